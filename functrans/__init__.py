@@ -1,0 +1,17 @@
+"""functrans: composable function transformations (grad, jit, vmap, ...) for Python.
+
+>>> import functrans as ft, functrans.numpy as fnp
+>>> float(ft.grad(lambda x: fnp.sum(fnp.sin(x) * x))(0.5))  # doctest: +ELLIPSIS
+0.9182...
+"""
+from . import errors, tree_util  # noqa: F401
+from . import primitives  # noqa: F401  (registers every primitive)
+from . import numpy  # noqa: F401
+from . import lax  # noqa: F401
+from .autodiff import grad, value_and_grad, vjp, jvp, linearize  # noqa: F401
+from .batching import vmap  # noqa: F401
+from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
+from .tracing import eval_jaxpr  # noqa: F401
+from .array import Array  # noqa: F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,81 @@
+"""Helpers shared by the public transforms: flattening pytrees around a function,
+tracing it, argnums handling.
+
+>>> flat, out_tree = flatten_fun(lambda x, y: {"s": x}, tree_structure((1, 2)))
+>>> flat(5, 6), out_tree()
+([5], {'s': *})
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tracing import Tracer, get_aval, trace_to_jaxpr
+from .tree_util import tree_flatten, tree_structure, tree_unflatten  # noqa: F401
+
+
+def flatten_fun(fun, in_tree, has_aux=False):
+    """A function of flat leaves returning flat leaves; ``out_tree()`` tells the output
+    structure after the first call (and ``aux()`` the aux output when ``has_aux``)."""
+    box = {}
+
+    def flat_fun(*leaves):
+        args = tree_unflatten(in_tree, leaves)
+        out = fun(*args)
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair "
+                                f"(output, aux), got {type(out).__name__}")
+            out, box["aux"] = out
+        leaves_out, box["tree"] = tree_flatten(out)
+        return leaves_out
+
+    def out_tree():
+        return box["tree"]
+
+    flat_fun.out_tree = out_tree
+    flat_fun.aux = lambda: box.get("aux")
+    return flat_fun, out_tree
+
+
+def abstract_and_concrete(args):
+    avals = [get_aval(x) for x in args]
+    vals = [x.val if isinstance(x, Tracer) else x for x in args]
+    return avals, vals
+
+
+def trace_flat(flat_fun, args, concrete=True, name="trace"):
+    """Trace ``flat_fun`` on the flat ``args``; with ``concrete`` the tracers carry
+    the arguments' values (so Python control flow works)."""
+    avals, vals = abstract_and_concrete(args)
+    for i, x in enumerate(args):
+        if isinstance(x, Tracer):
+            continue
+        if not isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+            raise TypeError(f"argument {i} of type {type(x).__name__} is not a valid "
+                            f"array: {x!r:.60}")
+    return trace_to_jaxpr(flat_fun, avals, vals if concrete else None, name=name)
+
+
+def as_array(x):
+    """Normalise a user leaf: lists/tuples of numbers are not leaves, numbers stay."""
+    if isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+        return x
+    if x is None:
+        return x
+    try:
+        arr = np.asarray(x)
+    except Exception:
+        arr = None
+    if arr is None or arr.dtype == object or arr.dtype.kind in "USV":
+        raise TypeError(f"argument of type {type(x).__name__} is not a valid array: {x!r:.60}")
+    return arr
+
+
+def normalize_argnums(argnums, nargs, fname):
+    single = isinstance(argnums, (int, np.integer))
+    nums = (int(argnums),) if single else tuple(int(a) for a in argnums)
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise TypeError(f"{fname}: argnums {argnums} out of range for a function called "
+                            f"with {nargs} positional argument(s)")
+    return single, tuple(a % nargs for a in nums)

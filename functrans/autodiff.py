@@ -1,0 +1,217 @@
+"""The public autodiff transforms: jvp, linearize, vjp, grad, value_and_grad,
+jacfwd, jacrev, jacobian, hessian.
+
+Each traces the user's function into a jaxpr (tracers carry concrete values
+when the inputs are concrete, so Python control flow works outside jit), then
+runs an IR transform: ``jvp_eval`` for forward mode; ``linearize_jaxpr`` and
+``backward_pass`` for reverse mode.
+
+>>> import functrans as ft, functrans.numpy as fnp
+>>> float(ft.grad(lambda x: fnp.sin(x) * x)(0.0))
+0.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
+from .primitives.base import UndefinedPrimal, Zero, instantiate
+from .tracing import Tracer, get_aval, wrap
+from .transforms.jvp import jvp_eval
+from .transforms.partial_eval import linearize_jaxpr
+from .transforms.transpose import backward_pass
+from .tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+
+
+def _out(x):
+    """Results handed back to the user: eager arrays become Array; tracers stay."""
+    if isinstance(x, Tracer) or x is None:
+        return x
+    return wrap(np.asarray(x))
+
+
+def _check_tangent(i, p, t):
+    pa, ta = get_aval(p), get_aval(t)
+    want = pa.dtype if pa.dtype.kind in "fc" else None
+    if ta.shape != pa.shape or (want is not None and ta.dtype != want):
+        raise TypeError(f"jvp: tangent {i} has type {ta.str_short()} but its primal has type "
+                        f"{pa.str_short()}; they must match in shape and dtype")
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward mode: ``(fun(*primals), J·tangents)`` in one pass.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> y, t = ft.jvp(fnp.sin, (0.0,), (2.0,))
+    >>> float(t)
+    2.0
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples or lists, got "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    p_flat, p_tree = tree_flatten(tuple(primals))
+    t_flat, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(f"jvp: primal structure {p_tree} and tangent structure {t_tree} differ")
+    p_flat = [as_array(x) for x in p_flat]
+    t_flat = [as_array(x) for x in t_flat]
+    for i, (p, t) in enumerate(zip(p_flat, t_flat)):
+        _check_tangent(i, p, t)
+    flat_fun, out_tree = flatten_fun(fun, p_tree, has_aux)
+    jaxpr, consts, _ = trace_flat(flat_fun, p_flat, name="jvp")
+    ts = [t if get_aval(p).dtype.kind in "fc" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
+    outs, touts = jvp_eval(jaxpr, consts, p_flat, ts)
+    outs = [_out(o) for o in outs]
+    touts = [_out(instantiate(t)) for t in touts]
+    res = (tree_unflatten(out_tree(), outs), tree_unflatten(out_tree(), touts))
+    return res + (flat_fun.aux(),) if has_aux else res
+
+
+def _linearize_flat(fun, args, diff_argnums, has_aux, fname):
+    """Trace and linearize ``fun`` w.r.t. the leaves of ``args[diff_argnums]``."""
+    in_flat, in_tree = tree_flatten(tuple(args))
+    in_flat = [as_array(x) for x in in_flat]
+    # which leaves are differentiated
+    mask = []
+    for i, a in enumerate(args):
+        n = len(tree_flatten(a)[0])
+        mask += [i in diff_argnums] * n
+    for i, (x, m) in enumerate(zip(in_flat, mask)):
+        if m and get_aval(x).dtype.kind not in "fc":
+            raise TypeError(f"{fname} requires real- or complex-valued inputs (floating dtype) "
+                            f"to differentiate, but input leaf {i} has dtype {get_aval(x).dtype}; "
+                            "convert it with .astype(float) or exclude it with argnums")
+    flat_fun, out_tree = flatten_fun(fun, in_tree, has_aux)
+    jaxpr, consts, _ = trace_flat(flat_fun, in_flat, name=fname)
+    outs, lin = linearize_jaxpr(jaxpr, consts, in_flat, mask)
+    return in_flat, in_tree, mask, outs, out_tree(), lin, flat_fun.aux()
+
+
+def linearize(fun, *primals):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` reuses the saved linearisation.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> y, f_jvp = ft.linearize(fnp.sin, 0.0)
+    >>> float(f_jvp(3.0))
+    3.0
+    """
+    in_flat, in_tree, mask, outs, out_tree, lin, _ = _linearize_flat(
+        fun, primals, tuple(range(len(primals))), False, "linearize")
+
+    def f_jvp(*tangents):
+        t_flat, t_tree = tree_flatten(tuple(tangents))
+        if t_tree != in_tree:
+            raise TypeError(f"linearize: tangent structure {t_tree} differs from the primals' {in_tree}")
+        for i, (p, t) in enumerate(zip(in_flat, t_flat)):
+            _check_tangent(i, p, as_array(t))
+        touts = lin(*[as_array(t) for t in t_flat])
+        return tree_unflatten(out_tree, [_out(t) for t in touts])
+
+    return tree_unflatten(out_tree, [_out(o) for o in outs]), f_jvp
+
+
+def _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, nargs):
+    out_avals = [get_aval(o) for o in outs]
+    lin_avals = [get_aval(x) for x, m in zip(in_flat, mask) if m]
+
+    def vjp_fn(cotangent):
+        ct_flat, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"vjp: cotangent structure {ct_tree} does not match the output "
+                            f"structure {out_tree}")
+        ct_flat = [as_array(c) for c in ct_flat]
+        for i, (c, a) in enumerate(zip(ct_flat, out_avals)):
+            ca = get_aval(c)
+            if ca.shape != a.shape or (a.dtype.kind in "fc" and ca.dtype != a.dtype):
+                raise TypeError(f"vjp: cotangent {i} has type {ca.str_short()} but the primal "
+                                f"output has type {a.str_short()}; they must match")
+        args = [UndefinedPrimal(a) for a in lin_avals]
+        cts = backward_pass(lin.jaxpr, lin.residuals, args, ct_flat)
+        it = iter(cts)
+        leaves = [_out(instantiate(next(it))) if m else _out(np.zeros_like(np.asarray(x)))
+                  if not isinstance(x, Tracer) else _zeros_like(x) for x, m in zip(in_flat, mask)]
+        return tuple(tree_unflatten(in_tree, leaves))[:nargs]
+
+    return vjp_fn
+
+
+def _zeros_like(x):
+    a = get_aval(x)
+    return np.zeros(a.shape, a.dtype)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """Reverse mode: ``(fun(*primals), vjp_fn)``; ``vjp_fn(ct)`` returns one cotangent per primal.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> y, f_vjp = ft.vjp(lambda x: x * 3.0, 1.0)
+    >>> float(f_vjp(1.0)[0])
+    3.0
+    """
+    in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
+        fun, primals, tuple(range(len(primals))), has_aux, "vjp")
+    vjp_fn = _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, len(primals))
+    out = tree_unflatten(out_tree, [_out(o) for o in outs])
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """``(fun(*args), grad)`` from one forward and one backward pass.
+
+    >>> import functrans as ft
+    >>> v, g = ft.value_and_grad(lambda x: x * x)(3.0)
+    >>> float(v), float(g)
+    (9.0, 6.0)
+    """
+    def vg(*args, **kwargs):
+        if kwargs:
+            f = lambda *a: fun(*a, **kwargs)  # noqa: E731
+        else:
+            f = fun
+        single, nums = normalize_argnums(argnums, len(args), "grad")
+        in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
+            f, args, nums, has_aux, "grad")
+        if len(outs) != 1 or out_tree.children is not None:
+            raise TypeError(f"grad requires a function returning a scalar, but it returned a "
+                            f"pytree {out_tree}" + ("" if has_aux else
+                                                    " (to return auxiliary data use has_aux=True)"))
+        oa = get_aval(outs[0])
+        if oa.shape != ():
+            raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
+                            "use jacrev/vjp for non-scalar outputs")
+        if oa.dtype.kind not in "fc":
+            raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
+        lin_avals = [get_aval(x) for x, m in zip(in_flat, mask) if m]
+        cts = backward_pass(lin.jaxpr, lin.residuals, [UndefinedPrimal(a) for a in lin_avals],
+                            [np.ones((), oa.dtype)])
+        it = iter(cts)
+        leaves = [_out(instantiate(next(it))) if m else None for m in mask]
+        per_arg = []
+        pos = 0
+        for a in args:
+            n = len(tree_flatten(a)[0])
+            per_arg.append(tree_unflatten(tree_structure(a), leaves[pos:pos + n]))
+            pos += n
+        g = per_arg[nums[0]] if single else tuple(per_arg[i] for i in nums)
+        value = _out(outs[0])
+        return ((value, aux), g) if has_aux else (value, g)
+
+    vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
+    return vg
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of a scalar-valued function w.r.t. the ``argnums`` arguments.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> float(ft.grad(lambda x: x ** 2)(3.0))
+    6.0
+    """
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    def g(*args, **kwargs):
+        (v, g_) = vg(*args, **kwargs)
+        return (g_, v[1]) if has_aux else g_
+
+    g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
+    return g

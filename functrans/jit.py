@@ -1,0 +1,279 @@
+"""Staging out: ``jit``, ``make_jaxpr`` and ``eval_shape``.
+
+``jit`` traces with abstract values (no concrete values, so Python control flow
+on arguments raises ``ConcretizationError``), simplifies the jaxpr and hands it
+to a backend. Compiled code is cached per (argument structure, shapes, dtypes,
+weak types, static values).
+
+>>> import functrans as ft, functrans.numpy as fnp
+>>> f = ft.jit(lambda x: x * 2.0)
+>>> f(fnp.ones(2)).tolist()
+[2.0, 2.0]
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, ShapedArray
+from .api_util import as_array, flatten_fun
+from .primitives.call import hoist_consts, pjit_p
+from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
+from .tree_util import tree_flatten, tree_unflatten
+
+
+def _static_key(value, i_or_name):
+    try:
+        hash(value)
+    except TypeError:
+        raise ValueError(f"non-hashable static argument {i_or_name!r}: static arguments must be "
+                         f"hashable, got {type(value).__name__} {value!r:.60}") from None
+    return value
+
+
+def _split_static(fun, args, kwargs, static_argnums, static_argnames):
+    """(dynamic positional args, dynamic kwargs, static key, a function of the dynamic args)."""
+    static_argnums = tuple(a % len(args) if -len(args) <= a < len(args) else a
+                           for a in static_argnums)
+    static = []
+    for i in static_argnums:
+        if i < len(args):
+            static.append((i, _static_key(args[i], i)))
+    for n in static_argnames:
+        if n in kwargs:
+            static.append((n, _static_key(kwargs[n], n)))
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    static_pos = {i: args[i] for i in static_argnums if i < len(args)}
+    static_kw = {k: kwargs[k] for k in static_argnames if k in kwargs}
+
+    def f(dargs, dkwargs):
+        it = iter(dargs)
+        full = [static_pos[i] if i in static_pos else next(it) for i in range(len(args))]
+        return fun(*full, **dkwargs, **static_kw)
+
+    return dyn_args, dyn_kwargs, tuple(static), f
+
+
+class Lowered:
+    """The result of ``jit(f).lower(*args)``: the optimised jaxpr, ready to compile."""
+
+    def __init__(self, closed: ClosedJaxpr, backend, out_tree):
+        self.jaxpr = closed
+        self.backend = backend
+        self.out_tree = out_tree
+
+    def as_text(self) -> str:
+        return str(self.jaxpr)
+
+    def compile(self):
+        from backends import get_backend
+        return Compiled(get_backend(self.backend).compile(self.jaxpr), self.jaxpr, self.out_tree)
+
+
+class Compiled:
+    """A compiled executable; call it with the same (flat-compatible) arguments."""
+
+    def __init__(self, exe, closed, out_tree):
+        self.exe = exe
+        self.jaxpr = closed
+        self.out_tree = out_tree
+
+    def __call__(self, *args):
+        flat, _ = tree_flatten(args)
+        outs = self.exe(*[np.asarray(x) for x in flat])
+        return tree_unflatten(self.out_tree, [wrap(o) for o in outs])
+
+    def as_text(self) -> str:
+        as_text = getattr(self.exe, "as_text", None)
+        return as_text() if as_text else str(self.jaxpr)
+
+    def cost_analysis(self) -> dict:
+        ca = getattr(self.exe, "cost_analysis", None)
+        if ca:
+            return ca()
+        return _interpreter_cost(self.jaxpr)
+
+
+def _interpreter_cost(closed):
+    flops, nbytes = 0, 0
+    for e in closed.jaxpr.eqns:
+        out = sum(v.aval.size for v in e.outvars)
+        flops += out
+        nbytes += sum(v.aval.size * v.aval.dtype.itemsize for v in e.outvars)
+        nbytes += sum(a.aval.size * a.aval.dtype.itemsize for a in e.inputs)
+    return {"flops": float(flops), "bytes accessed": float(nbytes),
+            "kernels": len(closed.jaxpr.eqns)}
+
+
+def _optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
+    try:
+        from jaxpr_ir.passes import simplify
+    except ImportError:
+        return closed
+    return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
+
+
+class Jitted:
+    """A jit-compiled function (see ``jit``)."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, backend):
+        self.fun = fun
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        self.static_argnums = tuple(static_argnums)
+        self.static_argnames = tuple(static_argnames)
+        self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
+            else (donate_argnums,)
+        self.backend = backend
+        self._cache = {}
+        self._hits = 0
+        self._misses = 0
+        functools.update_wrapper(self, fun)
+
+    def _trace(self, args, kwargs):
+        dyn_args, dyn_kwargs, static, f = _split_static(
+            self.fun, args, kwargs, self.static_argnums, self.static_argnames)
+        flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        flat = [as_array(x) for x in flat]
+        avals = tuple(get_aval(x) for x in flat)
+        key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in avals), static)
+        return flat, in_tree, avals, key, f
+
+    def _stage(self, in_tree, avals, f):
+        flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
+        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, list(avals), None,
+                                          name=f"jit({getattr(self.fun, '__name__', 'fun')})")
+        return jaxpr, consts, out_tree()
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        flat, in_tree, avals, key, f = self._trace(args, kwargs)
+        jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
+        if any(isinstance(c, Tracer) for c in consts):
+            raise TypeError("lower: the function closes over a traced value; lower it outside "
+                            "the enclosing transform")
+        return Lowered(_optimize(ClosedJaxpr(jaxpr, consts)), self.backend, out_tree)
+
+    def __call__(self, *args, **kwargs):
+        flat, in_tree, avals, key, f = self._trace(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is not None and not any(isinstance(x, Tracer) for x in flat):
+            self._hits += 1
+            exe, out_tree = entry
+            return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+        jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
+        closed = _optimize(ClosedJaxpr(jaxpr, consts))
+        if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
+            body, hoisted = hoist_consts(closed)
+            outs = pjit_p.bind(*hoisted, *flat, jaxpr=body,
+                               name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
+            return tree_unflatten(out_tree, outs)
+        from backends import get_backend
+        self._misses += 1
+        exe = get_backend(self.backend).compile(closed)
+        self._cache[key] = (exe, out_tree)
+        return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+
+    def cache_info(self) -> dict:
+        return {"hits": self._hits, "misses": self._misses, "entries": len(self._cache)}
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None):
+    """Compile ``fun``; usable as ``@jit`` or ``jit(f, static_argnums=...)``.
+
+    >>> import functrans as ft
+    >>> @ft.jit
+    ... def f(x):
+    ...     return x + 1.0
+    >>> float(f(1.0))
+    2.0
+    """
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             donate_argnums=donate_argnums, backend=backend)
+    if not callable(fun):
+        raise TypeError(f"jit expects a callable, got {type(fun).__name__}")
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
+
+
+def make_jaxpr(fun, static_argnums=()):
+    """A function returning the traced (abstract) jaxpr of ``fun`` for given arguments.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> print(ft.make_jaxpr(fnp.sin)(1.0))
+    { lambda ; a:f64[]{weak}. let
+        b:f64[]{weak} = sin a
+      in (b,) }
+    """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+
+    def make(*args, **kwargs):
+        dyn_args, dyn_kwargs, static, f = _split_static(fun, args, kwargs, static_argnums, ())
+        flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        flat = [as_array(x) for x in flat]
+        flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
+        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,
+                                          name="make_jaxpr")
+        return ClosedJaxpr(jaxpr, consts)
+
+    return make
+
+
+class ShapeDtypeStruct:
+    """Shape and dtype of an array, without data (what ``eval_shape`` returns)."""
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
+
+
+def eval_shape(fun, *args, **kwargs):
+    """Output shapes and dtypes of ``fun(*args)``, computed without running it.
+
+    Arguments may be arrays or anything with ``.shape`` and ``.dtype``.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.eval_shape(lambda x: x.sum(0), ft.ShapeDtypeStruct((3, 4), "float32"))
+    ShapeDtypeStruct(shape=(4,), dtype=float32)
+    """
+    flat, in_tree = tree_flatten((args, kwargs))
+    avals = []
+    for x in flat:
+        if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, Tracer)):
+            avals.append(ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False)))
+        else:
+            avals.append(get_aval(as_array(x)))
+    flat_fun, out_tree = flatten_fun(lambda a, k: fun(*a, **k), in_tree)
+    jaxpr, _, _ = trace_to_jaxpr(flat_fun, avals, None, name="eval_shape")
+    return tree_unflatten(out_tree(), [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                       for a in jaxpr.out_avals])
+

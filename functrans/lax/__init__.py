@@ -1,0 +1,13 @@
+"""functrans.lax: the primitives as functions, and structured control flow.
+
+These are strict: operands of elementwise ops share shape and dtype (Python
+scalars adapt). ``functrans.numpy`` is the broadcasting, promoting layer above.
+
+>>> from functrans import lax
+>>> import numpy as np
+>>> float(lax.add(np.float64(1.0), 2.0))
+3.0
+"""
+from ..primitives.elementwise import *  # noqa: F401,F403
+from ..primitives.structural import *  # noqa: F401,F403
+from ..primitives.reductions import *  # noqa: F401,F403

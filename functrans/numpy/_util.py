@@ -1,0 +1,150 @@
+"""Shared helpers of ``functrans.numpy``: argument checks, NEP 50 promotion, broadcasting.
+
+>>> import numpy as np
+>>> result_dtype(np.ones(2, np.float32), 2.0)
+dtype('float32')
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import canonical_dtype
+from ..tracing import Tracer, wrap
+from ..primitives.elementwise import convert_element_type
+from ..primitives.structural import broadcast_in_dim
+
+_PY_SCALARS = (bool, int, float, complex)
+_WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def is_tracer(x):
+    return isinstance(x, Tracer)
+
+
+def any_tracer(*xs):
+    for x in xs:
+        if isinstance(x, Tracer):
+            return True
+    return False
+
+
+def check_arraylike(name, *args):
+    """Reject strings, None and arbitrary objects with a message naming the argument."""
+    for i, x in enumerate(args):
+        if isinstance(x, (Tracer, np.ndarray, np.generic) + _PY_SCALARS):
+            continue
+        if isinstance(x, (list, tuple)):
+            continue
+        raise TypeError(f"{name}: argument {i} of type {type(x).__name__} is not an array "
+                        f"or number: {x!r:.60}")
+
+
+def _promotion_key(x):
+    if isinstance(x, _PY_SCALARS):
+        return x
+    if isinstance(x, Tracer):
+        return _WEAK_PROTO[x.dtype.kind] if x.aval.weak_type else x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype
+    return np.asarray(x).dtype
+
+
+def result_dtype(*args):
+    """numpy 2 (NEP 50) promotion: Python scalars and weak tracers adapt to arrays."""
+    return np.result_type(*[_promotion_key(x) for x in args])
+
+
+def shape_of(x):
+    if isinstance(x, (Tracer, np.ndarray, np.generic)):
+        return x.shape
+    if isinstance(x, _PY_SCALARS):
+        return ()
+    return np.shape(x)
+
+
+def broadcast_shapes(name, *shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{name}: shapes {' and '.join(str(tuple(s)) for s in shapes)} "
+                         "cannot be broadcast together") from None
+
+
+def asarray(x, dtype=None):
+    """An array or tracer of ``x`` (converted to ``dtype`` if given)."""
+    if dtype is not None:
+        dtype = canonical_dtype(dtype)
+    if isinstance(x, Tracer):
+        return convert_element_type(x, dtype) if dtype is not None else x
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
+                                            (isinstance(e, (list, tuple))) for e in x):
+        from ._structural import stack
+        if any(_contains_tracer(e) for e in x):
+            return stack([asarray(e, dtype) for e in x])
+    if isinstance(x, str) or x is None:
+        raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
+    arr = np.asarray(x, dtype=dtype)
+    if arr.dtype == object or arr.dtype.kind in "USVOM":
+        raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
+    if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
+                                           np.bool_, np.uint32, np.complex128, np.complex64):
+        arr = arr.astype(canonical_dtype(arr.dtype))
+    return wrap(arr)
+
+
+def _contains_tracer(x):
+    if isinstance(x, Tracer):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_contains_tracer(e) for e in x)
+    return False
+
+
+def promote(name, *args, dtype=None):
+    """Convert ``args`` to one dtype and one broadcast shape (tracers stay tracers).
+
+    Python scalars become arrays of the promoted dtype; the result is weak only
+    if every argument was weak.
+    """
+    dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
+    shape = broadcast_shapes(name, *[shape_of(a) for a in args])
+    out = []
+    for a in args:
+        if isinstance(a, Tracer):
+            a = convert_element_type(a, dt, a.aval.weak_type and a.dtype == dt)
+        else:
+            a = np.asarray(a, dtype=dt)
+        out.append(broadcast_to_shape(a, shape))
+    return out
+
+
+def broadcast_to_shape(x, shape):
+    """numpy-style broadcast (align trailing axes) via broadcast_in_dim."""
+    s = shape_of(x)
+    shape = tuple(shape)
+    if tuple(s) == shape:
+        return x
+    if not isinstance(x, Tracer):
+        return np.broadcast_to(x, shape)
+    nd = len(shape)
+    dims = tuple(range(nd - len(s), nd))
+    return broadcast_in_dim(x, shape, dims)
+
+
+def canonicalize_axis(axis, ndim, name="axis"):
+    a = int(axis)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{name} {axis} is out of bounds for an array of rank {ndim}")
+    return a % ndim
+
+
+def canonicalize_axes(axis, ndim):
+    """A sorted tuple of non-negative axes (None means all)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in {axis}")
+    return tuple(sorted(axes))

@@ -1,0 +1,305 @@
+"""Tracing: one tracer type that records primitives into a jaxpr.
+
+A ``Trace`` is one jaxpr under construction; traces form a stack and a trace's
+level is its depth. ``bind`` applies a primitive: with no tracer among its
+arguments it runs the numpy implementation at once (eager mode); otherwise the
+equation is recorded in the innermost trace that owns one of the arguments.
+Tracers of outer traces met by an inner trace become inputs (constvars) of the
+inner jaxpr: closure conversion, which keeps nested transforms apart.
+
+A tracer may also carry the concrete value of what it stands for (``val``):
+when every input of an equation is known, the output is computed as well.
+That is what lets grad, jvp and vmap run Python control flow outside jit.
+
+>>> import numpy as np
+>>> from jaxpr_ir import ShapedArray
+>>> jaxpr, consts, _ = trace_to_jaxpr(lambda x: x, [ShapedArray((2,), "float64")])
+>>> print(jaxpr)
+{ lambda ; a:f64[2]. let  in (a,) }
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
+from .errors import ConcretizationError, UnexpectedTracerError, user_location
+
+_trace_stack: list = []
+
+
+class Trace:
+    """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
+    __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
+                 "_lifted", "name")
+
+    def __init__(self, level: int, name: str = "trace"):
+        self.level = level
+        self.alive = True
+        self.eqns = []
+        self.invars = []
+        self.constvars = []
+        self.consts = []      # the outer objects (arrays or outer tracers) behind constvars
+        self._lifted = {}     # id(outer object) -> Tracer in this trace
+        self.name = name
+
+    def new_arg(self, aval: ShapedArray, val=None) -> "Tracer":
+        v = Var(aval)
+        self.invars.append(v)
+        return Tracer(self, aval, v, val)
+
+    def lift(self, x) -> "Tracer":
+        """An outer value as a tracer of this trace (a constvar), memoised by identity."""
+        t = self._lifted.get(id(x))
+        if t is not None:
+            return t
+        if isinstance(x, Tracer):
+            aval, val = x.aval, x.val
+        else:
+            x = np.asarray(x) if not isinstance(x, np.ndarray) else x
+            aval, val = ShapedArray(x.shape, x.dtype), x
+        v = Var(aval)
+        self.constvars.append(v)
+        self.consts.append(x)   # also keeps x alive, so its id stays unique
+        t = Tracer(self, aval, v, val)
+        self._lifted[id(x)] = t
+        return t
+
+    def atom(self, x):
+        """The (atom, aval, concrete value) of a bind argument, as seen from this trace."""
+        if isinstance(x, Tracer):
+            if x._trace is not self:
+                x = self.lift(x)
+            return x.ir_var, x.aval, x.val
+        if isinstance(x, (bool, int, float, complex)):
+            lit = Literal(x)
+            return lit, lit.aval, x
+        if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
+            lit = Literal(x, ShapedArray((), x.dtype))
+            return lit, lit.aval, x
+        t = self.lift(x)
+        return t.ir_var, t.aval, t.val
+
+    def process(self, prim, args, params):
+        atoms, avals, vals = [], [], []
+        known = True
+        for x in args:
+            a, av, v = self.atom(x)
+            atoms.append(a)
+            avals.append(av)
+            vals.append(v)
+            if v is None:
+                known = False
+        out_avals = prim.abstract_eval(*avals, **params)
+        if not prim.multiple_results:
+            out_avals = [out_avals]
+        out_vals = None
+        if known:
+            out_vals = prim.impl(*vals, **params)
+            if not prim.multiple_results:
+                out_vals = [out_vals]
+            out_vals = [np.asarray(o) for o in out_vals]
+        outs = []
+        outvars = []
+        for i, aval in enumerate(out_avals):
+            v = Var(aval)
+            outvars.append(v)
+            outs.append(Tracer(self, aval, v, None if out_vals is None else out_vals[i]))
+        self.eqns.append(Eqn(prim, atoms, outvars, params))
+        return outs if prim.multiple_results else outs[0]
+
+    def to_jaxpr(self, outs):
+        out_atoms = [self.atom(o)[0] for o in outs]
+        return Jaxpr(self.constvars, self.invars, self.eqns, out_atoms)
+
+
+class Tracer:
+    """A value being traced: its type (``aval``), its Var, and its value if known."""
+    __slots__ = ("_trace", "aval", "ir_var", "val", "__weakref__")
+    __array_ufunc__ = None       # make numpy defer to our reflected operators
+    __array_priority__ = 1000
+
+    def __init__(self, trace, aval, var, val=None):
+        self._trace = trace
+        self.aval = aval
+        self.ir_var = var
+        self.val = val
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object (a scalar tracer)")
+        return self.aval.shape[0]
+
+    def concrete(self, what: str):
+        if not self._trace.alive:
+            raise _leaked(self)
+        if self.val is None:
+            raise ConcretizationError(
+                f"{what} needs a concrete value, but this is a traced value "
+                f"{self.aval.str_short()} (at {user_location()}).\n"
+                "Its value is not known while tracing under jit (or a batched value under vmap). "
+                "Use lax.cond / lax.switch / lax.while_loop or fnp.where instead of Python "
+                "control flow, or mark the argument static with static_argnums.")
+        return self.val
+
+    def __bool__(self):
+        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)"))
+
+    def __int__(self):
+        return int(self.concrete("int()"))
+
+    def __float__(self):
+        return float(self.concrete("float()"))
+
+    def __complex__(self):
+        return complex(self.concrete("complex()"))
+
+    def __index__(self):
+        return int(self.concrete("using a traced value as an index"))
+
+    def __array__(self, dtype=None, copy=None):
+        val = self.concrete("converting to a numpy array (np.asarray)")
+        return np.asarray(val, dtype=dtype)
+
+    def item(self):
+        return self.concrete(".item()").item()
+
+    def tolist(self):
+        return self.concrete(".tolist()").tolist()
+
+    def __hash__(self):
+        raise TypeError(f"unhashable: a traced value {self.aval.str_short()} "
+                        "(static arguments must be hashable Python values)")
+
+    def __repr__(self):
+        known = "" if self.val is None else f" val={np.array2string(np.asarray(self.val), threshold=6)}"
+        return f"Traced<{self.aval.str_short()}>{known} (level {self._trace.level})"
+
+
+def _leaked(t):
+    return UnexpectedTracerError(
+        f"a tracer {t.aval.str_short()} from a {t._trace.name} that has ended was used "
+        f"(at {user_location()}). A value computed inside a transformed function escaped "
+        "it, e.g. stored in a global or a closure; return it as an output instead.")
+
+
+def bind(prim, *args, **params):
+    """Apply ``prim``: eagerly when no argument is a tracer, else record it."""
+    trace = None
+    for x in args:
+        if isinstance(x, Tracer):
+            t = x._trace
+            if not t.alive:
+                raise _leaked(x)
+            if trace is None or t.level > trace.level:
+                trace = t
+    if trace is None:
+        out = prim.impl(*args, **params)
+        if prim.multiple_results:
+            return [wrap(o) for o in out]
+        return wrap(out)
+    return trace.process(prim, args, params)
+
+
+# Eager results are this ndarray subclass (set by functrans.array); plain views until then.
+_ARRAY_CLASS = [np.ndarray]
+
+
+def wrap(x):
+    """A numpy result as the library's eager Array type (a view, no copy)."""
+    cls = _ARRAY_CLASS[0]
+    if type(x) is cls:
+        return x
+    if isinstance(x, np.ndarray):
+        return x.view(cls)
+    return np.asarray(x).view(cls)
+
+
+def new_trace(name="trace") -> Trace:
+    t = Trace(len(_trace_stack), name)
+    _trace_stack.append(t)
+    return t
+
+
+def end_trace(t: Trace):
+    assert _trace_stack and _trace_stack[-1] is t, "trace stack out of order"
+    _trace_stack.pop()
+    t.alive = False
+
+
+def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace"):
+    """Trace ``fun`` over flat inputs. Returns (jaxpr, consts, out_vals).
+
+    ``consts`` are the outer objects behind the jaxpr's constvars (arrays or
+    tracers of outer traces); ``out_vals`` the concrete outputs where known.
+    """
+    trace = new_trace(name)
+    try:
+        if in_vals is None:
+            in_vals = [None] * len(in_avals)
+        args = [trace.new_arg(a, v) for a, v in zip(in_avals, in_vals)]
+        outs = fun(*args)
+        outs = list(outs)
+        out_vals = []
+        for o in outs:
+            if isinstance(o, Tracer):
+                out_vals.append(o.val if o._trace is trace else concrete_value(o))
+            else:
+                out_vals.append(o)
+        jaxpr = trace.to_jaxpr(outs)
+    finally:
+        end_trace(trace)
+    return jaxpr, trace.consts, out_vals
+
+
+def concrete_value(x):
+    """The concrete numpy value of x (array, scalar or tracer), or None if unknown."""
+    if isinstance(x, Tracer):
+        return x.val
+    return x
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of any argument: tracer, array, or Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    try:
+        return aval_of(x)
+    except TypeError:
+        raise TypeError(f"argument of type {type(x).__name__} is not a valid array "
+                        f"(got {x!r:.60}); pass numbers or arrays") from None
+
+
+def eval_jaxpr(jaxpr, consts, args):
+    """Evaluate a jaxpr by binding each equation, so the evaluation can itself be traced.
+
+    >>> from jaxpr_ir import ShapedArray
+    >>> j, c, _ = trace_to_jaxpr(lambda x: [x], [ShapedArray((), "float64")])
+    >>> eval_jaxpr(j, c, [3.0])
+    [3.0]
+    """
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
+    env = {}
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        ins = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
+        outs = bind(eqn.primitive, *ins, **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        else:
+            env[eqn.outvars[0]] = outs
+    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
+def closed_call(closed: ClosedJaxpr, *args):
+    return eval_jaxpr(closed.jaxpr, closed.consts, args)

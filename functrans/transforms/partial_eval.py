@@ -1,0 +1,96 @@
+"""Partial evaluation: split a computation into what is known now and what is staged.
+
+``partial_eval`` is the IR -> IR split of a jaxpr given which inputs are known.
+``linearize_jaxpr`` is JVP and partial evaluation in one walk: primal values are
+computed (eagerly, or in an outer trace), while tangents are tracers of a fresh
+linear trace, so only the linear part of the derivative is recorded.
+
+Both rest on one fact of tracing: an equation is recorded in the innermost trace
+that owns one of its inputs, so equations touching an unknown (inner) value are
+staged and all others run, or are recorded, outside.
+
+>>> import numpy as np
+>>> from jaxpr_ir import ShapedArray
+>>> from functrans.tracing import trace_to_jaxpr
+>>> from functrans.primitives.elementwise import sin
+>>> j, c, _ = trace_to_jaxpr(lambda x: [sin(x)], [ShapedArray((), "float64")])
+>>> outs, lin = linearize_jaxpr(j, c, [np.float64(0.0)], [True])
+>>> print(lin.jaxpr)
+{ lambda a:f64[]; b:f64[]. let
+    c:f64[] = mul b a
+  in (c,) }
+"""
+from __future__ import annotations
+
+from jaxpr_ir import ClosedJaxpr, Jaxpr
+from ..primitives.base import Zero, instantiate, tangent_aval
+from ..tracing import Tracer, end_trace, eval_jaxpr, get_aval, new_trace
+from .jvp import jvp_eval
+
+
+class LinearJaxpr:
+    """A linear function: ``jaxpr`` maps tangents to tangents, its constvars are
+    the residuals (values saved from the forward pass)."""
+    __slots__ = ("jaxpr", "residuals")
+
+    def __init__(self, jaxpr: Jaxpr, residuals):
+        self.jaxpr = jaxpr
+        self.residuals = list(residuals)
+
+    def __call__(self, *tangents):
+        return eval_jaxpr(self.jaxpr, self.residuals, tangents)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+
+def linearize_jaxpr(jaxpr, consts, primals, diff_mask):
+    """Primal outputs now, and the LinearJaxpr from tangents of the ``diff_mask`` inputs."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
+    lin = new_trace("linearize")
+    try:
+        tangents = [lin.new_arg(tangent_aval(get_aval(p))) if d else Zero(get_aval(p))
+                    for p, d in zip(primals, diff_mask)]
+        outs, touts = jvp_eval(jaxpr, consts, primals, tangents)
+        touts = [instantiate(t) for t in touts]
+        lin_jaxpr = lin.to_jaxpr(touts)
+    finally:
+        end_trace(lin)
+    return outs, LinearJaxpr(lin_jaxpr, lin.consts)
+
+
+def partial_eval(closed: ClosedJaxpr, known):
+    """IR -> IR split of ``closed`` given a mask of known inputs.
+
+    Returns ``(known_jaxpr, unknown_jaxpr, out_known)``: ``known_jaxpr`` maps the
+    known inputs to the known outputs followed by residuals; ``unknown_jaxpr``
+    maps (residuals, unknown inputs) to the unknown outputs; ``out_known`` says
+    which outputs are known.
+    """
+    avals = closed.in_avals
+    K = new_trace("partial_eval (known)")
+    try:
+        kargs = [K.new_arg(a) if k else None for a, k in zip(avals, known)]
+        U = new_trace("partial_eval (unknown)")
+        try:
+            args = [x if k else U.new_arg(a) for x, a, k in zip(kargs, avals, known)]
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, args)
+            out_known = [not (isinstance(o, Tracer) and o._trace is U) for o in outs]
+            u_outs = [o for o, k in zip(outs, out_known) if not k]
+            u_jaxpr = U.to_jaxpr(u_outs)
+        finally:
+            end_trace(U)
+        # residuals owned by the known trace become its outputs and inputs of the unknown
+        res_from_known = [isinstance(c, Tracer) and c._trace is K for c in U.consts]
+        k_outs = [o for o, k in zip(outs, out_known) if k]
+        k_outs += [c for c, r in zip(U.consts, res_from_known) if r]
+        k_jaxpr = K.to_jaxpr(k_outs)
+    finally:
+        end_trace(K)
+    res_vars = [v for v, r in zip(u_jaxpr.constvars, res_from_known) if r]
+    other_vars = [v for v, r in zip(u_jaxpr.constvars, res_from_known) if not r]
+    other_consts = [c for c, r in zip(U.consts, res_from_known) if not r]
+    unknown = ClosedJaxpr(Jaxpr(other_vars, res_vars + u_jaxpr.invars, u_jaxpr.eqns,
+                                u_jaxpr.outvars), other_consts)
+    return ClosedJaxpr(k_jaxpr, K.consts), unknown, out_known

@@ -1,0 +1,104 @@
+"""Reverse mode: transpose a linear jaxpr, equation by equation, in reverse.
+
+Only linear primitives need transpose rules; everything nonlinear was split off
+by linearization. Equations whose inputs are all non-linear (residual
+arithmetic, e.g. recomputation under ``checkpoint``) are evaluated forward first.
+
+>>> import numpy as np
+>>> from jaxpr_ir import ShapedArray
+>>> from functrans.tracing import trace_to_jaxpr
+>>> from functrans.primitives.elementwise import mul
+>>> j, c, _ = trace_to_jaxpr(lambda x: [mul(x, np.float64(3.0))], [ShapedArray((), "float64")])
+>>> from functrans.primitives.base import UndefinedPrimal
+>>> [float(g) for g in backward_pass(j, c, [UndefinedPrimal(j.invars[0].aval)], [np.float64(1.0)])]
+[3.0]
+"""
+from __future__ import annotations
+
+from jaxpr_ir import ClosedJaxpr, Literal, Var
+from ..primitives.base import UndefinedPrimal, Zero, add_tangents, is_undefined
+from ..tracing import bind, trace_to_jaxpr
+
+
+def backward_pass(jaxpr, consts, args, cts_out):
+    """Cotangents of the inputs given as ``UndefinedPrimal`` (Zero where none flows).
+
+    ``args`` holds values for non-linear inputs and UndefinedPrimal for linear ones.
+    Returns one entry per input: a cotangent (or Zero) for linear inputs, None otherwise.
+    """
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
+    env = {}
+    linear = set()
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        if is_undefined(x):
+            linear.add(v)
+        else:
+            env[v] = x
+
+    def read(a):
+        return a.val if type(a) is Literal else env[a]
+
+    lin_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(a) is Var and a in linear for a in eqn.inputs):
+            lin_eqns.append(eqn)
+            linear.update(eqn.outvars)
+        else:
+            outs = bind(eqn.primitive, *[read(a) for a in eqn.inputs], **eqn.params)
+            if eqn.primitive.multiple_results:
+                env.update(zip(eqn.outvars, outs))
+            else:
+                env[eqn.outvars[0]] = outs
+
+    ct_env = {}
+
+    def write_ct(v, ct):
+        if ct is None or type(ct) is Zero:
+            return
+        ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        if type(v) is Var and v in linear:
+            write_ct(v, ct)
+
+    for eqn in reversed(lin_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts):
+            continue
+        cts = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
+        prim = eqn.primitive
+        if prim.transpose is None:
+            raise TypeError(
+                f"reverse-mode differentiation is not supported through primitive "
+                f"'{prim.name}' (it has no transpose rule)")
+        invals = [UndefinedPrimal(a.aval) if type(a) is Var and a in linear else read(a)
+                  for a in eqn.inputs]
+        cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *invals, **eqn.params)
+        for a, ct in zip(eqn.inputs, cts_in):
+            if type(a) is Var and a in linear:
+                write_ct(a, ct)
+
+    return [ct_env.get(v, Zero(v.aval)) if is_undefined(x) else None
+            for v, x in zip(jaxpr.invars, args)]
+
+
+def transpose_jaxpr(closed: ClosedJaxpr, linear_mask) -> ClosedJaxpr:
+    """IR -> IR: from a jaxpr linear in the ``linear_mask`` inputs, a jaxpr taking
+    (non-linear inputs, output cotangents) and returning the linear inputs' cotangents.
+    """
+    from ..primitives.base import instantiate
+    in_avals = closed.in_avals
+    nonlin = [a for a, m in zip(in_avals, linear_mask) if not m]
+    n = len(nonlin)
+
+    def fun(*xs):
+        it = iter(xs[:n])
+        args = [UndefinedPrimal(a) if m else next(it) for a, m in zip(in_avals, linear_mask)]
+        cts = backward_pass(closed.jaxpr, closed.consts, args, xs[n:])
+        return [instantiate(c) for c, m in zip(cts, linear_mask) if m]
+
+    j, consts, _ = trace_to_jaxpr(fun, nonlin + list(closed.out_avals), name="transpose_jaxpr")
+    return ClosedJaxpr(j, consts)

@@ -1,0 +1,186 @@
+"""Pytrees: nested tuples, lists, dicts, None, namedtuples and registered classes.
+
+>>> leaves, tree = tree_flatten({"b": (1, 2), "a": [3]})
+>>> leaves
+[3, 1, 2]
+>>> tree_unflatten(tree, [x * 10 for x in leaves])
+{'a': [30], 'b': (10, 20)}
+"""
+from __future__ import annotations
+
+__all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
+           "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf"]
+
+# type -> (flatten(x) -> (children, aux), unflatten(aux, children) -> x)
+_registry: dict = {}
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    """Make instances of ``nodetype`` pytree nodes.
+
+    ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data, children) -> x``.
+    aux_data must be hashable and comparable (it is part of jit's cache key).
+    """
+    _registry[nodetype] = (flatten_func, unflatten_func)
+
+
+register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
+register_pytree_node(list, lambda l: (l, None), lambda _, c: list(c))
+register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
+
+
+def _dict_flatten(d):
+    keys = sorted(d)
+    return [d[k] for k in keys], tuple(keys)
+
+
+register_pytree_node(dict, _dict_flatten, lambda keys, c: dict(zip(keys, c)))
+
+
+class PyTreeDef:
+    """The structure of a pytree: node type, aux data and children (None for a leaf)."""
+    __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
+
+    def __init__(self, node_type, aux, children):
+        self.node_type = node_type
+        self.aux = aux
+        self.children = children
+        self.num_leaves = 1 if children is None else sum(c.num_leaves for c in children)
+        self._hash = None
+
+    def __eq__(self, other):
+        return (self is other or isinstance(other, PyTreeDef) and self.node_type is other.node_type
+                and self.aux == other.aux and self.children == other.children)
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((self.node_type, self.aux,
+                               None if self.children is None else tuple(self.children)))
+        return self._hash
+
+    def __repr__(self):
+        if self.children is None:
+            return "*"
+        inner = ", ".join(map(repr, self.children))
+        if self.node_type is tuple:
+            return f"({inner}{',' if len(self.children) == 1 else ''})"
+        if self.node_type is list:
+            return f"[{inner}]"
+        if self.node_type is dict:
+            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.aux, self.children)) + "}"
+        if self.node_type is type(None):
+            return "None"
+        return f"{self.node_type.__name__}({inner})"
+
+    @property
+    def num_nodes(self):
+        return 1 if self.children is None else 1 + sum(c.num_nodes for c in self.children)
+
+
+_LEAF = PyTreeDef(None, None, None)
+
+
+def _node_handlers(x):
+    t = type(x)
+    h = _registry.get(t)
+    if h is not None:
+        return t, h
+    if isinstance(x, tuple) and hasattr(x, "_fields"):   # namedtuple
+        return t, (lambda n: (tuple(n), None), lambda _, c, t=t: t(*c))
+    return t, None
+
+
+def _flatten(x, leaves, is_leaf):
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    t, h = _node_handlers(x)
+    if h is None:
+        leaves.append(x)
+        return _LEAF
+    children, aux = h[0](x)
+    return PyTreeDef(t, aux, [_flatten(c, leaves, is_leaf) for c in children])
+
+
+def tree_flatten(tree, is_leaf=None):
+    """(leaves, treedef); dict children come in sorted key order."""
+    leaves = []
+    return leaves, _flatten(tree, leaves, is_leaf)
+
+
+def _unflatten(td, it):
+    if td.children is None:
+        return next(it)
+    children = [_unflatten(c, it) for c in td.children]
+    t = td.node_type
+    h = _registry.get(t)
+    if h is None:  # namedtuple
+        return t(*children)
+    return h[1](td.aux, children)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves):
+    """Rebuild a pytree of structure ``treedef`` from ``leaves``."""
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"tree_unflatten: structure {treedef} has {treedef.num_leaves} leaves, "
+                         f"got {len(leaves)}")
+    return _unflatten(treedef, iter(leaves))
+
+
+def tree_leaves(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def treedef_is_leaf(td: PyTreeDef) -> bool:
+    return td.children is None
+
+
+def all_leaves(iterable) -> bool:
+    return all(treedef_is_leaf(tree_structure(x)) for x in iterable)
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    """Apply ``f`` to corresponding leaves of ``tree`` and ``rest`` (same structure).
+
+    >>> tree_map(lambda a, b: a + b, (1, [2]), (10, [20]))
+    (11, [22])
+    """
+    leaves, td = tree_flatten(tree, is_leaf)
+    others = []
+    for r in rest:
+        rl, rtd = tree_flatten(r, is_leaf)
+        if rtd != td:
+            raise ValueError(f"tree_map: structures differ: {td} vs {rtd}")
+        others.append(rl)
+    return tree_unflatten(td, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def broadcast_prefix(prefix, tree, is_leaf=None, what="in_axes"):
+    """Expand a pytree prefix (e.g. vmap's in_axes) to one value per leaf of ``tree``."""
+    out = []
+
+    def rec(p, t, path):
+        pt, ph = _node_handlers(p)
+        if p is None or ph is None:
+            out.extend([p] * len(tree_leaves(t)))
+            return
+        tt, th = _node_handlers(t)
+        if tt is not pt or th is None:
+            raise ValueError(f"{what} structure {tree_structure(prefix)} does not match the "
+                             f"arguments' structure {tree_structure(tree)} (at {path or 'top'})")
+        pc, pa = ph[0](p)
+        tc, ta = th[0](t)
+        if pa != ta or len(pc) != len(tc):
+            raise ValueError(f"{what} structure {tree_structure(prefix)} does not match the "
+                             f"arguments' structure {tree_structure(tree)} (at {path or 'top'})")
+        for i, (a, b) in enumerate(zip(pc, tc)):
+            rec(a, b, f"{path}[{i}]")
+
+    rec(prefix, tree, "")
+    return out
+

@@ -1,0 +1,22 @@
+"""jaxpr_ir: the typed intermediate representation of functrans, and nothing else.
+
+It holds dtypes and ``ShapedArray``, ``Var``, ``Literal``, ``Eqn``, ``Jaxpr``,
+``ClosedJaxpr``, the ``Primitive`` base and its registry, the printer, the
+parser, the type checker and the generic passes. It imports neither
+``functrans`` nor ``backends``.
+"""
+from .dtypes import (ShapedArray, aval_of, canonical_dtype, float64, float32, float16,
+                     int64, int32, int8, uint32, uint8, bool_, complex64, complex128,
+                     is_float, is_complex, is_inexact, is_integer, is_bool)
+from .core import Var, Literal, Eqn, Jaxpr, ClosedJaxpr, Primitive, primitives
+from .printer import pp_jaxpr
+from .parser import parse, ParseError
+from .checker import check, TypeCheckError
+from .passes import dce, dce_used_inputs, cse, fold_constants, inline_calls, simplify
+
+__all__ = [
+    "ShapedArray", "aval_of", "canonical_dtype", "Var", "Literal", "Eqn", "Jaxpr",
+    "ClosedJaxpr", "Primitive", "primitives", "pp_jaxpr", "parse", "ParseError", "check",
+    "TypeCheckError", "dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls",
+    "simplify",
+]
