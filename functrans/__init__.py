@@ -8,6 +8,7 @@ from . import errors, tree_util  # noqa: F401
 from . import primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401
 from . import lax  # noqa: F401
+from . import nn, random  # noqa: F401
 from .autodiff import grad, value_and_grad, vjp, jvp, linearize  # noqa: F401
 from .batching import vmap  # noqa: F401
 from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401

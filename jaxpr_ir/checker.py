@@ -84,13 +84,24 @@ class _Checker:
         self.checked: dict = {}        # id -> Jaxpr already checked (shared sub-jaxprs)
 
     # ------------------------------------------------------------ messages
-    def eqn_text(self, eqn, n_names: int) -> str:
+    def names_state(self):
+        """A cheap snapshot of the printer's naming state (dict size and any counters)."""
+        extra = {k: v for k, v in vars(self.names).items() if k != "names"}
+        return len(self.names.names), extra
+
+    def eqn_text(self, eqn, state) -> str:
+        n_names, extra = state
         names = _Names()
+        vars(names).update(extra)
         names.names = dict(itertools.islice(self.names.names.items(), n_names))
         try:
             return _short(pp_eqn(eqn, names))
         except Exception:   # an eqn too broken to print: still say which primitive
             return _short(f"{getattr(eqn.primitive, 'name', eqn.primitive)} ...")
+
+    def var_name(self, v) -> str:
+        name = self.names.names.get(v) or v.hint
+        return f"'{name}' ({v.aval})" if name else repr(v)
 
     # ------------------------------------------------------------- scoping
     def define(self, v, env: set, fail):
@@ -99,7 +110,7 @@ class _Checker:
         if not isinstance(v.aval, ShapedArray):
             fail(f"{v!r} has type {v.aval!r}, not a ShapedArray")
         if v in self.defined:
-            fail(f"variable {v!r} is defined twice")
+            fail(f"variable {self.var_name(v)} is defined twice")
         self.defined.add(v)
         env.add(v)
 
@@ -116,7 +127,7 @@ class _Checker:
             if x not in env:
                 where = ("is used before it is defined" if x not in self.defined else
                          "is not defined in this jaxpr (a sub-jaxpr sees only its own vars)")
-                fail(f"variable {x!r} {where}")
+                fail(f"variable {self.var_name(x)} {where}")
         else:
             fail(f"{x!r} is neither a Var nor a Literal")
 
@@ -171,7 +182,7 @@ class _Checker:
 
     # ----------------------------------------------------------- equations
     def check_eqn(self, eqn, env: set):
-        n_names = len(self.names.names)
+        n_names = self.names_state()   # the message is only built on failure
 
         def fail(reason, cause=None):
             raise TypeCheckError(f"in equation '{self.eqn_text(eqn, n_names)}': {reason}",
@@ -196,7 +207,8 @@ class _Checker:
                     if e.eqn is eqn:
                         raise
                     raise TypeCheckError(f"{e} (inside param {key!r} of equation "
-                                         f"'{self.eqn_text(eqn, n_names)}')", e.eqn) from e
+                                         f"'{self.eqn_text(eqn, n_names)}')",
+                                         e.eqn or eqn) from e
         for v in eqn.outvars:
             self.define(v, env, fail)
             self.names.define(v)

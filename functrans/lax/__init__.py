@@ -10,4 +10,10 @@ scalars adapt). ``functrans.numpy`` is the broadcasting, promoting layer above.
 """
 from ..primitives.elementwise import *  # noqa: F401,F403
 from ..primitives.structural import *  # noqa: F401,F403
+from ..primitives.indexing import *  # noqa: F401,F403
 from ..primitives.reductions import *  # noqa: F401,F403
+from ..primitives.linalg import *  # noqa: F401,F403
+from ..primitives.sorting import *  # noqa: F401,F403
+from ..primitives.custom import *  # noqa: F401,F403
+from ..primitives.collectives import *  # noqa: F401,F403
+from ..primitives.control_flow import *  # noqa: F401,F403

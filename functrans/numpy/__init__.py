@@ -15,7 +15,10 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
 from ._structural import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403
+from ._creation import *  # noqa: F401,F403
+from ._products import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
+from . import linalg  # noqa: F401
 
 float64 = _np.float64
 float32 = _np.float32
