@@ -151,7 +151,7 @@ class _Parser:
 
     def binders(self, env, stop) -> list:
         out = []
-        while not self.at(stop) and not self.at("="):
+        while not self.at(stop):
             if not self.at(":", 1):
                 self.error(self.tok.pos, f"{stop!r} or another 'name:type'", got=_show(self.tok))
             t, v = self.binder()
