@@ -182,10 +182,10 @@ class _Checker:
 
     # ----------------------------------------------------------- equations
     def check_eqn(self, eqn, env: set):
-        n_names = self.names_state()   # the message is only built on failure
+        state = self.names_state()   # the message is only built on failure
 
         def fail(reason, cause=None):
-            raise TypeCheckError(f"in equation '{self.eqn_text(eqn, n_names)}': {reason}",
+            raise TypeCheckError(f"in equation '{self.eqn_text(eqn, state)}': {reason}",
                                  eqn) from cause
 
         prim = eqn.primitive
@@ -207,7 +207,7 @@ class _Checker:
                     if e.eqn is eqn:
                         raise
                     raise TypeCheckError(f"{e} (inside param {key!r} of equation "
-                                         f"'{self.eqn_text(eqn, n_names)}')",
+                                         f"'{self.eqn_text(eqn, state)}')",
                                          e.eqn or eqn) from e
         for v in eqn.outvars:
             self.define(v, env, fail)
@@ -278,7 +278,7 @@ def check(jaxpr_or_closed) -> None:
     >>> check(Jaxpr([], [a], [], [b]))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    jaxpr_ir.checker.TypeCheckError: in jaxpr signature: output 0: variable ... is used before it is defined
+    jaxpr_ir.checker.TypeCheckError: in jaxpr signature: output 0: variable ... is used before ...
     """
     c = _Checker()
     c.check_closed(jaxpr_or_closed, c.fail_top)

@@ -301,11 +301,10 @@ class _Parser:
 
     def scalar(self, t):
         """A number, True or False from one token."""
-        if t.kind == "word" and t.text in _LITERAL_WORDS:
-            return {"True": True, "False": False}.get(t.text) if t.text in ("True", "False") \
-                else _number(t.text)
-        if t.kind in ("num", "cplx"):
-            v = _number(t.text)
+        if t.kind == "word" and t.text in ("True", "False"):
+            return t.text == "True"
+        if t.kind in ("num", "cplx") or (t.kind == "word" and t.text in _LITERAL_WORDS):
+            v = _number(t.text)   # None for e.g. an int too long for int()
             if v is not None:
                 return v
         self.error(t.pos, "a number, True or False", got=_show(t))
@@ -329,11 +328,10 @@ class _Parser:
             if t.text in fixed:
                 return fixed[t.text]
             if t.text in _LITERAL_WORDS:       # inf, nan, infj, nanj
-                return _number(t.text)
+                return self.scalar(t)
             if t.text in _DTYPE_NAMES:
                 return _DTYPE_NAMES[t.text]
             return t.text
-        self.i -= 1
         self.error(t.pos, "a parameter value", got=_show(t))
 
     def tuple_value(self) -> tuple:

@@ -19,7 +19,7 @@ from .core import ClosedJaxpr, Jaxpr, Literal, Var
 from .dtypes import SUPPORTED
 
 _DTYPE_NAMES = frozenset(str(d) for d in SUPPORTED)
-_KEYWORDS = frozenset({"True", "False", "None", "lambda", "let", "in", "inf", "nan"})
+_KEYWORDS = frozenset({"True", "False", "None", "lambda", "let", "in", "inf", "nan", "infj", "nanj"})
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
@@ -36,9 +36,11 @@ def _var_name(n: int) -> str:
 class _Names:
     def __init__(self):
         self.names = {}
+        self.count = 0  # not len(names): a shared sub-jaxpr printed twice re-defines its vars
 
     def define(self, v: Var) -> str:
-        name = _var_name(len(self.names))
+        name = _var_name(self.count)
+        self.count += 1
         self.names[v] = name
         return name
 
