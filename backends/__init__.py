@@ -26,12 +26,18 @@ def available():
     return out
 
 
+# The CPU backend becomes the default only once the whole shared table passes on it;
+# until then it is opt-in (FUNCTRANS_BACKEND=cpu or jit(..., backend="cpu")).
+_CPU_IS_DEFAULT = False
+
+
 def default_backend() -> str:
-    """``FUNCTRANS_BACKEND`` if set, else the CPU backend when built, else the interpreter."""
+    """``FUNCTRANS_BACKEND`` if set, else the CPU backend when built and enabled, else the
+    interpreter."""
     env = os.environ.get("FUNCTRANS_BACKEND")
     if env:
         return env
-    return "cpu" if "cpu" in available() else "interpret"
+    return "cpu" if _CPU_IS_DEFAULT and "cpu" in available() else "interpret"
 
 
 def get_backend(name: str | None):

@@ -58,3 +58,5 @@ def compile(closed: ClosedJaxpr):
 
     run.jaxpr = closed
     return run
+
+from . import interpret_control_flow  # noqa: E402,F401  (registers cond/while/scan rules)

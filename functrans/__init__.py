@@ -10,6 +10,11 @@ from . import numpy  # noqa: F401
 from . import lax  # noqa: F401
 from . import nn, random  # noqa: F401
 from .autodiff import grad, value_and_grad, vjp, jvp, linearize  # noqa: F401
+from .autodiff import residuals  # noqa: F401
+from .jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
+from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .primitives.custom import stop_gradient  # noqa: F401
+from .remat import checkpoint, remat, checkpoint_policies  # noqa: F401
 from .batching import vmap  # noqa: F401
 from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401

@@ -215,3 +215,56 @@ def grad(fun, argnums=0, has_aux=False):
 
     g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
     return g
+
+
+class ResidualReport:
+    """What reverse mode keeps from the forward pass for the backward pass.
+
+    ``count``, ``bytes``, and ``entries``: one ``(shape, dtype, source)`` per
+    residual, where ``source`` is ``"argument i"`` when the residual is an
+    input leaf itself (no extra memory) and ``"intermediate"`` otherwise.
+    """
+
+    def __init__(self, entries):
+        self.entries = entries
+        self.count = len(entries)
+        self.bytes = sum(int(np.prod(s, dtype=np.int64)) * np.dtype(d).itemsize
+                         for s, d, _ in entries)
+        self.intermediate_bytes = sum(int(np.prod(s, dtype=np.int64)) * np.dtype(d).itemsize
+                                      for s, d, src in entries if src == "intermediate")
+
+    def __repr__(self):
+        return f"ResidualReport(count={self.count}, bytes={self.bytes})"
+
+    def __str__(self):
+        lines = [f"{self.count} residuals, {self.bytes} bytes "
+                 f"({self.intermediate_bytes} bytes of intermediates)"]
+        for s, d, src in self.entries:
+            lines.append(f"  {np.dtype(d).name}{list(s)}  {src}")
+        return "\n".join(lines)
+
+
+def residuals(fun, *args, argnums=None, has_aux=False):
+    """Report the residuals reverse mode saves for ``fun`` at ``args`` (after dead-code
+    elimination): their count, bytes, shapes and dtypes. ``argnums`` defaults to every
+    argument with a floating dtype.
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> r = ft.residuals(lambda x: fnp.sin(x) * x, np.ones(3))
+    >>> r.count, r.bytes
+    (3, 72)
+    """
+    if argnums is None:
+        nums = tuple(i for i, a in enumerate(args)
+                     if all(get_aval(as_array(x)).dtype.kind in "fc"
+                            for x in tree_flatten(a)[0]))
+    else:
+        nums = normalize_argnums(argnums, len(args), "residuals")[1]
+    in_flat, _, mask, _, _, lin, _ = _linearize_flat(fun, args, nums, has_aux, "residuals")
+    entries = []
+    for r in lin.residuals:
+        a = get_aval(r)
+        src = next((f"argument leaf {i}" for i, x in enumerate(in_flat) if x is r),
+                   "intermediate")
+        entries.append((a.shape, a.dtype, src))
+    return ResidualReport(entries)

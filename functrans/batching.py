@@ -1,106 +1,266 @@
 """The public ``vmap``.
 
-The function is traced on one example (batched arguments become abstract
+The function is traced once, on one example: batched arguments become abstract
 tracers of the per-example shape; unbatched ones keep their values, so Python
-control flow on them works), then ``vmap_eval`` runs the jaxpr with the
-batching rules on the real batched arrays.
+control flow on them works. Then ``vmap_eval`` runs the jaxpr with the
+batching rules on the real batched arrays (eagerly, or into an enclosing
+trace), so the cost is one trace plus one vectorised op per equation.
 
->>> import functrans as ft, functrans.numpy as fnp
->>> ft.vmap(lambda x: fnp.sum(x * x))(fnp.ones((4, 3))).tolist()
+>>> import functrans as ft, functrans.numpy as fnp, numpy as np
+>>> ft.vmap(lambda x: fnp.sum(x * x))(np.ones((4, 3))).tolist()
 [3.0, 3.0, 3.0, 3.0]
 """
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
 from .api_util import as_array, flatten_fun
 from .primitives.base import move_batch_axis
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
-from .transforms.vmap import vmap_eval
-from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from .transforms.vmap import AxisFrame, axis_frames, vmap_eval
+from .tree_util import _node_handlers, tree_flatten, tree_unflatten
+
+__all__ = ["vmap"]
 
 
 def _out(x):
     return x if isinstance(x, Tracer) else wrap(np.asarray(x))
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
-    """Vectorise ``fun`` over an axis of its arguments.
+def _is_axis(a):
+    return a is None or (isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)))
 
-    ``in_axes``/``out_axes``: an int, None (not batched) or a pytree prefix of
-    the arguments / outputs; negative axes count from the end.
 
-    >>> import functrans as ft, functrans.numpy as fnp
-    >>> ft.vmap(lambda a, b: a * b, in_axes=(0, None))(fnp.ones((2, 3)), 2.0).shape
-    (2, 3)
+def _child_keys(t, h, x):
+    """Path components of the children of node ``x`` (type ``t``, handlers ``h``)."""
+    children, aux = h[0](x)
+    if t is dict:
+        return children, [f"[{k!r}]" for k in aux]
+    if hasattr(x, "_fields"):
+        return children, [f".{f}" for f in x._fields]
+    return children, [f"[{i}]" for i in range(len(children))]
+
+
+def _leaf_paths(tree, path, out):
+    """Append the path of every leaf of ``tree`` (in tree_flatten order) to ``out``."""
+    t, h = _node_handlers(tree)
+    if h is None:
+        out.append(path)
+        return
+    children, keys = _child_keys(t, h, tree)
+    for c, k in zip(children, keys):
+        _leaf_paths(c, path + k, out)
+
+
+def _broadcast_axes(prefix, tree, path, axes, paths, what):
+    """Expand the pytree prefix ``prefix`` of ``tree`` to one axis per leaf.
+
+    Errors name the argument (``path``) whose structure does not match.
     """
-    if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
+    if _is_axis(prefix):
+        n = len(paths)
+        _leaf_paths(tree, path, paths)
+        axes.extend([prefix] * (len(paths) - n))
+        return
+    pt, ph = _node_handlers(prefix)
+    if ph is None:
+        raise ValueError(f"vmap {what} for {path} must be an int, None or a pytree prefix of "
+                         f"it, got {prefix!r:.60}")
+    tt, th = _node_handlers(tree)
+    if tt is not pt or th is None:
+        raise ValueError(f"vmap {what} for {path} is a {pt.__name__} ({prefix!r:.60}) but "
+                         f"{path} is a {tt.__name__}; the {what} tree must be a prefix of the "
+                         "argument's pytree structure")
+    pc, pk = _child_keys(pt, ph, prefix)
+    tc, tk = _child_keys(tt, th, tree)
+    if pk != tk:
+        raise ValueError(f"vmap {what} for {path} has entries {''.join(pk) or '(none)'} but "
+                         f"{path} has {''.join(tk) or '(none)'}; the {what} tree must match the "
+                         "argument's pytree structure")
+    for p, c, k in zip(pc, tc, pk):
+        _broadcast_axes(p, c, path + k, axes, paths, what)
 
-    def vmapped(*args, **kwargs):
-        if kwargs:
-            raise TypeError("vmap: keyword arguments are not batched; pass them positionally "
-                            "or close over them")
-        axes_tree = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise ValueError(f"vmap in_axes has {len(in_axes)} entries but the function was "
-                             f"called with {len(args)} positional arguments")
-        flat, in_tree = tree_flatten(tuple(args))
-        flat = [as_array(x) for x in flat]
-        dims = broadcast_prefix(axes_tree, tuple(args), what="vmap in_axes")
-        size = axis_size
-        sizes = []
-        norm = []
-        for i, (x, d) in enumerate(zip(flat, dims)):
-            if d is None:
-                norm.append(None)
-                continue
-            if not isinstance(d, (int, np.integer)):
-                raise ValueError(f"vmap in_axes must be ints or None, got {d!r} for argument leaf {i}")
-            nd = get_aval(x).ndim
-            if not -nd <= d < nd:
-                raise ValueError(f"vmap: in_axes {d} is out of range for argument leaf {i} of "
-                                 f"rank {nd} (shape {get_aval(x).shape})")
-            d = int(d) % nd
-            norm.append(d)
-            sizes.append((i, get_aval(x).shape[d]))
-        if sizes:
-            distinct = {s for _, s in sizes}
-            if len(distinct) > 1 or (size is not None and size not in distinct):
-                desc = ", ".join(f"argument leaf {i} has size {s}" for i, s in sizes)
-                raise ValueError(f"vmap got inconsistent sizes for the mapped axis: {desc}"
-                                 + (f" (axis_size={size})" if size is not None else ""))
-            size = sizes[0][1]
-        elif size is None:
-            raise ValueError("vmap needs at least one batched argument or an explicit axis_size")
-        avals, vals = [], []
-        for x, d in zip(flat, norm):
+
+def _arg_names(fun):
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return [], None
+    pos = [p.name for p in params
+           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+    return pos, var
+
+
+class _Vmapped:
+    """``vmap(fun, ...)``: call it with batched arguments."""
+
+    def __init__(self, fun, in_axes, out_axes, axis_size, axis_name):
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)   # as JAX: a list of in_axes is one entry per argument
+        if not (_is_axis(in_axes) or type(in_axes) is tuple):
+            raise ValueError("vmap in_axes must be an int, None, or a tuple with one entry per "
+                             f"positional argument, got {type(in_axes).__name__} "
+                             f"{in_axes!r:.60}")
+        if axis_size is not None and (not _is_axis(axis_size) or axis_size < 0):
+            raise ValueError(f"vmap axis_size must be a non-negative int, got {axis_size!r}")
+        self.fun = fun
+        self.in_axes = in_axes
+        self.out_axes = out_axes
+        self.axis_size = None if axis_size is None else int(axis_size)
+        self.axis_name = axis_name
+        self._names = None
+        self._axes_cache = {}
+        self.name = f"vmap({getattr(fun, '__name__', 'fun')})"
+
+    def _argname(self, i):
+        if self._names is None:
+            self._names = _arg_names(self.fun)
+        pos, var = self._names
+        if i < len(pos):
+            return f"argument {pos[i]}"
+        return f"argument {var or 'args'}[{i - len(pos)}]"
+
+    # ------------------------------------------------------------------ in_axes
+
+    def _in_dims(self, args, kwargs, in_tree):
+        """One axis per flat leaf (cached per argument structure) and the leaf names."""
+        key = in_tree
+        hit = self._axes_cache.get(key)
+        if hit is not None:
+            return hit
+        in_axes = self.in_axes
+        if type(in_axes) is tuple and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes has {len(in_axes)} entries but {self.name} was "
+                             f"called with {len(args)} positional argument(s); in_axes must "
+                             "be an int, None, or a tuple with one entry per positional argument")
+        axes, paths = [], []
+        for i, a in enumerate(args):
+            pre = in_axes[i] if type(in_axes) is tuple else in_axes
+            _broadcast_axes(pre, a, self._argname(i), axes, paths, "in_axes")
+        # keyword arguments are mapped over their leading axis, as in JAX
+        _broadcast_axes(0, kwargs, "keyword argument", axes, paths, "in_axes")
+        hit = (axes, paths)
+        if len(self._axes_cache) < 64:
+            self._axes_cache[key] = hit
+        return hit
+
+    def __call__(self, *args, **kwargs):
+        flat, in_tree = tree_flatten((args, kwargs))
+        axes, paths = self._in_dims(args, kwargs, in_tree)
+        size = self.axis_size
+        norm, avals, vals = [], [], []
+        sizes = None
+        for i, (x, d) in enumerate(zip(flat, axes)):
+            x = flat[i] = as_array(x)
             a = get_aval(x)
             if d is None:
+                norm.append(None)
                 avals.append(a)
                 vals.append(x.val if isinstance(x, Tracer) else x)
-            else:
-                avals.append(a.update(shape=a.shape[:d] + a.shape[d + 1:]))
-                vals.append(None)
-        flat_fun, out_tree = flatten_fun(fun, in_tree)
-        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="vmap")
-        outs, odims = vmap_eval(jaxpr, consts, flat, norm, size, axis_name)
-        otree = out_tree()
-        oaxes = broadcast_prefix(out_axes, tree_unflatten(otree, [0] * otree.num_leaves),
-                                 what="vmap out_axes")
+                continue
+            nd = len(a.shape)
+            if not -nd <= d < nd:
+                raise ValueError(f"vmap in_axes {d} is out of range for {paths[i]} of shape "
+                                 f"{a.shape} (rank {nd}; valid axes are {-nd}..{nd - 1})"
+                                 if nd else
+                                 f"vmap in_axes {d} given for {paths[i]}, a scalar (rank 0) "
+                                 "with no axis to map over; use None for it")
+            if d < 0:
+                d += nd
+            norm.append(d)
+            n = a.shape[d]
+            if size is None:
+                size = n
+            elif n != size:
+                sizes = True
+            avals.append(a.update(shape=a.shape[:d] + a.shape[d + 1:]))
+            vals.append(None)
+        if sizes is not None:
+            self._size_error(flat, norm, paths)
+        if size is None:
+            raise ValueError(f"{self.name}: no argument is mapped (all in_axes are None "
+                             "or there are no array arguments); pass axis_size to say how "
+                             "many examples there are")
+        flat_fun, out_tree = flatten_fun(lambda a, k: self.fun(*a, **k), in_tree)
+        frame = AxisFrame(self.axis_name, size, tracing=True)
+        axis_frames.append(frame)
+        try:
+            jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="vmap")
+        finally:
+            axis_frames.pop()
+        outs, odims = vmap_eval(jaxpr, consts, flat, norm, size, self.axis_name)
+        return self._place_outputs(outs, odims, out_tree(), size)
+
+    def _size_error(self, flat, norm, paths):
+        lines = []
+        for x, d, p in zip(flat, norm, paths):
+            if d is not None:
+                shape = get_aval(x).shape
+                lines.append(f"  {p} has size {shape[d]} along axis {d} (shape {shape})")
+        extra = (f"\nbut axis_size={self.axis_size} was given" if self.axis_size is not None
+                 else "")
+        raise ValueError("vmap got inconsistent sizes for the mapped axis:\n"
+                         + "\n".join(lines) + extra)
+
+    # ------------------------------------------------------------------ out_axes
+
+    def _place_outputs(self, outs, odims, otree, size):
+        out_axes = self.out_axes
+        if _is_axis(out_axes):
+            oaxes = [out_axes] * len(outs)
+            opaths = None
+        else:
+            if isinstance(out_axes, list) and otree.node_type is not list:
+                out_axes = tuple(out_axes)
+            oaxes, opaths = [], []
+            _broadcast_axes(out_axes, tree_unflatten(otree, [0] * otree.num_leaves), "output",
+                            oaxes, opaths, "out_axes")
         res = []
-        for o, d, t in zip(outs, odims, oaxes):
+        for i, (o, d, t) in enumerate(zip(outs, odims, oaxes)):
             if t is None:
                 if d is not None:
-                    raise ValueError("vmap: out_axes=None for an output that is batched "
-                                     "(it varies along the mapped axis)")
+                    where = opaths[i] if opaths else f"output leaf {i}"
+                    raise ValueError(f"vmap out_axes is None for {where}, but it varies along "
+                                     "the mapped axis (it depends on a mapped input); give it "
+                                     "an int out_axes")
                 res.append(_out(o))
                 continue
-            nd = get_aval(o).ndim + 1
+            nd = get_aval(o).ndim + (d is None)
             if not -nd <= t < nd:
-                raise ValueError(f"vmap: out_axes {t} out of range for an output of rank {nd}")
+                where = opaths[i] if opaths else f"output leaf {i}"
+                raise ValueError(f"vmap out_axes {t} out of range for {where}, which has rank "
+                                 f"{nd} with the mapped axis")
+            # an output that does not vary is broadcast along the mapped axis, as in JAX
             res.append(_out(move_batch_axis(o, d, int(t) % nd, size)))
         return tree_unflatten(otree, res)
 
-    vmapped.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
+
+def vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
+    """Vectorise ``fun`` over an axis of its arguments.
+
+    ``in_axes``: an int (negative counts from the end), None (not mapped), or a
+    tuple with one entry per positional argument, each a pytree prefix of that
+    argument. ``out_axes``: the same for the outputs; an output that does not
+    depend on a mapped input is broadcast along the mapped axis (None leaves it
+    as is). ``axis_size`` is needed only when nothing is mapped. ``axis_name``
+    names the axis for ``lax.psum``/``pmean``/``pmax``/``pmin``/``all_gather``/
+    ``axis_index``. Keyword arguments are mapped over their axis 0.
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda a, b: a * b, in_axes=(0, None))(np.ones((2, 3)), 2.0).shape
+    (2, 3)
+    """
+    if not callable(fun):
+        raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
+    v = _Vmapped(fun, in_axes, out_axes, axis_size, axis_name)
+
+    def vmapped(*args, **kwargs):
+        return v(*args, **kwargs)
+
+    vmapped.__name__ = v.name
+    vmapped.__doc__ = getattr(fun, "__doc__", None)
+    vmapped.__wrapped__ = fun
     return vmapped

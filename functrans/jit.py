@@ -165,13 +165,15 @@ class Jitted:
             exe, out_tree = entry
             return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
         jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
-        closed = _optimize(ClosedJaxpr(jaxpr, consts))
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
-            body, hoisted = hoist_consts(closed)
+            # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
+            # whose rules the enclosing transform needs (pjit's impl optimises)
+            body, hoisted = hoist_consts(ClosedJaxpr(jaxpr, consts))
             outs = pjit_p.bind(*hoisted, *flat, jaxpr=body,
                                name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
             return tree_unflatten(out_tree, outs)
         from backends import get_backend
+        closed = _optimize(ClosedJaxpr(jaxpr, consts))
         self._misses += 1
         exe = get_backend(self.backend).compile(closed)
         self._cache[key] = (exe, out_tree)

@@ -1,1 +1,270 @@
-"""(being written)"""
+"""``functrans.nn``: activation functions and friends, composed from ``functrans.numpy``
+and ``lax`` (no primitives of their own), so every transform applies.
+
+Numerically stable forms: ``softplus`` never exponentiates a positive number;
+``logsumexp``, ``softmax`` and ``log_softmax`` subtract the (gradient-stopped) max
+first, and a row that is all ``-inf`` gives ``logsumexp = -inf`` instead of NaN.
+
+>>> import functrans.numpy as fnp
+>>> from functrans import nn
+>>> nn.relu(fnp.asarray([-1.0, 2.0])).tolist()
+[0.0, 2.0]
+>>> round(float(nn.logsumexp(fnp.asarray([1000.0, 1000.0]))), 4)
+1000.6931
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from . import lax
+from . import numpy as fnp
+from .numpy._util import canonicalize_axes, canonicalize_axis
+
+__all__ = ["relu", "relu6", "sigmoid", "log_sigmoid", "softplus", "gelu", "silu", "swish",
+           "elu", "selu", "leaky_relu", "softmax", "log_softmax", "logsumexp", "one_hot",
+           "standardize"]
+
+
+def _float(x):
+    """``x`` as an array of a floating dtype (ints and bools become float64)."""
+    x = fnp.asarray(x)
+    return x if x.dtype.kind in "fc" else fnp.asarray(x, np.float64)
+
+
+def _stop_gradient(x):
+    import functrans
+    sg = getattr(functrans, "stop_gradient", None)
+    # the shift it guards cancels exactly in value and derivative, so identity is also correct
+    return sg(x) if sg is not None else x
+
+
+def relu(x):
+    """``max(x, 0)``; its derivative at 0 is 0 (as in JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> relu(fnp.asarray([-2, 3])).tolist()
+    [0, 3]
+    """
+    x = fnp.asarray(x)
+    return fnp.where(x > 0, x, fnp.zeros_like(x))
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``.
+
+    >>> import functrans.numpy as fnp
+    >>> relu6(fnp.asarray([-1.0, 3.0, 9.0])).tolist()
+    [0.0, 3.0, 6.0]
+    """
+    x = fnp.asarray(x)
+    return fnp.where(x > 0, fnp.where(x < 6, x, fnp.full_like(x, 6)), fnp.zeros_like(x))
+
+
+def sigmoid(x):
+    """The logistic function ``1 / (1 + exp(-x))``.
+
+    >>> sigmoid(0.0).item()
+    0.5
+    """
+    return lax.logistic(_float(x))
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, computed as ``max(x, 0) + log1p(exp(-|x|))``.
+
+    >>> round(softplus(0.0).item(), 6)
+    0.693147
+    """
+    x = _float(x)
+    ax = fnp.abs(x)
+    # max(x, 0) written as (x + |x|) / 2 keeps the derivative at 0 equal to 1/2
+    return 0.5 * x + 0.5 * ax + fnp.log1p(fnp.exp(-ax))
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``.
+
+    >>> round(log_sigmoid(0.0).item(), 6)
+    -0.693147
+    """
+    return -softplus(-_float(x))
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit: ``x Φ(x)``; ``approximate=True`` (the default, as in
+    JAX) uses ``0.5 x (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))``, else the erf form.
+
+    >>> round(gelu(1.0, approximate=False).item(), 6)
+    0.841345
+    """
+    x = _float(x)
+    if approximate:
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))
+        return 0.5 * x * (1.0 + fnp.tanh(inner))
+    return 0.5 * x * (1.0 + lax.erf(x * (1.0 / math.sqrt(2.0))))
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (also called swish).
+
+    >>> round(silu(1.0).item(), 6)
+    0.731059
+    """
+    x = _float(x)
+    return x * sigmoid(x)
+
+
+swish = silu
+
+
+def elu(x, alpha=1.0):
+    """``x`` for ``x > 0``, else ``alpha (exp(x) - 1)``.
+
+    >>> round(elu(-1.0).item(), 6)
+    -0.632121
+    """
+    x = _float(x)
+    pos = x > 0
+    # expm1 only sees non-positive values, so the unused branch cannot overflow
+    neg = alpha * fnp.expm1(fnp.where(pos, fnp.zeros_like(x), x))
+    return fnp.where(pos, x, neg)
+
+
+def selu(x):
+    """Scaled ELU with the self-normalising constants.
+
+    >>> round(selu(1.0).item(), 6)
+    1.050701
+    """
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return scale * elu(x, alpha)
+
+
+def leaky_relu(x, negative_slope=0.01):
+    """``x`` for ``x >= 0``, else ``negative_slope * x``.
+
+    >>> leaky_relu(-2.0, 0.5).item()
+    -1.0
+    """
+    x = _float(x)
+    return fnp.where(x >= 0, x, negative_slope * x)
+
+
+def _reduced_shape(shape, axes):
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _safe_max(x, axes):
+    """max over ``axes`` (kept), with non-finite maxima replaced by 0, gradient stopped."""
+    m = fnp.max(x, axis=axes, keepdims=True)
+    m = fnp.where(fnp.isfinite(m), m, fnp.zeros_like(m))
+    return _stop_gradient(m)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``log(sum(b * exp(a)))`` over ``axis``, stable for large and ``-inf`` entries.
+
+    With ``return_sign`` (for weights ``b`` of either sign) returns
+    ``(log|sum|, sign(sum))``.
+
+    >>> import functrans.numpy as fnp
+    >>> round(float(logsumexp(fnp.log(fnp.asarray([1.0, 3.0])))), 6)
+    1.386294
+    """
+    a = _float(a)
+    axes = canonicalize_axes(axis, a.ndim)
+    if any(a.shape[i] == 0 for i in axes):
+        raise ValueError(f"logsumexp: zero-size reduction over axes {axes} of an array of "
+                         f"shape {tuple(a.shape)}")
+    m = _safe_max(a, axes)
+    e = fnp.exp(a - m)
+    if b is not None:
+        b = fnp.asarray(b)
+        try:
+            np.broadcast_shapes(tuple(b.shape), tuple(a.shape))
+        except ValueError:
+            raise ValueError(f"logsumexp: b of shape {tuple(b.shape)} does not broadcast "
+                             f"against a of shape {tuple(a.shape)}") from None
+        e = b * e
+    s = fnp.sum(e, axis=axes, keepdims=True)
+    sign = None
+    if return_sign:
+        sign = fnp.sign(s)
+        s = fnp.abs(s)
+    out = fnp.log(s) + m
+    if not keepdims:
+        shape = _reduced_shape(out.shape, axes)
+        out = fnp.reshape(out, shape)
+        sign = fnp.reshape(sign, shape) if sign is not None else None
+    return (out, sign) if return_sign else out
+
+
+def softmax(x, axis=-1):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple).
+
+    >>> import functrans.numpy as fnp
+    >>> softmax(fnp.asarray([0.0, 0.0])).tolist()
+    [0.5, 0.5]
+    """
+    x = _float(x)
+    axes = canonicalize_axes(axis, x.ndim)
+    e = fnp.exp(x - _safe_max(x, axes))
+    return e / fnp.sum(e, axis=axes, keepdims=True)
+
+
+def log_softmax(x, axis=-1):
+    """``x - logsumexp(x)`` along ``axis``.
+
+    >>> import functrans.numpy as fnp
+    >>> [round(v, 6) for v in log_softmax(fnp.asarray([0.0, 0.0])).tolist()]
+    [-0.693147, -0.693147]
+    """
+    x = _float(x)
+    axes = canonicalize_axes(axis, x.ndim)
+    shifted = x - _safe_max(x, axes)
+    return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axes, keepdims=True))
+
+
+def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
+    """One-hot encoding: a new axis of length ``num_classes`` at ``axis``; entries
+    outside ``[0, num_classes)`` give all-zero rows.
+
+    >>> import functrans.numpy as fnp
+    >>> one_hot(fnp.asarray([0, 2]), 3).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    try:
+        num_classes = operator.index(num_classes)
+    except TypeError:
+        raise TypeError(f"one_hot: num_classes must be a concrete int, got "
+                        f"{type(num_classes).__name__}") from None
+    if num_classes < 0:
+        raise ValueError(f"one_hot: num_classes must be non-negative, got {num_classes}")
+    x = fnp.asarray(x)
+    ax = canonicalize_axis(axis, x.ndim + 1)
+    expanded = fnp.reshape(x, x.shape[:ax] + (1,) + x.shape[ax:])
+    cls_shape = [1] * (x.ndim + 1)
+    cls_shape[ax] = num_classes
+    classes = np.arange(num_classes, dtype=x.dtype).reshape(cls_shape)
+    return fnp.asarray(fnp.equal(expanded, classes), dtype)
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
+    """``(x - mean) / sqrt(variance + epsilon)`` with statistics over ``axis``.
+
+    >>> import functrans.numpy as fnp
+    >>> [round(v, 3) for v in standardize(fnp.asarray([1.0, 3.0])).tolist()]
+    [-1.0, 1.0]
+    """
+    x = _float(x)
+    axes = canonicalize_axes(axis, x.ndim)
+    if mean is None:
+        mean = fnp.mean(x, axis=axes, keepdims=True)
+    if variance is None:
+        d = x - mean
+        variance = fnp.mean(d * d, axis=axes, keepdims=True)
+    return (x - mean) / fnp.sqrt(variance + epsilon)

@@ -27,6 +27,11 @@ from .errors import ConcretizationError, UnexpectedTracerError, user_location
 _trace_stack: list = []
 
 
+def body_defers_concrete(prim, params) -> bool:
+    """Whether a sub-jaxpr in ``params`` needs a vmap axis (replaced by transforms.vmap)."""
+    return False
+
+
 class Trace:
     """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
     __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
@@ -93,7 +98,9 @@ class Trace:
         if not prim.multiple_results:
             out_avals = [out_avals]
         out_vals = None
-        if known:
+        # collectives (and calls/loops whose body holds one) are never computed while tracing
+        if known and not getattr(prim, "defer_concrete", False) and not (
+                prim.subjaxpr_params and body_defers_concrete(prim, params)):
             out_vals = prim.impl(*vals, **params)
             if not prim.multiple_results:
                 out_vals = [out_vals]

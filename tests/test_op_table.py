@@ -224,6 +224,8 @@ def _covered_primitives():
 # primitives whose tests live elsewhere (with the test module that covers them)
 TESTED_ELSEWHERE = {
     "pjit": "tests/test_transforms.py",
+    # collectives never survive into a jaxpr (their named vmap resolves them)
+    **{n: "tests/test_vmap.py" for n in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
 }
 
 

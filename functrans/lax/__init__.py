@@ -12,6 +12,7 @@ from ..primitives.elementwise import *  # noqa: F401,F403
 from ..primitives.structural import *  # noqa: F401,F403
 from ..primitives.indexing import *  # noqa: F401,F403
 from ..primitives.reductions import *  # noqa: F401,F403
+from ..primitives.dot import *  # noqa: F401,F403
 from ..primitives.linalg import *  # noqa: F401,F403
 from ..primitives.sorting import *  # noqa: F401,F403
 from ..primitives.custom import *  # noqa: F401,F403

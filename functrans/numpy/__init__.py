@@ -10,13 +10,13 @@ Outside any transform every function computes at once with numpy and returns an
 import numpy as _np
 
 from ..array import Array  # noqa: F401  (installs the array methods)
-from ._util import asarray
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
 from ._structural import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._products import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
 
@@ -39,10 +39,3 @@ nan = _np.nan
 newaxis = None
 ndarray = Array
 
-
-def array(x, dtype=None, copy=True):
-    """A new array from ``x`` (a copy unless ``copy=False``)."""
-    a = asarray(x, dtype)
-    if copy and not hasattr(a, "_trace"):
-        return _np.array(a, copy=True).view(Array)
-    return a

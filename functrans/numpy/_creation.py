@@ -1,2 +1,283 @@
-"""(being written)"""
-__all__ = []
+"""Array creation in ``functrans.numpy``: ``array asarray zeros ones full empty *_like
+arange linspace eye identity tri tril triu``.
+
+Defaults follow numpy: floats are float64, Python ints int64. ``dtype=`` is
+checked (an unknown name is a ``TypeError`` naming it) and so are shapes. The
+results are constants, also under a trace (``zeros_like(tracer)`` is an array of
+the tracer's shape and dtype); only ``full``/``full_like`` with a traced fill value
+and ``tril``/``triu`` of a traced array record primitives. ``arange`` and
+``linspace`` need static (concrete) bounds, since their shapes depend on them.
+
+>>> import functrans.numpy as fnp
+>>> fnp.zeros((2, 3)).dtype, fnp.arange(3).dtype
+(dtype('float64'), dtype('int64'))
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import canonical_dtype
+from ..errors import ConcretizationError, user_location
+from ..tracing import Tracer, wrap
+from ..primitives import elementwise as E
+from ..primitives import structural as S
+from . import _util
+
+__all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+           "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril",
+           "triu"]
+
+
+def _dtype(name, dtype):
+    if dtype is None:
+        return None
+    try:
+        return canonical_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{name}: {e}") from None
+
+
+def _shape(name, shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be an int or a sequence of ints, got "
+                        f"{shape!r:.60}") from None
+    out = []
+    for d in dims:
+        if isinstance(d, Tracer):
+            raise TypeError(f"{name}: shape {dims} contains a traced value; shapes must be "
+                            "static (Python ints)")
+        if not isinstance(d, (int, np.integer)) or isinstance(d, (bool, np.bool_)):
+            raise TypeError(f"{name}: shape must contain ints, got {shape!r:.60}")
+        if d < 0:
+            raise ValueError(f"{name}: negative dimensions are not allowed (shape {dims})")
+        out.append(int(d))
+    return tuple(out)
+
+
+def _static(name, what, v):
+    """A concrete value for ``v`` (tracers with known values allowed)."""
+    if isinstance(v, Tracer):
+        if v.val is None:
+            raise ConcretizationError(
+                f"{name}: {what} must be static (concrete), but it is a traced value "
+                f"{v.aval.str_short()} (at {user_location()}); the result's shape depends on "
+                "it. Pass a Python number, or mark the argument static with static_argnums.")
+        return np.asarray(v.val)
+    return v
+
+
+def _fix(arr):
+    """Canonical dtypes only (numpy may make e.g. int8 from explicit requests: kept)."""
+    return wrap(arr)
+
+
+# --------------------------------------------------------------------------- from data
+
+def asarray(a, dtype=None, order=None, copy=None):
+    """``a`` as an array (tracers pass through, converted to ``dtype`` if given)."""
+    return _util.asarray(a, _dtype("asarray", dtype))
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 (numpy's name)
+    """A new array from ``object`` (a copy unless ``copy=False``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.array([1, 2.5]).tolist()
+    [1.0, 2.5]
+    """
+    a = _util.asarray(object, _dtype("array", dtype))
+    if isinstance(a, Tracer):
+        return a if ndmin <= a.ndim else S.reshape(a, (1,) * (ndmin - a.ndim) + a.shape)
+    if copy:
+        a = np.array(a, copy=True)
+    if ndmin > a.ndim:
+        a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
+    return wrap(a)
+
+
+# --------------------------------------------------------------------------- filled
+
+def zeros(shape, dtype=None):
+    """An array of zeros (float64 unless ``dtype``)."""
+    return wrap(np.zeros(_shape("zeros", shape), _dtype("zeros", dtype) or np.float64))
+
+
+def ones(shape, dtype=None):
+    """An array of ones (float64 unless ``dtype``)."""
+    return wrap(np.ones(_shape("ones", shape), _dtype("ones", dtype) or np.float64))
+
+
+def empty(shape, dtype=None):
+    """Like ``zeros`` (arrays are immutable, so uninitialised memory buys nothing)."""
+    return wrap(np.zeros(_shape("empty", shape), _dtype("empty", dtype) or np.float64))
+
+
+def _fill_dtype(fill_value):
+    if isinstance(fill_value, Tracer):
+        return fill_value.dtype
+    return _util.asarray(fill_value).dtype
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value`` (which may be traced or an array
+    broadcast to ``shape``); the dtype defaults to the fill value's.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.full((2,), 3).tolist(), fnp.full((2,), 3).dtype
+    ([3, 3], dtype('int64'))
+    """
+    shape = _shape("full", shape)
+    dt = _dtype("full", dtype) or _fill_dtype(fill_value)
+    if isinstance(fill_value, Tracer):
+        from ._structural import broadcast_to
+        return broadcast_to(E.convert_element_type(fill_value, dt), shape)
+    _util.check_arraylike("full", fill_value)
+    try:
+        return wrap(np.full(shape, fill_value, dt))
+    except ValueError:
+        raise ValueError(f"full: fill value of shape {np.shape(fill_value)} cannot be "
+                         f"broadcast to shape {shape}") from None
+
+
+def _like(name, a, dtype, shape):
+    if not isinstance(a, Tracer):
+        a = _util.asarray(a)
+    dt = _dtype(name, dtype) or a.dtype
+    return dt, (tuple(a.shape) if shape is None else _shape(name, shape))
+
+
+def zeros_like(a, dtype=None, shape=None):
+    """Zeros of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
+    dt, shp = _like("zeros_like", a, dtype, shape)
+    return wrap(np.zeros(shp, dt))
+
+
+def ones_like(a, dtype=None, shape=None):
+    """Ones of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
+    dt, shp = _like("ones_like", a, dtype, shape)
+    return wrap(np.ones(shp, dt))
+
+
+def empty_like(a, dtype=None, shape=None):
+    return zeros_like(a, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    """``fill_value`` in ``a``'s shape and dtype (the fill value may be traced)."""
+    dt, shp = _like("full_like", a, dtype, shape)
+    return full(shp, fill_value, dt)
+
+
+# --------------------------------------------------------------------------- ranges
+
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)``; bounds must be static.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.arange(1, 7, 2).tolist()
+    [1, 3, 5]
+    """
+    dt = _dtype("arange", dtype)
+    start = _static("arange", "start", start)
+    stop = _static("arange", "stop", stop)
+    step = _static("arange", "step", step)
+    for v in (start, stop, step):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"arange: bounds must be scalars, got shape {np.shape(v)}")
+    args = [v for v in (start, stop) if v is not None]
+    if step is not None:
+        if step == 0:
+            raise ValueError("arange: step must not be zero")
+        args.append(step)
+    out = np.arange(*args, dtype=dt)
+    if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint32,
+                                        np.complex128, np.complex64):
+        out = out.astype(canonical_dtype(out.dtype) if out.dtype.kind != "i" else np.int64)
+    return wrap(out)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop``; all must be static.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linspace(0, 1, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    dt = _dtype("linspace", dtype)
+    start = _static("linspace", "start", start)
+    stop = _static("linspace", "stop", stop)
+    num = _static("linspace", "num", num)
+    if isinstance(num, (float, np.floating)) or int(num) < 0:
+        raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
+    res = np.linspace(start, stop, int(num), endpoint=endpoint, retstep=retstep, dtype=dt,
+                      axis=axis)
+    if retstep:
+        return wrap(res[0]), res[1]
+    return wrap(res)
+
+
+# --------------------------------------------------------------------------- matrices
+
+def _nm(name, N, M):
+    N = _shape(name, (N,))[0]
+    M = N if M is None else _shape(name, (M,))[0]
+    return N, M
+
+
+def eye(N, M=None, k=0, dtype=None):
+    """Ones on the ``k``-th diagonal of an ``N x M`` matrix."""
+    N, M = _nm("eye", N, M)
+    return wrap(np.eye(N, M, int(k), dtype=_dtype("eye", dtype) or np.float64))
+
+
+def identity(n, dtype=None):
+    """The ``n x n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
+    N, M = _nm("tri", N, M)
+    return wrap(np.tri(N, M, int(k), dtype=_dtype("tri", dtype) or np.float64))
+
+
+def _tri_mask(shape, k, lower):
+    """``col <= row + k`` (lower) or ``col >= row + k`` (upper), from iotas."""
+    rows = S.broadcasted_iota(np.int64, shape, 0)
+    cols = S.broadcasted_iota(np.int64, shape, 1)
+    shifted = E.add(rows, S.full(shape, int(k), np.int64))
+    return E.le(cols, shifted) if lower else E.ge(cols, shifted)
+
+
+def _tri_select(name, m, k, lower):
+    if not isinstance(m, Tracer):
+        fn = np.tril if lower else np.triu
+        return wrap(fn(_util.asarray(m), int(k)))
+    if m.ndim < 1:
+        raise ValueError(f"{name}: input must be at least 1-d, got a scalar")
+    if m.ndim == 1:   # numpy treats a vector as the rows of a square matrix
+        m = S.broadcast_in_dim(m, m.shape * 2, (1,))
+    n_, m_ = m.shape[-2:]
+    mask = _tri_mask((n_, m_), k, lower)
+    nd = m.ndim
+    mask = S.broadcast_in_dim(mask, m.shape, (nd - 2, nd - 1))
+    return E.select_n(mask, S.full(m.shape, 0, m.dtype), m)
+
+
+def tril(m, k=0):
+    """``m`` with the elements above the ``k``-th diagonal zeroed (last two axes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.tril(fnp.ones((2, 2))).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return _tri_select("tril", m, k, True)
+
+
+def triu(m, k=0):
+    """``m`` with the elements below the ``k``-th diagonal zeroed (last two axes)."""
+    return _tri_select("triu", m, k, False)

@@ -2,75 +2,614 @@
 
 Eagerly (no tracer among the arguments) each calls numpy at once, whose numpy 2
 promotion is the library's; under a trace the arguments are promoted and
-broadcast explicitly and the strict primitive is bound.
+broadcast explicitly and the strict primitive is bound. The output dtype under
+a trace is the one numpy's own type resolution picks for the promoted dtype
+(asked once per dtype on empty arrays), so eager and traced results agree.
+Dtypes outside the supported set (numpy gives int8 for ``bool % bool`` and
+float16 for ``sin(bool)``) are widened to int64 / float64 in both modes.
 
 >>> import functrans.numpy as fnp
 >>> fnp.multiply(fnp.ones(2, "float32"), 2.0).dtype
 dtype('float32')
+>>> fnp.true_divide(3, 2).item()
+1.5
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..errors import ConcretizationError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import check_arraylike, promote
+from ._util import broadcast_shapes, broadcast_to_shape, check_arraylike, promote, result_dtype, \
+    shape_of
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
+    "remainder", "mod", "maximum", "minimum", "fmax", "fmin", "arctan2", "atan2", "hypot",
+    "negative", "positive", "abs", "absolute", "sign", "square", "reciprocal",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+    "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
+    "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around", "rint",
+    "isnan", "isinf", "isfinite", "clip", "where",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
+    "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
+    "real", "imag", "conjugate", "conj",
+]
+
+_SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
+                                             "bool", "complex64", "complex128"))
+_WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.int64),
+          "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
-def _binary(name, np_fn, prim_fn):
-    def f(x, y):
-        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            check_arraylike(name, x, y)
-            with np.errstate(all="ignore"):
-                return wrap(np_fn(x, y))
-        x, y = promote(name, x, y)
-        return prim_fn(x, y)
-    f.__name__ = name
-    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and numpy 2 promotion."
-    return f
+def _supported(dt):
+    return dt if dt in _SUPPORTED else _WIDEN[dt.kind]
 
 
-def _unary_float(name, np_fn, prim_fn):
-    """Transcendental ops: integers and bools are promoted to float64 first (as numpy)."""
+@functools.lru_cache(maxsize=None)
+def _np_out_dtype(np_fn, *dtypes):
+    """numpy's result dtype of ``np_fn`` on these input dtypes (widened to a supported one),
+    or the TypeError numpy raises when it has no loop for them."""
+    try:
+        with np.errstate(all="ignore"):
+            r = np_fn(*[np.empty(0, d) for d in dtypes])
+    except TypeError as e:
+        return e
+    return _supported(r.dtype)
+
+
+def _out_dtype(name, np_fn, *dtypes):
+    r = _np_out_dtype(np_fn, *dtypes)
+    if isinstance(r, Exception):
+        shown = " and ".join(str(d) for d in dtypes)
+        raise TypeError(f"{name}: not supported for dtype {shown}") from None
+    return r
+
+
+def _eager(np_fn, args, quiet):
+    """numpy's result; unsupported result dtypes are recomputed in the widened dtype."""
+    if quiet:
+        with np.errstate(all="ignore"):
+            r = np_fn(*args)
+    else:
+        r = np_fn(*args)
+    if r.dtype not in _SUPPORTED:
+        wide = _WIDEN[r.dtype.kind]
+        with np.errstate(all="ignore"):
+            r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
+    return wrap(r)
+
+
+def _cast(x, dtype):
+    """Convert a tracer to ``dtype`` only if its dtype differs (weak types survive)."""
+    return x if x.dtype == dtype else E.convert_element_type(x, dtype)
+
+
+def _doc(name, np_fn, extra=""):
+    return (f"Elementwise ``numpy.{np_fn.__name__}`` (numpy 2 promotion and broadcasting)."
+            f"{extra}\n\n>>> import functrans.numpy as fnp\n>>> fnp.{name}")
+
+
+# --------------------------------------------------------------------------- builders
+
+def _unary(name, np_fn, traced, quiet=True, example=None):
+    """A unary function: numpy eagerly; under a trace, convert to numpy's output dtype
+    and apply ``traced`` (a primitive wrapper or a composition)."""
     def f(x):
         if not isinstance(x, Tracer):
             check_arraylike(name, x)
-            with np.errstate(all="ignore"):
-                return wrap(np_fn(x))
-        if x.dtype.kind not in "fc":
-            x = E.convert_element_type(x, np.float64)
-        return prim_fn(x)
-    f.__name__ = name
+            return _eager(np_fn, (x,), quiet)
+        return traced(_cast(x, _out_dtype(name, np_fn, x.dtype)))
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}``."
+    if example:
+        f.__doc__ += f"\n\n>>> import functrans.numpy as fnp\n>>> {example[0]}\n{example[1]}\n"
     return f
 
 
-add = _binary("add", np.add, E.add)
-subtract = _binary("subtract", np.subtract, E.sub)
-multiply = _binary("multiply", np.multiply, E.mul)
-sin = _unary_float("sin", np.sin, E.sin)
-cos = _unary_float("cos", np.cos, E.cos)
-exp = _unary_float("exp", np.exp, E.exp)
-log = _unary_float("log", np.log, E.log)
+def _binary(name, np_fn, traced, quiet=True, example=None):
+    """A binary function: promote (NEP 50), broadcast, convert to numpy's output dtype."""
+    def f(x, y):
+        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
+            check_arraylike(name, x, y)
+            return _eager(np_fn, (x, y), quiet)
+        check_arraylike(name, x, y)
+        x, y = promote(name, x, y)
+        dt = _out_dtype(name, np_fn, x.dtype, y.dtype)
+        return traced(*[_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
+                        for v in (x, y)])
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and NEP 50 promotion."
+    if example:
+        f.__doc__ += f"\n\n>>> import functrans.numpy as fnp\n>>> {example[0]}\n{example[1]}\n"
+    return f
 
 
-def true_divide(x, y):
-    """x / y; integer operands divide as float64 (as numpy)."""
-    if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-        check_arraylike("true_divide", x, y)
-        with np.errstate(all="ignore"):
-            return wrap(np.true_divide(x, y))
-    x, y = promote("true_divide", x, y)
-    if x.dtype.kind not in "fc":
-        x, y = (E.convert_element_type(v, np.float64) for v in (x, y))
-    return E.div(x, y)
+def _predicate(name, np_fn, traced, quiet=False):
+    """A binary function with a bool result: promote to one dtype, then compare."""
+    def f(x, y):
+        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
+            check_arraylike(name, x, y)
+            return _eager(np_fn, (x, y), quiet)
+        check_arraylike(name, x, y)
+        x, y = promote(name, x, y)
+        _out_dtype(name, np_fn, x.dtype, y.dtype)   # the dtype check
+        return traced(x, y)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}``: a bool array."
+    return f
 
 
+# --------------------------------------------------------------------------- arithmetic
+
+add = _binary("add", np.add, E.add, quiet=False, example=("fnp.add(1, 2).item()", "3"))
+subtract = _binary("subtract", np.subtract, E.sub, quiet=False)
+multiply = _binary("multiply", np.multiply, E.mul, quiet=False)
+true_divide = _binary("true_divide", np.true_divide, E.div,
+                      example=("fnp.true_divide(1, 4).item()", "0.25"))
 divide = true_divide
+maximum = _binary("maximum", np.maximum, E.max, quiet=False)
+minimum = _binary("minimum", np.minimum, E.min, quiet=False)
+arctan2 = atan2 = _binary("arctan2", np.arctan2, E.atan2)
+remainder = mod = _binary("remainder", np.remainder, E.rem,
+                          example=("fnp.remainder(-7, 3).item()", "2"))
 
 
-def negative(x):
-    if not isinstance(x, Tracer):
-        check_arraylike("negative", x)
-        return wrap(np.negative(x))
+def _floor_divide_traced(x, y):
+    if x.dtype.kind in "iu":
+        return E.div(x, y)            # the integer div primitive floors, and x // 0 == 0
+    # numpy's float floor_divide: (x - x mod y) / y, rounded to the integer it is near;
+    # x / y (inf or nan) where y == 0, and never 0 * inf where y is infinite
+    m = E.rem(x, y)
+    q = E.round(E.div(E.sub(x, m), y))
+    return E.select_n(E.eq(y, E.full_like(y, 0)), q, E.div(x, y))
+
+
+floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced,
+                       example=("fnp.floor_divide(-7, 2).item()", "-4"))
+
+
+def _fmax_traced(x, y):
+    if x.dtype.kind not in "fc":
+        return E.max(x, y)
+    return E.select_n(E.ne(y, y), E.select_n(E.ne(x, x), E.max(x, y), y), x)
+
+
+def _fmin_traced(x, y):
+    if x.dtype.kind not in "fc":
+        return E.min(x, y)
+    return E.select_n(E.ne(y, y), E.select_n(E.ne(x, x), E.min(x, y), y), x)
+
+
+fmax = _binary("fmax", np.fmax, _fmax_traced, quiet=False)
+fmin = _binary("fmin", np.fmin, _fmin_traced, quiet=False)
+
+
+def _in_f64(fn):
+    """Run a float32 composition in float64 and round once at the end, so that it agrees
+    with numpy's float32 kernels to the last bit (almost always)."""
+    def f(*xs):
+        if xs[0].dtype != np.float32:
+            return fn(*xs)
+        wide = [E.convert_element_type(x, np.float64) for x in xs]
+        return E.convert_element_type(fn(*wide), np.float32, xs[0].aval.weak_type)
+    return f
+
+
+@_in_f64
+def _hypot_traced(x, y):
+    # scaled so that large inputs do not overflow: m * sqrt(1 + (s/m)^2)
+    ax, ay = E.abs(x), E.abs(y)
+    m, s = E.max(ax, ay), E.min(ax, ay)
+    zero = E.eq(m, E.full_like(m, 0))
+    safe_m = E.select_n(zero, m, E.full_like(m, 1))
+    r = E.div(s, safe_m)
+    out = E.mul(safe_m, E.sqrt(E.add(E.full_like(r, 1), E.mul(r, r))))
+    out = E.select_n(zero, out, m)
+    inf = E.full_like(m, np.inf)
+    any_inf = E.bitwise_or(E.eq(ax, inf), E.eq(ay, inf))      # hypot(inf, nan) == inf
+    return E.select_n(any_inf, out, inf)
+
+
+hypot = _binary("hypot", np.hypot, _hypot_traced)
+
+
+def power(x, y):
+    """``x ** y`` elementwise with numpy 2 dtypes; a Python int exponent under a trace
+    becomes ``integer_pow`` (exact repeated multiplication; ints stay ints).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.power(fnp.arange(4), 2).tolist()
+    [0, 1, 4, 9]
+    """
+    if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
+        check_arraylike("power", x, y)
+        return _eager(np.power, (x, y), True)
+    if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
+            and isinstance(x, Tracer):
+        dt = _out_dtype("power", np.power, result_dtype(x, y), result_dtype(x, y))
+        return E.integer_pow(_cast(x, dt), int(y))
+    check_arraylike("power", x, y)
+    x, y = promote("power", x, y)
+    dt = _out_dtype("power", np.power, x.dtype, y.dtype)
+    x, y = (_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
+    return E.pow(x, y)
+
+
+pow = power
+
+
+# --------------------------------------------------------------------------- unary arithmetic
+
+def _neg_traced(x):
     return E.neg(x)
+
+
+negative = _unary("negative", np.negative, _neg_traced, quiet=False,
+                  example=("fnp.negative(2).item()", "-2"))
+positive = _unary("positive", np.positive, lambda x: x, quiet=False)
+sign = _unary("sign", np.sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),
+              quiet=False)
+
+
+def _csign(x):
+    raise TypeError("sign: complex arguments are not supported under a transform")
+
+
+def _abs_traced(x):
+    if x.dtype.kind in "bu":
+        return x
+    return E.abs(x)
+
+
+def abs(x):  # noqa: A001 (numpy's name)
+    """Elementwise absolute value; integers stay integers, bools stay bools.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.abs(-3).item()
+    3
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("abs", x)
+        return _eager(np.absolute, (x,), False)
+    return _abs_traced(x)
+
+
+absolute = abs
+square = _unary("square", np.square, E.square, quiet=False,
+                example=("fnp.square(3).item()", "9"))
+
+
+def _reciprocal_traced(x):
+    if x.dtype.kind in "fc":
+        return E.reciprocal(x)
+    # numpy on integers: C integer division 1 / x (0 unless |x| == 1); 1 / 0 gives the
+    # most negative integer (and 0 for unsigned)
+    one, zero = E.full_like(x, 1), E.full_like(x, 0)
+    unit = E.eq(x, one)
+    if x.dtype.kind == "i":
+        unit = E.bitwise_or(unit, E.eq(x, E.full_like(x, -1)))
+    out = E.select_n(unit, zero, x)
+    if x.dtype.kind == "i":
+        out = E.select_n(E.eq(x, zero), out, E.full_like(x, np.iinfo(x.dtype).min))
+    return out
+
+
+reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced)
+
+
+# --------------------------------------------------------------------------- transcendental
+
+exp = _unary("exp", np.exp, E.exp, example=("fnp.exp(0.0).item()", "1.0"))
+exp2 = _unary("exp2", np.exp2, E.exp2)
+expm1 = _unary("expm1", np.expm1, E.expm1)
+log = _unary("log", np.log, E.log, example=("fnp.log(1.0).item()", "0.0"))
+log2 = _unary("log2", np.log2, E.log2)
+log1p = _unary("log1p", np.log1p, E.log1p)
+sqrt = _unary("sqrt", np.sqrt, E.sqrt, example=("fnp.sqrt(4).item()", "2.0"))
+cbrt = _unary("cbrt", np.cbrt, E.cbrt)
+sin = _unary("sin", np.sin, E.sin, example=("fnp.sin(0.0).item()", "0.0"))
+cos = _unary("cos", np.cos, E.cos)
+tan = _unary("tan", np.tan, E.tan)
+arcsin = asin = _unary("arcsin", np.arcsin, E.asin)
+arccos = acos = _unary("arccos", np.arccos, E.acos)
+arctan = atan = _unary("arctan", np.arctan, E.atan)
+sinh = _unary("sinh", np.sinh, E.sinh)
+cosh = _unary("cosh", np.cosh, E.cosh)
+tanh = _unary("tanh", np.tanh, E.tanh)
+arcsinh = asinh = _unary("arcsinh", np.arcsinh, E.asinh)
+arccosh = acosh = _unary("arccosh", np.arccosh, E.acosh)
+arctanh = atanh = _unary("arctanh", np.arctanh, E.atanh)
+
+
+log10 = _unary("log10", np.log10, E.log10)
+
+
+def _scale_const(num, den):
+    # numpy multiplies by the constant num/den rounded in the argument's own precision
+    return lambda x: E.mul(x, E.full_like(x, x.dtype.type(num) / x.dtype.type(den)))
+
+
+deg2rad = radians = _unary("deg2rad", np.deg2rad, _scale_const(np.pi, 180.0))
+rad2deg = degrees = _unary("rad2deg", np.rad2deg, _scale_const(180.0, np.pi))
+
+
+# --------------------------------------------------------------------------- rounding
+
+def _integral_or(prim):
+    # integers and bools are already integral: numpy returns them unchanged
+    return lambda x: x if x.dtype.kind in "iub" else prim(x)
+
+
+floor = _unary("floor", np.floor, _integral_or(E.floor), quiet=False,
+               example=("fnp.floor(-0.5).item()", "-1.0"))
+ceil = _unary("ceil", np.ceil, _integral_or(E.ceil), quiet=False)
+rint = _unary("rint", np.rint, E.round, quiet=False)
+
+
+def round(x, decimals=0):  # noqa: A001 (numpy's name)
+    """Round half to even to ``decimals`` places, as ``numpy.round``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.round(2.5).item(), fnp.round(1.25, 1).item()
+    (2.0, 1.2)
+    """
+    decimals = int(decimals)
+    if not isinstance(x, Tracer):
+        check_arraylike("round", x)
+        with np.errstate(all="ignore"):
+            return wrap(np.round(x, decimals))
+    kind = x.dtype.kind
+    if kind == "b" or (kind in "iu" and decimals >= 0):
+        return x
+    if kind == "c":
+        raise TypeError("round: complex arguments are not supported under a transform")
+    if decimals == 0:
+        return E.round(x)
+    # as numpy: scale by a power of ten (in the argument's precision), round, unscale;
+    # integers with decimals < 0 go through float64 and back
+    y = _cast(x, np.dtype(np.float64)) if kind in "iu" else x
+    f = E.full_like(y, 10.0 ** (decimals if decimals > 0 else -decimals))
+    if decimals > 0:
+        out = E.div(E.round(E.mul(y, f)), f)
+    else:
+        out = E.mul(E.round(E.div(y, f)), f)
+    return _cast(out, x.dtype)
+
+
+around = round
+
+
+# --------------------------------------------------------------------------- predicates
+
+def isnan(x):
+    """Elementwise ``x != x`` (False for integers).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isnan(fnp.nan).item()
+    True
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("isnan", x)
+        return wrap(np.isnan(x))
+    return E.ne(x, x)
+
+
+def isinf(x):
+    """Elementwise: is ``x`` plus or minus infinity.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isinf(-fnp.inf).item()
+    True
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("isinf", x)
+        return wrap(np.isinf(x))
+    if x.dtype.kind not in "f":
+        _out_dtype("isinf", np.isinf, x.dtype)
+        return E.ne(x, x) if x.dtype.kind != "c" else \
+            E.bitwise_or(isinf(real(x)), isinf(imag(x)))
+    return E.eq(E.abs(x), E.full_like(x, np.inf))
+
+
+def isfinite(x):
+    """Elementwise: neither infinite nor nan.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isfinite(1.0).item()
+    True
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("isfinite", x)
+        return wrap(np.isfinite(x))
+    if x.dtype.kind == "f":
+        return E.is_finite(x)
+    if x.dtype.kind == "c":
+        return E.bitwise_and(isfinite(real(x)), isfinite(imag(x)))
+    return E.eq(x, x)
+
+
+equal = _predicate("equal", np.equal, E.eq)
+not_equal = _predicate("not_equal", np.not_equal, E.ne)
+less = _predicate("less", np.less, E.lt)
+less_equal = _predicate("less_equal", np.less_equal, E.le)
+greater = _predicate("greater", np.greater, E.gt)
+greater_equal = _predicate("greater_equal", np.greater_equal, E.ge)
+
+
+# --------------------------------------------------------------------------- logical / bitwise
+
+def _logical(name, np_fn, prim_fn):
+    def f(x, y):
+        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
+            check_arraylike(name, x, y)
+            return wrap(np_fn(x, y))
+        # conversion to bool is truthiness (nan is true), as numpy
+        check_arraylike(name, x, y)
+        x, y = promote(name, x, y, dtype=np.bool_)
+        return prim_fn(x, y)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}`` of the truth values."
+    return f
+
+
+logical_and = _logical("logical_and", np.logical_and, E.bitwise_and)
+logical_or = _logical("logical_or", np.logical_or, E.bitwise_or)
+logical_xor = _logical("logical_xor", np.logical_xor, E.bitwise_xor)
+
+
+def logical_not(x):
+    """Elementwise ``not x`` (truthiness).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.logical_not(0).item()
+    True
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("logical_not", x)
+        return wrap(np.logical_not(x))
+    return E.bitwise_not(_cast(x, np.dtype(np.bool_)))
+
+
+bitwise_and = _binary("bitwise_and", np.bitwise_and, E.bitwise_and, quiet=False,
+                      example=("fnp.bitwise_and(12, 10).item()", "8"))
+bitwise_or = _binary("bitwise_or", np.bitwise_or, E.bitwise_or, quiet=False)
+bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, E.bitwise_xor, quiet=False)
+invert = bitwise_not = bitwise_invert = _unary("invert", np.invert, E.bitwise_not, quiet=False)
+left_shift = bitwise_left_shift = _binary("left_shift", np.left_shift, E.shift_left)
+
+
+def _right_shift_traced(x, y):
+    # numpy's right shift is arithmetic for signed integers, logical for unsigned
+    if x.dtype.kind == "u":
+        return E.shift_right_logical(x, y)
+    return E.shift_right_arithmetic(x, y)
+
+
+right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _right_shift_traced)
+
+
+# --------------------------------------------------------------------------- complex parts
+
+def real(x):
+    """The real part (``x`` itself for real dtypes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.real(2.0).item()
+    2.0
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("real", x)
+        return wrap(np.real(x))
+    if x.dtype.kind == "c":
+        return E.real(x)
+    return x
+
+
+def imag(x):
+    """The imaginary part (zeros of ``x``'s dtype for real dtypes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.imag(2.0).item()
+    0.0
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("imag", x)
+        return wrap(np.imag(x))
+    if x.dtype.kind == "c":
+        return E.imag(x)
+    return E.full_like(x, 0)
+
+
+def conjugate(x):
+    """The complex conjugate (``x`` itself for real dtypes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.conjugate(2.0).item()
+    2.0
+    """
+    if not isinstance(x, Tracer):
+        check_arraylike("conjugate", x)
+        return _eager(np.conjugate, (x,), False)
+    if x.dtype.kind == "c":
+        return E.conj(x)
+    return _cast(x, _out_dtype("conjugate", np.conjugate, x.dtype))
+
+
+conj = conjugate
+
+
+# --------------------------------------------------------------------------- clip / where
+
+_NO_VALUE = object()
+
+
+def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
+    """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
+    (also accepts numpy 2's ``min=``/``max=``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.clip(fnp.arange(5), 1, 3).tolist()
+    [1, 1, 2, 3, 3]
+    """
+    lo = a_min if a_min is not _NO_VALUE else (None if min is _NO_VALUE else min)
+    hi = a_max if a_max is not _NO_VALUE else (None if max is _NO_VALUE else max)
+    if (a_min is not _NO_VALUE and min is not _NO_VALUE) or \
+            (a_max is not _NO_VALUE and max is not _NO_VALUE):
+        raise TypeError("clip: give each bound once (a_min or min, a_max or max)")
+    bounds = [b for b in (lo, hi) if b is not None]
+    if not any(isinstance(v, Tracer) for v in [x] + bounds):
+        check_arraylike("clip", x, *bounds)
+        if not bounds:
+            return wrap(np.asarray(x))
+        return _eager(lambda *a: np.clip(a[0], lo if lo is None else a[1],
+                                         hi if hi is None else a[-1]), [x] + bounds, True)
+    check_arraylike("clip", x, *bounds)
+    vals = promote("clip", x, *bounds)
+    out = vals[0]
+    if lo is not None:
+        out = E.max(out, vals[1])
+    if hi is not None:
+        out = E.min(out, vals[-1])
+    return out
+
+
+def where(condition, x=_NO_VALUE, y=_NO_VALUE):
+    """``x`` where ``condition`` holds, else ``y`` (broadcast together, numpy 2 dtypes).
+
+    The one-argument form ``where(condition)`` (the indices of the true entries) has a
+    data-dependent shape, so it works only outside transforms.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.where(fnp.arange(3) > 0, 1.0, -1.0).tolist()
+    [-1.0, 1.0, 1.0]
+    """
+    if x is _NO_VALUE and y is _NO_VALUE:
+        if isinstance(condition, Tracer):
+            raise ConcretizationError(
+                f"where(condition) with one argument returns the indices of the true "
+                f"entries of a traced {condition.aval.str_short()}, whose number is not "
+                "known while tracing (a data-dependent shape). Use the three-argument "
+                "form where(condition, x, y) instead.")
+        check_arraylike("where", condition)
+        return tuple(wrap(i) for i in np.nonzero(condition))
+    if x is _NO_VALUE or y is _NO_VALUE:
+        raise ValueError("where: give both x and y, or neither")
+    if not any(isinstance(v, Tracer) for v in (condition, x, y)):
+        check_arraylike("where", condition, x, y)
+        return wrap(np.where(condition, x, y))
+    check_arraylike("where", condition, x, y)
+    shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
+    x, y = promote("where", x, y)
+    x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+    if isinstance(condition, Tracer):
+        cond = _cast(condition, np.dtype(np.bool_))
+    else:
+        cond = np.asarray(condition).astype(bool)
+    return E.select_n(broadcast_to_shape(cond, shape), y, x)

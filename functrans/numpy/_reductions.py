@@ -1,31 +1,338 @@
-"""Reductions of ``functrans.numpy``.
+"""Reductions of ``functrans.numpy``: ``sum prod mean var std max min amax amin ptp
+argmax argmin all any cumsum cumprod nansum average``, each with ``axis`` (int,
+tuple, None, negative) and ``keepdims`` where numpy has them.
 
->>> import functrans.numpy as fnp
->>> fnp.sum(fnp.ones((2, 3)), axis=1).tolist()
+Result dtypes are numpy 2's: bool and 32-bit integer sums and products (plain
+and cumulative) are int64, ``mean``/``var``/``std`` of integers are float64,
+``argmax``/``argmin`` are int64. One deliberate difference: numpy sums uint32
+as uint64, which functrans does not support; here uint32 sums and products are
+int64 (exact for every sum numpy's uint64 would not overflow on).
+
+Eagerly (no tracer) each function calls numpy at once; under a trace it binds the
+strict reduction primitives of ``functrans.primitives.reductions``.
+
+>>> import numpy as np, functrans.numpy as fnp
+>>> fnp.sum(np.ones((2, 3)), axis=1).tolist()
 [3.0, 3.0]
+>>> fnp.argmax(fnp.asarray([1, 3, 3])).item()
+1
 """
 from __future__ import annotations
+
+import builtins
 
 import numpy as np
 
 from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
-from ..primitives.elementwise import convert_element_type
-from ._util import asarray, canonicalize_axes
+from ..primitives import elementwise as E
+from ..primitives.structural import reshape as _reshape
+from ._util import asarray, canonicalize_axes, canonicalize_axis
 
-__all__ = ["sum"]
+__all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
+           "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
+
+_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.int64, np.int32,
+                                             np.uint32, np.bool_, np.complex128, np.complex64))
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
-    """Sum over ``axis`` (None: all axes); bools and small ints sum as int64, as numpy."""
+def _arr(a):
+    """A tracer or an ndarray of a supported dtype (lists and scalars converted)."""
+    if isinstance(a, Tracer) or (isinstance(a, np.ndarray) and a.dtype in _SUPPORTED):
+        return a
+    return asarray(a)
+
+
+def _acc_dtype(dt):
+    """numpy 2's accumulator for sum/prod/cumsum/cumprod, with uint32 -> int64."""
+    dt = np.dtype(dt)
+    if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 8) or dt == np.uint32:
+        return np.dtype(np.int64)
+    return dt
+
+
+def _float_dtype(dt):
+    dt = np.dtype(dt)
+    return dt if dt.kind in "fc" else np.dtype(np.float64)
+
+
+def _keep(out, shape, axes, keepdims):
+    if not keepdims:
+        return out
+    return _reshape(out, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def _scalar(value, dtype):
+    return np.asarray(value, dtype=dtype)
+
+
+def _div_by(x, n):
+    """x / n for a Python number n, in x's dtype."""
+    a = x.aval if isinstance(x, Tracer) else None
+    shape = a.shape if a is not None else np.shape(x)
+    dt = a.dtype if a is not None else np.asarray(x).dtype
+    return E.div(x, np.broadcast_to(_scalar(n, dt), shape))
+
+
+# --------------------------------------------------------------------------- sum / prod
+
+def _sum_like(name, np_fn, prim_fn):
+    def f(a, axis=None, dtype=None, keepdims=False):
+        a = _arr(a)
+        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        if not isinstance(a, Tracer):
+            return wrap(np_fn(a, axis=axis, dtype=dt, keepdims=keepdims))
+        axes = canonicalize_axes(axis, a.ndim)
+        out = prim_fn(E.convert_element_type(a, dt), axes)
+        return _keep(out, a.shape, axes, keepdims)
+    f.__name__ = name
+    return f
+
+
+sum = _sum_like("sum", np.sum, R.reduce_sum)
+sum.__doc__ = """Sum over ``axis`` (None: all axes); bools and 32-bit ints sum as int64.
+
+>>> import numpy as np, functrans.numpy as fnp
+>>> fnp.sum(fnp.asarray([[1, 2], [3, 4]], "int32"), axis=0).tolist()
+[4, 6]
+"""
+prod = _sum_like("prod", np.prod, R.reduce_prod)
+prod.__doc__ = """Product over ``axis``; 1 for an empty reduction.
+
+>>> import numpy as np, functrans.numpy as fnp
+>>> fnp.prod(fnp.asarray([2.0, 3.0])).item()
+6.0
+"""
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    """Sum treating NaNs as zero.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.nansum(fnp.asarray([1.0, float("nan")])).item()
+    1.0
+    """
+    a = _arr(a)
     if not isinstance(a, Tracer):
-        return wrap(np.sum(asarray(a), axis=axis, dtype=dtype, keepdims=keepdims))
+        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        return wrap(np.nansum(a, axis=axis, dtype=dt, keepdims=keepdims))
+    if a.dtype.kind in "fc":
+        zero = np.zeros(a.shape, a.dtype)
+        a = E.select_n(E.eq(a, a), zero, a)     # x != x only for NaN
+    return sum(a, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+# --------------------------------------------------------------------------- mean / var / std
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    """Arithmetic mean; integers average as float64 (NaN for an empty slice).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.mean(fnp.asarray([1, 2])).item()
+    1.5
+    """
+    a = _arr(a)
+    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    if not isinstance(a, Tracer):
+        return wrap(np.mean(a, axis=axis, dtype=dt, keepdims=keepdims))
     axes = canonicalize_axes(axis, a.ndim)
-    dt = np.dtype(dtype) if dtype is not None else (
-        np.dtype(np.int64) if a.dtype.kind in "b" or (a.dtype.kind in "iu" and a.dtype.itemsize < 8)
-        else a.dtype)
-    out = R.reduce_sum(convert_element_type(a, dt), axes)
-    if keepdims:
-        from ._structural import reshape
-        out = reshape(out, tuple(1 if i in axes else s for i, s in enumerate(a.shape)))
-    return out
+    s = R.reduce_sum(E.convert_element_type(a, dt), axes)
+    return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Variance ``sum(|x - mean|^2) / (n - ddof)``; integers as float64.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.var(fnp.asarray([1.0, 3.0])).item()
+    1.0
+    """
+    a = _arr(a)
+    if not isinstance(a, Tracer):
+        dt = np.dtype(dtype) if dtype is not None else None
+        if dt is None and a.dtype.kind not in "fc":
+            dt = np.dtype(np.float64)
+        return wrap(np.var(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+    if a.dtype.kind == "c":
+        raise TypeError(f"var: complex input {a.aval.str_short()} is supported only outside "
+                        "transforms")
+    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    axes = canonicalize_axes(axis, a.ndim)
+    x = E.convert_element_type(a, dt)
+    m = R.reduce_sum(x, axes)
+    m = _div_by(m, _count(a.shape, axes))
+    d = E.sub(x, R._expand(m, a.shape, axes))
+    ss = R.reduce_sum(E.mul(d, d), axes)
+    return _keep(_div_by(ss, builtins.max(_count(a.shape, axes) - ddof, 0)), a.shape, axes,
+                 keepdims)
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Standard deviation, the square root of ``var``.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.std(fnp.asarray([1.0, 3.0])).item()
+    1.0
+    """
+    a = _arr(a)
+    if not isinstance(a, Tracer):
+        dt = np.dtype(dtype) if dtype is not None else None
+        if dt is None and a.dtype.kind not in "fc":
+            dt = np.dtype(np.float64)
+        return wrap(np.std(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+    return E.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """Weighted mean ``sum(a * w) / sum(w)`` (``mean`` without weights).
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.average(fnp.asarray([1.0, 3.0]), weights=fnp.asarray([3.0, 1.0])).item()
+    1.5
+    """
+    from ._elementwise import multiply, true_divide
+    from ._structural import broadcast_to
+    a = _arr(a)
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if not returned:
+            return avg
+        n = _count(a.shape, canonicalize_axes(axis, a.ndim))
+        return avg, wrap(np.broadcast_to(np.asarray(n, avg.dtype), avg.shape).copy())
+    w = _arr(weights)
+    if w.shape != a.shape:
+        if axis is None or w.ndim != 1 or not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"average: weights of shape {w.shape} do not match a of shape "
+                            f"{a.shape}; 1-D weights need an int axis")
+        ax = canonicalize_axis(axis, a.ndim)
+        if w.shape[0] != a.shape[ax]:
+            raise ValueError(f"average: weights of length {w.shape[0]} do not match axis {ax} "
+                             f"of a of shape {a.shape}")
+        w = _reshape(w, tuple(w.shape[0] if i == ax else 1 for i in range(a.ndim))) \
+            if isinstance(w, Tracer) else w.reshape([-1 if i == ax else 1 for i in range(a.ndim)])
+        w = broadcast_to(w, a.shape)
+    scl = sum(w, axis=axis, keepdims=keepdims)
+    avg = true_divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), scl)
+    return (avg, broadcast_to(scl, avg.shape)) if returned else avg
+
+
+# --------------------------------------------------------------------------- max / min
+
+def _extremum(name, np_fn, prim_fn):
+    def f(a, axis=None, keepdims=False):
+        a = _arr(a)
+        if not isinstance(a, Tracer):
+            return wrap(np_fn(a, axis=axis, keepdims=keepdims))
+        axes = canonicalize_axes(axis, a.ndim)
+        if builtins.any(a.shape[i] == 0 for i in axes):
+            raise ValueError(f"{name}: zero-size array to reduction operation {name} which "
+                             f"has no identity (shape {a.shape}, axis {axis})")
+        return _keep(prim_fn(a, axes), a.shape, axes, keepdims)
+    f.__name__ = name
+    f.__doc__ = (f"``numpy.{name}`` over ``axis``; an empty reduction is a ValueError.\n\n"
+                 f">>> import functrans.numpy as fnp\n"
+                 f">>> fnp.{name}(fnp.asarray([1.0, 3.0, 2.0])).item()\n"
+                 f"{3.0 if name == 'max' else 1.0}\n")
+    return f
+
+
+max = _extremum("max", np.max, R.reduce_max)
+min = _extremum("min", np.min, R.reduce_min)
+amax, amin = max, min
+
+
+def ptp(a, axis=None, keepdims=False):
+    """Range ``max - min`` over ``axis``.
+
+    >>> import numpy as np, functrans.numpy as fnp
+    >>> fnp.ptp(fnp.asarray([1.0, 4.0, 2.0])).item()
+    3.0
+    """
+    a = _arr(a)
+    if not isinstance(a, Tracer):
+        return wrap(np.ptp(a, axis=axis, keepdims=keepdims))
+    return E.sub(max(a, axis, keepdims), min(a, axis, keepdims))
+
+
+# --------------------------------------------------------------------------- argmax / argmin
+
+def _arg(name, np_fn, prim_fn):
+    def f(a, axis=None, keepdims=False):
+        a = _arr(a)
+        if not isinstance(a, Tracer):
+            return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims), dtype=np.int64))
+        if axis is None:
+            flat = _reshape(a, (a.size,))
+            if a.size == 0:
+                raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
+            out = prim_fn(flat, 0, np.int64)
+            return _reshape(out, (1,) * a.ndim) if keepdims else out
+        ax = canonicalize_axis(axis, a.ndim)
+        out = prim_fn(a, ax, np.int64)
+        return _keep(out, a.shape, (ax,), keepdims)
+    f.__name__ = name
+    f.__doc__ = (f"Index (int64) of the first {name[3:]}imum along ``axis`` (None: of the "
+                 f"flattened array); NaN counts as the extremum, as in numpy.\n\n"
+                 f">>> import functrans.numpy as fnp\n"
+                 f">>> fnp.{name}(fnp.asarray([2.0, 1.0, 2.0])).item()\n"
+                 f"{0 if name == 'argmax' else 1}\n")
+    return f
+
+
+argmax = _arg("argmax", np.argmax, R.argmax)
+argmin = _arg("argmin", np.argmin, R.argmin)
+
+
+# --------------------------------------------------------------------------- all / any
+
+def _logical(name, np_fn, prim_fn):
+    def f(a, axis=None, keepdims=False):
+        a = _arr(a)
+        if not isinstance(a, Tracer):
+            return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims)))
+        axes = canonicalize_axes(axis, a.ndim)
+        out = prim_fn(E.convert_element_type(a, np.bool_), axes)
+        return _keep(out, a.shape, axes, keepdims)
+    f.__name__ = name
+    f.__doc__ = (f"Whether {name} elements along ``axis`` are nonzero (NaN counts as true).\n\n"
+                 f">>> import functrans.numpy as fnp\n"
+                 f">>> bool(fnp.{name}(fnp.asarray([1.0, 0.0])))\n"
+                 f"{name == 'any'}\n")
+    return f
+
+
+all = _logical("all", np.all, R.reduce_and)
+any = _logical("any", np.any, R.reduce_or)
+
+
+# --------------------------------------------------------------------------- cumulative
+
+def _cumulative(name, np_fn, prim_fn):
+    def f(a, axis=None, dtype=None):
+        a = _arr(a)
+        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        if not isinstance(a, Tracer):
+            return wrap(np_fn(a, axis=axis, dtype=dt))
+        if axis is None:
+            a, ax = _reshape(a, (a.size,)), 0
+        else:
+            ax = canonicalize_axis(axis, a.ndim)
+        return prim_fn(E.convert_element_type(a, dt), ax)
+    f.__name__ = name
+    f.__doc__ = (f"``numpy.{name}`` along ``axis`` (None: of the flattened array); bools and "
+                 f"32-bit ints accumulate as int64.\n\n"
+                 f">>> import functrans.numpy as fnp\n"
+                 f">>> fnp.{name}(fnp.asarray([1, 2, 3])).tolist()\n"
+                 f"{[1, 3, 6] if name == 'cumsum' else [1, 2, 6]}\n")
+    return f
+
+
+cumsum = _cumulative("cumsum", np.cumsum, R.cumsum)
+cumprod = _cumulative("cumprod", np.cumprod, R.cumprod)

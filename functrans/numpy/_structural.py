@@ -1,8 +1,22 @@
-"""Structural functions of ``functrans.numpy``: reshape, transpose, broadcasting, joining.
+"""Structural functions of ``functrans.numpy``: reshaping, axis moves, broadcasting,
+joining and splitting, flips, take, tile/repeat, pad and roll, with numpy semantics.
+
+Eagerly (no tracer among the arguments) each calls numpy at once; under a trace it
+lowers to the structural and indexing primitives (reshape, transpose,
+broadcast_in_dim, squeeze, slice, rev, concatenate, pad, gather).
+
+Out-of-range indices in ``take``/``take_along_axis`` follow JAX, not numpy: with
+the default ``mode=None`` (same as ``"clip"``) a negative index is wrapped once and
+then the index is clamped into range; ``"wrap"`` takes it modulo the axis size;
+``"fill"`` returns ``fill_value`` (default NaN for inexact dtypes, 0 otherwise)
+at out-of-range positions; ``"raise"`` checks static indices and raises
+``IndexError``.
 
 >>> import functrans.numpy as fnp
 >>> fnp.reshape(fnp.zeros(6), (2, -1)).shape
 (2, 3)
+>>> fnp.take(fnp.arange(4.0), [0, -1, 9]).tolist()
+[0.0, 3.0, 3.0]
 """
 from __future__ import annotations
 
@@ -10,15 +24,44 @@ import numpy as np
 
 from ..tracing import Tracer, wrap
 from ..primitives import structural as S
-from ._util import asarray, broadcast_to_shape, shape_of
+from ..primitives import indexing as I
+from ..primitives import elementwise as E
+from ..primitives.base import aval
+from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis, result_dtype
 
-__all__ = ["reshape", "transpose", "broadcast_to", "stack"]
+__all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+           "broadcast_to", "broadcast_arrays", "broadcast_shapes", "concatenate", "concat",
+           "stack", "vstack", "hstack", "dstack", "column_stack", "split", "array_split",
+           "hsplit", "vsplit", "take", "take_along_axis", "flip", "fliplr", "flipud", "tile",
+           "repeat", "pad", "atleast_1d", "atleast_2d", "atleast_3d", "roll", "shape", "ndim",
+           "size"]
 
+
+def _arr(a):
+    return a if isinstance(a, Tracer) else asarray(a)
+
+
+def shape(a):
+    return tuple(_arr(a).shape)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a, axis=None):
+    s = shape(a)
+    return int(np.prod(s)) if axis is None else s[axis]
+
+
+# --------------------------------------------------------------------------- reshape & axes
 
 def _resolve_shape(size, shape, old_shape):
     shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if shape.count(-1) > 1:
         raise ValueError(f"reshape: can only specify one unknown dimension, got {shape}")
+    if any(s < -1 for s in shape):
+        raise ValueError(f"reshape: negative dimension in new shape {shape}")
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1]))
         if known == 0 or size % known:
@@ -31,20 +74,40 @@ def _resolve_shape(size, shape, old_shape):
     return shape
 
 
-def reshape(a, newshape):
-    """Row-major reshape; one dimension may be -1."""
-    a = asarray(a)
-    shape = _resolve_shape(int(np.prod(a.shape)), newshape, a.shape)
+def reshape(a, newshape=None, order="C", *, shape=None):
+    """Reshape (one dimension may be -1); ``order="F"`` reshapes column-major.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.reshape(fnp.arange(6), (3, 2)).shape
+    (3, 2)
+    """
+    newshape = shape if newshape is None else newshape
+    if newshape is None:
+        raise TypeError("reshape: missing the new shape")
+    a = _arr(a)
+    new = _resolve_shape(int(np.prod(a.shape)), newshape, a.shape)
+    if order not in ("C", "F"):
+        raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
     if not isinstance(a, Tracer):
-        return wrap(np.reshape(a, shape))
-    return S.reshape(a, shape)
+        return wrap(np.reshape(a, new, order=order))
+    if order == "F":
+        return transpose(S.reshape(transpose(a), new[::-1]))
+    return S.reshape(a, new)
+
+
+def ravel(a, order="C"):
+    """The elements as a 1-d array (row-major)."""
+    return reshape(a, (-1,), order)
 
 
 def transpose(a, axes=None):
     """Permute axes (reverse them when ``axes`` is None)."""
-    a = asarray(a)
+    a = _arr(a)
     nd = len(a.shape)
-    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % max(nd, 1) for x in axes)
+    if axes is None:
+        axes = tuple(reversed(range(nd)))
+    else:
+        axes = tuple(canonicalize_axis(x, nd, "transpose: axis") for x in axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the axes of an "
                          f"array of shape {tuple(a.shape)}")
@@ -53,11 +116,80 @@ def transpose(a, axes=None):
     return S.transpose(a, axes)
 
 
-def broadcast_to(a, shape):
-    a = asarray(a)
-    shape = tuple(int(s) for s in shape)
+def swapaxes(a, axis1, axis2):
+    """Exchange two axes."""
+    a = _arr(a)
+    nd = len(a.shape)
+    perm = list(range(nd))
+    i, j = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    """Move axes ``source`` to positions ``destination``; the others keep their order."""
+    a = _arr(a)
+    nd = len(a.shape)
+    src = [source] if isinstance(source, (int, np.integer)) else list(source)
+    dst = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must have "
+                         "the same number of elements")
+    src = [canonicalize_axis(s, nd, "moveaxis: source") for s in src]
+    dst = [canonicalize_axis(d, nd, "moveaxis: destination") for d in dst]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+def expand_dims(a, axis):
+    """Insert size-1 axes at positions ``axis`` of the result."""
+    a = _arr(a)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    nd = len(a.shape) + len(axes)
+    axes = sorted(canonicalize_axis(x, nd, "expand_dims: axis") for x in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
+    new = list(a.shape)
+    for x in axes:
+        new.insert(x, 1)
+    return reshape(a, tuple(new))
+
+
+def squeeze(a, axis=None):
+    """Remove size-1 axes (all of them when ``axis`` is None)."""
+    a = _arr(a)
+    nd = len(a.shape)
+    if axis is None:
+        axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
+    else:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axes = tuple(canonicalize_axis(x, nd, "squeeze: axis") for x in axes)
+        bad = [x for x in axes if a.shape[x] != 1]
+        if bad:
+            raise ValueError(f"squeeze: cannot select axis {bad[0]} to squeeze out: it has "
+                             f"size {a.shape[bad[0]]}, not 1 (array shape {tuple(a.shape)})")
+    if not isinstance(a, Tracer):
+        return wrap(np.squeeze(a, axes))
+    return S.squeeze(a, axes)
+
+
+# --------------------------------------------------------------------------- broadcasting
+
+def broadcast_shapes(*shapes):
     try:
-        np.broadcast_shapes(tuple(a.shape), shape)
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be "
+                         "broadcast together") from None
+
+
+def broadcast_to(a, shape):
+    """Broadcast ``a`` to ``shape`` with numpy's rules (trailing axes aligned)."""
+    a = _arr(a)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    try:
         ok = np.broadcast_shapes(tuple(a.shape), shape) == shape
     except ValueError:
         ok = False
@@ -68,8 +200,496 @@ def broadcast_to(a, shape):
     return broadcast_to_shape(a, shape)
 
 
-def stack(arrays, axis=0):
-    arrays = [asarray(x) for x in arrays]
-    if not any(isinstance(x, Tracer) for x in arrays):
-        return wrap(np.stack(arrays, axis))
-    raise NotImplementedError("stack of tracers lands with concatenate")
+def broadcast_arrays(*args):
+    """All arguments broadcast to their common shape (a list)."""
+    arrays = [_arr(a) for a in args]
+    out = broadcast_shapes(*[tuple(a.shape) for a in arrays])
+    return [broadcast_to(a, out) for a in arrays]
+
+
+# --------------------------------------------------------------------------- joining
+
+def _check_concat_shapes(name, arrays, axis):
+    nd = len(arrays[0].shape)
+    for i, a in enumerate(arrays[1:], 1):
+        s0, s = tuple(arrays[0].shape), tuple(a.shape)
+        if len(s) != nd or any(x != y for j, (x, y) in enumerate(zip(s0, s)) if j != axis):
+            raise ValueError(f"{name}: array shapes {s0} (argument 0) and {s} (argument {i}) "
+                             f"must match except along axis {axis}")
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Join arrays along an existing axis (``axis=None``: flatten them first).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.concatenate([fnp.zeros(2), fnp.ones(1)]).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    if isinstance(arrays, (np.ndarray, Tracer)):
+        arrays = list(arrays)
+    arrays = [_arr(a) for a in arrays]
+    if not arrays:
+        raise ValueError("concatenate: need at least one array to concatenate")
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    if any(len(a.shape) == 0 for a in arrays):
+        raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
+    axis = canonicalize_axis(axis, len(arrays[0].shape), "concatenate: axis")
+    _check_concat_shapes("concatenate", arrays, axis)
+    if not any_tracer(*arrays):
+        return wrap(np.concatenate(arrays, axis=axis, dtype=dtype))
+    dt = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
+    arrays = [E.convert_element_type(a, dt) if isinstance(a, Tracer) else np.asarray(a, dt)
+              for a in arrays]
+    return S.concatenate(arrays, axis)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, dtype=None):
+    """Join same-shape arrays along a new axis (also what ``fnp.asarray([tracers])`` uses)."""
+    arrays = [_arr(a) for a in arrays]
+    if not arrays:
+        raise ValueError("stack: need at least one array to stack")
+    s0 = tuple(arrays[0].shape)
+    for i, a in enumerate(arrays[1:], 1):
+        if tuple(a.shape) != s0:
+            raise ValueError(f"stack: all input arrays must have the same shape, got {s0} "
+                             f"(argument 0) and {tuple(a.shape)} (argument {i})")
+    axis = canonicalize_axis(axis, len(s0) + 1, "stack: axis")
+    if not any_tracer(*arrays):
+        return wrap(np.stack(arrays, axis, dtype=dtype))
+    return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
+
+
+def atleast_1d(*arys):
+    """Each argument with at least one axis (a list when given several)."""
+    out = [a if a.ndim >= 1 else reshape(a, (1,)) for a in map(_arr, arys)]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in map(_arr, arys):
+        out.append(a if a.ndim >= 2 else reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape)))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    """numpy's rule: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
+    out = []
+    for a in map(_arr, arys):
+        s = tuple(a.shape)
+        new = {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s)
+        out.append(reshape(a, new))
+    return out[0] if len(out) == 1 else out
+
+
+def _as_list(arrays):
+    if isinstance(arrays, Tracer) or (isinstance(arrays, np.ndarray) and arrays.ndim):
+        return [arrays[i] for i in range(len(arrays))]
+    return list(arrays)
+
+
+def vstack(tup, dtype=None):
+    """Stack along the first axis after ``atleast_2d``."""
+    return concatenate([atleast_2d(a) for a in _as_list(tup)], 0, dtype)
+
+
+def hstack(tup, dtype=None):
+    """Stack along the second axis (the first for 1-d inputs)."""
+    arrs = [atleast_1d(a) for a in _as_list(tup)]
+    return concatenate(arrs, 0 if arrs and arrs[0].ndim == 1 else 1, dtype)
+
+
+def dstack(tup, dtype=None):
+    """Stack along the third axis after ``atleast_3d``."""
+    return concatenate([atleast_3d(a) for a in _as_list(tup)], 2, dtype)
+
+
+def column_stack(tup):
+    """1-d arrays become columns; 2-d arrays are stacked as they are."""
+    arrs = [_arr(a) for a in tup]
+    return concatenate([reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrs], 1)
+
+
+# --------------------------------------------------------------------------- splitting
+
+def _split_points(n, sections, name, even):
+    if isinstance(sections, (int, np.integer)):
+        k = int(sections)
+        if k <= 0:
+            raise ValueError(f"{name}: number of sections must be larger than 0, got {k}")
+        if even and n % k:
+            raise ValueError(f"{name}: array split does not result in an equal division "
+                             f"(axis of size {n} into {k} sections)")
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        return list(np.cumsum([0] + sizes))
+    pts = [int(p) for p in sections]
+    return [0] + pts + [n]
+
+
+def _split(name, ary, indices_or_sections, axis, even):
+    a = _arr(ary)
+    axis = canonicalize_axis(axis, len(a.shape), f"{name}: axis")
+    n = a.shape[axis]
+    pts = _split_points(n, indices_or_sections, name, even)
+    out = []
+    for lo, hi in zip(pts[:-1], pts[1:]):
+        lo, hi = min(max(lo if lo >= 0 else lo + n, 0), n), min(max(hi if hi >= 0 else hi + n, 0), n)
+        hi = max(hi, lo)
+        if isinstance(a, Tracer):
+            out.append(S.slice_in_dim(a, lo, hi, 1, axis))
+        else:
+            out.append(wrap(np.asarray(a)[(slice(None),) * axis + (slice(lo, hi),)]))
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal sections (an int) or at the given indices (a list)."""
+    return _split("split", ary, indices_or_sections, axis, True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like ``split``, but an int need not divide the axis (the first pieces are longer)."""
+    return _split("array_split", ary, indices_or_sections, axis, False)
+
+
+def hsplit(ary, indices_or_sections):
+    a = _arr(ary)
+    return split(a, indices_or_sections, 0 if a.ndim == 1 else 1)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 0)
+
+
+# --------------------------------------------------------------------------- take
+
+def _check_int_indices(name, idx):
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{name}: indices must be integers, got dtype {idx.dtype}")
+
+
+def _norm_static(name, idx, n, mode):
+    """Static indices under ``mode``: (in-range indices, mask of valid ones or None)."""
+    idx = np.asarray(idx, np.int64)
+    if mode == "wrap":
+        return np.mod(idx, n) if n else idx, None
+    if mode == "raise":
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError(f"{name}: index {int(idx[bad].flat[0])} is out of bounds for "
+                             f"axis of size {n}")
+        return np.where(idx < 0, idx + n, idx), None
+    wrapped = np.where(idx < 0, idx + n, idx)
+    valid = (wrapped >= 0) & (wrapped < n)
+    return np.clip(wrapped, 0, max(n - 1, 0)), (valid if mode == "fill" else None)
+
+
+def _norm_traced(name, idx, n, mode):
+    if mode == "raise":
+        raise IndexError(f"{name}: mode='raise' needs static indices; the indices "
+                         f"{idx.aval.str_short()} are traced (use mode='clip' or 'fill')")
+    dt = np.dtype(np.int32) if idx.dtype == np.int32 else np.dtype(np.int64)
+    idx = E.convert_element_type(idx, dt)
+    if mode == "wrap":
+        from ._elementwise import remainder
+        return remainder(idx, n), None
+    shp = idx.shape
+    neg = E.lt(idx, S.full(shp, 0, dt))
+    idx = E.select_n(neg, idx, E.add(idx, S.full(shp, n, dt)))
+    valid = None
+    if mode == "fill":
+        valid = E.bitwise_and(E.ge(idx, S.full(shp, 0, dt)), E.lt(idx, S.full(shp, n, dt)))
+    return I.clamp_indices(idx, 0, max(n - 1, 0)), valid
+
+
+def _fill(out, valid, fill_value, expand_at):
+    """``out`` where ``valid`` (broadcast over the non-index axes), else the fill value."""
+    from ._elementwise import where
+    if fill_value is None:
+        fill_value = np.nan if out.dtype.kind in "fc" else 0
+    v = valid
+    v_shape = tuple(v.shape)
+    o_shape = tuple(out.shape)
+    full_v = [1] * len(o_shape)
+    full_v[expand_at:expand_at + len(v_shape)] = v_shape
+    v = reshape(v, tuple(full_v))
+    return where(v, out, np.asarray(fill_value).astype(out.dtype))
+
+
+_TAKE_MODES = (None, "clip", "wrap", "fill", "raise")
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None).
+
+    Out-of-range indices follow ``mode`` (see the module docstring; default: clamp).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.take(fnp.arange(6).reshape(2, 3), [2, 0], axis=1).tolist()
+    [[2, 0], [5, 3]]
+    """
+    if out is not None:
+        raise TypeError("take: the out argument is not supported (arrays are immutable)")
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"take: mode must be one of {_TAKE_MODES}, got {mode!r}")
+    a = _arr(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonicalize_axis(axis, len(a.shape), "take: axis")
+    idx = indices if isinstance(indices, Tracer) else asarray(indices)
+    _check_int_indices("take", idx)
+    n = a.shape[axis]
+    if n == 0 and int(np.prod(idx.shape)) and mode != "fill":
+        raise IndexError(f"take: cannot take indices from an empty axis {axis} of an array of "
+                         f"shape {tuple(a.shape)}")
+    if not isinstance(idx, Tracer):
+        norm, valid = _norm_static("take", idx, n, mode)
+        if not isinstance(a, Tracer):
+            res = wrap(np.take(np.asarray(a), norm, axis=axis)) if n else \
+                wrap(np.zeros(a.shape[:axis] + norm.shape + a.shape[axis + 1:], a.dtype))
+            return res if valid is None else _fill(res, valid, fill_value, axis)
+        idx = norm
+    else:
+        idx, valid = _norm_traced("take", idx, n, mode)
+    nb = len(idx.shape)
+    moved = moveaxis(a, axis, 0) if axis else a
+    col = S.reshape(idx, tuple(idx.shape) + (1,))
+    res = I.gather(moved, col, 1)
+    # gather gives (*idx, *others): put the index axes where ``axis`` was
+    nd = len(a.shape)
+    perm = tuple(range(nb, nb + axis)) + tuple(range(nb)) + tuple(range(nb + axis, nb + nd - 1))
+    res = S.transpose(res, perm) if isinstance(res, Tracer) else wrap(np.transpose(res, perm))
+    return res if valid is None else _fill(res, valid, fill_value, axis)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """``arr`` indexed along ``axis`` by ``indices`` of the same rank (other axes broadcast).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.take_along_axis(fnp.array([[3, 1, 2]]), fnp.array([[1, 2, 0]]), 1).tolist()
+    [[1, 2, 3]]
+    """
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"take_along_axis: mode must be one of {_TAKE_MODES}, got {mode!r}")
+    a = _arr(arr)
+    idx = indices if isinstance(indices, Tracer) else asarray(indices)
+    _check_int_indices("take_along_axis", idx)
+    if axis is None:
+        a, axis = ravel(a), 0
+        idx = ravel(idx)
+    nd = len(a.shape)
+    if len(idx.shape) != nd:
+        raise ValueError(f"take_along_axis: indices of shape {tuple(idx.shape)} must have the "
+                         f"same number of dimensions as the array of shape {tuple(a.shape)}")
+    axis = canonicalize_axis(axis, nd, "take_along_axis: axis")
+    n = a.shape[axis]
+    a_other = tuple(1 if j == axis else s for j, s in enumerate(a.shape))
+    i_other = tuple(1 if j == axis else s for j, s in enumerate(idx.shape))
+    out_shape = list(broadcast_shapes(a_other, i_other))
+    out_shape[axis] = idx.shape[axis]
+    out_shape = tuple(out_shape)
+    if isinstance(idx, Tracer):
+        norm, valid = _norm_traced("take_along_axis", idx, n, mode)
+    else:
+        norm, valid = _norm_static("take_along_axis", idx, n, mode)
+    if not any_tracer(a, norm):
+        norm = np.broadcast_to(norm, out_shape)
+        res = wrap(np.take_along_axis(np.broadcast_to(np.asarray(a), tuple(
+            s if j == axis else out_shape[j] for j, s in enumerate(a.shape))), norm, axis))
+    else:
+        dt = norm.dtype
+        cols = []
+        for j in range(nd):
+            if j == axis:
+                c = broadcast_to_shape(norm, out_shape)
+            elif a.shape[j] == 1:
+                c = S.full(out_shape, 0, dt)
+            else:
+                c = S.broadcasted_iota(dt, out_shape, j)
+            cols.append(S.reshape(c, out_shape + (1,)))
+        res = I.gather(a, S.concatenate(cols, nd), nd)
+    if valid is not None:
+        return _fill(res, broadcast_to(valid, out_shape), fill_value, 0)
+    return res
+
+
+# --------------------------------------------------------------------------- flips, tiling
+
+def flip(m, axis=None):
+    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    a = _arr(m)
+    nd = len(a.shape)
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axes = tuple(canonicalize_axis(x, nd, "flip: axis") for x in axes)
+    if not isinstance(a, Tracer):
+        return wrap(np.flip(a, axes))
+    return S.rev(a, axes)
+
+
+def fliplr(m):
+    a = _arr(m)
+    if a.ndim < 2:
+        raise ValueError(f"fliplr: input must be at least 2-d, got shape {tuple(a.shape)}")
+    return flip(a, 1)
+
+
+def flipud(m):
+    a = _arr(m)
+    if a.ndim < 1:
+        raise ValueError("flipud: input must be at least 1-d")
+    return flip(a, 0)
+
+
+def tile(A, reps):
+    """Repeat the whole array ``reps`` times along each axis (numpy's rank rules)."""
+    a = _arr(A)
+    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: negative repetitions {reps}")
+    if not isinstance(a, Tracer):
+        return wrap(np.tile(a, reps))
+    nd = max(a.ndim, len(reps))
+    shp = (1,) * (nd - a.ndim) + tuple(a.shape)
+    reps = (1,) * (nd - len(reps)) + reps
+    a = S.reshape(a, shp)
+    big = tuple(x for r, s in zip(reps, shp) for x in (r, s))
+    b = S.broadcast_in_dim(a, big, tuple(range(1, 2 * nd, 2)))
+    return S.reshape(b, tuple(r * s for r, s in zip(reps, shp)))
+
+
+def repeat(a, repeats, axis=None, total_repeat_length=None):
+    """Repeat each element ``repeats`` times along ``axis`` (flattened when None).
+
+    ``repeats`` must be static (an int or a concrete array).
+    """
+    a = _arr(a)
+    if isinstance(repeats, Tracer):
+        if repeats.val is None:
+            raise TypeError(f"repeat: repeats must be static, got a traced value "
+                            f"{repeats.aval.str_short()} (the result's shape depends on it)")
+        repeats = repeats.val
+    reps = np.asarray(repeats)
+    if reps.dtype.kind not in "iub" or (reps < 0).any():
+        raise ValueError(f"repeat: repeats must be non-negative integers, got {repeats!r}")
+    if not isinstance(a, Tracer):
+        return wrap(np.repeat(a, reps, axis))
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonicalize_axis(axis, a.ndim, "repeat: axis")
+    n = a.shape[axis]
+    if reps.ndim == 0:
+        r = int(reps)
+        big = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
+        dims = tuple(j if j <= axis else j + 1 for j in range(a.ndim))
+        b = S.broadcast_in_dim(a, big, dims)
+        return S.reshape(b, a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
+    reps = np.broadcast_to(reps, (n,))
+    return take(a, np.repeat(np.arange(n), reps), axis=axis)
+
+
+def roll(a, shift, axis=None):
+    """Shift elements cyclically by ``shift`` along ``axis`` (flattened when None)."""
+    x = _arr(a)
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), tuple(x.shape))
+    shifts = (shift,) if not isinstance(shift, (tuple, list)) else tuple(shift)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
+    if not any_tracer(x, *shifts):
+        return wrap(np.roll(np.asarray(x), shifts, axes))
+    for s, ax in zip(shifts, axes):
+        ax = canonicalize_axis(ax, x.ndim, "roll: axis")
+        n = x.shape[ax]
+        if n == 0:
+            continue
+        if isinstance(s, Tracer) and s.val is None:
+            from ._elementwise import remainder, subtract
+            start = subtract(n, remainder(s, n))   # in [1, n]: the window of [x, x] to keep
+            doubled = concatenate([x, x], ax)
+            x = I.dynamic_slice_in_dim(doubled, E.convert_element_type(start, np.int64), n, ax)
+            continue
+        k = int(s if not isinstance(s, Tracer) else s.val) % n
+        if k:
+            x = concatenate([S.slice_in_dim(x, n - k, n, 1, ax), S.slice_in_dim(x, 0, n - k, 1, ax)], ax)
+    return x
+
+
+# --------------------------------------------------------------------------- pad
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+
+
+def _pairs(name, value, nd):
+    try:
+        arr = np.broadcast_to(np.asarray(value), (nd, 2))
+    except ValueError:
+        raise ValueError(f"pad: {name} {value!r} cannot be read as one (before, after) pair "
+                         f"per axis of an array of rank {nd}") from None
+    return arr
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pad with numpy's ``pad_width`` forms; modes constant (``constant_values``), edge,
+    reflect, symmetric and wrap.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.pad(fnp.arange(3.0), (1, 2), constant_values=9.0).tolist()
+    [9.0, 0.0, 1.0, 2.0, 9.0, 9.0]
+    """
+    a = _arr(array)
+    nd = a.ndim
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported (supported: "
+                                  f"{', '.join(_PAD_MODES)})")
+    widths = _pairs("pad_width", pad_width, nd)
+    if widths.dtype.kind not in "iu":
+        raise TypeError(f"pad: pad_width must be integers, got {pad_width!r}")
+    if (widths < 0).any():
+        raise ValueError(f"pad: pad_width must not be negative, got {pad_width!r}")
+    widths = [(int(lo), int(hi)) for lo, hi in widths]
+    cv = kwargs.pop("constant_values", 0)
+    if kwargs:
+        raise TypeError(f"pad: unsupported keyword arguments {sorted(kwargs)} for mode {mode!r}")
+    if not any_tracer(a, cv):
+        if mode == "constant":
+            return wrap(np.pad(np.asarray(a), widths, mode, constant_values=cv))
+        return wrap(np.pad(np.asarray(a), widths, "constant" if mode == "empty" else mode))
+    if mode in ("constant", "empty"):
+        if mode == "empty":
+            cv = 0
+        if isinstance(cv, Tracer):
+            if cv.ndim != 0:
+                raise ValueError(f"pad: traced constant_values must be a scalar, got "
+                                 f"{cv.aval.str_short()}")
+            pv = E.convert_element_type(cv, a.dtype)
+            return S.pad(a, pv, tuple((lo, hi, 0) for lo, hi in widths))
+        cvs = _pairs("constant_values", cv, nd)
+        if (cvs == cvs.flat[0]).all() if cvs.size else True:
+            pv = np.asarray(cvs.flat[0] if cvs.size else 0).astype(a.dtype)
+            return S.pad(a, pv, tuple((lo, hi, 0) for lo, hi in widths))
+        for j in range(nd):   # different values per axis and side: one side at a time
+            for side in (0, 1):
+                cfg = [(0, 0, 0)] * nd
+                cfg[j] = (widths[j][0], 0, 0) if side == 0 else (0, widths[j][1], 0)
+                a = S.pad(a, np.asarray(cvs[j][side]).astype(a.dtype), tuple(cfg))
+        return a
+    # edge / reflect / symmetric / wrap select input elements: take with numpy's index map
+    for j, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            idx = np.pad(np.arange(a.shape[j]), (lo, hi), mode)
+            a = take(a, idx, axis=j)
+    return a

@@ -36,24 +36,77 @@ def _pjit_impl(*args, jaxpr, name, backend):
     key = (id(jaxpr), backend)
     hit = _compiled.get(key)
     if hit is None or hit[0] is not jaxpr:
-        hit = (jaxpr, get_backend(backend).compile(jaxpr))
+        hit = (jaxpr, get_backend(backend).compile(_optimized(jaxpr)))
         _compiled[key] = hit
     return hit[1](*args)
 
 
+def _optimized(closed):
+    """The body as a backend gets it: calls (custom rules, checkpoint) inlined, simplified."""
+    try:
+        from jaxpr_ir.passes import simplify
+    except ImportError:
+        return closed
+    return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
+
+
 def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
-    from ..transforms.jvp import jvp_jaxpr
-    out = pjit_p.bind(*primals, jaxpr=jaxpr, name=name, backend=backend)
-    if all(type(t) is Zero for t in tangents):
-        return out, [Zero(tangent_aval(a)) for a in jaxpr.out_avals]
+    # Partial evaluation splits the JVP body into a known call (primal outputs and
+    # residuals, from the primals) and a linear call (tangents, from residuals and
+    # tangents): the primal is computed once, and in reverse mode only the linear
+    # call is staged, reading the residuals instead of recomputing them.
+    nz = tuple(type(t) is not Zero for t in tangents)
+    known, unknown, tk_idx, tu_idx = _jvp_split(jaxpr, nz)
     n_out = len(jaxpr.out_avals)
-    # The tangent part is its own call reading primals and tangents (it recomputes
-    # what it needs), so the primal outputs never land in a linear trace.
-    h = _hoist_consts(_select_outputs(jvp_jaxpr(jaxpr), range(n_out, 2 * n_out)))
-    ts = [instantiate(t) for t in tangents]
-    tout = pjit_p.bind(*h.consts_as_args, *primals, *ts, jaxpr=h.closed, name=f"jvp({name})",
-                       backend=backend)
-    return out, tout
+    kres = pjit_p.bind(*known.consts_as_args, *primals, jaxpr=known.closed,
+                       name=f"jvp_known({name})", backend=backend)
+    out, rest = kres[:n_out], kres[n_out:]
+    n_tk = len(tk_idx)
+    res = rest[n_tk:]
+    touts = [None] * n_out
+    for i, t in zip(tk_idx, rest[:n_tk]):
+        touts[i] = t
+    if tu_idx:
+        ts = [t for t in tangents if type(t) is not Zero]
+        tu = pjit_p.bind(*unknown.consts_as_args, *res, *ts, jaxpr=unknown.closed,
+                         name=f"jvp({name})", backend=backend)
+        for i, t in zip(tu_idx, tu):
+            touts[i] = t
+    return out, touts
+
+
+_split_cache: dict = {}
+
+
+def _jvp_split(jaxpr, nz):
+    """(known call, linear call, tangent outputs known, tangent outputs linear) for a body."""
+    key = (id(jaxpr), nz)
+    hit = _split_cache.get(key)
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    from ..transforms.jvp import jvp_eval
+    from ..transforms.partial_eval import partial_eval
+    from ..tracing import trace_to_jaxpr
+    in_avals = jaxpr.in_avals
+    n_in, n_out = len(in_avals), len(jaxpr.out_avals)
+    t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
+
+    def fun(*xs):
+        it = iter(xs[n_in:])
+        ts = [next(it) if m else Zero(tangent_aval(a)) for a, m in zip(in_avals, nz)]
+        outs, touts = jvp_eval(jaxpr.jaxpr, jaxpr.consts, xs[:n_in], ts)
+        return list(outs) + [instantiate(t) for t in touts]
+
+    j, c, _ = trace_to_jaxpr(fun, list(in_avals) + t_avals, name="pjit jvp")
+    kj, uj, out_known = partial_eval(ClosedJaxpr(j, c), [True] * n_in + [False] * len(t_avals))
+    assert all(out_known[:n_out]), "a primal output depends on tangents"
+    tk_idx = [i for i in range(n_out) if out_known[n_out + i]]
+    tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
+    res = (_hoist_consts(kj), _hoist_consts(uj), tk_idx, tu_idx)
+    if len(_split_cache) > 256:    # bounded: bodies of retraced functions are new objects
+        _split_cache.clear()
+    _split_cache[key] = (jaxpr, res)
+    return res
 
 
 def _select_outputs(closed, idx):

@@ -1,2 +1,402 @@
-"""(being written)"""
-__all__ = []
+"""Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``
+and ``map`` (re-exported by ``functrans.lax``).
+
+Each traces the user's Python functions once, on abstract values, into
+const-free sub-jaxprs (closed-over values become explicit operands) and binds
+one primitive (``cond``, ``while`` or ``scan``; see ``control_flow_cond`` and
+``control_flow_loops`` for the primitives and their rules). The primitive is
+bound even when every value is concrete, so the program is the same under
+every transform; eagerly its implementation loops in Python at once.
+
+>>> from functrans import lax
+>>> float(lax.fori_loop(0, 5, lambda i, x: x + i, 0.0))
+10.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from ..api_util import as_array
+from ..tracing import Tracer, get_aval
+from ..tree_util import tree_flatten, tree_unflatten
+from .control_flow_common import hoist, join_branch_consts, trace_closed
+from .control_flow_cond import clamp_index, cond_p
+from .control_flow_loops import scan_p, while_p
+
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _leaf_paths(treedef, prefix=""):
+    """Printable paths of a pytree's leaves, e.g. ``[1]['w']``."""
+    if treedef.children is None:
+        return [prefix]
+    if treedef.node_type is dict:
+        keys = [f"[{k!r}]" for k in treedef.aux]
+    else:
+        keys = [f"[{i}]" for i in range(len(treedef.children))]
+    out = []
+    for k, c in zip(keys, treedef.children):
+        out += _leaf_paths(c, prefix + k)
+    return out
+
+
+def _flatten_operands(tree, what):
+    leaves, td = tree_flatten(tree)
+    out = []
+    for p, x in zip(_leaf_paths(td), leaves):
+        try:
+            out.append(as_array(x))
+        except TypeError:
+            raise TypeError(f"{what}{p} of type {type(x).__name__} is not an array: "
+                            f"{x!r:.60}") from None
+    return out, td
+
+
+def _cast(x, dtype):
+    from .elementwise import convert_element_type
+    if isinstance(x, (bool, int, float, complex)):
+        return np.asarray(x, dtype)
+    return convert_element_type(x, dtype)
+
+
+def _trace_fun(fun, in_tree, in_avals, name, casts=None):
+    """Trace ``fun`` (taking the pytree ``in_tree``) on abstract leaves.
+
+    ``casts`` maps an output leaf index to a dtype it is converted to (weak-typed
+    outputs adopting the type they must have). Returns (closed, out_tree).
+    """
+    box = {}
+
+    def flat(*leaves):
+        out = fun(*tree_unflatten(in_tree, leaves))
+        outs, box["tree"] = _flatten_operands(out, f"the output of {name}")
+        if casts:
+            outs = [_cast(x, casts[i]) if i in casts else x for i, x in enumerate(outs)]
+        return outs
+
+    closed = trace_closed(flat, in_avals, name)
+    return closed, box["tree"]
+
+
+def _type_str(a):
+    return a.str_short()
+
+
+def _check_fun(f, what):
+    if not callable(f):
+        raise TypeError(f"{what} must be callable, got {type(f).__name__}")
+
+
+def _same(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+# --------------------------------------------------------------------------- cond / switch
+
+def _trace_branches(funs, names, operands, what):
+    """Trace every branch on the operands; outputs must agree in structure and types
+    (a weakly typed output adopts the other branches' dtype)."""
+    leaves, td = _flatten_operands(tuple(operands), f"{what} operand ")
+    in_avals = [get_aval(x) for x in leaves]
+    traced = [_trace_fun(f, td, in_avals, n) for f, n in zip(funs, names)]
+    tree0 = traced[0][1]
+    for (c, t), n in zip(traced[1:], names[1:]):
+        if t != tree0:
+            raise TypeError(f"{what}: {names[0]} and {n} must return the same structure, got "
+                            f"{tree0} and {t}")
+    paths = _leaf_paths(tree0)
+    n_out = len(paths)
+    casts = [dict() for _ in funs]
+    for i in range(n_out):
+        avs = [c.out_avals[i] for c, _ in traced]
+        strong = [a for a in avs if not a.weak_type]
+        target = strong[0] if strong else avs[0]
+        for k, a in enumerate(avs):
+            if _same(a, target):
+                continue
+            if a.weak_type and a.shape == target.shape:
+                casts[k][i] = target.dtype
+                continue
+            j = next(m for m, b in enumerate(avs) if b is target)
+            raise TypeError(f"{what}: output{paths[i] or ''} of {names[k]} has type "
+                            f"{_type_str(a)} but {names[j]} returns {_type_str(target)}; "
+                            "every branch must return the same shapes and dtypes")
+    closeds = []
+    for k, ((c, _), f, n) in enumerate(zip(traced, funs, names)):
+        closeds.append(_trace_fun(f, td, in_avals, n, casts[k])[0] if casts[k] else c)
+    branches, consts = join_branch_consts(closeds)
+    return leaves, tuple(branches), consts, tree0
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one staged branch.
+
+    ``pred`` is a boolean scalar. Both branches are traced; their outputs must
+    agree in structure, shapes and dtypes.
+
+    >>> from functrans import lax
+    >>> float(lax.cond(True, lambda x: x + 1.0, lambda x: x - 1.0, 2.0))
+    3.0
+    """
+    _check_fun(true_fun, "lax.cond: true_fun")
+    _check_fun(false_fun, "lax.cond: false_fun")
+    pred = as_array(pred)
+    pa = get_aval(pred)
+    if pa.shape != ():
+        raise TypeError(f"lax.cond: the predicate must be a scalar, got {_type_str(pa)}")
+    if pa.dtype != np.bool_:
+        raise TypeError(f"lax.cond: the predicate must be boolean, got {_type_str(pa)}; compare "
+                        "it (e.g. x != 0) or use lax.switch for an integer index")
+    leaves, branches, consts, out_tree = _trace_branches(
+        [false_fun, true_fun], ["false_fun", "true_fun"], operands, "lax.cond")
+    index = _cast(pred, np.int32)
+    outs = cond_p.bind(index, *consts, *leaves, branches=branches)
+    return tree_unflatten(out_tree, outs)
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``; the index is clamped to ``[0, len(branches) - 1]``.
+
+    >>> from functrans import lax
+    >>> fs = [lambda x: x, lambda x: 2.0 * x, lambda x: 3.0 * x]
+    >>> float(lax.switch(7, fs, 1.0))
+    3.0
+    """
+    if not isinstance(branches, (list, tuple)) or not branches:
+        raise TypeError("lax.switch: branches must be a non-empty sequence of functions, got "
+                        f"{type(branches).__name__}")
+    for k, f in enumerate(branches):
+        _check_fun(f, f"lax.switch: branch {k}")
+    index = as_array(index)
+    ia = get_aval(index)
+    if ia.shape != () or ia.dtype.kind not in "iu":
+        raise TypeError(f"lax.switch: the index must be an integer scalar, got {_type_str(ia)}")
+    names = [f"branch {k}" for k in range(len(branches))]
+    leaves, bs, consts, out_tree = _trace_branches(list(branches), names, operands, "lax.switch")
+    if not isinstance(index, Tracer):
+        # a concrete index: clamp in int64 first so large values cannot wrap in int32
+        idx = np.int32(min(max(int(index), 0), len(branches) - 1))
+    else:
+        idx = clamp_index(_cast(index, np.int32), len(branches))
+    outs = cond_p.bind(idx, *consts, *leaves, branches=bs)
+    return tree_unflatten(out_tree, outs)
+
+
+# --------------------------------------------------------------------------- loops
+
+def _trace_carry_fun(fun, in_tree, init_avals, other_avals, carry_of, name, what,
+                     carry_paths, carry_first=True):
+    """Trace a loop body whose carry must keep its type.
+
+    ``carry_of(out_tree) -> (carry out leaf slice, ok)`` locates the carry among
+    the output leaves. A weakly typed carry (initial value or output) adopts the
+    other side's dtype. Returns (closed, out_tree, carry avals).
+    """
+    carry_avals = list(init_avals)
+    casts = {}
+    for _ in range(3):
+        ins = carry_avals + other_avals if carry_first else other_avals + carry_avals
+        closed, out_tree = _trace_fun(fun, in_tree, ins, name, casts)
+        lo, hi = carry_of(out_tree)
+        outs = closed.out_avals[lo:hi]
+        changed = False
+        for i, (c, o) in enumerate(zip(carry_avals, outs)):
+            if _same(c, o):
+                continue
+            if c.shape == o.shape and o.weak_type and lo + i not in casts:
+                casts[lo + i] = c.dtype
+            elif c.shape == o.shape and c.weak_type:
+                carry_avals[i] = ShapedArray(c.shape, o.dtype, o.weak_type)
+            else:
+                raise TypeError(f"{what}: {name} changes carry element{carry_paths[i]} from "
+                                f"type {_type_str(init_avals[i])} to {_type_str(o)}; the loop "
+                                "carry must keep its shape and dtype")
+            changed = True
+        if not changed:
+            return closed, out_tree, carry_avals
+    raise TypeError(f"{what}: the carry types of {name} do not settle")  # pragma: no cover
+
+
+def _check_carry_tree(what, name, init_tree, out_tree):
+    if out_tree != init_tree:
+        raise TypeError(f"{what}: {name} must return a carry of the same structure as the "
+                        f"initial value: got {out_tree}, expected {init_tree}")
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``val = init_val; while cond_fun(val): val = body_fun(val)``, as one staged loop.
+
+    Differentiable in forward mode only (use ``scan`` or ``fori_loop`` with
+    static bounds for reverse mode).
+
+    >>> from functrans import lax
+    >>> int(lax.while_loop(lambda x: x < 10, lambda x: x * 2, 1))
+    16
+    """
+    _check_fun(cond_fun, "lax.while_loop: cond_fun")
+    _check_fun(body_fun, "lax.while_loop: body_fun")
+    init, init_tree = _flatten_operands(init_val, "lax.while_loop: init_val")
+    init_avals = [get_aval(x) for x in init]
+    paths = _leaf_paths(init_tree)
+    n = len(init)
+    in_tree = tree_flatten((init_val,))[1]
+
+    def carry_of(t):
+        _check_carry_tree("lax.while_loop", "body_fun", init_tree, t)
+        return 0, n
+
+    body, _, carry_avals = _trace_carry_fun(
+        body_fun, in_tree, init_avals, [], carry_of, "body_fun", "lax.while_loop", paths)
+    cond_closed, cond_tree = _trace_fun(cond_fun, in_tree, carry_avals, "cond_fun")
+    outs = cond_closed.out_avals
+    if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.bool_:
+        got = ", ".join(_type_str(a) for a in outs) or "nothing"
+        raise TypeError(f"lax.while_loop: cond_fun must return a boolean scalar, got {got}")
+    init = [x if _same(get_aval(x), a) else _cast(x, a.dtype) for x, a in zip(init, carry_avals)]
+    cj, c_consts = hoist(cond_closed)
+    bj, b_consts = hoist(body)
+    outs = while_p.bind(*c_consts, *b_consts, *init, cond_jaxpr=cj, body_jaxpr=bj,
+                        cond_nconsts=len(c_consts), body_nconsts=len(b_consts))
+    return tree_unflatten(init_tree, outs)
+
+
+def _is_int_bound(x):
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, int):
+        return True
+    a = get_aval(as_array(x))
+    return a.shape == () and a.dtype.kind in "iu"
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With static bounds (Python ints or concrete arrays) it is a ``scan`` of
+    ``upper - lower`` steps, differentiable in both modes; with traced bounds it
+    is a ``while_loop`` (forward mode only).
+
+    >>> from functrans import lax
+    >>> float(lax.fori_loop(1, 4, lambda i, x: x * i, 1.0))
+    6.0
+    """
+    _check_fun(body_fun, "lax.fori_loop: body_fun")
+    for nm, b in (("lower", lower), ("upper", upper)):
+        if not _is_int_bound(b):
+            t = get_aval(as_array(b))
+            raise TypeError(f"lax.fori_loop: {nm} must be an integer scalar, got {_type_str(t)}")
+    if isinstance(lower, int) and isinstance(upper, int):
+        i0 = lower   # a weakly typed int64 counter: `x * i` keeps x's float dtype
+    else:
+        dt = np.result_type(*[np.asarray(b).dtype if not isinstance(b, Tracer) else b.dtype
+                              for b in (lower, upper) if not isinstance(b, int)])
+        i0 = _cast(lower, dt) if not isinstance(lower, int) else np.asarray(lower, dt)
+        upper = _cast(upper, dt) if not isinstance(upper, int) else np.asarray(upper, dt)
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        from .elementwise import add
+        length = max(int(upper) - int(lower), 0)
+
+        def step(carry, _):
+            i, x = carry
+            return (add(i, 1), body_fun(i, x)), None
+
+        u = length if unroll is True else (1 if unroll in (None, False) else int(unroll))
+        (_, out), _ = scan(step, (i0, init_val), None, length=length, unroll=u)
+        return out
+    from .elementwise import add
+
+    def cond_fun(c):
+        return c[0] < c[1]
+
+    def body(c):
+        i, u, x = c
+        return add(i, 1), u, body_fun(i, x)
+
+    return while_loop(cond_fun, body, (i0, upper, init_val))[2]
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """Loop ``f(carry, x) -> (carry, y)`` over the leading axis of ``xs``.
+
+    Returns ``(final carry, stacked ys)``; with ``reverse=True`` it runs from the
+    last element to the first (``ys`` keep the order of ``xs``).
+
+    >>> from functrans import lax
+    >>> import numpy as np
+    >>> c, ys = lax.scan(lambda c, x: (c + x, c), 0.0, np.arange(4.0))
+    >>> float(c), ys.tolist()
+    (6.0, [0.0, 0.0, 1.0, 3.0])
+    """
+    _check_fun(f, "lax.scan: f")
+    init_leaves, init_tree = _flatten_operands(init, "lax.scan: init")
+    xs_leaves, xs_tree = _flatten_operands(xs, "lax.scan: xs")
+    x_paths = _leaf_paths(xs_tree)
+    lengths = []
+    for p, x in zip(x_paths, xs_leaves):
+        a = get_aval(x)
+        if a.ndim == 0:
+            raise TypeError(f"lax.scan: xs{p} is a scalar ({_type_str(a)}); every xs leaf needs "
+                            "a leading axis to scan over")
+        lengths.append((p, a))
+    if lengths and len({a.shape[0] for _, a in lengths}) > 1:
+        desc = ", ".join(f"xs{p} has type {_type_str(a)} (length {a.shape[0]})"
+                         for p, a in lengths)
+        raise TypeError(f"lax.scan: all xs leaves must have the same leading length: {desc}")
+    if length is not None:
+        if isinstance(length, Tracer) or int(length) != length or length < 0:
+            raise TypeError(f"lax.scan: length must be a non-negative Python int, got {length!r}")
+        length = int(length)
+        if lengths and lengths[0][1].shape[0] != length:
+            p, a = lengths[0]
+            raise TypeError(f"lax.scan: length={length} but xs{p} has type {_type_str(a)} "
+                            f"(length {a.shape[0]})")
+    elif lengths:
+        length = lengths[0][1].shape[0]
+    else:
+        raise ValueError("lax.scan: give xs or an explicit length")
+    unroll = length if unroll is True else (1 if unroll is False else int(unroll))
+    if unroll < 1:
+        raise ValueError(f"lax.scan: unroll must be >= 1, got {unroll}")
+    init_avals = [get_aval(x) for x in init_leaves]
+    x_avals = [get_aval(x) for x in xs_leaves]
+    x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in x_avals]
+    in_tree = tree_flatten((init, xs))[1]
+    n = len(init_leaves)
+
+    def body(carry, x):
+        out = f(carry, x)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError("lax.scan: f must return a pair (carry, y), got "
+                            f"{type(out).__name__}")
+        return tuple(out)
+
+    def carry_of(t):
+        _check_carry_tree("lax.scan", "f", init_tree, t.children[0])
+        return 0, n
+
+    closed, out_tree, carry_avals = _trace_carry_fun(
+        body, in_tree, init_avals, x_avals, carry_of, "f", "lax.scan", _leaf_paths(init_tree))
+    ys_tree = out_tree.children[1]
+    init_leaves = [x if _same(get_aval(x), a) else _cast(x, a.dtype)
+                   for x, a in zip(init_leaves, carry_avals)]
+    bj, consts = hoist(closed)
+    ops = [*consts, *init_leaves, *xs_leaves]
+    outs = scan_p.bind(*ops, jaxpr=bj, length=length, reverse=bool(reverse),
+                       num_consts=len(consts), num_carry=n, linear=(False,) * len(ops),
+                       unroll=unroll)
+    return tree_unflatten(init_tree, outs[:n]), tree_unflatten(ys_tree, outs[n:])
+
+
+def map(f, xs):  # noqa: A001  (the JAX name)
+    """``f`` applied to each slice of ``xs`` along the leading axis, results stacked.
+
+    >>> from functrans import lax
+    >>> import numpy as np
+    >>> lax.map(lambda x: x * 2.0, np.arange(3.0)).tolist()
+    [0.0, 2.0, 4.0]
+    """
+    _check_fun(f, "lax.map: f")
+    return scan(lambda c, x: (c, f(x)), None, xs)[1]

@@ -1,2 +1,387 @@
-"""(being written)"""
-__all__ = []
+"""User-defined derivatives and rematerialisation as primitives.
+
+- ``custom_jvp_call``: call ``call_jaxpr``; its JVP evaluates ``jvp_jaxpr``
+  (the user's rule, traced) instead of differentiating the body.
+- ``custom_vjp_call``: call ``call_jaxpr``; its JVP runs ``fwd_jaxpr`` (outputs
+  and residuals) and stages ``custom_vjp_lin``, a linear primitive whose
+  transpose is the user's ``bwd_jaxpr``.
+- ``checkpoint``: call ``jaxpr``; its JVP stages the tangent computation as one
+  more ``checkpoint`` reading only the body's inputs (and, under a policy, the
+  values it allows to be saved), so reverse mode recomputes instead of saving.
+- ``stop_gradient``: identity whose derivative is zero.
+
+Sub-jaxprs carry no consts: closed-over values are leading operands
+(``num_consts`` of them). The call-like ones set ``call_param`` so that
+``jaxpr_ir.passes.inline_calls`` removes them before a backend sees them.
+
+>>> custom_jvp_call_p.call_param
+'call_jaxpr'
+"""
+from __future__ import annotations
+
+from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
+from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
+                   not_mapped_size, tangent_aval)
+
+__all__ = ["stop_gradient"]
+
+
+# --------------------------------------------------------------------------- helpers
+
+def hoist_many(closeds):
+    """Const-free versions of ``closeds`` that all take every const as leading inputs.
+
+    Returns (jaxprs, consts): jaxpr k has invars ``[c_0.., c_1.., ..., own invars]``
+    where only its own const slot is read.
+    """
+    consts = []
+    for c in closeds:
+        consts += list(c.consts)
+    out = []
+    for k, c in enumerate(closeds):
+        pre = []
+        for m, d in enumerate(closeds):
+            pre += list(c.jaxpr.constvars) if m == k else [Var(v.aval) for v in d.jaxpr.constvars]
+        j = c.jaxpr
+        out.append(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []))
+    return out, consts
+
+
+def _run(closed, args):
+    return eval_jaxpr(closed.jaxpr, closed.consts, list(args))
+
+
+def _np_outs(outs):
+    import numpy as np
+    return [np.asarray(o) for o in outs]
+
+
+def _check_operands(name, avals, body):
+    ins = body.in_avals
+    if len(avals) != len(ins):
+        raise TypeError(f"{name}: the body takes {len(ins)} inputs, got {len(avals)}")
+    for i, (a, b) in enumerate(zip(avals, ins)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise TypeError(f"{name}: operand {i} has type {a.str_short()} but the body "
+                            f"expects {b.str_short()}")
+
+
+def _closed_over_error(name, kind):
+    return TypeError(
+        f"{kind} function '{name}' is being differentiated with respect to a value it "
+        "closes over; its rule only covers its explicit arguments. Pass that value as an "
+        "argument instead of capturing it in a closure.")
+
+
+def _batch_closed(closed, dims, size, out_dims_to, sum_unbatched=None):
+    """vmap of a const-free body with every output at ``out_dims_to``; returns
+    (const-free batched body, hoisted consts). ``sum_unbatched[i]`` set: output i is
+    summed over the batch axis instead (cotangents of unbatched inputs)."""
+    from ..transforms.vmap import batched_aval, vmap_eval
+    from .reductions import reduce_sum
+    avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, dims)]
+
+    def fun(*args):
+        outs, ods = vmap_eval(closed.jaxpr, closed.consts, args, dims, size)
+        res = []
+        for i, (o, d, t) in enumerate(zip(outs, ods, out_dims_to)):
+            if sum_unbatched is not None and sum_unbatched[i]:
+                res.append(o if d is None else reduce_sum(o, (d,)))
+            else:
+                res.append(move_batch_axis(o, d, t, size))
+        return res
+
+    j, consts, _ = trace_to_jaxpr(fun, avals, name="vmap")
+    (h,), hc = hoist_many([ClosedJaxpr(j, consts)])
+    return h, hc
+
+
+def _front(args, dims):
+    """(size, args, dims) with every batched operand's batch axis moved to 0."""
+    size = not_mapped_size(args, dims)
+    args = [x if d is None else move_batch_axis(x, d, 0, size) for x, d in zip(args, dims)]
+    return size, args, [None if d is None else 0 for d in dims]
+
+
+def _prepend_inputs(closed, avals):
+    """A const-free body taking extra, unread leading inputs of the given avals."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns, j.outvars), [])
+
+
+# --------------------------------------------------------------------------- stop_gradient
+
+stop_gradient_p = Primitive("stop_gradient")
+
+
+def _stop_gradient_jvp(primals, tangents):
+    (x,) = primals
+    out = stop_gradient_p.bind(x)
+    return out, Zero(tangent_aval(aval(out)))
+
+
+stop_gradient_p.def_rules(
+    abstract_eval=lambda a: a,
+    impl=lambda x: x,
+    jvp=_stop_gradient_jvp,
+    batch=lambda args, dims: (stop_gradient_p.bind(args[0]), dims[0]),
+)
+
+
+def stop_gradient(x):
+    """The identity on values, with derivative zero (a pytree of arrays is mapped leafwise).
+
+    >>> import functrans as ft
+    >>> float(ft.grad(lambda x: x * ft.stop_gradient(x))(3.0))
+    3.0
+    """
+    from ..tree_util import tree_map
+    from ..numpy._util import asarray
+
+    def one(v):
+        if not isinstance(v, Tracer):
+            return asarray(v)       # eagerly nothing can be differentiated
+        if v.dtype.kind not in "fc":
+            return v
+        return stop_gradient_p.bind(v)
+    return tree_map(one, x)
+
+
+# --------------------------------------------------------------------------- custom_jvp_call
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.call_param = "call_jaxpr"
+custom_jvp_call_p.subjaxpr_params = ("call_jaxpr", "jvp_jaxpr")
+
+
+def _custom_jvp_aval(*avals, call_jaxpr, jvp_jaxpr, num_consts, name):
+    _check_operands(f"custom_jvp_call {name}", avals, call_jaxpr)
+    return list(call_jaxpr.out_avals)
+
+
+def _custom_jvp_impl(*args, call_jaxpr, jvp_jaxpr, num_consts, name):
+    return _np_outs(_run(call_jaxpr, args))
+
+
+def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr, num_consts, name):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise _closed_over_error(name, "custom_jvp")
+    ts = [instantiate(t) for t in tangents]
+    outs = _run(jvp_jaxpr, list(primals) + ts)
+    n = len(call_jaxpr.out_avals)
+    return outs[:n], outs[n:]
+
+
+def _custom_jvp_batch(args, dims, *, call_jaxpr, jvp_jaxpr, num_consts, name):
+    size, args, dims = _front(args, dims)
+    n_out = len(call_jaxpr.out_avals)
+    cj, c1 = _batch_closed(call_jaxpr, dims, size, [0] * n_out)
+    jj, c2 = _batch_closed(jvp_jaxpr, list(dims) * 2, size, [0] * (2 * n_out))
+    # new leading consts: c1 (read by the call), c2 (read by the rule)
+    a1 = [aval(c) for c in c1]
+    a2 = [aval(c) for c in c2]
+    cj = _insert_after(cj, len(c1), a2)
+    jj = _prepend_inputs(jj, a1)
+    # the rule also takes tangents for every operand: add unread ones for c1 + c2
+    jj = _insert_tangent_slots(jj, len(c1) + len(c2) + len(args), a1 + a2)
+    outs = custom_jvp_call_p.bind(*c1, *c2, *args, call_jaxpr=cj, jvp_jaxpr=jj,
+                                  num_consts=num_consts + len(c1) + len(c2), name=name)
+    return outs, [0] * n_out
+
+
+def _insert_after(closed, k, avals):
+    """Insert unread inputs of ``avals`` after the first ``k`` inputs."""
+    j = closed.jaxpr
+    extra = [Var(a) for a in avals]
+    return ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns, j.outvars), [])
+
+
+def _insert_tangent_slots(closed, n_primals, avals):
+    """The rule's inputs are (primals, tangents); add unread tangent inputs for new consts."""
+    j = closed.jaxpr
+    extra = [Var(a) for a in avals]
+    invs = j.invars[:n_primals] + extra + j.invars[n_primals:]
+    return ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), [])
+
+
+custom_jvp_call_p.def_rules(abstract_eval=_custom_jvp_aval, impl=_custom_jvp_impl,
+                            jvp=_custom_jvp_jvp, batch=_custom_jvp_batch)
+
+
+# --------------------------------------------------------------------------- custom_vjp_call
+
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.call_param = "call_jaxpr"
+custom_vjp_call_p.subjaxpr_params = ("call_jaxpr", "fwd_jaxpr", "bwd_jaxpr")
+
+
+def _custom_vjp_aval(*avals, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_consts, name):
+    _check_operands(f"custom_vjp_call {name}", avals, call_jaxpr)
+    return list(call_jaxpr.out_avals)
+
+
+def _custom_vjp_impl(*args, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_consts, name):
+    return _np_outs(_run(call_jaxpr, args))
+
+
+def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_consts, name):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise _closed_over_error(name, "custom_vjp")
+    n_out = len(call_jaxpr.out_avals)
+    res_outs = _run(fwd_jaxpr, primals)
+    outs, res = res_outs[:n_out], res_outs[n_out:]
+    consts = list(primals[:num_consts])
+    ts = [instantiate(t) for t in tangents[num_consts:]]
+    touts = custom_vjp_lin_p.bind(*consts, *res, *ts, bwd_jaxpr=bwd_jaxpr,
+                                  num_consts=num_consts, num_res=len(res), name=name)
+    return outs, touts
+
+
+def _custom_vjp_batch(args, dims, *, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_consts, name):
+    size, args, dims = _front(args, dims)
+    n_out = len(call_jaxpr.out_avals)
+    n_res = len(fwd_jaxpr.out_avals) - n_out
+    nc = num_consts
+    cj, c1 = _batch_closed(call_jaxpr, dims, size, [0] * n_out)
+    fj, c2 = _batch_closed(fwd_jaxpr, dims, size, [0] * (n_out + n_res))
+    arg_dims = list(dims[nc:])
+    bdims = list(dims[:nc]) + [0] * (n_res + n_out)
+    bj, c3 = _batch_closed(bwd_jaxpr, bdims, size, [0] * len(arg_dims),
+                           sum_unbatched=[d is None for d in arg_dims])
+    a1, a2, a3 = ([aval(c) for c in cs] for cs in (c1, c2, c3))
+    # operands: c1, c2, c3, old consts, args; each body reads only its own slot
+    cj = _insert_after(cj, len(c1), a2 + a3)
+    fj = _insert_after(_prepend_inputs(fj, a1), len(c1) + len(c2), a3)
+    bj = _prepend_inputs(bj, a1 + a2)
+    outs = custom_vjp_call_p.bind(*c1, *c2, *c3, *args, call_jaxpr=cj, fwd_jaxpr=fj,
+                                  bwd_jaxpr=bj, num_consts=nc + len(c1) + len(c2) + len(c3),
+                                  name=name)
+    return outs, [0] * n_out
+
+
+custom_vjp_call_p.def_rules(abstract_eval=_custom_vjp_aval, impl=_custom_vjp_impl,
+                            jvp=_custom_vjp_jvp, batch=_custom_vjp_batch)
+
+
+# --------------------------------------------------------------------------- custom_vjp_lin
+# Operands: (consts, residuals, tangents of the arguments); linear in the tangents.
+# Its transpose is the user's bwd. Applied forward (jvp of a custom_vjp function) it
+# is the transpose of bwd, which exists when bwd is linear in the cotangents.
+
+custom_vjp_lin_p = Primitive("custom_vjp_lin", multiple_results=True)
+custom_vjp_lin_p.subjaxpr_params = ("bwd_jaxpr",)
+_fwd_of_bwd: dict = {}
+
+
+def _lin_aval(*avals, bwd_jaxpr, num_consts, num_res, name):
+    n_front = num_consts + num_res
+    ins = bwd_jaxpr.in_avals
+    n_out = len(ins) - n_front
+    want_t = bwd_jaxpr.out_avals
+    got_t = avals[n_front:]
+    if len(got_t) != len(want_t) or any(a.shape != b.shape for a, b in zip(got_t, want_t)):
+        raise TypeError(f"custom_vjp_lin {name}: tangents "
+                        f"{[a.str_short() for a in got_t]} do not match the arguments "
+                        f"{[a.str_short() for a in want_t]}")
+    return [tangent_aval(a) for a in ins[n_front:n_front + n_out]]
+
+
+def _forward_of_bwd(bwd_jaxpr, n_front, name):
+    key = id(bwd_jaxpr)
+    hit = _fwd_of_bwd.get(key)
+    if hit is not None and hit[0] is bwd_jaxpr:
+        return hit[1]
+    from ..transforms.transpose import transpose_jaxpr
+    mask = [False] * n_front + [True] * (len(bwd_jaxpr.in_avals) - n_front)
+    try:
+        fj = transpose_jaxpr(bwd_jaxpr, mask)
+    except Exception as e:
+        raise TypeError(
+            f"forward-mode differentiation (jvp) of custom_vjp function '{name}' needs its "
+            "bwd to be linear in the cotangents (it is used transposed); it is not: "
+            f"{type(e).__name__}: {e}. Use reverse mode (grad/vjp) or custom_jvp.") from None
+    if len(_fwd_of_bwd) > 256:   # bounded: every trace makes a new bwd body
+        _fwd_of_bwd.clear()
+    _fwd_of_bwd[key] = (bwd_jaxpr, fj)
+    return fj
+
+
+def _lin_impl(*args, bwd_jaxpr, num_consts, num_res, name):
+    fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
+    return _np_outs(_run(fj, args))
+
+
+def _lin_jvp(primals, tangents, *, bwd_jaxpr, num_consts, num_res, name):
+    from ..transforms.jvp import jvp_eval
+    fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
+    return jvp_eval(fj.jaxpr, fj.consts, primals, tangents)
+
+
+def _lin_transpose(cts, *args, bwd_jaxpr, num_consts, num_res, name):
+    n_front = num_consts + num_res
+    if any(is_undefined(a) for a in args[:n_front]):
+        raise TypeError(f"custom_vjp {name}: cannot transpose with respect to residuals")
+    cts = [instantiate(c) for c in cts]
+    cts_in = _run(bwd_jaxpr, list(args[:n_front]) + cts)
+    return [None] * n_front + list(cts_in)
+
+
+def _lin_batch(args, dims, *, bwd_jaxpr, num_consts, num_res, name):
+    size = not_mapped_size(args, dims)
+    n_front = num_consts + num_res
+    # tangents all at axis 0 (broadcast where unbatched): bwd then maps cts at 0 to cts at 0
+    args = list(args[:n_front]) + [move_batch_axis(x, d, 0, size) for x, d in
+                                   zip(args[n_front:], dims[n_front:])]
+    n_t = len(args) - n_front
+    n_ct = len(bwd_jaxpr.in_avals) - n_front
+    bdims = list(dims[:n_front]) + [0] * n_ct
+    bj, c = _batch_closed(bwd_jaxpr, bdims, size, [0] * n_t)
+    outs = custom_vjp_lin_p.bind(*c, *args, bwd_jaxpr=bj, num_consts=num_consts + len(c),
+                                 num_res=num_res, name=name)
+    return outs, [0] * len(outs)
+
+
+custom_vjp_lin_p.def_rules(abstract_eval=_lin_aval, impl=_lin_impl, jvp=_lin_jvp,
+                           transpose=_lin_transpose, batch=_lin_batch)
+
+
+# --------------------------------------------------------------------------- checkpoint
+
+checkpoint_p = Primitive("checkpoint", multiple_results=True)
+checkpoint_p.call_param = "jaxpr"
+checkpoint_p.subjaxpr_params = ("jaxpr",)
+
+
+def _checkpoint_aval(*avals, jaxpr, policy, name):
+    _check_operands(f"checkpoint {name}", avals, jaxpr)
+    return list(jaxpr.out_avals)
+
+
+def _checkpoint_impl(*args, jaxpr, policy, name):
+    return _np_outs(_run(jaxpr, args))
+
+
+def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name):
+    from ..remat import checkpoint_jvp
+    return checkpoint_jvp(primals, tangents, jaxpr, policy, name)
+
+
+def _checkpoint_transpose(cts, *args, jaxpr, policy, name):
+    # the body is linear in the undefined inputs; backward_pass evaluates its
+    # non-linear equations forward first: that is the recomputation
+    from ..transforms.transpose import backward_pass
+    return backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts))
+
+
+def _checkpoint_batch(args, dims, *, jaxpr, policy, name):
+    size, args, dims = _front(args, dims)
+    n_out = len(jaxpr.out_avals)
+    bj, c = _batch_closed(jaxpr, dims, size, [0] * n_out)
+    outs = checkpoint_p.bind(*c, *args, jaxpr=bj, policy=policy, name=name)
+    return outs, [0] * n_out
+
+
+checkpoint_p.def_rules(abstract_eval=_checkpoint_aval, impl=_checkpoint_impl,
+                       jvp=_checkpoint_jvp, transpose=_checkpoint_transpose,
+                       batch=_checkpoint_batch)

@@ -2,24 +2,33 @@
 (``functrans.numpy`` inserts broadcasts and conversions first), which keeps every
 rule here free of broadcasting logic.
 
-Unary ops are rows of ``UNARY_TABLE``: name, numpy function, accepted dtype
-kinds, and the derivative as a function of (x, out) built from primitives.
+This module holds the linear arithmetic (add, sub, mul, div, neg), conversions,
+select, and the integer/bool ops (bitwise, shifts, comparisons, bitcast). The
+unary math table and the nonlinear binary ops (rem, pow, max, min, atan2) are in
+``elementwise_math`` and re-exported here.
 
 >>> import numpy as np
 >>> float(sin(np.float64(0.0)))
 0.0
+>>> bitwise_xor(np.uint32(6), np.uint32(3)).item()
+5
 """
 from __future__ import annotations
 
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from ..tracing import Tracer
 from .base import (Primitive, Zero, aval, batch_elementwise, defjvp, deflinear,
                    instantiate, is_undefined)
 
-__all__ = ["add", "sub", "mul", "div", "neg", "sin", "cos", "exp", "log",
-           "convert_element_type", "select_n"]
+__all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+           "shift_left", "shift_right_logical", "shift_right_arithmetic",
+           "bitcast_convert_type", "eq", "ne", "lt", "le", "gt", "ge"]
 
+# (bound now: the math table re-exported at the end defines lax's own ``complex``, ``abs``...)
+_PY_SCALARS = (bool, int, float, complex)
 _KIND_NAMES = {"f": "floating", "c": "complex", "i": "signed integer",
                "u": "unsigned integer", "b": "bool"}
 
@@ -41,13 +50,13 @@ def _elementwise_aval(name, kinds, out_dtype=None):
     return rule
 
 
-def _np_impl(fn, dtype_fix=True):
-    """Run a numpy function, keeping the input dtype (numpy returns scalars for 0-d)."""
+def _np_impl(fn, out_dtype=None):
+    """Run a numpy function, keeping the input dtype (or ``out_dtype``); numpy may
+    return scalars for 0-d input or widen, so the result is re-typed."""
     def impl(*xs, **params):
         with np.errstate(all="ignore"):
             out = fn(*xs)
-        dt = np.result_type(*xs) if dtype_fix else None
-        return np.asarray(out, dtype=dt) if dt is not None else np.asarray(out)
+        return np.asarray(out, dtype=out_dtype or np.result_type(*xs))
     return impl
 
 
@@ -121,40 +130,12 @@ def _transpose_div(ct, x, y):
 div_p.transpose = _transpose_div
 
 
-# --------------------------------------------------------------------------- unary table
-
-def _unary(name, np_fn, kinds, deriv):
-    """Define one unary primitive from a table row."""
-    p = Primitive(name)
-    p.def_rules(abstract_eval=_elementwise_aval(name, kinds), impl=_np_impl(np_fn))
-    batch_elementwise(p)
-    if deriv is None:
-        p.not_differentiable = True
-    else:
-        defjvp(p, lambda t, x, out, **params: mul(t, deriv(x, out)))
-    return p
-
+# --------------------------------------------------------------------------- neg
 
 neg_p = Primitive("neg")
 neg_p.def_rules(abstract_eval=_elementwise_aval("neg", "fciu"), impl=_np_impl(np.negative))
 deflinear(neg_p, lambda ct, x: [Zero(x.aval) if type(ct) is Zero else neg(ct)])
 batch_elementwise(neg_p)
-
-# name, numpy function, dtype kinds, derivative d(out)/dx as a function of (x, out)
-UNARY_TABLE = [
-    ("sin", np.sin, "fc", lambda x, out: cos(x)),
-    ("cos", np.cos, "fc", lambda x, out: neg(sin(x))),
-    ("exp", np.exp, "fc", lambda x, out: out),
-    ("log", np.log, "fc", lambda x, out: div(_ones_like(x), x)),
-]
-
-UNARY = {row[0]: _unary(*row) for row in UNARY_TABLE}
-sin_p, cos_p, exp_p, log_p = (UNARY[n] for n in ("sin", "cos", "exp", "log"))
-
-
-def _ones_like(x):
-    a = aval(x)
-    return np.ones(a.shape, a.dtype)
 
 
 # --------------------------------------------------------------------------- conversion
@@ -258,11 +239,28 @@ batch_elementwise(select_n_p)
 # --------------------------------------------------------------------------- lax wrappers
 
 def _as_operand(x, like):
-    """Python scalars take the dtype and shape of the other operand (weak typing)."""
-    if isinstance(x, (bool, int, float, complex)):
+    """Python scalars take the dtype and shape of the other operand (weak typing); a
+    concrete numpy scalar of the other operand's dtype is broadcast to its shape."""
+    if isinstance(x, _PY_SCALARS):
+        return full_like(like, x)
+    if isinstance(x, (np.generic, np.ndarray)) and x.ndim == 0:
         a = aval(like)
-        return np.full(a.shape, x, dtype=a.dtype)
+        if a.shape and x.dtype == a.dtype:
+            return full_like(like, x)
     return x
+
+
+def full_like(like, value):
+    """``value`` in the shape and dtype of ``like``: a scalar broadcast under a trace (no
+    large constant is captured), a numpy array otherwise."""
+    a = aval(like)
+    scalar = np.asarray(value, dtype=a.dtype)
+    if not a.shape:
+        return scalar
+    if isinstance(like, Tracer):
+        from .structural import broadcast_in_dim
+        return broadcast_in_dim(scalar, a.shape, ())
+    return np.full(a.shape, scalar)
 
 
 def _binary(p):
@@ -280,22 +278,6 @@ def neg(x):
     return neg_p.bind(x)
 
 
-def sin(x):
-    return sin_p.bind(x)
-
-
-def cos(x):
-    return cos_p.bind(x)
-
-
-def exp(x):
-    return exp_p.bind(x)
-
-
-def log(x):
-    return log_p.bind(x)
-
-
 def convert_element_type(x, new_dtype, weak_type=False):
     """Cast to ``new_dtype``; a no-op (no equation) when the type already matches."""
     new_dtype = np.dtype(new_dtype)
@@ -308,3 +290,169 @@ def convert_element_type(x, new_dtype, weak_type=False):
 def select_n(which, *cases):
     """``cases[which]`` elementwise; with a bool predicate, ``(false_case, true_case)``."""
     return select_n_p.bind(which, *cases)
+
+
+# --------------------------------------------------------------------------- bitwise / logical
+# On bool these are the logical operations. Integer- or bool-valued: no derivative.
+
+def _bits_rule(name, kinds, np_fn):
+    p = Primitive(name)
+    p.def_rules(abstract_eval=_elementwise_aval(name, kinds), impl=_np_impl(np_fn),
+                not_differentiable=True)
+    batch_elementwise(p)
+    return p
+
+
+and_p = _bits_rule("and", "iub", np.bitwise_and)
+or_p = _bits_rule("or", "iub", np.bitwise_or)
+xor_p = _bits_rule("xor", "iub", np.bitwise_xor)
+not_p = _bits_rule("not", "iub", np.invert)
+
+
+# --------------------------------------------------------------------------- shifts
+# Shift amounts outside [0, bits) are defined: logical shifts give 0, the arithmetic
+# right shift fills with the sign bit (numpy's ufuncs already do this for the
+# signed/unsigned flavour matching the dtype; the other flavour goes through a view).
+
+_UNSIGNED = {np.dtype(np.int32): np.dtype(np.uint32), np.dtype(np.int64): np.dtype(np.uint64),
+             np.dtype(np.uint32): np.dtype(np.uint32)}
+_SIGNED = {np.dtype(np.uint32): np.dtype(np.int32), np.dtype(np.int32): np.dtype(np.int32),
+           np.dtype(np.int64): np.dtype(np.int64)}
+
+
+def _shift_operands(x, y):
+    x = np.asarray(x)
+    if x.dtype not in _SIGNED:
+        raise TypeError(f"shift: dtype {x.dtype} is not supported (needs int32, int64 or uint32)")
+    return x, np.asarray(y, dtype=x.dtype)
+
+
+def _shift_left_impl(x, y):
+    x, y = _shift_operands(x, y)
+    # as unsigned: a negative amount becomes huge, hence out of range, hence 0
+    u = _UNSIGNED[x.dtype]
+    return np.asarray(np.left_shift(x.view(u), y.view(u))).view(x.dtype)
+
+
+def _shift_right_logical_impl(x, y):
+    x, y = _shift_operands(x, y)
+    u = _UNSIGNED[x.dtype]
+    return np.asarray(np.right_shift(x.view(u), y.view(u))).view(x.dtype)
+
+
+def _shift_right_arithmetic_impl(x, y):
+    x, y = _shift_operands(x, y)
+    s = _SIGNED[x.dtype]
+    bits = x.dtype.itemsize * 8
+    # out-of-range amounts (negative ones too) shift everything out: sign fill
+    amount = np.where((y.view(_UNSIGNED[x.dtype]) >= bits), bits - 1, y).astype(s)
+    return np.asarray(np.right_shift(x.view(s), amount)).view(x.dtype)
+
+
+def _shift_rule(name, impl):
+    p = Primitive(name)
+    p.def_rules(abstract_eval=_elementwise_aval(name, "iu"), impl=impl, not_differentiable=True)
+    batch_elementwise(p)
+    return p
+
+
+shift_left_p = _shift_rule("shift_left", _shift_left_impl)
+shift_right_logical_p = _shift_rule("shift_right_logical", _shift_right_logical_impl)
+shift_right_arithmetic_p = _shift_rule("shift_right_arithmetic", _shift_right_arithmetic_impl)
+
+
+# --------------------------------------------------------------------------- comparisons
+
+def _compare_rule(name, np_fn, kinds="fiub"):
+    p = Primitive(name)
+    p.def_rules(abstract_eval=_elementwise_aval(name, kinds, out_dtype=np.dtype(bool)),
+                impl=lambda x, y: np.asarray(np_fn(x, y), dtype=bool), not_differentiable=True)
+    batch_elementwise(p)
+    return p
+
+
+eq_p = _compare_rule("eq", np.equal, "fciub")
+ne_p = _compare_rule("ne", np.not_equal, "fciub")
+lt_p = _compare_rule("lt", np.less)
+le_p = _compare_rule("le", np.less_equal)
+gt_p = _compare_rule("gt", np.greater)
+ge_p = _compare_rule("ge", np.greater_equal)
+
+
+# --------------------------------------------------------------------------- bitcast
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+_BITCASTABLE = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32"))
+
+
+def _bitcast_aval(x, *, new_dtype):
+    for d in (x.dtype, new_dtype):
+        if d not in _BITCASTABLE:
+            raise TypeError(f"bitcast_convert_type: dtype {d} is not supported (needs one of "
+                            "float64, float32, int64, int32, uint32)")
+    if x.dtype.itemsize != new_dtype.itemsize:
+        raise TypeError(f"bitcast_convert_type: {x.str_short()} to {new_dtype}: the item sizes "
+                        f"differ ({x.dtype.itemsize} vs {new_dtype.itemsize} bytes)")
+    return ShapedArray(x.shape, new_dtype)
+
+
+def _bitcast_impl(x, *, new_dtype):
+    return np.asarray(x).view(new_dtype)
+
+
+def _bitcast_batch(args, dims, *, new_dtype):
+    return bitcast_convert_type_p.bind(args[0], new_dtype=new_dtype), dims[0]
+
+
+bitcast_convert_type_p.def_rules(abstract_eval=_bitcast_aval, impl=_bitcast_impl,
+                                 batch=_bitcast_batch, not_differentiable=True)
+
+
+# --------------------------------------------------------------------------- lax wrappers (bits)
+
+bitwise_and, bitwise_or, bitwise_xor = (_binary(p) for p in (and_p, or_p, xor_p))
+shift_left, shift_right_logical, shift_right_arithmetic = (
+    _binary(p) for p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p))
+eq, ne, lt, le, gt, ge = (_binary(p) for p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p))
+bitwise_and.__doc__ = """Elementwise ``x & y`` (logical and on bool).
+
+>>> import numpy as np
+>>> bitwise_and(np.uint32(12), np.uint32(10)).item()
+10
+"""
+shift_right_logical.__doc__ = """Shift right filling with zeros; amounts >= the bit width give 0.
+
+>>> import numpy as np
+>>> shift_right_logical(np.int32(-1), np.int32(28)).item()
+15
+"""
+
+
+def bitwise_not(x):
+    """Elementwise ``~x`` (logical not on bool).
+
+    >>> import numpy as np
+    >>> bitwise_not(np.uint32(0)).item()
+    4294967295
+    """
+    return not_p.bind(x)
+
+
+def bitcast_convert_type(x, new_dtype):
+    """Reinterpret the bits of ``x`` as ``new_dtype`` (same item size).
+
+    >>> import numpy as np
+    >>> hex(bitcast_convert_type(np.float32(1.0), np.uint32).item())
+    '0x3f800000'
+    """
+    return bitcast_convert_type_p.bind(x, new_dtype=np.dtype(new_dtype))
+
+
+# --------------------------------------------------------------------------- the math table
+# (imported last: its rules are written with the wrappers above)
+from . import elementwise_math as _math  # noqa: E402
+from .elementwise_math import *  # noqa: E402,F401,F403
+
+__all__ += _math.__all__
+globals().update({k: v for k, v in vars(_math).items() if k.endswith("_p")})
+UNARY, UNARY_TABLE = _math.UNARY, _math.UNARY_TABLE

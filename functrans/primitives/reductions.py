@@ -1,18 +1,35 @@
-"""Reduction primitives over a tuple of axes.
+"""Reduction primitives: over a tuple of ``axes`` (reduce_*), to an index along one
+``axis`` (argmax/argmin), and cumulative along one ``axis`` (cum*).
+
+Derivatives:
+- reduce_max/min and cummax/cummin: the tangent is averaged over the tied
+  extrema, ``sum(t * (x == max)) / count``, as JAX does.
+- reduce_prod and cumprod: exact first derivatives even with zeros in the input,
+  by counting zeros: with no zero the tangent is ``prod * sum(t / x)``; with one
+  zero it is the product of the other entries times that zero's tangent; with two
+  or more it is 0. (Higher derivatives at inputs that are exactly zero treat the
+  zero entries as locally constant.)
+- cumsum is linear; its transpose is the cumsum in the other direction.
 
 >>> import numpy as np
 >>> float(reduce_sum(np.ones((2, 3)), (0, 1)))
 6.0
+>>> cumsum(np.arange(4.0), 0).tolist()
+[0.0, 1.0, 3.0, 6.0]
 """
 from __future__ import annotations
 
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from ..tracing import Tracer, get_aval
 from .base import Primitive, Zero, aval, deflinear
 
-__all__ = ["reduce_sum"]
+__all__ = ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
+           "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 
+
+# --------------------------------------------------------------------------- helpers
 
 def _check_axes(name, x, axes):
     if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
@@ -20,11 +37,14 @@ def _check_axes(name, x, axes):
                          f"{x.str_short()}")
 
 
-def _reduce_aval(name, kinds="fciub", out_dtype=None):
+def _reduce_aval(name, kinds="fciub", out_dtype=None, nonempty=False):
     def rule(x, *, axes, **params):
         _check_axes(name, x, axes)
         if x.dtype.kind not in kinds:
-            raise TypeError(f"{name}: dtype {x.dtype} is not supported")
+            raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
+        if nonempty and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"{name}: zero-size array to reduction operation {name} which has "
+                             f"no identity (operand {x.str_short()}, axes {tuple(axes)})")
         shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
         return ShapedArray(shape, out_dtype or x.dtype, x.weak_type)
     return rule
@@ -41,6 +61,26 @@ def batch_reduce(prim):
     return rule
 
 
+def _full(shape, value, dtype):
+    """A constant of ``shape`` (a broadcast view: no memory per element)."""
+    return np.broadcast_to(np.asarray(value, dtype=dtype), tuple(shape))
+
+
+def _expand(y, x_shape, axes):
+    """Broadcast a reduced value back over the reduced ``axes`` of ``x_shape``."""
+    from .structural import broadcast_in_dim
+    kept = tuple(i for i in range(len(x_shape)) if i not in axes)
+    return broadcast_in_dim(y, tuple(x_shape), kept)
+
+
+def _ew():
+    # elementwise ops are imported when a rule runs (elementwise imports this module)
+    from . import elementwise as E
+    return E
+
+
+# --------------------------------------------------------------------------- reduce_sum
+
 reduce_sum_p = Primitive("reduce_sum")
 
 
@@ -52,10 +92,7 @@ def _reduce_sum_impl(x, *, axes):
 def _reduce_sum_transpose(ct, x, *, axes):
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    from .structural import broadcast_in_dim
-    shape = x.aval.shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return [broadcast_in_dim(ct, shape, kept)]
+    return [_expand(ct, x.aval.shape, axes)]
 
 
 reduce_sum_p.def_rules(abstract_eval=_reduce_aval("reduce_sum"), impl=_reduce_sum_impl)
@@ -63,9 +100,361 @@ deflinear(reduce_sum_p, _reduce_sum_transpose)
 batch_reduce(reduce_sum_p)
 
 
+# --------------------------------------------------------------------------- reduce_max / min
+
+def _chooser_jvp(prim):
+    """Tangent of max/min: the mean of the tangents at the tied extrema."""
+    def rule(primals, tangents, *, axes):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axes=axes)
+        a = aval(x)
+        if type(t) is Zero or a.dtype.kind not in "fc":
+            return out, Zero(aval(out))
+        E = _ew()
+        mask = E.convert_element_type(E.eq(x, _expand(out, a.shape, axes)), a.dtype)
+        count = reduce_sum(mask, axes)
+        return out, E.div(reduce_sum(E.mul(t, mask), axes), count)
+    prim.jvp = rule
+    return rule
+
+
+reduce_max_p = Primitive("reduce_max")
+reduce_max_p.def_rules(
+    abstract_eval=_reduce_aval("reduce_max", nonempty=True),
+    impl=lambda x, *, axes: np.asarray(np.max(x, axis=tuple(axes))))
+_chooser_jvp(reduce_max_p)
+batch_reduce(reduce_max_p)
+
+reduce_min_p = Primitive("reduce_min")
+reduce_min_p.def_rules(
+    abstract_eval=_reduce_aval("reduce_min", nonempty=True),
+    impl=lambda x, *, axes: np.asarray(np.min(x, axis=tuple(axes))))
+_chooser_jvp(reduce_min_p)
+batch_reduce(reduce_min_p)
+
+
+# --------------------------------------------------------------------------- reduce_prod
+
+def _zero_split(x):
+    """(float mask of zeros, x with zeros replaced by 1) for the zero-safe product JVPs."""
+    E = _ew()
+    a = aval(x)
+    is_zero = E.eq(x, _full(a.shape, 0, a.dtype))
+    x1 = E.select_n(is_zero, x, _full(a.shape, 1, a.dtype))
+    return E.convert_element_type(is_zero, a.dtype), x1
+
+
+def _by_zero_count(nzeros, t_none, t_one):
+    """``t_none`` where no zero was multiplied in, ``t_one`` where one was, else 0."""
+    E = _ew()
+    a = aval(nzeros)
+    zero = _full(a.shape, 0, a.dtype)
+    one_zero = E.select_n(E.eq(nzeros, _full(a.shape, 1, a.dtype)), zero, t_one)
+    return E.select_n(E.eq(nzeros, zero), one_zero, t_none)
+
+
+reduce_prod_p = Primitive("reduce_prod")
+
+
+def _reduce_prod_impl(x, *, axes):
+    x = np.asarray(x)
+    return np.asarray(np.prod(x, axis=tuple(axes), dtype=x.dtype))
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    out = reduce_prod_p.bind(x, axes=axes)
+    if type(t) is Zero or aval(x).dtype.kind not in "fc":
+        return out, Zero(aval(out))
+    E = _ew()
+    zf, x1 = _zero_split(x)
+    p1 = reduce_prod_p.bind(x1, axes=axes)          # product of the nonzero entries
+    t_none = E.mul(p1, reduce_sum(E.div(t, x1), axes))
+    t_one = E.mul(p1, reduce_sum(E.mul(t, zf), axes))
+    return out, _by_zero_count(reduce_sum(zf, axes), t_none, t_one)
+
+
+reduce_prod_p.def_rules(abstract_eval=_reduce_aval("reduce_prod", "fciu"),
+                        impl=_reduce_prod_impl, jvp=_reduce_prod_jvp)
+batch_reduce(reduce_prod_p)
+
+
+# --------------------------------------------------------------------------- reduce_and / or
+
+reduce_and_p = Primitive("reduce_and")
+reduce_and_p.def_rules(abstract_eval=_reduce_aval("reduce_and", "b"),
+                       impl=lambda x, *, axes: np.asarray(np.all(x, axis=tuple(axes))),
+                       not_differentiable=True)
+batch_reduce(reduce_and_p)
+
+reduce_or_p = Primitive("reduce_or")
+reduce_or_p.def_rules(abstract_eval=_reduce_aval("reduce_or", "b"),
+                      impl=lambda x, *, axes: np.asarray(np.any(x, axis=tuple(axes))),
+                      not_differentiable=True)
+batch_reduce(reduce_or_p)
+
+
+# --------------------------------------------------------------------------- argmax / argmin
+
+def _arg_aval(name):
+    def rule(x, *, axis, index_dtype):
+        if not 0 <= axis < x.ndim:
+            raise ValueError(f"{name}: axis {axis} is out of range for operand {x.str_short()}")
+        if x.shape[axis] == 0:
+            raise ValueError(f"{name}: attempt to get {name} of an empty sequence (operand "
+                             f"{x.str_short()}, axis {axis})")
+        if np.dtype(index_dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise TypeError(f"{name}: index_dtype must be int32 or int64, got {index_dtype}")
+        if x.dtype.kind not in "fiub":
+            raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
+        shape = x.shape[:axis] + x.shape[axis + 1:]
+        return ShapedArray(shape, np.dtype(index_dtype))
+    return rule
+
+
+def _batch_axis_param(prim):
+    """Ops with one ``axis`` param that keep or drop it: the batch dim stays in place."""
+    def rule(args, dims, *, axis, **params):
+        (x,), (d,) = args, dims
+        new_axis = axis + (axis >= d)
+        out = prim.bind(x, axis=new_axis, **params)
+        drops = aval(out).ndim < aval(x).ndim
+        return out, (d - (new_axis < d) if drops else d)
+    prim.batch = rule
+    return rule
+
+
+argmax_p = Primitive("argmax")
+argmax_p.def_rules(
+    abstract_eval=_arg_aval("argmax"), not_differentiable=True,
+    impl=lambda x, *, axis, index_dtype: np.asarray(np.argmax(x, axis=axis), dtype=index_dtype))
+_batch_axis_param(argmax_p)
+
+argmin_p = Primitive("argmin")
+argmin_p.def_rules(
+    abstract_eval=_arg_aval("argmin"), not_differentiable=True,
+    impl=lambda x, *, axis, index_dtype: np.asarray(np.argmin(x, axis=axis), dtype=index_dtype))
+_batch_axis_param(argmin_p)
+
+
+# --------------------------------------------------------------------------- cumulative
+
+def _cum_aval(name, kinds):
+    def rule(x, *, axis, reverse):
+        if not 0 <= axis < max(x.ndim, 1) or x.ndim == 0:
+            raise ValueError(f"{name}: axis {axis} is out of range for operand {x.str_short()}")
+        if x.dtype.kind not in kinds:
+            raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
+        return x
+    return rule
+
+
+def _cum_impl(accumulate):
+    def impl(x, *, axis, reverse):
+        x = np.asarray(x)
+        if reverse:
+            return np.flip(accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis).copy()
+        return np.asarray(accumulate(x, axis=axis, dtype=x.dtype))
+    return impl
+
+
+cumsum_p = Primitive("cumsum")
+cumsum_p.def_rules(abstract_eval=_cum_aval("cumsum", "fciu"), impl=_cum_impl(np.add.accumulate))
+deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [
+    Zero(x.aval) if type(ct) is Zero else cumsum(ct, axis, not reverse)])
+_batch_axis_param(cumsum_p)
+
+cumprod_p = Primitive("cumprod")
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    (x,), (t,) = primals, tangents
+    out = cumprod(x, axis, reverse)
+    if type(t) is Zero or aval(x).dtype.kind not in "fc":
+        return out, Zero(aval(out))
+    E = _ew()
+    zf, x1 = _zero_split(x)
+    c1 = cumprod(x1, axis, reverse)                # running product of the nonzero entries
+    t_none = E.mul(c1, cumsum(E.div(t, x1), axis, reverse))
+    t_one = E.mul(c1, cumsum(E.mul(t, zf), axis, reverse))
+    return out, _by_zero_count(cumsum(zf, axis, reverse), t_none, t_one)
+
+
+cumprod_p.def_rules(abstract_eval=_cum_aval("cumprod", "fciu"),
+                    impl=_cum_impl(np.multiply.accumulate), jvp=_cumprod_jvp)
+_batch_axis_param(cumprod_p)
+
+
+def _cumchooser_jvp(prim):
+    """Tangent of a running max/min at i: the mean of t_j over the j up to i (in scan
+    order) with x_j equal to the running value, the rule of reduce_max on each prefix.
+    Builds an (n, n) mask per row along ``axis``: O(n^2) memory on that axis."""
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axis=axis, reverse=reverse)
+        a = aval(x)
+        if type(t) is Zero or a.dtype.kind not in "fc":
+            return out, Zero(aval(out))
+        from .structural import broadcast_in_dim, transpose
+        from .dot import dot_general
+        E = _ew()
+        nd, n = a.ndim, a.shape[axis]
+        perm = tuple(i for i in range(nd) if i != axis) + (axis,)
+        xm, ym, tm = (transpose(v, perm) for v in (x, out, t))
+        rest = tuple(a.shape[i] for i in perm[:-1])
+        full = rest + (n, n)                       # [..., i, j]
+        r = tuple(range(nd - 1))
+        xj = broadcast_in_dim(xm, full, r + (nd,))
+        yi = broadcast_in_dim(ym, full, r + (nd - 1,))
+        ii, jj = np.indices((n, n))
+        tri = np.broadcast_to(jj >= ii if reverse else jj <= ii, full)
+        hit = E.select_n(tri, _full(full, False, np.bool_), E.eq(xj, yi))
+        mask = E.convert_element_type(hit, a.dtype)
+        count = reduce_sum(mask, (nd,))
+        tan = dot_general(mask, tm, (((nd,), (nd - 1,)), (r, r)))
+        tan = E.div(tan, count)
+        return out, transpose(tan, tuple(np.argsort(perm)))
+    prim.jvp = rule
+    return rule
+
+
+cummax_p = Primitive("cummax")
+cummax_p.def_rules(abstract_eval=_cum_aval("cummax", "fiu"),
+                   impl=_cum_impl(np.maximum.accumulate))
+_cumchooser_jvp(cummax_p)
+_batch_axis_param(cummax_p)
+
+cummin_p = Primitive("cummin")
+cummin_p.def_rules(abstract_eval=_cum_aval("cummin", "fiu"),
+                   impl=_cum_impl(np.minimum.accumulate))
+_cumchooser_jvp(cummin_p)
+_batch_axis_param(cummin_p)
+
+
+# --------------------------------------------------------------------------- lax wrappers
+
+def _axes(axes):
+    return tuple(sorted(int(a) for a in axes))
+
+
+def _bind(prim, x, **params):
+    if not isinstance(x, Tracer):
+        # eager binds skip the shape rule; run it so bad input gets its message
+        prim.abstract_eval(get_aval(x), **params)
+    return prim.bind(x, **params)
+
+
 def reduce_sum(x, axes):
-    """Sum over ``axes`` (a tuple); a no-op for an empty tuple."""
-    axes = tuple(sorted(int(a) for a in axes))
+    """Sum over ``axes`` (a tuple); a no-op for an empty tuple.
+
+    >>> float(reduce_sum(np.arange(4.0), (0,)))
+    6.0
+    """
+    axes = _axes(axes)
     if not axes:
         return x
-    return reduce_sum_p.bind(x, axes=axes)
+    return _bind(reduce_sum_p, x, axes=axes)
+
+
+def reduce_max(x, axes):
+    """Maximum over ``axes``; NaN propagates, an empty reduction is a ValueError.
+
+    >>> float(reduce_max(np.array([1.0, 3.0, 2.0]), (0,)))
+    3.0
+    """
+    axes = _axes(axes)
+    return _bind(reduce_max_p, x, axes=axes) if axes else x
+
+
+def reduce_min(x, axes):
+    """Minimum over ``axes``.
+
+    >>> float(reduce_min(np.array([1.0, 3.0, 2.0]), (0,)))
+    1.0
+    """
+    axes = _axes(axes)
+    return _bind(reduce_min_p, x, axes=axes) if axes else x
+
+
+def reduce_prod(x, axes):
+    """Product over ``axes`` (1 for an empty reduction).
+
+    >>> float(reduce_prod(np.array([2.0, 3.0]), (0,)))
+    6.0
+    """
+    axes = _axes(axes)
+    return _bind(reduce_prod_p, x, axes=axes) if axes else x
+
+
+def reduce_and(x, axes):
+    """Logical and of a bool array over ``axes``.
+
+    >>> bool(reduce_and(np.array([True, False]), (0,)))
+    False
+    """
+    axes = _axes(axes)
+    return _bind(reduce_and_p, x, axes=axes) if axes else x
+
+
+def reduce_or(x, axes):
+    """Logical or of a bool array over ``axes``.
+
+    >>> bool(reduce_or(np.array([True, False]), (0,)))
+    True
+    """
+    axes = _axes(axes)
+    return _bind(reduce_or_p, x, axes=axes) if axes else x
+
+
+def argmax(operand, axis, index_dtype=np.int64):
+    """Index of the first maximum along ``axis`` (of the first NaN, if any).
+
+    >>> int(argmax(np.array([1.0, 3.0, 3.0]), 0))
+    1
+    """
+    return _bind(argmax_p, operand, axis=int(axis), index_dtype=np.dtype(index_dtype))
+
+
+def argmin(operand, axis, index_dtype=np.int64):
+    """Index of the first minimum along ``axis`` (of the first NaN, if any).
+
+    >>> int(argmin(np.array([1.0, 0.0, 0.0]), 0))
+    1
+    """
+    return _bind(argmin_p, operand, axis=int(axis), index_dtype=np.dtype(index_dtype))
+
+
+def cumsum(operand, axis=0, reverse=False):
+    """Running sum along ``axis`` (from the end when ``reverse``).
+
+    >>> cumsum(np.arange(3.0), 0, reverse=True).tolist()
+    [3.0, 3.0, 2.0]
+    """
+    return _bind(cumsum_p, operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumprod(operand, axis=0, reverse=False):
+    """Running product along ``axis``.
+
+    >>> cumprod(np.array([1.0, 2.0, 3.0]), 0).tolist()
+    [1.0, 2.0, 6.0]
+    """
+    return _bind(cumprod_p, operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummax(operand, axis=0, reverse=False):
+    """Running maximum along ``axis``.
+
+    >>> cummax(np.array([1.0, 0.0, 3.0]), 0).tolist()
+    [1.0, 1.0, 3.0]
+    """
+    return _bind(cummax_p, operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand, axis=0, reverse=False):
+    """Running minimum along ``axis``.
+
+    >>> cummin(np.array([1.0, 0.0, 3.0]), 0).tolist()
+    [1.0, 0.0, 0.0]
+    """
+    return _bind(cummin_p, operand, axis=int(axis), reverse=bool(reverse))

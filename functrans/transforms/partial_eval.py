@@ -22,7 +22,7 @@ staged and all others run, or are recorded, outside.
 """
 from __future__ import annotations
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr
+from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..primitives.base import Zero, instantiate, tangent_aval
 from ..tracing import Tracer, end_trace, eval_jaxpr, get_aval, new_trace
 from .jvp import jvp_eval
@@ -57,7 +57,24 @@ def linearize_jaxpr(jaxpr, consts, primals, diff_mask):
         lin_jaxpr = lin.to_jaxpr(touts)
     finally:
         end_trace(lin)
-    return outs, LinearJaxpr(lin_jaxpr, lin.consts)
+    return outs, LinearJaxpr(*prune_linear(lin_jaxpr, lin.consts))
+
+
+def prune_linear(jaxpr: Jaxpr, consts):
+    """Dead-code elimination of a linear jaxpr and of the residuals it no longer reads,
+    so reverse mode keeps alive only what the backward pass uses."""
+    live = {v for v in jaxpr.outvars if type(v) is Var}
+    kept = []
+    for e in reversed(jaxpr.eqns):
+        if e.primitive.has_effects or any(v in live for v in e.outvars):
+            kept.append(e)
+            live.update(a for a in e.inputs if type(a) is Var)
+    if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):
+        return jaxpr, consts
+    kept.reverse()
+    keep = [i for i, v in enumerate(jaxpr.constvars) if v in live]
+    return (Jaxpr([jaxpr.constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
+            [consts[i] for i in keep])
 
 
 def partial_eval(closed: ClosedJaxpr, known):

@@ -4,8 +4,10 @@ A batched value carries one batch dimension ``d`` (an int) or none (``None``).
 ``vmap_eval`` runs eagerly on arrays or records into an outer trace;
 ``vmap_jaxpr`` is the same walk traced into a new jaxpr (IR -> IR).
 
-While a vmap is being evaluated its axis (name, size) is on ``axis_frames``, so
-collectives (``psum`` over a named axis) can find their axis.
+The axis env: while a vmap traces its function, and while ``vmap_eval`` runs,
+an ``AxisFrame`` (name, size) is on ``axis_frames``, so collectives (``psum``
+over a named axis) find their axis. The innermost frame is the one whose batch
+dims the batching rules currently see.
 
 >>> import numpy as np
 >>> from jaxpr_ir import ShapedArray
@@ -19,36 +21,72 @@ collectives (``psum`` over a named axis) can find their axis.
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal, ShapedArray
-from ..tracing import bind, trace_to_jaxpr
+from .. import tracing as _tracing
+from ..tracing import _trace_stack, bind, trace_to_jaxpr
 
-axis_frames: list = []   # (axis_name, axis_size) of the vmaps being evaluated, innermost last
+axis_frames: list = []   # AxisFrames of the vmaps being traced or evaluated, innermost last
 
 
 class AxisFrame:
-    __slots__ = ("name", "size")
+    """One vmap axis: ``name`` (or None), ``size``.
 
-    def __init__(self, name, size):
+    ``tracing``: the vmap is tracing its function, whose trace has level
+    ``level`` (so a tracer of level >= ``level`` may vary along this axis);
+    otherwise its jaxpr is being evaluated with the batching rules.
+    """
+    __slots__ = ("name", "size", "level", "tracing")
+
+    def __init__(self, name, size, tracing=False):
         self.name = name
         self.size = size
+        self.level = len(_trace_stack)
+        self.tracing = tracing
+
+    def __repr__(self):
+        return f"AxisFrame({self.name!r}, {self.size}, {'tracing' if self.tracing else 'eval'})"
+
+
+class _Inherit:
+    def __repr__(self):
+        return "<inherit>"
+
+
+INHERIT = _Inherit()
 
 
 def find_axis(name):
-    """The innermost vmap frame called ``name`` (for collectives), or NameError."""
-    for f in reversed(axis_frames):
-        if f.name == name:
-            return f
+    """The innermost vmap frame called ``name`` (for collectives), or NameError.
+
+    >>> find_axis("nope")
+    Traceback (most recent call last):
+    ...
+    NameError: unbound axis name: 'nope' (no enclosing vmap has axis_name='nope')
+    """
+    if name is not None:
+        for f in reversed(axis_frames):
+            if f.name == name:
+                return f
     raise NameError(f"unbound axis name: {name!r} (no enclosing vmap has axis_name={name!r})")
 
 
 def batch_eqn(prim, vals, dims, params):
-    if prim.batch is None:
+    rule = prim.batch
+    if rule is None:
         raise NotImplementedError(f"primitive '{prim.name}' has no batching rule, so it cannot "
                                   "be used under vmap")
-    return prim.batch(vals, dims, **params)
+    return rule(vals, dims, **params)
 
 
-def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=None):
-    """Evaluate ``jaxpr`` on batched args (batch dims ``dims``). Returns (outs, out_dims)."""
+def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=INHERIT):
+    """Evaluate ``jaxpr`` on batched args (batch dims ``dims``). Returns (outs, out_dims).
+
+    Equations whose inputs are all unbatched are applied as they are; the others
+    go through their primitive's batching rule (no loop over the batch).
+    ``axis_name`` defaults to the innermost vmap's: a batching rule evaluating a
+    sub-jaxpr (cond, while) batches along that axis.
+    """
+    if axis_name is INHERIT:
+        axis_name = axis_frames[-1].name if axis_frames else None
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
     env = {}
@@ -57,19 +95,37 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=None):
     for v, x, d in zip(jaxpr.invars, args, dims):
         env[v] = (x, d)
 
-    def read(a):
-        return (a.val, None) if type(a) is Literal else env[a]
-
     axis_frames.append(AxisFrame(axis_name, axis_size))
     try:
         for eqn in jaxpr.eqns:
-            vals, ds = zip(*[read(a) for a in eqn.inputs]) if eqn.inputs else ((), ())
+            vals, ds = [], []
+            batched = False
+            for a in eqn.inputs:
+                if type(a) is Literal:
+                    vals.append(a.val)
+                    ds.append(None)
+                else:
+                    x, d = env[a]
+                    vals.append(x)
+                    ds.append(d)
+                    if d is not None:
+                        batched = True
             prim = eqn.primitive
-            if all(d is None for d in ds) and not getattr(prim, "batch_always", False):
+            if (not batched and prim.subjaxpr_params and vals
+                    and _uses_collectives(prim, eqn.params)):
+                # a call/loop whose body needs the axis (psum inside jit): batch one operand
+                from ..primitives.base import move_batch_axis
+                vals[0] = move_batch_axis(vals[0], None, 0, axis_size)
+                ds[0] = batched = 0
+            if batched is False and not getattr(prim, "batch_always", False):
                 out = bind(prim, *vals, **eqn.params)
-                od = [None] * len(out) if prim.multiple_results else None
-            else:
-                out, od = batch_eqn(prim, list(vals), list(ds), eqn.params)
+                if prim.multiple_results:
+                    for v, o in zip(eqn.outvars, out):
+                        env[v] = (o, None)
+                else:
+                    env[eqn.outvars[0]] = (out, None)
+                continue
+            out, od = batch_eqn(prim, vals, ds, eqn.params)
             if prim.multiple_results:
                 for v, o, d in zip(eqn.outvars, out, od):
                     env[v] = (o, d)
@@ -77,11 +133,44 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=None):
                 env[eqn.outvars[0]] = (out, od)
     finally:
         axis_frames.pop()
-    res = [read(a) for a in jaxpr.outvars]
-    return [r[0] for r in res], [r[1] for r in res]
+    outs, odims = [], []
+    for a in jaxpr.outvars:
+        x, d = (a.val, None) if type(a) is Literal else env[a]
+        outs.append(x)
+        odims.append(d)
+    return outs, odims
+
+
+_collective_cache: dict = {}   # id(ClosedJaxpr) -> (it, uses collectives?)
+
+
+def _uses_collectives(prim, params) -> bool:
+    """Whether a sub-jaxpr in ``params`` (at any depth) holds a collective (batch_always)."""
+    for k in prim.subjaxpr_params:
+        sub = params.get(k)
+        for c in (sub if isinstance(sub, (tuple, list)) else (sub,)):
+            if c is None:
+                continue
+            hit = _collective_cache.get(id(c))
+            if hit is None or hit[0] is not c:
+                j = c.jaxpr if isinstance(c, ClosedJaxpr) else c
+                found = any(getattr(e.primitive, "batch_always", False) or
+                            (e.primitive.subjaxpr_params
+                             and _uses_collectives(e.primitive, e.params))
+                            for e in j.eqns)
+                if len(_collective_cache) > 4096:
+                    _collective_cache.clear()
+                hit = _collective_cache[id(c)] = (c, found)
+            if hit[1]:
+                return True
+    return False
+
+
+_tracing.body_defers_concrete = _uses_collectives
 
 
 def batched_aval(aval: ShapedArray, d, size) -> ShapedArray:
+    """``aval`` with a batch axis of ``size`` inserted at ``d`` (unchanged if d is None)."""
     if d is None:
         return aval
     shape = list(aval.shape)
@@ -89,13 +178,17 @@ def batched_aval(aval: ShapedArray, d, size) -> ShapedArray:
     return aval.update(shape=tuple(shape))
 
 
-def vmap_jaxpr(closed: ClosedJaxpr, in_dims, axis_size, axis_name=None, out_dims_to=None):
+def vmap_jaxpr(closed: ClosedJaxpr, in_dims, axis_size, axis_name=INHERIT, out_dims_to=None):
     """IR -> IR: the batched jaxpr and its output batch dims.
 
     If ``out_dims_to`` is given (a list of ints/None), outputs are moved (or
-    broadcast) to those dims.
+    broadcast) to those dims. ``axis_name`` defaults to the innermost vmap's:
+    a batching rule calling this (jit, control flow) batches along that axis,
+    so collectives in the body find their name.
     """
     from ..primitives.base import move_batch_axis
+    if axis_name is INHERIT:
+        axis_name = axis_frames[-1].name if axis_frames else None
     avals = [batched_aval(a, d, axis_size) for a, d in zip(closed.in_avals, in_dims)]
     out_dims_box = []
 

@@ -1,0 +1,229 @@
+"""LLVM IR for fused kernels, with llvmlite.ir.
+
+``TABLE`` maps a primitive name to the function emitting its scalar code (the loop
+vectoriser makes it SIMD); ``REDUCTIONS`` maps a reduction to its identity and
+combiner. They are the only places in this backend that know primitive names
+(layout ops are known to ``backends.fusion``). ``classify(eqn)`` tells the planner
+what the table can do; ``emit_module(kernels, views)`` builds one module holding one
+function per kernel: ``void k<i>(ptr noalias buf0, ptr noalias buf1, ...)``.
+
+>>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
+>>> import functrans  # registers the primitives
+>>> a = Var(ShapedArray((3,), "float64"))
+>>> classify(Eqn(primitives["sin"], [a], [Var(a.aval)], {}))
+'elementwise'
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+import numpy as np
+
+from jaxpr_ir import Literal
+from ..fusion import ELEMENTWISE, REDUCE, View, contiguous_strides
+from . import engine
+from .ops import REDUCTIONS, TABLE, lltype
+
+__all__ = ["classify", "emit_module", "TABLE", "REDUCTIONS"]
+
+_NATIVE_DTYPES = frozenset(np.dtype(d) for d in
+                           ("float64", "float32", "int64", "int32", "uint32", "bool"))
+I64 = ir.IntType(64)
+I8 = ir.IntType(8)
+I1 = ir.IntType(1)
+
+
+def classify(eqn):
+    """ELEMENTWISE / REDUCE when this backend generates code for ``eqn``, else None."""
+    name = eqn.primitive.name
+    if eqn.primitive.multiple_results:
+        return None
+    avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
+    if any(a.dtype not in _NATIVE_DTYPES for a in avals):
+        return None
+    if name in REDUCTIONS:
+        return REDUCE if eqn.inputs[0].aval.dtype.kind in REDUCTIONS[name].kinds else None
+    row = TABLE.get(name)
+    if row is None or not row.supports(eqn):
+        return None
+    return ELEMENTWISE
+
+
+def _storage(dtype):
+    return I8 if dtype == np.bool_ else lltype(dtype)
+
+
+class _Access:
+    """How one buffer is addressed from the loop indices: strides over the loop shape."""
+
+    def __init__(self, arg_index, strides, offset, dtype):
+        self.arg, self.strides, self.offset, self.dtype = arg_index, list(strides), offset, dtype
+
+
+def _collapse(shape, accesses):
+    """Drop size-1 loop dims and merge adjacent dims every access walks contiguously."""
+    keep = [d for d in range(len(shape)) if shape[d] != 1]
+    dims = [shape[d] for d in keep]
+    for a in accesses:
+        a.strides = [a.strides[d] for d in keep]
+    i = len(dims) - 1
+    while i > 0:
+        if all(a.strides[i - 1] == a.strides[i] * dims[i] for a in accesses):
+            dims[i - 1] *= dims[i]
+            del dims[i]
+            for a in accesses:
+                a.strides[i - 1] = a.strides[i]
+                del a.strides[i]
+        i -= 1
+    return dims
+
+
+class KernelEmitter:
+    """Builds one kernel function; ``self.b`` is the IRBuilder the TABLE rows use."""
+
+    def __init__(self, module, name, kernel, views):
+        self.module, self.kernel, self.views = module, kernel, views
+        self.buffers = []           # Vars whose buffers are the function's arguments, in order
+        accesses = {}               # var -> _Access (inputs and outputs)
+        shape = kernel.shape
+        for x in kernel.inputs:
+            v = views.get(x) or View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
+            if isinstance(v.base, Literal):
+                continue
+            accesses[x] = _Access(self._arg(v.base), v.strides, v.offset, x.aval.dtype)
+        self.reduce_info = {}
+        for e in kernel.eqns:
+            if e.outvars[0] in kernel.reduced:
+                out = e.outvars[0]
+                axes = e.params["axes"]
+                kept = [d for d in range(len(shape)) if d not in axes]
+                ostr = contiguous_strides(out.aval.shape)
+                strides = [0] * len(shape)
+                for j, d in enumerate(kept):
+                    strides[d] = ostr[j]
+                self.reduce_info[out] = _Access(self._arg(out), strides, 0, out.aval.dtype)
+        for o in kernel.outputs:
+            if o not in self.reduce_info:
+                accesses[o] = _Access(self._arg(o), contiguous_strides(shape), 0, o.aval.dtype)
+        self.accesses = accesses
+        self.dims = _collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
+        fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers))
+        self.fn = ir.Function(module, fnty, name)
+        for a in self.fn.args:
+            a.add_attribute("noalias")
+        self.fn.attributes.add("nounwind")
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+
+    def _arg(self, var):
+        if var not in self.buffers:
+            self.buffers.append(var)
+        return self.buffers.index(var)
+
+    # ------------------------------------------------------------------ memory
+    def _ptr(self, acc, idxs):
+        off = ir.Constant(I64, acc.offset)
+        for i, s in zip(idxs, acc.strides):
+            if s:
+                off = self.b.add(off, self.b.mul(i, ir.Constant(I64, s)))
+        return self.b.gep(self.fn.args[acc.arg], [off], inbounds=True,
+                          source_etype=_storage(acc.dtype))
+
+    def load(self, acc, idxs):
+        v = self.b.load(self._ptr(acc, idxs), typ=_storage(acc.dtype))
+        return self.b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if acc.dtype == np.bool_ else v
+
+    def store(self, acc, idxs, v):
+        if acc.dtype == np.bool_:
+            v = self.b.zext(v, I8)
+        self.b.store(v, self._ptr(acc, idxs))
+
+    def const(self, dtype, value):
+        dtype = np.dtype(dtype)
+        if dtype.kind == "f":
+            return ir.Constant(lltype(dtype), float(value))
+        if dtype == np.bool_:
+            return ir.Constant(I1, int(bool(value)))
+        return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))
+
+    # ------------------------------------------------------------------ loops
+    def _loop_nest(self, dims, body):
+        idxs = []
+
+        def level(d):
+            if d == len(dims):
+                body(idxs)
+                return
+            pre = self.b.block
+            loop = self.fn.append_basic_block(f"loop{d}")
+            self.b.branch(loop)
+            self.b.position_at_end(loop)
+            i = self.b.phi(I64, name=f"i{d}")
+            i.add_incoming(ir.Constant(I64, 0), pre)
+            idxs.append(i)
+            level(d + 1)
+            idxs.pop()
+            nxt = self.b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
+            i.add_incoming(nxt, self.b.block)
+            done = self.fn.append_basic_block(f"done{d}")
+            self.b.cbranch(self.b.icmp_unsigned("<", nxt, ir.Constant(I64, dims[d])), loop, done)
+            self.b.position_at_end(done)
+
+        level(0)
+
+    def emit(self):
+        k = self.kernel
+        # reductions start from their identity
+        for e in k.eqns:
+            out = e.outvars[0]
+            if out in self.reduce_info:
+                acc = self.reduce_info[out]
+                ident = self.const(out.aval.dtype, REDUCTIONS[e.primitive.name].identity(out.aval.dtype))
+                flat = _Access(acc.arg, [1], 0, acc.dtype)
+                n = out.aval.size
+                if n:
+                    self._loop_nest([n], lambda idxs: self.store(flat, idxs, ident))
+        if all(self.dims) and all(d > 0 for d in k.shape):
+            self._loop_nest(self.dims, self._body)
+        self.b.ret_void()
+
+    def _body(self, idxs):
+        env = {}
+
+        def read(x):
+            if isinstance(x, Literal):
+                return self.const(x.aval.dtype, x.val)
+            if x not in env:
+                v = self.views.get(x)
+                if v is not None and isinstance(v.base, Literal):
+                    env[x] = self.const(x.aval.dtype, v.base.val)
+                else:
+                    env[x] = self.load(self.accesses[x], idxs)
+            return env[x]
+
+        for e in self.kernel.eqns:
+            ins = [read(x) for x in e.inputs]
+            out = e.outvars[0]
+            if out in self.reduce_info:
+                red = REDUCTIONS[e.primitive.name]
+                acc = self.reduce_info[out]
+                cur = self.load(acc, idxs)
+                self.store(acc, idxs, red.combine(self, out.aval.dtype, cur, ins[0]))
+                continue
+            self.eqn = e
+            v = TABLE[e.primitive.name].emit(self, e, *ins)
+            env[out] = v
+            if out in self.accesses:
+                self.store(self.accesses[out], idxs, v)
+
+
+def emit_module(kernels, views):
+    """(LLVM IR text, [(function name, [buffer vars in argument order])]) for ``kernels``."""
+    module = ir.Module(name="functrans")
+    module.triple = engine.triple()
+    module.data_layout = engine.data_layout()
+    out = []
+    for i, k in enumerate(kernels):
+        em = KernelEmitter(module, f"k{i}", k, views)
+        em.emit()
+        out.append((em.fn.name, list(em.buffers)))
+    return str(module), out
+

@@ -1,0 +1,416 @@
+"""The lowering table: primitive name -> scalar LLVM IR (numpy's semantics, no UB).
+
+Each ``Row.emit(em, eqn, *values)`` gets the kernel emitter ``em`` (``em.b`` is the
+IRBuilder, ``em.const(dtype, v)`` a constant, ``em.module`` the module) and the
+operands' LLVM values, and returns the result's value. Values are held as double,
+float, i64, i32 (int32 and uint32; the dtype says how to compare/divide/convert) or
+i1 (bool). Rules here never produce poison: integer division and remainder by 0 (and
+INT_MIN / -1) are defined, shifts are masked, float -> int conversions of nan or
+out-of-range values give what numpy gives on x86.
+
+>>> sorted(REDUCTIONS)
+['reduce_and', 'reduce_max', 'reduce_min', 'reduce_or', 'reduce_prod', 'reduce_sum']
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable
+
+import llvmlite.ir as ir
+import numpy as np
+
+from . import vmath
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+_LL = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
+       np.dtype("int32"): I32, np.dtype("uint32"): I32, np.dtype("bool"): I1}
+
+
+def lltype(dtype):
+    return _LL[np.dtype(dtype)]
+
+
+@dataclasses.dataclass
+class Row:
+    emit: Callable
+    kinds: str = "fiub"      # dtype kinds of the first operand this row handles
+
+    def supports(self, eqn):
+        x = eqn.inputs[0] if eqn.inputs else eqn.outvars[0]
+        return x.aval.dtype.kind in self.kinds
+
+
+@dataclasses.dataclass
+class Reduction:
+    identity: Callable       # dtype -> python value
+    combine: Callable        # (em, dtype, acc, x) -> value
+    kinds: str = "fiub"
+
+
+TABLE: dict = {}
+REDUCTIONS: dict = {}
+
+
+def _dt(eqn, i=0):
+    return eqn.inputs[i].aval.dtype
+
+
+def _call(em, name, ret, args, vals):
+    fn = em.module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(em.module, ir.FunctionType(ret, args), name)
+    return em.b.call(fn, vals)
+
+
+def _fsuffix(t):
+    return "f64" if t == F64 else "f32"
+
+
+def _intrinsic1(em, name, x):
+    return _call(em, f"llvm.{name}.{_fsuffix(x.type)}", x.type, [x.type], [x])
+
+
+def _libm(name):
+    def emit(em, eqn, x, *rest):
+        cname = name if x.type == F64 else name + "f"
+        return _call(em, cname, x.type, [x.type] * (1 + len(rest)), [x, *rest])
+    return emit
+
+
+def _isnan(em, x):
+    return em.b.fcmp_unordered("uno", x, x)
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+def _arith(fop, iop, bop=None):
+    def emit(em, eqn, x, y):
+        k = _dt(eqn).kind
+        if k == "f":
+            return getattr(em.b, fop)(x, y)
+        if k == "b":
+            return getattr(em.b, bop)(x, y)
+        return getattr(em.b, iop)(x, y)
+    return emit
+
+
+TABLE["add"] = Row(_arith("fadd", "add", "or_"))
+TABLE["sub"] = Row(_arith("fsub", "sub"), "fiu")
+TABLE["mul"] = Row(_arith("fmul", "mul", "and_"))
+TABLE["neg"] = Row(lambda em, eqn, x: em.b.fneg(x) if _dt(eqn).kind == "f" else em.b.neg(x), "fiu")
+
+
+def _int_divmod(em, dtype, x, y):
+    """numpy's floor division and remainder; x // 0 == x % 0 == 0, INT_MIN // -1 wraps."""
+    b = em.b
+    zero, one = em.const(dtype, 0), em.const(dtype, 1)
+    y0 = b.icmp_unsigned("==", y, zero)
+    if dtype.kind == "u":
+        ys = b.select(y0, one, y)
+        return (b.select(y0, zero, b.udiv(x, ys)), b.select(y0, zero, b.urem(x, ys)))
+    ym1 = b.icmp_signed("==", y, em.const(dtype, -1))
+    ys = b.select(b.or_(y0, ym1), one, y)
+    q, r = b.sdiv(x, ys), b.srem(x, ys)
+    # floor: when the remainder is nonzero and its sign differs from the divisor's
+    adj = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, ys), zero))
+    q = b.select(adj, b.sub(q, one), q)
+    r = b.select(adj, b.add(r, ys), r)
+    q = b.select(ym1, b.sub(zero, x), b.select(y0, zero, q))
+    r = b.select(b.or_(y0, ym1), zero, r)
+    return q, r
+
+
+def _div(em, eqn, x, y):
+    dtype = _dt(eqn)
+    if dtype.kind == "f":
+        return em.b.fdiv(x, y)
+    return _int_divmod(em, dtype, x, y)[0]
+
+
+def _rem(em, eqn, x, y):
+    dtype = _dt(eqn)
+    if dtype.kind != "f":
+        return _int_divmod(em, dtype, x, y)[1]
+    b = em.b
+    zero = ir.Constant(x.type, 0.0)
+    m = b.frem(x, y)
+    fix = b.and_(b.fcmp_ordered("!=", m, zero),
+                 b.xor(b.fcmp_ordered("<", m, zero), b.fcmp_ordered("<", y, zero)))
+    m = b.select(fix, b.fadd(m, y), m)
+    signed0 = _call(em, f"llvm.copysign.{_fsuffix(x.type)}", x.type, [x.type, x.type], [zero, y])
+    return b.select(b.fcmp_ordered("==", m, zero), signed0, m)
+
+
+TABLE["div"] = Row(_div, "fiu")
+TABLE["rem"] = Row(_rem, "fiu")
+
+
+def choose(em, dtype, x, y, biggest):
+    """numpy's maximum/minimum: x if (x > y or isnan(x)) else y (nan wins, ties -> y)."""
+    b, k = em.b, np.dtype(dtype).kind
+    pred = ">" if biggest else "<"
+    if k == "f":
+        return b.select(b.or_(b.fcmp_ordered(pred, x, y), _isnan(em, x)), x, y)
+    if k == "b":
+        return b.or_(x, y) if biggest else b.and_(x, y)
+    cmp = b.icmp_signed(pred, x, y) if k == "i" else b.icmp_unsigned(pred, x, y)
+    return b.select(cmp, x, y)
+
+
+TABLE["max"] = Row(lambda em, eqn, x, y: choose(em, _dt(eqn), x, y, True))
+TABLE["min"] = Row(lambda em, eqn, x, y: choose(em, _dt(eqn), x, y, False))
+
+
+def _compare(op):
+    def emit(em, eqn, x, y):
+        k = _dt(eqn).kind
+        if k == "f":
+            # numpy: != is true on nan, the others false
+            return (em.b.fcmp_unordered if op == "!=" else em.b.fcmp_ordered)(op, x, y)
+        if k == "i":
+            return em.b.icmp_signed(op, x, y)
+        return em.b.icmp_unsigned(op, x, y)
+    return emit
+
+
+for _n, _op in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")):
+    TABLE[_n] = Row(_compare(_op))
+
+
+def _select_n(em, eqn, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if _dt(eqn).kind == "b":
+        return em.b.select(which, cases[1], cases[0])
+    out = cases[0]    # int32 index, clamped as the interpreter does
+    for i in range(1, len(cases)):
+        out = em.b.select(em.b.icmp_signed(">=", which, em.const(_dt(eqn), i)), cases[i], out)
+    return out
+
+
+TABLE["select_n"] = Row(_select_n, "bi")
+
+
+# --------------------------------------------------------------------------- conversions
+
+def _float_to_int(em, x, dst):
+    """x86/numpy behaviour, without poison: nan and out-of-range give INT_MIN (int64/int32);
+    uint32 goes through int64 and wraps (nan -> 2**31, >= 2**63 -> 0)."""
+    b = em.b
+    wide = dst == np.dtype("uint32")
+    bits = 64 if (wide or dst == np.dtype("int64")) else 32
+    it = ir.IntType(bits)
+    lo, hi = -(2.0 ** (bits - 1)), 2.0 ** (bits - 1)
+    ok = b.and_(b.fcmp_ordered(">=", x, ir.Constant(x.type, lo)),
+                b.fcmp_ordered("<", x, ir.Constant(x.type, hi)))
+    safe = b.select(ok, x, ir.Constant(x.type, 0.0))
+    v = b.select(ok, b.fptosi(safe, it), ir.Constant(it, -(1 << (bits - 1))))
+    if not wide:
+        return v
+    big = b.fcmp_ordered(">=", x, ir.Constant(x.type, hi))
+    v = b.select(big, ir.Constant(I64, 0), v)
+    v = b.select(_isnan(em, x), ir.Constant(I64, 1 << 31), v)
+    return b.trunc(v, I32)
+
+
+def _convert(em, eqn, x):
+    b = em.b
+    src, dst = _dt(eqn), eqn.outvars[0].aval.dtype
+    st, dt = lltype(src), lltype(dst)
+    if src == dst:
+        return x
+    if dst.kind == "b":
+        if src.kind == "f":
+            return b.fcmp_unordered("!=", x, ir.Constant(st, 0.0))
+        return b.icmp_unsigned("!=", x, ir.Constant(st, 0))
+    if src.kind == "f":
+        if dst.kind == "f":
+            return b.fpext(x, dt) if dt == F64 else b.fptrunc(x, dt)
+        return _float_to_int(em, x, dst)
+    if dst.kind == "f":
+        return b.uitofp(x, dt) if src.kind in "ub" else b.sitofp(x, dt)
+    if st.width == dt.width:
+        return x
+    if st.width > dt.width:
+        return b.trunc(x, dt)
+    return b.zext(x, dt) if src.kind in "ub" else b.sext(x, dt)
+
+
+TABLE["convert_element_type"] = Row(_convert)
+
+
+# --------------------------------------------------------------------------- bits
+
+def _bits(op):
+    return lambda em, eqn, x, y: getattr(em.b, op)(x, y)
+
+
+TABLE["and"] = Row(_bits("and_"), "iub")
+TABLE["or"] = Row(_bits("or_"), "iub")
+TABLE["xor"] = Row(_bits("xor"), "iub")
+TABLE["not"] = Row(lambda em, eqn, x: em.b.not_(x), "iub")
+
+
+def _shift(kind):
+    # amounts outside [0, bits) (as unsigned) give 0, or the sign fill for arithmetic
+    def emit(em, eqn, x, y):
+        b = em.b
+        bits = x.type.width
+        out_of_range = b.icmp_unsigned(">=", y, ir.Constant(x.type, bits))
+        ys = b.select(out_of_range, ir.Constant(x.type, 0), y)
+        if kind == "left":
+            return b.select(out_of_range, ir.Constant(x.type, 0), b.shl(x, ys))
+        if kind == "logical":
+            return b.select(out_of_range, ir.Constant(x.type, 0), b.lshr(x, ys))
+        ys = b.select(out_of_range, ir.Constant(x.type, bits - 1), y)
+        return b.ashr(x, ys)
+    return emit
+
+
+TABLE["shift_left"] = Row(_shift("left"), "iu")
+TABLE["shift_right_logical"] = Row(_shift("logical"), "iu")
+TABLE["shift_right_arithmetic"] = Row(_shift("arith"), "iu")
+
+
+# --------------------------------------------------------------------------- math
+
+def _vec(gen):
+    """A vmath float64 routine; float32 is widened, computed, and rounded once."""
+    def emit(em, eqn, x):
+        fn = gen(em.module)
+        if x.type == F64:
+            return em.b.call(fn, [x])
+        return em.b.fptrunc(em.b.call(fn, [em.b.fpext(x, F64)]), F32)
+    return emit
+
+
+TABLE["exp"] = Row(_vec(vmath.exp_f64), "f")
+TABLE["log"] = Row(_vec(vmath.log_f64), "f")
+TABLE["sqrt"] = Row(lambda em, eqn, x: _intrinsic1(em, "sqrt", x), "f")
+TABLE["floor"] = Row(lambda em, eqn, x: _intrinsic1(em, "floor", x), "f")
+TABLE["ceil"] = Row(lambda em, eqn, x: _intrinsic1(em, "ceil", x), "f")
+TABLE["round"] = Row(lambda em, eqn, x: _intrinsic1(em, "rint", x), "f")
+for _n in ("sin", "cos", "tanh", "expm1", "log1p", "tan", "sinh", "cosh", "atan", "asin",
+           "acos", "asinh", "acosh", "atanh", "cbrt", "exp2", "log2"):
+    TABLE[_n] = Row(_libm(_n), "f")
+
+
+def _abs(em, eqn, x):
+    k = _dt(eqn).kind
+    if k == "f":
+        return _intrinsic1(em, "fabs", x)
+    if k == "u":
+        return x
+    return em.b.select(em.b.icmp_signed("<", x, ir.Constant(x.type, 0)), em.b.neg(x), x)
+
+
+TABLE["abs"] = Row(_abs, "fiu")
+
+
+def _one(x):
+    return ir.Constant(x.type, 1.0)
+
+
+def _logistic(em, eqn, x):
+    # as the interpreter: 1 / (1 + exp(-x))
+    e = _vec(vmath.exp_f64)(em, eqn, em.b.fneg(x))
+    return em.b.fdiv(_one(x), em.b.fadd(_one(x), e))
+
+
+TABLE["logistic"] = Row(_logistic, "f")
+TABLE["reciprocal"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), x), "f")
+TABLE["rsqrt"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), _intrinsic1(em, "sqrt", x)), "f")
+TABLE["square"] = Row(lambda em, eqn, x: (em.b.fmul if _dt(eqn).kind == "f" else em.b.mul)(x, x),
+                      "fiu")
+TABLE["is_finite"] = Row(lambda em, eqn, x: em.b.fcmp_ordered(
+    "<", _intrinsic1(em, "fabs", x), ir.Constant(x.type, math.inf)), "f")
+
+
+def _pow(em, eqn, x, y):
+    return _libm("pow")(em, eqn, x, y)
+
+
+TABLE["pow"] = Row(_pow, "f")
+
+
+def _sign(em, eqn, x):
+    b, k = em.b, _dt(eqn).kind
+    zero = ir.Constant(x.type, 0.0 if k == "f" else 0)
+    one = ir.Constant(x.type, 1.0 if k == "f" else 1)
+    mone = ir.Constant(x.type, -1.0 if k == "f" else -1)
+    if k == "f":
+        out = b.select(b.fcmp_ordered(">", x, zero), one,
+                       b.select(b.fcmp_ordered("<", x, zero), mone, x))   # keeps ±0 and nan
+        return out
+    if k == "u":
+        return b.select(b.icmp_unsigned(">", x, zero), one, zero)
+    return b.select(b.icmp_signed(">", x, zero), one,
+                    b.select(b.icmp_signed("<", x, zero), mone, zero))
+
+
+TABLE["sign"] = Row(_sign, "fiu")
+
+
+def _integer_pow(em, eqn, x):
+    # square-and-multiply, unrolled at compile time
+    n = eqn.params["y"]
+    k = _dt(eqn).kind
+    mul = em.b.fmul if k == "f" else em.b.mul
+    acc, base, m = None, x, abs(n)
+    while m:
+        if m & 1:
+            acc = base if acc is None else mul(acc, base)
+        m >>= 1
+        if m:
+            base = mul(base, base)
+    if acc is None:
+        acc = ir.Constant(x.type, 1.0 if k == "f" else 1)
+    if n < 0:
+        acc = em.b.fdiv(_one(x), acc)
+    return acc
+
+
+class _IntPowRow(Row):
+    def supports(self, eqn):
+        # numpy's float power uses libm pow for exponents other than small ones; stay
+        # within a few roundings of it
+        return super().supports(eqn) and abs(eqn.params["y"]) <= 4
+
+
+TABLE["integer_pow"] = _IntPowRow(_integer_pow, "fiu")
+
+
+# --------------------------------------------------------------------------- reductions
+
+def _sum_combine(em, dtype, acc, x):
+    if dtype.kind == "f":
+        return em.b.fadd(acc, x, flags=("reassoc",))   # reassoc on the reduction only
+    return em.b.or_(acc, x) if dtype.kind == "b" else em.b.add(acc, x)
+
+
+def _prod_combine(em, dtype, acc, x):
+    if dtype.kind == "f":
+        return em.b.fmul(acc, x, flags=("reassoc",))
+    return em.b.and_(acc, x) if dtype.kind == "b" else em.b.mul(acc, x)
+
+
+def _extreme(dtype, biggest):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return -math.inf if biggest else math.inf
+    if dtype.kind == "b":
+        return not biggest
+    info = np.iinfo(dtype)
+    return int(info.min if biggest else info.max)
+
+
+REDUCTIONS["reduce_sum"] = Reduction(lambda d: 0, _sum_combine)
+REDUCTIONS["reduce_prod"] = Reduction(lambda d: 1, _prod_combine)
+REDUCTIONS["reduce_max"] = Reduction(lambda d: _extreme(d, True),
+                                     lambda em, d, acc, x: choose(em, d, acc, x, True))
+REDUCTIONS["reduce_min"] = Reduction(lambda d: _extreme(d, False),
+                                     lambda em, d, acc, x: choose(em, d, acc, x, False))
+REDUCTIONS["reduce_and"] = Reduction(lambda d: True, lambda em, d, acc, x: em.b.and_(acc, x), "b")
+REDUCTIONS["reduce_or"] = Reduction(lambda d: False, lambda em, d, acc, x: em.b.or_(acc, x), "b")

@@ -1,0 +1,305 @@
+"""User-defined derivative rules: ``custom_jvp`` and ``custom_vjp``.
+
+Outside every transform a decorated function just runs. Inside one, the
+function and its rules are traced into jaxprs and bound as one
+``custom_jvp_call`` / ``custom_vjp_call`` equation (functrans/primitives/custom.py),
+so the rule survives ``jit``, ``vmap`` and nesting. Arguments listed in
+``nondiff_argnums`` are passed to the rules first, as Python values.
+
+>>> import functrans as ft, functrans.numpy as fnp
+>>> @ft.custom_jvp
+... def f(x):
+...     return fnp.sin(x)
+>>> @f.defjvp
+... def f_jvp(primals, tangents):
+...     (x,), (t,) = primals, tangents
+...     return fnp.sin(x), 2.0 * t
+>>> float(ft.grad(f)(0.3))
+2.0
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr
+from . import tracing
+from .api_util import abstract_and_concrete, as_array, flatten_fun
+from .primitives.base import tangent_aval
+from .tracing import Tracer, get_aval, trace_to_jaxpr
+from .tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["custom_jvp", "custom_vjp"]
+
+
+def _resolve_args(fun, args, kwargs):
+    if not kwargs:
+        return tuple(args)
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{getattr(fun, '__name__', 'fun')}: {e}") from None
+    if ba.kwargs:
+        raise TypeError(f"{getattr(fun, '__name__', 'fun')}: keyword-only arguments "
+                        f"{sorted(ba.kwargs)} are not supported by custom_jvp/custom_vjp")
+    return tuple(ba.args)
+
+
+class _Split:
+    """The arguments of one call split into static (nondiff) and differentiable ones."""
+
+    def __init__(self, what, nondiff_argnums, args):
+        n = len(args)
+        for a in nondiff_argnums:
+            if not -n <= a < n:
+                raise TypeError(f"{what}: nondiff_argnums {a} out of range for a call with "
+                                f"{n} positional argument(s)")
+        self.args = args
+        self.nd = sorted({a % n for a in nondiff_argnums})
+        self.diff_idx = [i for i in range(n) if i not in self.nd]
+        self.static = [args[i] for i in self.nd]
+        flat, self.in_tree = tree_flatten(tuple(args[i] for i in self.diff_idx))
+        self.flat = [as_array(x) for x in flat]
+        self.arg_trees = [tree_flatten(args[i])[1] for i in self.diff_idx]
+
+    def full(self, dargs):
+        full = list(self.args)
+        for i, v in zip(self.diff_idx, dargs):
+            full[i] = v
+        return full
+
+
+# custom functions whose rules are being traced: a call of such a function from its
+# own rule (``return f(x), ...`` is common) runs its body inline instead of tracing
+# the rule again, which would never end
+_in_rule: set = set()
+
+
+def _trace(fun, avals, vals, name, owner=None):
+    if owner is not None:
+        _in_rule.add(id(owner))
+    try:
+        j, c, out_vals = trace_to_jaxpr(fun, avals, vals, name=name)
+    finally:
+        if owner is not None:
+            _in_rule.discard(id(owner))
+    return ClosedJaxpr(j, c), out_vals
+
+
+def _conform(kind, name, what, x, want):
+    """Check a rule's output leaf against the type it must have; cast concrete dtypes."""
+    a = get_aval(x)
+    if a.shape != want.shape:
+        raise TypeError(f"{kind} rule of '{name}': {what} has shape {a.shape} but must have "
+                        f"shape {want.shape} (type {want.str_short()})")
+    if a.dtype != want.dtype:
+        if isinstance(x, Tracer):
+            raise TypeError(f"{kind} rule of '{name}': {what} has dtype {a.dtype} but must "
+                            f"have dtype {want.dtype}")
+        x = np.asarray(x, dtype=want.dtype)
+    return x
+
+
+class custom_jvp:
+    """A function with a user-defined JVP rule (``@f.defjvp``).
+
+    The rule is called as ``rule(*nondiff_args, primals, tangents)`` with
+    tuples and returns ``(primal_out, tangent_out)``. Reverse mode transposes
+    the rule's tangent part, so it must be linear in the tangents.
+
+    >>> import functrans as ft
+    >>> @ft.custom_jvp
+    ... def double(x):
+    ...     return 2.0 * x
+    >>> double.defjvp(lambda p, t: (2.0 * p[0], 2.0 * t[0]))  # doctest: +ELLIPSIS
+    <function ...>
+    >>> float(ft.grad(double)(1.0))
+    2.0
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp):
+        """Set the rule; returns it, so it can be used as a decorator."""
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One rule per argument: ``jvp_i(tangent_i, primal_out, *primals)`` (None: zero)."""
+        if self.nondiff_argnums:
+            raise TypeError("defjvps does not support nondiff_argnums; use defjvp")
+
+        def rule(primals, tangents):
+            out = self.fun(*primals)
+            acc = None
+            for fn, t, p in zip(jvps, tangents, primals):
+                if fn is None:
+                    continue
+                term = fn(t, out, *primals)
+                acc = term if acc is None else tree_map(lambda a, b: a + b, acc, term)
+            if acc is None:
+                acc = tree_map(lambda o: np.zeros(np.shape(o), get_aval(o).dtype), out)
+            return out, acc
+        self.defjvp(rule)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self.fun, "__name__", "fun")
+        if self.jvp is None:
+            raise AttributeError(f"no JVP rule defined for custom_jvp function '{name}'; "
+                                 "define one with @{name}.defjvp")
+        args = _resolve_args(self.fun, args, kwargs)
+        if not tracing._trace_stack or id(self) in _in_rule:
+            return self.fun(*args)       # no transform active, or called from its own rule
+        s = _Split("custom_jvp", self.nondiff_argnums, args)
+        flat_fun, out_tree = flatten_fun(lambda *d: self.fun(*s.full(d)), s.in_tree)
+        avals, vals = abstract_and_concrete(s.flat)
+        call, _ = _trace(flat_fun, avals, vals, f"custom_jvp({name})")
+        otree, out_avals = out_tree(), call.out_avals
+        n = len(s.flat)
+        rule = self.jvp
+
+        def jvp_flat(*xs):
+            ps = tree_unflatten(s.in_tree, xs[:n])
+            ts = tree_unflatten(s.in_tree, xs[n:])
+            res = rule(*s.static, tuple(ps), tuple(ts))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(f"custom_jvp rule of '{name}' must return a pair "
+                                f"(primal_out, tangent_out), got {type(res).__name__}")
+            po, po_tree = tree_flatten(res[0])
+            to, to_tree = tree_flatten(res[1])
+            for what, tree in (("primal output", po_tree), ("tangent output", to_tree)):
+                if tree != otree:
+                    raise TypeError(f"custom_jvp rule of '{name}': its {what} has structure "
+                                    f"{tree} but the function returns {otree}")
+            po = [_conform("custom_jvp", name, f"primal output {i}", as_array(x), a)
+                  for i, (x, a) in enumerate(zip(po, out_avals))]
+            to = [_conform("custom_jvp", name, f"tangent output {i}", as_array(x),
+                           tangent_aval(a)) for i, (x, a) in enumerate(zip(to, out_avals))]
+            return po + to
+
+        t_avals = [tangent_aval(a) for a in avals]
+        jvp_c, _ = _trace(jvp_flat, avals + t_avals, vals + [None] * n, f"custom_jvp rule({name})",
+                          owner=self)
+        from .primitives.custom import _insert_tangent_slots, custom_jvp_call_p, hoist_many
+        (cj, jj), consts = hoist_many([call, jvp_c])
+        jj = _insert_tangent_slots(jj, len(consts) + n,
+                                   [tangent_aval(get_aval(c)) for c in consts])
+        outs = custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
+                                      num_consts=len(consts), name=name)
+        return tree_unflatten(otree, outs)
+
+
+class custom_vjp:
+    """A function with a user-defined VJP: ``f.defvjp(fwd, bwd)``.
+
+    ``fwd(*args) -> (out, residuals)``; ``bwd(*nondiff_args, residuals, ct)`` returns
+    a tuple with one cotangent per differentiable argument (None for zero).
+
+    >>> import functrans as ft
+    >>> @ft.custom_vjp
+    ... def f(x):
+    ...     return x * x
+    >>> f.defvjp(lambda x: (x * x, x), lambda x, ct: (10.0 * ct,))
+    >>> float(ft.grad(f)(3.0))
+    10.0
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = None
+        self.bwd = None
+
+    def defvjp(self, fwd, bwd):
+        """Set the forward function (output and residuals) and the backward function."""
+        self.fwd = fwd
+        self.bwd = bwd
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self.fun, "__name__", "fun")
+        if self.fwd is None:
+            raise AttributeError(f"no VJP defined for custom_vjp function '{name}'; "
+                                 f"define one with {name}.defvjp(fwd, bwd)")
+        args = _resolve_args(self.fun, args, kwargs)
+        if not tracing._trace_stack or id(self) in _in_rule:
+            return self.fun(*args)       # no transform active, or called from its own rule
+        s = _Split("custom_vjp", self.nondiff_argnums, args)
+        flat_fun, out_tree = flatten_fun(lambda *d: self.fun(*s.full(d)), s.in_tree)
+        avals, vals = abstract_and_concrete(s.flat)
+        call, _ = _trace(flat_fun, avals, vals, f"custom_vjp({name})")
+        otree, out_avals = out_tree(), call.out_avals
+        fwd, bwd = self.fwd, self.bwd
+        box = {}
+
+        def fwd_flat(*leaves):
+            res = fwd(*s.full(tree_unflatten(s.in_tree, leaves)))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(f"custom_vjp fwd of '{name}' must return a pair "
+                                f"(output, residuals), got {type(res).__name__}")
+            out, out_t = tree_flatten(res[0])
+            if out_t != otree:
+                raise TypeError(f"custom_vjp fwd of '{name}' returned an output of structure "
+                                f"{out_t}, but the function returns {otree}")
+            out = [_conform("custom_vjp fwd", name, f"output {i}", as_array(x), a)
+                   for i, (x, a) in enumerate(zip(out, out_avals))]
+            r, box["res_tree"] = tree_flatten(res[1])
+            return out + [as_array(x) for x in r]
+
+        fwd_c, fwd_vals = _trace(fwd_flat, avals, vals, f"custom_vjp fwd({name})",
+                                    owner=self)
+        n_out = len(out_avals)
+        res_avals = fwd_c.out_avals[n_out:]
+        res_vals = list(fwd_vals[n_out:])
+        res_tree = box["res_tree"]
+        nres = len(res_avals)
+        ndiff = len(s.diff_idx)
+        arg_avals = [avals]
+
+        def bwd_flat(*xs):
+            res = tree_unflatten(res_tree, xs[:nres])
+            ct = tree_unflatten(otree, xs[nres:])
+            cts = bwd(*s.static, res, ct)
+            if not isinstance(cts, (tuple, list)) or len(cts) != ndiff:
+                got = (f"a {type(cts).__name__} of length {len(cts)}"
+                       if isinstance(cts, (tuple, list)) else f"a {type(cts).__name__}")
+                raise TypeError(f"custom_vjp bwd of '{name}' must return a tuple with one "
+                                f"cotangent per differentiable argument ({ndiff}), got {got}")
+            leaves = []
+            it = iter(arg_avals[0])
+            for k, (c, tree) in enumerate(zip(cts, s.arg_trees)):
+                want = [next(it) for _ in range(tree.num_leaves)]
+                if c is None:
+                    leaves += [np.zeros(a.shape, a.dtype) for a in want]
+                    continue
+                cl, ctree = tree_flatten(c)
+                if ctree != tree:
+                    raise TypeError(f"custom_vjp bwd of '{name}': the cotangent for argument "
+                                    f"{s.diff_idx[k]} has structure {ctree} but the argument "
+                                    f"has structure {tree}")
+                leaves += [_conform("custom_vjp bwd", name,
+                                    f"cotangent for argument {s.diff_idx[k]} (leaf {j})",
+                                    as_array(x), tangent_aval(a))
+                           for j, (x, a) in enumerate(zip(cl, want))]
+            return leaves
+
+        ct_avals = [tangent_aval(a) for a in out_avals]
+        bwd_c, _ = _trace(bwd_flat, list(res_avals) + ct_avals, res_vals + [None] * n_out,
+                          f"custom_vjp bwd({name})", owner=self)
+        from .primitives.custom import custom_vjp_call_p, hoist_many
+        (cj, fj, bj), consts = hoist_many([call, fwd_c, bwd_c])
+        outs = custom_vjp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, fwd_jaxpr=fj,
+                                      bwd_jaxpr=bj, num_consts=len(consts), name=name)
+        return tree_unflatten(otree, outs)

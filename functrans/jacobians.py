@@ -1,0 +1,207 @@
+"""Jacobians and Hessians: ``jacfwd``, ``jacrev``, ``jacobian``, ``hessian``.
+
+``jacfwd`` pushes the standard basis of each input leaf through ``jvp`` under
+one ``vmap`` (one batched forward pass per input leaf, no loop over basis
+vectors); ``jacrev`` pulls the basis of each output leaf back through one
+``vjp`` under ``vmap``. Results are laid out like JAX's: for an output leaf of
+shape ``O`` and an input leaf of shape ``I`` the block has shape ``O + I``; the
+result has the output's structure, each leaf holding the differentiated
+arguments' structure (a tuple of them when ``argnums`` is a tuple).
+
+``jacobian`` chooses the mode by size: forward mode when the differentiated
+inputs have fewer elements in total than the outputs, reverse mode otherwise
+(one pass per input element vs one per output element).
+
+>>> import functrans as ft, functrans.numpy as fnp, numpy as np
+>>> A = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+>>> ft.jacfwd(lambda x: fnp.dot(A, x))(np.ones(2)).tolist()
+[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
+from .tracing import get_aval
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["jacfwd", "jacrev", "jacobian", "hessian"]
+
+
+def _prepare(fun, args, argnums, fname):
+    single, nums = normalize_argnums(argnums, len(args), fname)
+    dyn = tuple(args[i] for i in nums)
+    flat, in_tree = tree_flatten(dyn)
+    flat = [as_array(x) for x in flat]
+    for i, x in enumerate(flat):
+        a = get_aval(x)
+        if a.dtype.kind not in "f":
+            raise TypeError(f"{fname} requires real floating inputs to differentiate, but "
+                            f"input leaf {i} has dtype {a.dtype}; convert it with "
+                            ".astype(float) or exclude it with argnums")
+
+    def f_flat(*leaves):
+        full = list(args)
+        for i, v in zip(nums, tree_unflatten(in_tree, leaves)):
+            full[i] = v
+        return fun(*full)
+    return single, nums, dyn, flat, in_tree, f_flat
+
+
+def _basis(aval):
+    """The standard basis of a leaf: shape (size, *shape)."""
+    n = aval.size
+    return np.eye(n, dtype=aval.dtype).reshape((n,) + aval.shape)
+
+
+def _in_structure(single, in_tree, blocks):
+    """Blocks for one output leaf (one per input leaf) in the arguments' structure."""
+    t = tree_unflatten(in_tree, blocks)
+    return t[0] if single else tuple(t)
+
+
+def _move_front_to_back(x, k):
+    """(k-dim front, rest...) -> (rest..., front): the basis axes go last."""
+    from .primitives.structural import transpose
+    nd = get_aval(x).ndim
+    if k == 0 or k == nd:
+        return x
+    perm = tuple(range(k, nd)) + tuple(range(k))
+    return transpose(x, perm)
+
+
+def _reshape(x, shape):
+    from .primitives.structural import reshape
+    if get_aval(x).shape == tuple(shape):
+        return x
+    return reshape(x, tuple(shape))
+
+
+def jacfwd(fun, argnums=0, has_aux=False):
+    """Jacobian by forward mode: one batched ``jvp`` per input leaf.
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> ft.jacfwd(fnp.sin)(np.zeros(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    from .autodiff import jvp
+    from .batching import vmap
+
+    def jacfun(*args):
+        single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacfwd")
+        zeros = [np.zeros(get_aval(x).shape, get_aval(x).dtype) for x in flat]
+        per_in = []            # per input leaf: flat output blocks
+        out = aux = None
+        for k, x in enumerate(flat):
+            def push(t, k=k):
+                ts = list(zeros)
+                ts[k] = t
+                res = jvp(f_flat, tuple(flat), tuple(ts), has_aux=has_aux)
+                y, ty = res[0], res[1]
+                y_leaves, y_tree = tree_flatten(y)
+                ty_leaves = tree_flatten(ty)[0]
+                box["tree"] = y_tree
+                return (y_leaves, ty_leaves) + ((res[2],) if has_aux else ())
+            box = {}
+            a = get_aval(x)
+            res = vmap(push, in_axes=0, out_axes=(None, 0) + ((None,) if has_aux else ()))(
+                _basis(a))
+            out = res[0]
+            if has_aux:
+                aux = res[2]
+            blocks = []
+            for ty, o in zip(res[1], out):
+                oshape = get_aval(o).shape
+                b = _move_front_to_back(ty, 1)                  # (*O, n)
+                blocks.append(_reshape(b, oshape + a.shape))
+            per_in.append(blocks)
+            out_tree = box["tree"]
+        if not flat:
+            raise TypeError("jacfwd: no floating inputs to differentiate")
+        jac = [_in_structure(single, in_tree, [per_in[k][j] for k in range(len(flat))])
+               for j in range(len(out))]
+        jac = tree_unflatten(out_tree, jac)
+        return (jac, aux) if has_aux else jac
+
+    jacfun.__name__ = f"jacfwd({getattr(fun, '__name__', 'fun')})"
+    return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False):
+    """Jacobian by reverse mode: one ``vjp``, pulled back with one batched call per output leaf.
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> ft.jacrev(lambda x: x * 2.0)(np.ones(2)).tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    from .autodiff import vjp
+    from .batching import vmap
+
+    def jacfun(*args):
+        single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacrev")
+        res = vjp(f_flat, *flat, has_aux=has_aux)
+        y, vjp_fn = res[0], res[1]
+        y_leaves, y_tree = tree_flatten(y)
+        for i, o in enumerate(y_leaves):
+            if get_aval(o).dtype.kind not in "f":
+                raise TypeError(f"jacrev requires real floating outputs, but output leaf {i} "
+                                f"has dtype {get_aval(o).dtype}")
+        zeros = [np.zeros(get_aval(o).shape, get_aval(o).dtype) for o in y_leaves]
+        jac = []
+        for j, o in enumerate(y_leaves):
+            oa = get_aval(o)
+
+            def pull(ct, j=j):
+                cts = list(zeros)
+                cts[j] = ct
+                return list(vjp_fn(tree_unflatten(y_tree, cts)))
+
+            g = vmap(pull)(_basis(oa))                           # per input leaf: (m, *I)
+            blocks = [_reshape(b, oa.shape + get_aval(x).shape) for b, x in zip(g, flat)]
+            jac.append(_in_structure(single, in_tree, blocks))
+        jac = tree_unflatten(y_tree, jac)
+        return (jac, res[2]) if has_aux else jac
+
+    jacfun.__name__ = f"jacrev({getattr(fun, '__name__', 'fun')})"
+    return jacfun
+
+
+def _total_size(avals):
+    return sum(int(a.size) for a in avals)
+
+
+def jacobian(fun, argnums=0, has_aux=False):
+    """Jacobian choosing the mode: ``jacfwd`` when the differentiated inputs have
+    fewer elements than the outputs, ``jacrev`` otherwise (ties go to reverse).
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> ft.jacobian(lambda x: fnp.sum(x * x))(np.ones(3)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    def jacfun(*args):
+        mode = jacobian_mode(fun, argnums, has_aux, *args)
+        f = jacfwd if mode == "fwd" else jacrev
+        return f(fun, argnums, has_aux)(*args)
+
+    jacfun.__name__ = f"jacobian({getattr(fun, '__name__', 'fun')})"
+    return jacfun
+
+
+def jacobian_mode(fun, argnums, has_aux, *args) -> str:
+    """'fwd' or 'rev': the mode ``jacobian`` uses for these arguments."""
+    single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacobian")
+    flat_fun, _ = flatten_fun(f_flat, tree_flatten(tuple(flat))[1], has_aux)
+    jaxpr, _, _ = trace_flat(flat_fun, flat, name="jacobian (output sizes)")
+    n_in = _total_size([get_aval(x) for x in flat])
+    n_out = _total_size(jaxpr.out_avals)
+    return "fwd" if n_in < n_out else "rev"
+
+
+def hessian(fun, argnums=0, has_aux=False):
+    """``jacfwd(jacrev(fun))``: the matrix of second derivatives of a scalar function.
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> ft.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0])).tolist()
+    [[6.0, 0.0], [0.0, 12.0]]
+    """
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)

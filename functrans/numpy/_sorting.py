@@ -1,0 +1,79 @@
+"""Sorting functions of ``functrans.numpy``: ``sort`` and ``argsort``, always stable.
+
+>>> import functrans.numpy as fnp
+>>> fnp.argsort(fnp.asarray([3.0, 1.0, 2.0])).tolist()
+[1, 2, 0]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tracing import Tracer, wrap
+from ..primitives import structural as S
+from ..primitives.sorting import sort_p
+from ._util import asarray, canonicalize_axis, check_arraylike
+
+__all__ = ["sort", "argsort"]
+
+
+def _prepare(name, a, axis):
+    check_arraylike(name, a)
+    a = asarray(a)
+    if axis is None:
+        a = S.reshape(a, (int(np.prod(a.shape)),)) if isinstance(a, Tracer) else a.reshape(-1)
+        axis = 0
+    if a.ndim == 0:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for a scalar (rank 0)")
+    if a.dtype.kind == "c":
+        raise TypeError(f"{name}: complex arrays ({a.dtype}) cannot be sorted")
+    return a, canonicalize_axis(axis, a.ndim)
+
+
+def _reverse(x, axis):
+    """Reverse ``x`` along ``axis`` (a sort keyed by descending positions)."""
+    n = x.shape[axis]
+    rev = S.broadcast_in_dim(np.arange(n - 1, -1, -1, dtype=np.int64), tuple(x.shape), (axis,))
+    return sort_p.bind(rev, x, dimension=axis, is_stable=True, num_keys=1)[1]
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
+    """A sorted copy of ``a`` along ``axis`` (None: flattened); NaNs sort last.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.sort(fnp.asarray([[3, 1], [0, 2]]), axis=0).tolist()
+    [[0, 1], [3, 2]]
+    """
+    if order is not None:
+        raise ValueError("sort: 'order' (structured arrays) is not supported")
+    a, axis = _prepare("sort", a, axis)
+    if not isinstance(a, Tracer):
+        out = np.sort(a, axis=axis, kind="stable")
+        return wrap(np.flip(out, axis) if descending else out)
+    out = sort_p.bind(a, dimension=axis, is_stable=True, num_keys=1)[0]
+    return _reverse(out, axis) if descending else out
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
+    """Indices (int64) that sort ``a`` along ``axis``; ties keep their order (stable),
+    also with ``descending=True``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.argsort(fnp.asarray([1, 3, 3, 2]), descending=True).tolist()
+    [1, 2, 3, 0]
+    """
+    if order is not None:
+        raise ValueError("argsort: 'order' (structured arrays) is not supported")
+    a, axis = _prepare("argsort", a, axis)
+    n = a.shape[axis]
+    if not isinstance(a, Tracer):
+        if not descending:
+            return wrap(np.argsort(a, axis=axis, kind="stable").astype(np.int64))
+        idx = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+        return wrap((n - 1 - np.flip(idx, axis)).astype(np.int64))
+    iota = S.broadcast_in_dim(np.arange(n, dtype=np.int64), tuple(a.shape), (axis,))
+    if not descending:
+        return sort_p.bind(a, iota, dimension=axis, is_stable=True, num_keys=1)[1]
+    # stable descending: sort the reversed array, reverse the result, map the indices back
+    idx = sort_p.bind(_reverse(a, axis), iota, dimension=axis, is_stable=True, num_keys=1)[1]
+    from ..primitives.elementwise import sub
+    return sub(np.full(a.shape, n - 1, np.int64), _reverse(idx, axis))

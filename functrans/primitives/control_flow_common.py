@@ -1,0 +1,195 @@
+"""IR plumbing shared by the control-flow primitives (cond, while, scan).
+
+Sub-jaxprs of control-flow equations are ``ClosedJaxpr`` without consts: every
+constant a traced body closes over becomes an explicit leading operand. The
+helpers here trace Python functions into such bodies, re-list a body's inputs
+(fresh unused inputs, joined consts of several branches), differentiate a body
+with symbolic-zero masks (``jvp_closed``) and split its JVP into a primal part
+that emits residuals and a part linear in the tangents (``split_jvp``).
+
+>>> from jaxpr_ir import ShapedArray
+>>> closed, consts = trace_hoisted(lambda x: [x], [ShapedArray((), "float64")])
+>>> print(closed), consts
+({ lambda ; a:f64[]. let  in (a,) }, [])
+"""
+from __future__ import annotations
+
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
+from ..tracing import trace_to_jaxpr
+from .base import Zero, instantiate, tangent_aval
+
+
+def is_float(a) -> bool:
+    return a.dtype.kind in "fc"
+
+
+def hoist(closed: ClosedJaxpr):
+    """(the same program with its constvars as leading invars, the const values)."""
+    j = closed.jaxpr
+    if not j.constvars:
+        return (closed if not closed.consts else ClosedJaxpr(j, [])), []
+    return ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []), list(closed.consts)
+
+
+def _no_literal_outputs(j: Jaxpr) -> Jaxpr:
+    """Literal outputs become broadcast equations, so every output is a Var."""
+    if not any(type(o) is Literal for o in j.outvars):
+        return j
+    eqns, outs = list(j.eqns), []
+    for o in j.outvars:
+        if type(o) is Literal:
+            v, e = _broadcast_literal(o.val, o.aval)
+            eqns.append(e)
+            o = v
+        outs.append(o)
+    return Jaxpr(j.constvars, j.invars, eqns, outs)
+
+
+def _broadcast_literal(val, aval):
+    from .structural import broadcast_in_dim_p
+    v = Var(aval)
+    lit = Literal(val, ShapedArray((), aval.dtype, aval.weak_type))
+    return v, Eqn(broadcast_in_dim_p, [lit], [v], dict(shape=tuple(aval.shape),
+                                                         broadcast_dimensions=()))
+
+
+def zeros_eqn(aval):
+    """(var, eqn) defining zeros of ``aval`` inside a jaxpr being assembled by hand."""
+    import numpy as np
+    return _broadcast_literal(np.zeros((), aval.dtype)[()], aval)
+
+
+def trace_closed(fun, in_avals, name="control flow body") -> ClosedJaxpr:
+    """Trace ``fun(*tracers) -> list`` on abstract values; consts kept as constvars."""
+    jaxpr, consts, _ = trace_to_jaxpr(lambda *a: list(fun(*a)), list(in_avals), name=name)
+    return ClosedJaxpr(_no_literal_outputs(jaxpr), consts)
+
+
+def trace_hoisted(fun, in_avals, name="control flow body"):
+    """Trace ``fun`` into a const-free body; returns (ClosedJaxpr, consts to pass first)."""
+    return hoist(trace_closed(fun, in_avals, name))
+
+
+def relist(j: Jaxpr, invars) -> ClosedJaxpr:
+    """A const-free body with the given invars (a list of Vars of ``j`` or avals, an aval
+    making a fresh input the body ignores)."""
+    ins = [x if isinstance(x, Var) else Var(x) for x in invars]
+    return ClosedJaxpr(Jaxpr([], ins, j.eqns, j.outvars), [])
+
+
+def join_branch_consts(closeds):
+    """Branches with their own consts -> const-free branches that all take
+    (consts of branch 0, consts of branch 1, ..., original inputs), and the consts."""
+    consts = [c for cj in closeds for c in cj.consts]
+    out = []
+    for k, cj in enumerate(closeds):
+        invars = []
+        for m, other in enumerate(closeds):
+            invars += (cj.jaxpr.constvars if m == k else
+                       [v.aval for v in other.jaxpr.constvars])
+        out.append(relist(cj.jaxpr, invars + cj.jaxpr.invars))
+    return out, consts
+
+
+def copy_jaxpr(j: Jaxpr) -> Jaxpr:
+    """The same program with fresh Vars (a Var is defined once in a whole program)."""
+    env = {}
+
+    def new(v):
+        nv = Var(v.aval)
+        env[v] = nv
+        return nv
+
+    def use(a):
+        return a if type(a) is Literal else env[a]
+
+    constvars = [new(v) for v in j.constvars]
+    invars = [new(v) for v in j.invars]
+    eqns = []
+    for e in j.eqns:
+        ins = [use(a) for a in e.inputs]
+        eqns.append(Eqn(e.primitive, ins, [new(v) for v in e.outvars], e.params, e.source))
+    return Jaxpr(constvars, invars, eqns, [use(a) for a in j.outvars])
+
+
+# --------------------------------------------------------------------------- differentiation
+
+def jvp_closed(closed: ClosedJaxpr, nonzero, instantiate_out):
+    """JVP of a const-free body with tangents only for the ``nonzero`` inputs.
+
+    Returns (ClosedJaxpr with consts mapping (*primals, *nonzero tangents) to
+    (*primal outs, *nonzero tangent outs), out_nonzero). Outputs in
+    ``instantiate_out`` always get a tangent (zeros if need be); integer and
+    bool values never have one.
+    """
+    from ..transforms.jvp import jvp_eval
+    avals = closed.in_avals
+    n = len(avals)
+    t_avals = [tangent_aval(a) for a, z in zip(avals, nonzero) if z]
+    box = []
+
+    def fun(*args):
+        it = iter(args[n:])
+        ts = [next(it) if z else Zero(tangent_aval(a)) for a, z in zip(avals, nonzero)]
+        outs, touts = jvp_eval(closed.jaxpr, closed.consts, list(args[:n]), ts)
+        out_avals = closed.out_avals
+        out_nz = [is_float(a) and (type(t) is not Zero or inst)
+                  for a, t, inst in zip(out_avals, touts, instantiate_out)]
+        box.append(out_nz)
+        return list(outs) + [instantiate(t) for t, z in zip(touts, out_nz) if z]
+
+    jc = trace_closed(fun, list(avals) + t_avals, name="jvp of a control-flow body")
+    return jc, box[0]
+
+
+class SplitJvp:
+    """``known``: (*primals) -> (*primal outs, *residuals), consts as constvars;
+    ``linear``: (*residuals, *tangents) -> (*tangent outs), consts as constvars.
+    ``res_avals`` the residuals' types."""
+    __slots__ = ("known", "linear", "res_avals")
+
+    def __init__(self, known, linear, res_avals):
+        self.known, self.linear, self.res_avals = known, linear, res_avals
+
+
+def split_jvp(jc: ClosedJaxpr, n_primal_in: int, n_primal_out: int) -> SplitJvp:
+    """Partial-evaluate a JVP body with primals known and tangents unknown."""
+    from ..transforms.partial_eval import partial_eval
+    n_in = len(jc.in_avals)
+    kj, uj, out_known = partial_eval(jc, [True] * n_primal_in + [False] * (n_in - n_primal_in))
+    if not all(out_known[:n_primal_out]):
+        raise AssertionError("control flow: a primal output depends on a tangent")
+    kjx, ujx = kj.jaxpr, uj.jaxpr
+    n_known = sum(out_known)
+    k_outs = kjx.outvars[:n_known]
+    residuals = kjx.outvars[n_known:]
+    # known tangent outputs do not depend on any tangent: they are zeros
+    known_j = Jaxpr(kjx.constvars, kjx.invars, kjx.eqns, k_outs[:n_primal_out] + residuals)
+    u_it = iter(ujx.outvars)
+    eqns, outs = list(ujx.eqns), []
+    for i, k in enumerate(out_known[n_primal_out:], n_primal_out):
+        if k:
+            v, e = zeros_eqn(jc.out_avals[i])
+            eqns.append(e)
+            outs.append(v)
+        else:
+            outs.append(next(u_it))
+    lin_j = _no_literal_outputs(Jaxpr(ujx.constvars, ujx.invars, eqns, outs))
+    known_j = _no_literal_outputs(known_j)
+    return SplitJvp(ClosedJaxpr(known_j, kj.consts), ClosedJaxpr(lin_j, uj.consts),
+                    [a.aval for a in residuals])
+
+
+def transpose_closed(closed: ClosedJaxpr, linear_mask) -> ClosedJaxpr:
+    """(non-linear inputs, output cotangents) -> cotangents of the linear inputs; consts kept."""
+    from ..transforms.transpose import transpose_jaxpr
+    tj = transpose_jaxpr(closed, linear_mask)
+    return ClosedJaxpr(_no_literal_outputs(tj.jaxpr), tj.consts)
+
+
+def vmap_closed(closed: ClosedJaxpr, in_dims, size, out_dims_to=None):
+    """Batched body (consts as constvars) and its output batch dims."""
+    from ..transforms.vmap import vmap_jaxpr
+    # the axis name is inherited from the enclosing vmap (collectives in the body)
+    bj, out_dims = vmap_jaxpr(closed, list(in_dims), size, out_dims_to=out_dims_to)
+    return ClosedJaxpr(_no_literal_outputs(bj.jaxpr), bj.consts), out_dims

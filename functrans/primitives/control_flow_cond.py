@@ -1,0 +1,184 @@
+"""The ``cond`` primitive: pick one of several const-free branches by an index.
+
+``cond index *operands`` with param ``branches`` (a tuple of ClosedJaxprs that
+take the operands and agree in output types). The index is an int32 scalar,
+clamped to ``[0, len(branches) - 1]`` (``lax.cond`` passes a converted bool,
+``lax.switch`` a clamped integer).
+
+Reverse mode without a partial-eval hook: the JVP rule binds a *known* cond
+(primals -> primal outputs and the taken branch's residuals, every branch's
+residual slots filled, zeros for the slots of the other branches) and then a
+*linear* cond (residuals, tangents -> tangent outputs). The transpose of the
+linear cond is a cond of the transposed branches.
+
+>>> from jaxpr_ir import ShapedArray
+>>> from functrans.primitives.control_flow_common import trace_hoisted
+>>> f64 = ShapedArray((), "float64")
+>>> ident, _ = trace_hoisted(lambda x: [x], [f64])
+>>> float(cond_p.bind(np.int32(0), 3.0, branches=(ident, ident))[0])
+3.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
+from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
+                   not_mapped_size, tangent_aval)
+from .control_flow_common import (is_float, join_branch_consts, jvp_closed, split_jvp,
+                                  transpose_closed, vmap_closed, zeros_eqn)
+
+__all__ = []
+
+cond_p = Primitive("cond", multiple_results=True)
+cond_p.subjaxpr_params = ("branches",)
+
+
+def _cond_aval(index, *ops, branches):
+    if not branches:
+        raise TypeError("cond: needs at least one branch")
+    if index.shape != () or index.dtype != np.int32:
+        raise TypeError(f"cond: the index must be an int32 scalar, got {index.str_short()}")
+    outs0 = branches[0].out_avals
+    for k, b in enumerate(branches):
+        if b.jaxpr.constvars or b.consts:
+            raise TypeError(f"cond: branch {k} has consts; they must be explicit operands")
+        ins = b.in_avals
+        if len(ins) != len(ops):
+            raise TypeError(f"cond: branch {k} takes {len(ins)} operands but {len(ops)} "
+                            "were given")
+        for i, (a, w) in enumerate(zip(ops, ins)):
+            if a.shape != w.shape or a.dtype != w.dtype:
+                raise TypeError(f"cond: operand {i} has type {a.str_short()} but branch {k} "
+                                f"expects {w.str_short()}")
+        outs = b.out_avals
+        if len(outs) != len(outs0):
+            raise TypeError(f"cond: branch 0 returns {len(outs0)} outputs but branch {k} "
+                            f"returns {len(outs)}")
+        for i, (a, w) in enumerate(zip(outs, outs0)):
+            if a.shape != w.shape or a.dtype != w.dtype:
+                raise TypeError(f"cond: output {i} of branch {k} has type {a.str_short()} "
+                                f"but branch 0 gives {w.str_short()}; every branch must "
+                                "return the same types")
+    return [ShapedArray(a.shape, a.dtype, all(b.out_avals[i].weak_type for b in branches))
+            for i, a in enumerate(outs0)]
+
+
+def _cond_impl(index, *ops, branches):
+    from backends.interpret_control_flow import run_cond
+    return run_cond(index, *ops, branches=branches)
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, *ops = primals
+    ts = tangents[1:]
+    nz = [type(t) is not Zero and is_float(aval(x)) for x, t in zip(ops, ts)]
+    n_out = len(branches[0].out_avals)
+    out_nz = [False] * n_out
+    for b in branches:
+        _, onz = jvp_closed(b, nz, [False] * n_out)
+        out_nz = [x or y for x, y in zip(out_nz, onz)]
+    if not any(out_nz):
+        outs = cond_p.bind(index, *ops, branches=branches)
+        return outs, [Zero(tangent_aval(aval(o))) for o in outs]
+    n_ops = len(ops)
+    splits = [split_jvp(jvp_closed(b, nz, out_nz)[0], n_ops, n_out) for b in branches]
+
+    # known cond: every branch fills all residual slots (zeros outside its own)
+    known = []
+    for k, s in enumerate(splits):
+        kj = s.known.jaxpr
+        eqns, outs = list(kj.eqns), kj.outvars[:n_out]
+        for m, other in enumerate(splits):
+            if m == k:
+                outs = outs + kj.outvars[n_out:]
+                continue
+            for a in other.res_avals:
+                v, e = zeros_eqn(a)
+                eqns.append(e)
+                outs = outs + [v]
+        known.append(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, eqns, outs), s.known.consts))
+    k_branches, k_consts = join_branch_consts(known)
+    k_outs = cond_p.bind(index, *k_consts, *ops, branches=tuple(k_branches))
+    primal_outs, residuals = k_outs[:n_out], k_outs[n_out:]
+
+    # linear cond: (consts, all residual slots, tangents) -> tangents
+    lin = []
+    for k, s in enumerate(splits):
+        lj = s.linear.jaxpr
+        n_res = len(s.res_avals)
+        res_in = []
+        for m, other in enumerate(splits):
+            res_in += lj.invars[:n_res] if m == k else list(other.res_avals)
+        lin.append(ClosedJaxpr(Jaxpr(lj.constvars, res_in + lj.invars[n_res:], lj.eqns,
+                                     lj.outvars), s.linear.consts))
+    l_branches, l_consts = join_branch_consts(lin)
+    t_in = [instantiate(t) for t, z in zip(ts, nz) if z]
+    t_outs = cond_p.bind(index, *l_consts, *residuals, *t_in, branches=tuple(l_branches))
+    it = iter(t_outs)
+    touts = [next(it) if z else Zero(tangent_aval(aval(o))) for o, z in zip(primal_outs, out_nz)]
+    return primal_outs, touts
+
+
+def _cond_transpose(cts, index, *ops, branches):
+    if is_undefined(index):
+        raise TypeError("cond: the branch index cannot be a linear input")
+    mask = [is_undefined(o) for o in ops]
+    nonlin = [o for o in ops if not is_undefined(o)]
+    cts = [instantiate(c) for c in cts]
+    tbs, consts = join_branch_consts([transpose_closed(b, mask) for b in branches])
+    outs = cond_p.bind(index, *consts, *nonlin, *cts, branches=tuple(tbs))
+    it = iter(outs)
+    return [None] + [next(it) if m else None for m in mask]
+
+
+def clamp_index(index, n):
+    """``index`` clamped to [0, n - 1] where the elementwise max/min primitives exist
+    (the cond primitive clamps in any case; this keeps a batched select exact)."""
+    from . import elementwise as ew
+    mx, mn = getattr(ew, "max_p", None), getattr(ew, "min_p", None)
+    if mx is None or mn is None:
+        return index
+    from .structural import broadcast_in_dim
+    shape = aval(index).shape
+    lo = broadcast_in_dim(np.int32(0), shape, ())
+    hi = broadcast_in_dim(np.int32(n - 1), shape, ())
+    return mn.bind(mx.bind(index, lo), hi)
+
+
+def _cond_batch(args, dims, *, branches):
+    from .elementwise import select_n
+    from .structural import broadcast_in_dim
+    from ..transforms.vmap import vmap_eval
+    index, *ops = args
+    size = not_mapped_size(args, dims)
+    op_dims = list(dims[1:])
+    if dims[0] is None:
+        n_out = len(branches[0].out_avals)
+        out_b = [False] * n_out
+        for b in branches:
+            _, ods = vmap_closed(b, op_dims, size)
+            out_b = [x or d is not None for x, d in zip(out_b, ods)]
+        to = [0 if x else None for x in out_b]
+        bjs, consts = join_branch_consts([vmap_closed(b, op_dims, size, to)[0] for b in branches])
+        outs = cond_p.bind(index, *consts, *ops, branches=tuple(bjs))
+        return outs, to
+    # a batched index: every branch runs on all lanes, and a select picks per lane
+    per_branch = []
+    for b in branches:
+        outs, ods = vmap_eval(b.jaxpr, b.consts, ops, op_dims, size)
+        per_branch.append([move_batch_axis(o, d, 0, size) for o, d in zip(outs, ods)])
+    idx = clamp_index(move_batch_axis(index, dims[0], 0, size), len(branches))
+    res = []
+    for k in range(len(per_branch[0])):
+        cases = [p[k] for p in per_branch]
+        which = broadcast_in_dim(idx, aval(cases[0]).shape, (0,))
+        if len(cases) == 1:
+            res.append(cases[0])
+        else:
+            res.append(select_n(which, *cases))
+    return res, [0] * len(res)
+
+
+cond_p.def_rules(abstract_eval=_cond_aval, impl=_cond_impl, jvp=_cond_jvp,
+                 transpose=_cond_transpose, batch=_cond_batch)

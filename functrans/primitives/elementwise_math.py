@@ -1,0 +1,451 @@
+"""Elementwise math: the unary table and the nonlinear binary ops.
+
+Each unary op is one row of ``UNARY_TABLE``: name, numpy function, accepted
+dtype kinds, and its derivative d(out)/dx written with primitives as a function
+of ``(x, out)`` (``None``: piecewise constant, so no tangent). The rows share
+one shape rule, one impl wrapper, one JVP (``t * derivative``) and one batch rule.
+
+The binary ops here (rem, pow, max, min, atan2) follow numpy: ``rem`` takes the
+sign of the divisor and ``x rem 0`` is 0 for integers; ``pow`` on integers
+raises nothing (a negative exponent gives ``1 // x**-y``).
+
+>>> import numpy as np
+>>> float(sqrt(np.float64(4.0)))
+2.0
+>>> rem(np.int32(-7), np.int32(3)).item()
+2
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from .base import Primitive, batch_elementwise, defjvp
+from .elementwise import (_binary, _elementwise_aval, _np_impl, add, div, full_like, mul,
+                          neg, select_n, sub, eq, ge, Primitive as _P,
+                          Zero, aval, deflinear, is_undefined)
+
+_UNARY_NAMES = ["sign", "floor", "ceil", "round", "is_finite", "exp", "exp2", "expm1", "log",
+                "log1p", "log2", "log10", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos",
+                "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt",
+                "abs", "square", "reciprocal", "erf"]
+__all__ = _UNARY_NAMES + ["integer_pow", "rem", "pow", "max", "min", "atan2", "clamp",
+                          "real", "imag", "conj", "complex"]
+
+
+# --------------------------------------------------------------------------- impl helpers
+
+def _logistic_impl(x):
+    x = np.asarray(x)
+    one = x.dtype.type(1)
+    return one / (one + np.exp(-x))
+
+
+def _rsqrt_impl(x):
+    x = np.asarray(x)
+    return x.dtype.type(1) / np.sqrt(x)
+
+
+_ERF_SPLIT = 2.5
+
+
+def _erf_impl(x):
+    """erf in float64 to ~1 ulp, vectorised (no scipy).
+
+    For |x| < 3 the all-positive series erf(a) = 2/sqrt(pi) e^(-a^2) sum_n a (2a^2)^n /
+    (2n+1)!! (no cancellation); beyond, erf = 1 - erfc with erfc's continued fraction
+    e^(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...)))).
+    """
+    x = np.asarray(x)
+    a = np.abs(x.astype(np.float64))
+    s = np.minimum(a, _ERF_SPLIT)
+    z = 2.0 * s * s
+    term = s.copy()
+    total = s.copy()
+    for n in range(1, 64):
+        term = term * z / (2 * n + 1)
+        total += term
+    series = (2.0 / math.sqrt(math.pi)) * np.exp(-s * s) * total
+    b = np.maximum(a, _ERF_SPLIT)
+    frac = b.copy()
+    for k in range(48, 0, -1):
+        frac = b + (0.5 * k) / frac
+    erfc = np.exp(-b * b) / (math.sqrt(math.pi) * frac)
+    out = np.where(a < _ERF_SPLIT, series, 1.0 - erfc)
+    return np.copysign(out, x).astype(x.dtype)
+
+
+# --------------------------------------------------------------------------- derivative helpers
+
+def _c(x, v):
+    return full_like(x, v)
+
+
+def _recip(x):
+    return div(_c(x, 1), x)
+
+
+def _sq(x):
+    return mul(x, x)
+
+
+# --------------------------------------------------------------------------- the unary table
+
+def _unary(name, np_fn, kinds, deriv, out_dtype=None):
+    """Define one unary primitive from a table row."""
+    p = Primitive(name)
+    out_dtype = None if out_dtype is None else np.dtype(out_dtype)
+    p.def_rules(abstract_eval=_elementwise_aval(name, kinds, out_dtype),
+                impl=_np_impl(np_fn, out_dtype))
+    batch_elementwise(p)
+    if deriv is None:
+        # piecewise constant (or integer/bool valued): the tangent is zero
+        p.not_differentiable = True
+    else:
+        defjvp(p, lambda t, x, out, **params: mul(t, deriv(x, out, **params)))
+    return p
+
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+# name, numpy function, dtype kinds, d(out)/dx as a function of (x, out) [, output dtype]
+UNARY_TABLE = [
+    ("sign", np.sign, "fiu", None),
+    ("floor", np.floor, "f", None),
+    ("ceil", np.ceil, "f", None),
+    ("round", np.rint, "f", None),          # half to even, as numpy.round
+    ("is_finite", np.isfinite, "f", None, np.bool_),
+    ("exp", np.exp, "fc", lambda x, out: out),
+    ("exp2", np.exp2, "fc", lambda x, out: mul(out, _c(x, _LN2))),
+    ("expm1", np.expm1, "fc", lambda x, out: add(out, _c(x, 1))),
+    ("log", np.log, "fc", lambda x, out: _recip(x)),
+    ("log1p", np.log1p, "fc", lambda x, out: _recip(add(x, _c(x, 1)))),
+    ("log2", np.log2, "fc", lambda x, out: _recip(mul(x, _c(x, _LN2)))),
+    ("log10", np.log10, "fc", lambda x, out: _recip(mul(x, _c(x, _LN10)))),
+    ("tanh", np.tanh, "fc", lambda x, out: sub(_c(x, 1), _sq(out))),
+    ("logistic", _logistic_impl, "fc", lambda x, out: mul(out, sub(_c(x, 1), out))),
+    ("sin", np.sin, "fc", lambda x, out: cos(x)),
+    ("cos", np.cos, "fc", lambda x, out: neg(sin(x))),
+    ("tan", np.tan, "fc", lambda x, out: add(_c(x, 1), _sq(out))),
+    ("asin", np.arcsin, "fc", lambda x, out: rsqrt(sub(_c(x, 1), _sq(x)))),
+    ("acos", np.arccos, "fc", lambda x, out: neg(rsqrt(sub(_c(x, 1), _sq(x))))),
+    ("atan", np.arctan, "fc", lambda x, out: _recip(add(_c(x, 1), _sq(x)))),
+    ("sinh", np.sinh, "fc", lambda x, out: cosh(x)),
+    ("cosh", np.cosh, "fc", lambda x, out: sinh(x)),
+    ("asinh", np.arcsinh, "fc", lambda x, out: rsqrt(add(_sq(x), _c(x, 1)))),
+    # (x-1)(x+1) rather than x^2-1: no cancellation near 1
+    ("acosh", np.arccosh, "fc", lambda x, out: rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1))))),
+    ("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x)))),
+    ("sqrt", np.sqrt, "fc", lambda x, out: div(_c(x, 0.5), out)),
+    ("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x))),
+    ("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out)))),
+    # d|x| = 1 at 0, as JAX (complex abs has its own rules below)
+    ("abs", np.abs, "fiu", lambda x, out: select_n(ge(x, _c(x, 0)), _c(x, -1), _c(x, 1))),
+    ("square", np.square, "fciu", lambda x, out: mul(_c(x, 2), x)),
+    ("reciprocal", np.reciprocal, "fc", lambda x, out: neg(_sq(out))),
+    ("erf", _erf_impl, "f",
+     lambda x, out: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(_sq(x))))),
+]
+
+UNARY = {row[0]: _unary(*row) for row in UNARY_TABLE}
+(sign_p, floor_p, ceil_p, round_p, is_finite_p, exp_p, exp2_p, expm1_p, log_p, log1p_p,
+ log2_p, log10_p, tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
+ asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, square_p, reciprocal_p,
+ erf_p) = (UNARY[n] for n in _UNARY_NAMES)
+
+
+def _unary_wrapper(p):
+    def f(x):
+        return p.bind(x)
+    f.__name__ = f.__qualname__ = p.name
+    f.__doc__ = f"Elementwise ``{p.name}`` (a primitive; dtype kept)."
+    return f
+
+
+for _name in _UNARY_NAMES:
+    globals()[_name] = _unary_wrapper(UNARY[_name])
+del _name
+sin.__doc__ = """Elementwise sine.
+
+>>> import numpy as np
+>>> float(sin(np.float64(0.0)))
+0.0
+"""
+erf.__doc__ = """The error function, 2/sqrt(pi) * integral_0^x exp(-t^2) dt.
+
+>>> import numpy as np
+>>> float(erf(np.float64(1.0)))
+0.8427007929497149
+"""
+
+
+# --------------------------------------------------------------------------- integer_pow
+
+integer_pow_p = Primitive("integer_pow")
+
+
+def _integer_pow_aval(x, *, y):
+    if not isinstance(y, int) or isinstance(y, bool):
+        raise TypeError(f"integer_pow: exponent y must be a Python int, got {y!r}")
+    out = _elementwise_aval("integer_pow", "fciu")(x)
+    if x.dtype.kind in "iu" and y < 0:
+        raise ValueError(f"integer_pow: integers to negative powers are not allowed "
+                         f"({x.str_short()} ** {y})")
+    return out
+
+
+def _integer_pow_impl(x, *, y):
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.power(x, x.dtype.type(y)), dtype=x.dtype)
+
+
+def _integer_pow_deriv(t, x, *, out, y):
+    if y == 0:
+        return mul(t, _c(x, 0))
+    d = _c(x, y) if y == 1 else mul(_c(x, y), integer_pow(x, y - 1))
+    return mul(t, d)
+
+
+integer_pow_p.def_rules(abstract_eval=_integer_pow_aval, impl=_integer_pow_impl)
+defjvp(integer_pow_p, _integer_pow_deriv)
+batch_elementwise(integer_pow_p)
+
+
+def integer_pow(x, y):
+    """``x ** y`` for a static Python int ``y``.
+
+    >>> import numpy as np
+    >>> integer_pow(np.float64(3.0), 2).item()
+    9.0
+    """
+    return integer_pow_p.bind(x, y=int(y))
+
+
+# --------------------------------------------------------------------------- rem
+
+rem_p = Primitive("rem")
+
+
+def _rem_impl(x, y):
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):   # integer x rem 0 is 0, float gives nan, as numpy
+        return np.asarray(np.remainder(x, np.asarray(y, dtype=x.dtype)), dtype=x.dtype)
+
+
+rem_p.def_rules(abstract_eval=_elementwise_aval("rem", "fiu"), impl=_rem_impl)
+# rem = x - y * floor(x / y); the floor is locally constant
+defjvp(rem_p, lambda t, x, y, out: t,
+       lambda t, x, y, out: neg(mul(t, floor(div(x, y)))))
+batch_elementwise(rem_p)
+
+
+# --------------------------------------------------------------------------- pow
+
+pow_p = Primitive("pow")
+
+
+def _pow_impl(x, y):
+    x = np.asarray(x)
+    y = np.asarray(y, dtype=x.dtype)
+    with np.errstate(all="ignore"):
+        if x.dtype.kind not in "iu":
+            return np.asarray(np.power(x, y), dtype=x.dtype)
+        # integers: numpy refuses negative exponents; define x**-n as 1 // x**n
+        # (so 1, +-1 for x = -1, and 0 otherwise, with 0**-n = 0)
+        neg_exp = y < 0
+        out = np.asarray(np.power(x, np.where(neg_exp, 0, y)), dtype=x.dtype)
+        if neg_exp.any():
+            inv = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+            out = np.where(neg_exp, inv, out).astype(x.dtype)
+        return np.asarray(out)
+
+
+def _pow_jvp_x(t, x, y, out):
+    # y * x**(y-1), taken as 0 where y == 0 (x**0 is constant, even at x = 0)
+    y_is_0 = eq(y, _c(y, 0))
+    d = mul(y, pow(x, sub(y, _c(y, 1))))
+    return mul(t, select_n(y_is_0, d, _c(y, 0)))
+
+
+def _pow_jvp_y(t, x, y, out):
+    # log(x) * x**y, taken as 0 where x == 0 (0**y is 0 for y > 0)
+    safe_x = select_n(eq(x, _c(x, 0)), x, _c(x, 1))
+    return mul(t, mul(log(safe_x), out))
+
+
+pow_p.def_rules(abstract_eval=_elementwise_aval("pow", "fciu"), impl=_pow_impl)
+defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
+batch_elementwise(pow_p)
+
+
+# --------------------------------------------------------------------------- max / min
+
+max_p = Primitive("max")
+min_p = Primitive("min")
+max_p.def_rules(abstract_eval=_elementwise_aval("max", "fiub"), impl=_np_impl(np.maximum))
+min_p.def_rules(abstract_eval=_elementwise_aval("min", "fiub"), impl=_np_impl(np.minimum))
+
+
+def _tie_weight(x, y, out):
+    """1 where x alone is the result, 1/2 on ties, 0 elsewhere (ties split evenly)."""
+    x_won = eq(x, out)
+    w = select_n(eq(y, out), _c(x, 1.0), _c(x, 0.5))
+    return select_n(x_won, _c(x, 0.0), w)
+
+
+for _p in (max_p, min_p):
+    defjvp(_p, lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+           lambda t, x, y, out: mul(t, _tie_weight(y, x, out)))
+    batch_elementwise(_p)
+
+
+# --------------------------------------------------------------------------- atan2
+
+atan2_p = Primitive("atan2")
+atan2_p.def_rules(abstract_eval=_elementwise_aval("atan2", "f"), impl=_np_impl(np.arctan2))
+# atan2(x, y) = angle of (y, x): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+defjvp(atan2_p,
+       lambda t, x, y, out: mul(t, div(y, add(_sq(x), _sq(y)))),
+       lambda t, x, y, out: mul(t, neg(div(x, add(_sq(x), _sq(y))))))
+batch_elementwise(atan2_p)
+
+
+# --------------------------------------------------------------------------- lax wrappers
+
+rem, pow, max, min, atan2 = (_binary(p) for p in (rem_p, pow_p, max_p, min_p, atan2_p))
+rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
+
+>>> import numpy as np
+>>> rem(np.float64(-1.0), np.float64(3.0)).item()
+2.0
+"""
+max.__doc__ = """Elementwise maximum (nan propagates); the derivative splits ties evenly.
+
+>>> import numpy as np
+>>> max(np.float64(1.0), np.float64(2.0)).item()
+2.0
+"""
+
+
+def clamp(lo, x, hi):
+    """``min(max(x, lo), hi)`` (argument order as ``jax.lax.clamp``).
+
+    >>> import numpy as np
+    >>> clamp(0.0, np.float64(3.0), 1.0).item()
+    1.0
+    """
+    return min(max(x, lo), hi)
+
+
+
+# --------------------------------------------------------------------------- complex parts
+# Transposes follow JAX's convention for complex cotangents (no conjugation of ct).
+
+_REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
+            np.dtype(np.complex128): np.dtype(np.float64)}
+_COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
+
+
+def _part_aval(name):
+    def rule(x):
+        if x.dtype.kind != "c":
+            raise TypeError(f"{name}: needs a complex operand, got {x.str_short()}")
+        return ShapedArray(x.shape, _REAL_OF[x.dtype], x.weak_type)
+    return rule
+
+
+def _zero_or(ct, x, fn):
+    return Zero(x.aval) if type(ct) is Zero else fn(ct)
+
+
+real_p = Primitive("real")
+real_p.def_rules(abstract_eval=_part_aval("real"), impl=lambda x: np.asarray(np.real(x)))
+deflinear(real_p, lambda ct, x: [_zero_or(ct, x, lambda c: complex(c, full_like(c, 0)))])
+imag_p = Primitive("imag")
+imag_p.def_rules(abstract_eval=_part_aval("imag"), impl=lambda x: np.asarray(np.imag(x)))
+deflinear(imag_p, lambda ct, x: [_zero_or(ct, x, lambda c: complex(full_like(c, 0), neg(c)))])
+conj_p = Primitive("conj")
+conj_p.def_rules(abstract_eval=_elementwise_aval("conj", "c"), impl=_np_impl(np.conjugate))
+deflinear(conj_p, lambda ct, x: [_zero_or(ct, x, conj)])
+complex_p = Primitive("complex")
+
+
+def _complex_aval(x, y):
+    _elementwise_aval("complex", "f")(x, y)
+    return ShapedArray(x.shape, _COMPLEX_OF[x.dtype], x.weak_type and y.weak_type)
+
+
+def _complex_impl(x, y):
+    x = np.asarray(x)
+    out = np.empty(x.shape, _COMPLEX_OF[x.dtype])
+    out.real, out.imag = x, y
+    return out
+
+
+def _complex_transpose(ct, x, y):
+    if type(ct) is Zero:
+        return [Zero(v.aval) if is_undefined(v) else None for v in (x, y)]
+    return [real(ct) if is_undefined(x) else None, neg(imag(ct)) if is_undefined(y) else None]
+
+
+complex_p.def_rules(abstract_eval=_complex_aval, impl=_complex_impl)
+deflinear(complex_p, _complex_transpose)
+for _p in (real_p, imag_p, conj_p, complex_p):
+    batch_elementwise(_p)
+
+
+def real(x):
+    """The real part of a complex array."""
+    return real_p.bind(x)
+
+
+def imag(x):
+    """The imaginary part of a complex array."""
+    return imag_p.bind(x)
+
+
+def conj(x):
+    """The complex conjugate of a complex array."""
+    return conj_p.bind(x)
+
+
+def complex(x, y):  # noqa: A001 (lax's name)
+    """``x + i y`` from two float arrays of one shape and dtype.
+
+    >>> import numpy as np
+    >>> complex(np.float64(1.0), np.float64(2.0)).item()
+    (1+2j)
+    """
+    return complex_p.bind(x, y)
+
+
+# |z| on complex z: a float result; d|z| = re(conj(z) t) / |z| (0 at z = 0)
+def _abs_aval(x):
+    if x.dtype.kind == "c":
+        return ShapedArray(x.shape, _REAL_OF[x.dtype], x.weak_type)
+    return _elementwise_aval("abs", "fiu")(x)
+
+
+def _abs_impl(x):
+    x = np.asarray(x)
+    return np.asarray(np.abs(x), dtype=_REAL_OF.get(x.dtype, x.dtype))
+
+
+_real_abs_jvp = abs_p.jvp
+
+
+def _abs_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    if aval(x).dtype.kind != "c":
+        return _real_abs_jvp(primals, tangents)
+    out = abs_p.bind(x)
+    safe = select_n(eq(out, _c(out, 0)), out, _c(out, 1))
+    w = div(conj(x), complex(safe, full_like(safe, 0)))
+    return out, real(mul(t, w))
+
+
+abs_p.def_rules(abstract_eval=_abs_aval, impl=_abs_impl, jvp=_abs_jvp)

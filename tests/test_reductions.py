@@ -1,0 +1,289 @@
+"""Reductions and products beyond the shared table: random shapes x axes x keepdims
+against numpy (eager and jit), derivatives at ties (max/min split evenly) and at
+zeros (prod/cumprod, one and two zeros), vmap of the rules, and error messages."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+
+REDUCERS = ["sum", "prod", "mean", "var", "std", "max", "min", "all", "any", "ptp"]
+
+
+@st.composite
+def array_and_axis(draw, min_dims=0, nonempty=False):
+    shape = tuple(draw(st.lists(st.integers(1 if nonempty else 0, 4), min_size=min_dims,
+                                max_size=4)))
+    dtype = draw(st.sampled_from([np.float64, np.float32, np.int32, np.int64, np.bool_]))
+    seed = draw(st.integers(0, 2 ** 16))
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    nd = len(shape)
+    kind = draw(st.sampled_from(["none", "int", "tuple"]))
+    if kind == "none" or nd == 0:
+        axis = None
+    elif kind == "int":
+        axis = draw(st.integers(-nd, nd - 1))
+    else:
+        axes = draw(st.lists(st.integers(0, nd - 1), unique=True, max_size=nd))
+        axis = tuple(a - nd if draw(st.booleans()) else a for a in axes)
+    return x, axis, draw(st.booleans())
+
+
+def _close(got, want, dtype_check=True):
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape
+    if dtype_check:
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    if want.dtype.kind == "f":
+        tol = 1e-5 if want.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def _empty_reduced(x, axis):
+    axes = range(x.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    return any(x.shape[a] == 0 for a in axes)
+
+
+@pytest.mark.parametrize("name", REDUCERS)
+@given(data=array_and_axis())
+def test_reductions_match_numpy_eager_and_jit(name, data):
+    x, axis, keepdims = data
+    if name in ("var", "std", "mean") and x.dtype == np.bool_:
+        x = x.astype(np.int32)
+    if name == "ptp" and x.dtype == np.bool_:
+        return   # numpy's ptp subtracts bools, which it rejects
+    fn = getattr(fnp, name)
+    np_fn = getattr(np, name)
+    if name in ("max", "min", "ptp") and _empty_reduced(x, axis):
+        with pytest.raises(ValueError, match="zero-size"):
+            fn(x, axis=axis, keepdims=keepdims)
+        with pytest.raises(ValueError, match="zero-size"):
+            ft.jit(lambda v: fn(v, axis=axis, keepdims=keepdims))(x)
+        return
+    with np.errstate(all="ignore"), _nowarn():
+        want = np_fn(x, axis=axis, keepdims=keepdims)
+        eager = fn(x, axis=axis, keepdims=keepdims)
+        jitted = ft.jit(lambda v: fn(v, axis=axis, keepdims=keepdims))(x)
+    _close(eager, want)
+    _close(jitted, want)
+
+
+class _nowarn:
+    """Silence numpy's 'mean of empty slice' style warnings inside the block."""
+    def __enter__(self):
+        import warnings
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *exc):
+        return self._w.__exit__(*exc)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@given(data=array_and_axis(min_dims=1, nonempty=True))
+def test_argmax_argmin_match_numpy(name, data):
+    x, axis, keepdims = data
+    if isinstance(axis, tuple):
+        axis = axis[0] if axis else None
+    want = getattr(np, name)(x, axis=axis, keepdims=keepdims)
+    _close(getattr(fnp, name)(x, axis=axis, keepdims=keepdims), want)
+    _close(ft.jit(lambda v: getattr(fnp, name)(v, axis=axis, keepdims=keepdims))(x), want)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@given(data=array_and_axis(min_dims=1))
+def test_cumulative_match_numpy(name, data):
+    x, axis, _ = data
+    if isinstance(axis, tuple):
+        axis = axis[0] if axis else None
+    if x.dtype.kind == "f":
+        x = np.clip(x, -2, 2)
+    want = getattr(np, name)(x, axis=axis)
+    _close(getattr(fnp, name)(x, axis=axis), want)
+    _close(ft.jit(lambda v: getattr(fnp, name)(v, axis=axis))(x), want)
+
+
+@given(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 2),
+       st.booleans(), st.booleans())
+def test_matmul_random_batched_shapes(n, k, m, nbatch, vec_a, vec_b):
+    rng = np.random.default_rng(n * 100 + k * 10 + m)
+    bshape = tuple(rng.integers(1, 3, nbatch))
+    a = rng.standard_normal((k,) if vec_a else bshape + (n, k))
+    b = rng.standard_normal((k,) if vec_b else (bshape[1:] if nbatch else ()) + (k, m))
+    want = np.matmul(a, b)
+    _close(fnp.matmul(a, b), want)
+    _close(ft.jit(fnp.matmul)(a, b), want)
+
+
+# --------------------------------------------------------------------------- ties
+
+def test_max_gradient_splits_ties_evenly():
+    x = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
+    g = ft.grad(lambda v: fnp.max(v))(x)
+    np.testing.assert_allclose(g, [0, 1 / 3, 1 / 3, 0, 1 / 3])
+    g = ft.grad(lambda v: fnp.min(v))(np.array([0.0, 0.0, 1.0]))
+    np.testing.assert_allclose(g, [0.5, 0.5, 0.0])
+    g = ft.jit(ft.grad(lambda v: fnp.sum(fnp.max(v, axis=1))))(np.array([[2.0, 2.0], [1.0, 5.0]]))
+    np.testing.assert_allclose(g, [[0.5, 0.5], [0.0, 1.0]])
+
+
+def test_max_jvp_ties_and_vmap():
+    x = np.array([[1.0, 4.0, 4.0], [2.0, 2.0, 2.0]])
+    t = np.array([[5.0, 1.0, 3.0], [3.0, 6.0, 9.0]])
+    _, tout = ft.jvp(lambda v: fnp.max(v, axis=1), (x,), (t,))
+    np.testing.assert_allclose(tout, [2.0, 6.0])
+    g = ft.vmap(ft.grad(lambda v: fnp.max(v)))(x)
+    np.testing.assert_allclose(g, [[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]])
+
+
+def test_cummax_gradient_with_ties():
+    x = np.array([1.0, 3.0, 3.0, 0.0])
+    g = ft.grad(lambda v: fnp.sum(lax.cummax(v, 0)))(x)
+    # out = [x0, x1, tie(x1, x2), tie(x1, x2)]
+    np.testing.assert_allclose(g, [1.0, 2.0, 1.0, 0.0])
+
+
+# --------------------------------------------------------------------------- zeros in prod
+
+def _prod_grad_analytic(x):
+    return np.array([np.prod(np.delete(x, i)) for i in range(x.size)])
+
+
+@pytest.mark.parametrize("x", [
+    np.array([2.0, 0.0, 3.0, -1.5]),          # one zero
+    np.array([0.0, 2.0, 0.0, 5.0]),           # two zeros
+    np.array([0.0]),
+    np.array([1.5, -2.0, 0.5]),               # no zero
+])
+def test_prod_gradient_with_zeros(x):
+    want = _prod_grad_analytic(x)
+    np.testing.assert_allclose(ft.grad(fnp.prod)(x), want)
+    np.testing.assert_allclose(ft.jit(ft.grad(fnp.prod))(x), want)
+    # forward mode, one basis vector at a time, against the same values
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = 1.0
+        _, t = ft.jvp(fnp.prod, (x,), (e,))
+        np.testing.assert_allclose(t, want[i])
+
+
+def test_prod_gradient_with_zero_matches_finite_differences():
+    x = np.array([[0.7, 0.0, -1.2], [0.0, 0.0, 2.0], [1.1, 0.9, -0.4]])
+    f = lambda v: fnp.sum(fnp.prod(v, axis=1) ** 2 + fnp.prod(v, axis=1))  # noqa: E731
+    g = ft.grad(f)(x)
+    eps = 1e-6
+    for idx in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[idx] = eps
+        fd = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
+        np.testing.assert_allclose(g[idx], fd, rtol=1e-6, atol=1e-8)
+
+
+def _sum_cumprod_grad(x):
+    want = np.zeros_like(x)
+    for i in range(x.size):           # d/dx_i of sum_k prod_{j<=k} x_j
+        for k in range(i, x.size):
+            want[i] += np.prod(np.delete(x[:k + 1], i))
+    return want
+
+
+@pytest.mark.parametrize("x", [np.array([2.0, 0.0, 3.0, 0.0, 4.0]),
+                               np.array([0.0, 0.0, 1.5]), np.array([1.5, -2.0, 0.0])])
+def test_cumprod_gradient_with_zeros(x):
+    g = ft.grad(lambda v: fnp.sum(fnp.cumprod(v)))(x)
+    np.testing.assert_allclose(g, _sum_cumprod_grad(x))
+    gr = ft.jit(ft.grad(lambda v: fnp.sum(lax.cumprod(v, 0, reverse=True))))(x)
+    np.testing.assert_allclose(gr, _sum_cumprod_grad(x[::-1])[::-1])
+
+
+# --------------------------------------------------------------------------- dot_general rules
+
+def test_dot_general_batch_rule_has_no_loop():
+    a = np.random.default_rng(0).standard_normal((7, 2, 3))
+    b = np.random.default_rng(1).standard_normal((3, 4))
+    jaxpr = ft.make_jaxpr(ft.vmap(lambda x: fnp.matmul(x, b)))(a)
+    names = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+    assert names.count("dot_general") == 1, names
+    _close(ft.vmap(lambda x: fnp.matmul(x, b))(a), a @ b)
+    both = ft.vmap(fnp.matmul)(a, np.stack([b] * 7))
+    _close(both, a @ b)
+
+
+def test_dot_general_second_derivative():
+    a = np.random.default_rng(0).standard_normal((3, 3))
+    g = ft.grad(lambda x: fnp.sum(fnp.matmul(x, x)))
+    basis = np.eye(9).reshape(9, 3, 3)
+    # forward over reverse, vmapped over the basis: the Hessian, row by row
+    h = ft.vmap(lambda e: ft.jvp(g, (a,), (e,))[1])(basis)
+    h = np.moveaxis(np.asarray(h).reshape(3, 3, 3, 3), (0, 1), (2, 3))
+    eye, ones = np.eye(3), np.ones((3, 3))
+    # d2/dx_ab dx_cd of sum(x @ x) = [b == c] + [a == d]
+    want = np.einsum("bc,ad->abcd", eye, ones) + np.einsum("ad,bc->abcd", eye, ones)
+    np.testing.assert_allclose(h, want)
+
+
+def test_einsum_empty_and_int_eager_jit_agree():
+    for spec, ops in [("ij,jk->ik", [np.zeros((2, 0)), np.zeros((0, 3))]),
+                      ("i,i", [np.arange(3, dtype=np.int32), np.arange(3, dtype=np.int32)]),
+                      ("ii", [np.arange(9).reshape(3, 3)])]:
+        want = np.einsum(spec, *ops)
+        _close(fnp.einsum(spec, *ops), want)
+        _close(ft.jit(lambda *o: fnp.einsum(spec, *o))(*ops), want)
+
+
+# --------------------------------------------------------------------------- errors
+
+def test_error_messages():
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(4, 5\)"):
+        fnp.matmul(np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(4, 5\)"):
+        ft.jit(fnp.matmul)(np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(4, 5\)"):
+        ft.jit(fnp.dot)(np.ones((2, 3)), np.ones((4, 5)))
+    msg = r"f64\[2,3\].*f64\[4,5\].*contracting dims \(1,\) and \(0,\)"
+    with pytest.raises(TypeError, match=msg):
+        lax.dot_general(np.ones((2, 3)), np.ones((4, 5)), (((1,), (0,)), ((), ())))
+    with pytest.raises(TypeError, match="dtypes differ"):
+        lax.dot_general(np.ones(3), np.ones(3, np.float32), (((0,), (0,)), ((), ())))
+    with pytest.raises(ValueError, match="zero-size array"):
+        ft.jit(fnp.max)(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="zero-size array"):
+        fnp.min(np.zeros((3, 0)), axis=1)
+    with pytest.raises(ValueError, match="empty sequence"):
+        ft.jit(fnp.argmax)(np.zeros(0))
+    with pytest.raises(ValueError, match="out of bounds"):
+        ft.jit(lambda x: fnp.sum(x, axis=2))(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="repeated axis"):
+        ft.jit(lambda x: fnp.sum(x, axis=(0, -2)))(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="operands"):
+        fnp.einsum("ij,jk->ik", np.ones((2, 3)))
+    with pytest.raises(ValueError, match="sizes 3 and 4"):
+        ft.jit(lambda a, b: fnp.einsum("ij,jk->ik", a, b))(np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(TypeError, match="reduce_and"):
+        lax.reduce_and(np.ones(3), (0,))
+
+
+def test_empty_reductions_identity():
+    for f, want in [(fnp.sum, 0.0), (fnp.prod, 1.0)]:
+        _close(f(np.zeros((0,))), np.float64(want))
+        _close(ft.jit(f)(np.zeros((0,))), np.float64(want))
+    _close(ft.jit(fnp.any)(np.zeros((0,), bool)), np.bool_(False))
+    _close(ft.jit(fnp.all)(np.zeros((0,), bool)), np.bool_(True))
+
+
+def test_uint32_reductions_are_int64():
+    x = np.array([4_000_000_000, 4_000_000_000], np.uint32)
+    for f in (fnp.sum, fnp.cumsum, fnp.prod):
+        assert f(x).dtype == np.int64
+        assert ft.jit(f)(x).dtype == np.int64
+    assert int(fnp.sum(x)) == 8_000_000_000
+    assert int(ft.jit(fnp.sum)(x)) == 8_000_000_000
