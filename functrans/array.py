@@ -67,6 +67,14 @@ class Array(np.ndarray):
     def at(self):
         return _IndexUpdateHelper(self)
 
+    def __getitem__(self, index):
+        # a traced index (a constant table indexed under jit) goes through fnp; full
+        # integer indexing gives a 0-d Array (with .at) instead of a numpy scalar
+        if _has_tracer(index):
+            return _fnp()._indexing.getitem(self, index)
+        out = np.ndarray.__getitem__(self, index)
+        return out if type(out) is Array else tracing.wrap(out)
+
     def __setitem__(self, key, value):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "
                         "(it returns the updated array)")
@@ -81,6 +89,14 @@ class Array(np.ndarray):
 
 
 tracing._ARRAY_CLASS[0] = Array
+
+
+def _has_tracer(index):
+    if isinstance(index, Tracer):
+        return True
+    if isinstance(index, (tuple, list)):
+        return any(_has_tracer(i) for i in index)
+    return False
 
 
 def _fnp():

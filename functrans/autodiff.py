@@ -18,7 +18,7 @@ from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .tracing import Tracer, get_aval, wrap
 from .transforms.jvp import jvp_eval
-from .transforms.partial_eval import linearize_jaxpr
+from .transforms.partial_eval import linearize_fun
 from .transforms.transpose import backward_pass
 from .tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 
@@ -57,14 +57,41 @@ def jvp(fun, primals, tangents, has_aux=False):
     t_flat = [as_array(x) for x in t_flat]
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         _check_tangent(i, p, t)
-    flat_fun, out_tree = flatten_fun(fun, p_tree, has_aux)
+    flat_fun, out_tree, aux = _flatten_with_aux(fun, p_tree, has_aux)
     jaxpr, consts, _ = trace_flat(flat_fun, p_flat, name="jvp")
     ts = [t if get_aval(p).dtype.kind in "fc" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
     outs, touts = jvp_eval(jaxpr, consts, p_flat, ts)
+    n = out_tree().num_leaves
     outs = [_out(o) for o in outs]
-    touts = [_out(instantiate(t)) for t in touts]
-    res = (tree_unflatten(out_tree(), outs), tree_unflatten(out_tree(), touts))
-    return res + (flat_fun.aux(),) if has_aux else res
+    touts = [_out(instantiate(t)) for t in touts[:n]]
+    res = (tree_unflatten(out_tree(), outs[:n]), tree_unflatten(out_tree(), touts))
+    return res + (aux(outs[n:]),) if has_aux else res
+
+
+def _flatten_with_aux(fun, in_tree, has_aux):
+    """Like ``flatten_fun``, but the aux output's array leaves are extra outputs of the
+    traced function, so a transform evaluates them like any output (concrete values,
+    or tracers of the enclosing trace) instead of leaking the tracing's tracers.
+    ``aux(extra_outputs)`` rebuilds the aux pytree."""
+    flat_fun, out_tree = flatten_fun(fun, in_tree, has_aux)
+    if not has_aux:
+        return flat_fun, out_tree, None
+    box = {}
+
+    def f(*xs):
+        outs = flat_fun(*xs)
+        leaves, box["tree"] = tree_flatten(flat_fun.aux())
+        box["arr"] = [isinstance(x, (Tracer, np.ndarray, np.generic, float, int, complex))
+                      and not isinstance(x, bool) for x in leaves]
+        box["other"] = [None if a else x for x, a in zip(leaves, box["arr"])]
+        return list(outs) + [x for x, a in zip(leaves, box["arr"]) if a]
+
+    def aux(extra):
+        it = iter(extra)
+        leaves = [_out(next(it)) if a else o for a, o in zip(box["arr"], box["other"])]
+        return tree_unflatten(box["tree"], leaves)
+
+    return f, out_tree, aux
 
 
 def _linearize_flat(fun, args, diff_argnums, has_aux, fname):
@@ -81,10 +108,36 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname):
             raise TypeError(f"{fname} requires real- or complex-valued inputs (floating dtype) "
                             f"to differentiate, but input leaf {i} has dtype {get_aval(x).dtype}; "
                             "convert it with .astype(float) or exclude it with argnums")
-    flat_fun, out_tree = flatten_fun(fun, in_tree, has_aux)
-    jaxpr, consts, _ = trace_flat(flat_fun, in_flat, name=fname)
-    outs, lin = linearize_jaxpr(jaxpr, consts, in_flat, mask)
-    return in_flat, in_tree, mask, outs, out_tree(), lin, flat_fun.aux()
+    flat_fun, out_tree, aux = _flatten_with_aux(fun, in_tree, has_aux)
+    _check_leaves(in_flat)
+    n_box = []
+
+    def counted(*xs):
+        outs = flat_fun(*xs)
+        n_box.append(out_tree().num_leaves)
+        return outs
+
+    outs, lin = linearize_fun(counted, in_flat, mask, _FirstOutputs(n_box), name=fname)
+    n = n_box[0]
+    return in_flat, in_tree, mask, outs[:n], out_tree(), lin, aux(outs[n:]) if has_aux else None
+
+
+class _FirstOutputs:
+    """How many outputs get tangents, known only once the function has run."""
+    __slots__ = ("box",)
+
+    def __init__(self, box):
+        self.box = box
+
+    def __index__(self):
+        return self.box[0]
+
+
+def _check_leaves(flat):
+    for i, x in enumerate(flat):
+        if not isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+            raise TypeError(f"argument {i} of type {type(x).__name__} is not a valid "
+                            f"array: {x!r:.60}")
 
 
 def linearize(fun, *primals):

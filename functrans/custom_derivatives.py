@@ -102,6 +102,8 @@ def _conform(kind, name, what, x, want):
     return x
 
 
+# attributes are underscored: jit's functools.update_wrapper copies a wrapped
+# object's __dict__, and a plain ``fun`` would replace jit's own
 class custom_jvp:
     """A function with a user-defined JVP rule (``@f.defjvp``).
 
@@ -121,22 +123,22 @@ class custom_jvp:
 
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
+        self._fun = fun
+        self._nondiff = tuple(nondiff_argnums)
+        self._jvp_rule = None
 
     def defjvp(self, jvp):
         """Set the rule; returns it, so it can be used as a decorator."""
-        self.jvp = jvp
+        self._jvp_rule = jvp
         return jvp
 
     def defjvps(self, *jvps):
         """One rule per argument: ``jvp_i(tangent_i, primal_out, *primals)`` (None: zero)."""
-        if self.nondiff_argnums:
+        if self._nondiff:
             raise TypeError("defjvps does not support nondiff_argnums; use defjvp")
 
         def rule(primals, tangents):
-            out = self.fun(*primals)
+            out = self._fun(*primals)
             acc = None
             for fn, t, p in zip(jvps, tangents, primals):
                 if fn is None:
@@ -152,20 +154,20 @@ class custom_jvp:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
-        name = getattr(self.fun, "__name__", "fun")
-        if self.jvp is None:
+        name = getattr(self._fun, "__name__", "fun")
+        if self._jvp_rule is None:
             raise AttributeError(f"no JVP rule defined for custom_jvp function '{name}'; "
                                  "define one with @{name}.defjvp")
-        args = _resolve_args(self.fun, args, kwargs)
+        args = _resolve_args(self._fun, args, kwargs)
         if not tracing._trace_stack or id(self) in _in_rule:
-            return self.fun(*args)       # no transform active, or called from its own rule
-        s = _Split("custom_jvp", self.nondiff_argnums, args)
-        flat_fun, out_tree = flatten_fun(lambda *d: self.fun(*s.full(d)), s.in_tree)
+            return self._fun(*args)       # no transform active, or called from its own rule
+        s = _Split("custom_jvp", self._nondiff, args)
+        flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
         avals, vals = abstract_and_concrete(s.flat)
         call, _ = _trace(flat_fun, avals, vals, f"custom_jvp({name})")
         otree, out_avals = out_tree(), call.out_avals
         n = len(s.flat)
-        rule = self.jvp
+        rule = self._jvp_rule
 
         def jvp_flat(*xs):
             ps = tree_unflatten(s.in_tree, xs[:n])
@@ -215,33 +217,33 @@ class custom_vjp:
 
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.fwd = None
-        self.bwd = None
+        self._fun = fun
+        self._nondiff = tuple(nondiff_argnums)
+        self._fwd = None
+        self._bwd = None
 
     def defvjp(self, fwd, bwd):
         """Set the forward function (output and residuals) and the backward function."""
-        self.fwd = fwd
-        self.bwd = bwd
+        self._fwd = fwd
+        self._bwd = bwd
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
-        name = getattr(self.fun, "__name__", "fun")
-        if self.fwd is None:
+        name = getattr(self._fun, "__name__", "fun")
+        if self._fwd is None:
             raise AttributeError(f"no VJP defined for custom_vjp function '{name}'; "
                                  f"define one with {name}.defvjp(fwd, bwd)")
-        args = _resolve_args(self.fun, args, kwargs)
+        args = _resolve_args(self._fun, args, kwargs)
         if not tracing._trace_stack or id(self) in _in_rule:
-            return self.fun(*args)       # no transform active, or called from its own rule
-        s = _Split("custom_vjp", self.nondiff_argnums, args)
-        flat_fun, out_tree = flatten_fun(lambda *d: self.fun(*s.full(d)), s.in_tree)
+            return self._fun(*args)       # no transform active, or called from its own rule
+        s = _Split("custom_vjp", self._nondiff, args)
+        flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
         avals, vals = abstract_and_concrete(s.flat)
         call, _ = _trace(flat_fun, avals, vals, f"custom_vjp({name})")
         otree, out_avals = out_tree(), call.out_avals
-        fwd, bwd = self.fwd, self.bwd
+        fwd, bwd = self._fwd, self._bwd
         box = {}
 
         def fwd_flat(*leaves):
@@ -284,12 +286,13 @@ class custom_vjp:
                 if c is None:
                     leaves += [np.zeros(a.shape, a.dtype) for a in want]
                     continue
-                cl, ctree = tree_flatten(c)
+                cl, ctree = tree_flatten(c, is_leaf=lambda v: v is None)  # None: zero leaf
                 if ctree != tree:
                     raise TypeError(f"custom_vjp bwd of '{name}': the cotangent for argument "
                                     f"{s.diff_idx[k]} has structure {ctree} but the argument "
                                     f"has structure {tree}")
-                leaves += [_conform("custom_vjp bwd", name,
+                leaves += [np.zeros(a.shape, a.dtype) if x is None else
+                           _conform("custom_vjp bwd", name,
                                     f"cotangent for argument {s.diff_idx[k]} (leaf {j})",
                                     as_array(x), tangent_aval(a))
                            for j, (x, a) in enumerate(zip(cl, want))]

@@ -29,10 +29,11 @@ from .primitives import elementwise as E
 from .primitives.elementwise import convert_element_type
 from .primitives.random import threefry2x32, threefry2x32_p
 from .primitives.sorting import sort_p
-from .primitives.structural import broadcast_in_dim, reshape as _reshape
+from .primitives.structural import broadcast_in_dim, iota, reshape as _reshape, slice_in_dim
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "bernoulli",
-           "randint", "permutation", "choice", "threefry2x32"]
+           "randint", "permutation", "choice", "gumbel", "categorical", "exponential",
+           "threefry2x32"]
 
 _MASK32 = 0xFFFFFFFF
 
@@ -82,10 +83,15 @@ def _full(x, shape):
 
 def _bits_pair(k, n):
     """Two uint32 arrays of shape (n,): the Threefry blocks of counters 0..n-1 (high
-    word) and n..2n-1 (low word)."""
+    word) and n..2n-1 (low word). At most 2**31 blocks per call."""
+    if n >= 2 ** 31:
+        raise ValueError(f"random: cannot draw {n} blocks of bits at once (at most 2**31)")
     k0, k1 = _key_words(k)
-    c = np.arange(2 * n, dtype=np.uint64).astype(np.uint32)   # wraps for n >= 2**31
-    return threefry2x32(_full(k0, (n,)), _full(k1, (n,)), c[:n], c[n:])
+    # counters as a staged iota (not a constant array baked into the jaxpr)
+    c = _reshape(iota(np.uint32, 2 * n), (2, n))
+    c0 = _reshape(slice_in_dim(c, 0, 1, axis=0), (n,))
+    c1 = _reshape(slice_in_dim(c, 1, 2, axis=0), (n,))
+    return threefry2x32(_full(k0, (n,)), _full(k1, (n,)), c0, c1)
 
 
 def _bits(k, n):
@@ -413,8 +419,64 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
 
 
 def _gumbel(key, p):
-    """Standard Gumbel samples of ``p``'s shape and dtype: -log(-log(u)), u in (0, 1)."""
+    """Standard Gumbel samples of ``p``'s shape and dtype."""
+    return gumbel(key, tuple(p.shape), p.dtype)
+
+
+def gumbel(key, shape=(), dtype=np.float64):
+    """Standard Gumbel samples: ``-log(-log(u))`` with u uniform on (0, 1).
+
+    >>> from functrans import random
+    >>> random.gumbel(random.key(0), (2,)).shape
+    (2,)
+    """
+    _check_key("gumbel", key)
+    shape = _shape("gumbel", shape)
+    dt = _float_dtype("gumbel", dtype)
     fnp = _fnp()
-    u = _unit_float(key, tuple(p.shape), p.dtype)
-    tiny = np.finfo(p.dtype).tiny
-    return -fnp.log(-fnp.log(fnp.maximum(u, tiny)))
+    u = _unit_float(key, shape, dt)
+    return -fnp.log(-fnp.log(fnp.maximum(u, np.finfo(dt).tiny)))
+
+
+def exponential(key, shape=(), dtype=np.float64):
+    """Standard exponential samples: ``-log(1 - u)``.
+
+    >>> from functrans import random
+    >>> bool((random.exponential(random.key(0), (5,)) >= 0).all())
+    True
+    """
+    _check_key("exponential", key)
+    shape = _shape("exponential", shape)
+    dt = _float_dtype("exponential", dtype)
+    fnp = _fnp()
+    return -fnp.log1p(-_unit_float(key, shape, dt))
+
+
+def categorical(key, logits, axis=-1, shape=None):
+    """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max).
+
+    >>> from functrans import random
+    >>> import numpy as np
+    >>> int(random.categorical(random.key(0), np.array([-1e9, 0.0, -1e9])))
+    1
+    """
+    _check_key("categorical", key)
+    fnp = _fnp()
+    logits = fnp.asarray(logits)
+    if logits.dtype.kind != "f":
+        logits = fnp.asarray(logits, np.float64)
+    if logits.ndim == 0:
+        raise ValueError("categorical: logits must have at least one dimension")
+    from .numpy._util import canonicalize_axis
+    axis = canonicalize_axis(axis, logits.ndim)
+    batch = tuple(s for i, s in enumerate(logits.shape) if i != axis)
+    shape = batch if shape is None else _shape("categorical", shape)
+    try:
+        np.broadcast_shapes(batch, shape)
+    except ValueError:
+        raise ValueError(f"categorical: shape {shape} is not compatible with the batch shape "
+                         f"{batch} of logits {tuple(logits.shape)}") from None
+    moved = fnp.moveaxis(logits, axis, -1)
+    n = logits.shape[axis]
+    g = gumbel(key, shape + (n,), logits.dtype)
+    return fnp.argmax(g + moved, axis=-1)

@@ -30,7 +30,11 @@ def _assert_tree_close(got, want, rtol, atol, check_dtype=True, what=""):
         if check_dtype:
             assert a.dtype == b.dtype, f"{what}: dtype {a.dtype} vs {b.dtype}"
         if a.dtype.kind in "fc" or b.dtype.kind in "fc":
-            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+            r, t = rtol, atol
+            if np.float32 in (a.dtype, b.dtype) or np.complex64 in (a.dtype, b.dtype):
+                # batched and unbatched float32 kernels may round differently
+                r, t = max(rtol, 1e-5), max(atol, 1e-6)
+            np.testing.assert_allclose(a, b, rtol=r, atol=t, equal_nan=True, err_msg=what)
         else:
             np.testing.assert_array_equal(a, b, err_msg=what)
 

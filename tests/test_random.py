@@ -271,3 +271,18 @@ def test_random_inside_grad_of_a_model():
 
     w = np.arange(3.0)
     np.testing.assert_allclose(ft.grad(loss)(w), 2 * (w + np.asarray(random.normal(k, (3,)))))
+
+
+def test_gumbel_exponential_categorical_statistics():
+    k = random.key(13)
+    g = np.asarray(random.gumbel(k, (100_000,)))
+    assert abs(g.mean() - 0.5772156649) < 0.02 and abs(g.var() - np.pi ** 2 / 6) < 0.05
+    e = np.asarray(random.exponential(k, (100_000,)))
+    assert e.min() >= 0 and abs(e.mean() - 1.0) < 0.015 and abs(e.var() - 1.0) < 0.04
+    p = np.array([0.2, 0.3, 0.5])
+    c = np.asarray(random.categorical(k, np.log(p), shape=(30_000,)))
+    np.testing.assert_allclose(np.bincount(c, minlength=3) / c.size, p, atol=0.015)
+    rows = np.asarray(random.categorical(k, np.log(np.array([[1.0, 0.0], [0.0, 1.0]]) + 1e-300)))
+    assert rows.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="categorical"):
+        random.categorical(k, np.zeros((2, 3)), shape=(4,))

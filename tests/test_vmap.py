@@ -246,9 +246,9 @@ def test_jacobians_and_batched_hessian_via_vmap():
     xs = np.random.default_rng(5).standard_normal((4, 3))
     got = ft.vmap(_jacfwd(ft.grad(g)))(xs)
     close(got, np.stack([hess_np(v) for v in xs]), 1e-9)
-    if hasattr(ft, "hessian"):   # the public one, from autodiff
-        close(ft.vmap(ft.hessian(g))(xs), got, 1e-9)
-        close(ft.vmap(ft.jacfwd(f))(xs), ft.vmap(ft.jacrev(f))(xs), 1e-9)
+    # the public ones, from autodiff
+    close(ft.vmap(ft.hessian(g))(xs), got, 1e-9)
+    close(ft.vmap(ft.jacfwd(f))(xs), ft.vmap(ft.jacrev(f))(xs), 1e-9)
 
 
 def test_vmap_of_jit_and_jit_of_vmap():

@@ -30,6 +30,11 @@ def _initialized():
 @functools.lru_cache(maxsize=None)
 def target_machine():
     """The target machine for this host's CPU name and features, at opt level 3."""
+    return new_target_machine()
+
+
+def new_target_machine():
+    """A fresh host target machine (an MCJIT engine takes ownership of its own)."""
     _initialized()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
@@ -94,7 +99,7 @@ class Loaded:
 
     def __init__(self, obj: bytes):
         with _LOCK:
-            tm = target_machine()
+            tm = new_target_machine()   # owned (and freed) by the engine
             empty = llvm.parse_assembly(f'target triple = "{triple()}"\n')
             self._engine = llvm.create_mcjit_compiler(empty, tm)
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(obj))

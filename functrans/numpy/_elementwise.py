@@ -20,11 +20,10 @@ import functools
 
 import numpy as np
 
-from ..errors import ConcretizationError
+from ..array import Array as _Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import broadcast_shapes, broadcast_to_shape, check_arraylike, promote, result_dtype, \
-    shape_of
+from ._util import check_arraylike, promote, result_dtype
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -72,8 +71,22 @@ def _out_dtype(name, np_fn, *dtypes):
     return r
 
 
+_FAST_TYPES = (np.ndarray, float, int, bool, np.generic, complex)
+
+
+def _check(name, *args):
+    """check_arraylike, skipped for the common types (it is on the eager hot path)."""
+    for a in args:
+        if not isinstance(a, _FAST_TYPES):
+            check_arraylike(name, *args)
+            return
+
+
 def _eager(np_fn, args, quiet):
-    """numpy's result; unsupported result dtypes are recomputed in the widened dtype."""
+    """numpy's result; unsupported result dtypes are recomputed in the widened dtype.
+
+    ``quiet`` suppresses numpy's warnings, for the divisions whose x / 0 is defined.
+    """
     if quiet:
         with np.errstate(all="ignore"):
             r = np_fn(*args)
@@ -83,7 +96,34 @@ def _eager(np_fn, args, quiet):
         wide = _WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
-    return wrap(r)
+    return r.view(_Array) if isinstance(r, np.ndarray) else wrap(r)
+
+
+# The hot eager paths: a ufunc on an ndarray subclass takes a slower route in numpy, so
+# Arrays are passed as base-class views and the result is wrapped once.
+
+def _eager1(np_fn, x, quiet):
+    if type(x) is _Array:
+        x = x.view(np.ndarray)
+    if quiet:
+        return _eager(np_fn, (x,), True)
+    r = np_fn(x)
+    if r.dtype not in _SUPPORTED:
+        return _eager(np_fn, (x,), True)
+    return r.view(_Array) if type(r) is np.ndarray else wrap(r)
+
+
+def _eager2(np_fn, x, y, quiet):
+    if type(x) is _Array:
+        x = x.view(np.ndarray)
+    if type(y) is _Array:
+        y = y.view(np.ndarray)
+    if quiet:
+        return _eager(np_fn, (x, y), True)
+    r = np_fn(x, y)
+    if r.dtype not in _SUPPORTED:
+        return _eager(np_fn, (x, y), True)
+    return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
 def _cast(x, dtype):
@@ -98,13 +138,13 @@ def _doc(name, np_fn, extra=""):
 
 # --------------------------------------------------------------------------- builders
 
-def _unary(name, np_fn, traced, quiet=True, example=None):
+def _unary(name, np_fn, traced, quiet=False, example=None):
     """A unary function: numpy eagerly; under a trace, convert to numpy's output dtype
     and apply ``traced`` (a primitive wrapper or a composition)."""
     def f(x):
         if not isinstance(x, Tracer):
-            check_arraylike(name, x)
-            return _eager(np_fn, (x,), quiet)
+            _check(name, x)
+            return _eager1(np_fn, x, quiet)
         return traced(_cast(x, _out_dtype(name, np_fn, x.dtype)))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}``."
@@ -113,13 +153,13 @@ def _unary(name, np_fn, traced, quiet=True, example=None):
     return f
 
 
-def _binary(name, np_fn, traced, quiet=True, example=None):
+def _binary(name, np_fn, traced, quiet=False, example=None):
     """A binary function: promote (NEP 50), broadcast, convert to numpy's output dtype."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            check_arraylike(name, x, y)
-            return _eager(np_fn, (x, y), quiet)
-        check_arraylike(name, x, y)
+            _check(name, x, y)
+            return _eager2(np_fn, x, y, quiet)
+        _check(name, x, y)
         x, y = promote(name, x, y)
         dt = _out_dtype(name, np_fn, x.dtype, y.dtype)
         return traced(*[_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
@@ -131,13 +171,13 @@ def _binary(name, np_fn, traced, quiet=True, example=None):
     return f
 
 
-def _predicate(name, np_fn, traced, quiet=False):
+def _predicate(name, np_fn, traced):
     """A binary function with a bool result: promote to one dtype, then compare."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            check_arraylike(name, x, y)
-            return _eager(np_fn, (x, y), quiet)
-        check_arraylike(name, x, y)
+            _check(name, x, y)
+            return _eager2(np_fn, x, y, False)
+        _check(name, x, y)
         x, y = promote(name, x, y)
         _out_dtype(name, np_fn, x.dtype, y.dtype)   # the dtype check
         return traced(x, y)
@@ -148,16 +188,16 @@ def _predicate(name, np_fn, traced, quiet=False):
 
 # --------------------------------------------------------------------------- arithmetic
 
-add = _binary("add", np.add, E.add, quiet=False, example=("fnp.add(1, 2).item()", "3"))
-subtract = _binary("subtract", np.subtract, E.sub, quiet=False)
-multiply = _binary("multiply", np.multiply, E.mul, quiet=False)
+add = _binary("add", np.add, E.add, example=("fnp.add(1, 2).item()", "3"))
+subtract = _binary("subtract", np.subtract, E.sub)
+multiply = _binary("multiply", np.multiply, E.mul)
 true_divide = _binary("true_divide", np.true_divide, E.div,
                       example=("fnp.true_divide(1, 4).item()", "0.25"))
 divide = true_divide
-maximum = _binary("maximum", np.maximum, E.max, quiet=False)
-minimum = _binary("minimum", np.minimum, E.min, quiet=False)
+maximum = _binary("maximum", np.maximum, E.max)
+minimum = _binary("minimum", np.minimum, E.min)
 arctan2 = atan2 = _binary("arctan2", np.arctan2, E.atan2)
-remainder = mod = _binary("remainder", np.remainder, E.rem,
+remainder = mod = _binary("remainder", np.remainder, E.rem, quiet=True,
                           example=("fnp.remainder(-7, 3).item()", "2"))
 
 
@@ -171,7 +211,7 @@ def _floor_divide_traced(x, y):
     return E.select_n(E.eq(y, E.full_like(y, 0)), q, E.div(x, y))
 
 
-floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced,
+floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced, quiet=True,
                        example=("fnp.floor_divide(-7, 2).item()", "-4"))
 
 
@@ -187,8 +227,8 @@ def _fmin_traced(x, y):
     return E.select_n(E.ne(y, y), E.select_n(E.ne(x, x), E.min(x, y), y), x)
 
 
-fmax = _binary("fmax", np.fmax, _fmax_traced, quiet=False)
-fmin = _binary("fmin", np.fmin, _fmin_traced, quiet=False)
+fmax = _binary("fmax", np.fmax, _fmax_traced)
+fmin = _binary("fmin", np.fmin, _fmin_traced)
 
 
 def _in_f64(fn):
@@ -229,13 +269,13 @@ def power(x, y):
     [0, 1, 4, 9]
     """
     if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-        check_arraylike("power", x, y)
+        _check("power", x, y)
         return _eager(np.power, (x, y), True)
     if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
             and isinstance(x, Tracer):
         dt = _out_dtype("power", np.power, result_dtype(x, y), result_dtype(x, y))
         return E.integer_pow(_cast(x, dt), int(y))
-    check_arraylike("power", x, y)
+    _check("power", x, y)
     x, y = promote("power", x, y)
     dt = _out_dtype("power", np.power, x.dtype, y.dtype)
     x, y = (_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
@@ -251,11 +291,10 @@ def _neg_traced(x):
     return E.neg(x)
 
 
-negative = _unary("negative", np.negative, _neg_traced, quiet=False,
+negative = _unary("negative", np.negative, _neg_traced,
                   example=("fnp.negative(2).item()", "-2"))
-positive = _unary("positive", np.positive, lambda x: x, quiet=False)
-sign = _unary("sign", np.sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),
-              quiet=False)
+positive = _unary("positive", np.positive, lambda x: x)
+sign = _unary("sign", np.sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),)
 
 
 def _csign(x):
@@ -276,13 +315,13 @@ def abs(x):  # noqa: A001 (numpy's name)
     3
     """
     if not isinstance(x, Tracer):
-        check_arraylike("abs", x)
+        _check("abs", x)
         return _eager(np.absolute, (x,), False)
     return _abs_traced(x)
 
 
 absolute = abs
-square = _unary("square", np.square, E.square, quiet=False,
+square = _unary("square", np.square, E.square,
                 example=("fnp.square(3).item()", "9"))
 
 
@@ -301,7 +340,7 @@ def _reciprocal_traced(x):
     return out
 
 
-reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced)
+reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced, quiet=True)
 
 
 # --------------------------------------------------------------------------- transcendental
@@ -347,10 +386,10 @@ def _integral_or(prim):
     return lambda x: x if x.dtype.kind in "iub" else prim(x)
 
 
-floor = _unary("floor", np.floor, _integral_or(E.floor), quiet=False,
+floor = _unary("floor", np.floor, _integral_or(E.floor),
                example=("fnp.floor(-0.5).item()", "-1.0"))
-ceil = _unary("ceil", np.ceil, _integral_or(E.ceil), quiet=False)
-rint = _unary("rint", np.rint, E.round, quiet=False)
+ceil = _unary("ceil", np.ceil, _integral_or(E.ceil))
+rint = _unary("rint", np.rint, E.round)
 
 
 def round(x, decimals=0):  # noqa: A001 (numpy's name)
@@ -362,7 +401,7 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
     """
     decimals = int(decimals)
     if not isinstance(x, Tracer):
-        check_arraylike("round", x)
+        _check("round", x)
         with np.errstate(all="ignore"):
             return wrap(np.round(x, decimals))
     kind = x.dtype.kind
@@ -396,7 +435,7 @@ def isnan(x):
     True
     """
     if not isinstance(x, Tracer):
-        check_arraylike("isnan", x)
+        _check("isnan", x)
         return wrap(np.isnan(x))
     return E.ne(x, x)
 
@@ -409,7 +448,7 @@ def isinf(x):
     True
     """
     if not isinstance(x, Tracer):
-        check_arraylike("isinf", x)
+        _check("isinf", x)
         return wrap(np.isinf(x))
     if x.dtype.kind not in "f":
         _out_dtype("isinf", np.isinf, x.dtype)
@@ -426,7 +465,7 @@ def isfinite(x):
     True
     """
     if not isinstance(x, Tracer):
-        check_arraylike("isfinite", x)
+        _check("isfinite", x)
         return wrap(np.isfinite(x))
     if x.dtype.kind == "f":
         return E.is_finite(x)
@@ -448,10 +487,10 @@ greater_equal = _predicate("greater_equal", np.greater_equal, E.ge)
 def _logical(name, np_fn, prim_fn):
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            check_arraylike(name, x, y)
+            _check(name, x, y)
             return wrap(np_fn(x, y))
         # conversion to bool is truthiness (nan is true), as numpy
-        check_arraylike(name, x, y)
+        _check(name, x, y)
         x, y = promote(name, x, y, dtype=np.bool_)
         return prim_fn(x, y)
     f.__name__ = f.__qualname__ = name
@@ -472,16 +511,16 @@ def logical_not(x):
     True
     """
     if not isinstance(x, Tracer):
-        check_arraylike("logical_not", x)
+        _check("logical_not", x)
         return wrap(np.logical_not(x))
     return E.bitwise_not(_cast(x, np.dtype(np.bool_)))
 
 
-bitwise_and = _binary("bitwise_and", np.bitwise_and, E.bitwise_and, quiet=False,
+bitwise_and = _binary("bitwise_and", np.bitwise_and, E.bitwise_and,
                       example=("fnp.bitwise_and(12, 10).item()", "8"))
-bitwise_or = _binary("bitwise_or", np.bitwise_or, E.bitwise_or, quiet=False)
-bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, E.bitwise_xor, quiet=False)
-invert = bitwise_not = bitwise_invert = _unary("invert", np.invert, E.bitwise_not, quiet=False)
+bitwise_or = _binary("bitwise_or", np.bitwise_or, E.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, E.bitwise_xor)
+invert = bitwise_not = bitwise_invert = _unary("invert", np.invert, E.bitwise_not)
 left_shift = bitwise_left_shift = _binary("left_shift", np.left_shift, E.shift_left)
 
 
@@ -495,121 +534,4 @@ def _right_shift_traced(x, y):
 right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _right_shift_traced)
 
 
-# --------------------------------------------------------------------------- complex parts
-
-def real(x):
-    """The real part (``x`` itself for real dtypes).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.real(2.0).item()
-    2.0
-    """
-    if not isinstance(x, Tracer):
-        check_arraylike("real", x)
-        return wrap(np.real(x))
-    if x.dtype.kind == "c":
-        return E.real(x)
-    return x
-
-
-def imag(x):
-    """The imaginary part (zeros of ``x``'s dtype for real dtypes).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.imag(2.0).item()
-    0.0
-    """
-    if not isinstance(x, Tracer):
-        check_arraylike("imag", x)
-        return wrap(np.imag(x))
-    if x.dtype.kind == "c":
-        return E.imag(x)
-    return E.full_like(x, 0)
-
-
-def conjugate(x):
-    """The complex conjugate (``x`` itself for real dtypes).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.conjugate(2.0).item()
-    2.0
-    """
-    if not isinstance(x, Tracer):
-        check_arraylike("conjugate", x)
-        return _eager(np.conjugate, (x,), False)
-    if x.dtype.kind == "c":
-        return E.conj(x)
-    return _cast(x, _out_dtype("conjugate", np.conjugate, x.dtype))
-
-
-conj = conjugate
-
-
-# --------------------------------------------------------------------------- clip / where
-
-_NO_VALUE = object()
-
-
-def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
-    """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
-    (also accepts numpy 2's ``min=``/``max=``).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.clip(fnp.arange(5), 1, 3).tolist()
-    [1, 1, 2, 3, 3]
-    """
-    lo = a_min if a_min is not _NO_VALUE else (None if min is _NO_VALUE else min)
-    hi = a_max if a_max is not _NO_VALUE else (None if max is _NO_VALUE else max)
-    if (a_min is not _NO_VALUE and min is not _NO_VALUE) or \
-            (a_max is not _NO_VALUE and max is not _NO_VALUE):
-        raise TypeError("clip: give each bound once (a_min or min, a_max or max)")
-    bounds = [b for b in (lo, hi) if b is not None]
-    if not any(isinstance(v, Tracer) for v in [x] + bounds):
-        check_arraylike("clip", x, *bounds)
-        if not bounds:
-            return wrap(np.asarray(x))
-        return _eager(lambda *a: np.clip(a[0], lo if lo is None else a[1],
-                                         hi if hi is None else a[-1]), [x] + bounds, True)
-    check_arraylike("clip", x, *bounds)
-    vals = promote("clip", x, *bounds)
-    out = vals[0]
-    if lo is not None:
-        out = E.max(out, vals[1])
-    if hi is not None:
-        out = E.min(out, vals[-1])
-    return out
-
-
-def where(condition, x=_NO_VALUE, y=_NO_VALUE):
-    """``x`` where ``condition`` holds, else ``y`` (broadcast together, numpy 2 dtypes).
-
-    The one-argument form ``where(condition)`` (the indices of the true entries) has a
-    data-dependent shape, so it works only outside transforms.
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.where(fnp.arange(3) > 0, 1.0, -1.0).tolist()
-    [-1.0, 1.0, 1.0]
-    """
-    if x is _NO_VALUE and y is _NO_VALUE:
-        if isinstance(condition, Tracer):
-            raise ConcretizationError(
-                f"where(condition) with one argument returns the indices of the true "
-                f"entries of a traced {condition.aval.str_short()}, whose number is not "
-                "known while tracing (a data-dependent shape). Use the three-argument "
-                "form where(condition, x, y) instead.")
-        check_arraylike("where", condition)
-        return tuple(wrap(i) for i in np.nonzero(condition))
-    if x is _NO_VALUE or y is _NO_VALUE:
-        raise ValueError("where: give both x and y, or neither")
-    if not any(isinstance(v, Tracer) for v in (condition, x, y)):
-        check_arraylike("where", condition, x, y)
-        return wrap(np.where(condition, x, y))
-    check_arraylike("where", condition, x, y)
-    shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
-    x, y = promote("where", x, y)
-    x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
-    if isinstance(condition, Tracer):
-        cond = _cast(condition, np.dtype(np.bool_))
-    else:
-        cond = np.asarray(condition).astype(bool)
-    return E.select_n(broadcast_to_shape(cond, shape), y, x)
+from ._elementwise_select import clip, conj, conjugate, imag, real, where  # noqa: E402,F401

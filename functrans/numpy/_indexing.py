@@ -37,6 +37,7 @@ from ..primitives import structural as S
 __all__ = []
 
 _SLICE, _INT, _DYN, _ADV, _NONE = "slice", "int", "dyn", "adv", "none"
+_ELL = "ellipsis"   # a marker with no axis: it separates advanced indices even when empty
 
 
 class _Entry:
@@ -148,7 +149,8 @@ def _parse(shape, idx):
         raise IndexError(f"too many indices for array: array of shape {tuple(shape)} is "
                          f"{nd}-dimensional, but {used} were indexed")
     at, pos = ell if ell is not None else (len(entries), len(items))
-    entries[at:at] = [_Entry(_SLICE, pos, value=slice(None)) for _ in range(nd - used)]
+    entries[at:at] = [_Entry(_SLICE, pos, value=slice(None)) for _ in range(nd - used)] + \
+        ([_Entry(_ELL, pos)] if ell is not None else [])
     out, d = [], 0
     for e in entries:
         if e.kind == _MASK:
@@ -156,7 +158,7 @@ def _parse(shape, idx):
             out += es
             d += len(es)
             continue
-        if e.kind != _NONE:
+        if e.kind not in (_NONE, _ELL):
             e.dim = d
             d += 1
         out.append(e)
@@ -174,13 +176,14 @@ def _advanced_mode(entries):
     return False
 
 
-def _check_static(value, dim, size):
+def _check_static(value, dim, shape):
     """Raise numpy's IndexError for static out-of-range indices; wrap negatives."""
     v = np.asarray(value)
+    size = shape[dim]
     bad = (v < -size) | (v >= size)
     if bad.any():
         raise IndexError(f"index {int(v[bad].flat[0])} is out of bounds for axis {dim} with "
-                         f"size {size}")
+                         f"size {size} (array shape {tuple(shape)})")
     return np.where(v < 0, v + size, v)
 
 
@@ -259,7 +262,7 @@ def getitem(x, idx):
     # static slices (negative steps: reverse the axis, then slice forward) and static ints
     rev_dims, starts, limits, strides = [], [], [], []
     for e in entries:
-        if e.kind == _NONE:
+        if e.kind in (_NONE, _ELL):
             continue
         d = shape[e.dim]
         if e.kind == _SLICE:
@@ -275,7 +278,7 @@ def getitem(x, idx):
             limits.append(start + (n - 1) * step + 1 if n else 0)
             strides.append(step)
         elif e.kind == _INT:
-            i = int(_check_static(e.value, e.dim, d))
+            i = int(_check_static(e.value, e.dim, shape))
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
@@ -312,7 +315,7 @@ def getitem(x, idx):
         if isinstance(v, Tracer):
             v = _wrap_negative(E.convert_element_type(v, _index_dtype([v])), ysh[e.dim])
         else:
-            v = _check_static(v, e.dim, ysh[e.dim])
+            v = _check_static(v, e.dim, shape)
         values.append(v)
     bshape = _broadcast_index("getitem", values)
     dt = _index_dtype(values)

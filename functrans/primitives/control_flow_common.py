@@ -9,8 +9,10 @@ that emits residuals and a part linear in the tangents (``split_jvp``).
 
 >>> from jaxpr_ir import ShapedArray
 >>> closed, consts = trace_hoisted(lambda x: [x], [ShapedArray((), "float64")])
->>> print(closed), consts
-({ lambda ; a:f64[]. let  in (a,) }, [])
+>>> print(closed)
+{ lambda ; a:f64[]. let  in (a,) }
+>>> consts
+[]
 """
 from __future__ import annotations
 

@@ -133,17 +133,14 @@ def _cond_transpose(cts, index, *ops, branches):
 
 
 def clamp_index(index, n):
-    """``index`` clamped to [0, n - 1] where the elementwise max/min primitives exist
-    (the cond primitive clamps in any case; this keeps a batched select exact)."""
-    from . import elementwise as ew
-    mx, mn = getattr(ew, "max_p", None), getattr(ew, "min_p", None)
-    if mx is None or mn is None:
-        return index
+    """``index`` (int32, any shape) clamped to [0, n - 1]. The cond primitive clamps
+    by definition; doing it explicitly keeps the batched select exact on every backend."""
+    from .elementwise_math import max_p, min_p
     from .structural import broadcast_in_dim
     shape = aval(index).shape
     lo = broadcast_in_dim(np.int32(0), shape, ())
     hi = broadcast_in_dim(np.int32(n - 1), shape, ())
-    return mn.bind(mx.bind(index, lo), hi)
+    return min_p.bind(max_p.bind(index, lo), hi)
 
 
 def _cond_batch(args, dims, *, branches):

@@ -143,8 +143,8 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    from .elementwise import convert_element_type, select_n
-    from .reductions import reduce_sum
+    from .elementwise import select_n
+    from .reductions import reduce_or
     from .structural import broadcast_in_dim
     from ..transforms.vmap import vmap_eval
     size = not_mapped_size(args, dims)
@@ -187,9 +187,7 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         return move_batch_axis(p, d, 0, size)
 
     def any_running(*a):
-        p = lanes_running(a[:n_cc], a[n_cc:])
-        count = reduce_sum(convert_element_type(p, np.int32), (0,))
-        return [convert_element_type(count, np.bool_)]
+        return [reduce_or(lanes_running(a[:n_cc], a[n_cc:]), (0,))]
 
     def step(*a):
         ccs, bcs, carry = a[:n_cc], a[n_cc:n_cc + n_bc], a[n_cc + n_bc:]

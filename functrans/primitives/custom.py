@@ -35,6 +35,7 @@ def hoist_many(closeds):
     Returns (jaxprs, consts): jaxpr k has invars ``[c_0.., c_1.., ..., own invars]``
     where only its own const slot is read.
     """
+    closeds = [_splat_consts(c) for c in closeds]
     consts = []
     for c in closeds:
         consts += list(c.consts)
@@ -46,6 +47,31 @@ def hoist_many(closeds):
         j = c.jaxpr
         out.append(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []))
     return out, consts
+
+
+def _splat_consts(closed):
+    """Concrete consts holding one repeated value (``ones_like`` in a JVP rule, say)
+    become a broadcast of a literal inside the body, so they are not operands (and
+    not residuals kept alive for reverse mode)."""
+    import numpy as np
+    from jaxpr_ir import Eqn, Literal, ShapedArray
+    from .structural import broadcast_in_dim_p
+    j = closed.jaxpr
+    keep_v, keep_c, eqns = [], [], []
+    for v, c in zip(j.constvars, closed.consts):
+        if (isinstance(c, (np.ndarray, np.generic)) and not isinstance(c, Tracer)
+                and c.size > 0 and c.dtype.kind in "biufc"):
+            first = c.flat[0] if c.ndim else c[()]
+            if c.ndim == 0 or bool(np.all(c == first)):
+                lit = Literal(first, ShapedArray((), c.dtype))
+                eqns.append(Eqn(broadcast_in_dim_p, [lit], [v],
+                                dict(shape=tuple(c.shape), broadcast_dimensions=())))
+                continue
+        keep_v.append(v)
+        keep_c.append(c)
+    if not eqns:
+        return closed
+    return ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c)
 
 
 def _run(closed, args):

@@ -397,7 +397,10 @@ def _bitcast_aval(x, *, new_dtype):
 
 
 def _bitcast_impl(x, *, new_dtype):
-    return np.asarray(x).view(new_dtype)
+    x = np.asarray(x)
+    _bitcast_aval(ShapedArray(x.shape, x.dtype) if x.dtype in _BITCASTABLE else x,
+                  new_dtype=np.dtype(new_dtype))
+    return x.view(new_dtype)
 
 
 def _bitcast_batch(args, dims, *, new_dtype):
@@ -418,7 +421,7 @@ bitwise_and.__doc__ = """Elementwise ``x & y`` (logical and on bool).
 
 >>> import numpy as np
 >>> bitwise_and(np.uint32(12), np.uint32(10)).item()
-10
+8
 """
 shift_right_logical.__doc__ = """Shift right filling with zeros; amounts >= the bit width give 0.
 

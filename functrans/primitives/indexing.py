@@ -48,7 +48,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .base import (Primitive, UndefinedPrimal, Zero, add_tangents, aval, instantiate,
                    move_batch_axis, not_mapped_size)
-from .structural import (broadcast_in_dim, broadcasted_iota, concatenate, full, reshape,
+from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, concatenate, full, reshape,
                          zeros_like_aval)
 from . import elementwise as E
 
@@ -168,7 +168,7 @@ def dynamic_slice(x, start_indices, slice_sizes):
     [3.0, 4.0]
     """
     starts = [np.asarray(s) if isinstance(s, (int, np.integer)) else s for s in start_indices]
-    return dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
+    return checked_bind(dynamic_slice_p, x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
 
 
 def dynamic_slice_in_dim(x, start, size, axis=0):
@@ -260,7 +260,7 @@ def dynamic_update_slice(x, update, start_indices):
     [0.0, 0.0, 1.0, 1.0]
     """
     starts = [np.asarray(s) if isinstance(s, (int, np.integer)) else s for s in start_indices]
-    return dynamic_update_slice_p.bind(x, update, *starts)
+    return checked_bind(dynamic_update_slice_p, x, update, *starts)
 
 
 # --------------------------------------------------------------------------- gather
@@ -355,7 +355,7 @@ def gather(x, idx, num_index_dims, index_mode="clip"):
     >>> gather(np.arange(4.0), np.array([[3], [-5]]), 1).tolist()
     [3.0, 0.0]
     """
-    return gather_p.bind(x, idx, num_index_dims=int(num_index_dims), index_mode=index_mode)
+    return checked_bind(gather_p, x, idx, num_index_dims=int(num_index_dims), index_mode=index_mode)
 
 
 # --------------------------------------------------------------------------- scatter
@@ -498,7 +498,7 @@ def scatter(x, idx, updates, num_index_dims, mode="set", index_mode="drop"):
     >>> scatter(np.zeros(3), np.array([[1], [1]]), np.array([5.0, 7.0]), 1, "set").tolist()
     [0.0, 7.0, 0.0]
     """
-    return scatter_p.bind(x, idx, updates, num_index_dims=int(num_index_dims), mode=mode,
+    return checked_bind(scatter_p, x, idx, updates, num_index_dims=int(num_index_dims), mode=mode,
                           index_mode=index_mode)
 
 

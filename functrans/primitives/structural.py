@@ -23,6 +23,7 @@ import builtins
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from ..tracing import Tracer
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
 
@@ -179,6 +180,14 @@ def zeros_like_aval(a):
     return full(a.shape, 0, a.dtype)
 
 
+def checked_bind(prim, *args, **params):
+    """``prim.bind`` that also runs the shape rule when nothing is traced, so an eager
+    lax call with bad operands gets the rule's message rather than numpy's."""
+    if not any(isinstance(a, Tracer) for a in args):
+        prim.abstract_eval(*[aval(a) for a in args], **params)
+    return prim.bind(*args, **params)
+
+
 def _shift_dims(dims, d):
     """Operand axes ``dims`` seen in an operand with a batch axis inserted at ``d``."""
     return tuple(i + (i >= d) for i in dims)
@@ -226,7 +235,7 @@ def squeeze(x, dimensions):
     dimensions = tuple(sorted(int(d) + nd if int(d) < 0 else int(d) for d in dimensions))
     if not dimensions:
         return x
-    return squeeze_p.bind(x, dimensions=dimensions)
+    return checked_bind(squeeze_p, x, dimensions=dimensions)
 
 
 def expand_dims(x, dimensions):
@@ -311,7 +320,7 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax nam
     if strides is None and start_indices == (0,) * len(start_indices) and \
             limit_indices == aval(x).shape:
         return x
-    return slice_p.bind(x, start_indices=start_indices, limit_indices=limit_indices,
+    return checked_bind(slice_p, x, start_indices=start_indices, limit_indices=limit_indices,
                         strides=strides)
 
 
@@ -359,7 +368,7 @@ def rev(x, dimensions):
     dimensions = tuple(sorted(int(d) for d in dimensions))
     if not dimensions:
         return x
-    return rev_p.bind(x, dimensions=dimensions)
+    return checked_bind(rev_p, x, dimensions=dimensions)
 
 
 # --------------------------------------------------------------------------- concatenate
@@ -422,7 +431,7 @@ def concatenate(operands, dimension):
     operands = list(operands)
     if len(operands) == 1:
         return operands[0]
-    return concatenate_p.bind(*operands, dimension=int(dimension))
+    return checked_bind(concatenate_p, *operands, dimension=int(dimension))
 
 
 # --------------------------------------------------------------------------- pad
@@ -516,7 +525,7 @@ def pad(x, padding_value, padding_config):
         return x
     if isinstance(padding_value, (bool, int, float, complex)):
         padding_value = np.asarray(padding_value, aval(x).dtype)
-    return pad_p.bind(x, padding_value, padding_config=padding_config)
+    return checked_bind(pad_p, x, padding_value, padding_config=padding_config)
 
 
 # --------------------------------------------------------------------------- iota

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..primitives.base import Zero, instantiate, tangent_aval
-from ..tracing import Tracer, end_trace, eval_jaxpr, get_aval, new_trace
-from .jvp import jvp_eval
+from .. import tracing as _tracing
+from ..tracing import Trace, Tracer, end_trace, eval_jaxpr, get_aval, new_trace
+from .jvp import jvp_eqn, jvp_eval
 
 
 class LinearJaxpr:
@@ -44,8 +45,11 @@ class LinearJaxpr:
         return str(self.jaxpr)
 
 
-def linearize_jaxpr(jaxpr, consts, primals, diff_mask):
-    """Primal outputs now, and the LinearJaxpr from tangents of the ``diff_mask`` inputs."""
+def linearize_jaxpr(jaxpr, consts, primals, diff_mask, n_linear_outs=None):
+    """Primal outputs now, and the LinearJaxpr from tangents of the ``diff_mask`` inputs.
+
+    With ``n_linear_outs`` only the first that many outputs get tangents (the
+    rest, e.g. auxiliary outputs, are primal only)."""
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
     lin = new_trace("linearize")
@@ -53,6 +57,8 @@ def linearize_jaxpr(jaxpr, consts, primals, diff_mask):
         tangents = [lin.new_arg(tangent_aval(get_aval(p))) if d else Zero(get_aval(p))
                     for p, d in zip(primals, diff_mask)]
         outs, touts = jvp_eval(jaxpr, consts, primals, tangents)
+        if n_linear_outs is not None:
+            touts = touts[:n_linear_outs]
         touts = [instantiate(t) for t in touts]
         lin_jaxpr = lin.to_jaxpr(touts)
     finally:
@@ -75,6 +81,91 @@ def prune_linear(jaxpr: Jaxpr, consts):
     keep = [i for i, v in enumerate(jaxpr.constvars) if v in live]
     return (Jaxpr([jaxpr.constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
             [consts[i] for i in keep])
+
+
+class JVPTracer(Tracer):
+    """A value of a ``LinearizeTrace``: its primal (array or outer tracer) and its
+    tangent (a tracer of the linear trace, or Zero)."""
+    __slots__ = ("primal", "tangent")
+
+
+class LinearizeTrace(Trace):
+    """Linearize while the user's function runs: each primitive applied to this trace's
+    tracers runs its JVP rule at once, so the primal is computed (eagerly, or in an
+    outer trace) and only the tangent part is recorded, into the linear trace above.
+
+    Equivalent to tracing a jaxpr and then ``linearize_jaxpr``, in one pass: no
+    jaxpr of the primal computation is built.
+    """
+    __slots__ = ("linear",)
+
+    def process(self, prim, args, params):
+        primals, tangents = [], []
+        for x in args:
+            if type(x) is JVPTracer and x._trace is self:
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+            else:
+                primals.append(x)
+                tangents.append(Zero(get_aval(x)))
+        out, tout = jvp_eqn(prim, primals, tangents, params)
+        if prim.multiple_results:
+            return [self._box(o, t) for o, t in zip(out, tout)]
+        return self._box(out, tout)
+
+    def _box(self, primal, tangent):
+        if type(tangent) is Zero:
+            return primal          # no derivative flows through it: a plain value
+        # a tangent tracer has the primal's type: reuse it rather than build one
+        a = tangent.aval if isinstance(tangent, Tracer) else get_aval(primal)
+        t = JVPTracer(self, a, None, primal.val if isinstance(primal, Tracer) else primal)
+        t.primal = primal
+        t.tangent = tangent
+        return t
+
+    def to_jaxpr(self, outs):  # pragma: no cover - nothing is recorded in this trace
+        raise TypeError("a LinearizeTrace records no jaxpr")
+
+
+def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize"):
+    """``linearize_jaxpr`` of ``fun`` without tracing it first (see ``LinearizeTrace``).
+
+    ``fun`` takes and returns flat lists. Returns (primal outputs, LinearJaxpr).
+    """
+    stack = _tracing._trace_stack
+    T = LinearizeTrace(len(stack), name)
+    stack.append(T)
+    lin = None
+    try:
+        lin = new_trace("linearize")
+        T.linear = lin
+        args = []
+        for p, d in zip(primals, diff_mask):
+            if d:
+                a = get_aval(p)
+                args.append(T._box(p, lin.new_arg(tangent_aval(a))))
+            else:
+                args.append(p)
+        outs = list(fun(*args))
+        prim_outs, touts = [], []
+        for o in outs:
+            if type(o) is JVPTracer and o._trace is T:
+                prim_outs.append(o.primal)
+                touts.append(o.tangent)
+            else:
+                if isinstance(o, Tracer) and o._trace is T:  # pragma: no cover
+                    raise AssertionError("unexpected tracer")
+                prim_outs.append(o)
+                touts.append(Zero(get_aval(o)))
+        if n_linear_outs is not None:
+            touts = touts[:n_linear_outs]
+        touts = [instantiate(t) for t in touts]
+        lin_jaxpr = lin.to_jaxpr(touts)
+    finally:
+        if lin is not None:
+            end_trace(lin)
+        end_trace(T)
+    return prim_outs, LinearJaxpr(*prune_linear(lin_jaxpr, lin.consts))
 
 
 def partial_eval(closed: ClosedJaxpr, known):

@@ -16,7 +16,7 @@ arithmetic, e.g. recomputation under ``checkpoint``) are evaluated forward first
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal, Var
-from ..primitives.base import UndefinedPrimal, Zero, add_tangents, is_undefined
+from ..primitives.base import UndefinedPrimal, Zero, add_tangents
 from ..tracing import bind, trace_to_jaxpr
 
 
@@ -28,60 +28,59 @@ def backward_pass(jaxpr, consts, args, cts_out):
     """
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
-    env = {}
+    env = dict(zip(jaxpr.constvars, consts))
     linear = set()
-    for v, x in zip(jaxpr.constvars, consts):
-        env[v] = x
     for v, x in zip(jaxpr.invars, args):
-        if is_undefined(x):
+        if type(x) is UndefinedPrimal:
             linear.add(v)
         else:
             env[v] = x
 
-    def read(a):
-        return a.val if type(a) is Literal else env[a]
-
+    # split: equations reading a linear value are transposed; the others (residual
+    # arithmetic, e.g. recomputation under checkpoint) are evaluated forward now
     lin_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(a) is Var and a in linear for a in eqn.inputs):
+        if any(a in linear for a in eqn.inputs if type(a) is Var):
             lin_eqns.append(eqn)
             linear.update(eqn.outvars)
         else:
-            outs = bind(eqn.primitive, *[read(a) for a in eqn.inputs], **eqn.params)
+            outs = bind(eqn.primitive, *[a.val if type(a) is Literal else env[a]
+                                         for a in eqn.inputs], **eqn.params)
             if eqn.primitive.multiple_results:
                 env.update(zip(eqn.outvars, outs))
             else:
                 env[eqn.outvars[0]] = outs
 
     ct_env = {}
-
-    def write_ct(v, ct):
-        if ct is None or type(ct) is Zero:
-            return
-        ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
-
     for v, ct in zip(jaxpr.outvars, cts_out):
-        if type(v) is Var and v in linear:
-            write_ct(v, ct)
+        if type(v) is Var and v in linear and ct is not None and type(ct) is not Zero:
+            ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
 
     for eqn in reversed(lin_eqns):
-        cts = [ct_env.pop(v, None) for v in eqn.outvars]
-        if all(c is None for c in cts):
-            continue
-        cts = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
+        outvars = eqn.outvars
         prim = eqn.primitive
+        if prim.multiple_results:
+            cts = [ct_env.pop(v, None) for v in outvars]
+            if all(c is None for c in cts):
+                continue
+            cts = [Zero(v.aval) if c is None else c for v, c in zip(outvars, cts)]
+        else:
+            cts = ct_env.pop(outvars[0], None)
+            if cts is None:
+                continue
         if prim.transpose is None:
             raise TypeError(
                 f"reverse-mode differentiation is not supported through primitive "
                 f"'{prim.name}' (it has no transpose rule)")
-        invals = [UndefinedPrimal(a.aval) if type(a) is Var and a in linear else read(a)
-                  for a in eqn.inputs]
-        cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *invals, **eqn.params)
+        invals = [(UndefinedPrimal(a.aval) if a in linear else env[a]) if type(a) is Var
+                  else a.val for a in eqn.inputs]
+        cts_in = prim.transpose(cts, *invals, **eqn.params)
         for a, ct in zip(eqn.inputs, cts_in):
-            if type(a) is Var and a in linear:
-                write_ct(a, ct)
+            if ct is None or type(ct) is Zero or type(a) is not Var or a not in linear:
+                continue
+            ct_env[a] = add_tangents(ct_env[a], ct) if a in ct_env else ct
 
-    return [ct_env.get(v, Zero(v.aval)) if is_undefined(x) else None
+    return [ct_env.get(v, Zero(v.aval)) if type(x) is UndefinedPrimal else None
             for v, x in zip(jaxpr.invars, args)]
 
 

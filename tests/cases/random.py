@@ -55,3 +55,7 @@ row("random_choice_no_replace", lambda k: random.choice(k, np.arange(8.0), (3,),
 row("random_choice_p", lambda k: random.choice(k, 4, (5,), p=np.array([0.1, 0.2, 0.3, 0.4])))
 row("random_key_from_traced_seed", lambda s: random.key(s),
     lambda rng: [np.int64(rng.integers(-2 ** 40, 2 ** 40))])
+row("random_gumbel", lambda k: random.gumbel(k, (4,)))
+row("random_exponential_f32", lambda k: random.exponential(k, (4,), np.float32))
+row("random_categorical", lambda k, l: random.categorical(k, l),
+    gen(_key, lambda rng: rng.standard_normal((3, 5))))

@@ -1,0 +1,140 @@
+"""``functrans.numpy`` selection and complex-part functions: ``where``, ``clip``,
+``real``, ``imag``, ``conjugate`` (split from ``_elementwise``, which re-exports them).
+
+>>> import functrans.numpy as fnp
+>>> fnp.clip(fnp.arange(4), 1, 2).tolist()
+[1, 1, 2, 2]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..array import Array as _Array
+from ..errors import ConcretizationError
+from ..tracing import Tracer, wrap
+from ..primitives import elementwise as E
+from ._elementwise import _SUPPORTED, _WIDEN, _cast, _check, _eager, _out_dtype
+from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
+
+__all__ = ["where", "clip", "real", "imag", "conjugate", "conj"]
+
+
+# --------------------------------------------------------------------------- complex parts
+
+def real(x):
+    """The real part (``x`` itself for real dtypes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.real(2.0).item()
+    2.0
+    """
+    if not isinstance(x, Tracer):
+        _check("real", x)
+        return wrap(np.real(x))
+    if x.dtype.kind == "c":
+        return E.real(x)
+    return x
+
+
+def imag(x):
+    """The imaginary part (zeros of ``x``'s dtype for real dtypes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.imag(2.0).item()
+    0.0
+    """
+    if not isinstance(x, Tracer):
+        _check("imag", x)
+        return wrap(np.imag(x))
+    if x.dtype.kind == "c":
+        return E.imag(x)
+    return E.full_like(x, 0)
+
+
+def conjugate(x):
+    """The complex conjugate (``x`` itself for real dtypes).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.conjugate(2.0).item()
+    2.0
+    """
+    if not isinstance(x, Tracer):
+        _check("conjugate", x)
+        return _eager(np.conjugate, (x,), False)
+    if x.dtype.kind == "c":
+        return E.conj(x)
+    return _cast(x, _out_dtype("conjugate", np.conjugate, x.dtype))
+
+
+conj = conjugate
+
+
+# --------------------------------------------------------------------------- clip / where
+
+_NO_VALUE = object()
+
+
+def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
+    """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
+    (also accepts numpy 2's ``min=``/``max=``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.clip(fnp.arange(5), 1, 3).tolist()
+    [1, 1, 2, 3, 3]
+    """
+    lo = a_min if a_min is not _NO_VALUE else (None if min is _NO_VALUE else min)
+    hi = a_max if a_max is not _NO_VALUE else (None if max is _NO_VALUE else max)
+    if (a_min is not _NO_VALUE and min is not _NO_VALUE) or \
+            (a_max is not _NO_VALUE and max is not _NO_VALUE):
+        raise TypeError("clip: give each bound once (a_min or min, a_max or max)")
+    bounds = [b for b in (lo, hi) if b is not None]
+    if not any(isinstance(v, Tracer) for v in [x] + bounds):
+        _check("clip", x, *bounds)
+        if not bounds:
+            return wrap(np.asarray(x))
+        return _eager(lambda *a: np.clip(a[0], lo if lo is None else a[1],
+                                         hi if hi is None else a[-1]), [x] + bounds, True)
+    _check("clip", x, *bounds)
+    vals = promote("clip", x, *bounds)
+    out = vals[0]
+    if lo is not None:
+        out = E.max(out, vals[1])
+    if hi is not None:
+        out = E.min(out, vals[-1])
+    return out
+
+
+def where(condition, x=_NO_VALUE, y=_NO_VALUE):
+    """``x`` where ``condition`` holds, else ``y`` (broadcast together, numpy 2 dtypes).
+
+    The one-argument form ``where(condition)`` (the indices of the true entries) has a
+    data-dependent shape, so it works only outside transforms.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.where(fnp.arange(3) > 0, 1.0, -1.0).tolist()
+    [-1.0, 1.0, 1.0]
+    """
+    if x is _NO_VALUE and y is _NO_VALUE:
+        if isinstance(condition, Tracer):
+            raise ConcretizationError(
+                f"where(condition) with one argument returns the indices of the true "
+                f"entries of a traced {condition.aval.str_short()}, whose number is not "
+                "known while tracing (a data-dependent shape). Use the three-argument "
+                "form where(condition, x, y) instead.")
+        _check("where", condition)
+        return tuple(wrap(i) for i in np.nonzero(condition))
+    if x is _NO_VALUE or y is _NO_VALUE:
+        raise ValueError("where: give both x and y, or neither")
+    if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
+        _check("where", condition, x, y)
+        r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
+        return r.view(_Array) if r.dtype in _SUPPORTED else wrap(r.astype(_WIDEN[r.dtype.kind]))
+    _check("where", condition, x, y)
+    shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
+    x, y = promote("where", x, y)
+    x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+    if isinstance(condition, Tracer):
+        cond = _cast(condition, np.dtype(np.bool_))
+    else:
+        cond = np.asarray(condition).astype(bool)
+    return E.select_n(broadcast_to_shape(cond, shape), y, x)

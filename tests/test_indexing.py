@@ -1,0 +1,264 @@
+"""Indexing and indexed updates: random index expressions against numpy (eager, jit with
+static and with traced indices, vmap), out-of-range behaviour (static raises, traced
+gathers clamp, scatters drop) and the error messages of the structural functions."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.errors import ConcretizationError
+
+
+# --------------------------------------------------------------------------- strategies
+
+@st.composite
+def shape_and_index(draw, allow_arrays=True):
+    """A shape and a numpy-valid index: ints, slices (any step), None, one ..., int arrays."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    kinds = ["int", "slice", "slice", "array"] if allow_arrays else ["int", "slice", "slice"]
+
+    def item(d):
+        kind = draw(st.sampled_from(kinds))
+        if kind == "int":
+            return [draw(st.integers(-d, d - 1))]
+        if kind == "slice":
+            start = draw(st.one_of(st.none(), st.integers(-d - 1, d + 1)))
+            stop = draw(st.one_of(st.none(), st.integers(-d - 1, d + 1)))
+            step = draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
+            return [slice(start, stop, step)]
+        n = draw(st.integers(1, 3))
+        return [draw(st.lists(st.integers(-d, d - 1), min_size=n, max_size=n))]
+
+    def nones():
+        return [None] if draw(st.integers(0, 4)) == 0 else []
+
+    lead = draw(st.integers(0, len(shape)))
+    items = []
+    for d in shape[:lead]:
+        items += item(d) + nones()
+    if draw(st.booleans()):   # an ellipsis, then items for some trailing axes
+        items.append(Ellipsis)
+        trail = draw(st.integers(0, len(shape) - lead))
+        for d in shape[len(shape) - trail:]:
+            items += nones() + item(d)
+    # all array items must broadcast together: give them one common length
+    arrays = [i for i, x in enumerate(items) if isinstance(x, list)]
+    if arrays:
+        n = len(items[arrays[0]])
+        for i in arrays:
+            items[i] = (items[i] * 3)[:n]
+    return shape, tuple(items)
+
+
+def _split_arrays(idx):
+    """(index with array items replaced by placeholders, the arrays) for traced indices."""
+    arrays = [np.asarray(x) for x in idx if isinstance(x, list)]
+    return arrays
+
+
+def _rebuild(idx, arrays):
+    it = iter(arrays)
+    return tuple(next(it) if isinstance(x, list) else x for x in idx)
+
+
+# --------------------------------------------------------------------------- getitem
+
+@given(shape_and_index())
+def test_getitem_matches_numpy_eager_jit_and_traced_indices(si):
+    shape, idx = si
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    want = x[idx]
+    eager = fnp.asarray(x)[idx]
+    assert isinstance(eager, ft.Array)
+    np.testing.assert_array_equal(eager, want)
+    got = ft.jit(lambda x: x[idx])(x)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    arrays = _split_arrays(idx)
+    if arrays:
+        got = ft.jit(lambda x, *a: x[_rebuild(idx, a)])(x, *arrays)
+        np.testing.assert_array_equal(got, want)
+
+
+@given(shape_and_index())
+def test_getitem_under_vmap_matches_loop(si):
+    shape, idx = si
+    xs = np.random.default_rng(0).standard_normal((3,) + shape)
+    want = np.stack([x[idx] for x in xs])
+    got = ft.vmap(lambda x: x[idx])(xs)
+    np.testing.assert_array_equal(got, want)
+    arrays = _split_arrays(idx)
+    if arrays:
+        # batched indices over a shared operand, and both batched
+        batched = [np.stack([np.roll(a, k) for k in range(3)]) for a in arrays]
+        want = np.stack([xs[0][_rebuild(idx, [b[k] for b in batched])] for k in range(3)])
+        got = ft.vmap(lambda *a: fnp.asarray(xs[0])[_rebuild(idx, a)])(*batched)
+        np.testing.assert_array_equal(got, want)
+        want = np.stack([xs[k][_rebuild(idx, [b[k] for b in batched])] for k in range(3)])
+        got = ft.vmap(lambda x, *a: x[_rebuild(idx, a)])(xs, *batched)
+        np.testing.assert_array_equal(got, want)
+
+
+@given(shape_and_index(), st.sampled_from(["set", "add", "mul", "min", "max"]))
+def test_index_update_matches_numpy_eager_and_jit(si, mode):
+    shape, idx = si
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    v = np.random.default_rng(1).standard_normal(x[idx].shape)
+    want = x.copy()
+    if mode == "set":
+        want[idx] = v
+    else:
+        ufunc = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}[mode]
+        ufunc.at(want, idx, v)
+    meth = {"mul": "multiply"}.get(mode, mode)
+    eager = getattr(fnp.asarray(x).at[idx], meth)(v)
+    np.testing.assert_array_equal(eager, want)
+    jitted = ft.jit(lambda x, v: getattr(x.at[idx], meth)(v))(x, v)
+    np.testing.assert_array_equal(jitted, want)
+    arrays = _split_arrays(idx)
+    if arrays:
+        traced = ft.jit(lambda x, v, *a: getattr(x.at[_rebuild(idx, a)], meth)(v))(x, v, *arrays)
+        np.testing.assert_array_equal(traced, want)
+
+
+# --------------------------------------------------------------------------- out of range
+
+def test_static_out_of_range_index_raises_with_shape():
+    x = np.zeros((3, 4))
+    for idx in [(3,), (0, -5), ([0, 4],), (slice(None), [1, 9])]:
+        with pytest.raises(IndexError, match=r"out of bounds for axis \d with size \d \(array shape \(3, 4\)\)"):
+            ft.jit(lambda x: x[idx])(x)
+        with pytest.raises(IndexError, match="out of bounds"):
+            fnp.asarray(x)[idx]
+
+
+def test_too_many_indices_and_bad_index_types():
+    x = np.zeros((2, 2))
+    with pytest.raises(IndexError, match="too many indices"):
+        ft.jit(lambda x: x[0, 0, 0])(x)
+    with pytest.raises(IndexError, match="single ellipsis"):
+        ft.jit(lambda x: x[..., 0, ...])(x)
+    with pytest.raises(IndexError, match="dtype float64"):
+        ft.jit(lambda x, i: x[i])(x, np.array([0.5]))
+
+
+def test_traced_gather_clamps_and_wraps_negatives_once():
+    x = np.arange(5.0)
+    i = np.array([-1, -5, -6, -100, 4, 5, 100])
+    got = ft.jit(lambda x, i: x[i])(x, i)
+    np.testing.assert_array_equal(got, [4.0, 0.0, 0.0, 0.0, 4.0, 4.0, 4.0])
+    got = ft.jit(lambda x, i: x[i])(x, 7)        # traced scalar: dynamic_slice clamps
+    assert float(got) == 4.0
+    got = ft.jit(lambda x, i: x[i])(x, -7)
+    assert float(got) == 0.0
+    np.testing.assert_array_equal(lax.dynamic_slice(np.arange(5.0), (np.int32(9),), (3,)), [2, 3, 4])
+
+
+def test_traced_scatter_drops_out_of_range():
+    x = np.zeros(4)
+    i = np.array([1, 4, -1, -5, 100])
+    got = ft.jit(lambda x, i: x.at[i].add(1.0))(x, i)
+    np.testing.assert_array_equal(got, [0.0, 1.0, 0.0, 1.0])
+    got = fnp.asarray(x).at[[1, 4, -5]].set(7.0)    # static out of range: dropped too (as JAX)
+    np.testing.assert_array_equal(got, [0.0, 7.0, 0.0, 0.0])
+    got = ft.jit(lambda x, i: x.at[i].set(2.0))(x, 9)
+    np.testing.assert_array_equal(got, x)
+
+
+def test_scatter_set_duplicates_last_writer_wins_and_add_accumulates():
+    x = np.zeros(3)
+    i = np.array([[0], [2], [0]])
+    u = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(lax.scatter(x, i, u, 1, "set"), [3.0, 0.0, 2.0])
+    np.testing.assert_array_equal(ft.jit(lambda x, i, u: lax.scatter(x, i, u, 1, "add"))(x, i, u),
+                                  [4.0, 0.0, 2.0])
+    np.testing.assert_array_equal(lax.scatter(np.ones(3), i, u, 1, "mul"), [3.0, 1.0, 2.0])
+
+
+def test_gradients_through_indexing():
+    x = np.arange(4.0)
+    g = ft.grad(lambda x: fnp.sum(x[np.array([0, 0, 3])] ** 2))(x)
+    np.testing.assert_allclose(g, [0.0, 0.0, 0.0, 6.0])
+    g = ft.grad(lambda x: fnp.sum(x.at[1].set(10.0) * x))(x)
+    np.testing.assert_allclose(g, [0.0, 10.0, 4.0, 6.0])   # y_j + x_j, and y_1 = 10
+    g = ft.grad(lambda x, i: x[i, 1:].sum())(np.ones((3, 3)), 1)
+    np.testing.assert_allclose(g, [[0, 0, 0], [0, 1, 1], [0, 0, 0]])
+
+
+def test_boolean_masks():
+    x = np.arange(6.0).reshape(2, 3)
+    mask = np.array([True, False, True])
+    np.testing.assert_array_equal(ft.jit(lambda x: x[:, mask])(x), x[:, mask])
+    np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x[x > 2.0]))(x), (x > 2.0) * 1.0)
+    with pytest.raises(IndexError, match="dynamic shape"):
+        ft.jit(lambda x: x[x > 2.0])(x)
+    with pytest.raises(IndexError, match="did not match"):
+        ft.jit(lambda x: x[np.array([True, False])])(np.zeros(3))
+
+
+def test_constant_table_indexed_by_traced_index():
+    table = fnp.arange(10.0) * 2
+    np.testing.assert_array_equal(ft.jit(lambda i: table[i])(np.array([1, 3])), [2.0, 6.0])
+    assert float(ft.jit(lambda i: table[i])(4)) == 8.0
+
+
+# --------------------------------------------------------------------------- error messages
+
+def test_reshape_and_concatenate_errors_name_both_shapes():
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 2\)"):
+        ft.jit(lambda x: fnp.reshape(x, (4, 2)))(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 2\)"):
+        fnp.reshape(np.zeros((2, 3)), (4, 2))
+    for f in (fnp.concatenate, ft.jit(fnp.concatenate)):
+        with pytest.raises(ValueError, match=r"\(2, 3\).*\(2, 4\)"):
+            f([np.zeros((2, 3)), np.zeros((2, 4))])
+    with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)"):
+        fnp.stack([np.zeros(2), np.zeros(3)])
+    with pytest.raises(TypeError, match=r"\(2, 3\).*\(2, 4\)"):
+        lax.concatenate([np.zeros((2, 3)), np.zeros((2, 4))], 0)
+
+
+def test_creation_validation():
+    with pytest.raises(TypeError, match="flaot32"):
+        fnp.zeros(3, dtype="flaot32")
+    with pytest.raises(ValueError, match="negative"):
+        fnp.ones((2, -1))
+    with pytest.raises(TypeError, match="shape"):
+        fnp.zeros((2, 1.5))
+    with pytest.raises(ConcretizationError, match="arange.*static"):
+        ft.jit(lambda n: fnp.arange(n))(3)
+    with pytest.raises(ConcretizationError, match="linspace.*static"):
+        ft.jit(lambda a: fnp.linspace(a, 1.0, 3))(0.0)
+    assert fnp.arange(3).dtype == np.int64 and fnp.full(2, 1.0).dtype == np.float64
+    # outside jit a concrete traced value is fine (grad keeps values)
+    g = ft.grad(lambda x: fnp.sum(x * fnp.arange(int(x.shape[0]))))(np.ones(3))
+    np.testing.assert_array_equal(g, [0.0, 1.0, 2.0])
+
+
+def test_structural_argument_errors():
+    with pytest.raises(ValueError, match="size 3, not 1"):
+        fnp.squeeze(np.zeros((3, 1)), 0)
+    with pytest.raises(ValueError, match="equal division"):
+        fnp.split(np.zeros(5), 2)
+    with pytest.raises(ValueError, match="broadcast"):
+        fnp.broadcast_to(np.zeros(3), (2, 4))
+    with pytest.raises(NotImplementedError, match="linear_ramp"):
+        ft.jit(lambda x: fnp.pad(x, 1, mode="linear_ramp"))(np.zeros(3))
+    with pytest.raises(IndexError, match="mode='raise'"):
+        ft.jit(lambda x, i: fnp.take(x, i, mode="raise"))(np.zeros(3), np.array([1]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        fnp.take(np.zeros(3), [3], mode="raise")
+
+
+def test_index_update_value_shape_error():
+    with pytest.raises(ValueError, match=r"\(3,\).*\(2,\)"):
+        fnp.zeros(4).at[:2].set(np.ones(3))
+
+
+def test_iota_is_recorded_under_jit_and_vmaps():
+    jaxpr = str(ft.make_jaxpr(lambda x: x + lax.iota(np.float64, 3))(np.zeros(3)))
+    assert "iota" in jaxpr
+    out = ft.vmap(lambda x: x + lax.iota(np.float64, 3))(np.zeros((2, 3)))
+    np.testing.assert_array_equal(out, [[0, 1, 2], [0, 1, 2]])
