@@ -3,8 +3,8 @@
 Each backend module exposes ``compile(closed_jaxpr) -> callable(*flat_args) -> list``.
 They read jaxprs and know primitives by name; they import ``jaxpr_ir`` only.
 
->>> sorted(available())[:1]
-['interpret']
+>>> 'interpret' in available()
+True
 """
 from __future__ import annotations
 

@@ -100,11 +100,10 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname):
     in_flat = [as_array(x) for x in in_flat]
     # which leaves are differentiated
     mask = []
-    for i, a in enumerate(args):
-        n = len(tree_flatten(a)[0])
-        mask += [i in diff_argnums] * n
+    for i, sub in enumerate(in_tree.children):
+        mask += [i in diff_argnums] * sub.num_leaves
     for i, (x, m) in enumerate(zip(in_flat, mask)):
-        if m and get_aval(x).dtype.kind not in "fc":
+        if m and _kind(x) not in "fc":
             raise TypeError(f"{fname} requires real- or complex-valued inputs (floating dtype) "
                             f"to differentiate, but input leaf {i} has dtype {get_aval(x).dtype}; "
                             "convert it with .astype(float) or exclude it with argnums")
@@ -120,6 +119,12 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname):
     outs, lin = linearize_fun(counted, in_flat, mask, _FirstOutputs(n_box), name=fname)
     n = n_box[0]
     return in_flat, in_tree, mask, outs[:n], out_tree(), lin, aux(outs[n:]) if has_aux else None
+
+
+def _kind(x):
+    """The dtype kind of a leaf, without building its abstract value."""
+    dt = getattr(x, "dtype", None)
+    return dt.kind if dt is not None else get_aval(x).dtype.kind
 
 
 class _FirstOutputs:
@@ -234,17 +239,15 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                             "use jacrev/vjp for non-scalar outputs")
         if oa.dtype.kind not in "fc":
             raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
-        lin_avals = [get_aval(x) for x, m in zip(in_flat, mask) if m]
-        cts = backward_pass(lin.jaxpr, lin.residuals, [UndefinedPrimal(a) for a in lin_avals],
+        cts = backward_pass(lin.jaxpr, lin.residuals,
+                            [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
                             [np.ones((), oa.dtype)])
         it = iter(cts)
-        leaves = [_out(instantiate(next(it))) if m else None for m in mask]
-        per_arg = []
-        pos = 0
-        for a in args:
-            n = len(tree_flatten(a)[0])
-            per_arg.append(tree_unflatten(tree_structure(a), leaves[pos:pos + n]))
-            pos += n
+        per_arg = {}
+        for i, sub in enumerate(in_tree.children):
+            if i in nums:
+                per_arg[i] = tree_unflatten(sub, [_out(instantiate(next(it)))
+                                                  for _ in range(sub.num_leaves)])
         g = per_arg[nums[0]] if single else tuple(per_arg[i] for i in nums)
         value = _out(outs[0])
         return ((value, aux), g) if has_aux else (value, g)

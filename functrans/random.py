@@ -27,7 +27,7 @@ from jaxpr_ir import canonical_dtype
 from .tracing import Tracer
 from .primitives import elementwise as E
 from .primitives.elementwise import convert_element_type
-from .primitives.random import threefry2x32, threefry2x32_p
+from .primitives.random import threefry2x32
 from .primitives.sorting import sort_p
 from .primitives.structural import broadcast_in_dim, iota, reshape as _reshape, slice_in_dim
 
@@ -121,6 +121,17 @@ def _seed_words(name, seed):
     if not -2 ** 63 <= s < 2 ** 64:
         raise ValueError(f"{name}: {s} does not fit in 64 bits")
     return np.uint32((s >> 32) & _MASK32), np.uint32(s & _MASK32)
+
+
+def _check_broadcast(name, what, vshape, shape):
+    """``vshape`` must broadcast to exactly ``shape`` (the draw's shape)."""
+    try:
+        ok = np.broadcast_shapes(tuple(vshape), shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}: {what} of shape {tuple(vshape)} does not broadcast to "
+                         f"shape {shape}")
 
 
 def _float_dtype(name, dtype):
@@ -228,11 +239,7 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
     lo = fnp.asarray(minval, dt)
     hi = fnp.asarray(maxval, dt)
     for name, v in (("minval", lo), ("maxval", hi)):
-        try:
-            np.broadcast_shapes(tuple(v.shape), shape)
-        except ValueError:
-            raise ValueError(f"uniform: {name} of shape {tuple(v.shape)} does not broadcast to "
-                             f"shape {shape}") from None
+        _check_broadcast("uniform", name, v.shape, shape)
     out = f * (hi - lo) + lo
     out = fnp.maximum(lo, out)
     if not isinstance(hi, Tracer) and not isinstance(lo, Tracer):
@@ -278,11 +285,7 @@ def bernoulli(key, p=0.5, shape=None):
     if p.dtype.kind != "f":
         p = fnp.asarray(p, np.float64)
     shape = tuple(p.shape) if shape is None else _shape("bernoulli", shape)
-    try:
-        np.broadcast_shapes(tuple(p.shape), shape)
-    except ValueError:
-        raise ValueError(f"bernoulli: p of shape {tuple(p.shape)} does not broadcast to "
-                         f"shape {shape}") from None
+    _check_broadcast("bernoulli", "p", p.shape, shape)
     return fnp.less(uniform(key, shape, p.dtype), p)
 
 
@@ -309,11 +312,7 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     for name, v in (("minval", lo), ("maxval", hi)):
         if v.dtype.kind not in "iub":
             raise TypeError(f"randint: {name} must be an integer, got dtype {v.dtype}")
-        try:
-            np.broadcast_shapes(tuple(v.shape), shape)
-        except ValueError:
-            raise ValueError(f"randint: {name} of shape {tuple(v.shape)} does not broadcast "
-                             f"to shape {shape}") from None
+        _check_broadcast("randint", name, v.shape, shape)
     lo = fnp.clip(fnp.asarray(lo, np.int64), max(info.min, -2 ** 62), min(info.max, 2 ** 62))
     hi = fnp.clip(fnp.asarray(hi, np.int64), max(info.min, -2 ** 62), min(info.max, 2 ** 62))
     n = math.prod(shape)

@@ -249,7 +249,7 @@ def _tri_mask(shape, k, lower):
     """``col <= row + k`` (lower) or ``col >= row + k`` (upper), from iotas."""
     rows = S.broadcasted_iota(np.int64, shape, 0)
     cols = S.broadcasted_iota(np.int64, shape, 1)
-    shifted = E.add(rows, S.full(shape, int(k), np.int64))
+    shifted = E.add(rows, S.full(shape, int(k), np.int64)) if k else rows
     return E.le(cols, shifted) if lower else E.ge(cols, shifted)
 
 

@@ -30,7 +30,7 @@ from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from ..tracing import Tracer, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
-from .control_flow_common import (copy_jaxpr, hoist, is_float, jvp_closed, split_jvp,
+from .control_flow_common import (copy_jaxpr, hoist, is_float, jvp_closed, relist, split_jvp,
                                   trace_hoisted, transpose_closed, vmap_closed)
 
 __all__ = []
@@ -116,7 +116,6 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
                              jj.outvars), [])
     t_avals = [tangent_aval(aval(x)) for x, z in zip(init, carry_nz) if z]
     cj = copy_jaxpr(cond_jaxpr.jaxpr)
-    from .control_flow_common import relist
     cond = relist(cj, cj.invars + t_avals)
     bc_tan = [instantiate(t) for t, z in zip(bc_t, bc_nz) if z]
     init_tan = [instantiate(t) if type(t) is not Zero else np.zeros(a.shape, a.dtype)

@@ -171,8 +171,20 @@ def transpose(x, permutation):
 # --------------------------------------------------------------------------- helpers
 
 def full(shape, value, dtype):
-    """A constant of ``shape`` filled with ``value``: a broadcast scalar, no per-element memory."""
-    return broadcast_in_dim(np.asarray(value, dtype=dtype), tuple(shape), ())
+    """A constant of ``shape`` filled with ``value``: a broadcast scalar, no per-element memory.
+
+    Under a trace it is recorded (a literal broadcast in the outermost trace, see
+    ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
+    """
+    from ..tracing import _trace_stack
+    shape = tuple(int(s) for s in shape)
+    scalar = np.asarray(value, dtype=dtype)
+    if not shape:
+        return scalar
+    if _trace_stack:
+        return _trace_stack[0].process(broadcast_in_dim_p, (scalar,),
+                                       dict(shape=shape, broadcast_dimensions=()))
+    return broadcast_in_dim(scalar, shape, ())
 
 
 def zeros_like_aval(a):
@@ -553,10 +565,16 @@ iota_p.def_rules(abstract_eval=_iota_aval, impl=_iota_impl, not_differentiable=T
 
 
 def _bind_nullary(prim, **params):
-    """Record an operand-free primitive in the innermost trace (eager when none is active)."""
+    """Record an operand-free primitive in the OUTERMOST active trace (eager when none).
+
+    It depends on nothing, so every inner trace must see it as a known outer value
+    (like a closure constant): partial evaluation and linearize rely on equations
+    living in the innermost trace that owns one of their inputs. Recording it in
+    the outermost trace keeps it in a jit's jaxpr instead of a baked-in constant.
+    """
     from ..tracing import _trace_stack
     if _trace_stack:
-        return _trace_stack[-1].process(prim, (), params)
+        return _trace_stack[0].process(prim, (), params)
     return prim.bind(**params)
 
 

@@ -70,7 +70,8 @@ row("nn_elu", nn.elu, gen(randn(3, 4, scale=3.0)),
 row("nn_elu_alpha_large_input", lambda x: nn.elu(x, 0.5), [np.array([-3.0, 800.0, 1.0])],
     lambda x: np.where(x > 0, x, 0.5 * np.expm1(np.minimum(x, 0))))
 row("nn_selu", nn.selu, gen(randn(6)),
-    lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(np.minimum(x, 0))))
+    lambda x: 1.0507009873554805 * np.where(
+        x > 0, x, 1.6732632423543772 * np.expm1(np.minimum(x, 0))))
 row("nn_leaky_relu", lambda x: nn.leaky_relu(x, 0.1), gen(randn(3, 4)),
     lambda x: np.where(x >= 0, x, 0.1 * x))
 
