@@ -470,11 +470,7 @@ def categorical(key, logits, axis=-1, shape=None):
     axis = canonicalize_axis(axis, logits.ndim)
     batch = tuple(s for i, s in enumerate(logits.shape) if i != axis)
     shape = batch if shape is None else _shape("categorical", shape)
-    try:
-        np.broadcast_shapes(batch, shape)
-    except ValueError:
-        raise ValueError(f"categorical: shape {shape} is not compatible with the batch shape "
-                         f"{batch} of logits {tuple(logits.shape)}") from None
+    _check_broadcast("categorical", "the batch part of logits", batch, shape)
     moved = fnp.moveaxis(logits, axis, -1)
     n = logits.shape[axis]
     g = gumbel(key, shape + (n,), logits.dtype)
