@@ -20,7 +20,7 @@ from .tracing import Tracer, get_aval, wrap
 from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import linearize_fun
 from .transforms.transpose import backward_pass
-from .tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from .tree_util import tree_flatten, tree_unflatten
 
 
 def _out(x):

@@ -24,10 +24,10 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from .tracing import Tracer
+from .tracing import Tracer, wrap
 from .primitives import elementwise as E
 from .primitives.elementwise import convert_element_type
-from .primitives.random import threefry2x32
+from .primitives.random import _threefry2x32_impl, threefry2x32
 from .primitives.sorting import sort_p
 from .primitives.structural import broadcast_in_dim, iota, reshape as _reshape, slice_in_dim
 
@@ -86,6 +86,12 @@ def _bits_pair(k, n):
     word) and n..2n-1 (low word). At most 2**31 blocks per call."""
     if n >= 2 ** 31:
         raise ValueError(f"random: cannot draw {n} blocks of bits at once (at most 2**31)")
+    if not isinstance(k, Tracer):
+        # eager fast path: the same numpy computation the primitive's impl does
+        k = np.asarray(k)
+        c = np.arange(2 * n, dtype=np.uint32)
+        y0, y1 = _threefry2x32_impl(np.full(n, k[0]), np.full(n, k[1]), c[:n], c[n:])
+        return wrap(y0), wrap(y1)
     k0, k1 = _key_words(k)
     # counters as a staged iota (not a constant array baked into the jaxpr)
     c = _reshape(iota(np.uint32, 2 * n), (2, n))
@@ -153,7 +159,6 @@ def key(seed):
     hi, lo = _seed_words("key", seed)
     if isinstance(hi, Tracer):
         return _fnp().stack([hi, lo])
-    from .tracing import wrap
     return wrap(np.array([hi, lo], dtype=np.uint32))
 
 
@@ -208,18 +213,27 @@ def bits(key, shape=(), dtype=np.uint32):
 def _unit_float(key, shape, dt):
     """Floats of ``shape`` uniform on [0, 1), exact multiples of 2**-mantissa."""
     n = math.prod(shape)
+    if not isinstance(key, Tracer):
+        # eager fast path; every step is exact, so it equals the traced path bit for bit
+        if dt == np.float32:
+            w = np.asarray(_bits(key, n)) >> np.uint32(9)
+            f = w.astype(np.float32) * np.float32(2.0 ** -23)
+        else:
+            hi, lo = (np.asarray(b) for b in _bits_pair(key, n))
+            f = ((hi >> np.uint32(12)).astype(np.float64) * 2.0 ** 32
+                 + lo.astype(np.float64)) * 2.0 ** -52
+        return wrap(f.reshape(shape))
     if dt == np.float32:
         w = E.shift_right_logical(_bits(key, n), _full(np.uint32(9), (n,)))
         f = E.mul(convert_element_type(w, np.float32), _full(np.float32(2.0 ** -23), (n,)))
     else:
         hi, lo = _bits_pair(key, n)
         hi = convert_element_type(E.shift_right_logical(hi, _full(np.uint32(12), (n,))),
-                                   np.float64)
+                                  np.float64)
         # (hi20 * 2**32 + lo32) * 2**-52: every step exact in float64
         f = E.mul(E.add(E.mul(hi, _full(np.float64(2.0 ** 32), (n,))),
                         convert_element_type(lo, np.float64)),
                   _full(np.float64(2.0 ** -52), (n,)))
-        f = convert_element_type(f, dt)
     return _fnp().reshape(f, shape)
 
 

@@ -9,7 +9,6 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 import jaxpr_ir
-from functrans import lax
 from functrans.jacobians import jacobian_mode
 from functrans.tree_util import tree_leaves, tree_map
 

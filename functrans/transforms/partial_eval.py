@@ -13,11 +13,11 @@ staged and all others run, or are recorded, outside.
 >>> from jaxpr_ir import ShapedArray
 >>> from functrans.tracing import trace_to_jaxpr
 >>> from functrans.primitives.elementwise import sin
->>> j, c, _ = trace_to_jaxpr(lambda x: [sin(x)], [ShapedArray((), "float64")])
->>> outs, lin = linearize_jaxpr(j, c, [np.float64(0.0)], [True])
+>>> j, c, _ = trace_to_jaxpr(lambda x: [sin(x)], [ShapedArray((2,), "float64")])
+>>> outs, lin = linearize_jaxpr(j, c, [np.zeros(2)], [True])
 >>> print(lin.jaxpr)
-{ lambda a:f64[]; b:f64[]. let
-    c:f64[] = mul b a
+{ lambda a:f64[2]; b:f64[2]. let
+    c:f64[2] = mul b a
   in (c,) }
 """
 from __future__ import annotations
