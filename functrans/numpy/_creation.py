@@ -70,11 +70,6 @@ def _static(name, what, v):
     return v
 
 
-def _fix(arr):
-    """Canonical dtypes only (numpy may make e.g. int8 from explicit requests: kept)."""
-    return wrap(arr)
-
-
 # --------------------------------------------------------------------------- from data
 
 def asarray(a, dtype=None, order=None, copy=None):
@@ -102,7 +97,12 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 (num
 # --------------------------------------------------------------------------- filled
 
 def zeros(shape, dtype=None):
-    """An array of zeros (float64 unless ``dtype``)."""
+    """An array of zeros (float64 unless ``dtype``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.zeros((2,), "int32").tolist()
+    [0, 0]
+    """
     return wrap(np.zeros(_shape("zeros", shape), _dtype("zeros", dtype) or np.float64))
 
 
@@ -229,7 +229,12 @@ def _nm(name, N, M):
 
 
 def eye(N, M=None, k=0, dtype=None):
-    """Ones on the ``k``-th diagonal of an ``N x M`` matrix."""
+    """Ones on the ``k``-th diagonal of an ``N x M`` matrix.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.eye(2, 3, k=1).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     N, M = _nm("eye", N, M)
     return wrap(np.eye(N, M, int(k), dtype=_dtype("eye", dtype) or np.float64))
 

@@ -33,6 +33,7 @@ from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
+from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
 
 __all__ = ["take", "take_along_axis"]
 
@@ -81,7 +82,6 @@ def _as_index_array(item):
     if isinstance(item, Tracer):
         return item
     if _has_tracer(item):
-        from ._util import asarray
         return asarray(item)
     arr = np.asarray(item)
     if arr.size == 0 and arr.dtype.kind == "f":
@@ -425,7 +425,6 @@ def index_update(x, idx, values, mode):
     """
     if mode not in _MODES:
         raise ValueError(f"index update mode must be one of {_MODES}, got {mode!r}")
-    from ._util import asarray
     if not isinstance(x, Tracer):
         x = np.asarray(x)
     shape = tuple(x.shape)
@@ -460,6 +459,10 @@ def index_update(x, idx, values, mode):
 # clamped into range; ``"wrap"`` takes it modulo the axis size; ``"fill"`` returns
 # ``fill_value`` (default NaN for inexact dtypes, 0 otherwise) at out-of-range
 # positions; ``"raise"`` checks static indices and raises ``IndexError``.
+
+def _arr(a):
+    return a if isinstance(a, Tracer) else asarray(a)
+
 
 def _check_int_indices(name, idx):
     if idx.dtype.kind not in "iu":
@@ -503,6 +506,7 @@ def _norm_traced(name, idx, n, mode):
 def _fill(out, valid, fill_value, expand_at):
     """``out`` where ``valid`` (broadcast over the non-index axes), else the fill value."""
     from ._elementwise import where
+    from . import _structural as St
     if fill_value is None:
         fill_value = np.nan if out.dtype.kind in "fc" else 0
     v = valid
@@ -510,7 +514,7 @@ def _fill(out, valid, fill_value, expand_at):
     o_shape = tuple(out.shape)
     full_v = [1] * len(o_shape)
     full_v[expand_at:expand_at + len(v_shape)] = v_shape
-    v = reshape(v, tuple(full_v))
+    v = St.reshape(v, tuple(full_v))
     return where(v, out, np.asarray(fill_value).astype(out.dtype))
 
 
@@ -527,13 +531,14 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     >>> fnp.take(fnp.arange(6).reshape(2, 3), [2, 0], axis=1).tolist()
     [[2, 0], [5, 3]]
     """
+    from . import _structural as St
     if out is not None:
         raise TypeError("take: the out argument is not supported (arrays are immutable)")
     if mode not in _TAKE_MODES:
         raise ValueError(f"take: mode must be one of {_TAKE_MODES}, got {mode!r}")
     a = _arr(a)
     if axis is None:
-        a, axis = ravel(a), 0
+        a, axis = St.ravel(a), 0
     axis = canonicalize_axis(axis, len(a.shape), "take: axis")
     idx = indices if isinstance(indices, Tracer) else asarray(indices)
     _check_int_indices("take", idx)
@@ -551,7 +556,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     else:
         idx, valid = _norm_traced("take", idx, n, mode)
     nb = len(idx.shape)
-    moved = moveaxis(a, axis, 0) if axis else a
+    moved = St.moveaxis(a, axis, 0) if axis else a
     col = S.reshape(idx, tuple(idx.shape) + (1,))
     res = I.gather(moved, col, 1)
     # gather gives (*idx, *others): put the index axes where ``axis`` was
@@ -568,14 +573,15 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     >>> fnp.take_along_axis(fnp.array([[3, 1, 2]]), fnp.array([[1, 2, 0]]), 1).tolist()
     [[1, 2, 3]]
     """
+    from . import _structural as St
     if mode not in _TAKE_MODES:
         raise ValueError(f"take_along_axis: mode must be one of {_TAKE_MODES}, got {mode!r}")
     a = _arr(arr)
     idx = indices if isinstance(indices, Tracer) else asarray(indices)
     _check_int_indices("take_along_axis", idx)
     if axis is None:
-        a, axis = ravel(a), 0
-        idx = ravel(idx)
+        a, axis = St.ravel(a), 0
+        idx = St.ravel(idx)
     nd = len(a.shape)
     if len(idx.shape) != nd:
         raise ValueError(f"take_along_axis: indices of shape {tuple(idx.shape)} must have the "
@@ -584,7 +590,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     n = a.shape[axis]
     a_other = tuple(1 if j == axis else s for j, s in enumerate(a.shape))
     i_other = tuple(1 if j == axis else s for j, s in enumerate(idx.shape))
-    out_shape = list(broadcast_shapes(a_other, i_other))
+    out_shape = list(St.broadcast_shapes(a_other, i_other))
     out_shape[axis] = idx.shape[axis]
     out_shape = tuple(out_shape)
     if isinstance(idx, Tracer):
@@ -608,5 +614,5 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
             cols.append(S.reshape(c, out_shape + (1,)))
         res = I.gather(a, S.concatenate(cols, nd), nd)
     if valid is not None:
-        return _fill(res, broadcast_to(valid, out_shape), fill_value, 0)
+        return _fill(res, St.broadcast_to(valid, out_shape), fill_value, 0)
     return res

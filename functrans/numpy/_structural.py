@@ -22,7 +22,6 @@ from ..tracing import Tracer, wrap
 from ..primitives import structural as S
 from ..primitives import indexing as I
 from ..primitives import elementwise as E
-from ..primitives.base import aval
 from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis, result_dtype
 from ._indexing import take, take_along_axis  # noqa: F401  (exported from here)
 
@@ -114,7 +113,12 @@ def transpose(a, axes=None):
 
 
 def swapaxes(a, axis1, axis2):
-    """Exchange two axes."""
+    """Exchange two axes.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.swapaxes(fnp.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
     a = _arr(a)
     nd = len(a.shape)
     perm = list(range(nd))
@@ -124,7 +128,12 @@ def swapaxes(a, axis1, axis2):
 
 
 def moveaxis(a, source, destination):
-    """Move axes ``source`` to positions ``destination``; the others keep their order."""
+    """Move axes ``source`` to positions ``destination``; the others keep their order.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.moveaxis(fnp.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     a = _arr(a)
     nd = len(a.shape)
     src = [source] if isinstance(source, (int, np.integer)) else list(source)
@@ -141,7 +150,12 @@ def moveaxis(a, source, destination):
 
 
 def expand_dims(a, axis):
-    """Insert size-1 axes at positions ``axis`` of the result."""
+    """Insert size-1 axes at positions ``axis`` of the result.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.expand_dims(fnp.zeros((2, 3)), (0, -1)).shape
+    (1, 2, 3, 1)
+    """
     a = _arr(a)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     nd = len(a.shape) + len(axes)
@@ -155,7 +169,12 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    """Remove size-1 axes (all of them when ``axis`` is None)."""
+    """Remove size-1 axes (all of them when ``axis`` is None).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.squeeze(fnp.zeros((1, 3, 1))).shape
+    (3,)
+    """
     a = _arr(a)
     nd = len(a.shape)
     if axis is None:
@@ -183,7 +202,12 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_to(a, shape):
-    """Broadcast ``a`` to ``shape`` with numpy's rules (trailing axes aligned)."""
+    """Broadcast ``a`` to ``shape`` with numpy's rules (trailing axes aligned).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.broadcast_to(fnp.ones(3), (2, 3)).shape
+    (2, 3)
+    """
     a = _arr(a)
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     try:
@@ -198,7 +222,12 @@ def broadcast_to(a, shape):
 
 
 def broadcast_arrays(*args):
-    """All arguments broadcast to their common shape (a list)."""
+    """All arguments broadcast to their common shape (a list).
+
+    >>> import functrans.numpy as fnp
+    >>> [a.shape for a in fnp.broadcast_arrays(fnp.ones((2, 1)), fnp.ones(3))]
+    [(2, 3), (2, 3)]
+    """
     arrays = [_arr(a) for a in args]
     out = broadcast_shapes(*[tuple(a.shape) for a in arrays])
     return [broadcast_to(a, out) for a in arrays]
@@ -245,7 +274,12 @@ concat = concatenate
 
 
 def stack(arrays, axis=0, dtype=None):
-    """Join same-shape arrays along a new axis (also what ``fnp.asarray([tracers])`` uses)."""
+    """Join same-shape arrays along a new axis (also what ``fnp.asarray([tracers])`` uses).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.stack([fnp.zeros(2), fnp.ones(2)], axis=1).tolist()
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
     arrays = [_arr(a) for a in arrays]
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
@@ -290,7 +324,12 @@ def _as_list(arrays):
 
 
 def vstack(tup, dtype=None):
-    """Stack along the first axis after ``atleast_2d``."""
+    """Stack along the first axis after ``atleast_2d``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.vstack([fnp.zeros(2), fnp.ones(2)]).shape
+    (2, 2)
+    """
     return concatenate([atleast_2d(a) for a in _as_list(tup)], 0, dtype)
 
 
@@ -345,7 +384,12 @@ def _split(name, ary, indices_or_sections, axis, even):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """Split into equal sections (an int) or at the given indices (a list)."""
+    """Split into equal sections (an int) or at the given indices (a list).
+
+    >>> import functrans.numpy as fnp
+    >>> [p.tolist() for p in fnp.split(fnp.arange(4), [1])]
+    [[0], [1, 2, 3]]
+    """
     return _split("split", ary, indices_or_sections, axis, True)
 
 
@@ -366,7 +410,12 @@ def vsplit(ary, indices_or_sections):
 # --------------------------------------------------------------------------- flips, tiling
 
 def flip(m, axis=None):
-    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    """Reverse the order of elements along ``axis`` (all axes when None).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.flip(fnp.arange(3)).tolist()
+    [2, 1, 0]
+    """
     a = _arr(m)
     nd = len(a.shape)
     if axis is None:
@@ -394,7 +443,12 @@ def flipud(m):
 
 
 def tile(A, reps):
-    """Repeat the whole array ``reps`` times along each axis (numpy's rank rules)."""
+    """Repeat the whole array ``reps`` times along each axis (numpy's rank rules).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.tile(fnp.arange(2), 2).tolist()
+    [0, 1, 0, 1]
+    """
     a = _arr(A)
     reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
     if any(r < 0 for r in reps):
@@ -414,6 +468,10 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
     """Repeat each element ``repeats`` times along ``axis`` (flattened when None).
 
     ``repeats`` must be static (an int or a concrete array).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.repeat(fnp.arange(2), [2, 1]).tolist()
+    [0, 0, 1]
     """
     a = _arr(a)
     if isinstance(repeats, Tracer):
@@ -441,7 +499,13 @@ def repeat(a, repeats, axis=None, total_repeat_length=None):
 
 
 def roll(a, shift, axis=None):
-    """Shift elements cyclically by ``shift`` along ``axis`` (flattened when None)."""
+    """Shift elements cyclically by ``shift`` along ``axis`` (flattened when None); a
+    traced shift is allowed.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.roll(fnp.arange(4), 1).tolist()
+    [3, 0, 1, 2]
+    """
     x = _arr(a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), tuple(x.shape))
