@@ -124,8 +124,6 @@ def broadcast_to_shape(x, shape):
     shape = tuple(shape)
     if tuple(s) == shape:
         return x
-    if not isinstance(x, Tracer):
-        return np.broadcast_to(x, shape)
     nd = len(shape)
     dims = tuple(range(nd - len(s), nd))
     return broadcast_in_dim(x, shape, dims)

@@ -79,7 +79,12 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 def zeros_array(aval):
-    return np.zeros(aval.shape, aval.dtype)
+    """Zeros of ``aval`` as a broadcast scalar: a read-only stride-0 view, so a large
+    zero captured as a jaxpr constant costs no memory."""
+    if not aval.shape:
+        return np.zeros((), aval.dtype)
+    from .structural import broadcast_in_dim
+    return broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
 
 
 def instantiate(t):

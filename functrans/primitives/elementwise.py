@@ -251,16 +251,14 @@ def _as_operand(x, like):
 
 
 def full_like(like, value):
-    """``value`` in the shape and dtype of ``like``: a scalar broadcast under a trace (no
-    large constant is captured), a numpy array otherwise."""
+    """``value`` in the shape and dtype of ``like``, as a broadcast scalar (a stride-0
+    view when computed eagerly, so no large constant is materialised)."""
     a = aval(like)
     scalar = np.asarray(value, dtype=a.dtype)
     if not a.shape:
         return scalar
-    if isinstance(like, Tracer):
-        from .structural import broadcast_in_dim
-        return broadcast_in_dim(scalar, a.shape, ())
-    return np.full(a.shape, scalar)
+    from .structural import broadcast_in_dim
+    return broadcast_in_dim(scalar, a.shape, ())
 
 
 def _binary(p):

@@ -7,11 +7,6 @@ from functrans import lax
 from tests.cases import OpCase, gen, ints, randn
 
 
-def _lax_pad_ref(x, pv, config):
-    out = np.asarray(lax.pad(np.asarray(x), np.asarray(pv, x.dtype), config))
-    return out
-
-
 def _np_pad_ref(x, pv, config):
     """Independent numpy reference for lax.pad: interior, then edges (negative crop)."""
     for ax, (lo, hi, it) in enumerate(config):
