@@ -54,7 +54,8 @@ def compile(closed: ClosedJaxpr):
     jaxpr, consts = closed.jaxpr, list(closed.consts)
 
     def run(*args):
-        return [np.asarray(o) for o in eval_jaxpr(jaxpr, consts, args)]
+        with np.errstate(all="ignore"):  # IEEE results (inf, nan) without warnings
+            return [np.asarray(o) for o in eval_jaxpr(jaxpr, consts, args)]
 
     run.jaxpr = closed
     return run

@@ -26,6 +26,15 @@ from .errors import ConcretizationError, UnexpectedTracerError, user_location
 
 _trace_stack: list = []
 
+# Set by functrans.config: record the user's file:line in each traced equation (Eqn.source).
+CAPTURE_SOURCE = False
+
+
+def _source_line():
+    from .errors import user_frame
+    f = user_frame()
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno} (in {f.f_code.co_name})"
+
 
 def body_defers_concrete(prim, params) -> bool:
     """Whether a sub-jaxpr in ``params`` needs a vmap axis (replaced by transforms.vmap)."""
@@ -111,7 +120,9 @@ class Trace:
             v = Var(aval)
             outvars.append(v)
             outs.append(Tracer(self, aval, v, None if out_vals is None else out_vals[i]))
-        self.eqns.append(Eqn(prim, atoms, outvars, params))
+        # ---- tools: the user's line, only while debug_nans / stage dumps are on (config)
+        src = _source_line() if CAPTURE_SOURCE else None
+        self.eqns.append(Eqn(prim, atoms, outvars, params, src))
         return outs if prim.multiple_results else outs[0]
 
     def to_jaxpr(self, outs):

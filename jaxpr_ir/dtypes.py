@@ -31,6 +31,8 @@ SHORT_NAMES = {
 }
 FROM_SHORT = {v: k for k, v in SHORT_NAMES.items()}
 SUPPORTED = frozenset(SHORT_NAMES)
+# each supported np.dtype instance has its own class (np.dtypes.Float64DType, ...)
+_DTYPE_CLASSES = frozenset(d.__class__ for d in SUPPORTED)
 
 
 def canonical_dtype(dtype) -> np.dtype:
@@ -85,8 +87,12 @@ class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = canonical_dtype(dtype)
+        # fast path for what the library itself passes: a tuple of ints and a dtype
+        if type(shape) is not tuple or not all(type(d) is int for d in shape):
+            shape = tuple(int(d) for d in shape)
+        self.shape = shape
+        self.dtype = (dtype if dtype.__class__ in _DTYPE_CLASSES and dtype.isnative
+                      else canonical_dtype(dtype))
         self.weak_type = bool(weak_type)
 
     @property

@@ -45,17 +45,24 @@ def _elementwise_aval(name, kinds, out_dtype=None):
         if a0.dtype.kind not in kinds:
             ok = ", ".join(_KIND_NAMES[k] for k in kinds)
             raise TypeError(f"{name}: dtype {a0.dtype} is not supported (needs {ok})")
+        if out_dtype is not None:
+            return ShapedArray(a0.shape, out_dtype, False)
         weak = all(a.weak_type for a in avals)
-        return ShapedArray(a0.shape, out_dtype or a0.dtype, weak if out_dtype is None else False)
+        return a0 if a0.weak_type == weak else a0.update(weak_type=weak)  # avals are immutable
     return rule
 
 
 def _np_impl(fn, out_dtype=None):
     """Run a numpy function, keeping the input dtype (or ``out_dtype``); numpy may
     return scalars for 0-d input or widen, so the result is re-typed."""
+    # No errstate here: it costs more than the op on small arrays. Warnings behave as in
+    # numpy eagerly; the interpreter silences them once per jaxpr.
     def impl(*xs, **params):
-        with np.errstate(all="ignore"):
-            out = fn(*xs)
+        out = fn(*xs)
+        x0 = xs[0]
+        if out_dtype is None and type(out) is np.ndarray and type(x0) is not bool and \
+                getattr(x0, "dtype", None) == out.dtype:
+            return out
         return np.asarray(out, dtype=out_dtype or np.result_type(*xs))
     return impl
 

@@ -1,0 +1,213 @@
+"""The CUDA lowering table: primitive name -> a Python *source expression* for Numba.
+
+Kernels are generated as Python source and compiled by ``numba.cuda.jit``; each row
+here turns an equation and its operands' source expressions into the expression of
+its result (``codegen`` then casts it to the declared dtype, so Numba's own integer
+promotion never leaks into the result). Float math goes through the name ``lm``: the
+``numba.cuda.libdevice`` module on a GPU, a numpy shim on the simulator (``simmath``),
+so ``log(-1)`` is nan in both instead of a Python ``ValueError``.
+
+``TABLE`` and ``REDUCTIONS`` are the only places in this backend that know elementwise
+primitive names; ``classify(eqn)`` tells the shared fusion planner what they cover.
+
+>>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
+>>> import functrans  # registers the primitives
+>>> a = Var(ShapedArray((3,), "float32"))
+>>> classify(Eqn(primitives["exp"], [a], [Var(a.aval)], {}))
+'elementwise'
+>>> TABLE["exp"](Eqn(primitives["exp"], [a], [Var(a.aval)], {}), "v0")
+'lm.expf(v0)'
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..fusion import ELEMENTWISE, REDUCE
+
+__all__ = ["classify", "TABLE", "REDUCTIONS", "tname", "const", "NATIVE_DTYPES"]
+
+# uint32 arithmetic mixes badly with Numba's signed promotion; it runs on the host
+NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "bool"))
+_TNAMES = {"float64": "f64", "float32": "f32", "int64": "i64", "int32": "i32", "uint32": "u32",
+           "bool": "b1"}
+
+
+def tname(dtype) -> str:
+    """The kernel-namespace name of the Numba type for ``dtype`` (``f32``, ``i64``...)."""
+    return _TNAMES[np.dtype(dtype).name]
+
+
+def const(dtype, value) -> str:
+    """A typed constant as source (nan/inf through the NAN/INF globals)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return "True" if bool(value) else "False"
+    if dtype.kind in "iu":
+        return f"{tname(dtype)}({int(value)})"
+    v = float(value)
+    if math.isnan(v):
+        s = "NAN"
+    elif math.isinf(v):
+        s = "INF" if v > 0 else "-INF"
+    else:
+        s = repr(v)
+    return f"{tname(dtype)}({s})"
+
+
+def _dt(eqn, i=0):
+    return eqn.inputs[i].aval.dtype
+
+
+def _f(name):
+    """A libdevice function by dtype: ``exp`` for float64, ``expf`` for float32."""
+    def row(eqn, *xs):
+        suffix = "f" if _dt(eqn) == np.float32 else ""
+        return f"lm.{name}{suffix}({', '.join(xs)})"
+    row.kinds = "f"
+    return row
+
+
+def _row(fn, kinds="fib"):
+    fn.kinds = kinds
+    return fn
+
+
+TABLE: dict = {}
+for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
+           "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt", "rsqrt",
+           "cbrt", "erf", "floor", "ceil"):
+    TABLE[_n] = _f(_n)
+TABLE["round"] = _f("rint")              # half to even, as numpy.rint
+TABLE["atan2"] = _f("atan2")
+TABLE["pow"] = _f("pow")
+
+
+def _bool_or(op_b, op):
+    return lambda eqn, a, b: f"({a} {op_b if _dt(eqn) == np.bool_ else op} {b})"
+
+
+TABLE["add"] = _row(_bool_or("|", "+"))
+TABLE["mul"] = _row(_bool_or("&", "*"))
+TABLE["sub"] = _row(lambda eqn, a, b: f"({a} - {b})", "fi")
+TABLE["neg"] = _row(lambda eqn, a: f"(-{a})", "fi")
+TABLE["div"] = _row(lambda eqn, a, b: f"({a} / {b})" if _dt(eqn).kind == "f"
+                    else f"idiv({a}, {b})", "fi")
+TABLE["rem"] = _row(lambda eqn, a, b: f"frem({a}, {b})" if _dt(eqn).kind == "f"
+                    else f"irem({a}, {b})", "fi")
+# numpy's maximum/minimum: nan wins, ties give the second operand
+TABLE["max"] = _row(lambda eqn, a, b: f"({a} if ({a} > {b} or {a} != {a}) else {b})")
+TABLE["min"] = _row(lambda eqn, a, b: f"({a} if ({a} < {b} or {a} != {a}) else {b})")
+for _n, _op in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
+                ("ge", ">=")):
+    TABLE[_n] = _row(lambda eqn, a, b, _op=_op: f"({a} {_op} {b})")
+TABLE["and"] = _row(lambda eqn, a, b: f"({a} & {b})", "ib")
+TABLE["or"] = _row(lambda eqn, a, b: f"({a} | {b})", "ib")
+TABLE["xor"] = _row(lambda eqn, a, b: f"({a} ^ {b})", "ib")
+TABLE["not"] = _row(lambda eqn, a: f"(not {a})" if _dt(eqn) == np.bool_ else f"(~{a})", "ib")
+TABLE["square"] = _row(lambda eqn, a: f"({a} * {a})", "fi")
+TABLE["reciprocal"] = _row(lambda eqn, a: f"({const(_dt(eqn), 1)} / {a})", "f")
+TABLE["abs"] = _row(lambda eqn, a: (f"lm.fabs{'f' if _dt(eqn) == np.float32 else ''}({a})"
+                                    if _dt(eqn).kind == "f" else f"abs({a})"), "fi")
+TABLE["is_finite"] = _row(lambda eqn, a: f"(({a} - {a}) == ({a} - {a}))", "f")
+TABLE["logistic"] = _row(lambda eqn, a: (
+    f"({const(_dt(eqn), 1)} / ({const(_dt(eqn), 1)} + "
+    f"lm.exp{'f' if _dt(eqn) == np.float32 else ''}(-{a})))"), "f")
+
+
+def _sign(eqn, a):
+    one, m1, zero = (const(_dt(eqn), v) for v in (1, -1, 0))
+    inner = f"({one} if {a} > {zero} else ({m1} if {a} < {zero} else {a}))"
+    return inner if _dt(eqn).kind != "f" else f"({a} if {a} != {a} else {inner})"
+
+
+TABLE["sign"] = _row(_sign, "fi")
+
+
+def _integer_pow(eqn, a):
+    y = eqn.params["y"]
+    if y == 0:
+        return const(_dt(eqn), 1)
+    if abs(y) > 8:
+        if _dt(eqn).kind != "f":
+            return None
+        return TABLE["pow"](eqn, a, const(_dt(eqn), y))
+    if y < 0 and _dt(eqn).kind != "f":
+        return None
+    prod = " * ".join([a] * abs(y))
+    return f"({prod})" if y > 0 else f"({const(_dt(eqn), 1)} / ({prod}))"
+
+
+TABLE["integer_pow"] = _row(_integer_pow, "fi")
+
+
+def _convert(eqn, a):
+    src, dst = _dt(eqn), np.dtype(eqn.params["new_dtype"])
+    if dst == np.bool_:
+        return f"({a} != {const(src, 0)})"
+    if src.kind == "f" and dst.kind in "iu":
+        return f"f2i_{tname(dst)}({a})"   # nan/out of range -> INT_MIN, like numpy on x86
+    return f"{tname(dst)}({a})"
+
+
+TABLE["convert_element_type"] = _row(_convert)
+
+
+def _select_n(eqn, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if _dt(eqn) == np.bool_:
+        return f"({cases[1]} if {which} else {cases[0]})"
+    out = cases[-1]
+    for j in range(len(cases) - 2, -1, -1):     # clip(which, 0, n-1), as np.choose after clip
+        out = f"({cases[j]} if {which} <= {j} else {out})"
+    return out
+
+
+TABLE["select_n"] = _row(_select_n, "bi")
+TABLE["iota"] = _row(lambda eqn: None, "fi")    # handled by codegen (needs the loop index)
+
+# reductions: (identity(dtype) -> source, combine(a, b) -> source, dtype kinds)
+_MAX = "({a} if ({a} > {b} or {a} != {a}) else {b})"
+_MIN = "({a} if ({a} < {b} or {a} != {a}) else {b})"
+
+
+def _extreme(dtype, largest):
+    if dtype.kind == "f":
+        return const(dtype, -math.inf if largest else math.inf)
+    info = np.iinfo(dtype)
+    return const(dtype, info.min if largest else info.max)
+
+
+REDUCTIONS = {
+    "reduce_sum": (lambda d: const(d, 0), "({a} + {b})", "fi"),
+    "reduce_prod": (lambda d: const(d, 1), "({a} * {b})", "fi"),
+    "reduce_max": (lambda d: _extreme(d, True), _MAX, "fi"),
+    "reduce_min": (lambda d: _extreme(d, False), _MIN, "fi"),
+    "reduce_and": (lambda d: "True", "({a} & {b})", "b"),
+    "reduce_or": (lambda d: "False", "({a} | {b})", "b"),
+}
+
+
+def classify(eqn):
+    """ELEMENTWISE / REDUCE when kernels are generated for ``eqn``, else None (the planner
+    then makes it a host step, which the runtime may still run as a special device
+    kernel: dot_general, gather, scatter)."""
+    name = eqn.primitive.name
+    if eqn.primitive.multiple_results or not eqn.outvars:
+        return None
+    avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
+    if any(a.dtype not in NATIVE_DTYPES for a in avals):
+        return None
+    if name in REDUCTIONS:
+        return REDUCE if eqn.inputs[0].aval.dtype.kind in REDUCTIONS[name][2] else None
+    row = TABLE.get(name)
+    if row is None:
+        return None
+    first = eqn.inputs[0] if eqn.inputs else eqn.outvars[0]
+    if first.aval.dtype.kind not in row.kinds:
+        return None
+    if name == "integer_pow" and _integer_pow(eqn, "x") is None:
+        return None
+    return ELEMENTWISE

@@ -1,0 +1,139 @@
+"""Library-wide options: ``ft.config.update(name, value)`` and ``ft.config.read(name)``.
+
+| option | default (environment variable) | effect |
+|---|---|---|
+| ``debug_nans`` | False (``FUNCTRANS_DEBUG_NANS``) | a jitted call whose outputs hold a NaN is re-run equation by equation and raises ``FloatingPointError`` naming the first equation that made one and its source line |
+| ``log_compiles`` | False (``FUNCTRANS_LOG_COMPILES``) | every jit compile is logged (logger ``functrans``, level WARNING) with its reason |
+| ``dump_dir`` | None (``FUNCTRANS_DUMP``) | each jit compile writes its pipeline stages to a subfolder of this folder |
+| ``traceback_filtering`` | True (``FUNCTRANS_TRACEBACK_FILTERING``) | errors raised while tracing a jitted function lose the library's frames |
+
+Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``), as JAX's do ``jax_``.
+
+>>> import functrans as ft
+>>> ft.config.read("log_compiles") in (True, False)
+True
+>>> ft.config.update("nope", 1)
+Traceback (most recent call last):
+...
+AttributeError: unknown functrans option 'nope'; options: debug_nans, dump_dir, log_compiles, traceback_filtering
+"""
+from __future__ import annotations
+
+import os
+
+__all__ = ["update", "read", "options"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _as_bool(name, value):
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in _TRUE:
+            return True
+        if v in _FALSE:
+            return False
+        raise ValueError(f"option {name!r} takes a boolean (or 1/0, on/off), got {value!r}")
+    if value is None:
+        return False
+    return bool(value)
+
+
+def _as_dir(name, value):
+    if value is None or value is False or value == "":
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"option {name!r} takes a folder path or None, got {value!r:.60}")
+    return os.fspath(value)
+
+
+_PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
+            "dump_dir": _as_dir, "traceback_filtering": _as_bool}
+_ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
+        "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING"}
+_DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
+             "traceback_filtering": True}
+
+_values: dict = {}
+_listeners: list = []   # fn(name, old, new), called after every change
+
+
+def _canonical(name: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"option names are strings, got {name!r:.60}")
+    n = name[len("functrans_"):] if name.startswith("functrans_") else name
+    if n not in _PARSERS:
+        raise AttributeError(f"unknown functrans option {name!r}; options: "
+                             f"{', '.join(sorted(_PARSERS))}")
+    return n
+
+
+def _from_env(name):
+    raw = os.environ.get(_ENV[name])
+    if raw is None:
+        return _DEFAULTS[name]
+    try:
+        return _PARSERS[name](name, raw)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"environment variable {_ENV[name]}: {e}") from None
+
+
+def options() -> dict:
+    """Every option with its current value.
+
+    >>> sorted(options())
+    ['debug_nans', 'dump_dir', 'log_compiles', 'traceback_filtering']
+    """
+    return {n: read(n) for n in sorted(_PARSERS)}
+
+
+def read(name: str):
+    """The current value of option ``name``.
+
+    >>> read("functrans_debug_nans") in (True, False)
+    True
+    """
+    return _values[_canonical(name)]
+
+
+def update(name: str, value):
+    """Set option ``name`` to ``value`` (see the module docstring for the options).
+
+    >>> update("log_compiles", True); read("log_compiles")
+    True
+    >>> update("log_compiles", False)
+    """
+    n = _canonical(name)
+    new = _PARSERS[n](n, value)
+    old = _values[n]
+    _values[n] = new
+    _sync()
+    if old != new:
+        for fn in list(_listeners):
+            fn(n, old, new)
+
+
+def _sync():
+    """Push the flags that hot paths read as plain module globals."""
+    from . import tracing
+    # recording the user's line per traced equation costs a frame walk: only when a tool
+    # that shows it (debug_nans, stage dumps) is on
+    tracing.CAPTURE_SOURCE = bool(_values["debug_nans"] or _values["dump_dir"])
+
+
+def tools_active() -> bool:
+    """Whether a jit compile needs the instrumented path (log, dumps, NaN checks)."""
+    return bool(_values["debug_nans"] or _values["log_compiles"] or _values["dump_dir"])
+
+
+def __getattr__(name):   # ft.config.debug_nans reads an option
+    if name.startswith("_"):
+        raise AttributeError(name)
+    return read(name)
+
+
+for _n in _PARSERS:
+    _values[_n] = _from_env(_n)
+
+_sync()

@@ -1,0 +1,185 @@
+"""Debugging inside transforms: ``ft.debug.print`` and the ``debug_nans`` check.
+
+``print(fmt, *args, **kwargs)`` is a primitive (``debug_print``) with no outputs and
+``has_effects=True``, so dead-code elimination and CSE keep it; it is never run while
+tracing, only when the program runs: at once eagerly, on every call of a jitted
+function, once per lane under ``vmap`` (its batching rule adds a lane axis) and once,
+on primal values, under ``grad``/``jvp`` (its JVP rule re-binds it on the primals).
+
+>>> import functrans as ft, functrans.numpy as fnp
+>>> ft.debug.print("x = {x}", x=fnp.arange(3))
+x = [0 1 2]
+>>> _ = ft.jit(lambda x: (ft.debug.print("in jit: {}", x), x + 1)[1])(1.0)
+in jit: 1.0
+>>> _ = ft.vmap(lambda x: (ft.debug.print("lane {}", x), x)[1])(fnp.arange(2))
+lane 0
+lane 1
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .primitives.base import Primitive, move_batch_axis, not_mapped_size
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["print", "debug_print_p", "find_nan_source"]
+
+debug_print_p = Primitive("debug_print", multiple_results=True)
+debug_print_p.has_effects = True      # DCE and CSE keep it although it has no outputs
+debug_print_p.defer_concrete = True   # tracing with known values must not print early
+
+# The (args, kwargs) structures met so far; a param refers to one by index, so params
+# stay plain ints (hashable, printable and parsed back).
+_TREES: list = []
+_TREE_INDEX: dict = {}
+
+
+def _tree_id(treedef) -> int:
+    i = _TREE_INDEX.get(treedef)
+    if i is None:
+        i = _TREE_INDEX[treedef] = len(_TREES)
+        _TREES.append(treedef)
+    return i
+
+
+def _abstract_eval(*avals, fmt, tree, lanes):
+    if not isinstance(fmt, str):
+        raise TypeError(f"debug.print: the format must be a str, got {type(fmt).__name__}")
+    for a in avals:
+        if len(a.shape) < lanes:
+            raise ValueError(f"debug_print: operand {a.str_short()} has fewer than {lanes} "
+                             "lane axes")
+    return []
+
+
+def _show(x):
+    return np.asarray(x)[()] if np.ndim(x) == 0 else np.asarray(x)
+
+
+def _impl(*leaves, fmt, tree, lanes):
+    treedef = _TREES[tree]
+    if lanes == 0:
+        args, kwargs = tree_unflatten(treedef, [_show(x) for x in leaves])
+        builtins.print(fmt.format(*args, **kwargs), flush=True)
+        return []
+    lane_shape = np.shape(leaves[0])[:lanes] if leaves else ()
+    for idx in np.ndindex(*lane_shape):   # printing is per lane by nature
+        args, kwargs = tree_unflatten(treedef, [_show(np.asarray(x)[idx]) for x in leaves])
+        builtins.print(fmt.format(*args, **kwargs), flush=True)
+    return []
+
+
+def _jvp(primals, tangents, **params):
+    # prints the primal values (once); there are no outputs, so no tangents
+    debug_print_p.bind(*primals, **params)
+    return [], []
+
+
+def _batch(args, dims, *, fmt, tree, lanes):
+    # the new vmap axis becomes the outermost lane axis of every operand
+    size = not_mapped_size(args, dims)
+    moved = [move_batch_axis(x, d, 0, size) for x, d in zip(args, dims)]
+    return debug_print_p.bind(*moved, fmt=fmt, tree=tree, lanes=lanes + 1), []
+
+
+def _transpose(cts, *args, **params):
+    # no outputs, so no cotangent reaches it; only residual values are ever printed
+    return [None] * len(args)
+
+
+debug_print_p.def_rules(abstract_eval=_abstract_eval, impl=_impl, jvp=_jvp, batch=_batch,
+                        transpose=_transpose)
+
+
+def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (the public name, as in JAX)
+    """Print ``fmt.format(*args, **kwargs)`` when the computation runs, under any transform.
+
+    Arguments may be arrays, tracers or pytrees of them. Under ``jit`` it prints on
+    every call (not while tracing); under ``vmap`` once per lane; under ``grad`` the
+    primal values, once.
+
+    >>> import functrans as ft
+    >>> ft.debug.print("{} and {b}", 1.5, b=2)
+    1.5 and 2
+    """
+    if not isinstance(fmt, str):
+        raise TypeError(f"debug.print: the first argument is the format string, got "
+                        f"{type(fmt).__name__}")
+    leaves, treedef = tree_flatten((args, kwargs))
+    from .api_util import as_array
+    leaves = [as_array(x) for x in leaves]
+    debug_print_p.bind(*leaves, fmt=fmt, tree=_tree_id(treedef), lanes=0)
+
+
+# --------------------------------------------------------------------------- debug_nans
+
+def _has_nan(x) -> bool:
+    a = np.asarray(x)
+    return a.dtype.kind in "fc" and bool(np.isnan(a).any())
+
+
+def find_nan_source(closed, args):
+    """Re-run ``closed`` in the interpreter equation by equation; the first equation that
+    produced a NaN from NaN-free inputs as ``(index, eqn)``, ``("input", i)`` when argument
+    ``i`` already held one, or None.
+
+    >>> import functrans as ft, numpy as np
+    >>> j = ft.make_jaxpr(lambda x: ft.numpy.log(x) * 2.0)(-1.0)
+    >>> i, eqn = find_nan_source(j, [np.float64(-1.0)])
+    >>> i, eqn.primitive.name
+    (0, 'log')
+    """
+    from jaxpr_ir import Literal
+    from backends.interpret import RULES
+    jaxpr = closed.jaxpr
+    env = dict(zip(jaxpr.constvars, closed.consts))
+    for i, (v, x) in enumerate(zip(jaxpr.invars, args)):
+        if _has_nan(x):
+            return ("input", i)
+        env[v] = x
+    with np.errstate(all="ignore"):
+        for i, eqn in enumerate(jaxpr.eqns):
+            ins = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
+            rule = RULES.get(eqn.primitive.name)
+            outs = rule(eqn, *ins) if rule is not None else eqn.primitive.impl(*ins, **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+            env.update(zip(eqn.outvars, outs))
+            if any(_has_nan(o) for o in outs) and not any(_has_nan(x) for x in ins):
+                return (i, eqn)
+    return None
+
+
+def nan_error(closed, args, name) -> FloatingPointError:
+    """The FloatingPointError debug_nans raises for a call of ``closed`` on ``args``."""
+    hit = find_nan_source(closed, args)
+    if hit is None:
+        return FloatingPointError(
+            f"debug_nans: the compiled function {name} returned a NaN, but re-running it "
+            "equation by equation in the interpreter produced none (the backend differs "
+            "from the interpreter here; please report it)")
+    if hit[0] == "input":
+        return FloatingPointError(f"debug_nans: argument {hit[1]} of {name} already holds "
+                                  "a NaN")
+    i, eqn = hit
+    where = eqn.source or "<unknown source line: set debug_nans before tracing>"
+    return FloatingPointError(
+        f"debug_nans: NaN produced in {name} by equation {i} (primitive "
+        f"'{eqn.primitive.name}'):\n    {eqn!r}\n  created at {where}")
+
+
+def nan_checked(exe, closed, name):
+    """``exe`` wrapped so that NaN outputs raise ``nan_error`` (used by jit under
+    debug_nans)."""
+    def run(*args):
+        outs = exe(*args)
+        if any(_has_nan(o) for o in outs):
+            raise nan_error(closed, [np.asarray(a) for a in args], name)
+        return outs
+    for attr in ("as_text", "cost_analysis", "plan", "jaxpr"):
+        if hasattr(exe, attr):
+            setattr(run, attr, getattr(exe, attr))
+    run.unchecked = exe
+    return run
