@@ -26,7 +26,7 @@ import numpy as np
 
 from ..fusion import ELEMENTWISE, REDUCE
 
-__all__ = ["classify", "TABLE", "REDUCTIONS", "tname", "const", "NATIVE_DTYPES"]
+__all__ = ["classify", "TABLE", "REDUCTIONS", "tname", "const", "f2i", "NATIVE_DTYPES"]
 
 # uint32 arithmetic mixes badly with Numba's signed promotion; it runs on the host
 NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "bool"))
@@ -92,10 +92,20 @@ TABLE["add"] = _row(_bool_or("|", "+"))
 TABLE["mul"] = _row(_bool_or("&", "*"))
 TABLE["sub"] = _row(lambda eqn, a, b: f"({a} - {b})", "fi")
 TABLE["neg"] = _row(lambda eqn, a: f"(-{a})", "fi")
+# Operands are always names or constants, so repeating them in an expression is free.
+# Integers: numpy's floor division/remainder with x // 0 == x % 0 == 0.
 TABLE["div"] = _row(lambda eqn, a, b: f"({a} / {b})" if _dt(eqn).kind == "f"
-                    else f"idiv({a}, {b})", "fi")
-TABLE["rem"] = _row(lambda eqn, a, b: f"frem({a}, {b})" if _dt(eqn).kind == "f"
-                    else f"irem({a}, {b})", "fi")
+                    else f"(({a} // {b}) if {b} != 0 else ({a} - {a}))", "fi")
+
+
+def _rem(eqn, a, b):
+    if _dt(eqn).kind != "f":
+        return f"(({a} % {b}) if {b} != 0 else ({a} - {a}))"
+    r = f"lm.fmod{'f' if _dt(eqn) == np.float32 else ''}({a}, {b})"   # numpy: divisor's sign
+    return f"(({r} + {b}) if ({r} != 0 and (({r} < 0) != ({b} < 0))) else {r})"
+
+
+TABLE["rem"] = _row(_rem, "fi")
 # numpy's maximum/minimum: nan wins, ties give the second operand
 TABLE["max"] = _row(lambda eqn, a, b: f"({a} if ({a} > {b} or {a} != {a}) else {b})")
 TABLE["min"] = _row(lambda eqn, a, b: f"({a} if ({a} < {b} or {a} != {a}) else {b})")
@@ -147,11 +157,19 @@ def _convert(eqn, a):
     if dst == np.bool_:
         return f"({a} != {const(src, 0)})"
     if src.kind == "f" and dst.kind in "iu":
-        return f"f2i_{tname(dst)}({a})"   # nan/out of range -> INT_MIN, like numpy on x86
+        return f2i(dst, a)
     return f"{tname(dst)}({a})"
 
 
 TABLE["convert_element_type"] = _row(_convert)
+
+
+def f2i(dst, a):
+    """float -> int as numpy on x86: nan and out-of-range values give INT_MIN (guarded,
+    so the conversion itself never sees them)."""
+    lo = float(np.iinfo(dst).min)
+    return (f"({tname(dst)}({a}) if ({a} == {a} and {a} < {-lo!r} and {a} >= {lo!r}) "
+            f"else {const(dst, lo)})")
 
 
 def _select_n(eqn, which, *cases):

@@ -1,0 +1,114 @@
+"""The CUDA backend: fused Numba-CUDA kernels generated as Python source.
+
+``compile(closed_jaxpr)`` type-checks the jaxpr, plans fused groups with the shared
+planner (``backends.fusion``, with ``ops.classify``), turns each group into kernels
+(``codegen``: grid-stride loops, int64 indices, shared-memory tree reductions, a tiled
+GEMM for ``dot_general``, gather/scatter kernels), and returns an ``Executable``.
+Arguments are copied to the device once (``DeviceArray`` arguments not at all);
+results are ``DeviceArray``\\ s that stay on the device (``np.asarray`` copies back).
+Equations without a kernel run on the host through their numpy ``impl``.
+
+Without a GPU, set ``NUMBA_ENABLE_CUDASIM=1`` before Python starts: the same kernels
+then run on Numba's CUDA simulator (slowly; for tests on small shapes).
+
+Needs the ``cuda`` extra (``numba-cuda[cu13]``): importing this package without it
+raises ImportError, so ``backends.available()`` leaves "cuda" out.
+"""
+from __future__ import annotations
+
+import importlib.util
+
+if importlib.util.find_spec("numba_cuda") is None:   # numba's own bundled numba.cuda is
+    raise ImportError("the CUDA backend needs numba-cuda: pip install 'functrans[cuda]'")
+
+from jaxpr_ir import check  # noqa: E402
+from .. import fusion  # noqa: E402
+from . import ops  # noqa: E402
+from .program import Program  # noqa: E402
+from .runtime import DeviceArray, check_available, config, to_device  # noqa: E402
+
+__all__ = ["compile", "Executable", "DeviceArray", "device_put"]
+
+
+class Executable:
+    """A compiled jaxpr: ``run(*flat_args) -> list of DeviceArray``, plus introspection."""
+
+    def __init__(self, closed, plan, program):
+        self.jaxpr, self.plan, self._program = closed, plan, program
+
+    def __call__(self, *args):
+        return self._program(*args)
+
+    @property
+    def kernels(self):
+        """The KernelSource of every kernel launched, in order."""
+        return list(self._program.sources)
+
+    def as_text(self, ptx=None) -> str:
+        """Each kernel's Python/Numba source and, where the CUDA compiler libraries are
+        installed (not on the simulator), its PTX for sm_90. Host steps are listed."""
+        from .runtime import ptx as to_ptx
+        want_ptx = (not config().sim) if ptx is None else ptx
+        parts = []
+        seen = set()
+        for src in self._program.sources:
+            if src.name in seen:
+                continue
+            seen.add(src.name)
+            parts.append(f"# ---- kernel {src.name}{src.argtypes}\n{src.source}")
+            if want_ptx:
+                try:
+                    parts.append(f"// ---- PTX of {src.name} (sm_90)\n{to_ptx(src)}")
+                except Exception as e:   # no NVVM wheels: say so instead of failing
+                    parts.append(f"// PTX unavailable: {type(e).__name__}: {e}")
+        for name in self._program.host_prims:
+            parts.append(f"# ---- host step: {name} (numpy impl, copies device<->host)\n")
+        if not parts:
+            parts.append("# no kernels: the jaxpr only moves its inputs\n")
+        if not want_ptx and config().sim:
+            parts.append("# PTX: not shown on the CUDA simulator (NUMBA_ENABLE_CUDASIM=1)\n")
+        return "\n".join(parts)
+
+    def cost_analysis(self) -> dict:
+        """Kernel launches, bytes each step reads and writes, flops (one per output
+        element of each equation, 2*M*N*K for dot_general) and the host-step primitives."""
+        flops = nbytes = 0
+        for s in self.plan.steps:
+            eqns = s.eqns if isinstance(s, fusion.Kernel) else [s.eqn]
+            for e in eqns:
+                if e.primitive.name == "dot_general":
+                    (lc, _), _ = e.params["dimension_numbers"]
+                    k = 1
+                    for d in lc:
+                        k *= e.inputs[0].aval.shape[d]
+                    flops += 2 * e.outvars[0].aval.size * k
+                else:
+                    flops += sum(v.aval.size for v in e.outvars)
+            vs = (list(s.inputs) + list(s.outputs) if isinstance(s, fusion.Kernel) else
+                  [x for x in s.eqn.inputs if hasattr(x, "aval")] + list(s.eqn.outvars))
+            nbytes += sum(v.aval.size * v.aval.dtype.itemsize for v in vs)
+        p = self._program
+        return {"flops": float(flops), "bytes accessed": float(nbytes),
+                "kernels": p.launches, "host steps": len(p.host_prims),
+                "host primitives": sorted(set(p.host_prims))}
+
+
+def compile(closed):
+    """Compile a ClosedJaxpr for the GPU (or the simulator); see the module docstring."""
+    check_available()
+    check(closed)
+    plan = fusion.plan(closed.jaxpr, ops.classify)
+    return Executable(closed, plan, Program(closed, plan))
+
+
+def device_put(x):
+    """Copy a host array to the device (a DeviceArray is returned unchanged)."""
+    import numpy as np
+    if getattr(x, "__device_array__", False):
+        return x
+    check_available()
+    a = np.asarray(x)
+    if a.dtype == object or a.dtype.kind not in "biufc":
+        raise TypeError(f"device_put: cannot put a {type(x).__name__} of dtype {a.dtype} on "
+                        "the device")
+    return DeviceArray(to_device(a), a.shape, a.dtype)

@@ -1,0 +1,62 @@
+"""The namespace generated kernels are built in.
+
+``namespace(sim)`` is the global namespace a kernel's source is executed in: Numba
+types under short names (``f32``, ``i64``...), ``cuda``, ``NAN``/``INF``, and ``lm``
+for float math: the libdevice module on a GPU, the numpy shim ``SimMath`` on the
+simulator (where Python's ``math`` would raise on ``log(-1)`` instead of giving nan).
+Kernels call no device functions of their own (those would need a GPU to compile:
+Numba asks the driver for the compute capability), so ``compile_ptx`` works anywhere.
+
+>>> float(SimMath.expf(0.0)), float(SimMath.rint(2.5))
+(1.0, 2.0)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _shim(fn, dtype):
+    def f(*xs):
+        with np.errstate(all="ignore"):
+            return dtype(fn(*[dtype(x) for x in xs]))
+    return staticmethod(f)
+
+
+class SimMath:
+    """libdevice's names computed with numpy (for the CUDA simulator)."""
+    _NP = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
+           "log2": np.log2, "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+           "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+           "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+           "atanh": np.arctanh, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),
+           "cbrt": np.cbrt, "erf": np.vectorize(math.erf), "floor": np.floor, "ceil": np.ceil,
+           "rint": np.rint, "atan2": np.arctan2, "pow": np.power, "fabs": np.fabs,
+           "fmod": np.fmod}
+
+
+for _name, _fn in SimMath._NP.items():
+    setattr(SimMath, _name, _shim(_fn, np.float64))
+    setattr(SimMath, _name + "f", _shim(_fn, np.float32))
+
+
+_NS = {}
+
+
+def namespace(sim: bool) -> dict:
+    """The globals kernels are built in (cached per mode)."""
+    if sim in _NS:
+        return _NS[sim]
+    import numba
+    from numba import cuda
+    if sim:
+        lm = SimMath
+    else:
+        from numba.cuda import libdevice
+        lm = libdevice
+    ns = {"cuda": cuda, "lm": lm, "NAN": math.nan, "INF": math.inf,
+          "f64": numba.float64, "f32": numba.float32, "i64": numba.int64,
+          "i32": numba.int32, "u32": numba.uint32, "b1": numba.boolean}
+    _NS[sim] = ns
+    return ns

@@ -1,0 +1,37 @@
+"""Placing arrays on a device: ``device_put``.
+
+``device_put(x, "cuda")`` copies ``x`` into GPU memory once (on Numba's CUDA simulator
+when ``NUMBA_ENABLE_CUDASIM=1``) and returns a ``DeviceArray``: functions jitted with
+``backend="cuda"`` take it without copying and return DeviceArrays, so chains of
+jitted calls keep their data on the device; ``np.asarray(y)`` copies back.
+``device_put(x, "cpu")`` (or ``None``) gives a host ``Array``.
+
+>>> import numpy as np
+>>> device_put(np.arange(3), "cpu").tolist()
+[0, 1, 2]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tracing import Tracer, wrap
+
+__all__ = ["device_put"]
+
+_DEVICES = ("cpu", "cuda")
+
+
+def device_put(x, device=None):
+    """``x`` (an array or a number) on ``device``: ``"cuda"`` or ``"cpu"``/None (host)."""
+    if device is not None and device not in _DEVICES:
+        raise ValueError(f"device_put: unknown device {device!r}; choose one of {_DEVICES}")
+    if isinstance(x, Tracer):
+        return x           # inside a transform placement is the backend's business
+    if device == "cuda":
+        from backends.cuda import device_put as put
+        return put(x)
+    a = np.asarray(x)
+    if a.dtype == object or a.dtype.kind not in "biufc":
+        raise TypeError(f"device_put: cannot place a {type(x).__name__} (dtype {a.dtype}) "
+                        "on a device; pass numbers or arrays")
+    return wrap(np.array(a))

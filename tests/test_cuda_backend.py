@@ -1,0 +1,342 @@
+"""The CUDA backend without a GPU: every jit-able case of the shared table on Numba's
+CUDA simulator against the interpreter, PTX for sm_90 for every kernel those runs
+generated, device arrays, introspection and error messages.
+
+Isolation: the simulator is chosen by ``NUMBA_ENABLE_CUDASIM=1`` when numba is first
+imported, for the whole process, and PTX can only be built with the simulator off. So
+this module never sets the variable in the pytest process: it runs this same file as a
+worker script in subprocesses (``python tests/test_cuda_backend.py sim ...`` with the
+variable set, then ``... ptx ...`` with it removed), two at a time for CI's two cores,
+and each test reads the workers' JSON report. Nothing leaks into other test modules.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+HAVE_NUMBA_CUDA = importlib.util.find_spec("numba_cuda") is not None
+pytestmark = pytest.mark.skipif(not HAVE_NUMBA_CUDA, reason="numba-cuda is not installed "
+                                "(pip install -e '.[cuda]')")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NPARTS = 2
+
+
+# =========================================================================== worker side
+
+def _close(got, want, what):
+    from functrans.tree_util import tree_flatten
+    g = [np.asarray(v) for v in tree_flatten(got)[0]]
+    w = [np.asarray(v) for v in tree_flatten(want)[0]]
+    assert len(g) == len(w), f"{what}: {len(g)} outputs vs {len(w)}"
+    for a, b in zip(g, w):
+        assert a.shape == b.shape and a.dtype == b.dtype, \
+            f"{what}: {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+        if a.dtype.kind in "fc":
+            # tree reductions and libdevice round differently from numpy's pairwise sums
+            tol = 2e-5 if a.dtype in (np.float32, np.complex64) else 1e-10
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True, err_msg=what)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=what)
+
+
+def _run_table(part, nparts):
+    import functrans as ft
+    from tests.cases import all_cases
+    out = {}
+    for c in [c for c in all_cases() if c.jit][part::nparts]:
+        try:
+            args = c.make_args()
+            want = ft.jit(c.fun, backend="interpret")(*args)
+            got = ft.jit(c.fun, backend="cuda")(*args)
+            _close(got, want, c.name)
+            out[c.name] = "ok"
+        except Exception as e:  # reported per case by the pytest side
+            out[c.name] = f"{type(e).__name__}: {e}"[:2000]
+    return out
+
+
+def _check_device_put_round_trip():
+    import functrans as ft
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    d = ft.device_put(x, "cuda")
+    assert type(d).__name__ == "DeviceArray" and d.shape == (2, 3) and d.dtype == np.float32
+    back = np.asarray(d)
+    assert back.dtype == np.float32 and np.array_equal(back, x)
+    assert ft.device_put(d, "cuda") is d
+    assert np.array_equal(np.asarray(ft.device_put(3.5, "cuda")), np.float64(3.5))
+
+
+def _check_results_stay_on_device():
+    import functrans as ft
+    import functrans.numpy as fnp
+    from backends.cuda import runtime
+    f = ft.jit(lambda x: fnp.sin(x) * 2.0 + x, backend="cuda")
+    x = np.linspace(0, 1, 10)
+    y = f(ft.device_put(x, "cuda"))
+    assert getattr(y, "__device_array__", False), f"jit returned {type(y).__name__}"
+    calls = []
+    orig = runtime.to_device
+    runtime.to_device = lambda *a, **k: calls.append(1) or orig(*a, **k)
+    try:
+        from backends.cuda import program
+        program.to_device = runtime.to_device
+        z = f(y)                      # a device input: no host-to-device copy at all
+    finally:
+        runtime.to_device = program.to_device = orig
+    assert not calls, f"{len(calls)} host-to-device copies for a device argument"
+    ref = np.sin(np.sin(x) * 2 + x) * 2 + (np.sin(x) * 2 + x)
+    np.testing.assert_allclose(np.asarray(z), ref, rtol=1e-12)
+    assert f.cache_info()["misses"] == 1, f.cache_info()
+
+
+def _check_as_text_and_cost_analysis():
+    import functrans as ft
+    import functrans.numpy as fnp
+    from functrans import lax
+
+    def g(a, b):
+        return fnp.sum(fnp.exp(a) * b, axis=1), lax.sort(a[0])
+    a, b = np.ones((3, 4)), np.ones((3, 4))
+    comp = ft.jit(g, backend="cuda").lower(a, b).compile()
+    text = comp.as_text()
+    assert "def red_" in text and "cuda.shared.array" in text and "lm.exp(" in text, text
+    assert "host step: sort" in text, text
+    ca = comp.cost_analysis()
+    assert ca["kernels"] >= 1 and ca["bytes accessed"] > 0 and ca["host primitives"] == ["sort"]
+    _close(comp(a, b), g(a, b), "as_text")
+
+
+def _check_gemm_tiles_and_batches():
+    import functrans as ft
+    import functrans.numpy as fnp
+    rng = np.random.default_rng(0)
+    for shape_a, shape_b, dt in [((9, 7), (7, 10), np.float32), ((2, 5, 3), (2, 3, 6), np.float64),
+                                 ((5, 0), (0, 3), np.float64), ((3, 6), (6, 2), np.int32)]:
+        a = (rng.standard_normal(shape_a) * 3).astype(dt)
+        b = (rng.standard_normal(shape_b) * 3).astype(dt)
+        got = ft.jit(fnp.matmul, backend="cuda")(a, b)
+        _close(got, np.matmul(a, b), f"matmul {shape_a} {shape_b} {dt}")
+    a = rng.standard_normal((4, 3, 5))          # contraction over non-trailing dims
+    _close(ft.jit(lambda a: fnp.einsum("ijk,ilk->jl", a, a), backend="cuda")(a),
+           np.einsum("ijk,ilk->jl", a, a), "einsum")
+
+
+def _check_two_pass_reduction():
+    import functrans as ft
+    import functrans.numpy as fnp
+    x = np.random.default_rng(1).standard_normal(1000).astype(np.float32)
+    comp = ft.jit(lambda x: (fnp.sum(x), fnp.max(x)), backend="cuda").lower(x).compile()
+    assert any(k.name.startswith("red2_") for k in comp.exe.kernels), "no second pass"
+    s, m = comp(x)
+    np.testing.assert_allclose(np.asarray(s), x.sum(dtype=np.float64), rtol=1e-5)
+    assert np.asarray(m) == x.max()
+
+
+def _check_gather_scatter():
+    import functrans as ft
+    from functrans import lax
+    x = np.arange(12.0).reshape(4, 3)
+    idx = np.array([[5], [-2], [1]])
+    comp = ft.jit(lambda x, i: lax.gather(x, i, 1), backend="cuda").lower(x, idx).compile()
+    assert any(k.name.startswith("gather_") for k in comp.exe.kernels)
+    _close(comp(x, idx), x[[3, 0, 1]], "gather clamps")
+    u = np.ones((3, 3))
+    for imode, rows in (("drop", [1]), ("clip", [3, 0, 1])):
+        f = ft.jit(lambda x, i, u: lax.scatter(x, i, u, 1, "add", index_mode=imode),
+                   backend="cuda")
+        want = x.copy()
+        np.add.at(want, rows, 1.0)
+        _close(f(x, idx, u), want, f"scatter add {imode}")
+
+
+def _check_host_step_without_impl_names_primitive():
+    from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, ShapedArray, Var
+    import backends.cuda as bc
+    import jaxpr_ir
+    prim = jaxpr_ir.primitives["sort"]
+    a = Var(ShapedArray((3,), "float64"))
+    o = Var(ShapedArray((3,), "float64"))
+    saved = prim.impl
+    prim.impl = None
+    try:
+        eqn = Eqn(prim, [a], [o], {"dimension": 0, "is_stable": True, "num_keys": 1})
+        try:
+            bc.Program(ClosedJaxpr(Jaxpr([], [a], [eqn], [o])),
+                       bc.fusion.plan(Jaxpr([], [a], [eqn], [o]), bc.ops.classify))
+        except NotImplementedError as e:
+            assert "'sort'" in str(e), e
+        else:
+            raise AssertionError("no error for a primitive without kernel or impl")
+    finally:
+        prim.impl = saved
+
+
+def _check_backend_env_var():
+    import functrans as ft
+    os.environ["FUNCTRANS_BACKEND"] = "cuda"
+    try:
+        y = ft.jit(lambda x: x + 1.0)(np.zeros(3))
+    finally:
+        del os.environ["FUNCTRANS_BACKEND"]
+    assert getattr(y, "__device_array__", False), type(y)
+
+
+SIM_CHECKS = {n[len("_check_"):]: f for n, f in list(globals().items())
+              if n.startswith("_check_")}
+
+
+def _worker(mode, out_path, part, nparts, kernels_path=None):
+    import warnings
+    warnings.simplefilter("ignore")       # numpy scalar overflow/nan warnings on the simulator
+    np.seterr(all="ignore")
+    sys.path.insert(0, ROOT)
+    report = {}
+    if mode == "sim":
+        from backends.cuda import runtime
+        report["cases"] = _run_table(part, nparts)
+        checks = {}
+        for name, fn in sorted(SIM_CHECKS.items())[part::nparts]:
+            try:
+                fn()
+                checks[name] = "ok"
+            except Exception as e:
+                import traceback
+                checks[name] = f"{type(e).__name__}: {e}\n{traceback.format_exc()}"[-3000:]
+        report["checks"] = checks
+        report["kernels"] = [[k.name, k.source, list(k.argtypes)] for k in runtime.GENERATED]
+    else:
+        from backends.cuda import runtime
+        from backends.cuda.codegen import KernelSource
+        with open(kernels_path) as f:
+            kernels = json.load(f)[part::nparts]
+        bad = {}
+        for name, source, argtypes in kernels:
+            try:
+                text = runtime.ptx(KernelSource(name, source, tuple(argtypes)))
+                assert ".target sm_90" in text and ".entry" in text
+            except Exception as e:
+                bad[name] = f"{type(e).__name__}: {e}"[:2000] + "\n" + source
+        report = {"compiled": len(kernels), "failed": bad}
+    with open(out_path, "w") as f:
+        json.dump(report, f)
+
+
+# =========================================================================== pytest side
+
+def _spawn(args, sim, tmp):
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if sim:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.Popen([sys.executable, os.path.abspath(__file__), *args], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _gather(procs, outs, what):
+    reports = []
+    for p, out in zip(procs, outs):
+        log, _ = p.communicate(timeout=600)
+        if p.returncode != 0 or not os.path.exists(out):
+            pytest.fail(f"{what} worker failed (exit {p.returncode}):\n{log[-4000:]}")
+        with open(out) as f:
+            reports.append(json.load(f))
+    return reports
+
+
+@pytest.fixture(scope="module")
+def reports():
+    """Run the simulator workers, then the PTX workers on every kernel they generated."""
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [os.path.join(tmp, f"sim{i}.json") for i in range(NPARTS)]
+        procs = [_spawn(["sim", outs[i], str(i), str(NPARTS)], True, tmp) for i in range(NPARTS)]
+        sims = _gather(procs, outs, "simulator")
+        kernels = {k[0]: k for r in sims for k in r["kernels"]}
+        kpath = os.path.join(tmp, "kernels.json")
+        with open(kpath, "w") as f:
+            json.dump(sorted(kernels.values()), f)
+        pouts = [os.path.join(tmp, f"ptx{i}.json") for i in range(NPARTS)]
+        procs = [_spawn(["ptx", pouts[i], str(i), str(NPARTS), kpath], False, tmp)
+                 for i in range(NPARTS)]
+        ptx = _gather(procs, pouts, "PTX")
+    cases = {k: v for r in sims for k, v in r["cases"].items()}
+    checks = {k: v for r in sims for k, v in r["checks"].items()}
+    return {"cases": cases, "checks": checks, "kernels": kernels, "ptx": ptx}
+
+
+def _jit_case_names():
+    from tests.cases import all_cases
+    return [c.name for c in all_cases() if c.jit]
+
+
+@pytest.mark.parametrize("name", _jit_case_names())
+def test_table_case_on_simulator_matches_interpreter(reports, name):
+    result = reports["cases"].get(name, "not run")
+    assert result == "ok", result
+
+
+@pytest.mark.parametrize("name", sorted(SIM_CHECKS))
+def test_behaviour_on_simulator(reports, name):
+    result = reports["checks"].get(name, "not run")
+    assert result == "ok", result
+
+
+def test_ptx_sm90_for_every_generated_kernel(reports):
+    kernels = reports["kernels"]
+    assert len(kernels) > 100, f"only {len(kernels)} kernels generated"
+    compiled = sum(r["compiled"] for r in reports["ptx"])
+    failed = {k: v for r in reports["ptx"] for k, v in r["failed"].items()}
+    assert compiled == len(kernels)
+    assert not failed, f"{len(failed)} kernels rejected:\n" + "\n\n".join(
+        f"{k}: {v}" for k, v in list(failed.items())[:3])
+    kinds = {k.split("_")[0] for k in kernels}
+    assert {"ew", "red", "red2", "copy", "gemm", "gather", "scatter"} <= kinds, kinds
+
+
+# ---------------------------------------------------------------- in-process (no simulator)
+
+def test_no_gpu_and_no_simulator_says_how_to_enable_it(monkeypatch):
+    import numba
+    from numba import cuda
+    import functrans as ft
+    monkeypatch.setattr(numba.config, "ENABLE_CUDASIM", 0)
+    monkeypatch.setattr(cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="NUMBA_ENABLE_CUDASIM=1"):
+        ft.jit(lambda x: x + 1.0, backend="cuda")(np.zeros(2))
+    with pytest.raises(RuntimeError, match="NUMBA_ENABLE_CUDASIM=1"):
+        ft.device_put(np.zeros(2), "cuda")
+
+
+def test_out_of_memory_is_reported_with_sizes(monkeypatch):
+    from numba import cuda
+    from backends.cuda import runtime
+
+    class FakeDriverError(Exception):
+        pass
+
+    def fail(*a, **k):
+        raise FakeDriverError("[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+    monkeypatch.setattr(cuda, "device_array", fail)
+    with pytest.raises(MemoryError, match=r"out of memory allocating 4000000000 bytes "
+                                          r"\(1000000000 x float32\)"):
+        runtime.alloc(10**9, np.float32, "test")
+
+
+def test_device_put_rejects_unknown_device_and_non_arrays():
+    import functrans as ft
+    with pytest.raises(ValueError, match="'tpu'"):
+        ft.device_put(np.zeros(2), "tpu")
+    with pytest.raises(TypeError, match="device_put"):
+        ft.device_put(object(), "cpu")
+
+
+if __name__ == "__main__":
+    _mode, _out, _part, _n, *_rest = sys.argv[1:]
+    _worker(_mode, _out, int(_part), int(_n), *_rest)
