@@ -26,11 +26,12 @@ import dataclasses
 
 from jaxpr_ir import Literal, Var
 
-__all__ = ["View", "Kernel", "HostStep", "Plan", "plan", "contiguous_strides",
-           "VIEW_RULES", "ELEMENTWISE", "REDUCE"]
+__all__ = ["View", "Kernel", "HostStep", "Opaque", "Plan", "plan", "contiguous_strides",
+           "VIEW_RULES", "ELEMENTWISE", "REDUCE", "OPAQUE"]
 
 ELEMENTWISE = "elementwise"
 REDUCE = "reduce"
+OPAQUE = "opaque"      # generated natively, but on its own (not fused into a loop nest)
 
 
 def contiguous_strides(shape):
@@ -56,7 +57,19 @@ class View:
 
     @property
     def contiguous(self):
-        return self.offset == 0 and self.strides == contiguous_strides(self.shape)
+        return self.offset == 0 and self.dense
+
+    @property
+    def dense(self):
+        """Row-major order from ``offset`` on (strides of size-1 dimensions do not matter)."""
+        s = 1
+        for d in reversed(range(len(self.shape))):
+            if self.shape[d] == 0:
+                return True
+            if self.shape[d] != 1 and self.strides[d] != s:
+                return False
+            s *= self.shape[d]
+        return True
 
 
 @dataclasses.dataclass
@@ -75,6 +88,12 @@ class Kernel:
 
 @dataclasses.dataclass
 class HostStep:
+    eqn: object
+
+
+@dataclasses.dataclass
+class Opaque:
+    """One equation with its own native emitter (control flow, BLAS, gather...)."""
     eqn: object
 
 
@@ -100,9 +119,9 @@ def _view_transpose(v, out_shape, *, permutation):
 
 
 def _view_reshape(v, out_shape, **params):
-    if not v.contiguous:
+    if not v.dense:
         return None
-    return View(v.base, tuple(out_shape), contiguous_strides(out_shape), 0)
+    return View(v.base, tuple(out_shape), contiguous_strides(out_shape), v.offset)
 
 
 def _view_squeeze(v, out_shape, *, dimensions):
@@ -110,7 +129,24 @@ def _view_squeeze(v, out_shape, *, dimensions):
     return View(v.base, tuple(out_shape), tuple(v.strides[i] for i in keep), v.offset)
 
 
+def _view_slice(v, out_shape, *, start_indices, limit_indices, strides):
+    steps = strides or (1,) * len(start_indices)
+    off = v.offset + sum(s * st for s, st in zip(start_indices, v.strides))
+    return View(v.base, tuple(out_shape), tuple(st * k for st, k in zip(v.strides, steps)), off)
+
+
+def _view_rev(v, out_shape, *, dimensions):
+    off, strides = v.offset, list(v.strides)
+    for d in dimensions:
+        if v.shape[d] > 0:
+            off += (v.shape[d] - 1) * strides[d]
+        strides[d] = -strides[d]
+    return View(v.base, tuple(out_shape), tuple(strides), off)
+
+
 VIEW_RULES = {
+    "slice": _view_slice,
+    "rev": _view_rev,
     "broadcast_in_dim": _view_broadcast_in_dim,
     "transpose": _view_transpose,
     "reshape": _view_reshape,
@@ -132,7 +168,8 @@ def _as_view(x, views):
 def plan(jaxpr, classify):
     """Group ``jaxpr``'s equations into kernels and host steps (see the module docstring).
 
-    ``classify(eqn)`` returns ``ELEMENTWISE``, ``REDUCE`` or None (not native).
+    ``classify(eqn)`` returns ``ELEMENTWISE``, ``REDUCE``, ``OPAQUE`` (a native step of
+    its own) or None (not native: a host step).
     """
     views: dict = {}
     steps: list = []
@@ -172,7 +209,7 @@ def plan(jaxpr, classify):
                     group.reduced.add(o)
             continue
         close()
-        steps.append(HostStep(eqn))
+        steps.append(Opaque(eqn) if kind == OPAQUE else HostStep(eqn))
     close()
     _wire(jaxpr, steps, views, defined_in)
     return Plan([s for s in steps if not isinstance(s, Kernel) or s.outputs], views)

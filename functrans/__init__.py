@@ -19,5 +19,10 @@ from .batching import vmap  # noqa: F401
 from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
 from .array import Array  # noqa: F401
+from .device import device_put  # noqa: F401
+# ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
+from . import config, debug  # noqa: F401,E402
+from .profiler import profile  # noqa: F401,E402
+from .to_dot import to_dot  # noqa: F401,E402
 
 __version__ = "0.1.0"

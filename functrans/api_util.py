@@ -60,7 +60,7 @@ def as_array(x):
     """Normalise a user leaf: lists/tuples of numbers are not leaves, numbers stay."""
     if isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)):
         return x
-    if x is None:
+    if x is None or getattr(x, "__device_array__", False):   # device arrays stay put
         return x
     try:
         arr = np.asarray(x)

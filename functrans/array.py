@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import canonical_dtype
 from . import tracing
 from .tracing import Tracer
 
@@ -87,8 +88,76 @@ class Array(np.ndarray):
         raise TypeError("unhashable type: a functrans Array (static arguments must be "
                         "hashable Python values)")
 
+    # numpy's own methods, with results kept to the library's contract: an Array (never a
+    # numpy scalar) of a supported dtype (numpy sums uint32 as uint64), as fnp and tracers give
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        try:
+            dt = canonical_dtype(dtype)
+        except TypeError as e:
+            raise TypeError(f"astype: {e}") from None
+        return np.ndarray.astype(self, dt, order, casting, subok, copy)
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        try:
+            return np.ndarray.reshape(self, shape, order=order)
+        except (ValueError, TypeError):
+            _fnp()._structural._resolve_shape(self.size, shape, self.shape)   # our message
+            raise
+
+    def round(self, decimals=0, out=None):
+        _no_out("round", out)
+        if self.dtype.kind in "biu" and decimals >= 0:
+            return self    # already integral; numpy would give float16 for bool
+        return _fix(np.ndarray.round(self, decimals))
+
+    def sum(self, *a, **k):
+        return _fix(np.ndarray.sum(self, *a, **k))
+
+    def prod(self, *a, **k):
+        return _fix(np.ndarray.prod(self, *a, **k))
+
+    def cumsum(self, *a, **k):
+        return _fix(np.ndarray.cumsum(self, *a, **k))
+
+    def cumprod(self, *a, **k):
+        return _fix(np.ndarray.cumprod(self, *a, **k))
+
+    def argmax(self, *a, **k):
+        return _fix(np.ndarray.argmax(self, *a, **k))
+
+    def argmin(self, *a, **k):
+        return _fix(np.ndarray.argmin(self, *a, **k))
+
+    def trace(self, *a, **k):
+        return _fix(np.ndarray.trace(self, *a, **k))
+
+    def take(self, *a, **k):
+        return _fix(np.ndarray.take(self, *a, **k))
+
+    def dot(self, b, out=None):
+        _no_out("dot", out)
+        return _fnp().dot(self, b)
+
 
 tracing._ARRAY_CLASS[0] = Array
+
+# numpy's accumulators outside the supported dtypes, mapped as fnp maps them
+_WIDEN = {np.dtype(np.uint64): np.dtype(np.int64), np.dtype(np.float16): np.dtype(np.float64)}
+
+
+def _fix(r):
+    """A numpy method's result as an Array of a supported dtype."""
+    if type(r) is not Array:
+        r = tracing.wrap(r)
+    wide = _WIDEN.get(r.dtype)
+    return r if wide is None else r.astype(wide)
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise TypeError(f"{name}: the out argument is not supported (arrays are immutable)")
 
 
 def _has_tracer(index):
@@ -120,6 +189,67 @@ _BINOPS = {
 }
 _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
             "eq": "equal", "ne": "not_equal"}
+
+
+_ARRAYLIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
+_SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
+                                             "bool", "complex64", "complex128"))
+# operators whose fnp function is exactly the numpy ufunc (when the result dtype is a
+# supported one): called directly on base-class views, the fastest eager route
+_UFUNC = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+          "true_divide": np.true_divide, "bitwise_and": np.bitwise_and,
+          "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor, "less": np.less,
+          "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+          "equal": np.equal, "not_equal": np.not_equal}
+
+
+def _array_binop(name, reflected=False):
+    """An operator of eager Arrays, with fnp's semantics (numpy 2 dtypes kept to the
+    supported ones, shape errors naming both shapes). Tracers and foreign types get
+    NotImplemented, so that their reflected operator (or Python's TypeError) answers."""
+    fnp = []
+    ufunc = _UFUNC.get(name)
+    base = np.ndarray
+    attrs = Array.__dict__
+
+    def slow(self, other):
+        if not fnp:
+            fnp.append(_fnp())
+        f = getattr(fnp[0], name)     # looked up each time: tools (ft.profile) may wrap it
+        return f(other, self) if reflected else f(self, other)
+
+    def op(self, other):
+        if type(other) is Array:
+            o = other.view(base)
+        elif isinstance(other, _ARRAYLIKE):
+            o = other
+        else:
+            return NotImplemented
+        # (with a numpy-protocol hook installed on Array, e.g. by ft.profile, go through fnp)
+        if ufunc is not None and "__array_ufunc__" not in attrs:
+            try:
+                r = ufunc(o, self.view(base)) if reflected else ufunc(self.view(base), o)
+            except (ValueError, TypeError):
+                return slow(self, other)            # fnp's message
+            if r.dtype in _SUPPORTED:
+                return r.view(Array) if type(r) is base else tracing.wrap(r)
+        return slow(self, other)
+    op.__name__ = name
+    return op
+
+
+def _install_array_operators():
+    for dunder, fname in _BINOPS.items():
+        setattr(Array, f"__{dunder}__", _array_binop(fname))
+        setattr(Array, f"__r{dunder}__", _array_binop(fname, reflected=True))
+        # arrays are immutable: ``x += y`` rebinds x to a new array (numpy would write
+        # into x's memory, which a user's numpy array may share)
+        setattr(Array, f"__i{dunder}__", _array_binop(fname))
+    for dunder, fname in _COMPARE.items():
+        setattr(Array, f"__{dunder}__", _array_binop(fname))
+
+
+_install_array_operators()
 
 
 def _install_tracer_methods():
@@ -156,7 +286,13 @@ def _install_tracer_methods():
             axes = tuple(axes[0])
         return _fnp().transpose(self, axes or None)
     T.transpose = transpose
-    T.astype = lambda self, dtype: _fnp().asarray(self, dtype=dtype)
+    def astype(self, dtype, *a, **k):
+        try:
+            dt = canonical_dtype(dtype)
+        except TypeError as e:
+            raise TypeError(f"astype: {e}") from None
+        return _fnp().asarray(self, dtype=dt)
+    T.astype = astype
     for name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "any", "all",
                  "var", "std", "cumsum", "cumprod", "ravel", "squeeze", "swapaxes", "clip",
                  "dot", "conj", "round", "flatten", "diagonal", "trace", "take", "repeat"):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
 from .primitives.base import UndefinedPrimal, Zero, instantiate
-from .tracing import Tracer, get_aval, wrap
+from .tracing import Tracer, _leaked, get_aval, wrap
 from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import linearize_fun
 from .transforms.transpose import backward_pass
@@ -25,7 +25,11 @@ from .tree_util import tree_flatten, tree_unflatten
 
 def _out(x):
     """Results handed back to the user: eager arrays become Array; tracers stay."""
-    if isinstance(x, Tracer) or x is None:
+    if isinstance(x, Tracer):
+        if not x._trace.alive:
+            raise _leaked(x)     # a tracer leaked from an earlier transform, returned as is
+        return x
+    if x is None:
         return x
     return wrap(np.asarray(x))
 
@@ -94,14 +98,19 @@ def _flatten_with_aux(fun, in_tree, has_aux):
     return f, out_tree, aux
 
 
-def _linearize_flat(fun, args, diff_argnums, has_aux, fname):
-    """Trace and linearize ``fun`` w.r.t. the leaves of ``args[diff_argnums]``."""
+def _linearize_flat(fun, args, diff_argnums, has_aux, fname, skip_ints=False):
+    """Trace and linearize ``fun`` w.r.t. the leaves of ``args[diff_argnums]``.
+
+    With ``skip_ints`` integer and bool leaves are not differentiated (vjp, as
+    in JAX: their cotangent is zero) instead of raising."""
     in_flat, in_tree = tree_flatten(tuple(args))
     in_flat = [as_array(x) for x in in_flat]
     # which leaves are differentiated
     mask = []
     for i, sub in enumerate(in_tree.children):
         mask += [i in diff_argnums] * sub.num_leaves
+    if skip_ints:
+        mask = [m and _kind(x) in "fc" for x, m in zip(in_flat, mask)]
     for i, (x, m) in enumerate(zip(in_flat, mask)):
         if m and _kind(x) not in "fc":
             raise TypeError(f"{fname} requires real- or complex-valued inputs (floating dtype) "
@@ -207,10 +216,26 @@ def vjp(fun, *primals, has_aux=False):
     3.0
     """
     in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
-        fun, primals, tuple(range(len(primals))), has_aux, "vjp")
+        fun, primals, tuple(range(len(primals))), has_aux, "vjp", skip_ints=True)
     vjp_fn = _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, len(primals))
     out = tree_unflatten(out_tree, [_out(o) for o in outs])
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def check_argnums(argnums, fname):
+    """At decoration time: ``argnums`` must be an int or a tuple/list of ints.
+
+    >>> check_argnums(1.5, "grad")
+    Traceback (most recent call last):
+    ...
+    TypeError: grad: argnums must be an int or a tuple of ints, got float 1.5
+    """
+    def is_int(a):
+        return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+    if is_int(argnums) or (isinstance(argnums, (tuple, list)) and all(map(is_int, argnums))):
+        return
+    raise TypeError(f"{fname}: argnums must be an int or a tuple of ints, got "
+                    f"{type(argnums).__name__} {argnums!r:.60}")
 
 
 def value_and_grad(fun, argnums=0, has_aux=False):
@@ -221,6 +246,8 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     >>> float(v), float(g)
     (9.0, 6.0)
     """
+    check_argnums(argnums, "grad")
+
     def vg(*args, **kwargs):
         if kwargs:
             f = lambda *a: fun(*a, **kwargs)  # noqa: E731
@@ -253,6 +280,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         return ((value, aux), g) if has_aux else (value, g)
 
     vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
+    vg.__wrapped__ = fun     # inspect.signature (vmap's argument names) sees fun's parameters
     return vg
 
 
@@ -270,6 +298,7 @@ def grad(fun, argnums=0, has_aux=False):
         return (g_, v[1]) if has_aux else g_
 
     g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
+    g.__wrapped__ = fun
     return g
 
 

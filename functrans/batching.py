@@ -18,7 +18,7 @@ import numpy as np
 
 from .api_util import as_array, flatten_fun
 from .primitives.base import move_batch_axis
-from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
+from .tracing import Tracer, _leaked, get_aval, trace_to_jaxpr, wrap
 from .transforms.vmap import AxisFrame, axis_frames, vmap_eval
 from .tree_util import _node_handlers, tree_flatten, tree_unflatten
 
@@ -26,7 +26,11 @@ __all__ = ["vmap"]
 
 
 def _out(x):
-    return x if isinstance(x, Tracer) else wrap(np.asarray(x))
+    if isinstance(x, Tracer):
+        if not x._trace.alive:
+            raise _leaked(x)     # a tracer leaked from an earlier transform, returned as is
+        return x
+    return wrap(np.asarray(x))
 
 
 def _is_axis(a):

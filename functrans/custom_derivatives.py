@@ -157,7 +157,7 @@ class custom_jvp:
         name = getattr(self._fun, "__name__", "fun")
         if self._jvp_rule is None:
             raise AttributeError(f"no JVP rule defined for custom_jvp function '{name}'; "
-                                 "define one with @{name}.defjvp")
+                                 f"define one with @{name}.defjvp")
         args = _resolve_args(self._fun, args, kwargs)
         if not tracing._trace_stack or id(self) in _in_rule:
             return self._fun(*args)       # no transform active, or called from its own rule

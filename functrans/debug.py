@@ -167,7 +167,26 @@ def nan_error(closed, args, name) -> FloatingPointError:
     where = eqn.source or "<unknown source line: set debug_nans before tracing>"
     return FloatingPointError(
         f"debug_nans: NaN produced in {name} by equation {i} (primitive "
-        f"'{eqn.primitive.name}'):\n    {eqn!r}\n  created at {where}")
+        f"'{eqn.primitive.name}'):\n    {eqn_text(closed, eqn)}\n  created at {where}")
+
+
+def eqn_text(jaxpr, eqn) -> str:
+    """One equation printed with the var names ``str(jaxpr)`` gives them.
+
+    >>> import functrans as ft
+    >>> j = ft.make_jaxpr(lambda x: x * 2.0 + 1.0)(1.0)
+    >>> eqn_text(j, j.eqns[1])
+    'c:f64[] = add b 1.0:f64[]'
+    """
+    from jaxpr_ir.printer import _Names, _pp, format_param
+    names = _Names()
+    _pp(jaxpr, names, 0)
+    params = [f"{k}={format_param(v, names, 0)}" for k, v in sorted(eqn.params.items())
+              if not hasattr(v, "jaxpr") and not hasattr(v, "eqns")]
+    outs = " ".join(f"{names.use(v)}:{v.aval.str_short()}" for v in eqn.outvars) or "_"
+    ps = f"[{' '.join(params)}]" if params else ""
+    ins = " ".join(names.use(x) for x in eqn.inputs)
+    return f"{outs} = {eqn.primitive.name}{ps} {ins}".rstrip()
 
 
 def nan_checked(exe, closed, name):

@@ -84,8 +84,9 @@ def jacfwd(fun, argnums=0, has_aux=False):
     >>> ft.jacfwd(fnp.sin)(np.zeros(2)).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    from .autodiff import jvp
+    from .autodiff import check_argnums, jvp
     from .batching import vmap
+    check_argnums(argnums, "jacfwd")
 
     def jacfun(*args):
         single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacfwd")
@@ -124,6 +125,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
         return (jac, aux) if has_aux else jac
 
     jacfun.__name__ = f"jacfwd({getattr(fun, '__name__', 'fun')})"
+    jacfun.__wrapped__ = fun
     return jacfun
 
 
@@ -134,8 +136,9 @@ def jacrev(fun, argnums=0, has_aux=False):
     >>> ft.jacrev(lambda x: x * 2.0)(np.ones(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
-    from .autodiff import vjp
+    from .autodiff import check_argnums, vjp
     from .batching import vmap
+    check_argnums(argnums, "jacrev")
 
     def jacfun(*args):
         single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacrev")
@@ -163,6 +166,7 @@ def jacrev(fun, argnums=0, has_aux=False):
         return (jac, res[2]) if has_aux else jac
 
     jacfun.__name__ = f"jacrev({getattr(fun, '__name__', 'fun')})"
+    jacfun.__wrapped__ = fun
     return jacfun
 
 
@@ -184,6 +188,7 @@ def jacobian(fun, argnums=0, has_aux=False):
         return f(fun, argnums, has_aux)(*args)
 
     jacfun.__name__ = f"jacobian({getattr(fun, '__name__', 'fun')})"
+    jacfun.__wrapped__ = fun
     return jacfun
 
 

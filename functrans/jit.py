@@ -13,6 +13,8 @@ weak types, static values).
 from __future__ import annotations
 
 import functools
+import operator
+import weakref
 
 import numpy as np
 
@@ -21,6 +23,8 @@ from .api_util import as_array, flatten_fun
 from .primitives.call import hoist_consts, pjit_p
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten
+from . import config as _config, dump as _dump   # ---- tools
+from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
 
 
 def _static_key(value, i_or_name):
@@ -115,6 +119,19 @@ def _optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
 
 
+_SIG = operator.attrgetter("shape", "dtype", "__class__")   # the fast path's key per array
+_WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
+
+
+def _drop_fast_paths(name, old, new):
+    # a debugging tool turned on must see every call: forget the native shortcuts
+    for j in list(_WITH_FAST):
+        j._fast.clear()
+
+
+_config._listeners.append(_drop_fast_paths)
+
+
 class Jitted:
     """A jit-compiled function (see ``jit``)."""
 
@@ -130,6 +147,7 @@ class Jitted:
             else (donate_argnums,)
         self.backend = backend
         self._cache = {}
+        self._fast = {}      # (shape, dtype, type) per positional array -> native runner
         self._hits = 0
         self._misses = 0
         functools.update_wrapper(self, fun)
@@ -158,13 +176,26 @@ class Jitted:
         return Lowered(_optimize(ClosedJaxpr(jaxpr, consts)), self.backend, out_tree)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            # fast path: positional ndarrays whose signature already has a native runner
+            try:
+                run = self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))]
+            except (KeyError, AttributeError, TypeError, IndexError):
+                run = None
+            if run is not None:
+                self._hits += 1
+                return run(*args)
         flat, in_tree, avals, key, f = self._trace(args, kwargs)
         entry = self._cache.get(key)
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
             exe, out_tree = entry
             return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
-        jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
+        try:
+            jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
+        except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
+            _filter_traceback(e)
+            raise
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
             # whose rules the enclosing transform needs (pjit's impl optimises)
@@ -173,11 +204,56 @@ class Jitted:
                                name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
             return tree_unflatten(out_tree, outs)
         from backends import get_backend
-        closed = _optimize(ClosedJaxpr(jaxpr, consts))
         self._misses += 1
-        exe = get_backend(self.backend).compile(closed)
+        if _config.tools_active():   # ---- tools: compile log, stage dumps, debug_nans (dump.py)
+            exe = _dump.compile_instrumented(self, ClosedJaxpr(jaxpr, consts), key, args, kwargs)
+        else:
+            be = get_backend(self.backend)
+            donate = self._donated_flat(args) if getattr(be, "supports_donation", False) else ()
+            closed = _optimize(ClosedJaxpr(jaxpr, consts))
+            exe = be.compile(closed, donate=donate) if donate else be.compile(closed)
+        _dump.note_compile(self, key)   # ---- tools: the key the next compile log diffs against
         self._cache[key] = (exe, out_tree)
+        self._register_fast(args, kwargs, exe, out_tree)
         return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+
+    def _donated_flat(self, args):
+        """Flat argument positions of the leaves of the donated positional arguments."""
+        if not self.donate_argnums:
+            return ()
+        n = len(args)
+        static = {a % n for a in self.static_argnums if -n <= a < n}
+        donated = {a % n for a in self.donate_argnums if -n <= a < n}
+        out, pos = [], 0
+        for i, a in enumerate(args):
+            if i in static:
+                continue
+            k = len(tree_flatten(a)[0])
+            if i in donated:
+                out.extend(range(pos, pos + k))
+            pos += k
+        return tuple(out)
+
+    def _register_fast(self, args, kwargs, exe, out_tree):
+        """Give this signature a native fast path when the backend has one: positional
+        plain arrays only, no static or donated arguments, no debugging tools."""
+        from .tracing import _ARRAY_CLASS
+        from .tree_util import treedef_is_leaf
+        fast_runner = getattr(exe, "fast_runner", None)
+        cls = _ARRAY_CLASS[0]
+        if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
+                or self.donate_argnums or _config.tools_active()
+                or not all(type(a) is np.ndarray or type(a) is cls for a in args)):
+            return
+        single = treedef_is_leaf(out_tree)
+        run = fast_runner(cls, single=single)
+        if run is None:
+            return
+        if not single:
+            inner = run
+            run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
+        self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))] = run
+        _WITH_FAST.add(self)
 
     def cache_info(self) -> dict:
         return {"hits": self._hits, "misses": self._misses, "entries": len(self._cache)}
@@ -223,8 +299,12 @@ def make_jaxpr(fun, static_argnums=()):
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
-        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,
-                                          name="make_jaxpr")
+        try:
+            jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,
+                                              name="make_jaxpr")
+        except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
+            _filter_traceback(e)
+            raise
         return ClosedJaxpr(jaxpr, consts)
 
     return make

@@ -375,7 +375,7 @@ def permutation(key, x, axis=0, independent=False):
         return sort_p.bind(k0, k1, x, dimension=0, is_stable=True, num_keys=2)[2]
     perm = sort_p.bind(k0, k1, np.arange(n, dtype=np.int64), dimension=0, is_stable=True,
                        num_keys=2)[2]
-    return fnp.take(x, perm, axis=axis)
+    return fnp.take(x, perm, axis=axis, mode="clip")   # in range by construction
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0):
@@ -428,7 +428,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
             idx = fnp.reshape(fnp.argsort(g, descending=True)[:size], shape)
     if arr is None:
         return idx
-    return fnp.take(arr, idx, axis=axis)
+    return fnp.take(arr, idx, axis=axis, mode="clip")   # in range by construction
 
 
 def _gumbel(key, p):

@@ -67,6 +67,8 @@ class Trace:
         if t is not None:
             return t
         if isinstance(x, Tracer):
+            if not x._trace.alive:
+                raise _leaked(x)
             aval, val = x.aval, x.val
         else:
             x = np.asarray(x) if not isinstance(x, np.ndarray) else x
@@ -235,6 +237,8 @@ def wrap(x):
         return x
     if isinstance(x, np.ndarray):
         return x.view(cls)
+    if getattr(x, "__device_array__", False):   # a backend's device result stays there
+        return x
     return np.asarray(x).view(cls)
 
 
@@ -289,6 +293,8 @@ def get_aval(x) -> ShapedArray:
     try:
         return aval_of(x)
     except TypeError:
+        if getattr(x, "__device_array__", False):   # e.g. backends.cuda.DeviceArray
+            return ShapedArray(x.shape, x.dtype)
         raise TypeError(f"argument of type {type(x).__name__} is not a valid array "
                         f"(got {x!r:.60}); pass numbers or arrays") from None
 

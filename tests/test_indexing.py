@@ -230,7 +230,7 @@ def test_creation_validation():
     with pytest.raises(ConcretizationError, match="arange.*static"):
         ft.jit(lambda n: fnp.arange(n))(3)
     with pytest.raises(ConcretizationError, match="linspace.*static"):
-        ft.jit(lambda a: fnp.linspace(a, 1.0, 3))(0.0)
+        ft.jit(lambda n: fnp.linspace(0.0, 1.0, n))(3)   # num sets the shape (bounds may be traced)
     assert fnp.arange(3).dtype == np.int64 and fnp.full(2, 1.0).dtype == np.float64
     # outside jit a concrete traced value is fine (grad keeps values)
     g = ft.grad(lambda x: fnp.sum(x * fnp.arange(int(x.shape[0]))))(np.ones(3))

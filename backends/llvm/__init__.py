@@ -1,10 +1,13 @@
 """The CPU backend: fused native code through llvmlite.
 
-``compile(closed_jaxpr)`` type-checks the jaxpr, plans fused kernels
-(``backends.fusion``), emits LLVM IR for them (``codegen``), optimises and JITs the
-module (``engine``, through ``cache``), and returns a callable running the plan
-(``runtime``): native kernels, with equations the code generator does not handle yet
-run through their numpy implementation between them.
+``compile(closed_jaxpr)`` type-checks the jaxpr, plans it (``backends.fusion``: fused
+kernels, views, native steps, host steps), lowers the whole of it into ONE native
+function per segment (``lower``; a new segment only after a host step), optimises and
+JITs the module (``engine``, through the object-code ``cache``), and returns an
+``Executable`` running it (``runtime``). The compiled plan is cached in memory by the
+printed jaxpr (which carries every input type) and the donation set, so compiling the
+same jaxpr again does no planning or code generation; only the constants are bound
+anew.
 
 >>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
 >>> a = Var(ShapedArray((), "float64"))
@@ -13,39 +16,70 @@ run through their numpy implementation between them.
 """
 from __future__ import annotations
 
+import threading
+
 from jaxpr_ir import check
 from .. import fusion
-from . import cache, codegen, engine
-from .runtime import Program
+from . import cache, engine
+from .lower import Lowering
+from .runtime import Program, builtin
 
-__all__ = ["compile", "Executable"]
+__all__ = ["compile", "Executable", "stats", "clear_plans"]
+
+_PLANS: dict = {}
+_LOCK = threading.Lock()
+stats = {"plans built": 0, "plan hits": 0}
+
+
+class CompiledPlan:
+    """Everything about a compiled jaxpr but its constants' values."""
+
+    def __init__(self, closed, lw, segments, ir_text, loaded, opt_text):
+        jaxpr = closed.jaxpr
+        self.plan = lw.plan
+        self.in_avals = [v.aval for v in jaxpr.invars]
+        self.out_avals = [x.aval for x in jaxpr.outvars]
+        self.const_avals = [v.aval for v in jaxpr.constvars]
+        self.ws_size = lw.arena.top
+        self.ws_slot = lw.ws_slot
+        self.nslots = lw.nslots
+        self.segments = segments
+        self.ir_text, self.opt_text, self.loaded = ir_text, opt_text, loaded
+        self.n_kernels = lw.kernels
+        self.aliases = dict(lw.aliases)
+        self.functions = {}
+        self._keep = []
+        for kind, item in segments:
+            if kind == "native" and item not in self.functions:
+                f, md = builtin(loaded.address(item), item)
+                self.functions[item] = f
+                self._keep.append(md)
 
 
 class Executable:
     """A compiled jaxpr: ``run(*flat_args) -> list of numpy arrays``, plus introspection."""
 
-    def __init__(self, closed, plan, ir_text, opt_text, program):
+    def __init__(self, closed, compiled, program):
         self.jaxpr = closed
-        self.plan = plan
-        self._ir, self._opt = ir_text, opt_text
+        self.compiled = compiled
+        self.plan = compiled.plan
         self._program = program
-        self.__call__ = program.__call__
+        self.fast_runner = program.fast_runner
 
     def __call__(self, *args):
         return self._program(*args)
 
     def as_text(self) -> str:
         """The module's LLVM IR before and after optimisation."""
-        if not self._ir:
-            return "; no native kernels: every equation runs on the host\n"
-        if self._opt is None:   # loaded from the disk cache: optimise again to show it
-            mod = engine.parse_and_verify(self._ir)
-            self._opt = str(engine.optimize(mod))
-        return ("; ---- LLVM IR before optimisation\n" + self._ir +
-                "\n; ---- LLVM IR after optimisation (O3, vectorised)\n" + self._opt)
+        c = self.compiled
+        if c.opt_text is None:   # loaded from the disk cache: optimise again to show it
+            mod = engine.parse_and_verify(c.ir_text)
+            c.opt_text = str(engine.optimize(mod))
+        return ("; ---- LLVM IR before optimisation\n" + c.ir_text +
+                "\n; ---- LLVM IR after optimisation (O3, vectorised)\n" + c.opt_text)
 
     def cost_analysis(self) -> dict:
-        """flops (one per output element of each equation), bytes moved, kernel counts."""
+        """flops (one per output element of each equation), bytes moved, step counts."""
         flops = nbytes = 0
         native = host = 0
         for s in self.plan.steps:
@@ -55,25 +89,51 @@ class Executable:
                 native += 1
                 vs = list(s.inputs) + list(s.outputs)
             else:
-                host += 1
+                if isinstance(s, fusion.HostStep):
+                    host += 1
+                else:
+                    native += 1
                 vs = [x for x in s.eqn.inputs if hasattr(x, "aval")] + list(s.eqn.outvars)
             nbytes += sum(v.aval.size * v.aval.dtype.itemsize for v in vs)
+        segs = sum(1 for k, _ in self.compiled.segments if k == "native")
         return {"flops": float(flops), "bytes accessed": float(nbytes),
-                "kernels": native + host, "native kernels": native, "host steps": host}
+                "kernels": native + host, "native kernels": native, "host steps": host,
+                "native segments": segs, "workspace bytes": self.compiled.ws_size}
 
 
-def compile(closed):
-    """Compile a ClosedJaxpr for this CPU; see the module docstring."""
+def _build(closed, donate):
     check(closed)
-    plan = fusion.plan(closed.jaxpr, codegen.classify)
-    kernels = [s for s in plan.steps if isinstance(s, fusion.Kernel)]
-    ir_text, opt_text, fns = "", "", []
-    if kernels:
-        ir_text, infos = codegen.emit_module(kernels, plan.views)
-        loaded, opt_text = cache.load(ir_text)
-        fns = [(name, loaded.address(name), bufs) for name, bufs in infos]
-        program = Program(closed, plan, fns)
-        program.loaded = loaded     # keep the machine code alive with the program
+    lw = Lowering(closed, donate)
+    segments = lw.build()
+    ir_text = str(lw.module)
+    loaded, opt_text = cache.load(ir_text)
+    return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
+
+
+supports_donation = True
+
+
+def compile(closed, donate=()):
+    """Compile a ClosedJaxpr for this CPU; see the module docstring. ``donate``: flat
+    input positions whose buffers outputs may take over (``jit(donate_argnums=...)``)."""
+    key = (str(closed.jaxpr), tuple(donate))
+    with _LOCK:
+        compiled = _PLANS.get(key)
+    if compiled is None:
+        with engine._LOCK:
+            compiled = _build(closed, donate)
+        with _LOCK:
+            _PLANS[key] = compiled
+        stats["plans built"] += 1
     else:
-        program = Program(closed, plan, fns)
-    return Executable(closed, plan, ir_text, opt_text, program)
+        stats["plan hits"] += 1
+    return Executable(closed, compiled, Program(compiled, closed.consts))
+
+
+def clear_plans():
+    """Forget the in-memory plan cache (tests use it to exercise the object caches)."""
+    with _LOCK:
+        _PLANS.clear()
+
+
+cache.ON_CLEAR.append(clear_plans)

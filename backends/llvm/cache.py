@@ -104,7 +104,12 @@ def load(ir_text: str):
     return loaded, opt_text
 
 
+ON_CLEAR = []     # callbacks forgetting what holds compiled code (the plan cache)
+
+
 def clear_memory():
-    """Forget the in-memory cache (tests use it to exercise the disk cache)."""
+    """Forget the in-memory caches (tests use it to exercise the disk cache)."""
     with _LOCK:
         _MEM.clear()
+    for f in ON_CLEAR:
+        f()

@@ -4,8 +4,10 @@
 vectoriser makes it SIMD); ``REDUCTIONS`` maps a reduction to its identity and
 combiner. They are the only places in this backend that know primitive names
 (layout ops are known to ``backends.fusion``). ``classify(eqn)`` tells the planner
-what the table can do; ``emit_module(kernels, views)`` builds one module holding one
-function per kernel: ``void k<i>(ptr noalias buf0, ptr noalias buf1, ...)``.
+what the table can do (and which equations have an emitter of their own in
+``native.NATIVE``); ``KernelEmitter`` builds one internal function per kernel,
+``void k<i>(ptr noalias buf0, ptr noalias buf1, ...)``, which ``lower`` calls from the
+segment function (LLVM inlines it there, turning ``noalias`` into alias scopes).
 
 >>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
 >>> import functrans  # registers the primitives
@@ -19,11 +21,10 @@ import llvmlite.ir as ir
 import numpy as np
 
 from jaxpr_ir import Literal
-from ..fusion import ELEMENTWISE, REDUCE, View, contiguous_strides
-from . import engine
+from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, View, contiguous_strides
 from .ops import REDUCTIONS, TABLE, lltype
 
-__all__ = ["classify", "emit_module", "TABLE", "REDUCTIONS"]
+__all__ = ["classify", "KernelEmitter", "TABLE", "REDUCTIONS"]
 
 _NATIVE_DTYPES = frozenset(np.dtype(d) for d in
                            ("float64", "float32", "int64", "int32", "uint32", "bool"))
@@ -33,12 +34,17 @@ I1 = ir.IntType(1)
 
 
 def classify(eqn):
-    """ELEMENTWISE / REDUCE when this backend generates code for ``eqn``, else None."""
+    """ELEMENTWISE / REDUCE / OPAQUE when this backend generates code for ``eqn``, else
+    None (a host step)."""
+    from .native import NATIVE
     name = eqn.primitive.name
-    if eqn.primitive.multiple_results:
-        return None
     avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
     if any(a.dtype not in _NATIVE_DTYPES for a in avals):
+        return None
+    op = NATIVE.get(name)
+    if op is not None:
+        return OPAQUE if op.supports(eqn) else None
+    if eqn.primitive.multiple_results:
         return None
     if name in REDUCTIONS:
         return REDUCE if eqn.inputs[0].aval.dtype.kind in REDUCTIONS[name].kinds else None
@@ -80,7 +86,7 @@ def _collapse(shape, accesses):
 class KernelEmitter:
     """Builds one kernel function; ``self.b`` is the IRBuilder the TABLE rows use."""
 
-    def __init__(self, module, name, kernel, views):
+    def __init__(self, module, name, kernel, views, noalias=True):
         self.module, self.kernel, self.views = module, kernel, views
         self.buffers = []           # Vars whose buffers are the function's arguments, in order
         accesses = {}               # var -> _Access (inputs and outputs)
@@ -108,9 +114,13 @@ class KernelEmitter:
         self.dims = _collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
         fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers))
         self.fn = ir.Function(module, fnty, name)
-        for a in self.fn.args:
-            a.add_attribute("noalias")
+        if noalias:
+            for a in self.fn.args:
+                a.add_attribute("noalias")
         self.fn.attributes.add("nounwind")
+        self.fn.linkage = "internal"
+        if int(np.prod(shape, dtype=np.int64)) <= 16:
+            self.fn.attributes.add("alwaysinline")
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
 
     def _arg(self, var):
@@ -213,17 +223,3 @@ class KernelEmitter:
             env[out] = v
             if out in self.accesses:
                 self.store(self.accesses[out], idxs, v)
-
-
-def emit_module(kernels, views):
-    """(LLVM IR text, [(function name, [buffer vars in argument order])]) for ``kernels``."""
-    module = ir.Module(name="functrans")
-    module.triple = engine.triple()
-    module.data_layout = engine.data_layout()
-    out = []
-    for i, k in enumerate(kernels):
-        em = KernelEmitter(module, f"k{i}", k, views)
-        em.emit()
-        out.append((em.fn.name, list(em.buffers)))
-    return str(module), out
-

@@ -276,25 +276,22 @@ TABLE["shift_right_arithmetic"] = Row(_shift("arith"), "iu")
 
 # --------------------------------------------------------------------------- math
 
-def _vec(gen):
-    """A vmath float64 routine; float32 is widened, computed, and rounded once."""
-    def emit(em, eqn, x):
-        fn = gen(em.module)
-        if x.type == F64:
-            return em.b.call(fn, [x])
-        return em.b.fptrunc(em.b.call(fn, [em.b.fpext(x, F64)]), F32)
+def _vec(name):
+    """A vectorisable vmath routine (float64 and native float32 code; no libm call)."""
+    def emit(em, eqn, *args):
+        return vmath.call(em.module, em.b, name, *args)
     return emit
 
 
-TABLE["exp"] = Row(_vec(vmath.exp_f64), "f")
-TABLE["log"] = Row(_vec(vmath.log_f64), "f")
+for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
+           "atan", "asin", "acos", "tanh", "logistic", "sinh", "cosh", "asinh", "acosh",
+           "atanh", "pow", "atan2", "erf"):
+    TABLE[_n] = Row(_vec(_n), "f")
 TABLE["sqrt"] = Row(lambda em, eqn, x: _intrinsic1(em, "sqrt", x), "f")
 TABLE["floor"] = Row(lambda em, eqn, x: _intrinsic1(em, "floor", x), "f")
 TABLE["ceil"] = Row(lambda em, eqn, x: _intrinsic1(em, "ceil", x), "f")
 TABLE["round"] = Row(lambda em, eqn, x: _intrinsic1(em, "rint", x), "f")
-for _n in ("sin", "cos", "tanh", "expm1", "log1p", "tan", "sinh", "cosh", "atan", "asin",
-           "acos", "asinh", "acosh", "atanh", "cbrt", "exp2", "log2"):
-    TABLE[_n] = Row(_libm(_n), "f")
+TABLE["cbrt"] = Row(_libm("cbrt"), "f")
 
 
 def _abs(em, eqn, x):
@@ -313,13 +310,6 @@ def _one(x):
     return ir.Constant(x.type, 1.0)
 
 
-def _logistic(em, eqn, x):
-    # as the interpreter: 1 / (1 + exp(-x))
-    e = _vec(vmath.exp_f64)(em, eqn, em.b.fneg(x))
-    return em.b.fdiv(_one(x), em.b.fadd(_one(x), e))
-
-
-TABLE["logistic"] = Row(_logistic, "f")
 TABLE["reciprocal"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), x), "f")
 TABLE["rsqrt"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), _intrinsic1(em, "sqrt", x)), "f")
 TABLE["square"] = Row(lambda em, eqn, x: (em.b.fmul if _dt(eqn).kind == "f" else em.b.mul)(x, x),
@@ -328,11 +318,6 @@ TABLE["is_finite"] = Row(lambda em, eqn, x: em.b.fcmp_ordered(
     "<", _intrinsic1(em, "fabs", x), ir.Constant(x.type, math.inf)), "f")
 
 
-def _pow(em, eqn, x, y):
-    return _libm("pow")(em, eqn, x, y)
-
-
-TABLE["pow"] = Row(_pow, "f")
 
 
 def _sign(em, eqn, x):

@@ -1,7 +1,15 @@
-"""Running a plan: kernels through one foreign call each, host steps through numpy.
+"""Running a lowered jaxpr: native segments called as CPython builtins, host steps
+through numpy in between.
 
-Every value of the jaxpr lives in a slot of a list; each step is a closure reading
-and writing slots, prepared once at compile time so a call does no planning work.
+Each segment function (see ``lower``) is wrapped as a real builtin function object
+(``PyCFunction_NewEx`` over a ``METH_FASTCALL`` method definition), so calling it from
+Python costs what calling ``len`` costs: no ctypes argument conversion. Its
+arguments are the slot arrays: inputs, outputs, constants, workspace, host results.
+
+``Program.__call__(*args)`` is the general path (converts its arguments, runs every
+step, workspace from a small pool so concurrent calls never share one);
+``fast_runner`` gives the jit cache-hit path for one-segment programs: allocate the
+outputs, one native call.
 
 >>> import numpy as np
 >>> _materialise(np.arange(3.0), (2, 3), (0, 1), 0).tolist()
@@ -11,11 +19,34 @@ from __future__ import annotations
 
 import ctypes
 
+import llvmlite.binding as llvm
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from jaxpr_ir import Literal
-from ..fusion import HostStep, Kernel
+from ..fusion import View
+
+llvm.add_symbol("ft_py_none", id(None))
+llvm.add_symbol("ft_py_notimplemented", id(NotImplemented))
+
+_METH_FASTCALL = 0x80
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
+                ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
+
+
+_new_function = ctypes.pythonapi.PyCFunction_NewEx
+_new_function.restype = ctypes.py_object
+_new_function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+
+
+def builtin(addr, name):
+    """A builtin function object calling the METH_FASTCALL C function at ``addr``; the
+    method definition it points to is kept alive as an attribute of the holder."""
+    md = _MethodDef(name.encode(), addr, _METH_FASTCALL, None)
+    fn = _new_function(ctypes.addressof(md), None, None)
+    return fn, md
 
 
 def _materialise(base, shape, strides, offset):
@@ -26,98 +57,146 @@ def _materialise(base, shape, strides, offset):
 
 
 class Program:
-    """The prepared steps of one compiled jaxpr; ``__call__(*args) -> list of arrays``."""
+    """The steps of one compiled jaxpr bound to its constants; ``__call__(*args)``."""
 
-    def __init__(self, closed, plan, kernel_fns):
-        jaxpr = closed.jaxpr
-        self.slots = {}
-        for v in list(jaxpr.constvars) + list(jaxpr.invars):
-            self._slot(v)
-        self.n_in = len(jaxpr.invars)
-        self.consts = [np.asarray(c, dtype=v.aval.dtype)
-                       for c, v in zip(closed.consts, jaxpr.constvars)]
-        self.views = plan.views
+    def __init__(self, compiled, consts):
+        self.compiled = compiled
+        self.in_avals = compiled.in_avals
+        self.n_in = len(self.in_avals)
+        self.out_specs = [(tuple(a.shape), a.dtype) for a in compiled.out_avals]
+        self.consts = [np.ascontiguousarray(np.asarray(c, dtype=a.dtype))
+                       for c, a in zip(consts, compiled.const_avals)]
+        self.ws_size = compiled.ws_size
+        self.ws_slot = compiled.ws_slot
+        self.nslots = compiled.nslots
         self.steps = []
-        fns = iter(kernel_fns)
-        for s in plan.steps:
-            if isinstance(s, Kernel):
-                name, addr, buffers = next(fns)
-                self.steps.append(self._kernel_step(s, addr, buffers))
+        for kind, item in compiled.segments:
+            if kind == "native":
+                self.steps.append(("native", compiled.functions[item]))
             else:
-                self.steps.append(self._host_step(s))
-        self.getters = [self._getter(x, copy=True) for x in jaxpr.outvars]
-        self.size = len(self.slots)
+                self.steps.append(("host", self._host(*item)))
+        self._pool = []
+        self.aliases = compiled.aliases
+        self.fast = None
+        if len(self.steps) == 1 and not self.aliases:
+            self.fast = self.steps[0][1]
+            self._tail = tuple(self.consts) + (np.zeros(self.ws_size, np.uint8),)
 
-    def _slot(self, v):
-        if v not in self.slots:
-            self.slots[v] = len(self.slots)
-        return self.slots[v]
-
-    def _getter(self, x, copy=False):
-        """A function env -> the numpy value of ``x`` (a Literal, a view or a slot)."""
-        if isinstance(x, Literal):
-            val = np.asarray(x.val, dtype=x.aval.dtype)
-            return lambda env: val.copy()
-        view = self.views.get(x)
-        if view is not None:
-            shape, dtype = x.aval.shape, x.aval.dtype
-            if isinstance(view.base, Literal):
-                val = view.base.val
-                return lambda env: np.full(shape, val, dtype)
-            i = self._slot(view.base)
-            st, off = view.strides, view.offset
-            if copy:
-                return lambda env: np.array(_materialise(env[i], shape, st, off))
-            return lambda env: _materialise(env[i], shape, st, off)
-        i = self._slot(x)
-        return lambda env: env[i]
-
-    def _kernel_step(self, k, addr, buffers):
-        fn = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * len(buffers))(addr)
-        outs = set(k.outputs)
-        plan = []   # (slot, None) for inputs, (slot, (shape, dtype)) for outputs
-        for b in buffers:
-            plan.append((self._slot(b), (b.aval.shape, b.aval.dtype) if b in outs else None))
-
-        def step(env, fn=fn, plan=plan):
-            ptrs = []
-            for i, out in plan:
-                if out is None:
-                    a = env[i]
-                    if not (type(a) is np.ndarray and a.flags.c_contiguous):
-                        a = env[i] = np.ascontiguousarray(a)
-                else:
-                    a = env[i] = np.empty(out[0], out[1])
-                ptrs.append(a.ctypes.data)
-            fn(*ptrs)
-        step.fn = fn
-        return step
-
-    def _host_step(self, s: HostStep):
-        eqn = s.eqn
-        getters = [self._getter(x) for x in eqn.inputs]
-        outs = [(self._slot(v), v.aval.dtype) for v in eqn.outvars]
-        impl, params, multi = eqn.primitive.impl, eqn.params, eqn.primitive.multiple_results
+    def _host(self, eqn, ins, outs):
+        impl, params = eqn.primitive.impl, eqn.params
+        multi = eqn.primitive.multiple_results
+        name = eqn.primitive.name
         if impl is None:
-            raise NotImplementedError(f"llvm backend: primitive '{eqn.primitive.name}' has "
-                                      "neither code generation nor an implementation")
+            raise NotImplementedError(f"llvm backend: primitive '{name}' has neither code "
+                                      "generation nor an implementation")
+        ws_slot = self.ws_slot
 
-        def step(env):
-            res = impl(*[g(env) for g in getters], **params)
+        def step(slots):
+            args = []
+            ws = slots[ws_slot]
+            for spec in ins:
+                if spec[0] == "lit":
+                    args.append(spec[1])
+                    continue
+                _, where, dtype, bshape, shape, strides, offset = spec
+                if where[0] == "slot":
+                    base = slots[where[1]]
+                else:
+                    base = ws[where[1]:where[1] + where[2]].view(dtype).reshape(bshape)
+                if View(None, shape, tuple(strides), offset).dense:
+                    n = int(np.prod(shape, dtype=np.int64))
+                    args.append(base.reshape(-1)[offset:offset + n].reshape(shape))
+                else:
+                    args.append(_materialise(base, shape, strides, offset))
+            res = impl(*args, **params)
             if not multi:
                 res = (res,)
-            for (i, dt), r in zip(outs, res):
-                env[i] = np.asarray(r, dtype=dt)
+            for (k, dt, shape), r in zip(outs, res):
+                a = np.asarray(r, dtype=dt)
+                if a.shape != tuple(shape):
+                    raise RuntimeError(f"llvm backend: host step '{name}' returned shape "
+                                       f"{a.shape}, expected {tuple(shape)}")
+                if not (a.flags.c_contiguous and a.flags.aligned) or np.may_share_memory(a, ws):
+                    a = np.array(a, order="C", copy=True)
+                slots[k] = a
         return step
 
-    def __call__(self, *args):
+    def _convert(self, args):
         if len(args) != self.n_in:
             raise TypeError(f"compiled function takes {self.n_in} arguments, got {len(args)}")
-        env = [None] * self.size
-        env[:len(self.consts)] = self.consts
-        nc = len(self.consts)
-        for j, a in enumerate(args):
-            env[nc + j] = a if type(a) is np.ndarray else np.asarray(a)
-        for step in self.steps:
-            step(env)
-        return [g(env) for g in self.getters]
+        out = []
+        for i, (a, av) in enumerate(zip(args, self.in_avals)):
+            a = np.asarray(a)
+            if a.shape != tuple(av.shape):
+                raise TypeError(f"compiled function: argument {i} has shape {a.shape}, but it "
+                                f"was compiled for {av.str_short()}")
+            if a.dtype != av.dtype or not (a.flags.c_contiguous and a.flags.aligned):
+                a = np.ascontiguousarray(a, dtype=av.dtype)
+            out.append(a)
+        return out
+
+    def __call__(self, *args, outs=None):
+        args = self._convert(args)
+        if outs is None:
+            outs = [np.empty(s, d) for s, d in self.out_specs]
+        for j, d in self.aliases.items():
+            # the output takes over the donated input's buffer: only a writeable array
+            # that no other argument overlaps (else a private copy of it)
+            a = args[d]
+            if not a.flags.writeable or any(np.may_share_memory(a, b)
+                                            for i, b in enumerate(args) if i != d):
+                a = args[d] = np.array(a, order="C", copy=True)
+            outs[j] = a
+        pool = self._pool
+        ws = pool.pop() if pool else np.zeros(self.ws_size, np.uint8)
+        try:
+            slots = [*args, *outs, *self.consts, ws]
+            slots.extend([None] * (self.nslots - len(slots)))
+            for kind, item in self.steps:
+                if kind == "native":
+                    if item(*slots) is not None:
+                        raise RuntimeError("llvm backend: a native segment rejected its "
+                                           "arguments")
+                else:
+                    item(slots)
+        finally:
+            pool.append(ws)
+        return outs
+
+    def fast_runner(self, cls=None, single=False):
+        """A callable ``run(*arrays)`` for arguments already known to have the compiled
+        shapes and dtypes (and to be ndarrays): one native call, outputs of type ``cls``
+        (an ndarray subclass, or ndarray). Returns the output itself when ``single``,
+        else a list. None when the program has host steps."""
+        seg = self.fast
+        if seg is None:
+            return None
+        tail = self._tail
+        specs = self.out_specs
+        empty = np.empty
+        slow = self.__call__
+
+        if single and len(specs) == 1:
+            shape, dt = specs[0]
+            if cls is None or cls is np.ndarray:
+                def run(*args):
+                    o = empty(shape, dt)
+                    if seg(*args, o, *tail) is not None:
+                        return slow(*args)[0]
+                    return o
+            else:
+                def run(*args):
+                    o = cls(shape, dt)       # uninitialised, like np.empty
+                    if seg(*args, o, *tail) is not None:
+                        return slow(*args)[0].view(cls)
+                    return o
+            return run
+
+        def run_many(*args):
+            outs = [empty(s, d) for s, d in specs] if cls is None else [cls(s, d) for s, d in specs]
+            if seg(*args, *outs, *tail) is not None:
+                outs = slow(*args)
+                if cls is not None:
+                    outs = [o.view(cls) for o in outs]
+            return outs
+        return run_many

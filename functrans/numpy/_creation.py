@@ -4,9 +4,10 @@ arange linspace eye identity tri tril triu``.
 Defaults follow numpy: floats are float64, Python ints int64. ``dtype=`` is
 checked (an unknown name is a ``TypeError`` naming it) and so are shapes. The
 results are constants, also under a trace (``zeros_like(tracer)`` is an array of
-the tracer's shape and dtype); only ``full``/``full_like`` with a traced fill value
-and ``tril``/``triu`` of a traced array record primitives. ``arange`` and
-``linspace`` need static (concrete) bounds, since their shapes depend on them.
+the tracer's shape and dtype); only ``full``/``full_like`` with a traced fill value,
+``linspace`` with traced bounds and ``tril``/``triu`` of a traced array record
+primitives. ``arange`` bounds and ``linspace``'s ``num`` must be static (concrete),
+since the shapes depend on them.
 
 >>> import functrans.numpy as fnp
 >>> fnp.zeros((2, 3)).dtype, fnp.arange(3).dtype
@@ -185,8 +186,14 @@ def arange(start, stop=None, step=None, dtype=None):
     start = _static("arange", "start", start)
     stop = _static("arange", "stop", stop)
     step = _static("arange", "step", step)
-    for v in (start, stop, step):
-        if v is not None and np.ndim(v) != 0:
+    for what, v in (("start", start), ("stop", stop), ("step", step)):
+        if v is None:
+            continue
+        if not isinstance(v, (bool, int, float, complex, np.ndarray, np.generic)) or \
+                np.asarray(v).dtype.kind not in "biuf":
+            raise TypeError(f"arange: {what} must be a real number, got "
+                            f"{type(v).__name__} {v!r:.60}")
+        if np.ndim(v) != 0:
             raise ValueError(f"arange: bounds must be scalars, got shape {np.shape(v)}")
     args = [v for v in (start, stop) if v is not None]
     if step is not None:
@@ -201,23 +208,59 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``num`` evenly spaced values from ``start`` to ``stop``; all must be static.
+    """``num`` evenly spaced values from ``start`` to ``stop``; ``num`` must be static,
+    ``start`` and ``stop`` may be traced (as in JAX; then the result is differentiable).
 
     >>> import functrans.numpy as fnp
     >>> fnp.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     dt = _dtype("linspace", dtype)
-    start = _static("linspace", "start", start)
-    stop = _static("linspace", "stop", stop)
     num = _static("linspace", "num", num)
     if isinstance(num, (float, np.floating)) or int(num) < 0:
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
+    if isinstance(start, Tracer) or isinstance(stop, Tracer):   # (also under grad: not constant)
+        return _linspace_traced(start, stop, int(num), endpoint, retstep, dt, axis)
+    start = _static("linspace", "start", start)
+    stop = _static("linspace", "stop", stop)
     res = np.linspace(start, stop, int(num), endpoint=endpoint, retstep=retstep, dtype=dt,
                       axis=axis)
     if retstep:
         return wrap(res[0]), res[1]
     return wrap(res)
+
+
+def _linspace_traced(start, stop, num, endpoint, retstep, dt, axis):
+    """numpy's linspace arithmetic on traced bounds: ``start + i * step`` along a new
+    axis (``i * delta / div`` where the step is 0), the last value exactly ``stop``."""
+    from . import _elementwise as El, _structural as St
+    _util.check_arraylike("linspace", start, stop)
+    start, stop = _util.asarray(start), _util.asarray(stop)
+    if dt is None:
+        dt = np.dtype(np.result_type(_util.result_dtype(start, stop), np.float64)) \
+            if _util.result_dtype(start, stop).kind not in "fc" else \
+            _util.result_dtype(start, stop, 0.0)
+    work = dt if dt.kind in "fc" else np.dtype(np.float64)
+    start, stop = _util.promote("linspace", start, stop, dtype=work)
+    shape = tuple(start.shape)
+    div = num - 1 if endpoint else num
+    ax = _util.canonicalize_axis(axis, len(shape) + 1, "linspace: axis")
+    i = np.arange(num, dtype=work).reshape((num,) + (1,) * len(shape))
+    delta = El.subtract(stop, start)
+    if div > 0:
+        step = El.true_divide(delta, div)
+        y = El.where(El.equal(step, 0), El.multiply(i / div, delta), El.multiply(i, step))
+    else:
+        step = El.multiply(delta, np.nan)
+        y = El.multiply(i, delta)
+    y = El.add(y, start)
+    if endpoint and num > 1:
+        y = St.concatenate([y[:-1], St.expand_dims(stop, 0)], axis=0)
+    y = St.moveaxis(y, 0, ax)
+    if dt.kind in "iu":
+        y = El.floor(y)
+    y = _util.asarray(y, dt)
+    return (y, step) if retstep else y
 
 
 # --------------------------------------------------------------------------- matrices

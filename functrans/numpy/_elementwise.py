@@ -82,16 +82,29 @@ def _check(name, *args):
             return
 
 
+def _shape_error(np_fn, args):
+    """After numpy raised ValueError: raise ours naming the function and both shapes
+    (numpy's "operands could not be broadcast" names neither); return if shapes agree."""
+    from ._util import broadcast_shapes, shape_of
+    name = getattr(np_fn, "__name__", "elementwise")
+    broadcast_shapes(name if name != "<lambda>" else "elementwise",
+                     *[shape_of(a) for a in args])
+
+
 def _eager(np_fn, args, quiet):
     """numpy's result; unsupported result dtypes are recomputed in the widened dtype.
 
     ``quiet`` suppresses numpy's warnings, for the divisions whose x / 0 is defined.
     """
-    if quiet:
-        with np.errstate(all="ignore"):
+    try:
+        if quiet:
+            with np.errstate(all="ignore"):
+                r = np_fn(*args)
+        else:
             r = np_fn(*args)
-    else:
-        r = np_fn(*args)
+    except ValueError:
+        _shape_error(np_fn, args)
+        raise
     if r.dtype not in _SUPPORTED:
         wide = _WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
@@ -120,7 +133,11 @@ def _eager2(np_fn, x, y, quiet):
         y = y.view(np.ndarray)
     if quiet:
         return _eager(np_fn, (x, y), True)
-    r = np_fn(x, y)
+    try:
+        r = np_fn(x, y)
+    except ValueError:
+        _shape_error(np_fn, (x, y))
+        raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x, y), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
@@ -402,8 +419,11 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
     decimals = int(decimals)
     if not isinstance(x, Tracer):
         _check("round", x)
+        x = np.asarray(x)
+        if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals >= 0):
+            return wrap(x)      # as under a trace (numpy gives float16 for bool)
         with np.errstate(all="ignore"):
-            return wrap(np.round(x, decimals))
+            return wrap(np.ndarray.round(x, decimals))
     kind = x.dtype.kind
     if kind == "b" or (kind in "iu" and decimals >= 0):
         return x
@@ -488,7 +508,7 @@ def _logical(name, np_fn, prim_fn):
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             _check(name, x, y)
-            return wrap(np_fn(x, y))
+            return _eager2(np_fn, x, y, False)
         # conversion to bool is truthiness (nan is true), as numpy
         _check(name, x, y)
         x, y = promote(name, x, y, dtype=np.bool_)

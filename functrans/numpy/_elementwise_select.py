@@ -92,6 +92,7 @@ def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE): 
         _check("clip", x, *bounds)
         if not bounds:
             return wrap(np.asarray(x))
+        broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
         return _eager(lambda *a: np.clip(a[0], lo if lo is None else a[1],
                                          hi if hi is None else a[-1]), [x] + bounds, True)
     _check("clip", x, *bounds)
@@ -127,6 +128,7 @@ def where(condition, x=_NO_VALUE, y=_NO_VALUE):
         raise ValueError("where: give both x and y, or neither")
     if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
         _check("where", condition, x, y)
+        broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
         r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
         return r.view(_Array) if r.dtype in _SUPPORTED else wrap(r.astype(_WIDEN[r.dtype.kind]))
     _check("where", condition, x, y)

@@ -454,11 +454,14 @@ def index_update(x, idx, values, mode):
 
 # --------------------------------------------------------------------------- take
 
-# Out-of-range indices in ``take``/``take_along_axis`` follow JAX, not numpy: with the
-# default ``mode=None`` (same as ``"clip"``) a negative index is wrapped once and then
-# clamped into range; ``"wrap"`` takes it modulo the axis size; ``"fill"`` returns
-# ``fill_value`` (default NaN for inexact dtypes, 0 otherwise) at out-of-range
-# positions; ``"raise"`` checks static indices and raises ``IndexError``.
+# Out-of-range indices in ``take``/``take_along_axis``: with the default ``mode=None``,
+# static (concrete) indices raise ``IndexError`` as numpy does and as ``x[idx]`` does,
+# while traced ones, whose values are unknown, get JAX's default ``"fill"``.
+# ``"clip"`` wraps a negative index once and then clamps into range; ``"wrap"`` takes
+# it modulo the axis size; ``"fill"`` returns ``fill_value`` at out-of-range positions
+# (by default as JAX: NaN for inexact dtypes, the most negative value for signed
+# integers, the largest for unsigned, True for bool); ``"raise"`` checks static indices
+# and raises ``IndexError``.
 
 def _arr(a):
     return a if isinstance(a, Tracer) else asarray(a)
@@ -472,6 +475,8 @@ def _check_int_indices(name, idx):
 def _norm_static(name, idx, n, mode):
     """Static indices under ``mode``: (in-range indices, mask of valid ones or None)."""
     idx = np.asarray(idx, np.int64)
+    if mode is None:
+        mode = "raise"
     if mode == "wrap":
         return np.mod(idx, n) if n else idx, None
     if mode == "raise":
@@ -486,6 +491,8 @@ def _norm_static(name, idx, n, mode):
 
 
 def _norm_traced(name, idx, n, mode):
+    if mode is None:
+        mode = "fill"
     if mode == "raise":
         raise IndexError(f"{name}: mode='raise' needs static indices; the indices "
                          f"{idx.aval.str_short()} are traced (use mode='clip' or 'fill')")
@@ -508,7 +515,9 @@ def _fill(out, valid, fill_value, expand_at):
     from ._elementwise import where
     from . import _structural as St
     if fill_value is None:
-        fill_value = np.nan if out.dtype.kind in "fc" else 0
+        dt = out.dtype
+        fill_value = (np.nan if dt.kind in "fc" else True if dt.kind == "b" else
+                      np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max)
     v = valid
     v_shape = tuple(v.shape)
     o_shape = tuple(out.shape)
@@ -525,7 +534,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None).
 
-    Out-of-range indices follow ``mode`` (see the module docstring; default: clamp).
+    Out-of-range indices follow ``mode`` (default: static indices raise ``IndexError``,
+    traced ones give the fill value, NaN for floats; see the comment above ``_arr``).
 
     >>> import functrans.numpy as fnp
     >>> fnp.take(fnp.arange(6).reshape(2, 3), [2, 0], axis=1).tolist()
@@ -590,7 +600,11 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     n = a.shape[axis]
     a_other = tuple(1 if j == axis else s for j, s in enumerate(a.shape))
     i_other = tuple(1 if j == axis else s for j, s in enumerate(idx.shape))
-    out_shape = list(St.broadcast_shapes(a_other, i_other))
+    try:
+        out_shape = list(np.broadcast_shapes(a_other, i_other))
+    except ValueError:
+        raise ValueError(f"take_along_axis: indices of shape {tuple(idx.shape)} do not broadcast "
+                         f"against the array of shape {tuple(a.shape)} outside axis {axis}") from None
     out_shape[axis] = idx.shape[axis]
     out_shape = tuple(out_shape)
     if isinstance(idx, Tracer):

@@ -20,6 +20,7 @@ strict reduction primitives of ``functrans.primitives.reductions``.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -56,6 +57,25 @@ def _float_dtype(dt):
     return dt if dt.kind in "fc" else np.dtype(np.float64)
 
 
+def _check_axis(axis):
+    """numpy's eager message for a bad axis names no argument; ours does."""
+    for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+        try:
+            operator.index(a)
+        except TypeError:
+            raise TypeError(f"axis must be None, an int or a tuple of ints, got "
+                            f"{type(axis).__name__} {axis!r:.60}") from None
+
+
+def _axis_0d(axis, ndim):
+    """numpy reduces a 0-d array over axis 0 or -1 (or a tuple of them) as over all axes."""
+    if ndim or axis is None:
+        return axis
+    for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+        canonicalize_axis(a, 1)
+    return None
+
+
 def _keep(out, shape, axes, keepdims):
     if not keepdims:
         return out
@@ -88,8 +108,10 @@ def _sum_like(name, np_fn, prim_fn):
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
         if not isinstance(a, Tracer):
+            if axis is not None and type(axis) is not int:
+                _check_axis(axis)
             return wrap(np_fn(a, axis=axis, dtype=dt, keepdims=keepdims))
-        axes = canonicalize_axes(axis, a.ndim)
+        axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
         out = prim_fn(E.convert_element_type(a, dt), axes)
         return _keep(out, a.shape, axes, keepdims)
     f.__name__ = name
@@ -121,6 +143,8 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
     """
     a = _arr(a)
     if not isinstance(a, Tracer):
+        if axis is not None and type(axis) is not int:
+            _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
         return wrap(np.nansum(a, axis=axis, dtype=dt, keepdims=keepdims))
     if a.dtype.kind in "fc":
@@ -141,8 +165,10 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     a = _arr(a)
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
     if not isinstance(a, Tracer):
+        if axis is not None and type(axis) is not int:
+            _check_axis(axis)
         return wrap(np.mean(a, axis=axis, dtype=dt, keepdims=keepdims))
-    axes = canonicalize_axes(axis, a.ndim)
+    axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
     s = R.reduce_sum(E.convert_element_type(a, dt), axes)
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
 
@@ -156,6 +182,8 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """
     a = _arr(a)
     if not isinstance(a, Tracer):
+        if axis is not None and type(axis) is not int:
+            _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else None
         if dt is None and a.dtype.kind not in "fc":
             dt = np.dtype(np.float64)
@@ -164,7 +192,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
         raise TypeError(f"var: complex input {a.aval.str_short()} is supported only outside "
                         "transforms")
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
-    axes = canonicalize_axes(axis, a.ndim)
+    axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
     x = E.convert_element_type(a, dt)
     m = R.reduce_sum(x, axes)
     m = _div_by(m, _count(a.shape, axes))
@@ -183,6 +211,8 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """
     a = _arr(a)
     if not isinstance(a, Tracer):
+        if axis is not None and type(axis) is not int:
+            _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else None
         if dt is None and a.dtype.kind not in "fc":
             dt = np.dtype(np.float64)
@@ -229,8 +259,10 @@ def _extremum(name, np_fn, prim_fn):
     def f(a, axis=None, keepdims=False):
         a = _arr(a)
         if not isinstance(a, Tracer):
+            if axis is not None and type(axis) is not int:
+                _check_axis(axis)
             return wrap(np_fn(a, axis=axis, keepdims=keepdims))
-        axes = canonicalize_axes(axis, a.ndim)
+        axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
         if builtins.any(a.shape[i] == 0 for i in axes):
             raise ValueError(f"{name}: zero-size array to reduction operation {name} which "
                              f"has no identity (shape {a.shape}, axis {axis})")
@@ -257,6 +289,8 @@ def ptp(a, axis=None, keepdims=False):
     """
     a = _arr(a)
     if not isinstance(a, Tracer):
+        if axis is not None and type(axis) is not int:
+            _check_axis(axis)
         return wrap(np.ptp(a, axis=axis, keepdims=keepdims))
     return E.sub(max(a, axis, keepdims), min(a, axis, keepdims))
 
@@ -267,7 +301,10 @@ def _arg(name, np_fn, prim_fn):
     def f(a, axis=None, keepdims=False):
         a = _arr(a)
         if not isinstance(a, Tracer):
+            if axis is not None and type(axis) is not int:
+                _check_axis(axis)
             return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims), dtype=np.int64))
+        axis = _axis_0d(axis, a.ndim)
         if axis is None:
             flat = _reshape(a, (a.size,))
             if a.size == 0:
@@ -296,8 +333,10 @@ def _logical(name, np_fn, prim_fn):
     def f(a, axis=None, keepdims=False):
         a = _arr(a)
         if not isinstance(a, Tracer):
+            if axis is not None and type(axis) is not int:
+                _check_axis(axis)
             return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims)))
-        axes = canonicalize_axes(axis, a.ndim)
+        axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
         out = prim_fn(E.convert_element_type(a, np.bool_), axes)
         return _keep(out, a.shape, axes, keepdims)
     f.__name__ = name
@@ -319,7 +358,10 @@ def _cumulative(name, np_fn, prim_fn):
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
         if not isinstance(a, Tracer):
+            if axis is not None and type(axis) is not int:
+                _check_axis(axis)
             return wrap(np_fn(a, axis=axis, dtype=dt))
+        axis = _axis_0d(axis, a.ndim)
         if axis is None:
             a, ax = _reshape(a, (a.size,)), 0
         else:

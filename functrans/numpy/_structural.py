@@ -6,15 +6,18 @@ lowers to the structural and indexing primitives (reshape, transpose,
 broadcast_in_dim, squeeze, slice, rev, concatenate, pad, gather).
 
 ``take`` and ``take_along_axis`` live with the indexing code (``_indexing``) and
-are exported from here; out of range they clamp by default, as in JAX.
+are exported from here; out of range, static indices raise ``IndexError`` (as numpy)
+and traced ones give NaN for floats (as JAX's default ``mode="fill"``).
 
 >>> import functrans.numpy as fnp
 >>> fnp.reshape(fnp.zeros(6), (2, -1)).shape
 (2, 3)
->>> fnp.take(fnp.arange(4.0), [0, -1, 9]).tolist()
+>>> fnp.take(fnp.arange(4.0), [0, -1, 9], mode="clip").tolist()
 [0.0, 3.0, 3.0]
 """
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -85,7 +88,7 @@ def reshape(a, newshape=None, order="C", *, shape=None):
     if order not in ("C", "F"):
         raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
     if not isinstance(a, Tracer):
-        return wrap(np.reshape(a, new, order=order))
+        return wrap(np.ndarray.reshape(a, new, order=order))
     if order == "F":
         return transpose(S.reshape(transpose(a), new[::-1]))
     return S.reshape(a, new)
@@ -450,7 +453,13 @@ def tile(A, reps):
     [0, 1, 0, 1]
     """
     a = _arr(A)
-    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    if isinstance(reps, np.ndarray):
+        reps = reps.tolist()
+    try:
+        reps = (operator.index(reps),) if not isinstance(reps, (tuple, list)) else \
+            tuple(operator.index(r) for r in reps)
+    except TypeError:
+        raise TypeError(f"tile: reps must be an int or a tuple of ints, got {reps!r:.60}") from None
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: negative repetitions {reps}")
     if not isinstance(a, Tracer):

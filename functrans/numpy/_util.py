@@ -6,6 +6,8 @@ dtype('float32')
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
@@ -88,8 +90,26 @@ def asarray(x, dtype=None):
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
                                            np.bool_, np.uint32, np.complex128, np.complex64):
-        arr = arr.astype(canonical_dtype(arr.dtype))
+        arr = arr.astype(_nearest_supported(arr.dtype))
     return wrap(arr)
+
+
+# numpy dtypes outside the IR's set, as the nearest supported one (no value changes except
+# uint64 above 2**63, float128's extra precision and float16 -> float32's none)
+_NEAREST = {"i": np.dtype(np.int64), "u": np.dtype(np.int64), "f": np.dtype(np.float64),
+            "c": np.dtype(np.complex128)}
+
+
+def _nearest_supported(dt):
+    try:
+        return canonical_dtype(dt)
+    except TypeError:
+        pass
+    if dt.kind in "iu" and dt.itemsize <= 4:
+        return np.dtype(np.uint32) if dt.kind == "u" else np.dtype(np.int32)
+    if dt.kind in _NEAREST:
+        return _NEAREST[dt.kind]
+    raise TypeError(f"cannot convert an array of dtype {dt} to a supported dtype")
 
 
 def _contains_tracer(x):
@@ -126,11 +146,18 @@ def broadcast_to_shape(x, shape):
         return x
     nd = len(shape)
     dims = tuple(range(nd - len(s), nd))
+    if not isinstance(x, Tracer):
+        from ..primitives.structural import broadcast_constant
+        return broadcast_constant(x, shape, dims)
     return broadcast_in_dim(x, shape, dims)
 
 
 def canonicalize_axis(axis, ndim, name="axis"):
-    a = int(axis)
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(axis).__name__} "
+                        f"{axis!r:.60}") from None
     if not -ndim <= a < ndim:
         raise ValueError(f"{name} {axis} is out of bounds for an array of rank {ndim}")
     return a % ndim

@@ -79,12 +79,9 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 def zeros_array(aval):
-    """Zeros of ``aval`` as a broadcast scalar: a read-only stride-0 view, so a large
-    zero captured as a jaxpr constant costs no memory."""
-    if not aval.shape:
-        return np.zeros((), aval.dtype)
-    from .structural import broadcast_in_dim
-    return broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
+    """Zeros of ``aval`` as a broadcast scalar (see ``structural.full``)."""
+    from .structural import full
+    return full(aval.shape, 0, aval.dtype)
 
 
 def instantiate(t):

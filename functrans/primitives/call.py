@@ -36,7 +36,10 @@ def _pjit_impl(*args, jaxpr, name, backend):
     key = (id(jaxpr), backend)
     hit = _compiled.get(key)
     if hit is None or hit[0] is not jaxpr:
-        hit = (jaxpr, get_backend(backend).compile(_optimized(jaxpr)))
+        from .. import config, dump   # ---- tools: log, stage dumps, debug_nans (dump.py)
+        exe = (dump.compile_body(jaxpr, backend, name) if config.tools_active()
+               else get_backend(backend).compile(_optimized(jaxpr)))
+        hit = (jaxpr, exe)
         _compiled[key] = hit
     return hit[1](*args)
 

@@ -259,13 +259,10 @@ def _as_operand(x, like):
 
 def full_like(like, value):
     """``value`` in the shape and dtype of ``like``, as a broadcast scalar (a stride-0
-    view when computed eagerly, so no large constant is materialised)."""
+    view eagerly, one broadcast equation under a trace: never a large constant)."""
+    from .structural import full
     a = aval(like)
-    scalar = np.asarray(value, dtype=a.dtype)
-    if not a.shape:
-        return scalar
-    from .structural import broadcast_in_dim
-    return broadcast_in_dim(scalar, a.shape, ())
+    return full(a.shape, value, a.dtype)
 
 
 def _binary(p):

@@ -206,7 +206,10 @@ def _integer_pow_impl(x, *, y):
 def _integer_pow_deriv(t, x, *, out, y):
     if y == 0:
         return mul(t, _c(x, 0))
-    d = _c(x, y) if y == 1 else mul(_c(x, y), integer_pow(x, y - 1))
+    if y == 1:
+        return t
+    # x ** 1 is x itself: no equation for it (keeps d/dx x**2 = 2·x readable)
+    d = mul(_c(x, y), x if y == 2 else integer_pow(x, y - 1))
     return mul(t, d)
 
 

@@ -23,6 +23,7 @@ import builtins
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from .. import tracing as _tracing
 from ..tracing import Tracer
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
@@ -93,6 +94,8 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
     if aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return x
+    if not isinstance(x, Tracer) and _tracing._trace_stack:
+        return broadcast_constant(x, shape, broadcast_dimensions)
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
 
 
@@ -185,6 +188,22 @@ def full(shape, value, dtype):
         return _trace_stack[0].process(broadcast_in_dim_p, (scalar,),
                                        dict(shape=shape, broadcast_dimensions=()))
     return broadcast_in_dim(scalar, shape, ())
+
+
+def broadcast_constant(x, shape, broadcast_dimensions):
+    """``broadcast_in_dim`` of a constant (not a tracer) recorded like ``full``: under a
+    trace the IR keeps the small constant and one broadcast equation, so a backend fuses
+    it instead of reading a materialised array."""
+    from ..tracing import _trace_stack
+    shape = tuple(int(s) for s in shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    x = np.asarray(x)
+    if x.shape == shape:
+        return x
+    if _trace_stack:
+        return _trace_stack[0].process(broadcast_in_dim_p, (x,),
+                                       dict(shape=shape, broadcast_dimensions=dims))
+    return broadcast_in_dim(x, shape, dims)
 
 
 def zeros_like_aval(a):

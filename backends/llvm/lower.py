@@ -1,0 +1,597 @@
+"""Lowering a whole jaxpr into native *segment* functions with one buffer plan.
+
+The jaxpr's steps (``backends.fusion.plan``) run inside ONE LLVM function per
+*segment*; a new segment starts only after a host step (an equation with no native
+code, run through its numpy ``impl``). A jaxpr without host steps is one function.
+
+Calling convention: a segment is a CPython ``METH_FASTCALL`` function
+``PyObject *seg(PyObject *self, PyObject *const *slots, Py_ssize_t n)`` whose
+arguments are numpy arrays: the inputs, the outputs (allocated by the caller), the
+constants, the workspace (a uint8 array) and one slot per host-step result. The data
+pointer of each array is read from the array object itself (``PyArrayObject.data``,
+at a fixed offset of numpy's ABI), so a call converts nothing. It returns ``None``, or
+``NotImplemented`` without doing any work when the slot count is wrong or an input is
+not a C-contiguous aligned array (the caller then converts and calls again).
+
+Buffers: every value that lives in memory is contiguous. Small values local to one
+segment live on the stack (``alloca``: LLVM keeps them in registers); the others get a
+byte range of the workspace from an arena that reuses dead buffers of the same size
+(liveness per step). Outputs are written in place into the caller's arrays.
+
+>>> Arena().alloc(10), Arena().alloc(100)
+(0, 0)
+"""
+from __future__ import annotations
+
+import sys
+
+import llvmlite.ir as ir
+import numpy as np
+
+from jaxpr_ir import Literal
+from .. import fusion
+from ..fusion import HostStep, Kernel, View, contiguous_strides
+from . import engine
+
+PTR = ir.PointerType()
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+_DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
+_FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
+_NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+STACK_MAX = 256          # bytes: values this small and segment-local live in registers
+_STACK_TOTAL = 1 << 16
+_ALIGN = 64
+_INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
+
+
+def storage(dtype):
+    from .ops import lltype
+    dtype = np.dtype(dtype)
+    return I8 if dtype == np.bool_ else lltype(dtype)
+
+
+def raw_type(dtype):
+    """The type a copy moves one element as (dtypes without arithmetic here: raw bits)."""
+    from .ops import _LL
+    dtype = np.dtype(dtype)
+    return storage(dtype) if dtype in _LL else ir.IntType(8 * dtype.itemsize)
+
+
+def raw_const(dtype, value):
+    from .ops import _LL
+    dtype = np.dtype(dtype)
+    if dtype in _LL:
+        v = Lowering.const(None, dtype, value)
+        return ir.Constant(I8, int(bool(value))) if dtype == np.bool_ else v
+    bits = int.from_bytes(np.asarray(value, dtype).tobytes(), "little")
+    return ir.Constant(raw_type(dtype), bits)
+
+
+def nbytes(aval):
+    return int(aval.size) * aval.dtype.itemsize
+
+
+class Arena:
+    """Workspace byte ranges; a released range is reused for a buffer of the same size."""
+
+    def __init__(self):
+        self.top = 0
+        self.free = {}
+
+    def alloc(self, n):
+        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
+        lst = self.free.get(n)
+        if lst:
+            return lst.pop()
+        off = self.top
+        self.top += n
+        return off
+
+    def release(self, off, n):
+        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
+        self.free.setdefault(n, []).append(off)
+
+
+class Ref:
+    """A contiguous buffer: ``slot`` k, ``ws`` byte offset, ``stack`` alloca, or ``ptr``
+    (an LLVM pointer value of the current function, e.g. one row of a scan's xs)."""
+    __slots__ = ("kind", "where", "aval")
+
+    def __init__(self, kind, where, aval):
+        self.kind, self.where, self.aval = kind, where, aval
+
+
+class Val:
+    """How to read a value: a scalar literal (``lit``), or a strided view of a Ref."""
+    __slots__ = ("lit", "ref", "shape", "strides", "offset", "dtype")
+
+    def __init__(self, dtype, shape, lit=None, ref=None, strides=None, offset=0):
+        self.dtype, self.shape, self.lit, self.ref = np.dtype(dtype), tuple(shape), lit, ref
+        self.strides, self.offset = strides, offset
+
+    @property
+    def contiguous(self):
+        return self.ref is not None and View(None, self.shape, self.strides, self.offset).contiguous
+
+
+class Fn:
+    """One segment function under construction; ``b`` is the builder of its body."""
+
+    def __init__(self, lw, name):
+        self.lw = lw
+        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR, PTR, I64]), name)
+        self.fn.attributes.add("nounwind")
+        self.pre = self.fn.append_basic_block("pre")
+        self.entry = self.fn.append_basic_block("entry")
+        self.eb = ir.IRBuilder(self.entry)
+        self.body = self.fn.append_basic_block("body")
+        self.b = ir.IRBuilder(self.body)
+        self._data = {}
+        self.stack = 0
+        self.empty = True
+
+    def slot_obj(self, k):
+        p = self.eb.gep(self.fn.args[1], [ir.Constant(I64, k)], source_etype=PTR)
+        return self.eb.load(p, typ=PTR)
+
+    def slot_data(self, k):
+        if k not in self._data:
+            obj = self.slot_obj(k)
+            dp = self.eb.gep(obj, [ir.Constant(I64, _DATA_OFFSET)], source_etype=I8)
+            self._data[k] = self.eb.load(dp, typ=PTR)
+        return self._data[k]
+
+    def ptr(self, ref):
+        if ref.kind == "slot":
+            return self.slot_data(ref.where)
+        if ref.kind == "ws":
+            base = self.slot_data(self.lw.ws_slot)
+            return self.b.gep(base, [ir.Constant(I64, ref.where)], source_etype=I8) \
+                if ref.where else base
+        return ref.where
+
+    def alloca(self, n):
+        a = self.eb.alloca(ir.ArrayType(I8, max(n, 1)))
+        a.align = 16
+        self.stack += n
+        a.type = PTR        # an opaque pointer like every other buffer (the IR is the same)
+        return a
+
+    def loop(self, n, body):
+        """``for i in range(n): body(i)`` (n an int or an i64 value); top-tested."""
+        b = self.b
+        if isinstance(n, int):
+            if n <= 0:
+                return
+            if n == 1:
+                body(ir.Constant(I64, 0))
+                return
+            n = ir.Constant(I64, n)
+        pre = b.block
+        head = self.fn.append_basic_block("head")
+        blk = self.fn.append_basic_block("loop")
+        done = self.fn.append_basic_block("done")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(I64)
+        i.add_incoming(ir.Constant(I64, 0), pre)
+        b.cbranch(b.icmp_signed("<", i, n), blk, done)
+        b.position_at_end(blk)
+        body(i)
+        i.add_incoming(b.add(i, ir.Constant(I64, 1), flags=("nsw",)), b.block)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def nest(self, dims, body):
+        """Loop nest over ``dims`` (ints); ``body(list of i64 indices)``."""
+        idxs = []
+
+        def level(d):
+            if d == len(dims):
+                body(list(idxs))
+                return
+
+            def inner(i):
+                idxs.append(i)
+                level(d + 1)
+                idxs.pop()
+            self.loop(dims[d], inner)
+        level(0)
+
+    def finish(self, nslots, check):
+        """Close the function: slot-count and input-layout checks, then the body."""
+        self.b.ret(self.lw.none_ptr(self.b))
+        pb = ir.IRBuilder(self.pre)
+        bad = self.fn.append_basic_block("bad")
+        pb.cbranch(pb.icmp_signed("==", self.fn.args[2], ir.Constant(I64, nslots)), self.entry, bad)
+        bb = ir.IRBuilder(bad)
+        bb.ret(self.lw.new_ref(bb, "ft_py_notimplemented"))
+        ok = ir.Constant(I1, 1)
+        for k in check:
+            obj = self.slot_obj(k)
+            fp = self.eb.gep(obj, [ir.Constant(I64, _FLAGS_OFFSET)], source_etype=I8)
+            flags = self.eb.load(fp, typ=I32)
+            good = self.eb.icmp_unsigned("==", self.eb.and_(flags, ir.Constant(I32, _NEEDED_FLAGS)),
+                                         ir.Constant(I32, _NEEDED_FLAGS))
+            ok = self.eb.and_(ok, good)
+        self.eb.cbranch(ok, self.body, bad)
+
+
+# --------------------------------------------------------------------------- liveness
+
+def _base(x, views):
+    if isinstance(x, Literal):
+        return None
+    v = views.get(x)
+    if v is not None:
+        return v.base if not isinstance(v.base, Literal) else None
+    return x
+
+
+def _step_eqns(s):
+    return s.eqns if isinstance(s, Kernel) else [s.eqn]
+
+
+def _step_outputs(s):
+    return list(s.outputs) if isinstance(s, Kernel) else list(s.eqn.outvars)
+
+
+def liveness(plan, outvars):
+    """(def step, last use step) of every buffer var; outputs live to the end."""
+    defs, last = {}, {}
+    for i, s in enumerate(plan.steps):
+        for e in _step_eqns(s):
+            for x in e.inputs:
+                b = _base(x, plan.views)
+                if b is not None:
+                    last[b] = i
+        for o in _step_outputs(s):
+            defs[o] = i
+            last.setdefault(o, i)
+    end = len(plan.steps)
+    for x in outvars:
+        b = _base(x, plan.views)
+        if b is not None:
+            last[b] = end
+    return defs, last
+
+
+# --------------------------------------------------------------------------- the lowering
+
+class Lowering:
+    """Builds the module for one jaxpr; ``segments`` lists what a call runs, in order:
+    ``("native", function name)`` or ``("host", HostCall)``."""
+
+    def __init__(self, closed, donate=()):
+        from .codegen import classify
+        self.classify = classify
+        jaxpr = closed.jaxpr
+        self.jaxpr = jaxpr
+        self.module = ir.Module(name="functrans")
+        self.module.triple = engine.triple()
+        self.module.data_layout = engine.data_layout()
+        self.arena = Arena()
+        self.n_in, self.n_out = len(jaxpr.invars), len(jaxpr.outvars)
+        self.n_const = len(jaxpr.constvars)
+        self.ws_slot = self.n_in + self.n_out + self.n_const
+        self.nslots = self.ws_slot + 1
+        self.segments = []
+        self.counter = 0
+        self.kernels = 0
+        self._globals = {}
+        self.plan = fusion.plan(jaxpr, classify)
+        self.donate = tuple(donate)
+        self.aliases = {}          # output position -> donated input position sharing its buffer
+        self.shared_kernels = set()   # ids of kernels writing over one of their inputs
+
+    # ------------------------------------------------------------------ helpers
+    def name(self, prefix):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def _extern(self, name):
+        g = self._globals.get(name)
+        if g is None:
+            g = self._globals[name] = ir.GlobalVariable(self.module, I64, name)   # ob_refcnt
+            g.linkage = "external"
+        return g
+
+    def none_ptr(self, b):
+        return self.new_ref(b, "ft_py_none")
+
+    def new_ref(self, b, name):
+        """A new reference to the singleton ``name`` (None or NotImplemented)."""
+        g = self._extern(name)
+        if _INCREF_NONE:
+            rc = b.load(g, typ=I64)
+            b.store(b.add(rc, ir.Constant(I64, 1)), g)
+        return g
+
+    def val(self, x, env, views):
+        """The Val reading ``x`` (a Literal or var) in ``env`` with the plan's ``views``."""
+        if isinstance(x, Literal):
+            return Val(x.aval.dtype, (), lit=x.val)
+        v = views.get(x)
+        if v is not None:
+            if isinstance(v.base, Literal):
+                return Val(x.aval.dtype, x.aval.shape, lit=v.base.val)
+            return Val(x.aval.dtype, x.aval.shape, ref=env[v.base], strides=v.strides,
+                       offset=v.offset)
+        return Val(x.aval.dtype, x.aval.shape, ref=env[x],
+                   strides=contiguous_strides(x.aval.shape), offset=0)
+
+    def val_of_ref(self, ref):
+        a = ref.aval
+        return Val(a.dtype, a.shape, ref=ref, strides=contiguous_strides(a.shape), offset=0)
+
+    def new_buffer(self, fn, aval, local):
+        """A fresh buffer for ``aval``: on the stack when small and ``local``, else the
+        workspace. Returns (Ref, owned: whether the arena range must be released)."""
+        n = nbytes(aval)
+        if local and n <= STACK_MAX and fn.stack + n <= _STACK_TOTAL:
+            return Ref("stack", fn.alloca(n), aval), False
+        return Ref("ws", self.arena.alloc(n), aval), True
+
+    def release(self, ref):
+        if ref.kind == "ws":
+            self.arena.release(ref.where, nbytes(ref.aval))
+
+    # ------------------------------------------------------------------ element access
+    def const(self, dtype, value):
+        from .ops import lltype
+        dtype = np.dtype(dtype)
+        if dtype.kind == "f":
+            return ir.Constant(lltype(dtype), float(value))
+        if dtype == np.bool_:
+            return ir.Constant(I1, int(bool(value)))
+        return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))
+
+    def elem_ptr(self, fn, ptr, dtype, index):
+        return fn.b.gep(ptr, [index], source_etype=storage(dtype))
+
+    def load(self, fn, ptr, dtype, index):
+        dtype = np.dtype(dtype)
+        v = fn.b.load(self.elem_ptr(fn, ptr, dtype, index), typ=storage(dtype))
+        return fn.b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dtype == np.bool_ else v
+
+    def store(self, fn, ptr, dtype, index, v):
+        if np.dtype(dtype) == np.bool_:
+            v = fn.b.zext(v, I8)
+        fn.b.store(v, self.elem_ptr(fn, ptr, dtype, index))
+
+    def scalar(self, fn, val):
+        """The register value of a scalar Val."""
+        if val.lit is not None:
+            return self.const(val.dtype, val.lit)
+        return self.load(fn, fn.ptr(val.ref), val.dtype, ir.Constant(I64, val.offset))
+
+    # ------------------------------------------------------------------ copies
+    def copy(self, fn, src, dst_ptr, dst_strides=None, dst_offset=0, src_offset=None):
+        """Write Val ``src`` (its shape) at ``dst_ptr`` with element strides/offset (offsets
+        may be i64 values; default: contiguous at 0). ``src_offset`` adds to src's offset."""
+        shape = src.shape
+        dst_strides = list(dst_strides or contiguous_strides(shape))
+        b = fn.b
+        if any(d == 0 for d in shape):
+            return
+        if src.lit is not None:
+            value = raw_const(src.dtype, src.lit)
+            src_strides = [0] * len(shape)
+        else:
+            value = None
+            src_strides = list(src.strides)
+            sptr = fn.ptr(src.ref)
+        # drop size-1 dims, merge dims both sides walk contiguously
+        keep = [d for d in range(len(shape)) if shape[d] != 1]
+        dims = [shape[d] for d in keep]
+        ss = [src_strides[d] for d in keep]
+        ds = [dst_strides[d] for d in keep]
+        i = len(dims) - 1
+        while i > 0:
+            if ss[i - 1] == ss[i] * dims[i] and ds[i - 1] == ds[i] * dims[i]:
+                dims[i - 1] *= dims[i]
+                ss[i - 1], ds[i - 1] = ss[i], ds[i]
+                del dims[i], ss[i], ds[i]
+            i -= 1
+
+        def off(base, idxs, strides):
+            o = base if isinstance(base, ir.Value) else ir.Constant(I64, base)
+            for ix, s in zip(idxs, strides):
+                if s:
+                    o = b.add(o, b.mul(ix, ir.Constant(I64, s)))
+            return o
+
+        s0 = src.offset if src_offset is None else (
+            b.add(ir.Constant(I64, src.offset), src_offset) if isinstance(src_offset, ir.Value)
+            else src.offset + src_offset)
+
+        def body(idxs):
+            v = value
+            st = raw_type(src.dtype)
+            if v is None:
+                v = b.load(b.gep(sptr, [off(s0, idxs, ss)], source_etype=st), typ=st)
+            b.store(v, b.gep(dst_ptr, [off(dst_offset, idxs, ds)], source_etype=st))
+        fn.nest(dims, body)
+
+    def materialize(self, fn, val, local=True):
+        """A contiguous Ref holding ``val`` (itself when already one) and the temp to release."""
+        if val.contiguous:
+            return val.ref, None
+        from jaxpr_ir import ShapedArray
+        ref, owned = self.new_buffer(fn, ShapedArray(val.shape, val.dtype), local)
+        self.copy(fn, val, fn.ptr(ref))
+        return ref, (ref if owned else None)
+
+    # ------------------------------------------------------------------ steps
+    def emit_steps(self, fn, plan, env, outvars, dests, local, top=False):
+        """Emit ``plan``'s steps into ``fn`` (into new segments at host steps when ``top``).
+
+        ``dests``: {outvar position: Ref} where outputs should be written when defined
+        here. Returns (fn, {outvar position placed in its dest}, [owned outvar Refs])."""
+        views = plan.views
+        defs, last = liveness(plan, outvars)
+        placed = {}
+        dest_of = {}
+        for j, x in enumerate(outvars):
+            if isinstance(x, Literal) or x in views or j not in dests:
+                continue
+            if x in defs and x not in dest_of:
+                dest_of[x] = j
+        owned = {}
+        seg_local = self._segment_locals(plan, defs, last) if top else None
+        for i, s in enumerate(plan.steps):
+            if isinstance(s, HostStep):
+                fn = self._host(fn, s, env, views)
+                continue
+            outs = []
+            for o in _step_outputs(s):
+                if o in env:       # defined in place already (never: SSA), keep
+                    outs.append(env[o])
+                    continue
+                if o in dest_of:
+                    ref = dests[dest_of[o]]
+                    placed[dest_of[o]] = True
+                else:
+                    is_local = local if not top else (o in seg_local)
+                    ref, own = self.new_buffer(fn, o.aval, is_local)
+                    if own:
+                        owned[o] = ref
+                env[o] = ref
+                outs.append(ref)
+            fn.empty = False
+            if isinstance(s, Kernel):
+                self._kernel(fn, s, env, views)
+            else:
+                from .native import NATIVE
+                ins = [self.val(x, env, views) for x in s.eqn.inputs]
+                NATIVE[s.eqn.primitive.name].emit(self, fn, s.eqn, ins, outs)
+            for v, li in list(last.items()):
+                if li == i and v in owned:
+                    self.release(owned.pop(v))
+        keep = [owned[x] for x in outvars if not isinstance(x, Literal) and x in owned]
+        return fn, placed, keep
+
+    def _segment_locals(self, plan, defs, last):
+        """Top-level vars that may live on the stack: defined and dead in one segment,
+        never read by a host step."""
+        seg, n = [], 0
+        for s in plan.steps:
+            if isinstance(s, HostStep):
+                n += 1
+            seg.append(n)
+        seg.append(n + 1)          # outputs: the end
+        host_read = set()
+        for s in plan.steps:
+            if isinstance(s, HostStep):
+                for x in s.eqn.inputs:
+                    b = _base(x, plan.views)
+                    if b is not None:
+                        host_read.add(b)
+        return {v for v, d in defs.items()
+                if v not in host_read and seg[d] == seg[last.get(v, d)]}
+
+    def _kernel(self, fn, k, env, views):
+        from .codegen import KernelEmitter
+        self.kernels += 1
+        em = KernelEmitter(self.module, self.name("k"), k, views,
+                           noalias=id(k) not in self.shared_kernels)
+        em.emit()
+        fn.b.call(em.fn, [fn.ptr(env[v]) for v in em.buffers])
+
+    def _host(self, fn, s, env, views):
+        """Close the current segment, run ``s`` in Python, open the next segment."""
+        self.segments.append(("native", fn))     # finished in build(), once nslots is known
+        ins = []
+        for x in s.eqn.inputs:
+            if isinstance(x, Literal):
+                ins.append(("lit", np.asarray(x.val, x.aval.dtype)))
+                continue
+            v = self.val(x, env, views)
+            if v.lit is not None:
+                ins.append(("lit", np.full(v.shape, v.lit, v.dtype)))
+                continue
+            r = v.ref
+            if r.kind == "slot":
+                where = ("slot", r.where)
+            else:
+                where = ("ws", r.where, nbytes(r.aval))
+            ins.append(("ref", where, r.aval.dtype, r.aval.shape, v.shape, v.strides, v.offset))
+        outs = []
+        for o in s.eqn.outvars:
+            k = self.nslots
+            self.nslots += 1
+            env[o] = Ref("slot", k, o.aval)
+            outs.append((k, o.aval.dtype, o.aval.shape))
+        self.segments.append(("host", (s.eqn, ins, outs)))
+        return Fn(self, self.name("seg"))
+
+    # ------------------------------------------------------------------ donation
+    def _plan_aliases(self):
+        """Pair donated inputs with outputs that may be written over them: an output of
+        the same type defined by a kernel (not a reduction) that is the input's last
+        reader and reads it only at the element it writes."""
+        jaxpr, plan = self.jaxpr, self.plan
+        defs, last = liveness(plan, jaxpr.outvars)
+        step_of = {}
+        for i, s in enumerate(plan.steps):
+            if isinstance(s, Kernel):
+                for o in s.outputs:
+                    if o not in s.reduced:
+                        step_of[o] = i
+        outs = [x for x in jaxpr.outvars if not isinstance(x, Literal)]
+        taken = set()
+        for d in self.donate:
+            if not 0 <= d < len(jaxpr.invars):
+                continue
+            v = jaxpr.invars[d]
+            if v in outs:
+                continue
+            for j, x in enumerate(jaxpr.outvars):
+                if isinstance(x, Literal) or j in taken or x not in step_of:
+                    continue
+                if jaxpr.outvars.index(x) != j or x.aval.shape != v.aval.shape or \
+                        x.aval.dtype != v.aval.dtype:
+                    continue
+                i = step_of[x]
+                if last.get(v, -1) > i:
+                    continue
+                k = plan.steps[i]
+                direct = all(_base(y, plan.views) is not v or y is v
+                             for e in k.eqns for y in e.inputs)
+                if last.get(v, -1) == i and not (direct and tuple(k.shape) == v.aval.shape):
+                    continue
+                self.aliases[j] = d
+                taken.add(j)
+                if last.get(v, -1) == i:
+                    self.shared_kernels.add(id(k))
+                break
+
+    # ------------------------------------------------------------------ driver
+    def build(self):
+        jaxpr = self.jaxpr
+        if self.donate:
+            self._plan_aliases()
+        env = {}
+        for k, v in enumerate(jaxpr.invars):
+            env[v] = Ref("slot", k, v.aval)
+        for k, v in enumerate(jaxpr.constvars):
+            env[v] = Ref("slot", self.n_in + self.n_out + k, v.aval)
+        out_refs = {j: Ref("slot", self.n_in + j, x.aval) for j, x in enumerate(jaxpr.outvars)}
+        fn = Fn(self, self.name("seg"))
+        fn, placed, _ = self.emit_steps(fn, self.plan, env, jaxpr.outvars, out_refs, False,
+                                       top=True)
+        for j, x in enumerate(jaxpr.outvars):
+            if j in placed:
+                continue
+            fn.empty = False
+            self.copy(fn, self.val(x, env, self.plan.views), fn.ptr(out_refs[j]))
+        self.segments.append(("native", fn))
+        first = True
+        for kind, item in self.segments:
+            if kind == "native":
+                item.finish(self.nslots, range(self.n_in) if first else ())
+                first = False
+        # drop segments that do nothing (between two host steps, say)
+        self.segments = [(k, (it.fn.name if k == "native" else it)) for k, it in self.segments
+                         if k != "native" or not it.empty or it is self.segments[0][1]]
+        return self.segments
