@@ -30,6 +30,21 @@ _trace_stack: list = []
 CAPTURE_SOURCE = False
 
 
+def _new_eqn(prim, inputs, outvars, params, source):
+    """An ``Eqn`` from lists and a params dict that nobody else holds (``bind``'s fresh
+    keyword dict): the constructor's defensive copies cost more than the rest of it."""
+    e = _object_new(Eqn)
+    e.primitive = prim
+    e.inputs = inputs
+    e.outvars = outvars
+    e.params = params
+    e.source = source
+    return e
+
+
+_object_new = object.__new__
+
+
 def _source_line():
     from .errors import user_frame
     f = user_frame()
@@ -99,33 +114,38 @@ class Trace:
         atoms, avals, vals = [], [], []
         known = True
         for x in args:
-            a, av, v = self.atom(x)
-            atoms.append(a)
-            avals.append(av)
+            if isinstance(x, Tracer) and x._trace is self:   # the common case, inlined
+                atoms.append(x.ir_var)
+                avals.append(x.aval)
+                v = x.val
+            else:
+                a, av, v = self.atom(x)
+                atoms.append(a)
+                avals.append(av)
             vals.append(v)
             if v is None:
                 known = False
         out_avals = prim.abstract_eval(*avals, **params)
-        if not prim.multiple_results:
-            out_avals = [out_avals]
         out_vals = None
         # collectives (and calls/loops whose body holds one) are never computed while tracing
         if known and not getattr(prim, "defer_concrete", False) and not (
                 prim.subjaxpr_params and body_defers_concrete(prim, params)):
             out_vals = prim.impl(*vals, **params)
-            if not prim.multiple_results:
-                out_vals = [out_vals]
-            out_vals = [np.asarray(o) for o in out_vals]
+        # ---- tools: the user's line, only while debug_nans / stage dumps are on (config)
+        src = _source_line() if CAPTURE_SOURCE else None
+        if not prim.multiple_results:
+            v = Var(out_avals)
+            self.eqns.append(_new_eqn(prim, atoms, [v], params, src))
+            return Tracer(self, out_avals, v, None if out_vals is None else np.asarray(out_vals))
         outs = []
         outvars = []
         for i, aval in enumerate(out_avals):
             v = Var(aval)
             outvars.append(v)
-            outs.append(Tracer(self, aval, v, None if out_vals is None else out_vals[i]))
-        # ---- tools: the user's line, only while debug_nans / stage dumps are on (config)
-        src = _source_line() if CAPTURE_SOURCE else None
-        self.eqns.append(Eqn(prim, atoms, outvars, params, src))
-        return outs if prim.multiple_results else outs[0]
+            outs.append(Tracer(self, aval, v,
+                               None if out_vals is None else np.asarray(out_vals[i])))
+        self.eqns.append(_new_eqn(prim, atoms, outvars, params, src))
+        return outs
 
     def to_jaxpr(self, outs):
         out_atoms = [self.atom(o)[0] for o in outs]

@@ -25,8 +25,8 @@ from __future__ import annotations
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..primitives.base import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
-from ..tracing import Trace, Tracer, end_trace, eval_jaxpr, get_aval, new_trace
-from .jvp import jvp_eqn, jvp_eval
+from ..tracing import Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace
+from .jvp import _no_jvp, jvp_eval
 
 
 class LinearJaxpr:
@@ -101,14 +101,23 @@ class LinearizeTrace(Trace):
 
     def process(self, prim, args, params):
         primals, tangents = [], []
+        zeros = False
         for x in args:
             if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
-                tangents.append(x.tangent)
+                tangents.append(x.tangent)    # never Zero: _box unwraps those
             else:
                 primals.append(x)
-                tangents.append(Zero(get_aval(x)))
-        out, tout = jvp_eqn(prim, primals, tangents, params)
+                tangents.append(None)
+                zeros = True
+        if prim.not_differentiable or len(tangents) == tangents.count(None):
+            return bind(prim, *primals, **params)   # no derivative flows: plain values
+        if zeros:
+            tangents = [Zero(get_aval(x)) if t is None else t
+                        for x, t in zip(primals, tangents)]
+        if prim.jvp is None:
+            raise _no_jvp(prim)
+        out, tout = prim.jvp(primals, tangents, **params)
         if prim.multiple_results:
             return [self._box(o, t) for o, t in zip(out, tout)]
         return self._box(out, tout)
@@ -117,8 +126,12 @@ class LinearizeTrace(Trace):
         if type(tangent) is Zero:
             return primal          # no derivative flows through it: a plain value
         # a tangent tracer has the primal's type: reuse it rather than build one
-        a = tangent.aval if isinstance(tangent, Tracer) else get_aval(primal)
-        t = JVPTracer(self, a, None, primal.val if isinstance(primal, Tracer) else primal)
+        if isinstance(primal, Tracer):
+            a = tangent.aval if isinstance(tangent, Tracer) else primal.aval
+            t = JVPTracer(self, a, None, primal.val)
+        else:
+            t = JVPTracer(self, tangent.aval if isinstance(tangent, Tracer) else get_aval(primal),
+                          None, primal)
         t.primal = primal
         t.tangent = tangent
         return t
