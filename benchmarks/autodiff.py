@@ -5,6 +5,14 @@
   eager ``jax.grad`` (ratio to jax <= 1/3).
 - ``hessian`` of ``sum(tanh(A @ x) ** 2)``, n = 64; target: within 2x of autograd.
 
+Fairness: every candidate gets the same float64 numpy input (jax with ``jax_enable_x64``
+on, so it computes in float64 as well, on the CPU; its call waits for the result), each
+returns the gradient as an array, and all are timed in one process with interleaved
+repetitions (see ``harness``). The candidate ``functrans (lax ops)`` is the same gradient
+written with ``functrans.lax`` primitives instead of ``functrans.numpy``: the difference
+to ``functrans`` is the cost of the numpy-compatible layer (promotion, checks), the rest
+is linearize + transpose. It is for information; the targets are on ``functrans``.
+
 Candidates needing jax or autograd are left out when those are not installed.
 """
 from __future__ import annotations
@@ -17,9 +25,11 @@ from .harness import Workload
 def _grad_setup():
     import functrans as ft
     import functrans.numpy as fnp
+    from functrans import lax
     x = np.linspace(0.0, 1.0, 100)
     g = ft.grad(lambda v: fnp.sum(fnp.sin(v) * v))
-    c = {"functrans": lambda: g(x)}
+    g_lax = ft.grad(lambda v: lax.reduce_sum(lax.mul(lax.sin(v), v), (0,)))
+    c = {"functrans": lambda: g(x), "functrans (lax ops)": lambda: g_lax(x)}
     try:
         import autograd
         import autograd.numpy as anp
@@ -29,13 +39,18 @@ def _grad_setup():
         pass
     try:
         import jax
+        jax.config.update("jax_enable_x64", True)     # float64, as the others
         import jax.numpy as jnp
-        jax.config.update("jax_enable_x64", True)
         jx = jnp.asarray(x)
+        assert jx.dtype == np.float64
         gj = jax.grad(lambda v: jnp.sum(jnp.sin(v) * v))
         c["jax"] = lambda: gj(jx).block_until_ready()
     except Exception:
         pass
+    ref = np.sin(x) + x * np.cos(x)
+    for k, fn in c.items():   # every candidate computes the same gradient
+        if not np.allclose(np.asarray(fn()), ref, rtol=1e-12, atol=1e-12):
+            raise AssertionError(f"{k}: wrong gradient")
     return c
 
 

@@ -31,7 +31,7 @@ def _out(x):
         return x
     if x is None:
         return x
-    return wrap(np.asarray(x))
+    return wrap(x if isinstance(x, np.ndarray) else np.asarray(x))
 
 
 def _check_tangent(i, p, t):
@@ -247,8 +247,14 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     (9.0, 6.0)
     """
     check_argnums(argnums, "grad")
+    simple = not has_aux and type(argnums) is int and argnums in (0, -1)
 
     def vg(*args, **kwargs):
+        # the common call, one float array (or tracer) and no options: no pytree work
+        if simple and not kwargs and len(args) == 1:
+            x = args[0]
+            if isinstance(x, (np.ndarray, Tracer)) and x.dtype.kind in "fc":
+                return _value_and_grad_single(fun, x)
         if kwargs:
             f = lambda *a: fun(*a, **kwargs)  # noqa: E731
         else:
@@ -282,6 +288,36 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
     vg.__wrapped__ = fun     # inspect.signature (vmap's argument names) sees fun's parameters
     return vg
+
+
+def _value_and_grad_single(fun, x):
+    """``value_and_grad(fun)(x)`` for one array argument: what ``vg`` does, without
+    flattening trees around a single leaf."""
+    tree = []
+
+    def flat(v):
+        out = fun(v)
+        if isinstance(out, (Tracer, np.ndarray)):     # a leaf: the usual result
+            return [out]
+        leaves, t = tree_flatten(out)
+        tree.append(t)
+        return leaves
+
+    outs, lin = linearize_fun(flat, [x], [True], name="grad")
+    if tree and (len(outs) != 1 or tree[0].children is not None):
+        raise TypeError(f"grad requires a function returning a scalar, but it returned a "
+                        f"pytree {tree[0]} (to return auxiliary data use has_aux=True)")
+    out = outs[0]
+    oa = out.aval if isinstance(out, Tracer) else get_aval(out)
+    if oa.shape != ():
+        raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
+                        "use jacrev/vjp for non-scalar outputs")
+    if oa.dtype.kind not in "fc":
+        raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
+    jaxpr = lin.jaxpr
+    ct, = backward_pass(jaxpr, lin.residuals, [UndefinedPrimal(jaxpr.invars[0].aval)],
+                        [np.array(1, oa.dtype)])
+    return _out(out), _out(instantiate(ct))
 
 
 def grad(fun, argnums=0, has_aux=False):

@@ -13,7 +13,7 @@ That is what lets grad, jvp and vmap run Python control flow outside jit.
 
 >>> import numpy as np
 >>> from jaxpr_ir import ShapedArray
->>> jaxpr, consts, _ = trace_to_jaxpr(lambda x: x, [ShapedArray((2,), "float64")])
+>>> jaxpr, consts, _ = trace_to_jaxpr(lambda x: [x], [ShapedArray((2,), "float64")])
 >>> print(jaxpr)
 { lambda ; a:f64[2]. let  in (a,) }
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
+from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from .errors import ConcretizationError, UnexpectedTracerError, user_location
 
 _trace_stack: list = []
@@ -43,6 +44,23 @@ def _new_eqn(prim, inputs, outvars, params, source):
 
 
 _object_new = object.__new__
+
+
+def array_aval(x) -> ShapedArray:
+    """The (strong) type of a numpy array: ``ShapedArray(x.shape, x.dtype)`` without the
+    constructor's checks when the dtype is already a supported one (the common case)."""
+    dt = x.dtype
+    if dt in _FAST_DTYPES:
+        a = _object_new(ShapedArray)
+        a.shape = x.shape
+        a.dtype = dt
+        a.weak_type = False
+        return a
+    return ShapedArray(x.shape, dt)
+
+
+# native-byte-order dtype objects that ShapedArray would keep as they are
+_FAST_DTYPES = frozenset(np.dtype(d) for d in _SUPPORTED_DTYPES)
 
 
 def _source_line():
@@ -78,28 +96,44 @@ class Trace:
 
     def lift(self, x) -> "Tracer":
         """An outer value as a tracer of this trace (a constvar), memoised by identity."""
-        t = self._lifted.get(id(x))
-        if t is not None:
-            return t
+        v, aval, val = self._lift(x)
+        return Tracer(self, aval, v, val)
+
+    def _lift(self, x):
+        """(Var, aval, value) of an outer value, made a constvar on first sight. The memo
+        holds no tracer of this trace, so a finished trace is no reference cycle."""
+        entry = self._lifted.get(id(x))
+        if entry is not None:
+            return entry
         if isinstance(x, Tracer):
             if not x._trace.alive:
                 raise _leaked(x)
             aval, val = x.aval, x.val
         else:
             x = np.asarray(x) if not isinstance(x, np.ndarray) else x
-            aval, val = ShapedArray(x.shape, x.dtype), x
+            aval, val = array_aval(x), x
         v = Var(aval)
         self.constvars.append(v)
         self.consts.append(x)   # also keeps x alive, so its id stays unique
-        t = Tracer(self, aval, v, val)
-        self._lifted[id(x)] = t
-        return t
+        # keyed by the object kept alive in consts, so that its id stays unique
+        entry = self._lifted[id(x)] = (v, aval, val)
+        return entry
 
     def atom(self, x):
         """The (atom, aval, concrete value) of a bind argument, as seen from this trace."""
+        if isinstance(x, np.ndarray) and x.ndim:     # an array constant, e.g. a residual
+            entry = self._lifted.get(id(x))
+            if entry is not None:
+                return entry
+            aval = array_aval(x)
+            v = Var(aval)
+            self.constvars.append(v)
+            self.consts.append(x)
+            entry = self._lifted[id(x)] = (v, aval, x)
+            return entry
         if isinstance(x, Tracer):
             if x._trace is not self:
-                x = self.lift(x)
+                return self._lift(x)
             return x.ir_var, x.aval, x.val
         if isinstance(x, (bool, int, float, complex)):
             lit = Literal(x)
@@ -107,8 +141,7 @@ class Trace:
         if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
             lit = Literal(x, ShapedArray((), x.dtype))
             return lit, lit.aval, x
-        t = self.lift(x)
-        return t.ir_var, t.aval, t.val
+        return self._lift(x)
 
     def process(self, prim, args, params):
         atoms, avals, vals = [], [], []
@@ -242,6 +275,8 @@ def bind(prim, *args, **params):
         out = prim.impl(*args, **params)
         if prim.multiple_results:
             return [wrap(o) for o in out]
+        if type(out) is np.ndarray:           # wrap(out), inlined for the common case
+            return out.view(_ARRAY_CLASS[0])
         return wrap(out)
     return trace.process(prim, args, params)
 
@@ -310,11 +345,13 @@ def get_aval(x) -> ShapedArray:
     """The abstract value of any argument: tracer, array, or Python scalar."""
     if isinstance(x, Tracer):
         return x.aval
+    if isinstance(x, np.ndarray):
+        return array_aval(x)
+    if getattr(x, "__device_array__", False):   # backends.cuda.DeviceArray: no host copy
+        return ShapedArray(x.shape, x.dtype)
     try:
         return aval_of(x)
     except TypeError:
-        if getattr(x, "__device_array__", False):   # e.g. backends.cuda.DeviceArray
-            return ShapedArray(x.shape, x.dtype)
         raise TypeError(f"argument of type {type(x).__name__} is not a valid array "
                         f"(got {x!r:.60}); pass numbers or arrays") from None
 

@@ -2,11 +2,14 @@
 
 ``compile(closed_jaxpr)`` type-checks the jaxpr, plans fused groups with the shared
 planner (``backends.fusion``, with ``ops.classify``), turns each group into kernels
-(``codegen``: grid-stride loops, int64 indices, shared-memory tree reductions, a tiled
-GEMM for ``dot_general``, gather/scatter kernels), and returns an ``Executable``.
-Arguments are copied to the device once (``DeviceArray`` arguments not at all);
-results are ``DeviceArray``\\ s that stay on the device (``np.asarray`` copies back).
-Equations without a kernel run on the host through their numpy ``impl``.
+(``codegen``: grid-stride loops, int64 indices, shared-memory tree reductions), lowers
+other equations to their own kernels (``lowering`` / ``kernels``: tiled GEMM,
+gather/scatter, pad, concatenate, dynamic slices, cumulative scans, argmax, threefry)
+or to host-driven control flow around device sub-programs (``control``: cond, while,
+scan), and returns an ``Executable``. Arguments are copied to the device once
+(``DeviceArray`` arguments not at all); results are ``DeviceArray``\\ s that stay on
+the device (``np.asarray`` copies back). Equations without a kernel run on the host
+through their numpy ``impl``; ``cost_analysis()["host primitives"]`` names them.
 
 Without a GPU, set ``NUMBA_ENABLE_CUDASIM=1`` before Python starts: the same kernels
 then run on Numba's CUDA simulator (slowly; for tests on small shapes).
@@ -63,6 +66,9 @@ class Executable:
                     parts.append(f"// PTX unavailable: {type(e).__name__}: {e}")
         for name in self._program.host_prims:
             parts.append(f"# ---- host step: {name} (numpy impl, copies device<->host)\n")
+        for name in self._program.control:
+            parts.append(f"# ---- control flow: {name} (driven from the host around the "
+                         "kernels of its sub-jaxprs; one scalar copied back per decision)\n")
         if not parts:
             parts.append("# no kernels: the jaxpr only moves its inputs\n")
         if not want_ptx and config().sim:
@@ -70,8 +76,10 @@ class Executable:
         return "\n".join(parts)
 
     def cost_analysis(self) -> dict:
-        """Kernel launches, bytes each step reads and writes, flops (one per output
-        element of each equation, 2*M*N*K for dot_general) and the host-step primitives."""
+        """Kernels (each launch site once, sub-jaxprs of control flow included), bytes
+        each top-level step reads and writes, flops (one per output element of each
+        equation, 2*M*N*K for dot_general), and every primitive still run on the host
+        (in sub-jaxprs too) under "host primitives"."""
         flops = nbytes = 0
         for s in self.plan.steps:
             eqns = s.eqns if isinstance(s, fusion.Kernel) else [s.eqn]
@@ -90,7 +98,8 @@ class Executable:
         p = self._program
         return {"flops": float(flops), "bytes accessed": float(nbytes),
                 "kernels": p.launches, "host steps": len(p.host_prims),
-                "host primitives": sorted(set(p.host_prims))}
+                "host primitives": sorted(set(p.host_prims)),
+                "control flow": sorted(set(p.control))}
 
 
 def compile(closed):

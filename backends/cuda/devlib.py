@@ -1,7 +1,7 @@
 """The namespace generated kernels are built in.
 
 ``namespace(sim)`` is the global namespace a kernel's source is executed in: Numba
-types under short names (``f32``, ``i64``...), ``cuda``, ``NAN``/``INF``, and ``lm``
+types under short names (``f32``, ``i64``, ``u64``...), ``cuda``, ``NAN``/``INF``, and ``lm``
 for float math: the libdevice module on a GPU, the numpy shim ``SimMath`` on the
 simulator (where Python's ``math`` would raise on ``log(-1)`` instead of giving nan).
 Kernels call no device functions of their own (those would need a GPU to compile:
@@ -57,6 +57,6 @@ def namespace(sim: bool) -> dict:
         lm = libdevice
     ns = {"cuda": cuda, "lm": lm, "NAN": math.nan, "INF": math.inf,
           "f64": numba.float64, "f32": numba.float32, "i64": numba.int64,
-          "i32": numba.int32, "u32": numba.uint32, "b1": numba.boolean}
+          "i32": numba.int32, "u32": numba.uint32, "u64": numba.uint64, "b1": numba.boolean}
     _NS[sim] = ns
     return ns

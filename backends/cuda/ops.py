@@ -28,8 +28,11 @@ from ..fusion import ELEMENTWISE, REDUCE
 
 __all__ = ["classify", "TABLE", "REDUCTIONS", "tname", "const", "f2i", "NATIVE_DTYPES"]
 
-# uint32 arithmetic mixes badly with Numba's signed promotion; it runs on the host
-NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "bool"))
+# uint32 arithmetic is done in uint64 and masked back (Numba's integer promotion differs
+# between the GPU and the simulator; masking makes both wrap like numpy)
+NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
+                                                "bool"))
+_MASK32 = "u64(4294967295)"
 _TNAMES = {"float64": "f64", "float32": "f32", "int64": "i64", "int32": "i32", "uint32": "u32",
            "bool": "b1"}
 
@@ -88,14 +91,24 @@ def _bool_or(op_b, op):
     return lambda eqn, a, b: f"({a} {op_b if _dt(eqn) == np.bool_ else op} {b})"
 
 
-TABLE["add"] = _row(_bool_or("|", "+"))
-TABLE["mul"] = _row(_bool_or("&", "*"))
-TABLE["sub"] = _row(lambda eqn, a, b: f"({a} - {b})", "fi")
-TABLE["neg"] = _row(lambda eqn, a: f"(-{a})", "fi")
+def _wrap32(fn):
+    """uint32 operands widened to uint64, the result masked to 32 bits (numpy's wrap)."""
+    def row(eqn, *xs):
+        if _dt(eqn) != np.uint32:
+            return fn(eqn, *xs)
+        return f"({fn(eqn, *[f'u64({x})' for x in xs])} & {_MASK32})"
+    return row
+
+
+TABLE["add"] = _row(_wrap32(_bool_or("|", "+")), "fiub")
+TABLE["mul"] = _row(_wrap32(_bool_or("&", "*")), "fiub")
+TABLE["sub"] = _row(_wrap32(lambda eqn, a, b: f"({a} - {b})"), "fiu")
+TABLE["neg"] = _row(lambda eqn, a: (f"((u64(0) - u64({a})) & {_MASK32})" if _dt(eqn) == np.uint32
+                                    else f"(-{a})"), "fiu")
 # Operands are always names or constants, so repeating them in an expression is free.
 # Integers: numpy's floor division/remainder with x // 0 == x % 0 == 0.
 TABLE["div"] = _row(lambda eqn, a, b: f"({a} / {b})" if _dt(eqn).kind == "f"
-                    else f"(({a} // {b}) if {b} != 0 else ({a} - {a}))", "fi")
+                    else f"(({a} // {b}) if {b} != 0 else ({a} - {a}))", "fiu")
 
 
 def _rem(eqn, a, b):
@@ -105,18 +118,55 @@ def _rem(eqn, a, b):
     return f"(({r} + {b}) if ({r} != 0 and (({r} < 0) != ({b} < 0))) else {r})"
 
 
-TABLE["rem"] = _row(_rem, "fi")
+TABLE["rem"] = _row(_rem, "fiu")
 # numpy's maximum/minimum: nan wins, ties give the second operand
-TABLE["max"] = _row(lambda eqn, a, b: f"({a} if ({a} > {b} or {a} != {a}) else {b})")
-TABLE["min"] = _row(lambda eqn, a, b: f"({a} if ({a} < {b} or {a} != {a}) else {b})")
+TABLE["max"] = _row(lambda eqn, a, b: f"({a} if ({a} > {b} or {a} != {a}) else {b})", "fiub")
+TABLE["min"] = _row(lambda eqn, a, b: f"({a} if ({a} < {b} or {a} != {a}) else {b})", "fiub")
 for _n, _op in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
                 ("ge", ">=")):
-    TABLE[_n] = _row(lambda eqn, a, b, _op=_op: f"({a} {_op} {b})")
-TABLE["and"] = _row(lambda eqn, a, b: f"({a} & {b})", "ib")
-TABLE["or"] = _row(lambda eqn, a, b: f"({a} | {b})", "ib")
-TABLE["xor"] = _row(lambda eqn, a, b: f"({a} ^ {b})", "ib")
-TABLE["not"] = _row(lambda eqn, a: f"(not {a})" if _dt(eqn) == np.bool_ else f"(~{a})", "ib")
-TABLE["square"] = _row(lambda eqn, a: f"({a} * {a})", "fi")
+    TABLE[_n] = _row(lambda eqn, a, b, _op=_op: f"({a} {_op} {b})", "fiub")
+TABLE["and"] = _row(lambda eqn, a, b: f"({a} & {b})", "iub")
+TABLE["or"] = _row(lambda eqn, a, b: f"({a} | {b})", "iub")
+TABLE["xor"] = _row(lambda eqn, a, b: f"({a} ^ {b})", "iub")
+TABLE["not"] = _row(lambda eqn, a: (f"(not {a})" if _dt(eqn) == np.bool_ else
+                                    f"(~u64({a}) & {_MASK32})" if _dt(eqn) == np.uint32 else
+                                    f"(~{a})"), "iub")
+TABLE["square"] = _row(_wrap32(lambda eqn, a: f"({a} * {a})"), "fiu")
+TABLE["stop_gradient"] = _row(lambda eqn, a: a, "fiub")
+
+
+def _bits(eqn):
+    return 8 * _dt(eqn).itemsize
+
+
+def _out_of_range(eqn, y):
+    """The shift amount, read as unsigned, is at least the bit width (a negative amount too)."""
+    cond = f"{y} >= {const(_dt(eqn), _bits(eqn))}"
+    return cond if _dt(eqn).kind == "u" else f"({y} < {const(_dt(eqn), 0)} or {cond})"
+
+
+def _unsigned(eqn, x):
+    """``x``'s bits as a uint64 holding an unsigned value of the operand's width."""
+    return f"u64({x})" if _bits(eqn) == 64 else f"(u64({x}) & {_MASK32})"
+
+
+# shifts as numpy on the unsigned (logical) or signed (arithmetic) view of the bits; an
+# amount out of range shifts everything out (0, or the sign for arithmetic shifts)
+TABLE["shift_left"] = _row(lambda eqn, x, y: (
+    f"({const(_dt(eqn), 0)} if {_out_of_range(eqn, y)} else "
+    f"{tname(_dt(eqn))}(u64({x}) << u64({y})))"), "iu")
+TABLE["shift_right_logical"] = _row(lambda eqn, x, y: (
+    f"({const(_dt(eqn), 0)} if {_out_of_range(eqn, y)} else "
+    f"{tname(_dt(eqn))}({_unsigned(eqn, x)} >> u64({y})))"), "iu")
+
+
+def _sra(eqn, x, y):
+    signed = f"i64(i32({x}))" if _dt(eqn) == np.uint32 else f"i64({x})"
+    amount = f"(i64({_bits(eqn) - 1}) if {_out_of_range(eqn, y)} else i64({y}))"
+    return f"{tname(_dt(eqn))}({signed} >> {amount})"
+
+
+TABLE["shift_right_arithmetic"] = _row(_sra, "iu")
 TABLE["reciprocal"] = _row(lambda eqn, a: f"({const(_dt(eqn), 1)} / {a})", "f")
 TABLE["abs"] = _row(lambda eqn, a: (f"lm.fabs{'f' if _dt(eqn) == np.float32 else ''}({a})"
                                     if _dt(eqn).kind == "f" else f"abs({a})"), "fi")
@@ -127,12 +177,14 @@ TABLE["logistic"] = _row(lambda eqn, a: (
 
 
 def _sign(eqn, a):
+    if _dt(eqn).kind == "u":
+        return f"({const(_dt(eqn), 1)} if {a} > {const(_dt(eqn), 0)} else {a})"
     one, m1, zero = (const(_dt(eqn), v) for v in (1, -1, 0))
     inner = f"({one} if {a} > {zero} else ({m1} if {a} < {zero} else {a}))"
     return inner if _dt(eqn).kind != "f" else f"({a} if {a} != {a} else {inner})"
 
 
-TABLE["sign"] = _row(_sign, "fi")
+TABLE["sign"] = _row(_sign, "fiu")
 
 
 def _integer_pow(eqn, a):
@@ -145,23 +197,27 @@ def _integer_pow(eqn, a):
         return TABLE["pow"](eqn, a, const(_dt(eqn), y))
     if y < 0 and _dt(eqn).kind != "f":
         return None
+    if _dt(eqn) == np.uint32:
+        return f"({' * '.join([f'u64({a})'] * y)} & {_MASK32})"
     prod = " * ".join([a] * abs(y))
     return f"({prod})" if y > 0 else f"({const(_dt(eqn), 1)} / ({prod}))"
 
 
-TABLE["integer_pow"] = _row(_integer_pow, "fi")
+TABLE["integer_pow"] = _row(_integer_pow, "fiu")
 
 
 def _convert(eqn, a):
     src, dst = _dt(eqn), np.dtype(eqn.params["new_dtype"])
     if dst == np.bool_:
         return f"({a} != {const(src, 0)})"
+    if src.kind == "f" and dst == np.uint32:
+        return None    # numpy's result for nan/out-of-range differs by code path: host
     if src.kind == "f" and dst.kind in "iu":
         return f2i(dst, a)
     return f"{tname(dst)}({a})"
 
 
-TABLE["convert_element_type"] = _row(_convert)
+TABLE["convert_element_type"] = _row(_convert, "fiub")
 
 
 def f2i(dst, a):
@@ -184,7 +240,7 @@ def _select_n(eqn, which, *cases):
 
 
 TABLE["select_n"] = _row(_select_n, "bi")
-TABLE["iota"] = _row(lambda eqn: None, "fi")    # handled by codegen (needs the loop index)
+TABLE["iota"] = _row(lambda eqn: None, "fiu")    # handled by codegen (needs the loop index)
 
 # reductions: (identity(dtype) -> source, combine(a, b) -> source, dtype kinds)
 _MAX = "({a} if ({a} > {b} or {a} != {a}) else {b})"
@@ -199,10 +255,10 @@ def _extreme(dtype, largest):
 
 
 REDUCTIONS = {
-    "reduce_sum": (lambda d: const(d, 0), "({a} + {b})", "fi"),
-    "reduce_prod": (lambda d: const(d, 1), "({a} * {b})", "fi"),
-    "reduce_max": (lambda d: _extreme(d, True), _MAX, "fi"),
-    "reduce_min": (lambda d: _extreme(d, False), _MIN, "fi"),
+    "reduce_sum": (lambda d: const(d, 0), "({a} + {b})", "fiu"),
+    "reduce_prod": (lambda d: const(d, 1), "({a} * {b})", "fiu"),
+    "reduce_max": (lambda d: _extreme(d, True), _MAX, "fiu"),
+    "reduce_min": (lambda d: _extreme(d, False), _MIN, "fiu"),
     "reduce_and": (lambda d: "True", "({a} & {b})", "b"),
     "reduce_or": (lambda d: "False", "({a} | {b})", "b"),
 }
@@ -226,6 +282,6 @@ def classify(eqn):
     first = eqn.inputs[0] if eqn.inputs else eqn.outvars[0]
     if first.aval.dtype.kind not in row.kinds:
         return None
-    if name == "integer_pow" and _integer_pow(eqn, "x") is None:
-        return None
+    if name != "iota" and row(eqn, *["x"] * len(eqn.inputs)) is None:
+        return None     # a case this row does not cover
     return ELEMENTWISE

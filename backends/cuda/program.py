@@ -6,8 +6,9 @@ value) prepared once at compile time:
 - a fused group becomes one elementwise kernel for its full-shape outputs plus, per
   distinct set of reduced axes, a reduction kernel (and a second pass when the
   reduced extent is split over several blocks);
-- ``dot_general`` becomes copies to (batch, M, K) / (batch, K, N) layouts where needed
-  and one tiled GEMM; ``gather`` (clip mode) and ``scatter`` (add/min/max) get kernels;
+- other equations go through ``lowering.LOWER`` (GEMM, gather/scatter, pad,
+  concatenate, dynamic slices, cumulative scans, argmax, threefry...) and
+  ``control.LOWER`` (``cond``/``while``/``scan`` around device sub-programs);
 - anything else runs on the host through the primitive's numpy ``impl``, with the
   copies in and out made explicit (and counted in ``cost_analysis``).
 """
@@ -17,8 +18,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from jaxpr_ir import Literal
+from .. import fusion
 from ..fusion import HostStep, Kernel, View, contiguous_strides
-from . import codegen, ops
+from . import codegen, control, lowering, ops
 from .runtime import DeviceArray, alloc, config, kernel, to_device
 
 
@@ -36,6 +38,7 @@ class Program:
         self.slots = {}
         self.sources = []          # KernelSource of every kernel, in launch order
         self.host_prims = []       # names of primitives run on the host
+        self.control = []          # names of control-flow primitives driven from the host
         self.launches = 0
         jaxpr = closed.jaxpr
         for v in list(jaxpr.constvars) + list(jaxpr.invars):
@@ -49,7 +52,7 @@ class Program:
                 self._lower_kernel(s)
             else:
                 self._lower_other(s)
-        self.getters = [self._out_getter(x) for x in jaxpr.outvars]
+        self.out_slots = [self._out_slot(x) for x in jaxpr.outvars]
 
     # ---------------------------------------------------------------- helpers
     def _slot(self, v):
@@ -91,9 +94,8 @@ class Program:
         if perm is not None:
             shape, strides = tuple(shape[p] for p in perm), tuple(strides[p] for p in perm)
         if isinstance(v.base, Literal):
-            val = np.full(shape, v.base.val, dtype)
             slot = self._slot(("const", len(self.slots)))
-            self.steps.append(lambda env, s=slot, val=val: env.__setitem__(s, to_device(val)))
+            self._const_step(slot, np.full(shape, v.base.val, dtype))
             return slot
         if (dtype == x.aval.dtype and not v.offset and _size(shape) == _size(v.base.aval.shape)
                 and tuple(strides) == contiguous_strides(shape)):
@@ -164,6 +166,17 @@ class Program:
                 [("out", self._slot(o), out_size, o.aval.dtype) for o in outs]
             self._add(src2, max(1, min(out_size, self.cfg.max_blocks)), B, args)
 
+    def _const_step(self, slot, val):
+        """Put the host constant ``val`` in ``slot`` (copied to the device once: device
+        buffers are never written after they are made, so it can be shared)."""
+        cache = []
+
+        def step(env):
+            if not cache:
+                cache.append(to_device(val))
+            env[slot] = cache[0]
+        self.steps.append(step)
+
     def _empty(self, v):
         slot, dt = self._slot(v), v.aval.dtype
         self.steps.append(lambda env: env.__setitem__(slot, alloc(0, dt)))
@@ -172,90 +185,24 @@ class Program:
     def _lower_other(self, s: HostStep):
         e = s.eqn
         name = e.primitive.name
-        lower = {"dot_general": self._lower_dot, "gather": self._lower_gather,
-                 "scatter": self._lower_scatter}.get(name)
-        if lower is not None and lower(e):
+        lower = lowering.LOWER.get(name) or control.LOWER.get(name)
+        if lower is not None and lower(self, e):
+            if name in control.LOWER:
+                self.control.append(name)
             return
         self._lower_host(e)
 
-    def _lower_dot(self, e):
-        lhs, rhs = e.inputs
-        out = e.outvars[0]
-        dt = out.aval.dtype
-        if dt not in ops.NATIVE_DTYPES or dt == np.bool_ or \
-                any(x.aval.dtype not in ops.NATIVE_DTYPES for x in e.inputs):
-            return False
-        (lc, rc), (lb, rb) = e.params["dimension_numbers"]
-        lf = [d for d in range(lhs.aval.ndim) if d not in lc and d not in lb]
-        rf = [d for d in range(rhs.aval.ndim) if d not in rc and d not in rb]
-        ls, rs = lhs.aval.shape, rhs.aval.shape
-        nb = _size([ls[d] for d in lb])
-        M, K, N = _size([ls[d] for d in lf]), _size([ls[d] for d in lc]), _size([rs[d] for d in rf])
-        if nb * M * N == 0:
-            self._empty(out)
-            return True
-        a = self._contiguous_slot(lhs, dt, tuple(lb) + tuple(lf) + tuple(lc))
-        b = self._contiguous_slot(rhs, dt, tuple(rb) + tuple(rc) + tuple(rf))
-        tb, r, kt = self.cfg.gemm
-        T = tb * r
-        grid = (-(-N // T), -(-M // T), max(1, min(nb, 65535)))
-        src = codegen.gemm(dt, tb, r, kt)
-        self._add(src, grid, (tb, tb), [("int", nb), ("int", M), ("int", N), ("int", K),
-                                        ("out", self._slot(out), nb * M * N, dt),
-                                        ("slot", a), ("slot", b)])
-        return True
-
-    def _lower_gather(self, e):
-        x, idx = e.inputs
-        k, mode = e.params["num_index_dims"], e.params["index_mode"]
-        out = e.outvars[0]
-        if (mode != "clip" or k == 0 or 0 in x.aval.shape[:k] or x.aval.dtype not in
-                ops.NATIVE_DTYPES or idx.aval.dtype not in ops.NATIVE_DTYPES):
-            return False
-        n = _size(out.aval.shape)
-        if n == 0:
-            self._empty(out)
-            return True
-        xs, ids = self._contiguous_slot(x), self._contiguous_slot(idx)
-        batch = _size(idx.aval.shape[:-1])
-        src = codegen.gather(x.aval.shape, k, batch, x.aval.dtype, idx.aval.dtype)
-        self._add(src, self._grid(n, self.cfg.ew_block), self.cfg.ew_block,
-                  [("out", self._slot(out), n, out.aval.dtype), ("slot", xs), ("slot", ids)])
-        return True
-
-    def _lower_scatter(self, e):
-        x, idx, u = e.inputs
-        k, mode, imode = (e.params[p] for p in ("num_index_dims", "mode", "index_mode"))
-        dt = x.aval.dtype
-        ok = {"add": ("float32", "float64", "int32", "int64"), "min": ("int32", "int64"),
-              "max": ("int32", "int64")}.get(mode, ())
-        if (dt.name not in ok or k == 0 or 0 in x.aval.shape[:k]
-                or idx.aval.dtype not in ops.NATIVE_DTYPES):
-            return False
-        out = e.outvars[0]
-        # the result starts as a fresh copy of x (x itself may still be needed)
-        self._slot(out)
-        v = self._view(x)
-        n = _size(x.aval.shape)
-        if n == 0:
-            self._empty(out)
-            return True
-        if isinstance(v.base, Literal):
-            val = np.full(x.aval.shape, v.base.val, dt)
-            slot = self._slot(out)
-            self.steps.append(lambda env: env.__setitem__(slot, to_device(val)))
-        else:
-            src = codegen.copy(v.shape, v.strides, v.offset, v.base.aval.dtype, dt)
-            self._add(src, self._grid(n, self.cfg.ew_block), self.cfg.ew_block,
-                      [("int", n), ("out", self._slot(out), n, dt), ("slot", self._slot(v.base))])
-        m = _size(u.aval.shape)
-        if m:
-            us, ids = self._contiguous_slot(u), self._contiguous_slot(idx)
-            batch = _size(idx.aval.shape[:-1])
-            src = codegen.scatter_atomic(x.aval.shape, k, batch, dt, idx.aval.dtype, mode, imode)
-            self._add(src, self._grid(m, self.cfg.ew_block), self.cfg.ew_block,
-                      [("slot", self._slot(out)), ("slot", us), ("slot", ids)])
-        return True
+    def sub(self, closed, what):
+        """A sub-program for the const-free jaxpr ``closed`` (a branch or loop body) whose
+        kernels and host steps count as this program's."""
+        if closed.consts:
+            raise NotImplementedError(f"cuda backend: a {what} with consts")
+        prog = Program(closed, fusion.plan(closed.jaxpr, ops.classify))
+        self.sources.extend(prog.sources)
+        self.host_prims.extend(prog.host_prims)
+        self.control.extend(prog.control)
+        self.launches += prog.launches
+        return prog
 
     def _lower_host(self, e):
         impl, params = e.primitive.impl, e.params
@@ -293,33 +240,40 @@ class Program:
             return np.array(as_strided(flat[off:], shape, tuple(s * flat.itemsize for s in st)))
         return get
 
-    def _out_getter(self, x):
+    def _out_slot(self, x):
         if isinstance(x, Literal):
-            val = np.asarray(x.val, dtype=x.aval.dtype)
-            return lambda env: DeviceArray(to_device(val), (), val.dtype)
-        shape, dt = x.aval.shape, x.aval.dtype
-        slot = self._contiguous_slot(x)
-        return lambda env: DeviceArray(env[slot], shape, dt)
+            slot = self._slot(("const", len(self.slots)))
+            self._const_step(slot, np.asarray(x.val, dtype=x.aval.dtype))
+            return slot
+        return self._contiguous_slot(x)
 
     # ---------------------------------------------------------------- running
-    def __call__(self, *args):
-        jaxpr = self.jaxpr
-        if len(args) != len(jaxpr.invars):
-            raise TypeError(f"compiled function takes {len(jaxpr.invars)} arguments, "
-                            f"got {len(args)}")
+    def run_buffers(self, bufs):
+        """Run on flat device buffers (one per invar, of its size and dtype); returns the
+        output buffers. Control flow calls its sub-programs this way."""
         env = [None] * len(self.slots)
         if self._dev_consts is None:
             self._dev_consts = [to_device(c) for c in self.consts]
         nc = len(self.consts)
         env[:nc] = self._dev_consts
+        env[nc:nc + len(bufs)] = bufs
+        for step in self.steps:
+            step(env)
+        return [env[s] for s in self.out_slots]
+
+    def __call__(self, *args):
+        jaxpr = self.jaxpr
+        if len(args) != len(jaxpr.invars):
+            raise TypeError(f"compiled function takes {len(jaxpr.invars)} arguments, "
+                            f"got {len(args)}")
+        bufs = []
         for j, (a, v) in enumerate(zip(args, jaxpr.invars)):
             if getattr(a, "__device_array__", False):
                 if a.shape != v.aval.shape or a.dtype != v.aval.dtype:
                     raise TypeError(f"argument {j}: DeviceArray {a.dtype.name}{list(a.shape)} "
                                     f"does not match {v.aval.str_short()}")
-                env[nc + j] = a.buf
+                bufs.append(a.buf)
             else:
-                env[nc + j] = to_device(a, v.aval.dtype)
-        for step in self.steps:
-            step(env)
-        return [g(env) for g in self.getters]
+                bufs.append(to_device(a, v.aval.dtype))
+        return [DeviceArray(buf, v.aval.shape, v.aval.dtype)
+                for buf, v in zip(self.run_buffers(bufs), jaxpr.outvars)]

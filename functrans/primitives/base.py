@@ -75,7 +75,7 @@ def is_undefined(x):
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Tangents of float values have the same type; integers have none (zero)."""
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return aval       # avals are immutable: the primal's own serves
 
 
 def zeros_array(aval):
@@ -96,12 +96,26 @@ def add_tangents(a, b):
         return b
     if type(b) is Zero:
         return a
-    from .elementwise import add_p
-    return add_p.bind(a, b)
+    return bind(_add_p(), a, b)
+
+
+def _add_p():
+    # elementwise imports this module: fetch add_p once, on first use
+    global _ADD_P
+    if _ADD_P is None:
+        from .elementwise import add_p
+        _ADD_P = add_p
+    return _ADD_P
+
+
+_ADD_P = None
 
 
 def aval(x):
-    return x.aval if isinstance(x, (Zero, UndefinedPrimal)) else get_aval(x)
+    t = type(x)
+    if t is Zero or t is UndefinedPrimal:
+        return x.aval
+    return get_aval(x)
 
 
 # --------------------------------------------------------------------------- rule helpers
@@ -112,13 +126,37 @@ def defjvp(prim, *jvp_fns):
     Zero tangents are skipped and the contributions summed; ``None`` marks an
     input with no derivative.
     """
-    def rule(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        acc = Zero(aval(out))
-        for fn, t in zip(jvp_fns, tangents):
-            if fn is not None and type(t) is not Zero:
-                acc = add_tangents(acc, fn(t, *primals, out=out, **params))
-        return out, acc
+    if len(jvp_fns) == 1 and jvp_fns[0] is not None:
+        fn = jvp_fns[0]
+
+        def rule(primals, tangents, **params):     # unary: no loop, no accumulator
+            out = bind(prim, *primals, **params)
+            t = tangents[0]
+            if type(t) is Zero:
+                return out, Zero(aval(out))
+            return out, fn(t, *primals, out=out, **params)
+    elif len(jvp_fns) == 2:
+        fn0, fn1 = jvp_fns
+
+        def rule(primals, tangents, **params):     # binary: unrolled
+            out = bind(prim, *primals, **params)
+            t0, t1 = tangents
+            acc = None
+            if fn0 is not None and type(t0) is not Zero:
+                acc = fn0(t0, *primals, out=out, **params)
+            if fn1 is not None and type(t1) is not Zero:
+                c = fn1(t1, *primals, out=out, **params)
+                acc = c if acc is None else add_tangents(acc, c)
+            return out, Zero(aval(out)) if acc is None else acc
+    else:
+        def rule(primals, tangents, **params):
+            out = bind(prim, *primals, **params)
+            acc = None
+            for fn, t in zip(jvp_fns, tangents):
+                if fn is not None and type(t) is not Zero:
+                    c = fn(t, *primals, out=out, **params)
+                    acc = c if acc is None else add_tangents(acc, c)
+            return out, Zero(aval(out)) if acc is None else acc
     prim.jvp = rule
     return rule
 
@@ -126,11 +164,16 @@ def defjvp(prim, *jvp_fns):
 def deflinear(prim, transpose_rule):
     """A primitive linear in all its inputs: its JVP applies it to the tangents."""
     def rule(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
+        out = bind(prim, *primals, **params)
+        if len(tangents) == 1:
+            t = tangents[0]
+            if type(t) is Zero:
+                return out, Zero(aval(out))
+            return out, bind(prim, t, **params)
         if all(type(t) is Zero for t in tangents):
             return out, Zero(aval(out))
         ts = [instantiate(t) for t in tangents]
-        return out, prim.bind(*ts, **params)
+        return out, bind(prim, *ts, **params)
     prim.jvp = rule
     prim.transpose = transpose_rule
 

@@ -19,8 +19,9 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from ..tracing import Tracer
-from .base import (Primitive, Zero, aval, batch_elementwise, defjvp, deflinear,
-                   instantiate, is_undefined)
+from . import base as _base
+from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
+                   deflinear, instantiate, is_undefined)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n",
            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
@@ -37,19 +38,30 @@ def _elementwise_aval(name, kinds, out_dtype=None):
     """Shape rule: operands share shape and dtype; dtype kind is one of ``kinds``."""
     def rule(*avals, **params):
         a0 = avals[0]
-        for i, a in enumerate(avals[1:], 1):
-            if a.shape != a0.shape or a.dtype != a0.dtype:
+        weak = a0.weak_type
+        shape, dtype = a0.shape, a0.dtype
+        for i in range(1, len(avals)):
+            a = avals[i]
+            if a.shape != shape or a.dtype != dtype:
                 raise TypeError(
                     f"{name}: operands must have the same shape and dtype, got "
                     f"{a0.str_short()} (operand 0) and {a.str_short()} (operand {i})")
-        if a0.dtype.kind not in kinds:
+            weak = weak and a.weak_type
+        if dtype.kind not in kinds:
             ok = ", ".join(_KIND_NAMES[k] for k in kinds)
-            raise TypeError(f"{name}: dtype {a0.dtype} is not supported (needs {ok})")
+            raise TypeError(f"{name}: dtype {dtype} is not supported (needs {ok})")
         if out_dtype is not None:
-            return ShapedArray(a0.shape, out_dtype, False)
-        weak = all(a.weak_type for a in avals)
+            return ShapedArray(shape, out_dtype, False)
         return a0 if a0.weak_type == weak else a0.update(weak_type=weak)  # avals are immutable
     return rule
+
+
+_ND = np.ndarray
+
+
+def _base_view(x):
+    """An ndarray subclass instance as a base-class view; anything else unchanged."""
+    return x.view(_ND) if isinstance(x, _ND) and type(x) is not _ND else x
 
 
 def _np_impl(fn, out_dtype=None):
@@ -58,9 +70,20 @@ def _np_impl(fn, out_dtype=None):
     # No errstate here: it costs more than the op on small arrays. Warnings behave as in
     # numpy eagerly; the interpreter silences them once per jaxpr.
     def impl(*xs, **params):
-        out = fn(*xs)
-        x0 = xs[0]
-        if out_dtype is None and type(out) is np.ndarray and type(x0) is not bool and \
+        # numpy's ufuncs take a slower path for ndarray subclasses (the eager Array): give
+        # them base-class views (Python scalars stay as they are: they are weakly typed)
+        if len(xs) == 2:
+            x0, x1 = xs
+            out = fn(x0 if type(x0) is _ND else _base_view(x0),
+                     x1 if type(x1) is _ND else _base_view(x1))
+        elif len(xs) == 1:
+            x0 = xs[0]
+            out = fn(x0 if type(x0) is _ND else _base_view(x0))
+        else:
+            x0 = xs[0]
+            out = fn(*[_base_view(x) for x in xs])
+        # the common case: an array of the input's dtype
+        if out_dtype is None and type(out) is _ND and type(x0) is not bool and \
                 getattr(x0, "dtype", None) == out.dtype:
             return out
         return np.asarray(out, dtype=out_dtype or np.result_type(*xs))
@@ -94,7 +117,7 @@ def _unbroadcast_ct(ct, x):
 
 
 def _transpose_add(ct, x, y):
-    return [ct if is_undefined(x) else None, ct if is_undefined(y) else None]
+    return [ct if type(x) is UndefinedPrimal else None, ct if type(y) is UndefinedPrimal else None]
 
 
 def _transpose_sub(ct, x, y):
@@ -112,11 +135,12 @@ defjvp(mul_p, lambda t, x, y, out: mul(t, y), lambda t, x, y, out: mul(x, t))
 
 def _transpose_mul(ct, x, y):
     # mul is linear in whichever operand is the tangent; the other is a residual
+    ux, uy = type(x) is UndefinedPrimal, type(y) is UndefinedPrimal
     if type(ct) is Zero:
-        return [Zero(x.aval) if is_undefined(x) else None, Zero(y.aval) if is_undefined(y) else None]
-    if is_undefined(x) and is_undefined(y):
+        return [Zero(x.aval) if ux else None, Zero(y.aval) if uy else None]
+    if ux and uy:
         raise TypeError("mul: cannot transpose a product of two linear values")
-    if is_undefined(x):
+    if ux:
         return [mul(ct, y), None]
     return [None, mul(x, ct)]
 
@@ -267,6 +291,10 @@ def full_like(like, value):
 
 def _binary(p):
     def f(x, y):
+        # tracers and arrays of rank >= 1 are operands as they are (the common case)
+        if (isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and \
+                (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim):
+            return _base.bind(p, x, y)          # p.bind, one call less (read at call time)
         return p.bind(_as_operand(x, y), _as_operand(y, x))
     f.__name__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}`` of two operands of one shape and dtype."

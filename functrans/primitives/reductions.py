@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from .. import tracing as _tracing
 from ..tracing import Tracer, get_aval
 from .base import Primitive, Zero, aval, deflinear
 
@@ -32,7 +33,12 @@ __all__ = ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and"
 # --------------------------------------------------------------------------- helpers
 
 def _check_axes(name, x, axes):
-    if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
+    ndim = len(x.shape)
+    if len(axes) == 1:                          # the common case, without a set
+        bad = not 0 <= axes[0] < ndim
+    else:
+        bad = len(set(axes)) != len(axes) or any(not 0 <= a < ndim for a in axes)
+    if bad:
         raise ValueError(f"{name}: axes {tuple(axes)} out of range or repeated for operand "
                          f"{x.str_short()}")
 
@@ -45,7 +51,9 @@ def _reduce_aval(name, kinds="fciub", out_dtype=None, nonempty=False):
         if nonempty and any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"{name}: zero-size array to reduction operation {name} which has "
                              f"no identity (operand {x.str_short()}, axes {tuple(axes)})")
-        shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+        shape = x.shape
+        shape = () if len(axes) == len(shape) else tuple(
+            [s for i, s in enumerate(shape) if i not in axes])
         return ShapedArray(shape, out_dtype or x.dtype, x.weak_type)
     return rule
 
@@ -68,9 +76,27 @@ def _full(shape, value, dtype):
 
 def _expand(y, x_shape, axes):
     """Broadcast a reduced value back over the reduced ``axes`` of ``x_shape``."""
-    from .structural import broadcast_in_dim
-    kept = tuple(i for i in range(len(x_shape)) if i not in axes)
-    return broadcast_in_dim(y, tuple(x_shape), kept)
+    S = _structural()
+    n = len(x_shape)
+    kept = () if len(axes) == n else tuple([i for i in range(n) if i not in axes])
+    if len(kept) == n:
+        return y
+    if isinstance(y, Tracer) or not _tracing._trace_stack:
+        # the reduced value's type and the params are right by construction: bind directly
+        return S.broadcast_in_dim_p.bind(y, shape=tuple(x_shape), broadcast_dimensions=kept)
+    return S.broadcast_in_dim(y, tuple(x_shape), kept)    # a constant: recorded as such
+
+
+def _structural():
+    # structural imports this module: bound on first use
+    global _S
+    if _S is None:
+        from . import structural
+        _S = structural
+    return _S
+
+
+_S = None
 
 
 def _ew():
@@ -86,7 +112,8 @@ reduce_sum_p = Primitive("reduce_sum")
 
 def _reduce_sum_impl(x, *, axes):
     x = np.asarray(x)
-    return np.asarray(np.sum(x, axis=tuple(axes), dtype=x.dtype))
+    # the ufunc method directly: np.sum's dispatch costs more than a small sum
+    return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=x.dtype))
 
 
 def _reduce_sum_transpose(ct, x, *, axes):
@@ -334,6 +361,8 @@ _batch_axis_param(cummin_p)
 # --------------------------------------------------------------------------- lax wrappers
 
 def _axes(axes):
+    if type(axes) is tuple and len(axes) == 1 and type(axes[0]) is int:
+        return axes                      # the common case: already normal
     return tuple(sorted(int(a) for a in axes))
 
 

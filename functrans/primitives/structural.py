@@ -56,6 +56,12 @@ def _broadcast_in_dim_aval(x, *, shape, broadcast_dimensions):
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     x = np.asarray(x)
+    if not broadcast_dimensions and x.ndim == 0:
+        # a scalar: a read-only stride-0 view of it, as np.broadcast_to makes, but built
+        # directly (broadcast_to's checks cost several times more on small arrays)
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]

@@ -69,17 +69,32 @@ def linearize_jaxpr(jaxpr, consts, primals, diff_mask, n_linear_outs=None):
 def prune_linear(jaxpr: Jaxpr, consts):
     """Dead-code elimination of a linear jaxpr and of the residuals it no longer reads,
     so reverse mode keeps alive only what the backward pass uses."""
-    live = {v for v in jaxpr.outvars if type(v) is Var}
+    live = set()
+    for v in jaxpr.outvars:
+        if type(v) is Var:
+            live.add(v)
     kept = []
+    pruned = False
     for e in reversed(jaxpr.eqns):
-        if e.primitive.has_effects or any(v in live for v in e.outvars):
+        outvars = e.outvars
+        if (len(outvars) == 1 and outvars[0] in live) or e.primitive.has_effects or \
+                any(v in live for v in outvars):
             kept.append(e)
-            live.update(a for a in e.inputs if type(a) is Var)
-    if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):
-        return jaxpr, consts
+            for a in e.inputs:
+                if type(a) is Var:
+                    live.add(a)
+        else:
+            pruned = True
+    constvars = jaxpr.constvars
+    if not pruned:
+        for v in constvars:
+            if v not in live:
+                break
+        else:
+            return jaxpr, consts
     kept.reverse()
-    keep = [i for i, v in enumerate(jaxpr.constvars) if v in live]
-    return (Jaxpr([jaxpr.constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
+    keep = [i for i, v in enumerate(constvars) if v in live]
+    return (Jaxpr([constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
             [consts[i] for i in keep])
 
 
@@ -87,6 +102,9 @@ class JVPTracer(Tracer):
     """A value of a ``LinearizeTrace``: its primal (array or outer tracer) and its
     tangent (a tracer of the linear trace, or Zero)."""
     __slots__ = ("primal", "tangent")
+
+
+_new_jvp_tracer = object.__new__   # JVPTracers are built field by field in _box
 
 
 class LinearizeTrace(Trace):
@@ -101,7 +119,7 @@ class LinearizeTrace(Trace):
 
     def process(self, prim, args, params):
         primals, tangents = [], []
-        zeros = False
+        zeros = 0
         for x in args:
             if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
@@ -109,8 +127,8 @@ class LinearizeTrace(Trace):
             else:
                 primals.append(x)
                 tangents.append(None)
-                zeros = True
-        if prim.not_differentiable or len(tangents) == tangents.count(None):
+                zeros += 1
+        if prim.not_differentiable or zeros == len(tangents):
             return bind(prim, *primals, **params)   # no derivative flows: plain values
         if zeros:
             tangents = [Zero(get_aval(x)) if t is None else t
@@ -125,13 +143,16 @@ class LinearizeTrace(Trace):
     def _box(self, primal, tangent):
         if type(tangent) is Zero:
             return primal          # no derivative flows through it: a plain value
+        t = _new_jvp_tracer(JVPTracer)
+        t._trace = self
         # a tangent tracer has the primal's type: reuse it rather than build one
         if isinstance(primal, Tracer):
-            a = tangent.aval if isinstance(tangent, Tracer) else primal.aval
-            t = JVPTracer(self, a, None, primal.val)
+            t.aval = tangent.aval if isinstance(tangent, Tracer) else primal.aval
+            t.val = primal.val
         else:
-            t = JVPTracer(self, tangent.aval if isinstance(tangent, Tracer) else get_aval(primal),
-                          None, primal)
+            t.aval = tangent.aval if isinstance(tangent, Tracer) else get_aval(primal)
+            t.val = primal
+        t.ir_var = None
         t.primal = primal
         t.tangent = tangent
         return t

@@ -28,21 +28,20 @@ def backward_pass(jaxpr, consts, args, cts_out):
     """
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
+    # ``env`` holds the value of every non-linear var; a Var not in it is linear
     env = dict(zip(jaxpr.constvars, consts))
-    linear = set()
     for v, x in zip(jaxpr.invars, args):
-        if type(x) is UndefinedPrimal:
-            linear.add(v)
-        else:
+        if type(x) is not UndefinedPrimal:
             env[v] = x
 
     # split: equations reading a linear value are transposed; the others (residual
     # arithmetic, e.g. recomputation under checkpoint) are evaluated forward now
     lin_eqns = []
     for eqn in jaxpr.eqns:
-        if any(a in linear for a in eqn.inputs if type(a) is Var):
-            lin_eqns.append(eqn)
-            linear.update(eqn.outvars)
+        for a in eqn.inputs:
+            if type(a) is not Literal and a not in env:
+                lin_eqns.append(eqn)
+                break
         else:
             outs = bind(eqn.primitive, *[a.val if type(a) is Literal else env[a]
                                          for a in eqn.inputs], **eqn.params)
@@ -53,35 +52,45 @@ def backward_pass(jaxpr, consts, args, cts_out):
 
     ct_env = {}
     for v, ct in zip(jaxpr.outvars, cts_out):
-        if type(v) is Var and v in linear and ct is not None and type(ct) is not Zero:
-            ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+        if type(v) is Var and v not in env and ct is not None and type(ct) is not Zero:
+            prev = ct_env.get(v)
+            ct_env[v] = ct if prev is None else add_tangents(prev, ct)
 
     for eqn in reversed(lin_eqns):
-        outvars = eqn.outvars
         prim = eqn.primitive
         if prim.multiple_results:
+            outvars = eqn.outvars
             cts = [ct_env.pop(v, None) for v in outvars]
             if all(c is None for c in cts):
                 continue
             cts = [Zero(v.aval) if c is None else c for v, c in zip(outvars, cts)]
         else:
-            cts = ct_env.pop(outvars[0], None)
+            cts = ct_env.pop(eqn.outvars[0], None)
             if cts is None:
                 continue
         if prim.transpose is None:
             raise TypeError(
                 f"reverse-mode differentiation is not supported through primitive "
                 f"'{prim.name}' (it has no transpose rule)")
-        invals = [(UndefinedPrimal(a.aval) if a in linear else env[a]) if type(a) is Var
-                  else a.val for a in eqn.inputs]
+        invals = []
+        for a in eqn.inputs:
+            if type(a) is Literal:
+                invals.append(a.val)
+            else:
+                x = env.get(a, _LINEAR)
+                invals.append(UndefinedPrimal(a.aval) if x is _LINEAR else x)
         cts_in = prim.transpose(cts, *invals, **eqn.params)
-        for a, ct in zip(eqn.inputs, cts_in):
-            if ct is None or type(ct) is Zero or type(a) is not Var or a not in linear:
+        for a, x, ct in zip(eqn.inputs, invals, cts_in):
+            if ct is None or type(x) is not UndefinedPrimal or type(ct) is Zero:
                 continue
-            ct_env[a] = add_tangents(ct_env[a], ct) if a in ct_env else ct
+            prev = ct_env.get(a)
+            ct_env[a] = ct if prev is None else add_tangents(prev, ct)
 
     return [ct_env.get(v, Zero(v.aval)) if type(x) is UndefinedPrimal else None
             for v, x in zip(jaxpr.invars, args)]
+
+
+_LINEAR = object()   # env.get's default: the var has no value, it is linear
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear_mask) -> ClosedJaxpr:

@@ -1,0 +1,99 @@
+"""``cond``, ``while`` and ``scan`` on the device, driven from the host.
+
+Each sub-jaxpr (a branch, the loop predicate, the loop body) is compiled once into
+its own ``Program`` (fused kernels, planned by the shared planner); the host then
+runs the control flow around them. Carries, operands and stacked outputs stay in
+device memory the whole time: per iteration the only device-to-host copy is the
+predicate (``while``) or the branch index (``cond``), one scalar. Device buffers are
+never written after the step producing them, so sub-programs may pass inputs through
+as outputs and iterations may share buffers freely.
+
+- ``cond``: read the index, clamp it to the branches, run that branch.
+- ``while``: run the predicate program, copy its boolean back, run the body.
+- ``scan``: iteration ``i`` reads row ``i`` of each xs buffer as a zero-copy slice and
+  copies the body's per-iteration outputs into row ``i`` of the stacked ys (a device
+  to device copy); ``reverse`` walks the rows from the end.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .runtime import alloc
+
+__all__ = ["LOWER"]
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _scalar(prog, x):
+    """env -> the host value of the scalar ``x`` (a one-element device-to-host copy)."""
+    slot = prog._contiguous_slot(x)
+    return lambda env: env[slot].copy_to_host()[0]
+
+
+def lower_cond(prog, e):
+    index, *operands = e.inputs
+    branches = [prog.sub(b, f"cond branch {k}") for k, b in enumerate(e.params["branches"])]
+    get_index = _scalar(prog, index)
+    ins = [prog._contiguous_slot(x) for x in operands]
+    outs = [prog._slot(v) for v in e.outvars]
+    last = len(branches) - 1
+
+    def step(env):
+        k = min(max(int(get_index(env)), 0), last)
+        res = branches[k].run_buffers([env[s] for s in ins])
+        for s, r in zip(outs, res):
+            env[s] = r
+    prog.steps.append(step)
+    return True
+
+
+def lower_while(prog, e):
+    p = e.params
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    cond = prog.sub(p["cond_jaxpr"], "while predicate")
+    body = prog.sub(p["body_jaxpr"], "while body")
+    ins = [prog._contiguous_slot(x) for x in e.inputs]
+    outs = [prog._slot(v) for v in e.outvars]
+
+    def step(env):
+        vals = [env[s] for s in ins]
+        cc, bc, carry = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
+        while cond.run_buffers(cc + carry)[0].copy_to_host()[0]:
+            carry = body.run_buffers(bc + carry)
+        for s, r in zip(outs, carry):
+            env[s] = r
+    prog.steps.append(step)
+    return True
+
+
+def lower_scan(prog, e):
+    p = e.params
+    nc, nk, length, reverse = p["num_consts"], p["num_carry"], p["length"], p["reverse"]
+    body = prog.sub(p["jaxpr"], "scan body")
+    ins = [prog._contiguous_slot(x) for x in e.inputs]
+    outs = [prog._slot(v) for v in e.outvars]
+    x_rows = [_size(x.aval.shape[1:]) for x in e.inputs[nc + nk:]]
+    y_avals = [v.aval for v in e.outvars[nk:]]
+    y_rows = [_size(a.shape[1:]) for a in y_avals]
+
+    def step(env):
+        vals = [env[s] for s in ins]
+        consts, carry, xs = vals[:nc], vals[nc:nc + nk], vals[nc + nk:]
+        ys = [alloc(_size(a.shape), a.dtype, "scan output") for a in y_avals]
+        for i in (range(length - 1, -1, -1) if reverse else range(length)):
+            res = body.run_buffers(consts + carry +
+                                   [x[i * m:(i + 1) * m] for x, m in zip(xs, x_rows)])
+            carry = res[:nk]
+            for buf, y, m in zip(ys, res[nk:], y_rows):
+                if m:
+                    buf[i * m:(i + 1) * m].copy_to_device(y)
+        for s, r in zip(outs, carry + ys):
+            env[s] = r
+    prog.steps.append(step)
+    return True
+
+
+LOWER = {"cond": lower_cond, "while": lower_while, "scan": lower_scan}
