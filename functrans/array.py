@@ -168,9 +168,14 @@ def _has_tracer(index):
     return False
 
 
+_FNP = []
+
+
 def _fnp():
-    from . import numpy as fnp
-    return fnp
+    if not _FNP:  # imported lazily (functrans.numpy imports this module), then cached
+        from . import numpy as fnp
+        _FNP.append(fnp)
+    return _FNP[0]
 
 
 def _binop(name, reflected=False):

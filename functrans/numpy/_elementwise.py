@@ -176,6 +176,12 @@ def _binary(name, np_fn, traced, quiet=False, example=None):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             _check(name, x, y)
             return _eager2(np_fn, x, y, quiet)
+        if isinstance(x, Tracer) and isinstance(y, Tracer):
+            xa, ya = x.aval, y.aval
+            # the common traced case: same type, nothing weak, so nothing to promote
+            if (xa.dtype == ya.dtype and xa.shape == ya.shape and not xa.weak_type
+                    and not ya.weak_type and _out_dtype(name, np_fn, xa.dtype, xa.dtype) == xa.dtype):
+                return traced(x, y)
         _check(name, x, y)
         x, y = promote(name, x, y)
         dt = _out_dtype(name, np_fn, x.dtype, y.dtype)
