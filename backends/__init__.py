@@ -26,18 +26,17 @@ def available():
     return out
 
 
-# The CPU backend becomes the default only once the whole shared table passes on it;
-# until then it is opt-in (FUNCTRANS_BACKEND=cpu or jit(..., backend="cpu")).
-_CPU_IS_DEFAULT = False
-
-
 def default_backend() -> str:
-    """``FUNCTRANS_BACKEND`` if set, else the CPU backend when built and enabled, else the
-    interpreter."""
+    """``FUNCTRANS_BACKEND`` if set, else the CPU (LLVM) backend, else the interpreter
+    (when llvmlite cannot be imported)."""
     env = os.environ.get("FUNCTRANS_BACKEND")
     if env:
         return env
-    return "cpu" if _CPU_IS_DEFAULT and "cpu" in available() else "interpret"
+    try:
+        importlib.import_module(_MODULES["cpu"])
+    except ImportError:
+        return "interpret"
+    return "cpu"
 
 
 def get_backend(name: str | None):

@@ -110,17 +110,28 @@ _DRAWS = {
 }
 
 
+def _same_draw(got, want):
+    """Bits and integers exactly; floats made by transcendental math (normal's log and
+    cos) within 4 ulp, since a compiled backend's math may round differently from numpy."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind == "f":
+        np.testing.assert_array_max_ulp(got, want, 4)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("name", sorted(_DRAWS))
 def test_eager_jit_vmap_agree_exactly(name):
     f = _DRAWS[name]
     k = random.key(1234)
     eager = np.asarray(f(k))
     np.testing.assert_array_equal(np.asarray(f(k)), eager)
-    np.testing.assert_array_equal(np.asarray(ft.jit(f)(k)), eager)
+    _same_draw(ft.jit(f)(k), eager)
     ks = random.split(k, 4)
     loop = np.stack([np.asarray(f(kk)) for kk in ks])
     np.testing.assert_array_equal(np.asarray(ft.vmap(f)(ks)), loop)
-    np.testing.assert_array_equal(np.asarray(ft.jit(ft.vmap(f))(ks)), loop)
+    _same_draw(ft.jit(ft.vmap(f))(ks), loop)
     np.testing.assert_array_equal(np.asarray(ft.vmap(f, in_axes=1)(np.asarray(ks).T)), loop)
 
 
