@@ -179,9 +179,12 @@ def _fnp():
 
 
 def _binop(name, reflected=False):
+    fns = []     # the fnp function, looked up on first use (fnp imports this module)
+
     def op(self, other):
-        f = getattr(_fnp(), name)
-        return f(other, self) if reflected else f(self, other)
+        if not fns:
+            fns.append(getattr(_fnp(), name))
+        return fns[0](other, self) if reflected else fns[0](self, other)
     op.__name__ = name
     return op
 

@@ -77,10 +77,13 @@ def body_defers_concrete(prim, params) -> bool:
 class Trace:
     """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
     __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
-                 "_lifted", "name")
+                 "_lifted", "name", "symbolic")
 
-    def __init__(self, level: int, name: str = "trace"):
+    def __init__(self, level: int, name: str = "trace", symbolic: bool = False):
         self.level = level
+        # symbolic: no tracer of this trace ever carries a value (e.g. linearize's tangents),
+        # so ``process`` records without the known/value bookkeeping
+        self.symbolic = symbolic
         self.alive = True
         self.eqns = []
         self.invars = []
@@ -144,6 +147,8 @@ class Trace:
         return self._lift(x)
 
     def process(self, prim, args, params):
+        if self.symbolic and not prim.multiple_results and not CAPTURE_SOURCE:
+            return self._record(prim, args, params)
         atoms, avals, vals = [], [], []
         known = True
         for x in args:
@@ -179,6 +184,27 @@ class Trace:
                                None if out_vals is None else np.asarray(out_vals[i])))
         self.eqns.append(_new_eqn(prim, atoms, outvars, params, src))
         return outs
+
+    def _record(self, prim, args, params):
+        """``process`` of a symbolic trace, single result: record only (nothing is known)."""
+        atoms, avals = [], []
+        for x in args:
+            if isinstance(x, Tracer) and x._trace is self:
+                atoms.append(x.ir_var)
+                avals.append(x.aval)
+            else:
+                a, av, _ = self.atom(x)
+                atoms.append(a)
+                avals.append(av)
+        out_aval = prim.abstract_eval(*avals, **params)
+        v = Var(out_aval)
+        self.eqns.append(_new_eqn(prim, atoms, [v], params, None))
+        t = _object_new(Tracer)
+        t._trace = self
+        t.aval = out_aval
+        t.ir_var = v
+        t.val = None
+        return t
 
     def to_jaxpr(self, outs):
         out_atoms = [self.atom(o)[0] for o in outs]
@@ -297,8 +323,8 @@ def wrap(x):
     return np.asarray(x).view(cls)
 
 
-def new_trace(name="trace") -> Trace:
-    t = Trace(len(_trace_stack), name)
+def new_trace(name="trace", symbolic=False) -> Trace:
+    t = Trace(len(_trace_stack), name, symbolic)
     _trace_stack.append(t)
     return t
 

@@ -158,11 +158,17 @@ def _doc(name, np_fn, extra=""):
 def _unary(name, np_fn, traced, quiet=False, example=None):
     """A unary function: numpy eagerly; under a trace, convert to numpy's output dtype
     and apply ``traced`` (a primitive wrapper or a composition)."""
+    out_dtypes = {}     # input dtype -> numpy's output dtype, memoised for the traced path
+
     def f(x):
         if not isinstance(x, Tracer):
             _check(name, x)
             return _eager1(np_fn, x, quiet)
-        return traced(_cast(x, _out_dtype(name, np_fn, x.dtype)))
+        dt = x.aval.dtype
+        out = out_dtypes.get(dt)
+        if out is None:
+            out = out_dtypes[dt] = _out_dtype(name, np_fn, dt)
+        return traced(x if out == dt else E.convert_element_type(x, out))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}``."
     if example:

@@ -103,8 +103,15 @@ def _div_by(x, n):
 
 # --------------------------------------------------------------------------- sum / prod
 
+_ALL_AXES = [tuple(range(n)) for n in range(33)]
+
+
 def _sum_like(name, np_fn, prim_fn):
     def f(a, axis=None, dtype=None, keepdims=False):
+        if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
+            av = a.aval
+            if av.dtype.kind in "fc" and av.shape and not av.weak_type:  # the common case
+                return prim_fn(a, _ALL_AXES[len(av.shape)])
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
         if not isinstance(a, Tracer):

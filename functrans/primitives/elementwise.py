@@ -38,6 +38,11 @@ def _elementwise_aval(name, kinds, out_dtype=None):
     """Shape rule: operands share shape and dtype; dtype kind is one of ``kinds``."""
     def rule(*avals, **params):
         a0 = avals[0]
+        if len(avals) == 2 and out_dtype is None:   # binary, same type: the common case
+            a1 = avals[1]
+            if (a1 is a0 or (a1.shape == a0.shape and a1.dtype == a0.dtype
+                             and a1.weak_type == a0.weak_type)) and a0.dtype.kind in kinds:
+                return a0
         weak = a0.weak_type
         shape, dtype = a0.shape, a0.dtype
         for i in range(1, len(avals)):
@@ -74,17 +79,17 @@ def _np_impl(fn, out_dtype=None):
         # them base-class views (Python scalars stay as they are: they are weakly typed)
         if len(xs) == 2:
             x0, x1 = xs
-            out = fn(x0 if type(x0) is _ND else _base_view(x0),
-                     x1 if type(x1) is _ND else _base_view(x1))
+            out = fn(x0 if type(x0) is _ND else x0.view(_ND) if isinstance(x0, _ND) else x0,
+                     x1 if type(x1) is _ND else x1.view(_ND) if isinstance(x1, _ND) else x1)
         elif len(xs) == 1:
             x0 = xs[0]
-            out = fn(x0 if type(x0) is _ND else _base_view(x0))
+            out = fn(x0 if type(x0) is _ND else x0.view(_ND) if isinstance(x0, _ND) else x0)
         else:
             x0 = xs[0]
             out = fn(*[_base_view(x) for x in xs])
         # the common case: an array of the input's dtype
-        if out_dtype is None and type(out) is _ND and type(x0) is not bool and \
-                getattr(x0, "dtype", None) == out.dtype:
+        if out_dtype is None and type(out) is _ND and isinstance(x0, _ND) and \
+                x0.dtype == out.dtype:
             return out
         return np.asarray(out, dtype=out_dtype or np.result_type(*xs))
     return impl

@@ -52,7 +52,7 @@ def linearize_jaxpr(jaxpr, consts, primals, diff_mask, n_linear_outs=None):
     rest, e.g. auxiliary outputs, are primal only)."""
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
-    lin = new_trace("linearize")
+    lin = new_trace("linearize", symbolic=True)
     try:
         tangents = [lin.new_arg(tangent_aval(get_aval(p))) if d else Zero(get_aval(p))
                     for p, d in zip(primals, diff_mask)]
@@ -171,7 +171,7 @@ def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize")
     stack.append(T)
     lin = None
     try:
-        lin = new_trace("linearize")
+        lin = new_trace("linearize", symbolic=True)   # tangents never carry values
         T.linear = lin
         args = []
         for p, d in zip(primals, diff_mask):

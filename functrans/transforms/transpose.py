@@ -56,36 +56,46 @@ def backward_pass(jaxpr, consts, args, cts_out):
             prev = ct_env.get(v)
             ct_env[v] = ct if prev is None else add_tangents(prev, ct)
 
+    pop, get = ct_env.pop, env.get
     for eqn in reversed(lin_eqns):
         prim = eqn.primitive
         if prim.multiple_results:
             outvars = eqn.outvars
-            cts = [ct_env.pop(v, None) for v in outvars]
+            cts = [pop(v, None) for v in outvars]
             if all(c is None for c in cts):
                 continue
             cts = [Zero(v.aval) if c is None else c for v, c in zip(outvars, cts)]
         else:
-            cts = ct_env.pop(eqn.outvars[0], None)
+            cts = pop(eqn.outvars[0], None)
             if cts is None:
                 continue
         if prim.transpose is None:
             raise TypeError(
                 f"reverse-mode differentiation is not supported through primitive "
                 f"'{prim.name}' (it has no transpose rule)")
+        inputs = eqn.inputs
         invals = []
-        for a in eqn.inputs:
+        for a in inputs:
             if type(a) is Literal:
                 invals.append(a.val)
             else:
-                x = env.get(a, _LINEAR)
+                x = get(a, _LINEAR)
                 invals.append(UndefinedPrimal(a.aval) if x is _LINEAR else x)
         cts_in = prim.transpose(cts, *invals, **eqn.params)
-        for a, x, ct in zip(eqn.inputs, invals, cts_in):
-            if ct is None or type(x) is not UndefinedPrimal or type(ct) is Zero:
+        for i, ct in enumerate(cts_in):
+            if ct is None or type(ct) is Zero or type(invals[i]) is not UndefinedPrimal:
                 continue
+            a = inputs[i]
             prev = ct_env.get(a)
             ct_env[a] = ct if prev is None else add_tangents(prev, ct)
 
+    if len(args) == 1:    # the common single input, without the comprehension
+        x, = args
+        if type(x) is not UndefinedPrimal:
+            return [None]
+        v = jaxpr.invars[0]
+        ct = ct_env.get(v)
+        return [Zero(v.aval) if ct is None else ct]
     return [ct_env.get(v, Zero(v.aval)) if type(x) is UndefinedPrimal else None
             for v, x in zip(jaxpr.invars, args)]
 
