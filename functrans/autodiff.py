@@ -20,6 +20,7 @@ from .tracing import Tracer, _leaked, get_aval, wrap
 from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import linearize_fun
 from .transforms.transpose import backward_pass
+from .traceback_util import api_boundary
 from .tree_util import tree_flatten, tree_unflatten
 
 
@@ -42,6 +43,7 @@ def _check_tangent(i, p, t):
                         f"{pa.str_short()}; they must match in shape and dtype")
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """Forward mode: ``(fun(*primals), J·tangents)`` in one pass.
 
@@ -154,6 +156,7 @@ def _check_leaves(flat):
                             f"array: {x!r:.60}")
 
 
+@api_boundary
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` reuses the saved linearisation.
 
@@ -207,6 +210,7 @@ def _zeros_like(x):
     return np.zeros(a.shape, a.dtype)
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """Reverse mode: ``(fun(*primals), vjp_fn)``; ``vjp_fn(ct)`` returns one cotangent per primal.
 
@@ -285,6 +289,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         value = _out(outs[0])
         return ((value, aux), g) if has_aux else (value, g)
 
+    vg = api_boundary(vg)    # an error in the user's function ends in the user's frame
     vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
     vg.__wrapped__ = fun     # inspect.signature (vmap's argument names) sees fun's parameters
     return vg
@@ -333,6 +338,7 @@ def grad(fun, argnums=0, has_aux=False):
         (v, g_) = vg(*args, **kwargs)
         return (g_, v[1]) if has_aux else g_
 
+    g = api_boundary(g)
     g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
     g.__wrapped__ = fun
     return g

@@ -20,6 +20,7 @@ from .api_util import as_array, flatten_fun
 from .primitives.base import move_batch_axis
 from .tracing import Tracer, _leaked, get_aval, trace_to_jaxpr, wrap
 from .transforms.vmap import AxisFrame, axis_frames, vmap_eval
+from .traceback_util import api_boundary
 from .tree_util import _node_handlers, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -261,6 +262,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
         raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
     v = _Vmapped(fun, in_axes, out_axes, axis_size, axis_name)
 
+    @api_boundary           # an error in the user's function ends in the user's frame
     def vmapped(*args, **kwargs):
         return v(*args, **kwargs)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
+from .traceback_util import api_boundary
 from .tracing import get_aval
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -88,6 +89,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     from .batching import vmap
     check_argnums(argnums, "jacfwd")
 
+    @api_boundary
     def jacfun(*args):
         single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacfwd")
         zeros = [np.zeros(get_aval(x).shape, get_aval(x).dtype) for x in flat]
@@ -140,6 +142,7 @@ def jacrev(fun, argnums=0, has_aux=False):
     from .batching import vmap
     check_argnums(argnums, "jacrev")
 
+    @api_boundary
     def jacfun(*args):
         single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacrev")
         res = vjp(f_flat, *flat, has_aux=has_aux)
@@ -182,6 +185,7 @@ def jacobian(fun, argnums=0, has_aux=False):
     >>> ft.jacobian(lambda x: fnp.sum(x * x))(np.ones(3)).tolist()
     [2.0, 2.0, 2.0]
     """
+    @api_boundary
     def jacfun(*args):
         mode = jacobian_mode(fun, argnums, has_aux, *args)
         f = jacfwd if mode == "fwd" else jacrev

@@ -415,3 +415,18 @@ def test_traceback_filtering_opt_out_keeps_library_frames():
     lib = [f for f in frames if f.filename.startswith(LIB)]
     assert len(lib) > 3 and frames[-1].filename.startswith(LIB)
     assert not getattr(e, "__notes__", None)
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap", "jacfwd", "jacrev", "hessian"])
+def test_traceback_filtering_under_transforms_without_jit(transform):
+    import traceback
+
+    def f(x):
+        return fnp.sin(x) + undefined_name_for_the_test  # noqa: F821
+
+    arg = fnp.ones(3) if transform == "vmap" else fnp.ones(())
+    with pytest.raises(NameError) as e:
+        getattr(ft, transform)(f)(arg)
+    frames = traceback.extract_tb(e.value.__traceback__)
+    assert frames[-1].name == "f"
+    assert not any("/functrans/" in fr.filename for fr in frames)
