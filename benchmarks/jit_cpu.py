@@ -1,7 +1,10 @@
 """jit on the CPU backend (llvmlite): fused transcendental and fused arithmetic
 kernels on 2^22 elements against numpy (and jax.jit when installed), the cached
 dispatch of ``x + 1.0`` on 8 elements, the Lorenz RK4 loop (5000 steps of
-``fori_loop``, native) against the same loop under ``numba.njit``, and BLAS matmuls."""
+``fori_loop``, native) against the same loop under ``numba.njit``, BLAS matmuls, and
+autodiff under jit against jax.jit (float32 MLP ``value_and_grad`` + SGD step and its
+first-call compile with every cache off, the Lorenz Jacobian by ``jacrev``, ``hessian``
+n=64, per-example gradients by ``jit(vmap(grad))``) and a row-wise logsumexp."""
 from __future__ import annotations
 
 import numpy as np
@@ -156,4 +159,202 @@ WORKLOADS = [
              target="≥ numpy's GFLOP/s (ratio ≤ 1)"),
     Workload("matmul 1024² f32 (BLAS)", _matmul_setup(1024, np.float32), baseline="numpy",
              target="≥ numpy's GFLOP/s (ratio ≤ 1)"),
+]
+
+
+# ---------------------------------------------------------------- autodiff under jit
+MLP_IN, MLP_HID, MLP_OUT, MLP_BATCH = 784, 256, 10, 128
+
+
+def _mlp_data():
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+    params = (rng.standard_normal((MLP_IN, MLP_HID)).astype(f32) * f32(0.05),
+              np.zeros(MLP_HID, f32),
+              rng.standard_normal((MLP_HID, MLP_OUT)).astype(f32) * f32(0.05),
+              np.zeros(MLP_OUT, f32))
+    x = rng.standard_normal((MLP_BATCH, MLP_IN)).astype(f32)
+    y = np.eye(MLP_OUT, dtype=f32)[rng.integers(0, MLP_OUT, MLP_BATCH)]
+    return params, x, y
+
+
+def _mlp_loss(np_):
+    """Softmax cross-entropy of a tanh MLP, written against a numpy-like module."""
+    def loss(params, x, y):
+        w1, b1, w2, b2 = params
+        h = np_.tanh(x @ w1 + b1)
+        z = h @ w2 + b2
+        z = z - np_.max(z, axis=1, keepdims=True)
+        lse = np_.log(np_.sum(np_.exp(z), axis=1, keepdims=True))
+        return -np_.mean(np_.sum(y * (z - lse), axis=1))
+    return loss
+
+
+def _sgd(vg, lr):
+    def step(params, x, y):
+        loss, g = vg(params, x, y)
+        return loss, tuple(p - lr * q for p, q in zip(params, g))
+    return step
+
+
+def _mlp_compile_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    from backends.llvm import cache
+    params, x, y = _mlp_data()
+    loss = _mlp_loss(fnp)
+    old = cache.cache_dir
+
+    def fresh_ft():
+        cache.cache_dir = lambda: None        # no disk cache for this measurement
+        try:
+            cache.clear_memory()              # nor in-memory plans/object code
+            f = ft.jit(ft.value_and_grad(lambda p, a, b: loss(p, a, b)))
+            return f(params, x, y)
+        finally:
+            cache.cache_dir = old
+    c = {"functrans cpu": fresh_ft}
+    jax, jnp = _jax()
+    if jax is not None:
+        jl = _mlp_loss(jnp)
+        jp = tuple(jnp.asarray(p) for p in params)
+        jx, jy = jnp.asarray(x), jnp.asarray(y)
+
+        def fresh_jax():
+            f = jax.jit(jax.value_and_grad(lambda p, a, b: jl(p, a, b)))
+            return jax.block_until_ready(f(jp, jx, jy))
+        c["jax"] = fresh_jax
+    return c
+
+
+def _mlp_step_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    params, x, y = _mlp_data()
+    lr = np.float32(0.1)
+    step = ft.jit(_sgd(ft.value_and_grad(_mlp_loss(fnp)), lr))
+    c = {"functrans cpu": lambda: step(params, x, y), "numpy (hand-written)": _numpy_mlp_step(params, x, y, lr)}
+    jax, jnp = _jax()
+    if jax is not None:
+        jstep = jax.jit(_sgd(jax.value_and_grad(_mlp_loss(jnp)), lr))
+        jp = tuple(jnp.asarray(p) for p in params)
+        jx, jy = jnp.asarray(x), jnp.asarray(y)
+        c["jax"] = lambda: jax.block_until_ready(jstep(jp, jx, jy))
+        ref = jstep(jp, jx, jy)
+        got = step(params, x, y)
+        assert abs(float(ref[0]) - float(got[0])) < 1e-4, (ref[0], got[0])
+    return c
+
+
+def _numpy_mlp_step(params, x, y, lr):
+    w1, b1, w2, b2 = params
+
+    def step():
+        h = np.tanh(x @ w1 + b1)
+        z = h @ w2 + b2
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        loss = -np.mean(np.sum(y * (z - np.log(s)), axis=1))
+        dz = (e / s - y) / np.float32(MLP_BATCH)
+        gw2, gb2 = h.T @ dz, dz.sum(0)
+        dh = (dz @ w2.T) * (1 - h * h)
+        gw1, gb1 = x.T @ dh, dh.sum(0)
+        return loss, (w1 - lr * gw1, b1 - lr * gb1, w2 - lr * gw2, b2 - lr * gb2)
+    return step
+
+
+def _lorenz_grad_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    from .control_flow import _final_state
+    x0 = np.array([1.0, 1.0, 1.0])
+    jf = ft.jit(ft.jacrev(lambda v: fnp.stack(list(_final_state(v)))))
+    c = {"functrans cpu": lambda: jf(x0)}
+    jax, jnp = _jax()
+    if jax is not None:
+        from .control_flow import _rk4_step, N_STEPS
+
+        def jl(v):
+            s = jax.lax.fori_loop(0, N_STEPS, lambda i, s: _rk4_step(s), (v[0], v[1], v[2]))
+            return jnp.stack(s)
+        g = jax.jit(jax.jacrev(jl))
+        jx = jnp.asarray(x0)
+        c["jax"] = lambda: g(jx).block_until_ready()
+        assert np.allclose(np.asarray(g(jx)), np.asarray(jf(x0)), rtol=1e-8, atol=1e-8)
+    return c
+
+
+def _hessian_jit_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    n = 64
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((n, n)) / np.sqrt(n)
+    x = rng.standard_normal(n)
+    h = ft.jit(ft.hessian(lambda a, v: fnp.sum(fnp.tanh(a @ v) ** 2), argnums=1))
+    c = {"functrans cpu": lambda: h(A, x)}
+    jax, jnp = _jax()
+    if jax is not None:
+        hj = jax.jit(jax.hessian(lambda a, v: jnp.sum(jnp.tanh(a @ v) ** 2), argnums=1))
+        ja, jx = jnp.asarray(A), jnp.asarray(x)
+        c["jax"] = lambda: hj(ja, jx).block_until_ready()
+        assert np.allclose(np.asarray(hj(ja, jx)), np.asarray(h(A, x)), rtol=1e-9, atol=1e-9)
+    return c
+
+
+def _per_example_jit_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    from .vmap import _data, _loss
+    w, x, y = _data()
+    g = ft.jit(ft.vmap(ft.grad(_loss(fnp)), in_axes=(None, 0, 0)))
+    c = {"functrans cpu": lambda: g(w, x, y)}
+    jax, jnp = _jax()
+    if jax is not None:
+        gj = jax.jit(jax.vmap(jax.grad(_loss(jnp)), in_axes=(None, 0, 0)))
+        jw, jx, jy = jnp.asarray(w), jnp.asarray(x), jnp.asarray(y)
+        c["jax"] = lambda: gj(jw, jx, jy).block_until_ready()
+        assert np.allclose(np.asarray(gj(jw, jx, jy)), np.asarray(g(w, x, y)), rtol=1e-9, atol=1e-12)
+    return c
+
+
+def _logsumexp_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    x = np.random.default_rng(0).standard_normal((2048, 2048))
+
+    def lse(np_):
+        def f(x):
+            m = np_.max(x, axis=1, keepdims=True)
+            return np_.log(np_.sum(np_.exp(x - m), axis=1)) + m[:, 0]
+        return f
+    jf = ft.jit(lse(fnp))
+    c = {"numpy": lambda: lse(np)(x), "functrans cpu": lambda: jf(x)}
+    jax, jnp = _jax()
+    if jax is not None:
+        g = jax.jit(lse(jnp))
+        jx = jnp.asarray(x)
+        c["jax"] = lambda: g(jx).block_until_ready()
+    assert np.allclose(np.asarray(jf(x)), lse(np)(x), rtol=1e-12)
+    return c
+
+
+def _vs_jax(limit):
+    return lambda r: ("jax" not in r) or r["functrans cpu"] <= limit * r["jax"]
+
+
+WORKLOADS += [
+    Workload("first-call compile of jit(value_and_grad(mlp_loss)) (no caches)", _mlp_compile_setup,
+             baseline="jax", target="≤ jax (130 ms there)", check=_vs_jax(1.0)),
+    Workload("MLP 784-256-10, batch 128, f32, jit(value_and_grad)+SGD", _mlp_step_setup,
+             baseline="jax", target="≤ 0.9× jax", check=_vs_jax(0.9)),
+    Workload("Lorenz RK4 gradient d final / d initial (jacrev, jit)", _lorenz_grad_setup,
+             baseline="jax", target="≥ 5× faster than jax (ratio ≤ 0.2)", check=_vs_jax(0.2)),
+    Workload("hessian of sum(tanh(A@x)**2), n=64, jit", _hessian_jit_setup,
+             baseline="jax", target="≤ jax", check=_vs_jax(1.0)),
+    Workload("per-example grads, logistic regression 256 × 100, jit(vmap(grad))",
+             _per_example_jit_setup, baseline="jax", target="≤ jax", check=_vs_jax(1.0)),
+    Workload("logsumexp over rows, 2048² f64", _logsumexp_setup,
+             baseline="jax", target="≤ 0.8× jax", check=_vs_jax(0.8)),
 ]

@@ -542,3 +542,79 @@ def test_donated_buffer_is_reused_and_results_are_right():
     out, _ = f(ro, y)
     assert not np.shares_memory(out, ro)
     np.testing.assert_array_equal(ro, np.arange(5.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("which", ["max", "min"])
+def test_vectorised_max_min_reductions_keep_nan_inf_and_signed_zero(dtype, which):
+    """max/min reductions run as SIMD llvm.maximum/minimum: nan still wins anywhere
+    in a row, infinities and all-negative rows are right."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((7, 133)).astype(dtype)
+    x[1, 5] = np.nan
+    x[2, 132] = np.nan
+    x[3] = -np.inf
+    x[4, 17] = np.inf
+    x[5] = -np.abs(x[5]) - 1
+    x[6] = 0.0
+    x[6, ::2] = -0.0
+    red, np_red = (fnp.max, np.max) if which == "max" else (fnp.min, np.min)
+    for axis in (0, 1, None):
+        got = np.asarray(ft.jit(lambda v: red(v, axis=axis))(x))
+        np.testing.assert_array_equal(got, np_red(x, axis=axis))
+    assert "llvm.maximum" in ft.jit(lambda v: fnp.max(v, axis=1)).lower(x).compile().as_text()
+
+
+def test_transposed_products_are_computed_in_place_of_the_transpose():
+    """transpose(dot_general(a, b)) becomes dot_general(b, a): no transpose is left,
+    and values (plain, batched, shared dot) match numpy."""
+    from backends.llvm.rewrite import fold_dot_transposes
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((5, 7)), rng.standard_normal((7, 3))
+    f = lambda a, b: fnp.transpose(a @ b)
+    jp = ft.make_jaxpr(f)(a, b)
+    names = [e.primitive.name for e in fold_dot_transposes(jp.jaxpr).eqns]
+    assert names == ["dot_general"]
+    np.testing.assert_allclose(np.asarray(ft.jit(f)(a, b)), (a @ b).T, rtol=1e-13)
+    ba, bb = rng.standard_normal((4, 5, 7)), rng.standard_normal((4, 7, 3))
+    g = lambda a, b: fnp.swapaxes(fnp.matmul(a, b), 1, 2)
+    np.testing.assert_allclose(np.asarray(ft.jit(g)(ba, bb)),
+                               np.swapaxes(ba @ bb, 1, 2), rtol=1e-13)
+    h = lambda a, b: (a @ b, fnp.transpose(a @ b) * 2.0)     # the dot has two uses
+    r1, r2 = ft.jit(h)(a, b)
+    np.testing.assert_allclose(np.asarray(r2), 2 * (a @ b).T, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(r1), a @ b, rtol=1e-13)
+    gw = ft.jit(ft.grad(lambda w, x: fnp.sum(fnp.tanh(x @ w))))(b, a)
+    np.testing.assert_allclose(np.asarray(gw), a.T @ (1 - np.tanh(a @ b) ** 2), rtol=1e-12)
+
+
+def _fork_child_runs(f, x, want, q):
+    q.put(bool(np.allclose(np.asarray(f(x)), want, rtol=1e-12)))
+
+
+def test_large_kernels_split_over_threads_match_numpy_and_survive_fork():
+    """Big elementwise kernels and row reductions run on the thread pool (when there
+    is more than one thread); values match numpy, column and full reductions stay
+    serial, and a forked child (no pool threads there) still computes serially."""
+    from backends.llvm import threads
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1024, 600))
+    row = ft.jit(lambda v: fnp.log(fnp.sum(fnp.exp(v - fnp.max(v, axis=1, keepdims=True)), axis=1)))
+    want = np.log(np.exp(x - x.max(1, keepdims=True)).sum(1))
+    np.testing.assert_allclose(np.asarray(row(x)), want, rtol=1e-12)
+    text = row.lower(x).compile().as_text()
+    assert ("ft_parallel_for" in text) == (threads.num_threads() > 1)
+    col = ft.jit(lambda v: (fnp.sum(fnp.sin(v), axis=0), fnp.sum(v * v), fnp.tanh(v) * 2.0))
+    a, b, c = col(x)
+    np.testing.assert_allclose(np.asarray(a), np.sin(x).sum(0), rtol=1e-11)
+    np.testing.assert_allclose(float(b), (x * x).sum(), rtol=1e-11)
+    np.testing.assert_allclose(np.asarray(c), np.tanh(x) * 2.0, rtol=1e-14, atol=1e-15)
+    small = ft.jit(lambda v: fnp.exp(v) + 1.0)
+    assert "ft_parallel_for" not in small.lower(x[:4]).compile().as_text()
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_fork_child_runs, args=(row, x, want, q))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0 and q.get(timeout=5)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import threading
 
-from jaxpr_ir import check
+from jaxpr_ir import ClosedJaxpr, check
 from .. import fusion
-from . import cache, engine
+from . import cache, engine, rewrite
 from .lower import Lowering
 from .runtime import Program, builtin
 
@@ -103,6 +103,9 @@ class Executable:
 
 def _build(closed, donate):
     check(closed)
+    jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
+    if jaxpr is not closed.jaxpr:
+        closed = ClosedJaxpr(jaxpr, closed.consts)
     lw = Lowering(closed, donate)
     segments = lw.build()
     ir_text = str(lw.module)

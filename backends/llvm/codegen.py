@@ -31,6 +31,11 @@ _NATIVE_DTYPES = frozenset(np.dtype(d) for d in
 I64 = ir.IntType(64)
 I8 = ir.IntType(8)
 I1 = ir.IntType(1)
+# transcendental ops: kernels with one are compute-bound, so threads pay
+_HEAVY = frozenset(("exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
+                    "logistic", "pow", "atan2", "asin", "acos", "atan", "sinh", "cosh",
+                    "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma",
+                    "digamma", "cbrt"))
 
 
 def classify(eqn):
@@ -122,6 +127,24 @@ class KernelEmitter:
         if int(np.prod(shape, dtype=np.int64)) <= 16:
             self.fn.attributes.add("alwaysinline")
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.argv = list(self.fn.args)
+        self.parallel = noalias and self._parallelisable()
+
+    def _parallelisable(self):
+        """Large compute-bound kernels whose outer loop iterations are independent:
+        every reduction keeps the outer dimension, so each row's accumulator belongs to
+        one thread. Memory-bound ones (plain arithmetic) stay serial: one core already
+        nearly saturates the memory bus, and waking threads only adds jitter."""
+        from . import threads
+        if not any(e.primitive.name in _HEAVY for e in self.kernel.eqns):
+            return False
+        if not self.dims or self.dims[0] < 2 or any(d <= 0 for d in self.kernel.shape):
+            return False
+        if int(np.prod(self.dims, dtype=np.int64)) < threads.MIN_ELEMENTS:
+            return False
+        if any(not a.strides or a.strides[0] == 0 for a in self.reduce_info.values()):
+            return False
+        return threads.num_threads() > 1
 
     def _arg(self, var):
         if var not in self.buffers:
@@ -134,7 +157,7 @@ class KernelEmitter:
         for i, s in zip(idxs, acc.strides):
             if s:
                 off = self.b.add(off, self.b.mul(i, ir.Constant(I64, s)))
-        return self.b.gep(self.fn.args[acc.arg], [off], inbounds=True,
+        return self.b.gep(self.argv[acc.arg], [off], inbounds=True,
                           source_etype=_storage(acc.dtype))
 
     def load(self, acc, idxs):
@@ -155,7 +178,9 @@ class KernelEmitter:
         return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))
 
     # ------------------------------------------------------------------ loops
-    def _loop_nest(self, dims, body):
+    def _loop_nest(self, dims, body, lo=None, hi=None):
+        """Loops over ``dims`` calling ``body(indices)``; the outer one may run over the
+        values ``[lo, hi)`` instead (a thread's share; lo < hi)."""
         idxs = []
 
         def level(d):
@@ -167,14 +192,15 @@ class KernelEmitter:
             self.b.branch(loop)
             self.b.position_at_end(loop)
             i = self.b.phi(I64, name=f"i{d}")
-            i.add_incoming(ir.Constant(I64, 0), pre)
+            i.add_incoming(lo if (d == 0 and lo is not None) else ir.Constant(I64, 0), pre)
             idxs.append(i)
             level(d + 1)
             idxs.pop()
             nxt = self.b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
             i.add_incoming(nxt, self.b.block)
             done = self.fn.append_basic_block(f"done{d}")
-            self.b.cbranch(self.b.icmp_unsigned("<", nxt, ir.Constant(I64, dims[d])), loop, done)
+            end = hi if (d == 0 and hi is not None) else ir.Constant(I64, dims[d])
+            self.b.cbranch(self.b.icmp_unsigned("<", nxt, end), loop, done)
             self.b.position_at_end(done)
 
         level(0)
@@ -192,8 +218,61 @@ class KernelEmitter:
                 if n:
                     self._loop_nest([n], lambda idxs: self.store(flat, idxs, ident))
         if all(self.dims) and all(d > 0 for d in k.shape):
-            self._loop_nest(self.dims, self._body)
+            if self.parallel:
+                self._emit_parallel()
+            else:
+                self._loop_nest(self.dims, self._body)
         self.b.ret_void()
+
+    def _emit_parallel(self):
+        """The loops go into a body function run by the thread pool over shares of the
+        outer dimension (``threads``); this function calls it, or runs it serially
+        when threading is off or the process was forked."""
+        P = ir.PointerType()
+        wrapper, wb, wargs = self.fn, self.b, self.argv
+        bty = ir.FunctionType(ir.VoidType(), [P, P, P, P])
+        body = ir.Function(self.module, bty, self.fn.name + ".par")
+        body.linkage = "internal"
+        body.attributes.add("nounwind")
+        self.fn, self.b = body, ir.IRBuilder(body.append_basic_block("entry"))
+        args, dims, _, data = body.args
+        lo = self.b.ptrtoint(self.b.load(args, typ=P), I64)
+        hi = self.b.add(lo, self.b.load(dims, typ=I64))
+        self.argv = [self.b.load(self.b.gep(data, [ir.Constant(I64, j)], source_etype=P), typ=P)
+                     for j in range(len(wargs))]
+        run = self.fn.append_basic_block("run")
+        out = self.fn.append_basic_block("out")
+        self.b.cbranch(self.b.icmp_unsigned("<", lo, hi), run, out)
+        self.b.position_at_end(run)
+        self._loop_nest(self.dims, self._body, lo, hi)
+        self.b.branch(out)
+        self.b.position_at_end(out)
+        self.b.ret_void()
+        self.fn, self.b, self.argv = wrapper, wb, wargs
+        b = self.b
+        n = len(wargs)
+        datap = b.alloca(P, size=ir.Constant(I64, n))
+        for j, a in enumerate(wargs):
+            b.store(a, b.gep(datap, [ir.Constant(I64, j)], source_etype=P))
+        argp = b.alloca(P)
+        b.store(ir.Constant(P, None), argp)
+        dimp = b.alloca(I64)
+        b.store(ir.Constant(I64, self.dims[0]), dimp)
+        stepp = b.alloca(I64)
+        b.store(ir.Constant(I64, 1), stepp)
+        I32 = ir.IntType(32)
+        glob = lambda name: self.module.globals.get(name) or ir.GlobalVariable(self.module, I32, name)
+        nthr = b.load(glob("ft_num_threads"), typ=I32)
+        pid = b.load(glob("ft_pool_pid"), typ=I32)
+        getpid = self.module.globals.get("getpid") or ir.Function(self.module, ir.FunctionType(I32, []), "getpid")
+        ok = b.and_(b.icmp_signed(">", nthr, ir.Constant(I32, 1)), b.icmp_signed("==", b.call(getpid, []), pid))
+        with b.if_else(ok) as (then, other):
+            with then:
+                pf = self.module.globals.get("ft_parallel_for") or ir.Function(
+                    self.module, ir.FunctionType(ir.VoidType(), [P] * 5 + [I64, I64, I32]), "ft_parallel_for")
+                b.call(pf, [body, argp, dimp, stepp, datap, ir.Constant(I64, 0), ir.Constant(I64, 1), nthr])
+            with other:
+                b.call(body, [argp, dimp, stepp, datap])
 
     def _body(self, idxs):
         env = {}

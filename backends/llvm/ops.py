@@ -393,9 +393,19 @@ def _extreme(dtype, biggest):
 
 REDUCTIONS["reduce_sum"] = Reduction(lambda d: 0, _sum_combine)
 REDUCTIONS["reduce_prod"] = Reduction(lambda d: 1, _prod_combine)
-REDUCTIONS["reduce_max"] = Reduction(lambda d: _extreme(d, True),
-                                     lambda em, d, acc, x: choose(em, d, acc, x, True))
-REDUCTIONS["reduce_min"] = Reduction(lambda d: _extreme(d, False),
-                                     lambda em, d, acc, x: choose(em, d, acc, x, False))
+def _extreme_combine(biggest):
+    def combine(em, dtype, acc, x):
+        if dtype.kind == "f":
+            # llvm.maximum/minimum propagate nan like numpy and are exactly associative,
+            # so the loop vectoriser turns the reduction into SIMD (a select chain is not)
+            t = acc.type
+            return _call(em, f"llvm.{'maximum' if biggest else 'minimum'}.{_fsuffix(t)}",
+                         t, [t, t], [acc, x])
+        return choose(em, dtype, acc, x, biggest)
+    return combine
+
+
+REDUCTIONS["reduce_max"] = Reduction(lambda d: _extreme(d, True), _extreme_combine(True))
+REDUCTIONS["reduce_min"] = Reduction(lambda d: _extreme(d, False), _extreme_combine(False))
 REDUCTIONS["reduce_and"] = Reduction(lambda d: True, lambda em, d, acc, x: em.b.and_(acc, x), "b")
 REDUCTIONS["reduce_or"] = Reduction(lambda d: False, lambda em, d, acc, x: em.b.or_(acc, x), "b")
