@@ -54,7 +54,10 @@ def write_report(rows, path, quick):
     lines = ["# Benchmarks", "",
              f"Written by `python -m benchmarks{' --quick' if quick else ''}` on "
              f"{datetime.date.today().isoformat()}. Times are medians over interleaved "
-             "repetitions; ratios are to the workload's baseline, measured in the same run.", "",
+             "repetitions; ratios are to the workload's baseline, measured in the same run. "
+             "`met` (on the baseline row) says whether the workload's target held in this run; "
+             "the machine is shared and noisy, so a ratio near its target can flip between runs.",
+             "",
              "Machine: " + ", ".join(f"{k}: {v}" for k, v in info.items()), "",
              "| module | workload | candidate | median | ratio to baseline | target | met |",
              "|---|---|---|---|---|---|---|"]

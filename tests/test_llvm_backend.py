@@ -618,3 +618,12 @@ def test_large_kernels_split_over_threads_match_numpy_and_survive_fork():
     p.start()
     p.join(60)
     assert p.exitcode == 0 and q.get(timeout=5)
+
+
+def test_disk_cache_is_on_by_default_under_the_user_cache_dir(monkeypatch, tmp_path):
+    from backends.llvm import cache
+    monkeypatch.delenv("FUNCTRANS_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.cache_dir() == str(tmp_path / "functrans")
+    monkeypatch.setenv("FUNCTRANS_CACHE_DIR", "off")
+    assert cache.cache_dir() is None

@@ -2,8 +2,9 @@
 
 The key is the SHA-256 of the module's IR text and ``engine.host_key()`` (triple, host
 CPU name and features, llvmlite version), so code is never shared across machines or
-LLVM versions. The disk cache (on when ``FUNCTRANS_CACHE_DIR`` names a directory)
-stores each object file with a magic tag, its length and its own SHA-256; a file that
+LLVM versions. The disk cache (on by default under ``$XDG_CACHE_HOME/functrans`` or
+``~/.cache/functrans``; ``FUNCTRANS_CACHE_DIR`` names another folder, and an empty value
+or ``off`` turns it off) stores each object file with a magic tag, its length and its own SHA-256; a file that
 is truncated, garbage or fails to load is ignored and rebuilt, never trusted.
 
 >>> _key("x") == _key("x")
@@ -37,7 +38,12 @@ def _key(ir_text: str) -> str:
 def cache_dir():
     """The on-disk cache directory, or None when the disk cache is off."""
     d = os.environ.get("FUNCTRANS_CACHE_DIR")
-    return d or None
+    if d is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return os.path.join(base, "functrans")
+    if d.strip().lower() in ("", "0", "off", "none"):
+        return None
+    return d
 
 
 def _path(d, key):
