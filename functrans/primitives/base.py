@@ -20,11 +20,9 @@ Zero(f64[3])
 """
 from __future__ import annotations
 
-import numpy as np
-
 import jaxpr_ir
 from jaxpr_ir import ShapedArray
-from ..tracing import Tracer, bind, get_aval
+from ..tracing import bind, get_aval
 
 
 class Primitive(jaxpr_ir.Primitive):

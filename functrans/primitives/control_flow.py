@@ -295,8 +295,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
                               for b in (lower, upper) if not isinstance(b, int)])
         i0 = _cast(lower, dt) if not isinstance(lower, int) else np.asarray(lower, dt)
         upper = _cast(upper, dt) if not isinstance(upper, int) else np.asarray(upper, dt)
+    from .elementwise import add
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
-        from .elementwise import add
         length = max(int(upper) - int(lower), 0)
 
         def step(carry, _):
@@ -306,7 +306,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         u = length if unroll is True else (1 if unroll in (None, False) else int(unroll))
         (_, out), _ = scan(step, (i0, init_val), None, length=length, unroll=u)
         return out
-    from .elementwise import add
 
     def cond_fun(c):
         return c[0] < c[1]

@@ -390,7 +390,6 @@ def _scan_batch(args, dims, *, jaxpr, length, reverse, num_consts, num_carry, li
     c_d, init_d, xs_d = _split3(dims, nc, nk)
     nd = lambda ds: [None if d is None else 0 for d in ds]  # noqa: E731
     carry_b = [d is not None for d in init_d]
-    n_y = len(jaxpr.out_avals) - nk
     while True:
         in_dims = nd(c_d) + [0 if b else None for b in carry_b] + nd(xs_d)
         _, ods = vmap_closed(jaxpr, in_dims, size)
