@@ -180,6 +180,16 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
 
 
+def _eager_moment(np_fn, a, axis, dtype, ddof, keepdims):
+    """numpy's var/std on a concrete array; integers accumulate as float64."""
+    if axis is not None and type(axis) is not int:
+        _check_axis(axis)
+    dt = np.dtype(dtype) if dtype is not None else None
+    if dt is None and a.dtype.kind not in "fc":
+        dt = np.dtype(np.float64)
+    return wrap(np_fn(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+
+
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """Variance ``sum(|x - mean|^2) / (n - ddof)``; integers as float64.
 
@@ -189,12 +199,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """
     a = _arr(a)
     if not isinstance(a, Tracer):
-        if axis is not None and type(axis) is not int:
-            _check_axis(axis)
-        dt = np.dtype(dtype) if dtype is not None else None
-        if dt is None and a.dtype.kind not in "fc":
-            dt = np.dtype(np.float64)
-        return wrap(np.var(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+        return _eager_moment(np.var, a, axis, dtype, ddof, keepdims)
     if a.dtype.kind == "c":
         raise TypeError(f"var: complex input {a.aval.str_short()} is supported only outside "
                         "transforms")
@@ -218,12 +223,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """
     a = _arr(a)
     if not isinstance(a, Tracer):
-        if axis is not None and type(axis) is not int:
-            _check_axis(axis)
-        dt = np.dtype(dtype) if dtype is not None else None
-        if dt is None and a.dtype.kind not in "fc":
-            dt = np.dtype(np.float64)
-        return wrap(np.std(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+        return _eager_moment(np.std, a, axis, dtype, ddof, keepdims)
     return E.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
