@@ -142,6 +142,7 @@ class Array(np.ndarray):
 
 
 tracing._ARRAY_CLASS[0] = Array
+tracing.EAGER_TYPES.add(Array)
 
 # numpy's accumulators outside the supported dtypes, mapped as fnp maps them
 _WIDEN = {np.dtype(np.uint64): np.dtype(np.int64), np.dtype(np.float16): np.dtype(np.float64)}

@@ -250,6 +250,14 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     >>> float(v), float(g)
     (9.0, 6.0)
     """
+    vg = api_boundary(_value_and_grad(fun, argnums, has_aux))
+    vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
+    vg.__wrapped__ = fun     # inspect.signature (vmap's argument names) sees fun's parameters
+    return vg
+
+
+def _value_and_grad(fun, argnums, has_aux):
+    """value_and_grad's function without the api boundary (grad puts its own around it)."""
     check_argnums(argnums, "grad")
     simple = not has_aux and type(argnums) is int and argnums in (0, -1)
 
@@ -289,9 +297,6 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         value = _out(outs[0])
         return ((value, aux), g) if has_aux else (value, g)
 
-    vg = api_boundary(vg)    # an error in the user's function ends in the user's frame
-    vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
-    vg.__wrapped__ = fun     # inspect.signature (vmap's argument names) sees fun's parameters
     return vg
 
 
@@ -308,7 +313,7 @@ def _value_and_grad_single(fun, x):
         tree.append(t)
         return leaves
 
-    outs, lin = linearize_fun(flat, [x], [True], name="grad")
+    outs, lin = linearize_fun(flat, [x], [True], name="grad", prune=False)
     if tree and (len(outs) != 1 or tree[0].children is not None):
         raise TypeError(f"grad requires a function returning a scalar, but it returned a "
                         f"pytree {tree[0]} (to return auxiliary data use has_aux=True)")
@@ -332,7 +337,7 @@ def grad(fun, argnums=0, has_aux=False):
     >>> float(ft.grad(lambda x: x ** 2)(3.0))
     6.0
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = _value_and_grad(fun, argnums, has_aux)   # g is the api boundary
 
     def g(*args, **kwargs):
         (v, g_) = vg(*args, **kwargs)

@@ -198,6 +198,7 @@ def _counting(counter: _Counter):
     Array.__array_function__ = array_function
     tracing.bind = counting_bind
     _base.bind = counting_bind
+    _base.Primitive.bind = counting_bind      # prim.bind is tracing.bind itself
     try:
         yield counter
     finally:
@@ -205,6 +206,7 @@ def _counting(counter: _Counter):
             setattr(mod, name, fn)
         tracing.bind = orig_bind
         _base.bind = orig_bind
+        _base.Primitive.bind = orig_bind
         for k, present in had.items():
             if present:
                 setattr(Array, k, saved[k])

@@ -128,7 +128,12 @@ class Trace:
             entry = self._lifted.get(id(x))
             if entry is not None:
                 return entry
-            aval = array_aval(x)
+            dt = x.dtype
+            if dt in _FAST_DTYPES:                  # array_aval, inlined
+                aval = _object_new(ShapedArray)
+                aval.shape, aval.dtype, aval.weak_type = x.shape, dt, False
+            else:
+                aval = ShapedArray(x.shape, dt)
             v = Var(aval)
             self.constvars.append(v)
             self.consts.append(x)
@@ -147,8 +152,6 @@ class Trace:
         return self._lift(x)
 
     def process(self, prim, args, params):
-        if self.symbolic and not prim.multiple_results and not CAPTURE_SOURCE:
-            return self._record(prim, args, params)
         atoms, avals, vals = [], [], []
         known = True
         for x in args:
@@ -185,30 +188,55 @@ class Trace:
         self.eqns.append(_new_eqn(prim, atoms, outvars, params, src))
         return outs
 
-    def _record(self, prim, args, params):
-        """``process`` of a symbolic trace, single result: record only (nothing is known)."""
-        atoms, avals = [], []
-        for x in args:
+    def to_jaxpr(self, outs):
+        out_atoms = [self.atom(o)[0] for o in outs]
+        return Jaxpr(self.constvars, self.invars, self.eqns, out_atoms)
+
+
+class SymbolicTrace(Trace):
+    """A trace none of whose tracers ever carries a value (linearize's tangents):
+    single-result equations are recorded with no value bookkeeping."""
+    __slots__ = ()
+
+    def process(self, prim, args, params):
+        """Record only (nothing is known); ``Trace.process`` for multiple results or with
+        source capture. Built field by field: reverse mode records every tangent
+        operation through here."""
+        if prim.multiple_results or CAPTURE_SOURCE:
+            return Trace.process(self, prim, args, params)
+        if len(args) == 2:          # binary, unrolled: most tangent operations
+            x, y = args
             if isinstance(x, Tracer) and x._trace is self:
-                atoms.append(x.ir_var)
-                avals.append(x.aval)
+                ax, vx = x.ir_var, x.aval
             else:
-                a, av, _ = self.atom(x)
-                atoms.append(a)
-                avals.append(av)
-        out_aval = prim.abstract_eval(*avals, **params)
+                ax, vx, _ = self.atom(x)
+            if isinstance(y, Tracer) and y._trace is self:
+                ay, vy = y.ir_var, y.aval
+            else:
+                ay, vy, _ = self.atom(y)
+            atoms = [ax, ay]
+            out_aval = prim.abstract_eval(vx, vy, **params)
+        else:
+            atoms, avals = [], []
+            for x in args:
+                if isinstance(x, Tracer) and x._trace is self:
+                    atoms.append(x.ir_var)
+                    avals.append(x.aval)
+                else:
+                    a, av, _ = self.atom(x)
+                    atoms.append(a)
+                    avals.append(av)
+            out_aval = prim.abstract_eval(*avals, **params)
         v = Var(out_aval)
-        self.eqns.append(_new_eqn(prim, atoms, [v], params, None))
+        e = _object_new(Eqn)
+        e.primitive, e.inputs, e.outvars, e.params, e.source = prim, atoms, [v], params, None
+        self.eqns.append(e)
         t = _object_new(Tracer)
         t._trace = self
         t.aval = out_aval
         t.ir_var = v
         t.val = None
         return t
-
-    def to_jaxpr(self, outs):
-        out_atoms = [self.atom(o)[0] for o in outs]
-        return Jaxpr(self.constvars, self.invars, self.eqns, out_atoms)
 
 
 class Tracer:
@@ -309,6 +337,8 @@ def bind(prim, *args, **params):
 
 # Eager results are this ndarray subclass (set by functrans.array); plain views until then.
 _ARRAY_CLASS = [np.ndarray]
+# The exact types of eager arrays (numpy's and the library's), for fast type tests.
+EAGER_TYPES = {np.ndarray}
 
 
 def wrap(x):
@@ -324,7 +354,7 @@ def wrap(x):
 
 
 def new_trace(name="trace", symbolic=False) -> Trace:
-    t = Trace(len(_trace_stack), name, symbolic)
+    t = (SymbolicTrace if symbolic else Trace)(len(_trace_stack), name, symbolic)
     _trace_stack.append(t)
     return t
 

@@ -88,7 +88,7 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         # fast path for what the library itself passes: a tuple of ints and a dtype
-        if type(shape) is not tuple or not all(type(d) is int for d in shape):
+        if type(shape) is not tuple or (shape and not all(type(d) is int for d in shape)):
             shape = tuple(int(d) for d in shape)
         self.shape = shape
         self.dtype = (dtype if dtype.__class__ in _DTYPE_CLASSES and dtype.isnative

@@ -28,8 +28,9 @@ from ..tracing import bind, get_aval
 class Primitive(jaxpr_ir.Primitive):
     """A jaxpr_ir primitive that functrans can apply (``bind``)."""
 
-    def bind(self, *args, **params):
-        return bind(self, *args, **params)
+    # ``prim.bind(*args, **params)`` is ``tracing.bind(prim, ...)`` itself (no extra frame:
+    # eager calls are hot)
+    bind = bind
 
     def def_rules(self, *, abstract_eval=None, impl=None, jvp=None, transpose=None,
                   batch=None, partial_eval=None, not_differentiable=None):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ShapedArray
-from ..tracing import Tracer
+from ..tracing import _ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, Tracer, wrap
 from . import base as _base
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
                    deflinear, instantiate, is_undefined)
@@ -69,25 +69,33 @@ def _base_view(x):
     return x.view(_ND) if isinstance(x, _ND) and type(x) is not _ND else x
 
 
-def _np_impl(fn, out_dtype=None):
+def _np_impl(fn, out_dtype=None, arity=None):
     """Run a numpy function, keeping the input dtype (or ``out_dtype``); numpy may
-    return scalars for 0-d input or widen, so the result is re-typed."""
+    return scalars for 0-d input or widen, so the result is re-typed. ``arity`` 1 or 2
+    gives a specialised impl (these run once per eager operation)."""
     # No errstate here: it costs more than the op on small arrays. Warnings behave as in
     # numpy eagerly; the interpreter silences them once per jaxpr.
+    # numpy's ufuncs take a slower path for ndarray subclasses (the eager Array): give
+    # them base-class views (Python scalars stay as they are: they are weakly typed)
+    if arity == 1 and out_dtype is None:
+        def impl(x):
+            out = fn(x if type(x) is _ND else x.view(_ND) if isinstance(x, _ND) else x)
+            if type(out) is _ND and isinstance(x, _ND) and out.dtype == x.dtype:
+                return out
+            return np.asarray(out, dtype=np.result_type(x))
+        return impl
+    if arity == 2 and out_dtype is None:
+        def impl(x, y):
+            out = fn(x if type(x) is _ND else x.view(_ND) if isinstance(x, _ND) else x,
+                     y if type(y) is _ND else y.view(_ND) if isinstance(y, _ND) else y)
+            if type(out) is _ND and isinstance(x, _ND) and out.dtype == x.dtype:
+                return out
+            return np.asarray(out, dtype=np.result_type(x, y))
+        return impl
+
     def impl(*xs, **params):
-        # numpy's ufuncs take a slower path for ndarray subclasses (the eager Array): give
-        # them base-class views (Python scalars stay as they are: they are weakly typed)
-        if len(xs) == 2:
-            x0, x1 = xs
-            out = fn(x0 if type(x0) is _ND else x0.view(_ND) if isinstance(x0, _ND) else x0,
-                     x1 if type(x1) is _ND else x1.view(_ND) if isinstance(x1, _ND) else x1)
-        elif len(xs) == 1:
-            x0 = xs[0]
-            out = fn(x0 if type(x0) is _ND else x0.view(_ND) if isinstance(x0, _ND) else x0)
-        else:
-            x0 = xs[0]
-            out = fn(*[_base_view(x) for x in xs])
-        # the common case: an array of the input's dtype
+        x0 = xs[0]
+        out = fn(*[_base_view(x) for x in xs])
         if out_dtype is None and type(out) is _ND and isinstance(x0, _ND) and \
                 x0.dtype == out.dtype:
             return out
@@ -98,11 +106,11 @@ def _np_impl(fn, out_dtype=None):
 # --------------------------------------------------------------------------- binary
 
 add_p = Primitive("add")
-add_p.def_rules(abstract_eval=_elementwise_aval("add", "fciub"), impl=_np_impl(np.add))
+add_p.def_rules(abstract_eval=_elementwise_aval("add", "fciub"), impl=_np_impl(np.add, arity=2))
 sub_p = Primitive("sub")
-sub_p.def_rules(abstract_eval=_elementwise_aval("sub", "fciu"), impl=_np_impl(np.subtract))
+sub_p.def_rules(abstract_eval=_elementwise_aval("sub", "fciu"), impl=_np_impl(np.subtract, arity=2))
 mul_p = Primitive("mul")
-mul_p.def_rules(abstract_eval=_elementwise_aval("mul", "fciub"), impl=_np_impl(np.multiply))
+mul_p.def_rules(abstract_eval=_elementwise_aval("mul", "fciub"), impl=_np_impl(np.multiply, arity=2))
 div_p = Primitive("div")
 
 
@@ -295,11 +303,18 @@ def full_like(like, value):
 
 
 def _binary(p):
+    impl = p.impl
+
     def f(x, y):
+        # two arrays of rank >= 1 and no trace involved: bind's eager path, inlined (the
+        # transpose rules of reverse mode call these on arrays, one per tangent operation)
+        if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim:
+            out = impl(x, y)
+            return out.view(_ARRAY_CLASS[0]) if type(out) is _ND else wrap(out)
         # tracers and arrays of rank >= 1 are operands as they are (the common case)
         if (isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and \
                 (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim):
-            return _base.bind(p, x, y)          # p.bind, one call less (read at call time)
+            return p.bind(x, y)
         return p.bind(_as_operand(x, y), _as_operand(y, x))
     f.__name__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}`` of two operands of one shape and dtype."

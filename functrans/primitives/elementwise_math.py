@@ -99,7 +99,7 @@ def _unary(name, np_fn, kinds, deriv, out_dtype=None):
     p = Primitive(name)
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
     p.def_rules(abstract_eval=_elementwise_aval(name, kinds, out_dtype),
-                impl=_np_impl(np_fn, out_dtype))
+                impl=_np_impl(np_fn, out_dtype, arity=1))
     batch_elementwise(p)
     if deriv is None:
         # piecewise constant (or integer/bool valued): the tangent is zero
@@ -160,7 +160,7 @@ UNARY = {row[0]: _unary(*row) for row in UNARY_TABLE}
 
 def _unary_wrapper(p):
     def f(x):
-        return _base.bind(p, x)       # p.bind, one call less (read at call time)
+        return p.bind(x)
     f.__name__ = f.__qualname__ = p.name
     f.__doc__ = f"Elementwise ``{p.name}`` (a primitive; dtype kept)."
     return f

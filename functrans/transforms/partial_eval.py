@@ -161,10 +161,12 @@ class LinearizeTrace(Trace):
         raise TypeError("a LinearizeTrace records no jaxpr")
 
 
-def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize"):
+def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize", prune=True):
     """``linearize_jaxpr`` of ``fun`` without tracing it first (see ``LinearizeTrace``).
 
     ``fun`` takes and returns flat lists. Returns (primal outputs, LinearJaxpr).
+    ``prune=False`` keeps dead tangent equations: for a caller that transposes the
+    result at once, pruning only costs time (the backward pass skips them anyway).
     """
     stack = _tracing._trace_stack
     T = LinearizeTrace(len(stack), name)
@@ -199,6 +201,8 @@ def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize")
         if lin is not None:
             end_trace(lin)
         end_trace(T)
+    if not prune:
+        return prim_outs, LinearJaxpr(lin_jaxpr, lin.consts)
     return prim_outs, LinearJaxpr(*prune_linear(lin_jaxpr, lin.consts))
 
 

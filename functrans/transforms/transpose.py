@@ -69,25 +69,22 @@ def backward_pass(jaxpr, consts, args, cts_out):
             cts = pop(eqn.outvars[0], None)
             if cts is None:
                 continue
-        if prim.transpose is None:
+        transpose = prim.transpose
+        if transpose is None:
             raise TypeError(
                 f"reverse-mode differentiation is not supported through primitive "
                 f"'{prim.name}' (it has no transpose rule)")
         inputs = eqn.inputs
         invals = []
         for a in inputs:
-            if type(a) is Literal:
-                invals.append(a.val)
-            else:
-                x = get(a, _LINEAR)
-                invals.append(UndefinedPrimal(a.aval) if x is _LINEAR else x)
-        cts_in = prim.transpose(cts, *invals, **eqn.params)
-        for i, ct in enumerate(cts_in):
-            if ct is None or type(ct) is Zero or type(invals[i]) is not UndefinedPrimal:
-                continue
-            a = inputs[i]
-            prev = ct_env.get(a)
-            ct_env[a] = ct if prev is None else add_tangents(prev, ct)
+            x = get(a, _LINEAR)         # Literals are never in env: they come here too
+            if x is _LINEAR:
+                x = a.val if type(a) is Literal else UndefinedPrimal(a.aval)
+            invals.append(x)
+        for a, x, ct in zip(inputs, invals, transpose(cts, *invals, **eqn.params)):
+            if type(x) is UndefinedPrimal and ct is not None and type(ct) is not Zero:
+                prev = ct_env.get(a)
+                ct_env[a] = ct if prev is None else add_tangents(prev, ct)
 
     if len(args) == 1:    # the common single input, without the comprehension
         x, = args
