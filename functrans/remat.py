@@ -224,7 +224,7 @@ def _tangent_body(closed, saveable, nz):
         return [instantiate(read_t(a)) for a in j.outvars]
 
     tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
-                               name="checkpoint tangent")
+                               name="checkpoint tangent", staged=True)  # transposed later
     tj = dce(tj)
     (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
     _remember(_tangent_cache, key, (closed, (body, consts)))

@@ -77,13 +77,17 @@ def body_defers_concrete(prim, params) -> bool:
 class Trace:
     """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
     __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
-                 "_lifted", "name", "symbolic")
+                 "_lifted", "name", "symbolic", "staged")
 
     def __init__(self, level: int, name: str = "trace", symbolic: bool = False):
         self.level = level
         # symbolic: no tracer of this trace ever carries a value (e.g. linearize's tangents),
         # so ``process`` records without the known/value bookkeeping
         self.symbolic = symbolic
+        # staged: tangents recorded here are later split from their primals (linearize's
+        # linear trace; a control-flow body that partial evaluation will split), so the
+        # JVP rules of loops emit a primal loop and a linear loop rather than one loop
+        self.staged = symbolic
         self.alive = True
         self.eqns = []
         self.invars = []
@@ -365,13 +369,15 @@ def end_trace(t: Trace):
     t.alive = False
 
 
-def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace"):
+def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False):
     """Trace ``fun`` over flat inputs. Returns (jaxpr, consts, out_vals).
 
     ``consts`` are the outer objects behind the jaxpr's constvars (arrays or
     tracers of outer traces); ``out_vals`` the concrete outputs where known.
+    ``staged``: see ``Trace.staged``.
     """
     trace = new_trace(name)
+    trace.staged = staged
     try:
         if in_vals is None:
             in_vals = [None] * len(in_avals)

@@ -100,7 +100,7 @@ def _jvp_split(jaxpr, nz):
         outs, touts = jvp_eval(jaxpr.jaxpr, jaxpr.consts, xs[:n_in], ts)
         return list(outs) + [instantiate(t) for t in touts]
 
-    j, c, _ = trace_to_jaxpr(fun, list(in_avals) + t_avals, name="pjit jvp")
+    j, c, _ = trace_to_jaxpr(fun, list(in_avals) + t_avals, name="pjit jvp", staged=True)
     kj, uj, out_known = partial_eval(ClosedJaxpr(j, c), [True] * n_in + [False] * len(t_avals))
     assert all(out_known[:n_out]), "a primal output depends on tangents"
     tk_idx = [i for i in range(n_out) if out_known[n_out + i]]

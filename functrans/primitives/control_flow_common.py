@@ -61,9 +61,10 @@ def zeros_eqn(aval):
     return _broadcast_literal(np.zeros((), aval.dtype)[()], aval)
 
 
-def trace_closed(fun, in_avals, name="control flow body") -> ClosedJaxpr:
+def trace_closed(fun, in_avals, name="control flow body", staged=False) -> ClosedJaxpr:
     """Trace ``fun(*tracers) -> list`` on abstract values; consts kept as constvars."""
-    jaxpr, consts, _ = trace_to_jaxpr(lambda *a: list(fun(*a)), list(in_avals), name=name)
+    jaxpr, consts, _ = trace_to_jaxpr(lambda *a: list(fun(*a)), list(in_avals), name=name,
+                                      staged=staged)
     return ClosedJaxpr(_no_literal_outputs(jaxpr), consts)
 
 
@@ -116,13 +117,14 @@ def copy_jaxpr(j: Jaxpr) -> Jaxpr:
 
 # --------------------------------------------------------------------------- differentiation
 
-def jvp_closed(closed: ClosedJaxpr, nonzero, instantiate_out):
+def jvp_closed(closed: ClosedJaxpr, nonzero, instantiate_out, staged=True):
     """JVP of a const-free body with tangents only for the ``nonzero`` inputs.
 
     Returns (ClosedJaxpr with consts mapping (*primals, *nonzero tangents) to
     (*primal outs, *nonzero tangent outs), out_nonzero). Outputs in
     ``instantiate_out`` always get a tangent (zeros if need be); integer and
-    bool values never have one.
+    bool values never have one. ``staged``: the result will be split by
+    ``split_jvp``, so loops inside it must keep primals and tangents apart.
     """
     from ..transforms.jvp import jvp_eval
     avals = closed.in_avals
@@ -140,7 +142,8 @@ def jvp_closed(closed: ClosedJaxpr, nonzero, instantiate_out):
         box.append(out_nz)
         return list(outs) + [instantiate(t) for t, z in zip(touts, out_nz) if z]
 
-    jc = trace_closed(fun, list(avals) + t_avals, name="jvp of a control-flow body")
+    jc = trace_closed(fun, list(avals) + t_avals, name="jvp of a control-flow body",
+                      staged=staged)
     return jc, box[0]
 
 

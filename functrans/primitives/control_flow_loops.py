@@ -99,7 +99,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     bc_nz = [type(t) is not Zero and is_float(aval(x)) for x, t in zip(bc, bc_t)]
     carry_nz = [type(t) is not Zero and is_float(aval(x)) for x, t in zip(init, init_t)]
     while True:   # a carry has a tangent if the body can give it one
-        jb, out_nz = jvp_closed(body_jaxpr, bc_nz + carry_nz, carry_nz)
+        jb, out_nz = jvp_closed(body_jaxpr, bc_nz + carry_nz, carry_nz, staged=False)
         new = [a or b for a, b in zip(carry_nz, out_nz)]
         if new == carry_nz:
             break
@@ -270,8 +270,10 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
                           for p, t in zip(ps, ts)]
     c_nz, carry_nz, xs_nz = nzf(consts, c_t), nzf(init, init_t), nzf(xs, xs_t)
     n_y = len(jaxpr.out_avals) - nk
+    split = _linear_trace(tangents)
     while True:   # fixed point: a carry has a tangent if the body can give it one
-        jc, out_nz = jvp_closed(jaxpr, c_nz + carry_nz + xs_nz, carry_nz + [False] * n_y)
+        jc, out_nz = jvp_closed(jaxpr, c_nz + carry_nz + xs_nz, carry_nz + [False] * n_y,
+                                staged=split)
         new = [a or b for a, b in zip(carry_nz, out_nz[:nk])]
         if new == carry_nz:
             break
@@ -282,6 +284,9 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
         outs = scan_p.bind(*primals, jaxpr=jaxpr, num_consts=nc, num_carry=nk,
                            linear=(False,) * len(primals), **params)
         return outs, [Zero(tangent_aval(aval(o))) for o in outs]
+    if not split:
+        return _scan_jvp_joint(primals, tangents, jc, out_nz, (c_nz, carry_nz, xs_nz),
+                               nc, nk, n_y, params)
     n_in = len(primals)
     s = split_jvp(jc, n_in, nk + n_y)
     kj, lj = s.known.jaxpr, s.linear.jaxpr
@@ -336,6 +341,51 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     touts = [next(it) if z else Zero(tangent_aval(aval(o)))
              for o, z in zip(primal_outs, carry_nz + ys_nz)]
     return primal_outs, touts
+
+
+def _linear_trace(tangents) -> bool:
+    """Whether some tangent is staged apart from its primal (``Trace.staged``), as under
+    linearize and grad: then the loop is split into a primal loop saving residuals and a loop
+    linear in the tangents, which reverse mode transposes. Otherwise (jvp, jacfwd, at
+    any nesting) one loop carrying primals and tangents together is cheaper: no
+    residuals are stored."""
+    for t in tangents:
+        if isinstance(t, Tracer) and t._trace.staged:
+            return True
+    return False
+
+
+def _scan_jvp_joint(primals, tangents, jc, out_nz, nz, nc, nk, n_y, params):
+    """Forward mode: one scan over (consts, tangent consts), (carry, tangent carry),
+    (xs, tangent xs), with the JVP body ``jc`` re-listed in that order."""
+    c_nz, carry_nz, xs_nz = nz
+    consts, init, xs = _split3(primals, nc, nk)
+    c_t, init_t, xs_t = _split3(tangents, nc, nk)
+    j = jc.jaxpr
+    n_in = len(primals)
+    p_vars, t_vars = j.invars[:n_in], j.invars[n_in:]
+    n_ct, n_kt = sum(c_nz), sum(carry_nz)
+    invars = (j.constvars + p_vars[:nc] + t_vars[:n_ct] + p_vars[nc:nc + nk]
+              + t_vars[n_ct:n_ct + n_kt] + p_vars[nc + nk:] + t_vars[n_ct + n_kt:])
+    n_out = nk + n_y
+    po, to = j.outvars[:n_out], j.outvars[n_out:]
+    n_kto = sum(out_nz[:nk])          # == n_kt: carry tangents went to a fixed point
+    body = ClosedJaxpr(Jaxpr([], invars, j.eqns, po[:nk] + to[:n_kto] + po[nk:] + to[n_kto:]),
+                       [])
+    t_consts = [instantiate(t) for t, z in zip(c_t, c_nz) if z]
+    t_init = [instantiate(t) if type(t) is not Zero else np.zeros(aval(p).shape, aval(p).dtype)
+              for p, t, z in zip(init, init_t, carry_nz) if z]
+    t_xs = [instantiate(t) for t, z in zip(xs_t, xs_nz) if z]
+    ops = list(jc.consts) + consts + t_consts + init + t_init + xs + t_xs
+    outs = scan_p.bind(*ops, jaxpr=body, num_consts=len(jc.consts) + nc + len(t_consts),
+                       num_carry=nk + len(t_init), linear=(False,) * len(ops), **params)
+    carry, t_carry = outs[:nk], outs[nk:nk + n_kt]
+    ys, t_ys = outs[nk + n_kt:nk + n_kt + n_y], outs[nk + n_kt + n_y:]
+    it_c, it_y = iter(t_carry), iter(t_ys)
+    touts = ([next(it_c) if z else Zero(tangent_aval(aval(o))) for o, z in zip(carry, carry_nz)]
+             + [next(it_y) if z else Zero(tangent_aval(aval(o)))
+                for o, z in zip(ys, out_nz[nk:])])
+    return carry + ys, touts
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, linear, unroll):

@@ -81,7 +81,9 @@ def jvp_jaxpr(closed: ClosedJaxpr, instantiate_zeros: bool = True) -> ClosedJaxp
     """IR -> IR: a jaxpr taking (*primals, *tangents) and returning (*primals_out, *tangents_out).
 
     Every input gets a tangent input; zero tangent outputs are made into real
-    zeros when ``instantiate_zeros``.
+    zeros when ``instantiate_zeros``. Loops keep primals and tangents in separate
+    loops (``Trace.staged``), so that ``partial_eval`` of the result with the tangents
+    unknown gives a linear jaxpr: jvp_jaxpr + partial_eval is linearize.
     """
     from ..primitives.base import instantiate
     n = len(closed.jaxpr.invars)
@@ -93,5 +95,5 @@ def jvp_jaxpr(closed: ClosedJaxpr, instantiate_zeros: bool = True) -> ClosedJaxp
             touts = [instantiate(t) for t in touts]
         return list(outs) + list(touts)
 
-    j, consts, _ = trace_to_jaxpr(fun, avals, name="jvp_jaxpr")
+    j, consts, _ = trace_to_jaxpr(fun, avals, name="jvp_jaxpr", staged=True)
     return ClosedJaxpr(j, consts)
