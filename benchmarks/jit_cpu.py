@@ -264,12 +264,12 @@ def _numpy_mlp_step(params, x, y, lr):
     return step
 
 
-def _lorenz_grad_setup():
+def _lorenz_grad_setup(mode="jacrev"):
     import functrans as ft
     import functrans.numpy as fnp
     from .control_flow import _final_state
     x0 = np.array([1.0, 1.0, 1.0])
-    jf = ft.jit(ft.jacrev(lambda v: fnp.stack(list(_final_state(v)))))
+    jf = ft.jit(getattr(ft, mode)(lambda v: fnp.stack(list(_final_state(v)))))
     c = {"functrans cpu": lambda: jf(x0)}
     jax, jnp = _jax()
     if jax is not None:
@@ -278,7 +278,7 @@ def _lorenz_grad_setup():
         def jl(v):
             s = jax.lax.fori_loop(0, N_STEPS, lambda i, s: _rk4_step(s), (v[0], v[1], v[2]))
             return jnp.stack(s)
-        g = jax.jit(jax.jacrev(jl))
+        g = jax.jit(getattr(jax, mode)(jl))
         jx = jnp.asarray(x0)
         c["jax"] = lambda: g(jx).block_until_ready()
         assert np.allclose(np.asarray(g(jx)), np.asarray(jf(x0)), rtol=1e-8, atol=1e-8)
@@ -351,6 +351,8 @@ WORKLOADS += [
              baseline="jax", target="≤ 0.9× jax", check=_vs_jax(0.9)),
     Workload("Lorenz RK4 gradient d final / d initial (jacrev, jit)", _lorenz_grad_setup,
              baseline="jax", target="≥ 5× faster than jax (ratio ≤ 0.2)", check=_vs_jax(0.2)),
+    Workload("Lorenz RK4 Jacobian d final / d initial (jacfwd, jit; forward mode, informative)",
+             lambda: _lorenz_grad_setup("jacfwd"), baseline="jax", target="(no target)"),
     Workload("hessian of sum(tanh(A@x)**2), n=64, jit", _hessian_jit_setup,
              baseline="jax", target="≤ jax", check=_vs_jax(1.0)),
     Workload("per-example grads, logistic regression 256 × 100, jit(vmap(grad))",
