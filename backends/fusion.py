@@ -8,6 +8,16 @@
 - ``HostStep``: one equation the backend cannot generate code for; it runs through
   the primitive's numpy ``impl`` between kernels, so every jaxpr runs from day one.
 
+*Row kernels* (``plan(..., row_fusion=True)``, for backends whose code generator lowers
+them): a kernel whose reductions all reduce the same trailing axes may go on with
+equations that read those results broadcast back along the reduced axes (``x - max(x,
+axis=1)[:, None]``), or per row (``log(sum) + m``). The loop nest then runs per *row*
+(the kept leading dimensions) through ordered ``Phase``s: ``inner`` phases loop over the
+row's reduced dimensions (elementwise work and reductions), ``row`` phases run once per
+row on the per-row values. Each row is re-read by the later phases while it is still in
+cache, so a softmax or logsumexp reads its input from memory once instead of once per
+reduction; rows are independent, so a backend may split them over threads.
+
 *Views* (``broadcast_in_dim``, ``transpose``, ``reshape`` of a contiguous value) cost
 nothing: they become strided reads (``View``) of an existing buffer, folded into the
 index arithmetic of the kernels that read them, and are materialised with numpy only
@@ -26,12 +36,14 @@ import dataclasses
 
 from jaxpr_ir import Literal, Var
 
-__all__ = ["View", "Kernel", "HostStep", "Opaque", "Plan", "plan", "contiguous_strides",
-           "VIEW_RULES", "ELEMENTWISE", "REDUCE", "OPAQUE"]
+__all__ = ["View", "Kernel", "Phase", "HostStep", "Opaque", "Plan", "plan",
+           "contiguous_strides", "VIEW_RULES", "ELEMENTWISE", "REDUCE", "OPAQUE", "INNER", "ROW"]
 
 ELEMENTWISE = "elementwise"
 REDUCE = "reduce"
 OPAQUE = "opaque"      # generated natively, but on its own (not fused into a loop nest)
+INNER = "inner"        # a row kernel phase looping over the reduced dimensions of a row
+ROW = "row"            # a row kernel phase run once per row
 
 
 def contiguous_strides(shape):
@@ -73,17 +85,32 @@ class View:
 
 
 @dataclasses.dataclass
+class Phase:
+    """A row kernel's step per row: ``INNER`` (loops over the reduced dimensions) or
+    ``ROW`` (once per row, on values of the row shape)."""
+    kind: str
+    eqns: list
+
+
+@dataclasses.dataclass
 class Kernel:
     """Equations fused into one loop nest over ``shape``.
 
     ``inputs``: vars read from outside (buffers or views), ``outputs``: vars defined here
     and needed later (written to fresh buffers); reduction outputs are among them.
+    A row kernel also has ``phases`` (its ``eqns`` in per-row order; ``eqns`` lists them
+    all), ``outer`` (how many leading dimensions of ``shape`` are kept: the row shape is
+    ``shape[:outer]``) and ``carried`` (values of the loop shape an inner phase defines
+    and a later one reads: the backend keeps a row of each, unless it is an output).
     """
     shape: tuple
     eqns: list
     inputs: list = dataclasses.field(default_factory=list)
     outputs: list = dataclasses.field(default_factory=list)
     reduced: set = dataclasses.field(default_factory=set)   # vars defined by reductions
+    phases: list = None
+    outer: int = 0
+    carried: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -165,16 +192,19 @@ def _as_view(x, views):
     return View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
 
 
-def plan(jaxpr, classify):
+def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16):
     """Group ``jaxpr``'s equations into kernels and host steps (see the module docstring).
 
     ``classify(eqn)`` returns ``ELEMENTWISE``, ``REDUCE``, ``OPAQUE`` (a native step of
-    its own) or None (not native: a host step).
+    its own) or None (not native: a host step). ``row_fusion``: the backend lowers row
+    kernels; ``max_carry_bytes`` bounds the bytes of one row of the values a row kernel
+    carries between its phases (the backend keeps them in a per-row scratch).
     """
     views: dict = {}
     steps: list = []
     group = None          # the open Kernel
     defined_in = {}       # Var -> the Kernel defining it
+    phase_of = {}         # Var -> index of the phase of its group defining it
 
     def close():
         nonlocal group
@@ -186,7 +216,9 @@ def plan(jaxpr, classify):
         rule = VIEW_RULES.get(eqn.primitive.name)
         if rule is not None and len(eqn.inputs) == 1 and not eqn.primitive.multiple_results:
             x = eqn.inputs[0]
-            if isinstance(x, Var) and group is not None and defined_in.get(x) is group:
+            base = _as_view(x, views).base if isinstance(x, Var) else None
+            if group is not None and defined_in.get(base) is group and not (
+                    row_fusion and _is_row_value(group, base, phase_of)):
                 close()   # the view reads a value this kernel must first write out
             v = rule(_as_view(x, views), eqn.outvars[0].aval.shape, **eqn.params)
             if v is not None:
@@ -194,14 +226,25 @@ def plan(jaxpr, classify):
                 continue
         kind = classify(eqn)
         if kind in (ELEMENTWISE, REDUCE):
-            loop_shape = (eqn.outvars[0].aval.shape if kind == ELEMENTWISE
-                          else eqn.inputs[0].aval.shape)
+            loop_shape = tuple(eqn.outvars[0].aval.shape if kind == ELEMENTWISE
+                               else eqn.inputs[0].aval.shape)
+            slot = None       # phase index in a row kernel; None: a plain kernel
             if group is not None:
-                uses_reduced = any(isinstance(x, Var) and x in group.reduced for x in eqn.inputs)
-                if group.shape != loop_shape or uses_reduced:
+                if row_fusion:
+                    slot = _row_slot(group, eqn, kind, loop_shape, views, defined_in,
+                                     phase_of, max_carry_bytes)
+                if group.phases is None and slot is not None and slot[0] == 0 \
+                        and slot[1] == INNER:
+                    slot = None     # fits the plain kernel as it is
+                if slot is None and (group.phases is not None or group.shape != loop_shape
+                                     or _reads(eqn, group.reduced, views)):
                     close()
             if group is None:
-                group = Kernel(tuple(loop_shape), [])
+                group = Kernel(loop_shape, [])
+            if slot is not None:
+                _add_to_phase(group, eqn, slot, phase_of)
+            else:
+                phase_of.update((o, 0) for o in eqn.outvars)
             group.eqns.append(eqn)
             for o in eqn.outvars:
                 defined_in[o] = group
@@ -213,6 +256,125 @@ def plan(jaxpr, classify):
     close()
     _wire(jaxpr, steps, views, defined_in)
     return Plan([s for s in steps if not isinstance(s, Kernel) or s.outputs], views)
+
+
+def _reads(eqn, vars_, views):
+    """Whether ``eqn`` reads one of ``vars_``, directly or through a view."""
+    for x in eqn.inputs:
+        if isinstance(x, Var) and (x in vars_ or (x in views and views[x].base in vars_)):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- row kernels
+
+def _row_split(group):
+    """How many leading loop dimensions a row kernel made of ``group`` keeps: every
+    reduction reduces the same trailing axes, and at least one dimension is kept."""
+    if group.phases is not None:
+        return group.outer
+    axes = {tuple(sorted(e.params["axes"])) for e in group.eqns if e.outvars[0] in group.reduced}
+    if len(axes) != 1:
+        return None
+    (ax,) = axes
+    n = len(group.shape)
+    r = n - len(ax)
+    if not ax or r < 1 or ax != tuple(range(r, n)):
+        return None
+    return r
+
+
+def _phase_kinds(group):
+    return [p.kind for p in group.phases] if group.phases is not None else [INNER]
+
+
+def _is_row_value(group, v, phase_of):
+    """A per-row value of ``group``: a reduction result, or defined by a row phase."""
+    if v in group.reduced:
+        return True
+    return group.phases is not None and group.phases[phase_of.get(v, 0)].kind == ROW
+
+
+def _is_row_view(v, loop_shape, r):
+    """Whether ``v`` (a view of a row-shaped value) reads, at every index of
+    ``loop_shape``, the element of the current row: the row dimensions walk the value
+    contiguously from offset 0 and the others broadcast."""
+    if v.offset != 0 or tuple(v.shape) != tuple(loop_shape):
+        return False
+    rs = contiguous_strides(loop_shape[:r])
+    for d, n in enumerate(loop_shape):
+        if n != 1 and v.strides[d] != (rs[d] if d < r else 0):
+            return False
+    return True
+
+
+def _row_slot(group, eqn, kind, loop_shape, views, defined_in, phase_of, max_carry):
+    """(phase index, phase kind, values it newly carries between phases) where ``eqn``
+    joins ``group`` as a row kernel (an index past the last phase opens a new phase),
+    or None when it cannot: ``group``'s reductions are not all over the same trailing
+    axes, ``eqn`` has another loop shape, reads another row's value, or a view of a
+    value of the loop shape defined here, or would carry too much."""
+    r = _row_split(group)
+    if r is None:
+        return None
+    shape = tuple(group.shape)
+    if kind == REDUCE:
+        if loop_shape != shape or tuple(sorted(eqn.params["axes"])) != tuple(range(r, len(shape))):
+            return None
+        pk = INNER
+    elif loop_shape == shape:
+        pk = INNER
+    elif loop_shape in (shape[:r], shape[:r] + (1,) * (len(shape) - r)):
+        pk = ROW                # per row (the second form: keepdims)
+    else:
+        return None
+    kinds = _phase_kinds(group)
+    lo, carried, touches = 0, [], False
+    for x in eqn.inputs:
+        if not isinstance(x, Var):
+            continue
+        v = _as_view(x, views)
+        if defined_in.get(v.base) is not group:
+            continue
+        touches = True
+        p = phase_of.get(v.base, 0)
+        if _is_row_value(group, v.base, phase_of):
+            if not _is_row_view(v, loop_shape, r):
+                return None     # it reads other rows' values
+            # a reduction is complete after its phase; a row value within its phase
+            lo = max(lo, p + 1 if (kinds[p] == INNER or pk == INNER) else p)
+        elif x is v.base and pk == INNER:
+            lo = max(lo, p)     # the same element of a value of the loop shape
+            carried.append((x, p))
+        else:
+            return None
+    if pk == ROW and not touches:
+        return None             # nothing per row to share with this kernel
+    last = len(kinds) - 1
+    slot = last if kinds[last] == pk and lo <= last else last + 1
+    carry = list(dict.fromkeys(x for x, p in carried if p < slot and x not in group.carried))
+    if carry:
+        row = 1
+        for d in shape[r:]:
+            row *= d
+        have = sum(v.aval.dtype.itemsize for v in group.carried + carry)
+        if row * have > max_carry:
+            return None
+    return slot, pk, carry
+
+
+def _add_to_phase(group, eqn, slot, phase_of):
+    """Append ``eqn`` to phase ``slot`` of ``group`` (made a row kernel if it is not)."""
+    index, pk, carry = slot
+    if group.phases is None:
+        group.outer = _row_split(group)
+        group.phases = [Phase(INNER, list(group.eqns))]
+    if index == len(group.phases):
+        group.phases.append(Phase(pk, []))
+    group.phases[index].eqns.append(eqn)
+    group.carried.extend(x for x in carry if x not in group.carried)
+    for o in eqn.outvars:
+        phase_of[o] = index
 
 
 def _wire(jaxpr, steps, views, defined_in):
@@ -242,7 +404,9 @@ def _wire(jaxpr, steps, views, defined_in):
         ins, outs = [], []
         for e in s.eqns:
             for x in e.inputs:
-                if isinstance(x, Var) and defined_in.get(x) is not s and x not in ins:
+                # a row kernel reads its own per-row values through views: not inputs
+                base = views[x].base if isinstance(x, Var) and x in views else x
+                if isinstance(x, Var) and defined_in.get(base) is not s and x not in ins:
                     ins.append(x)
             for o in e.outvars:
                 if any(u != id(s) for u in needed_outside.get(o, ())):

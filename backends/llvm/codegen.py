@@ -24,7 +24,7 @@ from jaxpr_ir import Literal
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, View, contiguous_strides
 from .ops import REDUCTIONS, TABLE, lltype
 
-__all__ = ["classify", "KernelEmitter", "TABLE", "REDUCTIONS"]
+__all__ = ["classify", "KernelEmitter", "emitter", "TABLE", "REDUCTIONS"]
 
 _NATIVE_DTYPES = frozenset(np.dtype(d) for d in
                            ("float64", "float32", "int64", "int32", "uint32", "bool"))
@@ -57,6 +57,14 @@ def classify(eqn):
     if row is None or not row.supports(eqn):
         return None
     return ELEMENTWISE
+
+
+def emitter(module, name, kernel, views, noalias=True):
+    """The emitter of ``kernel``: a row kernel (``kernel.phases``) has its own."""
+    if kernel.phases:
+        from .rowfusion import RowEmitter
+        return RowEmitter(module, name, kernel, views, noalias)
+    return KernelEmitter(module, name, kernel, views, noalias)
 
 
 def _storage(dtype):
@@ -221,8 +229,12 @@ class KernelEmitter:
             if self.parallel:
                 self._emit_parallel()
             else:
-                self._loop_nest(self.dims, self._body)
+                self._loops()
         self.b.ret_void()
+
+    def _loops(self, lo=None, hi=None):
+        """The kernel's loop nest; the outer loop over ``[lo, hi)`` when given."""
+        self._loop_nest(self.dims, self._body, lo, hi)
 
     def _emit_parallel(self):
         """The loops go into a body function run by the thread pool over shares of the
@@ -244,7 +256,7 @@ class KernelEmitter:
         out = self.fn.append_basic_block("out")
         self.b.cbranch(self.b.icmp_unsigned("<", lo, hi), run, out)
         self.b.position_at_end(run)
-        self._loop_nest(self.dims, self._body, lo, hi)
+        self._loops(lo, hi)
         self.b.branch(out)
         self.b.position_at_end(out)
         self.b.ret_void()

@@ -31,7 +31,7 @@ def sub_plan(jaxpr):
     if hit is not None and hit[0] is jaxpr:
         return hit[1], hit[2]
     from .codegen import classify
-    plan = fusion.plan(jaxpr, classify)
+    plan = fusion.plan(jaxpr, classify, row_fusion=True)
     ok = not any(isinstance(s, fusion.HostStep) for s in plan.steps)
     if len(_PLANS) > 4096:
         _PLANS.clear()

@@ -279,7 +279,7 @@ class Lowering:
         self.counter = 0
         self.kernels = 0
         self._globals = {}
-        self.plan = fusion.plan(jaxpr, classify)
+        self.plan = fusion.plan(jaxpr, classify, row_fusion=True)
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
@@ -491,10 +491,9 @@ class Lowering:
                 if v not in host_read and seg[d] == seg[last.get(v, d)]}
 
     def _kernel(self, fn, k, env, views):
-        from .codegen import KernelEmitter
+        from .codegen import emitter
         self.kernels += 1
-        em = KernelEmitter(self.module, self.name("k"), k, views,
-                           noalias=id(k) not in self.shared_kernels)
+        em = emitter(self.module, self.name("k"), k, views, noalias=id(k) not in self.shared_kernels)
         em.emit()
         fn.b.call(em.fn, [fn.ptr(env[v]) for v in em.buffers])
 
@@ -556,6 +555,8 @@ class Lowering:
                 if last.get(v, -1) > i:
                     continue
                 k = plan.steps[i]
+                if k.phases and last.get(v, -1) == i:
+                    continue      # a later phase may read v after an earlier one wrote x
                 direct = all(_base(y, plan.views) is not v or y is v
                              for e in k.eqns for y in e.inputs)
                 if last.get(v, -1) == i and not (direct and tuple(k.shape) == v.aval.shape):

@@ -239,6 +239,8 @@ def _convert(em, eqn, x):
 
 
 TABLE["convert_element_type"] = Row(_convert)
+# the identity at run time (it only matters to autodiff); native, so it fuses
+TABLE["stop_gradient"] = Row(lambda em, eqn, x: x)
 
 
 # --------------------------------------------------------------------------- bits
