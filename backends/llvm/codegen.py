@@ -125,6 +125,13 @@ class KernelEmitter:
                 accesses[o] = _Access(self._arg(o), contiguous_strides(shape), 0, o.aval.dtype)
         self.accesses = accesses
         self.dims = _collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
+        self._declare(module, name, noalias, shape)
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.argv = list(self.fn.args)
+        self.parallel = noalias and self._parallelisable()
+
+    def _declare(self, module, name, noalias, shape):
+        """The kernel's function: one pointer per buffer, internal, inlined when tiny."""
         fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers))
         self.fn = ir.Function(module, fnty, name)
         if noalias:
@@ -134,9 +141,6 @@ class KernelEmitter:
         self.fn.linkage = "internal"
         if int(np.prod(shape, dtype=np.int64)) <= 16:
             self.fn.attributes.add("alwaysinline")
-        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        self.argv = list(self.fn.args)
-        self.parallel = noalias and self._parallelisable()
 
     def _parallelisable(self):
         """Large compute-bound kernels whose outer loop iterations are independent:

@@ -109,16 +109,8 @@ class RowEmitter(KernelEmitter):
             1, min(_BLOCK, _BLOCK_SCRATCH // max(scratch_row, 1)))
         self.reduce_info = {}
         self._plan_prefetch()
-        fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers))
-        self.fn = ir.Function(module, fnty, name)
-        if noalias:
-            for a in self.fn.args:
-                a.add_attribute("noalias")
-        self.fn.attributes.add("nounwind")
-        self.fn.linkage = "internal"
-        if int(np.prod(shape, dtype=np.int64)) <= 16:
-            self.fn.attributes.add("alwaysinline")
-        elif self.block * scratch_row > 4096:
+        self._declare(module, name, noalias, shape)
+        if int(np.prod(shape, dtype=np.int64)) > 16 and self.block * scratch_row > 4096:
             # its scratch rows then live on the stack for one call only, not for the
             # whole segment function it would be inlined into
             self.fn.attributes.add("noinline")
