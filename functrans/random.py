@@ -29,7 +29,8 @@ from .primitives import elementwise as E
 from .primitives.elementwise import convert_element_type
 from .primitives.random import _threefry2x32_impl, threefry2x32
 from .primitives.sorting import sort_p
-from .primitives.structural import broadcast_in_dim, iota, reshape as _reshape, slice_in_dim
+from .primitives.slicing import slice_in_dim
+from .primitives.structural import broadcast_in_dim, iota, reshape as _reshape
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "bernoulli",
            "randint", "permutation", "choice", "gumbel", "categorical", "exponential",

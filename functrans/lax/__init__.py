@@ -10,6 +10,7 @@ scalars adapt). ``functrans.numpy`` is the broadcasting, promoting layer above.
 """
 from ..primitives.elementwise import *  # noqa: F401,F403
 from ..primitives.structural import *  # noqa: F401,F403
+from ..primitives.slicing import *  # noqa: F401,F403
 from ..primitives.indexing import *  # noqa: F401,F403
 from ..primitives.reductions import *  # noqa: F401,F403
 from ..primitives.dot import *  # noqa: F401,F403

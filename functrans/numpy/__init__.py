@@ -13,6 +13,8 @@ from ..array import Array  # noqa: F401  (installs the array methods)
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
 from ._structural import *  # noqa: F401,F403
+from ._joining import *  # noqa: F401,F403
+from ._take import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._products import *  # noqa: F401,F403

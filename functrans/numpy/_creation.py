@@ -233,7 +233,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def _linspace_traced(start, stop, num, endpoint, retstep, dt, axis):
     """numpy's linspace arithmetic on traced bounds: ``start + i * step`` along a new
     axis (``i * delta / div`` where the step is 0), the last value exactly ``stop``."""
-    from . import _elementwise as El, _structural as St
+    from . import _elementwise as El, _joining as Jn, _structural as St
     _util.check_arraylike("linspace", start, stop)
     start, stop = _util.asarray(start), _util.asarray(stop)
     if dt is None:
@@ -255,7 +255,7 @@ def _linspace_traced(start, stop, num, endpoint, retstep, dt, axis):
         y = El.multiply(i, delta)
     y = El.add(y, start)
     if endpoint and num > 1:
-        y = St.concatenate([y[:-1], St.expand_dims(stop, 0)], axis=0)
+        y = Jn.concatenate([y[:-1], St.expand_dims(stop, 0)], axis=0)
     y = St.moveaxis(y, 0, ax)
     if dt.kind in "iu":
         y = El.floor(y)

@@ -80,7 +80,7 @@ def asarray(x, dtype=None):
         return convert_element_type(x, dtype) if dtype is not None else x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
-        from ._structural import stack
+        from ._joining import stack
         if any(_contains_tracer(e) for e in x):
             return stack([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:

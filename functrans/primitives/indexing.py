@@ -48,8 +48,9 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .base import (Primitive, UndefinedPrimal, Zero, add_tangents, aval, instantiate,
                    move_batch_axis, not_mapped_size)
-from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, concatenate, full, reshape,
+from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, full, reshape,
                          zeros_like_aval)
+from .slicing import concatenate
 from . import elementwise as E
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",

@@ -1,0 +1,199 @@
+"""``take`` and ``take_along_axis`` of ``functrans.numpy``, with numpy's index checks and
+JAX's out-of-range modes (``x[idx]`` and ``x.at[idx]`` are in ``_indexing``).
+
+Out of range, static indices raise ``IndexError`` (as numpy) and traced ones give NaN
+for floats (as JAX's default ``mode="fill"``). Both lower to one ``gather``.
+
+>>> import functrans.numpy as fnp
+>>> fnp.take(fnp.arange(4.0), [0, -1, 9], mode="clip").tolist()
+[0.0, 3.0, 3.0]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tracing import Tracer, wrap
+from ..primitives import elementwise as E
+from ..primitives import indexing as I
+from ..primitives import slicing as Sl
+from ..primitives import structural as S
+from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
+
+__all__ = ["take", "take_along_axis"]
+
+# Out-of-range indices in ``take``/``take_along_axis``: with the default ``mode=None``,
+# static (concrete) indices raise ``IndexError`` as numpy does and as ``x[idx]`` does,
+# while traced ones, whose values are unknown, get JAX's default ``"fill"``.
+# ``"clip"`` wraps a negative index once and then clamps into range; ``"wrap"`` takes
+# it modulo the axis size; ``"fill"`` returns ``fill_value`` at out-of-range positions
+# (by default as JAX: NaN for inexact dtypes, the most negative value for signed
+# integers, the largest for unsigned, True for bool); ``"raise"`` checks static indices
+# and raises ``IndexError``.
+
+def _arr(a):
+    return a if isinstance(a, Tracer) else asarray(a)
+
+
+def _check_int_indices(name, idx):
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{name}: indices must be integers, got dtype {idx.dtype}")
+
+
+def _norm_static(name, idx, n, mode):
+    """Static indices under ``mode``: (in-range indices, mask of valid ones or None)."""
+    idx = np.asarray(idx, np.int64)
+    if mode is None:
+        mode = "raise"
+    if mode == "wrap":
+        return np.mod(idx, n) if n else idx, None
+    if mode == "raise":
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError(f"{name}: index {int(idx[bad].flat[0])} is out of bounds for "
+                             f"axis of size {n}")
+        return np.where(idx < 0, idx + n, idx), None
+    wrapped = np.where(idx < 0, idx + n, idx)
+    valid = (wrapped >= 0) & (wrapped < n)
+    return np.clip(wrapped, 0, max(n - 1, 0)), (valid if mode == "fill" else None)
+
+
+def _norm_traced(name, idx, n, mode):
+    if mode is None:
+        mode = "fill"
+    if mode == "raise":
+        raise IndexError(f"{name}: mode='raise' needs static indices; the indices "
+                         f"{idx.aval.str_short()} are traced (use mode='clip' or 'fill')")
+    dt = np.dtype(np.int32) if idx.dtype == np.int32 else np.dtype(np.int64)
+    idx = E.convert_element_type(idx, dt)
+    if mode == "wrap":
+        from ._elementwise import remainder
+        return remainder(idx, n), None
+    shp = idx.shape
+    neg = E.lt(idx, S.full(shp, 0, dt))
+    idx = E.select_n(neg, idx, E.add(idx, S.full(shp, n, dt)))
+    valid = None
+    if mode == "fill":
+        valid = E.bitwise_and(E.ge(idx, S.full(shp, 0, dt)), E.lt(idx, S.full(shp, n, dt)))
+    return I.clamp_indices(idx, 0, max(n - 1, 0)), valid
+
+
+def _fill(out, valid, fill_value, expand_at):
+    """``out`` where ``valid`` (broadcast over the non-index axes), else the fill value."""
+    from ._elementwise import where
+    from . import _structural as St
+    if fill_value is None:
+        dt = out.dtype
+        fill_value = (np.nan if dt.kind in "fc" else True if dt.kind == "b" else
+                      np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max)
+    v = valid
+    v_shape = tuple(v.shape)
+    o_shape = tuple(out.shape)
+    full_v = [1] * len(o_shape)
+    full_v[expand_at:expand_at + len(v_shape)] = v_shape
+    v = St.reshape(v, tuple(full_v))
+    return where(v, out, np.asarray(fill_value).astype(out.dtype))
+
+
+_TAKE_MODES = (None, "clip", "wrap", "fill", "raise")
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None).
+
+    Out-of-range indices follow ``mode`` (default: static indices raise ``IndexError``,
+    traced ones give the fill value, NaN for floats; see the comment above ``_arr``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.take(fnp.arange(6).reshape(2, 3), [2, 0], axis=1).tolist()
+    [[2, 0], [5, 3]]
+    """
+    from . import _structural as St
+    if out is not None:
+        raise TypeError("take: the out argument is not supported (arrays are immutable)")
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"take: mode must be one of {_TAKE_MODES}, got {mode!r}")
+    a = _arr(a)
+    if axis is None:
+        a, axis = St.ravel(a), 0
+    axis = canonicalize_axis(axis, len(a.shape), "take: axis")
+    idx = indices if isinstance(indices, Tracer) else asarray(indices)
+    _check_int_indices("take", idx)
+    n = a.shape[axis]
+    if n == 0 and int(np.prod(idx.shape)) and mode != "fill":
+        raise IndexError(f"take: cannot take indices from an empty axis {axis} of an array of "
+                         f"shape {tuple(a.shape)}")
+    if not isinstance(idx, Tracer):
+        norm, valid = _norm_static("take", idx, n, mode)
+        if not isinstance(a, Tracer):
+            res = wrap(np.take(np.asarray(a), norm, axis=axis)) if n else \
+                wrap(np.zeros(a.shape[:axis] + norm.shape + a.shape[axis + 1:], a.dtype))
+            return res if valid is None else _fill(res, valid, fill_value, axis)
+        idx = norm
+    else:
+        idx, valid = _norm_traced("take", idx, n, mode)
+    nb = len(idx.shape)
+    moved = St.moveaxis(a, axis, 0) if axis else a
+    col = S.reshape(idx, tuple(idx.shape) + (1,))
+    res = I.gather(moved, col, 1)
+    # gather gives (*idx, *others): put the index axes where ``axis`` was
+    nd = len(a.shape)
+    perm = tuple(range(nb, nb + axis)) + tuple(range(nb)) + tuple(range(nb + axis, nb + nd - 1))
+    res = S.transpose(res, perm) if isinstance(res, Tracer) else wrap(np.transpose(res, perm))
+    return res if valid is None else _fill(res, valid, fill_value, axis)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """``arr`` indexed along ``axis`` by ``indices`` of the same rank (other axes broadcast).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.take_along_axis(fnp.array([[3, 1, 2]]), fnp.array([[1, 2, 0]]), 1).tolist()
+    [[1, 2, 3]]
+    """
+    from . import _structural as St
+    if mode not in _TAKE_MODES:
+        raise ValueError(f"take_along_axis: mode must be one of {_TAKE_MODES}, got {mode!r}")
+    a = _arr(arr)
+    idx = indices if isinstance(indices, Tracer) else asarray(indices)
+    _check_int_indices("take_along_axis", idx)
+    if axis is None:
+        a, axis = St.ravel(a), 0
+        idx = St.ravel(idx)
+    nd = len(a.shape)
+    if len(idx.shape) != nd:
+        raise ValueError(f"take_along_axis: indices of shape {tuple(idx.shape)} must have the "
+                         f"same number of dimensions as the array of shape {tuple(a.shape)}")
+    axis = canonicalize_axis(axis, nd, "take_along_axis: axis")
+    n = a.shape[axis]
+    a_other = tuple(1 if j == axis else s for j, s in enumerate(a.shape))
+    i_other = tuple(1 if j == axis else s for j, s in enumerate(idx.shape))
+    try:
+        out_shape = list(np.broadcast_shapes(a_other, i_other))
+    except ValueError:
+        raise ValueError(f"take_along_axis: indices of shape {tuple(idx.shape)} do not broadcast "
+                         f"against the array of shape {tuple(a.shape)} outside axis {axis}") from None
+    out_shape[axis] = idx.shape[axis]
+    out_shape = tuple(out_shape)
+    if isinstance(idx, Tracer):
+        norm, valid = _norm_traced("take_along_axis", idx, n, mode)
+    else:
+        norm, valid = _norm_static("take_along_axis", idx, n, mode)
+    if not any_tracer(a, norm):
+        norm = np.broadcast_to(norm, out_shape)
+        res = wrap(np.take_along_axis(np.broadcast_to(np.asarray(a), tuple(
+            s if j == axis else out_shape[j] for j, s in enumerate(a.shape))), norm, axis))
+    else:
+        dt = norm.dtype
+        cols = []
+        for j in range(nd):
+            if j == axis:
+                c = broadcast_to_shape(norm, out_shape)
+            elif a.shape[j] == 1:
+                c = S.full(out_shape, 0, dt)
+            else:
+                c = S.broadcasted_iota(dt, out_shape, j)
+            cols.append(S.reshape(c, out_shape + (1,)))
+        res = I.gather(a, Sl.concatenate(cols, nd), nd)
+    if valid is not None:
+        return _fill(res, St.broadcast_to(valid, out_shape), fill_value, 0)
+    return res

@@ -1,0 +1,308 @@
+"""Structural primitives that pick, reverse, join or pad ranges of elements:
+slice, rev, concatenate and pad (the shape-changing ones are in ``structural.py``).
+
+All four are linear, so each has a transpose rule and a JVP that applies the op
+to the tangent; their transposes are built from one another, which is why they
+live together.
+
+- ``slice`` takes static start/limit/stride (stride >= 1); negative steps are
+  ``rev`` followed by a slice (``functrans.numpy`` does that).
+- ``pad`` takes ``(lo, hi, interior)`` per axis; negative lo/hi crop. Its
+  transpose undoes the edges with a pad of ``(-lo, -hi, 0)`` and drops the
+  interior padding with a strided slice.
+
+>>> import numpy as np
+>>> pad(np.arange(3.0), 0.0, ((1, -1, 1),)).tolist()
+[0.0, 0.0, 0.0, 1.0, 0.0]
+>>> concatenate([np.zeros(1), rev(np.arange(2.0), (0,))], 0).tolist()
+[0.0, 1.0, 0.0]
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
+                   not_mapped_size)
+from .structural import _shift_dims, broadcast_in_dim, checked_bind
+
+__all__ = ["slice", "slice_in_dim", "rev", "concatenate", "pad"]
+
+
+# --------------------------------------------------------------------------- slice
+
+slice_p = Primitive("slice")
+
+
+def _slice_out_len(start, limit, stride):
+    return max(0, -(-(limit - start) // stride))
+
+
+def _slice_aval(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+        raise TypeError(f"slice: start_indices {start_indices}, limit_indices {limit_indices} "
+                        f"and strides {strides} must each have one entry per axis of "
+                        f"{x.str_short()}")
+    for s, l, st, d in zip(start_indices, limit_indices, strides, x.shape):
+        if not (0 <= s <= l <= d) or st < 1:
+            raise ValueError(f"slice: start_indices {start_indices}, limit_indices "
+                             f"{limit_indices}, strides {strides} do not fit operand shape "
+                             f"{x.shape} (need 0 <= start <= limit <= size, stride >= 1)")
+    shape = tuple(_slice_out_len(s, l, st) for s, l, st in zip(start_indices, limit_indices, strides))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    return np.asarray(x)[tuple(builtins.slice(s, l, st)
+                               for s, l, st in zip(start_indices, limit_indices, strides))]
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    strides = strides or (1,) * len(start_indices)
+    config = []
+    for s, n, st, d in zip(start_indices, aval(ct).shape, strides, x.aval.shape):
+        if n == 0:
+            config.append((s, d - s, 0))
+        else:
+            config.append((s, d - (s + (n - 1) * st + 1), st - 1))
+    return [pad(ct, np.zeros((), x.aval.dtype), tuple(config))]
+
+
+def _slice_batch(args, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = args, dims
+    n = aval(x).shape[d]
+    ins = lambda t, v: t[:d] + (v,) + t[d:]  # noqa: E731
+    strides = strides and ins(strides, 1)
+    return slice_p.bind(x, start_indices=ins(start_indices, 0),
+                        limit_indices=ins(limit_indices, n), strides=strides), d
+
+
+slice_p.def_rules(abstract_eval=_slice_aval, impl=_slice_impl, batch=_slice_batch)
+deflinear(slice_p, _slice_transpose)
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax name)
+    """``x[start:limit:stride]`` per axis, with static bounds.
+
+    >>> slice(np.arange(10.0), (1,), (8,), (3,)).tolist()
+    [1.0, 4.0, 7.0]
+    """
+    start_indices = tuple(int(i) for i in start_indices)
+    limit_indices = tuple(int(i) for i in limit_indices)
+    strides = None if strides is None or all(int(s) == 1 for s in strides) else \
+        tuple(int(s) for s in strides)
+    if strides is None and start_indices == (0,) * len(start_indices) and \
+            limit_indices == aval(x).shape:
+        return x
+    return checked_bind(slice_p, x, start_indices=start_indices, limit_indices=limit_indices,
+                        strides=strides)
+
+
+def slice_in_dim(x, start, limit, stride=1, axis=0):
+    """``slice`` along one axis only."""
+    shape = aval(x).shape
+    axis = int(axis) % len(shape)
+    starts = [0] * len(shape)
+    limits = list(shape)
+    strides = [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = int(start), int(limit), int(stride)
+    return slice(x, starts, limits, strides)
+
+
+# --------------------------------------------------------------------------- rev
+
+rev_p = Primitive("rev")
+
+
+def _rev_aval(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
+        raise ValueError(f"rev: dimensions {dimensions} out of range or repeated for operand "
+                         f"{x.str_short()}")
+    return x
+
+
+def _rev_batch(args, dims, *, dimensions):
+    (x,), (d,) = args, dims
+    return rev_p.bind(x, dimensions=_shift_dims(dimensions, d)), d
+
+
+rev_p.def_rules(abstract_eval=_rev_aval,
+                impl=lambda x, *, dimensions: np.flip(np.asarray(x), dimensions),
+                batch=_rev_batch)
+deflinear(rev_p, lambda ct, x, *, dimensions: [
+    Zero(x.aval) if type(ct) is Zero else rev(ct, dimensions)])
+
+
+def rev(x, dimensions):
+    """Reverse the order of elements along ``dimensions``.
+
+    >>> rev(np.arange(3.0), (0,)).tolist()
+    [2.0, 1.0, 0.0]
+    """
+    dimensions = tuple(sorted(int(d) for d in dimensions))
+    if not dimensions:
+        return x
+    return checked_bind(rev_p, x, dimensions=dimensions)
+
+
+# --------------------------------------------------------------------------- concatenate
+
+concatenate_p = Primitive("concatenate")
+
+
+def _concatenate_aval(*xs, dimension):
+    if not xs:
+        raise ValueError("concatenate: needs at least one operand")
+    x0 = xs[0]
+    if x0.ndim == 0 or not 0 <= dimension < x0.ndim:
+        raise ValueError(f"concatenate: dimension {dimension} out of range for operand "
+                         f"{x0.str_short()} (operands must have rank >= 1)")
+    for i, x in enumerate(xs[1:], 1):
+        if x.dtype != x0.dtype:
+            raise TypeError(f"concatenate: operands must share a dtype, got {x0.str_short()} "
+                            f"(operand 0) and {x.str_short()} (operand {i})")
+        if x.ndim != x0.ndim or any(a != b for j, (a, b) in enumerate(zip(x.shape, x0.shape))
+                                    if j != dimension):
+            raise TypeError(f"concatenate: operand shapes {x0.shape} (operand 0) and {x.shape} "
+                            f"(operand {i}) must match except along dimension {dimension}")
+    shape = list(x0.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    out, start = [], 0
+    for x in xs:
+        n = aval(x).shape[dimension]
+        if not isinstance(x, UndefinedPrimal):
+            out.append(None)
+        elif type(ct) is Zero:
+            out.append(Zero(x.aval))
+        else:
+            out.append(slice_in_dim(ct, start, start + n, 1, dimension))
+        start += n
+    return out
+
+
+def _concatenate_batch(args, dims, *, dimension):
+    size = not_mapped_size(args, dims)
+    xs = [move_batch_axis(x, d, 0, size) for x, d in zip(args, dims)]
+    return concatenate_p.bind(*xs, dimension=dimension + 1), 0
+
+
+concatenate_p.def_rules(abstract_eval=_concatenate_aval,
+                        impl=lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+                        batch=_concatenate_batch)
+deflinear(concatenate_p, _concatenate_transpose)
+
+
+def concatenate(operands, dimension):
+    """Join arrays of one dtype along ``dimension``.
+
+    >>> concatenate([np.zeros(2), np.ones(1)], 0).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    operands = list(operands)
+    if len(operands) == 1:
+        return operands[0]
+    return checked_bind(concatenate_p, *operands, dimension=int(dimension))
+
+
+# --------------------------------------------------------------------------- pad
+
+pad_p = Primitive("pad")
+
+
+def _pad_len(d, lo, hi, interior):
+    return lo + hi + d + max(d - 1, 0) * interior
+
+
+def _pad_aval(x, pv, *, padding_config):
+    if pv.shape != () or pv.dtype != x.dtype:
+        raise TypeError(f"pad: padding value must be a scalar of the operand's dtype, got "
+                        f"{pv.str_short()} for operand {x.str_short()}")
+    if len(padding_config) != x.ndim or any(len(c) != 3 for c in padding_config):
+        raise TypeError(f"pad: padding_config {padding_config} needs one (lo, hi, interior) "
+                        f"per axis of {x.str_short()}")
+    shape = []
+    for d, (lo, hi, it) in zip(x.shape, padding_config):
+        n = _pad_len(d, lo, hi, it)
+        if it < 0 or n < 0:
+            raise ValueError(f"pad: padding_config {padding_config} is invalid for operand "
+                             f"shape {x.shape} (interior must be >= 0 and sizes >= 0)")
+        shape.append(n)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _pad_impl(x, pv, *, padding_config):
+    x = np.asarray(x)
+    # interior and the positive edges into a filled array, then crop the negative edges
+    full_shape, place, crop = [], [], []
+    for d, (lo, hi, it) in zip(x.shape, padding_config):
+        plo, phi = max(lo, 0), max(hi, 0)
+        n = _pad_len(d, plo, phi, it)
+        full_shape.append(n)
+        place.append(builtins.slice(plo, plo + max(d - 1, 0) * (it + 1) + (d > 0), it + 1))
+        crop.append(builtins.slice(-min(lo, 0), n + min(hi, 0)))
+    out = np.full(full_shape, pv, dtype=x.dtype)
+    out[tuple(place)] = x
+    return out[tuple(crop)]
+
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+    res = [None, None]
+    if type(ct) is Zero:
+        return [Zero(a.aval) if isinstance(a, UndefinedPrimal) else None for a in (x, pv)]
+    unpadded = pad(ct, np.zeros((), aval(ct).dtype),
+                   tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+    ct_x = slice(unpadded, (0,) * aval(ct).ndim, aval(unpadded).shape,
+                 tuple(it + 1 for _, _, it in padding_config))
+    if isinstance(x, UndefinedPrimal):
+        res[0] = ct_x
+    if isinstance(pv, UndefinedPrimal):
+        from .reductions import reduce_sum
+        from .elementwise import sub
+        axes = tuple(range(aval(ct).ndim))
+        res[1] = sub(reduce_sum(ct, axes), reduce_sum(ct_x, axes))
+    return res
+
+
+def _pad_batch(args, dims, *, padding_config):
+    (x, pv), (dx, dpv) = args, dims
+    if dpv is None:
+        cfg = padding_config[:dx] + ((0, 0, 0),) + padding_config[dx:]
+        return pad_p.bind(x, pv, padding_config=cfg), dx
+    # a batched padding value: pad with zeros, then select the pad positions
+    from .elementwise import select_n
+    size = aval(pv).shape[dpv]
+    x = move_batch_axis(x, dx, 0, size)
+    cfg = ((0, 0, 0),) + padding_config
+    padded = pad_p.bind(x, np.zeros((), aval(x).dtype), padding_config=cfg)
+    shape = aval(padded).shape
+    mask = _pad_impl(np.zeros(aval(x).shape, bool), np.ones((), bool), padding_config=cfg)
+    pvb = broadcast_in_dim(move_batch_axis(pv, dpv, 0), shape, (0,))
+    return select_n(mask, padded, pvb), 0
+
+
+pad_p.def_rules(abstract_eval=_pad_aval, impl=_pad_impl, batch=_pad_batch)
+deflinear(pad_p, _pad_transpose)
+
+
+def pad(x, padding_value, padding_config):
+    """Pad with ``padding_value``: ``(lo, hi, interior)`` per axis; negative lo/hi crop.
+
+    >>> pad(np.ones(2), 0.0, ((1, 0, 2),)).tolist()
+    [0.0, 1.0, 0.0, 0.0, 1.0]
+    """
+    padding_config = tuple((int(lo), int(hi), int(it)) for lo, hi, it in padding_config)
+    if all(c == (0, 0, 0) for c in padding_config):
+        return x
+    if isinstance(padding_value, (bool, int, float, complex)):
+        padding_value = np.asarray(padding_value, aval(x).dtype)
+    return checked_bind(pad_p, x, padding_value, padding_config=padding_config)
