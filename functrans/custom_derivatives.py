@@ -104,7 +104,43 @@ def _conform(kind, name, what, x, want):
 
 # attributes are underscored: jit's functools.update_wrapper copies a wrapped
 # object's __dict__, and a plain ``fun`` would replace jit's own
-class custom_jvp:
+class _CustomFunction:
+    """What custom_jvp and custom_vjp share: wrapping ``fun``, binding as a method, and
+    a call: outside every transform (or from the function's own rule) ``fun`` runs;
+    inside one, ``fun`` is traced and ``_bind_traced`` records the custom equation."""
+
+    _kind = ""          # "custom_jvp" or "custom_vjp"
+    _no_rule = ""       # the AttributeError message while no rule is set, for format(name=)
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._nondiff = tuple(nondiff_argnums)
+        self._rules = None
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self._fun, "__name__", "fun")
+        if self._rules is None:
+            raise AttributeError(self._no_rule.format(name=name))
+        args = _resolve_args(self._fun, args, kwargs)
+        if not tracing._trace_stack or id(self) in _in_rule:
+            return self._fun(*args)       # no transform active, or called from its own rule
+        s = _Split(self._kind, self._nondiff, args)
+        flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
+        avals, vals = abstract_and_concrete(s.flat)
+        call, _ = _trace(flat_fun, avals, vals, f"{self._kind}({name})")
+        otree = out_tree()
+        return tree_unflatten(otree, self._bind_traced(name, s, call, otree, avals, vals))
+
+    def _bind_traced(self, name, s, call, otree, avals, vals):
+        """Trace the rules for the split arguments ``s`` and bind the call: flat outputs."""
+        raise NotImplementedError
+
+
+class custom_jvp(_CustomFunction):
     """A function with a user-defined JVP rule (``@f.defjvp``).
 
     The rule is called as ``rule(*nondiff_args, primals, tangents)`` with
@@ -121,15 +157,13 @@ class custom_jvp:
     2.0
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self._fun = fun
-        self._nondiff = tuple(nondiff_argnums)
-        self._jvp_rule = None
+    _kind = "custom_jvp"
+    _no_rule = ("no JVP rule defined for custom_jvp function '{name}'; define one with "
+                "@{name}.defjvp")
 
     def defjvp(self, jvp):
         """Set the rule; returns it, so it can be used as a decorator."""
-        self._jvp_rule = jvp
+        self._rules = jvp
         return jvp
 
     def defjvps(self, *jvps):
@@ -150,24 +184,10 @@ class custom_jvp:
             return out, acc
         self.defjvp(rule)
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __call__(self, *args, **kwargs):
-        name = getattr(self._fun, "__name__", "fun")
-        if self._jvp_rule is None:
-            raise AttributeError(f"no JVP rule defined for custom_jvp function '{name}'; "
-                                 f"define one with @{name}.defjvp")
-        args = _resolve_args(self._fun, args, kwargs)
-        if not tracing._trace_stack or id(self) in _in_rule:
-            return self._fun(*args)       # no transform active, or called from its own rule
-        s = _Split("custom_jvp", self._nondiff, args)
-        flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
-        avals, vals = abstract_and_concrete(s.flat)
-        call, _ = _trace(flat_fun, avals, vals, f"custom_jvp({name})")
-        otree, out_avals = out_tree(), call.out_avals
+    def _bind_traced(self, name, s, call, otree, avals, vals):
+        out_avals = call.out_avals
         n = len(s.flat)
-        rule = self._jvp_rule
+        rule = self._rules
 
         def jvp_flat(*xs):
             ps = tree_unflatten(s.in_tree, xs[:n])
@@ -195,12 +215,11 @@ class custom_jvp:
         (cj, jj), consts = hoist_many([call, jvp_c])
         jj = _insert_tangent_slots(jj, len(consts) + n,
                                    [tangent_aval(get_aval(c)) for c in consts])
-        outs = custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
+        return custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
                                       num_consts=len(consts), name=name)
-        return tree_unflatten(otree, outs)
 
 
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with a user-defined VJP: ``f.defvjp(fwd, bwd)``.
 
     ``fwd(*args) -> (out, residuals)``; ``bwd(*nondiff_args, residuals, ct)`` returns
@@ -215,35 +234,17 @@ class custom_vjp:
     10.0
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self._fun = fun
-        self._nondiff = tuple(nondiff_argnums)
-        self._fwd = None
-        self._bwd = None
+    _kind = "custom_vjp"
+    _no_rule = ("no VJP defined for custom_vjp function '{name}'; define one with "
+                "{name}.defvjp(fwd, bwd)")
 
     def defvjp(self, fwd, bwd):
         """Set the forward function (output and residuals) and the backward function."""
-        self._fwd = fwd
-        self._bwd = bwd
+        self._rules = None if fwd is None else (fwd, bwd)
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __call__(self, *args, **kwargs):
-        name = getattr(self._fun, "__name__", "fun")
-        if self._fwd is None:
-            raise AttributeError(f"no VJP defined for custom_vjp function '{name}'; "
-                                 f"define one with {name}.defvjp(fwd, bwd)")
-        args = _resolve_args(self._fun, args, kwargs)
-        if not tracing._trace_stack or id(self) in _in_rule:
-            return self._fun(*args)       # no transform active, or called from its own rule
-        s = _Split("custom_vjp", self._nondiff, args)
-        flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
-        avals, vals = abstract_and_concrete(s.flat)
-        call, _ = _trace(flat_fun, avals, vals, f"custom_vjp({name})")
-        otree, out_avals = out_tree(), call.out_avals
-        fwd, bwd = self._fwd, self._bwd
+    def _bind_traced(self, name, s, call, otree, avals, vals):
+        out_avals = call.out_avals
+        fwd, bwd = self._rules
         box = {}
 
         def fwd_flat(*leaves):
@@ -303,6 +304,5 @@ class custom_vjp:
                           f"custom_vjp bwd({name})", owner=self)
         from .primitives.custom import custom_vjp_call_p, hoist_many
         (cj, fj, bj), consts = hoist_many([call, fwd_c, bwd_c])
-        outs = custom_vjp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, fwd_jaxpr=fj,
+        return custom_vjp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, fwd_jaxpr=fj,
                                       bwd_jaxpr=bj, num_consts=len(consts), name=name)
-        return tree_unflatten(otree, outs)

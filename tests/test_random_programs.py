@@ -56,13 +56,19 @@ def build(steps):
     return f
 
 
-@settings(max_examples=40, deadline=None)
-@given(programs())
-def test_random_program_round_trips_and_interprets_like_eager(prog):
+def instance(prog):
+    """A drawn program as ``(f, args, rng)``: its function, random float inputs, and the
+    generator they came from (for further draws)."""
     shape, nin, steps, seed = prog
     rng = np.random.default_rng(seed)
     args = [rng.standard_normal(shape) for _ in range(nin)]
-    f = build(steps)
+    return build(steps), args, rng
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs())
+def test_random_program_round_trips_and_interprets_like_eager(prog):
+    f, args, _ = instance(prog)
     closed = ft.make_jaxpr(f)(*args)
     text = str(closed)
     jaxpr_ir.check(closed)
@@ -80,10 +86,7 @@ def test_random_program_round_trips_and_interprets_like_eager(prog):
 @settings(max_examples=25, deadline=None)
 @given(programs())
 def test_random_program_gradients_agree_across_modes(prog):
-    shape, nin, steps, seed = prog
-    rng = np.random.default_rng(seed)
-    args = [rng.standard_normal(shape) for _ in range(nin)]
-    f = build(steps)
+    f, args, rng = instance(prog)
 
     def loss(*xs):
         return fnp.sum(f(*xs))
@@ -91,6 +94,6 @@ def test_random_program_gradients_agree_across_modes(prog):
     g_rev = ft.grad(loss, argnums=0)(*args)
     g_jit = ft.jit(ft.grad(loss, argnums=0), backend="interpret")(*args)
     np.testing.assert_allclose(g_jit, g_rev, rtol=1e-10, atol=1e-12)
-    t = rng.standard_normal(shape)
+    t = rng.standard_normal(np.shape(args[0]))
     _, fwd = ft.jvp(lambda a: loss(a, *args[1:]), (args[0],), (t,))
     np.testing.assert_allclose(float(fwd), float(np.sum(np.asarray(g_rev) * t)), rtol=1e-9, atol=1e-9)

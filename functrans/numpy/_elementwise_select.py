@@ -21,51 +21,35 @@ __all__ = ["where", "clip", "real", "imag", "conjugate", "conj"]
 
 # --------------------------------------------------------------------------- complex parts
 
-def real(x):
-    """The real part (``x`` itself for real dtypes).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.real(2.0).item()
-    2.0
-    """
-    if not isinstance(x, Tracer):
-        _check("real", x)
-        return wrap(np.real(x))
-    if x.dtype.kind == "c":
-        return E.real(x)
-    return x
-
-
-def imag(x):
-    """The imaginary part (zeros of ``x``'s dtype for real dtypes).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.imag(2.0).item()
-    0.0
-    """
-    if not isinstance(x, Tracer):
-        _check("imag", x)
-        return wrap(np.imag(x))
-    if x.dtype.kind == "c":
-        return E.imag(x)
-    return E.full_like(x, 0)
+def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
+    """``fnp.real``/``imag``/``conjugate``: numpy eagerly (``widen``: unsupported result
+    dtypes recomputed wider); traced, ``on_complex(x)`` for complex dtypes, else
+    ``on_real(x)``."""
+    def f(x):
+        if not isinstance(x, Tracer):
+            _check(name, x)
+            return _eager(np_fn, (x,), False) if widen else wrap(np_fn(x))
+        if x.dtype.kind == "c":
+            return on_complex(x)
+        return on_real(x)
+    f.__name__ = name
+    f.__doc__ = doc
+    return f
 
 
-def conjugate(x):
-    """The complex conjugate (``x`` itself for real dtypes).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.conjugate(2.0).item()
-    2.0
-    """
-    if not isinstance(x, Tracer):
-        _check("conjugate", x)
-        return _eager(np.conjugate, (x,), False)
-    if x.dtype.kind == "c":
-        return E.conj(x)
-    return _cast(x, _out_dtype("conjugate", np.conjugate, x.dtype))
+def _part_doc(name, summary, result):
+    return f"{summary}\n\n>>> import functrans.numpy as fnp\n>>> fnp.{name}(2.0).item()\n{result}\n"
 
 
+real = _complex_part("real", np.real, E.real, lambda x: x,
+                     _part_doc("real", "The real part (``x`` itself for real dtypes).", 2.0))
+imag = _complex_part("imag", np.imag, E.imag, lambda x: E.full_like(x, 0),
+                     _part_doc("imag", "The imaginary part (zeros of ``x``'s dtype for real "
+                               "dtypes).", 0.0))
+conjugate = _complex_part("conjugate", np.conjugate, E.conj,
+                          lambda x: _cast(x, _out_dtype("conjugate", np.conjugate, x.dtype)),
+                          _part_doc("conjugate", "The complex conjugate (``x`` itself for real "
+                                    "dtypes).", 2.0), widen=True)
 conj = conjugate
 
 

@@ -274,6 +274,17 @@ def _diagonal(x, offset, axis1, axis2):
     return _take_rows(v, start, length)
 
 
+def _diagonal_args(name, a, axis1, axis2):
+    """``a`` as an array and its two distinct diagonal axes, checked as numpy does."""
+    (a,) = _arrays(a)
+    if a.ndim < 2:
+        raise ValueError(f"{name}: needs at least 2 dimensions, got shape {tuple(a.shape)}")
+    ax1, ax2 = canonicalize_axis(axis1, a.ndim, "axis1"), canonicalize_axis(axis2, a.ndim, "axis2")
+    if ax1 == ax2:
+        raise ValueError(f"{name}: axis1 and axis2 cannot be the same ({axis1}, {axis2})")
+    return a, ax1, ax2
+
+
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal ``a[..., i, i + offset]`` over ``axis1``/``axis2``, as the last axis.
 
@@ -281,12 +292,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     >>> fnp.diagonal(np.arange(9.0).reshape(3, 3), 1).tolist()
     [1.0, 5.0]
     """
-    (a,) = _arrays(a)
-    if a.ndim < 2:
-        raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {tuple(a.shape)}")
-    ax1, ax2 = canonicalize_axis(axis1, a.ndim, "axis1"), canonicalize_axis(axis2, a.ndim, "axis2")
-    if ax1 == ax2:
-        raise ValueError(f"diagonal: axis1 and axis2 cannot be the same ({axis1}, {axis2})")
+    a, ax1, ax2 = _diagonal_args("diagonal", a, axis1, axis2)
     if not _traced(a):
         return wrap(np.diagonal(a, offset, ax1, ax2).copy())
     return _diagonal(a, int(offset), ax1, ax2)
@@ -300,12 +306,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     3.0
     """
     from ._reductions import _acc_dtype
-    (a,) = _arrays(a)
-    if a.ndim < 2:
-        raise ValueError(f"trace: needs at least 2 dimensions, got shape {tuple(a.shape)}")
-    ax1, ax2 = canonicalize_axis(axis1, a.ndim, "axis1"), canonicalize_axis(axis2, a.ndim, "axis2")
-    if ax1 == ax2:
-        raise ValueError(f"trace: axis1 and axis2 cannot be the same ({axis1}, {axis2})")
+    a, ax1, ax2 = _diagonal_args("trace", a, axis1, axis2)
     dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
     if not _traced(a):
         return wrap(np.asarray(np.trace(a, offset, ax1, ax2, dtype=dt)))

@@ -76,6 +76,24 @@ def _axis_0d(axis, ndim):
     return None
 
 
+def _traced_axes(a, axis):
+    """The canonical axes a reduction of traced ``a`` over ``axis`` reduces."""
+    return canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
+
+
+def _one_axis(a, axis):
+    """``(operand, axis)`` of a one-axis op on traced ``a``; ``axis=None`` flattens ``a``
+    (the axis is then None and the op runs along axis 0 of the flat operand)."""
+    axis = _axis_0d(axis, a.ndim)
+    if axis is None:
+        return _reshape(a, (a.size,)), None
+    return a, canonicalize_axis(axis, a.ndim)
+
+
+def _doc(summary, example, result):
+    return f"{summary}\n\n>>> import functrans.numpy as fnp\n>>> {example}\n{result}\n"
+
+
 def _keep(out, shape, axes, keepdims):
     if not keepdims:
         return out
@@ -118,7 +136,7 @@ def _sum_like(name, np_fn, prim_fn):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
             return wrap(np_fn(a, axis=axis, dtype=dt, keepdims=keepdims))
-        axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
+        axes = _traced_axes(a, axis)
         out = prim_fn(E.convert_element_type(a, dt), axes)
         return _keep(out, a.shape, axes, keepdims)
     f.__name__ = name
@@ -175,36 +193,35 @@ def mean(a, axis=None, dtype=None, keepdims=False):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
         return wrap(np.mean(a, axis=axis, dtype=dt, keepdims=keepdims))
-    axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
+    axes = _traced_axes(a, axis)
     s = R.reduce_sum(E.convert_element_type(a, dt), axes)
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
 
 
-def _eager_moment(np_fn, a, axis, dtype, ddof, keepdims):
-    """numpy's var/std on a concrete array; integers accumulate as float64."""
-    if axis is not None and type(axis) is not int:
-        _check_axis(axis)
-    dt = np.dtype(dtype) if dtype is not None else None
-    if dt is None and a.dtype.kind not in "fc":
-        dt = np.dtype(np.float64)
-    return wrap(np_fn(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+def _moment(name, np_fn, traced, doc):
+    """``fnp.var``/``fnp.std``: numpy's on a concrete array (integers accumulate as
+    float64), else ``traced(a, axis, dtype, ddof, keepdims)``."""
+    def f(a, axis=None, dtype=None, ddof=0, keepdims=False):
+        a = _arr(a)
+        if not isinstance(a, Tracer):
+            if axis is not None and type(axis) is not int:
+                _check_axis(axis)
+            dt = np.dtype(dtype) if dtype is not None else None
+            if dt is None and a.dtype.kind not in "fc":
+                dt = np.dtype(np.float64)
+            return wrap(np_fn(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+        return traced(a, axis, dtype, ddof, keepdims)
+    f.__name__ = name
+    f.__doc__ = doc
+    return f
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """Variance ``sum(|x - mean|^2) / (n - ddof)``; integers as float64.
-
-    >>> import numpy as np, functrans.numpy as fnp
-    >>> fnp.var(fnp.asarray([1.0, 3.0])).item()
-    1.0
-    """
-    a = _arr(a)
-    if not isinstance(a, Tracer):
-        return _eager_moment(np.var, a, axis, dtype, ddof, keepdims)
+def _traced_var(a, axis, dtype, ddof, keepdims):
     if a.dtype.kind == "c":
         raise TypeError(f"var: complex input {a.aval.str_short()} is supported only outside "
                         "transforms")
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
-    axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
+    axes = _traced_axes(a, axis)
     x = E.convert_element_type(a, dt)
     m = R.reduce_sum(x, axes)
     m = _div_by(m, _count(a.shape, axes))
@@ -214,17 +231,16 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
                  keepdims)
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """Standard deviation, the square root of ``var``.
+def _traced_std(a, axis, dtype, ddof, keepdims):
+    return E.sqrt(_traced_var(a, axis, dtype, ddof, keepdims))
 
-    >>> import numpy as np, functrans.numpy as fnp
-    >>> fnp.std(fnp.asarray([1.0, 3.0])).item()
-    1.0
-    """
-    a = _arr(a)
-    if not isinstance(a, Tracer):
-        return _eager_moment(np.std, a, axis, dtype, ddof, keepdims)
-    return E.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+var = _moment("var", np.var, _traced_var, _doc(
+    "Variance ``sum(|x - mean|^2) / (n - ddof)``; integers as float64.",
+    "fnp.var(fnp.asarray([1.0, 3.0])).item()", 1.0))
+std = _moment("std", np.std, _traced_std, _doc(
+    "Standard deviation, the square root of ``var``.",
+    "fnp.std(fnp.asarray([1.0, 3.0])).item()", 1.0))
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -260,102 +276,92 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return (avg, broadcast_to(scl, avg.shape)) if returned else avg
 
 
-# --------------------------------------------------------------------------- max / min
+# --------------------------------------------------------------------------- max / min / ptp,
+# argmax / argmin, all / any: one signature, one eager path
 
-def _extremum(name, np_fn, prim_fn):
+def _reduction(name, np_fn, traced, doc, prim_fn=None):
+    """``fnp.<name>(a, axis=None, keepdims=False)``: ``np_fn`` on a concrete array (the
+    eager path, written out here: it is hot), else ``traced(name, prim_fn, a, axis,
+    keepdims)``."""
     def f(a, axis=None, keepdims=False):
         a = _arr(a)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
-            return wrap(np_fn(a, axis=axis, keepdims=keepdims))
-        axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
-        if builtins.any(a.shape[i] == 0 for i in axes):
-            raise ValueError(f"{name}: zero-size array to reduction operation {name} which "
-                             f"has no identity (shape {a.shape}, axis {axis})")
-        return _keep(prim_fn(a, axes), a.shape, axes, keepdims)
+            # through asarray: wrap() takes its slow path on numpy scalars
+            return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims)))
+        return traced(name, prim_fn, a, axis, keepdims)
     f.__name__ = name
-    f.__doc__ = (f"``numpy.{name}`` over ``axis``; an empty reduction is a ValueError.\n\n"
-                 f">>> import functrans.numpy as fnp\n"
-                 f">>> fnp.{name}(fnp.asarray([1.0, 3.0, 2.0])).item()\n"
-                 f"{3.0 if name == 'max' else 1.0}\n")
+    f.__doc__ = doc
     return f
 
 
-max = _extremum("max", np.max, R.reduce_max)
-min = _extremum("min", np.min, R.reduce_min)
-amax, amin = max, min
+def _traced_extremum(name, prim_fn, a, axis, keepdims):
+    axes = _traced_axes(a, axis)
+    if builtins.any(a.shape[i] == 0 for i in axes):
+        raise ValueError(f"{name}: zero-size array to reduction operation {name} which "
+                         f"has no identity (shape {a.shape}, axis {axis})")
+    return _keep(prim_fn(a, axes), a.shape, axes, keepdims)
 
 
-def ptp(a, axis=None, keepdims=False):
-    """Range ``max - min`` over ``axis``.
-
-    >>> import numpy as np, functrans.numpy as fnp
-    >>> fnp.ptp(fnp.asarray([1.0, 4.0, 2.0])).item()
-    3.0
-    """
-    a = _arr(a)
-    if not isinstance(a, Tracer):
-        if axis is not None and type(axis) is not int:
-            _check_axis(axis)
-        return wrap(np.ptp(a, axis=axis, keepdims=keepdims))
+def _traced_ptp(name, prim_fn, a, axis, keepdims):
     return E.sub(max(a, axis, keepdims), min(a, axis, keepdims))
 
 
-# --------------------------------------------------------------------------- argmax / argmin
-
-def _arg(name, np_fn, prim_fn):
-    def f(a, axis=None, keepdims=False):
-        a = _arr(a)
-        if not isinstance(a, Tracer):
-            if axis is not None and type(axis) is not int:
-                _check_axis(axis)
-            return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims), dtype=np.int64))
-        axis = _axis_0d(axis, a.ndim)
-        if axis is None:
-            flat = _reshape(a, (a.size,))
-            if a.size == 0:
-                raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
-            out = prim_fn(flat, 0, np.int64)
-            return _reshape(out, (1,) * a.ndim) if keepdims else out
-        ax = canonicalize_axis(axis, a.ndim)
-        out = prim_fn(a, ax, np.int64)
-        return _keep(out, a.shape, (ax,), keepdims)
-    f.__name__ = name
-    f.__doc__ = (f"Index (int64) of the first {name[3:]}imum along ``axis`` (None: of the "
-                 f"flattened array); NaN counts as the extremum, as in numpy.\n\n"
-                 f">>> import functrans.numpy as fnp\n"
-                 f">>> fnp.{name}(fnp.asarray([2.0, 1.0, 2.0])).item()\n"
-                 f"{0 if name == 'argmax' else 1}\n")
-    return f
+def _traced_arg(name, prim_fn, a, axis, keepdims):
+    x, ax = _one_axis(a, axis)
+    if ax is None:
+        if a.size == 0:
+            raise ValueError(f"{name}: attempt to get {name} of an empty sequence")
+        out = prim_fn(x, 0, np.int64)
+        return _reshape(out, (1,) * a.ndim) if keepdims else out
+    return _keep(prim_fn(a, ax, np.int64), a.shape, (ax,), keepdims)
 
 
-argmax = _arg("argmax", np.argmax, R.argmax)
-argmin = _arg("argmin", np.argmin, R.argmin)
+def _traced_logical(name, prim_fn, a, axis, keepdims):
+    axes = _traced_axes(a, axis)
+    out = prim_fn(E.convert_element_type(a, np.bool_), axes)
+    return _keep(out, a.shape, axes, keepdims)
 
 
-# --------------------------------------------------------------------------- all / any
-
-def _logical(name, np_fn, prim_fn):
-    def f(a, axis=None, keepdims=False):
-        a = _arr(a)
-        if not isinstance(a, Tracer):
-            if axis is not None and type(axis) is not int:
-                _check_axis(axis)
-            return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims)))
-        axes = canonicalize_axes(_axis_0d(axis, a.ndim), a.ndim)
-        out = prim_fn(E.convert_element_type(a, np.bool_), axes)
-        return _keep(out, a.shape, axes, keepdims)
-    f.__name__ = name
-    f.__doc__ = (f"Whether {name} elements along ``axis`` are nonzero (NaN counts as true).\n\n"
-                 f">>> import functrans.numpy as fnp\n"
-                 f">>> bool(fnp.{name}(fnp.asarray([1.0, 0.0])))\n"
-                 f"{name == 'any'}\n")
-    return f
+def _int64_index(np_fn):
+    """numpy's argmax/argmin give intp indices: int64 wherever numpy 2 is 64-bit, cast
+    elsewhere."""
+    if np.dtype(np.intp) == np.int64:
+        return np_fn
+    return lambda a, axis=None, keepdims=False: np.asarray(
+        np_fn(a, axis=axis, keepdims=keepdims), np.int64)
 
 
-all = _logical("all", np.all, R.reduce_and)
-any = _logical("any", np.any, R.reduce_or)
+def _extremum_doc(name):
+    return _doc(f"``numpy.{name}`` over ``axis``; an empty reduction is a ValueError.",
+                f"fnp.{name}(fnp.asarray([1.0, 3.0, 2.0])).item()",
+                3.0 if name == "max" else 1.0)
+
+
+def _arg_doc(name):
+    return _doc(f"Index (int64) of the first {name[3:]}imum along ``axis`` (None: of the "
+                f"flattened array); NaN counts as the extremum, as in numpy.",
+                f"fnp.{name}(fnp.asarray([2.0, 1.0, 2.0])).item()",
+                0 if name == "argmax" else 1)
+
+
+def _logical_doc(name):
+    return _doc(f"Whether {name} elements along ``axis`` are nonzero (NaN counts as true).",
+                f"bool(fnp.{name}(fnp.asarray([1.0, 0.0])))", name == "any")
+
+
+max = _reduction("max", np.max, _traced_extremum, _extremum_doc("max"), R.reduce_max)
+min = _reduction("min", np.min, _traced_extremum, _extremum_doc("min"), R.reduce_min)
+amax, amin = max, min
+ptp = _reduction("ptp", np.ptp, _traced_ptp, _doc(
+    "Range ``max - min`` over ``axis``.", "fnp.ptp(fnp.asarray([1.0, 4.0, 2.0])).item()", 3.0))
+argmax = _reduction("argmax", _int64_index(np.argmax), _traced_arg, _arg_doc("argmax"),
+                    R.argmax)
+argmin = _reduction("argmin", _int64_index(np.argmin), _traced_arg, _arg_doc("argmin"),
+                    R.argmin)
+all = _reduction("all", np.all, _traced_logical, _logical_doc("all"), R.reduce_and)
+any = _reduction("any", np.any, _traced_logical, _logical_doc("any"), R.reduce_or)
 
 
 # --------------------------------------------------------------------------- cumulative
@@ -368,18 +374,13 @@ def _cumulative(name, np_fn, prim_fn):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
             return wrap(np_fn(a, axis=axis, dtype=dt))
-        axis = _axis_0d(axis, a.ndim)
-        if axis is None:
-            a, ax = _reshape(a, (a.size,)), 0
-        else:
-            ax = canonicalize_axis(axis, a.ndim)
-        return prim_fn(E.convert_element_type(a, dt), ax)
+        x, ax = _one_axis(a, axis)
+        return prim_fn(E.convert_element_type(x, dt), 0 if ax is None else ax)
     f.__name__ = name
-    f.__doc__ = (f"``numpy.{name}`` along ``axis`` (None: of the flattened array); bools and "
-                 f"32-bit ints accumulate as int64.\n\n"
-                 f">>> import functrans.numpy as fnp\n"
-                 f">>> fnp.{name}(fnp.asarray([1, 2, 3])).tolist()\n"
-                 f"{[1, 3, 6] if name == 'cumsum' else [1, 2, 6]}\n")
+    f.__doc__ = _doc(f"``numpy.{name}`` along ``axis`` (None: of the flattened array); bools "
+                     f"and 32-bit ints accumulate as int64.",
+                     f"fnp.{name}(fnp.asarray([1, 2, 3])).tolist()",
+                     [1, 3, 6] if name == "cumsum" else [1, 2, 6])
     return f
 
 

@@ -274,31 +274,25 @@ def pmean(x, axis_name):
     return div(s, np.full(aval(s).shape, n, aval(s).dtype))
 
 
-def _chooser(prim):
+def _chooser(prim, what, result):
+    """``pmax``/``pmin``: ``prim`` over each named axis ``x`` varies along."""
     def f(x, axis_name):
         for n in _names(axis_name, prim.name):
             if _varies(x, find_axis(n)):
                 x = prim.bind(x, axis_name=n)
         return x
+    f.__name__ = prim.name
+    f.__doc__ = f"""{what} of ``x`` over the vmap axis ``axis_name``.
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda x: {prim.name}(x, "i"), axis_name="i")(np.array([1.0, 5.0])).tolist()
+    {result}
+    """
     return f
 
 
-pmax = _chooser(pmax_p)
-pmax.__name__ = "pmax"
-pmax.__doc__ = """Maximum of ``x`` over the vmap axis ``axis_name``.
-
-    >>> import functrans as ft, numpy as np
-    >>> ft.vmap(lambda x: pmax(x, "i"), axis_name="i")(np.array([1.0, 5.0])).tolist()
-    [5.0, 5.0]
-    """
-pmin = _chooser(pmin_p)
-pmin.__name__ = "pmin"
-pmin.__doc__ = """Minimum of ``x`` over the vmap axis ``axis_name``.
-
-    >>> import functrans as ft, numpy as np
-    >>> ft.vmap(lambda x: pmin(x, "i"), axis_name="i")(np.array([1.0, 5.0])).tolist()
-    [1.0, 1.0]
-    """
+pmax = _chooser(pmax_p, "Maximum", [5.0, 5.0])
+pmin = _chooser(pmin_p, "Minimum", [1.0, 1.0])
 
 
 def all_gather(x, axis_name, *, axis=0, tiled=False):

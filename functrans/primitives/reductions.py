@@ -26,6 +26,8 @@ from .. import tracing as _tracing
 from ..tracing import Tracer, get_aval
 from .base import Primitive, Zero, aval, deflinear
 
+_object_new = object.__new__
+
 __all__ = ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
            "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
 
@@ -45,6 +47,13 @@ def _check_axes(name, x, axes):
 
 def _reduce_aval(name, kinds="fciub", out_dtype=None, nonempty=False):
     def rule(x, *, axes, **params):
+        shape = x.shape
+        # the common case: a vector reduced to a scalar (e.g. the loss of grad)
+        if (len(shape) == 1 and axes == (0,) and shape[0] and out_dtype is None
+                and x.dtype.kind in kinds):
+            a = _object_new(ShapedArray)
+            a.shape, a.dtype, a.weak_type = (), x.dtype, x.weak_type
+            return a
         _check_axes(name, x, axes)
         if x.dtype.kind not in kinds:
             raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
@@ -76,7 +85,7 @@ def _full(shape, value, dtype):
 
 def _expand(y, x_shape, axes):
     """Broadcast a reduced value back over the reduced ``axes`` of ``x_shape``."""
-    S = _structural()
+    S = _S or _structural()
     n = len(x_shape)
     kept = () if len(axes) == n else tuple([i for i in range(n) if i not in axes])
     if len(kept) == n:
@@ -88,7 +97,7 @@ def _expand(y, x_shape, axes):
 
 
 def _structural():
-    # structural imports this module: bound on first use
+    # the structural modules import this one (slicing: pad's transpose): bound on first use
     global _S
     if _S is None:
         from . import structural
@@ -111,7 +120,8 @@ reduce_sum_p = Primitive("reduce_sum")
 
 
 def _reduce_sum_impl(x, *, axes):
-    x = np.asarray(x)
+    if not isinstance(x, np.ndarray):
+        x = np.asarray(x)
     # the ufunc method directly: np.sum's dispatch costs more than a small sum
     return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=x.dtype))
 
@@ -435,55 +445,51 @@ def reduce_or(x, axes):
     return _bind(reduce_or_p, x, axes=axes) if axes else x
 
 
-def argmax(operand, axis, index_dtype=np.int64):
-    """Index of the first maximum along ``axis`` (of the first NaN, if any).
+def _arg_wrapper(prim, doc):
+    def f(operand, axis, index_dtype=np.int64):
+        return _bind(prim, operand, axis=int(axis), index_dtype=np.dtype(index_dtype))
+    f.__name__ = f.__qualname__ = prim.name
+    f.__doc__ = doc
+    return f
+
+
+argmax = _arg_wrapper(argmax_p, """Index of the first maximum along ``axis`` (of the first NaN, if any).
 
     >>> int(argmax(np.array([1.0, 3.0, 3.0]), 0))
     1
-    """
-    return _bind(argmax_p, operand, axis=int(axis), index_dtype=np.dtype(index_dtype))
-
-
-def argmin(operand, axis, index_dtype=np.int64):
-    """Index of the first minimum along ``axis`` (of the first NaN, if any).
+    """)
+argmin = _arg_wrapper(argmin_p, """Index of the first minimum along ``axis`` (of the first NaN, if any).
 
     >>> int(argmin(np.array([1.0, 0.0, 0.0]), 0))
     1
-    """
-    return _bind(argmin_p, operand, axis=int(axis), index_dtype=np.dtype(index_dtype))
+    """)
 
 
-def cumsum(operand, axis=0, reverse=False):
-    """Running sum along ``axis`` (from the end when ``reverse``).
+def _cum_wrapper(prim, doc):
+    def f(operand, axis=0, reverse=False):
+        return _bind(prim, operand, axis=int(axis), reverse=bool(reverse))
+    f.__name__ = f.__qualname__ = prim.name
+    f.__doc__ = doc
+    return f
+
+
+cumsum = _cum_wrapper(cumsum_p, """Running sum along ``axis`` (from the end when ``reverse``).
 
     >>> cumsum(np.arange(3.0), 0, reverse=True).tolist()
     [3.0, 3.0, 2.0]
-    """
-    return _bind(cumsum_p, operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cumprod(operand, axis=0, reverse=False):
-    """Running product along ``axis``.
+    """)
+cumprod = _cum_wrapper(cumprod_p, """Running product along ``axis``.
 
     >>> cumprod(np.array([1.0, 2.0, 3.0]), 0).tolist()
     [1.0, 2.0, 6.0]
-    """
-    return _bind(cumprod_p, operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cummax(operand, axis=0, reverse=False):
-    """Running maximum along ``axis``.
+    """)
+cummax = _cum_wrapper(cummax_p, """Running maximum along ``axis``.
 
     >>> cummax(np.array([1.0, 0.0, 3.0]), 0).tolist()
     [1.0, 1.0, 3.0]
-    """
-    return _bind(cummax_p, operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cummin(operand, axis=0, reverse=False):
-    """Running minimum along ``axis``.
+    """)
+cummin = _cum_wrapper(cummin_p, """Running minimum along ``axis``.
 
     >>> cummin(np.array([1.0, 0.0, 3.0]), 0).tolist()
     [1.0, 0.0, 0.0]
-    """
-    return _bind(cummin_p, operand, axis=int(axis), reverse=bool(reverse))
+    """)

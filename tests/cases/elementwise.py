@@ -39,30 +39,30 @@ def row(name, fun, args, ref, **kw):
     CASES.append(OpCase(name, fun, args, ref, **kw))
 
 
+def _same_name(*names):
+    """``(name, fnp.<name>, numpy.<name>)`` for functions named as in numpy; a name may
+    come as ``(name, extra...)``, the extras (e.g. input generators) appended."""
+    out = []
+    for item in names:
+        n, *extra = (item,) if isinstance(item, str) else item
+        out.append((n, getattr(fnp, n), getattr(np, n), *extra))
+    return out
+
+
 # --------------------------------------------------------------------------- unary (fnp)
 # name, fnp function, numpy reference, generator of one argument (shape is added)
-_UNARY = [
-    ("sin", fnp.sin, np.sin, randn), ("cos", fnp.cos, np.cos, randn),
-    ("tan", fnp.tan, np.tan, lambda *s, **k: uniform(*s, low=-1.2, high=1.2, **k)),
-    ("exp", fnp.exp, np.exp, randn), ("exp2", fnp.exp2, np.exp2, randn),
-    ("expm1", fnp.expm1, np.expm1, randn),
-    ("log", fnp.log, np.log, positive), ("log2", fnp.log2, np.log2, positive),
-    ("log10", fnp.log10, np.log10, positive),
-    ("log1p", fnp.log1p, np.log1p, lambda *s, **k: uniform(*s, low=-0.5, high=2.0, **k)),
-    ("sqrt", fnp.sqrt, np.sqrt, positive), ("cbrt", fnp.cbrt, np.cbrt, positive),
-    ("arcsin", fnp.arcsin, np.arcsin, uniform), ("arccos", fnp.arccos, np.arccos, uniform),
-    ("arctan", fnp.arctan, np.arctan, randn), ("sinh", fnp.sinh, np.sinh, randn),
-    ("cosh", fnp.cosh, np.cosh, randn), ("tanh", fnp.tanh, np.tanh, randn),
-    ("arcsinh", fnp.arcsinh, np.arcsinh, randn),
-    ("arccosh", fnp.arccosh, np.arccosh, lambda *s, **k: positive(*s, low=1.5, high=3.0, **k)),
-    ("arctanh", fnp.arctanh, np.arctanh, uniform),
-    ("square", fnp.square, np.square, randn),
-    ("reciprocal", fnp.reciprocal, np.reciprocal, positive),
-    ("negative", fnp.negative, np.negative, randn),
-    ("positive", fnp.positive, np.positive, randn),
-    ("abs", fnp.abs, np.abs, randn), ("absolute", fnp.absolute, np.absolute, randn),
-    ("deg2rad", fnp.deg2rad, np.deg2rad, randn), ("rad2deg", fnp.rad2deg, np.rad2deg, randn),
-]
+_UNARY = _same_name(
+    ("sin", randn), ("cos", randn),
+    ("tan", lambda *s, **k: uniform(*s, low=-1.2, high=1.2, **k)),
+    ("exp", randn), ("exp2", randn), ("expm1", randn),
+    ("log", positive), ("log2", positive), ("log10", positive),
+    ("log1p", lambda *s, **k: uniform(*s, low=-0.5, high=2.0, **k)),
+    ("sqrt", positive), ("cbrt", positive), ("arcsin", uniform), ("arccos", uniform),
+    ("arctan", randn), ("sinh", randn), ("cosh", randn), ("tanh", randn), ("arcsinh", randn),
+    ("arccosh", lambda *s, **k: positive(*s, low=1.5, high=3.0, **k)),
+    ("arctanh", uniform), ("square", randn), ("reciprocal", positive), ("negative", randn),
+    ("positive", randn), ("abs", randn), ("absolute", randn), ("deg2rad", randn),
+    ("rad2deg", randn))
 for _n, _f, _r, _g in _UNARY:
     row(f"{_n}", _f, gen(_g(3, 4)), _r)
     row(f"{_n}_scalar", _f, gen(_g()), _r)
@@ -71,18 +71,13 @@ row("sin_empty", fnp.sin, gen(randn(0, 3)), np.sin)
 row("sqrt_empty_scalar_shape", fnp.sqrt, gen(positive(1, 0)), np.sqrt)
 
 # integer inputs of float-valued functions give float64, as numpy
-for _n, _f, _r in [("sin", fnp.sin, np.sin), ("exp", fnp.exp, np.exp),
-                   ("sqrt", fnp.sqrt, np.sqrt), ("log1p", fnp.log1p, np.log1p),
-                   ("arctan", fnp.arctan, np.arctan), ("exp2", fnp.exp2, np.exp2)]:
+for _n, _f, _r in _same_name("sin", "exp", "sqrt", "log1p", "arctan", "exp2"):
     row(f"{_n}_int", _f, gen(ints(4, low=0, high=5)), _r, diff=False)
 row("sin_bool", fnp.sin, gen(_bools(4)), lambda x: np.sin(x.astype(np.float64)), diff=False)
 
 # integer-preserving unary functions
-for _n, _f, _r in [("negative", fnp.negative, np.negative), ("abs", fnp.abs, np.abs),
-                   ("square", fnp.square, np.square), ("sign", fnp.sign, np.sign),
-                   ("floor", fnp.floor, np.floor), ("ceil", fnp.ceil, np.ceil),
-                   ("round", fnp.round, np.round), ("positive", fnp.positive, np.positive),
-                   ("reciprocal", fnp.reciprocal, np.reciprocal)]:
+for _n, _f, _r in _same_name("negative", "abs", "square", "sign", "floor", "ceil", "round",
+                             "positive", "reciprocal"):
     def _ref(x, _r=_r):
         with np.errstate(all="ignore"):   # numpy's integer 1 / 0
             return _r(x)
@@ -94,9 +89,7 @@ row("square_bool", fnp.square, gen(_bools(3)), lambda x: np.square(x.astype(np.i
     diff=False)
 
 # piecewise constant: no derivative
-for _n, _f, _r in [("sign", fnp.sign, np.sign), ("floor", fnp.floor, np.floor),
-                   ("ceil", fnp.ceil, np.ceil), ("round", fnp.round, np.round),
-                   ("rint", fnp.rint, np.rint)]:
+for _n, _f, _r in _same_name("sign", "floor", "ceil", "round", "rint"):
     row(f"{_n}_float", _f, gen(_away_from_int(3, 4)), _r, diff=False)
     row(f"{_n}_f32", _f, gen(_away_from_int(5, dtype=F32)), _r, diff=False)
 row("round_half_even", fnp.round, [np.array([0.5, 1.5, 2.5, -0.5, -2.5, 3.2])], np.round,
@@ -111,33 +104,21 @@ row("round_int_decimals_neg", lambda x: fnp.round(x, -1),
     [np.array([15, 25, -15, -25, 14, 7], np.int64)], lambda x: np.round(x, -1), diff=False)
 
 # predicates
-for _n, _f, _r in [("isnan", fnp.isnan, np.isnan), ("isinf", fnp.isinf, np.isinf),
-                   ("isfinite", fnp.isfinite, np.isfinite)]:
+for _n, _f, _r in _same_name("isnan", "isinf", "isfinite"):
     row(f"{_n}", _f, gen(_special()), _r, diff=False)
     row(f"{_n}_f32", _f, gen(_special(F32)), _r, diff=False)
     row(f"{_n}_int", _f, gen(ints(3)), _r, diff=False)
 
 # --------------------------------------------------------------------------- binary (fnp)
-_BINARY = [
-    ("add", fnp.add, np.add, randn, randn),
-    ("subtract", fnp.subtract, np.subtract, randn, randn),
-    ("multiply", fnp.multiply, np.multiply, randn, randn),
-    ("true_divide", fnp.true_divide, np.true_divide, randn, positive),
-    ("divide", fnp.divide, np.divide, randn, positive),
-    ("power", fnp.power, np.power, positive, randn),
-    ("maximum", fnp.maximum, np.maximum, randn, randn),
-    ("minimum", fnp.minimum, np.minimum, randn, randn),
-    ("fmax", fnp.fmax, np.fmax, randn, randn),
-    ("fmin", fnp.fmin, np.fmin, randn, randn),
-    ("arctan2", fnp.arctan2, np.arctan2, randn, randn),
-    ("hypot", fnp.hypot, np.hypot, randn, randn),
-    ("remainder", fnp.remainder, np.remainder, _away_from_int, lambda *s, **k:
-     positive(*s, low=1.0, high=1.0, **k)),
-    ("mod_neg_divisor", fnp.mod, np.mod, _away_from_int,
-     lambda *s, **k: positive(*s, low=-1.0, high=-1.0, **k)),
-    ("floor_divide", fnp.floor_divide, np.floor_divide, _away_from_int,
-     lambda *s, **k: positive(*s, low=1.0, high=1.0, **k)),
-]
+_BINARY = _same_name(
+    ("add", randn, randn), ("subtract", randn, randn), ("multiply", randn, randn),
+    ("true_divide", randn, positive), ("divide", randn, positive), ("power", positive, randn),
+    ("maximum", randn, randn), ("minimum", randn, randn), ("fmax", randn, randn),
+    ("fmin", randn, randn), ("arctan2", randn, randn), ("hypot", randn, randn),
+    ("remainder", _away_from_int, lambda *s, **k: positive(*s, low=1.0, high=1.0, **k)),
+    ("floor_divide", _away_from_int, lambda *s, **k: positive(*s, low=1.0, high=1.0, **k)))
+_BINARY.append(("mod_neg_divisor", fnp.mod, np.mod, _away_from_int,   # named for its divisor
+                lambda *s, **k: positive(*s, low=-1.0, high=-1.0, **k)))
 for _n, _f, _r, _gx, _gy in _BINARY:
     row(f"{_n}", _f, gen(_gx(3, 4), _gy(3, 4)), _r)
     row(f"{_n}_broadcast", _f, gen(_gx(3, 1), _gy(4)), _r)
@@ -162,10 +143,7 @@ row("square_method_pow", lambda x: fnp.asarray(x) ** 2, gen(randn(3)), lambda x:
 
 # integer arithmetic: numpy's floor semantics, x // 0 == x % 0 == 0
 _INT_DIV = gen(ints(6, low=-9, high=10), ints(6, low=-3, high=4))
-for _n, _f, _r in [("floor_divide", fnp.floor_divide, np.floor_divide),
-                   ("remainder", fnp.remainder, np.remainder),
-                   ("maximum", fnp.maximum, np.maximum), ("add", fnp.add, np.add),
-                   ("multiply", fnp.multiply, np.multiply)]:
+for _n, _f, _r in _same_name("floor_divide", "remainder", "maximum", "add", "multiply"):
     def _ref(x, y, _r=_r):
         with np.errstate(all="ignore"):
             return _r(x, y)
@@ -203,10 +181,8 @@ row("where_f32_weak", lambda c, x: fnp.where(c, x, 1.0), gen(_bools(4), randn(4,
 row("where_int_float", fnp.where, gen(_bools(4), ints(4), randn(4)), np.where)
 
 # --------------------------------------------------------------------------- comparisons
-for _n, _f, _r in [("equal", fnp.equal, np.equal), ("not_equal", fnp.not_equal, np.not_equal),
-                   ("less", fnp.less, np.less), ("less_equal", fnp.less_equal, np.less_equal),
-                   ("greater", fnp.greater, np.greater),
-                   ("greater_equal", fnp.greater_equal, np.greater_equal)]:
+for _n, _f, _r in _same_name("equal", "not_equal", "less", "less_equal", "greater",
+                             "greater_equal"):
     # small integer values as floats, so that ties occur
     row(f"{_n}", _f, gen(ints(3, 4, low=0, high=3, dtype=np.float64),
                          ints(4, low=0, high=3, dtype=np.float64)), _r, diff=False)
@@ -217,24 +193,20 @@ row("equal_bool", fnp.equal, gen(_bools(4), _bools(4)), np.equal, diff=False)
 row("less_u32", fnp.less, gen(_u32(4), _u32(4)), np.less, diff=False)
 
 # --------------------------------------------------------------------------- logical / bitwise
-for _n, _f, _r in [("logical_and", fnp.logical_and, np.logical_and),
-                   ("logical_or", fnp.logical_or, np.logical_or),
-                   ("logical_xor", fnp.logical_xor, np.logical_xor)]:
+for _n, _f, _r in _same_name("logical_and", "logical_or", "logical_xor"):
     row(f"{_n}", _f, gen(_bools(3, 4), _bools(4)), _r, diff=False)
     row(f"{_n}_float", _f, gen(ints(5, low=0, high=2, dtype=np.float64), ints(5, low=0, high=2)),
         _r, diff=False)
 row("logical_not", fnp.logical_not, gen(_bools(3)), np.logical_not, diff=False)
 row("logical_not_float", fnp.logical_not, [np.array([0.0, 1.5, np.nan])], np.logical_not,
     diff=False)
-for _n, _f, _r in [("bitwise_and", fnp.bitwise_and, np.bitwise_and),
-                   ("bitwise_or", fnp.bitwise_or, np.bitwise_or),
-                   ("bitwise_xor", fnp.bitwise_xor, np.bitwise_xor)]:
+for _n, _f, _r in _same_name("bitwise_and", "bitwise_or", "bitwise_xor"):
     row(f"{_n}", _f, gen(ints(3, 4, low=-50, high=50), ints(4, low=-50, high=50)), _r, diff=False)
     row(f"{_n}_u32", _f, gen(_u32(5), _u32(5)), _r, diff=False)
     row(f"{_n}_bool", _f, gen(_bools(5), _bools(5)), _r, diff=False)
     row(f"{_n}_int32_scalar", lambda x, _f=_f: _f(x, 6), gen(ints(4, dtype=np.int32)),
         lambda x, _r=_r: _r(x, 6), diff=False)
-for _n, _f, _r in [("invert", fnp.invert, np.invert), ("bitwise_not", fnp.bitwise_not, np.invert)]:
+for _n, _f, _r in _same_name("invert", "bitwise_not"):   # numpy's bitwise_not is invert
     row(f"{_n}", _f, gen(ints(4, dtype=np.int32)), _r, diff=False)
     row(f"{_n}_u32", _f, gen(_u32(4)), _r, diff=False)
     row(f"{_n}_bool", _f, gen(_bools(4)), _r, diff=False)
