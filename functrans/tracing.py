@@ -352,6 +352,8 @@ def wrap(x):
         return x
     if isinstance(x, np.ndarray):
         return x.view(cls)
+    if isinstance(x, np.generic):                # a numpy scalar: a 0-d Array
+        return np.asarray(x).view(cls)
     if getattr(x, "__device_array__", False):   # a backend's device result stays there
         return x
     return np.asarray(x).view(cls)
