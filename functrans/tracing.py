@@ -138,7 +138,8 @@ class Trace:
                 aval.shape, aval.dtype, aval.weak_type = x.shape, dt, False
             else:
                 aval = ShapedArray(x.shape, dt)
-            v = Var(aval)
+            v = _object_new(Var)
+            v.aval, v.hint = aval, None
             self.constvars.append(v)
             self.consts.append(x)
             entry = self._lifted[id(x)] = (v, aval, x)
@@ -231,7 +232,8 @@ class SymbolicTrace(Trace):
                     atoms.append(a)
                     avals.append(av)
             out_aval = prim.abstract_eval(*avals, **params)
-        v = Var(out_aval)
+        v = _object_new(Var)
+        v.aval, v.hint = out_aval, None
         e = _object_new(Eqn)
         e.primitive, e.inputs, e.outvars, e.params, e.source = prim, atoms, [v], params, None
         self.eqns.append(e)

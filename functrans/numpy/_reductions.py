@@ -124,12 +124,14 @@ def _div_by(x, n):
 _ALL_AXES = [tuple(range(n)) for n in range(33)]
 
 
-def _sum_like(name, np_fn, prim_fn):
+def _sum_like(name, np_fn, prim_fn, prim):
     def f(a, axis=None, dtype=None, keepdims=False):
         if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
             av = a.aval
             if av.dtype.kind in "fc" and av.shape and not av.weak_type:  # the common case
-                return prim_fn(a, _ALL_AXES[len(av.shape)])
+                # axes canonical, operand typed: the primitive directly (the trace's
+                # shape rule still checks it)
+                return prim.bind(a, axes=_ALL_AXES[len(av.shape)])
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
         if not isinstance(a, Tracer):
@@ -143,14 +145,14 @@ def _sum_like(name, np_fn, prim_fn):
     return f
 
 
-sum = _sum_like("sum", np.sum, R.reduce_sum)
+sum = _sum_like("sum", np.sum, R.reduce_sum, R.reduce_sum_p)
 sum.__doc__ = """Sum over ``axis`` (None: all axes); bools and 32-bit ints sum as int64.
 
 >>> import numpy as np, functrans.numpy as fnp
 >>> fnp.sum(fnp.asarray([[1, 2], [3, 4]], "int32"), axis=0).tolist()
 [4, 6]
 """
-prod = _sum_like("prod", np.prod, R.reduce_prod)
+prod = _sum_like("prod", np.prod, R.reduce_prod, R.reduce_prod_p)
 prod.__doc__ = """Product over ``axis``; 1 for an empty reduction.
 
 >>> import numpy as np, functrans.numpy as fnp

@@ -146,11 +146,14 @@ class LinearizeTrace(Trace):
         t = _new_jvp_tracer(JVPTracer)
         t._trace = self
         # a tangent tracer has the primal's type: reuse it rather than build one
-        if isinstance(primal, Tracer):
-            t.aval = tangent.aval if isinstance(tangent, Tracer) else primal.aval
+        if isinstance(tangent, Tracer):
+            t.aval = tangent.aval
+            t.val = primal.val if isinstance(primal, Tracer) else primal
+        elif isinstance(primal, Tracer):
+            t.aval = primal.aval
             t.val = primal.val
         else:
-            t.aval = tangent.aval if isinstance(tangent, Tracer) else get_aval(primal)
+            t.aval = get_aval(primal)
             t.val = primal
         t.ir_var = None
         t.primal = primal
