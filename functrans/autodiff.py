@@ -196,7 +196,7 @@ def _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, nargs):
                 raise TypeError(f"vjp: cotangent {i} has type {ca.str_short()} but the primal "
                                 f"output has type {a.str_short()}; they must match")
         args = [UndefinedPrimal(a) for a in lin_avals]
-        cts = backward_pass(lin.jaxpr, lin.residuals, args, ct_flat)
+        cts = backward_pass(lin.jaxpr, lin.residuals, args, ct_flat, lin.all_linear)
         it = iter(cts)
         leaves = [_out(instantiate(next(it))) if m else _out(np.zeros_like(np.asarray(x)))
                   if not isinstance(x, Tracer) else _zeros_like(x) for x, m in zip(in_flat, mask)]
@@ -286,7 +286,7 @@ def _value_and_grad(fun, argnums, has_aux):
             raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
         cts = backward_pass(lin.jaxpr, lin.residuals,
                             [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
-                            [np.ones((), oa.dtype)])
+                            [np.ones((), oa.dtype)], lin.all_linear)
         it = iter(cts)
         per_arg = {}
         for i, sub in enumerate(in_tree.children):
@@ -326,7 +326,7 @@ def _value_and_grad_single(fun, x):
         raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
     jaxpr = lin.jaxpr
     ct, = backward_pass(jaxpr, lin.residuals, [UndefinedPrimal(jaxpr.invars[0].aval)],
-                        [np.array(1, oa.dtype)])
+                        [np.array(1, oa.dtype)], lin.all_linear)
     return _out(out), _out(instantiate(ct))
 
 

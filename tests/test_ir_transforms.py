@@ -100,3 +100,25 @@ def test_ir_transforms_check_round_trip_and_match(case):
 def tree_map_unflat(args, leaves):
     from functrans.tree_util import tree_unflatten
     return tree_unflatten(tree_flatten(args)[1], leaves)
+
+
+@pytest.mark.parametrize("case", [c for c in TABLE if c.diff], ids=[c.name for c in TABLE if c.diff])
+def test_linearize_records_only_equations_that_read_a_tangent(case):
+    """``LinearJaxpr.all_linear`` (the backward pass then evaluates nothing forward):
+    every equation linearize records reads a tangent input or a value computed from one."""
+    from functrans.transforms.partial_eval import linearize_fun
+    args = case.make_args()
+    flat, tree = tree_flatten(args)
+    flat = [np.asarray(a) for a in flat]
+    mask = [a.dtype.kind in "fc" for a in flat]
+    fun = lambda *xs: tree_flatten(case.fun(*_unflatten(tree, xs)))[0]  # noqa: E731
+    _, lin = linearize_fun(fun, flat, mask)
+    linear = set(lin.jaxpr.invars)
+    for e in lin.jaxpr.eqns:
+        assert any(a in linear for a in e.inputs), f"{case.name}: {e} reads no tangent"
+        linear.update(e.outvars)
+
+
+def _unflatten(tree, xs):
+    from functrans.tree_util import tree_unflatten
+    return tree_unflatten(tree, list(xs))

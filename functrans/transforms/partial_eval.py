@@ -31,8 +31,13 @@ from .jvp import _no_jvp, jvp_eval
 
 class LinearJaxpr:
     """A linear function: ``jaxpr`` maps tangents to tangents, its constvars are
-    the residuals (values saved from the forward pass)."""
+    the residuals (values saved from the forward pass).
+
+    ``all_linear``: every equation reads a tangent. True of what linearize records: an
+    equation lands in the linear trace only if one of its inputs is a tracer of that
+    trace, and those are the tangent inputs and what was computed from them."""
     __slots__ = ("jaxpr", "residuals")
+    all_linear = True
 
     def __init__(self, jaxpr: Jaxpr, residuals):
         self.jaxpr = jaxpr

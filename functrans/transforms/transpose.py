@@ -20,11 +20,13 @@ from ..primitives.base import UndefinedPrimal, Zero, add_tangents
 from ..tracing import bind, trace_to_jaxpr
 
 
-def backward_pass(jaxpr, consts, args, cts_out):
+def backward_pass(jaxpr, consts, args, cts_out, all_linear=False):
     """Cotangents of the inputs given as ``UndefinedPrimal`` (Zero where none flows).
 
     ``args`` holds values for non-linear inputs and UndefinedPrimal for linear ones.
     Returns one entry per input: a cotangent (or Zero) for linear inputs, None otherwise.
+    ``all_linear``: every equation reads a linear value (so nothing is evaluated
+    forward), as in the jaxprs linearize records (``LinearJaxpr.all_linear``).
     """
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
@@ -36,8 +38,8 @@ def backward_pass(jaxpr, consts, args, cts_out):
 
     # split: equations reading a linear value are transposed; the others (residual
     # arithmetic, e.g. recomputation under checkpoint) are evaluated forward now
-    lin_eqns = []
-    for eqn in jaxpr.eqns:
+    lin_eqns = jaxpr.eqns if all_linear else []
+    for eqn in () if all_linear else jaxpr.eqns:
         for a in eqn.inputs:
             if type(a) is not Literal and a not in env:
                 lin_eqns.append(eqn)
