@@ -195,13 +195,23 @@ def _describe_plan(closed, plan) -> str:
              "(names as in the jaxpr files)", ""]
     for i, s in enumerate(plan.steps):
         if isinstance(s, Kernel):
-            lines.append(f"step {i}: kernel over loop shape {list(s.shape)}, {len(s.eqns)} "
-                         f"equations; reads {' '.join(map(nm, s.inputs)) or '-'}; writes "
+            row = s.phases is not None
+            lines.append(f"step {i}: {'row kernel' if row else 'kernel'} over loop shape "
+                         f"{list(s.shape)}" + (f" (rows {list(s.shape[:s.outer])})" if row else "")
+                         + f", {len(s.eqns)} equations; reads "
+                         f"{' '.join(map(nm, s.inputs)) or '-'}; writes "
                          f"{' '.join(map(nm, s.outputs)) or '-'}")
-            for e in s.eqns:
-                outs = " ".join(nm(v) for v in e.outvars)
-                lines.append(f"    {outs} = {e.primitive.name} "
-                             f"{' '.join(nm(x) for x in e.inputs)}")
+            # a row kernel's phases run in order for each row (inner: over the row's
+            # reduced dimensions; row: once per row)
+            groups = [(f"  phase {k} ({p.kind}):", p.eqns) for k, p in enumerate(s.phases)] \
+                if row else [(None, s.eqns)]
+            for title, eqns in groups:
+                if title:
+                    lines.append(title)
+                for e in eqns:
+                    outs = " ".join(nm(v) for v in e.outvars)
+                    lines.append(f"    {outs} = {e.primitive.name} "
+                                 f"{' '.join(nm(x) for x in e.inputs)}")
         else:
             e = s.eqn
             kind = ("host step (numpy)" if type(s).__name__ == "HostStep"

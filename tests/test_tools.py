@@ -175,6 +175,18 @@ def test_dump_files_in_pipeline_order(tmp_path):
     assert "first call" in (d / files[0]).read_text()
 
 
+def test_dump_of_a_row_kernel_lists_its_phases(tmp_path):
+    def lse(x):
+        return fnp.log(fnp.sum(fnp.exp(x - fnp.max(x, axis=1, keepdims=True)), axis=1))
+
+    sub, files = _dumped(tmp_path, lse, np.ones((16, 8)), backend="cpu")
+    plan = (tmp_path / sub / next(f for f in files if "fusion_plan" in f)).read_text()
+    assert "1 fused kernels" in plan and "row kernel over loop shape [16, 8] (rows [16])" in plan
+    phases = re.findall(r"phase (\d) \((inner|row)\):", plan)
+    assert phases == [("0", "inner"), ("1", "inner"), ("2", "row")], plan
+    assert plan.index("reduce_max") < plan.index("exp") < plan.index("log")
+
+
 def test_dump_shows_each_pass_and_transform_bodies(tmp_path):
     def f(x):
         y = fnp.sin(x)
