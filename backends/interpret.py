@@ -4,7 +4,7 @@ tested against.
 
 >>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
 >>> a = Var(ShapedArray((), "float64"))
->>> compile(ClosedJaxpr(Jaxpr([], [a], [], [a])))(2.0)
+>>> [float(y) for y in compile(ClosedJaxpr(Jaxpr([], [a], [], [a])))(2.0)]
 [2.0]
 """
 from __future__ import annotations

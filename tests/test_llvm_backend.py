@@ -1,9 +1,9 @@
-"""The CPU (llvmlite) backend against the interpreter: every jit-able row of the shared
-table, random fusible programs (hypothesis), numpy's special values, the vectorised
-exp/log, fusion into few kernels, introspection, and the compile caches."""
+"""The CPU (llvmlite) backend's values against the interpreter and numpy: every
+jit-able row of the shared table, random fusible programs (hypothesis), numpy's special
+values, the vectorised exp/log and max/min, empty and scalar shapes, native BLAS, loops
+and branches, and out-of-range indices. (Fusion, introspection, the compile caches,
+dispatch, donation and threads: test_llvm_compile.py.)"""
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 import functrans as ft
 import functrans.numpy as fnp
-from backends import llvm as cpu
-from backends.llvm import cache
+from functrans import lax
 from functrans.tree_util import tree_flatten
 from tests.cases import all_cases
 
@@ -202,42 +201,6 @@ def test_vectorised_exp_log_within_4_ulp(name, dtype):
     assert "x double>" in after or "x float>" in after
 
 
-# --------------------------------------------------------------------------- fusion, introspection
-
-def test_fusible_chain_is_fewer_kernels_than_equations():
-    f = lambda x, y: fnp.sum(fnp.sin(x) * fnp.cos(y) + fnp.exp(-x * x) * 0.5 + fnp.tanh(y))
-    x, y = np.linspace(-1, 1, 64), np.linspace(0, 2, 64)
-    lowered = ft.jit(f, backend="cpu").lower(x, y)
-    n_eqns = len(lowered.jaxpr.jaxpr.eqns)
-    cost = lowered.compile().cost_analysis()
-    assert cost["kernels"] == 1 < n_eqns
-    assert cost["flops"] > 0 and cost["bytes accessed"] >= 2 * 64 * 8
-    np.testing.assert_allclose(ft.jit(f, backend="cpu")(x, y), f(x, y), rtol=1e-13)
-
-
-def test_broadcasts_and_transposes_fold_into_index_arithmetic():
-    f = lambda a, b: (a[:, None] * b[None, :]).T + 1.0
-    a, b = np.arange(3.0), np.arange(4.0)
-    c = ft.jit(f, backend="cpu").lower(a, b).compile()
-    assert c.cost_analysis()["host steps"] == 0
-    np.testing.assert_array_equal(ft.jit(f, backend="cpu")(a, b), (a[:, None] * b[None, :]).T + 1)
-
-
-def test_unsupported_equations_run_as_host_steps():
-    # (dot_general is native now; a sort still runs through numpy, between two segments)
-    f = lambda a, b: fnp.exp(fnp.sort(a @ b, axis=0)) + 1.0
-    a, b = np.arange(12.0).reshape(3, 4) % 5, np.ones((4, 2))
-    c = ft.jit(f, backend="cpu").lower(a, b).compile()
-    assert c.cost_analysis()["host steps"] >= 1
-    np.testing.assert_allclose(ft.jit(f, backend="cpu")(a, b), np.exp(np.sort(a @ b, axis=0)) + 1.0,
-                               rtol=1e-15)
-
-
-def test_as_text_shows_llvm_ir_before_and_after():
-    text = ft.jit(lambda x: x + 1.0, backend="cpu").lower(np.ones(8)).compile().as_text()
-    assert "define" in text and "seg1" in text and "after optimisation" in text
-
-
 def test_empty_and_scalar_shapes():
     f = lambda x: (fnp.sum(x * 2.0), x + 1.0)
     for x in (np.zeros((0, 3)), np.float64(3.0), np.ones((2, 0, 2))):
@@ -246,59 +209,7 @@ def test_empty_and_scalar_shapes():
             np.testing.assert_array_equal(g, w)
 
 
-# --------------------------------------------------------------------------- caches
-
-def _compile_fresh(x):
-    cache.clear_memory()
-    return ft.jit(lambda v: fnp.exp(v) * 3.0 + 0.25, backend="cpu")(x)
-
-
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "flip"])
-def test_disk_cache_rejects_damaged_files_and_rebuilds(tmp_path, monkeypatch, damage):
-    monkeypatch.setenv("FUNCTRANS_CACHE_DIR", str(tmp_path))
-    x = np.linspace(-2, 2, 17)
-    want = np.exp(x) * 3.0 + 0.25
-    before = dict(cache.stats)
-    np.testing.assert_allclose(_compile_fresh(x), want, rtol=1e-15)
-    files = [p for p in os.listdir(tmp_path) if p.endswith(".ftobj")]
-    assert len(files) == 1
-    path = tmp_path / files[0]
-    good = path.read_bytes()
-    # an intact file is used
-    np.testing.assert_allclose(_compile_fresh(x), want, rtol=1e-15)
-    assert cache.stats["disk hits"] == before["disk hits"] + 1
-    if damage == "truncate":
-        path.write_bytes(good[: len(good) // 2])
-    elif damage == "garbage":
-        path.write_bytes(os.urandom(len(good)))
-    else:
-        path.write_bytes(good[:-10] + bytes(b ^ 0xFF for b in good[-10:]))
-    compiles = cache.stats["compiles"]
-    np.testing.assert_allclose(_compile_fresh(x), want, rtol=1e-15)
-    assert cache.stats["compiles"] == compiles + 1
-    assert cache.stats["rejected files"] >= before["rejected files"] + 1
-    assert path.read_bytes() == good      # rebuilt and rewritten
-
-
-def test_memory_cache_reuses_machine_code():
-    x = np.ones(5)
-    f = lambda v: v * 7.0 - 1.0
-    ft.jit(f, backend="cpu")(x)
-    compiles = cache.stats["compiles"]
-    ft.jit(f, backend="cpu")(x)          # a new Jitted: retraced, same IR, no LLVM work
-    assert cache.stats["compiles"] == compiles
-
-
-def test_backend_compile_direct():
-    closed = ft.make_jaxpr(lambda a: fnp.sum(a * a))(np.arange(4.0))
-    out = cpu.compile(closed)(np.arange(4.0))
-    assert out[0] == 14.0
-
-
 # --------------------------------------------------------------------------- one entry point
-
-from functrans import lax  # noqa: E402
-
 
 def _native(f, *args):
     """Compile on the CPU backend; assert no host step; return the cost analysis."""
@@ -325,53 +236,6 @@ def test_mixed_program_is_one_native_function():
     i = np.int32(1)
     _native(f, a, b, i)
     _agree(f, a, b, i)
-
-
-def test_plan_cache_hit_does_no_planning_or_codegen():
-    f = lambda v: fnp.cos(v) * 3.0 - v
-    closed = ft.make_jaxpr(f)(np.ones(6))
-    cpu.compile(closed)
-    built, compiles = cpu.stats["plans built"], cache.stats["compiles"]
-    exe = cpu.compile(ft.make_jaxpr(f)(np.ones(6)))     # a new jaxpr object, same text
-    assert cpu.stats["plans built"] == built and cache.stats["compiles"] == compiles
-    np.testing.assert_allclose(exe(np.arange(6.0))[0], np.cos(np.arange(6.0)) * 3 - np.arange(6.0),
-                               rtol=1e-15)
-
-
-def test_constants_are_bound_per_compile_not_baked_into_the_cached_plan():
-    outs = []
-    for k in (1.0, 2.0):
-        c = np.full(3, k)
-        outs.append(ft.jit(lambda v: v + c, backend="cpu")(np.zeros(3)))
-    np.testing.assert_array_equal(outs[0], np.ones(3))
-    np.testing.assert_array_equal(outs[1], np.full(3, 2.0))
-
-
-# --------------------------------------------------------------------------- dispatch
-
-def test_fast_path_handles_non_contiguous_and_new_signatures():
-    jf = ft.jit(lambda v: v * 2.0 + 1.0, backend="cpu")
-    x = np.arange(16.0)
-    np.testing.assert_array_equal(jf(x), x * 2 + 1)
-    assert jf._fast                                     # the fast runner was registered
-    np.testing.assert_array_equal(jf(x), x * 2 + 1)     # through it
-    y = np.arange(32.0)[::2]                            # same shape and dtype, strided
-    np.testing.assert_array_equal(jf(y), y * 2 + 1)
-    z = np.arange(16, dtype=np.float32)
-    got = jf(z)
-    assert got.dtype == np.float32
-    np.testing.assert_array_equal(got, z * 2 + 1)
-    assert isinstance(jf(x), ft.Array) if hasattr(ft, "Array") else True
-    assert jf.cache_info()["hits"] >= 2
-
-
-def test_fast_path_multiple_outputs_and_pytrees():
-    jf = ft.jit(lambda a, b: {"s": a + b, "p": (a * b, a - b)}, backend="cpu")
-    a, b = np.arange(4.0), np.ones(4)
-    for _ in range(2):
-        out = jf(a, b)
-        np.testing.assert_array_equal(out["s"], a + b)
-        np.testing.assert_array_equal(out["p"][1], a - b)
 
 
 # --------------------------------------------------------------------------- BLAS
@@ -520,29 +384,7 @@ def test_structural_ops_native():
         np.testing.assert_array_equal(got[0], want[0])
 
 
-# --------------------------------------------------------------------------- donation
-
-def test_donated_buffer_is_reused_and_results_are_right():
-    f = ft.jit(lambda x, y: (x * 2.0 + fnp.sin(y), fnp.sum(x)), donate_argnums=0, backend="cpu")
-    x, y = np.arange(5.0), np.ones(5)
-    want = (np.arange(5.0) * 2 + np.sin(y), 10.0)
-    out, s = f(x, y)
-    assert np.shares_memory(out, x)
-    np.testing.assert_allclose(out, want[0], rtol=1e-15)
-    assert float(s) == want[1]
-    # the donated input is read after the output is written: no sharing, still right
-    g = ft.jit(lambda x: (fnp.exp(x), fnp.cumsum(x)), donate_argnums=0, backend="cpu")
-    x = np.arange(4.0)
-    e, c = g(x)
-    np.testing.assert_allclose(e, np.exp(np.arange(4.0)), rtol=1e-15)
-    np.testing.assert_array_equal(c, np.cumsum(np.arange(4.0)))
-    # a read-only array is never written over
-    ro = np.arange(5.0)
-    ro.flags.writeable = False
-    out, _ = f(ro, y)
-    assert not np.shares_memory(out, ro)
-    np.testing.assert_array_equal(ro, np.arange(5.0))
-
+# --------------------------------------------------------------------------- SIMD reductions
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("which", ["max", "min"])
@@ -563,67 +405,3 @@ def test_vectorised_max_min_reductions_keep_nan_inf_and_signed_zero(dtype, which
         got = np.asarray(ft.jit(lambda v: red(v, axis=axis))(x))
         np.testing.assert_array_equal(got, np_red(x, axis=axis))
     assert "llvm.maximum" in ft.jit(lambda v: fnp.max(v, axis=1)).lower(x).compile().as_text()
-
-
-def test_transposed_products_are_computed_in_place_of_the_transpose():
-    """transpose(dot_general(a, b)) becomes dot_general(b, a): no transpose is left,
-    and values (plain, batched, shared dot) match numpy."""
-    from backends.llvm.rewrite import fold_dot_transposes
-    rng = np.random.default_rng(2)
-    a, b = rng.standard_normal((5, 7)), rng.standard_normal((7, 3))
-    f = lambda a, b: fnp.transpose(a @ b)
-    jp = ft.make_jaxpr(f)(a, b)
-    names = [e.primitive.name for e in fold_dot_transposes(jp.jaxpr).eqns]
-    assert names == ["dot_general"]
-    np.testing.assert_allclose(np.asarray(ft.jit(f)(a, b)), (a @ b).T, rtol=1e-13)
-    ba, bb = rng.standard_normal((4, 5, 7)), rng.standard_normal((4, 7, 3))
-    g = lambda a, b: fnp.swapaxes(fnp.matmul(a, b), 1, 2)
-    np.testing.assert_allclose(np.asarray(ft.jit(g)(ba, bb)),
-                               np.swapaxes(ba @ bb, 1, 2), rtol=1e-13)
-    h = lambda a, b: (a @ b, fnp.transpose(a @ b) * 2.0)     # the dot has two uses
-    r1, r2 = ft.jit(h)(a, b)
-    np.testing.assert_allclose(np.asarray(r2), 2 * (a @ b).T, rtol=1e-13)
-    np.testing.assert_allclose(np.asarray(r1), a @ b, rtol=1e-13)
-    gw = ft.jit(ft.grad(lambda w, x: fnp.sum(fnp.tanh(x @ w))))(b, a)
-    np.testing.assert_allclose(np.asarray(gw), a.T @ (1 - np.tanh(a @ b) ** 2), rtol=1e-12)
-
-
-def _fork_child_runs(f, x, want, q):
-    q.put(bool(np.allclose(np.asarray(f(x)), want, rtol=1e-12)))
-
-
-def test_large_kernels_split_over_threads_match_numpy_and_survive_fork():
-    """Big elementwise kernels and row reductions run on the thread pool (when there
-    is more than one thread); values match numpy, column and full reductions stay
-    serial, and a forked child (no pool threads there) still computes serially."""
-    from backends.llvm import threads
-    rng = np.random.default_rng(3)
-    x = rng.standard_normal((1024, 600))
-    row = ft.jit(lambda v: fnp.log(fnp.sum(fnp.exp(v - fnp.max(v, axis=1, keepdims=True)), axis=1)))
-    want = np.log(np.exp(x - x.max(1, keepdims=True)).sum(1))
-    np.testing.assert_allclose(np.asarray(row(x)), want, rtol=1e-12)
-    text = row.lower(x).compile().as_text()
-    assert ("ft_parallel_for" in text) == (threads.num_threads() > 1)
-    col = ft.jit(lambda v: (fnp.sum(fnp.sin(v), axis=0), fnp.sum(v * v), fnp.tanh(v) * 2.0))
-    a, b, c = col(x)
-    np.testing.assert_allclose(np.asarray(a), np.sin(x).sum(0), rtol=1e-11)
-    np.testing.assert_allclose(float(b), (x * x).sum(), rtol=1e-11)
-    np.testing.assert_allclose(np.asarray(c), np.tanh(x) * 2.0, rtol=1e-14, atol=1e-15)
-    small = ft.jit(lambda v: fnp.exp(v) + 1.0)
-    assert "ft_parallel_for" not in small.lower(x[:4]).compile().as_text()
-    import multiprocessing as mp
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_fork_child_runs, args=(row, x, want, q))
-    p.start()
-    p.join(60)
-    assert p.exitcode == 0 and q.get(timeout=5)
-
-
-def test_disk_cache_is_on_by_default_under_the_user_cache_dir(monkeypatch, tmp_path):
-    from backends.llvm import cache
-    monkeypatch.delenv("FUNCTRANS_CACHE_DIR", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache.cache_dir() == str(tmp_path / "functrans")
-    monkeypatch.setenv("FUNCTRANS_CACHE_DIR", "off")
-    assert cache.cache_dir() is None

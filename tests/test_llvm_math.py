@@ -112,16 +112,22 @@ EDGES = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931
                   786432.0, 786433.0, 1e22, 3.0, 1e-8, 1.5707963267948966, 3.141592653589793])
 
 
-def _run(name, dtype, xs):
-    f, ref = FUNCS[name]
+def _check_sets(f, ref, dtype, sets, what):
+    """``jit(f)`` on each tuple of arguments in ``sets`` (cast to ``dtype``) within
+    MAX_ULP of ``ref`` on the same; returns the worst ulp distance."""
     jf = ft.jit(f, backend="cpu")
     worst = 0
-    for i, x in enumerate(xs):
+    for i, args in enumerate(sets):
         with np.errstate(all="ignore"):
-            x = np.asarray(x).astype(dtype)
-            want = ref(x)
-        worst = max(worst, check_close(jf(x), want, f"{name} {np.dtype(dtype).name} set {i}"))
+            args = [np.asarray(a).astype(dtype) for a in args]
+            want = ref(*args)
+        worst = max(worst, check_close(jf(*args), want, f"{what} set {i}"))
     return worst
+
+
+def _run(name, dtype, xs):
+    f, ref = FUNCS[name]
+    return _check_sets(f, ref, dtype, [(x,) for x in xs], f"{name} {np.dtype(dtype).name}")
 
 
 @pytest.mark.parametrize("dtype", [F64, F32], ids=["f64", "f32"])
@@ -170,12 +176,7 @@ def test_pow_within_4_ulp_and_special_cases(dtype):
              (rng.uniform(0.5, 2, n), rng.uniform(-2 * big, 2 * big, n) / 0.7),
              (-rng.integers(1, 20, n) * rng.uniform(0.9, 1.1, n), rng.integers(-40, 40, n) * 1.0),
              tuple(a.ravel() for a in np.meshgrid(_SPECIAL, _SPECIAL))]
-    jf = ft.jit(fnp.power, backend="cpu")
-    for i, (x, y) in enumerate(cases):
-        with np.errstate(all="ignore"):
-            x, y = np.asarray(x).astype(dtype), np.asarray(y).astype(dtype)
-            want = np.power(x, y)
-        check_close(jf(x, y), want, f"pow set {i}")
+    _check_sets(fnp.power, np.power, dtype, cases, "pow")
 
 
 @pytest.mark.parametrize("dtype", [F64, F32], ids=["f64", "f32"])
@@ -186,12 +187,7 @@ def test_atan2_within_4_ulp_and_special_cases(dtype):
     mag = lambda: 10 ** rng.uniform(-top, top, n) * rng.choice([-1.0, 1.0], n)  # noqa: E731
     cases = [(rng.uniform(-5, 5, n), rng.uniform(-5, 5, n)), (mag(), mag()),
              tuple(a.ravel() for a in np.meshgrid(_SPECIAL, _SPECIAL))]
-    jf = ft.jit(fnp.arctan2, backend="cpu")
-    for i, (y, x) in enumerate(cases):
-        with np.errstate(all="ignore"):
-            y, x = np.asarray(y).astype(dtype), np.asarray(x).astype(dtype)
-            want = np.arctan2(y, x)
-        check_close(jf(y, x), want, f"atan2 set {i}")
+    _check_sets(fnp.arctan2, np.arctan2, dtype, cases, "atan2")
 
 
 @pytest.mark.parametrize("dtype", [F64, F32], ids=["f64", "f32"])

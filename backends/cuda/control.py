@@ -27,27 +27,28 @@ def _size(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _scalar(prog, x):
-    """env -> the host value of the scalar ``x`` (a one-element device-to-host copy)."""
-    slot = prog._contiguous_slot(x)
-    return lambda env: env[slot].copy_to_host()[0]
-
-
-def lower_cond(prog, e):
-    index, *operands = e.inputs
-    branches = [prog.sub(b, f"cond branch {k}") for k, b in enumerate(e.params["branches"])]
-    get_index = _scalar(prog, index)
-    ins = [prog._contiguous_slot(x) for x in operands]
+def _host_driven(prog, e, run):
+    """Append a step calling ``run(buffers) -> result buffers`` on the device buffers of
+    ``e``'s inputs (made contiguous) and binding the results to ``e``'s outputs."""
+    ins = [prog._contiguous_slot(x) for x in e.inputs]
     outs = [prog._slot(v) for v in e.outvars]
-    last = len(branches) - 1
 
     def step(env):
-        k = min(max(int(get_index(env)), 0), last)
-        res = branches[k].run_buffers([env[s] for s in ins])
-        for s, r in zip(outs, res):
+        for s, r in zip(outs, run([env[s] for s in ins])):
             env[s] = r
     prog.steps.append(step)
     return True
+
+
+def lower_cond(prog, e):
+    branches = [prog.sub(b, f"cond branch {k}") for k, b in enumerate(e.params["branches"])]
+    last = len(branches) - 1
+
+    def run(vals):
+        # the index: one scalar copied back to the host, clamped to the branches
+        k = min(max(int(vals[0].copy_to_host()[0]), 0), last)
+        return branches[k].run_buffers(vals[1:])
+    return _host_driven(prog, e, run)
 
 
 def lower_while(prog, e):
@@ -55,32 +56,24 @@ def lower_while(prog, e):
     nc, nb = p["cond_nconsts"], p["body_nconsts"]
     cond = prog.sub(p["cond_jaxpr"], "while predicate")
     body = prog.sub(p["body_jaxpr"], "while body")
-    ins = [prog._contiguous_slot(x) for x in e.inputs]
-    outs = [prog._slot(v) for v in e.outvars]
 
-    def step(env):
-        vals = [env[s] for s in ins]
+    def run(vals):
         cc, bc, carry = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
         while cond.run_buffers(cc + carry)[0].copy_to_host()[0]:
             carry = body.run_buffers(bc + carry)
-        for s, r in zip(outs, carry):
-            env[s] = r
-    prog.steps.append(step)
-    return True
+        return carry
+    return _host_driven(prog, e, run)
 
 
 def lower_scan(prog, e):
     p = e.params
     nc, nk, length, reverse = p["num_consts"], p["num_carry"], p["length"], p["reverse"]
     body = prog.sub(p["jaxpr"], "scan body")
-    ins = [prog._contiguous_slot(x) for x in e.inputs]
-    outs = [prog._slot(v) for v in e.outvars]
     x_rows = [_size(x.aval.shape[1:]) for x in e.inputs[nc + nk:]]
     y_avals = [v.aval for v in e.outvars[nk:]]
     y_rows = [_size(a.shape[1:]) for a in y_avals]
 
-    def step(env):
-        vals = [env[s] for s in ins]
+    def run(vals):
         consts, carry, xs = vals[:nc], vals[nc:nc + nk], vals[nc + nk:]
         ys = [alloc(_size(a.shape), a.dtype, "scan output") for a in y_avals]
         for i in (range(length - 1, -1, -1) if reverse else range(length)):
@@ -90,10 +83,8 @@ def lower_scan(prog, e):
             for buf, y, m in zip(ys, res[nk:], y_rows):
                 if m:
                     buf[i * m:(i + 1) * m].copy_to_device(y)
-        for s, r in zip(outs, carry + ys):
-            env[s] = r
-    prog.steps.append(step)
-    return True
+        return carry + ys
+    return _host_driven(prog, e, run)
 
 
 LOWER = {"cond": lower_cond, "while": lower_while, "scan": lower_scan}

@@ -39,6 +39,18 @@ def _out(prog, v):
     return ("out", prog._slot(v), _size(v.aval.shape), v.aval.dtype)
 
 
+def _per_element(prog, out, ins, make_src):
+    """The common case: one thread per element of ``out`` reading contiguous copies of
+    ``ins``; ``make_src()`` builds the kernel (not needed when ``out`` is empty)."""
+    n = _size(out.aval.shape)
+    if n == 0:
+        prog._empty(out)
+        return True
+    slots = [prog._contiguous_slot(x) for x in ins]
+    _ew(prog, make_src(), n, [_out(prog, out)] + [("slot", s) for s in slots])
+    return True
+
+
 def lower_dot(prog, e):
     lhs, rhs = e.inputs
     out = e.outvars[0]
@@ -72,15 +84,8 @@ def lower_gather(prog, e):
     out = e.outvars[0]
     if mode != "clip" or k == 0 or 0 in x.aval.shape[:k] or not _native(x, idx):
         return False
-    n = _size(out.aval.shape)
-    if n == 0:
-        prog._empty(out)
-        return True
-    xs, ids = prog._contiguous_slot(x), prog._contiguous_slot(idx)
-    batch = _size(idx.aval.shape[:-1])
-    src = codegen.gather(x.aval.shape, k, batch, x.aval.dtype, idx.aval.dtype)
-    _ew(prog, src, n, [_out(prog, out), ("slot", xs), ("slot", ids)])
-    return True
+    return _per_element(prog, out, (x, idx), lambda: codegen.gather(
+        x.aval.shape, k, _size(idx.aval.shape[:-1]), x.aval.dtype, idx.aval.dtype))
 
 
 def lower_scatter(prog, e):
@@ -118,29 +123,16 @@ def lower_pad(prog, e):
     out = e.outvars[0]
     if not _native(x, out):
         return False
-    n = _size(out.aval.shape)
-    if n == 0:
-        prog._empty(out)
-        return True
-    xs, ps = prog._contiguous_slot(x), prog._contiguous_slot(pv)
-    src = kernels.pad(out.aval.shape, x.aval.shape, e.params["padding_config"], out.aval.dtype)
-    _ew(prog, src, n, [_out(prog, out), ("slot", xs), ("slot", ps)])
-    return True
+    return _per_element(prog, out, (x, pv), lambda: kernels.pad(
+        out.aval.shape, x.aval.shape, e.params["padding_config"], out.aval.dtype))
 
 
 def lower_concatenate(prog, e):
     out = e.outvars[0]
     if not _native(out):
         return False
-    n = _size(out.aval.shape)
-    if n == 0:
-        prog._empty(out)
-        return True
-    slots = [prog._contiguous_slot(x) for x in e.inputs]
-    src = kernels.concatenate(out.aval.shape, e.params["dimension"],
-                              [x.aval.shape for x in e.inputs], out.aval.dtype)
-    _ew(prog, src, n, [_out(prog, out)] + [("slot", s) for s in slots])
-    return True
+    return _per_element(prog, out, e.inputs, lambda: kernels.concatenate(
+        out.aval.shape, e.params["dimension"], [x.aval.shape for x in e.inputs], out.aval.dtype))
 
 
 def lower_dynamic_slice(prog, e):
@@ -148,15 +140,8 @@ def lower_dynamic_slice(prog, e):
     out = e.outvars[0]
     if not _native(x, *starts):
         return False
-    n = _size(out.aval.shape)
-    if n == 0:
-        prog._empty(out)
-        return True
-    slots = [prog._contiguous_slot(x)] + [prog._contiguous_slot(s) for s in starts]
-    src = kernels.dynamic_slice(x.aval.shape, e.params["slice_sizes"], x.aval.dtype,
-                                [s.aval.dtype for s in starts])
-    _ew(prog, src, n, [_out(prog, out)] + [("slot", s) for s in slots])
-    return True
+    return _per_element(prog, out, (x, *starts), lambda: kernels.dynamic_slice(
+        x.aval.shape, e.params["slice_sizes"], x.aval.dtype, [s.aval.dtype for s in starts]))
 
 
 def lower_dynamic_update_slice(prog, e):
@@ -164,15 +149,8 @@ def lower_dynamic_update_slice(prog, e):
     out = e.outvars[0]
     if not _native(x, *starts):
         return False
-    n = _size(out.aval.shape)
-    if n == 0:
-        prog._empty(out)
-        return True
-    slots = [prog._contiguous_slot(v) for v in (x, u, *starts)]
-    src = kernels.dynamic_update_slice(x.aval.shape, u.aval.shape, x.aval.dtype,
-                                       [s.aval.dtype for s in starts])
-    _ew(prog, src, n, [_out(prog, out)] + [("slot", s) for s in slots])
-    return True
+    return _per_element(prog, out, (x, u, *starts), lambda: kernels.dynamic_update_slice(
+        x.aval.shape, u.aval.shape, x.aval.dtype, [s.aval.dtype for s in starts]))
 
 
 def lower_cumulative(prog, e):
@@ -197,14 +175,8 @@ def lower_arg_extreme(prog, e):
     shape, axis = x.aval.shape, e.params["axis"]
     if not _native(x, out) or shape[axis] == 0:
         return False
-    n = _size(out.aval.shape)
-    if n == 0:
-        prog._empty(out)
-        return True
-    src = kernels.arg_extreme(shape, axis, x.aval.dtype, out.aval.dtype,
-                              e.primitive.name == "argmax")
-    _ew(prog, src, n, [_out(prog, out), ("slot", prog._contiguous_slot(x))])
-    return True
+    return _per_element(prog, out, (x,), lambda: kernels.arg_extreme(
+        shape, axis, x.aval.dtype, out.aval.dtype, e.primitive.name == "argmax"))
 
 
 def lower_threefry(prog, e):

@@ -22,15 +22,13 @@ import numpy as np
 
 from jaxpr_ir import Literal
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, View, contiguous_strides
-from .ops import REDUCTIONS, TABLE, lltype
+from .lltypes import I64, const, load_elem, storage, stored
+from .ops import REDUCTIONS, TABLE
 
 __all__ = ["classify", "KernelEmitter", "emitter", "TABLE", "REDUCTIONS"]
 
 _NATIVE_DTYPES = frozenset(np.dtype(d) for d in
                            ("float64", "float32", "int64", "int32", "uint32", "bool"))
-I64 = ir.IntType(64)
-I8 = ir.IntType(8)
-I1 = ir.IntType(1)
 # transcendental ops: kernels with one are compute-bound, so threads pay
 _HEAVY = frozenset(("exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                     "logistic", "pow", "atan2", "asin", "acos", "atan", "sinh", "cosh",
@@ -65,10 +63,6 @@ def emitter(module, name, kernel, views, noalias=True):
         from .rowfusion import RowEmitter
         return RowEmitter(module, name, kernel, views, noalias)
     return KernelEmitter(module, name, kernel, views, noalias)
-
-
-def _storage(dtype):
-    return I8 if dtype == np.bool_ else lltype(dtype)
 
 
 class _Access:
@@ -170,24 +164,30 @@ class KernelEmitter:
             if s:
                 off = self.b.add(off, self.b.mul(i, ir.Constant(I64, s)))
         return self.b.gep(self.argv[acc.arg], [off], inbounds=True,
-                          source_etype=_storage(acc.dtype))
+                          source_etype=storage(acc.dtype))
 
     def load(self, acc, idxs):
-        v = self.b.load(self._ptr(acc, idxs), typ=_storage(acc.dtype))
-        return self.b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if acc.dtype == np.bool_ else v
+        return load_elem(self.b, self._ptr(acc, idxs), acc.dtype)
 
     def store(self, acc, idxs, v):
-        if acc.dtype == np.bool_:
-            v = self.b.zext(v, I8)
-        self.b.store(v, self._ptr(acc, idxs))
+        self.b.store(stored(self.b, v, acc.dtype), self._ptr(acc, idxs))
 
-    def const(self, dtype, value):
-        dtype = np.dtype(dtype)
-        if dtype.kind == "f":
-            return ir.Constant(lltype(dtype), float(value))
-        if dtype == np.bool_:
-            return ir.Constant(I1, int(bool(value)))
-        return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))
+    const = staticmethod(const)     # the op table's rules call em.const(dtype, value)
+
+    def _literal(self, x):
+        """The constant ``x`` reads when it is a literal or a view of one, else None."""
+        if isinstance(x, Literal):
+            return self.const(x.aval.dtype, x.val)
+        v = self.views.get(x)
+        if v is not None and isinstance(v.base, Literal):
+            return self.const(x.aval.dtype, v.base.val)
+        return None
+
+    def _emit_value(self, e, ins):
+        """The value of the elementwise equation ``e`` on the values ``ins`` (the rule
+        may read ``self.eqn``)."""
+        self.eqn = e
+        return TABLE[e.primitive.name].emit(self, e, *ins)
 
     # ------------------------------------------------------------------ loops
     def _loop_nest(self, dims, body, lo=None, hi=None):
@@ -294,14 +294,11 @@ class KernelEmitter:
         env = {}
 
         def read(x):
-            if isinstance(x, Literal):
-                return self.const(x.aval.dtype, x.val)
+            c = self._literal(x)
+            if c is not None:
+                return c
             if x not in env:
-                v = self.views.get(x)
-                if v is not None and isinstance(v.base, Literal):
-                    env[x] = self.const(x.aval.dtype, v.base.val)
-                else:
-                    env[x] = self.load(self.accesses[x], idxs)
+                env[x] = self.load(self.accesses[x], idxs)
             return env[x]
 
         for e in self.kernel.eqns:
@@ -313,8 +310,6 @@ class KernelEmitter:
                 cur = self.load(acc, idxs)
                 self.store(acc, idxs, red.combine(self, out.aval.dtype, cur, ins[0]))
                 continue
-            self.eqn = e
-            v = TABLE[e.primitive.name].emit(self, e, *ins)
-            env[out] = v
+            v = env[out] = self._emit_value(e, ins)
             if out in self.accesses:
                 self.store(self.accesses[out], idxs, v)

@@ -32,9 +32,9 @@ from jaxpr_ir import Literal
 from .. import fusion
 from ..fusion import HostStep, Kernel, View, contiguous_strides
 from . import engine
+from .lltypes import I1, I8, I32, I64, LLTYPES, const, load_elem, storage, stored
 
 PTR = ir.PointerType()
-I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
@@ -44,24 +44,16 @@ _ALIGN = 64
 _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
 
 
-def storage(dtype):
-    from .ops import lltype
-    dtype = np.dtype(dtype)
-    return I8 if dtype == np.bool_ else lltype(dtype)
-
-
 def raw_type(dtype):
     """The type a copy moves one element as (dtypes without arithmetic here: raw bits)."""
-    from .ops import _LL
     dtype = np.dtype(dtype)
-    return storage(dtype) if dtype in _LL else ir.IntType(8 * dtype.itemsize)
+    return storage(dtype) if dtype in LLTYPES else ir.IntType(8 * dtype.itemsize)
 
 
 def raw_const(dtype, value):
-    from .ops import _LL
     dtype = np.dtype(dtype)
-    if dtype in _LL:
-        v = Lowering.const(None, dtype, value)
+    if dtype in LLTYPES:
+        v = const(dtype, value)
         return ir.Constant(I8, int(bool(value))) if dtype == np.bool_ else v
     bits = int.from_bytes(np.asarray(value, dtype).tobytes(), "little")
     return ir.Constant(raw_type(dtype), bits)
@@ -337,27 +329,16 @@ class Lowering:
             self.arena.release(ref.where, nbytes(ref.aval))
 
     # ------------------------------------------------------------------ element access
-    def const(self, dtype, value):
-        from .ops import lltype
-        dtype = np.dtype(dtype)
-        if dtype.kind == "f":
-            return ir.Constant(lltype(dtype), float(value))
-        if dtype == np.bool_:
-            return ir.Constant(I1, int(bool(value)))
-        return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))
+    const = staticmethod(const)     # the op table's rules call em.const(dtype, value)
 
     def elem_ptr(self, fn, ptr, dtype, index):
         return fn.b.gep(ptr, [index], source_etype=storage(dtype))
 
     def load(self, fn, ptr, dtype, index):
-        dtype = np.dtype(dtype)
-        v = fn.b.load(self.elem_ptr(fn, ptr, dtype, index), typ=storage(dtype))
-        return fn.b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dtype == np.bool_ else v
+        return load_elem(fn.b, self.elem_ptr(fn, ptr, dtype, index), dtype)
 
     def store(self, fn, ptr, dtype, index, v):
-        if np.dtype(dtype) == np.bool_:
-            v = fn.b.zext(v, I8)
-        fn.b.store(v, self.elem_ptr(fn, ptr, dtype, index))
+        fn.b.store(stored(fn.b, v, dtype), self.elem_ptr(fn, ptr, dtype, index))
 
     def scalar(self, fn, val):
         """The register value of a scalar Val."""

@@ -21,15 +21,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from . import vmath
-
-I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
-F32, F64 = ir.FloatType(), ir.DoubleType()
-_LL = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
-       np.dtype("int32"): I32, np.dtype("uint32"): I32, np.dtype("bool"): I1}
-
-
-def lltype(dtype):
-    return _LL[np.dtype(dtype)]
+from .lltypes import F64, I32, I64, lltype
 
 
 @dataclasses.dataclass

@@ -29,8 +29,9 @@ import numpy as np
 
 from jaxpr_ir import Literal
 from ..fusion import INNER, View, contiguous_strides
-from .codegen import _HEAVY, I64, KernelEmitter, _Access, _storage
-from .ops import REDUCTIONS, TABLE, lltype
+from .codegen import _HEAVY, KernelEmitter, _Access
+from .lltypes import I64, lltype, storage, stored
+from .ops import REDUCTIONS
 
 __all__ = ["RowEmitter"]
 
@@ -208,7 +209,7 @@ class RowEmitter(KernelEmitter):
         the first one, ``[lo, hi)``). Per call: the scratch rows, the per-row values of
         a block, the reduction accumulators (one per thread when threaded)."""
         nb = self.block
-        self.scratch = {v: self._entry_alloca(_storage(v.aval.dtype), nb * max(self.inner_size, 1))
+        self.scratch = {v: self._entry_alloca(storage(v.aval.dtype), nb * max(self.inner_size, 1))
                         for v in self.scratch_vars}
         self.rowarr = {v: self._entry_alloca(lltype(v.aval.dtype), nb) for v in self.row_values}
         self.acc_slots = {}
@@ -255,15 +256,6 @@ class RowEmitter(KernelEmitter):
             self.b.store(v, self.b.gep(self.rowarr[out], [j], source_etype=t))
         if out in self.row_acc:
             self.store(self.row_acc[out], oidx, v)
-
-    def _literal(self, x):
-        """The constant ``x`` reads when it is a literal or a view of one, else None."""
-        if isinstance(x, Literal):
-            return self.const(x.aval.dtype, x.val)
-        v = self.views.get(x)
-        if v is not None and isinstance(v.base, Literal):
-            return self.const(x.aval.dtype, v.base.val)
-        return None
 
     def _row_value(self, x, rowenv):
         v = self.views.get(x)
@@ -338,7 +330,7 @@ class RowEmitter(KernelEmitter):
                 # no inbounds: past the last row this points outside the buffer, which a
                 # prefetch may do (it never faults)
                 p = self.b.gep(self.argv[acc.arg], [self.b.add(off, start)],
-                               source_etype=_storage(acc.dtype))
+                               source_etype=storage(acc.dtype))
                 for line in range(0, c * acc.dtype.itemsize, 64):
                     q = self.b.gep(p, [ir.Constant(I64, line)], source_etype=ir.IntType(8))
                     self.b.call(pf, [q, ir.Constant(i32, 0), ir.Constant(i32, 3),
@@ -354,7 +346,7 @@ class RowEmitter(KernelEmitter):
         for i, s in zip(iidx, contiguous_strides(self.idims)):
             off = self.b.add(off, self.b.mul(i, ir.Constant(I64, s)))
         return self.b.gep(self.scratch[var], [off], inbounds=True,
-                          source_etype=_storage(var.aval.dtype))
+                          source_etype=storage(var.aval.dtype))
 
     def _inner_body(self, ph, oidx, iidx, j, rowenv, reds):
         idxs = oidx + iidx
@@ -369,7 +361,7 @@ class RowEmitter(KernelEmitter):
             v = self._row_value(x, rowenv)
             if v is None:
                 if x in self.scratch:
-                    v = self.b.load(self._scratch_ptr(x, iidx, j), typ=_storage(x.aval.dtype))
+                    v = self.b.load(self._scratch_ptr(x, iidx, j), typ=storage(x.aval.dtype))
                     if x.aval.dtype == np.bool_:
                         v = self.b.trunc(v, ir.IntType(1))
                 else:
@@ -386,15 +378,11 @@ class RowEmitter(KernelEmitter):
                 self.b.store(REDUCTIONS[e.primitive.name].combine(self, out.aval.dtype, cur,
                                                                   ins[0]), reds[out])
                 continue
-            self.eqn = e
-            v = TABLE[e.primitive.name].emit(self, e, *ins)
-            env[out] = v
+            v = env[out] = self._emit_value(e, ins)
             if out in self.accesses:
                 self.store(self.accesses[out], idxs, v)
             if out in self.scratch:
-                if out.aval.dtype == np.bool_:
-                    v = self.b.zext(v, _storage(out.aval.dtype))
-                self.b.store(v, self._scratch_ptr(out, iidx, j))
+                self.b.store(stored(self.b, v, out.aval.dtype), self._scratch_ptr(out, iidx, j))
 
     def _row_row(self, ph, oidx, j):
         rowenv = self._row_env(ph, j)
@@ -409,7 +397,5 @@ class RowEmitter(KernelEmitter):
         for e in ph.eqns:
             ins = [read(x) for x in e.inputs]
             out = e.outvars[0]
-            self.eqn = e
-            v = TABLE[e.primitive.name].emit(self, e, *ins)
-            rowenv[out] = v
+            v = rowenv[out] = self._emit_value(e, ins)
             self._set_row_value(out, v, oidx, j)

@@ -148,12 +148,17 @@ def _cast(x, dtype):
     return x if x.dtype == dtype else E.convert_element_type(x, dtype)
 
 
-def _doc(name, np_fn, extra=""):
-    return (f"Elementwise ``numpy.{np_fn.__name__}`` (numpy 2 promotion and broadcasting)."
-            f"{extra}\n\n>>> import functrans.numpy as fnp\n>>> fnp.{name}")
-
-
 # --------------------------------------------------------------------------- builders
+
+def _named(f, name, doc, example=None):
+    """``f`` named ``name`` with docstring ``doc``, plus a doctest from ``example``
+    ((code, expected output)) when there is one."""
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    if example:
+        f.__doc__ += f"\n\n>>> import functrans.numpy as fnp\n>>> {example[0]}\n{example[1]}\n"
+    return f
+
 
 def _unary(name, np_fn, traced, quiet=False, example=None):
     """A unary function: numpy eagerly; under a trace, convert to numpy's output dtype
@@ -169,11 +174,7 @@ def _unary(name, np_fn, traced, quiet=False, example=None):
         if out is None:
             out = out_dtypes[dt] = _out_dtype(name, np_fn, dt)
         return traced(x if out == dt else E.convert_element_type(x, out))
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}``."
-    if example:
-        f.__doc__ += f"\n\n>>> import functrans.numpy as fnp\n>>> {example[0]}\n{example[1]}\n"
-    return f
+    return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``.", example)
 
 
 def _binary(name, np_fn, traced, quiet=False, example=None):
@@ -193,26 +194,41 @@ def _binary(name, np_fn, traced, quiet=False, example=None):
         dt = _out_dtype(name, np_fn, x.dtype, y.dtype)
         return traced(*[_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
                         for v in (x, y)])
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and NEP 50 promotion."
-    if example:
-        f.__doc__ += f"\n\n>>> import functrans.numpy as fnp\n>>> {example[0]}\n{example[1]}\n"
-    return f
+    return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and "
+                  "NEP 50 promotion.", example)
 
 
-def _predicate(name, np_fn, traced):
-    """A binary function with a bool result: promote to one dtype, then compare."""
+def _predicate(name, np_fn, traced, truth_values=False):
+    """A binary function with a bool result: promote to one dtype, then compare; with
+    ``truth_values`` (the logical functions) the operands are converted to bool first."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             _check(name, x, y)
             return _eager2(np_fn, x, y, False)
         _check(name, x, y)
+        if truth_values:
+            # conversion to bool is truthiness (nan is true), as numpy
+            return traced(*promote(name, x, y, dtype=np.bool_))
         x, y = promote(name, x, y)
         _out_dtype(name, np_fn, x.dtype, y.dtype)   # the dtype check
         return traced(x, y)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}``: a bool array."
-    return f
+    return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``"
+                  + (" of the truth values." if truth_values else ": a bool array."))
+
+
+def _eager_numpy(np_fn):
+    """Decorator for a unary function written as its traced path only: with no tracer
+    the argument is checked and ``np_fn``'s result is returned wrapped."""
+    def decorate(traced):
+        name = traced.__name__
+
+        def f(x):
+            if not isinstance(x, Tracer):
+                _check(name, x)
+                return wrap(np_fn(x))
+            return traced(x)
+        return functools.wraps(traced)(f)
+    return decorate
 
 
 # --------------------------------------------------------------------------- arithmetic
@@ -459,6 +475,7 @@ around = round
 
 # --------------------------------------------------------------------------- predicates
 
+@_eager_numpy(np.isnan)
 def isnan(x):
     """Elementwise ``x != x`` (False for integers).
 
@@ -466,12 +483,10 @@ def isnan(x):
     >>> fnp.isnan(fnp.nan).item()
     True
     """
-    if not isinstance(x, Tracer):
-        _check("isnan", x)
-        return wrap(np.isnan(x))
     return E.ne(x, x)
 
 
+@_eager_numpy(np.isinf)
 def isinf(x):
     """Elementwise: is ``x`` plus or minus infinity.
 
@@ -479,9 +494,6 @@ def isinf(x):
     >>> fnp.isinf(-fnp.inf).item()
     True
     """
-    if not isinstance(x, Tracer):
-        _check("isinf", x)
-        return wrap(np.isinf(x))
     if x.dtype.kind not in "f":
         _out_dtype("isinf", np.isinf, x.dtype)
         return E.ne(x, x) if x.dtype.kind != "c" else \
@@ -489,6 +501,7 @@ def isinf(x):
     return E.eq(E.abs(x), E.full_like(x, np.inf))
 
 
+@_eager_numpy(np.isfinite)
 def isfinite(x):
     """Elementwise: neither infinite nor nan.
 
@@ -496,9 +509,6 @@ def isfinite(x):
     >>> fnp.isfinite(1.0).item()
     True
     """
-    if not isinstance(x, Tracer):
-        _check("isfinite", x)
-        return wrap(np.isfinite(x))
     if x.dtype.kind == "f":
         return E.is_finite(x)
     if x.dtype.kind == "c":
@@ -516,25 +526,12 @@ greater_equal = _predicate("greater_equal", np.greater_equal, E.ge)
 
 # --------------------------------------------------------------------------- logical / bitwise
 
-def _logical(name, np_fn, prim_fn):
-    def f(x, y):
-        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            _check(name, x, y)
-            return _eager2(np_fn, x, y, False)
-        # conversion to bool is truthiness (nan is true), as numpy
-        _check(name, x, y)
-        x, y = promote(name, x, y, dtype=np.bool_)
-        return prim_fn(x, y)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise ``numpy.{np_fn.__name__}`` of the truth values."
-    return f
+logical_and = _predicate("logical_and", np.logical_and, E.bitwise_and, truth_values=True)
+logical_or = _predicate("logical_or", np.logical_or, E.bitwise_or, truth_values=True)
+logical_xor = _predicate("logical_xor", np.logical_xor, E.bitwise_xor, truth_values=True)
 
 
-logical_and = _logical("logical_and", np.logical_and, E.bitwise_and)
-logical_or = _logical("logical_or", np.logical_or, E.bitwise_or)
-logical_xor = _logical("logical_xor", np.logical_xor, E.bitwise_xor)
-
-
+@_eager_numpy(np.logical_not)
 def logical_not(x):
     """Elementwise ``not x`` (truthiness).
 
@@ -542,9 +539,6 @@ def logical_not(x):
     >>> fnp.logical_not(0).item()
     True
     """
-    if not isinstance(x, Tracer):
-        _check("logical_not", x)
-        return wrap(np.logical_not(x))
     return E.bitwise_not(_cast(x, np.dtype(np.bool_)))
 
 

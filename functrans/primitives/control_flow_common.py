@@ -25,6 +25,20 @@ def is_float(a) -> bool:
     return a.dtype.kind in "fc"
 
 
+def no_consts(what, closed):
+    """Shape rules: a sub-jaxpr's constants must have been made explicit operands."""
+    if closed.jaxpr.constvars or closed.consts:
+        raise TypeError(f"{what} has consts; they must be explicit operands")
+
+
+def check_types(got, want, message):
+    """Shape rules: TypeError(``message(i, got_i, want_i)``, the two types as short
+    strings) at the first pair of avals differing in shape or dtype."""
+    for i, (a, w) in enumerate(zip(got, want)):
+        if a.shape != w.shape or a.dtype != w.dtype:
+            raise TypeError(message(i, a.str_short(), w.str_short()))
+
+
 def hoist(closed: ClosedJaxpr):
     """(the same program with its constvars as leading invars, the const values)."""
     j = closed.jaxpr

@@ -25,8 +25,9 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
-from .control_flow_common import (is_float, join_branch_consts, jvp_closed, split_jvp,
-                                  transpose_closed, vmap_closed, zeros_eqn)
+from .control_flow_common import (check_types, is_float, join_branch_consts, jvp_closed,
+                                  no_consts, split_jvp, transpose_closed, vmap_closed,
+                                  zeros_eqn)
 
 __all__ = []
 
@@ -41,25 +42,19 @@ def _cond_aval(index, *ops, branches):
         raise TypeError(f"cond: the index must be an int32 scalar, got {index.str_short()}")
     outs0 = branches[0].out_avals
     for k, b in enumerate(branches):
-        if b.jaxpr.constvars or b.consts:
-            raise TypeError(f"cond: branch {k} has consts; they must be explicit operands")
+        no_consts(f"cond: branch {k}", b)
         ins = b.in_avals
         if len(ins) != len(ops):
             raise TypeError(f"cond: branch {k} takes {len(ins)} operands but {len(ops)} "
                             "were given")
-        for i, (a, w) in enumerate(zip(ops, ins)):
-            if a.shape != w.shape or a.dtype != w.dtype:
-                raise TypeError(f"cond: operand {i} has type {a.str_short()} but branch {k} "
-                                f"expects {w.str_short()}")
+        check_types(ops, ins, lambda i, a, w: f"cond: operand {i} has type {a} but branch "
+                    f"{k} expects {w}")
         outs = b.out_avals
         if len(outs) != len(outs0):
             raise TypeError(f"cond: branch 0 returns {len(outs0)} outputs but branch {k} "
                             f"returns {len(outs)}")
-        for i, (a, w) in enumerate(zip(outs, outs0)):
-            if a.shape != w.shape or a.dtype != w.dtype:
-                raise TypeError(f"cond: output {i} of branch {k} has type {a.str_short()} "
-                                f"but branch 0 gives {w.str_short()}; every branch must "
-                                "return the same types")
+        check_types(outs, outs0, lambda i, a, w: f"cond: output {i} of branch {k} has type "
+                    f"{a} but branch 0 gives {w}; every branch must return the same types")
     return [ShapedArray(a.shape, a.dtype, all(b.out_avals[i].weak_type for b in branches))
             for i, a in enumerate(outs0)]
 

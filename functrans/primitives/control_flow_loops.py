@@ -30,22 +30,22 @@ from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from ..tracing import Tracer, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
-from .control_flow_common import (copy_jaxpr, hoist, is_float, jvp_closed, relist, split_jvp,
-                                  trace_hoisted, transpose_closed, vmap_closed)
+from .control_flow_common import (check_types, copy_jaxpr, hoist, is_float, jvp_closed,
+                                  no_consts, relist, split_jvp, trace_hoisted,
+                                  transpose_closed, vmap_closed)
 
 __all__ = []
 
 
 def _check_body(what, got, want, name_of):
-    for i, (a, w) in enumerate(zip(got, want)):
-        if a.shape != w.shape or a.dtype != w.dtype:
-            raise TypeError(f"{what}: {name_of(i)} has type {a.str_short()} but "
-                            f"{w.str_short()} is expected")
+    check_types(got, want, lambda i, a, w: f"{what}: {name_of(i)} has type {a} but {w} "
+                "is expected")
 
 
-def _no_consts(what, closed):
-    if closed.jaxpr.constvars or closed.consts:
-        raise TypeError(f"{what} has consts; they must be explicit operands")
+def _check_carry(what, outs, carry):
+    """The body's first len(carry) outputs keep the carry's types."""
+    check_types(outs, carry, lambda i, a, w: f"{what} changes carry element {i} from type "
+                f"{w} to {a}; the carry must keep its type")
 
 
 # =========================================================================== while
@@ -55,8 +55,8 @@ while_p.subjaxpr_params = ("cond_jaxpr", "body_jaxpr")
 
 
 def _while_aval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    _no_consts("while: cond_jaxpr", cond_jaxpr)
-    _no_consts("while: body_jaxpr", body_jaxpr)
+    no_consts("while: cond_jaxpr", cond_jaxpr)
+    no_consts("while: body_jaxpr", body_jaxpr)
     cc = avals[:cond_nconsts]
     bc = avals[cond_nconsts:cond_nconsts + body_nconsts]
     carry = avals[cond_nconsts + body_nconsts:]
@@ -78,10 +78,7 @@ def _while_aval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     if len(bouts) != len(carry):
         raise TypeError(f"while: body_jaxpr returns {len(bouts)} values for a carry of "
                         f"{len(carry)} elements")
-    for i, (a, w) in enumerate(zip(bouts, carry)):
-        if a.shape != w.shape or a.dtype != w.dtype:
-            raise TypeError(f"while: body_jaxpr changes carry element {i} from type "
-                            f"{w.str_short()} to {a.str_short()}; the carry must keep its type")
+    _check_carry("while: body_jaxpr", bouts, carry)
     return list(carry)
 
 
@@ -219,7 +216,7 @@ scan_p.subjaxpr_params = ("jaxpr",)
 
 
 def _scan_aval(*avals, jaxpr, length, reverse, num_consts, num_carry, linear=None, unroll=1):
-    _no_consts("scan: jaxpr", jaxpr)
+    no_consts("scan: jaxpr", jaxpr)
     if not isinstance(length, int) or length < 0:
         raise TypeError(f"scan: length must be a non-negative int, got {length!r}")
     consts = avals[:num_consts]
@@ -244,10 +241,7 @@ def _scan_aval(*avals, jaxpr, length, reverse, num_consts, num_carry, linear=Non
     if len(outs) < len(carry):
         raise TypeError(f"scan: the body returns {len(outs)} values for a carry of "
                         f"{len(carry)} elements")
-    for i, (a, w) in enumerate(zip(outs, carry)):
-        if a.shape != w.shape or a.dtype != w.dtype:
-            raise TypeError(f"scan: the body changes carry element {i} from type "
-                            f"{w.str_short()} to {a.str_short()}; the carry must keep its type")
+    _check_carry("scan: the body", outs, carry)
     return list(carry) + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
                           for a in outs[num_carry:]]
 

@@ -1,0 +1,58 @@
+"""The LLVM types of the supported dtypes, their constants, and element loads and
+stores, shared by the kernel emitters (``codegen``, ``rowfusion``), the op table
+(``ops``) and the program lowering (``lower``). It imports only llvmlite.ir and
+numpy, so ``lower`` can use it without loading the op table.
+
+A bool is an ``i1`` in registers but a byte in memory (numpy's layout): loads
+compare the byte with zero (any nonzero byte is true, as numpy reads it); stored
+values are widened to a 0/1 byte.
+
+>>> str(lltype("float32")), str(storage("bool")), str(const("int32", -1))
+('float', 'i8', 'i32 -1')
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+import numpy as np
+
+__all__ = ["I1", "I8", "I32", "I64", "F32", "F64", "LLTYPES", "lltype", "storage", "const",
+           "load_elem", "stored"]
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
+           np.dtype("int32"): I32, np.dtype("uint32"): I32, np.dtype("bool"): I1}
+
+
+def lltype(dtype):
+    """The register type of ``dtype``."""
+    return LLTYPES[np.dtype(dtype)]
+
+
+def storage(dtype):
+    """The in-memory element type of ``dtype`` (bools are bytes)."""
+    dtype = np.dtype(dtype)
+    return I8 if dtype == np.bool_ else lltype(dtype)
+
+
+def const(dtype, value):
+    """``value`` as a constant of ``dtype``'s register type (integers wrap to the
+    dtype's width as numpy casts them)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return ir.Constant(lltype(dtype), float(value))
+    if dtype == np.bool_:
+        return ir.Constant(I1, int(bool(value)))
+    return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))
+
+
+def load_elem(b, ptr, dtype):
+    """Emit with builder ``b`` a load of the ``dtype`` element at ``ptr``."""
+    dtype = np.dtype(dtype)
+    v = b.load(ptr, typ=storage(dtype))
+    return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dtype == np.bool_ else v
+
+
+def stored(b, v, dtype):
+    """The ``dtype`` value ``v`` in its in-memory form (emitted with builder ``b``)."""
+    return b.zext(v, I8) if np.dtype(dtype) == np.bool_ else v
