@@ -336,10 +336,16 @@ def bind(prim, *args, **params):
         if prim.multiple_results:
             return [wrap(o) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case
-            return out.view(_ARRAY_CLASS[0])
+            return out if INTERNAL[0] else out.view(_ARRAY_CLASS[0])
         return wrap(out)
     return trace.process(prim, args, params)
 
+
+# True while a transform's own rules run eagerly (linearize's JVP rules, the backward
+# pass): their results are intermediate values no user code sees, so they stay plain
+# ndarrays (no view to wrap each result, nor to unwrap it at its next use). Values leave
+# such code wrapped: see ``LinearizeTrace._box`` and the API functions' ``_out``.
+INTERNAL = [False]
 
 # Eager results are this ndarray subclass (set by functrans.array); plain views until then.
 _ARRAY_CLASS = [np.ndarray]

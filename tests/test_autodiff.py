@@ -308,3 +308,36 @@ def test_grad_result_types_follow_inputs():
     assert g.dtype == np.float32 and isinstance(g, ft.Array)
     gs = tree_map(np.shape, ft.grad(lambda p: fnp.sum(p[0]) * p[1])((np.ones(2), 3.0)))
     assert gs == ((2,), ())
+
+
+def test_values_user_code_sees_are_arrays_although_rules_compute_on_plain_ndarrays():
+    """Rules run with ``tracing.INTERNAL`` set (no Array views on intermediates); every
+    value that reaches user code is still an ``ft.Array``: results of grad/vjp/
+    linearize, and plain values inside the differentiated function."""
+    from functrans import lax
+    seen = []
+
+    def f(x):
+        y = lax.stop_gradient(fnp.sin(x))        # a value with a zero tangent: plain
+        seen.append(y)
+        z = y.at[0].set(2.0)                     # .at works on it, as on any eager value
+        return fnp.sum(z * x * fnp.cos(x))
+
+    x = np.linspace(0.1, 1.0, 4)
+    g = ft.grad(f)(x)
+    assert type(seen[0]) is ft.Array and type(g) is ft.Array
+    y, pullback = ft.vjp(f, x)
+    (ct,) = pullback(np.float64(1.0))
+    assert type(y) is ft.Array and type(ct) is ft.Array
+    np.testing.assert_allclose(ct, g, rtol=1e-14)
+    y, f_jvp = ft.linearize(f, x)
+    assert type(y) is ft.Array and type(f_jvp(np.ones(4))) is ft.Array
+    assert tracing_internal() is False           # restored after the rules ran
+    with pytest.raises(TypeError, match="while_loop"):   # raised inside the backward pass
+        ft.grad(lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x))(1.0)
+    assert tracing_internal() is False           # ... and restored after an error too
+
+
+def tracing_internal():
+    from functrans import tracing
+    return tracing.INTERNAL[0]

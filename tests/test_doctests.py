@@ -17,5 +17,10 @@ MODULES = sorted(m.name for pkg in (jaxpr_ir, functrans, backends)
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=False)
+    registry = dict(jaxpr_ir.primitives)      # examples may register toy primitives
+    try:
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, report=False)
+    finally:
+        jaxpr_ir.primitives.clear()
+        jaxpr_ir.primitives.update(registry)
     assert result.failed == 0, f"{name}: {result.failed} of {result.attempted} examples failed"

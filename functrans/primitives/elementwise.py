@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ShapedArray
-from ..tracing import _ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, Tracer, wrap
+from ..tracing import _ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer, wrap
 from . import base as _base
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
                    deflinear, instantiate, is_undefined)
@@ -310,7 +310,9 @@ def _binary(p):
         # transpose rules of reverse mode call these on arrays, one per tangent operation)
         if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim:
             out = impl(x, y)
-            return out.view(_ARRAY_CLASS[0]) if type(out) is _ND else wrap(out)
+            if type(out) is _ND:
+                return out if _INTERNAL[0] else out.view(_ARRAY_CLASS[0])
+            return wrap(out)
         # tracers and arrays of rank >= 1 are operands as they are (the common case)
         if (isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and \
                 (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim):

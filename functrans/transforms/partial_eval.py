@@ -22,10 +22,12 @@ staged and all others run, or are recorded, outside.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..primitives.base import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
-from ..tracing import Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace
+from ..tracing import Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace, wrap
 from .jvp import _no_jvp, jvp_eval
 
 
@@ -140,14 +142,20 @@ class LinearizeTrace(Trace):
                         for x, t in zip(primals, tangents)]
         if prim.jvp is None:
             raise _no_jvp(prim)
-        out, tout = prim.jvp(primals, tangents, **params)
+        internal = _tracing.INTERNAL
+        prev, internal[0] = internal[0], True      # the rule's eager values stay plain
+        try:
+            out, tout = prim.jvp(primals, tangents, **params)
+        finally:
+            internal[0] = prev
         if prim.multiple_results:
             return [self._box(o, t) for o, t in zip(out, tout)]
         return self._box(out, tout)
 
     def _box(self, primal, tangent):
-        if type(tangent) is Zero:
-            return primal          # no derivative flows through it: a plain value
+        if type(tangent) is Zero:  # no derivative flows through it: a plain value, which
+            # user code sees (an Array, as any eager result it is given)
+            return wrap(primal) if type(primal) is np.ndarray else primal
         t = _new_jvp_tracer(JVPTracer)
         t._trace = self
         # a tangent tracer has the primal's type: reuse it rather than build one

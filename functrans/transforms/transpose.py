@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal, Var
 from ..primitives.base import UndefinedPrimal, Zero, add_tangents
+from .. import tracing as _tracing
 from ..tracing import bind, trace_to_jaxpr
 
 
@@ -28,6 +29,15 @@ def backward_pass(jaxpr, consts, args, cts_out, all_linear=False):
     ``all_linear``: every equation reads a linear value (so nothing is evaluated
     forward), as in the jaxprs linearize records (``LinearJaxpr.all_linear``).
     """
+    internal = _tracing.INTERNAL
+    prev, internal[0] = internal[0], True    # cotangents stay plain ndarrays (see INTERNAL)
+    try:
+        return _backward_pass(jaxpr, consts, args, cts_out, all_linear)
+    finally:
+        internal[0] = prev
+
+
+def _backward_pass(jaxpr, consts, args, cts_out, all_linear):
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
     # ``env`` holds the value of every non-linear var; a Var not in it is linear
