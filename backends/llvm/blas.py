@@ -23,7 +23,8 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
-from .lower import I32, I64, Val
+from .lltypes import I32, I64, lltype
+from .lower import Val
 from .native import native
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
@@ -167,7 +168,6 @@ def _gemm_operand(lw, fn, v, groups, sizes, temps):
 
 
 def _elt(dtype):
-    from .ops import lltype
     return lltype(dtype)
 
 

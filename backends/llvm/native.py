@@ -20,7 +20,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from ..fusion import contiguous_strides
-from .lower import I1, I64
+from .lltypes import I1, I64, lltype
 
 __all__ = ["NATIVE", "NativeOp"]
 
@@ -93,7 +93,6 @@ def _copy(lw, fn, eqn, ins, outs):
 def _iota(lw, fn, eqn, ins, outs):
     shape, d = eqn.params["shape"], eqn.params["dimension"]
     dtype = np.dtype(eqn.params["dtype"])
-    from .ops import lltype
     ptr = fn.ptr(outs[0])
     cs = contiguous_strides(shape)
     if any(n == 0 for n in shape):

@@ -31,8 +31,7 @@ import math
 import llvmlite.ir as ir
 import numpy as np
 
-F64, F32 = ir.DoubleType(), ir.FloatType()
-I64, I32, I1 = ir.IntType(64), ir.IntType(32), ir.IntType(1)
+from .lltypes import F64, I1, I32, I64
 
 BODIES: dict = {}        # name -> (number of arguments, body(vm, *args) -> value)
 
