@@ -1,6 +1,7 @@
 """GPU benchmark of the CUDA backend (a standalone script, not a harness workload).
 
     python -m benchmarks.gpu            # needs a CUDA GPU; about 1-3 minutes
+    python -m benchmarks.gpu --markdown gpu.md   # also a section to paste into BENCHMARKS.md
 
 Runs fused elementwise (2^26 float32), logsumexp over rows (2^26 float32), matmul
 4096^2 float32 and an MLP training step with ``jit(backend="cuda")``, inputs placed
@@ -116,6 +117,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--no-jax", action="store_true")
+    p.add_argument("--markdown", metavar="FILE",
+                   help="also write the results as a Markdown section for BENCHMARKS.md")
     args = p.parse_args(argv)
     cuda = _gpu_or_exit()
     name, peak_gbs, peak_tf = device_peaks(cuda)
@@ -148,7 +151,55 @@ def main(argv=None):
         row["TFLOP/s"] = flops / t / 1e12 if flops else None
         rows.append(row)
         _print_row(row, peak_gbs, peak_tf)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown_report(name, peak_gbs, peak_tf, rows))
     return rows
+
+
+# the issue's targets on a real GPU: workload label prefix -> (text, check(row, peaks))
+TARGETS = {
+    "fused elementwise": ("≥ 70% of peak memory bandwidth",
+                          lambda r, gbs, tf: None if not gbs else r["GB/s"] >= 0.7 * gbs),
+    "matmul": ("≥ 30% of peak FP32 (tiled kernel, no cuBLAS)",
+               lambda r, gbs, tf: None if not tf else r["TFLOP/s"] >= 0.3 * tf),
+    "MLP step": ("≤ 2× jax on the same GPU",
+                 lambda r, gbs, tf: None if "jax" not in r else r["functrans"] <= 2 * r["jax"]),
+}
+
+
+def markdown_report(name, peak_gbs, peak_tf, rows):
+    """A Markdown section with the device, its peaks and one row per workload (target and
+    whether it held), ready to paste into BENCHMARKS.md.
+
+    >>> row = {"workload": "matmul 4096^2 f32", "functrans": 0.01, "GB/s": None,
+    ...        "TFLOP/s": 13.7, "jax": 0.005}
+    >>> print(markdown_report("GPU X", 4000.0, 60.0, [row]).splitlines()[-1])
+    | matmul 4096^2 f32 | 10.000 ms | - | 13.70 (23%) | 5.000 ms | 2.00 | ≥ 30% of peak FP32 (tiled kernel, no cuBLAS) | no |
+    """
+    peaks = (f"peak memory bandwidth {peak_gbs:.0f} GB/s, peak FP32 {peak_tf:.1f} TFLOP/s"
+             if peak_gbs and peak_tf else "peaks not reported by the driver")
+    lines = [f"## GPU: {name}", "",
+             f"`python -m benchmarks.gpu` ({peaks}); medians, inputs already on the device.",
+             "",
+             "| workload | functrans | GB/s (% of peak) | TFLOP/s (% of peak) | jax | "
+             "functrans / jax | target | met |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        gbs = (f"{r['GB/s']:.1f}" + (f" ({100 * r['GB/s'] / peak_gbs:.0f}%)" if peak_gbs else "")
+               if r.get("GB/s") else "-")
+        tf = (f"{r['TFLOP/s']:.2f}" + (f" ({100 * r['TFLOP/s'] / peak_tf:.0f}%)" if peak_tf else "")
+              if r.get("TFLOP/s") else "-")
+        jx = f"{r['jax'] * 1e3:.3f} ms" if "jax" in r else "-"
+        ratio = f"{r['functrans'] / r['jax']:.2f}" if "jax" in r else "-"
+        target, met = "", ""
+        for prefix, (text, check) in TARGETS.items():
+            if r["workload"].startswith(prefix):
+                ok = check(r, peak_gbs, peak_tf)
+                target, met = text, "" if ok is None else ("yes" if ok else "no")
+        lines.append(f"| {r['workload']} | {r['functrans'] * 1e3:.3f} ms | {gbs} | {tf} | "
+                     f"{jx} | {ratio} | {target} | {met} |")
+    return "\n".join(lines) + "\n"
 
 
 def _jaxify(fn, jnp, jax):
