@@ -1,10 +1,10 @@
-"""Forward mode keeps one loop; reverse mode splits it (``Trace.staged``).
+"""Forward mode keeps one loop (or one cond); reverse mode splits it (``Trace.staged``).
 
-The JVP rule of ``scan`` emits one loop carrying primals and tangents together for
-forward mode (jvp, jacfwd: nothing is stored per iteration), and a primal loop that
-stacks residuals plus a loop linear in the tangents where the result is later
-partial-evaluated or transposed (linearize, grad, jvp_jaxpr, checkpoint, cond
-branches). Every mix of the two must give the same derivatives.
+The JVP rules of ``scan`` and ``cond`` emit one loop/branch choice carrying primals and
+tangents together for forward mode (jvp, jacfwd: nothing is stored per iteration), and
+a primal part that emits residuals plus a part linear in the tangents where the result
+is later partial-evaluated or transposed (linearize, grad, jvp_jaxpr, checkpoint, split
+control-flow bodies). Every mix of the two must give the same derivatives.
 """
 import numpy as np
 import pytest
@@ -78,3 +78,22 @@ def test_loops_inside_cond_checkpoint_and_jit_under_grad():
     np.testing.assert_allclose(g, _fd_jac(f, X0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(ft.jit(ft.grad(ft.jit(f)))(X0), g, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ft.jacfwd(ft.jit(f))(X0), g, rtol=1e-8, atol=1e-10)
+
+
+def _branchy(v):
+    return lax.cond(v[0] > 0.0, lambda a: fnp.sin(a) * a[1], lambda a: fnp.exp(a) - a[0], v)
+
+
+def _conds(closed):
+    return [e for e in closed.jaxpr.eqns if e.primitive.name == "cond"]
+
+
+@pytest.mark.parametrize("x", [X0, -X0])
+def test_cond_is_one_branch_choice_in_forward_mode_and_split_in_reverse(x):
+    fwd = _conds(ft.make_jaxpr(ft.jacfwd(_branchy))(x))
+    assert len(fwd) == 1            # primal and tangent outputs from one cond, no residuals
+    assert len(_conds(ft.make_jaxpr(ft.jacrev(_branchy))(x))) == 2    # primal, then linear
+    want = _fd_jac(_branchy, x)
+    for jac in (ft.jacfwd, ft.jacrev):
+        np.testing.assert_allclose(jac(_branchy)(x), want, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(ft.jit(jac(_branchy))(x), want, rtol=1e-6, atol=1e-8)

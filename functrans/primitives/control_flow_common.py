@@ -17,7 +17,7 @@ that emits residuals and a part linear in the tangents (``split_jvp``).
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..tracing import trace_to_jaxpr
+from ..tracing import Tracer, trace_to_jaxpr
 from .base import Zero, instantiate, tangent_aval
 
 
@@ -159,6 +159,18 @@ def jvp_closed(closed: ClosedJaxpr, nonzero, instantiate_out, staged=True):
     jc = trace_closed(fun, list(avals) + t_avals, name="jvp of a control-flow body",
                       staged=staged)
     return jc, box[0]
+
+
+def tangents_staged(tangents) -> bool:
+    """Whether some tangent is staged apart from its primal (``Trace.staged``), as under
+    linearize and grad: then a control-flow JVP is split into a primal part that emits
+    residuals and a part linear in the tangents, which reverse mode transposes. Otherwise
+    (jvp, jacfwd, at any nesting) one loop or branch carrying primals and tangents
+    together is cheaper: no residuals are stored."""
+    for t in tangents:
+        if isinstance(t, Tracer) and t._trace.staged:
+            return True
+    return False
 
 
 class SplitJvp:

@@ -26,8 +26,8 @@ from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import (check_types, is_float, join_branch_consts, jvp_closed,
-                                  no_consts, split_jvp, transpose_closed, vmap_closed,
-                                  zeros_eqn)
+                                  no_consts, split_jvp, tangents_staged, transpose_closed,
+                                  vmap_closed, zeros_eqn)
 
 __all__ = []
 
@@ -69,13 +69,23 @@ def _cond_jvp(primals, tangents, *, branches):
     ts = tangents[1:]
     nz = [type(t) is not Zero and is_float(aval(x)) for x, t in zip(ops, ts)]
     n_out = len(branches[0].out_avals)
+    split = tangents_staged(ts)
     out_nz = [False] * n_out
     for b in branches:
-        _, onz = jvp_closed(b, nz, [False] * n_out)
+        _, onz = jvp_closed(b, nz, [False] * n_out, staged=split)
         out_nz = [x or y for x, y in zip(out_nz, onz)]
     if not any(out_nz):
         outs = cond_p.bind(index, *ops, branches=branches)
         return outs, [Zero(tangent_aval(aval(o))) for o in outs]
+    t_in = [instantiate(t) for t, z in zip(ts, nz) if z]
+    if not split:
+        # forward mode: one cond whose branches compute primals and tangents together
+        bodies, consts = join_branch_consts([jvp_closed(b, nz, out_nz, staged=False)[0]
+                                             for b in branches])
+        outs = cond_p.bind(index, *consts, *ops, *t_in, branches=tuple(bodies))
+        it = iter(outs[n_out:])
+        return outs[:n_out], [next(it) if z else Zero(tangent_aval(aval(o)))
+                              for o, z in zip(outs[:n_out], out_nz)]
     n_ops = len(ops)
     splits = [split_jvp(jvp_closed(b, nz, out_nz)[0], n_ops, n_out) for b in branches]
 
@@ -108,7 +118,6 @@ def _cond_jvp(primals, tangents, *, branches):
         lin.append(ClosedJaxpr(Jaxpr(lj.constvars, res_in + lj.invars[n_res:], lj.eqns,
                                      lj.outvars), s.linear.consts))
     l_branches, l_consts = join_branch_consts(lin)
-    t_in = [instantiate(t) for t, z in zip(ts, nz) if z]
     t_outs = cond_p.bind(index, *l_consts, *residuals, *t_in, branches=tuple(l_branches))
     it = iter(t_outs)
     touts = [next(it) if z else Zero(tangent_aval(aval(o))) for o, z in zip(primal_outs, out_nz)]

@@ -31,7 +31,7 @@ from ..tracing import Tracer, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import (check_types, copy_jaxpr, hoist, is_float, jvp_closed,
-                                  no_consts, relist, split_jvp, trace_hoisted,
+                                  no_consts, relist, split_jvp, tangents_staged, trace_hoisted,
                                   transpose_closed, vmap_closed)
 
 __all__ = []
@@ -264,7 +264,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
                           for p, t in zip(ps, ts)]
     c_nz, carry_nz, xs_nz = nzf(consts, c_t), nzf(init, init_t), nzf(xs, xs_t)
     n_y = len(jaxpr.out_avals) - nk
-    split = _linear_trace(tangents)
+    split = tangents_staged(tangents)
     while True:   # fixed point: a carry has a tangent if the body can give it one
         jc, out_nz = jvp_closed(jaxpr, c_nz + carry_nz + xs_nz, carry_nz + [False] * n_y,
                                 staged=split)
@@ -335,18 +335,6 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     touts = [next(it) if z else Zero(tangent_aval(aval(o)))
              for o, z in zip(primal_outs, carry_nz + ys_nz)]
     return primal_outs, touts
-
-
-def _linear_trace(tangents) -> bool:
-    """Whether some tangent is staged apart from its primal (``Trace.staged``), as under
-    linearize and grad: then the loop is split into a primal loop saving residuals and a loop
-    linear in the tangents, which reverse mode transposes. Otherwise (jvp, jacfwd, at
-    any nesting) one loop carrying primals and tangents together is cheaper: no
-    residuals are stored."""
-    for t in tangents:
-        if isinstance(t, Tracer) and t._trace.staged:
-            return True
-    return False
 
 
 def _scan_jvp_joint(primals, tangents, jc, out_nz, nz, nc, nk, n_y, params):
