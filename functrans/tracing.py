@@ -19,6 +19,8 @@ That is what lets grad, jvp and vmap run Python control flow outside jit.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
@@ -336,16 +338,21 @@ def bind(prim, *args, **params):
         if prim.multiple_results:
             return [wrap(o) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case
-            return out if INTERNAL[0] else out.view(_ARRAY_CLASS[0])
+            return out if INTERNAL.on else out.view(_ARRAY_CLASS[0])
         return wrap(out)
     return trace.process(prim, args, params)
 
 
-# True while a transform's own rules run eagerly (linearize's JVP rules, the backward
-# pass): their results are intermediate values no user code sees, so they stay plain
-# ndarrays (no view to wrap each result, nor to unwrap it at its next use). Values leave
-# such code wrapped: see ``LinearizeTrace._box`` and the API functions' ``_out``.
-INTERNAL = [False]
+class _Internal(threading.local):
+    """``on`` while a transform's own rules run eagerly in this thread (linearize's JVP
+    rules, the backward pass): their results are intermediate values no user code sees,
+    so they stay plain ndarrays (no view to wrap each result, nor to unwrap it at its next
+    use). Values leave such code wrapped: see ``LinearizeTrace._box`` and the API
+    functions' ``_out``. Per thread, so eager code in other threads is unaffected."""
+    on = False
+
+
+INTERNAL = _Internal()
 
 # Eager results are this ndarray subclass (set by functrans.array); plain views until then.
 _ARRAY_CLASS = [np.ndarray]

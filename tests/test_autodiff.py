@@ -340,4 +340,28 @@ def test_values_user_code_sees_are_arrays_although_rules_compute_on_plain_ndarra
 
 def tracing_internal():
     from functrans import tracing
-    return tracing.INTERNAL[0]
+    return tracing.INTERNAL.on
+
+
+def test_rule_mode_is_per_thread():
+    """While one thread's backward pass runs (rules on plain ndarrays), eager lax
+    results in another thread are still Arrays."""
+    import threading
+    from functrans import lax, tracing
+    seen, started, release = [], threading.Event(), threading.Event()
+
+    def other():
+        started.wait(5)
+        seen.append(type(lax.sin(np.ones(3))))
+        release.set()
+
+    th = threading.Thread(target=other)
+    th.start()
+    prev, tracing.INTERNAL.on = tracing.INTERNAL.on, True   # as inside a rule, this thread
+    try:
+        started.set()
+        release.wait(5)
+    finally:
+        tracing.INTERNAL.on = prev
+    th.join(5)
+    assert seen == [ft.Array]

@@ -311,7 +311,7 @@ def _binary(p):
         if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim:
             out = impl(x, y)
             if type(out) is _ND:
-                return out if _INTERNAL[0] else out.view(_ARRAY_CLASS[0])
+                return out if _INTERNAL.on else out.view(_ARRAY_CLASS[0])
             return wrap(out)
         # tracers and arrays of rank >= 1 are operands as they are (the common case)
         if (isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and \

@@ -143,11 +143,11 @@ class LinearizeTrace(Trace):
         if prim.jvp is None:
             raise _no_jvp(prim)
         internal = _tracing.INTERNAL
-        prev, internal[0] = internal[0], True      # the rule's eager values stay plain
+        prev, internal.on = internal.on, True      # the rule's eager values stay plain
         try:
             out, tout = prim.jvp(primals, tangents, **params)
         finally:
-            internal[0] = prev
+            internal.on = prev
         if prim.multiple_results:
             return [self._box(o, t) for o, t in zip(out, tout)]
         return self._box(out, tout)

@@ -30,11 +30,11 @@ def backward_pass(jaxpr, consts, args, cts_out, all_linear=False):
     forward), as in the jaxprs linearize records (``LinearJaxpr.all_linear``).
     """
     internal = _tracing.INTERNAL
-    prev, internal[0] = internal[0], True    # cotangents stay plain ndarrays (see INTERNAL)
+    prev, internal.on = internal.on, True    # cotangents stay plain ndarrays (see INTERNAL)
     try:
         return _backward_pass(jaxpr, consts, args, cts_out, all_linear)
     finally:
-        internal[0] = prev
+        internal.on = prev
 
 
 def _backward_pass(jaxpr, consts, args, cts_out, all_linear):
