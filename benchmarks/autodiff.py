@@ -63,14 +63,17 @@ def _grad_ok(r):
     return ok
 
 
+def hessian_data(n=64):
+    """(A, x) of the Hessian workloads (eager here, jitted in jit_cpu)."""
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((n, n)) / np.sqrt(n), rng.standard_normal(n)
+
+
 def _hessian_setup():
     import functrans as ft
     import functrans.numpy as fnp
     from functrans import lax
-    n = 64
-    rng = np.random.default_rng(0)
-    A = rng.standard_normal((n, n)) / np.sqrt(n)
-    x = rng.standard_normal(n)
+    A, x = hessian_data()
     h = ft.hessian(lambda v: fnp.sum(lax.tanh(fnp.matmul(A, v)) ** 2))
     c = {"functrans": lambda: h(x)}
     try:

@@ -104,6 +104,16 @@ def _numba_lorenz():
     return run
 
 
+def _jax_lorenz(jax, jnp):
+    """The Lorenz final state from the initial one, written with jax."""
+    from .control_flow import _rk4_step, N_STEPS
+
+    def final(v):
+        s = jax.lax.fori_loop(0, N_STEPS, lambda i, s: _rk4_step(s), (v[0], v[1], v[2]))
+        return jnp.stack(s)
+    return final
+
+
 def _lorenz_setup():
     import functrans as ft
     import functrans.numpy as fnp
@@ -116,12 +126,7 @@ def _lorenz_setup():
         c["numba"] = lambda: nb(x0)
     jax, jnp = _jax()
     if jax is not None:
-        from .control_flow import _rk4_step, N_STEPS
-
-        def jl(v):
-            s = jax.lax.fori_loop(0, N_STEPS, lambda i, s: _rk4_step(s), (v[0], v[1], v[2]))
-            return jnp.stack(s)
-        g = jax.jit(jl)
+        g = jax.jit(_jax_lorenz(jax, jnp))
         jx = jnp.asarray(x0)
         c["jax"] = lambda: g(jx).block_until_ready()
     return c
@@ -288,12 +293,7 @@ def _lorenz_grad_setup(mode="jacrev"):
     c = {"functrans cpu": lambda: jf(x0)}
     jax, jnp = _jax()
     if jax is not None:
-        from .control_flow import _rk4_step, N_STEPS
-
-        def jl(v):
-            s = jax.lax.fori_loop(0, N_STEPS, lambda i, s: _rk4_step(s), (v[0], v[1], v[2]))
-            return jnp.stack(s)
-        g = jax.jit(getattr(jax, mode)(jl))
+        g = jax.jit(getattr(jax, mode)(_jax_lorenz(jax, jnp)))
         jx = jnp.asarray(x0)
         c["jax"] = lambda: g(jx).block_until_ready()
         assert np.allclose(np.asarray(g(jx)), np.asarray(jf(x0)), rtol=1e-8, atol=1e-8)
@@ -303,10 +303,8 @@ def _lorenz_grad_setup(mode="jacrev"):
 def _hessian_jit_setup():
     import functrans as ft
     import functrans.numpy as fnp
-    n = 64
-    rng = np.random.default_rng(0)
-    A = rng.standard_normal((n, n)) / np.sqrt(n)
-    x = rng.standard_normal(n)
+    from .autodiff import hessian_data
+    A, x = hessian_data()
     h = ft.jit(ft.hessian(lambda a, v: fnp.sum(fnp.tanh(a @ v) ** 2), argnums=1))
     c = {"functrans cpu": lambda: h(A, x)}
     jax, jnp = _jax()

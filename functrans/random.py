@@ -24,6 +24,7 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
+from .numpy._util import broadcasts_exactly
 from .tracing import Tracer, wrap
 from .primitives import elementwise as E
 from .primitives.elementwise import convert_element_type
@@ -132,11 +133,7 @@ def _seed_words(name, seed):
 
 def _check_broadcast(name, what, vshape, shape):
     """``vshape`` must broadcast to exactly ``shape`` (the draw's shape)."""
-    try:
-        ok = np.broadcast_shapes(tuple(vshape), shape) == shape
-    except ValueError:
-        ok = False
-    if not ok:
+    if not broadcasts_exactly(vshape, shape):
         raise ValueError(f"{name}: {what} of shape {tuple(vshape)} does not broadcast to "
                          f"shape {shape}")
 

@@ -26,6 +26,7 @@ from jaxpr_ir import ClosedJaxpr, Jaxpr
 from . import tracing
 from .api_util import abstract_and_concrete, as_array, flatten_fun
 from .primitives.base import Zero, instantiate, tangent_aval
+from .primitives.control_flow_common import BodyCache
 from .tracing import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -147,17 +148,8 @@ remat = checkpoint
 
 # --------------------------------------------------------------------------- the JVP rule
 
-# keyed by id(body), holding the body so the id stays unique; bounded, since every
-# trace of a checkpointed function makes a new body
-_fwd_cache: dict = {}
-_tangent_cache: dict = {}
-_CACHE_MAX = 256
-
-
-def _remember(cache, key, value):
-    if len(cache) >= _CACHE_MAX:
-        cache.clear()
-    cache[key] = value
+_fwd_cache = BodyCache()
+_tangent_cache = BodyCache()
 
 
 def _saveable(closed, policy):
@@ -168,15 +160,13 @@ def _saveable(closed, policy):
 
 def _fwd_body(closed, saveable):
     """The body with the saveable equations' outputs appended to its outputs."""
-    key = (id(closed), saveable)
-    hit = _fwd_cache.get(key)
-    if hit is not None and hit[0] is closed:
-        return hit[1]
+    hit = _fwd_cache.get(closed, saveable)
+    if hit is not None:
+        return hit
     j = closed.jaxpr
     extra = [v for i in saveable for v in j.eqns[i].outvars]
-    fwd = ClosedJaxpr(Jaxpr([], j.invars, j.eqns, list(j.outvars) + extra), [])
-    _remember(_fwd_cache, key, (closed, fwd))
-    return fwd
+    return _fwd_cache.put(closed, ClosedJaxpr(Jaxpr([], j.invars, j.eqns,
+                                                    list(j.outvars) + extra), []), saveable)
 
 
 def _tangent_body(closed, saveable, nz):
@@ -185,10 +175,9 @@ def _tangent_body(closed, saveable, nz):
     It recomputes the primal values the tangents need, except the outputs of the
     saveable equations, which it reads from ``saved``.
     """
-    key = (id(closed), saveable, nz)
-    hit = _tangent_cache.get(key)
-    if hit is not None and hit[0] is closed:
-        return hit[1]
+    hit = _tangent_cache.get(closed, saveable, nz)
+    if hit is not None:
+        return hit
     from jaxpr_ir import Literal
     from jaxpr_ir.passes import dce
     from .primitives.custom import hoist_many
@@ -227,8 +216,7 @@ def _tangent_body(closed, saveable, nz):
                                name="checkpoint tangent", staged=True)  # transposed later
     tj = dce(tj)
     (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
-    _remember(_tangent_cache, key, (closed, (body, consts)))
-    return body, consts
+    return _tangent_cache.put(closed, (body, consts), saveable, nz)
 
 
 def checkpoint_jvp(primals, tangents, closed, policy, name):

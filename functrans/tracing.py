@@ -79,17 +79,14 @@ def body_defers_concrete(prim, params) -> bool:
 class Trace:
     """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
     __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
-                 "_lifted", "name", "symbolic", "staged")
+                 "_lifted", "name", "staged")
 
-    def __init__(self, level: int, name: str = "trace", symbolic: bool = False):
+    def __init__(self, level: int, name: str = "trace", staged: bool = False):
         self.level = level
-        # symbolic: no tracer of this trace ever carries a value (e.g. linearize's tangents),
-        # so ``process`` records without the known/value bookkeeping
-        self.symbolic = symbolic
         # staged: tangents recorded here are later split from their primals (linearize's
         # linear trace; a control-flow body that partial evaluation will split), so the
         # JVP rules of loops emit a primal loop and a linear loop rather than one loop
-        self.staged = symbolic
+        self.staged = staged
         self.alive = True
         self.eqns = []
         self.invars = []
@@ -375,7 +372,9 @@ def wrap(x):
 
 
 def new_trace(name="trace", symbolic=False) -> Trace:
-    t = (SymbolicTrace if symbolic else Trace)(len(_trace_stack), name, symbolic)
+    # a symbolic trace (no tracer of it ever carries a value: linearize's tangents) records
+    # without the value bookkeeping, and its tangents are always staged
+    t = (SymbolicTrace if symbolic else Trace)(len(_trace_stack), name, staged=symbolic)
     _trace_stack.append(t)
     return t
 

@@ -34,7 +34,7 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import slicing as Sl
 from ..primitives import structural as S
-from ._util import asarray
+from ._util import asarray, broadcasts_exactly
 
 # nothing public: ``x[idx]`` and ``x.at[idx]`` reach these through the Array methods
 __all__: list = []
@@ -437,12 +437,7 @@ def index_update(x, idx, values, mode):
         v = E.convert_element_type(v, x.dtype, False)
     else:
         v = np.asarray(v, x.dtype)
-    try:
-        np.broadcast_shapes(tuple(v.shape), out_shape)
-        ok = np.broadcast_shapes(tuple(v.shape), out_shape) == out_shape
-    except ValueError:
-        ok = False
-    if not ok:
+    if not broadcasts_exactly(v.shape, out_shape):
         raise ValueError(f"x.at[idx]: values of shape {tuple(v.shape)} cannot be broadcast to "
                          f"the indexed shape {out_shape} (operand shape {shape})")
     if isinstance(v, Tracer):

@@ -173,3 +173,15 @@ def canonicalize_axes(axis, ndim):
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {axis}")
     return tuple(sorted(axes))
+
+
+def broadcasts_exactly(vshape, shape) -> bool:
+    """Whether ``vshape`` broadcasts to ``shape`` itself (not to a larger shape).
+
+    >>> broadcasts_exactly((3,), (2, 3)), broadcasts_exactly((2, 3), (3,))
+    (True, False)
+    """
+    try:
+        return np.broadcast_shapes(tuple(vshape), tuple(shape)) == tuple(shape)
+    except ValueError:
+        return False

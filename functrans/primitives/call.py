@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr
 from .base import Primitive, Zero, instantiate, is_undefined, tangent_aval
+from .control_flow_common import BodyCache, check_operands
 
 pjit_p = Primitive("pjit", multiple_results=True)
 pjit_p.subjaxpr_params = ("jaxpr",)
@@ -18,13 +19,7 @@ pjit_p.call_param = "jaxpr"
 
 
 def _pjit_aval(*avals, jaxpr, name, backend):
-    ins = jaxpr.in_avals
-    if len(avals) != len(ins):
-        raise TypeError(f"pjit {name}: body takes {len(ins)} inputs, got {len(avals)}")
-    for i, (a, b) in enumerate(zip(avals, ins)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise TypeError(f"pjit {name}: input {i} has type {a.str_short()} but the body "
-                            f"expects {b.str_short()}")
+    check_operands(f"pjit {name}", avals, jaxpr)
     return list(jaxpr.out_avals)
 
 
@@ -78,15 +73,14 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
     return out, touts
 
 
-_split_cache: dict = {}
+_split_cache = BodyCache()
 
 
 def _jvp_split(jaxpr, nz):
     """(known call, linear call, tangent outputs known, tangent outputs linear) for a body."""
-    key = (id(jaxpr), nz)
-    hit = _split_cache.get(key)
-    if hit is not None and hit[0] is jaxpr:
-        return hit[1]
+    hit = _split_cache.get(jaxpr, nz)
+    if hit is not None:
+        return hit
     from ..transforms.jvp import jvp_eval
     from ..transforms.partial_eval import partial_eval
     from ..tracing import trace_to_jaxpr
@@ -106,10 +100,7 @@ def _jvp_split(jaxpr, nz):
     tk_idx = [i for i in range(n_out) if out_known[n_out + i]]
     tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
     res = (_hoist_consts(kj), _hoist_consts(uj), tk_idx, tu_idx)
-    if len(_split_cache) > 256:    # bounded: bodies of retraced functions are new objects
-        _split_cache.clear()
-    _split_cache[key] = (jaxpr, res)
-    return res
+    return _split_cache.put(jaxpr, res, nz)
 
 
 def _select_outputs(closed, idx):

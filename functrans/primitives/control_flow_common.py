@@ -39,6 +39,38 @@ def check_types(got, want, message):
             raise TypeError(message(i, a.str_short(), w.str_short()))
 
 
+class BodyCache:
+    """What a transform derives from a body (a ClosedJaxpr), keyed by the body's identity
+    and the other parts of ``key``. An entry holds its body, so the id stays unique; the
+    cache is bounded, since every retrace of a function makes new bodies.
+
+    >>> c = BodyCache(); body = ClosedJaxpr(Jaxpr([], [], [], []), [])
+    >>> c.get(body, 1) is None, c.put(body, "derived", 1), c.get(body, 1)
+    (True, 'derived', 'derived')
+    """
+    def __init__(self, size=256):
+        self._entries, self._size = {}, size
+
+    def get(self, body, *key):
+        hit = self._entries.get((id(body),) + key)
+        return hit[1] if hit is not None and hit[0] is body else None
+
+    def put(self, body, value, *key):
+        if len(self._entries) >= self._size:
+            self._entries.clear()
+        self._entries[(id(body),) + key] = (body, value)
+        return value
+
+
+def check_operands(what, avals, body):
+    """Shape rules of call-like primitives: the operands match the body's inputs."""
+    ins = body.in_avals
+    if len(avals) != len(ins):
+        raise TypeError(f"{what}: the body takes {len(ins)} inputs, got {len(avals)}")
+    check_types(avals, ins, lambda i, a, w: f"{what}: operand {i} has type {a} but the body "
+                                            f"expects {w}")
+
+
 def hoist(closed: ClosedJaxpr):
     """(the same program with its constvars as leading invars, the const values)."""
     j = closed.jaxpr

@@ -23,6 +23,7 @@ from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
+from .control_flow_common import check_operands
 
 __all__ = ["stop_gradient"]
 
@@ -81,16 +82,6 @@ def _run(closed, args):
 def _np_outs(outs):
     import numpy as np
     return [np.asarray(o) for o in outs]
-
-
-def _check_operands(name, avals, body):
-    ins = body.in_avals
-    if len(avals) != len(ins):
-        raise TypeError(f"{name}: the body takes {len(ins)} inputs, got {len(avals)}")
-    for i, (a, b) in enumerate(zip(avals, ins)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise TypeError(f"{name}: operand {i} has type {a.str_short()} but the body "
-                            f"expects {b.str_short()}")
 
 
 def _closed_over_error(name, kind):
@@ -182,7 +173,7 @@ custom_jvp_call_p.subjaxpr_params = ("call_jaxpr", "jvp_jaxpr")
 
 
 def _custom_jvp_aval(*avals, call_jaxpr, jvp_jaxpr, num_consts, name):
-    _check_operands(f"custom_jvp_call {name}", avals, call_jaxpr)
+    check_operands(f"custom_jvp_call {name}", avals, call_jaxpr)
     return list(call_jaxpr.out_avals)
 
 
@@ -243,7 +234,7 @@ custom_vjp_call_p.subjaxpr_params = ("call_jaxpr", "fwd_jaxpr", "bwd_jaxpr")
 
 
 def _custom_vjp_aval(*avals, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_consts, name):
-    _check_operands(f"custom_vjp_call {name}", avals, call_jaxpr)
+    check_operands(f"custom_vjp_call {name}", avals, call_jaxpr)
     return list(call_jaxpr.out_avals)
 
 
@@ -380,7 +371,7 @@ checkpoint_p.subjaxpr_params = ("jaxpr",)
 
 
 def _checkpoint_aval(*avals, jaxpr, policy, name):
-    _check_operands(f"checkpoint {name}", avals, jaxpr)
+    check_operands(f"checkpoint {name}", avals, jaxpr)
     return list(jaxpr.out_avals)
 
 
