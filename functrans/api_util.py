@@ -7,10 +7,41 @@ tracing it, argnums handling.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, TypeVar
+
 import numpy as np
 
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_structure, tree_unflatten  # noqa: F401
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def keep_metadata(wrapper: _F, fun: Callable[..., Any]) -> _F:
+    """Give the function a transform returns the identity of the function it transforms.
+
+    Copies ``__name__``, ``__qualname__``, ``__doc__`` and ``__module__`` from ``fun``
+    and sets ``__wrapped__ = fun`` (so ``inspect.signature`` shows ``fun``'s
+    parameters). Unlike ``functools.update_wrapper`` it neither merges ``__dict__`` (a
+    jitted or custom-derivative object's state would leak into the wrapper) nor copies
+    ``__annotations__`` (a gradient does not return what ``fun`` returns). A callable
+    without a name (``functools.partial``) lends its type's name.
+
+    >>> def f(x):
+    ...     "Doubles x."
+    ...     return 2 * x
+    >>> g = keep_metadata(lambda x: f(x) + 1, f)
+    >>> g.__name__, g.__doc__, g.__wrapped__ is f
+    ('f', 'Doubles x.', True)
+    """
+    name = getattr(fun, "__name__", None) or type(fun).__name__
+    wrapper.__name__ = name
+    wrapper.__qualname__ = getattr(fun, "__qualname__", None) or name
+    wrapper.__doc__ = getattr(fun, "__doc__", None)
+    wrapper.__module__ = getattr(fun, "__module__", None) or wrapper.__module__
+    wrapper.__wrapped__ = fun
+    return wrapper
 
 
 def flatten_fun(fun, in_tree, has_aux=False):

@@ -12,9 +12,11 @@ runs an IR transform: ``jvp_eval`` for forward mode; ``linearize_jaxpr`` and
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
-from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
+from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .tracing import Tracer, _leaked, get_aval, wrap
 from .transforms.jvp import jvp_eval
@@ -44,13 +46,29 @@ def _check_tangent(i, p, t):
 
 
 @api_boundary
-def jvp(fun, primals, tangents, has_aux=False):
-    """Forward mode: ``(fun(*primals), J·tangents)`` in one pass.
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple[Any, ...]:
+    """Forward mode: ``fun(*primals)`` and its derivative along ``tangents``, in one pass.
+
+    Args:
+      fun: the function to differentiate. Its arguments and its result are arrays,
+        Python scalars or pytrees of them.
+      primals: a tuple or list with one entry per positional argument of ``fun``: the
+        point at which to differentiate.
+      tangents: a tuple or list of the same structure as ``primals``; each leaf has its
+        primal's shape and dtype (integer and bool leaves are ignored: their tangent is
+        zero). The directional derivative is taken along these.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; ``aux`` is returned as
+        it is, not differentiated.
+
+    Returns:
+      ``(primals_out, tangents_out)``, or ``(primals_out, tangents_out, aux)`` with
+      ``has_aux``: ``tangents_out = J(primals) · tangents`` has the structure of the output.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> y, t = ft.jvp(fnp.sin, (0.0,), (2.0,))
-    >>> float(t)
-    2.0
+    >>> float(y), float(t)
+    (0.0, 2.0)
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists, got "
@@ -157,8 +175,21 @@ def _check_leaves(flat):
 
 
 @api_boundary
-def linearize(fun, *primals):
-    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` reuses the saved linearisation.
+def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``fun(*primals)`` and a function evaluating its derivative at ``primals`` along any tangent.
+
+    The forward pass runs once; what the derivative needs is saved, so each call of
+    ``f_jvp`` evaluates only the linear part (cheaper than a new ``jvp`` per tangent).
+
+    Args:
+      fun: the function to differentiate (arrays, scalars or pytrees in and out).
+      *primals: the point, one value per positional argument of ``fun``; every leaf
+        must have a floating (or complex) dtype.
+
+    Returns:
+      ``(primals_out, f_jvp)``: ``f_jvp(*tangents)`` takes tangents of the primals'
+      structure, shapes and dtypes and returns ``J(primals) · tangents`` in the output's
+      structure.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> y, f_jvp = ft.linearize(fnp.sin, 0.0)
@@ -211,8 +242,21 @@ def _zeros_like(x):
 
 
 @api_boundary
-def vjp(fun, *primals, has_aux=False):
-    """Reverse mode: ``(fun(*primals), vjp_fn)``; ``vjp_fn(ct)`` returns one cotangent per primal.
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """Reverse mode: ``fun(*primals)`` and a function pulling cotangents back to the inputs.
+
+    Args:
+      fun: the function to differentiate (arrays, scalars or pytrees in and out).
+      *primals: the point, one value per positional argument of ``fun``. Integer and
+        bool leaves are not differentiated: their cotangent is zero.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; ``aux`` is returned
+        as it is, not differentiated.
+
+    Returns:
+      ``(primals_out, vjp_fn)``, or ``(primals_out, vjp_fn, aux)`` with ``has_aux``.
+      ``vjp_fn(cotangent)`` takes a cotangent of the output's structure, shapes and
+      dtypes and returns a tuple with one cotangent per primal, ``cotangent · J(primals)``.
+      It can be called many times; the forward pass is not repeated.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> y, f_vjp = ft.vjp(lambda x: x * 3.0, 1.0)
@@ -242,18 +286,34 @@ def check_argnums(argnums, fname):
                     f"{type(argnums).__name__} {argnums!r:.60}")
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
-    """``(fun(*args), grad)`` from one forward and one backward pass.
+def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning both ``fun(*args)`` and its gradient, from one forward and one
+    backward pass.
+
+    Args:
+      fun: a function whose output is a real or complex scalar (shape ``()``). Its
+        arguments may be arrays, Python scalars or pytrees of them; keyword arguments
+        are passed through and not differentiated.
+      argnums: which positional argument(s) to differentiate with respect to: an int,
+        or a tuple of ints (the gradient is then a tuple, in that order). Negative
+        numbers count from the end. The differentiated leaves must be floating.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
+        differentiated and ``aux`` is returned with it.
+
+    Returns:
+      A function with ``fun``'s arguments returning ``(value, gradient)``, or
+      ``((value, aux), gradient)`` with ``has_aux``. The gradient has the structure,
+      shapes and dtypes of the differentiated argument(s). It keeps ``fun``'s
+      ``__name__`` and ``__doc__``.
 
     >>> import functrans as ft
     >>> v, g = ft.value_and_grad(lambda x: x * x)(3.0)
     >>> float(v), float(g)
     (9.0, 6.0)
     """
-    vg = api_boundary(_value_and_grad(fun, argnums, has_aux))
-    vg.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
-    vg.__wrapped__ = fun     # inspect.signature (vmap's argument names) sees fun's parameters
-    return vg
+    # keep_metadata sets __wrapped__: inspect.signature (vmap's argument names) sees fun's
+    return keep_metadata(api_boundary(_value_and_grad(fun, argnums, has_aux)), fun)
 
 
 def _value_and_grad(fun, argnums, has_aux):
@@ -330,12 +390,37 @@ def _value_and_grad_single(fun, x):
     return _out(out), _out(instantiate(ct))
 
 
-def grad(fun, argnums=0, has_aux=False):
-    """The gradient of a scalar-valued function w.r.t. the ``argnums`` arguments.
+def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+         has_aux: bool = False) -> Callable[..., Any]:
+    """The gradient of a scalar-valued function, as a new function (reverse mode).
+
+    Args:
+      fun: a function whose output is a real or complex scalar (shape ``()``). Its
+        arguments may be arrays, Python scalars or pytrees of them; keyword arguments
+        are passed through and not differentiated. Python control flow on argument
+        values works outside ``jit``.
+      argnums: which positional argument(s) to differentiate with respect to: an int
+        (the default, 0: the first argument), or a tuple of ints (the result is then a
+        tuple of gradients, in that order). Negative numbers count from the end. The
+        differentiated leaves must be floating; convert integers with ``.astype(float)``.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
+        differentiated, and the new function returns ``(gradient, aux)``.
+
+    Returns:
+      A function taking ``fun``'s arguments and returning the gradient of ``fun`` with
+      respect to the ``argnums`` argument(s): the same structure, shapes and dtypes as
+      those arguments. It keeps ``fun``'s ``__name__``, ``__qualname__``, ``__doc__``
+      and ``__module__``, and ``__wrapped__`` is ``fun``.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> float(ft.grad(lambda x: x ** 2)(3.0))
     6.0
+    >>> dx, dy = ft.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
+    >>> float(dx), float(dy)
+    (5.0, 2.0)
+    >>> g, aux = ft.grad(lambda x: (x ** 3, "note"), has_aux=True)(1.0)
+    >>> float(g), aux
+    (3.0, 'note')
     """
     vg = _value_and_grad(fun, argnums, has_aux)   # g is the api boundary
 
@@ -343,10 +428,7 @@ def grad(fun, argnums=0, has_aux=False):
         (v, g_) = vg(*args, **kwargs)
         return (g_, v[1]) if has_aux else g_
 
-    g = api_boundary(g)
-    g.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
-    g.__wrapped__ = fun
-    return g
+    return keep_metadata(api_boundary(g), fun)
 
 
 class ResidualReport:

@@ -13,10 +13,11 @@ trace), so the cost is one trace plus one vectorised op per equation.
 from __future__ import annotations
 
 import inspect
+from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from .api_util import as_array, flatten_fun
+from .api_util import as_array, flatten_fun, keep_metadata
 from .primitives.base import move_batch_axis
 from .tracing import Tracer, _leaked, get_aval, trace_to_jaxpr, wrap
 from .transforms.vmap import AxisFrame, axis_frames, vmap_eval
@@ -243,20 +244,40 @@ class _Vmapped:
         return tree_unflatten(otree, res)
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
-    """Vectorise ``fun`` over an axis of its arguments.
+def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None, axis_name: Hashable | None = None) -> Callable[..., Any]:
+    """Vectorise ``fun`` over an axis of its arguments: one call computes a whole batch.
 
-    ``in_axes``: an int (negative counts from the end), None (not mapped), or a
-    tuple with one entry per positional argument, each a pytree prefix of that
-    argument. ``out_axes``: the same for the outputs; an output that does not
-    depend on a mapped input is broadcast along the mapped axis (None leaves it
-    as is). ``axis_size`` is needed only when nothing is mapped. ``axis_name``
-    names the axis for ``lax.psum``/``pmean``/``pmax``/``pmin``/``all_gather``/
-    ``axis_index``. Keyword arguments are mapped over their axis 0.
+    ``fun`` is written for one example; the new function takes arguments with an extra
+    (mapped) axis and returns outputs with it, without a Python loop.
 
-    >>> import functrans as ft, numpy as np
+    Args:
+      fun: the function to vectorise (arrays, scalars or pytrees in and out).
+      in_axes: which axis of each argument is mapped. An int (negative counts from the
+        end) maps that axis of every argument; None leaves an argument unmapped (it is
+        the same for every example); a tuple (or list) has one entry per positional
+        argument, each an int, None, or a pytree prefix of that argument giving one of
+        those per leaf. Keyword arguments are always mapped over their axis 0.
+      out_axes: where the mapped axis goes in each output, in the same forms as
+        ``in_axes`` (for the output's structure). An output that does not depend on a
+        mapped input is broadcast along the mapped axis; None returns it unbatched
+        (an error if it does vary).
+      axis_size: the number of examples; needed only when no argument is mapped, and
+        checked against the mapped axes otherwise.
+      axis_name: a name for the mapped axis, used by the collectives ``lax.psum``,
+        ``pmean``, ``pmax``, ``pmin``, ``all_gather`` and ``axis_index`` inside ``fun``.
+
+    Returns:
+      The batched function. It keeps ``fun``'s ``__name__``, ``__qualname__``,
+      ``__doc__`` and ``__module__``, and ``__wrapped__`` is ``fun``.
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> ft.vmap(lambda a, b: a * b, in_axes=(0, None))(np.ones((2, 3)), 2.0).shape
     (2, 3)
+    >>> ft.vmap(fnp.dot, in_axes=(1, None), out_axes=0)(np.eye(2), np.array([3.0, 4.0])).tolist()
+    [3.0, 4.0]
+    >>> ft.vmap(lambda x: x - ft.lax.pmean(x, "i"), axis_name="i")(np.array([1.0, 3.0])).tolist()
+    [-1.0, 1.0]
     """
     if not callable(fun):
         raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
@@ -266,7 +287,4 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
     def vmapped(*args, **kwargs):
         return v(*args, **kwargs)
 
-    vmapped.__name__ = v.name
-    vmapped.__doc__ = getattr(fun, "__doc__", None)
-    vmapped.__wrapped__ = fun
-    return vmapped
+    return keep_metadata(vmapped, fun)

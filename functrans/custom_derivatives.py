@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any, Callable
 
 import numpy as np
 
@@ -143,9 +144,27 @@ class _CustomFunction:
 class custom_jvp(_CustomFunction):
     """A function with a user-defined JVP rule (``@f.defjvp``).
 
-    The rule is called as ``rule(*nondiff_args, primals, tangents)`` with
-    tuples and returns ``(primal_out, tangent_out)``. Reverse mode transposes
-    the rule's tangent part, so it must be linear in the tangents.
+    Use it where the automatic derivative is wrong, unstable or slow (a numerically
+    safe formula, a derivative at a removable singularity). Outside every transform
+    the function just runs; inside one, the rule gives its derivative (forward mode
+    calls it; reverse mode transposes its tangent part, so the rule must be linear in
+    the tangents).
+
+    Args:
+      fun: the function; positional arguments are arrays, scalars or pytrees of them
+        (keyword arguments are bound to their positions; keyword-only ones are not
+        supported). It keeps ``fun``'s ``__name__``, ``__doc__`` and ``__wrapped__``.
+      nondiff_argnums: positions of arguments that are not differentiated and are
+        passed to the rule first, as Python values (for example a function or a
+        tolerance): a tuple of ints.
+
+    Define the rule with ``f.defjvp(rule)`` (usable as a decorator): it is called as
+    ``rule(*nondiff_args, primals, tangents)``, ``primals`` and ``tangents`` being
+    tuples with one entry per differentiable argument, and returns
+    ``(primal_out, tangent_out)`` of the output's structure, shapes and dtypes.
+    ``f.defjvps(*rules)`` instead gives one rule per argument,
+    ``rule_i(tangent_i, primal_out, *primals)`` (None: that argument has no effect),
+    whose terms are summed.
 
     >>> import functrans as ft
     >>> @ft.custom_jvp
@@ -161,13 +180,37 @@ class custom_jvp(_CustomFunction):
     _no_rule = ("no JVP rule defined for custom_jvp function '{name}'; define one with "
                 "@{name}.defjvp")
 
-    def defjvp(self, jvp):
-        """Set the rule; returns it, so it can be used as a decorator."""
+    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+        """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``;
+        returns it, so it can be used as a decorator.
+
+        >>> import functrans as ft, functrans.numpy as fnp
+        >>> @ft.custom_jvp
+        ... def relu(x):
+        ...     return fnp.maximum(x, 0.0)
+        >>> @relu.defjvp
+        ... def relu_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return relu(x), fnp.where(x > 0, t, 0.0)
+        >>> float(ft.grad(relu)(2.0)), float(ft.grad(relu)(0.0))
+        (1.0, 0.0)
+        """
         self._rules = jvp
         return jvp
 
-    def defjvps(self, *jvps):
-        """One rule per argument: ``jvp_i(tangent_i, primal_out, *primals)`` (None: zero)."""
+    def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
+        """One rule per argument: ``jvp_i(tangent_i, primal_out, *primals)`` gives
+        argument i's contribution to the output tangent (None: zero); the contributions
+        are summed. Not available with ``nondiff_argnums``.
+
+        >>> import functrans as ft
+        >>> @ft.custom_jvp
+        ... def mul(x, y):
+        ...     return x * y
+        >>> mul.defjvps(lambda tx, out, x, y: tx * y, lambda ty, out, x, y: ty * x)
+        >>> float(ft.grad(mul, argnums=1)(3.0, 4.0))
+        3.0
+        """
         if self._nondiff:
             raise TypeError("defjvps does not support nondiff_argnums; use defjvp")
 
@@ -222,8 +265,24 @@ class custom_jvp(_CustomFunction):
 class custom_vjp(_CustomFunction):
     """A function with a user-defined VJP: ``f.defvjp(fwd, bwd)``.
 
-    ``fwd(*args) -> (out, residuals)``; ``bwd(*nondiff_args, residuals, ct)`` returns
-    a tuple with one cotangent per differentiable argument (None for zero).
+    Use it to choose what reverse mode saves and how it pulls cotangents back (a
+    gradient clip, an implicit-function derivative, a cheaper backward pass). Outside
+    every transform the function just runs. Forward mode (``jvp``, ``jacfwd``) applies
+    the transpose of ``bwd``, which exists only when ``bwd`` is linear in the cotangent
+    (an error says so otherwise).
+
+    Args:
+      fun: the function; positional arguments are arrays, scalars or pytrees of them
+        (keyword arguments are bound to their positions; keyword-only ones are not
+        supported). It keeps ``fun``'s ``__name__``, ``__doc__`` and ``__wrapped__``.
+      nondiff_argnums: positions of arguments that are not differentiated and are
+        passed to ``bwd`` first, as Python values: a tuple of ints.
+
+    Define the rule with ``f.defvjp(fwd, bwd)``: ``fwd`` takes ``fun``'s arguments and
+    returns ``(output, residuals)`` (``residuals`` any pytree of arrays, saved for the
+    backward pass); ``bwd(*nondiff_args, residuals, cotangent)`` returns a tuple with
+    one cotangent per differentiable argument, each of its argument's structure (None
+    for a zero cotangent, for a whole argument or a leaf).
 
     >>> import functrans as ft
     >>> @ft.custom_vjp
@@ -238,8 +297,18 @@ class custom_vjp(_CustomFunction):
     _no_rule = ("no VJP defined for custom_vjp function '{name}'; define one with "
                 "{name}.defvjp(fwd, bwd)")
 
-    def defvjp(self, fwd, bwd):
-        """Set the forward function (output and residuals) and the backward function."""
+    def defvjp(self, fwd: Callable[..., Any] | None, bwd: Callable[..., Any] | None) -> None:
+        """Set the forward function ``fwd(*args) -> (output, residuals)`` and the backward
+        function ``bwd(*nondiff_args, residuals, cotangent) -> tuple of cotangents``.
+
+        >>> import functrans as ft, functrans.numpy as fnp
+        >>> @ft.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> clip_gradient.defvjp(lambda x: (x, None), lambda _, ct: (fnp.clip(ct, -1.0, 1.0),))
+        >>> float(ft.grad(lambda x: 5.0 * clip_gradient(x))(2.0))
+        1.0
+        """
         self._rules = None if fwd is None else (fwd, bwd)
 
     def _bind_traced(self, name, s, call, otree, avals, vals):

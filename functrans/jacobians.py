@@ -19,9 +19,11 @@ inputs have fewer elements in total than the outputs, reverse mode otherwise
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
-from .api_util import as_array, flatten_fun, normalize_argnums, trace_flat
+from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .traceback_util import api_boundary
 from .tracing import get_aval
 from .tree_util import tree_flatten, tree_unflatten
@@ -78,8 +80,26 @@ def _reshape(x, shape):
     return reshape(x, tuple(shape))
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
+def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+           has_aux: bool = False) -> Callable[..., Any]:
     """Jacobian by forward mode: one batched ``jvp`` per input leaf.
+
+    Cheaper than ``jacrev`` when the inputs have fewer elements than the outputs.
+
+    Args:
+      fun: the function to differentiate; arguments and outputs are arrays, scalars or
+        pytrees of them, and the differentiated inputs  must be real floating.
+      argnums: which positional argument(s) to differentiate with respect to: an int
+        (default 0) or a tuple of ints; each block of the result then holds a tuple of
+        Jacobians, one per argument in that order. Negative numbers count from the end.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
+        differentiated and the new function returns ``(jacobian, aux)``.
+
+    Returns:
+      A function of ``fun``'s arguments returning the Jacobian: for an output leaf of
+      shape ``O`` and an input leaf of shape ``I`` a block of shape ``O + I``; blocks
+      are arranged in the output's structure, each holding the differentiated
+      arguments' structure. It keeps ``fun``'s ``__name__`` and ``__doc__``.
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> ft.jacfwd(fnp.sin)(np.zeros(2)).tolist()
@@ -126,13 +146,29 @@ def jacfwd(fun, argnums=0, has_aux=False):
         jac = tree_unflatten(out_tree, jac)
         return (jac, aux) if has_aux else jac
 
-    jacfun.__name__ = f"jacfwd({getattr(fun, '__name__', 'fun')})"
-    jacfun.__wrapped__ = fun
-    return jacfun
+    return keep_metadata(jacfun, fun)
 
 
-def jacrev(fun, argnums=0, has_aux=False):
+def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+           has_aux: bool = False) -> Callable[..., Any]:
     """Jacobian by reverse mode: one ``vjp``, pulled back with one batched call per output leaf.
+
+    Cheaper than ``jacfwd`` when the outputs have fewer elements than the inputs.
+
+    Args:
+      fun: the function to differentiate; arguments and outputs are arrays, scalars or
+        pytrees of them, and the differentiated inputs and the outputs must be real floating.
+      argnums: which positional argument(s) to differentiate with respect to: an int
+        (default 0) or a tuple of ints; each block of the result then holds a tuple of
+        Jacobians, one per argument in that order. Negative numbers count from the end.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
+        differentiated and the new function returns ``(jacobian, aux)``.
+
+    Returns:
+      A function of ``fun``'s arguments returning the Jacobian: for an output leaf of
+      shape ``O`` and an input leaf of shape ``I`` a block of shape ``O + I``; blocks
+      are arranged in the output's structure, each holding the differentiated
+      arguments' structure. It keeps ``fun``'s ``__name__`` and ``__doc__``.
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> ft.jacrev(lambda x: x * 2.0)(np.ones(2)).tolist()
@@ -168,18 +204,32 @@ def jacrev(fun, argnums=0, has_aux=False):
         jac = tree_unflatten(y_tree, jac)
         return (jac, res[2]) if has_aux else jac
 
-    jacfun.__name__ = f"jacrev({getattr(fun, '__name__', 'fun')})"
-    jacfun.__wrapped__ = fun
-    return jacfun
+    return keep_metadata(jacfun, fun)
 
 
 def _total_size(avals):
     return sum(int(a.size) for a in avals)
 
 
-def jacobian(fun, argnums=0, has_aux=False):
+def jacobian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+             has_aux: bool = False) -> Callable[..., Any]:
     """Jacobian choosing the mode: ``jacfwd`` when the differentiated inputs have
     fewer elements than the outputs, ``jacrev`` otherwise (ties go to reverse).
+
+    Args:
+      fun: the function to differentiate; arguments and outputs are arrays, scalars or
+        pytrees of them, and the differentiated inputs and the outputs must be real floating.
+      argnums: which positional argument(s) to differentiate with respect to: an int
+        (default 0) or a tuple of ints; each block of the result then holds a tuple of
+        Jacobians, one per argument in that order. Negative numbers count from the end.
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
+        differentiated and the new function returns ``(jacobian, aux)``.
+
+    Returns:
+      A function of ``fun``'s arguments returning the Jacobian: for an output leaf of
+      shape ``O`` and an input leaf of shape ``I`` a block of shape ``O + I``; blocks
+      are arranged in the output's structure, each holding the differentiated
+      arguments' structure. It keeps ``fun``'s ``__name__`` and ``__doc__``.
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> ft.jacobian(lambda x: fnp.sum(x * x))(np.ones(3)).tolist()
@@ -191,13 +241,17 @@ def jacobian(fun, argnums=0, has_aux=False):
         f = jacfwd if mode == "fwd" else jacrev
         return f(fun, argnums, has_aux)(*args)
 
-    jacfun.__name__ = f"jacobian({getattr(fun, '__name__', 'fun')})"
-    jacfun.__wrapped__ = fun
-    return jacfun
+    return keep_metadata(jacfun, fun)
 
 
-def jacobian_mode(fun, argnums, has_aux, *args) -> str:
-    """'fwd' or 'rev': the mode ``jacobian`` uses for these arguments."""
+def jacobian_mode(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool,
+                  *args: Any) -> str:
+    """'fwd' or 'rev': the mode ``jacobian`` uses for these arguments.
+
+    >>> import numpy as np
+    >>> jacobian_mode(lambda x: x.sum(), 0, False, np.ones(3))
+    'rev'
+    """
     single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacobian")
     flat_fun, _ = flatten_fun(f_flat, tree_flatten(tuple(flat))[1], has_aux)
     jaxpr, _, _ = trace_flat(flat_fun, flat, name="jacobian (output sizes)")
@@ -206,11 +260,26 @@ def jacobian_mode(fun, argnums, has_aux, *args) -> str:
     return "fwd" if n_in < n_out else "rev"
 
 
-def hessian(fun, argnums=0, has_aux=False):
+def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
+            has_aux: bool = False) -> Callable[..., Any]:
     """``jacfwd(jacrev(fun))``: the matrix of second derivatives of a scalar function.
+
+    Args:
+      fun: a function with a real floating scalar output; arguments are arrays,
+        scalars or pytrees of them.
+      argnums: which positional argument(s) to differentiate with respect to: an int
+        (default 0) or a tuple of ints (the result is then nested tuples: block
+        ``[i][j]`` is d²fun / d arg_i d arg_j). Negative numbers count from the end.
+      has_aux: when True, ``fun`` returns ``(output, aux)`` and the new function
+        returns ``(hessian, aux)``.
+
+    Returns:
+      A function of ``fun``'s arguments returning the Hessian: for an input leaf of
+      shape ``I`` a block of shape ``I + I``. It keeps ``fun``'s ``__name__`` and
+      ``__doc__``.
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> ft.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0])).tolist()
     [[6.0, 0.0], [0.0, 12.0]]
     """
-    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+    return keep_metadata(jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux), fun)

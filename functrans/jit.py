@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import operator
 import weakref
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -258,21 +259,63 @@ class Jitted:
     def cache_info(self) -> dict:
         return {"hits": self._hits, "misses": self._misses, "entries": len(self._cache)}
 
+    def __repr__(self):
+        return f"<jit({getattr(self.fun, '__qualname__', None) or self.__name__})>"
+
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
         return functools.partial(self, obj)
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None):
-    """Compile ``fun``; usable as ``@jit`` or ``jit(f, static_argnums=...)``.
+def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        backend: str | None = None) -> Any:
+    """Compile ``fun``: trace it once per argument signature, optimise, run native code.
 
-    >>> import functrans as ft
+    Usable as ``@jit``, ``@jit(backend=...)`` or ``jit(f, static_argnums=...)``. The
+    first call with a new signature (argument structure, shapes, dtypes, weak types and
+    static values) traces ``fun`` with abstract values, simplifies the jaxpr and compiles
+    it; later calls with that signature reuse the executable. Because tracing sees no
+    values, Python control flow on a traced argument raises ``ConcretizationError``
+    (use ``lax.cond``, ``fnp.where`` or a static argument).
+
+    Args:
+      fun: the function to compile; arguments are arrays, Python scalars or pytrees of
+        them (static arguments may be any hashable value). With ``fun`` omitted, ``jit``
+        returns a decorator taking the other arguments.
+      static_argnums: positions of arguments passed to ``fun`` as Python values rather
+        than traced: an int or a sequence of ints (negative counts from the end). They
+        must be hashable; each new value traces and compiles again.
+      static_argnames: the same, for arguments passed by keyword: a name or a sequence
+        of names.
+      donate_argnums: positions of arguments whose buffers the compiled code may reuse
+        for its outputs (saving an allocation and a copy). Do not read a donated array
+        after the call: its contents may have been overwritten. Only the CPU backend
+        uses donation; the others ignore it.
+      backend: where the compiled code runs: ``"cpu"`` (LLVM through llvmlite),
+        ``"cuda"`` (Numba-CUDA) or ``"interpret"`` (the numpy reference interpreter).
+        None uses ``FUNCTRANS_BACKEND`` if set, else ``"cpu"`` (``"interpret"`` when
+        llvmlite cannot be imported).
+
+    Returns:
+      The compiled function, a ``Jitted`` object with ``fun``'s ``__name__``,
+      ``__qualname__``, ``__doc__``, ``__module__`` and ``__wrapped__``; also
+      ``.lower(*args)`` (the optimised jaxpr, then ``.compile()``) and ``.cache_info()``.
+      Under another transform (``grad``, ``vmap``, ...) it is staged as one ``pjit``
+      equation that the transform differentiates or batches.
+
+    >>> import functrans as ft, functrans.numpy as fnp
     >>> @ft.jit
     ... def f(x):
     ...     return x + 1.0
     >>> float(f(1.0))
     2.0
+    >>> f
+    <jit(f)>
+    >>> power = ft.jit(lambda x, n: x ** n, static_argnums=1, backend="interpret")
+    >>> float(power(2.0, 3)), float(power(2.0, 4)), power.cache_info()["misses"]
+    (8.0, 16.0, 2)
     """
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,

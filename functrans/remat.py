@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import types
+from typing import Any, Callable, Sequence
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr
 from . import tracing
@@ -97,17 +98,40 @@ def _policy_name(policy) -> str:
 
 # --------------------------------------------------------------------------- the transform
 
-def checkpoint(fun=None, *, policy=None, prevent_cse=True, static_argnums=()):
+def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
+               prevent_cse: bool = True, static_argnums: int | Sequence[int] = ()) -> Any:
     """Make reverse mode recompute ``fun``'s intermediates instead of saving them.
 
-    ``policy``: None (save nothing), or one of ``ft.checkpoint_policies``, or a
-    function ``(primitive, *in_avals, **params) -> bool`` saying which equation
-    outputs may be saved. ``static_argnums``: arguments passed as Python values.
+    Reverse mode normally keeps every intermediate of the forward pass that the
+    backward pass needs. Under ``checkpoint`` it keeps only ``fun``'s inputs (and what
+    ``policy`` allows) and runs ``fun`` again during the backward pass: less memory,
+    more arithmetic. Values and derivatives are unchanged. Outside every transform
+    ``fun`` just runs. Usable as ``@checkpoint`` or ``@checkpoint(policy=...)``.
+
+    Args:
+      fun: the function; arguments are arrays, scalars or pytrees of them. With ``fun``
+        omitted, ``checkpoint`` returns a decorator taking the other arguments.
+      policy: which intermediates may be saved after all: None (the default: none, all
+        are recomputed), one of ``ft.checkpoint_policies`` (``nothing_saveable``,
+        ``everything_saveable``, ``dots_saveable``,
+        ``dots_with_no_batch_dims_saveable``) or its name, or a function
+        ``(primitive, *in_avals, **params) -> bool`` called per equation of ``fun``.
+      prevent_cse: accepted for compatibility with JAX and ignored (it never changes
+        values or derivatives).
+      static_argnums: positions of arguments passed to ``fun`` as Python values, not
+        traced: an int or a sequence of ints.
+
+    Returns:
+      The function, keeping ``fun``'s ``__name__`` and ``__doc__`` (``functools.wraps``).
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> g = ft.grad(ft.checkpoint(lambda x: fnp.sin(x) * x))
     >>> round(float(g(1.0)), 6)
     1.381773
+    >>> f = ft.checkpoint(lambda x, n: x ** n, static_argnums=1,
+    ...                   policy=ft.checkpoint_policies.dots_saveable)
+    >>> float(ft.grad(f)(2.0, 3))
+    12.0
     """
     if fun is None:
         return lambda f: checkpoint(f, policy=policy, prevent_cse=prevent_cse,
