@@ -26,3 +26,14 @@ from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
 
 __version__ = "0.1.0"
+
+# the public names (PEP 561: what type checkers treat as re-exported); tests/test_public_face.py
+# checks that each has a docstring with an example
+__all__ = [
+    "grad", "value_and_grad", "jvp", "vjp", "linearize", "residuals",
+    "jacfwd", "jacrev", "jacobian", "hessian", "custom_jvp", "custom_vjp", "stop_gradient",
+    "checkpoint", "remat", "checkpoint_policies", "vmap",
+    "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",
+    "Array", "device_put", "profile", "to_dot",
+    "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
+]

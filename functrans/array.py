@@ -62,7 +62,16 @@ class _IndexUpdateHelper:
 
 
 class Array(np.ndarray):
-    """An eager functrans array: a numpy array with ``.at[idx].set/add/...``."""
+    """An eager functrans array: a numpy array with ``.at[idx].set/add/...``.
+
+    Arrays are immutable: ``x.at[idx].set(v)`` (and ``add``, ``multiply``, ``min``,
+    ``max``, ``get``) returns an updated copy.
+
+    >>> import functrans.numpy as fnp
+    >>> x = fnp.zeros(3)
+    >>> isinstance(x, fnp.ndarray), x.at[1].set(5.0).tolist(), x.tolist()
+    (True, [0.0, 5.0, 0.0], [0.0, 0.0, 0.0])
+    """
 
     @property
     def at(self):

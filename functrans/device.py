@@ -12,6 +12,8 @@ jitted calls keep their data on the device; ``np.asarray(y)`` copies back.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .tracing import Tracer, wrap
@@ -21,8 +23,17 @@ __all__ = ["device_put"]
 _DEVICES = ("cpu", "cuda")
 
 
-def device_put(x, device=None):
-    """``x`` (an array or a number) on ``device``: ``"cuda"`` or ``"cpu"``/None (host)."""
+def device_put(x: Any, device: str | None = None) -> Any:
+    """``x`` (an array or a number) on ``device``: ``"cuda"`` or ``"cpu"``/None (host).
+
+    On ``"cuda"`` the result is a ``DeviceArray`` that ``jit(..., backend="cuda")``
+    functions take without copying; on the host it is an ``Array`` (a copy of ``x``).
+
+    >>> import functrans as ft
+    >>> y = ft.device_put([1.0, 2.0])
+    >>> type(y).__name__, y.tolist()
+    ('Array', [1.0, 2.0])
+    """
     if device is not None and device not in _DEVICES:
         raise ValueError(f"device_put: unknown device {device!r}; choose one of {_DEVICES}")
     if isinstance(x, Tracer):

@@ -354,7 +354,14 @@ def make_jaxpr(fun, static_argnums=()):
 
 
 class ShapeDtypeStruct:
-    """Shape and dtype of an array, without data (what ``eval_shape`` returns)."""
+    """Shape and dtype of an array, without data (what ``eval_shape`` returns, and what
+    it accepts in place of an argument).
+
+    >>> import functrans as ft
+    >>> s = ft.ShapeDtypeStruct((2, 3), "float32")
+    >>> s, s.ndim, s.size
+    (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
+    """
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):

@@ -37,22 +37,45 @@ __all__ = ["checkpoint", "remat", "checkpoint_policies"]
 # --------------------------------------------------------------------------- policies
 
 def nothing_saveable(prim, *avals, **params):
-    """Save nothing: every intermediate is recomputed in the backward pass."""
+    """Save nothing: every intermediate is recomputed in the backward pass.
+
+    >>> import jaxpr_ir
+    >>> nothing_saveable(jaxpr_ir.primitives["dot_general"])
+    False
+    """
     return False
 
 
 def everything_saveable(prim, *avals, **params):
-    """Save every intermediate (checkpoint then changes nothing)."""
+    """Save every intermediate (checkpoint then changes nothing).
+
+    >>> import jaxpr_ir
+    >>> everything_saveable(jaxpr_ir.primitives["sin"])
+    True
+    """
     return True
 
 
 def dots_saveable(prim, *avals, **params):
-    """Save the outputs of matrix products (``dot_general``); recompute the rest."""
+    """Save the outputs of matrix products (``dot_general``); recompute the rest.
+
+    >>> import jaxpr_ir
+    >>> dots_saveable(jaxpr_ir.primitives["dot_general"]), dots_saveable(jaxpr_ir.primitives["sin"])
+    (True, False)
+    """
     return prim.name == "dot_general"
 
 
 def dots_with_no_batch_dims_saveable(prim, *avals, **params):
-    """Save ``dot_general`` outputs whose product has no batch dimensions."""
+    """Save ``dot_general`` outputs whose product has no batch dimensions.
+
+    >>> import jaxpr_ir
+    >>> dot = jaxpr_ir.primitives["dot_general"]
+    >>> dots_with_no_batch_dims_saveable(dot, dimension_numbers=(((1,), (0,)), ((), ())))
+    True
+    >>> dots_with_no_batch_dims_saveable(dot, dimension_numbers=(((2,), (1,)), ((0,), (0,))))
+    False
+    """
     if prim.name != "dot_general":
         return False
     dn = params.get("dimension_numbers")

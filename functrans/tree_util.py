@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Iterable
+
 __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf"]
 
@@ -15,11 +17,21 @@ __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
 _registry: dict = {}
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func):
+def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple],
+                         unflatten_func: Callable[[Any, Any], Any]) -> None:
     """Make instances of ``nodetype`` pytree nodes.
 
     ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data, children) -> x``.
     aux_data must be hashable and comparable (it is part of jit's cache key).
+
+    >>> class Pair:
+    ...     def __init__(self, a, b):
+    ...         self.a, self.b = a, b
+    >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+    >>> tree_leaves(Pair(1, (2, 3)))
+    [1, 2, 3]
+    >>> tree_map(lambda x: 10 * x, Pair(1, 2)).b
+    20
     """
     _registry[nodetype] = (flatten_func, unflatten_func)
 
@@ -38,7 +50,12 @@ register_pytree_node(dict, _dict_flatten, lambda keys, c: dict(zip(keys, c)))
 
 
 class PyTreeDef:
-    """The structure of a pytree: node type, aux data and children (None for a leaf)."""
+    """The structure of a pytree: node type, aux data and children (None for a leaf).
+
+    >>> td = tree_structure({"w": (1, 2), "b": 3})
+    >>> td, td.num_leaves
+    ({'b': *, 'w': (*, *)}, 3)
+    """
     __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
 
     def __init__(self, node_type, aux, children):
@@ -102,8 +119,16 @@ def _flatten(x, leaves, is_leaf):
     return PyTreeDef(t, aux, [_flatten(c, leaves, is_leaf) for c in children])
 
 
-def tree_flatten(tree, is_leaf=None):
-    """(leaves, treedef); dict children come in sorted key order."""
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                 ) -> tuple[list, PyTreeDef]:
+    """(leaves, treedef); dict children come in sorted key order. ``is_leaf(x)`` True
+    makes ``x`` a leaf even if it is a node.
+
+    >>> tree_flatten([1, (2, None)])
+    ([1, 2], [*, (*, None)])
+    >>> tree_flatten([1, (2, 3)], is_leaf=lambda x: isinstance(x, tuple))[0]
+    [1, (2, 3)]
+    """
     leaves = []
     return leaves, _flatten(tree, leaves, is_leaf)
 
@@ -119,8 +144,13 @@ def _unflatten(td, it):
     return h[1](td.aux, children)
 
 
-def tree_unflatten(treedef: PyTreeDef, leaves):
-    """Rebuild a pytree of structure ``treedef`` from ``leaves``."""
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """Rebuild a pytree of structure ``treedef`` from ``leaves``.
+
+    >>> leaves, td = tree_flatten({"a": 1, "b": [2, 3]})
+    >>> tree_unflatten(td, [x + 1 for x in leaves])
+    {'a': 2, 'b': [3, 4]}
+    """
     leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:
         raise ValueError(f"tree_unflatten: structure {treedef} has {treedef.num_leaves} leaves, "
@@ -128,23 +158,44 @@ def tree_unflatten(treedef: PyTreeDef, leaves):
     return _unflatten(treedef, iter(leaves))
 
 
-def tree_leaves(tree, is_leaf=None):
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of ``tree``, in ``tree_flatten``'s order (dict keys sorted).
+
+    >>> tree_leaves({"b": [2, 3], "a": 1})
+    [1, 2, 3]
+    """
     return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree, is_leaf=None):
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The structure of ``tree`` without its leaves.
+
+    >>> tree_structure((1.0, {"x": 2.0}))
+    (*, {'x': *})
+    """
     return tree_flatten(tree, is_leaf)[1]
 
 
 def treedef_is_leaf(td: PyTreeDef) -> bool:
+    """Whether the structure is a single leaf.
+
+    >>> treedef_is_leaf(tree_structure(3.0)), treedef_is_leaf(tree_structure((3.0,)))
+    (True, False)
+    """
     return td.children is None
 
 
-def all_leaves(iterable) -> bool:
+def all_leaves(iterable: Iterable[Any]) -> bool:
+    """Whether every item is a leaf (no tuple, list, dict, None or registered node).
+
+    >>> all_leaves([1.0, "a"]), all_leaves([1.0, (2.0,)])
+    (True, False)
+    """
     return all(treedef_is_leaf(tree_structure(x)) for x in iterable)
 
 
-def tree_map(f, tree, *rest, is_leaf=None):
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Apply ``f`` to corresponding leaves of ``tree`` and ``rest`` (same structure).
 
     >>> tree_map(lambda a, b: a + b, (1, [2]), (10, [20]))

@@ -164,6 +164,13 @@ def ones_like(a, dtype=None, shape=None):
 
 
 def empty_like(a, dtype=None, shape=None):
+    """An array of ``a``'s shape and dtype (or the given ones). Its values are zeros
+    (arrays are immutable, so uninitialised memory would be of no use).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.empty_like(fnp.ones((2, 2), "int32")).dtype
+    dtype('int32')
+    """
     return zeros_like(a, dtype, shape)
 
 

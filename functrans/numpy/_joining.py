@@ -171,11 +171,23 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, indices_or_sections):
+    """``split`` along axis 1 (axis 0 for a 1-d array).
+
+    >>> import functrans.numpy as fnp
+    >>> [p.shape for p in fnp.hsplit(fnp.ones((2, 4)), 2)]
+    [(2, 2), (2, 2)]
+    """
     a = _arr(ary)
     return split(a, indices_or_sections, 0 if a.ndim == 1 else 1)
 
 
 def vsplit(ary, indices_or_sections):
+    """``split`` along axis 0.
+
+    >>> import functrans.numpy as fnp
+    >>> [p.tolist() for p in fnp.vsplit(fnp.arange(4).reshape(2, 2), 2)]
+    [[[0, 1]], [[2, 3]]]
+    """
     return split(ary, indices_or_sections, 0)
 
 

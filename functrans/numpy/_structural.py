@@ -34,14 +34,32 @@ def _arr(a):
 
 
 def shape(a):
+    """The shape of ``a`` (an array, a tracer, a number or a nested list) as a tuple.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.shape([[1, 2, 3], [4, 5, 6]]), fnp.shape(2.0)
+    ((2, 3), ())
+    """
     return tuple(_arr(a).shape)
 
 
 def ndim(a):
+    """The number of axes of ``a``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.ndim(fnp.ones((2, 3))), fnp.ndim(1.0)
+    (2, 0)
+    """
     return len(shape(a))
 
 
 def size(a, axis=None):
+    """The number of elements of ``a``, or the length of its axis ``axis``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.size(fnp.ones((2, 3))), fnp.size(fnp.ones((2, 3)), 1)
+    (6, 3)
+    """
     s = shape(a)
     return int(np.prod(s)) if axis is None else s[axis]
 
@@ -190,6 +208,12 @@ def squeeze(a, axis=None):
 # --------------------------------------------------------------------------- broadcasting
 
 def broadcast_shapes(*shapes):
+    """The shape that arrays of ``shapes`` broadcast to (numpy's rule).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.broadcast_shapes((3, 1), (4,))
+    (3, 4)
+    """
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -238,6 +262,13 @@ def atleast_1d(*arys):
 
 
 def atleast_2d(*arys):
+    """Each argument with at least two axes, new ones in front (a list when given
+    several).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.atleast_2d(1.0).shape, fnp.atleast_2d(fnp.ones(3)).shape
+    ((1, 1), (1, 3))
+    """
     out = []
     for a in map(_arr, arys):
         out.append(a if a.ndim >= 2 else reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape)))
@@ -276,6 +307,12 @@ def flip(m, axis=None):
 
 
 def fliplr(m):
+    """Reverse the order along axis 1 (left and right), for arrays of 2 or more axes.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.fliplr(fnp.arange(4).reshape(2, 2)).tolist()
+    [[1, 0], [3, 2]]
+    """
     a = _arr(m)
     if a.ndim < 2:
         raise ValueError(f"fliplr: input must be at least 2-d, got shape {tuple(a.shape)}")
@@ -283,6 +320,12 @@ def fliplr(m):
 
 
 def flipud(m):
+    """Reverse the order along axis 0 (up and down).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.flipud(fnp.arange(3)).tolist()
+    [2, 1, 0]
+    """
     a = _arr(m)
     if a.ndim < 1:
         raise ValueError("flipud: input must be at least 1-d")

@@ -25,6 +25,14 @@ __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "norm", "SlogdetResult"
 
 
 class SlogdetResult(NamedTuple):
+    """What ``slogdet`` returns: the sign of the determinant and the log of its
+    absolute value (``det = sign * exp(logabsdet)``).
+
+    >>> import functrans.numpy as fnp
+    >>> sign, logabsdet = fnp.linalg.slogdet(fnp.array([[0.0, 2.0], [1.0, 0.0]]))
+    >>> float(sign), float(logabsdet) == float(fnp.log(2.0))
+    (-1.0, True)
+    """
     sign: object
     logabsdet: object
 

@@ -173,7 +173,12 @@ def dynamic_slice(x, start_indices, slice_sizes):
 
 
 def dynamic_slice_in_dim(x, start, size, axis=0):
-    """``dynamic_slice`` along one axis (other axes taken whole)."""
+    """``dynamic_slice`` along one axis (other axes taken whole).
+
+    >>> import numpy as np
+    >>> dynamic_slice_in_dim(np.arange(5), np.int32(3), 2).tolist()
+    [3, 4]
+    """
     shape = aval(x).shape
     axis = int(axis) % len(shape)
     zero = np.zeros((), aval(start).dtype if not isinstance(start, int) else np.int64)
@@ -185,7 +190,12 @@ def dynamic_slice_in_dim(x, start, size, axis=0):
 
 
 def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
-    """``x`` at one traced ``index`` along ``axis`` (clamped), optionally without that axis."""
+    """``x`` at one traced ``index`` along ``axis`` (clamped), optionally without that axis.
+
+    >>> import numpy as np
+    >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), 1, keepdims=False).tolist()
+    [2, 3]
+    """
     from .structural import squeeze
     out = dynamic_slice_in_dim(x, index, 1, axis)
     return out if keepdims else squeeze(out, (int(axis) % len(aval(x).shape),))
@@ -504,5 +514,10 @@ def scatter(x, idx, updates, num_index_dims, mode="set", index_mode="drop"):
 
 
 def scatter_add(x, idx, updates, num_index_dims):
-    """``scatter`` with ``mode="add"``; out-of-range rows are dropped."""
+    """``scatter`` with ``mode="add"``; out-of-range rows are dropped.
+
+    >>> import numpy as np
+    >>> scatter_add(np.zeros(3), np.array([[0], [0], [5]]), np.ones(3), 1).tolist()
+    [2.0, 0.0, 0.0]
+    """
     return scatter(x, idx, updates, num_index_dims, "add")

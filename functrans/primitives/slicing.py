@@ -105,7 +105,12 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax nam
 
 
 def slice_in_dim(x, start, limit, stride=1, axis=0):
-    """``slice`` along one axis only."""
+    """``slice`` along one axis only.
+
+    >>> import numpy as np
+    >>> slice_in_dim(np.arange(12).reshape(2, 6), 1, 6, stride=2, axis=1).tolist()
+    [[1, 3, 5], [7, 9, 11]]
+    """
     shape = aval(x).shape
     axis = int(axis) % len(shape)
     starts = [0] * len(shape)

@@ -92,7 +92,12 @@ deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
-    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i]."""
+    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
+
+    >>> import numpy as np
+    >>> broadcast_in_dim(np.array([1.0, 2.0]), (2, 3), (0,)).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
     shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
     if aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return x
@@ -131,7 +136,12 @@ deflinear(reshape_p, lambda ct, x, *, new_sizes: [
 
 
 def reshape(x, new_sizes):
-    """Row-major reshape; a no-op (no equation) when the shape already matches."""
+    """Row-major reshape; a no-op (no equation) when the shape already matches.
+
+    >>> import numpy as np
+    >>> reshape(np.arange(6), (2, 3)).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
     new_sizes = tuple(int(s) for s in new_sizes)
     if aval(x).shape == new_sizes:
         return x
@@ -166,7 +176,12 @@ deflinear(transpose_p, lambda ct, x, *, permutation: [
 
 
 def transpose(x, permutation):
-    """Permute axes: output axis i is input axis permutation[i]."""
+    """Permute axes: output axis i is input axis permutation[i].
+
+    >>> import numpy as np
+    >>> transpose(np.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))):
         return x
@@ -180,6 +195,9 @@ def full(shape, value, dtype):
 
     Under a trace it is recorded (a literal broadcast in the outermost trace, see
     ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
+
+    >>> full((2, 2), 7, "int32").tolist()
+    [[7, 7], [7, 7]]
     """
     from ..tracing import _trace_stack
     shape = tuple(int(s) for s in shape)
@@ -209,7 +227,12 @@ def broadcast_constant(x, shape, broadcast_dimensions):
 
 
 def zeros_like_aval(a):
-    """Zeros of the type ``a`` (used by transpose rules for the cotangent of a structure)."""
+    """Zeros of the type ``a`` (used by transpose rules for the cotangent of a structure).
+
+    >>> from jaxpr_ir import ShapedArray
+    >>> zeros_like_aval(ShapedArray((2,), "float32")).tolist()
+    [0.0, 0.0]
+    """
     return full(a.shape, 0, a.dtype)
 
 

@@ -1,0 +1,164 @@
+"""The public face: every public name documented with an example that the doctest run
+picks up, the transforms' parameters explained and annotated, transformed functions
+keeping the identity of the function they transform, and ``py.typed`` shipped."""
+import doctest
+import functools
+import importlib
+import inspect
+import os
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _names(module):
+    return getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+
+
+def _public_objects():
+    """(dotted name, object) for every public name: ``functrans.__all__``, the public
+    names of lax, nn, random and tree_util, and functrans.numpy's names that do not
+    mirror numpy's (the mirrors document themselves by pointing at numpy).
+    A namespace (``checkpoint_policies``) stands for its members."""
+    out = []
+    for module, names in [(ft, ft.__all__), (ft.lax, _names(ft.lax)), (ft.nn, _names(ft.nn)),
+                          (ft.random, _names(ft.random)), (ft.tree_util, _names(ft.tree_util)),
+                          (fnp, [n for n in _names(fnp) if not hasattr(np, n)])]:
+        for name in names:
+            obj = getattr(module, name)
+            if isinstance(obj, types.SimpleNamespace):
+                out += [(f"{module.__name__}.{name}.{k}", v) for k, v in vars(obj).items()]
+            elif isinstance(obj, types.ModuleType) or callable(obj):
+                out.append((f"{module.__name__}.{name}", obj))
+    return out
+
+
+PUBLIC = _public_objects()
+
+
+def test_the_public_names_are_many():
+    # a guard on the walk itself: lax alone has ~100 functions
+    assert len(PUBLIC) > 150, len(PUBLIC)
+    assert {"functrans.grad", "functrans.lax.cos", "functrans.tree_util.tree_map",
+            "functrans.numpy.Array", "functrans.checkpoint_policies.dots_saveable"} \
+        <= {n for n, _ in PUBLIC}
+
+
+@functools.lru_cache(maxsize=None)
+def _doctest_names(module_name):
+    module = importlib.import_module(module_name)
+    return {t.name for t in doctest.DocTestFinder().find(module) if t.examples}
+
+
+@pytest.mark.parametrize("name, obj", PUBLIC, ids=[n for n, _ in PUBLIC])
+def test_public_name_has_a_docstring_with_an_example_that_the_doctests_run(name, obj):
+    doc = obj.__doc__ or ""
+    assert doc.strip(), f"{name} has no docstring"
+    assert ">>>" in doc, f"{name}'s docstring has no >>> example"
+    # tests/test_doctests.py runs doctest.testmod on every module: the example must be
+    # found there, under the module that defines the object (by its name in that module)
+    if isinstance(obj, types.ModuleType):
+        home, want = obj.__name__, {obj.__name__}
+    else:
+        home = obj.__module__
+        want = {f"{home}.{k}" for k, v in vars(importlib.import_module(home)).items()
+                if v is obj}
+    assert want & _doctest_names(home), f"{name}: doctest does not collect it in {home}"
+
+
+# the transforms whose every parameter the docstring explains
+EXPLAINED = [ft.grad, ft.value_and_grad, ft.jit, ft.vmap, ft.jvp, ft.vjp, ft.linearize,
+             ft.jacfwd, ft.jacrev, ft.jacobian, ft.hessian, ft.checkpoint, ft.custom_jvp,
+             ft.custom_vjp]
+
+
+def _signature(obj):
+    return inspect.signature(obj.__init__ if isinstance(obj, type) else obj)
+
+
+@pytest.mark.parametrize("transform", EXPLAINED, ids=lambda t: t.__name__)
+def test_every_parameter_is_explained_and_annotated(transform):
+    params = [p for p in _signature(transform).parameters.values() if p.name != "self"]
+    doc = transform.__doc__
+    missing = [p.name for p in params if f"{p.name}:" not in doc]
+    assert not missing, f"{transform.__name__}'s docstring does not explain {missing}"
+    if isinstance(transform, type):
+        return          # a class: its __init__ takes what the docstring lists
+    unannotated = [p.name for p in params if p.annotation is inspect.Parameter.empty]
+    assert not unannotated, f"{transform.__name__}: no type hint for {unannotated}"
+    assert inspect.signature(transform).return_annotation is not inspect.Signature.empty
+
+
+def loss(x, y=2.0):
+    """The documented loss."""
+    return fnp.sum(x * x) * y
+
+
+WRAPPERS = {
+    "grad": ft.grad, "value_and_grad": ft.value_and_grad, "vmap": ft.vmap,
+    "jacfwd": ft.jacfwd, "jacrev": ft.jacrev, "jacobian": ft.jacobian, "hessian": ft.hessian,
+    "jit": ft.jit, "checkpoint": ft.checkpoint, "custom_jvp": ft.custom_jvp,
+    "custom_vjp": ft.custom_vjp,
+    "grad(jit)": lambda f: ft.grad(ft.jit(f)), "jit(grad)": lambda f: ft.jit(ft.grad(f)),
+}
+
+
+@pytest.mark.parametrize("make", WRAPPERS.values(), ids=WRAPPERS.keys())
+def test_transformed_function_keeps_name_doc_module_and_wrapped(make):
+    g = make(loss)
+    assert g.__name__ == "loss"
+    assert g.__qualname__ == "loss"
+    assert g.__doc__ == "The documented loss."
+    assert g.__module__ == __name__
+    assert inspect.unwrap(g) is loss
+    assert list(inspect.signature(g).parameters) == ["x", "y"]
+
+
+def test_wrapping_changes_no_value():
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(ft.grad(loss)(x), 4.0 * x)
+    np.testing.assert_allclose(ft.vmap(loss)(np.stack([x, x])), [10.0, 10.0])
+    np.testing.assert_allclose(ft.hessian(loss)(x), 4.0 * np.eye(2))
+
+
+def test_a_callable_without_a_name_lends_its_type_name():
+    g = ft.grad(functools.partial(loss, y=3.0))
+    assert g.__name__ == "partial"
+    assert float(g(np.float64(1.0))) == 6.0
+
+
+def test_repr_of_jit_names_the_function():
+    assert repr(ft.jit(loss)) == "<jit(loss)>"
+    assert "<lambda>" in repr(ft.jit(lambda x: x))
+
+
+def test_py_typed_ships_with_the_package():
+    assert os.path.isfile(os.path.join(ROOT, "functrans", "py.typed"))
+    # what setuptools would put in a wheel, without building one
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from setuptools.config.pyprojecttoml import apply_configuration
+        from setuptools.dist import Distribution
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            dist = Distribution()
+            dist.script_name = "setup.py"
+            apply_configuration(dist, "pyproject.toml")
+            # only the declared package data (the manifest scan would write an egg-info
+            # folder into the source tree, and a wheel gets the declared files anyway)
+            dist.include_package_data = False
+            build_py = dist.get_command_obj("build_py")
+            build_py.build_lib = "build-not-written"
+            build_py.ensure_finalized()
+            outputs = build_py.get_outputs()
+        finally:
+            os.chdir(cwd)
+    assert os.path.join("build-not-written", "functrans", "py.typed") in outputs
