@@ -458,7 +458,8 @@ class ResidualReport:
         return "\n".join(lines)
 
 
-def residuals(fun, *args, argnums=None, has_aux=False):
+def residuals(fun: Callable[..., Any], *args: Any, argnums: int | Sequence[int] | None = None,
+              has_aux: bool = False) -> ResidualReport:
     """Report the residuals reverse mode saves for ``fun`` at ``args`` (after dead-code
     elimination): their count, bytes, shapes and dtypes. ``argnums`` defaults to every
     argument with a floating dtype.

@@ -113,7 +113,7 @@ class _CustomFunction:
     _kind = ""          # "custom_jvp" or "custom_vjp"
     _no_rule = ""       # the AttributeError message while no rule is set, for format(name=)
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: tuple[int, ...] = ()) -> None:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._nondiff = tuple(nondiff_argnums)

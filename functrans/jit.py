@@ -325,7 +325,8 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
 
 
-def make_jaxpr(fun, static_argnums=()):
+def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
+               ) -> Callable[..., ClosedJaxpr]:
     """A function returning the traced (abstract) jaxpr of ``fun`` for given arguments.
 
     >>> import functrans as ft, functrans.numpy as fnp
@@ -364,7 +365,7 @@ class ShapeDtypeStruct:
     """
     __slots__ = ("shape", "dtype", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
@@ -388,7 +389,7 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
 
 
-def eval_shape(fun, *args, **kwargs):
+def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Output shapes and dtypes of ``fun(*args)``, computed without running it.
 
     Arguments may be arrays or anything with ``.shape`` and ``.dtype``.

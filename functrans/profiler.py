@@ -34,6 +34,7 @@ import sys
 import time
 import tracemalloc
 import types
+from typing import Any, Callable
 
 import numpy as np
 
@@ -305,7 +306,8 @@ def _first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg[0].rstrip('.') if msg else ''}"
 
 
-def profile(f, *args, repeats: int = 20, backend: str = "cpu", show: bool = True) -> "Profile":
+def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str = "cpu",
+            show: bool = True) -> "Profile":
     """Profile ``f(*args)`` eagerly and compiled; prints the report (``show``) and returns it
     as a dict: ``eager``, ``compiled`` (None if it cannot be compiled), ``compile_error``,
     ``notes``.

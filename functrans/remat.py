@@ -60,7 +60,8 @@ def dots_saveable(prim, *avals, **params):
     """Save the outputs of matrix products (``dot_general``); recompute the rest.
 
     >>> import jaxpr_ir
-    >>> dots_saveable(jaxpr_ir.primitives["dot_general"]), dots_saveable(jaxpr_ir.primitives["sin"])
+    >>> dot, sin = jaxpr_ir.primitives["dot_general"], jaxpr_ir.primitives["sin"]
+    >>> dots_saveable(dot), dots_saveable(sin)
     (True, False)
     """
     return prim.name == "dot_general"

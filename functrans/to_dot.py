@@ -111,7 +111,7 @@ class _Graph:
                 self.add(f"{nid} -> {anchor} [style=dotted, arrowhead=none];", depth)
 
 
-def to_dot(jaxpr, name: str = "jaxpr") -> str:
+def to_dot(jaxpr: Jaxpr | ClosedJaxpr, name: str = "jaxpr") -> str:
     """Graphviz (DOT) text of a ``Jaxpr`` or ``ClosedJaxpr``.
 
     One box per equation; see the module docstring for the layout.

@@ -434,7 +434,7 @@ def get_aval(x) -> ShapedArray:
                         f"(got {x!r:.60}); pass numbers or arrays") from None
 
 
-def eval_jaxpr(jaxpr, consts, args):
+def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: list, args: list) -> list:
     """Evaluate a jaxpr by binding each equation, so the evaluation can itself be traced.
 
     >>> from jaxpr_ir import ShapedArray

@@ -96,6 +96,19 @@ def test_every_parameter_is_explained_and_annotated(transform):
     assert inspect.signature(transform).return_annotation is not inspect.Signature.empty
 
 
+FUNCTIONS = [getattr(ft, n) for n in ft.__all__ if inspect.isfunction(getattr(ft, n))
+             or isinstance(getattr(ft, n), type) and getattr(ft, n) is not ft.Array]
+
+
+@pytest.mark.parametrize("fun", FUNCTIONS, ids=lambda f: f.__name__)
+def test_public_api_is_type_annotated(fun):
+    sig = _signature(fun)
+    unannotated = [p.name for p in sig.parameters.values()
+                   if p.name != "self" and p.annotation is inspect.Parameter.empty]
+    assert not unannotated, f"{fun.__name__}: no type hint for {unannotated}"
+    assert sig.return_annotation is not inspect.Signature.empty, f"{fun.__name__}: no return hint"
+
+
 def loss(x, y=2.0):
     """The documented loss."""
     return fnp.sum(x * x) * y

@@ -19,6 +19,8 @@ Sub-jaxprs carry no consts: closed-over values are leading operands
 """
 from __future__ import annotations
 
+from typing import Any
+
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
@@ -146,7 +148,7 @@ stop_gradient_p.def_rules(
 )
 
 
-def stop_gradient(x):
+def stop_gradient(x: Any) -> Any:
     """The identity on values, with derivative zero (a pytree of arrays is mapped leafwise).
 
     >>> import functrans as ft
