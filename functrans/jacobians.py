@@ -88,7 +88,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     Args:
       fun: the function to differentiate; arguments and outputs are arrays, scalars or
-        pytrees of them, and the differentiated inputs  must be real floating.
+        pytrees of them, and the differentiated inputs must be real floating.
       argnums: which positional argument(s) to differentiate with respect to: an int
         (default 0) or a tuple of ints; each block of the result then holds a tuple of
         Jacobians, one per argument in that order. Negative numbers count from the end.
@@ -218,7 +218,8 @@ def jacobian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     Args:
       fun: the function to differentiate; arguments and outputs are arrays, scalars or
-        pytrees of them, and the differentiated inputs and the outputs must be real floating.
+        pytrees of them; the differentiated inputs (and in reverse mode the outputs) must
+        be real floating.
       argnums: which positional argument(s) to differentiate with respect to: an int
         (default 0) or a tuple of ints; each block of the result then holds a tuple of
         Jacobians, one per argument in that order. Negative numbers count from the end.
