@@ -2,8 +2,8 @@
 
 ``compile(closed_jaxpr)`` type-checks the jaxpr, plans fused groups with the shared
 planner (``backends.fusion``, with ``ops.classify``), turns each group into kernels
-(``codegen``: grid-stride loops, int64 indices, shared-memory tree reductions), lowers
-other equations to their own kernels (``lowering`` / ``kernels``: tiled GEMM,
+(``kernels``: grid-stride loops, int64 indices, shared-memory tree reductions), lowers
+other equations to their own kernels (``equations`` / ``equation_kernels``: tiled GEMM,
 gather/scatter, pad, concatenate, dynamic slices, cumulative scans, argmax, threefry)
 or to host-driven control flow around device sub-programs (``control``: cond, while,
 scan), and returns an ``Executable``. Arguments are copied to the device once

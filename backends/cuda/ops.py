@@ -2,7 +2,7 @@
 
 Kernels are generated as Python source and compiled by ``numba.cuda.jit``; each row
 here turns an equation and its operands' source expressions into the expression of
-its result (``codegen`` then casts it to the declared dtype, so Numba's own integer
+its result (``kernels`` then casts it to the declared dtype, so Numba's own integer
 promotion never leaks into the result). Float math goes through the name ``lm``: the
 ``numba.cuda.libdevice`` module on a GPU, a numpy shim on the simulator (``simmath``),
 so ``log(-1)`` is nan in both instead of a Python ``ValueError``.
@@ -240,7 +240,7 @@ def _select_n(eqn, which, *cases):
 
 
 TABLE["select_n"] = _row(_select_n, "bi")
-TABLE["iota"] = _row(lambda eqn: None, "fiu")    # handled by codegen (needs the loop index)
+TABLE["iota"] = _row(lambda eqn: None, "fiu")    # handled by kernels (needs the loop index)
 
 # reductions: (identity(dtype) -> source, combine(a, b) -> source, dtype kinds)
 _MAX = "({a} if ({a} > {b} or {a} != {a}) else {b})"

@@ -6,7 +6,7 @@ value) prepared once at compile time:
 - a fused group becomes one elementwise kernel for its full-shape outputs plus, per
   distinct set of reduced axes, a reduction kernel (and a second pass when the
   reduced extent is split over several blocks);
-- other equations go through ``lowering.LOWER`` (GEMM, gather/scatter, pad,
+- other equations go through ``equations.LOWER`` (GEMM, gather/scatter, pad,
   concatenate, dynamic slices, cumulative scans, argmax, threefry...) and
   ``control.LOWER`` (``cond``/``while``/``scan`` around device sub-programs);
 - anything else runs on the host through the primitive's numpy ``impl``, with the
@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 from jaxpr_ir import Literal
 from .. import fusion
 from ..fusion import HostStep, Kernel, View, contiguous_strides
-from . import codegen, control, lowering, ops
+from . import control, equations, kernels, ops
 from .runtime import DeviceArray, alloc, config, kernel, to_device
 
 
@@ -102,7 +102,7 @@ class Program:
             return self._slot(v.base)
         slot = self._slot(("tmp", len(self.slots)))
         n = _size(shape)
-        src = codegen.copy(shape, strides, v.offset, v.base.aval.dtype, dtype)
+        src = kernels.copy(shape, strides, v.offset, v.base.aval.dtype, dtype)
         if n == 0:
             self.steps.append(lambda env: env.__setitem__(slot, alloc(0, dtype)))
         else:
@@ -120,7 +120,7 @@ class Program:
                 for o in full:
                     self._empty(o)
             else:
-                src, bufs = codegen.fused_elementwise(k, self.views, full)
+                src, bufs = kernels.fused_elementwise(k, self.views, full)
                 args = [("int", n)]
                 for b in bufs:
                     args.append(("out", self._slot(b), _size(b.aval.shape), b.aval.dtype)
@@ -148,7 +148,7 @@ class Program:
         nchunks = max(1, min(-(-target // out_size), -(-red_size // (B * (1 if self.cfg.sim
                                                                         else 8)))))
         chunk = -(-red_size // nchunks) if red_size else 0
-        src, bufs = codegen.fused_reduce(k, self.views, reds, B)
+        src, bufs = kernels.fused_reduce(k, self.views, reds, B)
         grid = max(1, min(out_size * nchunks, self.cfg.max_blocks))
         final = nchunks == 1
         part = {o: (self._slot(o) if final else self._slot(("part", len(self.slots))))
@@ -161,7 +161,7 @@ class Program:
                 args.append(("slot", self._slot(b)))
         self._add(src, grid, B, args)
         if not final:
-            src2 = codegen.reduce_rows(reds, out_size, B)
+            src2 = kernels.reduce_rows(reds, out_size, B)
             args = [("int", nchunks)] + [("slot", part[o]) for o in outs] + \
                 [("out", self._slot(o), out_size, o.aval.dtype) for o in outs]
             self._add(src2, max(1, min(out_size, self.cfg.max_blocks)), B, args)
@@ -185,7 +185,7 @@ class Program:
     def _lower_other(self, s: HostStep):
         e = s.eqn
         name = e.primitive.name
-        lower = lowering.LOWER.get(name) or control.LOWER.get(name)
+        lower = equations.LOWER.get(name) or control.LOWER.get(name)
         if lower is not None and lower(self, e):
             if name in control.LOWER:
                 self.control.append(name)
