@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from jaxpr_ir import Literal
+from jaxpr_ir import ClosedJaxpr, Literal
 from .. import fusion
+from ..decompose import decompose
 from ..fusion import HostStep, Kernel, View, contiguous_strides
 from . import control, equations, kernels, ops
 from .runtime import DeviceArray, alloc, config, kernel, to_device
@@ -197,7 +198,7 @@ class Program:
         kernels and host steps count as this program's."""
         if closed.consts:
             raise NotImplementedError(f"cuda backend: a {what} with consts")
-        prog = Program(closed, fusion.plan(closed.jaxpr, ops.classify))
+        prog = Program(*planned(closed))
         self.sources.extend(prog.sources)
         self.host_prims.extend(prog.host_prims)
         self.control.extend(prog.control)
@@ -277,3 +278,12 @@ class Program:
                 bufs.append(to_device(a, v.aval.dtype))
         return [DeviceArray(buf, v.aval.shape, v.aval.dtype)
                 for buf, v in zip(self.run_buffers(bufs), jaxpr.outvars)]
+
+
+def planned(closed):
+    """(``closed`` with its composites decomposed, its fusion plan): the decomposition
+    (``backends.decompose``) comes before planning so that the pieces fuse."""
+    jaxpr = decompose(closed.jaxpr, ops.TABLE, ops.NATIVE_DTYPES)
+    if jaxpr is not closed.jaxpr:
+        closed = ClosedJaxpr(jaxpr, closed.consts)
+    return closed, fusion.plan(closed.jaxpr, ops.classify)

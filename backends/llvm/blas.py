@@ -81,7 +81,7 @@ def _sizes(eqn):
     return lf, rf, p(la, lb), p(la, lf), p(ra, rf), p(la, lc)
 
 
-def _supports(eqn, classify):
+def _supports(eqn, planner):
     la, ra = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.outvars[0].aval
     if la.dtype != ra.dtype or out.dtype != la.dtype or la.dtype.kind not in "fiu":

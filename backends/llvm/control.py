@@ -2,7 +2,7 @@
 ``scan`` become loops, all inside the segment function (no Python per iteration).
 
 A sub-jaxpr is lowered with the same planner as the top level (``Lowering.emit_steps``,
-with the ``classify`` the program passes down: this module does not import ``program``);
+through the ``planner`` the program passes down: this module does not import ``program``);
 its small values live on the stack, so a scalar loop (the Lorenz RK4 benchmark) runs
 in registers. Carries live in the equation's output buffers: the body's results are
 copied into them at the end of each iteration (through temporaries only where a result
@@ -27,13 +27,13 @@ from .values import Ref, nbytes
 _PLANS: dict = {}     # id(jaxpr) -> (jaxpr, plan, native?)
 
 
-def sub_plan(jaxpr, classify):
-    """(fusion plan, whether every step is native) of a sub-jaxpr planned with the
-    backend's ``classify``, memoised."""
+def sub_plan(jaxpr, planner):
+    """(fusion plan, whether every step is native) of a sub-jaxpr planned by
+    ``planner`` (``program.plan_jaxpr``), memoised."""
     hit = _PLANS.get(id(jaxpr))
     if hit is not None and hit[0] is jaxpr:
         return hit[1], hit[2]
-    plan = fusion.plan(jaxpr, classify, row_fusion=True)
+    plan = planner(jaxpr)
     ok = not any(isinstance(s, fusion.HostStep) for s in plan.steps)
     if len(_PLANS) > 4096:
         _PLANS.clear()
@@ -41,8 +41,8 @@ def sub_plan(jaxpr, classify):
     return plan, ok
 
 
-def _all_native(classify, *closed):
-    return all(not c.jaxpr.constvars and sub_plan(c.jaxpr, classify)[1] for c in closed)
+def _all_native(planner, *closed):
+    return all(not c.jaxpr.constvars and sub_plan(c.jaxpr, planner)[1] for c in closed)
 
 
 def emit_sub(lw, fn, closed, in_refs, dests=None):
@@ -91,7 +91,7 @@ def _update_carry(lw, fn, vals, carry):
 
 # --------------------------------------------------------------------------- cond
 
-@native("cond", lambda eqn, classify: _all_native(classify, *eqn.params["branches"]))
+@native("cond", lambda eqn, planner: _all_native(planner, *eqn.params["branches"]))
 def _cond(lw, fn, eqn, ins, outs):
     branches = eqn.params["branches"]
     ops, temps = _refs(lw, fn, ins[1:])
@@ -117,7 +117,7 @@ def _cond(lw, fn, eqn, ins, outs):
 
 # --------------------------------------------------------------------------- while
 
-@native("while", lambda eqn, classify: _all_native(classify, eqn.params["cond_jaxpr"],
+@native("while", lambda eqn, planner: _all_native(planner, eqn.params["cond_jaxpr"],
                                                    eqn.params["body_jaxpr"]))
 def _while(lw, fn, eqn, ins, outs):
     p = eqn.params
@@ -154,7 +154,7 @@ def _row_ref(fn, ref, idx, row_aval):
     return Ref("ptr", p, row_aval)
 
 
-@native("scan", lambda eqn, classify: _all_native(classify, eqn.params["jaxpr"]))
+@native("scan", lambda eqn, planner: _all_native(planner, eqn.params["jaxpr"]))
 def _scan(lw, fn, eqn, ins, outs):
     p = eqn.params
     body = p["jaxpr"]

@@ -6,7 +6,8 @@ here with ``native``; ``program`` imports them).
 ``NATIVE[name] = NativeOp(emit, supports)``; ``emit(lw, fn, eqn, ins, outs)`` gets the
 ``program.Lowering``, the segment ``program.Fn``, the operands as ``values.Val`` and the
 output buffers as ``values.Ref`` (contiguous, already allocated). ``supports(eqn,
-classify)`` gets the backend's ``classify`` too, for equations holding sub-jaxprs.
+planner)`` gets the program's planner too (``program.plan_jaxpr``), for equations
+holding sub-jaxprs.
 
 Safety: dynamic starts are clamped into ``[0, dim - size]``, gather indices into
 ``[0, dim - 1]`` (``"fill"`` mode reads zeros for a row out of range), and scatter
@@ -34,9 +35,9 @@ class NativeOp:
         self.emit = emit
         self._supports = supports
 
-    def supports(self, eqn, classify):
-        """Whether ``eqn`` has native code (``classify`` plans its sub-jaxprs, if any)."""
-        return True if self._supports is None else bool(self._supports(eqn, classify))
+    def supports(self, eqn, planner):
+        """Whether ``eqn`` has native code (``planner`` plans its sub-jaxprs, if any)."""
+        return True if self._supports is None else bool(self._supports(eqn, planner))
 
 
 NATIVE: dict = {}

@@ -322,32 +322,8 @@ def _one(x):
     return ir.Constant(x.type, 1.0)
 
 
-TABLE["reciprocal"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), x), "f")
-TABLE["rsqrt"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), _intrinsic1(em, "sqrt", x)), "f")
-TABLE["square"] = Row(lambda em, eqn, x: (em.b.fmul if _dt(eqn).kind == "f" else em.b.mul)(x, x),
-                      "fiu")
-TABLE["is_finite"] = Row(lambda em, eqn, x: em.b.fcmp_ordered(
-    "<", _intrinsic1(em, "fabs", x), ir.Constant(x.type, math.inf)), "f")
-
-
-
-
-def _sign(em, eqn, x):
-    b, k = em.b, _dt(eqn).kind
-    zero = ir.Constant(x.type, 0.0 if k == "f" else 0)
-    one = ir.Constant(x.type, 1.0 if k == "f" else 1)
-    mone = ir.Constant(x.type, -1.0 if k == "f" else -1)
-    if k == "f":
-        out = b.select(b.fcmp_ordered(">", x, zero), one,
-                       b.select(b.fcmp_ordered("<", x, zero), mone, x))   # keeps ±0 and nan
-        return out
-    if k == "u":
-        return b.select(b.icmp_unsigned(">", x, zero), one, zero)
-    return b.select(b.icmp_signed(">", x, zero), one,
-                    b.select(b.icmp_signed("<", x, zero), mone, zero))
-
-
-TABLE["sign"] = Row(_sign, "fiu")
+# reciprocal, rsqrt, square, is_finite and sign are composites: ``backends.decompose``
+# writes them as the leaves above before planning (they fuse the same)
 
 
 def _integer_pow(em, eqn, x):

@@ -30,6 +30,7 @@ import numpy as np
 
 from jaxpr_ir import Literal, ShapedArray
 from .. import fusion
+from ..decompose import decompose
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
 from . import blas, control, engine  # noqa: F401  (blas and control register their equations)
 from .equations import NATIVE
@@ -174,8 +175,8 @@ class Fn:
 
 # --------------------------------------------------------------------------- what is native
 
-_NATIVE_DTYPES = frozenset(np.dtype(d) for d in
-                           ("float64", "float32", "int64", "int32", "uint32", "bool"))
+NATIVE_DTYPES = frozenset(np.dtype(d) for d in
+                          ("float64", "float32", "int64", "int32", "uint32", "bool"))
 
 
 def classify(eqn):
@@ -191,11 +192,11 @@ def classify(eqn):
     """
     name = eqn.primitive.name
     avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
-    if any(a.dtype not in _NATIVE_DTYPES for a in avals):
+    if any(a.dtype not in NATIVE_DTYPES for a in avals):
         return None
     op = NATIVE.get(name)
     if op is not None:
-        return OPAQUE if op.supports(eqn, classify) else None
+        return OPAQUE if op.supports(eqn, plan_jaxpr) else None
     if eqn.primitive.multiple_results:
         return None
     if name in REDUCTIONS:
@@ -204,6 +205,12 @@ def classify(eqn):
     if row is None or not row.supports(eqn):
         return None
     return ELEMENTWISE
+
+
+def plan_jaxpr(jaxpr):
+    """The fusion plan of ``jaxpr`` for this backend, composites decomposed first (so
+    their pieces fuse); the plan's inputs and outputs are ``jaxpr``'s own variables."""
+    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True)
 
 
 def emitter(module, name, kernel, views, noalias=True):
@@ -258,7 +265,6 @@ class Lowering:
     ``("native", function name)`` or ``("host", HostCall)``."""
 
     def __init__(self, closed, donate=()):
-        self.classify = classify
         jaxpr = closed.jaxpr
         self.jaxpr = jaxpr
         self.module = ir.Module(name="functrans")
@@ -273,7 +279,7 @@ class Lowering:
         self.counter = 0
         self.kernels = 0
         self._globals = {}
-        self.plan = fusion.plan(jaxpr, classify, row_fusion=True)
+        self.plan = plan_jaxpr(jaxpr)
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
@@ -316,7 +322,7 @@ class Lowering:
 
     def plan_of(self, jaxpr):
         """(fusion plan, whether every step is native) of a sub-jaxpr (``control``)."""
-        return control.sub_plan(jaxpr, self.classify)
+        return control.sub_plan(jaxpr, plan_jaxpr)
 
     def val_of_ref(self, ref):
         a = ref.aval
