@@ -35,9 +35,15 @@ __all__ = ["DECOMPOSITIONS", "decompose"]
 DECOMPOSITIONS: dict[str, Callable] = {}
 
 
-def decomposition(name: str):
-    """Register ``build(b, x, *more_inputs)`` as ``name``'s decomposition; ``b`` is an
-    ``_Equations`` builder whose last equation must define the result."""
+def decomposition(name: str) -> Callable:
+    """Register ``build(b, x, *more_inputs)`` as ``name``'s decomposition: ``b.op(name,
+    *inputs, dtype=..., out=...)`` adds an equation (``out=True`` on the last one, which
+    defines the result), ``b.const(v)`` a constant of the operand's shape and dtype;
+    ``build`` returns None for a dtype it does not cover.
+
+    >>> sorted(DECOMPOSITIONS)[:3]
+    ['is_finite', 'logistic', 'reciprocal']
+    """
     def deco(build):
         def rule(eqn):
             b = _Equations(eqn)

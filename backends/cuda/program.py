@@ -282,7 +282,15 @@ class Program:
 
 def planned(closed):
     """(``closed`` with its composites decomposed, its fusion plan): the decomposition
-    (``backends.decompose``) comes before planning so that the pieces fuse."""
+    (``backends.decompose``) comes before planning so that the pieces fuse.
+
+    >>> import numpy as np, functrans as ft
+    >>> closed, plan = planned(ft.make_jaxpr(ft.numpy.sign)(np.ones(4)))
+    >>> [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name != "broadcast_in_dim"]
+    ['gt', 'lt', 'add', 'select_n', 'select_n']
+    >>> len(plan.steps)
+    1
+    """
     jaxpr = decompose(closed.jaxpr, ops.TABLE, ops.NATIVE_DTYPES)
     if jaxpr is not closed.jaxpr:
         closed = ClosedJaxpr(jaxpr, closed.consts)

@@ -54,7 +54,14 @@ REDUCTIONS: dict = {}
 
 
 def heavy(eqn) -> bool:
-    """Whether ``eqn`` is a compute-heavy elementwise op (its row's ``heavy`` column)."""
+    """Whether ``eqn`` is a compute-heavy elementwise op (its row's ``heavy`` column).
+
+    >>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
+    >>> import functrans  # registers the primitives
+    >>> a = Var(ShapedArray((3,), "float64"))
+    >>> [heavy(Eqn(primitives[n], [a], [Var(a.aval)], {})) for n in ("exp", "neg")]
+    [True, False]
+    """
     row = TABLE.get(eqn.primitive.name)
     return row is not None and row.heavy
 
