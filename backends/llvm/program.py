@@ -13,6 +13,12 @@ at a fixed offset of numpy's ABI), so a call converts nothing. It returns ``None
 ``NotImplemented`` without doing any work when the slot count is wrong or an input is
 not a C-contiguous aligned array (the caller then converts and calls again).
 
+Plug-ins: this module imports what emits code (``kernels`` and ``row_kernels`` for
+fused kernels, ``equations``, ``blas`` and ``control`` for equations with an emitter of
+their own, the op table ``ops``) and none imports it back: an emitter gets the
+``Lowering`` as an argument, ``control`` plans sub-jaxprs with the ``plan_jaxpr`` passed
+down. Composites are decomposed (``backends.decompose``) before planning: pieces fuse.
+
 Buffers: every value that lives in memory is contiguous. Small values local to one
 segment live on the stack (``alloca``: LLVM keeps them in registers); the others get a
 byte range of the workspace from an arena that reuses dead buffers of the same size
