@@ -293,7 +293,7 @@ def _worker(mode, out_path, part, nparts, kernels_path=None):
         report["kernels"] = [[k.name, k.source, list(k.argtypes)] for k in runtime.GENERATED]
     else:
         from backends.cuda import runtime
-        from backends.cuda.codegen import KernelSource
+        from backends.cuda.source import KernelSource
         with open(kernels_path) as f:
             kernels = json.load(f)[part::nparts]
         bad = {}

@@ -111,6 +111,22 @@ def test_plan_cache_hit_does_no_planning_or_codegen():
                                rtol=1e-15)
 
 
+def test_plan_cache_keeps_only_the_most_recently_used_plans(monkeypatch):
+    monkeypatch.setattr(cpu, "PLAN_CACHE_SIZE", 2)
+    cpu.clear_plans()
+    jaxprs = [ft.make_jaxpr(lambda v, k=k: v * float(k))(np.ones(3)) for k in range(3)]
+    cpu.compile(jaxprs[0])
+    cpu.compile(jaxprs[1])
+    cpu.compile(jaxprs[0])              # a hit: jaxprs[0] is now the most recent
+    cpu.compile(jaxprs[2])              # evicts jaxprs[1], the least recently used
+    built = cpu.stats["plans built"]
+    exe = cpu.compile(jaxprs[0])
+    assert cpu.stats["plans built"] == built
+    np.testing.assert_array_equal(exe(np.ones(3))[0], np.zeros(3))
+    cpu.compile(jaxprs[1])
+    assert cpu.stats["plans built"] == built + 1
+
+
 def test_constants_are_bound_per_compile_not_baked_into_the_cached_plan():
     outs = []
     for k in (1.0, 2.0):

@@ -1,5 +1,5 @@
 """Row kernels of the CPU backend (``backends.fusion`` with ``row_fusion=True``, lowered by
-``backends.llvm.rowfusion``): dependent row-wise reductions (logsumexp, softmax, var,
+``backends.llvm.row_kernels``): dependent row-wise reductions (logsumexp, softmax, var,
 layer norm) fuse into one kernel that reads each row once, and give the interpreter's
 values: special values, empty and size-1 shapes, keepdims, float32 and integers, 3-D
 shapes, reductions that must not fuse (axis 0, a middle axis, views reading other rows),
@@ -16,7 +16,7 @@ import functrans.nn as nn
 import functrans.numpy as fnp
 from backends import fusion
 from backends.llvm import threads
-from backends.llvm.codegen import classify
+from backends.llvm.program import classify
 from functrans.tree_util import tree_flatten
 
 

@@ -2,8 +2,8 @@
 
 ``compile(closed_jaxpr)`` type-checks the jaxpr, plans fused groups with the shared
 planner (``backends.fusion``, with ``ops.classify``), turns each group into kernels
-(``codegen``: grid-stride loops, int64 indices, shared-memory tree reductions), lowers
-other equations to their own kernels (``lowering`` / ``kernels``: tiled GEMM,
+(``kernels``: grid-stride loops, int64 indices, shared-memory tree reductions), lowers
+other equations to their own kernels (``equations`` / ``equation_kernels``: tiled GEMM,
 gather/scatter, pad, concatenate, dynamic slices, cumulative scans, argmax, threefry)
 or to host-driven control flow around device sub-programs (``control``: cond, while,
 scan), and returns an ``Executable``. Arguments are copied to the device once
@@ -27,8 +27,8 @@ if importlib.util.find_spec("numba_cuda") is None:   # numba's own bundled numba
 from jaxpr_ir import check  # noqa: E402
 from .. import fusion  # noqa: E402
 from . import ops  # noqa: E402
-from .program import Program  # noqa: E402
-from .runtime import DeviceArray, check_available, config, to_device  # noqa: E402
+from .program import Program, planned  # noqa: E402
+from .runtime import DeviceArray, check_available, config, ptx as to_ptx, to_device  # noqa: E402
 
 __all__ = ["compile", "Executable", "DeviceArray", "device_put"]
 
@@ -50,7 +50,6 @@ class Executable:
     def as_text(self, ptx=None) -> str:
         """Each kernel's Python/Numba source and, where the CUDA compiler libraries are
         installed (not on the simulator), its PTX for sm_90. Host steps are listed."""
-        from .runtime import ptx as to_ptx
         want_ptx = (not config().sim) if ptx is None else ptx
         parts = []
         seen = set()
@@ -106,7 +105,7 @@ def compile(closed):
     """Compile a ClosedJaxpr for the GPU (or the simulator); see the module docstring."""
     check_available()
     check(closed)
-    plan = fusion.plan(closed.jaxpr, ops.classify)
+    closed, plan = planned(closed)
     return Executable(closed, plan, Program(closed, plan))
 
 

@@ -1,193 +1,231 @@
-"""Kernels for the structural and special primitives (Python source, like ``codegen``).
+"""Fused Numba-CUDA kernels as Python source (the groups of the fusion planner).
 
-Each builder returns a ``KernelSource`` over flat, C-contiguous buffers; shapes are
-baked into the text. All are grid-stride loops with int64 indices:
+Every kernel is a ``source.KernelSource``: Python text defining one function, built in the
+namespace of ``devlib.namespace`` and compiled by ``numba.cuda.jit`` (per argument
+types, cached by source). Shapes, strides and loop bounds are baked into the text, so
+one text is one shape/dtype signature. All loops are grid-stride loops with int64
+indices. Buffers are flat 1-d arrays; a ``fusion.View`` becomes index arithmetic.
 
-- ``pad``: each output element reads the operand or the padding value (negative
-  edges crop, interior padding skips); ``concatenate``: a chain of range tests on the
-  concatenated dimension; ``dynamic_slice`` / ``dynamic_update_slice``: start
-  indices read from 1-element device buffers and clamped so the window fits.
-- ``cumulative``: one thread per row of the scanned axis, a sequential scan along it
-  (cumsum, cumprod, cummax, cummin; forwards or reversed).
-- ``arg_extreme``: one thread per output element, the first max/min (or first nan).
-- ``threefry2x32``: the 20-round counter-based generator, one thread per counter, in
-  uint64 arithmetic masked to 32 bits.
+- ``fused_elementwise``: one kernel for a fused chain, writing its full-shape outputs.
+- ``fused_reduce`` / ``reduce_rows``: a block per (output element, chunk of the
+  reduced extent) computes the fused chain and folds it into a register, then a tree
+  in shared memory; with several chunks ``reduce_rows`` folds the partials (pass 2).
+- ``copy``: materialise a strided view (with a dtype conversion).
 
->>> src = pad((5,), (2,), ((1, 2, 0),), "float32")
->>> src.name.startswith("pad_"), src.argtypes
-(True, ('float32[::1]', 'float32[::1]', 'float32[::1]'))
+Kernels of single equations (GEMM, gather, scatter, pad...) are in ``equation_kernels``.
+
+>>> src = copy((2, 3), (1, 2), 0, "float64", "float32")
+>>> src.name.startswith("copy_"), src.argtypes
+(True, ('i64', 'float32[::1]', 'float64[::1]'))
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..fusion import contiguous_strides
-from .codegen import _PRO, _arr, _decompose, _finish
-from .ops import REDUCTIONS, tname
+from jaxpr_ir import Literal, Var
+from ..fusion import View, contiguous_strides
+from .ops import REDUCTIONS, TABLE, const, f2i, tname
+from .source import PROLOGUE, arr, finish, index, unravel
 
-__all__ = ["pad", "concatenate", "dynamic_slice", "dynamic_update_slice", "cumulative",
-           "arg_extreme", "threefry2x32", "CUMULATIVE"]
-
-
-def _size(shape):
-    return int(np.prod(shape, dtype=np.int64))
+__all__ = ["fused_elementwise", "fused_reduce", "reduce_rows", "copy"]
 
 
-def _loop(shape, ind="        "):
-    """Prologue of a grid-stride loop over ``shape`` setting ``o<k>`` per dimension."""
-    L = list(_PRO) + [f"    while i < {_size(shape)}:"]
-    _decompose(L, ind, "i", shape, [f"o{k}" for k in range(len(shape))])
-    return L
+class _Chain:
+    """Emits the equations of a fused group as assignments, reading kernel inputs
+    through their views; ``buffers`` collects the base Vars read (kernel arguments)."""
+
+    def __init__(self, views, shape, buffers):
+        self.views, self.shape, self.buffers = views, tuple(shape), buffers
+        self.uses_dims = False
+
+    def buf(self, var):
+        if var not in self.buffers:
+            self.buffers.append(var)
+        return f"g{self.buffers.index(var)}"
+
+    def read(self, x, flat):
+        """(source expression, is_constant) reading kernel input ``x``."""
+        if isinstance(x, Literal):
+            return const(x.aval.dtype, x.val), True
+        v = self.views.get(x) or View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
+        if isinstance(v.base, Literal):
+            return const(x.aval.dtype, v.base.val), True
+        name = self.buf(v.base)
+        if flat is not None and v.contiguous and tuple(v.shape) == self.shape:
+            return f"{name}[{flat}]", False
+        self.uses_dims = True
+        dn = [f"d{k}" for k in range(len(self.shape))]
+        return f"{name}[{index(v.strides, v.offset, dn)}]", False
+
+    def emit(self, lines, ind, eqns, wanted, flat):
+        """Assign every value ``wanted`` needs; returns {Var: source name}."""
+        need, keep = set(wanted), []
+        for e in reversed(eqns):
+            if any(o in need for o in e.outvars):
+                keep.append(e)
+                need.update(x for x in e.inputs if isinstance(x, Var))
+        keep.reverse()
+        names = {}
+
+        def val(x):
+            if isinstance(x, Var) and x in names:
+                return names[x]
+            s, is_const = self.read(x, flat)
+            if is_const:
+                return s
+            nm = f"x{len(names)}"
+            lines.append(f"{ind}{nm} = {s}")
+            names[x] = nm
+            return nm
+
+        for e in keep:
+            out = e.outvars[0]
+            if e.primitive.name == "iota":
+                self.uses_dims = True
+                expr = f"d{e.params['dimension']}"
+            else:
+                expr = TABLE[e.primitive.name](e, *[val(x) for x in e.inputs])
+            nm = f"v{len(names)}"
+            lines.append(f"{ind}{nm} = {tname(out.aval.dtype)}({expr})")
+            names[out] = nm
+        for w in wanted:
+            if w not in names:
+                names[w] = val(w)
+        return names
 
 
-def pad(out_shape, x_shape, config, dtype):
-    """``out = pad(x, pv[0], config)`` with config ``((lo, hi, interior), ...)``."""
-    xs = contiguous_strides(x_shape)
-    L = _loop(out_shape) + ["        ok_ = True", "        src_ = i64(0)"]
-    for k, ((lo, _, it), d) in enumerate(zip(config, x_shape)):
-        L.append(f"        j_ = o{k} - {lo}")
-        if it == 0:
-            L.append(f"        if j_ < 0 or j_ >= {d}:")
-            L.append("            ok_ = False")
-            L.append(f"        src_ += j_ * {xs[k]}")
-        else:
-            L.append(f"        if j_ < 0 or j_ % {it + 1} != 0 or j_ // {it + 1} >= {d}:")
-            L.append("            ok_ = False")
-            L.append(f"        src_ += (j_ // {it + 1}) * {xs[k]}")
-    L += ["        if ok_:", "            out[i] = x[src_]", "        else:",
-          "            out[i] = pv[0]", "        i += s_"]
-    a = _arr(dtype)
-    return _finish("pad", ["out", "x", "pv"], L, [a, a, a])
+def fused_elementwise(kernel, views, outputs):
+    """A kernel computing ``outputs`` (full loop shape) of a fused group.
+
+    Returns (KernelSource, [output Vars, then input base Vars] in argument order)."""
+    shape = tuple(kernel.shape)
+    ins = []
+    ch = _Chain(views, shape, ins)
+    body = []
+    names = ch.emit(body, "        ", [e for e in kernel.eqns if e.outvars[0] not in
+                                       kernel.reduced], outputs, "i")
+    for j, o in enumerate(outputs):
+        body.append(f"        o{j}[i] = {names[o]}")
+    lines = list(PROLOGUE) + ["    while i < n:"]
+    if ch.uses_dims:
+        unravel(lines, "        ", "i", shape, [f"d{k}" for k in range(len(shape))])
+    lines += body + ["        i += s_"]
+    params = ["n"] + [f"o{j}" for j in range(len(outputs))] + [f"g{j}" for j in range(len(ins))]
+    argtypes = ["i64"] + [arr(o.aval.dtype) for o in outputs] + [arr(b.aval.dtype) for b in ins]
+    return finish("ew", params, lines, argtypes), list(outputs) + ins
 
 
-def _offset(shape, names):
-    st = contiguous_strides(shape)
-    return " + ".join(f"{n} * {s}" for n, s in zip(names, st)) or "0"
+def _tree(lines, ind, nred, combines, types, block):
+    """Shared-memory tree fold of ``a<j>`` over the block; thread 0 holds the result."""
+    for j in range(nred):
+        lines.append(f"{ind}sh{j}[tid] = a{j}")
+    lines.append(f"{ind}cuda.syncthreads()")
+    lines.append(f"{ind}w_ = {block // 2}")
+    lines.append(f"{ind}while w_ > 0:")
+    lines.append(f"{ind}    if tid < w_:")
+    for j in range(nred):
+        c = combines[j].format(a=f"sh{j}[tid]", b=f"sh{j}[tid + w_]")
+        lines.append(f"{ind}        sh{j}[tid] = {types[j]}({c})")
+    lines.append(f"{ind}    cuda.syncthreads()")
+    lines.append(f"{ind}    w_ //= 2")
 
 
-def concatenate(out_shape, dimension, shapes, dtype):
-    """``out = concatenate(g0, g1, ..., axis=dimension)``."""
-    L = _loop(out_shape)
-    names = [f"o{k}" for k in range(len(out_shape))]
-    first, off = True, 0
-    for j, shp in enumerate(shapes):
-        n = shp[dimension]
-        if n == 0:
-            continue
-        nm = list(names)
-        nm[dimension] = f"(o{dimension} - {off})" if off else f"o{dimension}"
-        head = "if" if first else "elif"
-        L.append(f"        {head} o{dimension} < {off + n}:")
-        L.append(f"            out[i] = g{j}[{_offset(shp, nm)}]")
-        first, off = False, off + n
-    L.append("        i += s_")
-    a = _arr(dtype)
-    return _finish("concat", ["out"] + [f"g{j}" for j in range(len(shapes))], L,
-                   [a] * (1 + len(shapes)))
+def _red_info(eqns):
+    idents, combines, types = [], [], []
+    for e in eqns:
+        ident, comb, _ = REDUCTIONS[e.primitive.name]
+        dt = e.outvars[0].aval.dtype
+        idents.append(ident(dt))
+        combines.append(comb)
+        types.append(tname(dt))
+    return idents, combines, types
 
 
-def _starts(L, x_shape, sizes):
-    for k, (d, n) in enumerate(zip(x_shape, sizes)):
-        L.append(f"    t{k} = min(max(i64(s{k}[0]), i64(0)), i64({d - n}))")
+def fused_reduce(kernel, views, reds, block):
+    """Pass 1 for the reductions ``reds`` (same axes) of a fused group: block b handles
+    output element ``b // nchunks`` over chunk ``b % nchunks`` of the reduced extent and
+    writes ``p<j>[b]`` (the final output when nchunks == 1).
+
+    Returns (KernelSource, [partial/output Vars, then input base Vars])."""
+    shape = tuple(kernel.shape)
+    axes = tuple(reds[0].params["axes"])
+    kept = [d for d in range(len(shape)) if d not in axes]
+    out_size = int(np.prod([shape[d] for d in kept], dtype=np.int64))
+    red_size = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+    idents, combines, types = _red_info(reds)
+    ins = []
+    ch = _Chain(views, shape, ins)
+    dn = [f"d{k}" for k in range(len(shape))]
+    L = [f"    sh{j} = cuda.shared.array({block}, {t})" for j, t in enumerate(types)]
+    L += ["    tid = i64(cuda.threadIdx.x)",
+          "    nblk = i64(" + str(out_size) + ") * nchunks",
+          "    blk = i64(cuda.blockIdx.x)",
+          "    while blk < nblk:",
+          "        o_ = blk // nchunks",
+          "        c_ = blk - o_ * nchunks",
+          "        r_ = c_ * chunk + tid",
+          f"        end_ = min(i64({red_size}), c_ * chunk + chunk)"]
+    L += [f"        a{j} = {idents[j]}" for j in range(len(reds))]
+    unravel(L, "        ", "o_", [shape[d] for d in kept], [dn[d] for d in kept])
+    L.append("        while r_ < end_:")
+    unravel(L, "            ", "r_", [shape[d] for d in axes], [dn[d] for d in axes])
+    names = ch.emit(L, "            ", [e for e in kernel.eqns if e.outvars[0] not in
+                                        kernel.reduced], [e.inputs[0] for e in reds], None)
+    for j, e in enumerate(reds):
+        c = combines[j].format(a=f"a{j}", b=f"{types[j]}({names[e.inputs[0]]})")
+        L.append(f"            a{j} = {types[j]}({c})")
+    L.append(f"            r_ += {block}")
+    _tree(L, "        ", len(reds), combines, types, block)
+    L.append("        if tid == 0:")
+    L += [f"            p{j}[blk] = sh{j}[0]" for j in range(len(reds))]
+    L += ["        cuda.syncthreads()", "        blk += i64(cuda.gridDim.x)"]
+    outs = [e.outvars[0] for e in reds]
+    params = ["nchunks", "chunk"] + [f"p{j}" for j in range(len(reds))] + \
+        [f"g{j}" for j in range(len(ins))]
+    argtypes = ["i64", "i64"] + [arr(o.aval.dtype) for o in outs] + \
+        [arr(b.aval.dtype) for b in ins]
+    return finish("red", params, L, argtypes), outs + ins
 
 
-def dynamic_slice(x_shape, sizes, dtype, start_dtypes):
-    """``out = x[t0:t0+n0, ...]`` with ``t<k> = clip(s<k>[0], 0, d<k> - n<k>)``."""
-    L = []
-    _starts(L, x_shape, sizes)
-    L = L + _loop(sizes)
-    idx = _offset(x_shape, [f"(o{k} + t{k})" for k in range(len(sizes))])
-    L += [f"        out[i] = x[{idx}]", "        i += s_"]
-    ks = [f"s{k}" for k in range(len(sizes))]
-    return _finish("dslice", ["out", "x"] + ks, L,
-                   [_arr(dtype), _arr(dtype)] + [_arr(d) for d in start_dtypes])
+def reduce_rows(reds, out_size, block):
+    """Pass 2: ``out<j>[o] = fold(p<j>[o * nchunks : (o + 1) * nchunks])``."""
+    idents, combines, types = _red_info(reds)
+    n = len(reds)
+    L = [f"    sh{j} = cuda.shared.array({block}, {t})" for j, t in enumerate(types)]
+    L += ["    tid = i64(cuda.threadIdx.x)", "    blk = i64(cuda.blockIdx.x)",
+          f"    while blk < {out_size}:"]
+    L += [f"        a{j} = {idents[j]}" for j in range(n)]
+    L += ["        c_ = tid", "        while c_ < nchunks:"]
+    for j in range(n):
+        c = combines[j].format(a=f"a{j}", b=f"p{j}[blk * nchunks + c_]")
+        L.append(f"            a{j} = {types[j]}({c})")
+    L.append(f"            c_ += {block}")
+    _tree(L, "        ", n, combines, types, block)
+    L.append("        if tid == 0:")
+    L += [f"            o{j}[blk] = sh{j}[0]" for j in range(n)]
+    L += ["        cuda.syncthreads()", "        blk += i64(cuda.gridDim.x)"]
+    dts = [e.outvars[0].aval.dtype for e in reds]
+    params = ["nchunks"] + [f"p{j}" for j in range(n)] + [f"o{j}" for j in range(n)]
+    return finish("red2", params, L, ["i64"] + [arr(d) for d in dts] * 2)
 
 
-def dynamic_update_slice(x_shape, u_shape, dtype, start_dtypes):
-    """``out = x`` with the window at the clamped starts replaced by ``u``."""
-    L = []
-    _starts(L, x_shape, u_shape)
-    L = L + _loop(x_shape) + ["        ins_ = True"]
-    for k, n in enumerate(u_shape):
-        L.append(f"        r{k} = o{k} - t{k}")
-        L.append(f"        if r{k} < 0 or r{k} >= {n}:")
-        L.append("            ins_ = False")
-    L += ["        if ins_:",
-          f"            out[i] = u[{_offset(u_shape, [f'r{k}' for k in range(len(u_shape))])}]",
-          "        else:", "            out[i] = x[i]", "        i += s_"]
-    ks = [f"s{k}" for k in range(len(x_shape))]
-    a = _arr(dtype)
-    return _finish("dus", ["out", "x", "u"] + ks, L, [a, a, a] + [_arr(d) for d in start_dtypes])
-
-
-def _rows(shape, axis):
-    outer = _size(shape[:axis])
-    inner = _size(shape[axis + 1:])
-    return outer, shape[axis], inner
-
-
-# cumulative primitive -> the reduction whose identity and combine it scans with
-CUMULATIVE = {"cumsum": "reduce_sum", "cumprod": "reduce_prod", "cummax": "reduce_max",
-              "cummin": "reduce_min"}
-
-
-def cumulative(name, shape, axis, reverse, dtype):
-    """``out`` = the inclusive scan of ``x`` along ``axis`` (from the end if ``reverse``)."""
-    outer, n, inner = _rows(shape, axis)
-    ident, comb, _ = REDUCTIONS[CUMULATIVE[name]]
-    t = tname(dtype)
-    pos = f"({n - 1} - k_)" if reverse else "k_"
-    L = list(_PRO) + [f"    while i < {outer * inner}:",
-                      f"        b_ = (i // {inner}) * {n * inner} + (i % {inner})",
-                      f"        acc = {ident(np.dtype(dtype))}",
-                      "        k_ = i64(0)",
-                      f"        while k_ < {n}:",
-                      f"            p_ = b_ + {pos} * {inner}",
-                      f"            acc = {t}({comb.format(a='acc', b='x[p_]')})",
-                      "            out[p_] = acc",
-                      "            k_ += 1",
-                      "        i += s_"]
-    a = _arr(dtype)
-    return _finish("cum", ["out", "x"], L, [a, a])
-
-
-def arg_extreme(shape, axis, dtype, index_dtype, largest):
-    """``out`` = index of the first max (min) along ``axis``; the first nan wins."""
-    outer, n, inner = _rows(shape, axis)
-    op = ">" if largest else "<"
-    L = list(_PRO) + [f"    while i < {outer * inner}:",
-                      f"        b_ = (i // {inner}) * {n * inner} + (i % {inner})",
-                      "        best = x[b_]", "        bi = i64(0)", "        k_ = i64(1)",
-                      f"        while k_ < {n}:",
-                      f"            v_ = x[b_ + k_ * {inner}]",
-                      f"            if best == best and (v_ != v_ or v_ {op} best):",
-                      "                best = v_", "                bi = k_",
-                      "            k_ += 1",
-                      f"        out[i] = {tname(index_dtype)}(bi)", "        i += s_"]
-    return _finish("arg", ["out", "x"], L, [_arr(index_dtype), _arr(dtype)])
-
-
-_ROTATIONS = (13, 15, 26, 6, 17, 29, 16, 24)
-_PARITY = 0x1BD11BDA
-
-
-def threefry2x32(n):
-    """``(o0, o1)[i] = threefry2x32(k0[i], k1[i], x0[i], x1[i])``, all uint32."""
-    M = "u64(4294967295)"
-    L = list(_PRO) + [f"    while i < {n}:",
-                      "        ka = u64(k0[i])", "        kb = u64(k1[i])",
-                      f"        kc = ka ^ kb ^ u64({_PARITY})",
-                      f"        y0 = (u64(x0[i]) + ka) & {M}", f"        y1 = (u64(x1[i]) + kb) & {M}"]
-    ks = ("ka", "kb", "kc")
-    for r in range(20):
-        rot = _ROTATIONS[r % 8]
-        L += [f"        y0 = (y0 + y1) & {M}",
-              f"        y1 = ((y1 << u64({rot})) | (y1 >> u64({32 - rot}))) & {M}",
-              "        y1 = y1 ^ y0"]
-        if r % 4 == 3:     # key injection after every 4 rounds
-            s = (r + 1) // 4
-            L += [f"        y0 = (y0 + {ks[s % 3]}) & {M}",
-                  f"        y1 = (y1 + {ks[(s + 1) % 3]} + u64({s})) & {M}"]
-    L += ["        o0[i] = u32(y0)", "        o1[i] = u32(y1)", "        i += s_"]
-    a = _arr(np.uint32)
-    return _finish("threefry", ["o0", "o1", "k0", "k1", "x0", "x1"], L, [a] * 6)
+def copy(shape, strides, offset, src_dtype, dst_dtype):
+    """``out[i] = dst(src[view index of i])``: materialise a strided view."""
+    src_dtype, dst_dtype = np.dtype(src_dtype), np.dtype(dst_dtype)
+    dn = [f"d{k}" for k in range(len(shape))]
+    L = list(PROLOGUE) + ["    while i < n:"]
+    if tuple(strides) == contiguous_strides(shape) and not offset:
+        idx = "i"
+    else:
+        unravel(L, "        ", "i", shape, dn)
+        idx = index(strides, offset, dn)
+    L.append(f"        x_ = src[{idx}]")
+    val = "x_"
+    if dst_dtype == np.bool_ and src_dtype != np.bool_:
+        expr = f"({val} != {const(src_dtype, 0)})"
+    elif src_dtype.kind == "f" and dst_dtype.kind in "iu":
+        expr = f2i(dst_dtype, val)
+    else:
+        expr = f"{tname(dst_dtype)}({val})"
+    L += [f"        out[i] = {expr}", "        i += s_"]
+    return finish("copy", ["n", "out", "src"], L, ["i64", arr(dst_dtype), arr(src_dtype)])

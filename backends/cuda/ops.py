@@ -2,7 +2,7 @@
 
 Kernels are generated as Python source and compiled by ``numba.cuda.jit``; each row
 here turns an equation and its operands' source expressions into the expression of
-its result (``codegen`` then casts it to the declared dtype, so Numba's own integer
+its result (``kernels`` then casts it to the declared dtype, so Numba's own integer
 promotion never leaks into the result). Float math goes through the name ``lm``: the
 ``numba.cuda.libdevice`` module on a GPU, a numpy shim on the simulator (``simmath``),
 so ``log(-1)`` is nan in both instead of a Python ``ValueError``.
@@ -79,7 +79,7 @@ def _row(fn, kinds="fib"):
 
 TABLE: dict = {}
 for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
-           "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt", "rsqrt",
+           "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt",
            "cbrt", "erf", "floor", "ceil"):
     TABLE[_n] = _f(_n)
 TABLE["round"] = _f("rint")              # half to even, as numpy.rint
@@ -131,7 +131,6 @@ TABLE["xor"] = _row(lambda eqn, a, b: f"({a} ^ {b})", "iub")
 TABLE["not"] = _row(lambda eqn, a: (f"(not {a})" if _dt(eqn) == np.bool_ else
                                     f"(~u64({a}) & {_MASK32})" if _dt(eqn) == np.uint32 else
                                     f"(~{a})"), "iub")
-TABLE["square"] = _row(_wrap32(lambda eqn, a: f"({a} * {a})"), "fiu")
 TABLE["stop_gradient"] = _row(lambda eqn, a: a, "fiub")
 
 
@@ -167,24 +166,10 @@ def _sra(eqn, x, y):
 
 
 TABLE["shift_right_arithmetic"] = _row(_sra, "iu")
-TABLE["reciprocal"] = _row(lambda eqn, a: f"({const(_dt(eqn), 1)} / {a})", "f")
 TABLE["abs"] = _row(lambda eqn, a: (f"lm.fabs{'f' if _dt(eqn) == np.float32 else ''}({a})"
                                     if _dt(eqn).kind == "f" else f"abs({a})"), "fi")
-TABLE["is_finite"] = _row(lambda eqn, a: f"(({a} - {a}) == ({a} - {a}))", "f")
-TABLE["logistic"] = _row(lambda eqn, a: (
-    f"({const(_dt(eqn), 1)} / ({const(_dt(eqn), 1)} + "
-    f"lm.exp{'f' if _dt(eqn) == np.float32 else ''}(-{a})))"), "f")
-
-
-def _sign(eqn, a):
-    if _dt(eqn).kind == "u":
-        return f"({const(_dt(eqn), 1)} if {a} > {const(_dt(eqn), 0)} else {a})"
-    one, m1, zero = (const(_dt(eqn), v) for v in (1, -1, 0))
-    inner = f"({one} if {a} > {zero} else ({m1} if {a} < {zero} else {a}))"
-    return inner if _dt(eqn).kind != "f" else f"({a} if {a} != {a} else {inner})"
-
-
-TABLE["sign"] = _row(_sign, "fiu")
+# reciprocal, rsqrt, square, is_finite, sign and logistic are composites:
+# ``backends.decompose`` writes them as the leaves above before planning
 
 
 def _integer_pow(eqn, a):
@@ -240,7 +225,7 @@ def _select_n(eqn, which, *cases):
 
 
 TABLE["select_n"] = _row(_select_n, "bi")
-TABLE["iota"] = _row(lambda eqn: None, "fiu")    # handled by codegen (needs the loop index)
+TABLE["iota"] = _row(lambda eqn: None, "fiu")    # handled by kernels (needs the loop index)
 
 # reductions: (identity(dtype) -> source, combine(a, b) -> source, dtype kinds)
 _MAX = "({a} if ({a} > {b} or {a} != {a}) else {b})"

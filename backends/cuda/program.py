@@ -6,7 +6,7 @@ value) prepared once at compile time:
 - a fused group becomes one elementwise kernel for its full-shape outputs plus, per
   distinct set of reduced axes, a reduction kernel (and a second pass when the
   reduced extent is split over several blocks);
-- other equations go through ``lowering.LOWER`` (GEMM, gather/scatter, pad,
+- other equations go through ``equations.LOWER`` (GEMM, gather/scatter, pad,
   concatenate, dynamic slices, cumulative scans, argmax, threefry...) and
   ``control.LOWER`` (``cond``/``while``/``scan`` around device sub-programs);
 - anything else runs on the host through the primitive's numpy ``impl``, with the
@@ -17,10 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from jaxpr_ir import Literal
+from jaxpr_ir import ClosedJaxpr, Literal
 from .. import fusion
+from ..decompose import decompose
 from ..fusion import HostStep, Kernel, View, contiguous_strides
-from . import codegen, control, lowering, ops
+from . import control, equations, kernels, ops
 from .runtime import DeviceArray, alloc, config, kernel, to_device
 
 
@@ -102,7 +103,7 @@ class Program:
             return self._slot(v.base)
         slot = self._slot(("tmp", len(self.slots)))
         n = _size(shape)
-        src = codegen.copy(shape, strides, v.offset, v.base.aval.dtype, dtype)
+        src = kernels.copy(shape, strides, v.offset, v.base.aval.dtype, dtype)
         if n == 0:
             self.steps.append(lambda env: env.__setitem__(slot, alloc(0, dtype)))
         else:
@@ -120,7 +121,7 @@ class Program:
                 for o in full:
                     self._empty(o)
             else:
-                src, bufs = codegen.fused_elementwise(k, self.views, full)
+                src, bufs = kernels.fused_elementwise(k, self.views, full)
                 args = [("int", n)]
                 for b in bufs:
                     args.append(("out", self._slot(b), _size(b.aval.shape), b.aval.dtype)
@@ -148,7 +149,7 @@ class Program:
         nchunks = max(1, min(-(-target // out_size), -(-red_size // (B * (1 if self.cfg.sim
                                                                         else 8)))))
         chunk = -(-red_size // nchunks) if red_size else 0
-        src, bufs = codegen.fused_reduce(k, self.views, reds, B)
+        src, bufs = kernels.fused_reduce(k, self.views, reds, B)
         grid = max(1, min(out_size * nchunks, self.cfg.max_blocks))
         final = nchunks == 1
         part = {o: (self._slot(o) if final else self._slot(("part", len(self.slots))))
@@ -161,7 +162,7 @@ class Program:
                 args.append(("slot", self._slot(b)))
         self._add(src, grid, B, args)
         if not final:
-            src2 = codegen.reduce_rows(reds, out_size, B)
+            src2 = kernels.reduce_rows(reds, out_size, B)
             args = [("int", nchunks)] + [("slot", part[o]) for o in outs] + \
                 [("out", self._slot(o), out_size, o.aval.dtype) for o in outs]
             self._add(src2, max(1, min(out_size, self.cfg.max_blocks)), B, args)
@@ -185,7 +186,7 @@ class Program:
     def _lower_other(self, s: HostStep):
         e = s.eqn
         name = e.primitive.name
-        lower = lowering.LOWER.get(name) or control.LOWER.get(name)
+        lower = equations.LOWER.get(name) or control.LOWER.get(name)
         if lower is not None and lower(self, e):
             if name in control.LOWER:
                 self.control.append(name)
@@ -197,7 +198,7 @@ class Program:
         kernels and host steps count as this program's."""
         if closed.consts:
             raise NotImplementedError(f"cuda backend: a {what} with consts")
-        prog = Program(closed, fusion.plan(closed.jaxpr, ops.classify))
+        prog = Program(*planned(closed))
         self.sources.extend(prog.sources)
         self.host_prims.extend(prog.host_prims)
         self.control.extend(prog.control)
@@ -277,3 +278,20 @@ class Program:
                 bufs.append(to_device(a, v.aval.dtype))
         return [DeviceArray(buf, v.aval.shape, v.aval.dtype)
                 for buf, v in zip(self.run_buffers(bufs), jaxpr.outvars)]
+
+
+def planned(closed):
+    """(``closed`` with its composites decomposed, its fusion plan): the decomposition
+    (``backends.decompose``) comes before planning so that the pieces fuse.
+
+    >>> import numpy as np, functrans as ft
+    >>> closed, plan = planned(ft.make_jaxpr(ft.numpy.sign)(np.ones(4)))
+    >>> [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name != "broadcast_in_dim"]
+    ['gt', 'lt', 'add', 'select_n', 'select_n']
+    >>> len(plan.steps)
+    1
+    """
+    jaxpr = decompose(closed.jaxpr, ops.TABLE, ops.NATIVE_DTYPES)
+    if jaxpr is not closed.jaxpr:
+        closed = ClosedJaxpr(jaxpr, closed.consts)
+    return closed, fusion.plan(closed.jaxpr, ops.classify)

@@ -15,6 +15,8 @@ import functools
 
 import numpy as np
 
+from .devlib import namespace
+
 __all__ = ["DeviceArray", "config", "kernel", "alloc", "to_device", "check_available",
            "GENERATED", "ptx"]
 
@@ -164,7 +166,6 @@ _DISPATCHERS: dict = {}
 
 def python_function(src, sim):
     """The plain Python function a KernelSource defines, in the kernel namespace."""
-    from .devlib import namespace
     ns = dict(namespace(sim))
     code = compile(src.source, f"<cuda kernel {src.name}>", "exec")
     exec(code, ns)

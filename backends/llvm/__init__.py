@@ -2,12 +2,15 @@
 
 ``compile(closed_jaxpr)`` type-checks the jaxpr, plans it (``backends.fusion``: fused
 kernels, views, native steps, host steps), lowers the whole of it into ONE native
-function per segment (``lower``; a new segment only after a host step), optimises and
+function per segment (``program``, with its plug-ins: fused kernels in ``kernels`` and
+``row_kernels``, the op table ``ops``, per-equation emitters in ``equations``, ``blas``
+and ``control``; a new segment only after a host step), optimises and
 JITs the module (``engine``, through the object-code ``cache``), and returns an
 ``Executable`` running it (``runtime``). The compiled plan is cached in memory by the
 printed jaxpr (which carries every input type) and the donation set, so compiling the
 same jaxpr again does no planning or code generation; only the constants are bound
-anew.
+anew. That cache keeps the ``PLAN_CACHE_SIZE`` most recently used plans (a plan holds
+its JIT-compiled machine code, so an unbounded cache would grow with every new shape).
 
 >>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
 >>> a = Var(ShapedArray((), "float64"))
@@ -17,16 +20,18 @@ anew.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 from jaxpr_ir import ClosedJaxpr, check
 from .. import fusion
 from . import cache, engine, rewrite
-from .lower import Lowering
+from .program import Lowering
 from .runtime import Program, builtin
 
-__all__ = ["compile", "Executable", "stats", "clear_plans"]
+__all__ = ["compile", "Executable", "stats", "clear_plans", "PLAN_CACHE_SIZE"]
 
-_PLANS: dict = {}
+PLAN_CACHE_SIZE = 512     # compiled plans kept in memory, least recently used dropped first
+_PLANS: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
 stats = {"plans built": 0, "plan hits": 0}
 
@@ -122,11 +127,15 @@ def compile(closed, donate=()):
     key = (str(closed.jaxpr), tuple(donate))
     with _LOCK:
         compiled = _PLANS.get(key)
+        if compiled is not None:
+            _PLANS.move_to_end(key)
     if compiled is None:
-        with engine._LOCK:
+        with engine.LOCK:
             compiled = _build(closed, donate)
         with _LOCK:
             _PLANS[key] = compiled
+            while len(_PLANS) > PLAN_CACHE_SIZE:
+                _PLANS.popitem(last=False)
         stats["plans built"] += 1
     else:
         stats["plan hits"] += 1

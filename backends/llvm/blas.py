@@ -23,9 +23,10 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
+from jaxpr_ir import ShapedArray
+from .equations import native
 from .lltypes import I32, I64, lltype
-from .lower import Val
-from .native import native
+from .values import Val
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 TINY = 4096          # multiply-adds below which generated loops beat a BLAS call
@@ -80,7 +81,7 @@ def _sizes(eqn):
     return lf, rf, p(la, lb), p(la, lf), p(ra, rf), p(la, lc)
 
 
-def _supports(eqn):
+def _supports(eqn, planner):
     la, ra = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.outvars[0].aval
     if la.dtype != ra.dtype or out.dtype != la.dtype or la.dtype.kind not in "fiu":
@@ -159,7 +160,6 @@ def _gemm_operand(lw, fn, v, groups, sizes, temps):
                 ld = scol if cols > 1 else max(rows, 1)
                 if ld >= max(1, rows):
                     return _TRANS, base, ld, sbat
-    from jaxpr_ir import ShapedArray
     ref, own = lw.new_buffer(fn, ShapedArray(v.shape, v.dtype), False)
     lw.copy(fn, v, fn.ptr(ref))
     if own:

@@ -1,7 +1,8 @@
 """Native control flow: ``cond`` becomes a ``switch`` over basic blocks, ``while`` and
 ``scan`` become loops, all inside the segment function (no Python per iteration).
 
-A sub-jaxpr is lowered with the same planner as the top level (``Lowering.emit_steps``);
+A sub-jaxpr is lowered with the same planner as the top level (``Lowering.emit_steps``,
+through the ``planner`` the program passes down: this module does not import ``program``);
 its small values live on the stack, so a scalar loop (the Lorenz RK4 benchmark) runs
 in registers. Carries live in the equation's output buffers: the body's results are
 copied into them at the end of each iteration (through temporaries only where a result
@@ -10,7 +11,7 @@ its row of the stacked output when the body defines it.
 
 An equation is native only when all its sub-jaxprs are (no host step inside).
 
->>> from backends.llvm.native import NATIVE
+>>> from backends.llvm.equations import NATIVE
 >>> sorted(n for n in ("cond", "while", "scan") if n in NATIVE)
 ['cond', 'scan', 'while']
 """
@@ -19,19 +20,20 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from .. import fusion
-from .lower import I8, I64, Ref, nbytes
-from .native import clamp, native, to_i64
+from .equations import clamp, native, to_i64
+from .lltypes import I8, I64
+from .values import Ref, nbytes
 
 _PLANS: dict = {}     # id(jaxpr) -> (jaxpr, plan, native?)
 
 
-def sub_plan(jaxpr):
-    """(fusion plan, whether every step is native) of a sub-jaxpr, memoised."""
+def sub_plan(jaxpr, planner):
+    """(fusion plan, whether every step is native) of a sub-jaxpr planned by
+    ``planner`` (``program.plan_jaxpr``), memoised."""
     hit = _PLANS.get(id(jaxpr))
     if hit is not None and hit[0] is jaxpr:
         return hit[1], hit[2]
-    from .codegen import classify
-    plan = fusion.plan(jaxpr, classify, row_fusion=True)
+    plan = planner(jaxpr)
     ok = not any(isinstance(s, fusion.HostStep) for s in plan.steps)
     if len(_PLANS) > 4096:
         _PLANS.clear()
@@ -39,14 +41,14 @@ def sub_plan(jaxpr):
     return plan, ok
 
 
-def _all_native(*closed):
-    return all(not c.jaxpr.constvars and sub_plan(c.jaxpr)[1] for c in closed)
+def _all_native(planner, *closed):
+    return all(not c.jaxpr.constvars and sub_plan(c.jaxpr, planner)[1] for c in closed)
 
 
 def emit_sub(lw, fn, closed, in_refs, dests=None):
     """Lower ``closed`` inline; (output Vals, placed positions, Refs to release later)."""
     jaxpr = closed.jaxpr
-    plan, _ = sub_plan(jaxpr)
+    plan, _ = lw.plan_of(jaxpr)
     env = dict(zip(jaxpr.invars, in_refs))
     _, placed, owned = lw.emit_steps(fn, plan, env, jaxpr.outvars, dests or {}, True)
     return [lw.val(x, env, plan.views) for x in jaxpr.outvars], placed, owned
@@ -89,7 +91,7 @@ def _update_carry(lw, fn, vals, carry):
 
 # --------------------------------------------------------------------------- cond
 
-@native("cond", lambda eqn: _all_native(*eqn.params["branches"]))
+@native("cond", lambda eqn, planner: _all_native(planner, *eqn.params["branches"]))
 def _cond(lw, fn, eqn, ins, outs):
     branches = eqn.params["branches"]
     ops, temps = _refs(lw, fn, ins[1:])
@@ -115,7 +117,8 @@ def _cond(lw, fn, eqn, ins, outs):
 
 # --------------------------------------------------------------------------- while
 
-@native("while", lambda eqn: _all_native(eqn.params["cond_jaxpr"], eqn.params["body_jaxpr"]))
+@native("while", lambda eqn, planner: _all_native(planner, eqn.params["cond_jaxpr"],
+                                                   eqn.params["body_jaxpr"]))
 def _while(lw, fn, eqn, ins, outs):
     p = eqn.params
     cn, bn = p["cond_nconsts"], p["body_nconsts"]
@@ -151,7 +154,7 @@ def _row_ref(fn, ref, idx, row_aval):
     return Ref("ptr", p, row_aval)
 
 
-@native("scan", lambda eqn: _all_native(eqn.params["jaxpr"]))
+@native("scan", lambda eqn, planner: _all_native(planner, eqn.params["jaxpr"]))
 def _scan(lw, fn, eqn, ins, outs):
     p = eqn.params
     body = p["jaxpr"]

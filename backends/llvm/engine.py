@@ -16,7 +16,7 @@ import threading
 import llvmlite
 import llvmlite.binding as llvm
 
-_LOCK = threading.RLock()   # LLVM's context is not safe to drive from several threads
+LOCK = threading.RLock()   # LLVM's context is not safe to drive from several threads
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,7 +64,7 @@ def host_key() -> str:
 def parse_and_verify(ir_text: str):
     """Parse textual IR and run LLVM's verifier; raises RuntimeError naming the problem."""
     _initialized()
-    with _LOCK:
+    with LOCK:
         mod = llvm.parse_assembly(ir_text)
         mod.verify()
         return mod
@@ -73,7 +73,7 @@ def parse_and_verify(ir_text: str):
 def optimize(mod):
     """Run the O3 pipeline with loop and SLP vectorisation over ``mod`` in place."""
     tm = target_machine()
-    with _LOCK:
+    with LOCK:
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pto.loop_vectorization = True
         pto.slp_vectorization = True
@@ -89,7 +89,7 @@ def compile_object(ir_text: str) -> tuple:
     """(object code bytes, optimised IR text) for a module in textual IR."""
     mod = parse_and_verify(ir_text)
     optimize(mod)
-    with _LOCK:
+    with LOCK:
         mod.verify()
         return target_machine().emit_object(mod), str(mod)
 
@@ -98,7 +98,7 @@ class Loaded:
     """Object code living in an MCJIT engine; keeps the engine (and the code) alive."""
 
     def __init__(self, obj: bytes):
-        with _LOCK:
+        with LOCK:
             tm = new_target_machine()   # owned (and freed) by the engine
             empty = llvm.parse_assembly(f'target triple = "{triple()}"\n')
             self._engine = llvm.create_mcjit_compiler(empty, tm)
@@ -106,7 +106,7 @@ class Loaded:
             self._engine.finalize_object()
 
     def address(self, name: str) -> int:
-        with _LOCK:
+        with LOCK:
             addr = self._engine.get_function_address(name)
         if not addr:
             raise RuntimeError(f"llvm backend: symbol {name!r} missing from the compiled object")

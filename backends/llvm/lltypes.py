@@ -1,7 +1,7 @@
 """The LLVM types of the supported dtypes, their constants, and element loads and
-stores, shared by the kernel emitters (``codegen``, ``rowfusion``), the op table
-(``ops``) and the program lowering (``lower``). It imports only llvmlite.ir and
-numpy, so ``lower`` can use it without loading the op table.
+stores, shared by the kernel emitters (``kernels``, ``row_kernels``), the op table
+(``ops``), the per-equation emitters (``equations``) and the program lowering
+(``program``). It imports only llvmlite.ir and numpy: a leaf of the backend.
 
 A bool is an ``i1`` in registers but a byte in memory (numpy's layout): loads
 compare the byte with zero (any nonzero byte is true, as numpy reads it); stored

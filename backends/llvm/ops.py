@@ -1,6 +1,10 @@
 """The lowering table: primitive name -> scalar LLVM IR (numpy's semantics, no UB).
 
-Each ``Row.emit(em, eqn, *values)`` gets the kernel emitter ``em`` (``em.b`` is the
+A ``Row`` holds everything this backend knows about one elementwise primitive: how to
+emit it (``emit``), the dtype kinds it covers (``kinds``), the vectorised math routine
+it calls (``routine``, a name registered in ``vmath``; None for plain IR), and whether
+it is compute-heavy (``heavy``: a kernel holding one is worth splitting over threads,
+and a row kernel prefetches around its phase). Each ``Row.emit(em, eqn, *values)`` gets the kernel emitter ``em`` (``em.b`` is the
 IRBuilder, ``em.const(dtype, v)`` a constant, ``em.module`` the module) and the
 operands' LLVM values, and returns the result's value. Values are held as double,
 float, i64, i32 (int32 and uint32; the dtype says how to compare/divide/convert) or
@@ -10,6 +14,8 @@ out-of-range values give what numpy gives on x86.
 
 >>> sorted(REDUCTIONS)
 ['reduce_and', 'reduce_max', 'reduce_min', 'reduce_or', 'reduce_prod', 'reduce_sum']
+>>> TABLE["sin"].routine, TABLE["sin"].heavy, TABLE["add"].heavy
+('sin', True, False)
 """
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ from typing import Callable
 import llvmlite.ir as ir
 import numpy as np
 
-from . import vmath
+from . import vmath, vmath_exp, vmath_hyp, vmath_trig  # noqa: F401  (routines register)
 from .lltypes import F64, I32, I64, lltype
 
 
@@ -28,6 +34,8 @@ from .lltypes import F64, I32, I64, lltype
 class Row:
     emit: Callable
     kinds: str = "fiub"      # dtype kinds of the first operand this row handles
+    heavy: bool = False      # transcendental: kernels holding it are compute-bound
+    routine: str | None = None   # the vmath routine ``emit`` calls, if any
 
     def supports(self, eqn):
         x = eqn.inputs[0] if eqn.inputs else eqn.outvars[0]
@@ -43,6 +51,19 @@ class Reduction:
 
 TABLE: dict = {}
 REDUCTIONS: dict = {}
+
+
+def heavy(eqn) -> bool:
+    """Whether ``eqn`` is a compute-heavy elementwise op (its row's ``heavy`` column).
+
+    >>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
+    >>> import functrans  # registers the primitives
+    >>> a = Var(ShapedArray((3,), "float64"))
+    >>> [heavy(Eqn(primitives[n], [a], [Var(a.aval)], {})) for n in ("exp", "neg")]
+    [True, False]
+    """
+    row = TABLE.get(eqn.primitive.name)
+    return row is not None and row.heavy
 
 
 def _dt(eqn, i=0):
@@ -270,22 +291,26 @@ TABLE["shift_right_arithmetic"] = Row(_shift("arith"), "iu")
 
 # --------------------------------------------------------------------------- math
 
-def _vec(name):
-    """A vectorisable vmath routine (float64 and native float32 code; no libm call)."""
+def _vec(name, heavy=True):
+    """The row of a vectorisable vmath routine (float64 and native float32 code; no
+    libm call)."""
     def emit(em, eqn, *args):
         return vmath.call(em.module, em.b, name, *args)
-    return emit
+    return Row(emit, "f", heavy, routine=name)
 
 
-for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
+for _n in ("exp", "exp2", "expm1", "log", "log1p", "sin", "cos", "tan",
            "atan", "asin", "acos", "tanh", "logistic", "sinh", "cosh", "asinh", "acosh",
            "atanh", "pow", "atan2", "erf"):
-    TABLE[_n] = Row(_vec(_n), "f")
+    TABLE[_n] = _vec(_n)
+# not marked heavy so far (their kernels are not split over threads): kept as they were
+for _n in ("log2", "log10"):
+    TABLE[_n] = _vec(_n, heavy=False)
 TABLE["sqrt"] = Row(lambda em, eqn, x: _intrinsic1(em, "sqrt", x), "f")
 TABLE["floor"] = Row(lambda em, eqn, x: _intrinsic1(em, "floor", x), "f")
 TABLE["ceil"] = Row(lambda em, eqn, x: _intrinsic1(em, "ceil", x), "f")
 TABLE["round"] = Row(lambda em, eqn, x: _intrinsic1(em, "rint", x), "f")
-TABLE["cbrt"] = Row(_libm("cbrt"), "f")
+TABLE["cbrt"] = Row(_libm("cbrt"), "f", heavy=True)
 
 
 def _abs(em, eqn, x):
@@ -304,32 +329,8 @@ def _one(x):
     return ir.Constant(x.type, 1.0)
 
 
-TABLE["reciprocal"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), x), "f")
-TABLE["rsqrt"] = Row(lambda em, eqn, x: em.b.fdiv(_one(x), _intrinsic1(em, "sqrt", x)), "f")
-TABLE["square"] = Row(lambda em, eqn, x: (em.b.fmul if _dt(eqn).kind == "f" else em.b.mul)(x, x),
-                      "fiu")
-TABLE["is_finite"] = Row(lambda em, eqn, x: em.b.fcmp_ordered(
-    "<", _intrinsic1(em, "fabs", x), ir.Constant(x.type, math.inf)), "f")
-
-
-
-
-def _sign(em, eqn, x):
-    b, k = em.b, _dt(eqn).kind
-    zero = ir.Constant(x.type, 0.0 if k == "f" else 0)
-    one = ir.Constant(x.type, 1.0 if k == "f" else 1)
-    mone = ir.Constant(x.type, -1.0 if k == "f" else -1)
-    if k == "f":
-        out = b.select(b.fcmp_ordered(">", x, zero), one,
-                       b.select(b.fcmp_ordered("<", x, zero), mone, x))   # keeps ±0 and nan
-        return out
-    if k == "u":
-        return b.select(b.icmp_unsigned(">", x, zero), one, zero)
-    return b.select(b.icmp_signed(">", x, zero), one,
-                    b.select(b.icmp_signed("<", x, zero), mone, zero))
-
-
-TABLE["sign"] = Row(_sign, "fiu")
+# reciprocal, rsqrt, square, is_finite and sign are composites: ``backends.decompose``
+# writes them as the leaves above before planning (they fuse the same)
 
 
 def _integer_pow(em, eqn, x):

@@ -1,7 +1,7 @@
 """Running a lowered jaxpr: native segments called as CPython builtins, host steps
 through numpy in between.
 
-Each segment function (see ``lower``) is wrapped as a real builtin function object
+Each segment function (see ``program``) is wrapped as a real builtin function object
 (``PyCFunction_NewEx`` over a ``METH_FASTCALL`` method definition), so calling it from
 Python costs what calling ``len`` costs: no ctypes argument conversion. Its
 arguments are the slot arrays: inputs, outputs, constants, workspace, host results.

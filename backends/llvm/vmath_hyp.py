@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
-from .vmath import F64, VM, _LOG2E, expm1_poly, ln2, register
+from .lltypes import F64
+from .vmath import VM, register
+from .vmath_exp import LOG2E, expm1_poly, ln2
 
 # (tanh(x) - x) / x**3 in z = x**2, |x| <= 0.55
 _TANH_F64 = (-0.3333333333333333, 0.13333333333332714, -0.053968253967434404,
@@ -49,7 +51,7 @@ def half_exp(v: VM, a):
     ac = v.clamp(a, 0.0, 711.0 if v.f64 else 90.0)
     ac = v.sel(isnan, v.c(0.0), ac)
     hi, lo = ln2(v)
-    nf = v.rint(v.mul(ac, v.c(_LOG2E)))
+    nf = v.rint(v.mul(ac, v.c(LOG2E)))
     r = v.sub(v.sub(ac, v.mul(nf, v.c(hi))), v.mul(nf, v.c(lo)))
     p = v.add(v.c(1.0), expm1_poly(v, r))
     return v.sel(isnan, a, v.scale2(p, v.b.sub(v.toint(nf), v.i(1))))
@@ -157,7 +159,7 @@ def _pow_abs_f64(v: VM, a, y):
     tc = v.clamp(th, -1100.0, 1100.0)
     tc = v.sel(v.isnan(th), v.c(0.0), tc)
     hi, lo = ln2(v)
-    nf = v.rint(v.mul(tc, v.c(_LOG2E)))
+    nf = v.rint(v.mul(tc, v.c(LOG2E)))
     r = v.add(v.sub(v.sub(tc, v.mul(nf, v.c(hi))), v.mul(nf, v.c(lo))), tl)
     p = v.add(v.c(1.0), expm1_poly(v, r))
     return v.scale2(p, v.toint(nf))

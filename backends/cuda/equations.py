@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import Literal
-from . import codegen, kernels, ops
+from . import equation_kernels, ops
+from .kernels import copy
 
 __all__ = ["LOWER"]
 
@@ -71,7 +72,7 @@ def lower_dot(prog, e):
     tb, r, kt = prog.cfg.gemm
     T = tb * r
     grid = (-(-N // T), -(-M // T), max(1, min(nb, 65535)))
-    src = codegen.gemm(dt, tb, r, kt)
+    src = equation_kernels.gemm(dt, tb, r, kt)
     prog._add(src, grid, (tb, tb), [("int", nb), ("int", M), ("int", N), ("int", K),
                                     ("out", prog._slot(out), nb * M * N, dt),
                                     ("slot", a), ("slot", b)])
@@ -84,7 +85,7 @@ def lower_gather(prog, e):
     out = e.outvars[0]
     if mode != "clip" or k == 0 or 0 in x.aval.shape[:k] or not _native(x, idx):
         return False
-    return _per_element(prog, out, (x, idx), lambda: codegen.gather(
+    return _per_element(prog, out, (x, idx), lambda: equation_kernels.gather(
         x.aval.shape, k, _size(idx.aval.shape[:-1]), x.aval.dtype, idx.aval.dtype))
 
 
@@ -106,14 +107,14 @@ def lower_scatter(prog, e):
     if isinstance(v.base, Literal):
         prog._const_step(prog._slot(out), np.full(x.aval.shape, v.base.val, dt))
     else:
-        src = codegen.copy(v.shape, v.strides, v.offset, v.base.aval.dtype, dt)
+        src = copy(v.shape, v.strides, v.offset, v.base.aval.dtype, dt)
         _ew(prog, src, n, [("int", n), ("out", prog._slot(out), n, dt),
                            ("slot", prog._slot(v.base))])
     m = _size(u.aval.shape)
     if m:
         us, ids = prog._contiguous_slot(u), prog._contiguous_slot(idx)
         batch = _size(idx.aval.shape[:-1])
-        src = codegen.scatter_atomic(x.aval.shape, k, batch, dt, idx.aval.dtype, mode, imode)
+        src = equation_kernels.scatter_atomic(x.aval.shape, k, batch, dt, idx.aval.dtype, mode, imode)
         _ew(prog, src, m, [("slot", prog._slot(out)), ("slot", us), ("slot", ids)])
     return True
 
@@ -123,7 +124,7 @@ def lower_pad(prog, e):
     out = e.outvars[0]
     if not _native(x, out):
         return False
-    return _per_element(prog, out, (x, pv), lambda: kernels.pad(
+    return _per_element(prog, out, (x, pv), lambda: equation_kernels.pad(
         out.aval.shape, x.aval.shape, e.params["padding_config"], out.aval.dtype))
 
 
@@ -131,7 +132,7 @@ def lower_concatenate(prog, e):
     out = e.outvars[0]
     if not _native(out):
         return False
-    return _per_element(prog, out, e.inputs, lambda: kernels.concatenate(
+    return _per_element(prog, out, e.inputs, lambda: equation_kernels.concatenate(
         out.aval.shape, e.params["dimension"], [x.aval.shape for x in e.inputs], out.aval.dtype))
 
 
@@ -140,7 +141,7 @@ def lower_dynamic_slice(prog, e):
     out = e.outvars[0]
     if not _native(x, *starts):
         return False
-    return _per_element(prog, out, (x, *starts), lambda: kernels.dynamic_slice(
+    return _per_element(prog, out, (x, *starts), lambda: equation_kernels.dynamic_slice(
         x.aval.shape, e.params["slice_sizes"], x.aval.dtype, [s.aval.dtype for s in starts]))
 
 
@@ -149,21 +150,21 @@ def lower_dynamic_update_slice(prog, e):
     out = e.outvars[0]
     if not _native(x, *starts):
         return False
-    return _per_element(prog, out, (x, u, *starts), lambda: kernels.dynamic_update_slice(
+    return _per_element(prog, out, (x, u, *starts), lambda: equation_kernels.dynamic_update_slice(
         x.aval.shape, u.aval.shape, x.aval.dtype, [s.aval.dtype for s in starts]))
 
 
 def lower_cumulative(prog, e):
     x = e.inputs[0]
     out = e.outvars[0]
-    kind = ops.REDUCTIONS[kernels.CUMULATIVE[e.primitive.name]][2]
+    kind = ops.REDUCTIONS[equation_kernels.CUMULATIVE[e.primitive.name]][2]
     if not _native(x) or x.aval.dtype.kind not in kind:
         return False
     shape, axis = x.aval.shape, e.params["axis"]
     if _size(shape) == 0:
         prog._empty(out)
         return True
-    src = kernels.cumulative(e.primitive.name, shape, axis, e.params["reverse"], x.aval.dtype)
+    src = equation_kernels.cumulative(e.primitive.name, shape, axis, e.params["reverse"], x.aval.dtype)
     rows = _size(shape) // shape[axis]
     _ew(prog, src, rows, [_out(prog, out), ("slot", prog._contiguous_slot(x))])
     return True
@@ -175,7 +176,7 @@ def lower_arg_extreme(prog, e):
     shape, axis = x.aval.shape, e.params["axis"]
     if not _native(x, out) or shape[axis] == 0:
         return False
-    return _per_element(prog, out, (x,), lambda: kernels.arg_extreme(
+    return _per_element(prog, out, (x,), lambda: equation_kernels.arg_extreme(
         shape, axis, x.aval.dtype, out.aval.dtype, e.primitive.name == "argmax"))
 
 
@@ -187,7 +188,7 @@ def lower_threefry(prog, e):
         prog._empty(o1)
         return True
     slots = [prog._contiguous_slot(x) for x in e.inputs]
-    _ew(prog, kernels.threefry2x32(n), n,
+    _ew(prog, equation_kernels.threefry2x32(n), n,
         [_out(prog, o0), _out(prog, o1)] + [("slot", s) for s in slots])
     return True
 

@@ -1,19 +1,14 @@
 """LLVM IR for fused kernels, with llvmlite.ir.
 
-``TABLE`` maps a primitive name to the function emitting its scalar code (the loop
-vectoriser makes it SIMD); ``REDUCTIONS`` maps a reduction to its identity and
-combiner. They are the only places in this backend that know primitive names
-(layout ops are known to ``backends.fusion``). ``classify(eqn)`` tells the planner
-what the table can do (and which equations have an emitter of their own in
-``native.NATIVE``); ``KernelEmitter`` builds one internal function per kernel,
-``void k<i>(ptr noalias buf0, ptr noalias buf1, ...)``, which ``lower`` calls from the
-segment function (LLVM inlines it there, turning ``noalias`` into alias scopes).
+``KernelEmitter`` builds one internal function per ``fusion.Kernel`` (a loop nest over
+the kernel's shape computing its fused equations through the op table ``ops.TABLE``,
+folding reductions through ``ops.REDUCTIONS``; the loop vectoriser makes it SIMD),
+``void k<i>(ptr noalias buf0, ptr noalias buf1, ...)``, which ``program`` calls from the
+segment function (LLVM inlines it there, turning ``noalias`` into alias scopes). Row
+kernels (``Kernel.phases``) have their own emitter, ``row_kernels.RowEmitter``.
 
->>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
->>> import functrans  # registers the primitives
->>> a = Var(ShapedArray((3,), "float64"))
->>> classify(Eqn(primitives["sin"], [a], [Var(a.aval)], {}))
-'elementwise'
+>>> KernelEmitter.__name__
+'KernelEmitter'
 """
 from __future__ import annotations
 
@@ -21,58 +16,15 @@ import llvmlite.ir as ir
 import numpy as np
 
 from jaxpr_ir import Literal
-from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, View, contiguous_strides
+from ..fusion import View, contiguous_strides
+from . import threads
 from .lltypes import I64, const, load_elem, storage, stored
-from .ops import REDUCTIONS, TABLE
+from .ops import REDUCTIONS, TABLE, heavy
+from .values import Access
 
-__all__ = ["classify", "KernelEmitter", "emitter", "TABLE", "REDUCTIONS"]
+__all__ = ["KernelEmitter", "collapse"]
 
-_NATIVE_DTYPES = frozenset(np.dtype(d) for d in
-                           ("float64", "float32", "int64", "int32", "uint32", "bool"))
-# transcendental ops: kernels with one are compute-bound, so threads pay
-_HEAVY = frozenset(("exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
-                    "logistic", "pow", "atan2", "asin", "acos", "atan", "sinh", "cosh",
-                    "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma",
-                    "digamma", "cbrt"))
-
-
-def classify(eqn):
-    """ELEMENTWISE / REDUCE / OPAQUE when this backend generates code for ``eqn``, else
-    None (a host step)."""
-    from .native import NATIVE
-    name = eqn.primitive.name
-    avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
-    if any(a.dtype not in _NATIVE_DTYPES for a in avals):
-        return None
-    op = NATIVE.get(name)
-    if op is not None:
-        return OPAQUE if op.supports(eqn) else None
-    if eqn.primitive.multiple_results:
-        return None
-    if name in REDUCTIONS:
-        return REDUCE if eqn.inputs[0].aval.dtype.kind in REDUCTIONS[name].kinds else None
-    row = TABLE.get(name)
-    if row is None or not row.supports(eqn):
-        return None
-    return ELEMENTWISE
-
-
-def emitter(module, name, kernel, views, noalias=True):
-    """The emitter of ``kernel``: a row kernel (``kernel.phases``) has its own."""
-    if kernel.phases:
-        from .rowfusion import RowEmitter
-        return RowEmitter(module, name, kernel, views, noalias)
-    return KernelEmitter(module, name, kernel, views, noalias)
-
-
-class _Access:
-    """How one buffer is addressed from the loop indices: strides over the loop shape."""
-
-    def __init__(self, arg_index, strides, offset, dtype):
-        self.arg, self.strides, self.offset, self.dtype = arg_index, list(strides), offset, dtype
-
-
-def _collapse(shape, accesses):
+def collapse(shape, accesses):
     """Drop size-1 loop dims and merge adjacent dims every access walks contiguously."""
     keep = [d for d in range(len(shape)) if shape[d] != 1]
     dims = [shape[d] for d in keep]
@@ -96,13 +48,13 @@ class KernelEmitter:
     def __init__(self, module, name, kernel, views, noalias=True):
         self.module, self.kernel, self.views = module, kernel, views
         self.buffers = []           # Vars whose buffers are the function's arguments, in order
-        accesses = {}               # var -> _Access (inputs and outputs)
+        accesses = {}               # var -> Access (inputs and outputs)
         shape = kernel.shape
         for x in kernel.inputs:
             v = views.get(x) or View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
             if isinstance(v.base, Literal):
                 continue
-            accesses[x] = _Access(self._arg(v.base), v.strides, v.offset, x.aval.dtype)
+            accesses[x] = Access(self._arg(v.base), v.strides, v.offset, x.aval.dtype)
         self.reduce_info = {}
         for e in kernel.eqns:
             if e.outvars[0] in kernel.reduced:
@@ -113,12 +65,12 @@ class KernelEmitter:
                 strides = [0] * len(shape)
                 for j, d in enumerate(kept):
                     strides[d] = ostr[j]
-                self.reduce_info[out] = _Access(self._arg(out), strides, 0, out.aval.dtype)
+                self.reduce_info[out] = Access(self._arg(out), strides, 0, out.aval.dtype)
         for o in kernel.outputs:
             if o not in self.reduce_info:
-                accesses[o] = _Access(self._arg(o), contiguous_strides(shape), 0, o.aval.dtype)
+                accesses[o] = Access(self._arg(o), contiguous_strides(shape), 0, o.aval.dtype)
         self.accesses = accesses
-        self.dims = _collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
+        self.dims = collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
         self._declare(module, name, noalias, shape)
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.argv = list(self.fn.args)
@@ -141,8 +93,7 @@ class KernelEmitter:
         every reduction keeps the outer dimension, so each row's accumulator belongs to
         one thread. Memory-bound ones (plain arithmetic) stay serial: one core already
         nearly saturates the memory bus, and waking threads only adds jitter."""
-        from . import threads
-        if not any(e.primitive.name in _HEAVY for e in self.kernel.eqns):
+        if not any(heavy(e) for e in self.kernel.eqns):
             return False
         if not self.dims or self.dims[0] < 2 or any(d <= 0 for d in self.kernel.shape):
             return False
@@ -225,7 +176,7 @@ class KernelEmitter:
             if out in self.reduce_info:
                 acc = self.reduce_info[out]
                 ident = self.const(out.aval.dtype, REDUCTIONS[e.primitive.name].identity(out.aval.dtype))
-                flat = _Access(acc.arg, [1], 0, acc.dtype)
+                flat = Access(acc.arg, [1], 0, acc.dtype)
                 n = out.aval.size
                 if n:
                     self._loop_nest([n], lambda idxs: self.store(flat, idxs, ident))

@@ -1,18 +1,21 @@
 """Equations with a native emitter of their own (not fused into a kernel loop nest):
 layout copies, iota, concatenate, pad, dynamic slices, gather and scatter here;
-``dot_general`` in ``blas``; ``cond``/``while``/``scan`` in ``control``.
+``dot_general`` in ``blas``; ``cond``/``while``/``scan`` in ``control`` (they register
+here with ``native``; ``program`` imports them).
 
 ``NATIVE[name] = NativeOp(emit, supports)``; ``emit(lw, fn, eqn, ins, outs)`` gets the
-``lower.Lowering``, the segment ``lower.Fn``, the operands as ``lower.Val`` and the
-output buffers as ``lower.Ref`` (contiguous, already allocated).
+``program.Lowering``, the segment ``program.Fn``, the operands as ``values.Val`` and the
+output buffers as ``values.Ref`` (contiguous, already allocated). ``supports(eqn,
+planner)`` gets the program's planner too (``program.plan_jaxpr``), for equations
+holding sub-jaxprs.
 
 Safety: dynamic starts are clamped into ``[0, dim - size]``, gather indices into
 ``[0, dim - 1]`` (``"fill"`` mode reads zeros for a row out of range), and scatter
 rows with an index out of range are skipped (``"drop"``), so no index, whatever its
 value, makes the generated code read or write outside a buffer.
 
->>> sorted(n for n in NATIVE if n.startswith("d"))
-['dot_general', 'dynamic_slice', 'dynamic_update_slice']
+>>> sorted(n for n in NATIVE if n.startswith("dyn"))
+['dynamic_slice', 'dynamic_update_slice']
 """
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ import numpy as np
 
 from ..fusion import contiguous_strides
 from .lltypes import I1, I64, lltype
+from .ops import choose
+from .values import Val
 
 __all__ = ["NATIVE", "NativeOp"]
 
@@ -30,8 +35,9 @@ class NativeOp:
         self.emit = emit
         self._supports = supports
 
-    def supports(self, eqn):
-        return True if self._supports is None else bool(self._supports(eqn))
+    def supports(self, eqn, planner):
+        """Whether ``eqn`` has native code (``planner`` plans its sub-jaxprs, if any)."""
+        return True if self._supports is None else bool(self._supports(eqn, planner))
 
 
 NATIVE: dict = {}
@@ -68,13 +74,6 @@ def if_then(fn, cond, body):
     body()
     b.branch(done)
     b.position_at_end(done)
-
-
-def _view_of(val, shape):
-    """``val``'s strides and offset, read with another (smaller) shape."""
-    from .lower import Val
-    return Val(val.dtype, shape, lit=val.lit, ref=val.ref, strides=val.strides,
-               offset=val.offset)
 
 
 # --------------------------------------------------------------------------- layout
@@ -146,7 +145,6 @@ def _pad(lw, fn, eqn, ins, outs):
         dstr.append(cs[k] * step)
         soff += first * (x.strides[k] if x.lit is None else 0)
         doff += (lo + first * step) * cs[k]
-    from .lower import Val
     src = Val(x.dtype, shape, lit=x.lit, ref=x.ref, strides=sstr, offset=x.offset + soff)
     lw.copy(fn, src, ptr, dstr, doff)
 
@@ -178,7 +176,7 @@ def _dynamic_slice(lw, fn, eqn, ins, outs):
     if any(n == 0 for n in sizes):
         return
     st = _starts(lw, fn, starts, x.shape, sizes)
-    src = _view_of(x, sizes)
+    src = x.reshaped(sizes)   # x's strides and offset, a smaller shape
     off = _dyn_offset(fn, st, x.strides) if x.lit is None else None
     lw.copy(fn, src, fn.ptr(outs[0]), src_offset=off)
 
@@ -251,7 +249,6 @@ def _row_offset(lw, fn, iptr, idt, bi, k, shape, cs):
 
 
 def _combine(fn, mode, dtype, cur, u):
-    from .ops import choose
     b, k = fn.b, np.dtype(dtype).kind
     if mode == "set":
         return u
@@ -308,6 +305,3 @@ def _scatter(lw, fn, eqn, ins, outs):
     for t in (t1, t2):
         if t is not None:
             lw.release(t)
-
-
-from . import blas, control  # noqa: E402,F401  (register dot_general, cond, while, scan)

@@ -29,9 +29,11 @@ import numpy as np
 
 from jaxpr_ir import Literal
 from ..fusion import INNER, View, contiguous_strides
-from .codegen import _HEAVY, KernelEmitter, _Access
+from . import threads
+from .kernels import KernelEmitter
 from .lltypes import I64, lltype, storage, stored
-from .ops import REDUCTIONS
+from .ops import REDUCTIONS, heavy
+from .values import Access
 
 __all__ = ["RowEmitter"]
 
@@ -71,8 +73,8 @@ class RowEmitter(KernelEmitter):
         self.buffers = []
         shape, r = tuple(kernel.shape), kernel.outer
         n_inner = len(shape) - r
-        self.accesses = {}     # var -> _Access over the loop shape (inner phases)
-        self.row_acc = {}      # var -> _Access over the loop shape, 0 on inner dims (row phases)
+        self.accesses = {}     # var -> Access over the loop shape (inner phases)
+        self.row_acc = {}      # var -> Access over the loop shape, 0 on inner dims (row phases)
         inputs = set(kernel.inputs)
         for ph in kernel.phases:
             for e in ph.eqns:
@@ -86,10 +88,10 @@ class RowEmitter(KernelEmitter):
                 if o not in outputs:
                     continue
                 if ph.kind == INNER and o not in kernel.reduced:
-                    self.accesses[o] = _Access(self._arg(o), contiguous_strides(shape), 0,
+                    self.accesses[o] = Access(self._arg(o), contiguous_strides(shape), 0,
                                                o.aval.dtype)
                 else:
-                    self.row_acc[o] = _Access(self._arg(o), list(contiguous_strides(shape[:r]))
+                    self.row_acc[o] = Access(self._arg(o), list(contiguous_strides(shape[:r]))
                                               + [0] * n_inner, 0, o.aval.dtype)
         every = list(self.accesses.values()) + list(self.row_acc.values())
         odims = _collapse_part(list(shape), every, 0, r)
@@ -153,14 +155,13 @@ class RowEmitter(KernelEmitter):
             return
         # a row phase's loop shape is the row shape, or it with size-1 inner dims
         strides = list(v.strides) if inner else list(v.strides[:self.kernel.outer]) + [0] * n_inner
-        (self.accesses if inner else self.row_acc)[x] = _Access(
+        (self.accesses if inner else self.row_acc)[x] = Access(
             self._arg(v.base), strides, v.offset, x.aval.dtype)
 
     def _parallelisable(self):
         """Rows are independent: split them when the kernel is large and compute-bound
         (see ``KernelEmitter._parallelisable`` for why memory-bound ones stay serial)."""
-        from . import threads
-        if not any(e.primitive.name in _HEAVY for e in self.kernel.eqns):
+        if not any(heavy(e) for e in self.kernel.eqns):
             return False
         if not self.dims or self.dims[0] < 2 or any(d <= 0 for d in self.kernel.shape):
             return False
@@ -294,8 +295,8 @@ class RowEmitter(KernelEmitter):
         is not idle), over one contiguous inner dimension, one cache line at a time."""
         self.prefetch_phase, self.prefetch = None, []
         inner = [p for p in self.kernel.phases if p.kind == INNER]
-        heavy = [p for p in inner[1:] if any(e.primitive.name in _HEAVY for e in p.eqns)]
-        if not heavy or len(self.idims) != 1 or not self.dims:
+        heavy_phases = [p for p in inner[1:] if any(heavy(e) for e in p.eqns)]
+        if not heavy_phases or len(self.idims) != 1 or not self.dims:
             return
         first = {x for e in inner[0].eqns for x in e.inputs}
         k = len(self.dims)
@@ -307,7 +308,7 @@ class RowEmitter(KernelEmitter):
             return
         self.chunk = _LINES_PER_CHUNK * 64 // max(a.dtype.itemsize for a in self.prefetch)
         if self.idims[0] >= self.chunk:
-            self.prefetch_phase = heavy[0]
+            self.prefetch_phase = heavy_phases[0]
 
     def _prefetching_loop(self, oidx, body):
         """The inner loop in chunks of ``self.chunk`` elements, each prefetching its

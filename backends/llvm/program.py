@@ -13,6 +13,12 @@ at a fixed offset of numpy's ABI), so a call converts nothing. It returns ``None
 ``NotImplemented`` without doing any work when the slot count is wrong or an input is
 not a C-contiguous aligned array (the caller then converts and calls again).
 
+Plug-ins: this module imports what emits code (``kernels`` and ``row_kernels`` for
+fused kernels, ``equations``, ``blas`` and ``control`` for equations with an emitter of
+their own, the op table ``ops``) and none imports it back: an emitter gets the
+``Lowering`` as an argument, ``control`` plans sub-jaxprs with the ``plan_jaxpr`` passed
+down. Composites are decomposed (``backends.decompose``) before planning: pieces fuse.
+
 Buffers: every value that lives in memory is contiguous. Small values local to one
 segment live on the stack (``alloca``: LLVM keeps them in registers); the others get a
 byte range of the workspace from an arena that reuses dead buffers of the same size
@@ -28,13 +34,18 @@ import sys
 import llvmlite.ir as ir
 import numpy as np
 
-from jaxpr_ir import Literal
+from jaxpr_ir import Literal, ShapedArray
 from .. import fusion
-from ..fusion import HostStep, Kernel, View, contiguous_strides
-from . import engine
-from .lltypes import I1, I8, I32, I64, LLTYPES, const, load_elem, storage, stored
+from ..decompose import decompose
+from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
+from . import blas, control, engine  # noqa: F401  (blas and control register their equations)
+from .equations import NATIVE
+from .kernels import KernelEmitter
+from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
+from .ops import REDUCTIONS, TABLE
+from .row_kernels import RowEmitter
+from .values import PTR, Ref, Val, nbytes, raw_const, raw_type
 
-PTR = ir.PointerType()
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
@@ -42,25 +53,6 @@ STACK_MAX = 256          # bytes: values this small and segment-local live in re
 _STACK_TOTAL = 1 << 16
 _ALIGN = 64
 _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
-
-
-def raw_type(dtype):
-    """The type a copy moves one element as (dtypes without arithmetic here: raw bits)."""
-    dtype = np.dtype(dtype)
-    return storage(dtype) if dtype in LLTYPES else ir.IntType(8 * dtype.itemsize)
-
-
-def raw_const(dtype, value):
-    dtype = np.dtype(dtype)
-    if dtype in LLTYPES:
-        v = const(dtype, value)
-        return ir.Constant(I8, int(bool(value))) if dtype == np.bool_ else v
-    bits = int.from_bytes(np.asarray(value, dtype).tobytes(), "little")
-    return ir.Constant(raw_type(dtype), bits)
-
-
-def nbytes(aval):
-    return int(aval.size) * aval.dtype.itemsize
 
 
 class Arena:
@@ -82,28 +74,6 @@ class Arena:
     def release(self, off, n):
         n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
         self.free.setdefault(n, []).append(off)
-
-
-class Ref:
-    """A contiguous buffer: ``slot`` k, ``ws`` byte offset, ``stack`` alloca, or ``ptr``
-    (an LLVM pointer value of the current function, e.g. one row of a scan's xs)."""
-    __slots__ = ("kind", "where", "aval")
-
-    def __init__(self, kind, where, aval):
-        self.kind, self.where, self.aval = kind, where, aval
-
-
-class Val:
-    """How to read a value: a scalar literal (``lit``), or a strided view of a Ref."""
-    __slots__ = ("lit", "ref", "shape", "strides", "offset", "dtype")
-
-    def __init__(self, dtype, shape, lit=None, ref=None, strides=None, offset=0):
-        self.dtype, self.shape, self.lit, self.ref = np.dtype(dtype), tuple(shape), lit, ref
-        self.strides, self.offset = strides, offset
-
-    @property
-    def contiguous(self):
-        return self.ref is not None and View(None, self.shape, self.strides, self.offset).contiguous
 
 
 class Fn:
@@ -209,6 +179,58 @@ class Fn:
         self.eb.cbranch(ok, self.body, bad)
 
 
+# --------------------------------------------------------------------------- what is native
+
+NATIVE_DTYPES = frozenset(np.dtype(d) for d in
+                          ("float64", "float32", "int64", "int32", "uint32", "bool"))
+
+
+def classify(eqn):
+    """ELEMENTWISE / REDUCE / OPAQUE when this backend generates code for ``eqn``, else
+    None (a host step): the op table (``ops``) for fused elementwise code and
+    reductions, ``equations.NATIVE`` for equations with an emitter of their own.
+
+    >>> from jaxpr_ir import Eqn, Var, ShapedArray, primitives
+    >>> import functrans  # registers the primitives
+    >>> a = Var(ShapedArray((3,), "float64"))
+    >>> classify(Eqn(primitives["sin"], [a], [Var(a.aval)], {}))
+    'elementwise'
+    """
+    name = eqn.primitive.name
+    avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
+    if any(a.dtype not in NATIVE_DTYPES for a in avals):
+        return None
+    op = NATIVE.get(name)
+    if op is not None:
+        return OPAQUE if op.supports(eqn, plan_jaxpr) else None
+    if eqn.primitive.multiple_results:
+        return None
+    if name in REDUCTIONS:
+        return REDUCE if eqn.inputs[0].aval.dtype.kind in REDUCTIONS[name].kinds else None
+    row = TABLE.get(name)
+    if row is None or not row.supports(eqn):
+        return None
+    return ELEMENTWISE
+
+
+def plan_jaxpr(jaxpr) -> fusion.Plan:
+    """The fusion plan of ``jaxpr`` for this backend, composites decomposed first (so
+    their pieces fuse); the plan's inputs and outputs are ``jaxpr``'s own variables.
+
+    >>> import numpy as np, functrans as ft
+    >>> from functrans import lax
+    >>> [type(s).__name__ for s in plan_jaxpr(ft.make_jaxpr(lax.rsqrt)(np.ones(4)).jaxpr).steps]
+    ['Kernel']
+    """
+    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True)
+
+
+def emitter(module, name, kernel, views, noalias=True):
+    """The emitter of ``kernel``: a row kernel (``kernel.phases``) has its own."""
+    cls = RowEmitter if kernel.phases else KernelEmitter
+    return cls(module, name, kernel, views, noalias)
+
+
 # --------------------------------------------------------------------------- liveness
 
 def _base(x, views):
@@ -255,8 +277,6 @@ class Lowering:
     ``("native", function name)`` or ``("host", HostCall)``."""
 
     def __init__(self, closed, donate=()):
-        from .codegen import classify
-        self.classify = classify
         jaxpr = closed.jaxpr
         self.jaxpr = jaxpr
         self.module = ir.Module(name="functrans")
@@ -271,7 +291,7 @@ class Lowering:
         self.counter = 0
         self.kernels = 0
         self._globals = {}
-        self.plan = fusion.plan(jaxpr, classify, row_fusion=True)
+        self.plan = plan_jaxpr(jaxpr)
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
@@ -311,6 +331,10 @@ class Lowering:
                        offset=v.offset)
         return Val(x.aval.dtype, x.aval.shape, ref=env[x],
                    strides=contiguous_strides(x.aval.shape), offset=0)
+
+    def plan_of(self, jaxpr):
+        """(fusion plan, whether every step is native) of a sub-jaxpr (``control``)."""
+        return control.sub_plan(jaxpr, plan_jaxpr)
 
     def val_of_ref(self, ref):
         a = ref.aval
@@ -398,7 +422,6 @@ class Lowering:
         """A contiguous Ref holding ``val`` (itself when already one) and the temp to release."""
         if val.contiguous:
             return val.ref, None
-        from jaxpr_ir import ShapedArray
         ref, owned = self.new_buffer(fn, ShapedArray(val.shape, val.dtype), local)
         self.copy(fn, val, fn.ptr(ref))
         return ref, (ref if owned else None)
@@ -443,7 +466,6 @@ class Lowering:
             if isinstance(s, Kernel):
                 self._kernel(fn, s, env, views)
             else:
-                from .native import NATIVE
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
                 NATIVE[s.eqn.primitive.name].emit(self, fn, s.eqn, ins, outs)
             for v, li in list(last.items()):
@@ -472,7 +494,6 @@ class Lowering:
                 if v not in host_read and seg[d] == seg[last.get(v, d)]}
 
     def _kernel(self, fn, k, env, views):
-        from .codegen import emitter
         self.kernels += 1
         em = emitter(self.module, self.name("k"), k, views, noalias=id(k) not in self.shared_kernels)
         em.emit()

@@ -1,0 +1,81 @@
+"""The value types every part of the CPU lowering shares: where a buffer lives
+(``Ref``), how a value is read (``Val``), how a kernel addresses a buffer from its loop
+indices (``Access``), and raw element copies (``raw_type``, ``raw_const``).
+
+A leaf of the backend (it imports only llvmlite.ir, numpy, ``lltypes`` and
+``backends.fusion``), so the program lowering (``program``) and its plug-ins
+(``equations``, ``blas``, ``control``, ``kernels``) can all import it without importing
+each other.
+
+>>> v = Val("float64", (2, 3), ref=Ref("ws", 0, None), strides=(3, 1))
+>>> v.contiguous, Val("float64", (2, 3), ref=Ref("ws", 0, None), strides=(1, 2)).contiguous
+(True, False)
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+import numpy as np
+
+from ..fusion import View
+from .lltypes import I8, LLTYPES, const, storage
+
+__all__ = ["Ref", "Val", "Access", "nbytes", "raw_type", "raw_const", "PTR"]
+
+PTR = ir.PointerType()
+
+
+def nbytes(aval) -> int:
+    """The bytes of a dense buffer of ``aval``."""
+    return int(aval.size) * aval.dtype.itemsize
+
+
+def raw_type(dtype):
+    """The type a copy moves one element as (dtypes without arithmetic here: raw bits)."""
+    dtype = np.dtype(dtype)
+    return storage(dtype) if dtype in LLTYPES else ir.IntType(8 * dtype.itemsize)
+
+
+def raw_const(dtype, value):
+    """``value`` as a constant of ``raw_type(dtype)`` (a bool as its stored byte)."""
+    dtype = np.dtype(dtype)
+    if dtype in LLTYPES:
+        v = const(dtype, value)
+        return ir.Constant(I8, int(bool(value))) if dtype == np.bool_ else v
+    bits = int.from_bytes(np.asarray(value, dtype).tobytes(), "little")
+    return ir.Constant(raw_type(dtype), bits)
+
+
+class Ref:
+    """A contiguous buffer: ``slot`` k, ``ws`` byte offset, ``stack`` alloca, or ``ptr``
+    (an LLVM pointer value of the current function, e.g. one row of a scan's xs)."""
+    __slots__ = ("kind", "where", "aval")
+
+    def __init__(self, kind, where, aval):
+        self.kind, self.where, self.aval = kind, where, aval
+
+
+class Val:
+    """How to read a value: a scalar literal (``lit``), or a strided view of a Ref."""
+    __slots__ = ("lit", "ref", "shape", "strides", "offset", "dtype")
+
+    def __init__(self, dtype, shape, lit=None, ref=None, strides=None, offset=0):
+        self.dtype, self.shape, self.lit, self.ref = np.dtype(dtype), tuple(shape), lit, ref
+        self.strides, self.offset = strides, offset
+
+    @property
+    def contiguous(self):
+        return self.ref is not None and View(None, self.shape, self.strides, self.offset).contiguous
+
+    def reshaped(self, shape, strides=None, offset=None):
+        """The same buffer read with another shape (and strides/offset when given)."""
+        return Val(self.dtype, shape, lit=self.lit, ref=self.ref,
+                   strides=self.strides if strides is None else strides,
+                   offset=self.offset if offset is None else offset)
+
+
+class Access:
+    """How a kernel addresses one buffer from its loop indices: the buffer's argument
+    position, element strides over the loop shape, an element offset, the dtype."""
+
+    def __init__(self, arg_index, strides, offset, dtype):
+        self.arg, self.strides, self.offset, self.dtype = arg_index, list(strides), offset, dtype

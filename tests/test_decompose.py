@@ -1,0 +1,197 @@
+"""Composite primitives decomposed once for the native backends (``backends.decompose``),
+and every primitive of the registry placed on each native backend: lowered, decomposed,
+or run on the host, the host-stepped ones listed here by hand (a new primitive must be
+placed consciously).
+
+Special values: each decomposition, and each native backend running it, gives numpy's
+result bit for bit on ±0, ±inf, nan, subnormals and huge values (the sign of a zero
+included). The CUDA check runs on Numba's simulator in a subprocess (the simulator is
+chosen when numba is first imported; see tests/test_cuda_backend.py).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import functrans  # noqa: F401  (registers the primitives)
+from backends import fusion
+from backends import llvm as cpu
+from backends.decompose import DECOMPOSITIONS, decompose
+from backends.interpret import eval_jaxpr
+from backends.llvm import equations as llvm_equations, ops as llvm_ops
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, ShapedArray, Var, check, primitives
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ------------------------------------------------------------------ the registry walk
+
+# run through their numpy impl (or inlined before a backend sees them: call-like ones)
+LLVM_HOST = {
+    "all_gather", "argmax", "argmin", "axis_index", "bitcast_convert_type", "checkpoint",
+    "cholesky", "complex", "conj", "cummax", "cummin", "cumprod", "cumsum",
+    "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
+    "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "threefry2x32",
+    "triangular_solve"}
+CUDA_HOST = {
+    "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
+    "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
+    "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve"}
+
+
+def _llvm_lowered():
+    return (set(llvm_ops.TABLE) | set(llvm_ops.REDUCTIONS) | set(llvm_equations.NATIVE) |
+            set(fusion.VIEW_RULES))
+
+
+def _cuda_lowered():
+    from backends.cuda import control, equations, ops     # imports no numba
+    return (set(ops.TABLE) | set(ops.REDUCTIONS) | set(equations.LOWER) | set(control.LOWER) |
+            set(fusion.VIEW_RULES))
+
+
+@pytest.mark.parametrize("backend", ["llvm", "cuda"])
+def test_every_primitive_is_lowered_decomposed_or_listed_as_host_stepped(backend):
+    if backend == "cuda" and importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed")
+    lowered = _llvm_lowered() if backend == "llvm" else _cuda_lowered()
+    host = LLVM_HOST if backend == "llvm" else CUDA_HOST
+    decomposed = set(DECOMPOSITIONS) - lowered
+    unplaced = sorted(set(primitives) - lowered - decomposed - host)
+    assert not unplaced, f"{backend}: place these primitives (lower, decompose or list " \
+                         f"them as host-stepped here): {unplaced}"
+    stale = sorted(host & (lowered | decomposed)) + sorted(host - set(primitives))
+    assert not stale, f"{backend}: listed as host-stepped but lowered, decomposed or gone: {stale}"
+
+
+def test_op_tables_hold_no_composite_the_other_backend_decomposes():
+    # a backend keeps a leaf row only where it has real code for it (llvm: logistic is
+    # a vectorised routine of its own); the rest of each table is leaves
+    both = set(DECOMPOSITIONS) & _llvm_lowered()
+    assert both == {"logistic"}
+
+
+# ------------------------------------------------------------------ special values
+
+def _specials(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        fi = np.finfo(dtype)
+        vals = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, fi.smallest_subnormal,
+                -fi.smallest_subnormal, fi.tiny, -fi.tiny, fi.max, -fi.max, 1.0, -1.0,
+                0.3, -2.5, 1e-30, 80.0, -80.0, 800.0, -800.0]
+        with np.errstate(over="ignore"):
+            return np.array(vals, dtype)
+    info = np.iinfo(dtype)
+    vals = [0, 1, 7, info.max, info.max - 1]
+    if dtype.kind == "i":
+        vals += [-1, -7, info.min, info.min + 1]
+    return np.array(vals, dtype)
+
+
+def _bits(a):
+    """The array's bytes, every nan made the same (numpy does not fix nan payloads)."""
+    a = np.array(a)
+    if a.dtype.kind == "f":
+        a[np.isnan(a)] = np.nan
+    return a.tobytes()
+
+
+def _out_dtype(name, dtype):
+    return np.dtype(np.bool_) if name == "is_finite" else np.dtype(dtype)
+
+
+def _composite(name, dtype, n):
+    x = Var(ShapedArray((n,), dtype))
+    y = Var(ShapedArray((n,), _out_dtype(name, dtype)))
+    return Jaxpr([], [x], [Eqn(primitives[name], [x], [y], {})], [y])
+
+
+CASES = [(name, dt) for name in sorted(DECOMPOSITIONS)
+         for dt in ("float64", "float32", "int64", "int32", "uint32")
+         if (name in ("square", "sign") or dt.startswith("float"))]
+
+
+def _reference(name, dtype, x):
+    with np.errstate(all="ignore"):
+        return eval_jaxpr(_composite(name, dtype, x.size), [], [x])[0]
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_decomposition_equals_the_composite_bit_for_bit(name, dtype):
+    x = _specials(dtype)
+    jaxpr = _composite(name, dtype, x.size)
+    pieces = decompose(jaxpr, {}, {np.dtype(dtype)})
+    assert pieces is not jaxpr and name not in [e.primitive.name for e in pieces.eqns]
+    check(ClosedJaxpr(pieces, []))
+    with np.errstate(all="ignore"):
+        got = eval_jaxpr(pieces, [], [x])[0]
+    want = _reference(name, dtype, x)
+    assert np.asarray(got).dtype == want.dtype
+    assert _bits(got) == _bits(want), (x, got, want)
+
+
+def _assert_close_to_ulps(got, want, ulps):
+    """nan, ±inf and signed zeros exactly where numpy has them, the rest within ulps."""
+    assert got.dtype == want.dtype
+    special = ~np.isfinite(want) | (want == 0)
+    assert _bits(got[special]) == _bits(want[special]), (got, want)
+    np.testing.assert_array_max_ulp(got[~special], want[~special], ulps)
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_llvm_backend_gives_numpys_special_values(name, dtype):
+    x = _specials(dtype)
+    got = cpu.compile(ClosedJaxpr(_composite(name, dtype, x.size), []))(x)[0]
+    want = _reference(name, dtype, x)
+    if name in llvm_ops.TABLE:      # a leaf of its own here (a vmath routine): a few ulp
+        _assert_close_to_ulps(got, want, 4)
+    else:                           # decomposed: numpy's own arithmetic, bit for bit
+        assert got.dtype == want.dtype and _bits(got) == _bits(want), (x, got, want)
+
+
+def test_decomposed_pieces_fuse_into_one_kernel():
+    x = Var(ShapedArray((64,), "float64"))
+    y, z = Var(x.aval), Var(x.aval)
+    jaxpr = Jaxpr([], [x], [Eqn(primitives["sign"], [x], [y], {}),
+                            Eqn(primitives["rsqrt"], [y], [z], {})], [z])
+    exe = cpu.compile(ClosedJaxpr(jaxpr, []))
+    assert exe.cost_analysis()["native kernels"] == 1
+
+
+_CUDA_WORKER = """
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import functrans
+from backends import cuda
+from jaxpr_ir import ClosedJaxpr
+from tests.test_decompose import CASES, _composite, _specials
+out = {}
+for name, dtype in CASES:
+    x = _specials(dtype)
+    got = np.asarray(cuda.compile(ClosedJaxpr(_composite(name, dtype, x.size), []))(x)[0])
+    out[name + ":" + dtype] = [got.dtype.str, got.tolist()]
+json.dump(out, sys.stdout)
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None,
+                    reason="numba-cuda is not installed")
+def test_cuda_backend_gives_numpys_special_values_on_the_simulator():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    res = subprocess.run([sys.executable, "-c", _CUDA_WORKER, ROOT], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    results = json.loads(res.stdout)
+    for name, dtype in CASES:
+        x = _specials(dtype)
+        want = _reference(name, dtype, x)
+        dstr, values = results[f"{name}:{dtype}"]
+        got = np.array(values, dtype=np.dtype(dstr))
+        assert got.dtype == want.dtype and _bits(got) == _bits(want), (name, dtype, x, got, want)
