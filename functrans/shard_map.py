@@ -6,6 +6,8 @@
   process cuts its own block out of it, as ``in_specs`` says (``PartitionSpec`` per argument,
   a prefix of the argument's pytree), and runs ``f`` on the blocks. A dimension split over
   mesh axes must divide by their size; a spec longer than the argument's rank is an error.
+  A program holding only its own blocks builds the global value first with
+  ``make_array_from_process_local_data`` (an all-gather).
 - **Inside ``f``** the mesh axis names are bound: ``lax.psum(x, "data")`` and the other
   collectives run over the processes of that axis (MPI). Code written for
   ``vmap(..., axis_name="data")`` runs unchanged.
@@ -61,7 +63,7 @@ from .transforms.transpose import backward_pass
 from .transforms.vmap import vmap_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["shard_map", "shard_map_p"]
+__all__ = ["shard_map", "shard_map_p", "make_array_from_process_local_data"]
 
 shard_map_p = Primitive("shard_map", multiple_results=True)
 # The body is a param but not a sub-jaxpr passes and vmap look into: its collectives are
@@ -293,3 +295,19 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
     wrapped.__name__ = f"shard_map({getattr(f, '__name__', 'f')})"
     wrapped.__doc__ = getattr(f, "__doc__", None)
     return wrapped
+
+
+def make_array_from_process_local_data(mesh: Mesh, spec: PartitionSpec, local_data):
+    """The global array whose block on each process (as ``spec`` splits it over ``mesh``)
+    is that process's ``local_data``: the blocks are all-gathered, so every process gets the
+    global value that shard_map takes. Processes along an axis ``spec`` does not name must
+    pass the same block.
+
+    >>> import numpy as np
+    >>> from functrans.sharding import Mesh, P
+    >>> make_array_from_process_local_data(Mesh((1,), ("i",)), P("i"), np.ones(2)).tolist()
+    [1.0, 1.0]
+    """
+    x = np.asarray(local_data)
+    norm = normalize_spec(spec, get_aval(x), mesh, "the local data", divisible=False)
+    return _assemble(x, norm, mesh)

@@ -123,16 +123,20 @@ class Mesh:
     def comm(self, names):
         """The MPI communicator of the processes differing only along ``names``; its ranks
         are ``axis_index(names)``. None when that group is this process alone."""
+        try:
+            return self._comms[names]        # the hot path of every collective
+        except KeyError:
+            pass
+        key = names
         names = names if isinstance(names, tuple) else (names,)
-        if self.axis_size(names) == 1:
-            return None
-        c = self._comms.get(names)
-        if c is None:
+        c = None
+        if self.axis_size(names) > 1:
             others = [k for k, n in enumerate(self.axis_names) if n not in names]
             color = 0
             for k in others:
                 color = color * self.shape[k] + self.coords[k]
-            c = self._comms[names] = distributed.world().Split(color, self.axis_index(names))
+            c = distributed.world().Split(color, self.axis_index(names))
+        self._comms[key] = c
         return c
 
 

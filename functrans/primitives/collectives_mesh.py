@@ -36,9 +36,14 @@ def mesh_of(name):
     return f.mesh
 
 
+_OPS: dict = {}
+
+
 def _op(kind):
-    from mpi4py import MPI
-    return {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[kind]
+    if not _OPS:      # mpi4py is loaded by now: a communicator of more than one process exists
+        from mpi4py import MPI
+        _OPS.update(sum=MPI.SUM, max=MPI.MAX, min=MPI.MIN)
+    return _OPS[kind]
 
 
 def _contiguous(x):

@@ -395,9 +395,9 @@ def _ppermute_batch(args, dims, *, axis_name, perm, axis_size):
         if b in src_of:
             rows.append(slice_in_dim(x, src_of[b], src_of[b] + 1, axis=0))
         else:
-            if zero is None:
-                zero = mul(slice_in_dim(x, 0, 1, axis=0),
-                           np.zeros((), aval(x).dtype))
+            if zero is None:     # (not 0 * x: that is NaN where x is inf or NaN)
+                zero = broadcast_in_dim(np.zeros((), aval(x).dtype),
+                                        (1,) + aval(x).shape[1:], ())
             rows.append(zero)
     return concatenate(rows, 0), 0
 
