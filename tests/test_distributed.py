@@ -35,12 +35,16 @@ needs_mpi = pytest.mark.skipif(not _has_mpi(), reason="needs mpi4py and mpiexec 
                                "(pip install 'functrans[distributed]')")
 
 
-def run_mpi(n, program, *args):
+def run_mpi_path(n, path, *args):
+    """``mpiexec -n n python path args`` from the repository root, with a timeout."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1")
-    return subprocess.run([_mpiexec(), "-n", str(n), sys.executable,
-                           os.path.join(PROGRAMS, program), *args],
+    return subprocess.run([_mpiexec(), "-n", str(n), sys.executable, path, *args],
                           capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=ROOT)
+
+
+def run_mpi(n, program, *args):
+    return run_mpi_path(n, os.path.join(PROGRAMS, program), *args)
 
 
 # --------------------------------------------------------------------------- one process
