@@ -110,6 +110,11 @@ def varying_axes(jaxpr, in_vary, mesh_axes):
             out = ins - {n}
         elif name in _SPREADING and n is not None:
             out = ins | ({n} & mesh_axes)
+        elif name in _CONTROL_FLOW:
+            outs = _CONTROL_FLOW[name](e.params, [get(a) for a in e.inputs], mesh_axes)
+            for v, o in zip(e.outvars, outs):
+                env[v] = o
+            continue
         elif e.primitive.call_param and e.primitive.call_param in e.params:
             body = e.params[e.primitive.call_param]
             outs = varying_axes(body.jaxpr, [get(a) for a in e.inputs], mesh_axes)
@@ -121,6 +126,42 @@ def varying_axes(jaxpr, in_vary, mesh_axes):
         for v in e.outvars:
             env[v] = out
     return [get(a) for a in jaxpr.outvars]
+
+
+def _body(b):
+    return getattr(b, "jaxpr", b)
+
+
+def _scan_vary(params, ins, mesh_axes):
+    nc, nk = params["num_consts"], params["num_carry"]
+    consts, carry, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
+    while True:     # carries only gain axes: a fixed point within len(mesh_axes) rounds
+        outs = varying_axes(_body(params["jaxpr"]), consts + carry + xs, mesh_axes)
+        new = [c | o for c, o in zip(carry, outs[:nk])]
+        if new == carry:
+            return carry + outs[nk:]
+        carry = new
+
+
+def _while_vary(params, ins, mesh_axes):
+    cn, bn = params["cond_nconsts"], params["body_nconsts"]
+    cc, bc, carry = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+    while True:     # a predicate that varies makes every carry vary (the trip count does)
+        pred = varying_axes(_body(params["cond_jaxpr"]), cc + carry, mesh_axes)[0]
+        outs = varying_axes(_body(params["body_jaxpr"]), bc + carry, mesh_axes)
+        new = [c | o | pred for c, o in zip(carry, outs)]
+        if new == carry:
+            return carry
+        carry = new
+
+
+def _cond_vary(params, ins, mesh_axes):
+    index, ops = ins[0], ins[1:]
+    per_branch = [varying_axes(_body(b), ops, mesh_axes) for b in params["branches"]]
+    return [set(index).union(*outs) for outs in zip(*per_branch)]
+
+
+_CONTROL_FLOW = {"scan": _scan_vary, "while": _while_vary, "cond": _cond_vary}
 
 
 def _collective_axes_of_params(e):

@@ -117,6 +117,26 @@ def test_shard_map_errors_one_process():
         lax.psum(np.ones(2), "i")     # outside any vmap / shard_map
 
 
+def test_check_rep_sees_through_control_flow():
+    m = Mesh((1,), ("i",))
+
+    def summed_in_scan(x):
+        c, _ = lax.scan(lambda c, r: (c + lax.psum(fnp.sum(r), "i"), None), 0.0, x)
+        return c
+
+    def varying_carry(x):
+        c, _ = lax.scan(lambda c, r: (c + fnp.sum(r), None), 0.0, x)
+        return c
+
+    x = np.ones((2, 3))
+    assert ft.shard_map(summed_in_scan, m, in_specs=P("i"), out_specs=P())(x) == 6.0
+    with pytest.raises(ValueError, match="replicated along mesh axis 'i'"):
+        ft.shard_map(varying_carry, m, in_specs=P("i"), out_specs=P())(x)
+    with pytest.raises(ValueError, match="replicated along mesh axis 'i'"):
+        ft.shard_map(lambda x: lax.cond(lax.axis_index("i") == 0, lambda: 1.0, lambda: 2.0),
+                     m, in_specs=P("i"), out_specs=P())(x)
+
+
 def test_new_collectives_under_vmap():
     X = np.arange(12.0).reshape(2, 2, 3)     # 2 examples, each (2, 3)
     ps = ft.vmap(lambda x: lax.psum_scatter(x, "i"), axis_name="i")(X)
@@ -143,6 +163,13 @@ def test_collectives_on_mesh_equal_vmap(n):
 @pytest.mark.parametrize("n", [2, 4])
 def test_grad_wrt_replicated_equals_single_process(n):
     r = run_mpi(n, "grad_replicated.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
+@needs_mpi
+def test_compositions_on_two_processes():
+    r = run_mpi(2, "compose.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split()[0] == "OK"
 
