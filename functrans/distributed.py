@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["initialize", "process_index", "process_count", "world"]
+__all__ = ["initialize", "process_index", "process_count", "world", "comm_stats",
+           "reset_comm_stats"]
 
 _state = {"comm": None, "initialized": False}
 
@@ -91,3 +92,40 @@ def process_count() -> int:
     """
     comm = world()
     return 1 if comm is None else comm.Get_size()
+
+
+# --------------------------------------------------------------------------- accounting
+
+_stats: dict = {}    # collective kind -> [calls, bytes sent, bytes received] (this process)
+
+
+def count_collective(kind: str, sent: float, received: float) -> None:
+    """Record one collective over more than one process (called by the MPI layer)."""
+    row = _stats.get(kind)
+    if row is None:
+        row = _stats[kind] = [0, 0.0, 0.0]
+    row[0] += 1
+    row[1] += sent
+    row[2] += received
+
+
+def comm_stats() -> dict:
+    """Per collective kind, this process's ``calls``, ``bytes_sent`` and ``bytes_received``
+    since the last reset, for the collectives that involved other processes.
+
+    The bytes are the volume of the standard algorithms for the calls made, on the
+    payload this process hands to MPI (N processes in the call, S bytes): all-reduce (ring)
+    2(N-1)/N S each way; all-gather of S-byte blocks (N-1) S; reduce-scatter of an S-byte
+    input (N-1)/N S; all-to-all of an S-byte input (N-1)/N S; ppermute S to the destination
+    and S from the source. (MPI may pick another algorithm; the payloads are exact.)
+
+    >>> reset_comm_stats(); comm_stats()
+    {}
+    """
+    return {k: {"calls": c, "bytes_sent": int(round(s)), "bytes_received": int(round(r))}
+            for k, (c, s, r) in sorted(_stats.items())}
+
+
+def reset_comm_stats() -> None:
+    """Forget the counts of ``comm_stats``."""
+    _stats.clear()

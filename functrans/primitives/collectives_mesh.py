@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..distributed import count_collective
 from ..sharding import find_mesh_frame
 
 __all__ = ["mesh_of", "mesh_psum", "mesh_pmax", "mesh_pmin", "mesh_all_gather",
@@ -58,6 +59,9 @@ def _allreduce(x, name, kind):
         return x.copy()
     out = np.empty_like(x)
     comm.Allreduce(x, out, op=_op(kind))
+    n = comm.Get_size()
+    vol = 2.0 * (n - 1) / n * x.nbytes
+    count_collective("p" + kind, vol, vol)
     return out
 
 
@@ -81,6 +85,8 @@ def mesh_all_gather(x, name, axis):
         return np.expand_dims(x, axis).copy()
     out = np.empty((comm.Get_size(),) + x.shape, x.dtype)
     comm.Allgather(x, out)
+    vol = (comm.Get_size() - 1) * x.nbytes
+    count_collective("all_gather", vol, vol)
     return np.moveaxis(out, 0, axis)
 
 
@@ -95,6 +101,8 @@ def mesh_psum_scatter(x, name, dim):
     block = (xs.shape[0] // n,) + xs.shape[1:]
     out = np.empty(block, x.dtype)
     comm.Reduce_scatter_block(xs, out, op=_op("sum"))
+    vol = (n - 1) / n * xs.nbytes
+    count_collective("psum_scatter", vol, vol)
     return np.moveaxis(out, 0, dim)
 
 
@@ -110,6 +118,8 @@ def mesh_all_to_all(x, name, split_axis, concat_axis):
     send = _contiguous(xs.reshape((n, k) + xs.shape[1:]))
     recv = np.empty_like(send)
     comm.Alltoall(send, recv)
+    vol = (n - 1) / n * send.nbytes
+    count_collective("all_to_all", vol, vol)
     pieces = [np.moveaxis(recv[j], 0, split_axis) for j in range(n)]
     return np.concatenate(pieces, axis=concat_axis)
 
@@ -133,6 +143,7 @@ def mesh_ppermute(x, name, perm):
         comm.Send(x, dest=dst[0], tag=7)
     elif src:
         comm.Recv(out, source=src[0], tag=7, status=MPI.Status())
+    count_collective("ppermute", x.nbytes if dst else 0, x.nbytes if src else 0)
     return out
 
 
@@ -149,4 +160,6 @@ def gather_blocks(mesh, names, x, dim):
         return x
     out = np.empty((comm.Get_size(),) + x.shape, x.dtype)
     comm.Allgather(x, out)
+    vol = (comm.Get_size() - 1) * x.nbytes
+    count_collective("shard_map_output", vol, vol)
     return np.concatenate(list(out), axis=dim)

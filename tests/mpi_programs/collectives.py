@@ -85,5 +85,22 @@ if n == 4:   # two axes, collectives over one and over both
     for name, (f, shape) in cases2.items():
         count += check(name, f, shape, mesh2, P("a", "b"), vm2)
 
+# communication accounting: one psum of 1000 float64, one all_gather, one ppermute
+ft.distributed.reset_comm_stats()
+ft.shard_map(lambda x: lax.psum(x, "i"), mesh, in_specs=P(), out_specs=P())(np.ones(1000))
+ft.shard_map(lambda x: lax.all_gather(x, "i"), mesh, in_specs=P(), out_specs=P())(np.ones(10))
+ft.shard_map(lambda x: lax.ppermute(x, "i", [(0, 1)]), mesh, in_specs=P(), out_specs=P(),
+             check_rep=False)(np.ones(10))
+stats = ft.distributed.comm_stats()
+me = ft.process_index()
+want = {"psum": {"calls": 1, "bytes_sent": round(2 * (n - 1) / n * 8000),
+                 "bytes_received": round(2 * (n - 1) / n * 8000)},
+        "all_gather": {"calls": 1, "bytes_sent": (n - 1) * 80, "bytes_received": (n - 1) * 80},
+        "ppermute": {"calls": 1, "bytes_sent": 80 if me == 0 else 0,
+                     "bytes_received": 80 if me == 1 else 0}}
+if stats != want:
+    raise AssertionError(f"comm_stats {stats} != {want}")
+count += 1
+
 if ft.process_index() == 0:
     print("OK", count)
