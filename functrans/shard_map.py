@@ -56,6 +56,7 @@ from .primitives.control_flow_common import BodyCache
 from .primitives.elementwise import mul
 from .shard_map_specs import (block_aval, check_replication, global_aval, normalize_spec,
                               spec_axes, spec_leaves)
+from . import distributed
 from .sharding import Mesh, PartitionSpec, bound_mesh, mesh_for
 from .tracing import _trace_stack, eval_jaxpr, get_aval, trace_to_jaxpr
 from .transforms.jvp import jvp_eval
@@ -278,6 +279,7 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
             out_box.append((out, otree))
             return ol
 
+        _check_same_everywhere(mesh, avals)
         local = [block_aval(a, s, mesh) for a, s in zip(avals, norm)]
         body, consts = _trace_body(flat_fun, local, mesh, "shard_map")
         out, otree = out_box[0]
@@ -295,6 +297,21 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
     wrapped.__name__ = f"shard_map({getattr(f, '__name__', 'f')})"
     wrapped.__doc__ = getattr(f, "__doc__", None)
     return wrapped
+
+
+def _check_same_everywhere(mesh, avals):
+    """Every process must pass arguments of the same shapes and dtypes (else the blocks and
+    the collectives would not match up): compared once per trace, so once per compile
+    under jit. Raises on every process, naming the first that differs."""
+    if mesh.size == 1:
+        return
+    mine = tuple(a.str_short() for a in avals)
+    every = distributed.world().allgather(mine)
+    for rank, theirs in enumerate(every):
+        if theirs != every[0]:
+            raise ValueError(f"shard_map: the processes pass arguments of different types: "
+                             f"process 0 passes {list(every[0])}, process {rank} passes "
+                             f"{list(theirs)}")
 
 
 def make_array_from_process_local_data(mesh: Mesh, spec: PartitionSpec, local_data):

@@ -181,6 +181,7 @@ FAULTS = {
     "unbound_axis": "unbound axis name: 'j'",
     "check_rep": "replicated along mesh axis 'i'",
     "one_rank_raises": "[rank 1] RuntimeError: boom on rank 1",
+    "shapes_differ": "process 0 passes ['f64[4]'], process 1 passes ['f64[8]']",
 }
 
 

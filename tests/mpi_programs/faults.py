@@ -24,6 +24,9 @@ elif case == "unbound_axis":
                  out_specs=P("i"))(np.zeros(n))
 elif case == "check_rep":
     ft.shard_map(lambda x: x * 2.0, mesh, in_specs=P("i"), out_specs=P())(np.zeros(n))
+elif case == "shapes_differ":
+    size = 2 * n if ft.process_index() == 0 else 4 * n
+    ft.shard_map(lambda x: x, mesh, in_specs=P("i"), out_specs=P("i"))(np.zeros(size))
 elif case == "one_rank_raises":
     # rank 1 fails; the others wait in a collective that rank 1 never joins
     def body(x):
