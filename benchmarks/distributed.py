@@ -22,9 +22,9 @@ ZeRO-3 as written here (parameters all-gathered once, kept for the backward pass
 gradient reduce-scattered) 2(N-1)/N S (DeepSpeed gathers twice: 3(N-1)/N S, 1.5x DP).
 The counted bytes apply the standard algorithms' volumes to the payloads of the calls
 actually made, so "measured / textbook" checks which collectives a strategy makes and on
-what sizes, not MPI's wire traffic. An alpha-beta model, fitted from the 2- and 4-process Allreduce times of 8 B and 8 MiB,
-extrapolates the communication time per step to 8...1024 processes: a model, not a
-measurement.
+what sizes, not MPI's wire traffic. An alpha-beta model, fitted from the 2- and 4-process
+Allreduce times of 8 B and 8 MiB, extrapolates the communication time per step to
+8...1024 processes: a model, not a measurement.
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def main():
                  (label, "jit(shard_map(jit(psum)))", ts[2], ts[2] / ts[0])]
     if ft.process_index() == 0:
         print(f"psum over {n} processes (median, slowest rank)")
-        print(f"| size | candidate | time (us) | vs Allreduce |\n|---|---|---:|---:|")
+        print("| size | candidate | time (us) | vs Allreduce |\n|---|---|---:|---:|")
         for label, cand, t, r in rows:
             print(f"| {label} | {cand} | {t:.1f} | {r:.2f}x |")
 
@@ -208,7 +208,8 @@ def strategies_table():
     print(f"\nalpha-beta MODEL (fitted to {len(eqs)} Allreduce timings): alpha = "
           f"{alpha * 1e6:.1f} us, beta = {beta * 1e9:.3f} ns/byte "
           f"({1 / beta / 1e9:.2f} GB/s). Modelled communication per step (ms):")
-    print("| strategy | " + " | ".join(f"N={n}" for n in (8, 64, 1024)) + " |\n|---|---:|---:|---:|")
+    print("| strategy | " + " | ".join(f"N={n}" for n in (8, 64, 1024))
+          + " |\n|---|---:|---:|---:|")
     for name, msgs in (("data parallel", 1), ("ZeRO-2", 2), ("ZeRO-3", 2)):
         cells = []
         for n in (8, 64, 1024):

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from .base import aval
-from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_names,  # noqa: F401 (the primitives, for importers)
+# the primitives are re-exported for importers (tests, other modules)
+from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_names,  # noqa: F401
                                 psum_invariant, record_axis_index, varies, all_gather_p,
                                 all_to_all_p, axis_index_p, gather_tiled, lift_invariant,
                                 pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p,

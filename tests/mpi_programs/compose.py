@@ -25,7 +25,8 @@ def ref_scan(w, x):
     return c
 
 f = ft.shard_map(body_scan, mesh, in_specs=(P(), P("i")), out_specs=P())
-assert np.allclose(f(w, X), ref_scan(w, X)) and np.allclose(ft.grad(f)(w, X), ft.grad(ref_scan)(w, X)), "scan value"
+assert np.allclose(f(w, X), ref_scan(w, X)) and \
+    np.allclose(ft.grad(f)(w, X), ft.grad(ref_scan)(w, X)), "scan value"
 fc = ft.shard_map(ft.checkpoint(body_scan), mesh, in_specs=(P(), P("i")), out_specs=P())
 assert np.allclose(ft.grad(fc)(w, X), ft.grad(ref_scan)(w, X)), "checkpoint grad"
 assert np.allclose(ft.grad(ft.checkpoint(f))(w, X), ft.grad(ref_scan)(w, X)), "remat outside grad"
@@ -40,15 +41,18 @@ def outer_ref(w):
     for _ in range(2):
         c = c + ref_scan(w * c, X)
     return c
-assert np.allclose(outer(w), outer_ref(w)) and np.allclose(ft.grad(outer)(w), ft.grad(outer_ref)(w)), "scan(shard_map)"
+assert np.allclose(outer(w), outer_ref(w)) and \
+    np.allclose(ft.grad(outer)(w), ft.grad(outer_ref)(w)), "scan(shard_map)"
 # vmap of shard_map with collective inside, batch over w
 ws = np.stack([w, 2 * w, 3 * w])
-assert np.allclose(ft.vmap(f, in_axes=(0, None))(ws, X), np.array([ref_scan(v, X) for v in ws])), "vmap"
+assert np.allclose(ft.vmap(f, in_axes=(0, None))(ws, X),
+                   np.array([ref_scan(v, X) for v in ws])), "vmap"
 # jacfwd / hessian
 assert np.allclose(ft.jacfwd(f)(w, X), ft.jacfwd(ref_scan)(w, X)), "jacfwd"
 assert np.allclose(ft.hessian(f)(w, X), ft.hessian(ref_scan)(w, X)), "hessian"
 # vmap inside body over the local batch with psum on mesh axis
-g = ft.shard_map(lambda x: ft.vmap(lambda r: lax.psum(r, "i"))(x), mesh, in_specs=P("i"), out_specs=P())
+g = ft.shard_map(lambda x: ft.vmap(lambda r: lax.psum(r, "i"))(x), mesh, in_specs=P("i"),
+                 out_specs=P())
 assert np.allclose(g(X), X.reshape(n, 2, 3).sum(0)), "vmap inside"
 if ft.process_index() == 0:
     print("OK", 8)
