@@ -9,6 +9,7 @@ from tests.test_distributed import ROOT, needs_mpi, run_mpi_path
 CASES = [("data_parallel.py", 2, ()), ("zero.py", 2, ("1",)), ("zero.py", 2, ("2",)),
          ("zero.py", 2, ("3",)), ("zero.py", 4, ("3",)), ("tensor_parallel.py", 2, ()),
          ("tensor_parallel.py", 4, ("--dp",)), ("pipeline_parallel.py", 2, ()),
+         ("transformer_tp.py", 2, ()), ("transformer_tp.py", 4, ("--dp",)),
          ("pipeline_parallel.py", 4, ())]
 
 
