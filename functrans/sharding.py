@@ -162,11 +162,14 @@ def mesh_for(key) -> Mesh:
 
 class MeshFrame:
     """A mesh whose axis names are bound: while shard_map traces its body (``tracing``;
-    the body's trace will have level ``level``) or runs it on this process's blocks."""
-    __slots__ = ("mesh", "tracing", "level")
+    the body's trace will have level ``level``) or runs it on this process's blocks.
+    ``vmap_depth``: how many vmap axis frames were bound outside it (a vmap inside the body
+    shadows a mesh axis of the same name; one outside does not)."""
+    __slots__ = ("mesh", "tracing", "level", "vmap_depth")
 
-    def __init__(self, mesh, tracing, level):
+    def __init__(self, mesh, tracing, level, vmap_depth):
         self.mesh, self.tracing, self.level = mesh, tracing, level
+        self.vmap_depth = vmap_depth
 
 
 class _MeshStack(threading.local):
@@ -180,8 +183,8 @@ _mesh_stack = _MeshStack()
 class bound_mesh:
     """Context manager: bind ``mesh``'s axis names for collectives in this thread."""
 
-    def __init__(self, mesh, tracing=False, level=0):
-        self.frame = MeshFrame(mesh, tracing, level)
+    def __init__(self, mesh, tracing=False, level=0, vmap_depth=0):
+        self.frame = MeshFrame(mesh, tracing, level, vmap_depth)
 
     def __enter__(self):
         _mesh_stack.frames.append(self.frame)

@@ -117,6 +117,19 @@ def test_shard_map_errors_one_process():
         lax.psum(np.ones(2), "i")     # outside any vmap / shard_map
 
 
+def test_innermost_binding_of_a_name_wins():
+    m = Mesh((1,), ("i",))
+    X = np.arange(6.0).reshape(3, 2)
+    # a vmap outside the shard_map with the same name: the mesh axis (inner) binds psum
+    f = ft.shard_map(lambda x: lax.psum(x, "i"), m, in_specs=P(), out_specs=P())
+    np.testing.assert_allclose(ft.vmap(f, axis_name="i")(X), X)
+    np.testing.assert_allclose(ft.jit(ft.vmap(f, axis_name="i"))(X), X)
+    # a vmap inside the body with the same name: the vmap (inner) binds it
+    g = ft.shard_map(lambda x: ft.vmap(lambda r: lax.psum(r, "i"), axis_name="i")(x), m,
+                     in_specs=P(), out_specs=P())
+    np.testing.assert_allclose(g(X), np.broadcast_to(X.sum(0), X.shape))
+
+
 def test_check_rep_sees_through_control_flow():
     m = Mesh((1,), ("i",))
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from ..tracing import Tracer, _trace_stack
-from ..transforms.vmap import axis_frames, find_axis
+from ..transforms.vmap import axis_frames
 from ..sharding import find_mesh_frame
 from . import collectives_mesh as mesh_ops
 from .base import Primitive, Zero, aval, deflinear, move_batch_axis
@@ -35,15 +35,17 @@ class MeshAxis:
 
 
 def binding(name):
-    """The vmap frame or mesh axis binding ``name`` (vmaps first), or NameError."""
-    try:
-        return find_axis(name)
-    except NameError:
-        pass
-    f = find_mesh_frame(name)
-    if f is None:
+    """The vmap frame or mesh axis binding ``name`` (the innermost binding), or NameError."""
+    m = find_mesh_frame(name)
+    if name is not None:
+        for i in range(len(axis_frames) - 1, -1, -1):
+            if axis_frames[i].name == name:
+                if m is None or i >= m.vmap_depth:
+                    return axis_frames[i]
+                break
+    if m is None:
         raise mesh_ops.unbound(name)
-    return MeshAxis(name, f)
+    return MeshAxis(name, m)
 
 
 def varies(x, frame):
@@ -108,10 +110,8 @@ def _same_aval(what, kinds):
 def _owner(axis_name):
     """(frame, True) when the innermost vmap (whose batch dims the rule sees) owns the name;
     else (the vmap frame or mesh axis that binds it, False)."""
-    top = axis_frames[-1]
-    if top.name == axis_name:
-        return top, True
-    return binding(axis_name), False
+    frame = binding(axis_name)
+    return frame, frame is axis_frames[-1]
 
 
 def _reducing_batch(prim, reduce_fn, invariant_fn):
