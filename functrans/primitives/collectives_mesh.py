@@ -57,6 +57,8 @@ def _allreduce(x, name, kind):
     x = _contiguous(x)
     if comm is None:
         return x.copy()
+    if x.dtype == np.bool_:     # MPI has no MAX/MIN on C_BOOL: the same order as uint8
+        return _allreduce(x.view(np.uint8), name, kind).view(np.bool_)
     out = np.empty_like(x)
     comm.Allreduce(x, out, op=_op(kind))
     n = comm.Get_size()

@@ -85,6 +85,17 @@ if n == 4:   # two axes, collectives over one and over both
     for name, (f, shape) in cases2.items():
         count += check(name, f, shape, mesh2, P("a", "b"), vm2)
 
+# dtypes MPI handles differently: bool (MAX/MIN as uint8), float16, ints, complex
+for dt, fn, ref in ((np.bool_, lax.pmax, np.max), (np.bool_, lax.pmin, np.min),
+                    (np.float16, lax.psum, np.sum), (np.int32, lax.psum, np.sum),
+                    (np.complex128, lax.psum, np.sum), (np.uint8, lax.pmax, np.max)):
+    data = (np.arange(2 * n) % 3).astype(dt)
+    got = ft.shard_map(lambda v: fn(v, "i"), mesh, in_specs=P("i"), out_specs=P())(data)
+    want = ref(data.reshape(n, 2), axis=0).astype(dt)
+    if got.dtype != want.dtype or not np.array_equal(got, want):
+        raise AssertionError(f"{fn.__name__} of {np.dtype(dt).name}: {got} != {want}")
+count += 1
+
 # communication accounting: one psum of 1000 float64, one all_gather, one ppermute
 ft.distributed.reset_comm_stats()
 ft.shard_map(lambda x: lax.psum(x, "i"), mesh, in_specs=P(), out_specs=P())(np.ones(1000))
