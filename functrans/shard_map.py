@@ -17,7 +17,11 @@
   the same value, and the result is that value. With ``check_rep=True`` (the default) an
   out_spec claiming replication of a value that may vary along the axis (it depends on a
   block split over it, on ``axis_index``, ``ppermute``… without a ``psum``/``pmax``/
-  ``all_gather`` over that axis) is an error when ``f`` is traced.
+  ``all_gather`` over that axis) is an error when ``f`` is traced. With ``check_rep=False``
+  nothing is checked: a value that does vary is returned as each process's own (the
+  processes then hold different results, and its gradient is meaningless).
+- **Every process passes arguments of the same shapes and dtypes** (checked once per
+  trace, an error on every process otherwise); their values are not compared.
 
 Transforms. ``jvp`` maps tangents the same way as the primals (a replicated argument has a
 replicated tangent). Reverse mode follows JAX's rule for replicated (unvarying) inputs: the
