@@ -165,7 +165,7 @@ def test_new_collectives_under_vmap():
 # --------------------------------------------------------------------------- mpiexec
 
 @needs_mpi
-@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("n", [1, 2, 4])
 def test_collectives_on_mesh_equal_vmap(n):
     r = run_mpi(n, "collectives.py")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -100,7 +100,7 @@ count += 1
 ft.distributed.reset_comm_stats()
 ft.shard_map(lambda x: lax.psum(x, "i"), mesh, in_specs=P(), out_specs=P())(np.ones(1000))
 ft.shard_map(lambda x: lax.all_gather(x, "i"), mesh, in_specs=P(), out_specs=P())(np.ones(10))
-ft.shard_map(lambda x: lax.ppermute(x, "i", [(0, 1)]), mesh, in_specs=P(), out_specs=P(),
+ft.shard_map(lambda x: lax.ppermute(x, "i", [(0, 1 % n)]), mesh, in_specs=P(), out_specs=P(),
              check_rep=False)(np.ones(10))
 stats = ft.distributed.comm_stats()
 me = ft.process_index()
@@ -109,6 +109,8 @@ want = {"psum": {"calls": 1, "bytes_sent": round(2 * (n - 1) / n * 8000),
         "all_gather": {"calls": 1, "bytes_sent": (n - 1) * 80, "bytes_received": (n - 1) * 80},
         "ppermute": {"calls": 1, "bytes_sent": 80 if me == 0 else 0,
                      "bytes_received": 80 if me == 1 else 0}}
+if n == 1:
+    want = {}      # a one-process axis needs no MPI
 if stats != want:
     raise AssertionError(f"comm_stats {stats} != {want}")
 count += 1
