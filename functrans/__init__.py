@@ -20,6 +20,9 @@ from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
 from .array import Array  # noqa: F401
 from .device import device_put  # noqa: F401
+from . import distributed, sharding  # noqa: F401
+from .distributed import process_index, process_count  # noqa: F401
+from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
 # ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
 from . import config, debug  # noqa: F401,E402
 from .profiler import profile  # noqa: F401,E402

@@ -90,11 +90,16 @@ class Program:
             raise NotImplementedError(f"llvm backend: primitive '{name}' has neither code "
                                       "generation nor an implementation")
         ws_slot = self.ws_slot
+        # whether each view is dense, and its size, are fixed at compile time
+        dense = [spec[0] != "lit" and View(None, spec[4], tuple(spec[5]), spec[6]).dense
+                 for spec in ins]
+        sizes = [int(np.prod(spec[4], dtype=np.int64)) if spec[0] != "lit" else 0
+                 for spec in ins]
 
         def step(slots):
             args = []
             ws = slots[ws_slot]
-            for spec in ins:
+            for spec, is_dense, n in zip(ins, dense, sizes):
                 if spec[0] == "lit":
                     args.append(spec[1])
                     continue
@@ -103,8 +108,7 @@ class Program:
                     base = slots[where[1]]
                 else:
                     base = ws[where[1]:where[1] + where[2]].view(dtype).reshape(bshape)
-                if View(None, shape, tuple(strides), offset).dense:
-                    n = int(np.prod(shape, dtype=np.int64))
+                if is_dense:
                     args.append(base.reshape(-1)[offset:offset + n].reshape(shape))
                 else:
                     args.append(_materialise(base, shape, strides, offset))
@@ -167,10 +171,11 @@ class Program:
         """A callable ``run(*arrays)`` for arguments already known to have the compiled
         shapes and dtypes (and to be ndarrays): one native call, outputs of type ``cls``
         (an ndarray subclass, or ndarray). Returns the output itself when ``single``,
-        else a list. None when the program has host steps."""
+        else a list. A program with host steps runs its steps (``__call__``)."""
         seg = self.fast
         if seg is None:
-            return None
+            # host steps (e.g. a collective calling MPI): still skip the caller's retrace
+            return self._stepped_runner(cls, single)
         tail = self._tail
         specs = self.out_specs
         empty = np.empty
@@ -200,3 +205,13 @@ class Program:
                     outs = [o.view(cls) for o in outs]
             return outs
         return run_many
+
+    def _stepped_runner(self, cls, single):
+        """``fast_runner`` for a program with several steps: ``__call__``, outputs as ``cls``."""
+        slow = self.__call__
+        if cls is None or cls is np.ndarray:
+            return (lambda *args: slow(*args)[0]) if single and len(self.out_specs) == 1 \
+                else slow
+        if single and len(self.out_specs) == 1:
+            return lambda *args: slow(*args)[0].view(cls)
+        return lambda *args: [o.view(cls) for o in slow(*args)]

@@ -1,13 +1,21 @@
-"""Collectives over a named ``vmap`` axis: psum, pmean, pmax, pmin, all_gather, axis_index.
+"""Collectives over a named axis: psum, pmean, pmax, pmin, all_gather, psum_scatter,
+all_to_all, ppermute, axis_index, axis_size.
 
-Inside ``vmap(f, axis_name="i")`` the per-example function may combine values
-across the mapped axis. The primitives record the axis name; the batching rule
-of the vmap that owns the name does the work (a reduction over the batch
-dimension, or a broadcast when the operand does not vary along it). Outside a
-vmap with that name they raise ``NameError`` ("unbound axis name").
+A name is bound either by ``vmap(f, axis_name=...)`` (the examples of one process) or by
+``shard_map`` over a mesh with that axis (the processes of the axis): the same code runs
+under both. The primitives record the name. Under a vmap the batching rule of the vmap
+owning the name does the work (a reduction or reshuffle of the batch dimension); under a
+shard_map the implementation calls MPI on the axis' sub-communicator
+(``collectives_mesh``). A vmap binds a name in preference to a mesh. An unbound name is a
+``NameError``. Values are never computed while tracing (``defer_concrete``).
 
-Their values are never computed while tracing (``defer_concrete``): a tracer
-stands for one example, and the collective needs all of them.
+Reverse mode. Each collective is linear (pmax/pmin aside) and transposes to another:
+psum -> psum, all_gather -> psum_scatter, psum_scatter -> all_gather, ppermute -> the
+inverse permutation, all_to_all -> all_to_all with the split and concat axes swapped. The
+cotangent of a value that is the same on every member of an axis is held as per-member
+parts that sum to it (so psum's transpose is psum; shard_map divides the cotangent of a
+replicated output among its copies and sums the parts of a replicated input's cotangent):
+see ``functrans.shard_map``.
 
 >>> import functrans as ft, numpy as np
 >>> from functrans import lax
@@ -18,256 +26,58 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
-from ..tracing import Tracer, _trace_stack
-from ..transforms.vmap import axis_frames, find_axis
-from .base import Primitive, Zero, aval, deflinear, move_batch_axis
+from .base import aval
+# the primitives are re-exported for importers (tests, other modules)
+from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_names,  # noqa: F401
+                                psum_invariant, record_axis_index, varies, all_gather_p,
+                                all_to_all_p, axis_index_p, gather_tiled, lift_invariant,
+                                pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p,
+                                scatter_tiled)
+from .elementwise import convert_element_type, div
+from .structural import reshape
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index"]
-
-
-def _unbound(name):
-    return NameError(f"unbound axis name: {name!r} (collectives only work inside "
-                     f"vmap(..., axis_name={name!r}))")
-
-
-def _impl_unbound(*args, axis_name, **params):
-    raise _unbound(axis_name)
-
-
-def _varies(x, frame):
-    """Whether ``x`` may differ between the examples of ``frame``'s axis.
-
-    Concrete values and tracers of traces older than the vmap's own trace are
-    the same for every example; a frame that is not tracing cannot tell.
-    """
-    if not isinstance(x, Tracer):
-        return False
-    return not frame.tracing or x._trace.level >= frame.level
-
-
-def _collective(name):
-    p = Primitive(name)
-    p.batch_always = True     # an unbatched operand still needs the rule (e.g. psum -> x * n)
-    p.defer_concrete = True   # tracing never runs impl: the value depends on other examples
-    return p
-
-
-def _check_name(axis_name, what):
-    if axis_name is None:
-        raise TypeError(f"{what}: axis_name must be given (the axis_name of an enclosing vmap)")
-    if not isinstance(axis_name, (str, int)) or isinstance(axis_name, bool):
-        raise TypeError(f"{what}: axis_name must be a str (or int), got {axis_name!r}")
-
-
-def _names(axis_name, what):
-    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
-    for n in names:
-        _check_name(n, what)
-    return names
-
-
-def _same_aval(what, kinds):
-    def rule(x, *, axis_name):
-        if x.dtype.kind not in kinds:
-            raise TypeError(f"{what}: operand dtype {x.dtype} is not supported "
-                            f"(operand {x.str_short()})")
-        return x
-    return rule
-
-
-def _reducing_batch(prim, reduce_fn, invariant_fn):
-    """The batch rule shared by psum/pmax/pmin.
-
-    The innermost vmap is the one whose batch dims arrive here. If it owns the
-    name, reduce over its batch dim (the result no longer varies). Otherwise the
-    collective belongs to an outer vmap: keep it for that one (rebind on the
-    batched value) and let this batch dim pass through.
-    """
-    def rule(args, dims, *, axis_name):
-        (x,), (d,) = args, dims
-        top = axis_frames[-1]
-        if top.name == axis_name:
-            if d is None:
-                return invariant_fn(x, top.size), None
-            return reduce_fn(x, (d,)), None
-        frame = find_axis(axis_name)
-        if _varies(x, frame):
-            return prim.bind(x, axis_name=axis_name), d
-        return invariant_fn(x, frame.size), d
-    return rule
-
-
-# --------------------------------------------------------------------------- psum
-
-psum_p = _collective("psum")
-
-
-def _psum_invariant(x, n):
-    from .elementwise import mul
-    return mul(x, np.full(aval(x).shape, n, aval(x).dtype))
-
-
-def _psum_reduce(x, axes):
-    from .reductions import reduce_sum
-    return reduce_sum(x, axes)
-
-
-def _psum_transpose(ct, x, *, axis_name):
-    # y_b = sum_b' x_b' for every b, so ct_x_b = sum_b' ct_b': psum again
-    if type(ct) is Zero:
-        return [Zero(x.aval)]
-    return [psum_p.bind(ct, axis_name=axis_name)]
-
-
-psum_p.def_rules(abstract_eval=_same_aval("psum", "fciu"), impl=_impl_unbound,
-                 batch=_reducing_batch(psum_p, _psum_reduce, _psum_invariant))
-deflinear(psum_p, _psum_transpose)
-
-# --------------------------------------------------------------------------- pmax / pmin
-
-pmax_p = _collective("pmax")
-pmin_p = _collective("pmin")
-
-
-def _chooser_jvp(prim):
-    # the tangent of the example(s) attaining the extreme, averaged over ties
-    def rule(primals, tangents, *, axis_name):
-        from .elementwise import convert_element_type, div, eq, mul
-        (x,), (t,) = primals, tangents
-        out = prim.bind(x, axis_name=axis_name)
-        if type(t) is Zero:
-            return out, Zero(aval(out))
-        m = convert_element_type(eq(x, out), aval(x).dtype)
-        num = psum_p.bind(mul(m, t), axis_name=axis_name)
-        cnt = psum_p.bind(m, axis_name=axis_name)
-        return out, div(num, cnt)
-    return rule
-
-
-def _reduce_with(name):
-    def f(x, axes):
-        from . import reductions
-        return getattr(reductions, name)(x, axes)
-    return f
-
-
-for _p, _r in ((pmax_p, "reduce_max"), (pmin_p, "reduce_min")):
-    _p.def_rules(abstract_eval=_same_aval(_p.name, "fiub"), impl=_impl_unbound,
-                 jvp=_chooser_jvp(_p), batch=_reducing_batch(_p, _reduce_with(_r),
-                                                             lambda x, n: x))
-
-# --------------------------------------------------------------------------- all_gather
-
-all_gather_p = _collective("all_gather")
-
-
-def _all_gather_aval(x, *, axis_name, axis, axis_size):
-    if not 0 <= axis <= x.ndim:
-        raise ValueError(f"all_gather: axis {axis} out of range for operand {x.str_short()}")
-    shape = x.shape[:axis] + (axis_size,) + x.shape[axis:]
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-def _gather_invariant(x, d, axis, n):
-    """Broadcast ``x`` (batch dim ``d`` or None) along a new axis ``axis`` of size n."""
-    from .structural import broadcast_in_dim
-    if d is not None:
-        x = move_batch_axis(x, d, 0)
-        axis += 1
-    shape = aval(x).shape
-    out_shape = shape[:axis] + (n,) + shape[axis:]
-    dims = tuple(i if i < axis else i + 1 for i in range(len(shape)))
-    return broadcast_in_dim(x, out_shape, dims), (None if d is None else 0)
-
-
-def _all_gather_batch(args, dims, *, axis_name, axis, axis_size):
-    (x,), (d,) = args, dims
-    top = axis_frames[-1]
-    if top.name == axis_name:
-        if d is None:
-            return _gather_invariant(x, None, axis, top.size)
-        # the batch dim itself is the gathered axis, the same in every example
-        return move_batch_axis(x, d, axis), None
-    frame = find_axis(axis_name)
-    if not _varies(x, frame):
-        return _gather_invariant(x, d, axis, frame.size)
-    x = move_batch_axis(x, d, 0) if d is not None else x
-    out = all_gather_p.bind(x, axis_name=axis_name, axis=axis + (d is not None),
-                            axis_size=axis_size)
-    return out, (None if d is None else 0)
-
-
-def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size):
-    # ct_x_b = sum_b' ct_b'[b]: sum the cotangents, then take this example's row
-    if type(ct) is Zero:
-        return [Zero(x.aval)]
-    from .elementwise import convert_element_type, eq, mul
-    from .reductions import reduce_sum
-    from .structural import broadcast_in_dim
-    s = psum_p.bind(ct, axis_name=axis_name)
-    idx = broadcast_in_dim(axis_index(axis_name), (axis_size,), ())
-    onehot = convert_element_type(eq(np.arange(axis_size, dtype=np.int32), idx), aval(s).dtype)
-    return [reduce_sum(mul(s, broadcast_in_dim(onehot, aval(s).shape, (axis,))), (axis,))]
-
-
-all_gather_p.def_rules(abstract_eval=_all_gather_aval, impl=_impl_unbound,
-                       batch=_all_gather_batch)
-deflinear(all_gather_p, _all_gather_transpose)
-
-# --------------------------------------------------------------------------- axis_index
-
-axis_index_p = _collective("axis_index")
-axis_index_p.not_differentiable = True
-
-
-def _axis_index_batch(args, dims, *, axis_name):
-    top = axis_frames[-1]
-    if top.name == axis_name:
-        return np.arange(top.size, dtype=np.int32), 0
-    return _record_axis_index(find_axis(axis_name), axis_name), None
-
-
-def _record_axis_index(frame, axis_name):
-    """axis_index has no operand to find a trace by: record it in the trace of its vmap."""
-    if frame.tracing and frame.level < len(_trace_stack):
-        trace = _trace_stack[frame.level]
-        return trace.process(axis_index_p, (), {"axis_name": axis_name})
-    raise NameError(f"axis_index({axis_name!r}) used outside the function traced by "
-                    f"vmap(..., axis_name={axis_name!r})")
-
-
-axis_index_p.def_rules(abstract_eval=lambda *, axis_name: ShapedArray((), np.int32),
-                       impl=_impl_unbound, batch=_axis_index_batch)
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
+           "ppermute", "axis_index", "axis_size"]
 
 # --------------------------------------------------------------------------- lax wrappers
 
 
 def psum(x, axis_name):
-    """Sum of ``x`` over the examples of the vmap axis (or axes) ``axis_name``.
+    """Sum of ``x`` over the members of the axis (or axes) ``axis_name``.
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: psum(x, "i"), axis_name="i")(np.arange(3.0)).tolist()
     [3.0, 3.0, 3.0]
     """
-    for n in _names(axis_name, "psum"):
-        frame = find_axis(n)
-        x = psum_p.bind(x, axis_name=n) if _varies(x, frame) else _psum_invariant(x, frame.size)
+    for n in axis_names(axis_name, "psum"):
+        frame = binding(n)
+        x = (psum_p.bind(into_body(x, frame), axis_name=n) if varies(x, frame)
+             else psum_invariant(x, frame.size))
     return x
 
 
+def axis_size(axis_name) -> int:
+    """The number of members of the axis (or the product over a tuple of axes).
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda x: x * axis_size("i"), axis_name="i")(np.ones(3)).tolist()
+    [3.0, 3.0, 3.0]
+    """
+    n = 1
+    for name in axis_names(axis_name, "axis_size"):
+        n *= binding(name).size
+    return n
+
+
 def pmean(x, axis_name):
-    """Mean of ``x`` over the vmap axis (or axes) ``axis_name``; integers give float64.
+    """Mean of ``x`` over the axis (or axes) ``axis_name``; integers give float64.
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: pmean(x, "i"), axis_name="i")(np.arange(3.0)).tolist()
     [1.0, 1.0, 1.0]
     """
-    from .elementwise import convert_element_type, div
-    names = _names(axis_name, "pmean")
-    n = 1
-    for name in names:
-        n *= find_axis(name).size
+    names = axis_names(axis_name, "pmean")
+    n = axis_size(names)
     if aval(x).dtype.kind not in "fc":
         x = convert_element_type(x, np.float64)
     s = psum(x, names)
@@ -277,12 +87,13 @@ def pmean(x, axis_name):
 def _chooser(prim, what, result):
     """``pmax``/``pmin``: ``prim`` over each named axis ``x`` varies along."""
     def f(x, axis_name):
-        for n in _names(axis_name, prim.name):
-            if _varies(x, find_axis(n)):
-                x = prim.bind(x, axis_name=n)
+        for n in axis_names(axis_name, prim.name):
+            frame = binding(n)
+            if varies(x, frame):
+                x = prim.bind(into_body(x, frame), axis_name=n)
         return x
     f.__name__ = prim.name
-    f.__doc__ = f"""{what} of ``x`` over the vmap axis ``axis_name``.
+    f.__doc__ = f"""{what} of ``x`` over the axis ``axis_name``.
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: {prim.name}(x, "i"), axis_name="i")(np.array([1.0, 5.0])).tolist()
@@ -295,39 +106,124 @@ pmax = _chooser(pmax_p, "Maximum", [5.0, 5.0])
 pmin = _chooser(pmin_p, "Minimum", [1.0, 1.0])
 
 
+def _norm_axis(axis, nd, what):
+    if not -nd <= axis < nd:
+        raise ValueError(f"{what}: axis {axis} out of range for an operand of rank {nd}")
+    return axis % nd
+
+
 def all_gather(x, axis_name, *, axis=0, tiled=False):
-    """Every example's ``x``, stacked along a new axis ``axis`` (concatenated if ``tiled``).
+    """Every member's ``x``, stacked along a new axis ``axis`` (concatenated if ``tiled``).
+    Over a tuple of axes the members are ordered row-major.
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: all_gather(x, "i"), axis_name="i")(np.arange(2.0)).tolist()
     [[0.0, 1.0], [0.0, 1.0]]
     """
-    _check_name(axis_name, "all_gather")
-    frame = find_axis(axis_name)
+    names = axis_names(axis_name, "all_gather")
     nd = aval(x).ndim
-    if not -nd - 1 <= axis <= nd:
-        raise ValueError(f"all_gather: axis {axis} out of range for an operand of shape "
-                         f"{aval(x).shape}")
-    axis = axis % (nd + 1)
-    if _varies(x, frame):
-        out = all_gather_p.bind(x, axis_name=axis_name, axis=axis, axis_size=frame.size)
-    else:
-        out = _gather_invariant(x, None, axis, frame.size)[0]
+    if tiled and nd == 0:
+        raise ValueError("all_gather(tiled=True): the operand must have at least one axis")
+    axis = _norm_axis(axis, nd if tiled else nd + 1, "all_gather")
+    # the last name varies fastest: gather it first, then concatenate the earlier ones
+    for i, n in enumerate(reversed(names)):
+        x = gather_tiled(x, n, axis, binding(n), tiled=tiled or i > 0)
+    return x
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False):
+    """The sum over the axis of ``x``, of which member ``i`` keeps block ``i`` along
+    ``scatter_dimension`` (that dimension's size must be the axis size, and is removed,
+    unless ``tiled``, where it must divide by it and keeps one block).
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda x: psum_scatter(x, "i"), axis_name="i")(np.ones((2, 2))).tolist()
+    [2.0, 2.0]
+    """
+    names = axis_names(axis_name, "psum_scatter")
+    nd = aval(x).ndim
+    dim = _norm_axis(scatter_dimension, nd, "psum_scatter")
+    n_all = axis_size(names)
+    if not tiled and aval(x).shape[dim] != n_all:
+        raise ValueError(f"psum_scatter: dimension {dim} of the operand {aval(x).shape} must "
+                         f"equal the axis size {n_all} (or use tiled=True)")
+    for n in names:               # the first name varies slowest
+        x = scatter_tiled(x, n, dim, binding(n))
+    if not tiled:
+        s = aval(x).shape
+        x = reshape(x, s[:dim] + s[dim + 1:])
+    return x
+
+
+def ppermute(x, axis_name, perm):
+    """Send ``x`` from member ``src`` to member ``dst`` for each pair in ``perm``; members
+    no one sends to receive zeros.
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda x: ppermute(x, "i", [(0, 1), (1, 0)]), axis_name="i")(
+    ...     np.array([1.0, 2.0])).tolist()
+    [2.0, 1.0]
+    """
+    check_name(axis_name, "ppermute")
+    frame = binding(axis_name)
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts) or not all(
+            0 <= i < frame.size for i in srcs + dsts):
+        raise ValueError(f"ppermute: perm {perm} must pair distinct sources with distinct "
+                         f"destinations in range({frame.size})")
+    return ppermute_p.bind(into_body(lift_invariant(x, frame), frame), axis_name=axis_name,
+                           perm=perm, axis_size=frame.size)
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False):
+    """Split ``x`` along ``split_axis`` into one chunk per member, send chunk ``j`` to
+    member ``j``, and concatenate the chunks received along ``concat_axis`` (in member
+    order). Untiled, the split axis' size must be the axis size: it is removed, and a new
+    axis of that size is inserted at ``concat_axis``.
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda x: all_to_all(x, "i", 0, 0), axis_name="i")(
+    ...     np.arange(4.0).reshape(2, 2)).tolist()
+    [[0.0, 2.0], [1.0, 3.0]]
+    """
+    check_name(axis_name, "all_to_all")
+    frame = binding(axis_name)
+    n, nd = frame.size, aval(x).ndim
+    x = into_body(lift_invariant(x, frame), frame)
     if tiled:
-        from .structural import reshape
-        if axis == nd:
-            raise ValueError("all_gather(tiled=True): axis must name an existing axis of x")
-        shape = aval(out).shape
-        out = reshape(out, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
-    return out
+        s, c = _norm_axis(split_axis, nd, "all_to_all"), _norm_axis(concat_axis, nd, "all_to_all")
+        if aval(x).shape[s] % n:
+            raise ValueError(f"all_to_all: split axis {s} of {aval(x).shape} does not divide "
+                             f"into {n} chunks")
+        return all_to_all_p.bind(x, axis_name=axis_name, split_axis=s, concat_axis=c,
+                                 axis_size=n)
+    s, c = _norm_axis(split_axis, nd, "all_to_all"), _norm_axis(concat_axis, nd, "all_to_all")
+    if aval(x).shape[s] != n:
+        raise ValueError(f"all_to_all: split axis {s} of {aval(x).shape} must equal the axis "
+                         f"size {n} (or use tiled=True)")
+    # a unit axis that becomes the concat axis; the split axis shrinks to 1 and goes
+    p = c if c <= s else c + 1
+    s2 = s + 1 if s >= p else s
+    shape = aval(x).shape
+    x = reshape(x, shape[:p] + (1,) + shape[p:])
+    y = all_to_all_p.bind(x, axis_name=axis_name, split_axis=s2, concat_axis=p, axis_size=n)
+    ys = aval(y).shape
+    return reshape(y, ys[:s2] + ys[s2 + 1:])
 
 
 def axis_index(axis_name):
-    """The position (int32) of the current example along the vmap axis ``axis_name``.
+    """The position (int32) of this member along the axis (row-major over a tuple).
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: x + axis_index("i"), axis_name="i")(np.zeros(3)).tolist()
     [0.0, 1.0, 2.0]
     """
-    _check_name(axis_name, "axis_index")
-    return _record_axis_index(find_axis(axis_name), axis_name)
+    names = axis_names(axis_name, "axis_index")
+    out = None
+    for n in names:
+        frame = binding(n)
+        i = record_axis_index(frame, n)
+        out = i if out is None else out * np.int32(frame.size) + i
+    return out
+

@@ -1,0 +1,131 @@
+"""Processes: one program run by many processes under MPI (``mpiexec -n N python prog.py``).
+
+The runtime is MPI through ``mpi4py`` (install the ``distributed`` extra: ``mpi4py`` and the
+MPICH wheels). ``mpi4py`` is imported lazily, by ``initialize()`` and by the first collective
+over a mesh axis of more than one process, so a single process without MPI installed works
+as before: ``process_count()`` is then 1 and ``process_index()`` 0.
+
+``initialize()`` reads the MPI world. With more than one process it installs an exception
+hook: an uncaught exception on any rank prints that rank's traceback, prefixed with its
+rank, and calls ``MPI_Abort``, so the whole job ends (non-zero exit) instead of the other
+ranks waiting forever in their next collective.
+
+>>> import functrans as ft
+>>> ft.distributed.initialize()
+>>> ft.process_index(), ft.process_count()
+(0, 1)
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["initialize", "process_index", "process_count", "world", "comm_stats",
+           "reset_comm_stats"]
+
+_state = {"comm": None, "initialized": False}
+
+# environment variables MPI launchers set for the processes they start
+_LAUNCHER_VARS = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
+                  "HYDRA_CONTROL_FD", "PMIX_RANK")
+
+
+def _launched_by_mpi() -> bool:
+    return any(v in os.environ for v in _LAUNCHER_VARS)
+
+
+def world():
+    """The MPI world communicator, or None for a single process not started by mpiexec
+    (mpi4py is imported only when a launcher started this process, or mpi4py is loaded)."""
+    if _state["comm"] is None and (_launched_by_mpi() or "mpi4py.MPI" in sys.modules):
+        try:
+            from mpi4py import MPI
+        except ImportError as e:
+            raise RuntimeError("this process was started by an MPI launcher but mpi4py is not "
+                               "installed: pip install 'functrans[distributed]'") from e
+        _state["comm"] = MPI.COMM_WORLD
+    return _state["comm"]
+
+
+def initialize() -> None:
+    """Join the MPI world (a no-op for one process); install the abort-on-exception hook.
+
+    Call it once at the start of a program run by ``mpiexec``. Idempotent.
+
+    >>> initialize()
+    >>> process_count()
+    1
+    """
+    if _state["initialized"]:
+        return
+    _state["initialized"] = True
+    comm = world()
+    if comm is not None and comm.Get_size() > 1:
+        sys.excepthook = _abort_on_exception
+
+
+def _abort_on_exception(exc_type, exc, tb):
+    """Print the failing rank's traceback, then abort every rank of the job."""
+    import traceback
+    rank = process_index()
+    lines = traceback.format_exception(exc_type, exc, tb)
+    sys.stderr.write("".join(f"[rank {rank}] {line}" for line in "".join(lines).splitlines(True)))
+    sys.stderr.flush()
+    world().Abort(1)
+
+
+def process_index() -> int:
+    """This process's rank in the MPI world (0 for a single process).
+
+    >>> process_index()
+    0
+    """
+    comm = world()
+    return 0 if comm is None else comm.Get_rank()
+
+
+def process_count() -> int:
+    """The number of processes in the MPI world (1 for a single process).
+
+    >>> process_count()
+    1
+    """
+    comm = world()
+    return 1 if comm is None else comm.Get_size()
+
+
+# --------------------------------------------------------------------------- accounting
+
+_stats: dict = {}    # collective kind -> [calls, bytes sent, bytes received] (this process)
+
+
+def count_collective(kind: str, sent: float, received: float) -> None:
+    """Record one collective over more than one process (called by the MPI layer)."""
+    row = _stats.get(kind)
+    if row is None:
+        row = _stats[kind] = [0, 0.0, 0.0]
+    row[0] += 1
+    row[1] += sent
+    row[2] += received
+
+
+def comm_stats() -> dict:
+    """Per collective kind, this process's ``calls``, ``bytes_sent`` and ``bytes_received``
+    since the last reset, for the collectives that involved other processes.
+
+    The bytes are the volume of the standard algorithms for the calls made, on the
+    payload this process hands to MPI (N processes in the call, S bytes): all-reduce (ring)
+    2(N-1)/N S each way; all-gather of S-byte blocks (N-1) S; reduce-scatter of an S-byte
+    input (N-1)/N S; all-to-all of an S-byte input (N-1)/N S; ppermute S to the destination
+    and S from the source. (MPI may pick another algorithm; the payloads are exact.)
+
+    >>> reset_comm_stats(); comm_stats()
+    {}
+    """
+    return {k: {"calls": c, "bytes_sent": int(round(s)), "bytes_received": int(round(r))}
+            for k, (c, s, r) in sorted(_stats.items())}
+
+
+def reset_comm_stats() -> None:
+    """Forget the counts of ``comm_stats``."""
+    _stats.clear()

@@ -1,0 +1,336 @@
+"""``shard_map``: run a function on every process's block of global arrays (SPMD over MPI).
+
+``shard_map(f, mesh, in_specs, out_specs)(*args)`` follows JAX's ``shard_map``:
+
+- **Arguments are global arrays, and every process passes the same global value.** Each
+  process cuts its own block out of it, as ``in_specs`` says (``PartitionSpec`` per argument,
+  a prefix of the argument's pytree), and runs ``f`` on the blocks. A dimension split over
+  mesh axes must divide by their size; a spec longer than the argument's rank is an error.
+  A program holding only its own blocks builds the global value first with
+  ``make_array_from_process_local_data`` (an all-gather).
+- **Inside ``f``** the mesh axis names are bound: ``lax.psum(x, "data")`` and the other
+  collectives run over the processes of that axis (MPI). Code written for
+  ``vmap(..., axis_name="data")`` runs unchanged.
+- **``out_specs`` says how the global result is assembled**: a dimension split over axes is
+  the concatenation of the blocks (an all-gather, so every process again holds the global
+  value); an axis a spec does not name is *replicated*: every process along it must hold
+  the same value, and the result is that value. With ``check_rep=True`` (the default) an
+  out_spec claiming replication of a value that may vary along the axis (it depends on a
+  block split over it, on ``axis_index``, ``ppermute``… without a ``psum``/``pmax``/
+  ``all_gather`` over that axis) is an error when ``f`` is traced. With ``check_rep=False``
+  nothing is checked: a value that does vary is returned as each process's own (the
+  processes then hold different results, and its gradient is meaningless).
+- **Every process passes arguments of the same shapes and dtypes** (checked once per
+  trace, an error on every process otherwise); their values are not compared.
+
+Transforms. ``jvp`` maps tangents the same way as the primals (a replicated argument has a
+replicated tangent). Reverse mode follows JAX's rule for replicated (unvarying) inputs: the
+derivative of a sharded function with respect to a replicated argument equals the
+derivative of the equivalent single-process function. JAX gets there by a psum in the
+transpose of the implicit broadcast of an unvarying value; here every cotangent of a value
+replicated along an axis is held as per-process parts that sum to it: the cotangent of a
+replicated output is divided among its copies, ``psum`` transposes to ``psum``, and the
+cotangent of a replicated argument is the ``psum`` of its parts over the axes it is
+replicated along (for data parallelism: the gradient all-reduce). Reverse mode recomputes
+the body's forward pass (as under ``checkpoint``); no residual crosses the shard_map
+boundary. ``vmap`` of a shard_map maps the body (the batch dimension is never split).
+
+Running it: the body runs on this process's blocks through ``eval_jaxpr`` (each primitive
+eagerly); wrap ``f`` in ``jit`` to compile it: ``shard_map(jit(f), ...)``; a collective in
+compiled code is then one host step (an MPI call on numpy buffers).
+
+>>> import functrans as ft, numpy as np
+>>> from functrans.sharding import Mesh, P
+>>> mesh = Mesh((ft.process_count(),), ("i",))
+>>> f = ft.shard_map(lambda x: ft.lax.psum(x.sum(), "i"), mesh, in_specs=P("i"),
+...                  out_specs=P())
+>>> float(f(np.arange(4.0)))
+6.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Jaxpr
+from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_undefined,
+                              move_batch_axis, not_mapped_size)
+from .primitives.collectives import psum
+from .primitives.collectives_mesh import gather_blocks
+from .primitives.control_flow_common import BodyCache
+from .primitives.elementwise import mul
+from .shard_map_specs import (block_aval, check_replication, global_aval, normalize_spec,
+                              spec_axes, spec_leaves)
+from . import distributed
+from .sharding import Mesh, PartitionSpec, bound_mesh, mesh_for
+from .tracing import _trace_stack, eval_jaxpr, get_aval, trace_to_jaxpr
+from .transforms.jvp import jvp_eval
+from .transforms.transpose import backward_pass
+from .transforms.vmap import axis_frames, vmap_jaxpr
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["shard_map", "shard_map_p", "make_array_from_process_local_data"]
+
+shard_map_p = Primitive("shard_map", multiple_results=True)
+# The body is a param but not a sub-jaxpr passes and vmap look into: its collectives are
+# bound by this equation's own mesh, so it is computed whenever its operands are known.
+
+
+def _trace_body(fun, avals, mesh, name):
+    """Trace ``fun`` on block avals with the mesh's axis names bound; the closed-over values
+    become leading inputs. Returns (ClosedJaxpr without consts, const values)."""
+    with bound_mesh(mesh, tracing=True, level=len(_trace_stack), vmap_depth=len(axis_frames)):
+        j, consts, _ = trace_to_jaxpr(fun, avals, name=name)
+    body = ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), [])
+    return body, list(consts)
+
+
+def _replicated(mesh, n_dims):
+    return ((),) * n_dims
+
+
+# --------------------------------------------------------------------------- rules
+
+def _with_mesh(rule):
+    """The equation carries the mesh as ``Mesh.key`` (printable); the rule gets the Mesh."""
+    def wrapped(*args, mesh, **params):
+        return rule(*args, mesh=mesh_for(mesh), **params)
+    wrapped.__name__ = rule.__name__
+    return wrapped
+
+
+@_with_mesh
+def _shard_map_aval(*avals, jaxpr, mesh, in_specs, out_specs, check_rep):
+    for i, (a, s, b) in enumerate(zip(avals, in_specs, jaxpr.in_avals)):
+        blk = block_aval(a, s, mesh)
+        if blk.shape != b.shape or blk.dtype != b.dtype:
+            raise TypeError(f"shard_map: operand {i} {a.str_short()} (block {blk.str_short()}) "
+                            f"does not match the body's input {b.str_short()}")
+    return [global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _block(x, spec, mesh):
+    """This process's block of the global array ``x``."""
+    x = np.asarray(x)
+    idx = []
+    for size, names in zip(x.shape, spec):
+        if not names:
+            idx.append(slice(None))
+            continue
+        k = size // mesh.axis_size(names)
+        i = mesh.axis_index(names)
+        idx.append(slice(i * k, (i + 1) * k))
+    return x[tuple(idx)]
+
+
+def _assemble(x, spec, mesh):
+    """The global array from every process's block ``x`` (replicated dims: this one's)."""
+    for dim, names in enumerate(spec):
+        if names:
+            x = gather_blocks(mesh, names, x, dim)
+    return x
+
+
+@_with_mesh
+def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_rep):
+    blocks = [_block(x, s, mesh) for x, s in zip(args, in_specs)]
+    with bound_mesh(mesh, vmap_depth=len(axis_frames)):
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
+    return [_assemble(np.asarray(o), s, mesh) for o, s in zip(outs, out_specs)]
+
+
+_tangent_bodies = BodyCache()
+
+
+def _tangent_body(jaxpr, nz, mesh):
+    """(primal blocks, nonzero tangent blocks) -> tangent output blocks."""
+    hit = _tangent_bodies.get(jaxpr, nz)
+    if hit is not None:
+        return hit
+    in_avals = jaxpr.in_avals
+    n = len(in_avals)
+
+    def fun(*xs):
+        it = iter(xs[n:])
+        ts = [next(it) if m else Zero(a) for a, m in zip(in_avals, nz)]
+        _, touts = jvp_eval(jaxpr.jaxpr, jaxpr.consts, xs[:n], ts)
+        return [instantiate(t) for t in touts]
+
+    avals = list(in_avals) + [a for a, m in zip(in_avals, nz) if m]
+    return _tangent_bodies.put(jaxpr, _trace_body(fun, avals, mesh, "shard_map jvp"), nz)
+
+
+@_with_mesh
+def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_rep):
+    params = dict(jaxpr=jaxpr, mesh=mesh.key, in_specs=in_specs, out_specs=out_specs,
+                  check_rep=check_rep)
+    outs = shard_map_p.bind(*primals, **params)
+    nz = tuple(type(t) is not Zero for t in tangents)
+    if not any(nz):
+        return outs, [Zero(get_aval(o)) for o in outs]
+    # the tangent call recomputes the primal on each process: in reverse mode only this
+    # linear call is transposed, and no residual leaves the body
+    body, consts = _tangent_body(jaxpr, nz, mesh)
+    specs = tuple(_replicated(mesh, np.ndim(c)) for c in consts) + in_specs + tuple(
+        s for s, m in zip(in_specs, nz) if m)
+    touts = shard_map_p.bind(*consts, *primals, *[t for t in tangents if type(t) is not Zero],
+                             jaxpr=body, mesh=mesh.key, in_specs=specs, out_specs=out_specs,
+                             check_rep=False)
+    return outs, touts
+
+
+def _copies(spec, mesh):
+    """How many processes hold a copy of each block: the sizes of the axes not split over."""
+    used = spec_axes(spec)
+    return int(np.prod([mesh.axis_size(a) for a in mesh.axis_names if a not in used]))
+
+
+def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs):
+    """(non-linear blocks, output cotangent blocks) -> linear inputs' cotangent blocks.
+
+    A replicated output's cotangent is divided among its copies; a linear input's
+    cotangent, summed over the axes it is replicated along (see the module doc)."""
+    in_avals = jaxpr.in_avals
+    nonlin = [a for a, m in zip(in_avals, mask) if not m]
+    k = len(nonlin)
+
+    def fun(*xs):
+        it = iter(xs[:k])
+        args = [UndefinedPrimal(a) if m else next(it) for a, m in zip(in_avals, mask)]
+        cts = []
+        for ct, s, a in zip(xs[k:], out_specs, jaxpr.out_avals):
+            c = _copies(s, mesh)
+            cts.append(ct if c == 1 else mul(ct, np.full(a.shape, 1.0 / c, a.dtype)))
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, args, cts)
+        outs = []
+        for ct, s, m in zip(cts_in, in_specs, mask):
+            if not m:
+                continue
+            rep = tuple(a for a in mesh.axis_names if a not in spec_axes(s))
+            outs.append(instantiate(ct) if type(ct) is Zero or not rep else psum(ct, rep))
+        return outs
+
+    avals = nonlin + list(jaxpr.out_avals)
+    return _trace_body(fun, avals, mesh, "shard_map transpose")
+
+
+@_with_mesh
+def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_rep):
+    mask = tuple(is_undefined(a) for a in args)
+    body, consts = _transposed_body(jaxpr, mask, mesh, in_specs, out_specs)
+    nonlin = [a for a in args if not is_undefined(a)]
+    specs = (tuple(_replicated(mesh, np.ndim(c)) for c in consts)
+             + tuple(s for s, m in zip(in_specs, mask) if not m) + out_specs)
+    outs = shard_map_p.bind(*consts, *nonlin, *[instantiate(c) for c in cts], jaxpr=body,
+                            mesh=mesh.key, in_specs=specs,
+                            out_specs=tuple(s for s, m in zip(in_specs, mask) if m),
+                            check_rep=False)
+    it = iter(outs)
+    return [next(it) if m else None for m in mask]
+
+
+@_with_mesh
+def _shard_map_batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, check_rep):
+    size = not_mapped_size(args, dims)
+    args = [x if d is None else move_batch_axis(x, d, 0) for x, d in zip(args, dims)]
+    bdims = [None if d is None else 0 for d in dims]
+    with bound_mesh(mesh, tracing=True, level=len(_trace_stack), vmap_depth=len(axis_frames)):
+        # axis_name=None: the body's collectives name its mesh axes, never the enclosing vmap's
+        bj, _ = vmap_jaxpr(jaxpr, bdims, size, axis_name=None,
+                           out_dims_to=[0] * len(jaxpr.out_avals))
+    body = ClosedJaxpr(Jaxpr([], bj.jaxpr.constvars + bj.jaxpr.invars, bj.jaxpr.eqns,
+                             bj.jaxpr.outvars), [])
+    specs = tuple(_replicated(mesh, np.ndim(c)) for c in bj.consts) + tuple(
+        s if d is None else ((),) + s for s, d in zip(in_specs, bdims))
+    outs = shard_map_p.bind(*bj.consts, *args, jaxpr=body, mesh=mesh.key, in_specs=specs,
+                            out_specs=tuple(((),) + s for s in out_specs), check_rep=False)
+    return outs, [0] * len(outs)
+
+
+shard_map_p.def_rules(abstract_eval=_shard_map_aval, impl=_shard_map_impl,
+                      jvp=_shard_map_jvp, transpose=_shard_map_transpose,
+                      batch=_shard_map_batch)
+
+
+# --------------------------------------------------------------------------- public
+
+def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
+    """``f`` run on each process's blocks of its global arguments (see the module doc).
+
+    ``in_specs``: a PartitionSpec per argument (or one for all), a prefix of the argument
+    pytrees; ``out_specs`` likewise for the result.
+
+    >>> import functrans as ft, numpy as np
+    >>> from functrans.sharding import Mesh, P
+    >>> mesh = Mesh((1,), ("data",))
+    >>> loss = ft.shard_map(lambda w, x: ft.lax.pmean(((x @ w) ** 2).mean(), "data"),
+    ...                     mesh, in_specs=(P(), P("data")), out_specs=P())
+    >>> ft.grad(loss)(np.ones(2), np.eye(2)).tolist()
+    [1.0, 1.0]
+    """
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map: mesh must be a functrans.sharding.Mesh, got {mesh!r}")
+
+    def wrapped(*args):
+        per_arg = (in_specs,) * len(args) if isinstance(in_specs, PartitionSpec) else in_specs
+        specs = spec_leaves(per_arg, args, "in_specs")
+        leaves, tree = tree_flatten(args)
+        avals = [get_aval(x) for x in leaves]
+        norm = tuple(normalize_spec(s, a, mesh, f"argument leaf {i}")
+                     for i, (s, a) in enumerate(zip(specs, avals)))
+        out_box = []
+
+        def flat_fun(*blocks):
+            out = f(*tree_unflatten(tree, blocks))
+            ol, otree = tree_flatten(out)
+            out_box.append((out, otree))
+            return ol
+
+        _check_same_everywhere(mesh, avals)
+        local = [block_aval(a, s, mesh) for a, s in zip(avals, norm)]
+        body, consts = _trace_body(flat_fun, local, mesh, "shard_map")
+        out, otree = out_box[0]
+        out_avals = body.out_avals
+        ospecs = spec_leaves(out_specs, out, "out_specs")
+        onorm = tuple(normalize_spec(s, a, mesh, f"output {i}", divisible=False)
+                      for i, (s, a) in enumerate(zip(ospecs, out_avals)))
+        cspecs = tuple(_replicated(mesh, np.ndim(c)) for c in consts)
+        if check_rep:
+            check_replication(body.jaxpr, cspecs + norm, onorm, mesh)
+        outs = shard_map_p.bind(*consts, *leaves, jaxpr=body, mesh=mesh.key,
+                                in_specs=cspecs + norm, out_specs=onorm, check_rep=check_rep)
+        return tree_unflatten(otree, outs)
+
+    wrapped.__name__ = f"shard_map({getattr(f, '__name__', 'f')})"
+    wrapped.__doc__ = getattr(f, "__doc__", None)
+    return wrapped
+
+
+def _check_same_everywhere(mesh, avals):
+    """Every process must pass arguments of the same shapes and dtypes (else the blocks and
+    the collectives would not match up): compared once per trace, so once per compile
+    under jit. Raises on every process, naming the first that differs."""
+    if mesh.size == 1:
+        return
+    mine = tuple(a.str_short() for a in avals)
+    every = distributed.world().allgather(mine)
+    for rank, theirs in enumerate(every):
+        if theirs != every[0]:
+            raise ValueError(f"shard_map: the processes pass arguments of different types: "
+                             f"process 0 passes {list(every[0])}, process {rank} passes "
+                             f"{list(theirs)}")
+
+
+def make_array_from_process_local_data(mesh: Mesh, spec: PartitionSpec, local_data):
+    """The global array whose block on each process (as ``spec`` splits it over ``mesh``)
+    is that process's ``local_data``: the blocks are all-gathered, so every process gets the
+    global value that shard_map takes. Processes along an axis ``spec`` does not name must
+    pass the same block.
+
+    >>> import numpy as np
+    >>> from functrans.sharding import Mesh, P
+    >>> make_array_from_process_local_data(Mesh((1,), ("i",)), P("i"), np.ones(2)).tolist()
+    [1.0, 1.0]
+    """
+    x = np.asarray(local_data)
+    norm = normalize_spec(spec, get_aval(x), mesh, "the local data", divisible=False)
+    return _assemble(x, norm, mesh)

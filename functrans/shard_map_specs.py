@@ -1,0 +1,193 @@
+"""The bookkeeping of ``shard_map``: partition specs per array, block shapes, and the
+replication check (which mesh axes a value of the body may vary along).
+
+A normalized spec has one entry per dimension of the array: the tuple of mesh axis names
+the dimension is split over (``()``: whole).
+
+>>> from functrans.sharding import Mesh, P
+>>> from jaxpr_ir import ShapedArray
+>>> normalize_spec(P("i"), ShapedArray((4, 3), "float64"), Mesh((1,), ("i",)), "x")
+(('i',), ())
+"""
+from __future__ import annotations
+
+from jaxpr_ir import Literal, ShapedArray
+from .sharding import PartitionSpec
+
+__all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
+           "spec_axes"]
+
+# collectives and how they change the set of axes a value varies along
+_REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
+_SPREADING = {"psum_scatter", "ppermute", "all_to_all", "axis_index"}   # result: varies
+
+
+def normalize_spec(spec, aval, mesh, what, divisible=True):
+    """The per-dimension tuple of axis names, checked against ``aval`` and ``mesh`` (and,
+    for a global array, ``divisible``: each split dimension into its blocks)."""
+    if not isinstance(spec, PartitionSpec):
+        raise TypeError(f"shard_map: the spec of {what} must be a PartitionSpec, got {spec!r}")
+    if len(spec) > aval.ndim:
+        raise ValueError(f"shard_map: {what} has rank {aval.ndim} (shape {aval.shape}) but its "
+                         f"spec {spec!r} names {len(spec)} dimensions")
+    out, seen = [], set()
+    for dim, e in enumerate(tuple(spec) + (None,) * (aval.ndim - len(spec))):
+        names = () if e is None else (e if isinstance(e, tuple) else (e,))
+        for n in names:
+            if n not in mesh.axis_names:
+                raise ValueError(f"shard_map: the spec {spec!r} of {what} names {n!r}, which "
+                                 f"is not an axis of {mesh!r}")
+            if n in seen:
+                raise ValueError(f"shard_map: the spec {spec!r} of {what} uses axis {n!r} "
+                                 f"twice")
+            seen.add(n)
+        k = mesh.axis_size(names) if names else 1
+        if divisible and aval.shape[dim] % k:
+            raise ValueError(f"shard_map: dimension {dim} of {what} (shape {aval.shape}) has "
+                             f"size {aval.shape[dim]}, which does not divide into {k} blocks "
+                             f"over mesh axes {names} (spec {spec!r})")
+        out.append(names)
+    return tuple(out)
+
+
+def spec_leaves(specs, tree, what):
+    """One spec per leaf of ``tree``: ``specs`` is a PartitionSpec (for the whole subtree)
+    or a tuple/list/dict with the structure of ``tree`` down to where specs are given."""
+    if isinstance(specs, PartitionSpec):
+        from .tree_util import tree_leaves
+        return [specs] * len(tree_leaves(tree))
+    if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)):
+        if len(specs) != len(tree):
+            raise ValueError(f"shard_map: {what} has {len(specs)} entries for {len(tree)} values")
+        return [s for sp, t in zip(specs, tree) for s in spec_leaves(sp, t, what)]
+    if isinstance(specs, dict) and isinstance(tree, dict):
+        if set(specs) != set(tree):
+            raise ValueError(f"shard_map: {what} keys {sorted(specs)} differ from the values' "
+                             f"keys {sorted(tree)}")
+        return [s for k in sorted(tree) for s in spec_leaves(specs[k], tree[k], what)]
+    raise TypeError(f"shard_map: {what} {specs!r} does not match the structure of the values "
+                    f"(a PartitionSpec, or a tuple/list/dict of them)")
+
+
+def spec_axes(spec):
+    """The set of mesh axes a normalized spec splits over."""
+    return {n for names in spec for n in names}
+
+
+def block_aval(aval, spec, mesh):
+    """The aval of one process's block of a global array."""
+    shape = tuple(s // (mesh.axis_size(n) if n else 1) for s, n in zip(aval.shape, spec))
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def global_aval(aval, spec, mesh):
+    """The aval of the global array assembled from blocks of type ``aval``."""
+    shape = tuple(s * (mesh.axis_size(n) if n else 1) for s, n in zip(aval.shape, spec))
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def _collective_axes(jaxpr):
+    """Every axis name a collective inside ``jaxpr`` (at any depth) names."""
+    names = set()
+    for e in jaxpr.eqns:
+        n = e.params.get("axis_name")
+        if n is not None and e.primitive.name in _REDUCING | _SPREADING:
+            names.add(n)
+        names |= _collective_axes_of_params(e)
+    return names
+
+
+def varying_axes(jaxpr, in_vary, mesh_axes):
+    """For each output of ``jaxpr``: the set of mesh axes it may vary along, given those of
+    its inputs. Conservative: a value is only called replicated when it provably is."""
+    env = dict(zip(jaxpr.invars, in_vary))
+    get = lambda a: set() if type(a) is Literal else env.get(a, set())   # noqa: E731
+    for e in jaxpr.eqns:
+        ins = set().union(*[get(a) for a in e.inputs]) if e.inputs else set()
+        name = e.primitive.name
+        n = e.params.get("axis_name")
+        if name in _REDUCING and n is not None:
+            out = ins - {n}
+        elif name in _SPREADING and n is not None:
+            out = ins | ({n} & mesh_axes)
+        elif name in _CONTROL_FLOW:
+            outs = _CONTROL_FLOW[name](e.params, [get(a) for a in e.inputs], mesh_axes)
+            for v, o in zip(e.outvars, outs):
+                env[v] = o
+            continue
+        elif e.primitive.call_param and e.primitive.call_param in e.params:
+            body = e.params[e.primitive.call_param]
+            outs = varying_axes(body.jaxpr, [get(a) for a in e.inputs], mesh_axes)
+            for v, o in zip(e.outvars, outs):
+                env[v] = o
+            continue
+        else:
+            out = ins | (_collective_axes_of_params(e) & mesh_axes)
+        for v in e.outvars:
+            env[v] = out
+    return [get(a) for a in jaxpr.outvars]
+
+
+def _body(b):
+    return getattr(b, "jaxpr", b)
+
+
+def _scan_vary(params, ins, mesh_axes):
+    nc, nk = params["num_consts"], params["num_carry"]
+    consts, carry, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
+    while True:     # carries only gain axes: a fixed point within len(mesh_axes) rounds
+        outs = varying_axes(_body(params["jaxpr"]), consts + carry + xs, mesh_axes)
+        new = [c | o for c, o in zip(carry, outs[:nk])]
+        if new == carry:
+            return carry + outs[nk:]
+        carry = new
+
+
+def _while_vary(params, ins, mesh_axes):
+    cn, bn = params["cond_nconsts"], params["body_nconsts"]
+    cc, bc, carry = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+    while True:     # a predicate that varies makes every carry vary (the trip count does)
+        pred = varying_axes(_body(params["cond_jaxpr"]), cc + carry, mesh_axes)[0]
+        outs = varying_axes(_body(params["body_jaxpr"]), bc + carry, mesh_axes)
+        new = [c | o | pred for c, o in zip(carry, outs)]
+        if new == carry:
+            return carry
+        carry = new
+
+
+def _cond_vary(params, ins, mesh_axes):
+    index, ops = ins[0], ins[1:]
+    per_branch = [varying_axes(_body(b), ops, mesh_axes) for b in params["branches"]]
+    return [set(index).union(*outs) for outs in zip(*per_branch)]
+
+
+_CONTROL_FLOW = {"scan": _scan_vary, "while": _while_vary, "cond": _cond_vary}
+
+
+def _collective_axes_of_params(e):
+    names = set()
+    for v in e.params.values():
+        for b in (v if isinstance(v, (tuple, list)) else (v,)):
+            bj = getattr(b, "jaxpr", None)
+            if bj is not None and hasattr(bj, "eqns"):
+                names |= _collective_axes(bj)
+    return names
+
+
+def check_replication(jaxpr, in_specs, out_specs, mesh):
+    """Raise if an output spec claims replication along an axis its value may vary along."""
+    mesh_axes = set(mesh.axis_names)
+    outs = varying_axes(jaxpr, [spec_axes(s) for s in in_specs], mesh_axes)
+    for i, (vary, spec) in enumerate(zip(outs, out_specs)):
+        bad = sorted(vary - spec_axes(spec))
+        if bad:
+            entries = [None if not n else n[0] if len(n) == 1 else n for n in spec]
+            while entries and entries[-1] is None:
+                entries.pop()
+            shown = PartitionSpec(*entries)
+            raise ValueError(
+                f"shard_map: out_specs give output {i} the spec {shown!r}, which says it is "
+                f"replicated along mesh axis {bad[0]!r}, but it may vary along {bad[0]!r} "
+                f"(reduce it there with psum/pmean/pmax/all_gather, split a dimension over "
+                f"{bad[0]!r} in out_specs, or pass check_rep=False)")
+

@@ -1,0 +1,207 @@
+"""Many processes: meshes, shard_map and the collectives over mesh axes.
+
+Single-process tests run here (a mesh of one process needs no MPI). The multi-process ones
+launch ``mpiexec -n 2`` / ``-n 4`` on the programs in tests/mpi_programs/ as subprocesses
+with a timeout, so a hang fails the test instead of stalling the run."""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.sharding import Mesh, P, PartitionSpec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAMS = os.path.join(ROOT, "tests", "mpi_programs")
+TIMEOUT = 120
+
+
+def _mpiexec():
+    here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    return here if os.path.exists(here) else shutil.which("mpiexec")
+
+
+def _has_mpi():
+    return importlib.util.find_spec("mpi4py") is not None and _mpiexec() is not None
+
+
+needs_mpi = pytest.mark.skipif(not _has_mpi(), reason="needs mpi4py and mpiexec "
+                               "(pip install 'functrans[distributed]')")
+
+
+def run_mpi_path(n, path, *args):
+    """``mpiexec -n n python path args`` from the repository root, with a timeout."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               OMP_NUM_THREADS="1")
+    return subprocess.run([_mpiexec(), "-n", str(n), sys.executable, path, *args],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=ROOT)
+
+
+def run_mpi(n, program, *args):
+    return run_mpi_path(n, os.path.join(PROGRAMS, program), *args)
+
+
+# --------------------------------------------------------------------------- one process
+
+def test_one_process_world_and_lazy_mpi():
+    # a plain process never imports mpi4py, even running a shard_map over its one-process mesh
+    code = ("import sys, numpy as np, functrans as ft\n"
+            "from functrans.sharding import Mesh, P\n"
+            "ft.distributed.initialize()\n"
+            "m = Mesh((1,), ('i',))\n"
+            "f = ft.shard_map(lambda x: ft.lax.psum(x, 'i'), m, in_specs=P('i'), out_specs=P())\n"
+            "print(ft.process_index(), ft.process_count(), f(np.ones(2)).tolist(),"
+            " 'mpi4py' in sys.modules)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "HYDRA", "OMPI"))}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=TIMEOUT, cwd=ROOT, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "1", "[1.0,", "1.0]", "False"]
+
+
+def test_mesh_and_specs():
+    m = Mesh((1, 1), ("data", "model"))
+    assert m.shape == (1, 1) and m.axis_names == ("data", "model") and m.size == 1
+    assert m.coords == (0, 0) and m.axis_index(("data", "model")) == 0
+    assert P is PartitionSpec and P("a", None) == ("a", None)
+    with pytest.raises(ValueError, match="needs 2 processes, but the MPI world has 1"):
+        Mesh((2,), ("i",))
+    with pytest.raises(ValueError, match="distinct"):
+        Mesh((1, 1), ("i", "i"))
+    with pytest.raises(TypeError, match="PartitionSpec entries"):
+        P(3)
+
+
+def test_shard_map_one_process_values_and_transforms():
+    m = Mesh((1,), ("i",))
+    x = np.arange(6.0).reshape(2, 3)
+    f = ft.shard_map(lambda a: lax.psum(fnp.sin(a) * a, "i"), m, in_specs=P("i"),
+                     out_specs=P("i"))
+    np.testing.assert_allclose(f(x), np.sin(x) * x)
+    np.testing.assert_allclose(ft.jit(f)(x), np.sin(x) * x)
+    g = ft.grad(lambda a: fnp.sum(f(a)))(x)
+    np.testing.assert_allclose(g, np.cos(x) * x + np.sin(x))
+    t = ft.jvp(f, (x,), (np.ones_like(x),))[1]
+    np.testing.assert_allclose(t, np.cos(x) * x + np.sin(x))
+    v = ft.vmap(f)(np.stack([x, 2 * x]))
+    np.testing.assert_allclose(v[1], np.sin(2 * x) * 2 * x)
+    # pytrees in and out, a spec prefix for a dict
+    h = ft.shard_map(lambda d: {"s": d["a"] + d["b"]}, m, in_specs=P(), out_specs={"s": P()})
+    assert h({"a": 1.0, "b": np.float64(2.0)})["s"] == 3.0
+    jaxpr = str(ft.make_jaxpr(f)(x))
+    assert "shard_map" in jaxpr and "psum" in jaxpr
+
+
+def test_shard_map_errors_one_process():
+    m = Mesh((1,), ("i",))
+    ident = lambda a: a   # noqa: E731
+    with pytest.raises(ValueError, match="has rank 1 .* names 2 dimensions"):
+        ft.shard_map(ident, m, in_specs=P("i", None), out_specs=P("i"))(np.zeros(3))
+    with pytest.raises(ValueError, match="not an axis of"):
+        ft.shard_map(ident, m, in_specs=P("k"), out_specs=P())(np.zeros(3))
+    with pytest.raises(NameError, match="unbound axis name: 'j'"):
+        ft.shard_map(lambda a: lax.psum(a, "j"), m, in_specs=P("i"), out_specs=P())(np.zeros(3))
+    with pytest.raises(ValueError, match="replicated along mesh axis 'i'"):
+        ft.shard_map(lambda a: a * 2.0, m, in_specs=P("i"), out_specs=P())(np.zeros(3))
+    # after a psum (or with check_rep=False) the same claim is accepted
+    ft.shard_map(lambda a: lax.psum(a, "i"), m, in_specs=P("i"), out_specs=P())(np.zeros(3))
+    ft.shard_map(lambda a: a * 2.0, m, in_specs=P("i"), out_specs=P(),
+                 check_rep=False)(np.zeros(3))
+    with pytest.raises(NameError, match="unbound axis name"):
+        lax.psum(np.ones(2), "i")     # outside any vmap / shard_map
+
+
+def test_innermost_binding_of_a_name_wins():
+    m = Mesh((1,), ("i",))
+    X = np.arange(6.0).reshape(3, 2)
+    # a vmap outside the shard_map with the same name: the mesh axis (inner) binds psum
+    f = ft.shard_map(lambda x: lax.psum(x, "i"), m, in_specs=P(), out_specs=P())
+    np.testing.assert_allclose(ft.vmap(f, axis_name="i")(X), X)
+    np.testing.assert_allclose(ft.jit(ft.vmap(f, axis_name="i"))(X), X)
+    # a vmap inside the body with the same name: the vmap (inner) binds it
+    g = ft.shard_map(lambda x: ft.vmap(lambda r: lax.psum(r, "i"), axis_name="i")(x), m,
+                     in_specs=P(), out_specs=P())
+    np.testing.assert_allclose(g(X), np.broadcast_to(X.sum(0), X.shape))
+
+
+def test_check_rep_sees_through_control_flow():
+    m = Mesh((1,), ("i",))
+
+    def summed_in_scan(x):
+        c, _ = lax.scan(lambda c, r: (c + lax.psum(fnp.sum(r), "i"), None), 0.0, x)
+        return c
+
+    def varying_carry(x):
+        c, _ = lax.scan(lambda c, r: (c + fnp.sum(r), None), 0.0, x)
+        return c
+
+    x = np.ones((2, 3))
+    assert ft.shard_map(summed_in_scan, m, in_specs=P("i"), out_specs=P())(x) == 6.0
+    with pytest.raises(ValueError, match="replicated along mesh axis 'i'"):
+        ft.shard_map(varying_carry, m, in_specs=P("i"), out_specs=P())(x)
+    with pytest.raises(ValueError, match="replicated along mesh axis 'i'"):
+        ft.shard_map(lambda x: lax.cond(lax.axis_index("i") == 0, lambda: 1.0, lambda: 2.0),
+                     m, in_specs=P("i"), out_specs=P())(x)
+
+
+def test_new_collectives_under_vmap():
+    X = np.arange(12.0).reshape(2, 2, 3)     # 2 examples, each (2, 3)
+    ps = ft.vmap(lambda x: lax.psum_scatter(x, "i"), axis_name="i")(X)
+    np.testing.assert_allclose(ps, X.sum(0))
+    a2a = ft.vmap(lambda x: lax.all_to_all(x, "i", 0, 0), axis_name="i")(X)
+    np.testing.assert_allclose(a2a, X.transpose(1, 0, 2))
+    pp = ft.vmap(lambda x: lax.ppermute(x, "i", [(0, 1)]), axis_name="i")(X)
+    np.testing.assert_allclose(pp, np.stack([np.zeros((2, 3)), X[0]]))
+    assert ft.vmap(lambda x: x * lax.axis_size("i"), axis_name="i")(np.ones(3)).tolist() == \
+        [3.0, 3.0, 3.0]
+
+
+# --------------------------------------------------------------------------- mpiexec
+
+@needs_mpi
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_collectives_on_mesh_equal_vmap(n):
+    r = run_mpi(n, "collectives.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_grad_wrt_replicated_equals_single_process(n):
+    r = run_mpi(n, "grad_replicated.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
+@needs_mpi
+def test_compositions_on_two_processes():
+    r = run_mpi(2, "compose.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
+FAULTS = {
+    "mesh_too_big": "needs 3 processes, but the MPI world has 2",
+    "spec_rank": "has rank 1 (shape (4,)) but its spec PartitionSpec('i', None) names 2",
+    "spec_divide": "does not divide into 2 blocks",
+    "unbound_axis": "unbound axis name: 'j'",
+    "check_rep": "replicated along mesh axis 'i'",
+    "one_rank_raises": "[rank 1] RuntimeError: boom on rank 1",
+    "shapes_differ": "process 0 passes ['f64[4]'], process 1 passes ['f64[8]']",
+}
+
+
+@needs_mpi
+@pytest.mark.parametrize("case", sorted(FAULTS))
+def test_faults_abort_the_job_with_the_message(case):
+    r = run_mpi(2, "faults.py", case)
+    assert r.returncode != 0
+    assert FAULTS[case] in r.stderr, r.stderr
+    assert "no error" not in r.stdout
