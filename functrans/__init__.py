@@ -21,7 +21,7 @@ from .tracing import eval_jaxpr  # noqa: F401
 from .array import Array  # noqa: F401
 from .device import device_put  # noqa: F401
 # ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
-from . import config, debug  # noqa: F401,E402
+from . import config, debug, dump  # noqa: F401,E402  (debug, dump: compile hooks)
 from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
 

@@ -21,6 +21,9 @@ import builtins
 
 import numpy as np
 
+from . import config
+from .api_util import as_array
+from .compiler import CompileHook, add_hook, clear_compiled
 from .primitives.base import Primitive, move_batch_axis, not_mapped_size
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -108,7 +111,6 @@ def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (the public name, a
         raise TypeError(f"debug.print: the first argument is the format string, got "
                         f"{type(fmt).__name__}")
     leaves, treedef = tree_flatten((args, kwargs))
-    from .api_util import as_array
     leaves = [as_array(x) for x in leaves]
     debug_print_p.bind(*leaves, fmt=fmt, tree=_tree_id(treedef), lanes=0)
 
@@ -202,3 +204,28 @@ def nan_checked(exe, closed, name):
             setattr(run, attr, getattr(exe, attr))
     run.unchecked = exe
     return run
+
+
+class NanCheck(CompileHook):
+    """debug_nans as an observer of the compile path: every executable compiled while it
+    is on raises ``nan_error`` when an output holds a NaN. It re-runs the arguments, so
+    they must not be donated."""
+    keeps_inputs = True
+
+    def active(self) -> bool:
+        return bool(config.read("debug_nans"))
+
+    def compiled(self, c, exe):
+        return nan_checked(exe, c.optimized, c.name)
+
+
+add_hook(NanCheck())
+
+
+def _recompile_on_debug_nans(name, old, new):
+    # executables compiled before the switch are (un)checked the wrong way: drop them
+    if name == "debug_nans":
+        clear_compiled()
+
+
+config._listeners.append(_recompile_on_debug_nans)

@@ -20,7 +20,8 @@ import numpy as np
 from .core import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from .printer import pp_jaxpr
 
-__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls", "simplify"]
+__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls", "simplify",
+           "PIPELINE"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -319,11 +320,27 @@ def _inline(j: Jaxpr, memo: dict, bodies: dict) -> Jaxpr:
     return Jaxpr(j.constvars, j.invars, eqns, list(map(sub, j.outvars)))
 
 
-def simplify(jaxpr):
-    """``dce(cse(fold_constants(inline_calls(jaxpr))))``.
+# the compile pipeline, in order; tools that show each stage (stage dumps) walk it too
+PIPELINE = (("inline_calls", inline_calls), ("fold_constants", fold_constants),
+            ("cse", cse), ("dce", dce))
+
+
+def simplify(jaxpr, observe=None):
+    """``dce(cse(fold_constants(inline_calls(jaxpr))))``: the passes of ``PIPELINE`` in
+    order. ``observe(pass_name, result)``, if given, sees the result of every pass.
 
     >>> from jaxpr_ir import parse
     >>> print(simplify(parse("{ lambda ; a:f64[]. let  in (a,) }")))
     { lambda ; a:f64[]. let  in (a,) }
+    >>> simplify(parse("{ lambda ; a:f64[]. let  in (a,) }"), lambda n, j: print(n))
+    inline_calls
+    fold_constants
+    cse
+    dce
+    { lambda ; a:f64[]. let  in (a,) }
     """
-    return dce(cse(fold_constants(inline_calls(jaxpr))))
+    for name, run_pass in PIPELINE:
+        jaxpr = run_pass(jaxpr)
+        if observe is not None:
+            observe(name, jaxpr)
+    return jaxpr

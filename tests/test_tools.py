@@ -442,3 +442,49 @@ def test_traceback_filtering_under_transforms_without_jit(transform):
     frames = traceback.extract_tb(e.value.__traceback__)
     assert frames[-1].name == "f"
     assert not any("/functrans/" in fr.filename for fr in frames)
+
+
+# ------------------------------------------------------------------ the compile path
+
+def test_compile_cache_is_bounded_lru():
+    ft.config.update("compile_cache_size", 2)
+    try:
+        f = ft.jit(lambda x: x + 1.0, backend="interpret")
+        for n in range(1, 6):
+            f(np.ones(n))
+        assert f.cache_info()["entries"] == 2
+        assert f(np.ones(5)).tolist() == [2.0] * 5       # the newest entries remain
+        assert f.cache_info()["misses"] == 5
+    finally:
+        ft.config.update("compile_cache_size", 256)
+
+
+def test_hooks_observe_jit_lower_and_nested_calls():
+    from functrans import compiler
+    seen = []
+
+    class Record(compiler.CompileHook):
+        def start(self, c):
+            seen.append(("start", c.name, c.cause is not None))
+
+        def stage(self, c, pass_name, jaxpr):
+            seen.append(pass_name)
+
+        def compiled(self, c, exe):
+            seen.append("compiled")
+            return exe
+
+    hook = compiler.add_hook(Record())
+    try:
+        f = ft.jit(lambda x: x * 2.0, backend="interpret")
+        assert float(f(3.0)) == 6.0
+        assert seen == [("start", "jit(<lambda>)", True), "inline_calls", "fold_constants",
+                        "cse", "dce", "compiled"]
+        seen.clear()
+        assert float(f.lower(3.0).compile()(4.0)) == 8.0
+        assert seen[0] == ("start", "jit(<lambda>)", False) and seen[-1] == "compiled"
+        seen.clear()
+        assert float(ft.grad(f)(3.0)) == 2.0             # bodies of the nested call
+        assert seen and all(s[2] is False for s in seen if isinstance(s, tuple))
+    finally:
+        compiler.remove_hook(hook)

@@ -10,6 +10,7 @@ rules transform the body and call it again, so ``grad(jit(f))`` and
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr
+from ..compiler import LRUCache, compile_closed
 from .base import Primitive, Zero, instantiate, is_undefined, tangent_aval
 from .control_flow_common import BodyCache, check_operands
 
@@ -23,29 +24,18 @@ def _pjit_aval(*avals, jaxpr, name, backend):
     return list(jaxpr.out_avals)
 
 
-_compiled = {}
+# (id of the body, backend) -> (body, executable): the entry holds its body, so the id
+# stays that body's while the entry lives (ClosedJaxpr takes no weak references)
+_compiled = LRUCache()
 
 
 def _pjit_impl(*args, jaxpr, name, backend):
-    from backends import get_backend
     key = (id(jaxpr), backend)
     hit = _compiled.get(key)
     if hit is None or hit[0] is not jaxpr:
-        from .. import config, dump   # ---- tools: log, stage dumps, debug_nans (dump.py)
-        exe = (dump.compile_body(jaxpr, backend, name) if config.tools_active()
-               else get_backend(backend).compile(_optimized(jaxpr)))
-        hit = (jaxpr, exe)
-        _compiled[key] = hit
+        hit = (jaxpr, compile_closed(jaxpr, backend, name=name))
+        _compiled.put(key, hit)
     return hit[1](*args)
-
-
-def _optimized(closed):
-    """The body as a backend gets it: calls (custom rules, checkpoint) inlined, simplified."""
-    try:
-        from jaxpr_ir.passes import simplify
-    except ImportError:
-        return closed
-    return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
 
 
 def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
@@ -101,14 +91,6 @@ def _jvp_split(jaxpr, nz):
     tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
     res = (_hoist_consts(kj), _hoist_consts(uj), tk_idx, tu_idx)
     return _split_cache.put(jaxpr, res, nz)
-
-
-def _select_outputs(closed, idx):
-    from jaxpr_ir import Jaxpr
-    from jaxpr_ir.passes import dce
-    j = closed.jaxpr
-    j2 = Jaxpr(j.constvars, j.invars, j.eqns, [j.outvars[i] for i in idx])
-    return ClosedJaxpr(dce(j2), closed.consts)
 
 
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
