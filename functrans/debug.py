@@ -21,6 +21,7 @@ import builtins
 
 import numpy as np
 
+from backends import interpret
 from . import config
 from .api_util import as_array
 from .compiler import CompileHook, add_hook, clear_compiled
@@ -133,25 +134,24 @@ def find_nan_source(closed, args):
     >>> i, eqn.primitive.name
     (0, 'log')
     """
-    from jaxpr_ir import Literal
-    from backends.interpret import RULES
-    jaxpr = closed.jaxpr
-    env = dict(zip(jaxpr.constvars, closed.consts))
-    for i, (v, x) in enumerate(zip(jaxpr.invars, args)):
+    for i, x in enumerate(args):
         if _has_nan(x):
             return ("input", i)
-        env[v] = x
+
+    def stop_at_new_nan(i, eqn, ins, outs):
+        if any(_has_nan(o) for o in outs) and not any(_has_nan(x) for x in ins):
+            raise _NanFound(i, eqn)
+
     with np.errstate(all="ignore"):
-        for i, eqn in enumerate(jaxpr.eqns):
-            ins = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            rule = RULES.get(eqn.primitive.name)
-            outs = rule(eqn, *ins) if rule is not None else eqn.primitive.impl(*ins, **eqn.params)
-            if not eqn.primitive.multiple_results:
-                outs = [outs]
-            env.update(zip(eqn.outvars, outs))
-            if any(_has_nan(o) for o in outs) and not any(_has_nan(x) for x in ins):
-                return (i, eqn)
+        try:
+            interpret.eval_jaxpr(closed.jaxpr, closed.consts, args, hook=stop_at_new_nan)
+        except _NanFound as found:
+            return found.args
     return None
+
+
+class _NanFound(Exception):
+    """Raised by the NaN finder's hook to stop the evaluation at the first NaN."""
 
 
 def nan_error(closed, args, name) -> FloatingPointError:
