@@ -4,8 +4,9 @@
 rules live in ``functrans.primitives.custom``). Its JVP rule computes the primal
 outputs, then stages the tangent computation as another ``checkpoint`` whose
 operands are only the body's inputs (plus whatever the policy allows to be saved);
-in reverse mode that equation lands in the linear jaxpr, so the residuals kept between the forward and backward pass are those
-operands, and the body's intermediates are recomputed while transposing.
+in reverse mode that equation lands in the linear jaxpr, so the residuals kept
+between the forward and backward pass are those operands, and the body's
+intermediates are recomputed while transposing.
 
 Policies (``ft.checkpoint_policies``) decide which intermediates may be saved:
 ``nothing_saveable`` (the default: recompute everything), ``dots_saveable``
