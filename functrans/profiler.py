@@ -37,8 +37,11 @@ import types
 
 import numpy as np
 
-from . import tracing
+from backends import default_backend
+from . import array as _array, lax, nn, random, tracing
+from . import numpy as fnp
 from .array import Array
+from .jit import jit
 from .primitives import base as _base
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -96,8 +99,6 @@ def _as_array_class(r):
 def _api_modules():
     """The public modules whose functions count as one eager operation per call (eager
     ``functrans.numpy`` calls numpy on plain arrays, out of the protocols' sight)."""
-    from . import lax, nn, random
-    from . import numpy as fnp
     mods = [fnp, lax, nn, random]
     linalg = getattr(fnp, "linalg", None)
     if isinstance(linalg, types.ModuleType):
@@ -176,7 +177,6 @@ def _counting(counter: _Counter):
                 setattr(mod, name, api(fn, name))
 
     # Array's own operators and methods (x * 2.0, x.sum()) call numpy on plain views
-    from . import array as _array
     opnames = {}
     for d, fname in list(getattr(_array, "_BINOPS", {}).items()) + \
             list(getattr(_array, "_COMPARE", {}).items()):
@@ -258,16 +258,16 @@ def _plan_temporaries(exe):
     plan = getattr(exe, "plan", None)
     if plan is None:
         return None
-    from backends.fusion import Kernel
     vs = []
     for s in plan.steps:
-        vs.extend(s.outputs if isinstance(s, Kernel) else s.eqn.outvars)
+        # a fused kernel (backends.fusion.Kernel) lists its outputs; any other step is one
+        # equation
+        vs.extend(s.outputs if type(s).__name__ == "Kernel" else s.eqn.outvars)
     return len(vs), sum(v.aval.size * v.aval.dtype.itemsize for v in vs)
 
 
 def _compiled_side(f, args, backend, repeats, notes):
     """The compiled column, or raise the reason it cannot be compiled."""
-    from .jit import jit
     jf = jit(f, backend=backend)
     t0 = time.perf_counter()
     _block(jf(*args))
@@ -280,7 +280,6 @@ def _compiled_side(f, args, backend, repeats, notes):
         eqns = compiled.jaxpr.jaxpr.eqns
         temps = (sum(len(e.outvars) for e in eqns),
                  sum(v.aval.size * v.aval.dtype.itemsize for e in eqns for v in e.outvars))
-    from backends import default_backend
     return {
         "backend": backend or default_backend(),
         "kernels": int(cost.get("kernels", 0)),
@@ -445,7 +444,6 @@ def main(argv=None) -> int:
     ns = p.parse_args(argv)
     mod, fn = _load(ns.target)
     if ns.args is not None:
-        from . import numpy as fnp
         args = eval(ns.args, {"np": np, "fnp": fnp, **vars(mod)})  # noqa: S307 (a CLI)
         args = args if isinstance(args, tuple) else (args,)
     else:
