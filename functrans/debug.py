@@ -22,6 +22,7 @@ import builtins
 import numpy as np
 
 from backends import interpret
+from jaxpr_ir.printer import _Names, _pp, format_param
 from . import config
 from .api_util import as_array
 from .compiler import CompileHook, add_hook, clear_compiled
@@ -180,7 +181,6 @@ def eqn_text(jaxpr, eqn) -> str:
     >>> eqn_text(j, j.eqns[1])
     'c:f64[] = add b 1.0:f64[]'
     """
-    from jaxpr_ir.printer import _Names, _pp, format_param
     names = _Names()
     _pp(jaxpr, names, 0)
     params = [f"{k}={format_param(v, names, 0)}" for k, v in sorted(eqn.params.items())

@@ -9,9 +9,14 @@ rules transform the body and call it again, so ``grad(jit(f))`` and
 """
 from __future__ import annotations
 
-from jaxpr_ir import ClosedJaxpr
+from jaxpr_ir import ClosedJaxpr, Jaxpr
 from ..compiler import LRUCache, compile_closed
-from .base import Primitive, Zero, instantiate, is_undefined, tangent_aval
+from ..tracing import trace_to_jaxpr
+from ..transforms.jvp import jvp_eval
+from ..transforms.partial_eval import partial_eval
+from ..transforms.transpose import transpose_jaxpr
+from ..transforms.vmap import vmap_jaxpr
+from .base import Primitive, Zero, instantiate, is_undefined, not_mapped_size, tangent_aval
 from .control_flow_common import BodyCache, check_operands
 
 pjit_p = Primitive("pjit", multiple_results=True)
@@ -71,9 +76,6 @@ def _jvp_split(jaxpr, nz):
     hit = _split_cache.get(jaxpr, nz)
     if hit is not None:
         return hit
-    from ..transforms.jvp import jvp_eval
-    from ..transforms.partial_eval import partial_eval
-    from ..tracing import trace_to_jaxpr
     in_avals = jaxpr.in_avals
     n_in, n_out = len(in_avals), len(jaxpr.out_avals)
     t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
@@ -94,7 +96,6 @@ def _jvp_split(jaxpr, nz):
 
 
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
-    from ..transforms.transpose import transpose_jaxpr
     mask = [is_undefined(a) for a in args]
     tj = transpose_jaxpr(jaxpr, mask)
     tj = _hoist_consts(tj)
@@ -116,15 +117,12 @@ class _Hoisted:
 
 def _hoist_consts(closed: ClosedJaxpr) -> _Hoisted:
     """Turn constvars into leading invars, so the body carries no consts."""
-    from jaxpr_ir import Jaxpr
     j = closed.jaxpr
     return _Hoisted(ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []),
                     list(closed.consts))
 
 
 def _pjit_batch(args, dims, *, jaxpr, name, backend):
-    from ..transforms.vmap import vmap_jaxpr
-    from .base import not_mapped_size
     size = not_mapped_size(args, dims)
     bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
     h = _hoist_consts(bj)
