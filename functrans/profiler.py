@@ -37,7 +37,7 @@ import types
 
 import numpy as np
 
-from backends import default_backend
+from backends import default_backend, interpret
 from . import array as _array, lax, nn, random, tracing
 from . import numpy as fnp
 from .array import Array
@@ -45,7 +45,7 @@ from .jit import jit
 from .primitives import base as _base
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["profile", "Profile", "main"]
+__all__ = ["profile", "Profile", "main", "time_by_primitive"]
 
 
 # ------------------------------------------------------------------ eager counting
@@ -299,15 +299,48 @@ def _compiled_side(f, args, backend, repeats, notes):
     }
 
 
+def time_by_primitive(closed, args) -> list:
+    """Run ``closed`` once in the interpreter, timing every equation through the
+    evaluator's hook; one row per primitive, slowest first: ``primitive``, ``count``,
+    ``seconds`` and ``bytes_written`` (the sizes of its outputs).
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> j = ft.make_jaxpr(lambda x: fnp.sin(x) * x + fnp.sin(x))(np.ones(4))
+    >>> sorted((r["primitive"], r["count"], r["bytes_written"])
+    ...        for r in time_by_primitive(j, [np.ones(4)]))
+    [('add', 1, 32), ('mul', 1, 32), ('sin', 2, 64)]
+    """
+    rows = {}
+    last = [0.0]
+
+    def time_eqn(i, eqn, ins, outs):
+        # the time since the previous equation ended: this one's run (and the loop's step)
+        now = time.perf_counter()
+        row = rows.setdefault(eqn.primitive.name, [0, 0.0, 0])
+        row[0] += 1
+        row[1] += now - last[0]
+        row[2] += sum(np.asarray(o).nbytes for o in outs)
+        last[0] = time.perf_counter()
+
+    flat = [np.asarray(x) for x in args]
+    with np.errstate(all="ignore"):
+        last[0] = time.perf_counter()
+        interpret.eval_jaxpr(closed.jaxpr, closed.consts, flat, hook=time_eqn)
+    return [{"primitive": n, "count": c, "seconds": t, "bytes_written": b}
+            for n, (c, t, b) in sorted(rows.items(), key=lambda kv: -kv[1][1])]
+
+
 def _first_line(e: BaseException) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0].rstrip('.') if msg else ''}"
 
 
-def profile(f, *args, repeats: int = 20, backend: str = "cpu", show: bool = True) -> "Profile":
+def profile(f, *args, repeats: int = 20, backend: str = "cpu", show: bool = True,
+            by_primitive: bool = False) -> "Profile":
     """Profile ``f(*args)`` eagerly and compiled; prints the report (``show``) and returns it
     as a dict: ``eager``, ``compiled`` (None if it cannot be compiled), ``compile_error``,
-    ``notes``.
+    ``notes``; with ``by_primitive`` also ``by_primitive``: the optimised jaxpr run once in
+    the interpreter, timed per primitive (``time_by_primitive``).
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.profile(lambda x: fnp.tanh(x) + 1.0, np.ones(10), repeats=3, show=False)
@@ -349,6 +382,9 @@ def profile(f, *args, repeats: int = 20, backend: str = "cpu", show: bool = True
     name = getattr(f, "__name__", type(f).__name__)
     r = Profile(function=name, eager=eager, compiled=compiled, compile_error=error,
                 notes=notes, repeats=repeats)
+    if by_primitive and compiled is not None:
+        r["by_primitive"] = time_by_primitive(jit(f).lower(*args).jaxpr,
+                                              tree_flatten(args)[0])
     if show:
         print(r.table())
     return r
@@ -400,6 +436,12 @@ class Profile(dict):
         lines += [f"  {a:<{w0}}  {b:>{w1}}   {cc}" for a, b, cc in rows]
         if c and e["time_s"] > 0 and c["time_s"] > 0:
             lines.append(f"  speed-up of a compiled call: {e['time_s'] / c['time_s']:.1f}x")
+        rows = self.get("by_primitive")
+        if rows:
+            lines.append("  slowest primitives (the optimised jaxpr, run once in the "
+                         "interpreter):")
+            lines += [f"    {r['primitive']:<{w0 - 2}} x{r['count']:<5} {_secs(r['seconds']):>10}"
+                      f"   writes {_bytes(r['bytes_written'])}" for r in rows[:5]]
         for n in self["notes"]:
             lines.append(f"  note: {n}")
         return "\n".join(lines)

@@ -488,3 +488,14 @@ def test_hooks_observe_jit_lower_and_nested_calls():
         assert seen and all(s[2] is False for s in seen if isinstance(s, tuple))
     finally:
         compiler.remove_hook(hook)
+
+
+def test_profile_by_primitive_times_each_equation_of_the_compiled_jaxpr():
+    f = lambda x: fnp.sum(fnp.sin(x) * 2.0 + x)   # noqa: E731
+    r = ft.profile(f, np.ones(100), repeats=1, backend="interpret", show=False,
+                   by_primitive=True)
+    rows = {row["primitive"]: row for row in r["by_primitive"]}
+    assert sum(row["count"] for row in rows.values()) == r["compiled"]["equations"]
+    assert rows["sin"]["bytes_written"] == 800 and rows["reduce_sum"]["bytes_written"] == 8
+    assert all(row["seconds"] >= 0 for row in rows.values())
+    assert "slowest primitives" in r.table()
