@@ -42,10 +42,10 @@ def evaluate(jaxpr: Jaxpr, consts: Sequence, args: Sequence, run_eqn: RunEqn,
         outs = run_eqn(eqn, ins)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, outs))
+            if hook is not None:
+                hook(i, eqn, ins, outs)
         else:
             env[eqn.outvars[0]] = outs
             if hook is not None:
-                outs = [outs]
-        if hook is not None:
-            hook(i, eqn, ins, outs)
+                hook(i, eqn, ins, [outs])
     return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
