@@ -131,11 +131,6 @@ def _sync():
     tracing.CAPTURE_SOURCE = bool(_values["debug_nans"] or _values["dump_dir"])
 
 
-def tools_active() -> bool:
-    """Whether a jit compile needs the instrumented path (log, dumps, NaN checks)."""
-    return bool(_values["debug_nans"] or _values["log_compiles"] or _values["dump_dir"])
-
-
 def __getattr__(name):   # ft.config.debug_nans reads an option
     if name.startswith("_"):
         raise AttributeError(name)
