@@ -250,6 +250,8 @@ class Jitted:
         if not single:
             inner = run
             run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
+        if len(self._fast) >= _config.read("compile_cache_size"):
+            self._fast.clear()   # bounded like the compile cache (the runners hold executables)
         self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))] = run
         _WITH_FAST.add(self)
 

@@ -499,3 +499,16 @@ def test_profile_by_primitive_times_each_equation_of_the_compiled_jaxpr():
     assert rows["sin"]["bytes_written"] == 800 and rows["reduce_sum"]["bytes_written"] == 8
     assert all(row["seconds"] >= 0 for row in rows.values())
     assert "slowest primitives" in r.table()
+
+
+def test_native_fast_paths_are_bounded_too():
+    pytest.importorskip("llvmlite")
+    ft.config.update("compile_cache_size", 2)
+    try:
+        f = ft.jit(lambda x: x * 2.0, backend="cpu")
+        for n in range(1, 6):
+            assert f(np.ones(n)).tolist() == [2.0] * n
+            assert f(np.ones(n)).tolist() == [2.0] * n
+        assert f.cache_info()["entries"] <= 2 and len(f._fast) <= 2
+    finally:
+        ft.config.update("compile_cache_size", 256)
