@@ -512,3 +512,12 @@ def test_native_fast_paths_are_bounded_too():
         assert f.cache_info()["entries"] <= 2 and len(f._fast) <= 2
     finally:
         ft.config.update("compile_cache_size", 256)
+
+
+def test_lower_compile_goes_through_the_hooks():
+    # lower().compile() shares jit's compile path, so debug_nans checks it as well
+    config.update("debug_nans", True)
+    exe = ft.jit(lambda x: fnp.log(x) * 2.0, backend="interpret").lower(1.0).compile()
+    assert float(exe(1.0)) == 0.0
+    with pytest.raises(FloatingPointError, match="log"):
+        exe(-1.0)
