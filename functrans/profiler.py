@@ -106,6 +106,55 @@ def _api_modules():
     return mods
 
 
+def _counted(counter: _Counter, fn, name):
+    """``fn`` counting each outermost eager call as one operation called ``name``."""
+    def counted(*args, **kwargs):
+        if counter.depth or tracing._trace_stack:
+            return fn(*args, **kwargs)
+        counter.depth += 1
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            counter.depth -= 1
+        counter.record(name, _flat_arrays(list(args) + list(kwargs.values())),
+                       _flat_arrays([out]))
+        return out
+    return counted
+
+
+def _array_operator_names() -> dict:
+    """Array dunder -> the numpy function it computes (``__radd__`` -> ``add``)."""
+    opnames = {}
+    for d, fname in list(getattr(_array, "_BINOPS", {}).items()) + \
+            list(getattr(_array, "_COMPARE", {}).items()):
+        for dunder in (f"__{d}__", f"__r{d}__", f"__i{d}__"):
+            opnames[dunder] = fname
+    for dunder, fname in (("__neg__", "negative"), ("__pos__", "positive"),
+                          ("__abs__", "absolute"), ("__invert__", "invert")):
+        opnames[dunder] = fname
+    return opnames
+
+
+def _count_public_functions(counter: _Counter) -> list:
+    """Replace the public API functions and Array's operators and methods by counting
+    wrappers; returns ``(owner, name, original)`` for each, to put them back."""
+    patched = []
+    for mod in _api_modules():
+        for name, fn in list(vars(mod).items()):
+            if not name.startswith("_") and isinstance(fn, types.FunctionType):
+                patched.append((mod, name, fn))
+                setattr(mod, name, _counted(counter, fn, name))
+    # Array's own operators and methods (x * 2.0, x.sum()) call numpy on plain views
+    opnames = _array_operator_names()
+    for name, fn in list(Array.__dict__.items()):
+        if not isinstance(fn, types.FunctionType):
+            continue
+        if name in opnames or not name.startswith("_"):
+            patched.append((Array, name, fn))
+            setattr(Array, name, _counted(counter, fn, opnames.get(name, name)))
+    return patched
+
+
 @contextlib.contextmanager
 def _counting(counter: _Counter):
     """Count eager operations while the block runs; every hook is removed after.
@@ -155,43 +204,7 @@ def _counting(counter: _Counter):
         counter.record(prim.name, _flat_arrays(args), _flat_arrays([out]))
         return out
 
-    def api(fn, name):
-        def counted(*args, **kwargs):
-            if counter.depth or tracing._trace_stack:
-                return fn(*args, **kwargs)
-            counter.depth += 1
-            try:
-                out = fn(*args, **kwargs)
-            finally:
-                counter.depth -= 1
-            counter.record(name, _flat_arrays(list(args) + list(kwargs.values())),
-                           _flat_arrays([out]))
-            return out
-        return counted
-
-    patched = []   # (module, name, original)
-    for mod in _api_modules():
-        for name, fn in list(vars(mod).items()):
-            if not name.startswith("_") and isinstance(fn, types.FunctionType):
-                patched.append((mod, name, fn))
-                setattr(mod, name, api(fn, name))
-
-    # Array's own operators and methods (x * 2.0, x.sum()) call numpy on plain views
-    opnames = {}
-    for d, fname in list(getattr(_array, "_BINOPS", {}).items()) + \
-            list(getattr(_array, "_COMPARE", {}).items()):
-        for dunder in (f"__{d}__", f"__r{d}__", f"__i{d}__"):
-            opnames[dunder] = fname
-    for dunder, fname in (("__neg__", "negative"), ("__pos__", "positive"),
-                          ("__abs__", "absolute"), ("__invert__", "invert")):
-        opnames[dunder] = fname
-    for name, fn in list(Array.__dict__.items()):
-        if not isinstance(fn, types.FunctionType):
-            continue
-        if name in opnames or not name.startswith("_"):
-            patched.append((Array, name, fn))
-            setattr(Array, name, api(fn, opnames.get(name, name)))
-
+    patched = _count_public_functions(counter)   # (module or class, name, original)
     had = {k: k in Array.__dict__ for k in ("__array_ufunc__", "__array_function__")}
     saved = {k: Array.__dict__.get(k) for k in had}
     Array.__array_ufunc__ = array_ufunc
