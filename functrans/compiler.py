@@ -18,6 +18,7 @@ Compiled executables are kept in ``LRUCache`` objects, bounded by the option
 from __future__ import annotations
 
 import collections
+import threading
 import time
 import weakref
 
@@ -48,25 +49,29 @@ class LRUCache:
     def __init__(self, size: int | None = None):
         self._entries = collections.OrderedDict()
         self._size = size
+        self._lock = threading.Lock()   # jitted functions may be called from many threads
         _CACHES.add(self)
 
     def get(self, key):
         """The value stored under ``key`` (now the most recently used), or None."""
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
 
     def put(self, key, value) -> None:
         """Store ``value``; drops the least recently used entries beyond the size."""
-        self._entries[key] = value
-        self._entries.move_to_end(key)
         size = self._size if self._size is not None else config.read("compile_cache_size")
-        while len(self._entries) > max(size, 1):
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > max(size, 1):
+                self._entries.popitem(last=False)
 
     def clear(self) -> None:
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
 
     def __len__(self) -> int:
         return len(self._entries)
