@@ -22,7 +22,8 @@ from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
 from .compiler import JitCause, LRUCache, compile_closed, observed
-from .primitives.call import hoist_consts, pjit_p
+from .primitives.call import pjit_p
+from .primitives.control_flow_common import hoist
 from .array import Array
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
@@ -201,7 +202,7 @@ class Jitted:
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
             # whose rules the enclosing transform needs (pjit's impl optimises)
-            body, hoisted = hoist_consts(ClosedJaxpr(jaxpr, consts))
+            body, hoisted = hoist(ClosedJaxpr(jaxpr, consts))
             outs = pjit_p.bind(*hoisted, *flat, jaxpr=body,
                                name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
             return tree_unflatten(out_tree, outs)

@@ -9,7 +9,7 @@ rules transform the body and call it again, so ``grad(jit(f))`` and
 """
 from __future__ import annotations
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr
+from jaxpr_ir import ClosedJaxpr
 from ..compiler import LRUCache, compile_closed
 from ..tracing import trace_to_jaxpr
 from ..transforms.jvp import jvp_eval
@@ -17,7 +17,7 @@ from ..transforms.partial_eval import partial_eval
 from ..transforms.transpose import transpose_jaxpr
 from ..transforms.vmap import vmap_jaxpr
 from .base import Primitive, Zero, instantiate, is_undefined, not_mapped_size, tangent_aval
-from .control_flow_common import BodyCache, check_operands
+from .control_flow_common import BodyCache, check_operands, hoist
 
 pjit_p = Primitive("pjit", multiple_results=True)
 pjit_p.subjaxpr_params = ("jaxpr",)
@@ -51,7 +51,8 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
     nz = tuple(type(t) is not Zero for t in tangents)
     known, unknown, tk_idx, tu_idx = _jvp_split(jaxpr, nz)
     n_out = len(jaxpr.out_avals)
-    kres = pjit_p.bind(*known.consts_as_args, *primals, jaxpr=known.closed,
+    (kbody, kconsts), (ubody, uconsts) = known, unknown
+    kres = pjit_p.bind(*kconsts, *primals, jaxpr=kbody,
                        name=f"jvp_known({name})", backend=backend)
     out, rest = kres[:n_out], kres[n_out:]
     n_tk = len(tk_idx)
@@ -61,7 +62,7 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
         touts[i] = t
     if tu_idx:
         ts = [t for t in tangents if type(t) is not Zero]
-        tu = pjit_p.bind(*unknown.consts_as_args, *res, *ts, jaxpr=unknown.closed,
+        tu = pjit_p.bind(*uconsts, *res, *ts, jaxpr=ubody,
                          name=f"jvp({name})", backend=backend)
         for i, t in zip(tu_idx, tu):
             touts[i] = t
@@ -91,52 +92,30 @@ def _jvp_split(jaxpr, nz):
     assert all(out_known[:n_out]), "a primal output depends on tangents"
     tk_idx = [i for i in range(n_out) if out_known[n_out + i]]
     tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
-    res = (_hoist_consts(kj), _hoist_consts(uj), tk_idx, tu_idx)
+    res = (hoist(kj), hoist(uj), tk_idx, tu_idx)
     return _split_cache.put(jaxpr, res, nz)
 
 
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
     mask = [is_undefined(a) for a in args]
     tj = transpose_jaxpr(jaxpr, mask)
-    tj = _hoist_consts(tj)
+    tbody, tconsts = hoist(tj)
     nonlin = [a for a in args if not is_undefined(a)]
     cts = [instantiate(c) for c in cts]
-    outs = pjit_p.bind(*tj.consts_as_args, *nonlin, *cts, jaxpr=tj.closed,
+    outs = pjit_p.bind(*tconsts, *nonlin, *cts, jaxpr=tbody,
                        name=f"transpose({name})", backend=backend)
     it = iter(outs)
     return [next(it) if m else None for m in mask]
 
 
-class _Hoisted:
-    __slots__ = ("closed", "consts_as_args")
-
-    def __init__(self, closed, consts):
-        self.closed = closed
-        self.consts_as_args = consts
-
-
-def _hoist_consts(closed: ClosedJaxpr) -> _Hoisted:
-    """Turn constvars into leading invars, so the body carries no consts."""
-    j = closed.jaxpr
-    return _Hoisted(ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []),
-                    list(closed.consts))
-
-
 def _pjit_batch(args, dims, *, jaxpr, name, backend):
     size = not_mapped_size(args, dims)
     bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
-    h = _hoist_consts(bj)
-    outs = pjit_p.bind(*h.consts_as_args, *args, jaxpr=h.closed, name=f"vmap({name})",
+    body, consts = hoist(bj)
+    outs = pjit_p.bind(*consts, *args, jaxpr=body, name=f"vmap({name})",
                        backend=backend)
     return outs, out_dims
 
 
 pjit_p.def_rules(abstract_eval=_pjit_aval, impl=_pjit_impl, jvp=_pjit_jvp,
                  transpose=_pjit_transpose, batch=_pjit_batch)
-
-
-def hoist_consts(closed):
-    """Public helper: (consts-free ClosedJaxpr, const values to pass as leading operands)."""
-    h = _hoist_consts(closed)
-    return h.closed, h.consts_as_args
-
