@@ -17,7 +17,7 @@ Compiled executables are kept in ``LRUCache`` objects, bounded by the option
 """
 from __future__ import annotations
 
-import collections
+import itertools
 import threading
 import time
 import weakref
@@ -47,27 +47,30 @@ class LRUCache:
     """
 
     def __init__(self, size: int | None = None):
-        self._entries = collections.OrderedDict()
+        # key -> [value, tick of its last use]: a hit costs one lookup (jit's keys hash
+        # their argument structure in Python, so a second lookup to reorder would show)
+        self._entries = {}
+        self._tick = itertools.count()
         self._size = size
-        self._lock = threading.Lock()   # jitted functions may be called from many threads
+        self._lock = threading.Lock()   # insertions and evictions from several threads
         _CACHES.add(self)
 
     def get(self, key):
         """The value stored under ``key`` (now the most recently used), or None."""
-        with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        entry[1] = next(self._tick)
+        return entry[0]
 
     def put(self, key, value) -> None:
         """Store ``value``; drops the least recently used entries beyond the size."""
         size = self._size if self._size is not None else config.read("compile_cache_size")
         with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > max(size, 1):
-                self._entries.popitem(last=False)
+            self._entries[key] = [value, next(self._tick)]
+            while len(self._entries) > max(size, 1):   # on a compile only: a scan is cheap
+                oldest = min(self._entries.items(), key=lambda kv: kv[1][1])[0]
+                del self._entries[oldest]
 
     def clear(self) -> None:
         with self._lock:
