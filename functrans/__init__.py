@@ -24,7 +24,7 @@ from . import distributed, sharding  # noqa: F401
 from .distributed import process_index, process_count  # noqa: F401
 from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
 # ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
-from . import config, debug  # noqa: F401,E402
+from . import config, debug, dump  # noqa: F401,E402  (debug, dump: compile hooks)
 from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
 

@@ -6,6 +6,7 @@
 | ``log_compiles`` | False (``FUNCTRANS_LOG_COMPILES``) | every jit compile is logged (logger ``functrans``, level WARNING) with its reason |
 | ``dump_dir`` | None (``FUNCTRANS_DUMP``) | each jit compile writes its pipeline stages to a subfolder of this folder |
 | ``traceback_filtering`` | True (``FUNCTRANS_TRACEBACK_FILTERING``) | errors raised while tracing a jitted function lose the library's frames |
+| ``compile_cache_size`` | 256 (``FUNCTRANS_COMPILE_CACHE_SIZE``) | executables kept per jitted function and for nested calls; the least recently used beyond it are dropped |
 
 Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``), as JAX's do ``jax_``.
 
@@ -15,7 +16,7 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: debug_nans, dump_dir, log_compiles, traceback_filtering
+AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, log_compiles, traceback_filtering
 """
 from __future__ import annotations
 
@@ -40,6 +41,13 @@ def _as_bool(name, value):
     return bool(value)
 
 
+def _as_size(name, value):
+    n = int(value)
+    if n < 1 or n != float(value):
+        raise ValueError(f"option {name!r} takes a positive integer, got {value!r:.60}")
+    return n
+
+
 def _as_dir(name, value):
     if value is None or value is False or value == "":
         return None
@@ -49,11 +57,12 @@ def _as_dir(name, value):
 
 
 _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
-            "dump_dir": _as_dir, "traceback_filtering": _as_bool}
+            "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
-        "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING"}
+        "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
+        "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE"}
 _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
-             "traceback_filtering": True}
+             "traceback_filtering": True, "compile_cache_size": 256}
 
 _values: dict = {}
 _listeners: list = []   # fn(name, old, new), called after every change
@@ -83,7 +92,7 @@ def options() -> dict:
     """Every option with its current value.
 
     >>> sorted(options())
-    ['debug_nans', 'dump_dir', 'log_compiles', 'traceback_filtering']
+    ['compile_cache_size', 'debug_nans', 'dump_dir', 'log_compiles', 'traceback_filtering']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 
@@ -120,11 +129,6 @@ def _sync():
     # recording the user's line per traced equation costs a frame walk: only when a tool
     # that shows it (debug_nans, stage dumps) is on
     tracing.CAPTURE_SOURCE = bool(_values["debug_nans"] or _values["dump_dir"])
-
-
-def tools_active() -> bool:
-    """Whether a jit compile needs the instrumented path (log, dumps, NaN checks)."""
-    return bool(_values["debug_nans"] or _values["log_compiles"] or _values["dump_dir"])
 
 
 def __getattr__(name):   # ft.config.debug_nans reads an option

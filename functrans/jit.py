@@ -20,11 +20,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
+from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
-from .primitives.call import hoist_consts, pjit_p
+from .compiler import JitCause, LRUCache, compile_closed, observed
+from .primitives.call import pjit_p
+from .primitives.control_flow_common import hoist
+from .array import Array
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
-from .tree_util import tree_flatten, tree_unflatten
-from . import config as _config, dump as _dump   # ---- tools
+from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
+from . import config as _config
 from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
 
 
@@ -64,17 +68,20 @@ def _split_static(fun, args, kwargs, static_argnums, static_argnames):
 class Lowered:
     """The result of ``jit(f).lower(*args)``: the optimised jaxpr, ready to compile."""
 
-    def __init__(self, closed: ClosedJaxpr, backend, out_tree):
-        self.jaxpr = closed
+    def __init__(self, traced: ClosedJaxpr, backend, out_tree, name="fun"):
+        self.traced = traced
+        self.jaxpr = simplify(traced)
         self.backend = backend
         self.out_tree = out_tree
+        self.name = name
 
     def as_text(self) -> str:
         return str(self.jaxpr)
 
     def compile(self):
-        from backends import get_backend
-        return Compiled(get_backend(self.backend).compile(self.jaxpr), self.jaxpr, self.out_tree)
+        # the traced jaxpr goes down the one compile path, so the tools see this compile
+        exe = compile_closed(self.traced, self.backend, name=self.name)
+        return Compiled(exe, self.jaxpr, self.out_tree)
 
 
 class Compiled:
@@ -112,14 +119,6 @@ def _interpreter_cost(closed):
             "kernels": len(closed.jaxpr.eqns)}
 
 
-def _optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
-    try:
-        from jaxpr_ir.passes import simplify
-    except ImportError:
-        return closed
-    return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
-
-
 _SIG = operator.attrgetter("shape", "dtype", "__class__")   # the fast path's key per array
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
 
@@ -147,7 +146,8 @@ class Jitted:
         self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
             else (donate_argnums,)
         self.backend = backend
-        self._cache = {}
+        self._cache = LRUCache()   # the signature key -> (executable, output tree)
+        self._last_key = None      # the key of the latest compile, for the compile log
         self._fast = {}      # (shape, dtype, type) per positional array -> native runner
         self._hits = 0
         self._misses = 0
@@ -174,7 +174,10 @@ class Jitted:
         if any(isinstance(c, Tracer) for c in consts):
             raise TypeError("lower: the function closes over a traced value; lower it outside "
                             "the enclosing transform")
-        return Lowered(_optimize(ClosedJaxpr(jaxpr, consts)), self.backend, out_tree)
+        return Lowered(ClosedJaxpr(jaxpr, consts), self.backend, out_tree, self._name())
+
+    def _name(self):
+        return f"jit({getattr(self.fun, '__name__', 'fun')})"
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -200,21 +203,19 @@ class Jitted:
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
             # whose rules the enclosing transform needs (pjit's impl optimises)
-            body, hoisted = hoist_consts(ClosedJaxpr(jaxpr, consts))
+            body, hoisted = hoist(ClosedJaxpr(jaxpr, consts))
             outs = pjit_p.bind(*hoisted, *flat, jaxpr=body,
                                name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
             return tree_unflatten(out_tree, outs)
-        from backends import get_backend
         self._misses += 1
-        if _config.tools_active():   # ---- tools: compile log, stage dumps, debug_nans (dump.py)
-            exe = _dump.compile_instrumented(self, ClosedJaxpr(jaxpr, consts), key, args, kwargs)
-        else:
-            be = get_backend(self.backend)
-            donate = self._donated_flat(args) if getattr(be, "supports_donation", False) else ()
-            closed = _optimize(ClosedJaxpr(jaxpr, consts))
-            exe = be.compile(closed, donate=donate) if donate else be.compile(closed)
-        _dump.note_compile(self, key)   # ---- tools: the key the next compile log diffs against
-        self._cache[key] = (exe, out_tree)
+        dyn_args, dyn_kwargs, _, _ = _split_static(self.fun, args, kwargs, self.static_argnums,
+                                                   self.static_argnames)
+        cause = JitCause(self.fun, args, dyn_args, dyn_kwargs, self.static_argnums, key,
+                         self._last_key)
+        exe = compile_closed(ClosedJaxpr(jaxpr, consts), self.backend, name=self._name(),
+                             donate=self._donated_flat(args), cause=cause)
+        self._last_key = key
+        self._cache.put(key, (exe, out_tree))
         self._register_fast(args, kwargs, exe, out_tree)
         return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
 
@@ -238,12 +239,10 @@ class Jitted:
     def _register_fast(self, args, kwargs, exe, out_tree):
         """Give this signature a native fast path when the backend has one: positional
         plain arrays only, no static or donated arguments, no debugging tools."""
-        from .tracing import _ARRAY_CLASS
-        from .tree_util import treedef_is_leaf
         fast_runner = getattr(exe, "fast_runner", None)
-        cls = _ARRAY_CLASS[0]
+        cls = Array
         if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
-                or self.donate_argnums or _config.tools_active()
+                or self.donate_argnums or observed()
                 or not all(type(a) is np.ndarray or type(a) is cls for a in args)):
             return
         single = treedef_is_leaf(out_tree)
@@ -253,6 +252,8 @@ class Jitted:
         if not single:
             inner = run
             run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
+        if len(self._fast) >= _config.read("compile_cache_size"):
+            self._fast.clear()   # bounded like the compile cache (the runners hold executables)
         self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))] = run
         _WITH_FAST.add(self)
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
+from jaxpr_ir.evaluate import evaluate
 from .errors import ConcretizationError, UnexpectedTracerError, user_location
 
 _trace_stack: list = []
@@ -444,21 +445,8 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: list, args: list) -> list:
     """
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
-    env = {}
-    for v, x in zip(jaxpr.constvars, consts):
-        env[v] = x
-    for v, x in zip(jaxpr.invars, args):
-        env[v] = x
-    for eqn in jaxpr.eqns:
-        ins = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-        outs = bind(eqn.primitive, *ins, **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, o in zip(eqn.outvars, outs):
-                env[v] = o
-        else:
-            env[eqn.outvars[0]] = outs
-    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+    return evaluate(jaxpr, consts, args, _bind_eqn)
 
 
-def closed_call(closed: ClosedJaxpr, *args):
-    return eval_jaxpr(closed.jaxpr, closed.consts, args)
+def _bind_eqn(eqn, ins):
+    return bind(eqn.primitive, *ins, **eqn.params)

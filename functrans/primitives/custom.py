@@ -21,11 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+from jaxpr_ir import ClosedJaxpr, Jaxpr, Literal, Var
+from jaxpr_ir.passes import dce
 from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
+from ..transforms.jvp import jvp_eqn
+from ..transforms.transpose import backward_pass
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
-from .control_flow_common import check_operands
+from .control_flow_common import BodyCache, check_operands
 
 __all__ = ["stop_gradient"]
 
@@ -371,6 +374,10 @@ checkpoint_p = Primitive("checkpoint", multiple_results=True)
 checkpoint_p.call_param = "jaxpr"
 checkpoint_p.subjaxpr_params = ("jaxpr",)
 
+# params hold a policy's name (a str prints and parses); ``functrans.remat`` registers
+# the functions here: name -> (primitive, *in_avals, **params) -> may its outputs be saved
+CHECKPOINT_POLICIES: dict = {}
+
 
 def _checkpoint_aval(*avals, jaxpr, policy, name):
     check_operands(f"checkpoint {name}", avals, jaxpr)
@@ -381,15 +388,97 @@ def _checkpoint_impl(*args, jaxpr, policy, name):
     return _np_outs(_run(jaxpr, args))
 
 
+_fwd_cache = BodyCache()
+_tangent_cache = BodyCache()
+
+
+def _saveable(closed, policy):
+    pol = CHECKPOINT_POLICIES[policy]
+    return tuple(i for i, e in enumerate(closed.jaxpr.eqns)
+                 if pol(e.primitive, *[a.aval for a in e.inputs], **e.params))
+
+
+def _fwd_body(closed, saveable):
+    """The body with the saveable equations' outputs appended to its outputs."""
+    hit = _fwd_cache.get(closed, saveable)
+    if hit is not None:
+        return hit
+    j = closed.jaxpr
+    extra = [v for i in saveable for v in j.eqns[i].outvars]
+    return _fwd_cache.put(closed, ClosedJaxpr(Jaxpr([], j.invars, j.eqns,
+                                                    list(j.outvars) + extra), []), saveable)
+
+
+def _tangent_body(closed, saveable, nz):
+    """Const-free jaxpr (consts, primals, saved, nonzero tangents) -> tangents, and its consts.
+
+    It recomputes the primal values the tangents need, except the outputs of the
+    saveable equations, which it reads from ``saved``.
+    """
+    hit = _tangent_cache.get(closed, saveable, nz)
+    if hit is not None:
+        return hit
+    j = closed.jaxpr
+    saved_vars = [v for i in saveable for v in j.eqns[i].outvars]
+    in_avals = j.in_avals
+    t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
+    n, ns = len(in_avals), len(saved_vars)
+    save_set = set(saveable)
+
+    def fun(*xs):
+        penv = dict(zip(j.invars, xs[:n]))
+        saved = dict(zip(saved_vars, xs[n:n + ns]))
+        it = iter(xs[n + ns:])
+        tenv = {v: (next(it) if m else Zero(tangent_aval(v.aval))) for v, m in zip(j.invars, nz)}
+
+        def read(a):
+            return a.val if type(a) is Literal else penv[a]
+
+        def read_t(a):
+            return Zero(a.aval) if type(a) is Literal else tenv[a]
+
+        for i, e in enumerate(j.eqns):
+            out, tout = jvp_eqn(e.primitive, [read(a) for a in e.inputs],
+                                [read_t(a) for a in e.inputs], e.params)
+            if not e.primitive.multiple_results:
+                out, tout = [out], [tout]
+            if i in save_set:   # the saved value replaces the recomputed one (DCE drops it)
+                out = [saved[v] for v in e.outvars]
+            penv.update(zip(e.outvars, out))
+            tenv.update(zip(e.outvars, tout))
+        return [instantiate(read_t(a)) for a in j.outvars]
+
+    tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
+                               name="checkpoint tangent", staged=True)  # transposed later
+    tj = dce(tj)
+    (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
+    return _tangent_cache.put(closed, (body, consts), saveable, nz)
+
+
 def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name):
-    from ..remat import checkpoint_jvp
-    return checkpoint_jvp(primals, tangents, jaxpr, policy, name)
+    # The primal outputs (and the values the policy saves) come from one checkpoint
+    # equation; the tangents from another whose operands are only the body's inputs and
+    # the saved values: in reverse mode that one lands in the linear jaxpr, so its
+    # intermediates are recomputed while transposing instead of kept as residuals.
+    saveable = _saveable(jaxpr, policy)
+    n_out = len(jaxpr.jaxpr.outvars)
+    if saveable:
+        res = checkpoint_p.bind(*primals, jaxpr=_fwd_body(jaxpr, saveable), policy=policy,
+                                name=name)
+        outs, saved = res[:n_out], res[n_out:]
+    else:
+        outs, saved = checkpoint_p.bind(*primals, jaxpr=jaxpr, policy=policy, name=name), []
+    nz = tuple(type(t) is not Zero for t in tangents)
+    body, consts = _tangent_body(jaxpr, saveable, nz)
+    ts = [t for t in tangents if type(t) is not Zero]
+    touts = checkpoint_p.bind(*consts, *primals, *saved, *ts, jaxpr=body, policy=policy,
+                              name=f"jvp({name})")
+    return outs, touts
 
 
 def _checkpoint_transpose(cts, *args, jaxpr, policy, name):
     # the body is linear in the undefined inputs; backward_pass evaluates its
     # non-linear equations forward first: that is the recomputation
-    from ..transforms.transpose import backward_pass
     return backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts))
 
 
