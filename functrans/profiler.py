@@ -156,7 +156,7 @@ def _counting(counter: _Counter):
 
     def api(fn, name):
         def counted(*args, **kwargs):
-            if counter.depth or tracing._trace_stack:
+            if counter.depth or tracing.trace_depth():
                 return fn(*args, **kwargs)
             counter.depth += 1
             try:

@@ -27,7 +27,19 @@ from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from .errors import ConcretizationError, UnexpectedTracerError, user_location
 
-_trace_stack: list = []
+
+
+class _TraceContext(threading.local):
+    """What tracing keeps per thread: the stack of traces being recorded (innermost last)
+    and the vmap axis frames (see transforms.vmap). Per thread, so several threads can
+    trace and compile at once, each on its own stack."""
+
+    def __init__(self):
+        self.stack = []
+        self.axis_frames = []
+
+
+_CONTEXT = _TraceContext()
 
 # Set by functrans.config: record the user's file:line in each traced equation (Eqn.source).
 CAPTURE_SOURCE = False
@@ -374,15 +386,61 @@ def wrap(x):
 def new_trace(name="trace", symbolic=False) -> Trace:
     # a symbolic trace (no tracer of it ever carries a value: linearize's tangents) records
     # without the value bookkeeping, and its tangents are always staged
-    t = (SymbolicTrace if symbolic else Trace)(len(_trace_stack), name, staged=symbolic)
-    _trace_stack.append(t)
+    stack = _CONTEXT.stack
+    t = (SymbolicTrace if symbolic else Trace)(len(stack), name, staged=symbolic)
+    stack.append(t)
+    return t
+
+
+def push_trace(t: Trace) -> Trace:
+    """Make ``t`` (a ``Trace`` subclass built with level ``trace_depth()``) this thread's
+    innermost trace; ``end_trace(t)`` ends it."""
+    stack = _CONTEXT.stack
+    assert t.level == len(stack), "a pushed trace's level must be the stack depth"
+    stack.append(t)
     return t
 
 
 def end_trace(t: Trace):
-    assert _trace_stack and _trace_stack[-1] is t, "trace stack out of order"
-    _trace_stack.pop()
+    stack = _CONTEXT.stack
+    assert stack and stack[-1] is t, "trace stack out of order"
+    stack.pop()
     t.alive = False
+
+
+def trace_depth() -> int:
+    """How many traces this thread is recording (0: eager).
+
+    >>> trace_depth()
+    0
+    """
+    return len(_CONTEXT.stack)
+
+
+def trace_at_level(level: int) -> Trace:
+    """This thread's trace of depth ``level`` (0 is the outermost)."""
+    return _CONTEXT.stack[level]
+
+
+def bind_outermost(prim, args, params):
+    """Apply ``prim`` in the outermost trace of this thread (eagerly if none): for values
+    that depend on no input (constants, iotas), so that they stay constants of the
+    outermost jaxpr instead of becoming inputs of every inner one.
+
+    >>> from functrans.primitives.structural import iota_p
+    >>> bind_outermost(iota_p, (), dict(dtype="int32", shape=(3,), dimension=0))
+    Array([0, 1, 2], dtype=int32)
+    """
+    stack = _CONTEXT.stack
+    if stack:
+        return stack[0].process(prim, args, params)
+    return bind(prim, *args, **params)
+
+
+def axis_frames() -> list:
+    """This thread's vmap axis frames, innermost last (the list itself: transforms.vmap
+    pushes and pops them)."""
+    return _CONTEXT.axis_frames
 
 
 def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False):

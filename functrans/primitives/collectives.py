@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ShapedArray
-from ..tracing import Tracer, _trace_stack
+from ..tracing import Tracer, trace_at_level, trace_depth
 from ..transforms.vmap import axis_frames, find_axis
 from .base import Primitive, Zero, aval, deflinear, move_batch_axis
 
@@ -86,7 +86,7 @@ def _reducing_batch(prim, reduce_fn, invariant_fn):
     """
     def rule(args, dims, *, axis_name):
         (x,), (d,) = args, dims
-        top = axis_frames[-1]
+        top = axis_frames()[-1]
         if top.name == axis_name:
             if d is None:
                 return invariant_fn(x, top.size), None
@@ -183,7 +183,7 @@ def _gather_invariant(x, d, axis, n):
 
 def _all_gather_batch(args, dims, *, axis_name, axis, axis_size):
     (x,), (d,) = args, dims
-    top = axis_frames[-1]
+    top = axis_frames()[-1]
     if top.name == axis_name:
         if d is None:
             return _gather_invariant(x, None, axis, top.size)
@@ -222,7 +222,7 @@ axis_index_p.not_differentiable = True
 
 
 def _axis_index_batch(args, dims, *, axis_name):
-    top = axis_frames[-1]
+    top = axis_frames()[-1]
     if top.name == axis_name:
         return np.arange(top.size, dtype=np.int32), 0
     return _record_axis_index(find_axis(axis_name), axis_name), None
@@ -230,8 +230,8 @@ def _axis_index_batch(args, dims, *, axis_name):
 
 def _record_axis_index(frame, axis_name):
     """axis_index has no operand to find a trace by: record it in the trace of its vmap."""
-    if frame.tracing and frame.level < len(_trace_stack):
-        trace = _trace_stack[frame.level]
+    if frame.tracing and frame.level < trace_depth():
+        trace = trace_at_level(frame.level)
         return trace.process(axis_index_p, (), {"axis_name": axis_name})
     raise NameError(f"axis_index({axis_name!r}) used outside the function traced by "
                     f"vmap(..., axis_name={axis_name!r})")

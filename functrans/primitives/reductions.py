@@ -90,7 +90,7 @@ def _expand(y, x_shape, axes):
     kept = () if len(axes) == n else tuple([i for i in range(n) if i not in axes])
     if len(kept) == n:
         return y
-    if isinstance(y, Tracer) or not _tracing._trace_stack:
+    if isinstance(y, Tracer) or not _tracing.trace_depth():
         # the reduced value's type and the params are right by construction: bind directly
         return S.broadcast_in_dim_p.bind(y, shape=tuple(x_shape), broadcast_dimensions=kept)
     return S.broadcast_in_dim(y, tuple(x_shape), kept)    # a constant: recorded as such

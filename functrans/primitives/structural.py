@@ -96,7 +96,7 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
     if aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return x
-    if not isinstance(x, Tracer) and _tracing._trace_stack:
+    if not isinstance(x, Tracer) and _tracing.trace_depth():
         return broadcast_constant(x, shape, broadcast_dimensions)
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
 
@@ -181,31 +181,25 @@ def full(shape, value, dtype):
     Under a trace it is recorded (a literal broadcast in the outermost trace, see
     ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
     """
-    from ..tracing import _trace_stack
     shape = tuple(int(s) for s in shape)
     scalar = np.asarray(value, dtype=dtype)
     if not shape:
         return scalar
-    if _trace_stack:
-        return _trace_stack[0].process(broadcast_in_dim_p, (scalar,),
-                                       dict(shape=shape, broadcast_dimensions=()))
-    return broadcast_in_dim(scalar, shape, ())
+    return _tracing.bind_outermost(broadcast_in_dim_p, (scalar,),
+                                   dict(shape=shape, broadcast_dimensions=()))
 
 
 def broadcast_constant(x, shape, broadcast_dimensions):
     """``broadcast_in_dim`` of a constant (not a tracer) recorded like ``full``: under a
     trace the IR keeps the small constant and one broadcast equation, so a backend fuses
     it instead of reading a materialised array."""
-    from ..tracing import _trace_stack
     shape = tuple(int(s) for s in shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     x = np.asarray(x)
     if x.shape == shape:
         return x
-    if _trace_stack:
-        return _trace_stack[0].process(broadcast_in_dim_p, (x,),
-                                       dict(shape=shape, broadcast_dimensions=dims))
-    return broadcast_in_dim(x, shape, dims)
+    return _tracing.bind_outermost(broadcast_in_dim_p, (x,),
+                                   dict(shape=shape, broadcast_dimensions=dims))
 
 
 def zeros_like_aval(a):
@@ -316,10 +310,7 @@ def _bind_nullary(prim, **params):
     living in the innermost trace that owns one of their inputs. Recording it in
     the outermost trace keeps it in a jit's jaxpr instead of a baked-in constant.
     """
-    from ..tracing import _trace_stack
-    if _trace_stack:
-        return _trace_stack[0].process(prim, (), params)
-    return prim.bind(**params)
+    return _tracing.bind_outermost(prim, (), params)
 
 
 def broadcasted_iota(dtype, shape, dimension):

@@ -27,7 +27,8 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..primitives.base import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
-from ..tracing import Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace, wrap
+from ..tracing import (Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace,
+                       push_trace, trace_depth, wrap)
 from .jvp import _no_jvp, jvp_eval
 
 
@@ -184,9 +185,7 @@ def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize",
     ``prune=False`` keeps dead tangent equations: for a caller that transposes the
     result at once, pruning only costs time (the backward pass skips them anyway).
     """
-    stack = _tracing._trace_stack
-    T = LinearizeTrace(len(stack), name)
-    stack.append(T)
+    T = push_trace(LinearizeTrace(trace_depth(), name))
     lin = None
     try:
         lin = new_trace("linearize", symbolic=True)   # tangents never carry values
