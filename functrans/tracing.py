@@ -23,9 +23,11 @@ import threading
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of
+from jaxpr_ir import check as _check_jaxpr
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
-from .errors import ConcretizationError, UnexpectedTracerError, user_location
+from . import config
+from .errors import ConcretizationError, UnexpectedTracerError, user_frame, user_location
 
 
 
@@ -41,8 +43,44 @@ class _TraceContext(threading.local):
 
 _CONTEXT = _TraceContext()
 
-# Set by functrans.config: record the user's file:line in each traced equation (Eqn.source).
+# Flags the hot paths read as plain globals, kept in step with functrans.config:
+# CAPTURE_SOURCE records the user's file:line in each traced equation (Eqn.source), which
+# costs a frame walk, so only while a tool that shows it (debug_nans, stage dumps) is on;
+# CHECK_JAXPRS type-checks every jaxpr a trace or transform builds (enable_checks).
 CAPTURE_SOURCE = False
+CHECK_JAXPRS = False
+
+
+def _sync_flags(name=None, old=None, new=None):
+    global CAPTURE_SOURCE, CHECK_JAXPRS
+    CAPTURE_SOURCE = bool(config.read("debug_nans") or config.read("dump_dir"))
+    CHECK_JAXPRS = bool(config.read("enable_checks"))
+
+
+_sync_flags()
+config.on_update(_sync_flags)
+
+
+def checked(jaxpr, pass_name: str):
+    """``jaxpr`` (a Jaxpr or ClosedJaxpr) as it is, type-checked first while the
+    ``enable_checks`` option is on; the error names ``pass_name``, the pass that built it.
+
+    >>> from jaxpr_ir import Jaxpr, Var, ShapedArray
+    >>> a, b = Var(ShapedArray((), "float64")), Var(ShapedArray((), "float64"))
+    >>> config.update("enable_checks", True)
+    >>> checked(Jaxpr([], [a], [], [b]), "my pass")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    jaxpr_ir.checker.TypeCheckError: enable_checks: the jaxpr built by my pass is ill-typed: ...
+    >>> config.update("enable_checks", False)
+    """
+    if CHECK_JAXPRS:
+        try:
+            _check_jaxpr(jaxpr)
+        except TypeCheckError as e:
+            raise TypeCheckError(f"enable_checks: the jaxpr built by {pass_name} is "
+                                 f"ill-typed: {e}", e.eqn) from None
+    return jaxpr
 
 
 def _new_eqn(prim, inputs, outvars, params, source):
@@ -78,7 +116,6 @@ _FAST_DTYPES = frozenset(np.dtype(d) for d in _SUPPORTED_DTYPES)
 
 
 def _source_line():
-    from .errors import user_frame
     f = user_frame()
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno} (in {f.f_code.co_name})"
 
@@ -206,7 +243,7 @@ class Trace:
 
     def to_jaxpr(self, outs):
         out_atoms = [self.atom(o)[0] for o in outs]
-        return Jaxpr(self.constvars, self.invars, self.eqns, out_atoms)
+        return checked(Jaxpr(self.constvars, self.invars, self.eqns, out_atoms), self.name)
 
 
 class SymbolicTrace(Trace):

@@ -17,7 +17,7 @@ that emits residuals and a part linear in the tangents (``split_jvp``).
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..tracing import Tracer, trace_to_jaxpr
+from ..tracing import Tracer, checked, trace_to_jaxpr
 from .base import Zero, instantiate, tangent_aval
 
 
@@ -76,7 +76,8 @@ def hoist(closed: ClosedJaxpr):
     j = closed.jaxpr
     if not j.constvars:
         return (closed if not closed.consts else ClosedJaxpr(j, [])), []
-    return ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []), list(closed.consts)
+    return (checked(ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []),
+                    "hoisting a body's consts"), list(closed.consts))
 
 
 def _no_literal_outputs(j: Jaxpr) -> Jaxpr:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
+from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray, Var
+from ..tracing import checked
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import (check_types, is_float, join_branch_consts, jvp_closed,
@@ -102,7 +103,8 @@ def _cond_jvp(primals, tangents, *, branches):
                 v, e = zeros_eqn(a)
                 eqns.append(e)
                 outs = outs + [v]
-        known.append(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, eqns, outs), s.known.consts))
+        known.append(checked(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, eqns, outs),
+                                         s.known.consts), "cond JVP (known branch)"))
     k_branches, k_consts = join_branch_consts(known)
     k_outs = cond_p.bind(index, *k_consts, *ops, branches=tuple(k_branches))
     primal_outs, residuals = k_outs[:n_out], k_outs[n_out:]
@@ -114,9 +116,10 @@ def _cond_jvp(primals, tangents, *, branches):
         n_res = len(s.res_avals)
         res_in = []
         for m, other in enumerate(splits):
-            res_in += lj.invars[:n_res] if m == k else list(other.res_avals)
-        lin.append(ClosedJaxpr(Jaxpr(lj.constvars, res_in + lj.invars[n_res:], lj.eqns,
-                                     lj.outvars), s.linear.consts))
+            res_in += lj.invars[:n_res] if m == k else [Var(a) for a in other.res_avals]
+        lin.append(checked(ClosedJaxpr(Jaxpr(lj.constvars, res_in + lj.invars[n_res:], lj.eqns,
+                                             lj.outvars), s.linear.consts),
+                           "cond JVP (linear branch)"))
     l_branches, l_consts = join_branch_consts(lin)
     t_outs = cond_p.bind(index, *l_consts, *residuals, *t_in, branches=tuple(l_branches))
     it = iter(t_outs)

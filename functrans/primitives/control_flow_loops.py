@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
-from ..tracing import Tracer, eval_jaxpr
+from ..tracing import Tracer, checked, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import (check_types, copy_jaxpr, hoist, is_float, jvp_closed,
@@ -111,6 +111,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     body = ClosedJaxpr(Jaxpr([], jj.constvars + ins[:n_b] + ins[n_b + n_c:n_b + n_c + n_bt]
                              + ins[n_b:n_b + n_c] + ins[n_b + n_c + n_bt:], jj.eqns,
                              jj.outvars), [])
+    checked(body, "while JVP (body)")
     t_avals = [tangent_aval(aval(x)) for x, z in zip(init, carry_nz) if z]
     cj = copy_jaxpr(cond_jaxpr.jaxpr)
     cond = relist(cj, cj.invars + t_avals)
@@ -299,6 +300,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     stacked = [r for r, (k, _) in zip(kj.outvars[nk + n_y:], res_kind) if k == "stack"]
     known_body = ClosedJaxpr(Jaxpr([], kj.constvars + kj.invars, kj.eqns,
                                    kj.outvars[:nk + n_y] + stacked), [])
+    checked(known_body, "scan JVP (known body)")
     k_consts = list(s.known.consts)
     k_outs = scan_p.bind(*k_consts, *primals, jaxpr=known_body, num_consts=len(k_consts) + nc,
                          num_carry=nk, linear=(False,) * (len(k_consts) + n_in), **params)
@@ -320,7 +322,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
             xs_vals.append(next(stacked_vals) if kind == "stack" else val)
     lin_invars = (lj.constvars + inv_res + tan_vars[:n_ct] + tan_vars[n_ct:n_ct + n_kt]
                   + xs_res + tan_vars[n_ct + n_kt:])
-    lin_body = ClosedJaxpr(Jaxpr([], lin_invars, lj.eqns, lj.outvars), [])
+    lin_body = checked(ClosedJaxpr(Jaxpr([], lin_invars, lj.eqns, lj.outvars), []),
+                       "scan JVP (linear body)")
     nl_consts = list(s.linear.consts) + inv_vals
     t_consts = [instantiate(t) for t, z in zip(c_t, c_nz) if z]
     t_init = [instantiate(t) if type(t) is not Zero else np.zeros(aval(p).shape, aval(p).dtype)
@@ -352,8 +355,9 @@ def _scan_jvp_joint(primals, tangents, jc, out_nz, nz, nc, nk, n_y, params):
     n_out = nk + n_y
     po, to = j.outvars[:n_out], j.outvars[n_out:]
     n_kto = sum(out_nz[:nk])          # == n_kt: carry tangents went to a fixed point
-    body = ClosedJaxpr(Jaxpr([], invars, j.eqns, po[:nk] + to[:n_kto] + po[nk:] + to[n_kto:]),
-                       [])
+    body = checked(ClosedJaxpr(Jaxpr([], invars, j.eqns,
+                                     po[:nk] + to[:n_kto] + po[nk:] + to[n_kto:]), []),
+                   "scan JVP (joint body)")
     t_consts = [instantiate(t) for t, z in zip(c_t, c_nz) if z]
     t_init = [instantiate(t) if type(t) is not Zero else np.zeros(aval(p).shape, aval(p).dtype)
               for p, t, z in zip(init, init_t, carry_nz) if z]

@@ -20,7 +20,7 @@ Sub-jaxprs carry no consts: closed-over values are leading operands
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
-from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
+from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import check_operands
@@ -46,7 +46,8 @@ def hoist_many(closeds):
         for m, d in enumerate(closeds):
             pre += list(c.jaxpr.constvars) if m == k else [Var(v.aval) for v in d.jaxpr.constvars]
         j = c.jaxpr
-        out.append(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []))
+        out.append(checked(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []),
+                           "custom rule (hoisting consts)"))
     return out, consts
 
 
@@ -72,7 +73,8 @@ def _splat_consts(closed):
         keep_c.append(c)
     if not eqns:
         return closed
-    return ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c)
+    return checked(ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c),
+                   "custom rule (splatting consts)")
 
 
 def _run(closed, args):
@@ -124,7 +126,8 @@ def _front(args, dims):
 def _prepend_inputs(closed, avals):
     """A const-free body taking extra, unread leading inputs of the given avals."""
     j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns,
+                                     j.outvars), []), "custom rule vmap (extra inputs)")
 
 
 # --------------------------------------------------------------------------- stop_gradient
@@ -211,7 +214,8 @@ def _insert_after(closed, k, avals):
     """Insert unread inputs of ``avals`` after the first ``k`` inputs."""
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
-    return ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns,
+                                     j.outvars), []), "custom rule vmap (extra inputs)")
 
 
 def _insert_tangent_slots(closed, n_primals, avals):
@@ -219,7 +223,8 @@ def _insert_tangent_slots(closed, n_primals, avals):
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
     invs = j.invars[:n_primals] + extra + j.invars[n_primals:]
-    return ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), []),
+                   "custom rule vmap (tangent slots)")
 
 
 custom_jvp_call_p.def_rules(abstract_eval=_custom_jvp_aval, impl=_custom_jvp_impl,

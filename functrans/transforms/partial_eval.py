@@ -27,8 +27,8 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
 from ..primitives.base import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
-from ..tracing import (Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace,
-                       push_trace, trace_depth, wrap)
+from ..tracing import (Trace, Tracer, bind, checked, end_trace, eval_jaxpr, get_aval,
+                       new_trace, push_trace, trace_depth, wrap)
 from .jvp import _no_jvp, jvp_eval
 
 
@@ -102,8 +102,8 @@ def prune_linear(jaxpr: Jaxpr, consts):
             return jaxpr, consts
     kept.reverse()
     keep = [i for i, v in enumerate(constvars) if v in live]
-    return (Jaxpr([constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
-            [consts[i] for i in keep])
+    return (checked(Jaxpr([constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
+                    "linearize (pruning)"), [consts[i] for i in keep])
 
 
 class JVPTracer(Tracer):
@@ -252,6 +252,7 @@ def partial_eval(closed: ClosedJaxpr, known):
     res_vars = [v for v, r in zip(u_jaxpr.constvars, res_from_known) if r]
     other_vars = [v for v, r in zip(u_jaxpr.constvars, res_from_known) if not r]
     other_consts = [c for c, r in zip(U.consts, res_from_known) if not r]
-    unknown = ClosedJaxpr(Jaxpr(other_vars, res_vars + u_jaxpr.invars, u_jaxpr.eqns,
-                                u_jaxpr.outvars), other_consts)
+    unknown = checked(ClosedJaxpr(Jaxpr(other_vars, res_vars + u_jaxpr.invars, u_jaxpr.eqns,
+                                        u_jaxpr.outvars), other_consts),
+                      "partial_eval (unknown part)")
     return ClosedJaxpr(k_jaxpr, K.consts), unknown, out_known
