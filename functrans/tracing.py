@@ -67,12 +67,12 @@ def checked(jaxpr, pass_name: str):
 
     >>> from jaxpr_ir import Jaxpr, Var, ShapedArray
     >>> a, b = Var(ShapedArray((), "float64")), Var(ShapedArray((), "float64"))
-    >>> config.update("enable_checks", True)
+    >>> was = config.read("enable_checks"); config.update("enable_checks", True)
     >>> checked(Jaxpr([], [a], [], [b]), "my pass")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     jaxpr_ir.checker.TypeCheckError: enable_checks: the jaxpr built by my pass is ill-typed: ...
-    >>> config.update("enable_checks", False)
+    >>> config.update("enable_checks", was)
     """
     if CHECK_JAXPRS:
         try:
@@ -147,11 +147,6 @@ class Trace:
     def new_arg(self, aval: ShapedArray, val=None) -> "Tracer":
         v = Var(aval)
         self.invars.append(v)
-        return Tracer(self, aval, v, val)
-
-    def lift(self, x) -> "Tracer":
-        """An outer value as a tracer of this trace (a constvar), memoised by identity."""
-        v, aval, val = self._lift(x)
         return Tracer(self, aval, v, val)
 
     def _lift(self, x):

@@ -13,7 +13,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
-from ..primitives.structural import broadcast_in_dim
+from ..primitives.structural import broadcast_constant, broadcast_in_dim
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -147,7 +147,6 @@ def broadcast_to_shape(x, shape):
     nd = len(shape)
     dims = tuple(range(nd - len(s), nd))
     if not isinstance(x, Tracer):
-        from ..primitives.structural import broadcast_constant
         return broadcast_constant(x, shape, dims)
     return broadcast_in_dim(x, shape, dims)
 

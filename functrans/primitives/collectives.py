@@ -22,6 +22,10 @@ from jaxpr_ir import ShapedArray
 from ..tracing import Tracer, trace_at_level, trace_depth
 from ..transforms.vmap import axis_frames, find_axis
 from .base import Primitive, Zero, aval, deflinear, move_batch_axis
+from .elementwise import convert_element_type, div, eq, mul
+from .reductions import reduce_sum
+from . import reductions
+from .structural import broadcast_in_dim, reshape
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index"]
 
@@ -104,12 +108,10 @@ psum_p = _collective("psum")
 
 
 def _psum_invariant(x, n):
-    from .elementwise import mul
     return mul(x, np.full(aval(x).shape, n, aval(x).dtype))
 
 
 def _psum_reduce(x, axes):
-    from .reductions import reduce_sum
     return reduce_sum(x, axes)
 
 
@@ -133,7 +135,6 @@ pmin_p = _collective("pmin")
 def _chooser_jvp(prim):
     # the tangent of the example(s) attaining the extreme, averaged over ties
     def rule(primals, tangents, *, axis_name):
-        from .elementwise import convert_element_type, div, eq, mul
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axis_name=axis_name)
         if type(t) is Zero:
@@ -147,7 +148,6 @@ def _chooser_jvp(prim):
 
 def _reduce_with(name):
     def f(x, axes):
-        from . import reductions
         return getattr(reductions, name)(x, axes)
     return f
 
@@ -171,7 +171,6 @@ def _all_gather_aval(x, *, axis_name, axis, axis_size):
 
 def _gather_invariant(x, d, axis, n):
     """Broadcast ``x`` (batch dim ``d`` or None) along a new axis ``axis`` of size n."""
-    from .structural import broadcast_in_dim
     if d is not None:
         x = move_batch_axis(x, d, 0)
         axis += 1
@@ -202,9 +201,6 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size):
     # ct_x_b = sum_b' ct_b'[b]: sum the cotangents, then take this example's row
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    from .elementwise import convert_element_type, eq, mul
-    from .reductions import reduce_sum
-    from .structural import broadcast_in_dim
     s = psum_p.bind(ct, axis_name=axis_name)
     idx = broadcast_in_dim(axis_index(axis_name), (axis_size,), ())
     onehot = convert_element_type(eq(np.arange(axis_size, dtype=np.int32), idx), aval(s).dtype)
@@ -263,7 +259,6 @@ def pmean(x, axis_name):
     >>> ft.vmap(lambda x: pmean(x, "i"), axis_name="i")(np.arange(3.0)).tolist()
     [1.0, 1.0, 1.0]
     """
-    from .elementwise import convert_element_type, div
     names = _names(axis_name, "pmean")
     n = 1
     for name in names:
@@ -314,7 +309,6 @@ def all_gather(x, axis_name, *, axis=0, tiled=False):
     else:
         out = _gather_invariant(x, None, axis, frame.size)[0]
     if tiled:
-        from .structural import reshape
         if axis == nd:
             raise ValueError("all_gather(tiled=True): axis must name an existing axis of x")
         shape = aval(out).shape

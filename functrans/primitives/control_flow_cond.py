@@ -29,6 +29,10 @@ from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_
 from .control_flow_common import (check_types, is_float, join_branch_consts, jvp_closed,
                                   no_consts, split_jvp, tangents_staged, transpose_closed,
                                   vmap_closed, zeros_eqn)
+from .elementwise_math import max_p, min_p
+from .structural import broadcast_in_dim
+from .elementwise import select_n
+from ..transforms.vmap import vmap_eval
 
 __all__ = []
 
@@ -142,8 +146,6 @@ def _cond_transpose(cts, index, *ops, branches):
 def clamp_index(index, n):
     """``index`` (int32, any shape) clamped to [0, n - 1]. The cond primitive clamps
     by definition; doing it explicitly keeps the batched select exact on every backend."""
-    from .elementwise_math import max_p, min_p
-    from .structural import broadcast_in_dim
     shape = aval(index).shape
     lo = broadcast_in_dim(np.int32(0), shape, ())
     hi = broadcast_in_dim(np.int32(n - 1), shape, ())
@@ -151,9 +153,6 @@ def clamp_index(index, n):
 
 
 def _cond_batch(args, dims, *, branches):
-    from .elementwise import select_n
-    from .structural import broadcast_in_dim
-    from ..transforms.vmap import vmap_eval
     index, *ops = args
     size = not_mapped_size(args, dims)
     op_dims = list(dims[1:])

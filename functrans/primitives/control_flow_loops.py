@@ -33,6 +33,10 @@ from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_
 from .control_flow_common import (check_types, copy_jaxpr, hoist, is_float, jvp_closed,
                                   no_consts, relist, split_jvp, tangents_staged, trace_hoisted,
                                   transpose_closed, vmap_closed)
+from .elementwise import add, select_n
+from .reductions import reduce_or
+from .structural import broadcast_in_dim
+from ..transforms.vmap import vmap_eval
 
 __all__ = []
 
@@ -140,10 +144,6 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    from .elementwise import select_n
-    from .reductions import reduce_or
-    from .structural import broadcast_in_dim
-    from ..transforms.vmap import vmap_eval
     size = not_mapped_size(args, dims)
     nc, nb = cond_nconsts, body_nconsts
     cc, bc, init = args[:nc], args[nc:nc + nb], args[nc + nb:]
@@ -375,7 +375,6 @@ def _scan_jvp_joint(primals, tangents, jc, out_nz, nz, nc, nk, n_y, params):
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, linear, unroll):
-    from .elementwise import add
     nc, nk = num_consts, num_carry
     consts, init, xs = _split3(args, nc, nk)
     # a carry given as a concrete value (zeros of a tangent that starts at zero) is

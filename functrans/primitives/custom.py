@@ -19,11 +19,19 @@ Sub-jaxprs carry no consts: closed-over values are leading operands
 """
 from __future__ import annotations
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
 from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
+from ..transforms.jvp import jvp_eval
+from ..transforms.transpose import transpose_jaxpr
+from ..transforms.vmap import batched_aval, vmap_eval
+from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import check_operands
+from .reductions import reduce_sum
+from .structural import broadcast_in_dim_p
 
 __all__ = ["stop_gradient"]
 
@@ -55,9 +63,6 @@ def _splat_consts(closed):
     """Concrete consts holding one repeated value (``ones_like`` in a JVP rule, say)
     become a broadcast of a literal inside the body, so they are not operands (and
     not residuals kept alive for reverse mode)."""
-    import numpy as np
-    from jaxpr_ir import Eqn, Literal, ShapedArray
-    from .structural import broadcast_in_dim_p
     j = closed.jaxpr
     keep_v, keep_c, eqns = [], [], []
     for v, c in zip(j.constvars, closed.consts):
@@ -82,7 +87,6 @@ def _run(closed, args):
 
 
 def _np_outs(outs):
-    import numpy as np
     return [np.asarray(o) for o in outs]
 
 
@@ -97,8 +101,6 @@ def _batch_closed(closed, dims, size, out_dims_to, sum_unbatched=None):
     """vmap of a const-free body with every output at ``out_dims_to``; returns
     (const-free batched body, hoisted consts). ``sum_unbatched[i]`` set: output i is
     summed over the batch axis instead (cotangents of unbatched inputs)."""
-    from ..transforms.vmap import batched_aval, vmap_eval
-    from .reductions import reduce_sum
     avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, dims)]
 
     def fun(*args):
@@ -156,7 +158,8 @@ def stop_gradient(x):
     >>> float(ft.grad(lambda x: x * ft.stop_gradient(x))(3.0))
     3.0
     """
-    from ..tree_util import tree_map
+    # functrans.numpy sits above the primitives: its asarray (argument checks) is looked
+    # up when stop_gradient runs
     from ..numpy._util import asarray
 
     def one(v):
@@ -314,7 +317,6 @@ def _forward_of_bwd(bwd_jaxpr, n_front, name):
     hit = _fwd_of_bwd.get(key)
     if hit is not None and hit[0] is bwd_jaxpr:
         return hit[1]
-    from ..transforms.transpose import transpose_jaxpr
     mask = [False] * n_front + [True] * (len(bwd_jaxpr.in_avals) - n_front)
     try:
         fj = transpose_jaxpr(bwd_jaxpr, mask)
@@ -335,7 +337,6 @@ def _lin_impl(*args, bwd_jaxpr, num_consts, num_res, name):
 
 
 def _lin_jvp(primals, tangents, *, bwd_jaxpr, num_consts, num_res, name):
-    from ..transforms.jvp import jvp_eval
     fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
     return jvp_eval(fj.jaxpr, fj.consts, primals, tangents)
 

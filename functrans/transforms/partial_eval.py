@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
-from ..primitives.base import Zero, instantiate, tangent_aval
+from .ad_util import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
 from ..tracing import (Trace, Tracer, bind, checked, end_trace, eval_jaxpr, get_aval,
                        new_trace, push_trace, trace_depth, wrap)

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal, ShapedArray
 from .. import tracing as _tracing
+from ..primitives.basic import broadcast_in_dim, transpose
 from ..tracing import axis_frames, bind, trace_depth, trace_to_jaxpr
+from .ad_util import aval
 
 
 
@@ -68,8 +70,32 @@ def find_axis(name):
     raise NameError(f"unbound axis name: {name!r} (no enclosing vmap has axis_name={name!r})")
 
 
+def not_mapped_size(args, dims) -> int:
+    """The batch size from the first batched argument."""
+    for x, d in zip(args, dims):
+        if d is not None:
+            return aval(x).shape[d]
+    raise ValueError("no batched argument")
+
+
+def move_batch_axis(x, d, to: int = 0, size: int | None = None):
+    """Move batch axis d of x to position ``to``; if d is None, broadcast to ``size``."""
+    a = aval(x)
+    if d is None:
+        shape = list(a.shape)
+        shape.insert(to, size)
+        dims = tuple(i for i in range(len(shape)) if i != to)
+        return broadcast_in_dim(x, tuple(shape), dims)
+    if d == to:
+        return x
+    perm = [i for i in range(a.ndim) if i != d]
+    perm.insert(to, d)
+    return transpose(x, tuple(perm))
+
+
+
 def batch_eqn(prim, vals, dims, params):
-    rule = prim.batch
+    rule = getattr(prim, "batch", None)     # None also for an IR-only primitive
     if rule is None:
         raise NotImplementedError(f"primitive '{prim.name}' has no batching rule, so it cannot "
                                   "be used under vmap")
@@ -115,7 +141,6 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=INHERIT):
             if (not batched and prim.subjaxpr_params and vals
                     and _uses_collectives(prim, eqn.params)):
                 # a call/loop whose body needs the axis (psum inside jit): batch one operand
-                from ..primitives.base import move_batch_axis
                 vals[0] = move_batch_axis(vals[0], None, 0, axis_size)
                 ds[0] = batched = 0
             if batched is False and not getattr(prim, "batch_always", False):
@@ -187,7 +212,6 @@ def vmap_jaxpr(closed: ClosedJaxpr, in_dims, axis_size, axis_name=INHERIT, out_d
     a batching rule calling this (jit, control flow) batches along that axis,
     so collectives in the body find their name.
     """
-    from ..primitives.base import move_batch_axis
     if axis_name is INHERIT:
         frames = axis_frames()
         axis_name = frames[-1].name if frames else None
