@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from backends.interpret_control_flow import run_cond
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray, Var
 from ..tracing import checked
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
@@ -65,7 +66,6 @@ def _cond_aval(index, *ops, branches):
 
 
 def _cond_impl(index, *ops, branches):
-    from backends.interpret_control_flow import run_cond
     return run_cond(index, *ops, branches=branches)
 
 

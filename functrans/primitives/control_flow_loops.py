@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from backends.interpret_control_flow import run_scan, run_while
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from ..tracing import Tracer, checked, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
@@ -87,7 +88,6 @@ def _while_aval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 def _while_impl(*args, **params):
-    from backends.interpret_control_flow import run_while
     return run_while(*args, **params)
 
 
@@ -248,7 +248,6 @@ def _scan_aval(*avals, jaxpr, length, reverse, num_consts, num_carry, linear=Non
 
 
 def _scan_impl(*args, **params):
-    from backends.interpret_control_flow import run_scan
     return run_scan(*args, **params)
 
 
