@@ -80,8 +80,10 @@ def asarray(x, dtype=None):
         return convert_element_type(x, dtype) if dtype is not None else x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
-        from ._joining import stack
         if any(_contains_tracer(e) for e in x):
+            # _joining (above this module) stacks them: bound when a nested list holds a
+            # tracer, the one case that needs it
+            from ._joining import stack
             return stack([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
