@@ -19,8 +19,8 @@ import numpy as np
 
 from .api_util import as_array, flatten_fun, keep_metadata
 from .primitives.base import move_batch_axis
-from .tracing import Tracer, _leaked, get_aval, trace_to_jaxpr, wrap
-from .transforms.vmap import AxisFrame, axis_frames, vmap_eval
+from .tracing import Tracer, _leaked, axis_frames, get_aval, trace_to_jaxpr, wrap
+from .transforms.vmap import AxisFrame, vmap_eval
 from .traceback_util import api_boundary
 from .tree_util import _node_handlers, tree_flatten, tree_unflatten
 
@@ -192,11 +192,12 @@ class _Vmapped:
                              "many examples there are")
         flat_fun, out_tree = flatten_fun(lambda a, k: self.fun(*a, **k), in_tree)
         frame = AxisFrame(self.axis_name, size, tracing=True)
-        axis_frames.append(frame)
+        frames = axis_frames()
+        frames.append(frame)
         try:
             jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="vmap")
         finally:
-            axis_frames.pop()
+            frames.pop()
         outs, odims = vmap_eval(jaxpr, consts, flat, norm, size, self.axis_name)
         return self._place_outputs(outs, odims, out_tree(), size)
 

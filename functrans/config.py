@@ -7,6 +7,7 @@
 | ``dump_dir`` | None (``FUNCTRANS_DUMP``) | each jit compile writes its pipeline stages to a subfolder of this folder |
 | ``traceback_filtering`` | True (``FUNCTRANS_TRACEBACK_FILTERING``) | errors raised while tracing a jitted function lose the library's frames |
 | ``compile_cache_size`` | 256 (``FUNCTRANS_COMPILE_CACHE_SIZE``) | executables kept per jitted function and for nested calls; the least recently used beyond it are dropped |
+| ``enable_checks`` | False (``FUNCTRANS_ENABLE_CHECKS``) | every jaxpr a transform builds (traces, JVP, linearize, partial evaluation, transpose, vmap, control-flow and custom-rule bodies) is type-checked; a failure raises ``TypeCheckError`` naming the pass that built it |
 
 Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``), as JAX's do ``jax_``.
 
@@ -16,7 +17,7 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, log_compiles, traceback_filtering
+AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, enable_checks, log_compiles, traceback_filtering
 """
 from __future__ import annotations
 
@@ -57,12 +58,14 @@ def _as_dir(name, value):
 
 
 _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
-            "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size}
+            "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size,
+            "enable_checks": _as_bool}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
         "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
-        "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE"}
+        "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE",
+        "enable_checks": "FUNCTRANS_ENABLE_CHECKS"}
 _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
-             "traceback_filtering": True, "compile_cache_size": 256}
+             "traceback_filtering": True, "compile_cache_size": 256, "enable_checks": False}
 
 _values: dict = {}
 _listeners: list = []   # fn(name, old, new), called after every change
@@ -92,7 +95,7 @@ def options() -> dict:
     """Every option with its current value.
 
     >>> sorted(options())
-    ['compile_cache_size', 'debug_nans', 'dump_dir', 'log_compiles', 'traceback_filtering']
+    ['compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'log_compiles', 'traceback_filtering']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 
@@ -117,18 +120,23 @@ def update(name: str, value):
     new = _PARSERS[n](n, value)
     old = _values[n]
     _values[n] = new
-    _sync()
     if old != new:
         for fn in list(_listeners):
             fn(n, old, new)
 
 
-def _sync():
-    """Push the flags that hot paths read as plain module globals."""
-    from . import tracing
-    # recording the user's line per traced equation costs a frame walk: only when a tool
-    # that shows it (debug_nans, stage dumps) is on
-    tracing.CAPTURE_SOURCE = bool(_values["debug_nans"] or _values["dump_dir"])
+def on_update(fn):
+    """Call ``fn(name, old, new)`` after every change of an option; returns ``fn``. Modules
+    above this one (tracing) push the flags their hot paths read as plain globals this way.
+
+    >>> seen = []
+    >>> _ = on_update(lambda name, old, new: seen.append((name, new)))
+    >>> update("log_compiles", True); update("log_compiles", False); seen
+    [('log_compiles', True), ('log_compiles', False)]
+    >>> _listeners.pop() and None
+    """
+    _listeners.append(fn)
+    return fn
 
 
 def __getattr__(name):   # ft.config.debug_nans reads an option
@@ -139,5 +147,3 @@ def __getattr__(name):   # ft.config.debug_nans reads an option
 
 for _n in _PARSERS:
     _values[_n] = _from_env(_n)
-
-_sync()

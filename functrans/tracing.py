@@ -23,15 +23,65 @@ import threading
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of
+from jaxpr_ir import check as _check_jaxpr
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from jaxpr_ir.evaluate import evaluate
-from .errors import ConcretizationError, UnexpectedTracerError, user_location
+from . import config
+from .errors import ConcretizationError, UnexpectedTracerError, user_frame, user_location
 
-_trace_stack: list = []
 
-# Set by functrans.config: record the user's file:line in each traced equation (Eqn.source).
+
+class _TraceContext(threading.local):
+    """What tracing keeps per thread: the stack of traces being recorded (innermost last)
+    and the vmap axis frames (see transforms.vmap). Per thread, so several threads can
+    trace and compile at once, each on its own stack."""
+
+    def __init__(self):
+        self.stack = []
+        self.axis_frames = []
+
+
+_CONTEXT = _TraceContext()
+
+# Flags the hot paths read as plain globals, kept in step with functrans.config:
+# CAPTURE_SOURCE records the user's file:line in each traced equation (Eqn.source), which
+# costs a frame walk, so only while a tool that shows it (debug_nans, stage dumps) is on;
+# CHECK_JAXPRS type-checks every jaxpr a trace or transform builds (enable_checks).
 CAPTURE_SOURCE = False
+CHECK_JAXPRS = False
+
+
+def _sync_flags(name=None, old=None, new=None):
+    global CAPTURE_SOURCE, CHECK_JAXPRS
+    CAPTURE_SOURCE = bool(config.read("debug_nans") or config.read("dump_dir"))
+    CHECK_JAXPRS = bool(config.read("enable_checks"))
+
+
+_sync_flags()
+config.on_update(_sync_flags)
+
+
+def checked(jaxpr, pass_name: str):
+    """``jaxpr`` (a Jaxpr or ClosedJaxpr) as it is, type-checked first while the
+    ``enable_checks`` option is on; the error names ``pass_name``, the pass that built it.
+
+    >>> from jaxpr_ir import Jaxpr, Var, ShapedArray
+    >>> a, b = Var(ShapedArray((), "float64")), Var(ShapedArray((), "float64"))
+    >>> was = config.read("enable_checks"); config.update("enable_checks", True)
+    >>> checked(Jaxpr([], [a], [], [b]), "my pass")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    jaxpr_ir.checker.TypeCheckError: enable_checks: the jaxpr built by my pass is ill-typed: ...
+    >>> config.update("enable_checks", was)
+    """
+    if CHECK_JAXPRS:
+        try:
+            _check_jaxpr(jaxpr)
+        except TypeCheckError as e:
+            raise TypeCheckError(f"enable_checks: the jaxpr built by {pass_name} is "
+                                 f"ill-typed: {e}", e.eqn) from None
+    return jaxpr
 
 
 def _new_eqn(prim, inputs, outvars, params, source):
@@ -67,7 +117,6 @@ _FAST_DTYPES = frozenset(np.dtype(d) for d in _SUPPORTED_DTYPES)
 
 
 def _source_line():
-    from .errors import user_frame
     f = user_frame()
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno} (in {f.f_code.co_name})"
 
@@ -99,11 +148,6 @@ class Trace:
     def new_arg(self, aval: ShapedArray, val=None) -> "Tracer":
         v = Var(aval)
         self.invars.append(v)
-        return Tracer(self, aval, v, val)
-
-    def lift(self, x) -> "Tracer":
-        """An outer value as a tracer of this trace (a constvar), memoised by identity."""
-        v, aval, val = self._lift(x)
         return Tracer(self, aval, v, val)
 
     def _lift(self, x):
@@ -195,7 +239,7 @@ class Trace:
 
     def to_jaxpr(self, outs):
         out_atoms = [self.atom(o)[0] for o in outs]
-        return Jaxpr(self.constvars, self.invars, self.eqns, out_atoms)
+        return checked(Jaxpr(self.constvars, self.invars, self.eqns, out_atoms), self.name)
 
 
 class SymbolicTrace(Trace):
@@ -375,15 +419,61 @@ def wrap(x):
 def new_trace(name="trace", symbolic=False) -> Trace:
     # a symbolic trace (no tracer of it ever carries a value: linearize's tangents) records
     # without the value bookkeeping, and its tangents are always staged
-    t = (SymbolicTrace if symbolic else Trace)(len(_trace_stack), name, staged=symbolic)
-    _trace_stack.append(t)
+    stack = _CONTEXT.stack
+    t = (SymbolicTrace if symbolic else Trace)(len(stack), name, staged=symbolic)
+    stack.append(t)
+    return t
+
+
+def push_trace(t: Trace) -> Trace:
+    """Make ``t`` (a ``Trace`` subclass built with level ``trace_depth()``) this thread's
+    innermost trace; ``end_trace(t)`` ends it."""
+    stack = _CONTEXT.stack
+    assert t.level == len(stack), "a pushed trace's level must be the stack depth"
+    stack.append(t)
     return t
 
 
 def end_trace(t: Trace):
-    assert _trace_stack and _trace_stack[-1] is t, "trace stack out of order"
-    _trace_stack.pop()
+    stack = _CONTEXT.stack
+    assert stack and stack[-1] is t, "trace stack out of order"
+    stack.pop()
     t.alive = False
+
+
+def trace_depth() -> int:
+    """How many traces this thread is recording (0: eager).
+
+    >>> trace_depth()
+    0
+    """
+    return len(_CONTEXT.stack)
+
+
+def trace_at_level(level: int) -> Trace:
+    """This thread's trace of depth ``level`` (0 is the outermost)."""
+    return _CONTEXT.stack[level]
+
+
+def bind_outermost(prim, args, params):
+    """Apply ``prim`` in the outermost trace of this thread (eagerly if none): for values
+    that depend on no input (constants, iotas), so that they stay constants of the
+    outermost jaxpr instead of becoming inputs of every inner one.
+
+    >>> from functrans.primitives.structural import iota_p
+    >>> bind_outermost(iota_p, (), dict(dtype="int32", shape=(3,), dimension=0))
+    Array([0, 1, 2], dtype=int32)
+    """
+    stack = _CONTEXT.stack
+    if stack:
+        return stack[0].process(prim, args, params)
+    return bind(prim, *args, **params)
+
+
+def axis_frames() -> list:
+    """This thread's vmap axis frames, innermost last (the list itself: transforms.vmap
+    pushes and pops them)."""
+    return _CONTEXT.axis_frames
 
 
 def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False):

@@ -12,6 +12,7 @@ import numpy as _np
 from ..array import Array  # noqa: F401  (installs the array methods)
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
+from ._elementwise_select import *  # noqa: F401,F403
 from ._structural import *  # noqa: F401,F403
 from ._joining import *  # noqa: F401,F403
 from ._take import *  # noqa: F401,F403

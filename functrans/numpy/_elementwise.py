@@ -23,7 +23,7 @@ import numpy as np
 from ..array import Array as _Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import check_arraylike, promote, result_dtype
+from ._util import broadcast_shapes, check_arraylike, promote, result_dtype, shape_of
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -33,13 +33,14 @@ __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
     "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
     "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around", "rint",
-    "isnan", "isinf", "isfinite", "clip", "where",
+    "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
-    "real", "imag", "conjugate", "conj",
 ]
+# where, clip, real, imag, conj(ugate) are in _elementwise_select, which is written with
+# this module
 
 _SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
                                              "bool", "complex64", "complex128"))
@@ -85,7 +86,6 @@ def _check(name, *args):
 def _shape_error(np_fn, args):
     """After numpy raised ValueError: raise ours naming the function and both shapes
     (numpy's "operands could not be broadcast" names neither); return if shapes agree."""
-    from ._util import broadcast_shapes, shape_of
     name = getattr(np_fn, "__name__", "elementwise")
     broadcast_shapes(name if name != "<lambda>" else "elementwise",
                      *[shape_of(a) for a in args])
@@ -497,7 +497,7 @@ def isinf(x):
     if x.dtype.kind not in "f":
         _out_dtype("isinf", np.isinf, x.dtype)
         return E.ne(x, x) if x.dtype.kind != "c" else \
-            E.bitwise_or(isinf(real(x)), isinf(imag(x)))
+            E.bitwise_or(isinf(E.real(x)), isinf(E.imag(x)))
     return E.eq(E.abs(x), E.full_like(x, np.inf))
 
 
@@ -512,7 +512,7 @@ def isfinite(x):
     if x.dtype.kind == "f":
         return E.is_finite(x)
     if x.dtype.kind == "c":
-        return E.bitwise_and(isfinite(real(x)), isfinite(imag(x)))
+        return E.bitwise_and(isfinite(E.real(x)), isfinite(E.imag(x)))
     return E.eq(x, x)
 
 
@@ -559,5 +559,3 @@ def _right_shift_traced(x, y):
 
 right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _right_shift_traced)
 
-
-from ._elementwise_select import clip, conj, conjugate, imag, real, where  # noqa: E402,F401

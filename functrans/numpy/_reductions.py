@@ -28,6 +28,8 @@ from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
 from ..primitives import elementwise as E
 from ..primitives.structural import reshape as _reshape
+from ._elementwise import multiply, true_divide
+from ._structural import broadcast_to
 from ._util import asarray, canonicalize_axes, canonicalize_axis
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
@@ -44,7 +46,7 @@ def _arr(a):
     return asarray(a)
 
 
-def _acc_dtype(dt):
+def accumulation_dtype(dt):
     """numpy 2's accumulator for sum/prod/cumsum/cumprod, with uint32 -> int64."""
     dt = np.dtype(dt)
     if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 8) or dt == np.uint32:
@@ -133,7 +135,7 @@ def _sum_like(name, np_fn, prim_fn, prim):
                 # shape rule still checks it)
                 return prim.bind(a, axes=_ALL_AXES[len(av.shape)])
         a = _arr(a)
-        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
@@ -172,7 +174,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         return wrap(np.nansum(a, axis=axis, dtype=dt, keepdims=keepdims))
     if a.dtype.kind in "fc":
         zero = np.zeros(a.shape, a.dtype)
@@ -252,8 +254,6 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     >>> fnp.average(fnp.asarray([1.0, 3.0]), weights=fnp.asarray([3.0, 1.0])).item()
     1.5
     """
-    from ._elementwise import multiply, true_divide
-    from ._structural import broadcast_to
     a = _arr(a)
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
@@ -371,7 +371,7 @@ any = _reduction("any", np.any, _traced_logical, _logical_doc("any"), R.reduce_o
 def _cumulative(name, np_fn, prim_fn):
     def f(a, axis=None, dtype=None):
         a = _arr(a)
-        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)

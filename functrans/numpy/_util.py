@@ -13,7 +13,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
-from ..primitives.structural import broadcast_in_dim
+from ..primitives.structural import broadcast_constant, broadcast_in_dim
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -80,8 +80,10 @@ def asarray(x, dtype=None):
         return convert_element_type(x, dtype) if dtype is not None else x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
-        from ._joining import stack
         if any(_contains_tracer(e) for e in x):
+            # _joining (above this module) stacks them: bound when a nested list holds a
+            # tracer, the one case that needs it
+            from ._joining import stack
             return stack([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
@@ -147,7 +149,6 @@ def broadcast_to_shape(x, shape):
     nd = len(shape)
     dims = tuple(range(nd - len(s), nd))
     if not isinstance(x, Tracer):
-        from ..primitives.structural import broadcast_constant
         return broadcast_constant(x, shape, dims)
     return broadcast_in_dim(x, shape, dims)
 

@@ -23,6 +23,7 @@ from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import hoist, join_branch_consts, trace_closed
 from .control_flow_cond import clamp_index, cond_p
 from .control_flow_loops import scan_p, while_p
+from .elementwise import add, convert_element_type
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
@@ -56,7 +57,6 @@ def _flatten_operands(tree, what):
 
 
 def _cast(x, dtype):
-    from .elementwise import convert_element_type
     if isinstance(x, (bool, int, float, complex)):
         return np.asarray(x, dtype)
     return convert_element_type(x, dtype)
@@ -295,7 +295,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
                               for b in (lower, upper) if not isinstance(b, int)])
         i0 = _cast(lower, dt) if not isinstance(lower, int) else np.asarray(lower, dt)
         upper = _cast(upper, dt) if not isinstance(upper, int) else np.asarray(upper, dt)
-    from .elementwise import add
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         length = max(int(upper) - int(lower), 0)
 

@@ -52,6 +52,7 @@ from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, full,
                          zeros_like_aval)
 from .slicing import concatenate
 from . import elementwise as E
+from .structural import squeeze
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "gather", "scatter", "scatter_add", "clamp_indices"]
@@ -196,7 +197,6 @@ def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
     >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), 1, keepdims=False).tolist()
     [2, 3]
     """
-    from .structural import squeeze
     out = dynamic_slice_in_dim(x, index, 1, axis)
     return out if keepdims else squeeze(out, (int(axis) % len(aval(x).shape),))
 

@@ -24,7 +24,10 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .. import tracing as _tracing
 from ..tracing import Tracer, get_aval
+from . import elementwise as E
 from .base import Primitive, Zero, aval, deflinear
+from .dot import dot_general
+from .structural import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
 
 _object_new = object.__new__
 
@@ -85,33 +88,14 @@ def _full(shape, value, dtype):
 
 def _expand(y, x_shape, axes):
     """Broadcast a reduced value back over the reduced ``axes`` of ``x_shape``."""
-    S = _S or _structural()
     n = len(x_shape)
     kept = () if len(axes) == n else tuple([i for i in range(n) if i not in axes])
     if len(kept) == n:
         return y
-    if isinstance(y, Tracer) or not _tracing._trace_stack:
+    if isinstance(y, Tracer) or not _tracing.trace_depth():
         # the reduced value's type and the params are right by construction: bind directly
-        return S.broadcast_in_dim_p.bind(y, shape=tuple(x_shape), broadcast_dimensions=kept)
-    return S.broadcast_in_dim(y, tuple(x_shape), kept)    # a constant: recorded as such
-
-
-def _structural():
-    # the structural modules import this one (slicing: pad's transpose): bound on first use
-    global _S
-    if _S is None:
-        from . import structural
-        _S = structural
-    return _S
-
-
-_S = None
-
-
-def _ew():
-    # elementwise ops are imported when a rule runs (elementwise imports this module)
-    from . import elementwise as E
-    return E
+        return broadcast_in_dim_p.bind(y, shape=tuple(x_shape), broadcast_dimensions=kept)
+    return broadcast_in_dim(y, tuple(x_shape), kept)    # a constant: recorded as such
 
 
 # --------------------------------------------------------------------------- reduce_sum
@@ -137,6 +121,24 @@ deflinear(reduce_sum_p, _reduce_sum_transpose)
 batch_reduce(reduce_sum_p)
 
 
+# --------------------------------------------------------------------------- broadcast_in_dim's transpose
+# (structural defines its other rules; its transpose sums, so it is attached here)
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    in_shape = x.aval.shape
+    new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    # dims of size 1 in the operand that were stretched are summed and kept
+    stretched = tuple(d for i, d in enumerate(broadcast_dimensions)
+                      if in_shape[i] == 1 and shape[d] != 1)
+    out = reduce_sum(ct, new_axes + stretched) if (new_axes or stretched) else ct
+    return [reshape(out, in_shape) if stretched else out]
+
+
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
 # --------------------------------------------------------------------------- reduce_max / min
 
 def _chooser_jvp(prim):
@@ -147,7 +149,6 @@ def _chooser_jvp(prim):
         a = aval(x)
         if type(t) is Zero or a.dtype.kind not in "fc":
             return out, Zero(aval(out))
-        E = _ew()
         mask = E.convert_element_type(E.eq(x, _expand(out, a.shape, axes)), a.dtype)
         count = reduce_sum(mask, axes)
         return out, E.div(reduce_sum(E.mul(t, mask), axes), count)
@@ -174,7 +175,6 @@ batch_reduce(reduce_min_p)
 
 def _zero_split(x):
     """(float mask of zeros, x with zeros replaced by 1) for the zero-safe product JVPs."""
-    E = _ew()
     a = aval(x)
     is_zero = E.eq(x, _full(a.shape, 0, a.dtype))
     x1 = E.select_n(is_zero, x, _full(a.shape, 1, a.dtype))
@@ -183,7 +183,6 @@ def _zero_split(x):
 
 def _by_zero_count(nzeros, t_none, t_one):
     """``t_none`` where no zero was multiplied in, ``t_one`` where one was, else 0."""
-    E = _ew()
     a = aval(nzeros)
     zero = _full(a.shape, 0, a.dtype)
     one_zero = E.select_n(E.eq(nzeros, _full(a.shape, 1, a.dtype)), zero, t_one)
@@ -203,7 +202,6 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     out = reduce_prod_p.bind(x, axes=axes)
     if type(t) is Zero or aval(x).dtype.kind not in "fc":
         return out, Zero(aval(out))
-    E = _ew()
     zf, x1 = _zero_split(x)
     p1 = reduce_prod_p.bind(x1, axes=axes)          # product of the nonzero entries
     t_none = E.mul(p1, reduce_sum(E.div(t, x1), axes))
@@ -309,7 +307,6 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     out = cumprod(x, axis, reverse)
     if type(t) is Zero or aval(x).dtype.kind not in "fc":
         return out, Zero(aval(out))
-    E = _ew()
     zf, x1 = _zero_split(x)
     c1 = cumprod(x1, axis, reverse)                # running product of the nonzero entries
     t_none = E.mul(c1, cumsum(E.div(t, x1), axis, reverse))
@@ -332,9 +329,6 @@ def _cumchooser_jvp(prim):
         a = aval(x)
         if type(t) is Zero or a.dtype.kind not in "fc":
             return out, Zero(aval(out))
-        from .structural import broadcast_in_dim, transpose
-        from .dot import dot_general
-        E = _ew()
         nd, n = a.ndim, a.shape[axis]
         perm = tuple(i for i in range(nd) if i != axis) + (axis,)
         xm, ym, tm = (transpose(v, perm) for v in (x, out, t))
