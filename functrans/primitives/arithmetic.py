@@ -211,6 +211,9 @@ def full_like(like, value):
     return full(a.shape, value, a.dtype)
 
 
+_BITWISE_NAMES = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
+
+
 def lax_binary(p):
     impl = p.impl
 
@@ -227,8 +230,13 @@ def lax_binary(p):
                 (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim):
             return p.bind(x, y)
         return p.bind(_as_operand(x, y), _as_operand(y, x))
-    f.__name__ = p.name
-    f.__doc__ = f"Elementwise ``{p.name}`` of two operands of one shape and dtype."
+    # the lax name: the bitwise primitives are called and/or/xor, as in JAX
+    f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)
+    # integer operands suit every binary op but the float-only ones (pow, atan2)
+    x = "np.array([0.5, 2.0])" if p.name in ("pow", "atan2") else "np.array([3, 5], np.int32)"
+    f.__doc__ = (f"Elementwise ``{name}`` of two operands of one shape and dtype (a Python "
+                 "scalar takes the other operand's).\n\n>>> import numpy as np\n"
+                 f">>> from functrans import lax\n>>> lax.{name}({x}, {x}).shape\n(2,)\n")
     return f
 
 
@@ -236,11 +244,22 @@ add, sub, mul, div = (lax_binary(p) for p in (add_p, sub_p, mul_p, div_p))
 
 
 def neg(x):
+    """Elementwise ``-x``.
+
+    >>> import numpy as np
+    >>> neg(np.array([1.0, -2.0])).tolist()
+    [-1.0, 2.0]
+    """
     return neg_p.bind(x)
 
 
 def convert_element_type(x, new_dtype, weak_type=False):
-    """Cast to ``new_dtype``; a no-op (no equation) when the type already matches."""
+    """Cast to ``new_dtype``; a no-op (no equation) when the type already matches.
+
+    >>> import numpy as np
+    >>> convert_element_type(np.array([1.7, -1.7]), np.int32).tolist()
+    [1, -1]
+    """
     new_dtype = np.dtype(new_dtype)
     a = aval(x)
     if a.dtype == new_dtype and a.weak_type == weak_type:
@@ -249,7 +268,12 @@ def convert_element_type(x, new_dtype, weak_type=False):
 
 
 def select_n(which, *cases):
-    """``cases[which]`` elementwise; with a bool predicate, ``(false_case, true_case)``."""
+    """``cases[which]`` elementwise; with a bool predicate, ``(false_case, true_case)``.
+
+    >>> import numpy as np
+    >>> select_n(np.array([True, False]), np.zeros(2), np.ones(2)).tolist()
+    [1.0, 0.0]
+    """
     return select_n_p.bind(which, *cases)
 
 

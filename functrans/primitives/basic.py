@@ -156,7 +156,12 @@ broadcast_in_dim_p.def_rules(abstract_eval=_broadcast_in_dim_aval, impl=_broadca
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
-    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i]."""
+    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
+
+    >>> import numpy as np
+    >>> broadcast_in_dim(np.array([1.0, 2.0]), (2, 3), (0,)).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
     shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
     if get_aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return x
@@ -182,7 +187,12 @@ transpose_p.def_rules(abstract_eval=_transpose_aval,
 
 
 def transpose(x, permutation):
-    """Permute axes: output axis i is input axis permutation[i]."""
+    """Permute axes: output axis i is input axis permutation[i].
+
+    >>> import numpy as np
+    >>> transpose(np.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))):
         return x
@@ -196,13 +206,16 @@ def full(shape, value, dtype):
 
     Under a trace it is recorded (a literal broadcast in the outermost trace, see
     ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
+
+    >>> full((2, 2), 7, "int32").tolist()
+    [[7, 7], [7, 7]]
     """
     shape = tuple(int(s) for s in shape)
     scalar = np.asarray(value, dtype=dtype)
     if not shape:
         return scalar
     return bind_outermost(broadcast_in_dim_p, (scalar,),
-                                   dict(shape=shape, broadcast_dimensions=()))
+                          dict(shape=shape, broadcast_dimensions=()))
 
 
 def broadcast_constant(x, shape, broadcast_dimensions):

@@ -329,6 +329,8 @@ batch_elementwise(atan2_p)
 # --------------------------------------------------------------------------- lax wrappers
 
 rem, pow, max, min, atan2 = (lax_binary(p) for p in (rem_p, pow_p, max_p, min_p, atan2_p))
+for _f in (rem, pow, max, min, atan2):
+    _f.__module__ = __name__     # documented (and doctested) where they are made
 rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
 
 >>> import numpy as np
