@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from . import tracing
+from . import numpy_dispatch, tracing
 from .tracing import Tracer
 
 
@@ -313,3 +313,4 @@ def _install_tracer_methods():
 
 
 _install_tracer_methods()
+numpy_dispatch.install()

@@ -25,7 +25,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
-from .errors import ConcretizationError, UnexpectedTracerError, user_location
+from .errors import ConcretizationError, UnexpectedTracerError, conversion_error, user_location
 
 _trace_stack: list = []
 
@@ -247,7 +247,10 @@ class SymbolicTrace(Trace):
 class Tracer:
     """A value being traced: its type (``aval``), its Var, and its value if known."""
     __slots__ = ("_trace", "aval", "ir_var", "val", "__weakref__")
-    __array_ufunc__ = None       # make numpy defer to our reflected operators
+    # numpy's protocols: functrans.numpy_dispatch installs __array_ufunc__ and
+    # __array_function__ (numpy functions run their functrans.numpy twin); until then
+    # numpy defers to the reflected operators
+    __array_ufunc__ = None
     __array_priority__ = 1000
 
     def __init__(self, trace, aval, var, val=None):
@@ -295,8 +298,11 @@ class Tracer:
         return int(self.concrete("using a traced value as an index"))
 
     def __array__(self, dtype=None, copy=None):
-        val = self.concrete("converting to a numpy array (np.asarray)")
-        return np.asarray(val, dtype=dtype)
+        # never the concrete value, even when known: numpy's result would be detached
+        # from the trace (a gradient silently zero)
+        if not self._trace.alive:
+            raise _leaked(self)
+        raise conversion_error("numpy.asarray / numpy.array (the __array__ protocol)", self)
 
     def item(self):
         return self.concrete(".item()").item()
