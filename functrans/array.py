@@ -11,6 +11,8 @@ same methods, each routed to ``functrans.numpy``.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
@@ -139,6 +141,50 @@ class Array(np.ndarray):
     def dot(self, b, out=None):
         _no_out("dot", out)
         return _fnp().dot(self, b)
+
+
+class DeletedArray(Array):
+    """An ``Array`` donated to a jitted function (``jit(donate_argnums=...)``): its buffer
+    now holds that function's output, so every use raises, as a deleted array does in JAX.
+    (``np.asarray`` of it still gives a view: numpy reads subclasses without asking.)"""
+
+    def _deleted(self, *args, **kwargs):
+        raise RuntimeError(
+            f"Array has been deleted: it was donated to a jitted function (donate_argnums), "
+            f"which wrote its result into the array's memory "
+            f"(shape={np.ndarray.__getattribute__(self, 'shape')})")
+
+    __array_ufunc__ = __array_function__ = __getitem__ = view = _deleted
+    __repr__ = __str__ = __float__ = __int__ = __bool__ = __iter__ = _deleted
+    tolist = item = copy = astype = reshape = _deleted
+
+    @property
+    def at(self):
+        self._deleted()
+
+
+def mark_owned(x):
+    """Mark ``x``, an Array over a fresh buffer no one else holds (a compiled function's
+    output), as donatable: ``jit(donate_argnums=...)`` may write into its buffer."""
+    x.__dict__["_owned_buffer"] = True
+    return x
+
+
+def take_donation(x):
+    """The buffer of a donated argument when functrans owns it and nothing else can see
+    it (after which ``x`` is deleted), else None: the memory of a numpy array, of an Array
+    viewing one, of any buffer with another view (np.asarray(x) kept somewhere) is never
+    written."""
+    if type(x) is not Array or not x.__dict__.get("_owned_buffer"):
+        return None
+    buf = x.base
+    # references to buf: x.base, this local and getrefcount's argument; one more is a
+    # view of the buffer held elsewhere (np.asarray(x)), which would see the output
+    if type(buf) is not np.ndarray or not buf.flags.owndata or not buf.flags.writeable \
+            or buf.shape != x.shape or sys.getrefcount(buf) > 3:
+        return None
+    x.__class__ = DeletedArray
+    return buf
 
 
 tracing._ARRAY_CLASS[0] = Array

@@ -20,6 +20,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from .api_util import as_array, flatten_fun
+from .array import DeletedArray, mark_owned, take_donation
 from .primitives.call import hoist_consts, pjit_p
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten
@@ -157,6 +158,8 @@ class Jitted:
             self.fun, args, kwargs, self.static_argnums, self.static_argnames)
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
+        if DeletedArray in map(type, flat):
+            flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         avals = tuple(get_aval(x) for x in flat)
         key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in avals), static)
         return flat, in_tree, avals, key, f
@@ -190,7 +193,7 @@ class Jitted:
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
             exe, out_tree = entry
-            return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+            return tree_unflatten(out_tree, self._run(exe, args, flat))
         try:
             jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
         except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
@@ -215,7 +218,34 @@ class Jitted:
         _dump.note_compile(self, key)   # ---- tools: the key the next compile log diffs against
         self._cache[key] = (exe, out_tree)
         self._register_fast(args, kwargs, exe, out_tree)
-        return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+        return tree_unflatten(out_tree, self._run(exe, args, flat))
+
+    def _run(self, exe, args, flat):
+        """Call a compiled function. Donated arguments hand over their buffer only when
+        functrans owns it (``array.take_donation``; the Array is then deleted); any other
+        donated array is passed read-only, so the backend writes into a private copy.
+        Outputs over fresh buffers are marked donatable in turn."""
+        taken = ()
+        if self.donate_argnums and self._backend_donates():
+            flat = list(flat)
+            taken = []
+            for i in self._donated_flat(args):
+                buf = take_donation(flat[i])
+                if buf is not None:
+                    flat[i] = buf
+                    taken.append(i)
+                elif isinstance(flat[i], np.ndarray):
+                    view = flat[i].view(np.ndarray)
+                    view.flags.writeable = False
+                    flat[i] = view
+        outs = exe(*flat)
+        inputs = {id(x) for i, x in enumerate(flat) if i not in taken}
+        return [mark_owned(wrap(o)) if type(o) is np.ndarray and o.flags.owndata
+                and id(o) not in inputs else wrap(o) for o in outs]
+
+    def _backend_donates(self) -> bool:
+        from backends import get_backend
+        return getattr(get_backend(self.backend), "supports_donation", False)
 
     def _donated_flat(self, args):
         """Flat argument positions of the leaves of the donated positional arguments."""
@@ -298,6 +328,8 @@ def make_jaxpr(fun, static_argnums=()):
         dyn_args, dyn_kwargs, static, f = _split_static(fun, args, kwargs, static_argnums, ())
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
+        if DeletedArray in map(type, flat):
+            flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
         try:
             jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,
