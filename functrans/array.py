@@ -75,7 +75,10 @@ class Array(np.ndarray):
         # integer indexing gives a 0-d Array (with .at) instead of a numpy scalar
         if _has_tracer(index):
             return _fnp()._indexing.getitem(self, index)
-        out = np.ndarray.__getitem__(self, index)
+        try:
+            out = np.ndarray.__getitem__(self, index)
+        except IndexError:    # out of range: array indices clamp as under jit (fnp's rule)
+            return _fnp()._indexing.getitem(self.view(np.ndarray), index)
         return out if type(out) is Array else tracing.wrap(out)
 
     def __setitem__(self, key, value):

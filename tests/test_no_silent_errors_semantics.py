@@ -1,0 +1,110 @@
+"""Types and indices behave as JAX's, the same eagerly, under every transform and under
+jit (issue 13.4): branch types never truncate, data-dependent indices clamp."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+
+
+# --------------------------------------------------------------------------- branch types
+
+def test_weak_branch_outputs_promote_and_never_truncate():
+    # both weak: the float wins (before, switch gave 1 for 1.5)
+    assert float(lax.switch(1, [lambda: 1, lambda: 1.5])) == 1.5
+    assert float(lax.cond(False, lambda: 1, lambda: 1.5)) == 1.5
+    # weak int into a strong float branch: promoted
+    r = lax.cond(False, lambda: fnp.float32(1), lambda: 2)
+    assert r.dtype == np.float32 and float(r) == 2.0
+    # weak float into a strong int branch would truncate: TypeError, as JAX
+    with pytest.raises(TypeError, match="false_fun"):
+        lax.cond(False, lambda: fnp.int32(1), lambda: 1.5)
+    with pytest.raises(TypeError):
+        lax.switch(0, [lambda x: x, lambda x: x * 0.5], fnp.int32(3))
+    with pytest.raises(TypeError):
+        ft.jit(lambda p: lax.cond(p, lambda: fnp.int32(1), lambda: 1.5))(True)
+
+
+def test_weak_loop_carries_never_truncate():
+    with pytest.raises(TypeError, match="carry"):
+        lax.while_loop(lambda x: x < 3, lambda x: x + 0.5, fnp.int32(1))
+    with pytest.raises(TypeError, match="carry"):
+        lax.fori_loop(0, 3, lambda i, x: x + 0.5, fnp.int32(1))
+    assert float(lax.fori_loop(0, 3, lambda i, x: x + 0.5, 1)) == 2.5     # weak: promoted
+
+
+# --------------------------------------------------------------------------- indices
+
+X = np.arange(5.0) * 10.0
+
+
+def _everywhere(f, *args):
+    """f's value eagerly, under jit, as the primal under jvp/vjp, and under vmap."""
+    outs = {"eager": f(*args), "jit": ft.jit(f)(*args)}
+    x, *rest = args
+    outs["jvp"] = ft.jvp(lambda x: f(x, *rest), (x,), (fnp.ones_like(x),))[0]
+    outs["vjp"] = ft.vjp(lambda x: f(x, *rest), x)[0]
+    outs["vmap"] = ft.vmap(lambda x: f(x, *rest))(fnp.stack([x, x]))[0]
+    return outs
+
+
+@pytest.mark.parametrize("index,want", [
+    (lambda x: fnp.argmax(x) + 3, 40.0),                  # computed from data: 7 -> 4
+    (lambda x: fnp.argmin(x) - 9, 0.0),                   # -9: wrapped once (-4), clamped
+    (lambda x: fnp.array([7, -1, -12]) + fnp.argmin(x), [40.0, 40.0, 0.0]),
+    (lambda x: np.array([9, 2]), [40.0, 20.0]),            # a numpy array: data too
+])
+def test_data_dependent_indices_clamp_everywhere(index, want):
+    outs = _everywhere(lambda x: x[index(x)], fnp.asarray(X))
+    for mode, got in outs.items():
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=mode)
+
+
+def test_data_dependent_indices_clamp_in_more_dimensions():
+    m = fnp.arange(12.0).reshape(3, 4)
+    i = fnp.array([5, 1])
+    want = np.asarray(m)[[2, 1], [3, 3]]
+    np.testing.assert_array_equal(m[i, i + 3], want)
+    np.testing.assert_array_equal(ft.jit(lambda m, i: m[i, i + 3])(m, i), want)
+    np.testing.assert_array_equal(m[1, i], np.asarray(m)[1, [3, 1]])
+    np.testing.assert_array_equal(ft.jit(lambda m, i: m[1, i])(m, i), np.asarray(m)[1, [3, 1]])
+
+
+def test_gradient_of_a_clamped_gather_goes_to_the_clamped_element():
+    g = ft.grad(lambda x: x[fnp.argmax(x) + 3])(fnp.asarray(X))
+    np.testing.assert_array_equal(g, [0, 0, 0, 0, 1.0])
+    gj = ft.jit(ft.grad(lambda x: x[fnp.argmax(x) + 3]))(fnp.asarray(X))
+    np.testing.assert_array_equal(gj, g)
+
+
+@pytest.mark.parametrize("index", [5, -6, (0, 5), [0, 7]])
+def test_static_python_int_indices_out_of_range_raise_everywhere(index):
+    m = fnp.asarray(np.zeros((5, 5)) if isinstance(index, tuple) else X)
+    for run in (lambda: m[index], lambda: ft.jit(lambda x: x[index])(m),
+                lambda: ft.grad(lambda x: fnp.sum(x[index]))(m),
+                lambda: ft.vmap(lambda x: x[index])(fnp.stack([m, m]))):
+        with pytest.raises(IndexError, match="out of bounds"):
+            run()
+
+
+def test_out_of_range_scatter_rows_are_dropped_everywhere():
+    x = fnp.zeros(4)
+    i = fnp.array([1, 9, -9])
+    want = [0.0, 1.0, 0.0, 0.0]
+    for got in (x.at[i].set(1.0), ft.jit(lambda x, i: x.at[i].set(1.0))(x, i),
+                ft.jvp(lambda x: x.at[i].set(1.0), (x,), (x,))[0], x.at[np.array([1, 9])].add(1.0),
+                x.at[9].set(5.0) + np.array(want)):
+        np.testing.assert_array_equal(got, want)
+    g = ft.grad(lambda v: fnp.sum(x.at[i].set(v * 2.0)))(fnp.ones(3))
+    np.testing.assert_array_equal(g, [2.0, 0.0, 0.0])
+
+
+def test_take_with_an_array_fills_eagerly_as_under_jit():
+    x = fnp.arange(4.0)
+    i = np.array([1, 9])
+    eager, jitted = fnp.take(x, i), ft.jit(lambda x, i: fnp.take(x, i))(x, i)
+    np.testing.assert_array_equal(eager, [1.0, np.nan])
+    np.testing.assert_array_equal(jitted, eager)
+    with pytest.raises(IndexError):
+        fnp.take(x, [1, 9])
