@@ -119,7 +119,7 @@ def _write(path, key, obj):
 
 
 def _stamp_name(key: str) -> str:
-    return f"functrans_cache_key_{key}"
+    return f"ft_cache_key_{key}"     # ft_: a helper, not a kernel, to IR readers
 
 
 def _stamp(key: str) -> str:
