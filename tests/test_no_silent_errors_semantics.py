@@ -108,3 +108,34 @@ def test_take_with_an_array_fills_eagerly_as_under_jit():
     np.testing.assert_array_equal(jitted, eager)
     with pytest.raises(IndexError):
         fnp.take(x, [1, 9])
+
+
+# --------------------------------------------------------------------------- small ints
+
+U8 = np.array([200, 100, 7], np.uint8)
+I8 = np.array([100, -100, -128], np.int8)
+
+
+@pytest.mark.parametrize("backend", [None, "interpret"])
+@pytest.mark.parametrize("f", [
+    lambda a: a + a, lambda a: a * 3, lambda a: a - 101, lambda a: -a, lambda a: a // 3,
+    lambda a: a % 7, lambda a: fnp.maximum(a, 50), lambda a: a >> 1, lambda a: a << 1,
+    lambda a: fnp.abs(a), lambda a: a * a - a,
+], ids=["add", "mul", "sub_scalar", "neg", "floordiv", "mod", "max", "shr", "shl", "abs",
+        "poly"])
+@pytest.mark.parametrize("x", [U8, I8], ids=["uint8", "int8"])
+def test_small_integers_keep_their_dtype_and_wrap(f, x, backend):
+    with np.errstate(all="ignore"):
+        want = f(x)          # numpy's own arithmetic: same dtype, wrapping
+    assert want.dtype == x.dtype
+    for got in (f(fnp.asarray(x)), ft.jit(f, backend=backend)(x), ft.vmap(f)(x[:, None])[:, 0]):
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_issue_example_uint8_sum():
+    a = np.array([200, 100], np.uint8)
+    for got in (fnp.add(a, a), fnp.asarray(a) + fnp.asarray(a), ft.jit(fnp.add)(a, a)):
+        assert got.dtype == np.uint8 and got.tolist() == [144, 200]
+    # a small dtype that no input has is still widened (numpy: sin(bool) is float16)
+    assert fnp.sin(np.array([True])).dtype == np.float64

@@ -5,8 +5,9 @@ promotion is the library's; under a trace the arguments are promoted and
 broadcast explicitly and the strict primitive is bound. The output dtype under
 a trace is the one numpy's own type resolution picks for the promoted dtype
 (asked once per dtype on empty arrays), so eager and traced results agree.
-Dtypes outside the supported set (numpy gives int8 for ``bool % bool`` and
-float16 for ``sin(bool)``) are widened to int64 / float64 in both modes.
+Small dtypes that no input has (numpy gives int8 for ``bool % bool`` and float16 for
+``sin(bool)``) are widened to int64 / float64 in both modes; int8 and uint8 inputs keep
+their dtype and wrap around, as in numpy and JAX (uint8 200 + 200 is 144).
 
 >>> import functrans.numpy as fnp
 >>> fnp.multiply(fnp.ones(2, "float32"), 2.0).dtype
@@ -47,8 +48,19 @@ _WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.i
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
-def _supported(dt):
-    return dt if dt in _SUPPORTED else _WIDEN[dt.kind]
+# small integer dtypes kept when an input has them (arithmetic wraps, as numpy and JAX)
+_SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8"))
+
+
+def _supported(dt, in_dtypes=()):
+    if dt in _SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
+        return dt
+    return _WIDEN[dt.kind]
+
+
+def _kept_small(dt, args):
+    """Whether numpy's small integer result dtype is one of the arguments' own."""
+    return dt in _SMALL_INTS and any(getattr(a, "dtype", None) == dt for a in args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,7 +72,7 @@ def _np_out_dtype(np_fn, *dtypes):
             r = np_fn(*[np.empty(0, d) for d in dtypes])
     except TypeError as e:
         return e
-    return _supported(r.dtype)
+    return _supported(r.dtype, dtypes)
 
 
 def _out_dtype(name, np_fn, *dtypes):
@@ -105,7 +117,7 @@ def _eager(np_fn, args, quiet):
     except ValueError:
         _shape_error(np_fn, args)
         raise
-    if r.dtype not in _SUPPORTED:
+    if r.dtype not in _SUPPORTED and not _kept_small(r.dtype, args):
         wide = _WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
