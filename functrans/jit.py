@@ -13,6 +13,7 @@ weak types, static values).
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import weakref
 
@@ -59,6 +60,42 @@ def _split_static(fun, args, kwargs, static_argnums, static_argnames):
         return fun(*full, **dkwargs, **static_kw)
 
     return dyn_args, dyn_kwargs, tuple(static), f
+
+
+def _static_positions_and_names(fun, nums, names):
+    """``static_argnums`` and ``static_argnames`` completed from ``fun``'s signature, so a
+    static argument is static passed by position or by keyword (as JAX does); either
+    naming a parameter ``fun`` does not have raises ValueError."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):      # no signature (a builtin): taken as given
+        return nums, names
+    kinds = inspect.Parameter
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind == kinds.VAR_KEYWORD for p in params)
+    bad = [i for i in nums if not (-len(positional) <= i < len(positional))]
+    if bad and not var_pos:
+        raise ValueError(f"jit: static_argnums {tuple(bad)} out of range: "
+                         f"{getattr(fun, '__name__', 'the function')} takes "
+                         f"{len(positional)} positional argument(s)")
+    if not var_pos:      # negative positions count from the signature, not the call
+        nums = tuple(i % len(positional) for i in nums)
+    by_name = {p.name: i for i, p in enumerate(positional) if p.kind != kinds.POSITIONAL_ONLY}
+    keyword = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
+                                                    kinds.KEYWORD_ONLY)}
+    unknown = [n for n in names if n not in keyword]
+    if unknown and not var_kw:
+        raise ValueError(f"jit: static_argnames {tuple(unknown)} are not parameters of "
+                         f"{getattr(fun, '__name__', 'the function')} "
+                         f"(its parameters: {', '.join(p.name for p in params)})")
+    nums = tuple(dict.fromkeys(
+        nums + tuple(by_name[n] for n in names if n in by_name)))
+    names = tuple(dict.fromkeys(names + tuple(
+        positional[i].name for i in nums if -len(positional) <= i < len(positional)
+        and positional[i].name in by_name)))
+    return nums, names
 
 
 class Lowered:
@@ -142,8 +179,8 @@ class Jitted:
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
-        self.static_argnums = tuple(static_argnums)
-        self.static_argnames = tuple(static_argnames)
+        self.static_argnums, self.static_argnames = _static_positions_and_names(
+            fun, tuple(static_argnums), tuple(static_argnames))
         self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
             else (donate_argnums,)
         self.backend = backend
