@@ -139,3 +139,52 @@ def test_issue_example_uint8_sum():
         assert got.dtype == np.uint8 and got.tolist() == [144, 200]
     # a small dtype that no input has is still widened (numpy: sin(bool) is float16)
     assert fnp.sin(np.array([True])).dtype == np.float64
+
+
+# --------------------------------------------------------------------------- inf / NaN gradients
+
+@pytest.mark.parametrize("x,want", [
+    ([np.inf, 2.0, 3.0], [6.0, np.inf, np.inf]),
+    ([-np.inf, 2.0, 3.0], [6.0, -np.inf, -np.inf]),
+    ([0.0, 2.0, 3.0], [6.0, 0.0, 0.0]),
+    ([0.0, 0.0, 3.0], [0.0, 0.0, 0.0]),
+    ([1.0, 2.0, 3.0], [6.0, 3.0, 2.0]),
+])
+def test_prod_gradient_is_the_product_of_the_others(x, want):
+    x = fnp.array(x)
+    with np.errstate(all="ignore"):
+        for g in (ft.grad(fnp.prod)(x), ft.jit(ft.grad(fnp.prod))(x),
+                  ft.jacrev(fnp.prod)(x), ft.vmap(ft.grad(fnp.prod))(x[None])[0]):
+            np.testing.assert_array_equal(g, want)
+
+
+def test_prod_gradient_over_axes_and_second_order():
+    m = fnp.arange(1.0, 7.0).reshape(2, 3)
+    np.testing.assert_allclose(ft.grad(lambda m: fnp.sum(fnp.prod(m, axis=0)))(m),
+                               [[4, 5, 6], [1, 2, 3]])
+    np.testing.assert_allclose(ft.grad(lambda m: fnp.sum(fnp.prod(m, axis=1)))(m),
+                               [[6, 3, 2], [30, 24, 20]])
+    # Hessian of x0*x1*x2: off-diagonal entry (i, j) is the third entry, exact at a zero
+    np.testing.assert_array_equal(ft.hessian(fnp.prod)(fnp.array([0.0, 2.0, 3.0])),
+                                  [[0, 3, 2], [3, 0, 0], [2, 0, 0]])
+
+
+def test_max_min_gradients_with_inf_and_nan_as_jax():
+    np.testing.assert_array_equal(ft.grad(fnp.max)(fnp.array([1.0, np.inf])), [0.0, 1.0])
+    np.testing.assert_array_equal(ft.grad(fnp.min)(fnp.array([-np.inf, 1.0, -np.inf])),
+                                  [0.5, 0.0, 0.5])
+    with np.errstate(all="ignore"):    # JAX's rule: no element equals a NaN maximum
+        assert np.isnan(ft.grad(fnp.max)(fnp.array([1.0, np.nan]))).all()
+
+
+def test_at_max_min_gradient_of_untouched_and_nan_elements():
+    x = fnp.array([0.0, np.nan])
+    np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(x), [0, 1])
+    np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].min(1.0)))(x), [1, 1])
+    np.testing.assert_array_equal(
+        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([np.nan, 2.0])), [1, 1])
+    np.testing.assert_array_equal(
+        ft.jit(ft.grad(lambda x: fnp.sum(x.at[0].max(1.0))))(x), [0, 1])
+    assert float(ft.grad(lambda u: fnp.sum(fnp.zeros(2).at[0].max(u)))(np.nan)) == 1.0
+    np.testing.assert_array_equal(       # a tie: shared evenly, as JAX
+        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([1.0, 5.0])), [0.5, 1.0])
