@@ -40,6 +40,23 @@ class ConcretizationError(TypeError):
     """A traced value was used where Python needs a concrete one (if, int(), float())."""
 
 
+class TracerBoolConversionError(ConcretizationError):
+    """bool() of a traced value (an ``if``/``while`` on it) whose value is not known."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """A traced value used as a Python integer (an index, ``range``) with no known value."""
+
+
+class NonConcreteBooleanIndexError(IndexError):
+    """``x[mask]`` with a traced boolean mask: the result's shape would depend on data."""
+
+
+class ShapeMismatchError(TypeError, ValueError):
+    """Operand shapes that do not fit together (``dot`` of (3,) and (4,)): a TypeError as
+    in JAX and a ValueError as in numpy, so handlers written for either catch it."""
+
+
 class UnexpectedTracerError(Exception):
     """A tracer escaped the transform that created it and was used afterwards."""
 

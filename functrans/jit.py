@@ -62,6 +62,15 @@ def _split_static(fun, args, kwargs, static_argnums, static_argnames):
     return dyn_args, dyn_kwargs, tuple(static), f
 
 
+def _unshared(out, inputs):
+    """A result never shares memory with an argument (the interpreter returns an input it
+    passes through, or a view of one): a caller's later write must not change it."""
+    if isinstance(out, np.ndarray) and any(
+            isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
+        return out.copy()
+    return out
+
+
 def _static_positions_and_names(fun, nums, names):
     """``static_argnums`` and ``static_argnames`` completed from ``fun``'s signature, so a
     static argument is static passed by position or by keyword (as JAX does); either
@@ -278,7 +287,7 @@ class Jitted:
         outs = exe(*flat)
         inputs = {id(x) for i, x in enumerate(flat) if i not in taken}
         return [mark_owned(wrap(o)) if type(o) is np.ndarray and o.flags.owndata
-                and id(o) not in inputs else wrap(o) for o in outs]
+                and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]
 
     def _backend_donates(self) -> bool:
         from backends import get_backend

@@ -25,7 +25,9 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
-from .errors import ConcretizationError, UnexpectedTracerError, conversion_error, user_location
+from .errors import (ConcretizationError, TracerBoolConversionError,
+                     TracerIntegerConversionError, UnexpectedTracerError, conversion_error,
+                     user_location)
 
 _trace_stack: list = []
 
@@ -116,7 +118,13 @@ class Trace:
                 raise _leaked(x)
             aval, val = x.aval, x.val
         else:
+            x0 = x
             x = np.asarray(x) if not isinstance(x, np.ndarray) else x
+            if x.dtype.kind in "OUSVMm":     # a str returned, an object array closed over
+                raise TypeError(
+                    f"a value of type {type(x0).__name__} ({x0!r:.60}) is not an array: the "
+                    f"inputs, outputs and values of a transformed function must be arrays "
+                    f"or numbers (at {user_location()})")
             aval, val = array_aval(x), x
         v = Var(aval)
         self.constvars.append(v)
@@ -270,11 +278,11 @@ class Tracer:
             raise TypeError("len() of unsized object (a scalar tracer)")
         return self.aval.shape[0]
 
-    def concrete(self, what: str):
+    def concrete(self, what: str, error=ConcretizationError):
         if not self._trace.alive:
             raise _leaked(self)
         if self.val is None:
-            raise ConcretizationError(
+            raise error(
                 f"{what} needs a concrete value, but this is a traced value "
                 f"{self.aval.str_short()} (at {user_location()}).\n"
                 "Its value is not known while tracing under jit (or a batched value under vmap). "
@@ -283,7 +291,8 @@ class Tracer:
         return self.val
 
     def __bool__(self):
-        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)"))
+        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)",
+                                  TracerBoolConversionError))
 
     def __int__(self):
         return int(self.concrete("int()"))
@@ -295,7 +304,8 @@ class Tracer:
         return complex(self.concrete("complex()"))
 
     def __index__(self):
-        return int(self.concrete("using a traced value as an index"))
+        return int(self.concrete("using a traced value as an index",
+                                 TracerIntegerConversionError))
 
     def __array__(self, dtype=None, copy=None):
         # never the concrete value, even when known: numpy's result would be detached

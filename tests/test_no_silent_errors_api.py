@@ -101,3 +101,56 @@ def test_non_array_arguments_not_differentiated_pass_through():
         ft.grad(lambda g, x: g(x), 0)(fnp.sin, 1.0)        # differentiated: must be an array
     with pytest.raises(TypeError, match="function"):
         ft.vmap(lambda g, x: g(x))(fnp.sin, fnp.ones(2))     # mapped: must be an array
+
+
+# --------------------------------------------------------------------------- errors
+
+from functrans import errors  # noqa: E402
+
+
+def test_exception_classes_are_jax_s_or_subclass_both():
+    with pytest.raises(errors.TracerBoolConversionError):
+        ft.jit(lambda x: 1.0 if x > 0 else 0.0)(1.0)
+    with pytest.raises(errors.ConcretizationError):         # still caught as before
+        ft.jit(lambda x: 1.0 if x > 0 else 0.0)(1.0)
+    with pytest.raises(errors.TracerIntegerConversionError):
+        ft.jit(lambda n: fnp.zeros(3)[: list(range(n))[-1]])(3)
+    with pytest.raises(errors.NonConcreteBooleanIndexError):
+        ft.jit(lambda x: x[x > 0])(fnp.ones(3))
+    with pytest.raises(IndexError):
+        ft.jit(lambda x: x[x > 0])(fnp.ones(3))
+    for catch in (TypeError, ValueError):       # JAX raises TypeError, numpy ValueError
+        with pytest.raises(catch, match=r"\(3,\) and \(4,\)"):
+            fnp.dot(fnp.ones(3), fnp.ones(4))
+        with pytest.raises(catch, match=r"\(3,\) and \(4,\)"):
+            ft.jit(fnp.dot)(fnp.ones(3), fnp.ones(4))
+
+
+def test_clear_type_errors_at_the_api_boundary():
+    with pytest.raises(TypeError, match="list holding traced values"):
+        ft.jit(fnp.sin)([1.0, 2.0])
+    with pytest.raises(TypeError, match="type str .*'abcd'.* not an array"):
+        ft.jit(lambda x: "abcd")(1.0)
+    with pytest.raises(TypeError, match="not an array"):
+        ft.vmap(lambda x: "a")(fnp.ones(2))
+    obj = np.array([1, None], dtype=object)
+    with pytest.raises(TypeError, match="sin: argument 0 has dtype object"):
+        fnp.sin(obj)
+    with pytest.raises(TypeError, match="add: argument 0 has dtype object"):
+        fnp.add(obj, 1.0)
+    for run in (lambda: ft.jit(fnp.sin)(obj), lambda: ft.grad(fnp.sin)(obj),
+                lambda: ft.jit(fnp.sin)(np.array(["a"]))):
+        with pytest.raises(TypeError, match="dtype (object|<U1) is not a valid array"):
+            run()
+
+
+@pytest.mark.parametrize("backend", ["interpret", None])
+def test_compiled_results_never_share_memory_with_arguments(backend):
+    a = np.ones(4)
+    for f in (lambda x: x, lambda x: x.reshape(2, 2), lambda x: x[1:], lambda x: (x, x * 2)):
+        outs = ft.jit(f, backend=backend)(a)
+        for o in outs if isinstance(outs, tuple) else (outs,):
+            assert not np.shares_memory(o, a)
+    r = ft.jit(lambda x: x, backend=backend)(a)
+    a[0] = 5.0                       # the caller writes into its array afterwards
+    assert float(r[0]) == 1.0

@@ -24,7 +24,7 @@ import numpy as np
 from ..array import Array as _Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import check_arraylike, promote, result_dtype
+from ._util import check_arraylike, check_dtypes, promote, result_dtype
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -117,6 +117,9 @@ def _eager(np_fn, args, quiet):
     except ValueError:
         _shape_error(np_fn, args)
         raise
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
+        raise
     if r.dtype not in _SUPPORTED and not _kept_small(r.dtype, args):
         wide = _WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
@@ -132,7 +135,11 @@ def _eager1(np_fn, x, quiet):
         x = x.view(np.ndarray)
     if quiet:
         return _eager(np_fn, (x,), True)
-    r = np_fn(x)
+    try:
+        r = np_fn(x)
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
+        raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x,), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
@@ -149,6 +156,9 @@ def _eager2(np_fn, x, y, quiet):
         r = np_fn(x, y)
     except ValueError:
         _shape_error(np_fn, (x, y))
+        raise
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x, y), True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import NonConcreteBooleanIndexError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -113,7 +114,7 @@ def _classify(pos, item):
     if kind == "b":
         if isinstance(arr, Tracer):
             if arr.val is None:
-                raise IndexError(
+                raise NonConcreteBooleanIndexError(
                     f"boolean mask indexing needs a concrete mask, but the mask "
                     f"{arr.aval.str_short()} is traced: the result's shape would depend on "
                     "the mask's values (a dynamic shape), which jit cannot express. Use "
