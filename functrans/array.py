@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from . import numpy_dispatch, tracing
+from . import numpy_dispatch, numpy_warnings, tracing  # noqa: F401
 from .tracing import Tracer
 
 

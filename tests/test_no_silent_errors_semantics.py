@@ -188,3 +188,46 @@ def test_at_max_min_gradient_of_untouched_and_nan_elements():
     assert float(ft.grad(lambda u: fnp.sum(fnp.zeros(2).at[0].max(u)))(np.nan)) == 1.0
     np.testing.assert_array_equal(       # a tie: shared evenly, as JAX
         ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([1.0, 5.0])), [0.5, 1.0])
+
+
+# --------------------------------------------------------------------------- warnings
+
+import warnings  # noqa: E402
+
+QUIET_CASES = {
+    "divide by zero": lambda: fnp.array([1.0]) / 0.0,
+    "log(0)": lambda: fnp.log(fnp.zeros(1)),
+    "sqrt(-1)": lambda: fnp.sqrt(-fnp.ones(1)),
+    "exp overflow": lambda: fnp.exp(fnp.array([1000.0])),
+    "inf - inf": lambda: fnp.array([np.inf]) - np.inf,
+    "0 * inf": lambda: fnp.zeros(1) * np.inf,
+    "arctanh(1)": lambda: fnp.arctanh(fnp.ones(1)),
+    "integer // 0": lambda: fnp.array([1]) // 0,
+    "x % 0.0": lambda: fnp.array([1.0]) % 0.0,
+    "prod 0 * inf": lambda: fnp.prod(fnp.array([0.0, np.inf])),
+    "sum overflow": lambda: fnp.sum(fnp.array([1e308, 1e308])),
+    "mean of empty": lambda: fnp.mean(fnp.zeros(0)),
+    "var, no dof": lambda: fnp.var(fnp.ones(1), ddof=1),
+    "std of inf": lambda: fnp.std(fnp.array([np.inf, 1.0])),
+    "grad of log at 0": lambda: ft.grad(lambda x: fnp.sum(fnp.log(x)))(fnp.zeros(2)),
+    "interpret backend": lambda: ft.jit(lambda x: fnp.log(x) / x, backend="interpret")(
+        fnp.zeros(2)),
+    "cpu backend": lambda: ft.jit(lambda x: fnp.log(x) / x)(fnp.zeros(2)),
+}
+
+
+@pytest.mark.parametrize("case", QUIET_CASES)
+def test_eager_operations_give_ieee_results_without_numpy_warnings(case):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        ft.numpy_warnings.install()       # as at import: the library's filter comes first
+        QUIET_CASES[case]()
+    assert [str(w.message) for w in seen] == []
+
+
+def test_the_users_own_numpy_calls_still_warn():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        ft.numpy_warnings.install()
+        np.log(np.zeros(1))
+    assert any("divide by zero" in str(w.message) for w in seen)
