@@ -158,8 +158,14 @@ class DeletedArray(Array):
             f"(shape={np.ndarray.__getattribute__(self, 'shape')})")
 
     __array_ufunc__ = __array_function__ = __getitem__ = view = _deleted
-    __repr__ = __str__ = __float__ = __int__ = __bool__ = __iter__ = _deleted
+    __float__ = __int__ = __bool__ = __iter__ = _deleted
     tolist = item = copy = astype = reshape = _deleted
+
+    def __repr__(self):      # printable (a debugger, a traceback), never its data
+        return (f"Array(<deleted: donated>, shape={np.ndarray.__getattribute__(self, 'shape')}"
+                f", dtype={np.ndarray.__getattribute__(self, 'dtype')})")
+
+    __str__ = __repr__
 
     @property
     def at(self):
@@ -181,15 +187,28 @@ def take_donation(x):
     if type(x) is not Array or not x.__dict__.get("_owned_buffer"):
         return None
     buf = x.base
-    # references to buf: x.base, this local and getrefcount's argument; one more is a
-    # view of the buffer held elsewhere (np.asarray(x)), which would see the output
+    # any reference to buf beyond x.base (counted as for a buffer that has none) is a view
+    # of it held elsewhere (np.asarray(x)), which would see the output
     if type(buf) is not np.ndarray or not buf.flags.owndata or not buf.flags.writeable \
-            or buf.shape != x.shape or sys.getrefcount(buf) > 3:
+            or buf.shape != x.shape or _references(buf) > _ONLY_BASE:
         return None
     x.__class__ = DeletedArray
     return buf
 
 
+def _references(buf):
+    return sys.getrefcount(buf)
+
+
+def _only_base_references():
+    """What ``_references`` counts for a buffer held by one Array's .base only (measured,
+    not assumed: the count of the caller's own references varies between Pythons)."""
+    x = np.empty(1).view(Array)
+    buf = x.base         # held as take_donation holds it: x.base and one local
+    return _references(buf)
+
+
+_ONLY_BASE = _only_base_references()
 tracing._ARRAY_CLASS[0] = Array
 tracing.EAGER_TYPES.add(Array)
 
