@@ -30,7 +30,9 @@ NO_ARRAY_ARGUMENT = {"arange", "array", "asarray", "broadcast_shapes", "empty", 
 def _numpy_twins():
     """(label, fnp function, numpy function) for every fnp function numpy also has."""
     rows = []
-    for prefix, fmod, nmod in (("", fnp, np), ("linalg.", fnp.linalg, np.linalg)):
+    modules = [("", fnp, np)] + [(f"{m}.", getattr(fnp, m), getattr(np, m))
+                                 for m in ("linalg", "fft") if hasattr(fnp, m)]
+    for prefix, fmod, nmod in modules:
         for name in sorted(dir(fmod)):
             f, g = getattr(fmod, name), getattr(nmod, name, None)
             if name.startswith("_") or g is None or not callable(f) or isinstance(f, type) \
