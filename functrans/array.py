@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from . import numpy_dispatch, numpy_warnings, tracing  # noqa: F401
+from . import numpy_dispatch, numpy_warnings, tracing
 from .tracing import Tracer
 
 
@@ -382,3 +382,4 @@ def _install_tracer_methods():
 
 _install_tracer_methods()
 numpy_dispatch.install()
+numpy_warnings.install()

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
-
 from .errors import conversion_error
 from .tracing import Tracer
 

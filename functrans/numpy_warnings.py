@@ -2,11 +2,12 @@
 
 JAX computes ``1.0 / 0.0``, ``log(0)``, ``sqrt(-1)`` or an overflowing ``exp`` silently
 (IEEE results: inf, nan); numpy warns. Eager functrans runs numpy, so without this its
-results would come with warnings JAX does not give. The filter is scoped to warnings
-raised from functrans's (and its backends') modules, so the user's own numpy calls keep
-numpy's behaviour, and costs nothing per operation (``np.errstate`` around each eager
-operation would cost more than many operations themselves). A later
-``warnings.simplefilter("error")`` by the user still takes precedence, as filters do.
+results would come with warnings JAX does not give. The filter (installed when
+functrans.array is imported) is scoped to warnings raised from functrans's and its
+backends' modules, so the user's own numpy calls keep numpy's behaviour, and it costs
+nothing per operation (``np.errstate`` around each eager operation would cost more than
+many operations themselves). A later ``warnings.simplefilter("error")`` by the user
+still takes precedence, as filters do.
 
 >>> import warnings, functrans.numpy as fnp
 >>> with warnings.catch_warnings(record=True) as seen:
@@ -28,6 +29,3 @@ def install():
     """Ignore numpy's floating-point warnings raised in the library's modules."""
     warnings.filterwarnings("ignore", message=_MESSAGE, category=RuntimeWarning,
                             module=_MODULES)
-
-
-install()
