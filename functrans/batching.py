@@ -100,6 +100,15 @@ def _arg_names(fun):
     return pos, var
 
 
+
+def _with_leaves(flat_fun, passed, n):
+    """``flat_fun`` taking only the traced leaves: the leaves in ``passed`` (position ->
+    value), objects no transform can trace, are put back in their places."""
+    def f(*xs):
+        it = iter(xs)
+        return flat_fun(*[passed[i] if i in passed else next(it) for i in range(n)])
+    return f
+
 class _Vmapped:
     """``vmap(fun, ...)``: call it with batched arguments."""
 
@@ -159,8 +168,18 @@ class _Vmapped:
         size = self.axis_size
         norm, avals, vals = [], [], []
         sizes = None
+        passed = {}     # leaf position -> a non-array leaf not mapped (a function): as is
         for i, (x, d) in enumerate(zip(flat, axes)):
-            x = flat[i] = as_array(x)
+            try:
+                x = flat[i] = as_array(x)
+            except TypeError:
+                if d is not None:
+                    raise
+                passed[i] = x
+                norm.append(None)
+                avals.append(None)
+                vals.append(None)
+                continue
             a = get_aval(x)
             if d is None:
                 norm.append(None)
@@ -191,6 +210,10 @@ class _Vmapped:
                              "or there are no array arguments); pass axis_size to say how "
                              "many examples there are")
         flat_fun, out_tree = flatten_fun(lambda a, k: self.fun(*a, **k), in_tree)
+        if passed:
+            flat_fun = _with_leaves(flat_fun, passed, len(flat))
+            flat, norm, avals, vals = ([x for i, x in enumerate(xs) if i not in passed]
+                                       for xs in (flat, norm, avals, vals))
         frame = AxisFrame(self.axis_name, size, tracing=True)
         frames = axis_frames()
         frames.append(frame)

@@ -28,7 +28,9 @@ from jaxpr_ir import check as _check_jaxpr
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from jaxpr_ir.evaluate import evaluate
 from . import config
-from .errors import ConcretizationError, UnexpectedTracerError, user_frame, user_location
+from .errors import (ConcretizationError, TracerBoolConversionError,
+                     TracerIntegerConversionError, UnexpectedTracerError, conversion_error,
+                     user_frame, user_location)
 
 
 
@@ -161,7 +163,13 @@ class Trace:
                 raise _leaked(x)
             aval, val = x.aval, x.val
         else:
+            x0 = x
             x = np.asarray(x) if not isinstance(x, np.ndarray) else x
+            if x.dtype.kind in "OUSVMm":     # a str returned, an object array closed over
+                raise TypeError(
+                    f"a value of type {type(x0).__name__} ({x0!r:.60}) is not an array: the "
+                    f"inputs, outputs and values of a transformed function must be arrays "
+                    f"or numbers (at {user_location()})")
             aval, val = array_aval(x), x
         v = Var(aval)
         self.constvars.append(v)
@@ -292,7 +300,10 @@ class SymbolicTrace(Trace):
 class Tracer:
     """A value being traced: its type (``aval``), its Var, and its value if known."""
     __slots__ = ("_trace", "aval", "ir_var", "val", "__weakref__")
-    __array_ufunc__ = None       # make numpy defer to our reflected operators
+    # numpy's protocols: functrans.numpy_dispatch installs __array_ufunc__ and
+    # __array_function__ (numpy functions run their functrans.numpy twin); until then
+    # numpy defers to the reflected operators
+    __array_ufunc__ = None
     __array_priority__ = 1000
 
     def __init__(self, trace, aval, var, val=None):
@@ -312,11 +323,11 @@ class Tracer:
             raise TypeError("len() of unsized object (a scalar tracer)")
         return self.aval.shape[0]
 
-    def concrete(self, what: str):
+    def concrete(self, what: str, error=ConcretizationError):
         if not self._trace.alive:
             raise _leaked(self)
         if self.val is None:
-            raise ConcretizationError(
+            raise error(
                 f"{what} needs a concrete value, but this is a traced value "
                 f"{self.aval.str_short()} (at {user_location()}).\n"
                 "Its value is not known while tracing under jit (or a batched value under vmap). "
@@ -325,7 +336,8 @@ class Tracer:
         return self.val
 
     def __bool__(self):
-        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)"))
+        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)",
+                                  TracerBoolConversionError))
 
     def __int__(self):
         return int(self.concrete("int()"))
@@ -337,11 +349,15 @@ class Tracer:
         return complex(self.concrete("complex()"))
 
     def __index__(self):
-        return int(self.concrete("using a traced value as an index"))
+        return int(self.concrete("using a traced value as an index",
+                                 TracerIntegerConversionError))
 
     def __array__(self, dtype=None, copy=None):
-        val = self.concrete("converting to a numpy array (np.asarray)")
-        return np.asarray(val, dtype=dtype)
+        # never the concrete value, even when known: numpy's result would be detached
+        # from the trace (a gradient silently zero)
+        if not self._trace.alive:
+            raise _leaked(self)
+        raise conversion_error("numpy.asarray / numpy.array (the __array__ protocol)", self)
 
     def item(self):
         return self.concrete(".item()").item()

@@ -22,7 +22,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple],
     """Make instances of ``nodetype`` pytree nodes.
 
     ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data, children) -> x``.
-    aux_data must be hashable and comparable (it is part of jit's cache key).
+    aux_data is part of jit's cache key: compared by equality (and hashed when hashable).
 
     >>> class Pair:
     ...     def __init__(self, a, b):
@@ -65,14 +65,40 @@ class PyTreeDef:
         self.num_leaves = 1 if children is None else sum(c.num_leaves for c in children)
         self._hash = None
 
+    # equality and hashing walk the tree with an explicit stack (not recursion), so that
+    # trees nested deeper than Python's recursion limit work (JAX handles them)
     def __eq__(self, other):
-        return (self is other or isinstance(other, PyTreeDef) and self.node_type is other.node_type
-                and self.aux == other.aux and self.children == other.children)
+        if self is other:
+            return True
+        if not isinstance(other, PyTreeDef):
+            return False
+        pairs = [(self, other)]
+        while pairs:
+            a, b = pairs.pop()
+            if a is b:
+                continue
+            if a.node_type is not b.node_type or not _aux_equal(a.aux, b.aux):
+                return False
+            if a.children is None or b.children is None:
+                if a.children is not b.children:
+                    return False
+                continue
+            if len(a.children) != len(b.children):
+                return False
+            pairs.extend(zip(a.children, b.children))
+        return True
 
     def __hash__(self):
         if self._hash is None:
-            self._hash = hash((self.node_type, self.aux,
-                               None if self.children is None else tuple(self.children)))
+            parts, stack = [], [self]
+            while stack:
+                n = stack.pop()
+                if n.children is None:
+                    parts.append(None)
+                    continue
+                parts.append((n.node_type, _aux_hash(n.aux), len(n.children)))
+                stack.extend(reversed(n.children))
+            self._hash = hash(tuple(parts))
         return self._hash
 
     def __repr__(self):
@@ -91,7 +117,31 @@ class PyTreeDef:
 
     @property
     def num_nodes(self):
-        return 1 if self.children is None else 1 + sum(c.num_nodes for c in self.children)
+        n, stack = 0, [self]
+        while stack:
+            t = stack.pop()
+            n += 1
+            if t.children is not None:
+                stack.extend(t.children)
+        return n
+
+
+def _aux_hash(aux):
+    """A hash of aux data; unhashable aux data (a dict, say) all hash alike and are told
+    apart by equality, as JAX does."""
+    try:
+        return hash(aux)
+    except TypeError:
+        return hash(type(aux).__name__)
+
+
+def _aux_equal(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):     # e.g. arrays in aux data: not provably equal
+        return False
 
 
 _LEAF = PyTreeDef(None, None, None)
@@ -107,16 +157,40 @@ def _node_handlers(x):
     return t, None
 
 
-def _flatten(x, leaves, is_leaf):
-    if is_leaf is not None and is_leaf(x):
-        leaves.append(x)
+def _flatten(tree, leaves, is_leaf):
+    """The treedef of ``tree``, appending its leaves in order; an explicit stack of
+    [type, aux, children, next child, built child treedefs] instead of recursion."""
+    def node(x):
+        if is_leaf is not None and is_leaf(x):
+            return None
+        t, h = _node_handlers(x)
+        if h is None:
+            return None
+        children, aux = h[0](x)
+        return [t, aux, list(children), 0, []]
+
+    top = node(tree)
+    if top is None:
+        leaves.append(tree)
         return _LEAF
-    t, h = _node_handlers(x)
-    if h is None:
-        leaves.append(x)
-        return _LEAF
-    children, aux = h[0](x)
-    return PyTreeDef(t, aux, [_flatten(c, leaves, is_leaf) for c in children])
+    stack = [top]
+    while True:
+        frame = stack[-1]
+        children, i = frame[2], frame[3]
+        if i < len(children):
+            frame[3] = i + 1
+            sub = node(children[i])
+            if sub is None:
+                leaves.append(children[i])
+                frame[4].append(_LEAF)
+            else:
+                stack.append(sub)
+            continue
+        stack.pop()
+        td = PyTreeDef(frame[0], frame[1], frame[4])
+        if not stack:
+            return td
+        stack[-1][4].append(td)
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -133,15 +207,35 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     return leaves, _flatten(tree, leaves, is_leaf)
 
 
+def _build(td, children):
+    h = _registry.get(td.node_type)
+    if h is None:  # namedtuple
+        return td.node_type(*children)
+    return h[1](td.aux, children)
+
+
 def _unflatten(td, it):
+    """The pytree of ``td`` over the leaves from ``it``; an explicit stack of
+    [treedef, next child, built children] instead of recursion."""
     if td.children is None:
         return next(it)
-    children = [_unflatten(c, it) for c in td.children]
-    t = td.node_type
-    h = _registry.get(t)
-    if h is None:  # namedtuple
-        return t(*children)
-    return h[1](td.aux, children)
+    stack = [[td, 0, []]]
+    while True:
+        frame = stack[-1]
+        node, i = frame[0], frame[1]
+        if i < len(node.children):
+            frame[1] = i + 1
+            c = node.children[i]
+            if c.children is None:
+                frame[2].append(next(it))
+            else:
+                stack.append([c, 0, []])
+            continue
+        stack.pop()
+        value = _build(node, frame[2])
+        if not stack:
+            return value
+        stack[-1][2].append(value)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:

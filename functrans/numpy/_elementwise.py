@@ -5,8 +5,9 @@ promotion is the library's; under a trace the arguments are promoted and
 broadcast explicitly and the strict primitive is bound. The output dtype under
 a trace is the one numpy's own type resolution picks for the promoted dtype
 (asked once per dtype on empty arrays), so eager and traced results agree.
-Dtypes outside the supported set (numpy gives int8 for ``bool % bool`` and
-float16 for ``sin(bool)``) are widened to int64 / float64 in both modes.
+Small dtypes that no input has (numpy gives int8 for ``bool % bool`` and float16 for
+``sin(bool)``) are widened to int64 / float64 in both modes; int8 and uint8 inputs keep
+their dtype and wrap around, as in numpy and JAX (uint8 200 + 200 is 144).
 
 >>> import functrans.numpy as fnp
 >>> fnp.multiply(fnp.ones(2, "float32"), 2.0).dtype
@@ -23,7 +24,7 @@ import numpy as np
 from ..array import Array as _Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import broadcast_shapes, check_arraylike, promote, result_dtype, shape_of
+from ._util import broadcast_shapes, check_arraylike, check_dtypes, promote, result_dtype, shape_of
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -48,8 +49,19 @@ _WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.i
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
-def _supported(dt):
-    return dt if dt in _SUPPORTED else _WIDEN[dt.kind]
+# small integer dtypes kept when an input has them (arithmetic wraps, as numpy and JAX)
+_SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8"))
+
+
+def _supported(dt, in_dtypes=()):
+    if dt in _SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
+        return dt
+    return _WIDEN[dt.kind]
+
+
+def _kept_small(dt, args):
+    """Whether numpy's small integer result dtype is one of the arguments' own."""
+    return dt in _SMALL_INTS and any(getattr(a, "dtype", None) == dt for a in args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,7 +73,7 @@ def _np_out_dtype(np_fn, *dtypes):
             r = np_fn(*[np.empty(0, d) for d in dtypes])
     except TypeError as e:
         return e
-    return _supported(r.dtype)
+    return _supported(r.dtype, dtypes)
 
 
 def _out_dtype(name, np_fn, *dtypes):
@@ -105,7 +117,10 @@ def _eager(np_fn, args, quiet):
     except ValueError:
         _shape_error(np_fn, args)
         raise
-    if r.dtype not in _SUPPORTED:
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
+        raise
+    if r.dtype not in _SUPPORTED and not _kept_small(r.dtype, args):
         wide = _WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
@@ -120,7 +135,11 @@ def _eager1(np_fn, x, quiet):
         x = x.view(np.ndarray)
     if quiet:
         return _eager(np_fn, (x,), True)
-    r = np_fn(x)
+    try:
+        r = np_fn(x)
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
+        raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x,), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
@@ -137,6 +156,9 @@ def _eager2(np_fn, x, y, quiet):
         r = np_fn(x, y)
     except ValueError:
         _shape_error(np_fn, (x, y))
+        raise
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x, y), True)

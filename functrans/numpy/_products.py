@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
+from ..errors import ShapeMismatchError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives.dot import dot_general
@@ -61,8 +62,8 @@ def _const(value, shape, dtype):
 
 
 def _dims_error(name, a, b, detail):
-    return ValueError(f"{name}: shapes {tuple(a.shape)} and {tuple(b.shape)} are not aligned: "
-                      f"{detail}")
+    return ShapeMismatchError(f"{name}: shapes {tuple(a.shape)} and {tuple(b.shape)} are not "
+                              f"aligned: {detail}")
 
 
 # --------------------------------------------------------------------------- matmul / dot

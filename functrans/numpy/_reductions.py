@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import warnings
 
 import numpy as np
 
@@ -121,6 +122,18 @@ def _div_by(x, n):
     return E.div(x, np.broadcast_to(_scalar(n, dt), shape))
 
 
+def _quiet(np_fn, a, slices=False, **kwargs):
+    """numpy's reduction without the warnings JAX does not give (overflow, 0 * inf, the
+    mean of an empty slice, too few degrees of freedom): IEEE results (inf, nan) only.
+    numpy raises them in its own modules, out of reach of the numpy_warnings filter."""
+    with np.errstate(all="ignore"):
+        if not (slices or a.size == 0):
+            return np_fn(a, **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np_fn(a, **kwargs)
+
+
 # --------------------------------------------------------------------------- sum / prod
 
 _ALL_AXES = [tuple(range(n)) for n in range(33)]
@@ -139,7 +152,7 @@ def _sum_like(name, np_fn, prim_fn, prim):
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
-            return wrap(np_fn(a, axis=axis, dtype=dt, keepdims=keepdims))
+            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, keepdims=keepdims))
         axes = _traced_axes(a, axis)
         out = prim_fn(E.convert_element_type(a, dt), axes)
         return _keep(out, a.shape, axes, keepdims)
@@ -196,7 +209,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        return wrap(np.mean(a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(_quiet(np.mean, a, axis=axis, dtype=dt, keepdims=keepdims))
     axes = _traced_axes(a, axis)
     s = R.reduce_sum(E.convert_element_type(a, dt), axes)
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
@@ -213,7 +226,8 @@ def _moment(name, np_fn, traced, doc):
             dt = np.dtype(dtype) if dtype is not None else None
             if dt is None and a.dtype.kind not in "fc":
                 dt = np.dtype(np.float64)
-            return wrap(np_fn(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims,
+                               slices=True))
         return traced(a, axis, dtype, ddof, keepdims)
     f.__name__ = name
     f.__doc__ = doc

@@ -1,8 +1,9 @@
 """``take`` and ``take_along_axis`` of ``functrans.numpy``, with numpy's index checks and
 JAX's out-of-range modes (``x[idx]`` and ``x.at[idx]`` are in ``_indexing``).
 
-Out of range, static indices raise ``IndexError`` (as numpy) and traced ones give NaN
-for floats (as JAX's default ``mode="fill"``). Both lower to one ``gather``.
+Out of range, indices written as Python ints raise ``IndexError`` (as numpy) and array
+indices (numpy arrays, Arrays, traced values) give NaN for floats (as JAX's default
+``mode="fill"``), eagerly and under jit alike. Both lower to one ``gather``.
 
 >>> import functrans.numpy as fnp
 >>> fnp.take(fnp.arange(4.0), [0, -1, 9], mode="clip").tolist()
@@ -25,8 +26,9 @@ from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
 __all__ = ["take", "take_along_axis", "repeat"]
 
 # Out-of-range indices in ``take``/``take_along_axis``: with the default ``mode=None``,
-# static (concrete) indices raise ``IndexError`` as numpy does and as ``x[idx]`` does,
-# while traced ones, whose values are unknown, get JAX's default ``"fill"``.
+# Python ints (an int or a list of them) raise ``IndexError`` as numpy does and as
+# ``x[idx]`` does, while arrays (data, whose values may be unknown under jit) get JAX's
+# default ``"fill"`` wherever they are used, so eager and compiled results agree.
 # ``"clip"`` wraps a negative index once and then clamps into range; ``"wrap"`` takes
 # it modulo the axis size; ``"fill"`` returns ``fill_value`` at out-of-range positions
 # (by default as JAX: NaN for inexact dtypes, the most negative value for signed
@@ -40,6 +42,11 @@ def _arr(a):
 def _check_int_indices(name, idx):
     if idx.dtype.kind not in "iu":
         raise TypeError(f"{name}: indices must be integers, got dtype {idx.dtype}")
+
+
+def _default_mode(indices, mode):
+    """``mode=None`` for concrete indices: arrays fill (as traced ones), ints raise."""
+    return "fill" if mode is None and isinstance(indices, np.ndarray) else mode
 
 
 def _norm_static(name, idx, n, mode):
@@ -123,7 +130,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise IndexError(f"take: cannot take indices from an empty axis {axis} of an array of "
                          f"shape {tuple(a.shape)}")
     if not isinstance(idx, Tracer):
-        norm, valid = _norm_static("take", idx, n, mode)
+        norm, valid = _norm_static("take", idx, n, _default_mode(indices, mode))
         if not isinstance(a, Tracer):
             res = wrap(np.take(np.asarray(a), norm, axis=axis)) if n else \
                 wrap(np.zeros(a.shape[:axis] + norm.shape + a.shape[axis + 1:], a.dtype))
@@ -175,7 +182,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     if isinstance(idx, Tracer):
         norm, valid = _norm_traced("take_along_axis", idx, n, mode)
     else:
-        norm, valid = _norm_static("take_along_axis", idx, n, mode)
+        norm, valid = _norm_static("take_along_axis", idx, n, _default_mode(indices, mode))
     if not any_tracer(a, norm):
         norm = np.broadcast_to(norm, out_shape)
         res = wrap(np.take_along_axis(np.broadcast_to(np.asarray(a), tuple(

@@ -36,9 +36,24 @@ def check_arraylike(name, *args):
         if isinstance(x, (Tracer, np.ndarray, np.generic) + _PY_SCALARS):
             continue
         if isinstance(x, (list, tuple)):
+            if _contains_tracer(x):
+                # under jit a list argument is a pytree of scalars, not an array (JAX: TypeError)
+                raise TypeError(f"{name}: argument {i} is a {type(x).__name__} holding traced "
+                                "values, not an array; make it one with fnp.asarray(...) (a "
+                                "list passed to a jitted function arrives as a list of scalars)")
             continue
         raise TypeError(f"{name}: argument {i} of type {type(x).__name__} is not an array "
                         f"or number: {x!r:.60}")
+
+
+def check_dtypes(name, *args):
+    """After numpy raised TypeError: raise ours if an argument's dtype is not numeric
+    (object, strings), naming it; return otherwise."""
+    for i, x in enumerate(args):
+        dt = getattr(x, "dtype", None)
+        if dt is not None and dt.kind in "OUSVMm":
+            raise TypeError(f"{name}: argument {i} has dtype {dt}, which is not a numeric "
+                            "dtype; convert it with .astype(float) (or pass numbers)")
 
 
 def _promotion_key(x):

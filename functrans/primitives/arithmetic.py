@@ -300,15 +300,17 @@ not_p = _bits_rule("not", "iub", np.invert)
 # signed/unsigned flavour matching the dtype; the other flavour goes through a view).
 
 _UNSIGNED = {np.dtype(np.int32): np.dtype(np.uint32), np.dtype(np.int64): np.dtype(np.uint64),
-             np.dtype(np.uint32): np.dtype(np.uint32)}
+             np.dtype(np.uint32): np.dtype(np.uint32), np.dtype(np.int8): np.dtype(np.uint8),
+             np.dtype(np.uint8): np.dtype(np.uint8)}
 _SIGNED = {np.dtype(np.uint32): np.dtype(np.int32), np.dtype(np.int32): np.dtype(np.int32),
-           np.dtype(np.int64): np.dtype(np.int64)}
+           np.dtype(np.int64): np.dtype(np.int64), np.dtype(np.uint8): np.dtype(np.int8),
+           np.dtype(np.int8): np.dtype(np.int8)}
 
 
 def _shift_operands(x, y):
     x = np.asarray(x)
     if x.dtype not in _SIGNED:
-        raise TypeError(f"shift: dtype {x.dtype} is not supported (needs int32, int64 or uint32)")
+        raise TypeError(f"shift: dtype {x.dtype} is not supported (needs an integer dtype)")
     return x, np.asarray(y, dtype=x.dtype)
 
 

@@ -4,7 +4,9 @@
 Derivatives:
 - reduce_max/min and cummax/cummin: the tangent is averaged over the tied
   extrema, ``sum(t * (x == max)) / count``, as JAX does.
-- reduce_prod and cumprod: exact first derivatives even with zeros in the input,
+- reduce_prod: the tangent is ``sum(t * product of the other entries)``, those
+  products from exclusive running products (exact with zeros and infinities).
+- cumprod: exact first derivatives even with zeros in the input,
   by counting zeros: with no zero the tangent is ``prod * sum(t / x)``; with one
   zero it is the product of the other entries times that zero's tangent; with two
   or more it is 0. (Higher derivatives at inputs that are exactly zero treat the
@@ -198,15 +200,27 @@ def _reduce_prod_impl(x, *, axes):
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
+    """d prod = sum_i t_i * (product of the entries other than i), the products taken from
+    both sides with exclusive running products: no division, so exact with zeros and
+    infinities (grad(prod)([inf, 2, 3]) is [6, inf, inf], as in JAX, not NaN)."""
     (x,), (t,) = primals, tangents
     out = reduce_prod_p.bind(x, axes=axes)
     if type(t) is Zero or aval(x).dtype.kind not in "fc":
         return out, Zero(aval(out))
-    zf, x1 = _zero_split(x)
-    p1 = reduce_prod_p.bind(x1, axes=axes)          # product of the nonzero entries
-    t_none = E.mul(p1, reduce_sum(E.div(t, x1), axes))
-    t_one = E.mul(p1, reduce_sum(E.mul(t, zf), axes))
-    return out, _by_zero_count(reduce_sum(zf, axes), t_none, t_one)
+    # slicing sits above this module (pad's transpose is a reduce_sum): bound on use
+    from .slicing import pad
+    a = aval(x)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    rows = tuple(a.shape[i] for i in kept)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+
+    def as_rows(v):      # the reduced axes last, as one axis of n entries
+        return reshape(transpose(v, kept + tuple(axes)), rows + (n,))
+    xr, last = as_rows(x), len(rows)
+    keep = ((0, 0, 0),) * last
+    before = cumprod(pad(xr, 1, keep + ((1, -1, 0),)), last, False)   # x_0 ... x_{i-1}
+    after = cumprod(pad(xr, 1, keep + ((-1, 1, 0),)), last, True)     # x_{i+1} ... x_n-1
+    return out, reduce_sum(E.mul(as_rows(t), E.mul(before, after)), (last,))
 
 
 reduce_prod_p.def_rules(abstract_eval=_reduce_aval("reduce_prod", "fciu"),
