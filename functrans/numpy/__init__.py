@@ -19,6 +19,16 @@ from ._reductions import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._products import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
+from ._extra_math import *  # noqa: F401,F403
+from ._extra_arrays import *  # noqa: F401,F403
+from ._extra_functional import *  # noqa: F401,F403
+from ._statistics import *  # noqa: F401,F403
+from ._polynomial import *  # noqa: F401,F403
+from ._gather_ops import *  # noqa: F401,F403
+from ._setops import *  # noqa: F401,F403
+from ._index_tricks import *  # noqa: F401,F403
+from ._dtype_info import *  # noqa: F401,F403
+from ._misc import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
 
@@ -41,3 +51,18 @@ nan = _np.nan
 newaxis = None
 ndarray = Array
 
+
+from . import (_elementwise, _elementwise_select, _structural, _joining, _take,  # noqa: E402
+               _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
+               _extra_functional, _statistics, _polynomial, _gather_ops, _setops,
+               _index_tricks, _dtype_info, _misc)
+
+__all__ = sorted(set(
+    [n for m in (_elementwise, _elementwise_select, _structural, _joining, _take, _reductions,
+                 _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
+                 _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
+                 _misc) for n in m.__all__]
+    + ["linalg", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
+       "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
+       "newaxis", "euler_gamma"]))
+euler_gamma = 0.5772156649015329
