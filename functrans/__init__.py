@@ -25,6 +25,6 @@ from . import config, debug  # noqa: F401,E402
 from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
 # ---- JAX-compatible extras built on the public API (issue 14)
-from . import tree  # noqa: F401,E402
+from . import tree, test_util  # noqa: F401,E402
 
 __version__ = "0.1.0"

@@ -16,6 +16,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from . import tracing
 from .tracing import Tracer
+from .device import SingleDeviceSharding, host_device
 
 
 class _IndexUpdateRef:
@@ -75,6 +76,17 @@ class Array(np.ndarray):
             return _fnp()._indexing.getitem(self, index)
         out = np.ndarray.__getitem__(self, index)
         return out if type(out) is Array else tracing.wrap(out)
+
+    # JAX's Array API: eager arrays are already computed and live whole on the host CPU
+    def block_until_ready(self):
+        return self
+
+    def devices(self):
+        return {host_device()}
+
+    @property
+    def sharding(self):
+        return SingleDeviceSharding(host_device())
 
     def __setitem__(self, key, value):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "

@@ -66,3 +66,13 @@ __all__ = sorted(set(
        "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma"]))
 euler_gamma = 0.5772156649015329
+
+# JAX's precision= / preferred_element_type= arguments (accepted; see functrans.precision)
+from ..precision import with_precision_args as _with_precision_args  # noqa: E402
+from ..precision import einsum_with_precision_args as _einsum_with_precision_args  # noqa: E402
+einsum = _einsum_with_precision_args(einsum)  # noqa: F405
+matmul = _with_precision_args(matmul)  # noqa: F405
+dot = _with_precision_args(dot)  # noqa: F405
+tensordot = _with_precision_args(tensordot)  # noqa: F405
+inner = _with_precision_args(inner)  # noqa: F405
+vdot = _with_precision_args(vdot)  # noqa: F405
