@@ -13,8 +13,6 @@ LEFT_OUT = {
                   "functions) is not built; use fnp.vectorize",
     "ufunc": "as frompyfunc: no ufunc class",
     "i0": "modified Bessel function: belongs with the scipy.special work (issue 14 item 4)",
-    "nextafter": "needs bit-level float stepping; no bitcast-based implementation yet",
-    "spacing": "needs bit-level float stepping (as nextafter)",
     "packbits": "uint8 bit packing is not implemented",
     "unpackbits": "uint8 bit unpacking is not implemented",
     "roots": "needs eigenvalues of a general (companion) matrix; fnp.linalg has no eig yet",

@@ -243,6 +243,14 @@ ROWS = [
      [np.asarray(1.5), np.asarray(40.0)], True),
     ("logspace", lambda a, b: fnp.logspace(a, b, 4, endpoint=False),
      lambda a, b: np.logspace(a, b, 4, endpoint=False), [np.asarray(0.5), np.asarray(2.0)], True),
+    ("nextafter", fnp.nextafter, np.nextafter,
+     [np.array([0.0, -0.0, 1.0, -1.0, 1e-310, np.inf, np.nan, 3.0]),
+      np.array([1.0, -1.0, 0.0, 2.0, -1.0, 0.0, 1.0, 3.0])], False),
+    ("nextafter_f32", fnp.nextafter, np.nextafter,
+     [np.array([0.0, 1.0, -1.0, 3e38], np.float32), np.array([-1.0, 2.0, -2.0, np.inf],
+                                                           np.float32)], False),
+    ("spacing", fnp.spacing, np.spacing,
+     [np.array([0.0, -0.0, 1.0, -1.0, 1e-310, np.inf, np.nan, 3.0, 1e300])], False),
     ("vectorize", fnp.vectorize(lambda a, b: fnp.where(a > b, a, b * 2)),
      np.vectorize(lambda a, b: a if a > b else b * 2), [R(4), R(4)], True),
 ]
@@ -309,6 +317,13 @@ def test_value_against_numpy(row):
 def test_jit_matches_eager(row):
     _, f, _, args, _ = row
     _close(ft.jit(f, backend="interpret")(*args), f(*args))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row", ROWS, ids=IDS)
+def test_jit_cpu_backend_matches_eager(row):
+    _, f, _, args, _ = row
+    _close(ft.jit(f, backend="cpu")(*args), f(*args), tol=1e-12)
 
 
 def _perturbed(a, k):
