@@ -251,6 +251,27 @@ ROWS = [
                                                            np.float32)], False),
     ("spacing", fnp.spacing, np.spacing,
      [np.array([0.0, -0.0, 1.0, -1.0, 1e-310, np.inf, np.nan, 3.0, 1e300])], False),
+    ("array_equiv", lambda a, b: fnp.array_equiv(a, b), np.array_equiv, [I(2, 3, hi=2), I(3, hi=2)],
+     False),
+    ("isposinf", fnp.isposinf, np.isposinf, [np.array([np.inf, -np.inf, 1.0, np.nan])], False),
+    ("isneginf", fnp.isneginf, np.isneginf, [np.array([np.inf, -np.inf, 1.0, np.nan])], False),
+    ("isreal", lambda a, b: fnp.isreal(a + 1j * b), lambda a, b: np.isreal(a + 1j * b),
+     [R(4), np.array([0.0, 1.0, 0.0, -2.0])], False),
+    ("iscomplex", lambda a, b: fnp.iscomplex(a + 1j * b), lambda a, b: np.iscomplex(a + 1j * b),
+     [R(4), np.array([0.0, 1.0, 0.0, -2.0])], False),
+    ("fix", fnp.fix, np.fix, [R(5) * 3], False),
+    ("divmod", fnp.divmod, np.divmod, [I(5, hi=20) - 10, I(5, hi=4) + 1], False),
+    ("r_", lambda a, b: fnp.r_[a, 0.5, b, 1:3], lambda a, b: np.r_[a, 0.5, b, 1:3], [R(2), R(3)],
+     True),
+    ("c_", lambda a, b: fnp.c_[a, b], lambda a, b: np.c_[a, b], [R(3), R(3)], True),
+    ("ix_", lambda x: x[fnp.ix_(np.array([0, 2]), np.array([1, 0]))],
+     lambda x: x[np.ix_(np.array([0, 2]), np.array([1, 0]))], [R(3, 2)], True),
+    ("permute_dims", lambda a: fnp.permute_dims(a, (2, 0, 1)),
+     lambda a: np.permute_dims(a, (2, 0, 1)), [R(2, 3, 4)], True),
+    ("astype", lambda a: fnp.astype(a, np.float32), lambda a: a.astype(np.float32), [R(3)], False),
+    ("copy", fnp.copy, np.copy, [R(3)], True),
+    ("histogramdd", lambda s: fnp.histogramdd(s, bins=(2, 3)),
+     lambda s: np.histogramdd(s, bins=(2, 3)), [R(12, 2)], False),
     ("vectorize", fnp.vectorize(lambda a, b: fnp.where(a > b, a, b * 2)),
      np.vectorize(lambda a, b: a if a > b else b * 2), [R(4), R(4)], True),
 ]
@@ -301,6 +322,44 @@ def _close(got, want, tol=1e-9):
 
 
 IDS = [r[0] for r in ROWS]
+
+
+def test_static_constructors_against_numpy():
+    pairs = [(fnp.tril_indices(4, 1, 5), np.tril_indices(4, 1, 5)),
+             (fnp.triu_indices(3, -1), np.triu_indices(3, -1)),
+             (fnp.tril_indices_from(np.ones((3, 4)), -1), np.tril_indices_from(np.ones((3, 4)), -1)),
+             (fnp.triu_indices_from(np.ones((3, 4)), 2), np.triu_indices_from(np.ones((3, 4)), 2)),
+             (fnp.diag_indices(3, 3), np.diag_indices(3, 3)),
+             (fnp.diag_indices_from(np.ones((2, 2))), np.diag_indices_from(np.ones((2, 2)))),
+             (fnp.indices((2, 3)), np.indices((2, 3))),
+             (fnp.indices((2, 3), sparse=True), np.indices((2, 3), sparse=True)),
+             (fnp.mgrid[0:3, 0:1:4j], np.mgrid[0:3, 0:1:4j]),
+             (fnp.ogrid[0:2, 1:4], np.ogrid[0:2, 1:4]),
+             (fnp.mask_indices(3, fnp.triu, 1), np.mask_indices(3, np.triu, 1)),
+             (fnp.fromfunction(lambda i, j: i * 2 + j, (2, 3)),
+              np.fromfunction(lambda i, j: i * 2 + j, (2, 3))),
+             (fnp.logspace(0, 3, 4, base=2.0), np.logspace(0, 3, 4, base=2.0)),
+             (fnp.geomspace(-1, -100, 3), np.geomspace(-1, -100, 3))]
+    for name in ("bartlett", "blackman", "hamming", "hanning"):
+        pairs.append((getattr(fnp, name)(7), getattr(np, name)(7)))
+    pairs.append((fnp.kaiser(6, 2.5), np.kaiser(6, 2.5)))
+    for got, want in pairs:
+        _close(got, want, tol=1e-12)
+    assert fnp.s_[1:3] == np.s_[1:3] and fnp.index_exp[2] == (2,)
+    assert fnp.finfo(fnp.float32).eps == np.finfo(np.float32).eps
+    assert fnp.iinfo(fnp.asarray(1)).max == np.iinfo(np.int64).max
+    assert fnp.result_type(fnp.ones(2, np.float32), 1.0) == np.float32
+    assert fnp.issubdtype(fnp.float32, fnp.floating) and fnp.isdtype(np.int32, "integral")
+    assert fnp.iscomplexobj(1j) and fnp.isrealobj(1.0) and fnp.isscalar(fnp.asarray(1.0))
+    assert fnp.trim_zeros(fnp.asarray([0, 1, 0, 2, 0]), "b").tolist() == [0, 1, 0, 2]
+    with pytest.raises(TypeError, match="size"):
+        ft.jit(lambda a: fnp.nonzero(a))(np.ones(3))
+    with pytest.raises(TypeError, match="length"):
+        ft.jit(lambda a: fnp.bincount(a))(np.arange(3))
+    with pytest.raises(ValueError, match="inplace=False"):
+        fnp.put(np.zeros(3), [0], 1.0)
+    with pytest.raises(TypeError, match="static"):
+        ft.jit(lambda a, i: fnp.insert(a, i, 0.0))(np.ones(3), np.asarray(1))
 
 
 @pytest.mark.parametrize("row", ROWS, ids=IDS)
