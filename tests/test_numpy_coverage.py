@@ -12,7 +12,6 @@ LEFT_OUT = {
     "frompyfunc": "JAX's ufunc machinery (reduce/accumulate/outer/at on user scalar "
                   "functions) is not built; use fnp.vectorize",
     "ufunc": "as frompyfunc: no ufunc class",
-    "i0": "modified Bessel function: belongs with the scipy.special work (issue 14 item 4)",
     "packbits": "uint8 bit packing is not implemented",
     "unpackbits": "uint8 bit unpacking is not implemented",
     "roots": "needs eigenvalues of a general (companion) matrix; fnp.linalg has no eig yet",

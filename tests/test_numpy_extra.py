@@ -272,6 +272,8 @@ ROWS = [
     ("copy", fnp.copy, np.copy, [R(3)], True),
     ("histogramdd", lambda s: fnp.histogramdd(s, bins=(2, 3)),
      lambda s: np.histogramdd(s, bins=(2, 3)), [R(12, 2)], False),
+    ("i0", fnp.i0, np.i0, [np.array([0.0, -0.7, 2.5, 6.0])], True),
+    ("i0_large", fnp.i0, np.i0, [np.array([12.0, -29.0, 31.0, 80.0])], False),
     ("vectorize", fnp.vectorize(lambda a, b: fnp.where(a > b, a, b * 2)),
      np.vectorize(lambda a, b: a if a > b else b * 2), [R(4), R(4)], True),
 ]
@@ -311,6 +313,16 @@ def _fill_diag(a, v):
 def _leaves(x):
     return [np.asarray(v) for v in ft.tree_util.tree_leaves(
         list(x) if isinstance(x, tuple) else x)]
+
+
+def test_i0_accuracy():
+    x = np.concatenate([np.linspace(-60, 60, 1201), [1e-8, 30.0, 30.000001, 300.0, 699.0]])
+    np.testing.assert_allclose(np.asarray(fnp.i0(x)), np.i0(x), rtol=2e-14)
+    assert fnp.i0(np.float32(2.0)).dtype == np.float32
+    # the derivative (i1) on both branches, against central differences
+    pts = np.array([0.5, 12.0, 29.5, 35.0, 90.0])
+    fd = (np.i0(pts * (1 + 1e-7)) - np.i0(pts * (1 - 1e-7))) / (2e-7 * pts)
+    np.testing.assert_allclose(np.asarray(ft.vmap(ft.grad(fnp.i0))(pts)), fd, rtol=1e-6)
 
 
 def _close(got, want, tol=1e-9):
