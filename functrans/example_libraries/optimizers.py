@@ -174,7 +174,14 @@ def make_schedule(scalar_or_schedule):
 
 @optimizer
 def sgd(step_size):
-    """Plain stochastic gradient descent: ``x - step_size(i) * g``."""
+    """Plain stochastic gradient descent: ``x - step_size(i) * g``.
+
+    >>> import numpy as np
+    >>> opt = sgd(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.8
+    """
     step_size = make_schedule(step_size)
     return (lambda x0: x0,
             lambda i, g, x: x - step_size(i) * g,
@@ -183,7 +190,14 @@ def sgd(step_size):
 
 @optimizer
 def momentum(step_size, mass):
-    """Heavy-ball momentum: ``v = mass * v + g``; ``x - step * v``."""
+    """Heavy-ball momentum: ``v = mass * v + g``; ``x - step * v``.
+
+    >>> import numpy as np
+    >>> opt = momentum(0.1, 0.9)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.8
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -195,7 +209,14 @@ def momentum(step_size, mass):
 
 @optimizer
 def nesterov(step_size, mass):
-    """Nesterov momentum: ``v = mass * v + g``; ``x - step * (mass * v + g)``."""
+    """Nesterov momentum: ``v = mass * v + g``; ``x - step * (mass * v + g)``.
+
+    >>> import numpy as np
+    >>> opt = nesterov(0.1, 0.9)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.62
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -207,7 +228,14 @@ def nesterov(step_size, mass):
 
 @optimizer
 def adagrad(step_size, momentum=0.9):
-    """Adagrad with momentum on the normalised gradient ``g / sqrt(sum g^2)``."""
+    """Adagrad with momentum on the normalised gradient ``g / sqrt(sum g^2)``.
+
+    >>> import numpy as np
+    >>> opt = adagrad(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.99
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -222,7 +250,14 @@ def adagrad(step_size, momentum=0.9):
 
 @optimizer
 def rmsprop(step_size, gamma=0.9, eps=1e-8):
-    """RMSProp: ``a = gamma a + (1 - gamma) g^2``; ``x - step * g / sqrt(a + eps)``."""
+    """RMSProp: ``a = gamma a + (1 - gamma) g^2``; ``x - step * g / sqrt(a + eps)``.
+
+    >>> import numpy as np
+    >>> opt = rmsprop(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.683772
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -234,7 +269,14 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 
 @optimizer
 def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
-    """RMSProp whose scaled step feeds a momentum buffer."""
+    """RMSProp whose scaled step feeds a momentum buffer.
+
+    >>> import numpy as np
+    >>> opt = rmsprop_momentum(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.683772
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -248,7 +290,14 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
 
 @optimizer
 def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
-    """Adam (Kingma & Ba) with bias-corrected first and second moments."""
+    """Adam (Kingma & Ba) with bias-corrected first and second moments.
+
+    >>> import numpy as np
+    >>> opt = adam(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.9
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -264,7 +313,14 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 @optimizer
 def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
-    """AdaMax: Adam with the infinity norm, ``u = max(b2 u, |g|)``."""
+    """AdaMax: Adam with the infinity norm, ``u = max(b2 u, |g|)``.
+
+    >>> import numpy as np
+    >>> opt = adamax(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.9
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -280,7 +336,14 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
 @optimizer
 def sm3(step_size, momentum=0.9):
     """SM3 (Anil et al.): one accumulator per axis; the second-moment estimate of an
-    entry is the minimum over its axes' accumulators."""
+    entry is the minimum over its axes' accumulators.
+
+    >>> import numpy as np
+    >>> opt = sm3(0.1)
+    >>> state = opt.update_fn(0, 2.0, opt.init_fn(1.0))
+    >>> round(float(np.ravel(opt.params_fn(state))[0]), 6)
+    0.99
+    """
     step_size = make_schedule(step_size)
 
     def along(v, axis, ndim):
