@@ -3,7 +3,7 @@ tracing it, argnums handling.
 
 >>> flat, out_tree = flatten_fun(lambda x, y: {"s": x}, tree_structure((1, 2)))
 >>> flat(5, 6), out_tree()
-([5], {'s': *})
+([5], PyTreeDef({'s': *}))
 """
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from . import numpy_dispatch, numpy_warnings, tracing
 from .tracing import Tracer
+from .device import SingleDeviceSharding, host_device
 
 
 class _IndexUpdateRef:
@@ -89,6 +90,17 @@ class Array(np.ndarray):
         except IndexError:    # out of range: array indices clamp as under jit (fnp's rule)
             return _fnp()._indexing.getitem(self.view(np.ndarray), index)
         return out if type(out) is Array else tracing.wrap(out)
+
+    # JAX's Array API: eager arrays are already computed and live whole on the host CPU
+    def block_until_ready(self):
+        return self
+
+    def devices(self):
+        return {host_device()}
+
+    @property
+    def sharding(self):
+        return SingleDeviceSharding(host_device())
 
     def __setitem__(self, key, value):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "

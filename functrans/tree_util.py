@@ -8,10 +8,14 @@
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable
 
 __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
-           "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf"]
+           "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf",
+           "tree_flatten_with_path", "tree_map_with_path", "tree_leaves_with_path", "keystr",
+           "tree_transpose", "tree_all", "tree_reduce", "SequenceKey", "DictKey",
+           "GetAttrKey", "FlattenedIndexKey"]
 
 # type -> (flatten(x) -> (children, aux), unflatten(aux, children) -> x)
 _registry: dict = {}
@@ -102,18 +106,25 @@ class PyTreeDef:
         return self._hash
 
     def __repr__(self):
+        # JAX prints ``PyTreeDef((*, [*]))``: the structure wrapped once at the top
+        return f"PyTreeDef({self._structure_text()})"
+
+    def _structure_text(self):
         if self.children is None:
             return "*"
-        inner = ", ".join(map(repr, self.children))
+        inner = ", ".join(c._structure_text() for c in self.children)
         if self.node_type is tuple:
             return f"({inner}{',' if len(self.children) == 1 else ''})"
         if self.node_type is list:
             return f"[{inner}]"
         if self.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.aux, self.children)) + "}"
+            return "{" + ", ".join(f"{k!r}: {c._structure_text()}"
+                                   for k, c in zip(self.aux, self.children)) + "}"
         if self.node_type is type(None):
             return "None"
-        return f"{self.node_type.__name__}({inner})"
+        if self.node_type not in _registry:      # namedtuple
+            return f"CustomNode(namedtuple[{self.node_type.__name__}], [{inner}])"
+        return f"CustomNode({self.node_type.__name__}[{self.aux!r}], [{inner}])"
 
     @property
     def num_nodes(self):
@@ -329,3 +340,215 @@ def broadcast_prefix(prefix, tree, is_leaf=None, what="in_axes"):
     rec(prefix, tree, "")
     return out
 
+
+
+# ---- key paths (JAX's tree_flatten_with_path and friends) ----
+
+class SequenceKey:
+    """The key of a tuple or list child: its index. Prints as ``[i]``."""
+    __slots__ = ("idx",)
+
+    def __init__(self, idx: int):
+        self.idx = idx
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+    def __repr__(self):
+        return f"SequenceKey(idx={self.idx!r})"
+
+    def __eq__(self, other):
+        return type(other) is SequenceKey and other.idx == self.idx
+
+    def __hash__(self):
+        return hash(("SequenceKey", self.idx))
+
+
+class DictKey:
+    """The key of a dict child. Prints as ``['name']``."""
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+    def __repr__(self):
+        return f"DictKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is DictKey and other.key == self.key
+
+    def __hash__(self):
+        return hash(("DictKey", self.key))
+
+
+class GetAttrKey:
+    """The key of a namedtuple field. Prints as ``.name``."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self):
+        return f".{self.name}"
+
+    def __repr__(self):
+        return f"GetAttrKey(name={self.name!r})"
+
+    def __eq__(self, other):
+        return type(other) is GetAttrKey and other.name == self.name
+
+    def __hash__(self):
+        return hash(("GetAttrKey", self.name))
+
+
+class FlattenedIndexKey:
+    """The key of a child of a registered class: its position among the children."""
+    __slots__ = ("key",)
+
+    def __init__(self, key: int):
+        self.key = key
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+    def __repr__(self):
+        return f"FlattenedIndexKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is FlattenedIndexKey and other.key == self.key
+
+    def __hash__(self):
+        return hash(("FlattenedIndexKey", self.key))
+
+
+def _child_keys(x, t, children, aux):
+    if t is dict:
+        return [DictKey(k) for k in aux]
+    if t in (tuple, list):
+        return [SequenceKey(i) for i in range(len(children))]
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return [GetAttrKey(f) for f in x._fields]
+    return [FlattenedIndexKey(i) for i in range(len(children))]
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """``([(key_path, leaf), ...], treedef)``; a key path is a tuple of keys.
+
+    >>> pairs, _ = tree_flatten_with_path({"a": (1, 2)})
+    >>> [(keystr(p), v) for p, v in pairs]
+    [("['a'][0]", 1), ("['a'][1]", 2)]
+    """
+    pairs = []
+    stack = [(tree, ())]
+    # explicit stack (children pushed in reverse) so deep trees do not hit the recursion limit
+    while stack:
+        x, path = stack.pop()
+        if is_leaf is not None and is_leaf(x):
+            pairs.append((path, x))
+            continue
+        t, h = _node_handlers(x)
+        if h is None:
+            pairs.append((path, x))
+            continue
+        children, aux = h[0](x)
+        keys = _child_keys(x, t, children, aux)
+        for k, c in reversed(list(zip(keys, children))):
+            stack.append((c, path + (k,)))
+    return pairs, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    """``[(key_path, leaf), ...]``.
+
+    >>> [keystr(p) for p, _ in tree_leaves_with_path([1, {"b": 2}])]
+    ['[0]', "[1]['b']"]
+    """
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """Like ``tree_map`` with ``f(key_path, leaf, *others)``.
+
+    >>> tree_map_with_path(lambda p, x: keystr(p) + str(x), {"a": 1})
+    {'a': "['a']1"}
+    """
+    pairs, td = tree_flatten_with_path(tree, is_leaf)
+    others = []
+    for r in rest:
+        rl, rtd = tree_flatten(r, is_leaf)
+        if rtd != td:
+            raise ValueError(f"tree_map_with_path: structures differ: {td} vs {rtd}")
+        others.append(rl)
+    return tree_unflatten(td, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+
+
+def keystr(keys, *, simple=False, separator=""):
+    """A key path as text, e.g. ``['a'][0]``; ``simple`` drops brackets and quotes.
+
+    >>> keystr((DictKey("a"), SequenceKey(0))), keystr((DictKey("a"), SequenceKey(0)), simple=True, separator="/")
+    ("['a'][0]", 'a/0')
+    """
+    if not simple:
+        return separator.join(str(k) for k in keys)
+
+    def plain(k):
+        if isinstance(k, SequenceKey):
+            return str(k.idx)
+        if isinstance(k, DictKey):
+            return str(k.key)
+        if isinstance(k, GetAttrKey):
+            return k.name
+        if isinstance(k, FlattenedIndexKey):
+            return str(k.key)
+        return str(k)
+    return separator.join(plain(k) for k in keys)
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """Turn an outer tree of inner trees into an inner tree of outer trees.
+
+    >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
+    if inner_treedef is None:
+        raise ValueError("tree_transpose: inner_treedef must be given")
+    flat = tree_leaves(pytree_to_transpose)
+    n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if len(flat) != n_in * n_out:
+        raise TypeError(f"tree_transpose: expected {n_in * n_out} leaves for outer "
+                        f"{outer_treedef} and inner {inner_treedef}, got {len(flat)}")
+    outer_items = tree_leaves(pytree_to_transpose,
+                              is_leaf=lambda x: tree_structure(x) == inner_treedef)
+    if len(outer_items) != n_out:
+        raise TypeError(f"tree_transpose: tree does not have outer structure {outer_treedef}")
+    columns = [tree_leaves(item) for item in outer_items]
+    inner_leaves = [tree_unflatten(outer_treedef, [col[i] for col in columns])
+                    for i in range(n_in)]
+    return tree_unflatten(inner_treedef, inner_leaves)
+
+
+def tree_all(tree, *, is_leaf=None) -> bool:
+    """Whether every leaf is truthy.
+
+    >>> tree_all([True, {"a": 1}]), tree_all((True, 0))
+    (True, False)
+    """
+    return all(tree_leaves(tree, is_leaf))
+
+
+_NO_INITIAL = object()
+
+
+def tree_reduce(function, tree, initializer=_NO_INITIAL, is_leaf=None):
+    """``functools.reduce`` over the leaves.
+
+    >>> tree_reduce(lambda a, b: a + b, {"x": 1, "y": (2, 3)})
+    6
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INITIAL:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
