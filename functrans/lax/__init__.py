@@ -19,3 +19,4 @@ from ..primitives.sorting import *  # noqa: F401,F403
 from ..primitives.custom import *  # noqa: F401,F403
 from ..primitives.collectives import *  # noqa: F401,F403
 from ..primitives.control_flow import *  # noqa: F401,F403
+from ..lax_special import erf_inv  # noqa: F401  (composed from the primitives above)
