@@ -29,10 +29,13 @@ from .random_distributions import (
     permutation, choice, bernoulli, gumbel, categorical, exponential, laplace, logistic,
     cauchy, pareto, rademacher, maxwell, double_sided_maxwell, weibull_min, rayleigh, wald,
     geometric, triangular, lognormal, truncated_normal, multivariate_normal)
+from .random_gamma import (gamma, loggamma, beta, dirichlet, chisquare, f, t,
+                           generalized_normal, ball)
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
            "key_data", "wrap_key_data", "clone", "permutation", "choice", "bernoulli",
            "gumbel", "categorical", "exponential", "laplace", "logistic", "cauchy", "pareto",
            "rademacher", "maxwell", "double_sided_maxwell", "weibull_min", "rayleigh", "wald",
            "geometric", "triangular", "lognormal", "truncated_normal", "multivariate_normal",
-           "threefry2x32"]
+           "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
+           "generalized_normal", "ball", "threefry2x32"]

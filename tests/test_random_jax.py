@@ -187,3 +187,16 @@ def test_normal_family_draws_are_constants_to_autodiff():
     k = random.key(0)
     g = ft.grad(lambda s: ft.numpy.sum(s * random.normal(k, (3,))))(2.0)
     assert float(g) == pytest.approx(float(np.sum(random.normal(k, (3,)))))
+
+
+def test_gamma_family_refuses_reverse_mode_in_the_shape_parameter():
+    # JAX's implicit gradient is not implemented: an error, never other numbers
+    with pytest.raises(TypeError, match="while_loop"):
+        ft.grad(lambda a: ft.numpy.sum(random.gamma(random.key(0), a, (3,))))(2.0)
+
+
+def test_gamma_moments_and_support():
+    x = np.asarray(random.gamma(random.key(5), 0.3, (3000,)))
+    assert (x > 0).all() and abs(x.mean() - 0.3) < 0.03 and abs(x.var() - 0.3) < 0.06
+    b = np.asarray(random.beta(random.key(6), 2.0, 3.0, (3000,)))
+    assert ((b > 0) & (b < 1)).all() and abs(b.mean() - 0.4) < 0.015

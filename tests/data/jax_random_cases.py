@@ -67,6 +67,18 @@ CASES = {
     "truncated_normal": ("truncated_normal", 0, (-1.0, 2.0, (50,)), {}),
     "truncated_normal_f32": ("truncated_normal", 0, (-1.0, 2.0, (50,)), {"dtype": "float32"}),
     "multivariate_normal": ("multivariate_normal", 0, ("mean_3", "cov_3", (4,)), {}),
+    "gamma": ("gamma", 0, (2.0, (20,)), {}),
+    "gamma_small_a": ("gamma", 1, (0.5, (20,)), {}),
+    "gamma_f32": ("gamma", 2, (3.0, (20,)), {"dtype": "float32"}),
+    "gamma_array_a": ("gamma", 3, ("alpha_3",), {}),
+    "loggamma": ("loggamma", 0, (0.01, (20,)), {}),
+    "beta": ("beta", 0, (2.0, 3.0, (20,)), {}),
+    "dirichlet": ("dirichlet", 0, ("alpha_3", (4,)), {}),
+    "chisquare": ("chisquare", 0, (3.0, (20,)), {}),
+    "f": ("f", 0, (3.0, 5.0, (20,)), {}),
+    "t": ("t", 0, (4.0, (20,)), {}),
+    "generalized_normal": ("generalized_normal", 0, (3.0, (20,)), {}),
+    "ball": ("ball", 0, (3,), {"shape": (5,)}),
 }
 
 # named array arguments (kept as nested lists so this module needs no numpy)
@@ -75,6 +87,7 @@ ARRAYS = {
     "logits_3x5": [[0.1, -1.0, 2.0, 0.5, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0],
                    [-3.0, 0.0, 3.0, -1.5, 2.5]],
     "mean_3": [1.0, -2.0, 0.5],
+    "alpha_3": [0.3, 1.0, 4.5],
     "cov_3": [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]],
 }
 
