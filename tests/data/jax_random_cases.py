@@ -79,6 +79,11 @@ CASES = {
     "t": ("t", 0, (4.0, (20,)), {}),
     "generalized_normal": ("generalized_normal", 0, (3.0, (20,)), {}),
     "ball": ("ball", 0, (3,), {"shape": (5,)}),
+    "binomial_small": ("binomial", 0, (10.0, 0.3, (20,)), {}),
+    "binomial_large": ("binomial", 1, (200.0, 0.4, (20,)), {}),
+    "binomial_p_high": ("binomial", 2, (50.0, 0.9, (20,)), {}),
+    "binomial_mixed": ("binomial", 3, ("counts_4", "probs_4"), {}),
+    "multinomial": ("multinomial", 0, (20.0, "alpha_3"), {"shape": (4, 3)}),
 }
 
 # named array arguments (kept as nested lists so this module needs no numpy)
@@ -88,6 +93,8 @@ ARRAYS = {
                    [-3.0, 0.0, 3.0, -1.5, 2.5]],
     "mean_3": [1.0, -2.0, 0.5],
     "alpha_3": [0.3, 1.0, 4.5],
+    "counts_4": [5.0, 40.0, 1000.0, 0.0],
+    "probs_4": [0.5, 0.2, 0.05, 0.7],
     "cov_3": [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]],
 }
 
