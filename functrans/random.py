@@ -31,7 +31,7 @@ from .random_distributions import (
     geometric, triangular, lognormal, truncated_normal, multivariate_normal)
 from .random_gamma import (gamma, loggamma, beta, dirichlet, chisquare, f, t,
                            generalized_normal, ball)
-from .random_discrete import binomial, multinomial
+from .random_discrete import binomial, multinomial, poisson
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
            "key_data", "wrap_key_data", "clone", "permutation", "choice", "bernoulli",
@@ -39,4 +39,5 @@ __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "r
            "rademacher", "maxwell", "double_sided_maxwell", "weibull_min", "rayleigh", "wald",
            "geometric", "triangular", "lognormal", "truncated_normal", "multivariate_normal",
            "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
-           "generalized_normal", "ball", "binomial", "multinomial", "threefry2x32"]
+           "generalized_normal", "ball", "binomial", "multinomial", "poisson",
+           "threefry2x32"]

@@ -83,6 +83,9 @@ CASES = {
     "binomial_large": ("binomial", 1, (200.0, 0.4, (20,)), {}),
     "binomial_p_high": ("binomial", 2, (50.0, 0.9, (20,)), {}),
     "binomial_mixed": ("binomial", 3, ("counts_4", "probs_4"), {}),
+    "poisson_small": ("poisson", 0, (3.0, (50,)), {}),
+    "poisson_large": ("poisson", 1, (50.0, (200,)), {}),
+    "poisson_mixed": ("poisson", 2, ("lams_5",), {}),
     "multinomial": ("multinomial", 0, (20.0, "alpha_3"), {"shape": (4, 3)}),
 }
 
@@ -93,6 +96,7 @@ ARRAYS = {
                    [-3.0, 0.0, 3.0, -1.5, 2.5]],
     "mean_3": [1.0, -2.0, 0.5],
     "alpha_3": [0.3, 1.0, 4.5],
+    "lams_5": [0.0, 0.5, 9.9, 10.0, 1000.0],
     "counts_4": [5.0, 40.0, 1000.0, 0.0],
     "probs_4": [0.5, 0.2, 0.05, 0.7],
     "cov_3": [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]],
