@@ -87,7 +87,7 @@ def permutation(key, x, axis=0, independent=False):
     return fnp.take(x, order, axis=axis, mode="clip")     # in range by construction
 
 
-def _choice_index(k, n, shape, replace, p):
+def _choice_index(k, n, shape, replace, p, mode):
     size = math.prod(shape)
     if p is None:
         if replace:
@@ -103,14 +103,14 @@ def _choice_index(k, n, shape, replace, p):
         r = cdf[-1] * (1 - uniform(k, shape, p.dtype))
         # searchsorted(cdf, r, side='left'): the number of cdf entries below r
         return fnp.sum(fnp.less(cdf, fnp.expand_dims(r, -1)), axis=-1, dtype=np.int64)
-    g = gumbel(k, (n,), p.dtype) + fnp.log(p)     # Gumbel top-k: the k largest
+    g = gumbel(k, (n,), p.dtype, mode) + fnp.log(p)     # Gumbel top-k: the k largest
     return fnp.reshape(fnp.argsort(g, descending=True)[:size], shape)
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0):
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Random elements of ``a`` (or of ``arange(a)`` for an int) along ``axis``, JAX's
     draws: ``randint`` or ``permutation`` without ``p``; with ``p``, inverse-CDF
-    sampling with replacement and Gumbel top-k without.
+    sampling with replacement and Gumbel top-k without (``mode``: gumbel's mode).
 
     >>> from functrans import random
     >>> random.choice(random.key(0), 10, (6,)).tolist()
@@ -137,7 +137,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     if p is None and not replace and arr.ndim > 0:
         taken = fnp.take(permutation(k, arr, axis), fnp.arange(size), axis=axis)
         return fnp.reshape(taken, arr.shape[:axis] + shape + arr.shape[axis + 1:])
-    idx = _choice_index(k, n, shape, replace, p)
+    idx = _choice_index(k, n, shape, replace, p, mode)
     if arr.ndim == 0:
         return idx
     return fnp.take(arr, idx, axis=axis, mode="clip")      # in range by construction
@@ -199,7 +199,7 @@ def geometric(key, p, shape=None, dtype=None):
 
 # --------------------------------------------------------------------------- continuous
 
-def gumbel(key, shape=(), dtype=None, mode="low"):
+def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel samples ``-log(-log(u))`` (u on [tiny, 1)); ``mode='high'``
     draws two words for the lower tail, as JAX does.
 
@@ -211,7 +211,7 @@ def gumbel(key, shape=(), dtype=None, mode="low"):
     shape = shape_tuple("gumbel", shape)
     dt = float_dtype("gumbel", dtype)
     info = np.finfo(dt)
-    if mode == "low":
+    if mode is None or mode == "low":      # JAX's default (use_high_dynamic_range_gumbel off)
         return -fnp.log(-fnp.log(uniform(k, shape, dt, info.tiny, 1.0)))
     if mode != "high":
         raise ValueError(f"gumbel: mode must be 'low' or 'high', got {mode!r}")
@@ -221,9 +221,10 @@ def gumbel(key, shape=(), dtype=None, mode="low"):
     return -fnp.log(-fnp.log1p(-x))
 
 
-def categorical(key, logits, axis=-1, shape=None, replace=True):
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max;
-    ``replace=False`` takes the top-k of perturbed logits, without repeats).
+    ``replace=False`` takes the top-k of perturbed logits, without repeats; ``mode``
+    is gumbel's).
 
     >>> from functrans import random
     >>> import numpy as np
@@ -244,15 +245,16 @@ def categorical(key, logits, axis=-1, shape=None, replace=True):
     if replace:
         g_shape = list(shape[len(prefix):])
         g_shape.insert(axis, logits.shape[axis])
-        g = gumbel(k, prefix + tuple(g_shape), logits.dtype)
+        g = gumbel(k, prefix + tuple(g_shape), logits.dtype, mode)
         return fnp.argmax(g + logits, axis=axis - logits.ndim)
     n, draws = logits.shape[axis], math.prod(prefix)
     if draws > n:
         raise ValueError(f"categorical: {draws} samples without replacement exceed the "
                          f"{n} categories")
-    perturbed = fnp.moveaxis(logits + gumbel(k, tuple(logits.shape), logits.dtype), axis, -1)
+    noise = gumbel(k, tuple(logits.shape), logits.dtype, mode)
+    perturbed = fnp.moveaxis(logits + noise, axis, -1)
     top = fnp.argsort(perturbed, axis=-1, descending=True)[..., :draws]
-    return fnp.reshape(fnp.moveaxis(top, -1, 0), shape)
+    return fnp.asarray(fnp.reshape(fnp.moveaxis(top, -1, 0), shape), np.int32)  # JAX's top_k
 
 
 def exponential(key, shape=(), dtype=None):
