@@ -20,6 +20,7 @@ its JIT-compiled machine code, so an unbounded cache would grow with every new s
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 
 from jaxpr_ir import ClosedJaxpr, check
@@ -65,6 +66,7 @@ class Executable:
     """A compiled jaxpr: ``run(*flat_args) -> list of numpy arrays``, plus introspection."""
 
     def __init__(self, closed, compiled, program):
+        self.compile_timings = {}   # seconds per compile stage, set by compile()
         self.jaxpr = closed
         self.compiled = compiled
         self.plan = compiled.plan
@@ -103,19 +105,23 @@ class Executable:
         segs = sum(1 for k, _ in self.compiled.segments if k == "native")
         return {"flops": float(flops), "bytes accessed": float(nbytes),
                 "kernels": native + host, "native kernels": native, "host steps": host,
-                "native segments": segs, "workspace bytes": self.compiled.ws_size}
+                "native segments": segs, "workspace bytes": self.compiled.ws_size,
+                **{f"compile seconds: {k}": v for k, v in self.compile_timings.items()}}
 
 
-def _build(closed, donate):
-    check(closed)
-    jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
-    if jaxpr is not closed.jaxpr:
-        closed = ClosedJaxpr(jaxpr, closed.consts)
-    lw = Lowering(closed, donate)
-    segments = lw.build()
-    ir_text = str(lw.module)
-    loaded, opt_text = cache.load(ir_text)
-    return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
+def _build(closed, donate, timings):
+    with engine.timed(timings, "check+rewrite"):
+        check(closed)
+        jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
+        if jaxpr is not closed.jaxpr:
+            closed = ClosedJaxpr(jaxpr, closed.consts)
+    lw = Lowering(closed, donate, timings)
+    with engine.timed(timings, "IR build"):
+        segments = lw.build()
+        ir_text = str(lw.module)
+    loaded, opt_text = cache.load(ir_text, timings)
+    with engine.timed(timings, "bind functions"):
+        return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
 
 
 supports_donation = True
@@ -123,15 +129,21 @@ supports_donation = True
 
 def compile(closed, donate=()):
     """Compile a ClosedJaxpr for this CPU; see the module docstring. ``donate``: flat
-    input positions whose buffers outputs may take over (``jit(donate_argnums=...)``)."""
-    key = (str(closed.jaxpr), tuple(donate))
-    with _LOCK:
-        compiled = _PLANS.get(key)
-        if compiled is not None:
-            _PLANS.move_to_end(key)
+    input positions whose buffers outputs may take over (``jit(donate_argnums=...)``).
+
+    The executable's ``compile_timings`` says where this call's time went (seconds per
+    stage: plan cache lookup, fusion plan, IR build, each LLVM stage, load; ``total``)."""
+    t0 = time.perf_counter()
+    timings = {}
+    with engine.timed(timings, "plan cache lookup"):
+        key = (str(closed.jaxpr), tuple(donate))
+        with _LOCK:
+            compiled = _PLANS.get(key)
+            if compiled is not None:
+                _PLANS.move_to_end(key)
     if compiled is None:
         with engine.LOCK:
-            compiled = _build(closed, donate)
+            compiled = _build(closed, donate, timings)
         with _LOCK:
             _PLANS[key] = compiled
             while len(_PLANS) > PLAN_CACHE_SIZE:
@@ -139,7 +151,10 @@ def compile(closed, donate=()):
         stats["plans built"] += 1
     else:
         stats["plan hits"] += 1
-    return Executable(closed, compiled, Program(compiled, closed.consts))
+    exe = Executable(closed, compiled, Program(compiled, closed.consts))
+    timings["total"] = time.perf_counter() - t0
+    exe.compile_timings = timings
+    return exe
 
 
 def clear_plans():

@@ -79,8 +79,9 @@ def _write(path, obj):
         pass                     # a read-only or full disk only costs a recompile
 
 
-def load(ir_text: str):
-    """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed."""
+def load(ir_text: str, timings=None):
+    """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed;
+    the seconds of each stage are added to ``timings`` (a dict) when given."""
     key = _key(ir_text)
     with _LOCK:
         hit = _MEM.get(key)
@@ -90,21 +91,25 @@ def load(ir_text: str):
     d = cache_dir()
     loaded = opt_text = None
     if d:
-        obj = _read(_path(d, key))
+        with engine.timed(timings, "disk cache read"):
+            obj = _read(_path(d, key))
         if obj is not None:
             try:
-                loaded = engine.Loaded(obj)
+                with engine.timed(timings, "llvm load"):
+                    loaded = engine.Loaded(obj)
                 stats["disk hits"] += 1
             except Exception:      # a foreign or damaged object that passed the checksum
                 loaded = None
         if loaded is None and os.path.exists(_path(d, key)):
             stats["rejected files"] += 1
     if loaded is None:
-        obj, opt_text = engine.compile_object(ir_text)
+        obj, opt_text = engine.compile_object(ir_text, timings)
         stats["compiles"] += 1
-        loaded = engine.Loaded(obj)
+        with engine.timed(timings, "llvm load"):
+            loaded = engine.Loaded(obj)
         if d:
-            _write(_path(d, key), obj)
+            with engine.timed(timings, "disk cache write"):
+                _write(_path(d, key), obj)
     with _LOCK:
         _MEM[key] = (loaded, opt_text)
     return loaded, opt_text

@@ -276,7 +276,7 @@ class Lowering:
     """Builds the module for one jaxpr; ``segments`` lists what a call runs, in order:
     ``("native", function name)`` or ``("host", HostCall)``."""
 
-    def __init__(self, closed, donate=()):
+    def __init__(self, closed, donate=(), timings=None):
         jaxpr = closed.jaxpr
         self.jaxpr = jaxpr
         self.module = ir.Module(name="functrans")
@@ -291,7 +291,8 @@ class Lowering:
         self.counter = 0
         self.kernels = 0
         self._globals = {}
-        self.plan = plan_jaxpr(jaxpr)
+        with engine.timed(timings, "fusion plan"):
+            self.plan = plan_jaxpr(jaxpr)
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
