@@ -52,6 +52,9 @@ _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
 _STACK_TOTAL = 1 << 16
 _ALIGN = 64
+# equations per fused kernel: LLVM's time on one loop body grows faster than linearly
+# (a chain of 4,000 adds in one loop: 6 s of optimisation; 1,000: 0.3 s)
+MAX_KERNEL_EQNS = 512
 _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
 
 
@@ -222,7 +225,8 @@ def plan_jaxpr(jaxpr) -> fusion.Plan:
     >>> [type(s).__name__ for s in plan_jaxpr(ft.make_jaxpr(lax.rsqrt)(np.ones(4)).jaxpr).steps]
     ['Kernel']
     """
-    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True)
+    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True,
+                       max_kernel_eqns=MAX_KERNEL_EQNS)
 
 
 def emitter(module, name, kernel, views, noalias=True):
@@ -443,6 +447,9 @@ class Lowering:
             if x in defs and x not in dest_of:
                 dest_of[x] = j
         owned = {}
+        dying = {}                 # step -> vars last used there (one pass, not per step)
+        for v, li in last.items():
+            dying.setdefault(li, []).append(v)
         seg_local = self._segment_locals(plan, defs, last) if top else None
         for i, s in enumerate(plan.steps):
             if isinstance(s, HostStep):
@@ -469,8 +476,8 @@ class Lowering:
             else:
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
                 NATIVE[s.eqn.primitive.name].emit(self, fn, s.eqn, ins, outs)
-            for v, li in list(last.items()):
-                if li == i and v in owned:
+            for v in dying.get(i, ()):
+                if v in owned:
                     self.release(owned.pop(v))
         keep = [owned[x] for x in outvars if not isinstance(x, Literal) and x in owned]
         return fn, placed, keep

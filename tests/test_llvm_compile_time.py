@@ -1,0 +1,102 @@
+"""What keeps the CPU backend's compile time linear and visible: the per-stage timings
+of a compile, math routines shared by a module instead of inlined at every use, very
+large fused kernels split, and fusion planning that does not rescan a kernel per
+equation. (Times are measured in benchmarks/compile.py; nothing here is timed.)"""
+from __future__ import annotations
+
+import numpy as np
+
+import functrans as ft
+import functrans.numpy as fnp
+from backends.llvm import program, vmath
+
+
+def _sin_chain(n):
+    def f(y, c):
+        for _ in range(n):
+            y = fnp.sin(y) * 0.5 + y * c
+        return fnp.sum(y)
+    return f
+
+
+def _reference_sin_chain_grad(n, y, c):
+    g = np.ones_like(y)
+    ys = []
+    for _ in range(n):
+        ys.append(y)
+        y = np.sin(y) * 0.5 + y * c
+    for y_k in reversed(ys):
+        g = g * (np.cos(y_k) * 0.5 + c)
+    return g
+
+
+def test_compile_timings_name_every_stage_and_sum_to_at_most_the_total():
+    from backends import llvm as cpu
+    x = np.linspace(0.0, 1.0, 32)
+    lowered = ft.jit(lambda a: fnp.sin(a) * 2.0 + 1.0, backend="cpu").lower(x)
+    cpu.clear_plans()
+    t = lowered.compile().exe.compile_timings
+    assert {"plan cache lookup", "fusion plan", "IR build", "total"} <= set(t)
+    assert "llvm optimise" in t or "llvm load" in t or "disk cache read" in t
+    assert all(v >= 0.0 for v in t.values())
+    assert sum(v for k, v in t.items() if k != "total") <= t["total"] + 1e-6
+    again = lowered.compile().exe.compile_timings      # a plan-cache hit builds nothing
+    assert "fusion plan" not in again and "total" in again
+
+
+def test_compile_timings_appear_in_cost_analysis():
+    from backends import llvm as cpu
+    from jaxpr_ir import ClosedJaxpr
+    closed = ft.jit(lambda a: fnp.cos(a) + 3.0).lower(np.ones(7)).jaxpr
+    cpu.clear_plans()
+    exe = cpu.compile(ClosedJaxpr(closed.jaxpr, closed.consts))
+    cost = exe.cost_analysis()
+    assert cost["compile seconds: total"] == exe.compile_timings["total"]
+    assert "compile seconds: fusion plan" in cost and "compile seconds: IR build" in cost
+
+
+def test_many_uses_of_a_routine_call_one_shared_copy_with_the_same_values():
+    n = vmath.INLINE_USES + 6
+    y = np.linspace(-3.0, 3.0, 1003)          # not a multiple of any vector width
+    jf = ft.jit(ft.grad(_sin_chain(n)), backend="cpu")
+    text = jf.lower(y, 0.3).compile().as_text()
+    assert "ft_sin_f64_shared" in text and "ft_cos_f64_shared" in text
+    np.testing.assert_allclose(jf(y, 0.3), _reference_sin_chain_grad(n, y, 0.3), rtol=1e-12)
+
+
+def test_few_uses_of_a_routine_stay_inlined():
+    text = ft.jit(ft.grad(_sin_chain(2)), backend="cpu").lower(np.ones(8), 0.3).compile().as_text()
+    assert "_shared" not in text
+
+
+def test_shared_float32_routines_match_the_inlined_ones():
+    x = np.linspace(-20.0, 20.0, 1001).astype(np.float32)
+
+    def f(x):
+        return sum(fnp.exp(fnp.sin(x * (1.0 + k / 64))) for k in range(vmath.INLINE_USES + 4))
+    shared = ft.jit(f, backend="cpu")(x)
+    want = sum(np.exp(np.sin(x * np.float32(1.0 + k / 64)))
+               for k in range(vmath.INLINE_USES + 4))
+    np.testing.assert_allclose(shared, want, rtol=2e-5)
+
+
+def test_a_long_chain_is_split_into_kernels_of_bounded_size():
+    n = 2 * program.MAX_KERNEL_EQNS + 10
+
+    def f(x):
+        y = x
+        for _ in range(n):
+            y = y + x
+        return y
+    x = np.arange(5.0)
+    cost = ft.jit(f, backend="cpu").lower(x).compile().cost_analysis()
+    assert cost["kernels"] == 3 and cost["host steps"] == 0
+    np.testing.assert_array_equal(ft.jit(f, backend="cpu")(x), x * (n + 1))
+
+
+def test_planning_records_each_kernels_reduction_axes():
+    closed = ft.make_jaxpr(lambda a: fnp.exp(a - fnp.max(a, axis=1, keepdims=True)))(np.ones((3, 4)))
+    steps = program.plan_jaxpr(closed.jaxpr).steps
+    kernels = [s for s in steps if hasattr(s, "reduce_axes")]
+    assert kernels and all(k.reduce_axes in ({(1,)}, set()) for k in kernels)
+    assert any(k.reduce_axes == {(1,)} for k in kernels)
