@@ -100,3 +100,48 @@ def test_planning_records_each_kernels_reduction_axes():
     kernels = [s for s in steps if hasattr(s, "reduce_axes")]
     assert kernels and all(k.reduce_axes in ({(1,)}, set()) for k in kernels)
     assert any(k.reduce_axes == {(1,)} for k in kernels)
+
+
+# --------------------------------------------------------------------------- workspace
+
+def _with_workspace(a):
+    return fnp.sum(fnp.sin(a)) * fnp.cos(a) + fnp.max(fnp.exp(a) * a)
+
+
+def test_temp_bytes_is_what_a_call_allocates_beyond_its_outputs():
+    import tracemalloc
+    from backends.llvm import runtime
+    x = np.linspace(0.0, 1.0, 20000)
+    exe = ft.jit(_with_workspace, backend="cpu").lower(x).compile().exe
+    assert exe.temp_bytes > runtime.HELD_WORKSPACE
+    assert exe.cost_analysis()["temp bytes"] == exe.temp_bytes
+    for run in (exe, exe.fast_runner()):       # the general and the dispatch path
+        run(x)
+        runtime.POOL.clear()
+        tracemalloc.start()
+        try:
+            outs = run(x)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        temps = peak - sum(o.nbytes for o in outs)
+        # the workspace, plus the few hundred bytes of Python objects of the call itself
+        assert exe.temp_bytes <= temps <= exe.temp_bytes + 2048, (temps, exe.temp_bytes)
+
+
+def test_executables_for_many_shapes_share_a_bounded_workspace_pool():
+    from backends.llvm import runtime
+    jf = ft.jit(_with_workspace, backend="cpu")
+    sizes = [10000 + 1000 * k for k in range(8)]
+    runtime.POOL.clear()
+    most = 0
+    for n in sizes:
+        x = np.linspace(0.0, 1.0, n)
+        np.testing.assert_allclose(jf(x), _with_workspace(x), rtol=1e-12)
+        exe = jf.lower(x).compile().exe
+        assert exe._program._held is None      # the executable keeps no workspace
+        most = max(most, exe.temp_bytes)
+    for n in sizes:                            # every shape once more, from the pool
+        x = np.linspace(0.0, 1.0, n)
+        np.testing.assert_allclose(jf(x), _with_workspace(x), rtol=1e-12)
+    assert 0 < runtime.POOL.held_bytes() <= 2 * most

@@ -25,11 +25,11 @@ from collections import OrderedDict
 
 from jaxpr_ir import ClosedJaxpr, check
 from .. import fusion
-from . import cache, engine, rewrite
+from . import cache, engine, rewrite, runtime
 from .program import Lowering
 from .runtime import Program, builtin
 
-__all__ = ["compile", "Executable", "stats", "clear_plans", "PLAN_CACHE_SIZE"]
+__all__ = ["compile", "Executable", "stats", "clear_plans", "clear_caches", "PLAN_CACHE_SIZE"]
 
 PLAN_CACHE_SIZE = 512     # compiled plans kept in memory, least recently used dropped first
 _PLANS: OrderedDict = OrderedDict()
@@ -72,6 +72,7 @@ class Executable:
         self.plan = compiled.plan
         self._program = program
         self.fast_runner = program.fast_runner
+        self.temp_bytes = compiled.ws_size    # peak temporaries of a call (the workspace)
 
     def __call__(self, *args):
         return self._program(*args)
@@ -106,6 +107,7 @@ class Executable:
         return {"flops": float(flops), "bytes accessed": float(nbytes),
                 "kernels": native + host, "native kernels": native, "host steps": host,
                 "native segments": segs, "workspace bytes": self.compiled.ws_size,
+                "temp bytes": self.temp_bytes,
                 **{f"compile seconds: {k}": v for k, v in self.compile_timings.items()}}
 
 
@@ -155,6 +157,16 @@ def compile(closed, donate=()):
     timings["total"] = time.perf_counter() - t0
     exe.compile_timings = timings
     return exe
+
+
+def clear_caches():
+    """Forget compiled code held in memory (plans, object code) and the idle workspaces.
+
+    >>> clear_caches(); runtime.POOL.held_bytes()
+    0
+    """
+    cache.clear_memory()          # also clears the plan cache (cache.ON_CLEAR)
+    runtime.POOL.clear()
 
 
 def clear_plans():

@@ -24,8 +24,8 @@ segment live on the stack (``alloca``: LLVM keeps them in registers); the others
 byte range of the workspace from an arena that reuses dead buffers of the same size
 (liveness per step). Outputs are written in place into the caller's arrays.
 
->>> Arena().alloc(10), Arena().alloc(100)
-(0, 0)
+>>> STACK_MAX
+256
 """
 from __future__ import annotations
 
@@ -44,39 +44,17 @@ from .kernels import KernelEmitter
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE
 from .row_kernels import RowEmitter
-from .values import PTR, Ref, Val, nbytes, raw_const, raw_type
+from .values import PTR, Arena, Ref, Val, nbytes, raw_const, raw_type
 
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
 _STACK_TOTAL = 1 << 16
-_ALIGN = 64
 # equations per fused kernel: LLVM's time on one loop body grows faster than linearly
 # (a chain of 4,000 adds in one loop: 6 s of optimisation; 1,000: 0.3 s)
 MAX_KERNEL_EQNS = 512
 _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
-
-
-class Arena:
-    """Workspace byte ranges; a released range is reused for a buffer of the same size."""
-
-    def __init__(self):
-        self.top = 0
-        self.free = {}
-
-    def alloc(self, n):
-        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
-        lst = self.free.get(n)
-        if lst:
-            return lst.pop()
-        off = self.top
-        self.top += n
-        return off
-
-    def release(self, off, n):
-        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
-        self.free.setdefault(n, []).append(off)
 
 
 class Fn:
