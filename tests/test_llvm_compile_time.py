@@ -145,3 +145,66 @@ def test_executables_for_many_shapes_share_a_bounded_workspace_pool():
         x = np.linspace(0.0, 1.0, n)
         np.testing.assert_allclose(jf(x), _with_workspace(x), rtol=1e-12)
     assert 0 < runtime.POOL.held_bytes() <= 2 * most
+
+
+# --------------------------------------------------------------------------- progress
+
+def test_progress_reports_kernels_as_they_are_built_then_each_llvm_stage_then_done():
+    from backends import llvm as cpu
+    from backends.llvm import cache
+    from jaxpr_ir import ClosedJaxpr
+    n = program.MAX_KERNEL_EQNS + 5
+
+    def f(x):
+        y = x
+        for _ in range(n):
+            y = y + x
+        return y
+    closed = ft.jit(f).lower(np.ones(3)).jaxpr
+    cache.clear_memory()
+    calls = []
+    old = cache.cache_dir
+    cache.cache_dir = lambda: None            # compile, so that every stage runs
+    try:
+        cpu.compile(ClosedJaxpr(closed.jaxpr, closed.consts),
+                    progress=lambda *a: calls.append(a))
+    finally:
+        cache.cache_dir = old
+    stages = [c[0] for c in calls]
+    assert stages == ["IR build", "IR build", "llvm optimise", "llvm emit object", "done"]
+    assert [c[1:3] for c in calls[:2]] == [(1, 2), (2, 2)]
+    assert all(c[3] == len(closed.jaxpr.eqns) for c in calls)
+
+
+def test_progress_line_is_silent_for_fast_compiles_and_one_line_per_stage_in_a_log():
+    import io
+    from backends.llvm.progress import ProgressLine
+    quiet = io.StringIO()
+    line = ProgressLine("f", stream=quiet, after=3600.0)
+    line("IR build", 1, 2, 10)
+    line("done", 2, 2, 10)
+    assert quiet.getvalue() == ""
+    log = io.StringIO()
+    line = ProgressLine("f", stream=log, after=0.0)
+    for k in (1, 2):
+        line("IR build", k, 2, 10)
+    line("llvm optimise", 2, 2, 10)
+    line("done", 2, 2, 10)
+    assert log.getvalue().splitlines() == ["compiling f: IR build, 1/2 kernels, 10 equations",
+                                           "compiling f: llvm optimise, 2/2 kernels, 10 equations"]
+
+
+def test_progress_line_rewrites_one_terminal_line_in_place():
+    import io
+    from backends.llvm.progress import ProgressLine
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    tty = Tty()
+    line = ProgressLine("g", stream=tty, after=0.0)
+    line("IR build", 1, 1, 4)
+    line("llvm optimise", 1, 1, 4)
+    line("done", 1, 1, 4)
+    text = tty.getvalue()
+    assert text.count("\n") == 1 and text.endswith("\n") and text.count("\r") == 2

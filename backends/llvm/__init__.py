@@ -111,17 +111,21 @@ class Executable:
                 **{f"compile seconds: {k}": v for k, v in self.compile_timings.items()}}
 
 
-def _build(closed, donate, timings):
+def _build(closed, donate, timings, progress):
     with engine.timed(timings, "check+rewrite"):
         check(closed)
         jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
         if jaxpr is not closed.jaxpr:
             closed = ClosedJaxpr(jaxpr, closed.consts)
-    lw = Lowering(closed, donate, timings)
+    lw = Lowering(closed, donate, timings, progress)
     with engine.timed(timings, "IR build"):
         segments = lw.build()
         ir_text = str(lw.module)
-    loaded, opt_text = cache.load(ir_text, timings)
+    stage = None
+    if progress is not None:
+        def stage(name):
+            progress(name, lw.kernels, max(lw.kernels, lw.n_kernels), lw.n_eqns)
+    loaded, opt_text = cache.load(ir_text, timings, stage)
     with engine.timed(timings, "bind functions"):
         return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
 
@@ -129,12 +133,15 @@ def _build(closed, donate, timings):
 supports_donation = True
 
 
-def compile(closed, donate=()):
+def compile(closed, donate=(), progress=None):
     """Compile a ClosedJaxpr for this CPU; see the module docstring. ``donate``: flat
     input positions whose buffers outputs may take over (``jit(donate_argnums=...)``).
 
     The executable's ``compile_timings`` says where this call's time went (seconds per
-    stage: plan cache lookup, fusion plan, IR build, each LLVM stage, load; ``total``)."""
+    stage: plan cache lookup, fusion plan, IR build, each LLVM stage, load; ``total``).
+    ``progress(stage, kernels done, kernels in all, equations)`` is called as kernels
+    are emitted and as each LLVM stage starts, then once with stage ``"done"``
+    (``progress.ProgressLine`` prints it for slow compiles)."""
     t0 = time.perf_counter()
     timings = {}
     with engine.timed(timings, "plan cache lookup"):
@@ -145,7 +152,7 @@ def compile(closed, donate=()):
                 _PLANS.move_to_end(key)
     if compiled is None:
         with engine.LOCK:
-            compiled = _build(closed, donate, timings)
+            compiled = _build(closed, donate, timings, progress)
         with _LOCK:
             _PLANS[key] = compiled
             while len(_PLANS) > PLAN_CACHE_SIZE:
@@ -156,6 +163,8 @@ def compile(closed, donate=()):
     exe = Executable(closed, compiled, Program(compiled, closed.consts))
     timings["total"] = time.perf_counter() - t0
     exe.compile_timings = timings
+    if progress is not None:
+        progress("done", compiled.n_kernels, compiled.n_kernels, len(closed.jaxpr.eqns))
     return exe
 
 

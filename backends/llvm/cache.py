@@ -79,9 +79,10 @@ def _write(path, obj):
         pass                     # a read-only or full disk only costs a recompile
 
 
-def load(ir_text: str, timings=None):
+def load(ir_text: str, timings=None, stage=None):
     """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed;
-    the seconds of each stage are added to ``timings`` (a dict) when given."""
+    the seconds of each stage are added to ``timings`` (a dict) when given; ``stage``:
+    see ``engine.compile_object``."""
     key = _key(ir_text)
     with _LOCK:
         hit = _MEM.get(key)
@@ -103,7 +104,7 @@ def load(ir_text: str, timings=None):
         if loaded is None and os.path.exists(_path(d, key)):
             stats["rejected files"] += 1
     if loaded is None:
-        obj, opt_text = engine.compile_object(ir_text, timings)
+        obj, opt_text = engine.compile_object(ir_text, timings, stage)
         stats["compiles"] += 1
         with engine.timed(timings, "llvm load"):
             loaded = engine.Loaded(obj)

@@ -107,16 +107,21 @@ def timed(timings, stage: str):
         timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
 
 
-def compile_object(ir_text: str, timings=None) -> tuple:
+def compile_object(ir_text: str, timings=None, stage=None) -> tuple:
     """(object code bytes, optimised IR text) for a module in textual IR; the seconds of
-    each LLVM stage are added to ``timings`` (a dict) when given."""
+    each LLVM stage are added to ``timings`` (a dict) when given, and ``stage(name)`` is
+    called as each long stage starts."""
     with timed(timings, "llvm parse+verify"):
         mod = parse_and_verify(ir_text)
+    if stage is not None:
+        stage("llvm optimise")
     with timed(timings, "llvm optimise"):
         optimize(mod)
     with LOCK:
         with timed(timings, "llvm parse+verify"):
             mod.verify()
+        if stage is not None:
+            stage("llvm emit object")
         with timed(timings, "llvm emit object"):
             obj = target_machine().emit_object(mod)
         return obj, str(mod)

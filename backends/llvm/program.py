@@ -258,8 +258,9 @@ class Lowering:
     """Builds the module for one jaxpr; ``segments`` lists what a call runs, in order:
     ``("native", function name)`` or ``("host", HostCall)``."""
 
-    def __init__(self, closed, donate=(), timings=None):
+    def __init__(self, closed, donate=(), timings=None, progress=None):
         jaxpr = closed.jaxpr
+        self.progress = progress   # progress(stage, done, total, equations) or None
         self.jaxpr = jaxpr
         self.module = ir.Module(name="functrans")
         self.module.triple = engine.triple()
@@ -275,6 +276,8 @@ class Lowering:
         self._globals = {}
         with engine.timed(timings, "fusion plan"):
             self.plan = plan_jaxpr(jaxpr)
+        self.n_eqns = len(jaxpr.eqns)
+        self.n_kernels = sum(1 for s in self.plan.steps if isinstance(s, Kernel))
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
@@ -481,6 +484,9 @@ class Lowering:
 
     def _kernel(self, fn, k, env, views):
         self.kernels += 1
+        if self.progress is not None:
+            self.progress("IR build", self.kernels, max(self.kernels, self.n_kernels),
+                          self.n_eqns)
         em = emitter(self.module, self.name("k"), k, views, noalias=id(k) not in self.shared_kernels)
         em.emit()
         fn.b.call(em.fn, [fn.ptr(env[v]) for v in em.buffers])
