@@ -34,7 +34,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from . import engine
-from .lltypes import F64, I1, I32, I64
+from .lltypes import F64, I1, I8, I32, I64
 
 BODIES: dict = {}        # name -> (number of arguments, body(vm, *args) -> value)
 
@@ -62,7 +62,7 @@ def function(module, name, ty):
     return fn
 
 
-INLINE_USES = 8     # uses of one routine per module inlined; later ones call a shared copy
+INLINE_USES = 2     # uses of one routine per module inlined; later ones call a shared copy
 
 
 def call(module, builder, name, *args):
@@ -143,8 +143,21 @@ def _lane_loop(module, body, name, ty, nargs, n):
 
 def _opaque_alloca(b, ty):
     a = b.alloca(ty)
+    a.align = 64                   # whole vectors are stored here: their alignment
     a.type = ir.PointerType()      # an opaque pointer, as every pointer in these modules
     return a
+
+
+def _scalar_loop_md(module):
+    """A loop ID asking for neither unrolling nor vectorisation."""
+    off = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                               ir.Constant(I1, 0)])
+    nounroll = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    uses = module.__dict__.setdefault("_ft_loop_ids", [])
+    md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
+    uses.append(md)
+    md.operands = (md, off, nounroll)
+    return md
 
 
 def _vectorize_loop_md(module, width):
@@ -221,6 +234,48 @@ def libm_decl(module, cname, ty, nargs):
     return fn
 
 
+def _lanes_loop(module, slow, scalar, ty, nargs, n):
+    """``slow``'s body: a loop over the n lanes calling ``scalar`` on the active ones.
+    A loop (kept rolled and scalar) rather than n unrolled lanes: the same work at run
+    time on this cold path, a constant amount of code for the compiler."""
+    # the mask goes through memory as bytes: an <n x i1> vector is stored bit-packed
+    vt, at, mt_arr = ir.VectorType(ty, n), ir.ArrayType(ty, n), ir.ArrayType(I8, n)
+    entry = slow.append_basic_block("entry")
+    loop = slow.append_basic_block("lane")
+    call = slow.append_basic_block("call")
+    step = slow.append_basic_block("step")
+    done = slow.append_basic_block("done")
+    b = ir.IRBuilder(entry)
+    ins = []
+    for x in slow.args[:nargs]:
+        p = _opaque_alloca(b, at)
+        b.store(x, p)
+        ins.append(p)
+    out, mask = _opaque_alloca(b, at), _opaque_alloca(b, mt_arr)
+    b.store(slow.args[0], out)
+    b.store(b.zext(slow.args[nargs], ir.VectorType(I8, n)), mask)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), entry)
+    zero = ir.Constant(I64, 0)
+    active = b.icmp_unsigned("!=", b.load(b.gep(mask, [zero, i], inbounds=True,
+                                                 source_etype=mt_arr), typ=I8),
+                             ir.Constant(I8, 0))
+    b.cbranch(active, call, step)
+    b.position_at_end(call)
+    xs = [b.load(b.gep(p, [zero, i], inbounds=True, source_etype=at), typ=ty) for p in ins]
+    b.store(b.call(scalar, xs), b.gep(out, [zero, i], inbounds=True, source_etype=at))
+    b.branch(step)
+    b.position_at_end(step)
+    nxt = b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
+    i.add_incoming(nxt, step)
+    br = b.cbranch(b.icmp_unsigned("<", nxt, ir.Constant(I64, n)), loop, done)
+    br.set_metadata("llvm.loop", _scalar_loop_md(module))
+    b.position_at_end(done)
+    b.ret(b.load(out, typ=vt))
+
+
 def _vector_variant(module, scalar, name, ty, nargs, n, masked):
     """``name(<n x ty> x..., [<n x i1> mask])``: libm on the (active) lanes.
 
@@ -233,20 +288,7 @@ def _vector_variant(module, scalar, name, ty, nargs, n, masked):
     slow.linkage = "internal"
     for a in ("noinline", "cold", "nounwind"):
         slow.attributes.add(a)
-    b = ir.IRBuilder(slow.append_basic_block("entry"))
-    xs, mask, acc = slow.args[:nargs], slow.args[nargs], slow.args[0]
-    for k in range(n):
-        lane = ir.Constant(I32, k)
-        before = b.block
-        with b.if_then(b.extract_element(mask, lane)):
-            r = b.call(scalar, [b.extract_element(x, lane) for x in xs])
-            new = b.insert_element(acc, r, lane)
-            end = b.block
-        phi = b.phi(vt)
-        phi.add_incoming(new, end)
-        phi.add_incoming(acc, before)
-        acc = phi
-    b.ret(acc)
+    _lanes_loop(module, slow, scalar, ty, nargs, n)
 
     fn = ir.Function(module, ir.FunctionType(vt, argtys[:nargs] + ([mt] if masked else [])),
                      name)
