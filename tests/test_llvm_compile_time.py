@@ -208,3 +208,33 @@ def test_progress_line_rewrites_one_terminal_line_in_place():
     line("done", 1, 1, 4)
     text = tty.getvalue()
     assert text.count("\n") == 1 and text.endswith("\n") and text.count("\r") == 2
+
+
+# --------------------------------------------------------------------------- no host-step cliffs
+
+def test_threefry_runs_natively_with_the_impls_bits():
+    from functrans.primitives.random import threefry2x32
+    rng = np.random.default_rng(0)
+    jf = ft.jit(threefry2x32, backend="cpu")
+    for shape in [(), (7,), (3, 5), (0,)]:
+        a = [rng.integers(0, 2 ** 32, shape, dtype=np.uint64).astype(np.uint32) for _ in range(4)]
+        assert jf.lower(*a).compile().cost_analysis()["host steps"] == 0
+        for got, want in zip(jf(*a), threefry2x32(*a)):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_random_draws_in_a_jitted_loop_stay_native():
+    from functrans import lax, random
+
+    def draws(key):
+        def body(i, carry):
+            k, acc = carry
+            k, sub = random.split(k)
+            return k, acc + random.normal(sub, (4,))
+        return lax.fori_loop(0, 50, body, (key, fnp.zeros(4)))[1]
+    key = random.PRNGKey(3)
+    jf = ft.jit(draws, backend="cpu")
+    assert jf.lower(key).compile().cost_analysis()["host steps"] == 0
+    # the bits are the same (above); the normal transform's math may differ by an ulp
+    np.testing.assert_allclose(np.asarray(jf(key)),
+                               np.asarray(ft.jit(draws, backend="interpret")(key)), rtol=1e-13)
