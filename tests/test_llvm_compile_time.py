@@ -238,3 +238,30 @@ def test_random_draws_in_a_jitted_loop_stay_native():
     # the bits are the same (above); the normal transform's math may differ by an ulp
     np.testing.assert_allclose(np.asarray(jf(key)),
                                np.asarray(ft.jit(draws, backend="interpret")(key)), rtol=1e-13)
+
+
+# --------------------------------------------------------------------------- threads
+
+def test_thread_counts_follow_the_cores_other_processes_leave_free(monkeypatch):
+    from backends.llvm import threads
+    seen = []
+    monkeypatch.setattr(threads, "BLAS_SETTERS", [seen.append])
+    monkeypatch.setattr(threads, "usable_cores", lambda: 4)
+    monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": None})
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 2)   # us (4) + 2 others
+    assert threads.balance(now=0.0) == 2 and seen == [2]
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 1)       # only the reader
+    assert threads.balance(now=0.1) == 2                           # not re-checked yet
+    assert threads.balance(now=1.0) == 4 and seen == [2, 4]
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 9)   # a crowded machine
+    assert threads.balance(now=2.0) == 1 and seen[-1] == 1
+    threads._NTHREADS.value = threads._LAUNCHED[0]                 # leave the pool as found
+
+
+def test_programs_with_blas_balance_threads_and_others_do_not():
+    from backends import llvm as cpu
+    a = np.ones((64, 64))
+    assert ft.jit(lambda x: x @ x, backend="cpu").lower(a).compile().exe.compiled.threaded
+    assert not ft.jit(lambda x: x + 1.0, backend="cpu").lower(a).compile().exe.compiled.threaded
+    np.testing.assert_allclose(ft.jit(lambda x: x @ x, backend="cpu")(a), a @ a)
+    assert cpu.runtime is not None

@@ -51,6 +51,8 @@ class CompiledPlan:
         self.nslots = lw.nslots
         self.segments = segments
         self.ir_text, self.opt_text, self.loaded = ir_text, opt_text, loaded
+        # BLAS products or parallel kernels: thread counts are balanced per call
+        self.threaded = "ft_cblas_" in ir_text or "ft_parallel_for" in ir_text
         self.n_kernels = lw.kernels
         self.aliases = dict(lw.aliases)
         self.functions = {}

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..fusion import View
+from . import threads
 
 llvm.add_symbol("ft_py_none", id(None))
 llvm.add_symbol("ft_py_notimplemented", id(NotImplemented))
@@ -102,6 +103,16 @@ class WorkspacePool:
 
 
 POOL = WorkspacePool()
+
+
+def _balanced(seg):
+    """``seg`` after ``threads.balance()`` (thread counts follow the free cores)."""
+    balance = threads.balance
+
+    def call(*slots):
+        balance()
+        return seg(*slots)
+    return call
 
 
 def _with_pooled_workspace(seg, n):
@@ -211,6 +222,8 @@ class Program:
                                             for i, b in enumerate(args) if i != d):
                 a = args[d] = np.array(a, order="C", copy=True)
             outs[j] = a
+        if self.compiled.threaded:
+            threads.balance()
         ws = POOL.take(self.ws_size)     # concurrent calls never share a workspace
         try:
             slots = [*args, *outs, *self.consts, ws]
@@ -236,6 +249,8 @@ class Program:
             return None
         if self._held is None:      # the workspace is lent by POOL for each call
             seg = _with_pooled_workspace(seg, self.ws_size)
+        if self.compiled.threaded:
+            seg = _balanced(seg)
         tail = self._tail
         specs = self.out_specs
         empty = np.empty
