@@ -12,6 +12,13 @@ same jaxpr again does no planning or code generation; only the constants are bou
 anew. That cache keeps the ``PLAN_CACHE_SIZE`` most recently used plans (a plan holds
 its JIT-compiled machine code, so an unbounded cache would grow with every new shape).
 
+What a compile cost is on the executable: ``compile_timings`` (seconds per stage, also
+in ``cost_analysis()``); ``compile(..., progress=...)`` reports kernels built and LLVM
+stages as they start (``progress.ProgressLine`` prints them for slow compiles). What a
+call costs in memory: ``temp_bytes``, the workspace, lent per call by one process pool
+(``runtime.POOL``) rather than held per executable; ``clear_caches()`` drops compiled
+code and idle workspaces.
+
 >>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
 >>> a = Var(ShapedArray((), "float64"))
 >>> [float(v) for v in compile(ClosedJaxpr(Jaxpr([], [a], [], [a])))(2.0)]
