@@ -129,8 +129,10 @@ def _stamp(key: str) -> str:
     return f"\ndefine void @{_stamp_name(key)}() {{\n  ret void\n}}\n"
 
 
-def load(ir_text: str):
-    """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed."""
+def load(ir_text: str, timings=None, stage=None):
+    """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed;
+    the seconds of each stage are added to ``timings`` (a dict) when given; ``stage``:
+    see ``engine.compile_object``."""
     key = _key(ir_text)
     with _LOCK:
         hit = _MEM.get(key)
@@ -140,10 +142,12 @@ def load(ir_text: str):
     d = cache_dir()
     loaded = opt_text = None
     if d:
-        obj = _read(_path(d, key), key)
+        with engine.timed(timings, "disk cache read"):
+            obj = _read(_path(d, key), key)
         if obj is not None:
             try:
-                loaded = engine.Loaded(obj)
+                with engine.timed(timings, "llvm load"):
+                    loaded = engine.Loaded(obj)
                 loaded.address(_stamp_name(key))   # the object was built from this IR
                 stats["disk hits"] += 1
             except Exception:      # a foreign or damaged object that passed the checksum
@@ -151,11 +155,13 @@ def load(ir_text: str):
         if loaded is None and os.path.lexists(_path(d, key)):
             stats["rejected files"] += 1
     if loaded is None:
-        obj, opt_text = engine.compile_object(ir_text + _stamp(key))
+        obj, opt_text = engine.compile_object(ir_text + _stamp(key), timings, stage)
         stats["compiles"] += 1
-        loaded = engine.Loaded(obj)
+        with engine.timed(timings, "llvm load"):
+            loaded = engine.Loaded(obj)
         if d:
-            _write(_path(d, key), key, obj)
+            with engine.timed(timings, "disk cache write"):
+                _write(_path(d, key), key, obj)
     with _LOCK:
         _MEM[key] = (loaded, opt_text)
     return loaded, opt_text
