@@ -17,6 +17,7 @@ from ..primitives.dot import *  # noqa: F401,F403
 from ..primitives.linalg import *  # noqa: F401,F403
 from ..primitives.sorting import *  # noqa: F401,F403
 from ..primitives.custom import *  # noqa: F401,F403
+from ..primitives.conv_api import *  # noqa: F401,F403
 from ..primitives.collectives import *  # noqa: F401,F403
 from ..primitives.control_flow import *  # noqa: F401,F403
 # JAX's precision= / preferred_element_type= arguments on the contractions (issue 14)

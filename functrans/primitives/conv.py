@@ -1,0 +1,200 @@
+"""``conv_general_dilated``: the one convolution primitive (issue 14.5).
+
+Parameters (all canonical, as the lax functions in ``conv_api`` produce them):
+``window_strides``, ``padding`` (a ``(lo, hi)`` pair per spatial dim, negative crops),
+``lhs_dilation``, ``rhs_dilation`` (one int per spatial dim), ``dimension_numbers``
+(three int tuples ``lhs_spec = (N, C, spatial...)``, ``rhs_spec = (O, I, spatial...)``,
+``out_spec = (N, C, spatial...)``: the positions of those dims in each array),
+``feature_group_count``, ``batch_group_count`` and ``preferred_element_type``.
+
+Meaning, in canonical layout, one spatial dim: the lhs is dilated (``lhs_dilation - 1``
+zeros between elements) and padded to ``xt``; then
+``out[n, o, y] = sum_{c, k} xt[n, c, y*stride + k*rhs_dilation] * w[o, c, k]``.
+Feature groups split C and O into G blocks, block g of O seeing block g of C; batch
+groups split N into B blocks (group-major) and O into B blocks, block b of O seeing
+block b of N; the output batch is N / B.
+
+The numpy implementation builds the dilated, padded lhs, takes every window with
+``sliding_window_view`` (im2col) and contracts it with the kernel by one ``einsum``.
+The primitive is bilinear: its JVP is two convolutions; the transposes (cotangent
+of the lhs: a convolution of the cotangent with the flipped kernel, stride and
+lhs dilation swapped; of the rhs: a convolution of the lhs with the cotangent as
+the kernel) are convolutions too, built in canonical layout (``conv_rules``).
+
+>>> import numpy as np
+>>> conv_general_dilated(np.ones((1, 1, 4)), np.ones((1, 1, 3)), window_strides=(1,),
+...                      padding=((0, 0),), lhs_dilation=(1,), rhs_dilation=(1,),
+...                      dimension_numbers=((0, 1, 2), (0, 1, 2), (0, 1, 2))).tolist()
+[[[3.0, 3.0]]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from ..tracing import Tracer, get_aval
+from .base import Primitive
+
+__all__ = ["conv_general_dilated_p", "conv_out_spatial", "conv_general_dilated"]
+
+conv_general_dilated_p = Primitive("conv_general_dilated")
+
+
+def _dilate_dim(size, d):
+    return 0 if size == 0 else (size - 1) * d + 1
+
+
+def conv_out_spatial(in_sizes, k_sizes, window_strides, padding, lhs_dilation, rhs_dilation):
+    """Spatial output sizes of a convolution (0 where the kernel does not fit).
+
+    >>> conv_out_spatial((5,), (3,), (2,), ((1, 1),), (1,), (1,))
+    (3,)
+    """
+    out = []
+    for n, k, s, (lo, hi), ld, rd in zip(in_sizes, k_sizes, window_strides, padding,
+                                         lhs_dilation, rhs_dilation):
+        span = _dilate_dim(n, ld) + lo + hi - _dilate_dim(k, rd)
+        out.append(0 if span < 0 or k == 0 else span // s + 1)
+    return tuple(out)
+
+
+def _check_params(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                  dimension_numbers, feature_group_count, batch_group_count):
+    def fail(why):
+        raise TypeError(f"conv_general_dilated: {why} (lhs {lhs.str_short()}, rhs "
+                        f"{rhs.str_short()}, dimension_numbers {dimension_numbers})")
+    if lhs.ndim != rhs.ndim or lhs.ndim < 2:
+        fail("lhs and rhs need the same rank, at least 2")
+    nsp = lhs.ndim - 2
+    for name, spec in zip(("lhs", "rhs", "out"), dimension_numbers):
+        if sorted(spec) != list(range(lhs.ndim)):
+            fail(f"the {name} spec is not a permutation of the {lhs.ndim} dimensions")
+    for name, v in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
+                    ("rhs_dilation", rhs_dilation)):
+        if len(v) != nsp or any(int(d) < 1 for d in v):
+            fail(f"{name} {v} needs {nsp} positive entries")
+    if len(padding) != nsp or any(len(p) != 2 for p in padding):
+        fail(f"padding {padding} needs one (lo, hi) pair per spatial dimension")
+    G, B = feature_group_count, batch_group_count
+    if G < 1 or B < 1 or (G > 1 and B > 1):
+        fail(f"feature_group_count {G} and batch_group_count {B} must be >= 1, not both > 1")
+    ls, rs = dimension_numbers[0], dimension_numbers[1]
+    n, c = lhs.shape[ls[0]], lhs.shape[ls[1]]
+    o, i = rhs.shape[rs[0]], rhs.shape[rs[1]]
+    if c != i * G:
+        fail(f"lhs features {c} must equal rhs input features {i} times "
+             f"feature_group_count {G}")
+    if o % G or o % B:
+        fail(f"rhs output features {o} must be divisible by the group counts ({G}, {B})")
+    if n % B:
+        fail(f"lhs batch {n} must be divisible by batch_group_count {B}")
+    if lhs.dtype != rhs.dtype:
+        fail(f"operand dtypes differ ({lhs.dtype} and {rhs.dtype}); promote them first")
+    if lhs.dtype.kind not in "fciu":
+        fail(f"dtype {lhs.dtype} is not supported")
+
+
+def _conv_aval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count,
+               preferred_element_type=None):
+    _check_params(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                  dimension_numbers, feature_group_count, batch_group_count)
+    ls, rs, os_ = dimension_numbers
+    sp = conv_out_spatial([lhs.shape[d] for d in ls[2:]], [rhs.shape[d] for d in rs[2:]],
+                          window_strides, padding, lhs_dilation, rhs_dilation)
+    canon = (lhs.shape[ls[0]] // batch_group_count, rhs.shape[rs[0]]) + sp
+    shape = [0] * lhs.ndim
+    for pos, size in zip(os_, canon):
+        shape[pos] = size
+    dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
+        else lhs.dtype
+    weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+    return ShapedArray(tuple(shape), dtype, weak)
+
+
+def _dilate_and_pad(x, padding, lhs_dilation):
+    """x in canonical layout (N, C, spatial...): dilate, then pad (negative pads crop)."""
+    nsp = x.ndim - 2
+    shape = x.shape[:2] + tuple(_dilate_dim(n, d) for n, d in zip(x.shape[2:], lhs_dilation))
+    xd = np.zeros(shape, x.dtype)
+    xd[(slice(None),) * 2 + tuple(slice(None, None, d) for d in lhs_dilation)] = x
+    pads = [(0, 0)] * 2 + [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
+    xp = np.pad(xd, pads)
+    crop = tuple(slice(max(-lo, 0), xp.shape[2 + j] - max(-hi, 0))
+                 for j, (lo, hi) in enumerate(padding))
+    assert len(crop) == nsp
+    return xp[(slice(None),) * 2 + crop]
+
+
+def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count,
+               preferred_element_type=None):
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    out_aval = _conv_aval(get_aval(lhs), get_aval(rhs), window_strides=window_strides,
+                          padding=padding, lhs_dilation=lhs_dilation,
+                          rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+                          feature_group_count=feature_group_count,
+                          batch_group_count=batch_group_count,
+                          preferred_element_type=preferred_element_type)
+    dtype = out_aval.dtype
+    ls, rs, os_ = dimension_numbers
+    x = np.transpose(lhs, ls).astype(dtype, copy=False)
+    w = np.transpose(rhs, rs).astype(dtype, copy=False)
+    nsp = x.ndim - 2
+    out_canon_shape = tuple(out_aval.shape[d] for d in os_)
+    if 0 in out_canon_shape or 0 in w.shape[1:2] or 0 in x.shape[:1]:
+        out = np.zeros(out_canon_shape, dtype)
+        return np.transpose(out, np.argsort(os_))
+    xt = _dilate_and_pad(x, padding, lhs_dilation)
+    keff = tuple(_dilate_dim(k, d) for k, d in zip(w.shape[2:], rhs_dilation))
+    win = np.lib.stride_tricks.sliding_window_view(xt, keff, axis=tuple(range(2, 2 + nsp)))
+    sel = ((slice(None),) * 2
+           + tuple(slice(None, (o - 1) * s + 1, s)
+                   for o, s in zip(out_canon_shape[2:], window_strides))
+           + tuple(slice(None, None, d) for d in rhs_dilation))
+    win = win[sel]                    # (N, C, out spatial..., kernel spatial...)
+    G, B = feature_group_count, batch_group_count
+    n, c = x.shape[:2]
+    o, i = w.shape[:2]
+    sp = "".join(chr(ord("p") + j) for j in range(nsp))
+    kk = "".join(chr(ord("h") + j) for j in range(nsp))
+    # lhs: (B, N/B, G, C/G, out..., k...); rhs: (B or G blocks of O, ..., I, k...)
+    win = win.reshape((B, n // B, G, c // G) + win.shape[2:])
+    if B > 1:
+        wg = w.reshape((B, 1, o // B, i) + w.shape[2:])
+    else:
+        wg = w.reshape((1, G, o // G, i) + w.shape[2:])
+    res = np.einsum(f"bngc{sp}{kk},bgoc{kk}->nbgo{sp}", win, wg, optimize=True)
+    out = res.reshape(out_canon_shape).astype(dtype, copy=False)
+    return np.ascontiguousarray(np.transpose(out, np.argsort(os_)))
+
+
+conv_general_dilated_p.def_rules(abstract_eval=_conv_aval, impl=_conv_impl)
+
+
+def conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                         dimension_numbers, feature_group_count=1, batch_group_count=1,
+                         preferred_element_type=None):
+    """Bind the primitive with canonical parameters (see ``lax.conv_general_dilated`` for
+    the JAX-style front end that accepts strings and defaults).
+
+    >>> import numpy as np
+    >>> dn = ((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+    >>> conv_general_dilated(np.ones((1, 2, 3, 3)), np.ones((4, 2, 2, 2)),
+    ...     window_strides=(1, 1), padding=((0, 0), (0, 0)), lhs_dilation=(1, 1),
+    ...     rhs_dilation=(1, 1), dimension_numbers=dn).shape
+    (1, 4, 2, 2)
+    """
+    params = dict(
+        window_strides=tuple(int(s) for s in window_strides),
+        padding=tuple((int(lo), int(hi)) for lo, hi in padding),
+        lhs_dilation=tuple(int(d) for d in lhs_dilation),
+        rhs_dilation=tuple(int(d) for d in rhs_dilation),
+        dimension_numbers=tuple(tuple(int(d) for d in spec) for spec in dimension_numbers),
+        feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
+        preferred_element_type=(None if preferred_element_type is None
+                                else np.dtype(preferred_element_type)))
+    if not (isinstance(lhs, Tracer) or isinstance(rhs, Tracer)):
+        # eager binds skip the shape rule; run it so bad shapes get its message
+        _conv_aval(get_aval(lhs), get_aval(rhs), **params)
+    return conv_general_dilated_p.bind(lhs, rhs, **params)

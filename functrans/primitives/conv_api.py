@@ -1,0 +1,216 @@
+"""The JAX-style convolution functions of ``functrans.lax``: ``conv_general_dilated``,
+``conv``, ``conv_with_general_padding``, ``conv_transpose``, ``conv_dimension_numbers``
+and ``ConvDimensionNumbers``, all binding the one ``conv_general_dilated`` primitive.
+
+Dimension numbers are ``None`` (NCHW / OIHW / NCHW), three strings such as
+``('NHWC', 'HWIO', 'NHWC')`` (the spatial letters ordered as in the kernel's string),
+or a ``ConvDimensionNumbers`` of int tuples. Padding is ``'VALID'``, ``'SAME'``,
+``'SAME_LOWER'`` or one ``(lo, hi)`` pair per spatial dim. ``precision`` is checked and
+ignored (full precision always, see ``functrans.precision``).
+
+>>> import numpy as np
+>>> conv(np.ones((1, 1, 4, 4)), np.ones((2, 1, 3, 3)), (1, 1), "SAME").shape
+(1, 2, 4, 4)
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+from ..precision import check_precision
+from ..transforms.ad_util import aval
+from . import conv_rules  # noqa: F401  (attaches the JVP, transpose and batching rules)
+from .conv import conv_general_dilated as _bind_conv
+from .slicing import rev
+from .basic import transpose
+
+__all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated",
+           "conv", "conv_with_general_padding", "conv_transpose", "padtype_to_pads"]
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Positions of (batch, feature, spatial...) in lhs and output, and of
+    (out feature, in feature, spatial...) in the kernel."""
+    lhs_spec: tuple
+    rhs_spec: tuple
+    out_spec: tuple
+
+
+def _spec_perm(spec, pair, rhs_spec):
+    for ch in pair:
+        if spec.count(ch) != 1:
+            raise TypeError(f"convolution dimension_numbers {spec!r} must contain {ch!r} "
+                            f"exactly once")
+    if len(set(spec)) != len(spec):
+        raise TypeError(f"convolution dimension_numbers {spec!r} repeat a character")
+    spatial = [i for i, c in enumerate(spec) if c not in pair]
+    if spec is not rhs_spec:
+        spatial.sort(key=lambda i: rhs_spec.index(spec[i]))
+    return (spec.index(pair[0]), spec.index(pair[1])) + tuple(spatial)
+
+
+def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                           dimension_numbers) -> ConvDimensionNumbers:
+    """Canonical ``ConvDimensionNumbers`` from None, three spec strings or the tuple itself.
+
+    >>> conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 8), ("NHWC", "HWIO", "NHWC"))
+    ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
+    """
+    nd = len(lhs_shape)
+    if len(rhs_shape) != nd:
+        raise TypeError(f"convolution: lhs rank {nd} and rhs rank {len(rhs_shape)} differ")
+    if dimension_numbers is None:
+        return ConvDimensionNumbers(*((tuple(range(nd)),) * 3))
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(dimension_numbers) != 3:
+        raise TypeError(f"convolution dimension_numbers must have 3 entries, got "
+                        f"{dimension_numbers!r}")
+    if all(isinstance(s, str) for s in dimension_numbers):
+        lhs, rhs, out = dimension_numbers
+        if any(len(s) != nd for s in dimension_numbers):
+            raise TypeError(f"convolution dimension_numbers {dimension_numbers!r} do not "
+                            f"match rank {nd}")
+        if not set(lhs) - set("NC") == set(rhs) - set("OI") == set(out) - set("NC"):
+            raise TypeError(f"convolution dimension_numbers {dimension_numbers!r} must "
+                            f"share the same spatial characters")
+        return ConvDimensionNumbers(_spec_perm(lhs, "NC", rhs), _spec_perm(rhs, "OI", rhs),
+                                    _spec_perm(out, "NC", rhs))
+    return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding: str) -> list:
+    """(lo, hi) pairs for ``'VALID'``, ``'SAME'`` (extra pad high) or ``'SAME_LOWER'``.
+
+    >>> padtype_to_pads((5,), (3,), (2,), "SAME")
+    [(1, 1)]
+    """
+    p = padding.upper()
+    if p == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if p not in ("SAME", "SAME_LOWER"):
+        raise ValueError(f"padding: unknown name {padding!r}; use 'VALID', 'SAME', "
+                         f"'SAME_LOWER' or (lo, hi) pairs")
+    pads = []
+    for n, k, s in zip(in_shape, window_shape, window_strides):
+        out = -(-n // s)
+        total = max((out - 1) * s + k - n, 0)
+        lo = total // 2 if p == "SAME" else total - total // 2
+        pads.append((lo, total - lo))
+    return pads
+
+
+def conv_general_dilated(lhs, rhs, window_strides: Sequence[int],
+                         padding: Union[str, Sequence[tuple]],
+                         lhs_dilation: Optional[Sequence[int]] = None,
+                         rhs_dilation: Optional[Sequence[int]] = None,
+                         dimension_numbers=None, feature_group_count: int = 1,
+                         batch_group_count: int = 1, precision=None,
+                         preferred_element_type=None):
+    """General dilated, strided, padded, grouped N-d convolution (JAX's signature).
+
+    >>> import numpy as np
+    >>> x, w = np.ones((2, 5, 5, 3)), np.ones((3, 3, 3, 4))
+    >>> conv_general_dilated(x, w, (1, 1), "VALID",
+    ...                      dimension_numbers=("NHWC", "HWIO", "NHWC")).shape
+    (2, 3, 3, 4)
+    """
+    check_precision(precision)
+    la, ra = aval(lhs), aval(rhs)
+    dn = conv_dimension_numbers(la.shape, ra.shape, dimension_numbers)
+    nsp = la.ndim - 2
+    lhs_dilation = (1,) * nsp if lhs_dilation is None else tuple(lhs_dilation)
+    rhs_dilation = (1,) * nsp if rhs_dilation is None else tuple(rhs_dilation)
+    window_strides = tuple(window_strides)
+    if len(window_strides) != nsp:
+        raise TypeError(f"conv_general_dilated: window_strides {window_strides} needs "
+                        f"{nsp} entries")
+    if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            raise ValueError("conv_general_dilated: string padding with lhs_dilation is "
+                             "ambiguous; give (lo, hi) pairs or use conv_transpose")
+        ksz = [(ra.shape[d] - 1) * r + 1 for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
+        padding = padtype_to_pads([la.shape[d] for d in dn.lhs_spec[2:]], ksz,
+                                  window_strides, padding)
+    return _bind_conv(lhs, rhs, window_strides=window_strides, padding=padding,
+                      lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                      dimension_numbers=tuple(dn), feature_group_count=feature_group_count,
+                      batch_group_count=batch_group_count,
+                      preferred_element_type=preferred_element_type)
+
+
+def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None,
+         preferred_element_type=None):
+    """NCHW / OIHW convolution without dilation.
+
+    >>> import numpy as np
+    >>> conv(np.ones((1, 1, 3)), np.ones((1, 1, 2)), (1,), "VALID").tolist()
+    [[[2.0, 2.0]]]
+    """
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=None, preferred_element_type=None):
+    """NCHW / OIHW convolution with explicit padding and dilations.
+
+    >>> import numpy as np
+    >>> conv_with_general_padding(np.ones((1, 1, 3)), np.ones((1, 1, 2)), (1,), [(1, 1)],
+    ...                           (2,), (1,)).shape
+    (1, 1, 6)
+    """
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation,
+                                rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def _transpose_padding(k, s, padding):
+    if padding == "SAME":
+        total = k + s - 2
+        lo = k - 1 if s > k - 1 else -(-total // 2)
+    elif padding == "VALID":
+        total = k + s - 2 + max(k - s, 0)
+        lo = k - 1
+    else:
+        raise ValueError(f"conv_transpose: unknown padding {padding!r}")
+    return lo, total - lo
+
+
+_TRANSPOSE_DEFAULT_DN = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                         4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
+                   dimension_numbers=None, transpose_kernel: bool = False, precision=None,
+                   preferred_element_type=None):
+    """Fractionally strided convolution (JAX's ``conv_transpose``: 'SAME'/'VALID' name the
+    forward convolution's padding, explicit pairs pad the transposed one).
+
+    >>> import numpy as np
+    >>> conv_transpose(np.ones((1, 4, 4, 2)), np.ones((3, 3, 2, 5)), (2, 2), "SAME").shape
+    (1, 8, 8, 5)
+    """
+    la, ra = aval(lhs), aval(rhs)
+    if dimension_numbers is None:
+        if la.ndim not in _TRANSPOSE_DEFAULT_DN:
+            raise ValueError(f"conv_transpose: no default dimension numbers for rank {la.ndim}")
+        dimension_numbers = _TRANSPOSE_DEFAULT_DN[la.ndim]
+    dn = conv_dimension_numbers(la.shape, ra.shape, dimension_numbers)
+    nsp = la.ndim - 2
+    rhs_dilation = (1,) * nsp if rhs_dilation is None else tuple(rhs_dilation)
+    ksz = [ra.shape[d] for d in dn.rhs_spec[2:]]
+    if isinstance(padding, str):
+        pads = [_transpose_padding((k - 1) * r + 1, s, padding.upper())
+                for k, r, s in zip(ksz, rhs_dilation, strides)]
+    else:
+        pads = [tuple(p) for p in padding]
+    if transpose_kernel:
+        rhs = rev(rhs, tuple(dn.rhs_spec[2:]))
+        perm = list(range(ra.ndim))
+        perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = dn.rhs_spec[1], dn.rhs_spec[0]
+        rhs = transpose(rhs, tuple(perm))
+    return conv_general_dilated(lhs, rhs, (1,) * nsp, pads, tuple(strides), rhs_dilation, dn,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)
