@@ -49,6 +49,7 @@ LLVM_HOST = {
     "cholesky": _LINALG, "det": _LINALG, "slogdet": _LINALG, "solve": _LINALG,
     "triangular_solve": _LINALG,
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
+    "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS-backed einsum)",
     "cummax": _SCAN,
     "cummin": _SCAN,
     "cumprod": _SCAN,
@@ -59,6 +60,7 @@ LLVM_HOST = {
     "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
+    "conv_general_dilated",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}

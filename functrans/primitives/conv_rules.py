@@ -152,12 +152,12 @@ def _conv_batch(args, dims, *, dimension_numbers, feature_group_count, batch_gro
         return conv_general_dilated_p.bind(a, b, dimension_numbers=(_canon(nd),) * 3,
                                            feature_group_count=g, batch_group_count=bg,
                                            **params)
+    x = _lead_canon(x, dx, ls) if dx is not None else transpose(x, ls)
+    w = _lead_canon(w, dw, rs) if dw is not None else transpose(w, rs)
     if dx is not None:
-        x = _lead_canon(x, dx, ls)
         bv, n, c = aval(x).shape[:3]
         xsz = aval(x).shape[3:]
     if dw is not None:
-        w = _lead_canon(w, dw, rs)
         bv, o, i = aval(w).shape[:3]
         ksz = aval(w).shape[3:]
     if dx is not None and dw is None:
