@@ -49,7 +49,7 @@ LLVM_HOST = {
     "cholesky": _LINALG, "det": _LINALG, "slogdet": _LINALG, "solve": _LINALG,
     "triangular_solve": _LINALG,
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
-    "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS-backed einsum)",
+    "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS GEMM per group)",
     "cummax": _SCAN,
     "cummin": _SCAN,
     "cumprod": _SCAN,

@@ -15,7 +15,7 @@ groups split N into B blocks (group-major) and O into B blocks, block b of O see
 block b of N; the output batch is N / B.
 
 The numpy implementation builds the dilated, padded lhs, takes every window with
-``sliding_window_view`` (im2col) and contracts it with the kernel by one ``einsum``.
+``sliding_window_view`` (im2col) and contracts it with the kernel by one GEMM per group.
 The primitive is bilinear: its JVP is two convolutions; the transposes (cotangent
 of the lhs: a convolution of the cotangent with the flipped kernel, stride and
 lhs dilation swapped; of the rhs: a convolution of the lhs with the cotangent as
@@ -156,15 +156,17 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     G, B = feature_group_count, batch_group_count
     n, c = x.shape[:2]
     o, i = w.shape[:2]
-    sp = "".join(chr(ord("p") + j) for j in range(nsp))
-    kk = "".join(chr(ord("h") + j) for j in range(nsp))
-    # lhs: (B, N/B, G, C/G, out..., k...); rhs: (B or G blocks of O, ..., I, k...)
+    osp = out_canon_shape[2:]
+    p, kt = int(np.prod(osp)), int(np.prod(w.shape[2:]))
+    # im2col as (groups, I*K, N/B * P): each group is then one large GEMM of its kernel
+    # block (O/groups, I*K) with its patches (one of B, G is 1)
+    q = B * G
     win = win.reshape((B, n // B, G, c // G) + win.shape[2:])
-    if B > 1:
-        wg = w.reshape((B, 1, o // B, i) + w.shape[2:])
-    else:
-        wg = w.reshape((1, G, o // G, i) + w.shape[2:])
-    res = np.einsum(f"bngc{sp}{kk},bgoc{kk}->nbgo{sp}", win, wg, optimize=True)
+    sp_ax, k_ax = tuple(range(4, 4 + nsp)), tuple(range(4 + nsp, 4 + 2 * nsp))
+    cols = np.ascontiguousarray(np.transpose(win, (0, 2, 3) + k_ax + (1,) + sp_ax))
+    cols = cols.reshape(q, i * kt, (n // B) * p)
+    res = np.matmul(w.reshape(q, o // q, i * kt), cols)           # (Q, O/Q, N/B * P)
+    res = res.reshape(q, o // q, n // B, p).transpose(2, 0, 1, 3)   # (N/B, Q, O/Q, P)
     out = res.reshape(out_canon_shape).astype(dtype, copy=False)
     return np.ascontiguousarray(np.transpose(out, np.argsort(os_)))
 
