@@ -163,10 +163,17 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     q = B * G
     win = win.reshape((B, n // B, G, c // G) + win.shape[2:])
     sp_ax, k_ax = tuple(range(4, 4 + nsp)), tuple(range(4 + nsp, 4 + 2 * nsp))
-    cols = np.ascontiguousarray(np.transpose(win, (0, 2, 3) + k_ax + (1,) + sp_ax))
-    cols = cols.reshape(q, i * kt, (n // B) * p)
-    res = np.matmul(w.reshape(q, o // q, i * kt), cols)           # (Q, O/Q, N/B * P)
-    res = res.reshape(q, o // q, n // B, p).transpose(2, 0, 1, 3)   # (N/B, Q, O/Q, P)
+    wq = w.reshape(q, o // q, i * kt)
+    if kt > p:
+        # big windows (a kernel cotangent): copy each window whole, rows of the GEMM
+        cols = np.ascontiguousarray(np.transpose(win, (0, 2, 1) + sp_ax + (3,) + k_ax))
+        res = np.matmul(cols.reshape(q, (n // B) * p, i * kt), wq.transpose(0, 2, 1))
+        res = res.reshape(q, n // B, p, o // q).transpose(1, 0, 3, 2)
+    else:
+        cols = np.ascontiguousarray(np.transpose(win, (0, 2, 3) + k_ax + (1,) + sp_ax))
+        res = np.matmul(wq, cols.reshape(q, i * kt, (n // B) * p))   # (Q, O/Q, N/B * P)
+        res = res.reshape(q, o // q, n // B, p).transpose(2, 0, 1, 3)
+    # res: (N/B, Q, O/Q, P)
     out = res.reshape(out_canon_shape).astype(dtype, copy=False)
     return np.ascontiguousarray(np.transpose(out, np.argsort(os_)))
 
