@@ -1,0 +1,147 @@
+"""``lax.reduce_window`` and its monoid helpers (``reduce_window_sum``, ``_max``, ``_min``,
+``_prod``), composed from ``pad``, strided ``slice`` and the binary monoid.
+
+The operand is padded with the monoid's identity (``base_dilation - 1`` copies of it
+between elements, then the low/high padding; negative padding crops); every window tap
+is then one strided slice, and the taps are combined with the monoid, starting from the
+initial value, which enters once per window (as JAX computes it: padding adds nothing). Each step is a primitive with all its rules, so the result has
+JVPs, transposes (the sum's is a pad-and-scatter of the cotangent, a max's routes it to
+the chosen element) and batching without rules of its own. The cost is one slice per
+window tap, which suits pooling windows (2×2, 3×3), not huge windows.
+
+>>> import numpy as np
+>>> from functrans import lax
+>>> reduce_window(np.arange(6.0).reshape(2, 3), 0.0, lax.add, (2, 2), (1, 1), "VALID").tolist()
+[[8.0, 12.0]]
+"""
+from __future__ import annotations
+
+import operator
+from typing import Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from .primitives import elementwise
+from .primitives.conv_api import padtype_to_pads
+from .primitives.slicing import pad, slice as lax_slice
+from .primitives.structural import broadcast_in_dim
+from .tracing import get_aval
+
+__all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
+           "reduce_window_prod"]
+
+
+def _monoid(computation):
+    table = {elementwise.add: elementwise.add, operator.add: elementwise.add,
+             elementwise.max: elementwise.max, elementwise.min: elementwise.min,
+             elementwise.mul: elementwise.mul, operator.mul: elementwise.mul}
+    try:
+        return table[computation]
+    except (KeyError, TypeError):
+        raise TypeError(f"reduce_window: computation {computation!r} is not one of lax.add, "
+                        f"lax.max, lax.min, lax.mul (the monoids functrans reduces windows "
+                        f"with)") from None
+
+
+def reduce_window(operand, init_value, computation: Callable,
+                  window_dimensions: Sequence[int],
+                  window_strides: Optional[Sequence[int]] = None,
+                  padding: Union[str, Sequence[tuple]] = "VALID",
+                  base_dilation: Optional[Sequence[int]] = None,
+                  window_dilation: Optional[Sequence[int]] = None):
+    """Reduce every window of ``operand`` with a monoid (JAX's signature, one operand).
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> reduce_window(np.array([1.0, 5.0, 2.0, 4.0]), -np.inf, lax.max, (2,), (2,)).tolist()
+    [5.0, 4.0]
+    """
+    if isinstance(operand, (tuple, list, dict)):
+        raise TypeError("reduce_window: functrans reduces one array operand at a time")
+    op = _monoid(computation)
+    a = get_aval(operand)
+    nd = a.ndim
+    wd = tuple(int(d) for d in window_dimensions)
+    if len(wd) != nd:
+        raise TypeError(f"reduce_window: window_dimensions {wd} needs {nd} entries")
+    strides = (1,) * nd if window_strides is None else tuple(int(s) for s in window_strides)
+    bd = (1,) * nd if base_dilation is None else tuple(int(d) for d in base_dilation)
+    wdil = (1,) * nd if window_dilation is None else tuple(int(d) for d in window_dilation)
+    for name, v in (("window_strides", strides), ("base_dilation", bd),
+                    ("window_dilation", wdil), ("window_dimensions", wd)):
+        if len(v) != nd or any(d < 1 for d in v):
+            raise TypeError(f"reduce_window: {name} {v} needs {nd} positive entries")
+    eff = tuple((w - 1) * d + 1 for w, d in zip(wd, wdil))
+    if isinstance(padding, str):
+        padding = padtype_to_pads(a.shape, eff, strides, padding)
+    padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+    if len(padding) != nd:
+        raise TypeError(f"reduce_window: padding {padding} needs {nd} (lo, hi) pairs")
+    init = np.asarray(init_value, dtype=a.dtype)
+    # JAX's fold: the initial value once, padding and dilation holes contribute nothing
+    xp = pad(operand, np.asarray(_IDENTITY[op](a.dtype), a.dtype), tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, bd)))
+    size = get_aval(xp).shape
+    out = tuple(max(0, (n - e) // s + 1) if n >= e else 0
+                for n, e, s in zip(size, eff, strides))
+    acc = broadcast_in_dim(init, out, ()) if a.ndim else init
+    for tap in np.ndindex(*wd):
+        start = tuple(k * d for k, d in zip(tap, wdil))
+        limit = tuple(st + (o - 1) * s + 1 if o else st
+                      for st, o, s in zip(start, out, strides))
+        acc = op(acc, lax_slice(xp, start, limit, strides))
+    return acc
+
+
+def _helper(computation, identity):
+    def reducer(operand, window_dimensions, window_strides=None, padding="VALID",
+                base_dilation=None, window_dilation=None):
+        dt = get_aval(operand).dtype
+        return reduce_window(operand, identity(dt), computation, window_dimensions,
+                             window_strides, padding, base_dilation, window_dilation)
+    return reducer
+
+
+def _lowest(dt):
+    return -np.inf if dt.kind == "f" else (np.iinfo(dt).min if dt.kind in "iu" else False)
+
+
+def _highest(dt):
+    return np.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+
+
+_IDENTITY = {elementwise.add: lambda dt: 0, elementwise.mul: lambda dt: 1,
+             elementwise.max: _lowest, elementwise.min: _highest}
+
+reduce_window_sum = _helper(elementwise.add, lambda dt: 0)
+reduce_window_sum.__doc__ = """Sum over windows (padding adds nothing).
+
+    >>> import numpy as np
+    >>> reduce_window_sum(np.ones((3, 3)), (2, 2)).tolist()
+    [[4.0, 4.0], [4.0, 4.0]]
+    """
+reduce_window_max = _helper(elementwise.max, _lowest)
+reduce_window_max.__doc__ = """Max over windows (padding never wins).
+
+    >>> import numpy as np
+    >>> reduce_window_max(np.arange(4.0), (2,), (1,), "SAME").tolist()
+    [1.0, 2.0, 3.0, 3.0]
+    """
+reduce_window_min = _helper(elementwise.min, _highest)
+reduce_window_min.__doc__ = """Min over windows (padding never wins).
+
+    >>> import numpy as np
+    >>> reduce_window_min(np.arange(4.0), (2,)).tolist()
+    [0.0, 1.0, 2.0]
+    """
+reduce_window_prod = _helper(elementwise.mul, lambda dt: 1)
+reduce_window_prod.__doc__ = """Product over windows (padding multiplies by one).
+
+    >>> import numpy as np
+    >>> reduce_window_prod(np.arange(1.0, 5.0), (2,)).tolist()
+    [2.0, 6.0, 12.0]
+    """
+for _f, _n in ((reduce_window_sum, "reduce_window_sum"), (reduce_window_max, "reduce_window_max"),
+               (reduce_window_min, "reduce_window_min"),
+               (reduce_window_prod, "reduce_window_prod")):
+    _f.__name__ = _f.__qualname__ = _n
+del _f, _n
