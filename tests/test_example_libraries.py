@@ -195,3 +195,43 @@ def test_layers():
         d_apply((), np.ones(3))
     init, apply = stax.shape_dependent(lambda s: stax.Dense(s[-1] * 2))
     assert init(k, (2, 3))[0] == (2, 6)
+
+
+def test_tiny_cnn_trains_and_its_gradient_matches_finite_differences():
+    # Conv, MaxPool, AvgPool and SumPool (issue 14.5) in one small classifier
+    init, apply = stax.serial(
+        stax.Conv(4, (3, 3), padding="SAME"), stax.Relu, stax.MaxPool((2, 2), (2, 2)),
+        stax.Conv(6, (2, 2), strides=(1, 1)), stax.Tanh, stax.AvgPool((2, 2), padding="SAME"),
+        stax.SumPool((2, 2)), stax.Flatten, stax.Dense(2), stax.LogSoftmax)
+    data = np.random.default_rng(3)
+    xs = data.normal(size=(8, 8, 8, 1))
+    labels = (xs[:, :4].sum(axis=(1, 2, 3)) > xs[:, 4:].sum(axis=(1, 2, 3))).astype(int)
+    onehot = np.eye(2)[labels]
+    out_shape, params = init(random.key(0), (-1, 8, 8, 1))
+    assert out_shape == (-1, 2)
+    assert apply(params, xs).shape == (8, 2)
+
+    def loss(p):
+        return -fnp.mean(fnp.sum(apply(p, xs) * onehot, axis=1))
+
+    grad = ft.jit(ft.grad(loss))
+    g = grad(params)
+    direction = ft.tree_util.tree_map(lambda a: data.normal(size=np.shape(a)), params)
+    eps = 1e-6
+    shift = lambda s: ft.tree_util.tree_map(lambda a, d: a + s * d, params, direction)  # noqa: E731
+    fd = (float(loss(shift(eps))) - float(loss(shift(-eps)))) / (2 * eps)
+    dot = sum(float(np.vdot(np.asarray(a), d)) for a, d in
+              zip(ft.tree_util.tree_leaves(g), ft.tree_util.tree_leaves(direction)))
+    assert abs(dot - fd) < 1e-6 * max(1.0, abs(fd)), (dot, fd)
+
+    opt_init, opt_update, get_params = optimizers.adam(0.05)
+
+    @ft.jit
+    def step(i, state):
+        return opt_update(i, ft.grad(loss)(get_params(state)), state)
+
+    state = opt_init(params)
+    first = float(loss(params))
+    for i in range(30):
+        state = step(i, state)
+    assert float(loss(get_params(state))) < 0.7 * first

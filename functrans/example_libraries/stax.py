@@ -5,8 +5,9 @@ A layer is a pair ``(init_fun, apply_fun)``: ``init_fun(rng, input_shape)`` retu
 (``rng=`` for stochastic layers). ``serial`` and ``parallel`` combine layers.
 
 As in JAX, ``Dropout(rate)`` keeps each unit with probability ``rate`` (the rate is a
-keep rate). ``Conv``, ``MaxPool``, ``AvgPool`` and ``SumPool`` are not provided: they need
-``lax.conv_general_dilated`` and ``lax.reduce_window``, which functrans does not have yet.
+keep rate). ``GeneralConv``/``Conv`` bind ``lax.conv_general_dilated``; ``MaxPool``,
+``SumPool`` and ``AvgPool`` (divided by the number of real elements in each window, as in
+JAX) use ``lax.reduce_window``.
 
 >>> from functrans import random
 >>> init, apply = serial(Dense(4), Relu, Dense(2), LogSoftmax)
@@ -19,6 +20,7 @@ from __future__ import annotations
 import functools
 import operator
 
+from .. import lax
 from .. import nn
 from .. import numpy as fnp
 from .. import random
@@ -27,7 +29,8 @@ from ..nn import initializers
 __all__ = ["Dense", "Tanh", "Relu", "Exp", "LogSoftmax", "Softmax", "Softplus", "Sigmoid",
            "Elu", "LeakyRelu", "Selu", "Gelu", "Flatten", "Identity", "FanOut", "FanInSum",
            "FanInConcat", "Dropout", "BatchNorm", "serial", "parallel", "shape_dependent",
-           "elementwise", "glorot", "randn"]
+           "elementwise", "glorot", "randn", "GeneralConv", "Conv", "MaxPool", "SumPool",
+           "AvgPool"]
 
 glorot = initializers.glorot_normal
 randn = initializers.normal
@@ -246,3 +249,108 @@ def shape_dependent(make_layer):
     def apply_fun(params, inputs, **kwargs):
         return make_layer(inputs.shape)[1](params, inputs, **kwargs)
     return init_fun, apply_fun
+
+
+# --------------------------------------------------------------------- convolution, pooling
+
+def _window_out(size, window, stride, lo_hi):
+    if size == -1:                      # an unknown (batch) size stays unknown
+        return -1
+    span = size + lo_hi[0] + lo_hi[1] - window
+    return 0 if span < 0 else span // stride + 1
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa: N802
+                padding="VALID", W_init=None, b_init=randn(1e-6)):  # noqa: N803
+    """Convolution layer ``conv_general_dilated(inputs, W) + b`` with string dimension numbers.
+
+    >>> from functrans import random
+    >>> GeneralConv(("NHWC", "HWIO", "NHWC"), 4, (3, 3), padding="SAME")[0](
+    ...     random.key(0), (-1, 8, 8, 2))[0]
+    (-1, 8, 8, 4)
+    """
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    one = (1,) * len(filter_shape)
+    strides = tuple(strides) if strides else one
+    W_init = W_init or glorot(rhs_spec.index("I"), rhs_spec.index("O"))  # noqa: N806
+
+    def init_fun(rng, input_shape):
+        sizes = iter(filter_shape)
+        kernel_shape = tuple(out_chan if c == "O" else input_shape[lhs_spec.index("C")]
+                             if c == "I" else next(sizes) for c in rhs_spec)
+        k_sp = [kernel_shape[rhs_spec.index(c)] for c in rhs_spec if c not in "OI"]
+        in_sp = [input_shape[lhs_spec.index(c)] for c in rhs_spec if c not in "OI"]
+        pads = (lax.padtype_to_pads([max(n, 1) for n in in_sp], k_sp, strides, padding)
+                if isinstance(padding, str) else padding)
+        out_sp = dict(zip([c for c in rhs_spec if c not in "OI"],
+                          map(_window_out, in_sp, k_sp, strides, pads)))
+        out_shape = tuple(input_shape[lhs_spec.index("N")] if c == "N" else out_chan
+                          if c == "C" else out_sp[c] for c in out_spec)
+        bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
+        k1, k2 = random.split(rng)
+        return out_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params  # noqa: N806
+        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
+                                        dimension_numbers=dimension_numbers) + b
+    return init_fun, apply_fun
+
+
+Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
+Conv.__doc__ = "NHWC / HWIO convolution layer (``GeneralConv`` with TensorFlow's layout)."
+
+
+def _pooling_layer(reducer, init_val, normalize=False):
+    def layer(window_shape, strides=None, padding="VALID", spec=None):
+        window_shape = tuple(window_shape)
+        strides = tuple(strides) if strides else (1,) * len(window_shape)
+        non_spatial = (0, len(window_shape) + 1) if spec is None else \
+            (spec.index("N"), spec.index("C"))
+        win, st = window_shape, strides
+        for i in sorted(non_spatial):
+            win, st = win[:i] + (1,) + win[i:], st[:i] + (1,) + st[i:]
+
+        def init_fun(rng, input_shape):
+            pads = (lax.padtype_to_pads([max(n, 1) for n in input_shape], win, st, padding)
+                    if isinstance(padding, str) else padding)
+            return tuple(map(_window_out, input_shape, win, st, pads)), ()
+
+        def apply_fun(params, inputs, **kwargs):
+            out = lax.reduce_window(inputs, init_val, reducer, win, st, padding)
+            if not normalize:
+                return out
+            spatial = tuple(n for i, n in enumerate(inputs.shape) if i not in non_spatial)
+            counts = lax.reduce_window(fnp.ones(spatial, inputs.dtype), 0.0, lax.add,
+                                       window_shape, strides, padding)
+            for i in sorted(non_spatial):
+                counts = fnp.expand_dims(counts, i)
+            return out / counts
+        return init_fun, apply_fun
+    return layer
+
+
+MaxPool = _pooling_layer(lax.max, -float("inf"))
+MaxPool.__doc__ = """Max pooling over spatial windows (NHWC unless ``spec`` says otherwise).
+
+    >>> import numpy as np
+    >>> MaxPool((2, 2), (2, 2))[1]((), np.arange(16.0).reshape(1, 4, 4, 1)).shape
+    (1, 2, 2, 1)
+    """
+SumPool = _pooling_layer(lax.add, 0.0)
+SumPool.__doc__ = """Sum pooling over spatial windows.
+
+    >>> import numpy as np
+    >>> float(SumPool((2, 2))[1]((), np.ones((1, 2, 2, 1))).sum())
+    4.0
+    """
+AvgPool = _pooling_layer(lax.add, 0.0, normalize=True)
+AvgPool.__doc__ = """Average pooling (each window divided by its count of real elements).
+
+    >>> import numpy as np
+    >>> AvgPool((2, 2), padding="SAME")[1]((), np.ones((1, 3, 3, 1))).tolist()[0][2][2]
+    [1.0]
+    """
+for _f, _n in ((MaxPool, "MaxPool"), (SumPool, "SumPool"), (AvgPool, "AvgPool")):
+    _f.__name__ = _f.__qualname__ = _n
+del _f, _n
