@@ -24,3 +24,4 @@ from ..primitives.control_flow import *  # noqa: F401,F403
 from ..precision import Precision, dot, dot_general  # noqa: F401,E402
 from ..lax_special import erf_inv  # noqa: F401  (composed from the primitives above)
 from ..lax_window import *  # noqa: F401,F403,E402  (composed from pad, slice and the monoids)
+from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elementwise)

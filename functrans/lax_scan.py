@@ -1,0 +1,142 @@
+"""``lax.associative_scan``, ``lax.cumlogsumexp`` and ``lax.top_k``, composed from the
+slicing, sorting and elementwise primitives (so every transform applies through them).
+
+``associative_scan`` is the work-efficient odd/even recursion: combine neighbouring
+pairs, scan that half-length sequence recursively, then fix up the remaining elements
+with one more combine and interleave the two halves: O(n) combines in O(log n) levels.
+
+>>> import numpy as np
+>>> from functrans import lax
+>>> associative_scan(lax.add, np.arange(1.0, 6.0)).tolist()
+[1.0, 3.0, 6.0, 10.0, 15.0]
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .primitives import elementwise as E
+from .primitives.slicing import concatenate, rev, slice_in_dim
+from .primitives.sorting import sort
+from .primitives.structural import broadcasted_iota, expand_dims, reshape
+from .tracing import Tracer, get_aval, wrap
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["associative_scan", "cumlogsumexp", "top_k"]
+
+
+def _interleave(evens, odds, axis):
+    """[e0, o0, e1, o1, ...] along ``axis``; ``evens`` is as long as ``odds`` or one longer."""
+    n_e, n_o = get_aval(evens).shape[axis], get_aval(odds).shape[axis]
+    if n_e > n_o:            # pad odds with a dummy copy of the last even, cut it off after
+        odds = concatenate([odds, slice_in_dim(evens, n_e - 1, n_e, axis=axis)], axis)
+    both = concatenate([expand_dims(evens, (axis + 1,)), expand_dims(odds, (axis + 1,))],
+                       axis + 1)
+    shape = get_aval(evens).shape
+    merged = reshape(both, shape[:axis] + (2 * n_e,) + shape[axis + 1:])
+    return slice_in_dim(merged, 0, n_e + n_o, axis=axis)
+
+
+def _scan(fn, elems, axis):
+    n = get_aval(elems[0]).shape[axis]
+    if n < 2:
+        return elems
+    lefts = [slice_in_dim(e, 0, n - 1, 2, axis) for e in elems]
+    rights = [slice_in_dim(e, 1, n, 2, axis) for e in elems]
+    odds = _scan(fn, fn(lefts, rights), axis)              # prefixes ending at 1, 3, 5...
+    m = get_aval(odds[0]).shape[axis]
+    later = [slice_in_dim(e, 2, n, 2, axis) for e in elems]  # elements 2, 4, ...
+    k = get_aval(later[0]).shape[axis]
+    evens_rest = fn([slice_in_dim(o, 0, k, axis=axis) for o in odds], later) if k else later
+    evens = [concatenate([slice_in_dim(e, 0, 1, axis=axis), r], axis) if k else
+             slice_in_dim(e, 0, 1, axis=axis) for e, r in zip(elems, evens_rest)]
+    assert m == n // 2
+    return [_interleave(e, o, axis) for e, o in zip(evens, odds)]
+
+
+def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
+    """Inclusive prefix combination with an associative ``fn`` over any pytree of arrays
+    sharing the length of ``axis`` (JAX's signature; ``fn`` takes and returns pytrees
+    like ``elems``, elementwise over leading slices).
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> associative_scan(lax.max, np.array([1.0, 3.0, 2.0, 5.0]), reverse=True).tolist()
+    [5.0, 5.0, 5.0, 5.0]
+    """
+    leaves, treedef = tree_flatten(elems)
+    if not leaves:
+        raise ValueError("associative_scan: elems has no arrays")
+    nd = get_aval(leaves[0]).ndim
+    if not -nd <= axis < nd:
+        raise ValueError(f"associative_scan: axis {axis} out of range for rank {nd}")
+    axis %= nd
+    lengths = {get_aval(x).shape[axis] for x in leaves}
+    if len(lengths) != 1:
+        raise ValueError(f"associative_scan: the arrays' lengths along axis {axis} differ: "
+                         f"{sorted(lengths)}")
+    if reverse:
+        leaves = [rev(x, (axis,)) for x in leaves]
+
+    def combine(a, b):
+        out = fn(tree_unflatten(treedef, a), tree_unflatten(treedef, b))
+        flat, tdef = tree_flatten(out)
+        if tdef != treedef:
+            raise TypeError(f"associative_scan: fn returned structure {tdef}, expected "
+                            f"{treedef}")
+        return flat
+    out = _scan(combine, leaves, axis)
+    if reverse:
+        out = [rev(x, (axis,)) for x in out]
+    # a length-1 scan is the identity: its eager results are still Arrays
+    if get_aval(leaves[0]).shape[axis] < 2:
+        out = [x if isinstance(x, Tracer) else wrap(np.array(x)) for x in out]
+    return tree_unflatten(treedef, out)
+
+
+def _logaddexp(a, b):
+    big = E.max(a, b)
+    delta = E.sub(a, b)
+    smooth = E.add(big, E.log1p(E.exp(E.neg(E.abs(delta)))))
+    # delta is nan when both are the same infinity (their sum is the answer) or a nan
+    return E.select_n(E.ne(delta, delta), smooth, E.add(a, b))
+
+
+def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
+    """Running ``log(sum(exp(x)))`` along ``axis`` (stable for large and -inf entries).
+
+    >>> import numpy as np
+    >>> np.round(cumlogsumexp(np.log(np.array([1.0, 2.0, 3.0]))), 6).tolist()
+    [0.0, 1.098612, 1.791759]
+    """
+    return associative_scan(_logaddexp, operand, reverse=reverse, axis=axis)
+
+
+def top_k(operand, k: int):
+    """The ``k`` largest entries along the last axis, descending, and their int32 indices
+    (ties: lower index first; nan counts as largest, as in JAX).
+
+    >>> import numpy as np
+    >>> v, i = top_k(np.array([1.0, 4.0, 2.0, 4.0]), 2)
+    >>> v.tolist(), i.tolist()
+    ([4.0, 4.0], [1, 3])
+    """
+    a = get_aval(operand)
+    k = int(k)
+    if a.ndim < 1 or not 0 <= k <= a.shape[-1]:
+        raise ValueError(f"top_k: k={k} must be between 0 and the last axis' length "
+                         f"({a.shape[-1] if a.ndim else 'a scalar has none'})")
+    idx = broadcasted_iota(np.int32, a.shape, a.ndim - 1)
+    if a.dtype.kind == "f":
+        not_nan = E.convert_element_type(E.eq(operand, operand), np.int32)
+        keys = (not_nan, E.neg(operand))
+    elif a.dtype.kind in "iu":
+        keys = (E.bitwise_not(operand),)     # order-reversing without overflow
+    else:
+        raise TypeError(f"top_k: dtype {a.dtype} is not supported (floats and integers)")
+    outs = sort(keys + (operand, idx), dimension=a.ndim - 1, is_stable=True,
+                num_keys=len(keys))
+    values, indices = outs[-2], outs[-1]
+    return (slice_in_dim(values, 0, k, axis=a.ndim - 1),
+            slice_in_dim(indices, 0, k, axis=a.ndim - 1))
