@@ -295,7 +295,7 @@ def check_argnums(argnums, fname):
 
 
 def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable[..., Any]:
+                   has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
     """A function returning both ``fun(*args)`` and its gradient, from one forward and one
     backward pass.
 
@@ -308,6 +308,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         numbers count from the end. The differentiated leaves must be floating.
       has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
         differentiated and ``aux`` is returned with it.
+      holomorphic: as in ``grad``.
 
     Returns:
       A function with ``fun``'s arguments returning ``(value, gradient)``, or
@@ -321,10 +322,31 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     (9.0, 6.0)
     """
     # keep_metadata sets __wrapped__: inspect.signature (vmap's argument names) sees fun's
-    return keep_metadata(api_boundary(_value_and_grad(fun, argnums, has_aux)), fun)
+    return keep_metadata(api_boundary(_value_and_grad(fun, argnums, has_aux, holomorphic)),
+                         fun)
 
 
-def _value_and_grad(fun, argnums, has_aux):
+def _check_grad_output(oa, holomorphic):
+    """JAX's rule: a real output, or with ``holomorphic=True`` a complex one."""
+    if holomorphic:
+        if oa.dtype.kind != "c":
+            raise TypeError(f"grad with holomorphic=True requires a complex output, got "
+                            f"dtype {oa.dtype}")
+    elif oa.dtype.kind != "f":
+        hint = (" (for holomorphic differentiation pass holomorphic=True; for a real "
+                "function take fnp.real or fnp.abs first)" if oa.dtype.kind == "c" else "")
+        raise TypeError(f"grad requires a real floating output, got dtype {oa.dtype}{hint}")
+
+
+def _check_holomorphic_inputs(leaves):
+    for x in leaves:
+        dt = get_aval(x).dtype
+        if dt.kind != "c":
+            raise TypeError(f"grad with holomorphic=True requires complex inputs, got dtype "
+                            f"{dt}")
+
+
+def _value_and_grad(fun, argnums, has_aux, holomorphic=False):
     """value_and_grad's function without the api boundary (grad puts its own around it)."""
     check_argnums(argnums, "grad")
     simple = not has_aux and type(argnums) is int and argnums in (0, -1)
@@ -334,12 +356,16 @@ def _value_and_grad(fun, argnums, has_aux):
         if simple and not kwargs and len(args) == 1:
             x = args[0]
             if isinstance(x, (np.ndarray, Tracer)) and x.dtype.kind in "fc":
-                return _value_and_grad_single(fun, x)
+                if holomorphic:
+                    _check_holomorphic_inputs([x])
+                return _value_and_grad_single(fun, x, holomorphic)
         if kwargs:
             f = lambda *a: fun(*a, **kwargs)  # noqa: E731
         else:
             f = fun
         single, nums = normalize_argnums(argnums, len(args), "grad")
+        if holomorphic:
+            _check_holomorphic_inputs(tree_flatten([args[i] for i in nums])[0])
         in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
             f, args, nums, has_aux, "grad")
         if len(outs) != 1 or out_tree.children is not None:
@@ -350,8 +376,7 @@ def _value_and_grad(fun, argnums, has_aux):
         if oa.shape != ():
             raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
                             "use jacrev/vjp for non-scalar outputs")
-        if oa.dtype.kind not in "fc":
-            raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
+        _check_grad_output(oa, holomorphic)
         cts = backward_pass(lin.jaxpr, lin.residuals,
                             [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
                             [np.ones((), oa.dtype)], lin.all_linear)
@@ -368,7 +393,7 @@ def _value_and_grad(fun, argnums, has_aux):
     return vg
 
 
-def _value_and_grad_single(fun, x):
+def _value_and_grad_single(fun, x, holomorphic=False):
     """``value_and_grad(fun)(x)`` for one array argument: what ``vg`` does, without
     flattening trees around a single leaf."""
     tree = []
@@ -390,8 +415,7 @@ def _value_and_grad_single(fun, x):
     if oa.shape != ():
         raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
                         "use jacrev/vjp for non-scalar outputs")
-    if oa.dtype.kind not in "fc":
-        raise TypeError(f"grad requires a floating output, got dtype {oa.dtype}")
+    _check_grad_output(oa, holomorphic)
     jaxpr = lin.jaxpr
     ct, = backward_pass(jaxpr, lin.residuals, [UndefinedPrimal(jaxpr.invars[0].aval)],
                         [np.array(1, oa.dtype)], lin.all_linear)
@@ -399,7 +423,7 @@ def _value_and_grad_single(fun, x):
 
 
 def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-         has_aux: bool = False) -> Callable[..., Any]:
+         has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
     """The gradient of a scalar-valued function, as a new function (reverse mode).
 
     Args:
@@ -413,6 +437,9 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         differentiated leaves must be floating; convert integers with ``.astype(float)``.
       has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
         differentiated, and the new function returns ``(gradient, aux)``.
+      holomorphic: as in JAX. False requires a real output; for complex inputs the
+        gradient is JAX's ``df/dx - i df/dy`` (z = x + iy). True requires complex inputs
+        and a complex output, and returns ``df/dz`` of a holomorphic ``fun``.
 
     Returns:
       A function taking ``fun``'s arguments and returning the gradient of ``fun`` with
@@ -430,7 +457,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> float(g), aux
     (3.0, 'note')
     """
-    vg = _value_and_grad(fun, argnums, has_aux)   # g is the api boundary
+    vg = _value_and_grad(fun, argnums, has_aux, holomorphic)   # g is the api boundary
 
     def g(*args, **kwargs):
         (v, g_) = vg(*args, **kwargs)

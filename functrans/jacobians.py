@@ -31,14 +31,17 @@ from .tree_util import tree_flatten, tree_unflatten
 __all__ = ["jacfwd", "jacrev", "jacobian", "hessian"]
 
 
-def _prepare(fun, args, argnums, fname):
+def _prepare(fun, args, argnums, fname, holomorphic=False):
     single, nums = normalize_argnums(argnums, len(args), fname)
     dyn = tuple(args[i] for i in nums)
     flat, in_tree = tree_flatten(dyn)
     flat = [as_array(x) for x in flat]
     for i, x in enumerate(flat):
         a = get_aval(x)
-        if a.dtype.kind not in "f":
+        if holomorphic and a.dtype.kind != "c":
+            raise TypeError(f"{fname} with holomorphic=True requires complex inputs, but "
+                            f"input leaf {i} has dtype {a.dtype}")
+        if not holomorphic and a.dtype.kind not in "f":
             raise TypeError(f"{fname} requires real floating inputs to differentiate, but "
                             f"input leaf {i} has dtype {a.dtype}; convert it with "
                             ".astype(float) or exclude it with argnums")
@@ -81,7 +84,7 @@ def _reshape(x, shape):
 
 
 def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-           has_aux: bool = False) -> Callable[..., Any]:
+           has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
     """Jacobian by forward mode: one batched ``jvp`` per input leaf.
 
     Cheaper than ``jacrev`` when the inputs have fewer elements than the outputs.
@@ -94,6 +97,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         Jacobians, one per argument in that order. Negative numbers count from the end.
       has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
         differentiated and the new function returns ``(jacobian, aux)``.
+      holomorphic: when True, the inputs (and for ``jacrev`` the outputs) are complex
+        and ``fun`` is taken as holomorphic: the blocks are ``df/dz``.
 
     Returns:
       A function of ``fun``'s arguments returning the Jacobian: for an output leaf of
@@ -111,7 +116,8 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     @api_boundary
     def jacfun(*args):
-        single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacfwd")
+        single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacfwd",
+                                                                  holomorphic)
         zeros = [np.zeros(get_aval(x).shape, get_aval(x).dtype) for x in flat]
         per_in = []            # per input leaf: flat output blocks
         out = aux = None
@@ -150,7 +156,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
 
 def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-           has_aux: bool = False) -> Callable[..., Any]:
+           has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
     """Jacobian by reverse mode: one ``vjp``, pulled back with one batched call per output leaf.
 
     Cheaper than ``jacfwd`` when the outputs have fewer elements than the inputs.
@@ -163,6 +169,8 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         Jacobians, one per argument in that order. Negative numbers count from the end.
       has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
         differentiated and the new function returns ``(jacobian, aux)``.
+      holomorphic: when True, the inputs (and for ``jacrev`` the outputs) are complex
+        and ``fun`` is taken as holomorphic: the blocks are ``df/dz``.
 
     Returns:
       A function of ``fun``'s arguments returning the Jacobian: for an output leaf of
@@ -180,14 +188,16 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     @api_boundary
     def jacfun(*args):
-        single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacrev")
+        single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacrev",
+                                                                  holomorphic)
         res = vjp(f_flat, *flat, has_aux=has_aux)
         y, vjp_fn = res[0], res[1]
         y_leaves, y_tree = tree_flatten(y)
         for i, o in enumerate(y_leaves):
-            if get_aval(o).dtype.kind not in "f":
-                raise TypeError(f"jacrev requires real floating outputs, but output leaf {i} "
-                                f"has dtype {get_aval(o).dtype}")
+            if get_aval(o).dtype.kind != ("c" if holomorphic else "f"):
+                raise TypeError(f"jacrev requires {'complex' if holomorphic else 'real floating'}"
+                                f" outputs{' with holomorphic=True' if holomorphic else ''}, "
+                                f"but output leaf {i} has dtype {get_aval(o).dtype}")
         zeros = [np.zeros(get_aval(o).shape, get_aval(o).dtype) for o in y_leaves]
         jac = []
         for j, o in enumerate(y_leaves):
@@ -225,6 +235,8 @@ def jacobian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         Jacobians, one per argument in that order. Negative numbers count from the end.
       has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
         differentiated and the new function returns ``(jacobian, aux)``.
+      holomorphic: when True, the inputs (and for ``jacrev`` the outputs) are complex
+        and ``fun`` is taken as holomorphic: the blocks are ``df/dz``.
 
     Returns:
       A function of ``fun``'s arguments returning the Jacobian: for an output leaf of
