@@ -41,3 +41,17 @@ def test_jacobians_holomorphic():
                                np.diag(2 * Z), rtol=1e-12)
     want = np.diag([2.032723 - 3.051898j, 0.917371 + 0.145995j, -0.642148 + 1.068607j])
     np.testing.assert_allclose(ft.jacrev(fnp.sin, holomorphic=True)(Z), want, atol=1e-6)
+
+
+def test_var_std_of_complex_inputs_under_transforms():
+    np.testing.assert_allclose(ft.jit(fnp.var)(Z), 2.564444, atol=1e-6)
+    assert ft.jit(fnp.var)(Z).dtype == np.float64
+    np.testing.assert_allclose(ft.grad(fnp.var)(Z),
+                               [0.111111 - 1.044444j, -0.888889 + 0.088889j,
+                                0.777778 + 0.955556j], atol=1e-6)
+    np.testing.assert_allclose(ft.grad(fnp.std)(Z),
+                               [0.034692 - 0.326106j, -0.277537 + 0.027754j,
+                                0.242845 + 0.298352j], atol=1e-6)
+    zs = np.stack([Z, 2 * Z])
+    np.testing.assert_allclose(ft.vmap(lambda z: fnp.std(z, ddof=1))(zs),
+                               np.std(zs, axis=1, ddof=1), rtol=1e-12)

@@ -235,16 +235,18 @@ def _moment(name, np_fn, traced, doc):
 
 
 def _traced_var(a, axis, dtype, ddof, keepdims):
-    if a.dtype.kind == "c":
-        raise TypeError(f"var: complex input {a.aval.str_short()} is supported only outside "
-                        "transforms")
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
     axes = _traced_axes(a, axis)
     x = E.convert_element_type(a, dt)
     m = R.reduce_sum(x, axes)
     m = _div_by(m, _count(a.shape, axes))
     d = E.sub(x, R._expand(m, a.shape, axes))
-    ss = R.reduce_sum(E.mul(d, d), axes)
+    if d.dtype.kind == "c":
+        # |d|^2, real like numpy's complex variance (and JAX's)
+        re, im = E.real(d), E.imag(d)
+        ss = R.reduce_sum(E.add(E.mul(re, re), E.mul(im, im)), axes)
+    else:
+        ss = R.reduce_sum(E.mul(d, d), axes)
     return _keep(_div_by(ss, builtins.max(_count(a.shape, axes) - ddof, 0)), a.shape, axes,
                  keepdims)
 
