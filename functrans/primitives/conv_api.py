@@ -31,7 +31,11 @@ __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilat
 
 class ConvDimensionNumbers(NamedTuple):
     """Positions of (batch, feature, spatial...) in lhs and output, and of
-    (out feature, in feature, spatial...) in the kernel."""
+    (out feature, in feature, spatial...) in the kernel.
+
+    >>> ConvDimensionNumbers((0, 1, 2), (0, 1, 2), (0, 1, 2)).rhs_spec
+    (0, 1, 2)
+    """
     lhs_spec: tuple
     rhs_spec: tuple
     out_spec: tuple
