@@ -1,0 +1,62 @@
+"""conv_general_dilated, reduce_window and the cumulative reductions against values JAX
+0.10.2 computed once (x64): outputs and VJPs with a random cotangent.
+``tests/data/make_jax_lax_extra_reference.py`` regenerates the two .npz files."""
+import ast
+import os
+
+import numpy as np
+import pytest
+
+import functrans as ft
+from functrans import lax
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+from tests.data.jax_lax_extra_cases import CONV_CASES, WINDOW_CASES
+
+
+@pytest.mark.parametrize("j", range(len(CONV_CASES)))
+def test_conv_matches_jax(j):
+    r = np.load(os.path.join(DATA, "jax_conv_reference.npz"))
+    kw = CONV_CASES[j]["kw"]
+    y, vjp = ft.vjp(lambda x, w: lax.conv_general_dilated(x, w, **kw), r[f"x{j}"], r[f"w{j}"])
+    gx, gw = vjp(r[f"ct{j}"])
+    for got, key in ((y, "y"), (gx, "gx"), (gw, "gw")):
+        np.testing.assert_allclose(got, r[f"{key}{j}"], rtol=1e-10, atol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("j", range(len(WINDOW_CASES)))
+def test_reduce_window_matches_jax(j):
+    r = np.load(os.path.join(DATA, "jax_reduce_window_reference.npz"))
+    op, shape, w, s, p, bd, wd, init = WINDOW_CASES[j]
+    rng = np.random.default_rng(j)
+    x = rng.standard_normal(shape)
+
+    def f(x):
+        return lax.reduce_window(x, init, getattr(lax, op), w, s, p, bd, wd)
+    y = f(x)
+    np.testing.assert_allclose(y, r[f"y{j}"], rtol=1e-12)
+    if f"g{j}" in r.files:             # JAX differentiates only some of them
+        ct = rng.standard_normal(np.shape(y))
+        np.testing.assert_allclose(ft.vjp(f, x)[1](ct)[0], r[f"g{j}"], rtol=1e-12)
+
+
+CUM_GRADS_JAX = """cumsum False [[6.0, 6.0, 5.0, 3.0], [22.0, 18.0, 13.0, 7.0]]
+cumsum True [[0.0, 1.0, 3.0, 6.0], [4.0, 9.0, 15.0, 22.0]]
+cumprod False [[-9.6, 2.4, -1.26, -2.16], [1.22, -13.9, 5.4, -0.98]]
+cumprod True [[0.0, 1.0, 0.4, 4.6], [-1.68, -18.9, 23.4, 1.54]]
+cummax False [[1.0, 0.0, 5.0, 0.0], [15.0, 0.0, 0.0, 7.0]]
+cummax True [[0.0, 0.0, 3.0, 3.0], [0.0, 0.0, 0.0, 22.0]]
+cummin False [[0.0, 6.0, 0.0, 0.0], [4.0, 5.0, 13.0, 0.0]]
+cummin True [[0.0, 1.0, 0.0, 5.0], [0.0, 0.0, 15.0, 7.0]]
+cumlogsumexp False [[1.495073, 0.333596, 3.70859, 0.462741], [11.902276, 3.550722, 0.813381, 5.733621]]
+cumlogsumexp True [[0.0, 0.032251, 2.426356, 3.541393], [0.443406, 0.479328, 0.339642, 20.737623]]"""
+
+
+def test_cumulative_reductions_gradients_match_jax():
+    x = np.array([[0.3, -1.2, 2.0, 0.5], [1.0, 0.2, -0.7, 3.0]])
+    w = np.arange(8.).reshape(2, 4)
+    for line in CUM_GRADS_JAX.splitlines():
+        name, rev, want = line.split(" ", 2)
+        f = lambda x: (getattr(lax, name)(x, axis=1, reverse=rev == "True") * w).sum()  # noqa
+        np.testing.assert_allclose(ft.grad(f)(x), ast.literal_eval(want), atol=1e-6, err_msg=line)
