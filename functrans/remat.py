@@ -142,8 +142,11 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
         ``everything_saveable``, ``dots_saveable``,
         ``dots_with_no_batch_dims_saveable``) or its name, or a function
         ``(primitive, *in_avals, **params) -> bool`` called per equation of ``fun``.
-      prevent_cse: accepted for compatibility with JAX and ignored (it never changes
-        values or derivatives).
+      prevent_cse: True (the default): under ``jit`` the recomputation is kept apart
+        from the forward pass by an optimisation barrier, so that no compile pass (CSE
+        above all) merges it back and the memory saving survives compilation. False
+        lets the passes merge it (fewer operations, the residuals kept after all);
+        values and derivatives are the same either way.
       static_argnums: positions of arguments passed to ``fun`` as Python values, not
         traced: an int or a sequence of ints.
 
@@ -186,7 +189,8 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
         avals, vals = abstract_and_concrete(flat)
         jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name=f"checkpoint({name})")
         (body,), hc = hoist_many([ClosedJaxpr(jaxpr, consts)])
-        outs = checkpoint_p.bind(*hc, *flat, jaxpr=body, policy=pname, name=name)
+        outs = checkpoint_p.bind(*hc, *flat, jaxpr=body, policy=pname, name=name,
+                                 prevent_cse=bool(prevent_cse))
         return tree_unflatten(out_tree(), outs)
 
     return wrapped
