@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # run through their numpy impl (or inlined before a backend sees them: call-like ones)
 LLVM_HOST = {
     "all_gather", "argmax", "argmin", "axis_index", "bitcast_convert_type", "checkpoint",
-    "optimization_barrier",   # removed by the last compile pass (drop_barriers)
+    "name", "optimization_barrier",   # removed by the last compile pass (drop_barriers)
     "cholesky", "complex", "conj", "cummax", "cummin", "cumprod", "cumsum",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "threefry2x32",
@@ -43,7 +43,7 @@ LLVM_HOST = {
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
-    "optimization_barrier",
+    "name", "optimization_barrier",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}

@@ -406,6 +406,20 @@ optimization_barrier_p.def_rules(
 )
 
 
+# ``checkpoint_name(x, name)``: the identity, naming its value for the policies
+# ``save_only_these_names`` / ``save_any_names_but_these``. Like the barrier it is
+# removed by the last compile pass (``prevents_cse``), so backends never see it.
+name_p = Primitive("name")
+name_p.prevents_cse = True
+name_p.def_rules(
+    abstract_eval=lambda a, *, name: a,
+    impl=lambda x, *, name: x,
+    jvp=lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name), tangents[0]),
+    transpose=lambda ct, x, *, name: [ct],
+    batch=lambda args, dims, *, name: (name_p.bind(args[0], name=name), dims[0]),
+)
+
+
 def _checkpoint_aval(*avals, jaxpr, policy, name, prevent_cse=True):
     check_operands(f"checkpoint {name}", avals, jaxpr)
     return list(jaxpr.out_avals)
