@@ -335,7 +335,11 @@ def saved_residuals(fun: Callable[..., Any], *args: Any) -> SavedResiduals:
         return list(lin.residuals)
 
     avals, vals = abstract_and_concrete(flat)
-    jaxpr, _, _ = trace_to_jaxpr(stage, avals, vals, name="saved_residuals")
+    capture, tracing.CAPTURE_SOURCE = tracing.CAPTURE_SOURCE, True   # name the lines
+    try:
+        jaxpr, _, _ = trace_to_jaxpr(stage, avals, vals, name="saved_residuals")
+    finally:
+        tracing.CAPTURE_SOURCE = capture
     entries, seen = [], set()
     for v in jaxpr.outvars:
         if isinstance(v, Var):
