@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+from jaxpr_ir.passes import cse
 from . import tracing
 from .api_util import abstract_and_concrete, as_array, flatten_fun
 from .primitives.custom import CHECKPOINT_POLICIES, checkpoint_p, hoist_many, name_p
@@ -318,7 +319,7 @@ def _origin(jaxpr: Jaxpr, v) -> str:
 def saved_residuals(fun: Callable[..., Any], *args: Any) -> SavedResiduals:
     """The residuals reverse mode saves for ``fun`` at ``args`` (differentiating every
     floating leaf), each distinct value once, with shape, dtype, bytes and where it
-    was computed.
+    was computed. Values computed twice the same way count once (as after jit's CSE).
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.saved_residuals(ft.checkpoint(lambda x: fnp.sin(fnp.sin(x))), np.ones(3))
@@ -340,6 +341,9 @@ def saved_residuals(fun: Callable[..., Any], *args: Any) -> SavedResiduals:
         jaxpr, _, _ = trace_to_jaxpr(stage, avals, vals, name="saved_residuals")
     finally:
         tracing.CAPTURE_SOURCE = capture
+    # as jit would: a broadcast constant that several recomputations read (tanh's
+    # derivative reads a broadcast 1, recorded in the outermost trace) is kept once
+    jaxpr = cse(jaxpr)
     entries, seen = [], set()
     for v in jaxpr.outvars:
         if isinstance(v, Var):
