@@ -31,7 +31,7 @@ class Op:
     params: Callable = field(default=_none)
 
 
-def kinds(*allowed: str) -> Callable[[Arrays], bool]:
+def kinds(allowed: str) -> Callable[[Arrays], bool]:
     """Accept operands whose dtype kinds ('f', 'i', 'u', 'b') are all in ``allowed``."""
     return lambda arrs: all(a.dtype.kind in allowed for a in arrs)
 
@@ -45,7 +45,7 @@ def _broadcastable(arrs) -> bool:
 
 
 def _same_kind_binary(allowed: str) -> Callable[[Arrays], bool]:
-    return lambda arrs: kinds(*allowed)(arrs) and _broadcastable(arrs)
+    return lambda arrs: kinds(allowed)(arrs) and _broadcastable(arrs)
 
 
 FLOAT, NUM, INT = "f", "fiu", "iu"
@@ -86,7 +86,7 @@ BINARY = [
 
 
 def _elementwise_rows() -> list[Op]:
-    rows = [Op(n, "elementwise", 1, f, p, kinds(*k), s) for n, f, p, k, s in UNARY]
+    rows = [Op(n, "elementwise", 1, f, p, kinds(k), s) for n, f, p, k, s in UNARY]
     rows += [Op(n, "elementwise", 2, f, p, _same_kind_binary(k), s) for n, f, p, k, s in BINARY]
     rows.append(Op("where", "where", 2, "fnp.where({a} > 0, {a}, {b})",
                    "np.where({a} > 0, {a}, {b})", _same_kind_binary(NUM)))
