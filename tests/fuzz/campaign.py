@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from tests.fuzz.check import Failure, check_program, numpy_values
 from tests.fuzz.generator import Program, generate, sliced
+from tests.fuzz.ops import OP_BY_NAME
 
 CALLS = {
     "eager": "f({args})",
@@ -86,9 +87,11 @@ def signature(program: Program, failure: Failure) -> tuple:
     if failure.detail.startswith("dtype"):
         return failure.kind, failure.mode, failure.detail
     last = program.steps[-1].op if program.steps else "-"
+    if failure.kind == "crash":   # one exception from one feature: one bug
+        feature = OP_BY_NAME[last].feature if program.steps else last
+        return failure.kind, failure.mode, failure.detail.split(":")[0], feature
     dtypes = tuple(sorted({v.dtype.name for v in program.inputs.values()}))
-    head = failure.detail.split(":")[0] if failure.kind == "crash" else failure.detail.split(" ")[0]
-    return failure.kind, failure.mode, head, last, dtypes
+    return failure.kind, failure.mode, last, dtypes
 
 
 def run_one(seed: int, exclude) -> dict:
@@ -100,7 +103,8 @@ def run_one(seed: int, exclude) -> dict:
     if outcome.failures:
         first = outcome.failures[0]
         small = minimize(program, first, exclude)
-        small_failures = reproduces(small, first, exclude) and check_program(small, exclude).failures
+        small_failures = (reproduces(small, first, exclude)
+                          and check_program(small, exclude).failures)
         if not small_failures:
             small, small_failures = program, outcome.failures
         result["signature"] = signature(small, first)

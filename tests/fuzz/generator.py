@@ -45,7 +45,7 @@ class Program:
         for a in self.inputs.values():
             feats.add(_dtype_feature(a.dtype))
             feats |= _shape_features(a)
-            if a.dtype.kind == "f" and not np.all(np.isfinite(a) & ((a == 0) | (np.abs(a) > 1e-30))):
+            if a.dtype.kind == "f" and np.any(_is_special(a)):
                 feats.add("special")
         return feats
 
@@ -67,6 +67,12 @@ class Program:
         return "\n".join(f"{k} = np.array({np.asarray(v).tolist()!r}, dtype=np.{v.dtype.name})"
                          .replace("nan", "np.nan").replace("inf", "np.inf")
                          for k, v in self.inputs.items())
+
+
+def _is_special(a):
+    """inf, NaN, ±0, subnormal-sized or huge (not what ``standard_normal`` draws)."""
+    mag = np.abs(a.astype(np.float64))
+    return ~np.isfinite(mag) | (mag < 1e-30) | (mag > 1e20)
 
 
 def _dtype_feature(dtype) -> str:
@@ -129,7 +135,8 @@ def _draw_inputs(rng, exclude) -> dict:
         dt = main if rng.random() < 0.75 else allowed[int(rng.integers(len(allowed)))]
         s = shape
         if i and rng.random() < 0.3 and "broadcast" not in exclude:   # a broadcastable shape
-            s = tuple(1 if rng.random() < 0.5 else d for d in shape)[int(rng.integers(0, len(shape) + 1)):]
+            s = tuple(1 if rng.random() < 0.5 else d for d in shape)
+            s = s[int(rng.integers(0, len(shape) + 1)):]
         inputs[f"x{i}"] = random_values(rng, s, DTYPES[dt], special)
     return inputs
 
