@@ -9,7 +9,11 @@ from tests.fuzz import KNOWN_ISSUES
 from tests.fuzz.campaign import run_campaign
 
 
-def _progress(summary) -> None:
+def _progress(summary, result) -> None:
+    if "signature" in result and summary.distinct[result["signature"]][0] == 1:
+        print(f"new failure (seed {result['seed']}): {result['signature']}", file=sys.stderr,
+              flush=True)
+        print(f"\n--- seed {result['seed']}: {result['signature']}\n{result['repro']}", flush=True)
     if summary.programs % 100 == 0:
         print(f"  {summary.programs} programs, {summary.comparisons} comparisons, "
               f"{len(summary.distinct)} distinct failures", file=sys.stderr, flush=True)

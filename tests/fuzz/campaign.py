@@ -176,7 +176,7 @@ class Campaign:
                 result = self._dead(seed, "hang", f"no result in {self.timeout:.0f} s")
             summary.add(result)
             if progress:
-                progress(summary)
+                progress(summary, result)
         self.close()
         return summary
 

@@ -163,7 +163,7 @@ def _try_step(rng, op, values: dict, env: dict):
     return step, val
 
 
-def generate(seed: int, exclude=frozenset(), max_steps: int = 8) -> Program:
+def generate(seed: int, exclude=frozenset(), max_steps: int = 10) -> Program:
     """A random valid program (numpy accepts it) using no feature in ``exclude``."""
     rng = np.random.default_rng(seed)
     ops = [op for op in OPS if op.feature not in exclude]

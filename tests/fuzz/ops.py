@@ -70,6 +70,12 @@ UNARY = [
     ("scale", "{a} * 3", "{a} * 3", NUM, True),
     ("shift", "{a} + 2", "{a} + 2", NUM, True),
     ("not", "fnp.logical_not({a})", "np.logical_not({a})", "b", False),
+    ("floordiv", "{a} // 3", "{a} // 3", NUM, False),
+    ("mod", "{a} % 3", "{a} % 3", NUM, False),
+    ("cube", "{a} ** 3", "{a} ** 3", NUM, True),
+    ("clip", "fnp.clip({a}, -1, 2)", "np.clip({a}, -1, 2)", NUM, False),
+    ("round", "fnp.round({a})", "np.round({a})", FLOAT, False),
+    ("logistic", "1.0 / (1.0 + fnp.exp(-{a}))", "1.0 / (1.0 + np.exp(-{a}))", FLOAT, True),
 ]
 BINARY = [
     ("add", "{a} + {b}", "{a} + {b}", NUM, True),
@@ -121,6 +127,12 @@ REDUCTIONS = [
     ("min", "fnp.min({a}, axis={axis}, keepdims={keep})", "np.min({a}, axis={axis}, keepdims={keep})",
      _nonempty_axis_ok, False),
     ("any", "fnp.any({a}, axis={axis})", "np.any({a}, axis={axis})", kinds("b"), False),
+    ("var", "fnp.var({a}, axis={axis}, keepdims={keep})", "np.var({a}, axis={axis}, keepdims={keep})",
+     kinds(FLOAT), True),
+    ("argmax", "fnp.argmax({a}, axis={axis})", "np.argmax({a}, axis={axis})",
+     _nonempty_axis_ok, False),
+    ("argmin", "fnp.argmin({a}, axis={axis})", "np.argmin({a}, axis={axis})",
+     _nonempty_axis_ok, False),
 ]
 
 
@@ -150,12 +162,23 @@ def _dims(lo: int) -> Callable[[Arrays], bool]:
     return lambda arrs: arrs[0].ndim >= lo
 
 
+def _concat_ok(arrs) -> bool:
+    a, b = arrs
+    return a.ndim >= 1 and a.shape[1:] == b.shape[1:] and a.ndim == b.ndim
+
+
 def _shape_rows() -> list[Op]:
     return [
         Op("reshape", "reshape", 1, "{a}.reshape({shape})", "{a}.reshape({shape})",
            lambda arrs: True, True, _reshape_params),
         Op("transpose", "reshape", 1, "{a}.T", "{a}.T", lambda arrs: True, True),
         Op("slice", "slice", 1, "{a}[{idx}]", "{a}[{idx}]", _dims(1), True, _slice_params),
+        Op("concatenate", "reshape", 2, "fnp.concatenate([{a}, {b}], axis=0)",
+           "np.concatenate([{a}, {b}], axis=0)", _concat_ok, True),
+        Op("stack", "reshape", 1, "fnp.stack([{a}, {a} * 2])", "np.stack([{a}, {a} * 2])",
+           kinds(NUM), True),
+        Op("flip", "slice", 1, "fnp.flip({a}, axis=0)", "np.flip({a}, axis=0)", _dims(1), True),
+        Op("roll", "slice", 1, "fnp.roll({a}, 1, axis=0)", "np.roll({a}, 1, axis=0)", _dims(1), True),
         Op("broadcast_to", "broadcast", 1, "fnp.broadcast_to({a}, (2,) + {a}.shape)",
            "np.broadcast_to({a}, (2,) + {a}.shape)", lambda arrs: True, True),
     ]
@@ -179,7 +202,8 @@ def _at_params(rng, arrs) -> dict:
     a = arrs[0]
     const = {"f": "1.5", "i": "3", "u": "3", "b": "True"}[a.dtype.kind]
     n = a.shape[0]
-    return {"i": int(rng.integers(-n, n)), "c": const, "n": n}
+    i = [str(int(rng.integers(-n, n))), f"{int(rng.integers(0, n))}:", "::2", "..., -1"]
+    return {"i": i[int(rng.integers(len(i)))], "c": const, "n": n}
 
 
 def _at_ok(allowed: str) -> Callable[[Arrays], bool]:
@@ -190,6 +214,8 @@ def _index_rows() -> list[Op]:
     rows = [
         Op("gather", "computed_index", 2, "{a}[{b} % {n}]", "{a}[{b} % {n}]", _gather_ok,
            False, lambda rng, arrs: {"n": arrs[0].shape[0]}),
+        Op("negative_gather", "computed_index", 2, "{a}[{b} % {n} - {n}]",
+           "{a}[{b} % {n} - {n}]", _gather_ok, False, lambda rng, arrs: {"n": arrs[0].shape[0]}),
         Op("argmax_index", "computed_index", 2, "{a}[fnp.argmax({b}) % {a}.shape[0]]",
            "{a}[np.argmax({b}) % {a}.shape[0]]", _argmax_ok),
         Op("argmax_oob", "oob_index", 2, "{a}[fnp.argmax({b})]",
@@ -197,13 +223,13 @@ def _index_rows() -> list[Op]:
         Op("oob_gather", "oob_index", 2, "{a}[fnp.abs({b}) % {n} + {n} * {k}]",
            "{a}[reference.clamp_index(np.abs({b}) % {n} + {n} * {k}, {n})]",
            _gather_ok, False, _oob_params),
-        Op("at_set", "at", 1, "{a}.at[{i}].set({c})", "reference.at_set({a}, {i}, {c})",
+        Op("at_set", "at", 1, "{a}.at[{i}].set({c})", "reference.at_set({a}, np.s_[{i}], {c})",
            _at_ok("fiub"), True, _at_params),
-        Op("at_add", "at", 1, "{a}.at[{i}].add({c})", "reference.at_add({a}, {i}, {c})",
+        Op("at_add", "at", 1, "{a}.at[{i}].add({c})", "reference.at_add({a}, np.s_[{i}], {c})",
            _at_ok(NUM), True, _at_params),
-        Op("at_mul", "at", 1, "{a}.at[{i}].multiply({c})", "reference.at_mul({a}, {i}, {c})",
+        Op("at_mul", "at", 1, "{a}.at[{i}].multiply({c})", "reference.at_mul({a}, np.s_[{i}], {c})",
            _at_ok(NUM), True, _at_params),
-        Op("at_max", "at", 1, "{a}.at[{i}].max({c})", "reference.at_max({a}, {i}, {c})",
+        Op("at_max", "at", 1, "{a}.at[{i}].max({c})", "reference.at_max({a}, np.s_[{i}], {c})",
            _at_ok(NUM), False, _at_params),
         Op("at_add_computed", "at_computed", 2, "{a}.at[{b} % {n}].add({c})",
            "reference.at_add({a}, {b} % {n}, {c})",
