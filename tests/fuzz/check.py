@@ -146,8 +146,23 @@ class Checker:
         want = np.stack([ref_all[self.program.result], ref2_all[self.program.result]])
         scale = max(_scale(list(ref_all.values())), _scale(list(ref2_all.values())))
         self.compare("vmap", lambda: ft.vmap(self.f)(*stacked), want, scale)
-        if self.enabled("jit_cpu"):
-            self.compare("jit_cpu∘vmap", lambda: ft.jit(ft.vmap(self.f))(*stacked), want, scale)
+        for backend in ("cpu", "interpret"):
+            if self.enabled(f"jit_{backend}"):
+                self.compare(f"jit_{backend}∘vmap",
+                             lambda: ft.jit(ft.vmap(self.f), backend=backend)(*stacked), want, scale)
+        if len(self.names) > 1:
+            self.check_vmap_unbatched(args, second, stacked, ref_all)
+
+    def check_vmap_unbatched(self, args, second, stacked, ref_all):
+        """vmap over the first input only (``in_axes=(0, None, ...)``)."""
+        mixed = dict(self.program.inputs)
+        mixed[self.names[0]] = second[self.names[0]]
+        ref2_all = numpy_values(self.program, mixed)
+        want = np.stack([ref_all[self.program.result], ref2_all[self.program.result]])
+        scale = max(_scale(list(ref_all.values())), _scale(list(ref2_all.values())))
+        in_axes = (0,) + (None,) * (len(args) - 1)
+        self.compare("vmap(in_axes=(0, None…))",
+                     lambda: ft.vmap(self.f, in_axes=in_axes)(stacked[0], *args[1:]), want, scale)
 
     def derivatives(self):
         """grad, jvp, jit∘grad, vmap∘grad and grad∘grad with respect to the first

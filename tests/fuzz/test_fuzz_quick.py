@@ -8,7 +8,7 @@ import signal
 import numpy as np
 
 from tests.fuzz import KNOWN_ISSUES
-from tests.fuzz.campaign import repro_text
+from tests.fuzz.campaign import repro_text, run_campaign
 from tests.fuzz.check import MODES, check_program, mismatch
 from tests.fuzz.generator import DTYPES, generate
 from tests.fuzz.ops import OPS
@@ -50,6 +50,13 @@ def test_comparison_catches_what_it_must():
     assert mismatch(np.array([3], np.int32), np.array([3], np.int64)) is not None
     assert mismatch(np.array([256 + 1]), np.array([1])) is not None             # exact ints
     assert mismatch(np.zeros((0, 2)), np.zeros((2, 0))) is not None
+
+
+def test_campaign_reports_a_hang_and_goes_on():
+    # a timeout far below a worker's start-up: every program is a hang, none a stall
+    summary = run_campaign(2, seed=0, timeout=0.01)
+    assert (summary.programs, summary.hangs, len(summary.distinct)) == (2, 2, 2)
+    assert all("hang" in repro for _, repro in summary.distinct.values())
 
 
 def test_quick_slice_agrees_in_every_mode():
