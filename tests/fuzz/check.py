@@ -148,8 +148,8 @@ class Checker:
         self.compare("vmap", lambda: ft.vmap(self.f)(*stacked), want, scale)
         for backend in ("cpu", "interpret"):
             if self.enabled(f"jit_{backend}"):
-                self.compare(f"jit_{backend}∘vmap",
-                             lambda: ft.jit(ft.vmap(self.f), backend=backend)(*stacked), want, scale)
+                batched = ft.jit(ft.vmap(self.f), backend=backend)
+                self.compare(f"jit_{backend}∘vmap", lambda: batched(*stacked), want, scale)
         if len(self.names) > 1:
             self.check_vmap_unbatched(args, second, stacked, ref_all)
 

@@ -115,29 +115,19 @@ def _nonempty_axis_ok(arrs) -> bool:
     return arrs[0].size > 0 and arrs[0].dtype.kind in NUM
 
 
+# name, accepts, smooth; each is f(a, axis=..., keepdims=...) in both libraries
 REDUCTIONS = [
-    ("sum", "fnp.sum({a}, axis={axis}, keepdims={keep})", "np.sum({a}, axis={axis}, keepdims={keep})",
-     kinds(NUM), True),
-    ("mean", "fnp.mean({a}, axis={axis}, keepdims={keep})",
-     "np.mean({a}, axis={axis}, keepdims={keep})", kinds(FLOAT), True),
-    ("prod", "fnp.prod({a}, axis={axis}, keepdims={keep})",
-     "np.prod({a}, axis={axis}, keepdims={keep})", kinds(FLOAT), False),
-    ("max", "fnp.max({a}, axis={axis}, keepdims={keep})", "np.max({a}, axis={axis}, keepdims={keep})",
-     _nonempty_axis_ok, False),
-    ("min", "fnp.min({a}, axis={axis}, keepdims={keep})", "np.min({a}, axis={axis}, keepdims={keep})",
-     _nonempty_axis_ok, False),
-    ("any", "fnp.any({a}, axis={axis})", "np.any({a}, axis={axis})", kinds("b"), False),
-    ("var", "fnp.var({a}, axis={axis}, keepdims={keep})", "np.var({a}, axis={axis}, keepdims={keep})",
-     kinds(FLOAT), True),
-    ("argmax", "fnp.argmax({a}, axis={axis})", "np.argmax({a}, axis={axis})",
-     _nonempty_axis_ok, False),
-    ("argmin", "fnp.argmin({a}, axis={axis})", "np.argmin({a}, axis={axis})",
-     _nonempty_axis_ok, False),
+    ("sum", kinds(NUM), True), ("mean", kinds(FLOAT), True), ("prod", kinds(FLOAT), False),
+    ("max", _nonempty_axis_ok, False), ("min", _nonempty_axis_ok, False),
+    ("any", kinds("b"), False), ("var", kinds(FLOAT), True),
+    ("argmax", _nonempty_axis_ok, False), ("argmin", _nonempty_axis_ok, False),
 ]
 
 
 def _reduction_rows() -> list[Op]:
-    return [Op(n, "reduce", 1, f, p, acc, s, _axis_params) for n, f, p, acc, s in REDUCTIONS]
+    call = "{lib}.{name}({{a}}, axis={{axis}}, keepdims={{keep}})"
+    return [Op(n, "reduce", 1, call.format(lib="fnp", name=n), call.format(lib="np", name=n),
+               acc, smooth, _axis_params) for n, acc, smooth in REDUCTIONS]
 
 
 def _reshape_params(rng, arrs) -> dict:
@@ -178,7 +168,8 @@ def _shape_rows() -> list[Op]:
         Op("stack", "reshape", 1, "fnp.stack([{a}, {a} * 2])", "np.stack([{a}, {a} * 2])",
            kinds(NUM), True),
         Op("flip", "slice", 1, "fnp.flip({a}, axis=0)", "np.flip({a}, axis=0)", _dims(1), True),
-        Op("roll", "slice", 1, "fnp.roll({a}, 1, axis=0)", "np.roll({a}, 1, axis=0)", _dims(1), True),
+        Op("roll", "slice", 1, "fnp.roll({a}, 1, axis=0)", "np.roll({a}, 1, axis=0)", _dims(1),
+           True),
         Op("broadcast_to", "broadcast", 1, "fnp.broadcast_to({a}, (2,) + {a}.shape)",
            "np.broadcast_to({a}, (2,) + {a}.shape)", lambda arrs: True, True),
     ]
