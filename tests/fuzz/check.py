@@ -202,6 +202,7 @@ class Checker:
         # finite differences need inputs a small step can move: no huge or special values
         moderate = "special" not in self.program.features()
         all_f64 = self.rtol == RTOL[np.dtype(np.float64)]   # an f32 step defeats a small step
+        finite = finite and np.all(np.isfinite(g))
         if finite and moderate and all_f64 and self.program.smooth():
             self.check_finite_differences(loss, x, t, g, c, with_x)
             if gg is not None:

@@ -163,10 +163,17 @@ def _try_step(rng, op, values: dict, env: dict):
     return step, val
 
 
+SMOOTH_SHARE = 0.3   # programs drawn from smooth rows on f64 only: finite differences apply
+
+
 def generate(seed: int, exclude=frozenset(), max_steps: int = 10) -> Program:
     """A random valid program (numpy accepts it) using no feature in ``exclude``."""
     rng = np.random.default_rng(seed)
+    exclude = set(exclude)
     ops = [op for op in OPS if op.feature not in exclude]
+    if rng.random() < SMOOTH_SHARE and "f64" not in exclude:
+        exclude |= (set(DTYPES) - {"f64"}) | {"special"}
+        ops = [op for op in ops if op.smooth and op.name != "to_f32"]
     inputs = _draw_inputs(rng, exclude)
     values = dict(inputs)
     env = {"np": np, "reference": reference}

@@ -3,8 +3,11 @@ and as numpy source, from the same operands and parameters.
 
 ``{a}``/``{b}`` in a template are operand names; other fields come from the row's
 ``params`` function, drawn from the operands' numpy values (so shapes always fit).
-``smooth`` rows are differentiable everywhere on finite inputs, so a program made only
-of them is checked against central finite differences."""
+``smooth`` rows are continuous and differentiable almost everywhere (kinks such as
+``abs``, ``max`` or ``sort`` allowed, jumps such as ``floor``, casts to int or a
+data-dependent branch not): a program made only of them is checked against central
+finite differences, which a random point lies a step away from a kink with
+probability about 1 - 1e-6."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -57,15 +60,15 @@ UNARY = [
     ("tanh", "fnp.tanh({a})", "np.tanh({a})", FLOAT, True),
     ("exp", "fnp.exp({a})", "np.exp({a})", FLOAT, True),
     ("arctan", "fnp.arctan({a})", "np.arctan({a})", FLOAT, True),
-    ("log", "fnp.log({a})", "np.log({a})", FLOAT, False),
-    ("sqrt", "fnp.sqrt({a})", "np.sqrt({a})", FLOAT, False),
+    ("log", "fnp.log({a})", "np.log({a})", FLOAT, True),
+    ("sqrt", "fnp.sqrt({a})", "np.sqrt({a})", FLOAT, True),
     ("expm1", "fnp.expm1({a})", "np.expm1({a})", FLOAT, True),
-    ("log1p", "fnp.log1p({a})", "np.log1p({a})", FLOAT, False),
+    ("log1p", "fnp.log1p({a})", "np.log1p({a})", FLOAT, True),
     ("floor", "fnp.floor({a})", "np.floor({a})", FLOAT, False),
-    ("reciprocal", "1.0 / {a}", "1.0 / {a}", FLOAT, False),
+    ("reciprocal", "1.0 / {a}", "1.0 / {a}", FLOAT, True),
     ("neg", "-{a}", "-{a}", NUM, True),
     ("square", "{a} * {a}", "{a} * {a}", NUM, True),
-    ("abs", "fnp.abs({a})", "np.abs({a})", NUM, False),
+    ("abs", "fnp.abs({a})", "np.abs({a})", NUM, True),
     ("sign", "fnp.sign({a})", "np.sign({a})", NUM, False),
     ("scale", "{a} * 3", "{a} * 3", NUM, True),
     ("shift", "{a} + 2", "{a} + 2", NUM, True),
@@ -73,7 +76,7 @@ UNARY = [
     ("floordiv", "{a} // 3", "{a} // 3", NUM, False),
     ("mod", "{a} % 3", "{a} % 3", NUM, False),
     ("cube", "{a} ** 3", "{a} ** 3", NUM, True),
-    ("clip", "fnp.clip({a}, -1, 2)", "np.clip({a}, -1, 2)", NUM, False),
+    ("clip", "fnp.clip({a}, -1, 2)", "np.clip({a}, -1, 2)", NUM, True),
     ("round", "fnp.round({a})", "np.round({a})", FLOAT, False),
     ("logistic", "1.0 / (1.0 + fnp.exp(-{a}))", "1.0 / (1.0 + np.exp(-{a}))", FLOAT, True),
 ]
@@ -81,9 +84,9 @@ BINARY = [
     ("add", "{a} + {b}", "{a} + {b}", NUM, True),
     ("sub", "{a} - {b}", "{a} - {b}", NUM, True),
     ("mul", "{a} * {b}", "{a} * {b}", NUM, True),
-    ("div", "{a} / {b}", "{a} / {b}", FLOAT, False),
-    ("maximum", "fnp.maximum({a}, {b})", "np.maximum({a}, {b})", NUM, False),
-    ("minimum", "fnp.minimum({a}, {b})", "np.minimum({a}, {b})", NUM, False),
+    ("div", "{a} / {b}", "{a} / {b}", FLOAT, True),
+    ("maximum", "fnp.maximum({a}, {b})", "np.maximum({a}, {b})", NUM, True),
+    ("minimum", "fnp.minimum({a}, {b})", "np.minimum({a}, {b})", NUM, True),
     ("less", "{a} < {b}", "{a} < {b}", NUM, False),
     ("equal", "{a} == {b}", "{a} == {b}", "fiub", False),
     ("and", "fnp.logical_and({a}, {b})", "np.logical_and({a}, {b})", "b", False),
@@ -117,8 +120,8 @@ def _nonempty_axis_ok(arrs) -> bool:
 
 # name, accepts, smooth; each is f(a, axis=..., keepdims=...) in both libraries
 REDUCTIONS = [
-    ("sum", kinds(NUM), True), ("mean", kinds(FLOAT), True), ("prod", kinds(FLOAT), False),
-    ("max", _nonempty_axis_ok, False), ("min", _nonempty_axis_ok, False),
+    ("sum", kinds(NUM), True), ("mean", kinds(FLOAT), True), ("prod", kinds(FLOAT), True),
+    ("max", _nonempty_axis_ok, True), ("min", _nonempty_axis_ok, True),
     ("any", kinds("b"), False), ("var", kinds(FLOAT), True),
     ("argmax", _nonempty_axis_ok, False), ("argmin", _nonempty_axis_ok, False),
 ]
@@ -221,7 +224,7 @@ def _index_rows() -> list[Op]:
         Op("at_mul", "at", 1, "{a}.at[{i}].multiply({c})", "reference.at_mul({a}, np.s_[{i}], {c})",
            _at_ok(NUM), True, _at_params),
         Op("at_max", "at", 1, "{a}.at[{i}].max({c})", "reference.at_max({a}, np.s_[{i}], {c})",
-           _at_ok(NUM), False, _at_params),
+           _at_ok(NUM), True, _at_params),
         Op("at_add_computed", "at_computed", 2, "{a}.at[{b} % {n}].add({c})",
            "reference.at_add({a}, {b} % {n}, {c})",
            lambda arrs: _at_ok(NUM)(arrs[:1]) and arrs[1].dtype.kind in INT, True,
@@ -245,7 +248,7 @@ def _linalg_rows() -> list[Op]:
            lambda arrs: arrs[0].ndim >= 1 and arrs[0].dtype.kind in NUM, True,
            lambda rng, arrs: {"axis": int(rng.integers(-arrs[0].ndim, arrs[0].ndim))}),
         Op("sort", "sort", 1, "fnp.sort({a}, axis=-1)", "np.sort({a}, axis=-1)",
-           lambda arrs: arrs[0].ndim >= 1 and arrs[0].dtype.kind in NUM, False),
+           lambda arrs: arrs[0].ndim >= 1 and arrs[0].dtype.kind in NUM, True),
     ]
 
 
