@@ -10,14 +10,16 @@ source and as numpy source, and ``check.py`` runs it eagerly, under ``jit`` on t
 vmap∘grad and grad∘grad, comparing every mode with the numpy values (and derivatives
 with each other and, for smooth f64 programs, with central finite differences).
 
-Run a campaign (each program in a worker process with a per-program timeout; a hang is
-a reported failure)::
+Run a campaign from the repository root (each program in a worker process with a
+per-program timeout, so a hang is a reported failure and the campaign goes on)::
 
     python -m tests.fuzz --n 10000 [--seed S] [--timeout 60] [--exclude at,sort]
     python -m tests.fuzz --n 2000 --known      # leave out the KNOWN_ISSUES features
 
-It prints how many programs, comparisons, mismatches, crashes and hangs it saw, and one
-minimal standalone repro per distinct failure. The CI slice is
+It prints each new distinct failure as it is found, then how many programs,
+comparisons, mismatches, crashes and hangs it saw and one minimal standalone repro per
+distinct failure (the failing program cut to its shortest failing prefix, with steps
+bypassed where the failure stays; the script prints what each failing mode returns). The CI slice is
 ``tests/fuzz/test_fuzz_quick.py``: a seeded sample that excludes exactly the features
 in ``KNOWN_ISSUES`` below; delete an entry when its bug is fixed.
 
@@ -30,7 +32,9 @@ that eager operations leak no numpy RuntimeWarning).
 
 # feature -> the open bug that makes programs using it fail (one line each).
 KNOWN_ISSUES: dict[str, str] = {
-    "warnings": "eager ops leak numpy RuntimeWarnings (log/sqrt of negatives, overflow)",
-    "uint8": "uint8 results are promoted to int64 (sign, minimum, +, ...)",
-    "oob_index": "eager gather with an out-of-range computed index raises IndexError",
+    "warnings": "eager ops leak numpy RuntimeWarnings (fnp.log(-1.0): 'invalid value')",
+    "uint8": "uint8 arithmetic gives int64 (x - x, fnp.sign, fnp.minimum; uint8 loop carries "
+             "then raise TypeError); numpy keeps uint8 (uint64 for sum)",
+    "oob_index": "an out-of-range data-dependent index raises IndexError eagerly and under "
+                 "grad; jit clamps, as JAX does everywhere",
 }
