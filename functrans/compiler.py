@@ -234,11 +234,12 @@ def peak_temp_bytes(closed) -> int:
 
 def temp_bytes(exe, closed) -> int:
     """The compiled executable's peak temporaries: what its backend's buffer plan
-    allocates (``cost_analysis()["workspace bytes"]``) where it reports that, else
-    ``peak_temp_bytes`` of the optimised jaxpr."""
+    allocates (``cost_analysis()["temp bytes"]``, the llvm backend's workspace) where it
+    reports that, else ``peak_temp_bytes`` of the optimised jaxpr."""
     ca = getattr(exe, "cost_analysis", None)
     if ca is not None:
-        ws = ca().get("workspace bytes")
-        if ws is not None:
-            return int(ws)
+        cost = ca()
+        for key in ("temp bytes", "workspace bytes"):
+            if cost.get(key) is not None:
+                return int(cost[key])
     return peak_temp_bytes(closed)

@@ -13,6 +13,7 @@ weak types, static values).
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import weakref
 from typing import Any, Callable, Sequence
@@ -26,6 +27,7 @@ from .compiler import JitCause, LRUCache, compile_closed, observed, temp_bytes
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import hoist
 from .array import Array
+from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 from . import config as _config
@@ -63,6 +65,51 @@ def _split_static(fun, args, kwargs, static_argnums, static_argnames):
         return fun(*full, **dkwargs, **static_kw)
 
     return dyn_args, dyn_kwargs, tuple(static), f
+
+
+def _unshared(out, inputs):
+    """A result never shares memory with an argument (the interpreter returns an input it
+    passes through, or a view of one): a caller's later write must not change it."""
+    if isinstance(out, np.ndarray) and any(
+            isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
+        return out.copy()
+    return out
+
+
+def _static_positions_and_names(fun, nums, names):
+    """``static_argnums`` and ``static_argnames`` completed from ``fun``'s signature, so a
+    static argument is static passed by position or by keyword (as JAX does); either
+    naming a parameter ``fun`` does not have raises ValueError."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):      # no signature (a builtin): taken as given
+        return nums, names
+    kinds = inspect.Parameter
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind == kinds.VAR_KEYWORD for p in params)
+    bad = [i for i in nums if not (-len(positional) <= i < len(positional))]
+    if bad and not var_pos:
+        raise ValueError(f"jit: static_argnums {tuple(bad)} out of range: "
+                         f"{getattr(fun, '__name__', 'the function')} takes "
+                         f"{len(positional)} positional argument(s)")
+    if not var_pos:      # negative positions count from the signature, not the call
+        nums = tuple(i % len(positional) for i in nums)
+    by_name = {p.name: i for i, p in enumerate(positional) if p.kind != kinds.POSITIONAL_ONLY}
+    keyword = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
+                                                    kinds.KEYWORD_ONLY)}
+    unknown = [n for n in names if n not in keyword]
+    if unknown and not var_kw:
+        raise ValueError(f"jit: static_argnames {tuple(unknown)} are not parameters of "
+                         f"{getattr(fun, '__name__', 'the function')} "
+                         f"(its parameters: {', '.join(p.name for p in params)})")
+    nums = tuple(dict.fromkeys(
+        nums + tuple(by_name[n] for n in names if n in by_name)))
+    names = tuple(dict.fromkeys(names + tuple(
+        positional[i].name for i in nums if -len(positional) <= i < len(positional)
+        and positional[i].name in by_name)))
+    return nums, names
 
 
 class Lowered:
@@ -142,8 +189,8 @@ class Jitted:
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
-        self.static_argnums = tuple(static_argnums)
-        self.static_argnames = tuple(static_argnames)
+        self.static_argnums, self.static_argnames = _static_positions_and_names(
+            fun, tuple(static_argnums), tuple(static_argnames))
         self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
             else (donate_argnums,)
         self.backend = backend
@@ -159,6 +206,8 @@ class Jitted:
             self.fun, args, kwargs, self.static_argnums, self.static_argnames)
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
+        if DeletedArray in map(type, flat):
+            flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         avals = tuple(get_aval(x) for x in flat)
         key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in avals), static)
         return flat, in_tree, avals, key, f
@@ -195,7 +244,7 @@ class Jitted:
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
             exe, out_tree = entry
-            return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+            return tree_unflatten(out_tree, self._run(exe, args, flat))
         try:
             jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
         except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
@@ -218,7 +267,34 @@ class Jitted:
         self._last_key = key
         self._cache.put(key, (exe, out_tree))
         self._register_fast(args, kwargs, exe, out_tree)
-        return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+        return tree_unflatten(out_tree, self._run(exe, args, flat))
+
+    def _run(self, exe, args, flat):
+        """Call a compiled function. Donated arguments hand over their buffer only when
+        functrans owns it (``array.take_donation``; the Array is then deleted); any other
+        donated array is passed read-only, so the backend writes into a private copy.
+        Outputs over fresh buffers are marked donatable in turn."""
+        taken = ()
+        if self.donate_argnums and self._backend_donates():
+            flat = list(flat)
+            taken = []
+            for i in self._donated_flat(args):
+                buf = take_donation(flat[i])
+                if buf is not None:
+                    flat[i] = buf
+                    taken.append(i)
+                elif isinstance(flat[i], np.ndarray):
+                    view = flat[i].view(np.ndarray)
+                    view.flags.writeable = False
+                    flat[i] = view
+        outs = exe(*flat)
+        inputs = {id(x) for i, x in enumerate(flat) if i not in taken}
+        return [mark_owned(wrap(o)) if type(o) is np.ndarray and o.flags.owndata
+                and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]
+
+    def _backend_donates(self) -> bool:
+        from backends import get_backend
+        return getattr(get_backend(self.backend), "supports_donation", False)
 
     def _donated_flat(self, args):
         """Flat argument positions of the leaves of the donated positional arguments."""
@@ -344,6 +420,8 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         dyn_args, dyn_kwargs, static, f = _split_static(fun, args, kwargs, static_argnums, ())
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
+        if DeletedArray in map(type, flat):
+            flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
         try:
             jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,

@@ -117,7 +117,7 @@ def _api_modules():
 def _counted(counter: _Counter, fn, name):
     """``fn`` counting each outermost eager call as one operation called ``name``."""
     def counted(*args, **kwargs):
-        if counter.depth or tracing._trace_stack:
+        if counter.depth or tracing.trace_depth():
             return fn(*args, **kwargs)
         counter.depth += 1
         try:

@@ -243,7 +243,7 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-        if not tracing._trace_stack:   # nothing is being differentiated: just run it
+        if not tracing.trace_depth():   # nothing is being differentiated: just run it
             return fun(*args, **kwargs)
         nums = {a % len(args) for a in static_argnums if -len(args) <= a < len(args)}
         dyn = tuple(a for i, a in enumerate(args) if i not in nums)

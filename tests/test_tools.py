@@ -124,7 +124,8 @@ def test_profile_of_an_uncompilable_function_still_profiles_eager():
 
     r = ft.profile(branchy, np.ones(3), repeats=2, show=False)
     assert r["compiled"] is None
-    assert r["compile_error"].startswith("ConcretizationError")
+    # (TracerBoolConversionError is the ConcretizationError of bool(), as in JAX)
+    assert r["compile_error"].startswith(("ConcretizationError", "TracerBoolConversionError"))
     assert any("cannot be compiled" in n for n in r["notes"])
     assert r["eager"]["ops_by_name"] == {"greater": 1, "multiply": 1, "sum": 1}
     text = str(r)

@@ -19,6 +19,7 @@ from ..tracing import Tracer
 from ..primitives import linalg as L
 from ..primitives.elementwise import add, mul
 from ..primitives.structural import broadcast_in_dim, reshape as _reshape, transpose as _transpose
+from . import _elementwise as _ew, _reductions as _red, _structural as _st
 from ._util import asarray, broadcast_to_shape, canonicalize_axis, check_arraylike, result_dtype
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "norm", "SlogdetResult"]
@@ -183,7 +184,6 @@ def norm(x, ord=None, axis=None, keepdims=False):
     >>> float(fnp.linalg.norm(fnp.asarray([3.0, 4.0])))
     5.0
     """
-    from .. import numpy as fnp
     (x,) = _float("norm", x)
     nd = x.ndim
     if axis is None:
@@ -195,7 +195,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             raise ValueError(f"norm: ord={ord!r} with axis=None needs a 1-d or 2-d array, "
                              f"got shape {tuple(x.shape)}")
         if ord is None:
-            return fnp.sqrt(fnp.sum(x * x, axis=axes, keepdims=keepdims))
+            return _ew.sqrt(_red.sum(x * x, axis=axes, keepdims=keepdims))
     elif isinstance(axis, (tuple, list)):
         axes = tuple(canonicalize_axis(a, nd) for a in axis)
         if len(axes) not in (1, 2) or len(set(axes)) != len(axes):
@@ -205,37 +205,37 @@ def norm(x, ord=None, axis=None, keepdims=False):
         axes = (canonicalize_axis(axis, nd),)
     if len(axes) == 1:
         _check_ord(ord, False)
-        return _vector_norm(fnp, x, ord, axes[0], keepdims)
+        return _vector_norm(x, ord, axes[0], keepdims)
     _check_ord(ord, True)
-    return _matrix_norm(fnp, x, ord, axes, keepdims)
+    return _matrix_norm(x, ord, axes, keepdims)
 
 
-def _vector_norm(fnp, x, ord, ax, keepdims):
+def _vector_norm(x, ord, ax, keepdims):
     kw = dict(axis=ax, keepdims=keepdims)
     if ord is None or ord == 2:
-        return fnp.sqrt(fnp.sum(x * x, **kw))
-    ax_ = fnp.abs(x)
+        return _ew.sqrt(_red.sum(x * x, **kw))
+    ax_ = _ew.abs(x)
     if ord == np.inf:
-        return fnp.max(ax_, **kw)
+        return _red.max(ax_, **kw)
     if ord == -np.inf:
-        return fnp.min(ax_, **kw)
+        return _red.min(ax_, **kw)
     if ord == 0:
-        return fnp.sum(fnp.not_equal(x, 0).astype(x.dtype), **kw)
+        return _red.sum(_ew.not_equal(x, 0).astype(x.dtype), **kw)
     if ord == 1:
-        return fnp.sum(ax_, **kw)
+        return _red.sum(ax_, **kw)
     p = float(ord)
-    return fnp.power(fnp.sum(fnp.power(ax_, p), **kw), 1.0 / p)
+    return _ew.power(_red.sum(_ew.power(ax_, p), **kw), 1.0 / p)
 
 
-def _matrix_norm(fnp, x, ord, axes, keepdims):
+def _matrix_norm(x, ord, axes, keepdims):
     row, col = axes
     if ord is None or ord == "fro":
-        out = fnp.sqrt(fnp.sum(x * x, axis=axes, keepdims=True))
+        out = _ew.sqrt(_red.sum(x * x, axis=axes, keepdims=True))
     else:
-        red = fnp.max if ord in (1, np.inf) else fnp.min
+        red = _red.max if ord in (1, np.inf) else _red.min
         # ord ±1: extreme column sum (sum over rows); ord ±inf: extreme row sum
         inner, outer = (row, col) if ord in (1, -1) else (col, row)
-        out = red(fnp.sum(fnp.abs(x), axis=inner, keepdims=True), axis=outer, keepdims=True)
+        out = red(_red.sum(_ew.abs(x), axis=inner, keepdims=True), axis=outer, keepdims=True)
     if keepdims:
         return out
-    return fnp.reshape(out, tuple(s for i, s in enumerate(x.shape) if i not in axes))
+    return _st.reshape(out, tuple(s for i, s in enumerate(x.shape) if i not in axes))

@@ -21,14 +21,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, Literal, Var
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
 from jaxpr_ir.passes import dce
-from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
+from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
 from ..transforms.jvp import jvp_eqn, jvp_eval
-from ..transforms.transpose import backward_pass
+from ..transforms.transpose import backward_pass, transpose_jaxpr
+from ..transforms.vmap import batched_aval, vmap_eval
+from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import BodyCache, check_operands
+from .reductions import reduce_sum
+from .structural import broadcast_in_dim_p
 
 __all__ = ["stop_gradient"]
 
@@ -51,7 +57,8 @@ def hoist_many(closeds):
         for m, d in enumerate(closeds):
             pre += list(c.jaxpr.constvars) if m == k else [Var(v.aval) for v in d.jaxpr.constvars]
         j = c.jaxpr
-        out.append(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []))
+        out.append(checked(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []),
+                           "custom rule (hoisting consts)"))
     return out, consts
 
 
@@ -59,9 +66,6 @@ def _splat_consts(closed):
     """Concrete consts holding one repeated value (``ones_like`` in a JVP rule, say)
     become a broadcast of a literal inside the body, so they are not operands (and
     not residuals kept alive for reverse mode)."""
-    import numpy as np
-    from jaxpr_ir import Eqn, Literal, ShapedArray
-    from .structural import broadcast_in_dim_p
     j = closed.jaxpr
     keep_v, keep_c, eqns = [], [], []
     for v, c in zip(j.constvars, closed.consts):
@@ -77,7 +81,8 @@ def _splat_consts(closed):
         keep_c.append(c)
     if not eqns:
         return closed
-    return ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c)
+    return checked(ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c),
+                   "custom rule (splatting consts)")
 
 
 def _run(closed, args):
@@ -85,7 +90,6 @@ def _run(closed, args):
 
 
 def _np_outs(outs):
-    import numpy as np
     return [np.asarray(o) for o in outs]
 
 
@@ -100,8 +104,6 @@ def _batch_closed(closed, dims, size, out_dims_to, sum_unbatched=None):
     """vmap of a const-free body with every output at ``out_dims_to``; returns
     (const-free batched body, hoisted consts). ``sum_unbatched[i]`` set: output i is
     summed over the batch axis instead (cotangents of unbatched inputs)."""
-    from ..transforms.vmap import batched_aval, vmap_eval
-    from .reductions import reduce_sum
     avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, dims)]
 
     def fun(*args):
@@ -129,7 +131,8 @@ def _front(args, dims):
 def _prepend_inputs(closed, avals):
     """A const-free body taking extra, unread leading inputs of the given avals."""
     j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns,
+                                     j.outvars), []), "custom rule vmap (extra inputs)")
 
 
 # --------------------------------------------------------------------------- stop_gradient
@@ -158,7 +161,8 @@ def stop_gradient(x: Any) -> Any:
     >>> float(ft.grad(lambda x: x * ft.stop_gradient(x))(3.0))
     3.0
     """
-    from ..tree_util import tree_map
+    # functrans.numpy sits above the primitives: its asarray (argument checks) is looked
+    # up when stop_gradient runs
     from ..numpy._util import asarray
 
     def one(v):
@@ -216,7 +220,8 @@ def _insert_after(closed, k, avals):
     """Insert unread inputs of ``avals`` after the first ``k`` inputs."""
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
-    return ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns,
+                                     j.outvars), []), "custom rule vmap (extra inputs)")
 
 
 def _insert_tangent_slots(closed, n_primals, avals):
@@ -224,7 +229,8 @@ def _insert_tangent_slots(closed, n_primals, avals):
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
     invs = j.invars[:n_primals] + extra + j.invars[n_primals:]
-    return ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), []),
+                   "custom rule vmap (tangent slots)")
 
 
 custom_jvp_call_p.def_rules(abstract_eval=_custom_jvp_aval, impl=_custom_jvp_impl,
@@ -314,7 +320,6 @@ def _forward_of_bwd(bwd_jaxpr, n_front, name):
     hit = _fwd_of_bwd.get(key)
     if hit is not None and hit[0] is bwd_jaxpr:
         return hit[1]
-    from ..transforms.transpose import transpose_jaxpr
     mask = [False] * n_front + [True] * (len(bwd_jaxpr.in_avals) - n_front)
     try:
         fj = transpose_jaxpr(bwd_jaxpr, mask)
@@ -335,7 +340,6 @@ def _lin_impl(*args, bwd_jaxpr, num_consts, num_res, name):
 
 
 def _lin_jvp(primals, tangents, *, bwd_jaxpr, num_consts, num_res, name):
-    from ..transforms.jvp import jvp_eval
     fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
     return jvp_eval(fj.jaxpr, fj.consts, primals, tangents)
 

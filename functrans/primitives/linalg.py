@@ -24,6 +24,7 @@ from .elementwise import add, mul, neg
 from .reductions import reduce_sum
 from .structural import broadcast_in_dim, transpose
 from ..tracing import Tracer, get_aval
+from .dot import dot_general
 
 __all__ = ["cholesky", "triangular_solve", "solve", "slogdet", "det"]
 
@@ -61,7 +62,6 @@ def _mT(x):
 
 def _matmul(x, y, tx=False, ty=False):
     """Batched ``op(x) @ op(y)`` over equal leading batch axes, by one dot_general."""
-    from .dot import dot_general
     nd = aval(x).ndim
     batch = tuple(range(nd - 2))
     cx = nd - 2 if tx else nd - 1
