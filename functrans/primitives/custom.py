@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from jaxpr_ir.passes import dce
 from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
 from ..transforms.jvp import jvp_eqn, jvp_eval
 from ..transforms.transpose import backward_pass, transpose_jaxpr
@@ -504,7 +503,7 @@ def _tangent_body(closed, saveable, nz):
 
     tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
                                name="checkpoint tangent", staged=True)  # transposed later
-    tj = dce(tj)
+    tj = _dce_top(tj)
     reads = {x for e in tj.eqns for x in e.inputs if isinstance(x, Var)}
     reads.update(v for v in tj.outvars if isinstance(v, Var))
     used = tuple(v in reads for v in tj.invars[:n + ns])
@@ -512,6 +511,20 @@ def _tangent_body(closed, saveable, nz):
                tj.eqns, tj.outvars)
     (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
     return _tangent_cache.put(closed, (body, consts, used), saveable, nz)
+
+
+def _dce_top(j: Jaxpr) -> Jaxpr:
+    """Drop the dead top-level equations of ``j``, leaving every sub-jaxpr object as it
+    is: ``passes.dce`` would rebuild the body of a nested checkpoint that the forward
+    equation still holds, and two jaxpr objects defining the same vars are ill-typed.
+    Equations with effects stay; a dead one with a sub-jaxpr goes (it only recomputes)."""
+    live = {v for v in j.outvars if isinstance(v, Var)}
+    kept = []
+    for e in reversed(j.eqns):
+        if any(v in live for v in e.outvars) or e.primitive.has_effects:
+            kept.append(e)
+            live.update(x for x in e.inputs if isinstance(x, Var))
+    return Jaxpr(j.constvars, j.invars, kept[::-1], j.outvars)
 
 
 def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name, prevent_cse=True):
