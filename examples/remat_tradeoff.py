@@ -114,7 +114,7 @@ def table(title, layer, params, x, policies):
 
 def main():
     rng = np.random.default_rng(0)
-    depth, width, batch = 12, 128, 64
+    depth, width, batch = 8, 128, 64
     mlp = [(rng.standard_normal((width, width)).astype(np.float32) / np.sqrt(width),
             np.zeros(width, np.float32)) for _ in range(depth)]
     table(f"MLP: {depth} layers, width {width}, batch {batch}, f32 (name 'attn' = the "
