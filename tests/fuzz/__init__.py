@@ -32,9 +32,6 @@ that eager operations leak no numpy RuntimeWarning).
 
 # feature -> the open bug that makes programs using it fail (one line each).
 KNOWN_ISSUES: dict[str, str] = {
-    "warnings": "eager ops leak numpy RuntimeWarnings (fnp.log(-1.0): 'invalid value')",
-    "uint8": "uint8 arithmetic gives int64 (x - x, fnp.sign, fnp.minimum; uint8 loop carries "
-             "then raise TypeError); numpy keeps uint8 (uint64 for sum)",
-    "oob_index": "an out-of-range data-dependent index raises IndexError eagerly and under "
-                 "grad; jit clamps, as JAX does everywhere",
+    "uint8": "sums of uint8 accumulate in int64 where numpy uses uint64 (functrans has no "
+             "uint64); clip of uint8 with a negative Python bound raises OverflowError",
 }

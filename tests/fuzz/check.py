@@ -17,6 +17,7 @@ import numpy as np
 
 import functrans as ft
 import functrans.numpy as fnp
+from functrans import numpy_warnings
 from tests.fuzz import reference
 from tests.fuzz.generator import OP_BY_NAME, Program, compile_program, random_values
 
@@ -105,7 +106,10 @@ class Checker:
         (then only a crash is a failure); record the result and return the value."""
         try:
             with warnings.catch_warnings(record=True) as caught:
+                # every warning is shown, as a user would see it: the library's own filter
+                # (installed on import) stays in force on top
                 warnings.simplefilter("always")
+                numpy_warnings.install()
                 got = thunk()
         except Exception as e:   # a valid program must not raise in any mode
             self.outcome.failures.append(Failure("crash", mode, f"{type(e).__name__}: {e}"[:400]))
