@@ -26,7 +26,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
-from .elementwise import add, complex as make_complex, div, eq, le, mul, select_n, sub
+from .elementwise import add, complex as make_complex, div, eq, le, mul, neg, select_n, sub
 from .linalg import solve_p, triangular_solve
 from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
                             check_square, const_like, eye_like, mT, trace_prod)
@@ -34,7 +34,7 @@ from .reductions import reduce_max, reduce_min, reduce_prod, reduce_sum
 from .slicing import concatenate, slice as slice_
 from .structural import broadcast_in_dim, full
 
-__all__ = ["eigh", "svd", "qr", "eig", "det"]
+__all__ = ["eigh", "svd", "qr", "eig", "det", "pinv"]
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128),
@@ -458,3 +458,61 @@ def det(a):
     5.0
     """
     return bind_checked(det_p, a)
+
+
+# --------------------------------------------------------------------------- pinv
+
+pinv_p = Primitive("pinv")
+
+
+def _pinv_aval(a, *, rtol):
+    check_float("pinv", a)
+    if a.ndim < 2:
+        raise ValueError(f"pinv: expected a matrix or a stack of them, got {a.str_short()}")
+    return ShapedArray(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+
+
+def _pinv_impl(a, *, rtol):
+    a = np.asarray(a)
+    out = _pinv_aval(ShapedArray(a.shape, a.dtype), rtol=rtol)
+    if 0 in a.shape[-2:]:
+        return np.zeros(out.shape, a.dtype)
+
+    def run(m):
+        u, s, vt = np.linalg.svd(m, full_matrices=False)
+        keep = s > rtol * np.max(s, axis=-1, keepdims=True)
+        s_inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
+        return [np.swapaxes(vt, -1, -2) * s_inv[..., None, :] @ np.swapaxes(u, -1, -2)]
+    return _host_multi(run, a, [out])[0]
+
+
+def _pinv_jvp(primals, tangents, *, rtol):
+    # dP = -P dA P + P Pᵀ dAᵀ (I - A P) + (I - P A) dAᵀ Pᵀ P   (Golub & Pereyra, 1973):
+    # the derivative where the rank is locally constant, also at repeated singular values
+    (a,), (da,) = primals, tangents
+    p = pinv_p.bind(a, rtol=rtol)
+    if type(da) is Zero:
+        return p, Zero(aval(p))
+    ap, pa = batched_matmul(a, p), batched_matmul(p, a)
+    dat = mT(da)
+    out = neg(batched_matmul(batched_matmul(p, da), p))
+    left = batched_matmul(batched_matmul(p, p, ty=True), dat)
+    out = add(out, batched_matmul(left, sub(eye_like(ap), ap)))
+    right = batched_matmul(sub(eye_like(pa), pa), dat)
+    out = add(out, batched_matmul(right, batched_matmul(p, p, tx=True)))
+    return p, out
+
+
+pinv_p.def_rules(abstract_eval=_pinv_aval, impl=_pinv_impl, jvp=_pinv_jvp)
+batch_front(pinv_p)
+
+
+def pinv(a, *, rtol: float):
+    """The Moore-Penrose pseudo-inverse of a real matrix (stack), dropping singular
+    values at or below ``rtol * max(s)``.
+
+    >>> import numpy as np
+    >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]]), rtol=1e-12).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    return bind_checked(pinv_p, a, rtol=float(rtol))
