@@ -37,14 +37,14 @@ LLVM_HOST = {
     "cholesky", "complex", "conj", "cummax", "cummin", "cumprod", "cumsum",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "threefry2x32",
-    "triangular_solve", "eigh", "svd", "qr", "eig", "pinv",
+    "triangular_solve", "eigh", "svd", "qr", "eig", "pinv", "fft",
     # mesh collectives call MPI from their impl: one host step per collective
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
-    "eigh", "svd", "qr", "eig", "pinv",
+    "eigh", "svd", "qr", "eig", "pinv", "fft",
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 
 

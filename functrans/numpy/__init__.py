@@ -21,6 +21,7 @@ from ._products import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
+from . import fft  # noqa: F401
 
 float64 = _np.float64
 float32 = _np.float32
