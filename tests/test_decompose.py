@@ -37,7 +37,7 @@ LLVM_HOST = {
     "cholesky", "complex", "conj", "cummax", "cummin", "cumprod", "cumsum",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "threefry2x32",
-    "triangular_solve", "eigh", "svd", "qr", "eig", "pinv", "fft",
+    "triangular_solve", "svd", "qr", "eig", "pinv", "fft",
     # mesh collectives call MPI from their impl: one host step per collective
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 CUDA_HOST = {

@@ -217,3 +217,25 @@ def test_jit_default_backend_matches_eager(name, fun, make):
     for g, w in zip(got if isinstance(got, tuple) else (got,),
                     want if isinstance(want, tuple) else (want,)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-10, atol=1e-12)
+
+
+def test_eigh_under_jit_calls_lapack_natively(monkeypatch):
+    from backends.llvm import lapack
+    from functrans.primitives import linalg_decomp
+    if not lapack.available():
+        pytest.fail("scipy (a dependency) is missing: eigh cannot call LAPACK natively")
+    r = RNG.standard_normal((3, 5, 5)).astype(np.float32)
+    s = r + np.swapaxes(r, -1, -2)
+    for lower in (True, False):
+        want = [np.asarray(x) for x in lax.eigh(s, lower=lower)]
+
+        def no_host_step(*args, **kwargs):
+            raise AssertionError("eigh ran as a host step")
+        monkeypatch.setattr(linalg_decomp.eigh_p, "impl", no_host_step)
+        got = ft.jit(lambda a, lo=lower: lax.eigh(a, lower=lo), backend="cpu")(s)
+        monkeypatch.undo()
+        # same eigenvalues, and the same eigenvectors (signs fixed the same way)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-4)
+    bad = ft.jit(lambda a: lax.eigh(a)[1], backend="cpu")(np.full((2, 2), np.nan))
+    assert np.isnan(np.asarray(bad)).all()

@@ -121,10 +121,31 @@ def _eigh_aval(a, *, lower):
     return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
 
 
+def canonical_signs(v):
+    """Eigenvectors (columns of ``v``) with a fixed sign: the first entry of largest
+    magnitude (within a relative 2^-20) is made non-negative, so every backend (numpy
+    here, LAPACK called natively by the LLVM backend) returns the same vectors.
+
+    >>> canonical_signs(np.array([[0.6, 0.8], [-0.8, 0.6]])).tolist()
+    [[-0.6, 0.8], [0.8, 0.6]]
+    """
+    v = np.asarray(v)
+    if v.shape[-1] == 0:
+        return v
+    mag = np.abs(v)
+    big = mag >= np.max(mag, axis=-2, keepdims=True) * (1.0 - 2.0 ** -20)
+    lead = np.take_along_axis(v, np.argmax(big, axis=-2)[..., None, :], -2)
+    return np.where(lead < 0, -v, v)
+
+
 def _eigh_impl(a, *, lower):
     a = np.asarray(a)
     outs = _eigh_aval(ShapedArray(a.shape, a.dtype), lower=lower)
-    return _host_multi(lambda m: np.linalg.eigh(m, UPLO="L" if lower else "U")[::-1], a, outs)
+
+    def run(m):
+        w, v = np.linalg.eigh(m, UPLO="L" if lower else "U")
+        return [canonical_signs(v), w]
+    return _host_multi(run, a, outs)
 
 
 def _eigh_jvp(primals, tangents, *, lower):
@@ -163,7 +184,7 @@ def eigh(a, *, lower: bool = True):
     ([1.0, 2.0], [[0.0, 1.0], [1.0, 0.0]])
     """
     v, w = bind_checked(eigh_p, a, lower=bool(lower))
-    return v, w
+    return v, w     # (eigenvector signs: see ``canonical_signs``)
 
 
 # --------------------------------------------------------------------------- svd

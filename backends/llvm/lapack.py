@@ -1,0 +1,184 @@
+"""``eigh`` natively: LAPACK ``?syevd`` called from the generated code, no Python.
+
+The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
+function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
+their addresses are registered with LLVM under stable names (``ft_lapack_dsyevd``...)
+so the IR text, and the disk cache, do not depend on where scipy is mapped. Without
+scipy the primitive stays a host step (its numpy implementation).
+
+LAPACK is column-major: a row-major symmetric matrix is read as its transpose, so the
+row-major lower triangle is LAPACK's upper one, and the eigenvectors LAPACK leaves in
+columns come back as rows, transposed into the output. A matrix for which LAPACK
+reports failure (``info != 0``) gives NaN eigenvalues and eigenvectors, as the numpy
+implementation does.
+
+>>> isinstance(available(), bool)
+True
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from .equations import if_then, native
+
+try:    # optional: without scipy, eigh stays a host step
+    from scipy.linalg import cython_lapack
+except ImportError:   # pragma: no cover (scipy is a dependency)
+    cython_lapack = None
+from .lltypes import I8, I32, I64, lltype
+
+_ROUTINES = ("dsyevd", "ssyevd")
+
+
+def _capsule_pointer(capsule):
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
+
+
+@functools.lru_cache(maxsize=None)
+def _library():
+    """{routine: address} registered with LLVM, or None without scipy."""
+    if os.environ.get("FUNCTRANS_NO_LAPACK") or cython_lapack is None:
+        return None
+    out = {}
+    for name in _ROUTINES:
+        addr = _capsule_pointer(cython_lapack.__pyx_capi__[name])
+        llvm.add_symbol(f"ft_lapack_{name}", addr)
+        out[name] = addr
+    return out
+
+
+def available() -> bool:
+    """Whether scipy's LAPACK was found (``FUNCTRANS_NO_LAPACK=1`` turns it off)."""
+    return _library() is not None
+
+
+def _declare(lw, name, nargs):
+    f = lw.module.globals.get(name)
+    if f is None:
+        f = ir.Function(lw.module, ir.FunctionType(ir.VoidType(), [ir.PointerType()] * nargs),
+                        name)
+    return f
+
+
+def _int_cell(fn, value):
+    cell = fn.alloca(4)
+    fn.eb.store(ir.Constant(I32, value), cell)
+    return cell
+
+
+def _char_cell(fn, ch):
+    cell = fn.alloca(1)
+    fn.eb.store(ir.Constant(I8, ord(ch)), cell)
+    return cell
+
+
+def _supports_eigh(eqn, planner):
+    return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
+
+
+@native("eigh", _supports_eigh)
+def _eigh(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _declare(lw, "ft_lapack_dsyevd" if dt == np.float64 else "ft_lapack_ssyevd", 11)
+    lwork, liwork = 1 + 6 * n + 2 * n * n, 3 + 5 * n
+    mats, own_m = lw.new_buffer(fn, ShapedArray((nb, n, n), dt), False)
+    work, own_w = lw.new_buffer(fn, ShapedArray((lwork,), dt), False)
+    iwork, own_i = lw.new_buffer(fn, ShapedArray((liwork,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats))
+    lower = eqn.params["lower"]
+    args = dict(jobz=_char_cell(fn, "V"), uplo=_char_cell(fn, "U" if lower else "L"),
+                n=_int_cell(fn, n), lwork=_int_cell(fn, lwork), liwork=_int_cell(fn, liwork),
+                info=_int_cell(fn, 0))
+    v_ptr, w_ptr = fn.ptr(outs[0]), fn.ptr(outs[1])
+    m_ptr = fn.ptr(mats)
+    nan = ir.Constant(ft, float("nan"))
+    nn = ir.Constant(I64, n * n)
+
+    def one(bi):
+        b = fn.b
+        pa = b.gep(m_ptr, [b.mul(bi, nn)], source_etype=ft)
+        pw = b.gep(w_ptr, [b.mul(bi, ir.Constant(I64, n))], source_etype=ft)
+        b.call(routine, [args["jobz"], args["uplo"], args["n"], pa, args["n"], pw,
+                         fn.ptr(work), args["lwork"], fn.ptr(iwork), args["liwork"],
+                         args["info"]])
+        failed = b.icmp_signed("!=", b.load(args["info"], typ=I32), ir.Constant(I32, 0))
+
+        def poison():
+            fn.loop(n, lambda i: lw.store(fn, pw, dt, i, nan))
+            fn.loop(n * n, lambda i: lw.store(fn, pa, dt, i, nan))
+        if_then(fn, failed, poison)
+        pv = fn.b.gep(v_ptr, [fn.b.mul(bi, nn)], source_etype=ft)
+
+        def transpose_row(r):
+            def cell(c):
+                bb = fn.b
+                src = bb.add(bb.mul(c, ir.Constant(I64, n)), r)
+                dst = bb.add(bb.mul(r, ir.Constant(I64, n)), c)
+                lw.store(fn, pv, dt, dst, lw.load(fn, pa, dt, src))
+            fn.loop(n, cell)
+        fn.loop(n, transpose_row)
+        fn.loop(n, lambda c: _canonical_sign(lw, fn, pv, dt, n, c, cells))
+    cells = (fn.alloca(8), fn.alloca(8))
+    fn.loop(nb, one)
+    for ref, owned in ((mats, own_m), (work, own_w), (iwork, own_i)):
+        if owned:
+            lw.release(ref)
+
+
+def _canonical_sign(lw, fn, pv, dt, n, c, cells):
+    """Negate column ``c`` of the row-major (n, n) ``pv`` unless its first entry of
+    largest magnitude (within a relative 2^-20) is >= 0 (the convention of the numpy
+    implementation, ``linalg_decomp.canonical_signs``)."""
+    ft = lltype(dt)
+    best_cell, at_cell = cells
+    b = fn.b
+    b.store(ir.Constant(ft, 0.0), best_cell)
+
+    def elem(r):
+        bb = fn.b
+        return bb.add(bb.mul(r, ir.Constant(I64, n)), c)
+
+    def magnitude(r):
+        v = lw.load(fn, pv, dt, elem(r))
+        return fn.b.select(fn.b.fcmp_ordered("<", v, ir.Constant(ft, 0.0)), fn.b.fneg(v), v)
+
+    def track_max(r):
+        m = magnitude(r)
+        cur = fn.b.load(best_cell, typ=ft)
+        fn.b.store(fn.b.select(fn.b.fcmp_ordered(">", m, cur), m, cur), best_cell)
+    fn.loop(n, track_max)
+    thr = fn.b.fmul(fn.b.load(best_cell, typ=ft), ir.Constant(ft, 1.0 - 2.0 ** -20))
+    fn.b.store(ir.Constant(I64, 0), at_cell)
+
+    def track_first(i):     # walk down from the last row: the last hit is the first row
+        r = fn.b.sub(ir.Constant(I64, n - 1), i)
+        hit = fn.b.fcmp_ordered(">=", magnitude(r), thr)
+        fn.b.store(fn.b.select(hit, r, fn.b.load(at_cell, typ=I64)), at_cell)
+    fn.loop(n, track_first)
+    lead = lw.load(fn, pv, dt, elem(fn.b.load(at_cell, typ=I64)))
+    negative = fn.b.fcmp_ordered("<", lead, ir.Constant(ft, 0.0))
+
+    def flip():
+        def one(r):
+            e = elem(r)
+            lw.store(fn, pv, dt, e, fn.b.fneg(lw.load(fn, pv, dt, e)))
+        fn.loop(n, one)
+    if_then(fn, negative, flip)
