@@ -239,3 +239,30 @@ def test_eigh_under_jit_calls_lapack_natively(monkeypatch):
         np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-4)
     bad = ft.jit(lambda a: lax.eigh(a)[1], backend="cpu")(np.full((2, 2), np.nan))
     assert np.isnan(np.asarray(bad)).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cholesky_and_solve_under_jit_call_lapack_natively(monkeypatch, dtype):
+    from functrans.primitives import linalg as linalg_prims
+    r = RNG.standard_normal((3, 4, 4))
+    spd = (r @ np.swapaxes(r, -1, -2) + 4 * np.eye(4)).astype(dtype)
+    a = (RNG.standard_normal((3, 4, 4)) + 4 * np.eye(4)).astype(dtype)
+    b = RNG.standard_normal((3, 4, 2)).astype(dtype)
+    want_c, want_s = np.asarray(lax.cholesky(spd)), np.asarray(lax.solve(a, b))
+
+    def no_host_step(*args, **kwargs):
+        raise AssertionError("ran as a host step")
+    monkeypatch.setattr(linalg_prims.cholesky_p, "impl", no_host_step)
+    monkeypatch.setattr(linalg_prims.solve_p, "impl", no_host_step)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(ft.jit(lax.cholesky, backend="cpu")(spd), want_c, atol=tol)
+    np.testing.assert_allclose(ft.jit(lax.solve, backend="cpu")(a, b), want_s, atol=tol,
+                               rtol=tol)
+    # a transposed (non-contiguous) operand, and failures as NaN like the numpy impl
+    got = ft.jit(lambda m, v: lax.solve(m.T, v), backend="cpu")(a[0], b[0])
+    np.testing.assert_allclose(got, np.linalg.solve(a[0].T, b[0]), atol=tol, rtol=tol)
+    bad = ft.jit(lax.cholesky, backend="cpu")(np.stack([np.eye(2), -np.eye(2)]).astype(dtype))
+    np.testing.assert_array_equal(np.asarray(bad)[0], np.eye(2))
+    assert np.isnan(np.asarray(bad)[1]).all()
+    sing = ft.jit(lax.solve, backend="cpu")(np.ones((2, 2), dtype), np.ones((2, 1), dtype))
+    assert np.isnan(np.asarray(sing)).all()

@@ -1,4 +1,5 @@
-"""``eigh`` natively: LAPACK ``?syevd`` called from the generated code, no Python.
+"""``eigh``, ``cholesky`` and ``solve`` natively: LAPACK ``?syevd``, ``?potrf`` and
+``?gesv`` called from the generated code, no Python per call.
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -7,10 +8,11 @@ so the IR text, and the disk cache, do not depend on where scipy is mapped. With
 scipy the primitive stays a host step (its numpy implementation).
 
 LAPACK is column-major: a row-major symmetric matrix is read as its transpose, so the
-row-major lower triangle is LAPACK's upper one, and the eigenvectors LAPACK leaves in
-columns come back as rows, transposed into the output. A matrix for which LAPACK
-reports failure (``info != 0``) gives NaN eigenvalues and eigenvectors, as the numpy
-implementation does.
+row-major lower triangle is LAPACK's upper one (eigh, cholesky), and the eigenvectors
+LAPACK leaves in columns come back as rows, transposed into the output; ``solve``
+copies its operands into column-major order and the solution back. A matrix for which
+LAPACK reports failure (``info != 0``: no convergence, not positive definite,
+singular) gives NaN outputs, as the numpy implementations do.
 
 >>> isinstance(available(), bool)
 True
@@ -33,8 +35,9 @@ try:    # optional: without scipy, eigh stays a host step
 except ImportError:   # pragma: no cover (scipy is a dependency)
     cython_lapack = None
 from .lltypes import I8, I32, I64, lltype
+from .values import Val
 
-_ROUTINES = ("dsyevd", "ssyevd")
+_ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv")
 
 
 def _capsule_pointer(capsule):
@@ -182,3 +185,98 @@ def _canonical_sign(lw, fn, pv, dt, n, c, cells):
             lw.store(fn, pv, dt, e, fn.b.fneg(lw.load(fn, pv, dt, e)))
         fn.loop(n, one)
     if_then(fn, negative, flip)
+
+
+def _routine(lw, dt, stem, nargs):
+    prefix = "d" if dt == np.float64 else "s"
+    return _declare(lw, f"ft_lapack_{prefix}{stem}", nargs)
+
+
+def _supports_float(eqn, planner):
+    return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
+
+
+def _fill_if_failed(lw, fn, info, ptrs_sizes, dt):
+    failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
+    nan = ir.Constant(lltype(dt), float("nan"))
+
+    def poison():
+        for ptr, size in ptrs_sizes:
+            fn.loop(size, lambda i, p=ptr: lw.store(fn, p, dt, i, nan))
+    if_then(fn, failed, poison)
+
+
+@native("cholesky", _supports_float)
+def _cholesky(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _routine(lw, dt, "potrf", 5)
+    out = fn.ptr(outs[0])
+    lw.copy(fn, ins[0], out)        # factor in place, in the output
+    uplo, n_cell, info = _char_cell(fn, "U"), _int_cell(fn, n), _int_cell(fn, 0)
+    zero = ir.Constant(ft, 0.0)
+    nn = ir.Constant(I64, n * n)
+
+    def one(bi):
+        p = fn.b.gep(out, [fn.b.mul(bi, nn)], source_etype=ft)
+        fn.b.call(routine, [uplo, n_cell, p, n_cell, info])
+
+        def clear_row(r):      # the row-major strict upper triangle still holds A
+            def cell(c):
+                bb = fn.b
+                above = bb.icmp_signed(">", c, r)
+                idx = bb.add(bb.mul(r, ir.Constant(I64, n)), c)
+                cur = lw.load(fn, p, dt, idx)
+                lw.store(fn, p, dt, idx, bb.select(above, zero, cur))
+            fn.loop(n, cell)
+        fn.loop(n, clear_row)
+        _fill_if_failed(lw, fn, info, [(p, n * n)], dt)
+    fn.loop(nb, one)
+
+
+def _column_major(shape):
+    """Element strides of ``shape`` (..., r, c) stored column-major per matrix."""
+    r, c = shape[-2:]
+    batch = list(shape[:-2])
+    strides, acc = [], r * c
+    for d in reversed(batch):
+        strides.insert(0, acc)
+        acc *= d
+    return strides + [1, r]
+
+
+@native("solve", _supports_float)
+def _solve(lw, fn, eqn, ins, outs):
+    a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
+    n, k = a.shape[-1], b.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or k == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _routine(lw, dt, "gesv", 8)
+    mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    rhs, own_b = lw.new_buffer(fn, ShapedArray(b.shape, dt), False)
+    piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=_column_major(b.shape))
+    n_cell, k_cell, info = _int_cell(fn, n), _int_cell(fn, k), _int_cell(fn, 0)
+    m_ptr, r_ptr = fn.ptr(mats), fn.ptr(rhs)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
+        pb = bb.gep(r_ptr, [bb.mul(bi, ir.Constant(I64, n * k))], source_etype=ft)
+        bb.call(routine, [n_cell, k_cell, pa, n_cell, fn.ptr(piv), pb, n_cell, info])
+        _fill_if_failed(lw, fn, info, [(pb, n * k)], dt)
+    fn.loop(nb, one)
+    solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
+    lw.copy(fn, solution, fn.ptr(outs[0]))
+    for ref, owned in ((mats, own_a), (rhs, own_b), (piv, own_p)):
+        if owned:
+            lw.release(ref)
