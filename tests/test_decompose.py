@@ -35,9 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM_HOST = {
     "all_gather", "argmax", "argmin", "axis_index", "bitcast_convert_type", "checkpoint",
     "complex", "conj", "cummax", "cummin", "cumprod", "cumsum",
-    "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
-    "pjit", "pmax", "pmin", "psum", "real", "slogdet", "sort", "threefry2x32",
-    "triangular_solve", "svd", "qr", "eig", "pinv", "fft",
+    "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "imag",
+    "pjit", "pmax", "pmin", "psum", "real", "slogdet", "sort", "threefry2x32", "svd", "qr", "eig", "pinv", "fft",
     # mesh collectives call MPI from their impl: one host step per collective
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 CUDA_HOST = {

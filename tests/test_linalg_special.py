@@ -266,3 +266,34 @@ def test_cholesky_and_solve_under_jit_call_lapack_natively(monkeypatch, dtype):
     assert np.isnan(np.asarray(bad)[1]).all()
     sing = ft.jit(lax.solve, backend="cpu")(np.ones((2, 2), dtype), np.ones((2, 1), dtype))
     assert np.isnan(np.asarray(sing)).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_det_and_triangular_solve_under_jit_call_lapack_natively(monkeypatch, dtype):
+    from functrans.primitives import linalg as linalg_prims, linalg_decomp
+    a = (RNG.standard_normal((3, 4, 4)) + 2 * np.eye(4)).astype(dtype)
+    a[0, 0] *= -1.0
+    b = RNG.standard_normal((3, 4, 2)).astype(dtype)
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]], dtype)
+    kinds = [dict(left_side=ls, lower=lo, transpose_a=tr, unit_diagonal=ud)
+             for ls in (True, False) for lo in (True, False) for tr in (False, True)
+             for ud in (False, True)]
+    want_det = np.asarray(lax.det(a))
+    want_tri = [np.asarray(lax.triangular_solve(a, b if k["left_side"] else
+                                                np.swapaxes(b, -1, -2), **k)) for k in kinds]
+
+    def no_host_step(*args, **kwargs):
+        raise AssertionError("ran as a host step")
+    monkeypatch.setattr(linalg_decomp.det_p, "impl", no_host_step)
+    monkeypatch.setattr(linalg_prims.triangular_solve_p, "impl", no_host_step)
+    tol = 1e-11 if dtype == np.float64 else 2e-4
+    np.testing.assert_allclose(ft.jit(lax.det, backend="cpu")(a), want_det, rtol=tol)
+    assert float(ft.jit(lax.det, backend="cpu")(singular)) == 0.0
+    for k, want in zip(kinds, want_tri):
+        rhs = b if k["left_side"] else np.swapaxes(b, -1, -2)
+        got = ft.jit(lambda m, v, kw=k: lax.triangular_solve(m, v, **kw), backend="cpu")(a, rhs)
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=str(k))
+    zero_diag = np.triu(np.ones((2, 2), dtype)) - np.eye(2, dtype=dtype)
+    bad = ft.jit(lambda m, v: lax.triangular_solve(m, v, left_side=True), backend="cpu")(
+        zero_diag, np.ones((2, 1), dtype))
+    assert np.isnan(np.asarray(bad)).all()

@@ -1,5 +1,6 @@
-"""``eigh``, ``cholesky`` and ``solve`` natively: LAPACK ``?syevd``, ``?potrf`` and
-``?gesv`` called from the generated code, no Python per call.
+"""``eigh``, ``cholesky``, ``solve``, ``triangular_solve`` and ``det`` natively: LAPACK
+``?syevd``, ``?potrf``, ``?gesv``, ``?trtrs`` and ``?getrf`` called from the generated
+code, no Python per call.
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -37,7 +38,8 @@ except ImportError:   # pragma: no cover (scipy is a dependency)
 from .lltypes import I8, I32, I64, lltype
 from .values import Val
 
-_ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv")
+_ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
+             "dtrtrs", "strtrs")
 
 
 def _capsule_pointer(capsule):
@@ -278,5 +280,96 @@ def _solve(lw, fn, eqn, ins, outs):
     solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
     lw.copy(fn, solution, fn.ptr(outs[0]))
     for ref, owned in ((mats, own_a), (rhs, own_b), (piv, own_p)):
+        if owned:
+            lw.release(ref)
+
+
+@native("det", _supports_float)
+def _det(lw, fn, eqn, ins, outs):
+    # det(A) = det(Aᵀ): factor the row-major buffer as LAPACK's column-major Aᵀ = P L U;
+    # det = prod(diag U) * (-1)^(row swaps). An exactly singular matrix (info > 0) still
+    # has its factorization, with a zero pivot: det 0, as numpy.
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    dt = a.dtype
+    ft = lltype(dt)
+    out = fn.ptr(outs[0])
+    if n == 0:
+        fn.loop(nb, lambda i: lw.store(fn, out, dt, i, ir.Constant(ft, 1.0)))
+        return
+    if nb == 0:
+        return
+    routine = _routine(lw, dt, "getrf", 6)
+    mats, own_m = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats))
+    n_cell, info = _int_cell(fn, n), _int_cell(fn, 0)
+    acc = fn.alloca(8)
+    m_ptr, p_ptr = fn.ptr(mats), fn.ptr(piv)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
+        bb.call(routine, [n_cell, n_cell, pa, n_cell, p_ptr, info])
+        bb.store(ir.Constant(ft, 1.0), acc)
+
+        def step(i):
+            b2 = fn.b
+            u = lw.load(fn, pa, dt, b2.mul(i, ir.Constant(I64, n + 1)))
+            swapped = b2.icmp_signed("!=", lw.load(fn, p_ptr, np.int32, i),
+                                     b2.trunc(b2.add(i, ir.Constant(I64, 1)), I32))
+            factor = b2.select(swapped, b2.fneg(u), u)
+            b2.store(b2.fmul(b2.load(acc, typ=ft), factor), acc)
+        fn.loop(n, step)
+        lw.store(fn, out, dt, bi, fn.b.load(acc, typ=ft))
+    fn.loop(nb, one)
+    for ref, owned in ((mats, own_m), (piv, own_p)):
+        if owned:
+            lw.release(ref)
+
+
+@native("triangular_solve", _supports_float)
+def _triangular_solve(lw, fn, eqn, ins, outs):
+    a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
+    p = eqn.params
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    rows, cols = b.shape[-2:]
+    if n == 0 or rows == 0 or cols == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _routine(lw, dt, "trtrs", 10)
+    mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    out = fn.ptr(outs[0])
+    if p["left_side"]:
+        # op(A) X = B: B column-major in a temp, solved in place, copied back
+        rhs, own_b = lw.new_buffer(fn, ShapedArray(b.shape, dt), False)
+        lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=_column_major(b.shape))
+        trans, nrhs, target = p["transpose_a"], cols, fn.ptr(rhs)
+    else:
+        # X op(A) = B  <=>  op(A)ᵀ Xᵀ = Bᵀ, and Bᵀ column-major is B row-major: in place
+        rhs, own_b = None, False
+        lw.copy(fn, ins[1], out)
+        trans, nrhs, target = not p["transpose_a"], rows, out
+    cells = [_char_cell(fn, "L" if p["lower"] else "U"), _char_cell(fn, "T" if trans else "N"),
+             _char_cell(fn, "U" if p["unit_diagonal"] else "N"), _int_cell(fn, n),
+             _int_cell(fn, nrhs)]
+    info = _int_cell(fn, 0)
+    m_ptr = fn.ptr(mats)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
+        pb = bb.gep(target, [bb.mul(bi, ir.Constant(I64, rows * cols))], source_etype=ft)
+        bb.call(routine, cells + [pa, cells[3], pb, cells[3], info])
+        _fill_if_failed(lw, fn, info, [(pb, rows * cols)], dt)
+    fn.loop(nb, one)
+    if rhs is not None:
+        solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
+        lw.copy(fn, solution, out)
+    for ref, owned in ((mats, own_a), (rhs, own_b)):
         if owned:
             lw.release(ref)

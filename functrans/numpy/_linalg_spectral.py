@@ -225,7 +225,8 @@ def _default_rtol(a):
 
 def pinv(a, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse via the SVD: singular values at or below
-    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX) are dropped. Its
+    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX) are dropped;
+    ``hermitian=True`` uses the symmetric part of ``a``. Its
     derivative is the closed form for a locally constant rank (also at repeated
     singular values).
 
@@ -235,6 +236,9 @@ def pinv(a, rtol=None, hermitian=False):
     """
     (a,) = as_float("pinv", a)
     check_matrix("pinv", a)
+    if hermitian:   # as JAX: the symmetric part (its eigh-based SVD symmetrizes)
+        check_square("pinv", a)
+        a = multiply(a + mT(a), a.dtype.type(0.5))
     rtol = _default_rtol(a) if rtol is None else float(rtol)
     return LD.pinv(a, rtol=rtol)
 
