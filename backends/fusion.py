@@ -111,6 +111,9 @@ class Kernel:
     phases: list = None
     outer: int = 0
     carried: list = dataclasses.field(default_factory=list)
+    # the sorted axes of each reduction in ``eqns``, kept as they are added (planning
+    # asks for them at every equation: recomputing them made planning quadratic)
+    reduce_axes: set = dataclasses.field(default_factory=set, repr=False, compare=False)
 
 
 @dataclasses.dataclass
@@ -192,13 +195,15 @@ def _as_view(x, views):
     return View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
 
 
-def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16):
+def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16, max_kernel_eqns=None):
     """Group ``jaxpr``'s equations into kernels and host steps (see the module docstring).
 
     ``classify(eqn)`` returns ``ELEMENTWISE``, ``REDUCE``, ``OPAQUE`` (a native step of
     its own) or None (not native: a host step). ``row_fusion``: the backend lowers row
     kernels; ``max_carry_bytes`` bounds the bytes of one row of the values a row kernel
-    carries between its phases (the backend keeps them in a per-row scratch).
+    carries between its phases (the backend keeps them in a per-row scratch);
+    ``max_kernel_eqns``: a kernel holding that many equations is closed and the next
+    one opened (a compiler's time on one loop body grows faster than its size).
     """
     views: dict = {}
     steps: list = []
@@ -226,6 +231,8 @@ def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16):
                 continue
         kind = classify(eqn)
         if kind in (ELEMENTWISE, REDUCE):
+            if group is not None and max_kernel_eqns and len(group.eqns) >= max_kernel_eqns:
+                close()
             loop_shape = tuple(eqn.outvars[0].aval.shape if kind == ELEMENTWISE
                                else eqn.inputs[0].aval.shape)
             slot = None       # phase index in a row kernel; None: a plain kernel
@@ -246,6 +253,8 @@ def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16):
             else:
                 phase_of.update((o, 0) for o in eqn.outvars)
             group.eqns.append(eqn)
+            if kind == REDUCE:
+                group.reduce_axes.add(tuple(sorted(eqn.params["axes"])))
             for o in eqn.outvars:
                 defined_in[o] = group
                 if kind == REDUCE:
@@ -273,7 +282,7 @@ def _row_split(group):
     reduction reduces the same trailing axes, and at least one dimension is kept."""
     if group.phases is not None:
         return group.outer
-    axes = {tuple(sorted(e.params["axes"])) for e in group.eqns if e.outvars[0] in group.reduced}
+    axes = group.reduce_axes
     if len(axes) != 1:
         return None
     (ax,) = axes
@@ -401,14 +410,14 @@ def _wire(jaxpr, steps, views, defined_in):
     for s in steps:
         if not isinstance(s, Kernel):
             continue
-        ins, outs = [], []
+        ins, outs = {}, []        # ins: an ordered set
         for e in s.eqns:
             for x in e.inputs:
                 # a row kernel reads its own per-row values through views: not inputs
                 base = views[x].base if isinstance(x, Var) and x in views else x
-                if isinstance(x, Var) and defined_in.get(base) is not s and x not in ins:
-                    ins.append(x)
+                if isinstance(x, Var) and defined_in.get(base) is not s:
+                    ins[x] = None
             for o in e.outvars:
                 if any(u != id(s) for u in needed_outside.get(o, ())):
                     outs.append(o)
-        s.inputs, s.outputs = ins, outs
+        s.inputs, s.outputs = list(ins), outs

@@ -1,6 +1,6 @@
 """The interpreter's control flow: ``cond``, ``while`` and ``scan`` run as Python
 branches and loops, evaluating their (const-free) sub-jaxprs with
-``backends.interpret.eval_jaxpr``. ``functrans`` uses the same functions as the
+``backends.interpret_eval.eval_jaxpr``. ``functrans`` uses the same functions as the
 primitives' eager implementations, so eager and interpreted results agree.
 
 >>> import numpy as np
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interpret import RULES, eval_jaxpr
+from .interpret_eval import RULES, eval_jaxpr
 
 
 def _typed(vals, avals):

@@ -24,9 +24,11 @@ from . import distributed, sharding  # noqa: F401
 from .distributed import process_index, process_count  # noqa: F401
 from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
 # ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
-from . import config, debug  # noqa: F401,E402
+from . import config, debug, dump  # noqa: F401,E402  (debug, dump: compile hooks)
 from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
+# ---- JAX-compatible extras built on the public API (issue 14)
+from . import tree, test_util  # noqa: F401,E402
 
 __version__ = "0.1.0"
 

@@ -3,7 +3,7 @@ tracing it, argnums handling.
 
 >>> flat, out_tree = flatten_fun(lambda x, y: {"s": x}, tree_structure((1, 2)))
 >>> flat(5, 6), out_tree()
-([5], {'s': *})
+([5], PyTreeDef({'s': *}))
 """
 from __future__ import annotations
 
@@ -90,6 +90,9 @@ def trace_flat(flat_fun, args, concrete=True, name="trace"):
 def as_array(x):
     """Normalise a user leaf: lists/tuples of numbers are not leaves, numbers stay."""
     if isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+        if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "OUSVMm":
+            raise TypeError(f"argument of dtype {x.dtype} is not a valid array (object and "
+                            f"string arrays are not numeric): {x!r:.60}")
         return x
     if x is None or getattr(x, "__device_array__", False):   # device arrays stay put
         return x

@@ -11,11 +11,14 @@ same methods, each routed to ``functrans.numpy``.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from . import tracing
+from . import numpy_dispatch, numpy_warnings, tracing
 from .tracing import Tracer
+from .device import SingleDeviceSharding, host_device
 
 
 class _IndexUpdateRef:
@@ -82,8 +85,22 @@ class Array(np.ndarray):
         # integer indexing gives a 0-d Array (with .at) instead of a numpy scalar
         if _has_tracer(index):
             return _fnp()._indexing.getitem(self, index)
-        out = np.ndarray.__getitem__(self, index)
+        try:
+            out = np.ndarray.__getitem__(self, index)
+        except IndexError:    # out of range: array indices clamp as under jit (fnp's rule)
+            return _fnp()._indexing.getitem(self.view(np.ndarray), index)
         return out if type(out) is Array else tracing.wrap(out)
+
+    # JAX's Array API: eager arrays are already computed and live whole on the host CPU
+    def block_until_ready(self):
+        return self
+
+    def devices(self):
+        return {host_device()}
+
+    @property
+    def sharding(self):
+        return SingleDeviceSharding(host_device())
 
     def __setitem__(self, key, value):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "
@@ -150,6 +167,69 @@ class Array(np.ndarray):
         return _fnp().dot(self, b)
 
 
+class DeletedArray(Array):
+    """An ``Array`` donated to a jitted function (``jit(donate_argnums=...)``): its buffer
+    now holds that function's output, so every use raises, as a deleted array does in JAX.
+    (``np.asarray`` of it still gives a view: numpy reads subclasses without asking.)"""
+
+    def _deleted(self, *args, **kwargs):
+        raise RuntimeError(
+            f"Array has been deleted: it was donated to a jitted function (donate_argnums), "
+            f"which wrote its result into the array's memory "
+            f"(shape={np.ndarray.__getattribute__(self, 'shape')})")
+
+    __array_ufunc__ = __array_function__ = __getitem__ = view = _deleted
+    __float__ = __int__ = __bool__ = __iter__ = _deleted
+    tolist = item = copy = astype = reshape = _deleted
+
+    def __repr__(self):      # printable (a debugger, a traceback), never its data
+        return (f"Array(<deleted: donated>, shape={np.ndarray.__getattribute__(self, 'shape')}"
+                f", dtype={np.ndarray.__getattribute__(self, 'dtype')})")
+
+    __str__ = __repr__
+
+    @property
+    def at(self):
+        self._deleted()
+
+
+def mark_owned(x):
+    """Mark ``x``, an Array over a fresh buffer no one else holds (a compiled function's
+    output), as donatable: ``jit(donate_argnums=...)`` may write into its buffer."""
+    x.__dict__["_owned_buffer"] = True
+    return x
+
+
+def take_donation(x):
+    """The buffer of a donated argument when functrans owns it and nothing else can see
+    it (after which ``x`` is deleted), else None: the memory of a numpy array, of an Array
+    viewing one, of any buffer with another view (np.asarray(x) kept somewhere) is never
+    written."""
+    if type(x) is not Array or not x.__dict__.get("_owned_buffer"):
+        return None
+    buf = x.base
+    # any reference to buf beyond x.base (counted as for a buffer that has none) is a view
+    # of it held elsewhere (np.asarray(x)), which would see the output
+    if type(buf) is not np.ndarray or not buf.flags.owndata or not buf.flags.writeable \
+            or buf.shape != x.shape or _references(buf) > _ONLY_BASE:
+        return None
+    x.__class__ = DeletedArray
+    return buf
+
+
+def _references(buf):
+    return sys.getrefcount(buf)
+
+
+def _only_base_references():
+    """What ``_references`` counts for a buffer held by one Array's .base only (measured,
+    not assumed: the count of the caller's own references varies between Pythons)."""
+    x = np.empty(1).view(Array)
+    buf = x.base         # held as take_donation holds it: x.base and one local
+    return _references(buf)
+
+
+_ONLY_BASE = _only_base_references()
 tracing._ARRAY_CLASS[0] = Array
 tracing.EAGER_TYPES.add(Array)
 
@@ -322,3 +402,5 @@ def _install_tracer_methods():
 
 
 _install_tracer_methods()
+numpy_dispatch.install()
+numpy_warnings.install()

@@ -124,11 +124,12 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname, skip_ints=False):
     With ``skip_ints`` integer and bool leaves are not differentiated (vjp, as
     in JAX: their cotangent is zero) instead of raising."""
     in_flat, in_tree = tree_flatten(tuple(args))
-    in_flat = [as_array(x) for x in in_flat]
     # which leaves are differentiated
     mask = []
     for i, sub in enumerate(in_tree.children):
         mask += [i in diff_argnums] * sub.num_leaves
+    # a leaf not differentiated may be anything (a function, a string): passed through
+    in_flat = [as_array(x) if m else _as_array_or_self(x) for x, m in zip(in_flat, mask)]
     if skip_ints:
         mask = [m and _kind(x) in "fc" for x, m in zip(in_flat, mask)]
     for i, (x, m) in enumerate(zip(in_flat, mask)):
@@ -137,7 +138,7 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname, skip_ints=False):
                             f"to differentiate, but input leaf {i} has dtype {get_aval(x).dtype}; "
                             "convert it with .astype(float) or exclude it with argnums")
     flat_fun, out_tree, aux = _flatten_with_aux(fun, in_tree, has_aux)
-    _check_leaves(in_flat)
+    _check_leaves([x for x, m in zip(in_flat, mask) if m])
     n_box = []
 
     def counted(*xs):
@@ -148,6 +149,13 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname, skip_ints=False):
     outs, lin = linearize_fun(counted, in_flat, mask, _FirstOutputs(n_box), name=fname)
     n = n_box[0]
     return in_flat, in_tree, mask, outs[:n], out_tree(), lin, aux(outs[n:]) if has_aux else None
+
+
+def _as_array_or_self(x):
+    try:
+        return as_array(x)
+    except TypeError:
+        return x
 
 
 def _kind(x):

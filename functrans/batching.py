@@ -19,8 +19,8 @@ import numpy as np
 
 from .api_util import as_array, flatten_fun, keep_metadata
 from .primitives.base import move_batch_axis
-from .tracing import Tracer, _leaked, get_aval, trace_to_jaxpr, wrap
-from .transforms.vmap import AxisFrame, axis_frames, vmap_eval
+from .tracing import Tracer, _leaked, axis_frames, get_aval, trace_to_jaxpr, wrap
+from .transforms.vmap import AxisFrame, vmap_eval
 from .traceback_util import api_boundary
 from .tree_util import _node_handlers, tree_flatten, tree_unflatten
 
@@ -100,6 +100,15 @@ def _arg_names(fun):
     return pos, var
 
 
+
+def _with_leaves(flat_fun, passed, n):
+    """``flat_fun`` taking only the traced leaves: the leaves in ``passed`` (position ->
+    value), objects no transform can trace, are put back in their places."""
+    def f(*xs):
+        it = iter(xs)
+        return flat_fun(*[passed[i] if i in passed else next(it) for i in range(n)])
+    return f
+
 class _Vmapped:
     """``vmap(fun, ...)``: call it with batched arguments."""
 
@@ -159,8 +168,18 @@ class _Vmapped:
         size = self.axis_size
         norm, avals, vals = [], [], []
         sizes = None
+        passed = {}     # leaf position -> a non-array leaf not mapped (a function): as is
         for i, (x, d) in enumerate(zip(flat, axes)):
-            x = flat[i] = as_array(x)
+            try:
+                x = flat[i] = as_array(x)
+            except TypeError:
+                if d is not None:
+                    raise
+                passed[i] = x
+                norm.append(None)
+                avals.append(None)
+                vals.append(None)
+                continue
             a = get_aval(x)
             if d is None:
                 norm.append(None)
@@ -191,12 +210,17 @@ class _Vmapped:
                              "or there are no array arguments); pass axis_size to say how "
                              "many examples there are")
         flat_fun, out_tree = flatten_fun(lambda a, k: self.fun(*a, **k), in_tree)
+        if passed:
+            flat_fun = _with_leaves(flat_fun, passed, len(flat))
+            flat, norm, avals, vals = ([x for i, x in enumerate(xs) if i not in passed]
+                                       for xs in (flat, norm, avals, vals))
         frame = AxisFrame(self.axis_name, size, tracing=True)
-        axis_frames.append(frame)
+        frames = axis_frames()
+        frames.append(frame)
         try:
             jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="vmap")
         finally:
-            axis_frames.pop()
+            frames.pop()
         outs, odims = vmap_eval(jaxpr, consts, flat, norm, size, self.axis_name)
         return self._place_outputs(outs, odims, out_tree(), size)
 

@@ -6,8 +6,12 @@
 | ``log_compiles`` | False (``FUNCTRANS_LOG_COMPILES``) | every jit compile is logged (logger ``functrans``, level WARNING) with its reason |
 | ``dump_dir`` | None (``FUNCTRANS_DUMP``) | each jit compile writes its pipeline stages to a subfolder of this folder |
 | ``traceback_filtering`` | True (``FUNCTRANS_TRACEBACK_FILTERING``) | errors raised while tracing a jitted function lose the library's frames |
+| ``compile_cache_size`` | 256 (``FUNCTRANS_COMPILE_CACHE_SIZE``) | executables kept per jitted function and for nested calls; the least recently used beyond it are dropped |
+| ``enable_checks`` | False (``FUNCTRANS_ENABLE_CHECKS``) | every jaxpr a transform builds (traces, JVP, linearize, partial evaluation, transpose, vmap, control-flow and custom-rule bodies) is type-checked; a failure raises ``TypeCheckError`` naming the pass that built it |
+| ``enable_x64`` | True (``FUNCTRANS_ENABLE_X64``) | accepted for JAX programs (``jax_enable_x64``); changes nothing, since 64-bit types are always on; setting it False raises, as functrans cannot turn them off |
 
-Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``), as JAX's do ``jax_``.
+Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``) or JAX's ``jax_``
+(``"jax_enable_x64"``).
 
 >>> import functrans as ft
 >>> ft.config.read("log_compiles") in (True, False)
@@ -15,7 +19,7 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: debug_nans, dump_dir, log_compiles, traceback_filtering
+AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, enable_checks, enable_x64, log_compiles, traceback_filtering
 """
 from __future__ import annotations
 
@@ -40,6 +44,13 @@ def _as_bool(name, value):
     return bool(value)
 
 
+def _as_size(name, value):
+    n = int(value)
+    if n < 1 or n != float(value):
+        raise ValueError(f"option {name!r} takes a positive integer, got {value!r:.60}")
+    return n
+
+
 def _as_dir(name, value):
     if value is None or value is False or value == "":
         return None
@@ -48,12 +59,24 @@ def _as_dir(name, value):
     return os.fspath(value)
 
 
+def _as_x64(name, value):
+    if not _as_bool(name, value):
+        raise ValueError("enable_x64 cannot be turned off: functrans always has 64-bit types "
+                         "(arrays made from Python floats are float64), so JAX's 32-bit "
+                         "default mode is not available")
+    return True
+
+
 _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
-            "dump_dir": _as_dir, "traceback_filtering": _as_bool}
+            "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size,
+            "enable_checks": _as_bool, "enable_x64": _as_x64}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
-        "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING"}
+        "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
+        "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE",
+        "enable_checks": "FUNCTRANS_ENABLE_CHECKS", "enable_x64": "FUNCTRANS_ENABLE_X64"}
 _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
-             "traceback_filtering": True}
+             "traceback_filtering": True, "compile_cache_size": 256, "enable_checks": False,
+             "enable_x64": True}
 
 _values: dict = {}
 _listeners: list = []   # fn(name, old, new), called after every change
@@ -62,7 +85,11 @@ _listeners: list = []   # fn(name, old, new), called after every change
 def _canonical(name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"option names are strings, got {name!r:.60}")
-    n = name[len("functrans_"):] if name.startswith("functrans_") else name
+    n = name
+    for prefix in ("functrans_", "jax_"):
+        if n.startswith(prefix):
+            n = n[len(prefix):]
+            break
     if n not in _PARSERS:
         raise AttributeError(f"unknown functrans option {name!r}; options: "
                              f"{', '.join(sorted(_PARSERS))}")
@@ -83,7 +110,7 @@ def options() -> dict:
     """Every option with its current value.
 
     >>> sorted(options())
-    ['debug_nans', 'dump_dir', 'log_compiles', 'traceback_filtering']
+    ['compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'enable_x64', 'log_compiles', 'traceback_filtering']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 
@@ -108,23 +135,23 @@ def update(name: str, value):
     new = _PARSERS[n](n, value)
     old = _values[n]
     _values[n] = new
-    _sync()
     if old != new:
         for fn in list(_listeners):
             fn(n, old, new)
 
 
-def _sync():
-    """Push the flags that hot paths read as plain module globals."""
-    from . import tracing
-    # recording the user's line per traced equation costs a frame walk: only when a tool
-    # that shows it (debug_nans, stage dumps) is on
-    tracing.CAPTURE_SOURCE = bool(_values["debug_nans"] or _values["dump_dir"])
+def on_update(fn):
+    """Call ``fn(name, old, new)`` after every change of an option; returns ``fn``. Modules
+    above this one (tracing) push the flags their hot paths read as plain globals this way.
 
-
-def tools_active() -> bool:
-    """Whether a jit compile needs the instrumented path (log, dumps, NaN checks)."""
-    return bool(_values["debug_nans"] or _values["log_compiles"] or _values["dump_dir"])
+    >>> seen = []
+    >>> _ = on_update(lambda name, old, new: seen.append((name, new)))
+    >>> update("log_compiles", True); update("log_compiles", False); seen
+    [('log_compiles', True), ('log_compiles', False)]
+    >>> _listeners.pop() and None
+    """
+    _listeners.append(fn)
+    return fn
 
 
 def __getattr__(name):   # ft.config.debug_nans reads an option
@@ -135,5 +162,3 @@ def __getattr__(name):   # ft.config.debug_nans reads an option
 
 for _n in _PARSERS:
     _values[_n] = _from_env(_n)
-
-_sync()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -74,18 +75,25 @@ class _Split:
 
 # custom functions whose rules are being traced: a call of such a function from its
 # own rule (``return f(x), ...`` is common) runs its body inline instead of tracing
-# the rule again, which would never end
-_in_rule: set = set()
+# the rule again, which would never end. Per thread, like the trace stack.
+_RULES_TRACING = threading.local()
+
+
+def _in_rule() -> set:
+    s = getattr(_RULES_TRACING, "owners", None)
+    if s is None:
+        s = _RULES_TRACING.owners = set()
+    return s
 
 
 def _trace(fun, avals, vals, name, owner=None):
     if owner is not None:
-        _in_rule.add(id(owner))
+        _in_rule().add(id(owner))
     try:
         j, c, out_vals = trace_to_jaxpr(fun, avals, vals, name=name)
     finally:
         if owner is not None:
-            _in_rule.discard(id(owner))
+            _in_rule().discard(id(owner))
     return ClosedJaxpr(j, c), out_vals
 
 
@@ -127,7 +135,7 @@ class _CustomFunction:
         if self._rules is None:
             raise AttributeError(self._no_rule.format(name=name))
         args = _resolve_args(self._fun, args, kwargs)
-        if not tracing._trace_stack or id(self) in _in_rule:
+        if not tracing.trace_depth() or id(self) in _in_rule():
             return self._fun(*args)       # no transform active, or called from its own rule
         s = _Split(self._kind, self._nondiff, args)
         flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)

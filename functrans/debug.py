@@ -21,6 +21,11 @@ import builtins
 
 import numpy as np
 
+from backends import interpret
+from jaxpr_ir.printer import _Names, _pp, format_param
+from . import config
+from .api_util import as_array
+from .compiler import CompileHook, add_hook, clear_compiled
 from .primitives.base import Primitive, move_batch_axis, not_mapped_size
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -108,7 +113,6 @@ def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (the public name, a
         raise TypeError(f"debug.print: the first argument is the format string, got "
                         f"{type(fmt).__name__}")
     leaves, treedef = tree_flatten((args, kwargs))
-    from .api_util import as_array
     leaves = [as_array(x) for x in leaves]
     debug_print_p.bind(*leaves, fmt=fmt, tree=_tree_id(treedef), lanes=0)
 
@@ -131,25 +135,24 @@ def find_nan_source(closed, args):
     >>> i, eqn.primitive.name
     (0, 'log')
     """
-    from jaxpr_ir import Literal
-    from backends.interpret import RULES
-    jaxpr = closed.jaxpr
-    env = dict(zip(jaxpr.constvars, closed.consts))
-    for i, (v, x) in enumerate(zip(jaxpr.invars, args)):
+    for i, x in enumerate(args):
         if _has_nan(x):
             return ("input", i)
-        env[v] = x
+
+    def stop_at_new_nan(i, eqn, ins, outs):
+        if any(_has_nan(o) for o in outs) and not any(_has_nan(x) for x in ins):
+            raise _NanFound(i, eqn)
+
     with np.errstate(all="ignore"):
-        for i, eqn in enumerate(jaxpr.eqns):
-            ins = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            rule = RULES.get(eqn.primitive.name)
-            outs = rule(eqn, *ins) if rule is not None else eqn.primitive.impl(*ins, **eqn.params)
-            if not eqn.primitive.multiple_results:
-                outs = [outs]
-            env.update(zip(eqn.outvars, outs))
-            if any(_has_nan(o) for o in outs) and not any(_has_nan(x) for x in ins):
-                return (i, eqn)
+        try:
+            interpret.eval_jaxpr(closed.jaxpr, closed.consts, args, hook=stop_at_new_nan)
+        except _NanFound as found:
+            return found.args
     return None
+
+
+class _NanFound(Exception):
+    """Raised by the NaN finder's hook to stop the evaluation at the first NaN."""
 
 
 def nan_error(closed, args, name) -> FloatingPointError:
@@ -178,7 +181,6 @@ def eqn_text(jaxpr, eqn) -> str:
     >>> eqn_text(j, j.eqns[1])
     'c:f64[] = add b 1.0:f64[]'
     """
-    from jaxpr_ir.printer import _Names, _pp, format_param
     names = _Names()
     _pp(jaxpr, names, 0)
     params = [f"{k}={format_param(v, names, 0)}" for k, v in sorted(eqn.params.items())
@@ -202,3 +204,28 @@ def nan_checked(exe, closed, name):
             setattr(run, attr, getattr(exe, attr))
     run.unchecked = exe
     return run
+
+
+class NanCheck(CompileHook):
+    """debug_nans as an observer of the compile path: every executable compiled while it
+    is on raises ``nan_error`` when an output holds a NaN. It re-runs the arguments, so
+    they must not be donated."""
+    keeps_inputs = True
+
+    def active(self) -> bool:
+        return bool(config.read("debug_nans"))
+
+    def compiled(self, c, exe):
+        return nan_checked(exe, c.optimized, c.name)
+
+
+add_hook(NanCheck())
+
+
+def _recompile_on_debug_nans(name, old, new):
+    # executables compiled before the switch are (un)checked the wrong way: drop them
+    if name == "debug_nans":
+        clear_compiled()
+
+
+config._listeners.append(_recompile_on_debug_nans)

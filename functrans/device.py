@@ -18,7 +18,7 @@ import numpy as np
 
 from .tracing import Tracer, wrap
 
-__all__ = ["device_put"]
+__all__ = ["device_put", "Device", "SingleDeviceSharding", "host_device"]
 
 _DEVICES = ("cpu", "cuda")
 
@@ -46,3 +46,72 @@ def device_put(x: Any, device: str | None = None) -> Any:
         raise TypeError(f"device_put: cannot place a {type(x).__name__} (dtype {a.dtype}) "
                         "on a device; pass numbers or arrays")
     return wrap(np.array(a))
+
+
+class Device:
+    """The device an eager ``Array`` lives on (always the host CPU), as JAX's
+    ``Array.devices()`` reports it.
+
+    >>> host_device()
+    CpuDevice(id=0)
+    """
+    __slots__ = ("id", "platform")
+
+    def __init__(self, platform="cpu", id=0):  # noqa: A002 (JAX's name)
+        self.platform = platform
+        self.id = id
+
+    @property
+    def device_kind(self):
+        return self.platform
+
+    def __repr__(self):
+        return f"{self.platform.capitalize()}Device(id={self.id})"
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (other.platform, other.id) == (self.platform,
+                                                                          self.id)
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+
+_HOST = Device()
+
+
+def host_device() -> Device:
+    """The host CPU device."""
+    return _HOST
+
+
+class SingleDeviceSharding:
+    """JAX's sharding of an array that lives whole on one device.
+
+    >>> SingleDeviceSharding(host_device()).device_set == {host_device()}
+    True
+    """
+    __slots__ = ("_device",)
+
+    def __init__(self, device):
+        self._device = device
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self._device))

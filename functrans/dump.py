@@ -1,7 +1,5 @@
-"""What a jit compile does when a tool is on: the compile log, stage dumps, NaN checks.
-
-``jit`` calls ``compile_instrumented`` on a cache miss while ``config.tools_active()``;
-otherwise it compiles as usual and none of this runs.
+"""Two observers of the compile path (``functrans.compiler``): the compile log and
+stage dumps. While neither option is on, a compile runs none of this.
 
 *Compile log* (``FUNCTRANS_LOG_COMPILES=1`` or ``ft.config.update("log_compiles", True)``):
 one WARNING on the ``functrans`` logger per compile, with its reason: the first call,
@@ -34,35 +32,18 @@ import logging
 import os
 import re
 import threading
-import time
-import weakref
 
+from jaxpr_ir.printer import _Names, _pp
 from . import config
+from .compiler import CompileHook, add_hook
+from .tree_util import tree_flatten
 
-__all__ = ["compile_instrumented", "compile_body", "explain_miss", "PASSES"]
+__all__ = ["explain_miss", "LogAndDump"]
 
 log = logging.getLogger("functrans")
 
-# the order of jaxpr_ir.passes.simplify: dce(cse(fold_constants(inline_calls(j))))
-PASSES = ("inline_calls", "fold_constants", "cse", "dce")
-
-_jitted = weakref.WeakSet()   # every Jitted that compiled: debug_nans clears their caches
 _lock = threading.Lock()
 _seq = [None]
-
-
-def _clear_caches(name, old, new):
-    if name == "debug_nans":
-        for j in list(_jitted):
-            j._cache.clear()
-        try:
-            from .primitives import call
-            call._compiled.clear()
-        except (ImportError, AttributeError):
-            pass
-
-
-config._listeners.append(_clear_caches)
 
 
 # ------------------------------------------------------------------ compile log
@@ -108,20 +89,17 @@ def explain_miss(prev_key, key, leaf_name, static_name=None) -> list:
     return out
 
 
-def _leaf_namer(jitted, args, kwargs):
-    """Two namers: flat leaf index -> "argument 'x'" / "argument 'p' leaf 2", and static
-    key -> "static argument 'n' (position 1)"."""
-    from .jit import _split_static
-    from .tree_util import tree_flatten
-    dyn_args, dyn_kwargs, _, _ = _split_static(jitted.fun, args, kwargs,
-                                               jitted.static_argnums, jitted.static_argnames)
+def _leaf_namer(cause):
+    """Two namers for a jit call (a ``compiler.JitCause``): flat leaf index -> "argument
+    'x'" / "argument 'p' leaf 2", and static key -> "static argument 'n' (position 1)"."""
+    dyn_args, dyn_kwargs = cause.dyn_args, cause.dyn_kwargs
     try:
-        params = [p.name for p in inspect.signature(jitted.fun).parameters.values()
+        params = [p.name for p in inspect.signature(cause.fun).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         params = []
-    nargs = len(args)
-    static = {a % nargs for a in jitted.static_argnums if -nargs <= a < nargs}
+    nargs = len(cause.args)
+    static = {a % nargs for a in cause.static_argnums if -nargs <= a < nargs}
     positions = [i for i in range(nargs) if i not in static]
     names = []
     for j, a in enumerate(dyn_args):
@@ -177,9 +155,13 @@ class _Dumper:
             fh.write(text if text.endswith("\n") else text + "\n")
 
 
+def _is_kernel(step) -> bool:
+    # a fused kernel of backends.fusion (read by its class name: a tool does not import
+    # a backend's internals)
+    return type(step).__name__ == "Kernel"
+
+
 def _describe_plan(closed, plan) -> str:
-    from jaxpr_ir.printer import _Names, _pp
-    from backends.fusion import Kernel
     names = _Names()
     _pp(closed.jaxpr, names, 0)
 
@@ -187,14 +169,14 @@ def _describe_plan(closed, plan) -> str:
         return names.use(x)
 
     lines = [f"{len(plan.steps)} steps: "
-             f"{sum(isinstance(s, Kernel) for s in plan.steps)} fused kernels, "
+             f"{sum(_is_kernel(s) for s in plan.steps)} fused kernels, "
              f"{sum(type(s).__name__ == 'HostStep' for s in plan.steps)} host steps, "
              f"{sum(type(s).__name__ not in ('HostStep', 'Kernel') for s in plan.steps)} "
              "other native steps; "
              f"{len(plan.views)} view equations folded into strided reads "
              "(names as in the jaxpr files)", ""]
     for i, s in enumerate(plan.steps):
-        if isinstance(s, Kernel):
+        if _is_kernel(s):
             row = s.phases is not None
             lines.append(f"step {i}: {'row kernel' if row else 'kernel'} over loop shape "
                          f"{list(s.shape)}" + (f" (rows {list(s.shape[:s.outer])})" if row else "")
@@ -248,75 +230,40 @@ def _dump_backend(d: _Dumper, closed, exe, backend):
             d.write("cost_analysis", f"cost_analysis failed: {e!r}", "txt")
 
 
-def _optimise_dumping(closed, d: _Dumper):
-    """jit's optimisation, pass by pass, each result dumped; returns what jit compiles."""
-    from jaxpr_ir import ClosedJaxpr
-    from jaxpr_ir import passes
-    from .jit import _optimize
-    j = closed
-    for name in PASSES:
-        fn = getattr(passes, name, None)
-        if fn is None:
-            continue
-        j = fn(j)
-        d.write(name, str(j))
-    final = _optimize(closed)
-    if str(final) != str(j):   # the pass list changed under us: show what is compiled
-        d.write("optimized", str(final))
-    return final if isinstance(final, ClosedJaxpr) else ClosedJaxpr(final, closed.consts)
+class LogAndDump(CompileHook):
+    """The compile log and the stage dumps, as one observer of the compile path (the log
+    line names the dump folder)."""
+
+    def active(self) -> bool:
+        return bool(config.read("log_compiles") or config.read("dump_dir"))
+
+    def start(self, c) -> None:
+        reason = None
+        if c.cause is not None:
+            reason = explain_miss(c.cause.prev_key, c.cause.key, *_leaf_namer(c.cause))
+        d = _Dumper(config.read("dump_dir"), c.name)
+        c.notes[self] = (d, reason)
+        if d.dir is not None:
+            head = [f"function: {c.name}", f"backend: {c.backend}"]
+            if reason:
+                head.append("compiled because: " + "; ".join(reason))
+            head.append("argument types: " + ", ".join(a.str_short() for a in c.traced.in_avals))
+            d.write("reason", "\n".join(head), "txt")
+            d.write("traced", str(c.traced))
+
+    def stage(self, c, pass_name, jaxpr) -> None:
+        c.notes[self][0].write(pass_name, str(jaxpr))
+
+    def compiled(self, c, exe):
+        d, reason = c.notes[self]
+        if d.dir is not None:
+            _dump_backend(d, c.optimized, exe, c.backend)
+        if config.read("log_compiles"):
+            why = "; ".join(reason) if reason else "a transform of an inner jit needs this body"
+            log.warning("functrans: compiled %s for backend %r in %.1f ms because: %s%s",
+                        c.name, c.backend, c.seconds * 1e3, why,
+                        f" (stages in {d.dir})" if d.dir else "")
+        return exe
 
 
-def _backend_name(backend):
-    from backends import default_backend
-    return backend or default_backend()
-
-
-def compile_body(closed, backend, name, reason=None):
-    """Optimise and compile ``closed`` as jit does, with the tools that are on; returns
-    the executable (NaN-checked under debug_nans)."""
-    from backends import get_backend
-    bname = _backend_name(backend)
-    d = _Dumper(config.read("dump_dir"), name)
-    if d.dir is not None:
-        head = [f"function: {name}", f"backend: {bname}"]
-        if reason:
-            head.append("compiled because: " + "; ".join(reason))
-        head.append("argument types: " + ", ".join(a.str_short() for a in closed.in_avals))
-        d.write("reason", "\n".join(head), "txt")
-        d.write("traced", str(closed))
-        opt = _optimise_dumping(closed, d)
-    else:
-        from .jit import _optimize
-        opt = _optimize(closed)
-    t0 = time.perf_counter()
-    exe = get_backend(backend).compile(opt)
-    dt = time.perf_counter() - t0
-    if d.dir is not None:
-        _dump_backend(d, opt, exe, bname)
-    if config.read("log_compiles"):
-        why = "; ".join(reason) if reason else "a transform of an inner jit needs this body"
-        log.warning("functrans: compiled %s for backend %r in %.1f ms because: %s%s",
-                    name, bname, dt * 1e3, why,
-                    f" (stages in {d.dir})" if d.dir else "")
-    if config.read("debug_nans"):
-        from .debug import nan_checked
-        exe = nan_checked(exe, opt, name)
-    return exe
-
-
-def compile_instrumented(jitted, closed, key, args, kwargs):
-    """jit's cache-miss compile with the tools on (see the module docstring)."""
-    _jitted.add(jitted)
-    reason = None
-    if config.read("log_compiles") or config.read("dump_dir"):
-        reason = explain_miss(getattr(jitted, "_last_key", None), key,
-                              *_leaf_namer(jitted, args, kwargs))
-    name = f"jit({getattr(jitted.fun, '__name__', 'fun')})"
-    return compile_body(closed, jitted.backend, name, reason)
-
-
-def note_compile(jitted, key):
-    """Called by jit after every compile: remember the key (for the next compile log)
-    and the function (so a debug_nans change can clear its cache)."""
-    jitted._last_key = key
-    _jitted.add(jitted)
+add_hook(LogAndDump())

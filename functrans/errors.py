@@ -8,9 +8,13 @@ from __future__ import annotations
 import os
 import sys
 
+import numpy as np
+
 _LIB_DIRS = tuple(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + d + os.sep
-    for d in ("functrans", "jaxpr_ir", "backends"))
+    for d in ("functrans", "jaxpr_ir", "backends")) + (
+    # numpy's own frames are never the user's line (np.r_ converting a tracer, say)
+    os.path.dirname(os.path.abspath(np.__file__)) + os.sep,)
 
 
 def user_frame():
@@ -36,9 +40,39 @@ class ConcretizationError(TypeError):
     """A traced value was used where Python needs a concrete one (if, int(), float())."""
 
 
+class TracerBoolConversionError(ConcretizationError):
+    """bool() of a traced value (an ``if``/``while`` on it) whose value is not known."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """A traced value used as a Python integer (an index, ``range``) with no known value."""
+
+
+class NonConcreteBooleanIndexError(IndexError):
+    """``x[mask]`` with a traced boolean mask: the result's shape would depend on data."""
+
+
+class ShapeMismatchError(TypeError, ValueError):
+    """Operand shapes that do not fit together (``dot`` of (3,) and (4,)): a TypeError as
+    in JAX and a ValueError as in numpy, so handlers written for either catch it."""
+
+
 class UnexpectedTracerError(Exception):
     """A tracer escaped the transform that created it and was used afterwards."""
 
 
-class TracerArrayConversionError(TypeError):
-    """A tracer was passed to numpy (np.asarray) inside a transform."""
+class TracerArrayConversionError(ConcretizationError):
+    """A tracer was passed to numpy (np.asarray, a numpy function with no functrans.numpy
+    twin) inside a transform. A ConcretizationError too: numpy needs the concrete value."""
+
+
+def conversion_error(what: str, tracer=None) -> TracerArrayConversionError:
+    """The error for a numpy operation that would need a traced value's data: numpy
+    would compute with the concrete value, detached from the transform."""
+    typ = "" if tracer is None else f" {tracer.aval.str_short()}"
+    return TracerArrayConversionError(
+        f"{what} on a traced value{typ} (at {user_location()}): numpy would compute with "
+        "its concrete value and the result would be detached from the transform (a "
+        "derivative silently zero, a constant baked into a jitted function). Use the "
+        "functrans.numpy function instead (import functrans.numpy as fnp), or compute this "
+        "outside the transformed function.")

@@ -13,6 +13,7 @@ weak types, static values).
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import weakref
 from typing import Any, Callable, Sequence
@@ -20,11 +21,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
+from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
-from .primitives.call import hoist_consts, pjit_p
+from .compiler import JitCause, LRUCache, compile_closed, observed
+from .primitives.call import pjit_p
+from .primitives.control_flow_common import hoist
+from .array import Array
+from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
-from .tree_util import tree_flatten, tree_unflatten
-from . import config as _config, dump as _dump   # ---- tools
+from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
+from . import config as _config
 from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
 
 
@@ -61,20 +67,68 @@ def _split_static(fun, args, kwargs, static_argnums, static_argnames):
     return dyn_args, dyn_kwargs, tuple(static), f
 
 
+def _unshared(out, inputs):
+    """A result never shares memory with an argument (the interpreter returns an input it
+    passes through, or a view of one): a caller's later write must not change it."""
+    if isinstance(out, np.ndarray) and any(
+            isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
+        return out.copy()
+    return out
+
+
+def _static_positions_and_names(fun, nums, names):
+    """``static_argnums`` and ``static_argnames`` completed from ``fun``'s signature, so a
+    static argument is static passed by position or by keyword (as JAX does); either
+    naming a parameter ``fun`` does not have raises ValueError."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):      # no signature (a builtin): taken as given
+        return nums, names
+    kinds = inspect.Parameter
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind == kinds.VAR_KEYWORD for p in params)
+    bad = [i for i in nums if not (-len(positional) <= i < len(positional))]
+    if bad and not var_pos:
+        raise ValueError(f"jit: static_argnums {tuple(bad)} out of range: "
+                         f"{getattr(fun, '__name__', 'the function')} takes "
+                         f"{len(positional)} positional argument(s)")
+    if not var_pos:      # negative positions count from the signature, not the call
+        nums = tuple(i % len(positional) for i in nums)
+    by_name = {p.name: i for i, p in enumerate(positional) if p.kind != kinds.POSITIONAL_ONLY}
+    keyword = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
+                                                    kinds.KEYWORD_ONLY)}
+    unknown = [n for n in names if n not in keyword]
+    if unknown and not var_kw:
+        raise ValueError(f"jit: static_argnames {tuple(unknown)} are not parameters of "
+                         f"{getattr(fun, '__name__', 'the function')} "
+                         f"(its parameters: {', '.join(p.name for p in params)})")
+    nums = tuple(dict.fromkeys(
+        nums + tuple(by_name[n] for n in names if n in by_name)))
+    names = tuple(dict.fromkeys(names + tuple(
+        positional[i].name for i in nums if -len(positional) <= i < len(positional)
+        and positional[i].name in by_name)))
+    return nums, names
+
+
 class Lowered:
     """The result of ``jit(f).lower(*args)``: the optimised jaxpr, ready to compile."""
 
-    def __init__(self, closed: ClosedJaxpr, backend, out_tree):
-        self.jaxpr = closed
+    def __init__(self, traced: ClosedJaxpr, backend, out_tree, name="fun"):
+        self.traced = traced
+        self.jaxpr = simplify(traced)
         self.backend = backend
         self.out_tree = out_tree
+        self.name = name
 
     def as_text(self) -> str:
         return str(self.jaxpr)
 
     def compile(self):
-        from backends import get_backend
-        return Compiled(get_backend(self.backend).compile(self.jaxpr), self.jaxpr, self.out_tree)
+        # the traced jaxpr goes down the one compile path, so the tools see this compile
+        exe = compile_closed(self.traced, self.backend, name=self.name)
+        return Compiled(exe, self.jaxpr, self.out_tree)
 
 
 class Compiled:
@@ -112,14 +166,6 @@ def _interpreter_cost(closed):
             "kernels": len(closed.jaxpr.eqns)}
 
 
-def _optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
-    try:
-        from jaxpr_ir.passes import simplify
-    except ImportError:
-        return closed
-    return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
-
-
 _SIG = operator.attrgetter("shape", "dtype", "__class__")   # the fast path's key per array
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
 
@@ -142,12 +188,13 @@ class Jitted:
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
-        self.static_argnums = tuple(static_argnums)
-        self.static_argnames = tuple(static_argnames)
+        self.static_argnums, self.static_argnames = _static_positions_and_names(
+            fun, tuple(static_argnums), tuple(static_argnames))
         self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
             else (donate_argnums,)
         self.backend = backend
-        self._cache = {}
+        self._cache = LRUCache()   # the signature key -> (executable, output tree)
+        self._last_key = None      # the key of the latest compile, for the compile log
         self._fast = {}      # (shape, dtype, type) per positional array -> native runner
         self._hits = 0
         self._misses = 0
@@ -158,6 +205,8 @@ class Jitted:
             self.fun, args, kwargs, self.static_argnums, self.static_argnames)
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
+        if DeletedArray in map(type, flat):
+            flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         avals = tuple(get_aval(x) for x in flat)
         key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in avals), static)
         return flat, in_tree, avals, key, f
@@ -174,7 +223,10 @@ class Jitted:
         if any(isinstance(c, Tracer) for c in consts):
             raise TypeError("lower: the function closes over a traced value; lower it outside "
                             "the enclosing transform")
-        return Lowered(_optimize(ClosedJaxpr(jaxpr, consts)), self.backend, out_tree)
+        return Lowered(ClosedJaxpr(jaxpr, consts), self.backend, out_tree, self._name())
+
+    def _name(self):
+        return f"jit({getattr(self.fun, '__name__', 'fun')})"
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -191,7 +243,7 @@ class Jitted:
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
             exe, out_tree = entry
-            return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+            return tree_unflatten(out_tree, self._run(exe, args, flat))
         try:
             jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
         except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
@@ -200,23 +252,48 @@ class Jitted:
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
             # whose rules the enclosing transform needs (pjit's impl optimises)
-            body, hoisted = hoist_consts(ClosedJaxpr(jaxpr, consts))
+            body, hoisted = hoist(ClosedJaxpr(jaxpr, consts))
             outs = pjit_p.bind(*hoisted, *flat, jaxpr=body,
                                name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
             return tree_unflatten(out_tree, outs)
-        from backends import get_backend
         self._misses += 1
-        if _config.tools_active():   # ---- tools: compile log, stage dumps, debug_nans (dump.py)
-            exe = _dump.compile_instrumented(self, ClosedJaxpr(jaxpr, consts), key, args, kwargs)
-        else:
-            be = get_backend(self.backend)
-            donate = self._donated_flat(args) if getattr(be, "supports_donation", False) else ()
-            closed = _optimize(ClosedJaxpr(jaxpr, consts))
-            exe = be.compile(closed, donate=donate) if donate else be.compile(closed)
-        _dump.note_compile(self, key)   # ---- tools: the key the next compile log diffs against
-        self._cache[key] = (exe, out_tree)
+        dyn_args, dyn_kwargs, _, _ = _split_static(self.fun, args, kwargs, self.static_argnums,
+                                                   self.static_argnames)
+        cause = JitCause(self.fun, args, dyn_args, dyn_kwargs, self.static_argnums, key,
+                         self._last_key)
+        exe = compile_closed(ClosedJaxpr(jaxpr, consts), self.backend, name=self._name(),
+                             donate=self._donated_flat(args), cause=cause)
+        self._last_key = key
+        self._cache.put(key, (exe, out_tree))
         self._register_fast(args, kwargs, exe, out_tree)
-        return tree_unflatten(out_tree, [wrap(o) for o in exe(*flat)])
+        return tree_unflatten(out_tree, self._run(exe, args, flat))
+
+    def _run(self, exe, args, flat):
+        """Call a compiled function. Donated arguments hand over their buffer only when
+        functrans owns it (``array.take_donation``; the Array is then deleted); any other
+        donated array is passed read-only, so the backend writes into a private copy.
+        Outputs over fresh buffers are marked donatable in turn."""
+        taken = ()
+        if self.donate_argnums and self._backend_donates():
+            flat = list(flat)
+            taken = []
+            for i in self._donated_flat(args):
+                buf = take_donation(flat[i])
+                if buf is not None:
+                    flat[i] = buf
+                    taken.append(i)
+                elif isinstance(flat[i], np.ndarray):
+                    view = flat[i].view(np.ndarray)
+                    view.flags.writeable = False
+                    flat[i] = view
+        outs = exe(*flat)
+        inputs = {id(x) for i, x in enumerate(flat) if i not in taken}
+        return [mark_owned(wrap(o)) if type(o) is np.ndarray and o.flags.owndata
+                and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]
+
+    def _backend_donates(self) -> bool:
+        from backends import get_backend
+        return getattr(get_backend(self.backend), "supports_donation", False)
 
     def _donated_flat(self, args):
         """Flat argument positions of the leaves of the donated positional arguments."""
@@ -238,12 +315,10 @@ class Jitted:
     def _register_fast(self, args, kwargs, exe, out_tree):
         """Give this signature a native fast path when the backend has one: positional
         plain arrays only, no static or donated arguments, no debugging tools."""
-        from .tracing import _ARRAY_CLASS
-        from .tree_util import treedef_is_leaf
         fast_runner = getattr(exe, "fast_runner", None)
-        cls = _ARRAY_CLASS[0]
+        cls = Array
         if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
-                or self.donate_argnums or _config.tools_active()
+                or self.donate_argnums or observed()
                 or not all(type(a) is np.ndarray or type(a) is cls for a in args)):
             return
         single = treedef_is_leaf(out_tree)
@@ -253,6 +328,8 @@ class Jitted:
         if not single:
             inner = run
             run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
+        if len(self._fast) >= _config.read("compile_cache_size"):
+            self._fast.clear()   # bounded like the compile cache (the runners hold executables)
         self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))] = run
         _WITH_FAST.add(self)
 
@@ -342,6 +419,8 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         dyn_args, dyn_kwargs, static, f = _split_static(fun, args, kwargs, static_argnums, ())
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
+        if DeletedArray in map(type, flat):
+            flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
         try:
             jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,

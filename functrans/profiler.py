@@ -38,12 +38,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import tracing
+from backends import default_backend, interpret
+from . import array as _array, lax, nn, random, tracing
+from . import numpy as fnp
 from .array import Array
+from .jit import jit
 from .primitives import base as _base
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["profile", "Profile", "main"]
+__all__ = ["profile", "Profile", "main", "time_by_primitive"]
 
 
 # ------------------------------------------------------------------ eager counting
@@ -97,13 +100,60 @@ def _as_array_class(r):
 def _api_modules():
     """The public modules whose functions count as one eager operation per call (eager
     ``functrans.numpy`` calls numpy on plain arrays, out of the protocols' sight)."""
-    from . import lax, nn, random
-    from . import numpy as fnp
     mods = [fnp, lax, nn, random]
     linalg = getattr(fnp, "linalg", None)
     if isinstance(linalg, types.ModuleType):
         mods.append(linalg)
     return mods
+
+
+def _counted(counter: _Counter, fn, name):
+    """``fn`` counting each outermost eager call as one operation called ``name``."""
+    def counted(*args, **kwargs):
+        if counter.depth or tracing.trace_depth():
+            return fn(*args, **kwargs)
+        counter.depth += 1
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            counter.depth -= 1
+        counter.record(name, _flat_arrays(list(args) + list(kwargs.values())),
+                       _flat_arrays([out]))
+        return out
+    return counted
+
+
+def _array_operator_names() -> dict:
+    """Array dunder -> the numpy function it computes (``__radd__`` -> ``add``)."""
+    opnames = {}
+    for d, fname in list(getattr(_array, "_BINOPS", {}).items()) + \
+            list(getattr(_array, "_COMPARE", {}).items()):
+        for dunder in (f"__{d}__", f"__r{d}__", f"__i{d}__"):
+            opnames[dunder] = fname
+    for dunder, fname in (("__neg__", "negative"), ("__pos__", "positive"),
+                          ("__abs__", "absolute"), ("__invert__", "invert")):
+        opnames[dunder] = fname
+    return opnames
+
+
+def _count_public_functions(counter: _Counter) -> list:
+    """Replace the public API functions and Array's operators and methods by counting
+    wrappers; returns ``(owner, name, original)`` for each, to put them back."""
+    patched = []
+    for mod in _api_modules():
+        for name, fn in list(vars(mod).items()):
+            if not name.startswith("_") and isinstance(fn, types.FunctionType):
+                patched.append((mod, name, fn))
+                setattr(mod, name, _counted(counter, fn, name))
+    # Array's own operators and methods (x * 2.0, x.sum()) call numpy on plain views
+    opnames = _array_operator_names()
+    for name, fn in list(Array.__dict__.items()):
+        if not isinstance(fn, types.FunctionType):
+            continue
+        if name in opnames or not name.startswith("_"):
+            patched.append((Array, name, fn))
+            setattr(Array, name, _counted(counter, fn, opnames.get(name, name)))
+    return patched
 
 
 @contextlib.contextmanager
@@ -155,44 +205,7 @@ def _counting(counter: _Counter):
         counter.record(prim.name, _flat_arrays(args), _flat_arrays([out]))
         return out
 
-    def api(fn, name):
-        def counted(*args, **kwargs):
-            if counter.depth or tracing._trace_stack:
-                return fn(*args, **kwargs)
-            counter.depth += 1
-            try:
-                out = fn(*args, **kwargs)
-            finally:
-                counter.depth -= 1
-            counter.record(name, _flat_arrays(list(args) + list(kwargs.values())),
-                           _flat_arrays([out]))
-            return out
-        return counted
-
-    patched = []   # (module, name, original)
-    for mod in _api_modules():
-        for name, fn in list(vars(mod).items()):
-            if not name.startswith("_") and isinstance(fn, types.FunctionType):
-                patched.append((mod, name, fn))
-                setattr(mod, name, api(fn, name))
-
-    # Array's own operators and methods (x * 2.0, x.sum()) call numpy on plain views
-    from . import array as _array
-    opnames = {}
-    for d, fname in list(getattr(_array, "_BINOPS", {}).items()) + \
-            list(getattr(_array, "_COMPARE", {}).items()):
-        for dunder in (f"__{d}__", f"__r{d}__", f"__i{d}__"):
-            opnames[dunder] = fname
-    for dunder, fname in (("__neg__", "negative"), ("__pos__", "positive"),
-                          ("__abs__", "absolute"), ("__invert__", "invert")):
-        opnames[dunder] = fname
-    for name, fn in list(Array.__dict__.items()):
-        if not isinstance(fn, types.FunctionType):
-            continue
-        if name in opnames or not name.startswith("_"):
-            patched.append((Array, name, fn))
-            setattr(Array, name, api(fn, opnames.get(name, name)))
-
+    patched = _count_public_functions(counter)   # (module or class, name, original)
     had = {k: k in Array.__dict__ for k in ("__array_ufunc__", "__array_function__")}
     saved = {k: Array.__dict__.get(k) for k in had}
     Array.__array_ufunc__ = array_ufunc
@@ -259,16 +272,16 @@ def _plan_temporaries(exe):
     plan = getattr(exe, "plan", None)
     if plan is None:
         return None
-    from backends.fusion import Kernel
     vs = []
     for s in plan.steps:
-        vs.extend(s.outputs if isinstance(s, Kernel) else s.eqn.outvars)
+        # a fused kernel (backends.fusion.Kernel) lists its outputs; any other step is one
+        # equation
+        vs.extend(s.outputs if type(s).__name__ == "Kernel" else s.eqn.outvars)
     return len(vs), sum(v.aval.size * v.aval.dtype.itemsize for v in vs)
 
 
 def _compiled_side(f, args, backend, repeats, notes):
     """The compiled column, or raise the reason it cannot be compiled."""
-    from .jit import jit
     jf = jit(f, backend=backend)
     t0 = time.perf_counter()
     _block(jf(*args))
@@ -281,7 +294,6 @@ def _compiled_side(f, args, backend, repeats, notes):
         eqns = compiled.jaxpr.jaxpr.eqns
         temps = (sum(len(e.outvars) for e in eqns),
                  sum(v.aval.size * v.aval.dtype.itemsize for e in eqns for v in e.outvars))
-    from backends import default_backend
     return {
         "backend": backend or default_backend(),
         "kernels": int(cost.get("kernels", 0)),
@@ -301,16 +313,48 @@ def _compiled_side(f, args, backend, repeats, notes):
     }
 
 
+def time_by_primitive(closed, args) -> list:
+    """Run ``closed`` once in the interpreter, timing every equation through the
+    evaluator's hook; one row per primitive, slowest first: ``primitive``, ``count``,
+    ``seconds`` and ``bytes_written`` (the sizes of its outputs).
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> j = ft.make_jaxpr(lambda x: fnp.sin(x) * x + fnp.sin(x))(np.ones(4))
+    >>> sorted((r["primitive"], r["count"], r["bytes_written"])
+    ...        for r in time_by_primitive(j, [np.ones(4)]))
+    [('add', 1, 32), ('mul', 1, 32), ('sin', 2, 64)]
+    """
+    rows = {}
+    last = [0.0]
+
+    def time_eqn(i, eqn, ins, outs):
+        # the time since the previous equation ended: this one's run (and the loop's step)
+        now = time.perf_counter()
+        row = rows.setdefault(eqn.primitive.name, [0, 0.0, 0])
+        row[0] += 1
+        row[1] += now - last[0]
+        row[2] += sum(np.asarray(o).nbytes for o in outs)
+        last[0] = time.perf_counter()
+
+    flat = [np.asarray(x) for x in args]
+    with np.errstate(all="ignore"):
+        last[0] = time.perf_counter()
+        interpret.eval_jaxpr(closed.jaxpr, closed.consts, flat, hook=time_eqn)
+    return [{"primitive": n, "count": c, "seconds": t, "bytes_written": b}
+            for n, (c, t, b) in sorted(rows.items(), key=lambda kv: -kv[1][1])]
+
+
 def _first_line(e: BaseException) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0].rstrip('.') if msg else ''}"
 
 
 def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str = "cpu",
-            show: bool = True) -> "Profile":
+            show: bool = True, by_primitive: bool = False) -> "Profile":
     """Profile ``f(*args)`` eagerly and compiled; prints the report (``show``) and returns it
     as a dict: ``eager``, ``compiled`` (None if it cannot be compiled), ``compile_error``,
-    ``notes``.
+    ``notes``; with ``by_primitive`` also ``by_primitive``: the optimised jaxpr run once in
+    the interpreter, timed per primitive (``time_by_primitive``).
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.profile(lambda x: fnp.tanh(x) + 1.0, np.ones(10), repeats=3, show=False)
@@ -352,6 +396,9 @@ def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str =
     name = getattr(f, "__name__", type(f).__name__)
     r = Profile(function=name, eager=eager, compiled=compiled, compile_error=error,
                 notes=notes, repeats=repeats)
+    if by_primitive and compiled is not None:
+        r["by_primitive"] = time_by_primitive(jit(f).lower(*args).jaxpr,
+                                              tree_flatten(args)[0])
     if show:
         print(r.table())
     return r
@@ -403,6 +450,12 @@ class Profile(dict):
         lines += [f"  {a:<{w0}}  {b:>{w1}}   {cc}" for a, b, cc in rows]
         if c and e["time_s"] > 0 and c["time_s"] > 0:
             lines.append(f"  speed-up of a compiled call: {e['time_s'] / c['time_s']:.1f}x")
+        rows = self.get("by_primitive")
+        if rows:
+            lines.append("  slowest primitives (the optimised jaxpr, run once in the "
+                         "interpreter):")
+            lines += [f"    {r['primitive']:<{w0 - 2}} x{r['count']:<5} {_secs(r['seconds']):>10}"
+                      f"   writes {_bytes(r['bytes_written'])}" for r in rows[:5]]
         for n in self["notes"]:
             lines.append(f"  note: {n}")
         return "\n".join(lines)
@@ -447,7 +500,6 @@ def main(argv=None) -> int:
     ns = p.parse_args(argv)
     mod, fn = _load(ns.target)
     if ns.args is not None:
-        from . import numpy as fnp
         args = eval(ns.args, {"np": np, "fnp": fnp, **vars(mod)})  # noqa: S307 (a CLI)
         args = args if isinstance(args, tuple) else (args,)
     else:

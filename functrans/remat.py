@@ -1,11 +1,12 @@
 """``checkpoint`` (alias ``remat``): trade memory for recomputation in reverse mode.
 
-``checkpoint(f)`` stages ``f`` as one ``checkpoint`` equation. Its JVP rule
-computes the primal outputs, then stages the tangent computation as another
-``checkpoint`` whose operands are only the body's inputs (plus whatever the
-policy allows to be saved); in reverse mode that equation lands in the linear
-jaxpr, so the residuals kept between the forward and backward pass are those
-operands, and the body's intermediates are recomputed while transposing.
+``checkpoint(f)`` stages ``f`` as one ``checkpoint`` equation (the primitive and its
+rules live in ``functrans.primitives.custom``). Its JVP rule computes the primal
+outputs, then stages the tangent computation as another ``checkpoint`` whose
+operands are only the body's inputs (plus whatever the policy allows to be saved);
+in reverse mode that equation lands in the linear jaxpr, so the residuals kept
+between the forward and backward pass are those operands, and the body's
+intermediates are recomputed while transposing.
 
 Policies (``ft.checkpoint_policies``) decide which intermediates may be saved:
 ``nothing_saveable`` (the default: recompute everything), ``dots_saveable``
@@ -23,11 +24,10 @@ import functools
 import types
 from typing import Any, Callable, Sequence
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr
+from jaxpr_ir import ClosedJaxpr
 from . import tracing
 from .api_util import abstract_and_concrete, as_array, flatten_fun
-from .primitives.base import Zero, instantiate, tangent_aval
-from .primitives.control_flow_common import BodyCache
+from .primitives.custom import CHECKPOINT_POLICIES, checkpoint_p, hoist_many
 from .tracing import trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -95,9 +95,11 @@ checkpoint_policies = types.SimpleNamespace(
     dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
 )
 
-# params hold the policy's name (a str prints and parses); the function is found here
-_POLICIES = {f.__name__: f for f in (nothing_saveable, everything_saveable, dots_saveable,
-                                     dots_with_no_batch_dims_saveable)}
+# params hold the policy's name (a str prints and parses); the rules find the function
+# in the primitive's registry
+_POLICIES = CHECKPOINT_POLICIES
+_POLICIES.update({f.__name__: f for f in (nothing_saveable, everything_saveable, dots_saveable,
+                                          dots_with_no_batch_dims_saveable)})
 _POLICY_NAMES: dict = {}
 
 
@@ -168,7 +170,7 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-        if not tracing._trace_stack:   # nothing is being differentiated: just run it
+        if not tracing.trace_depth():   # nothing is being differentiated: just run it
             return fun(*args, **kwargs)
         nums = {a % len(args) for a in static_argnums if -len(args) <= a < len(args)}
         dyn = tuple(a for i, a in enumerate(args) if i not in nums)
@@ -183,7 +185,6 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
         flat_fun, out_tree = flatten_fun(f, in_tree)
         avals, vals = abstract_and_concrete(flat)
         jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name=f"checkpoint({name})")
-        from .primitives.custom import checkpoint_p, hoist_many
         (body,), hc = hoist_many([ClosedJaxpr(jaxpr, consts)])
         outs = checkpoint_p.bind(*hc, *flat, jaxpr=body, policy=pname, name=name)
         return tree_unflatten(out_tree(), outs)
@@ -192,95 +193,3 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
 
 
 remat = checkpoint
-
-
-# --------------------------------------------------------------------------- the JVP rule
-
-_fwd_cache = BodyCache()
-_tangent_cache = BodyCache()
-
-
-def _saveable(closed, policy):
-    pol = _POLICIES[policy]
-    return tuple(i for i, e in enumerate(closed.jaxpr.eqns)
-                 if pol(e.primitive, *[a.aval for a in e.inputs], **e.params))
-
-
-def _fwd_body(closed, saveable):
-    """The body with the saveable equations' outputs appended to its outputs."""
-    hit = _fwd_cache.get(closed, saveable)
-    if hit is not None:
-        return hit
-    j = closed.jaxpr
-    extra = [v for i in saveable for v in j.eqns[i].outvars]
-    return _fwd_cache.put(closed, ClosedJaxpr(Jaxpr([], j.invars, j.eqns,
-                                                    list(j.outvars) + extra), []), saveable)
-
-
-def _tangent_body(closed, saveable, nz):
-    """Const-free jaxpr (consts, primals, saved, nonzero tangents) -> tangents, and its consts.
-
-    It recomputes the primal values the tangents need, except the outputs of the
-    saveable equations, which it reads from ``saved``.
-    """
-    hit = _tangent_cache.get(closed, saveable, nz)
-    if hit is not None:
-        return hit
-    from jaxpr_ir import Literal
-    from jaxpr_ir.passes import dce
-    from .primitives.custom import hoist_many
-    from .transforms.jvp import jvp_eqn
-    j = closed.jaxpr
-    saved_vars = [v for i in saveable for v in j.eqns[i].outvars]
-    in_avals = j.in_avals
-    t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
-    n, ns = len(in_avals), len(saved_vars)
-    save_set = set(saveable)
-
-    def fun(*xs):
-        penv = dict(zip(j.invars, xs[:n]))
-        saved = dict(zip(saved_vars, xs[n:n + ns]))
-        it = iter(xs[n + ns:])
-        tenv = {v: (next(it) if m else Zero(tangent_aval(v.aval))) for v, m in zip(j.invars, nz)}
-
-        def read(a):
-            return a.val if type(a) is Literal else penv[a]
-
-        def read_t(a):
-            return Zero(a.aval) if type(a) is Literal else tenv[a]
-
-        for i, e in enumerate(j.eqns):
-            out, tout = jvp_eqn(e.primitive, [read(a) for a in e.inputs],
-                                [read_t(a) for a in e.inputs], e.params)
-            if not e.primitive.multiple_results:
-                out, tout = [out], [tout]
-            if i in save_set:   # the saved value replaces the recomputed one (DCE drops it)
-                out = [saved[v] for v in e.outvars]
-            penv.update(zip(e.outvars, out))
-            tenv.update(zip(e.outvars, tout))
-        return [instantiate(read_t(a)) for a in j.outvars]
-
-    tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
-                               name="checkpoint tangent", staged=True)  # transposed later
-    tj = dce(tj)
-    (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
-    return _tangent_cache.put(closed, (body, consts), saveable, nz)
-
-
-def checkpoint_jvp(primals, tangents, closed, policy, name):
-    """JVP of a ``checkpoint`` equation (see the module docstring)."""
-    from .primitives.custom import checkpoint_p
-    saveable = _saveable(closed, policy)
-    n_out = len(closed.jaxpr.outvars)
-    if saveable:
-        res = checkpoint_p.bind(*primals, jaxpr=_fwd_body(closed, saveable), policy=policy,
-                                name=name)
-        outs, saved = res[:n_out], res[n_out:]
-    else:
-        outs, saved = checkpoint_p.bind(*primals, jaxpr=closed, policy=policy, name=name), []
-    nz = tuple(type(t) is not Zero for t in tangents)
-    body, consts = _tangent_body(closed, saveable, nz)
-    ts = [t for t in tangents if type(t) is not Zero]
-    touts = checkpoint_p.bind(*consts, *primals, *saved, *ts, jaxpr=body, policy=policy,
-                              name=f"jvp({name})")
-    return outs, touts

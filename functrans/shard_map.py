@@ -62,10 +62,10 @@ from .shard_map_specs import (block_aval, check_replication, global_aval, normal
                               spec_axes, spec_leaves)
 from . import distributed
 from .sharding import Mesh, PartitionSpec, bound_mesh, mesh_for
-from .tracing import _trace_stack, eval_jaxpr, get_aval, trace_to_jaxpr
+from .tracing import axis_frames, eval_jaxpr, get_aval, trace_depth, trace_to_jaxpr
 from .transforms.jvp import jvp_eval
 from .transforms.transpose import backward_pass
-from .transforms.vmap import axis_frames, vmap_jaxpr
+from .transforms.vmap import vmap_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["shard_map", "shard_map_p", "make_array_from_process_local_data"]
@@ -78,7 +78,7 @@ shard_map_p = Primitive("shard_map", multiple_results=True)
 def _trace_body(fun, avals, mesh, name):
     """Trace ``fun`` on block avals with the mesh's axis names bound; the closed-over values
     become leading inputs. Returns (ClosedJaxpr without consts, const values)."""
-    with bound_mesh(mesh, tracing=True, level=len(_trace_stack), vmap_depth=len(axis_frames)):
+    with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames())):
         j, consts, _ = trace_to_jaxpr(fun, avals, name=name)
     body = ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), [])
     return body, list(consts)
@@ -133,7 +133,7 @@ def _assemble(x, spec, mesh):
 @_with_mesh
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_rep):
     blocks = [_block(x, s, mesh) for x, s in zip(args, in_specs)]
-    with bound_mesh(mesh, vmap_depth=len(axis_frames)):
+    with bound_mesh(mesh, vmap_depth=len(axis_frames())):
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
     return [_assemble(np.asarray(o), s, mesh) for o, s in zip(outs, out_specs)]
 
@@ -233,7 +233,7 @@ def _shard_map_batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, check_rep)
     size = not_mapped_size(args, dims)
     args = [x if d is None else move_batch_axis(x, d, 0) for x, d in zip(args, dims)]
     bdims = [None if d is None else 0 for d in dims]
-    with bound_mesh(mesh, tracing=True, level=len(_trace_stack), vmap_depth=len(axis_frames)):
+    with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames())):
         # axis_name=None: the body's collectives name its mesh axes, never the enclosing vmap's
         bj, _ = vmap_jaxpr(jaxpr, bdims, size, axis_name=None,
                            out_dims_to=[0] * len(jaxpr.out_avals))

@@ -23,14 +23,67 @@ import threading
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, aval_of
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of
+from jaxpr_ir import check as _check_jaxpr
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
-from .errors import ConcretizationError, UnexpectedTracerError, user_location
+from jaxpr_ir.evaluate import evaluate
+from . import config
+from .errors import (ConcretizationError, TracerBoolConversionError,
+                     TracerIntegerConversionError, UnexpectedTracerError, conversion_error,
+                     user_frame, user_location)
 
-_trace_stack: list = []
 
-# Set by functrans.config: record the user's file:line in each traced equation (Eqn.source).
+
+class _TraceContext(threading.local):
+    """What tracing keeps per thread: the stack of traces being recorded (innermost last)
+    and the vmap axis frames (see transforms.vmap). Per thread, so several threads can
+    trace and compile at once, each on its own stack."""
+
+    def __init__(self):
+        self.stack = []
+        self.axis_frames = []
+
+
+_CONTEXT = _TraceContext()
+
+# Flags the hot paths read as plain globals, kept in step with functrans.config:
+# CAPTURE_SOURCE records the user's file:line in each traced equation (Eqn.source), which
+# costs a frame walk, so only while a tool that shows it (debug_nans, stage dumps) is on;
+# CHECK_JAXPRS type-checks every jaxpr a trace or transform builds (enable_checks).
 CAPTURE_SOURCE = False
+CHECK_JAXPRS = False
+
+
+def _sync_flags(name=None, old=None, new=None):
+    global CAPTURE_SOURCE, CHECK_JAXPRS
+    CAPTURE_SOURCE = bool(config.read("debug_nans") or config.read("dump_dir"))
+    CHECK_JAXPRS = bool(config.read("enable_checks"))
+
+
+_sync_flags()
+config.on_update(_sync_flags)
+
+
+def checked(jaxpr, pass_name: str):
+    """``jaxpr`` (a Jaxpr or ClosedJaxpr) as it is, type-checked first while the
+    ``enable_checks`` option is on; the error names ``pass_name``, the pass that built it.
+
+    >>> from jaxpr_ir import Jaxpr, Var, ShapedArray
+    >>> a, b = Var(ShapedArray((), "float64")), Var(ShapedArray((), "float64"))
+    >>> was = config.read("enable_checks"); config.update("enable_checks", True)
+    >>> checked(Jaxpr([], [a], [], [b]), "my pass")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    jaxpr_ir.checker.TypeCheckError: enable_checks: the jaxpr built by my pass is ill-typed: ...
+    >>> config.update("enable_checks", was)
+    """
+    if CHECK_JAXPRS:
+        try:
+            _check_jaxpr(jaxpr)
+        except TypeCheckError as e:
+            raise TypeCheckError(f"enable_checks: the jaxpr built by {pass_name} is "
+                                 f"ill-typed: {e}", e.eqn) from None
+    return jaxpr
 
 
 def _new_eqn(prim, inputs, outvars, params, source):
@@ -66,7 +119,6 @@ _FAST_DTYPES = frozenset(np.dtype(d) for d in _SUPPORTED_DTYPES)
 
 
 def _source_line():
-    from .errors import user_frame
     f = user_frame()
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno} (in {f.f_code.co_name})"
 
@@ -100,11 +152,6 @@ class Trace:
         self.invars.append(v)
         return Tracer(self, aval, v, val)
 
-    def lift(self, x) -> "Tracer":
-        """An outer value as a tracer of this trace (a constvar), memoised by identity."""
-        v, aval, val = self._lift(x)
-        return Tracer(self, aval, v, val)
-
     def _lift(self, x):
         """(Var, aval, value) of an outer value, made a constvar on first sight. The memo
         holds no tracer of this trace, so a finished trace is no reference cycle."""
@@ -116,7 +163,13 @@ class Trace:
                 raise _leaked(x)
             aval, val = x.aval, x.val
         else:
+            x0 = x
             x = np.asarray(x) if not isinstance(x, np.ndarray) else x
+            if x.dtype.kind in "OUSVMm":     # a str returned, an object array closed over
+                raise TypeError(
+                    f"a value of type {type(x0).__name__} ({x0!r:.60}) is not an array: the "
+                    f"inputs, outputs and values of a transformed function must be arrays "
+                    f"or numbers (at {user_location()})")
             aval, val = array_aval(x), x
         v = Var(aval)
         self.constvars.append(v)
@@ -194,7 +247,7 @@ class Trace:
 
     def to_jaxpr(self, outs):
         out_atoms = [self.atom(o)[0] for o in outs]
-        return Jaxpr(self.constvars, self.invars, self.eqns, out_atoms)
+        return checked(Jaxpr(self.constvars, self.invars, self.eqns, out_atoms), self.name)
 
 
 class SymbolicTrace(Trace):
@@ -247,7 +300,10 @@ class SymbolicTrace(Trace):
 class Tracer:
     """A value being traced: its type (``aval``), its Var, and its value if known."""
     __slots__ = ("_trace", "aval", "ir_var", "val", "__weakref__")
-    __array_ufunc__ = None       # make numpy defer to our reflected operators
+    # numpy's protocols: functrans.numpy_dispatch installs __array_ufunc__ and
+    # __array_function__ (numpy functions run their functrans.numpy twin); until then
+    # numpy defers to the reflected operators
+    __array_ufunc__ = None
     __array_priority__ = 1000
 
     def __init__(self, trace, aval, var, val=None):
@@ -267,11 +323,11 @@ class Tracer:
             raise TypeError("len() of unsized object (a scalar tracer)")
         return self.aval.shape[0]
 
-    def concrete(self, what: str):
+    def concrete(self, what: str, error=ConcretizationError):
         if not self._trace.alive:
             raise _leaked(self)
         if self.val is None:
-            raise ConcretizationError(
+            raise error(
                 f"{what} needs a concrete value, but this is a traced value "
                 f"{self.aval.str_short()} (at {user_location()}).\n"
                 "Its value is not known while tracing under jit (or a batched value under vmap). "
@@ -280,7 +336,8 @@ class Tracer:
         return self.val
 
     def __bool__(self):
-        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)"))
+        return bool(self.concrete("bool() (an `if`, `while`, `and`/`or` on a traced value)",
+                                  TracerBoolConversionError))
 
     def __int__(self):
         return int(self.concrete("int()"))
@@ -292,11 +349,15 @@ class Tracer:
         return complex(self.concrete("complex()"))
 
     def __index__(self):
-        return int(self.concrete("using a traced value as an index"))
+        return int(self.concrete("using a traced value as an index",
+                                 TracerIntegerConversionError))
 
     def __array__(self, dtype=None, copy=None):
-        val = self.concrete("converting to a numpy array (np.asarray)")
-        return np.asarray(val, dtype=dtype)
+        # never the concrete value, even when known: numpy's result would be detached
+        # from the trace (a gradient silently zero)
+        if not self._trace.alive:
+            raise _leaked(self)
+        raise conversion_error("numpy.asarray / numpy.array (the __array__ protocol)", self)
 
     def item(self):
         return self.concrete(".item()").item()
@@ -374,15 +435,61 @@ def wrap(x):
 def new_trace(name="trace", symbolic=False) -> Trace:
     # a symbolic trace (no tracer of it ever carries a value: linearize's tangents) records
     # without the value bookkeeping, and its tangents are always staged
-    t = (SymbolicTrace if symbolic else Trace)(len(_trace_stack), name, staged=symbolic)
-    _trace_stack.append(t)
+    stack = _CONTEXT.stack
+    t = (SymbolicTrace if symbolic else Trace)(len(stack), name, staged=symbolic)
+    stack.append(t)
+    return t
+
+
+def push_trace(t: Trace) -> Trace:
+    """Make ``t`` (a ``Trace`` subclass built with level ``trace_depth()``) this thread's
+    innermost trace; ``end_trace(t)`` ends it."""
+    stack = _CONTEXT.stack
+    assert t.level == len(stack), "a pushed trace's level must be the stack depth"
+    stack.append(t)
     return t
 
 
 def end_trace(t: Trace):
-    assert _trace_stack and _trace_stack[-1] is t, "trace stack out of order"
-    _trace_stack.pop()
+    stack = _CONTEXT.stack
+    assert stack and stack[-1] is t, "trace stack out of order"
+    stack.pop()
     t.alive = False
+
+
+def trace_depth() -> int:
+    """How many traces this thread is recording (0: eager).
+
+    >>> trace_depth()
+    0
+    """
+    return len(_CONTEXT.stack)
+
+
+def trace_at_level(level: int) -> Trace:
+    """This thread's trace of depth ``level`` (0 is the outermost)."""
+    return _CONTEXT.stack[level]
+
+
+def bind_outermost(prim, args, params):
+    """Apply ``prim`` in the outermost trace of this thread (eagerly if none): for values
+    that depend on no input (constants, iotas), so that they stay constants of the
+    outermost jaxpr instead of becoming inputs of every inner one.
+
+    >>> from functrans.primitives.structural import iota_p
+    >>> bind_outermost(iota_p, (), dict(dtype="int32", shape=(3,), dimension=0))
+    Array([0, 1, 2], dtype=int32)
+    """
+    stack = _CONTEXT.stack
+    if stack:
+        return stack[0].process(prim, args, params)
+    return bind(prim, *args, **params)
+
+
+def axis_frames() -> list:
+    """This thread's vmap axis frames, innermost last (the list itself: transforms.vmap
+    pushes and pops them)."""
+    return _CONTEXT.axis_frames
 
 
 def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False):
@@ -444,21 +551,8 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: list, args: list) -> list:
     """
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
-    env = {}
-    for v, x in zip(jaxpr.constvars, consts):
-        env[v] = x
-    for v, x in zip(jaxpr.invars, args):
-        env[v] = x
-    for eqn in jaxpr.eqns:
-        ins = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-        outs = bind(eqn.primitive, *ins, **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, o in zip(eqn.outvars, outs):
-                env[v] = o
-        else:
-            env[eqn.outvars[0]] = outs
-    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+    return evaluate(jaxpr, consts, args, _bind_eqn)
 
 
-def closed_call(closed: ClosedJaxpr, *args):
-    return eval_jaxpr(closed.jaxpr, closed.consts, args)
+def _bind_eqn(eqn, ins):
+    return bind(eqn.primitive, *ins, **eqn.params)

@@ -8,10 +8,14 @@
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable
 
 __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
-           "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf"]
+           "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf",
+           "tree_flatten_with_path", "tree_map_with_path", "tree_leaves_with_path", "keystr",
+           "tree_transpose", "tree_all", "tree_reduce", "SequenceKey", "DictKey",
+           "GetAttrKey", "FlattenedIndexKey"]
 
 # type -> (flatten(x) -> (children, aux), unflatten(aux, children) -> x)
 _registry: dict = {}
@@ -22,7 +26,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple],
     """Make instances of ``nodetype`` pytree nodes.
 
     ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data, children) -> x``.
-    aux_data must be hashable and comparable (it is part of jit's cache key).
+    aux_data is part of jit's cache key: compared by equality (and hashed when hashable).
 
     >>> class Pair:
     ...     def __init__(self, a, b):
@@ -65,33 +69,90 @@ class PyTreeDef:
         self.num_leaves = 1 if children is None else sum(c.num_leaves for c in children)
         self._hash = None
 
+    # equality and hashing walk the tree with an explicit stack (not recursion), so that
+    # trees nested deeper than Python's recursion limit work (JAX handles them)
     def __eq__(self, other):
-        return (self is other or isinstance(other, PyTreeDef) and self.node_type is other.node_type
-                and self.aux == other.aux and self.children == other.children)
+        if self is other:
+            return True
+        if not isinstance(other, PyTreeDef):
+            return False
+        pairs = [(self, other)]
+        while pairs:
+            a, b = pairs.pop()
+            if a is b:
+                continue
+            if a.node_type is not b.node_type or not _aux_equal(a.aux, b.aux):
+                return False
+            if a.children is None or b.children is None:
+                if a.children is not b.children:
+                    return False
+                continue
+            if len(a.children) != len(b.children):
+                return False
+            pairs.extend(zip(a.children, b.children))
+        return True
 
     def __hash__(self):
         if self._hash is None:
-            self._hash = hash((self.node_type, self.aux,
-                               None if self.children is None else tuple(self.children)))
+            parts, stack = [], [self]
+            while stack:
+                n = stack.pop()
+                if n.children is None:
+                    parts.append(None)
+                    continue
+                parts.append((n.node_type, _aux_hash(n.aux), len(n.children)))
+                stack.extend(reversed(n.children))
+            self._hash = hash(tuple(parts))
         return self._hash
 
     def __repr__(self):
+        # JAX prints ``PyTreeDef((*, [*]))``: the structure wrapped once at the top
+        return f"PyTreeDef({self._structure_text()})"
+
+    def _structure_text(self):
         if self.children is None:
             return "*"
-        inner = ", ".join(map(repr, self.children))
+        inner = ", ".join(c._structure_text() for c in self.children)
         if self.node_type is tuple:
             return f"({inner}{',' if len(self.children) == 1 else ''})"
         if self.node_type is list:
             return f"[{inner}]"
         if self.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.aux, self.children)) + "}"
+            return "{" + ", ".join(f"{k!r}: {c._structure_text()}"
+                                   for k, c in zip(self.aux, self.children)) + "}"
         if self.node_type is type(None):
             return "None"
-        return f"{self.node_type.__name__}({inner})"
+        if self.node_type not in _registry:      # namedtuple
+            return f"CustomNode(namedtuple[{self.node_type.__name__}], [{inner}])"
+        return f"CustomNode({self.node_type.__name__}[{self.aux!r}], [{inner}])"
 
     @property
     def num_nodes(self):
-        return 1 if self.children is None else 1 + sum(c.num_nodes for c in self.children)
+        n, stack = 0, [self]
+        while stack:
+            t = stack.pop()
+            n += 1
+            if t.children is not None:
+                stack.extend(t.children)
+        return n
+
+
+def _aux_hash(aux):
+    """A hash of aux data; unhashable aux data (a dict, say) all hash alike and are told
+    apart by equality, as JAX does."""
+    try:
+        return hash(aux)
+    except TypeError:
+        return hash(type(aux).__name__)
+
+
+def _aux_equal(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):     # e.g. arrays in aux data: not provably equal
+        return False
 
 
 _LEAF = PyTreeDef(None, None, None)
@@ -107,16 +168,40 @@ def _node_handlers(x):
     return t, None
 
 
-def _flatten(x, leaves, is_leaf):
-    if is_leaf is not None and is_leaf(x):
-        leaves.append(x)
+def _flatten(tree, leaves, is_leaf):
+    """The treedef of ``tree``, appending its leaves in order; an explicit stack of
+    [type, aux, children, next child, built child treedefs] instead of recursion."""
+    def node(x):
+        if is_leaf is not None and is_leaf(x):
+            return None
+        t, h = _node_handlers(x)
+        if h is None:
+            return None
+        children, aux = h[0](x)
+        return [t, aux, list(children), 0, []]
+
+    top = node(tree)
+    if top is None:
+        leaves.append(tree)
         return _LEAF
-    t, h = _node_handlers(x)
-    if h is None:
-        leaves.append(x)
-        return _LEAF
-    children, aux = h[0](x)
-    return PyTreeDef(t, aux, [_flatten(c, leaves, is_leaf) for c in children])
+    stack = [top]
+    while True:
+        frame = stack[-1]
+        children, i = frame[2], frame[3]
+        if i < len(children):
+            frame[3] = i + 1
+            sub = node(children[i])
+            if sub is None:
+                leaves.append(children[i])
+                frame[4].append(_LEAF)
+            else:
+                stack.append(sub)
+            continue
+        stack.pop()
+        td = PyTreeDef(frame[0], frame[1], frame[4])
+        if not stack:
+            return td
+        stack[-1][4].append(td)
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -133,15 +218,35 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     return leaves, _flatten(tree, leaves, is_leaf)
 
 
+def _build(td, children):
+    h = _registry.get(td.node_type)
+    if h is None:  # namedtuple
+        return td.node_type(*children)
+    return h[1](td.aux, children)
+
+
 def _unflatten(td, it):
+    """The pytree of ``td`` over the leaves from ``it``; an explicit stack of
+    [treedef, next child, built children] instead of recursion."""
     if td.children is None:
         return next(it)
-    children = [_unflatten(c, it) for c in td.children]
-    t = td.node_type
-    h = _registry.get(t)
-    if h is None:  # namedtuple
-        return t(*children)
-    return h[1](td.aux, children)
+    stack = [[td, 0, []]]
+    while True:
+        frame = stack[-1]
+        node, i = frame[0], frame[1]
+        if i < len(node.children):
+            frame[1] = i + 1
+            c = node.children[i]
+            if c.children is None:
+                frame[2].append(next(it))
+            else:
+                stack.append([c, 0, []])
+            continue
+        stack.pop()
+        value = _build(node, frame[2])
+        if not stack:
+            return value
+        stack[-1][2].append(value)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
@@ -235,3 +340,215 @@ def broadcast_prefix(prefix, tree, is_leaf=None, what="in_axes"):
     rec(prefix, tree, "")
     return out
 
+
+
+# ---- key paths (JAX's tree_flatten_with_path and friends) ----
+
+class SequenceKey:
+    """The key of a tuple or list child: its index. Prints as ``[i]``."""
+    __slots__ = ("idx",)
+
+    def __init__(self, idx: int):
+        self.idx = idx
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+    def __repr__(self):
+        return f"SequenceKey(idx={self.idx!r})"
+
+    def __eq__(self, other):
+        return type(other) is SequenceKey and other.idx == self.idx
+
+    def __hash__(self):
+        return hash(("SequenceKey", self.idx))
+
+
+class DictKey:
+    """The key of a dict child. Prints as ``['name']``."""
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+    def __repr__(self):
+        return f"DictKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is DictKey and other.key == self.key
+
+    def __hash__(self):
+        return hash(("DictKey", self.key))
+
+
+class GetAttrKey:
+    """The key of a namedtuple field. Prints as ``.name``."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self):
+        return f".{self.name}"
+
+    def __repr__(self):
+        return f"GetAttrKey(name={self.name!r})"
+
+    def __eq__(self, other):
+        return type(other) is GetAttrKey and other.name == self.name
+
+    def __hash__(self):
+        return hash(("GetAttrKey", self.name))
+
+
+class FlattenedIndexKey:
+    """The key of a child of a registered class: its position among the children."""
+    __slots__ = ("key",)
+
+    def __init__(self, key: int):
+        self.key = key
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+    def __repr__(self):
+        return f"FlattenedIndexKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is FlattenedIndexKey and other.key == self.key
+
+    def __hash__(self):
+        return hash(("FlattenedIndexKey", self.key))
+
+
+def _child_keys(x, t, children, aux):
+    if t is dict:
+        return [DictKey(k) for k in aux]
+    if t in (tuple, list):
+        return [SequenceKey(i) for i in range(len(children))]
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return [GetAttrKey(f) for f in x._fields]
+    return [FlattenedIndexKey(i) for i in range(len(children))]
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """``([(key_path, leaf), ...], treedef)``; a key path is a tuple of keys.
+
+    >>> pairs, _ = tree_flatten_with_path({"a": (1, 2)})
+    >>> [(keystr(p), v) for p, v in pairs]
+    [("['a'][0]", 1), ("['a'][1]", 2)]
+    """
+    pairs = []
+    stack = [(tree, ())]
+    # explicit stack (children pushed in reverse) so deep trees do not hit the recursion limit
+    while stack:
+        x, path = stack.pop()
+        if is_leaf is not None and is_leaf(x):
+            pairs.append((path, x))
+            continue
+        t, h = _node_handlers(x)
+        if h is None:
+            pairs.append((path, x))
+            continue
+        children, aux = h[0](x)
+        keys = _child_keys(x, t, children, aux)
+        for k, c in reversed(list(zip(keys, children))):
+            stack.append((c, path + (k,)))
+    return pairs, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    """``[(key_path, leaf), ...]``.
+
+    >>> [keystr(p) for p, _ in tree_leaves_with_path([1, {"b": 2}])]
+    ['[0]', "[1]['b']"]
+    """
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """Like ``tree_map`` with ``f(key_path, leaf, *others)``.
+
+    >>> tree_map_with_path(lambda p, x: keystr(p) + str(x), {"a": 1})
+    {'a': "['a']1"}
+    """
+    pairs, td = tree_flatten_with_path(tree, is_leaf)
+    others = []
+    for r in rest:
+        rl, rtd = tree_flatten(r, is_leaf)
+        if rtd != td:
+            raise ValueError(f"tree_map_with_path: structures differ: {td} vs {rtd}")
+        others.append(rl)
+    return tree_unflatten(td, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+
+
+def keystr(keys, *, simple=False, separator=""):
+    """A key path as text, e.g. ``['a'][0]``; ``simple`` drops brackets and quotes.
+
+    >>> keystr((DictKey("a"), SequenceKey(0))), keystr((DictKey("a"), SequenceKey(0)), simple=True, separator="/")
+    ("['a'][0]", 'a/0')
+    """
+    if not simple:
+        return separator.join(str(k) for k in keys)
+
+    def plain(k):
+        if isinstance(k, SequenceKey):
+            return str(k.idx)
+        if isinstance(k, DictKey):
+            return str(k.key)
+        if isinstance(k, GetAttrKey):
+            return k.name
+        if isinstance(k, FlattenedIndexKey):
+            return str(k.key)
+        return str(k)
+    return separator.join(plain(k) for k in keys)
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """Turn an outer tree of inner trees into an inner tree of outer trees.
+
+    >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
+    if inner_treedef is None:
+        raise ValueError("tree_transpose: inner_treedef must be given")
+    flat = tree_leaves(pytree_to_transpose)
+    n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if len(flat) != n_in * n_out:
+        raise TypeError(f"tree_transpose: expected {n_in * n_out} leaves for outer "
+                        f"{outer_treedef} and inner {inner_treedef}, got {len(flat)}")
+    outer_items = tree_leaves(pytree_to_transpose,
+                              is_leaf=lambda x: tree_structure(x) == inner_treedef)
+    if len(outer_items) != n_out:
+        raise TypeError(f"tree_transpose: tree does not have outer structure {outer_treedef}")
+    columns = [tree_leaves(item) for item in outer_items]
+    inner_leaves = [tree_unflatten(outer_treedef, [col[i] for col in columns])
+                    for i in range(n_in)]
+    return tree_unflatten(inner_treedef, inner_leaves)
+
+
+def tree_all(tree, *, is_leaf=None) -> bool:
+    """Whether every leaf is truthy.
+
+    >>> tree_all([True, {"a": 1}]), tree_all((True, 0))
+    (True, False)
+    """
+    return all(tree_leaves(tree, is_leaf))
+
+
+_NO_INITIAL = object()
+
+
+def tree_reduce(function, tree, initializer=_NO_INITIAL, is_leaf=None):
+    """``functools.reduce`` over the leaves.
+
+    >>> tree_reduce(lambda a, b: a + b, {"x": 1, "y": (2, 3)})
+    6
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INITIAL:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)

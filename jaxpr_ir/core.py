@@ -16,6 +16,21 @@ import numpy as np
 
 from .dtypes import ShapedArray, aval_of
 
+# The text forms of equations and jaxprs. The printer (a module above this one, imported
+# by the package before anything can print) installs them with ``set_printer``, so these
+# types print without this module importing it.
+_PRINTERS: dict = {}
+
+
+def set_printer(*, eqn, jaxpr) -> None:
+    """Install the functions that give ``Eqn`` and ``Jaxpr`` their text (``str``).
+
+    >>> import jaxpr_ir.printer as p
+    >>> set_printer(eqn=p.pp_eqn, jaxpr=p.pp_jaxpr)
+    """
+    _PRINTERS["eqn"] = eqn
+    _PRINTERS["jaxpr"] = jaxpr
+
 
 class Var:
     """A value defined once in a jaxpr: as an input, a constant or an equation output."""
@@ -57,8 +72,7 @@ class Eqn:
         self.source = source
 
     def __repr__(self):
-        from .printer import pp_eqn
-        return pp_eqn(self)
+        return _PRINTERS["eqn"](self)
 
 
 class Jaxpr:
@@ -80,8 +94,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def __str__(self):
-        from .printer import pp_jaxpr
-        return pp_jaxpr(self)
+        return _PRINTERS["jaxpr"](self)
 
     __repr__ = __str__
 
@@ -121,11 +134,11 @@ primitives: dict = {}
 class Primitive:
     """An operation of the IR and, in one place, every rule about it.
 
-    The IR itself uses only ``name``, ``multiple_results`` and ``abstract_eval``
-    (the shape/dtype rule, used by the type checker). The other slots are filled
-    by ``functrans.primitives``: ``impl`` (numpy), ``jvp``, ``transpose``,
-    ``batch``, and optional ``partial_eval`` for primitives that need a custom
-    split between known and unknown parts.
+    The IR itself uses only ``name``, ``multiple_results``, ``abstract_eval`` (the
+    shape/dtype rule, used by the type checker) and the params that hold bodies
+    (``subjaxpr_params``, ``call_param``); ``impl`` (numpy) is what the reference
+    interpreter runs. The IR knows nothing of differentiation or batching: the
+    transforms' per-primitive rules live on ``functrans``'s subclass.
 
     >>> p = Primitive("my_neg")
     >>> p.name
@@ -139,11 +152,6 @@ class Primitive:
         self.multiple_results = multiple_results
         self.abstract_eval = None
         self.impl = None
-        self.jvp = None
-        self.transpose = None
-        self.batch = None
-        self.partial_eval = None
-        self.not_differentiable = False   # e.g. comparisons: outputs carry no tangent
         self.subjaxpr_params = ()        # names of params that hold ClosedJaxprs (or tuples of them)
         self.has_effects = False         # e.g. debug printing: never removed by DCE or CSE
         self.call_param = None           # for call-like primitives (jit): the param holding the body

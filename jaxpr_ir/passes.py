@@ -18,9 +18,9 @@ import warnings
 import numpy as np
 
 from .core import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from .printer import pp_jaxpr
 
-__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls", "simplify"]
+__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls", "simplify",
+           "PIPELINE"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -146,8 +146,8 @@ def cse(jaxpr):
     """Merge equations that apply the same primitive to the same inputs and params.
 
     Inputs compare by identity (vars) or by value and type (literals); params
-    compare structurally, sub-jaxprs by their printed text. Effectful
-    equations are never merged.
+    compare structurally, sub-jaxprs too (up to the naming of their variables).
+    Effectful equations are never merged.
 
     >>> from jaxpr_ir import parse
     >>> j = parse("{ lambda ; a:f64[]. let  in (a,) }")
@@ -165,16 +165,41 @@ def _atom_key(x):
     return ("var", id(x))
 
 
-def _param_key(v, texts: dict):
+def _jaxpr_key(j: Jaxpr, keys: dict):
+    """A hashable value equal for two jaxprs exactly when they are the same program up to
+    the names of their variables (vars become their position of definition)."""
+    index = {}
+
+    def atom(x):
+        if isinstance(x, Literal):
+            return _atom_key(x)
+        i = index.get(x)
+        return ("var", i) if i is not None else ("free", id(x))
+
+    def define(vs):
+        for v in vs:
+            index[v] = len(index)
+        return tuple(v.aval for v in vs)
+
+    head = (define(j.constvars), define(j.invars))
+    eqns = []
+    for e in j.eqns:
+        ins = tuple(map(atom, e.inputs))
+        params = tuple(sorted((k, _param_key(v, keys)) for k, v in e.params.items()))
+        eqns.append((e.primitive.name, ins, params, define(e.outvars)))
+    return head + (tuple(eqns), tuple(map(atom, j.outvars)))
+
+
+def _param_key(v, keys: dict):
     if isinstance(v, (Jaxpr, ClosedJaxpr)):
-        if id(v) not in texts:
-            texts[id(v)] = (v, pp_jaxpr(v))
+        if id(v) not in keys:   # the entry holds v, so its id stays unique meanwhile
+            keys[id(v)] = (v, _jaxpr_key(_unwrap(v)[0], keys))
         consts = tuple(id(c) for c in v.consts) if isinstance(v, ClosedJaxpr) else ()
-        return ("jaxpr", texts[id(v)][1], consts)
+        return ("jaxpr", keys[id(v)][1], consts)
     if isinstance(v, (tuple, list)):
-        return (type(v).__name__, tuple(_param_key(x, texts) for x in v))
+        return (type(v).__name__, tuple(_param_key(x, keys) for x in v))
     if isinstance(v, dict):
-        return ("dict", tuple(sorted((repr(k), _param_key(x, texts)) for k, x in v.items())))
+        return ("dict", tuple(sorted((repr(k), _param_key(x, keys)) for k, x in v.items())))
     if isinstance(v, np.ndarray):
         return ("array", v.dtype.str, v.shape, v.tobytes())
     if isinstance(v, (float, np.floating, complex, np.complexfloating)):
@@ -186,15 +211,15 @@ def _param_key(v, texts: dict):
     return (type(v).__name__, v)              # type first: 1, 1.0 and True stay distinct
 
 
-def _cse(j: Jaxpr, memo: dict, effects: dict, texts: dict) -> Jaxpr:
+def _cse(j: Jaxpr, memo: dict, effects: dict, keys: dict) -> Jaxpr:
     env, seen, eqns = {}, {}, []
     sub = _subst(env)
     for eqn in j.eqns:
-        params = _map_subjaxprs(eqn, lambda s: _cse(s, memo, effects, texts), memo)
+        params = _map_subjaxprs(eqn, lambda s: _cse(s, memo, effects, keys), memo)
         new = Eqn(eqn.primitive, map(sub, eqn.inputs), eqn.outvars, params, eqn.source)
         if eqn.outvars and not _effectful(new, effects):
             key = (eqn.primitive.name, tuple(map(_atom_key, new.inputs)),
-                   tuple(sorted((k, _param_key(v, texts)) for k, v in params.items())),
+                   tuple(sorted((k, _param_key(v, keys)) for k, v in params.items())),
                    tuple(v.aval for v in eqn.outvars))
             prev = seen.get(key)
             if prev is not None:
@@ -319,11 +344,27 @@ def _inline(j: Jaxpr, memo: dict, bodies: dict) -> Jaxpr:
     return Jaxpr(j.constvars, j.invars, eqns, list(map(sub, j.outvars)))
 
 
-def simplify(jaxpr):
-    """``dce(cse(fold_constants(inline_calls(jaxpr))))``.
+# the compile pipeline, in order; tools that show each stage (stage dumps) walk it too
+PIPELINE = (("inline_calls", inline_calls), ("fold_constants", fold_constants),
+            ("cse", cse), ("dce", dce))
+
+
+def simplify(jaxpr, observe=None):
+    """``dce(cse(fold_constants(inline_calls(jaxpr))))``: the passes of ``PIPELINE`` in
+    order. ``observe(pass_name, result)``, if given, sees the result of every pass.
 
     >>> from jaxpr_ir import parse
     >>> print(simplify(parse("{ lambda ; a:f64[]. let  in (a,) }")))
     { lambda ; a:f64[]. let  in (a,) }
+    >>> simplify(parse("{ lambda ; a:f64[]. let  in (a,) }"), lambda n, j: print(n))
+    inline_calls
+    fold_constants
+    cse
+    dce
+    { lambda ; a:f64[]. let  in (a,) }
     """
-    return dce(cse(fold_constants(inline_calls(jaxpr))))
+    for name, run_pass in PIPELINE:
+        jaxpr = run_pass(jaxpr)
+        if observe is not None:
+            observe(name, jaxpr)
+    return jaxpr

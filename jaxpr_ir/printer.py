@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from .core import ClosedJaxpr, Jaxpr, Literal, Var
+from .core import ClosedJaxpr, Jaxpr, Literal, Var, set_printer
 from .dtypes import SUPPORTED
 
 _DTYPE_NAMES = frozenset(str(d) for d in SUPPORTED)
@@ -117,3 +117,6 @@ def _pp(j, names: _Names, indent: int) -> str:
 def pp_jaxpr(jaxpr) -> str:
     """Print a Jaxpr or ClosedJaxpr in JAX's text form."""
     return _pp(jaxpr, _Names(), 0)
+
+
+set_printer(eqn=pp_eqn, jaxpr=pp_jaxpr)

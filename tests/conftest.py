@@ -21,3 +21,10 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+# Every jaxpr a trace or transform builds is type-checked during the suite (a transform
+# that builds an ill-typed program fails loudly, naming itself, rather than later).
+import functrans as _ft  # noqa: E402
+
+_ft.config.update("enable_checks", True)

@@ -180,7 +180,7 @@ SHAPE_ERRORS = [
      ValueError, ["(2, 3)", "(3, 3)"]),
     ("index", lambda x: fnp.asarray(x)[2], (_A,), IndexError, ["index 2", "size 2"]),
     ("index_negative", lambda x: fnp.asarray(x)[:, -4], (_A,), IndexError, ["-4", "size 3"]),
-    ("index_int_array", lambda x: fnp.asarray(x)[np.array([0, 5])], (_A,), IndexError, ["5"]),
+    ("index_int_list", lambda x: fnp.asarray(x)[[0, 5]], (_A,), IndexError, ["5"]),
     ("take_static", lambda x: fnp.take(x, 7), (_A,), IndexError, ["7", "size 6"]),
     ("linalg_solve", fnp.linalg.solve, (np.eye(3), np.ones(4)), ValueError, ["(4,)", "(3, 3)"]),
     ("dtype_name", lambda x: fnp.asarray(x, dtype="flot32"), (_A,), TypeError, ["flot32"]),
@@ -217,7 +217,7 @@ def test_bad_input_raises_clear_errors(case, mode):
 def test_take_out_of_range_static_raises_traced_fills():
     x = np.arange(4.0)
     with pytest.raises(IndexError):
-        fnp.take(x, np.array([0, 9]))
+        fnp.take(x, [0, 9])      # Python ints: static, checked (an array fills)
     got = ft.jit(lambda v, i: fnp.take(v, i))(x, np.array([1, 9, -1]))
     np.testing.assert_array_equal(got, [1.0, np.nan, 3.0])
     assert fnp.take(x, [0, 9], mode="clip").tolist() == [0.0, 3.0]

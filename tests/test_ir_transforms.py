@@ -122,3 +122,26 @@ def test_linearize_records_only_equations_that_read_a_tangent(case):
 def _unflatten(tree, xs):
     from functrans.tree_util import tree_unflatten
     return tree_unflatten(tree, list(xs))
+
+
+def test_cse_compares_sub_jaxprs_by_structure():
+    # two traces of the same branches make distinct Var objects: CSE merges the conds
+    # (their branches are the same program up to names) but not a cond whose branch differs
+    from jaxpr_ir.passes import cse
+
+    def f(p, x):
+        a = ft.lax.cond(p, lambda v: v * 2.0, lambda v: v + 1.0, x)
+        b = ft.lax.cond(p, lambda v: v * 2.0, lambda v: v + 1.0, x)
+        c = ft.lax.cond(p, lambda v: v * 3.0, lambda v: v + 1.0, x)
+        return a + b + c
+
+    closed = ft.make_jaxpr(f)(True, 1.0)
+    conds = [e for e in closed.jaxpr.eqns if e.primitive.name == "cond"]
+    assert len(conds) == 3
+    merged = cse(closed)
+    assert sum(e.primitive.name == "cond" for e in merged.jaxpr.eqns) == 2
+    for p in (True, False):
+        x = np.float64(1.5)
+        want = interpret.eval_jaxpr(closed.jaxpr, closed.consts, [np.bool_(p), x])
+        got = interpret.eval_jaxpr(merged.jaxpr, merged.consts, [np.bool_(p), x])
+        assert np.allclose(want, got)

@@ -135,6 +135,81 @@ def test_vjp_inner_product_identity(case):
     assert np.isclose(lhs, rhs, rtol=1e-9, atol=1e-9), f"{case.name}: <ct, J t>={lhs} vs <J^T ct, t>={rhs}"
 
 
+def _second_order_setup(case, seed):
+    args = case.make_args()
+    nums = _diff_argnums(case, args)
+    rng = np.random.default_rng(seed)
+    primals = [np.asarray(args[i], np.float64) for i in nums]
+    t1 = [rng.standard_normal(p.shape) for p in primals]
+    t2 = [rng.standard_normal(p.shape) for p in primals]
+    return _partial(case, args, nums), primals, t1, t2, rng
+
+
+def _central_difference(g, primals, t, eps):
+    plus = _float_out_leaves(g(*[p + eps * d for p, d in zip(primals, t)]))
+    minus = _float_out_leaves(g(*[p - eps * d for p, d in zip(primals, t)]))
+    return [None if a is None else (a - b) / (2 * eps) for a, b in zip(plus, minus)]
+
+
+# Known wrong second derivatives, found by these checks and reported (issue 13): each one
+# must fail until it is fixed (strict), so a fix is noticed and the entry removed.
+_PROD_AT_ZEROS = ("prod's JVP rule at inputs with zeros is right to first order only: "
+                  "its own derivative is wrong")
+SECOND_ORDER_BUGS = {
+    "jvp": {"prod_zeros": _PROD_AT_ZEROS, "cumprod_zeros": _PROD_AT_ZEROS,
+            "lax_cumprod_reverse": _PROD_AT_ZEROS,
+            "checkpoint": "jvp of jvp of a checkpointed function: a tracer of the inner "
+                          "jvp escapes (UnexpectedTracerError)"},
+    "vjp": {"prod_zeros": _PROD_AT_ZEROS, "cumprod_zeros": _PROD_AT_ZEROS,
+            "lax_cumprod_reverse": _PROD_AT_ZEROS},
+}
+
+
+def _second_order_params(mode):
+    known = SECOND_ORDER_BUGS[mode]
+    return [pytest.param(c, id=c.name, marks=pytest.mark.xfail(strict=True, reason=known[c.name]))
+            if c.name in known else pytest.param(c, id=c.name) for c in DIFF]
+
+
+@pytest.mark.parametrize("case", _second_order_params("jvp"))
+def test_jvp_of_jvp_against_finite_differences(case):
+    """Second order, forward: the JVP (direction t2) of the JVP (direction t1) against a
+    central difference of the first JVP along t2."""
+    f, primals, t1, t2, _ = _second_order_setup(case, 3)
+
+    def first(*p):
+        return ft.jvp(f, tuple(p), tuple(t1))[1]
+
+    _, second = ft.jvp(first, tuple(primals), tuple(t2))
+    fd = _central_difference(first, primals, t2, case.eps)
+    for got, want in zip(_float_out_leaves(second), fd):
+        if got is None or want is None:
+            continue
+        np.testing.assert_allclose(got, want, rtol=case.fd2_tol, atol=case.fd2_tol,
+                                   err_msg=case.name)
+
+
+@pytest.mark.parametrize("case", _second_order_params("vjp"))
+def test_vjp_of_vjp_against_finite_differences(case):
+    """Second order, reverse: with g(p) = the VJP of f at p for a fixed cotangent,
+    <w, dg(p) t2> from the VJP of g must equal it from a central difference of g."""
+    f, primals, _, t2, rng = _second_order_setup(case, 4)
+    out = f(*primals)
+    cts = tree_map(lambda o: rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype)
+                   if np.asarray(o).dtype.kind == "f" else np.zeros_like(np.asarray(o)), out)
+
+    def g(*p):
+        return tuple(ft.vjp(f, *p)[1](cts))
+
+    g_out, g_vjp = ft.vjp(g, *primals)
+    w = [rng.standard_normal(np.shape(o)) for o in g_out]
+    rhs = sum(float(np.vdot(np.asarray(c), t)) for c, t in zip(g_vjp(tuple(w)), t2))
+    fd = _central_difference(g, primals, t2, case.eps)
+    lhs = sum(float(np.vdot(wi, d)) for wi, d in zip(w, fd) if d is not None)
+    tol = case.fd2_tol * max(1.0, abs(lhs))
+    assert abs(lhs - rhs) <= tol, f"{case.name}: <w, dg t2>={lhs} (differences) vs {rhs} (vjp)"
+
+
 BATCH = [c for c in CASES if c.batch]
 
 

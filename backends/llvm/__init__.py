@@ -12,6 +12,13 @@ same jaxpr again does no planning or code generation; only the constants are bou
 anew. That cache keeps the ``PLAN_CACHE_SIZE`` most recently used plans (a plan holds
 its JIT-compiled machine code, so an unbounded cache would grow with every new shape).
 
+What a compile cost is on the executable: ``compile_timings`` (seconds per stage, also
+in ``cost_analysis()``); ``compile(..., progress=...)`` reports kernels built and LLVM
+stages as they start (``progress.ProgressLine`` prints them for slow compiles). What a
+call costs in memory: ``temp_bytes``, the workspace, lent per call by one process pool
+(``runtime.POOL``) rather than held per executable; ``clear_caches()`` drops compiled
+code and idle workspaces.
+
 >>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
 >>> a = Var(ShapedArray((), "float64"))
 >>> [float(v) for v in compile(ClosedJaxpr(Jaxpr([], [a], [], [a])))(2.0)]
@@ -20,15 +27,16 @@ its JIT-compiled machine code, so an unbounded cache would grow with every new s
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 
 from jaxpr_ir import ClosedJaxpr, check
 from .. import fusion
-from . import cache, engine, rewrite
+from . import cache, engine, rewrite, runtime
 from .program import Lowering
 from .runtime import Program, builtin
 
-__all__ = ["compile", "Executable", "stats", "clear_plans", "PLAN_CACHE_SIZE"]
+__all__ = ["compile", "Executable", "stats", "clear_plans", "clear_caches", "PLAN_CACHE_SIZE"]
 
 PLAN_CACHE_SIZE = 512     # compiled plans kept in memory, least recently used dropped first
 _PLANS: OrderedDict = OrderedDict()
@@ -50,6 +58,8 @@ class CompiledPlan:
         self.nslots = lw.nslots
         self.segments = segments
         self.ir_text, self.opt_text, self.loaded = ir_text, opt_text, loaded
+        # BLAS products or parallel kernels: thread counts are balanced per call
+        self.threaded = "ft_cblas_" in ir_text or "ft_parallel_for" in ir_text
         self.n_kernels = lw.kernels
         self.aliases = dict(lw.aliases)
         self.functions = {}
@@ -65,11 +75,13 @@ class Executable:
     """A compiled jaxpr: ``run(*flat_args) -> list of numpy arrays``, plus introspection."""
 
     def __init__(self, closed, compiled, program):
+        self.compile_timings = {}   # seconds per compile stage, set by compile()
         self.jaxpr = closed
         self.compiled = compiled
         self.plan = compiled.plan
         self._program = program
         self.fast_runner = program.fast_runner
+        self.temp_bytes = compiled.ws_size    # peak temporaries of a call (the workspace)
 
     def __call__(self, *args):
         return self._program(*args)
@@ -103,35 +115,53 @@ class Executable:
         segs = sum(1 for k, _ in self.compiled.segments if k == "native")
         return {"flops": float(flops), "bytes accessed": float(nbytes),
                 "kernels": native + host, "native kernels": native, "host steps": host,
-                "native segments": segs, "workspace bytes": self.compiled.ws_size}
+                "native segments": segs, "workspace bytes": self.compiled.ws_size,
+                "temp bytes": self.temp_bytes,
+                **{f"compile seconds: {k}": v for k, v in self.compile_timings.items()}}
 
 
-def _build(closed, donate):
-    check(closed)
-    jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
-    if jaxpr is not closed.jaxpr:
-        closed = ClosedJaxpr(jaxpr, closed.consts)
-    lw = Lowering(closed, donate)
-    segments = lw.build()
-    ir_text = str(lw.module)
-    loaded, opt_text = cache.load(ir_text)
-    return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
+def _build(closed, donate, timings, progress):
+    with engine.timed(timings, "check+rewrite"):
+        check(closed)
+        jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
+        if jaxpr is not closed.jaxpr:
+            closed = ClosedJaxpr(jaxpr, closed.consts)
+    lw = Lowering(closed, donate, timings, progress)
+    with engine.timed(timings, "IR build"):
+        segments = lw.build()
+        ir_text = str(lw.module)
+    stage = None
+    if progress is not None:
+        def stage(name):
+            progress(name, lw.kernels, max(lw.kernels, lw.n_kernels), lw.n_eqns)
+    loaded, opt_text = cache.load(ir_text, timings, stage)
+    with engine.timed(timings, "bind functions"):
+        return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
 
 
 supports_donation = True
 
 
-def compile(closed, donate=()):
+def compile(closed, donate=(), progress=None):
     """Compile a ClosedJaxpr for this CPU; see the module docstring. ``donate``: flat
-    input positions whose buffers outputs may take over (``jit(donate_argnums=...)``)."""
-    key = (str(closed.jaxpr), tuple(donate))
-    with _LOCK:
-        compiled = _PLANS.get(key)
-        if compiled is not None:
-            _PLANS.move_to_end(key)
+    input positions whose buffers outputs may take over (``jit(donate_argnums=...)``).
+
+    The executable's ``compile_timings`` says where this call's time went (seconds per
+    stage: plan cache lookup, fusion plan, IR build, each LLVM stage, load; ``total``).
+    ``progress(stage, kernels done, kernels in all, equations)`` is called as kernels
+    are emitted and as each LLVM stage starts, then once with stage ``"done"``
+    (``progress.ProgressLine`` prints it for slow compiles)."""
+    t0 = time.perf_counter()
+    timings = {}
+    with engine.timed(timings, "plan cache lookup"):
+        key = (str(closed.jaxpr), tuple(donate))
+        with _LOCK:
+            compiled = _PLANS.get(key)
+            if compiled is not None:
+                _PLANS.move_to_end(key)
     if compiled is None:
         with engine.LOCK:
-            compiled = _build(closed, donate)
+            compiled = _build(closed, donate, timings, progress)
         with _LOCK:
             _PLANS[key] = compiled
             while len(_PLANS) > PLAN_CACHE_SIZE:
@@ -139,7 +169,22 @@ def compile(closed, donate=()):
         stats["plans built"] += 1
     else:
         stats["plan hits"] += 1
-    return Executable(closed, compiled, Program(compiled, closed.consts))
+    exe = Executable(closed, compiled, Program(compiled, closed.consts))
+    timings["total"] = time.perf_counter() - t0
+    exe.compile_timings = timings
+    if progress is not None:
+        progress("done", compiled.n_kernels, compiled.n_kernels, len(closed.jaxpr.eqns))
+    return exe
+
+
+def clear_caches():
+    """Forget compiled code held in memory (plans, object code) and the idle workspaces.
+
+    >>> clear_caches(); runtime.POOL.held_bytes()
+    0
+    """
+    cache.clear_memory()          # also clears the plan cache (cache.ON_CLEAR)
+    runtime.POOL.clear()
 
 
 def clear_plans():

@@ -24,6 +24,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from . import threads
 from .equations import native
 from .lltypes import I32, I64, lltype
 from .values import Val
@@ -63,8 +64,21 @@ def _library():
                    "path": path}
             llvm.add_symbol("ft_cblas_dgemm", out["d"])
             llvm.add_symbol("ft_cblas_sgemm", out["s"])
+            _register_thread_setter(lib, bits)
             return out
     return None
+
+
+def _register_thread_setter(lib, bits):
+    """Let ``threads.balance`` set this OpenBLAS's thread count (its own C function)."""
+    for name in ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
+                 "scipy_openblas_set_num_threads", "openblas_set_num_threads"):
+        f = getattr(lib, name, None)
+        if f is not None:
+            f.argtypes = [ctypes.c_int]
+            f.restype = None
+            threads.BLAS_SETTERS.append(f)
+            return
 
 
 def available() -> bool:

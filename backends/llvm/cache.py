@@ -4,24 +4,37 @@ The key is the SHA-256 of the module's IR text and ``engine.host_key()`` (triple
 CPU name and features, llvmlite version), so code is never shared across machines or
 LLVM versions. The disk cache (on by default under ``$XDG_CACHE_HOME/functrans`` or
 ``~/.cache/functrans``; ``FUNCTRANS_CACHE_DIR`` names another folder, and an empty value
-or ``off`` turns it off) stores each object file with a magic tag, its length and its own SHA-256; a file that
-is truncated, garbage or fails to load is ignored and rebuilt, never trusted.
+or ``off`` turns it off) stores each object file with a magic tag, a header recording the
+full key it was stored under with the library, LLVM and llvmlite versions and the host CPU
+and its features, and one SHA-256 over header and object. A file whose key, versions or
+checksum differ from what this process expects (an entry copied or swapped under another
+name, a forged or damaged file), that is truncated, garbage or fails to load, is ignored
+and rebuilt, never trusted; a directory or unreadable entry in its place is replaced.
+Each object also defines an empty function named after its key, checked after loading:
+an object built for another key is rejected even under a well-formed header.
 
 >>> _key("x") == _key("x")
 True
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
+import json
 import os
+import shutil
 import struct
 import tempfile
 import threading
 
+import llvmlite.binding as llvm
+
 from . import engine
 
-_MAGIC = b"FTLLVMO1"
-_HEADER = struct.Struct("<8s32sQ")
+_MAGIC = b"FTLLVMO2"
+# magic, SHA-256 of (metadata + object), metadata length, object length
+_HEADER = struct.Struct("<8s32sQQ")
 _MEM: dict = {}          # key -> (engine.Loaded, optimised IR text or None)
 _LOCK = threading.Lock()
 stats = {"memory hits": 0, "disk hits": 0, "compiles": 0, "rejected files": 0}
@@ -50,37 +63,76 @@ def _path(d, key):
     return os.path.join(d, f"{key}.ftobj")
 
 
-def _read(path):
-    """The object code stored at ``path``, or None if absent or not intact."""
+@functools.lru_cache(maxsize=1)
+def _toolchain() -> dict:
+    """The library and LLVM versions and the host (CPU, features, llvmlite version)."""
+    try:
+        library = importlib.metadata.version("functrans")
+    except importlib.metadata.PackageNotFoundError:   # run from a checkout, not installed
+        library = "unknown"
+    return {"library": library, "llvm": ".".join(map(str, llvm.llvm_version_info)),
+            "host": engine.host_key()}
+
+
+def _metadata(key: str) -> bytes:
+    """What a file records besides the object: everything the object code depends on,
+    so that a file is used only under the exact key and toolchain it was built for."""
+    return json.dumps({"format": 2, "key": key, **_toolchain()}, sort_keys=True).encode()
+
+
+def _read(path, key):
+    """The object code stored at ``path`` for ``key``, or None if absent, not intact, or
+    stored for another key or toolchain."""
     try:
         with open(path, "rb") as f:
             data = f.read()
-    except OSError:
+    except OSError:          # absent, unreadable, or a directory in its place
         return None
     if len(data) < _HEADER.size:
         return None
-    magic, digest, n = _HEADER.unpack_from(data)
-    payload = data[_HEADER.size:]
-    if magic != _MAGIC or n != len(payload) or hashlib.sha256(payload).digest() != digest:
+    magic, digest, n_meta, n_obj = _HEADER.unpack_from(data)
+    body = data[_HEADER.size:]
+    if magic != _MAGIC or n_meta + n_obj != len(body) or \
+            hashlib.sha256(body).digest() != digest:
         return None
-    return payload
+    if body[:n_meta] != _metadata(key):
+        return None
+    return body[n_meta:]
 
 
-def _write(path, obj):
+def _write(path, key, obj):
     d = os.path.dirname(path)
     try:
         os.makedirs(d, exist_ok=True)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)     # a directory under our entry's name
+        meta = _metadata(key)
         fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            f.write(_HEADER.pack(_MAGIC, hashlib.sha256(obj).digest(), len(obj)))
+            f.write(_HEADER.pack(_MAGIC, hashlib.sha256(meta + obj).digest(), len(meta),
+                                 len(obj)))
+            f.write(meta)
             f.write(obj)
         os.replace(tmp, path)    # atomic: readers see the old file or the whole new one
     except OSError:
         pass                     # a read-only or full disk only costs a recompile
 
 
-def load(ir_text: str):
-    """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed."""
+def _stamp_name(key: str) -> str:
+    return f"ft_cache_key_{key}"     # ft_: a helper, not a kernel, to IR readers
+
+
+def _stamp(key: str) -> str:
+    """An empty function named after the key, compiled into the object: a header can be
+    rewritten to another key with a valid checksum, the object's symbols cannot without
+    recompiling, so a loaded object must define its own key's stamp."""
+    return f"\ndefine void @{_stamp_name(key)}() {{\n  ret void\n}}\n"
+
+
+def load(ir_text: str, timings=None, stage=None):
+    """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed;
+    the seconds of each stage are added to ``timings`` (a dict) when given; ``stage``:
+    see ``engine.compile_object``."""
     key = _key(ir_text)
     with _LOCK:
         hit = _MEM.get(key)
@@ -90,21 +142,26 @@ def load(ir_text: str):
     d = cache_dir()
     loaded = opt_text = None
     if d:
-        obj = _read(_path(d, key))
+        with engine.timed(timings, "disk cache read"):
+            obj = _read(_path(d, key), key)
         if obj is not None:
             try:
-                loaded = engine.Loaded(obj)
+                with engine.timed(timings, "llvm load"):
+                    loaded = engine.Loaded(obj)
+                loaded.address(_stamp_name(key))   # the object was built from this IR
                 stats["disk hits"] += 1
             except Exception:      # a foreign or damaged object that passed the checksum
                 loaded = None
-        if loaded is None and os.path.exists(_path(d, key)):
+        if loaded is None and os.path.lexists(_path(d, key)):
             stats["rejected files"] += 1
     if loaded is None:
-        obj, opt_text = engine.compile_object(ir_text)
+        obj, opt_text = engine.compile_object(ir_text + _stamp(key), timings, stage)
         stats["compiles"] += 1
-        loaded = engine.Loaded(obj)
+        with engine.timed(timings, "llvm load"):
+            loaded = engine.Loaded(obj)
         if d:
-            _write(_path(d, key), obj)
+            with engine.timed(timings, "disk cache write"):
+                _write(_path(d, key), key, obj)
     with _LOCK:
         _MEM[key] = (loaded, opt_text)
     return loaded, opt_text

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
+from contextlib import contextmanager
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -85,13 +87,44 @@ def optimize(mod):
         return mod
 
 
-def compile_object(ir_text: str) -> tuple:
-    """(object code bytes, optimised IR text) for a module in textual IR."""
-    mod = parse_and_verify(ir_text)
-    optimize(mod)
+@contextmanager
+def timed(timings, stage: str):
+    """Add the seconds the ``with`` body takes to ``timings[stage]`` (None: time nothing).
+
+    >>> t = {}
+    >>> with timed(t, "x"):
+    ...     pass
+    >>> list(t)
+    ['x']
+    """
+    if timings is None:
+        yield
+        return
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
+
+
+def compile_object(ir_text: str, timings=None, stage=None) -> tuple:
+    """(object code bytes, optimised IR text) for a module in textual IR; the seconds of
+    each LLVM stage are added to ``timings`` (a dict) when given, and ``stage(name)`` is
+    called as each long stage starts."""
+    with timed(timings, "llvm parse+verify"):
+        mod = parse_and_verify(ir_text)
+    if stage is not None:
+        stage("llvm optimise")
+    with timed(timings, "llvm optimise"):
+        optimize(mod)
     with LOCK:
-        mod.verify()
-        return target_machine().emit_object(mod), str(mod)
+        with timed(timings, "llvm parse+verify"):
+            mod.verify()
+        if stage is not None:
+            stage("llvm emit object")
+        with timed(timings, "llvm emit object"):
+            obj = target_machine().emit_object(mod)
+        return obj, str(mod)
 
 
 class Loaded:

@@ -305,3 +305,59 @@ def _scatter(lw, fn, eqn, ins, outs):
     for t in (t1, t2):
         if t is not None:
             lw.release(t)
+
+
+# --------------------------------------------------------------------------- random bits
+
+_THREEFRY_ROTATIONS = (13, 15, 26, 6, 17, 29, 16, 24)
+_THREEFRY_PARITY = 0x1BD11BDA
+
+
+def _read_at(lw, fn, v, ptr, idxs):
+    """Element ``idxs`` of Val ``v`` (strided, broadcast or a literal) as a register."""
+    if v.lit is not None:
+        return lw.const(v.dtype, v.lit)
+    b, o = fn.b, ir.Constant(I64, v.offset)
+    for i, s in zip(idxs, v.strides):
+        if s:
+            o = b.add(o, b.mul(i, ir.Constant(I64, s)))
+    return lw.load(fn, ptr, v.dtype, o)
+
+
+def _threefry_block(b, k0, k1, x0, x1):
+    """Threefry-2x32, 20 rounds, on i32 registers (wrapping arithmetic, as uint32)."""
+    c = lambda n: ir.Constant(k0.type, n)       # noqa: E731
+    ks = (k0, k1, b.xor(b.xor(k0, k1), c(_THREEFRY_PARITY)))
+    x0, x1 = b.add(x0, ks[0]), b.add(x1, ks[1])
+    for r in range(20):
+        rot = _THREEFRY_ROTATIONS[r % 8]
+        x0 = b.add(x0, x1)
+        x1 = b.or_(b.shl(x1, c(rot)), b.lshr(x1, c(32 - rot)))
+        x1 = b.xor(x1, x0)
+        if r % 4 == 3:                               # key injection every 4 rounds
+            s = (r + 1) // 4
+            x0 = b.add(x0, ks[s % 3])
+            x1 = b.add(b.add(x1, ks[(s + 1) % 3]), c(s))
+    return x0, x1
+
+
+@native("threefry2x32")
+def _threefry2x32(lw, fn, eqn, ins, outs):
+    """Random bits natively: one independent block per element (the loop vectorises),
+    the same bits as the primitive's numpy impl."""
+    shape = eqn.outvars[0].aval.shape
+    dtype = eqn.outvars[0].aval.dtype
+    ptrs = [None if v.lit is not None else fn.ptr(v.ref) for v in ins]
+    o0, o1 = fn.ptr(outs[0]), fn.ptr(outs[1])
+    cs = contiguous_strides(shape)
+
+    def body(idxs):
+        b = fn.b
+        k0, k1, x0, x1 = (_read_at(lw, fn, v, p, idxs) for v, p in zip(ins, ptrs))
+        y0, y1 = _threefry_block(b, k0, k1, x0, x1)
+        o = ir.Constant(I64, 0)
+        for i, s in zip(idxs, cs):
+            o = b.add(o, b.mul(i, ir.Constant(I64, s)))
+        lw.store(fn, o0, dtype, o, y0)
+        lw.store(fn, o1, dtype, o, y1)
+    fn.nest(list(shape), body)

@@ -24,8 +24,8 @@ segment live on the stack (``alloca``: LLVM keeps them in registers); the others
 byte range of the workspace from an arena that reuses dead buffers of the same size
 (liveness per step). Outputs are written in place into the caller's arrays.
 
->>> Arena().alloc(10), Arena().alloc(100)
-(0, 0)
+>>> STACK_MAX
+256
 """
 from __future__ import annotations
 
@@ -44,36 +44,17 @@ from .kernels import KernelEmitter
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE
 from .row_kernels import RowEmitter
-from .values import PTR, Ref, Val, nbytes, raw_const, raw_type
+from .values import PTR, Arena, Ref, Val, nbytes, raw_const, raw_type
 
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
 _STACK_TOTAL = 1 << 16
-_ALIGN = 64
+# equations per fused kernel: LLVM's time on one loop body grows faster than linearly
+# (a chain of 4,000 adds in one loop: 6 s of optimisation; 1,000: 0.3 s)
+MAX_KERNEL_EQNS = 512
 _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
-
-
-class Arena:
-    """Workspace byte ranges; a released range is reused for a buffer of the same size."""
-
-    def __init__(self):
-        self.top = 0
-        self.free = {}
-
-    def alloc(self, n):
-        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
-        lst = self.free.get(n)
-        if lst:
-            return lst.pop()
-        off = self.top
-        self.top += n
-        return off
-
-    def release(self, off, n):
-        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
-        self.free.setdefault(n, []).append(off)
 
 
 class Fn:
@@ -222,7 +203,8 @@ def plan_jaxpr(jaxpr) -> fusion.Plan:
     >>> [type(s).__name__ for s in plan_jaxpr(ft.make_jaxpr(lax.rsqrt)(np.ones(4)).jaxpr).steps]
     ['Kernel']
     """
-    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True)
+    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True,
+                       max_kernel_eqns=MAX_KERNEL_EQNS)
 
 
 def emitter(module, name, kernel, views, noalias=True):
@@ -276,8 +258,9 @@ class Lowering:
     """Builds the module for one jaxpr; ``segments`` lists what a call runs, in order:
     ``("native", function name)`` or ``("host", HostCall)``."""
 
-    def __init__(self, closed, donate=()):
+    def __init__(self, closed, donate=(), timings=None, progress=None):
         jaxpr = closed.jaxpr
+        self.progress = progress   # progress(stage, done, total, equations) or None
         self.jaxpr = jaxpr
         self.module = ir.Module(name="functrans")
         self.module.triple = engine.triple()
@@ -291,7 +274,10 @@ class Lowering:
         self.counter = 0
         self.kernels = 0
         self._globals = {}
-        self.plan = plan_jaxpr(jaxpr)
+        with engine.timed(timings, "fusion plan"):
+            self.plan = plan_jaxpr(jaxpr)
+        self.n_eqns = len(jaxpr.eqns)
+        self.n_kernels = sum(1 for s in self.plan.steps if isinstance(s, Kernel))
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
@@ -442,6 +428,9 @@ class Lowering:
             if x in defs and x not in dest_of:
                 dest_of[x] = j
         owned = {}
+        dying = {}                 # step -> vars last used there (one pass, not per step)
+        for v, li in last.items():
+            dying.setdefault(li, []).append(v)
         seg_local = self._segment_locals(plan, defs, last) if top else None
         for i, s in enumerate(plan.steps):
             if isinstance(s, HostStep):
@@ -468,8 +457,8 @@ class Lowering:
             else:
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
                 NATIVE[s.eqn.primitive.name].emit(self, fn, s.eqn, ins, outs)
-            for v, li in list(last.items()):
-                if li == i and v in owned:
+            for v in dying.get(i, ()):
+                if v in owned:
                     self.release(owned.pop(v))
         keep = [owned[x] for x in outvars if not isinstance(x, Literal) and x in owned]
         return fn, placed, keep
@@ -495,6 +484,9 @@ class Lowering:
 
     def _kernel(self, fn, k, env, views):
         self.kernels += 1
+        if self.progress is not None:
+            self.progress("IR build", self.kernels, max(self.kernels, self.n_kernels),
+                          self.n_eqns)
         em = emitter(self.module, self.name("k"), k, views, noalias=id(k) not in self.shared_kernels)
         em.emit()
         fn.b.call(em.fn, [fn.ptr(env[v]) for v in em.buffers])

@@ -18,12 +18,14 @@ outputs, one native call.
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import llvmlite.binding as llvm
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..fusion import View
+from . import threads
 
 llvm.add_symbol("ft_py_none", id(None))
 llvm.add_symbol("ft_py_notimplemented", id(NotImplemented))
@@ -56,6 +58,76 @@ def _materialise(base, shape, strides, offset):
     return as_strided(flat[offset:], shape, tuple(s * it for s in strides), writeable=False)
 
 
+HELD_WORKSPACE = 4096     # bytes: a workspace this small stays with its program
+POOL_KEEP = 2             # idle workspaces the process keeps for the next call
+
+
+class WorkspacePool:
+    """Workspaces lent per call (a program holds none but the tiny ones), so compiled
+    executables for many shapes share a few buffers instead of each keeping its own.
+    ``take(n)`` lends the smallest idle buffer of at least ``n`` bytes (a segment reads
+    only the byte ranges its plan assigned) or a new one; ``give`` returns it, and
+    only the ``POOL_KEEP`` largest idle buffers are kept.
+
+    >>> pool = WorkspacePool()
+    >>> a = pool.take(100); pool.give(a); pool.take(50) is a
+    True
+    """
+
+    def __init__(self):
+        self.idle = []
+        self.lock = threading.Lock()
+
+    def take(self, n):
+        with self.lock:
+            fits = [(b.size, i) for i, b in enumerate(self.idle) if b.size >= n]
+            if fits:
+                return self.idle.pop(min(fits)[1])
+        return np.zeros(n, np.uint8)
+
+    def give(self, b):
+        with self.lock:
+            self.idle.append(b)
+            if len(self.idle) > POOL_KEEP:
+                self.idle.sort(key=len)   # drop the smallest
+                del self.idle[0]
+
+    def clear(self):
+        """Drop the idle buffers (their memory goes back to the allocator)."""
+        with self.lock:
+            self.idle.clear()
+
+    def held_bytes(self):
+        with self.lock:
+            return sum(b.size for b in self.idle)
+
+
+POOL = WorkspacePool()
+
+
+def _balanced(seg):
+    """``seg`` after ``threads.balance()`` (thread counts follow the free cores)."""
+    balance = threads.balance
+
+    def call(*slots):
+        balance()
+        return seg(*slots)
+    return call
+
+
+def _with_pooled_workspace(seg, n):
+    """``seg`` with a workspace of ``n`` bytes from POOL appended to its slots."""
+    take, give = POOL.take, POOL.give
+
+    def call(*slots):
+        ws = take(n)
+        try:
+            return seg(*slots, ws)
+        finally:
+            give(ws)
+    return call
+
+
 class Program:
     """The steps of one compiled jaxpr bound to its constants; ``__call__(*args)``."""
 
@@ -75,12 +147,15 @@ class Program:
                 self.steps.append(("native", compiled.functions[item]))
             else:
                 self.steps.append(("host", self._host(*item)))
-        self._pool = []
         self.aliases = compiled.aliases
+        # a tiny workspace stays here (no pool traffic on the dispatch path); larger
+        # ones are lent per call by POOL
+        self._held = np.zeros(self.ws_size, np.uint8) if self.ws_size <= HELD_WORKSPACE \
+            else None
         self.fast = None
         if len(self.steps) == 1 and not self.aliases:
             self.fast = self.steps[0][1]
-            self._tail = tuple(self.consts) + (np.zeros(self.ws_size, np.uint8),)
+            self._tail = tuple(self.consts) + ((self._held,) if self._held is not None else ())
 
     def _host(self, eqn, ins, outs):
         impl, params = eqn.primitive.impl, eqn.params
@@ -151,8 +226,9 @@ class Program:
                                             for i, b in enumerate(args) if i != d):
                 a = args[d] = np.array(a, order="C", copy=True)
             outs[j] = a
-        pool = self._pool
-        ws = pool.pop() if pool else np.zeros(self.ws_size, np.uint8)
+        if self.compiled.threaded:
+            threads.balance()
+        ws = POOL.take(self.ws_size)     # concurrent calls never share a workspace
         try:
             slots = [*args, *outs, *self.consts, ws]
             slots.extend([None] * (self.nslots - len(slots)))
@@ -164,7 +240,7 @@ class Program:
                 else:
                     item(slots)
         finally:
-            pool.append(ws)
+            POOL.give(ws)
         return outs
 
     def fast_runner(self, cls=None, single=False):
@@ -176,6 +252,10 @@ class Program:
         if seg is None:
             # host steps (e.g. a collective calling MPI): still skip the caller's retrace
             return self._stepped_runner(cls, single)
+        if self._held is None:      # the workspace is lent by POOL for each call
+            seg = _with_pooled_workspace(seg, self.ws_size)
+        if self.compiled.threaded:
+            seg = _balanced(seg)
         tail = self._tail
         specs = self.out_specs
         empty = np.empty

@@ -10,6 +10,14 @@ threading is off or the process is a fork of the one that started the pool (its
 threads do not exist there). ``FUNCTRANS_NUM_THREADS`` sets the thread count
 (default: the CPU count; 1 turns threading off).
 
+On a shared machine the count in use follows the cores actually free: ``balance()``
+(called before each call of a program with parallel kernels or BLAS products, doing
+work at most every ``BALANCE_SECONDS``) counts the other runnable threads on the
+machine (``/proc/loadavg``'s instantaneous count, less our own) and sets both our
+pool's count and the BLAS's (``BLAS_SETTERS``, filled by ``blas``) to what is free,
+so a competing busy process costs its share instead of two threads fighting for one
+core.
+
 >>> isinstance(num_threads(), int)
 True
 """
@@ -18,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import time
 
 import llvmlite.binding as llvm
 
@@ -25,6 +34,10 @@ MIN_ELEMENTS = 1 << 18     # below this, waking the threads costs more than it s
 
 _NTHREADS = ctypes.c_int(1)
 _PID = ctypes.c_int(-1)
+_LAUNCHED = [1]
+BALANCE_SECONDS = 0.25
+BLAS_SETTERS: list = []      # set_threads(n) of the BLAS libraries in use
+_STATE = {"checked": -1e9, "in use": None}
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,6 +56,7 @@ def _start() -> int:
     if n <= 1:
         llvm.add_symbol("ft_parallel_for", 0)
     _NTHREADS.value = n
+    _LAUNCHED[0] = n
     _PID.value = os.getpid()
     llvm.add_symbol("ft_num_threads", ctypes.addressof(_NTHREADS))
     llvm.add_symbol("ft_pool_pid", ctypes.addressof(_PID))
@@ -52,3 +66,53 @@ def _start() -> int:
 def num_threads() -> int:
     """Threads large kernels are split over (1: threading off)."""
     return _start()
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _runnable_now():
+    """Threads runnable on the machine right now (None where unknown)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def free_cores(ours: int) -> int:
+    """Cores not taken by other processes, given that ``ours`` of the runnable threads
+    may be this process's own (the reader and its pool's threads still spinning).
+
+    >>> 1 <= free_cores(1) <= usable_cores()
+    True
+    """
+    n = usable_cores()
+    running = _runnable_now()
+    if running is None:
+        return n
+    return max(1, min(n, n - max(0, running - ours)))
+
+
+def balance(now=None) -> int:
+    """Set the thread counts of our pool and the BLAS to the cores free (at most every
+    ``BALANCE_SECONDS``); returns the count in use."""
+    now = time.monotonic() if now is None else now
+    st = _STATE
+    if now - st["checked"] < BALANCE_SECONDS and st["in use"] is not None:
+        return st["in use"]
+    st["checked"] = now
+    launched = _start()
+    cap = max(launched, usable_cores())
+    free = free_cores(st["in use"] or cap)
+    if free != st["in use"]:
+        st["in use"] = free
+        _NTHREADS.value = max(1, min(free, launched)) if launched > 1 else 1
+        for setter in BLAS_SETTERS:
+            setter(free)
+    return free

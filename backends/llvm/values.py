@@ -1,6 +1,7 @@
 """The value types every part of the CPU lowering shares: where a buffer lives
 (``Ref``), how a value is read (``Val``), how a kernel addresses a buffer from its loop
-indices (``Access``), and raw element copies (``raw_type``, ``raw_const``).
+indices (``Access``), raw element copies (``raw_type``, ``raw_const``) and the
+workspace's byte ranges (``Arena``).
 
 A leaf of the backend (it imports only llvmlite.ir, numpy, ``lltypes`` and
 ``backends.fusion``), so the program lowering (``program``) and its plug-ins
@@ -19,9 +20,35 @@ import numpy as np
 from ..fusion import View
 from .lltypes import I8, LLTYPES, const, storage
 
-__all__ = ["Ref", "Val", "Access", "nbytes", "raw_type", "raw_const", "PTR"]
+__all__ = ["Ref", "Val", "Access", "Arena", "nbytes", "raw_type", "raw_const", "PTR"]
 
 PTR = ir.PointerType()
+_ALIGN = 64
+
+
+class Arena:
+    """Workspace byte ranges; a released range is reused for a buffer of the same size.
+
+    >>> Arena().alloc(10), Arena().alloc(100)
+    (0, 0)
+    """
+
+    def __init__(self):
+        self.top = 0
+        self.free = {}
+
+    def alloc(self, n):
+        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
+        lst = self.free.get(n)
+        if lst:
+            return lst.pop()
+        off = self.top
+        self.top += n
+        return off
+
+    def release(self, off, n):
+        n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
+        self.free.setdefault(n, []).append(off)
 
 
 def nbytes(aval) -> int:

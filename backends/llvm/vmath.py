@@ -34,7 +34,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from . import engine
-from .lltypes import F64, I1, I32, I64
+from .lltypes import F64, I1, I8, I32, I64
 
 BODIES: dict = {}        # name -> (number of arguments, body(vm, *args) -> value)
 
@@ -62,9 +62,119 @@ def function(module, name, ty):
     return fn
 
 
+INLINE_USES = 2     # uses of one routine per module inlined; later ones call a shared copy
+
+
 def call(module, builder, name, *args):
-    """Emit a call of routine ``name`` (inlined by the optimiser) on LLVM float values."""
-    return builder.call(function(module, name, args[0].type), list(args))
+    """Emit a call of routine ``name`` on LLVM float values: the first ``INLINE_USES``
+    uses in a module are inlined by the optimiser, later ones call ``shared``'s one copy
+    (so a module with hundreds of sines optimises one sine, not hundreds)."""
+    ty = args[0].type
+    uses = module.__dict__.setdefault("_ft_vmath_uses", {})
+    key = (name, str(ty))
+    uses[key] = uses.get(key, 0) + 1
+    fn = function(module, name, ty) if uses[key] <= INLINE_USES else shared(module, name, ty)
+    return builder.call(fn, list(args))
+
+
+_SHARED_LANES = {"f64": (4, 8), "f32": (8, 16)}   # 2 lanes: not vectorised
+
+
+def shared(module, name, ty):
+    """``ft_<name>_<f64|f32>_shared``: routine ``name`` as a ``noinline`` function with
+    vector variants (``vector-function-abi-variant``) for the widths the loop vectoriser
+    picks, so a vectorised kernel loop calls one SIMD copy instead of inlining its own.
+    Each variant loops over its lanes calling the inlined routine, a loop forced to
+    vectorise at exactly that width (``llvm.loop.vectorize.width``)."""
+    nargs, _ = BODIES[name]
+    sfx = "f64" if ty == F64 else "f32"
+    fname = f"ft_{name}_{sfx}_shared"
+    fn = module.globals.get(fname)
+    if fn is not None:
+        return fn
+    body = function(module, name, ty)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty] * nargs), fname)
+    fn.linkage = "internal"
+    for a in ("noinline", "nounwind"):
+        fn.attributes.add(a)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    b.ret(b.call(body, list(fn.args)))
+    variants = []
+    for n in _SHARED_LANES[sfx]:
+        vname = f"{fname}_v{n}"
+        _lane_loop(module, body, vname, ty, nargs, n)
+        variants.append(f"_ZGV_LLVM_N{n}{'v' * nargs}_{fname}({vname})")
+    set.add(fn.attributes, f'"vector-function-abi-variant"="{",".join(variants)}"')
+    return fn
+
+
+def _lane_loop(module, body, name, ty, nargs, n):
+    """``name(<n x ty> x...)``: ``body`` on each lane, in a loop vectorised at width n.
+    External linkage: nothing calls it before the vectoriser does, and an internal
+    function without callers would be deleted first."""
+    vt, at = ir.VectorType(ty, n), ir.ArrayType(ty, n)
+    fn = ir.Function(module, ir.FunctionType(vt, [vt] * nargs), name)
+    for a in ("noinline", "nounwind"):
+        fn.attributes.add(a)
+    entry = fn.append_basic_block("entry")
+    loop = fn.append_basic_block("lanes")
+    done = fn.append_basic_block("done")
+    b = ir.IRBuilder(entry)
+    ins = []
+    for x in fn.args:
+        slot = _opaque_alloca(b, at)
+        b.store(x, slot)
+        ins.append(slot)
+    out = _opaque_alloca(b, at)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), entry)
+    zero = ir.Constant(I64, 0)
+    xs = [b.load(b.gep(p, [zero, i], inbounds=True, source_etype=at), typ=ty) for p in ins]
+    b.store(b.call(body, xs), b.gep(out, [zero, i], inbounds=True, source_etype=at))
+    nxt = b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
+    i.add_incoming(nxt, loop)
+    br = b.cbranch(b.icmp_unsigned("<", nxt, ir.Constant(I64, n)), loop, done)
+    br.set_metadata("llvm.loop", _vectorize_loop_md(module, n))
+    b.position_at_end(done)
+    b.ret(b.load(out, typ=vt))
+
+
+def _opaque_alloca(b, ty):
+    a = b.alloca(ty)
+    a.align = 64                   # whole vectors are stored here: their alignment
+    a.type = ir.PointerType()      # an opaque pointer, as every pointer in these modules
+    return a
+
+
+def _scalar_loop_md(module):
+    """A loop ID asking for neither unrolling nor vectorisation."""
+    off = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                               ir.Constant(I1, 0)])
+    nounroll = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    uses = module.__dict__.setdefault("_ft_loop_ids", [])
+    md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
+    uses.append(md)
+    md.operands = (md, off, nounroll)
+    return md
+
+
+def _vectorize_loop_md(module, width):
+    """A loop ID (self-referential, as LLVM requires) asking for vectorisation at
+    ``width`` and no unrolling."""
+    enable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.enable"),
+                                  ir.Constant(I1, 1)])
+    wmd = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.width"),
+                               ir.Constant(I32, width)])
+    # no unrolling: the full unroller runs before the vectoriser and would turn the lanes
+    # into straight scalar code
+    nounroll = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    uses = module.__dict__.setdefault("_ft_loop_ids", [])
+    md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
+    uses.append(md)
+    md.operands = (md, enable, wmd, nounroll)   # after caching: the key stays unique
+    return md
 
 
 # --------------------------------------------------------------------------- libm for rare lanes
@@ -124,6 +234,48 @@ def libm_decl(module, cname, ty, nargs):
     return fn
 
 
+def _lanes_loop(module, slow, scalar, ty, nargs, n):
+    """``slow``'s body: a loop over the n lanes calling ``scalar`` on the active ones.
+    A loop (kept rolled and scalar) rather than n unrolled lanes: the same work at run
+    time on this cold path, a constant amount of code for the compiler."""
+    # the mask goes through memory as bytes: an <n x i1> vector is stored bit-packed
+    vt, at, mt_arr = ir.VectorType(ty, n), ir.ArrayType(ty, n), ir.ArrayType(I8, n)
+    entry = slow.append_basic_block("entry")
+    loop = slow.append_basic_block("lane")
+    call = slow.append_basic_block("call")
+    step = slow.append_basic_block("step")
+    done = slow.append_basic_block("done")
+    b = ir.IRBuilder(entry)
+    ins = []
+    for x in slow.args[:nargs]:
+        p = _opaque_alloca(b, at)
+        b.store(x, p)
+        ins.append(p)
+    out, mask = _opaque_alloca(b, at), _opaque_alloca(b, mt_arr)
+    b.store(slow.args[0], out)
+    b.store(b.zext(slow.args[nargs], ir.VectorType(I8, n)), mask)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), entry)
+    zero = ir.Constant(I64, 0)
+    active = b.icmp_unsigned("!=", b.load(b.gep(mask, [zero, i], inbounds=True,
+                                                 source_etype=mt_arr), typ=I8),
+                             ir.Constant(I8, 0))
+    b.cbranch(active, call, step)
+    b.position_at_end(call)
+    xs = [b.load(b.gep(p, [zero, i], inbounds=True, source_etype=at), typ=ty) for p in ins]
+    b.store(b.call(scalar, xs), b.gep(out, [zero, i], inbounds=True, source_etype=at))
+    b.branch(step)
+    b.position_at_end(step)
+    nxt = b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
+    i.add_incoming(nxt, step)
+    br = b.cbranch(b.icmp_unsigned("<", nxt, ir.Constant(I64, n)), loop, done)
+    br.set_metadata("llvm.loop", _scalar_loop_md(module))
+    b.position_at_end(done)
+    b.ret(b.load(out, typ=vt))
+
+
 def _vector_variant(module, scalar, name, ty, nargs, n, masked):
     """``name(<n x ty> x..., [<n x i1> mask])``: libm on the (active) lanes.
 
@@ -136,20 +288,7 @@ def _vector_variant(module, scalar, name, ty, nargs, n, masked):
     slow.linkage = "internal"
     for a in ("noinline", "cold", "nounwind"):
         slow.attributes.add(a)
-    b = ir.IRBuilder(slow.append_basic_block("entry"))
-    xs, mask, acc = slow.args[:nargs], slow.args[nargs], slow.args[0]
-    for k in range(n):
-        lane = ir.Constant(I32, k)
-        before = b.block
-        with b.if_then(b.extract_element(mask, lane)):
-            r = b.call(scalar, [b.extract_element(x, lane) for x in xs])
-            new = b.insert_element(acc, r, lane)
-            end = b.block
-        phi = b.phi(vt)
-        phi.add_incoming(new, end)
-        phi.add_incoming(acc, before)
-        acc = phi
-    b.ret(acc)
+    _lanes_loop(module, slow, scalar, ty, nargs, n)
 
     fn = ir.Function(module, ir.FunctionType(vt, argtys[:nargs] + ([mt] if masked else [])),
                      name)

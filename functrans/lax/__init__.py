@@ -21,3 +21,6 @@ from ..primitives.sorting import *  # noqa: F401,F403
 from ..primitives.custom import *  # noqa: F401,F403
 from ..primitives.collectives import *  # noqa: F401,F403
 from ..primitives.control_flow import *  # noqa: F401,F403
+# JAX's precision= / preferred_element_type= arguments on the contractions (issue 14)
+from ..precision import Precision, dot, dot_general  # noqa: F401,E402
+from ..lax_special import erf_inv  # noqa: F401  (composed from the primitives above)

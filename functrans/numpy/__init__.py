@@ -12,6 +12,7 @@ import numpy as _np
 from ..array import Array  # noqa: F401  (installs the array methods)
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
+from ._elementwise_select import *  # noqa: F401,F403
 from ._structural import *  # noqa: F401,F403
 from ._joining import *  # noqa: F401,F403
 from ._take import *  # noqa: F401,F403
@@ -19,6 +20,17 @@ from ._reductions import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._products import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
+from ._extra_math import *  # noqa: F401,F403
+from ._extra_arrays import *  # noqa: F401,F403
+from ._extra_functional import *  # noqa: F401,F403
+from ._statistics import *  # noqa: F401,F403
+from ._polynomial import *  # noqa: F401,F403
+from ._gather_ops import *  # noqa: F401,F403
+from ._setops import *  # noqa: F401,F403
+from ._index_tricks import *  # noqa: F401,F403
+from ._dtype_info import *  # noqa: F401,F403
+from ._misc import *  # noqa: F401,F403
+from ._float_bits import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401
@@ -42,3 +54,28 @@ nan = _np.nan
 newaxis = None
 ndarray = Array
 
+
+from . import (_elementwise, _elementwise_select, _structural, _joining, _take,  # noqa: E402
+               _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
+               _extra_functional, _statistics, _polynomial, _gather_ops, _setops,
+               _index_tricks, _dtype_info, _misc, _float_bits)
+
+__all__ = sorted(set(
+    [n for m in (_elementwise, _elementwise_select, _structural, _joining, _take, _reductions,
+                 _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
+                 _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
+                 _misc, _float_bits) for n in m.__all__]
+    + ["linalg", "fft", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
+       "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
+       "newaxis", "euler_gamma"]))
+euler_gamma = 0.5772156649015329
+
+# JAX's precision= / preferred_element_type= arguments (accepted; see functrans.precision)
+from ..precision import with_precision_args as _with_precision_args  # noqa: E402
+from ..precision import einsum_with_precision_args as _einsum_with_precision_args  # noqa: E402
+einsum = _einsum_with_precision_args(einsum)  # noqa: F405
+matmul = _with_precision_args(matmul)  # noqa: F405
+dot = _with_precision_args(dot)  # noqa: F405
+tensordot = _with_precision_args(tensordot)  # noqa: F405
+inner = _with_precision_args(inner)  # noqa: F405
+vdot = _with_precision_args(vdot)  # noqa: F405

@@ -22,7 +22,8 @@ from ..errors import ConcretizationError, user_location
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import structural as S
-from . import _util
+from . import _elementwise as El, _elementwise_select as Sel, _joining as Jn, _structural as St, _util
+from ._structural import broadcast_to
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril",
@@ -134,7 +135,6 @@ def full(shape, fill_value, dtype=None):
     shape = _shape("full", shape)
     dt = _dtype("full", dtype) or _fill_dtype(fill_value)
     if isinstance(fill_value, Tracer):
-        from ._structural import broadcast_to
         return broadcast_to(E.convert_element_type(fill_value, dt), shape)
     _util.check_arraylike("full", fill_value)
     try:
@@ -240,7 +240,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def _linspace_traced(start, stop, num, endpoint, retstep, dt, axis):
     """numpy's linspace arithmetic on traced bounds: ``start + i * step`` along a new
     axis (``i * delta / div`` where the step is 0), the last value exactly ``stop``."""
-    from . import _elementwise as El, _joining as Jn, _structural as St
     _util.check_arraylike("linspace", start, stop)
     start, stop = _util.asarray(start), _util.asarray(stop)
     if dt is None:
@@ -256,7 +255,7 @@ def _linspace_traced(start, stop, num, endpoint, retstep, dt, axis):
     delta = El.subtract(stop, start)
     if div > 0:
         step = El.true_divide(delta, div)
-        y = El.where(El.equal(step, 0), El.multiply(i / div, delta), El.multiply(i, step))
+        y = Sel.where(El.equal(step, 0), El.multiply(i / div, delta), El.multiply(i, step))
     else:
         step = El.multiply(delta, np.nan)
         y = El.multiply(i, delta)

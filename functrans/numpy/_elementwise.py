@@ -5,8 +5,9 @@ promotion is the library's; under a trace the arguments are promoted and
 broadcast explicitly and the strict primitive is bound. The output dtype under
 a trace is the one numpy's own type resolution picks for the promoted dtype
 (asked once per dtype on empty arrays), so eager and traced results agree.
-Dtypes outside the supported set (numpy gives int8 for ``bool % bool`` and
-float16 for ``sin(bool)``) are widened to int64 / float64 in both modes.
+Small dtypes that no input has (numpy gives int8 for ``bool % bool`` and float16 for
+``sin(bool)``) are widened to int64 / float64 in both modes; int8 and uint8 inputs keep
+their dtype and wrap around, as in numpy and JAX (uint8 200 + 200 is 144).
 
 >>> import functrans.numpy as fnp
 >>> fnp.multiply(fnp.ones(2, "float32"), 2.0).dtype
@@ -23,7 +24,7 @@ import numpy as np
 from ..array import Array as _Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import check_arraylike, promote, result_dtype
+from ._util import broadcast_shapes, check_arraylike, check_dtypes, promote, result_dtype, shape_of
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -33,13 +34,14 @@ __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
     "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
     "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around", "rint",
-    "isnan", "isinf", "isfinite", "clip", "where",
+    "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
-    "real", "imag", "conjugate", "conj",
 ]
+# where, clip, real, imag, conj(ugate) are in _elementwise_select, which is written with
+# this module
 
 _SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
                                              "bool", "complex64", "complex128"))
@@ -47,8 +49,19 @@ _WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.i
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
-def _supported(dt):
-    return dt if dt in _SUPPORTED else _WIDEN[dt.kind]
+# small integer dtypes kept when an input has them (arithmetic wraps, as numpy and JAX)
+_SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8"))
+
+
+def _supported(dt, in_dtypes=()):
+    if dt in _SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
+        return dt
+    return _WIDEN[dt.kind]
+
+
+def _kept_small(dt, args):
+    """Whether numpy's small integer result dtype is one of the arguments' own."""
+    return dt in _SMALL_INTS and any(getattr(a, "dtype", None) == dt for a in args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,7 +73,7 @@ def _np_out_dtype(np_fn, *dtypes):
             r = np_fn(*[np.empty(0, d) for d in dtypes])
     except TypeError as e:
         return e
-    return _supported(r.dtype)
+    return _supported(r.dtype, dtypes)
 
 
 def _out_dtype(name, np_fn, *dtypes):
@@ -85,7 +98,6 @@ def _check(name, *args):
 def _shape_error(np_fn, args):
     """After numpy raised ValueError: raise ours naming the function and both shapes
     (numpy's "operands could not be broadcast" names neither); return if shapes agree."""
-    from ._util import broadcast_shapes, shape_of
     name = getattr(np_fn, "__name__", "elementwise")
     broadcast_shapes(name if name != "<lambda>" else "elementwise",
                      *[shape_of(a) for a in args])
@@ -105,7 +117,10 @@ def _eager(np_fn, args, quiet):
     except ValueError:
         _shape_error(np_fn, args)
         raise
-    if r.dtype not in _SUPPORTED:
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
+        raise
+    if r.dtype not in _SUPPORTED and not _kept_small(r.dtype, args):
         wide = _WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
@@ -120,7 +135,11 @@ def _eager1(np_fn, x, quiet):
         x = x.view(np.ndarray)
     if quiet:
         return _eager(np_fn, (x,), True)
-    r = np_fn(x)
+    try:
+        r = np_fn(x)
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
+        raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x,), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
@@ -137,6 +156,9 @@ def _eager2(np_fn, x, y, quiet):
         r = np_fn(x, y)
     except ValueError:
         _shape_error(np_fn, (x, y))
+        raise
+    except TypeError:
+        check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
     if r.dtype not in _SUPPORTED:
         return _eager(np_fn, (x, y), True)
@@ -497,7 +519,7 @@ def isinf(x):
     if x.dtype.kind not in "f":
         _out_dtype("isinf", np.isinf, x.dtype)
         return E.ne(x, x) if x.dtype.kind != "c" else \
-            E.bitwise_or(isinf(real(x)), isinf(imag(x)))
+            E.bitwise_or(isinf(E.real(x)), isinf(E.imag(x)))
     return E.eq(E.abs(x), E.full_like(x, np.inf))
 
 
@@ -512,7 +534,7 @@ def isfinite(x):
     if x.dtype.kind == "f":
         return E.is_finite(x)
     if x.dtype.kind == "c":
-        return E.bitwise_and(isfinite(real(x)), isfinite(imag(x)))
+        return E.bitwise_and(isfinite(E.real(x)), isfinite(E.imag(x)))
     return E.eq(x, x)
 
 
@@ -559,5 +581,3 @@ def _right_shift_traced(x, y):
 
 right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _right_shift_traced)
 
-
-from ._elementwise_select import clip, conj, conjugate, imag, real, where  # noqa: E402,F401

@@ -1,5 +1,6 @@
 """``functrans.numpy`` selection and complex-part functions: ``where``, ``clip``,
-``real``, ``imag``, ``conjugate`` (split from ``_elementwise``, which re-exports them).
+``real``, ``imag``, ``conjugate`` (written with ``_elementwise``; ``functrans.numpy``
+exports both).
 
 >>> import functrans.numpy as fnp
 >>> fnp.clip(fnp.arange(4), 1, 2).tolist()

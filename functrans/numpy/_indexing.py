@@ -10,8 +10,10 @@ static parts, a clamped ``dynamic_slice`` for traced scalars, and one
 ``gather`` for integer arrays (advanced indexing). Advanced indices broadcast
 together; their dimensions replace the indexed axes when the advanced items are
 adjacent in the index, and go first otherwise (numpy's rule; ``None`` and
-``...`` between them count as separating). Static out-of-range indices raise
-``IndexError``; traced ones are clamped (negative ones are first wrapped once).
+``...`` between them count as separating). As in JAX, out-of-range indices written
+as Python ints (``x[5]``, ``x[[0, 5]]``) raise ``IndexError``, while array indices
+(numpy arrays, Arrays, traced values: indices computed from data) are clamped, eagerly
+and under every transform alike (negative ones are first wrapped once).
 
 ``x.at[idx].<mode>(v)`` turns every indexed position into one row of a full
 index grid and binds one ``scatter``: out-of-range rows are dropped (as in JAX),
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import NonConcreteBooleanIndexError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -46,10 +49,11 @@ _ELL = "ellipsis"   # a marker with no axis: it separates advanced indices even 
 class _Entry:
     """One item of an index: its kind, its position in the index tuple, the operand
     axis it consumes (None for ``None``) and its value."""
-    __slots__ = ("kind", "pos", "dim", "value")
+    __slots__ = ("kind", "pos", "dim", "value", "clamp")
 
-    def __init__(self, kind, pos, dim=None, value=None):
+    def __init__(self, kind, pos, dim=None, value=None, clamp=False):
         self.kind, self.pos, self.dim, self.value = kind, pos, dim, value
+        self.clamp = clamp     # an array index (data): clamped, not checked
 
 
 def _has_tracer(idx):
@@ -110,7 +114,7 @@ def _classify(pos, item):
     if kind == "b":
         if isinstance(arr, Tracer):
             if arr.val is None:
-                raise IndexError(
+                raise NonConcreteBooleanIndexError(
                     f"boolean mask indexing needs a concrete mask, but the mask "
                     f"{arr.aval.str_short()} is traced: the result's shape would depend on "
                     "the mask's values (a dynamic shape), which jit cannot express. Use "
@@ -124,11 +128,12 @@ def _classify(pos, item):
         raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and integer "
                          f"or boolean arrays are valid indices; got an index of dtype "
                          f"{arr.dtype}")
+    clamp = isinstance(item, np.ndarray)     # lists of Python ints are static: checked
     if arr.ndim == 0:
         if isinstance(arr, Tracer):
             return _Entry(_DYN, pos, value=arr)
-        return _Entry(_INT, pos, value=int(arr))
-    return _Entry(_ADV, pos, value=arr)
+        return _Entry(_INT, pos, value=int(arr), clamp=clamp)
+    return _Entry(_ADV, pos, value=arr, clamp=clamp)
 
 
 def _parse(shape, idx):
@@ -167,10 +172,13 @@ def _parse(shape, idx):
     return out
 
 
-def _advanced_mode(entries):
-    """With any integer-array index, ints and traced scalars become advanced too (numpy)."""
+def _advanced_mode(entries, shape=None):
+    """With any integer-array index, ints and traced scalars become advanced too (numpy).
+    With ``shape`` (reading, not updating), static ints are checked first."""
     if any(e.kind == _ADV for e in entries):
         for e in entries:
+            if e.kind == _INT and shape is not None and not e.clamp:
+                _check_static(e.value, e.dim, shape)
             if e.kind in (_INT, _DYN):
                 e.value = e.value if e.kind == _DYN else np.asarray(e.value, np.int64)
                 e.kind = _ADV
@@ -187,6 +195,13 @@ def _check_static(value, dim, shape):
         raise IndexError(f"index {int(v[bad].flat[0])} is out of bounds for axis {dim} with "
                          f"size {size} (array shape {tuple(shape)})")
     return np.where(v < 0, v + size, v)
+
+
+def _clamp_static(value, dim, shape):
+    """A concrete array index as JAX reads it: negatives wrapped once, then clamped."""
+    v = np.asarray(value, np.int64)
+    size = shape[dim]
+    return np.clip(np.where(v < 0, v + size, v), 0, max(size - 1, 0))
 
 
 def _wrap_negative(i, size):
@@ -254,12 +269,15 @@ def getitem(x, idx):
     [5.0, 4.0, 3.0]
     """
     if not isinstance(x, Tracer) and not _has_tracer(idx):
-        return wrap(np.asarray(x)[idx])
+        try:
+            return wrap(np.asarray(x)[idx])
+        except IndexError:
+            pass        # out of range: array indices clamp (below), static ints raise
     if not isinstance(x, Tracer):
         x = np.asarray(x)
     shape = tuple(x.shape)
     entries = _parse(shape, idx)
-    adv = _advanced_mode(entries)
+    adv = _advanced_mode(entries, shape)
 
     # static slices (negative steps: reverse the axis, then slice forward) and static ints
     rev_dims, starts, limits, strides = [], [], [], []
@@ -280,7 +298,7 @@ def getitem(x, idx):
             limits.append(start + (n - 1) * step + 1 if n else 0)
             strides.append(step)
         elif e.kind == _INT:
-            i = int(_check_static(e.value, e.dim, shape))
+            i = int((_clamp_static if e.clamp else _check_static)(e.value, e.dim, shape))
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
@@ -317,7 +335,7 @@ def getitem(x, idx):
         if isinstance(v, Tracer):
             v = _wrap_negative(E.convert_element_type(v, _index_dtype([v])), ysh[e.dim])
         else:
-            v = _check_static(v, e.dim, shape)
+            v = (_clamp_static if e.clamp else _check_static)(v, e.dim, shape)
         values.append(v)
     bshape = _broadcast_index("getitem", values)
     dt = _index_dtype(values)

@@ -20,6 +20,7 @@ from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import slicing as Sl
+from ._elementwise import remainder, subtract
 from ._util import any_tracer, canonicalize_axis, result_dtype
 from ._structural import _arr, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
 from ._take import take
@@ -220,7 +221,6 @@ def roll(a, shift, axis=None):
         if n == 0:
             continue
         if isinstance(s, Tracer) and s.val is None:
-            from ._elementwise import remainder, subtract
             start = subtract(n, remainder(s, n))   # in [1, n]: the window of [x, x] to keep
             doubled = concatenate([x, x], ax)
             x = I.dynamic_slice_in_dim(doubled, E.convert_element_type(start, np.int64), n, ax)

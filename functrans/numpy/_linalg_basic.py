@@ -16,7 +16,8 @@ import numpy as np
 from ..primitives import linalg as L
 from ..primitives import linalg_decomp as LD
 from ._creation import eye as _eye
-from ._elementwise import conj, multiply, subtract
+from ._elementwise import multiply, subtract
+from ._elementwise_select import conj
 from ._linalg_common import as_float, check_square, mT
 from ._products import diagonal as _diagonal, matmul as _matmul, outer as _outer
 from ._products import tensordot as _tensordot, trace as _trace

@@ -1,8 +1,7 @@
 """``functrans.numpy.linalg`` norms: norm, vector_norm, matrix_norm, and cond.
 
 Every ord of numpy is supported, on real and complex input (a complex input gives
-a real norm; its 2/-2/'nuc' matrix norms use the singular values of the real
-embedding). As in JAX, the gradient of the 2-norm at the zero vector is NaN.
+a real norm; its 2/-2/'nuc' matrix norms use the complex SVD). As in JAX, the gradient of the 2-norm at the zero vector is NaN.
 
 >>> import functrans.numpy as fnp
 >>> float(fnp.linalg.norm(fnp.asarray([3.0, 4.0])))
@@ -12,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._elementwise import abs as _abs, imag, multiply, not_equal, power, real, sqrt
+from ._elementwise import abs as _abs, multiply, not_equal, power, sqrt
+from ._elementwise_select import imag, real
 from ._linalg_basic import inv
 from ._linalg_common import as_float, check_square
 from ._linalg_spectral import svdvals

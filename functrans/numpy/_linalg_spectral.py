@@ -1,9 +1,9 @@
 """``functrans.numpy.linalg`` decompositions and what is built on them: eigh,
 eigvalsh, eig, eigvals, svd, svdvals, qr, pinv, lstsq, matrix_rank.
 
-eigh/svd/qr take real matrices (complex input raises TypeError, except svdvals,
-which handles complex matrices through their real embedding); eig/eigvals take
-real or complex ones and return complex results. Batch axes lead.
+eigh and qr take real matrices (complex input raises TypeError); svd/svdvals take
+real or complex ones (real singular values); eig/eigvals take real or complex ones
+and return complex results. Batch axes lead.
 
 >>> import functrans.numpy as fnp
 >>> fnp.linalg.eigvalsh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]])).tolist()
@@ -16,11 +16,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..primitives import linalg_decomp as LD
-from ._elementwise import abs as _abs, greater, imag, multiply, real, sign
-from ._joining import concatenate
+from ._elementwise import abs as _abs, greater, multiply, sign
 from ._linalg_common import as_float, check_matrix, check_square, mT
 from ._products import matmul
-from ._reductions import max as _max, mean, sum as _sum
+from ._reductions import max as _max, sum as _sum
 from ._sorting import argsort
 from ._structural import expand_dims, reshape
 from ._take import take_along_axis
@@ -144,9 +143,8 @@ def eigvals(a):
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real matrix (stack),
-    ``S`` descending; ``compute_uv=False`` gives ``S`` only (complex input allowed
-    then). ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
+    """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real or complex matrix
+    (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only. ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
     of ``U``/``Vh`` need ``full_matrices=False`` for non-square ``a``.
 
     >>> import functrans.numpy as fnp
@@ -155,7 +153,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """
     if not compute_uv:
         return svdvals(a) if not hermitian else _hermitian_svd(a, False)
-    (a,) = as_float("svd", a)
+    (a,) = as_float("svd", a, complex_ok=not hermitian)
     check_matrix("svd", a)
     if hermitian:
         return _hermitian_svd(a, True)
@@ -179,8 +177,7 @@ def _hermitian_svd(a, compute_uv):
 
 
 def svdvals(x, /):
-    """The singular values (descending) of a matrix or stack; complex matrices too
-    (as the singular values of their real embedding ``[[re, -im], [im, re]]``).
+    """The singular values (descending, real) of a real or complex matrix or stack.
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.svdvals(fnp.asarray([[0.0, 2.0], [1.0, 0.0]])).tolist()
@@ -188,16 +185,7 @@ def svdvals(x, /):
     """
     (x,) = as_float("svdvals", x, complex_ok=True)
     check_matrix("svdvals", x)
-    if x.dtype.kind != "c":
-        return LD.svd(x, full_matrices=False, compute_uv=False)
-    re, im = real(x), imag(x)
-    embedded = concatenate([concatenate([re, -im], axis=-1),
-                            concatenate([im, re], axis=-1)], axis=-2)
-    doubled = LD.svd(embedded, full_matrices=False, compute_uv=False)
-    k = min(x.shape[-2:])
-    # each singular value appears twice (adjacent, descending): average each pair so
-    # the derivative is that of the pair's sum, which is well defined
-    return mean(reshape(doubled, tuple(x.shape[:-2]) + (k, 2)), axis=-1)
+    return LD.svd(x, full_matrices=False, compute_uv=False)
 
 
 def qr(a, mode="reduced"):

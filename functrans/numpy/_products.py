@@ -18,11 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
+from ..errors import ShapeMismatchError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives.dot import dot_general
 from ..primitives.reductions import reduce_sum
 from ..primitives.structural import broadcast_in_dim, reshape, transpose
+from ._elementwise import multiply
+from ._elementwise_select import conjugate
+from ._reductions import accumulation_dtype
 from ._util import (asarray, broadcast_shapes, broadcast_to_shape, canonicalize_axis,
                     result_dtype)
 
@@ -58,8 +62,8 @@ def _const(value, shape, dtype):
 
 
 def _dims_error(name, a, b, detail):
-    return ValueError(f"{name}: shapes {tuple(a.shape)} and {tuple(b.shape)} are not aligned: "
-                      f"{detail}")
+    return ShapeMismatchError(f"{name}: shapes {tuple(a.shape)} and {tuple(b.shape)} are not "
+                              f"aligned: {detail}")
 
 
 # --------------------------------------------------------------------------- matmul / dot
@@ -120,7 +124,6 @@ def dot(a, b):
     """
     a, b = _arrays(a, b)
     if a.ndim == 0 or b.ndim == 0:
-        from ._elementwise import multiply
         return multiply(a, b)
     kb = 0 if b.ndim == 1 else b.ndim - 2
     if a.shape[-1] != b.shape[kb]:
@@ -150,7 +153,6 @@ def vdot(a, b):
     if not _traced(a, b):
         return wrap(np.asarray(np.vdot(a, b)))
     if a.dtype.kind == "c":
-        from . import conjugate
         a = conjugate(a)
     a, b = _promote(_ravel(a), _ravel(b))
     return dot_general(a, b, (((0,), (0,)), ((), ())))
@@ -165,7 +167,6 @@ def inner(a, b):
     """
     a, b = _arrays(a, b)
     if a.ndim == 0 or b.ndim == 0:
-        from ._elementwise import multiply
         return multiply(a, b)
     if a.shape[-1] != b.shape[-1]:
         raise _dims_error("inner", a, b, f"last dims {a.shape[-1]} != {b.shape[-1]}")
@@ -305,9 +306,8 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     >>> fnp.trace(np.eye(3)).item()
     3.0
     """
-    from ._reductions import _acc_dtype
     a, ax1, ax2 = _diagonal_args("trace", a, axis1, axis2)
-    dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+    dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
     if not _traced(a):
         return wrap(np.asarray(np.trace(a, offset, ax1, ax2, dtype=dt)))
     a = E.convert_element_type(a, dt)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import warnings
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
 from ..primitives import elementwise as E
 from ..primitives.structural import reshape as _reshape
+from ._elementwise import multiply, true_divide
+from ._structural import broadcast_to
 from ._util import asarray, canonicalize_axes, canonicalize_axis
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
@@ -44,7 +47,7 @@ def _arr(a):
     return asarray(a)
 
 
-def _acc_dtype(dt):
+def accumulation_dtype(dt):
     """numpy 2's accumulator for sum/prod/cumsum/cumprod, with uint32 -> int64."""
     dt = np.dtype(dt)
     if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 8) or dt == np.uint32:
@@ -119,6 +122,18 @@ def _div_by(x, n):
     return E.div(x, np.broadcast_to(_scalar(n, dt), shape))
 
 
+def _quiet(np_fn, a, slices=False, **kwargs):
+    """numpy's reduction without the warnings JAX does not give (overflow, 0 * inf, the
+    mean of an empty slice, too few degrees of freedom): IEEE results (inf, nan) only.
+    numpy raises them in its own modules, out of reach of the numpy_warnings filter."""
+    with np.errstate(all="ignore"):
+        if not (slices or a.size == 0):
+            return np_fn(a, **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np_fn(a, **kwargs)
+
+
 # --------------------------------------------------------------------------- sum / prod
 
 _ALL_AXES = [tuple(range(n)) for n in range(33)]
@@ -133,11 +148,11 @@ def _sum_like(name, np_fn, prim_fn, prim):
                 # shape rule still checks it)
                 return prim.bind(a, axes=_ALL_AXES[len(av.shape)])
         a = _arr(a)
-        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
-            return wrap(np_fn(a, axis=axis, dtype=dt, keepdims=keepdims))
+            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, keepdims=keepdims))
         axes = _traced_axes(a, axis)
         out = prim_fn(E.convert_element_type(a, dt), axes)
         return _keep(out, a.shape, axes, keepdims)
@@ -172,7 +187,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         return wrap(np.nansum(a, axis=axis, dtype=dt, keepdims=keepdims))
     if a.dtype.kind in "fc":
         zero = np.zeros(a.shape, a.dtype)
@@ -194,7 +209,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        return wrap(np.mean(a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(_quiet(np.mean, a, axis=axis, dtype=dt, keepdims=keepdims))
     axes = _traced_axes(a, axis)
     s = R.reduce_sum(E.convert_element_type(a, dt), axes)
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
@@ -211,7 +226,8 @@ def _moment(name, np_fn, traced, doc):
             dt = np.dtype(dtype) if dtype is not None else None
             if dt is None and a.dtype.kind not in "fc":
                 dt = np.dtype(np.float64)
-            return wrap(np_fn(a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims))
+            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims,
+                               slices=True))
         return traced(a, axis, dtype, ddof, keepdims)
     f.__name__ = name
     f.__doc__ = doc
@@ -252,8 +268,6 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     >>> fnp.average(fnp.asarray([1.0, 3.0]), weights=fnp.asarray([3.0, 1.0])).item()
     1.5
     """
-    from ._elementwise import multiply, true_divide
-    from ._structural import broadcast_to
     a = _arr(a)
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
@@ -371,7 +385,7 @@ any = _reduction("any", np.any, _traced_logical, _logical_doc("any"), R.reduce_o
 def _cumulative(name, np_fn, prim_fn):
     def f(a, axis=None, dtype=None):
         a = _arr(a)
-        dt = np.dtype(dtype) if dtype is not None else _acc_dtype(a.dtype)
+        dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)

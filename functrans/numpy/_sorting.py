@@ -10,6 +10,7 @@ import numpy as np
 
 from ..tracing import Tracer, wrap
 from ..primitives import structural as S
+from ..primitives.elementwise import sub
 from ..primitives.sorting import sort_p
 from ._util import asarray, canonicalize_axis, check_arraylike
 
@@ -75,5 +76,4 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False)
         return sort_p.bind(a, iota, dimension=axis, is_stable=True, num_keys=1)[1]
     # stable descending: sort the reversed array, reverse the result, map the indices back
     idx = sort_p.bind(_reverse(a, axis), iota, dimension=axis, is_stable=True, num_keys=1)[1]
-    from ..primitives.elementwise import sub
     return sub(np.full(a.shape, n - 1, np.int64), _reverse(idx, axis))

@@ -1,10 +1,10 @@
 """Shape manipulation in ``functrans.numpy``: reshaping, axis moves, broadcasting,
-``atleast_*``, flips and tile/repeat, with numpy semantics (joining, splitting, roll
-and pad are in ``_joining``; take and take_along_axis in ``_take``).
+``atleast_*``, flips and tile, with numpy semantics (joining, splitting, roll and pad
+are in ``_joining``; take, take_along_axis and repeat, which gathers, in ``_take``).
 
 Eagerly (no tracer among the arguments) each calls numpy at once; under a trace it
 lowers to the structural primitives (reshape, transpose, broadcast_in_dim, squeeze,
-rev; repeat with uneven counts gathers).
+rev).
 
 >>> import functrans.numpy as fnp
 >>> fnp.reshape(fnp.zeros(6), (2, -1)).shape
@@ -22,11 +22,10 @@ from ..tracing import Tracer, wrap
 from ..primitives import slicing as Sl
 from ..primitives import structural as S
 from ._util import asarray, broadcast_to_shape, canonicalize_axis
-from ._take import take
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
            "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip", "fliplr", "flipud",
-           "tile", "repeat", "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size"]
+           "tile", "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size"]
 
 
 def _arr(a):
@@ -358,37 +357,3 @@ def tile(A, reps):
     big = tuple(x for r, s in zip(reps, shp) for x in (r, s))
     b = S.broadcast_in_dim(a, big, tuple(range(1, 2 * nd, 2)))
     return S.reshape(b, tuple(r * s for r, s in zip(reps, shp)))
-
-
-def repeat(a, repeats, axis=None, total_repeat_length=None):
-    """Repeat each element ``repeats`` times along ``axis`` (flattened when None).
-
-    ``repeats`` must be static (an int or a concrete array).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.repeat(fnp.arange(2), [2, 1]).tolist()
-    [0, 0, 1]
-    """
-    a = _arr(a)
-    if isinstance(repeats, Tracer):
-        if repeats.val is None:
-            raise TypeError(f"repeat: repeats must be static, got a traced value "
-                            f"{repeats.aval.str_short()} (the result's shape depends on it)")
-        repeats = repeats.val
-    reps = np.asarray(repeats)
-    if reps.dtype.kind not in "iub" or (reps < 0).any():
-        raise ValueError(f"repeat: repeats must be non-negative integers, got {repeats!r}")
-    if not isinstance(a, Tracer):
-        return wrap(np.repeat(a, reps, axis))
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis = canonicalize_axis(axis, a.ndim, "repeat: axis")
-    n = a.shape[axis]
-    if reps.ndim == 0:
-        r = int(reps)
-        big = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
-        dims = tuple(j if j <= axis else j + 1 for j in range(a.ndim))
-        b = S.broadcast_in_dim(a, big, dims)
-        return S.reshape(b, a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
-    reps = np.broadcast_to(reps, (n,))
-    return take(a, np.repeat(np.arange(n), reps), axis=axis)

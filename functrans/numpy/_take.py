@@ -1,8 +1,9 @@
 """``take`` and ``take_along_axis`` of ``functrans.numpy``, with numpy's index checks and
 JAX's out-of-range modes (``x[idx]`` and ``x.at[idx]`` are in ``_indexing``).
 
-Out of range, static indices raise ``IndexError`` (as numpy) and traced ones give NaN
-for floats (as JAX's default ``mode="fill"``). Both lower to one ``gather``.
+Out of range, indices written as Python ints raise ``IndexError`` (as numpy) and array
+indices (numpy arrays, Arrays, traced values) give NaN for floats (as JAX's default
+``mode="fill"``), eagerly and under jit alike. Both lower to one ``gather``.
 
 >>> import functrans.numpy as fnp
 >>> fnp.take(fnp.arange(4.0), [0, -1, 9], mode="clip").tolist()
@@ -17,13 +18,17 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import slicing as Sl
 from ..primitives import structural as S
+from . import _structural as St
+from ._elementwise import remainder
+from ._elementwise_select import where
 from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
 
-__all__ = ["take", "take_along_axis"]
+__all__ = ["take", "take_along_axis", "repeat"]
 
 # Out-of-range indices in ``take``/``take_along_axis``: with the default ``mode=None``,
-# static (concrete) indices raise ``IndexError`` as numpy does and as ``x[idx]`` does,
-# while traced ones, whose values are unknown, get JAX's default ``"fill"``.
+# Python ints (an int or a list of them) raise ``IndexError`` as numpy does and as
+# ``x[idx]`` does, while arrays (data, whose values may be unknown under jit) get JAX's
+# default ``"fill"`` wherever they are used, so eager and compiled results agree.
 # ``"clip"`` wraps a negative index once and then clamps into range; ``"wrap"`` takes
 # it modulo the axis size; ``"fill"`` returns ``fill_value`` at out-of-range positions
 # (by default as JAX: NaN for inexact dtypes, the most negative value for signed
@@ -37,6 +42,11 @@ def _arr(a):
 def _check_int_indices(name, idx):
     if idx.dtype.kind not in "iu":
         raise TypeError(f"{name}: indices must be integers, got dtype {idx.dtype}")
+
+
+def _default_mode(indices, mode):
+    """``mode=None`` for concrete indices: arrays fill (as traced ones), ints raise."""
+    return "fill" if mode is None and isinstance(indices, np.ndarray) else mode
 
 
 def _norm_static(name, idx, n, mode):
@@ -66,7 +76,6 @@ def _norm_traced(name, idx, n, mode):
     dt = np.dtype(np.int32) if idx.dtype == np.int32 else np.dtype(np.int64)
     idx = E.convert_element_type(idx, dt)
     if mode == "wrap":
-        from ._elementwise import remainder
         return remainder(idx, n), None
     shp = idx.shape
     neg = E.lt(idx, S.full(shp, 0, dt))
@@ -79,8 +88,6 @@ def _norm_traced(name, idx, n, mode):
 
 def _fill(out, valid, fill_value, expand_at):
     """``out`` where ``valid`` (broadcast over the non-index axes), else the fill value."""
-    from ._elementwise import where
-    from . import _structural as St
     if fill_value is None:
         dt = out.dtype
         fill_value = (np.nan if dt.kind in "fc" else True if dt.kind == "b" else
@@ -108,7 +115,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     >>> fnp.take(fnp.arange(6).reshape(2, 3), [2, 0], axis=1).tolist()
     [[2, 0], [5, 3]]
     """
-    from . import _structural as St
     if out is not None:
         raise TypeError("take: the out argument is not supported (arrays are immutable)")
     if mode not in _TAKE_MODES:
@@ -124,7 +130,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise IndexError(f"take: cannot take indices from an empty axis {axis} of an array of "
                          f"shape {tuple(a.shape)}")
     if not isinstance(idx, Tracer):
-        norm, valid = _norm_static("take", idx, n, mode)
+        norm, valid = _norm_static("take", idx, n, _default_mode(indices, mode))
         if not isinstance(a, Tracer):
             res = wrap(np.take(np.asarray(a), norm, axis=axis)) if n else \
                 wrap(np.zeros(a.shape[:axis] + norm.shape + a.shape[axis + 1:], a.dtype))
@@ -150,7 +156,6 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     >>> fnp.take_along_axis(fnp.array([[3, 1, 2]]), fnp.array([[1, 2, 0]]), 1).tolist()
     [[1, 2, 3]]
     """
-    from . import _structural as St
     if mode not in _TAKE_MODES:
         raise ValueError(f"take_along_axis: mode must be one of {_TAKE_MODES}, got {mode!r}")
     a = _arr(arr)
@@ -177,7 +182,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     if isinstance(idx, Tracer):
         norm, valid = _norm_traced("take_along_axis", idx, n, mode)
     else:
-        norm, valid = _norm_static("take_along_axis", idx, n, mode)
+        norm, valid = _norm_static("take_along_axis", idx, n, _default_mode(indices, mode))
     if not any_tracer(a, norm):
         norm = np.broadcast_to(norm, out_shape)
         res = wrap(np.take_along_axis(np.broadcast_to(np.asarray(a), tuple(
@@ -197,3 +202,37 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     if valid is not None:
         return _fill(res, St.broadcast_to(valid, out_shape), fill_value, 0)
     return res
+
+
+def repeat(a, repeats, axis=None, total_repeat_length=None):
+    """Repeat each element ``repeats`` times along ``axis`` (flattened when None).
+
+    ``repeats`` must be static (an int or a concrete array).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.repeat(fnp.arange(2), [2, 1]).tolist()
+    [0, 0, 1]
+    """
+    a = _arr(a)
+    if isinstance(repeats, Tracer):
+        if repeats.val is None:
+            raise TypeError(f"repeat: repeats must be static, got a traced value "
+                            f"{repeats.aval.str_short()} (the result's shape depends on it)")
+        repeats = repeats.val
+    reps = np.asarray(repeats)
+    if reps.dtype.kind not in "iub" or (reps < 0).any():
+        raise ValueError(f"repeat: repeats must be non-negative integers, got {repeats!r}")
+    if not isinstance(a, Tracer):
+        return wrap(np.repeat(a, reps, axis))
+    if axis is None:
+        a, axis = St.ravel(a), 0
+    axis = canonicalize_axis(axis, a.ndim, "repeat: axis")
+    n = a.shape[axis]
+    if reps.ndim == 0:
+        r = int(reps)
+        big = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
+        dims = tuple(j if j <= axis else j + 1 for j in range(a.ndim))
+        b = S.broadcast_in_dim(a, big, dims)
+        return S.reshape(b, a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
+    reps = np.broadcast_to(reps, (n,))
+    return take(a, np.repeat(np.arange(n), reps), axis=axis)

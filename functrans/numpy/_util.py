@@ -13,7 +13,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
-from ..primitives.structural import broadcast_in_dim
+from ..primitives.structural import broadcast_constant, broadcast_in_dim
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -36,9 +36,24 @@ def check_arraylike(name, *args):
         if isinstance(x, (Tracer, np.ndarray, np.generic) + _PY_SCALARS):
             continue
         if isinstance(x, (list, tuple)):
+            if _contains_tracer(x):
+                # under jit a list argument is a pytree of scalars, not an array (JAX: TypeError)
+                raise TypeError(f"{name}: argument {i} is a {type(x).__name__} holding traced "
+                                "values, not an array; make it one with fnp.asarray(...) (a "
+                                "list passed to a jitted function arrives as a list of scalars)")
             continue
         raise TypeError(f"{name}: argument {i} of type {type(x).__name__} is not an array "
                         f"or number: {x!r:.60}")
+
+
+def check_dtypes(name, *args):
+    """After numpy raised TypeError: raise ours if an argument's dtype is not numeric
+    (object, strings), naming it; return otherwise."""
+    for i, x in enumerate(args):
+        dt = getattr(x, "dtype", None)
+        if dt is not None and dt.kind in "OUSVMm":
+            raise TypeError(f"{name}: argument {i} has dtype {dt}, which is not a numeric "
+                            "dtype; convert it with .astype(float) (or pass numbers)")
 
 
 def _promotion_key(x):
@@ -80,8 +95,10 @@ def asarray(x, dtype=None):
         return convert_element_type(x, dtype) if dtype is not None else x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
-        from ._joining import stack
         if any(_contains_tracer(e) for e in x):
+            # _joining (above this module) stacks them: bound when a nested list holds a
+            # tracer, the one case that needs it
+            from ._joining import stack
             return stack([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
@@ -147,7 +164,6 @@ def broadcast_to_shape(x, shape):
     nd = len(shape)
     dims = tuple(range(nd - len(s), nd))
     if not isinstance(x, Tracer):
-        from ..primitives.structural import broadcast_constant
         return broadcast_constant(x, shape, dims)
     return broadcast_in_dim(x, shape, dims)
 

@@ -21,7 +21,8 @@ from ..primitives.fft import fft as _fft_prim
 from ..primitives.elementwise import complex as make_complex
 from ..primitives.slicing import slice_in_dim
 from ._creation import zeros_like
-from ._elementwise import conj, multiply, true_divide
+from ._elementwise import multiply, true_divide
+from ._elementwise_select import conj
 from ._joining import pad, roll
 from ._structural import moveaxis
 from ._util import asarray, check_arraylike, result_dtype

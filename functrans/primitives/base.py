@@ -1,17 +1,21 @@
-"""What every primitive module uses: the Primitive class with ``bind``, symbolic
-zeros, and helpers for the common shapes of rules.
+"""What the primitive families write their rules with: the ``Primitive`` class,
+symbolic zeros and tangent helpers (defined in ``transforms.ad_util``), the batch-axis
+helpers (``transforms.vmap``), and builders for the common shapes of rules.
 
-Rule signatures (all rules of a primitive are attached right after it is defined):
+The modules of ``functrans.primitives`` form one order, each importing only modules
+before it (and ``tracing``, ``transforms``, which sit below the families):
 
-- ``abstract_eval(*avals, **params) -> aval | [avals]`` raises TypeError/ValueError
-  naming shapes and dtypes on bad input.
-- ``impl(*arrays, **params) -> array | [arrays]`` the numpy semantics.
-- ``jvp(primals, tangents, **params) -> (primal_out, tangent_out)``; tangents may be
-  ``Zero``; with ``multiple_results`` both outputs are lists. Must be linear in tangents.
-- ``transpose(ct, *invals, **params) -> [ct_in per input]`` for linear primitives;
-  linear inputs arrive as ``UndefinedPrimal``; return ``None`` for non-linear inputs.
-- ``batch(args, dims, **params) -> (out, out_dim)``; a dim is an int or ``None``
-  (not batched); ``multiple_results`` gives lists.
+1. ``primitive`` (the class), ``basic`` (add, broadcast_in_dim, transpose,
+   convert_element_type: what the transforms' helpers need), then ``transforms``
+   (``ad_util``, jvp, partial_eval, transpose, vmap), then this module;
+2. the families: ``structural``, ``arithmetic``, ``elementwise_math``, ``elementwise``
+   (which gathers the two before it), ``dot``, ``reductions``, ``slicing``,
+   ``indexing``, ``sorting``, ``linalg``, ``random``, ``collectives``,
+   ``control_flow_common``, ``control_flow_cond``, ``control_flow_loops``,
+   ``control_flow``, ``custom``, ``call``.
+
+A rule written with operations of a later family is attached by that family (for
+example broadcast_in_dim's transpose, a ``reduce_sum``, by ``reductions``).
 
 >>> from functrans.primitives.base import Zero
 >>> from jaxpr_ir import ShapedArray
@@ -20,101 +24,11 @@ Zero(f64[3])
 """
 from __future__ import annotations
 
-import jaxpr_ir
-from jaxpr_ir import ShapedArray
-from ..tracing import bind, get_aval
-
-
-class Primitive(jaxpr_ir.Primitive):
-    """A jaxpr_ir primitive that functrans can apply (``bind``)."""
-
-    # ``prim.bind(*args, **params)`` is ``tracing.bind(prim, ...)`` itself (no extra frame:
-    # eager calls are hot)
-    bind = bind
-
-    def def_rules(self, *, abstract_eval=None, impl=None, jvp=None, transpose=None,
-                  batch=None, partial_eval=None, not_differentiable=None):
-        for name, f in (("abstract_eval", abstract_eval), ("impl", impl), ("jvp", jvp),
-                        ("transpose", transpose), ("batch", batch),
-                        ("partial_eval", partial_eval)):
-            if f is not None:
-                setattr(self, name, f)
-        if not_differentiable is not None:
-            self.not_differentiable = not_differentiable
-        return self
-
-
-# --------------------------------------------------------------------------- zeros
-
-class Zero:
-    """A symbolic zero tangent or cotangent: no array is built until needed."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
-
-
-class UndefinedPrimal:
-    """Marks a linear input of an equation being transposed."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
-
-
-def is_undefined(x):
-    return type(x) is UndefinedPrimal
-
-
-def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """Tangents of float values have the same type; integers have none (zero)."""
-    return aval       # avals are immutable: the primal's own serves
-
-
-def zeros_array(aval):
-    """Zeros of ``aval`` as a broadcast scalar (see ``structural.full``)."""
-    from .structural import full
-    return full(aval.shape, 0, aval.dtype)
-
-
-def instantiate(t):
-    """A Zero as a real array of zeros; anything else unchanged."""
-    if type(t) is Zero:
-        return zeros_array(t.aval)
-    return t
-
-
-def add_tangents(a, b):
-    if type(a) is Zero:
-        return b
-    if type(b) is Zero:
-        return a
-    return bind(_ADD_P or _add_p(), a, b)
-
-
-def _add_p():
-    # elementwise imports this module: fetch add_p once, on first use
-    global _ADD_P
-    if _ADD_P is None:
-        from .elementwise import add_p
-        _ADD_P = add_p
-    return _ADD_P
-
-
-_ADD_P = None
-
-
-def aval(x):
-    t = type(x)
-    if t is Zero or t is UndefinedPrimal:
-        return x.aval
-    return get_aval(x)
+from ..tracing import bind
+from ..transforms.ad_util import (UndefinedPrimal, Zero, add_tangents, aval,  # noqa: F401
+                                  instantiate, is_undefined, tangent_aval, zeros_array)
+from ..transforms.vmap import move_batch_axis, not_mapped_size  # noqa: F401
+from .primitive import Primitive  # noqa: F401
 
 
 # --------------------------------------------------------------------------- rule helpers
@@ -175,30 +89,6 @@ def deflinear(prim, transpose_rule):
         return out, bind(prim, *ts, **params)
     prim.jvp = rule
     prim.transpose = transpose_rule
-
-
-def not_mapped_size(args, dims):
-    """The batch size from the first batched argument."""
-    for x, d in zip(args, dims):
-        if d is not None:
-            return aval(x).shape[d]
-    raise ValueError("no batched argument")
-
-
-def move_batch_axis(x, d, to: int = 0, size: int | None = None):
-    """Move batch axis d of x to position ``to``; if d is None, broadcast to ``size``."""
-    from .structural import broadcast_in_dim, transpose
-    a = aval(x)
-    if d is None:
-        shape = list(a.shape)
-        shape.insert(to, size)
-        dims = tuple(i for i in range(len(shape)) if i != to)
-        return broadcast_in_dim(x, tuple(shape), dims)
-    if d == to:
-        return x
-    perm = [i for i in range(a.ndim) if i != d]
-    perm.insert(to, d)
-    return transpose(x, tuple(perm))
 
 
 def batch_elementwise(prim):

@@ -10,8 +10,14 @@ rules transform the body and call it again, so ``grad(jit(f))`` and
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr
-from .base import Primitive, Zero, instantiate, is_undefined, tangent_aval
-from .control_flow_common import BodyCache, check_operands
+from ..compiler import LRUCache, compile_closed
+from ..tracing import trace_to_jaxpr
+from ..transforms.jvp import jvp_eval
+from ..transforms.partial_eval import partial_eval
+from ..transforms.transpose import transpose_jaxpr
+from ..transforms.vmap import vmap_jaxpr
+from .base import Primitive, Zero, instantiate, is_undefined, not_mapped_size, tangent_aval
+from .control_flow_common import BodyCache, check_operands, hoist
 
 pjit_p = Primitive("pjit", multiple_results=True)
 pjit_p.subjaxpr_params = ("jaxpr",)
@@ -23,29 +29,18 @@ def _pjit_aval(*avals, jaxpr, name, backend):
     return list(jaxpr.out_avals)
 
 
-_compiled = {}
+# (id of the body, backend) -> (body, executable): the entry holds its body, so the id
+# stays that body's while the entry lives (ClosedJaxpr takes no weak references)
+_compiled = LRUCache()
 
 
 def _pjit_impl(*args, jaxpr, name, backend):
-    from backends import get_backend
     key = (id(jaxpr), backend)
     hit = _compiled.get(key)
     if hit is None or hit[0] is not jaxpr:
-        from .. import config, dump   # ---- tools: log, stage dumps, debug_nans (dump.py)
-        exe = (dump.compile_body(jaxpr, backend, name) if config.tools_active()
-               else get_backend(backend).compile(_optimized(jaxpr)))
-        hit = (jaxpr, exe)
-        _compiled[key] = hit
+        hit = (jaxpr, compile_closed(jaxpr, backend, name=name))
+        _compiled.put(key, hit)
     return hit[1](*args)
-
-
-def _optimized(closed):
-    """The body as a backend gets it: calls (custom rules, checkpoint) inlined, simplified."""
-    try:
-        from jaxpr_ir.passes import simplify
-    except ImportError:
-        return closed
-    return ClosedJaxpr(simplify(closed.jaxpr), closed.consts)
 
 
 def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
@@ -56,7 +51,8 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
     nz = tuple(type(t) is not Zero for t in tangents)
     known, unknown, tk_idx, tu_idx = _jvp_split(jaxpr, nz)
     n_out = len(jaxpr.out_avals)
-    kres = pjit_p.bind(*known.consts_as_args, *primals, jaxpr=known.closed,
+    (kbody, kconsts), (ubody, uconsts) = known, unknown
+    kres = pjit_p.bind(*kconsts, *primals, jaxpr=kbody,
                        name=f"jvp_known({name})", backend=backend)
     out, rest = kres[:n_out], kres[n_out:]
     n_tk = len(tk_idx)
@@ -66,7 +62,7 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
         touts[i] = t
     if tu_idx:
         ts = [t for t in tangents if type(t) is not Zero]
-        tu = pjit_p.bind(*unknown.consts_as_args, *res, *ts, jaxpr=unknown.closed,
+        tu = pjit_p.bind(*uconsts, *res, *ts, jaxpr=ubody,
                          name=f"jvp({name})", backend=backend)
         for i, t in zip(tu_idx, tu):
             touts[i] = t
@@ -81,9 +77,6 @@ def _jvp_split(jaxpr, nz):
     hit = _split_cache.get(jaxpr, nz)
     if hit is not None:
         return hit
-    from ..transforms.jvp import jvp_eval
-    from ..transforms.partial_eval import partial_eval
-    from ..tracing import trace_to_jaxpr
     in_avals = jaxpr.in_avals
     n_in, n_out = len(in_avals), len(jaxpr.out_avals)
     t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
@@ -99,64 +92,30 @@ def _jvp_split(jaxpr, nz):
     assert all(out_known[:n_out]), "a primal output depends on tangents"
     tk_idx = [i for i in range(n_out) if out_known[n_out + i]]
     tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
-    res = (_hoist_consts(kj), _hoist_consts(uj), tk_idx, tu_idx)
+    res = (hoist(kj), hoist(uj), tk_idx, tu_idx)
     return _split_cache.put(jaxpr, res, nz)
 
 
-def _select_outputs(closed, idx):
-    from jaxpr_ir import Jaxpr
-    from jaxpr_ir.passes import dce
-    j = closed.jaxpr
-    j2 = Jaxpr(j.constvars, j.invars, j.eqns, [j.outvars[i] for i in idx])
-    return ClosedJaxpr(dce(j2), closed.consts)
-
-
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
-    from ..transforms.transpose import transpose_jaxpr
     mask = [is_undefined(a) for a in args]
     tj = transpose_jaxpr(jaxpr, mask)
-    tj = _hoist_consts(tj)
+    tbody, tconsts = hoist(tj)
     nonlin = [a for a in args if not is_undefined(a)]
     cts = [instantiate(c) for c in cts]
-    outs = pjit_p.bind(*tj.consts_as_args, *nonlin, *cts, jaxpr=tj.closed,
+    outs = pjit_p.bind(*tconsts, *nonlin, *cts, jaxpr=tbody,
                        name=f"transpose({name})", backend=backend)
     it = iter(outs)
     return [next(it) if m else None for m in mask]
 
 
-class _Hoisted:
-    __slots__ = ("closed", "consts_as_args")
-
-    def __init__(self, closed, consts):
-        self.closed = closed
-        self.consts_as_args = consts
-
-
-def _hoist_consts(closed: ClosedJaxpr) -> _Hoisted:
-    """Turn constvars into leading invars, so the body carries no consts."""
-    from jaxpr_ir import Jaxpr
-    j = closed.jaxpr
-    return _Hoisted(ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []),
-                    list(closed.consts))
-
-
 def _pjit_batch(args, dims, *, jaxpr, name, backend):
-    from ..transforms.vmap import vmap_jaxpr
-    from .base import not_mapped_size
     size = not_mapped_size(args, dims)
     bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
-    h = _hoist_consts(bj)
-    outs = pjit_p.bind(*h.consts_as_args, *args, jaxpr=h.closed, name=f"vmap({name})",
+    body, consts = hoist(bj)
+    outs = pjit_p.bind(*consts, *args, jaxpr=body, name=f"vmap({name})",
                        backend=backend)
     return outs, out_dims
 
 
 pjit_p.def_rules(abstract_eval=_pjit_aval, impl=_pjit_impl, jvp=_pjit_jvp,
                  transpose=_pjit_transpose, batch=_pjit_batch)
-
-
-def hoist_consts(closed):
-    """Public helper: (consts-free ClosedJaxpr, const values to pass as leading operands)."""
-    h = _hoist_consts(closed)
-    return h.closed, h.consts_as_args
-

@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ShapedArray
-from ..tracing import Tracer, _trace_stack
-from ..transforms.vmap import axis_frames
+from ..tracing import Tracer, axis_frames, trace_at_level, trace_depth
 from ..sharding import find_mesh_frame
 from . import collectives_mesh as mesh_ops
 from .base import Primitive, Zero, aval, deflinear, move_batch_axis
@@ -38,10 +37,10 @@ def binding(name):
     """The vmap frame or mesh axis binding ``name`` (the innermost binding), or NameError."""
     m = find_mesh_frame(name)
     if name is not None:
-        for i in range(len(axis_frames) - 1, -1, -1):
-            if axis_frames[i].name == name:
+        for i in range(len(axis_frames()) - 1, -1, -1):
+            if axis_frames()[i].name == name:
                 if m is None or i >= m.vmap_depth:
-                    return axis_frames[i]
+                    return axis_frames()[i]
                 break
     if m is None:
         raise mesh_ops.unbound(name)
@@ -71,7 +70,7 @@ def into_body(x, ax):
     if isinstance(x, Tracer) and x._trace.level >= ax.frame.level:
         return x
     a = aval(x)
-    return _trace_stack[ax.frame.level].process(
+    return trace_at_level(ax.frame.level).process(
         convert_element_type_p, (x,), {"new_dtype": a.dtype, "weak_type": a.weak_type})
 
 
@@ -111,7 +110,7 @@ def _owner(axis_name):
     """(frame, True) when the innermost vmap (whose batch dims the rule sees) owns the name;
     else (the vmap frame or mesh axis that binds it, False)."""
     frame = binding(axis_name)
-    return frame, frame is axis_frames[-1]
+    return frame, frame is axis_frames()[-1]
 
 
 def _reducing_batch(prim, reduce_fn, invariant_fn):
@@ -195,8 +194,8 @@ def record_axis_index(frame, axis_name):
         frame = frame.frame
         if not frame.tracing:
             return axis_index_p.bind(axis_name=axis_name)
-    if frame.tracing and frame.level < len(_trace_stack):
-        trace = _trace_stack[frame.level]
+    if frame.tracing and frame.level < trace_depth():
+        trace = trace_at_level(frame.level)
         return trace.process(axis_index_p, (), {"axis_name": axis_name})
     raise NameError(f"axis_index({axis_name!r}) used outside the function traced by "
                     f"vmap(..., axis_name={axis_name!r}) or shard_map")
@@ -223,9 +222,9 @@ def lift_invariant(x, frame):
     (only needed by collectives without an invariant shortcut)."""
     if varies(x, frame):
         return x
-    if frame.tracing and frame.level < len(_trace_stack):
+    if frame.tracing and frame.level < trace_depth():
         a = aval(x)
-        return _trace_stack[frame.level].process(
+        return trace_at_level(frame.level).process(
             convert_element_type_p, (x,), {"new_dtype": a.dtype, "weak_type": a.weak_type})
     return x
 

@@ -23,6 +23,7 @@ from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import hoist, join_branch_consts, trace_closed
 from .control_flow_cond import clamp_index, cond_p
 from .control_flow_loops import scan_p, while_p
+from .elementwise import add, convert_element_type
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
@@ -56,7 +57,6 @@ def _flatten_operands(tree, what):
 
 
 def _cast(x, dtype):
-    from .elementwise import convert_element_type
     if isinstance(x, (bool, int, float, complex)):
         return np.asarray(x, dtype)
     return convert_element_type(x, dtype)
@@ -90,6 +90,9 @@ def _check_fun(f, what):
         raise TypeError(f"{what} must be callable, got {type(f).__name__}")
 
 
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
 def _same(a, b):
     return a.shape == b.shape and a.dtype == b.dtype
 
@@ -113,11 +116,13 @@ def _trace_branches(funs, names, operands, what):
     for i in range(n_out):
         avs = [c.out_avals[i] for c, _ in traced]
         strong = [a for a in avs if not a.weak_type]
-        target = strong[0] if strong else avs[0]
+        # weakly typed outputs only ever promote (int -> float), never truncate (1.5 -> 1)
+        target = strong[0] if strong else max(avs, key=lambda a: _KIND_RANK[a.dtype.kind])
         for k, a in enumerate(avs):
             if _same(a, target):
                 continue
-            if a.weak_type and a.shape == target.shape:
+            if a.weak_type and a.shape == target.shape and \
+                    _KIND_RANK[a.dtype.kind] <= _KIND_RANK[target.dtype.kind]:
                 casts[k][i] = target.dtype
                 continue
             j = next(m for m, b in enumerate(avs) if b is target)
@@ -206,7 +211,8 @@ def _trace_carry_fun(fun, in_tree, init_avals, other_avals, carry_of, name, what
         for i, (c, o) in enumerate(zip(carry_avals, outs)):
             if _same(c, o):
                 continue
-            if c.shape == o.shape and o.weak_type and lo + i not in casts:
+            if c.shape == o.shape and o.weak_type and lo + i not in casts and \
+                    _KIND_RANK[o.dtype.kind] <= _KIND_RANK[c.dtype.kind]:
                 casts[lo + i] = c.dtype
             elif c.shape == o.shape and c.weak_type:
                 carry_avals[i] = ShapedArray(c.shape, o.dtype, o.weak_type)
@@ -295,7 +301,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
                               for b in (lower, upper) if not isinstance(b, int)])
         i0 = _cast(lower, dt) if not isinstance(lower, int) else np.asarray(lower, dt)
         upper = _cast(upper, dt) if not isinstance(upper, int) else np.asarray(upper, dt)
-    from .elementwise import add
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         length = max(int(upper) - int(lower), 0)
 

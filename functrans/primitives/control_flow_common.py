@@ -17,8 +17,14 @@ that emits residuals and a part linear in the tangents (``split_jvp``).
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..tracing import Tracer, trace_to_jaxpr
+from ..tracing import Tracer, checked, trace_to_jaxpr
 from .base import Zero, instantiate, tangent_aval
+from .structural import broadcast_in_dim_p
+from ..transforms.jvp import jvp_eval
+from ..transforms.partial_eval import partial_eval
+from ..transforms.transpose import transpose_jaxpr
+from ..transforms.vmap import vmap_jaxpr
+import numpy as np
 
 
 def is_float(a) -> bool:
@@ -76,7 +82,8 @@ def hoist(closed: ClosedJaxpr):
     j = closed.jaxpr
     if not j.constvars:
         return (closed if not closed.consts else ClosedJaxpr(j, [])), []
-    return ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []), list(closed.consts)
+    return (checked(ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []),
+                    "hoisting a body's consts"), list(closed.consts))
 
 
 def _no_literal_outputs(j: Jaxpr) -> Jaxpr:
@@ -94,7 +101,6 @@ def _no_literal_outputs(j: Jaxpr) -> Jaxpr:
 
 
 def _broadcast_literal(val, aval):
-    from .structural import broadcast_in_dim_p
     v = Var(aval)
     lit = Literal(val, ShapedArray((), aval.dtype, aval.weak_type))
     return v, Eqn(broadcast_in_dim_p, [lit], [v], dict(shape=tuple(aval.shape),
@@ -103,7 +109,6 @@ def _broadcast_literal(val, aval):
 
 def zeros_eqn(aval):
     """(var, eqn) defining zeros of ``aval`` inside a jaxpr being assembled by hand."""
-    import numpy as np
     return _broadcast_literal(np.zeros((), aval.dtype)[()], aval)
 
 
@@ -172,7 +177,6 @@ def jvp_closed(closed: ClosedJaxpr, nonzero, instantiate_out, staged=True):
     bool values never have one. ``staged``: the result will be split by
     ``split_jvp``, so loops inside it must keep primals and tangents apart.
     """
-    from ..transforms.jvp import jvp_eval
     avals = closed.in_avals
     n = len(avals)
     t_avals = [tangent_aval(a) for a, z in zip(avals, nonzero) if z]
@@ -217,7 +221,6 @@ class SplitJvp:
 
 def split_jvp(jc: ClosedJaxpr, n_primal_in: int, n_primal_out: int) -> SplitJvp:
     """Partial-evaluate a JVP body with primals known and tangents unknown."""
-    from ..transforms.partial_eval import partial_eval
     n_in = len(jc.in_avals)
     kj, uj, out_known = partial_eval(jc, [True] * n_primal_in + [False] * (n_in - n_primal_in))
     if not all(out_known[:n_primal_out]):
@@ -245,14 +248,12 @@ def split_jvp(jc: ClosedJaxpr, n_primal_in: int, n_primal_out: int) -> SplitJvp:
 
 def transpose_closed(closed: ClosedJaxpr, linear_mask) -> ClosedJaxpr:
     """(non-linear inputs, output cotangents) -> cotangents of the linear inputs; consts kept."""
-    from ..transforms.transpose import transpose_jaxpr
     tj = transpose_jaxpr(closed, linear_mask)
     return ClosedJaxpr(_no_literal_outputs(tj.jaxpr), tj.consts)
 
 
 def vmap_closed(closed: ClosedJaxpr, in_dims, size, out_dims_to=None):
     """Batched body (consts as constvars) and its output batch dims."""
-    from ..transforms.vmap import vmap_jaxpr
     # the axis name is inherited from the enclosing vmap (collectives in the body)
     bj, out_dims = vmap_jaxpr(closed, list(in_dims), size, out_dims_to=out_dims_to)
     return ClosedJaxpr(_no_literal_outputs(bj.jaxpr), bj.consts), out_dims

@@ -22,12 +22,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
+from backends.interpret_control_flow import run_cond
+from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray, Var
+from ..tracing import checked
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import (check_types, is_float, join_branch_consts, jvp_closed,
                                   no_consts, split_jvp, tangents_staged, transpose_closed,
                                   vmap_closed, zeros_eqn)
+from .elementwise_math import max_p, min_p
+from .structural import broadcast_in_dim
+from .elementwise import select_n
+from ..transforms.vmap import vmap_eval
 
 __all__ = []
 
@@ -60,7 +66,6 @@ def _cond_aval(index, *ops, branches):
 
 
 def _cond_impl(index, *ops, branches):
-    from backends.interpret_control_flow import run_cond
     return run_cond(index, *ops, branches=branches)
 
 
@@ -102,7 +107,8 @@ def _cond_jvp(primals, tangents, *, branches):
                 v, e = zeros_eqn(a)
                 eqns.append(e)
                 outs = outs + [v]
-        known.append(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, eqns, outs), s.known.consts))
+        known.append(checked(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, eqns, outs),
+                                         s.known.consts), "cond JVP (known branch)"))
     k_branches, k_consts = join_branch_consts(known)
     k_outs = cond_p.bind(index, *k_consts, *ops, branches=tuple(k_branches))
     primal_outs, residuals = k_outs[:n_out], k_outs[n_out:]
@@ -114,9 +120,10 @@ def _cond_jvp(primals, tangents, *, branches):
         n_res = len(s.res_avals)
         res_in = []
         for m, other in enumerate(splits):
-            res_in += lj.invars[:n_res] if m == k else list(other.res_avals)
-        lin.append(ClosedJaxpr(Jaxpr(lj.constvars, res_in + lj.invars[n_res:], lj.eqns,
-                                     lj.outvars), s.linear.consts))
+            res_in += lj.invars[:n_res] if m == k else [Var(a) for a in other.res_avals]
+        lin.append(checked(ClosedJaxpr(Jaxpr(lj.constvars, res_in + lj.invars[n_res:], lj.eqns,
+                                             lj.outvars), s.linear.consts),
+                           "cond JVP (linear branch)"))
     l_branches, l_consts = join_branch_consts(lin)
     t_outs = cond_p.bind(index, *l_consts, *residuals, *t_in, branches=tuple(l_branches))
     it = iter(t_outs)
@@ -139,8 +146,6 @@ def _cond_transpose(cts, index, *ops, branches):
 def clamp_index(index, n):
     """``index`` (int32, any shape) clamped to [0, n - 1]. The cond primitive clamps
     by definition; doing it explicitly keeps the batched select exact on every backend."""
-    from .elementwise_math import max_p, min_p
-    from .structural import broadcast_in_dim
     shape = aval(index).shape
     lo = broadcast_in_dim(np.int32(0), shape, ())
     hi = broadcast_in_dim(np.int32(n - 1), shape, ())
@@ -148,9 +153,6 @@ def clamp_index(index, n):
 
 
 def _cond_batch(args, dims, *, branches):
-    from .elementwise import select_n
-    from .structural import broadcast_in_dim
-    from ..transforms.vmap import vmap_eval
     index, *ops = args
     size = not_mapped_size(args, dims)
     op_dims = list(dims[1:])

@@ -26,13 +26,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from backends.interpret_control_flow import run_scan, run_while
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
-from ..tracing import Tracer, eval_jaxpr
+from ..tracing import Tracer, checked, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import (check_types, copy_jaxpr, hoist, is_float, jvp_closed,
                                   no_consts, relist, split_jvp, tangents_staged, trace_hoisted,
                                   transpose_closed, vmap_closed)
+from .elementwise import add, select_n
+from .reductions import reduce_or
+from .structural import broadcast_in_dim
+from ..transforms.vmap import vmap_eval
 
 __all__ = []
 
@@ -83,7 +88,6 @@ def _while_aval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 def _while_impl(*args, **params):
-    from backends.interpret_control_flow import run_while
     return run_while(*args, **params)
 
 
@@ -111,6 +115,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     body = ClosedJaxpr(Jaxpr([], jj.constvars + ins[:n_b] + ins[n_b + n_c:n_b + n_c + n_bt]
                              + ins[n_b:n_b + n_c] + ins[n_b + n_c + n_bt:], jj.eqns,
                              jj.outvars), [])
+    checked(body, "while JVP (body)")
     t_avals = [tangent_aval(aval(x)) for x, z in zip(init, carry_nz) if z]
     cj = copy_jaxpr(cond_jaxpr.jaxpr)
     cond = relist(cj, cj.invars + t_avals)
@@ -139,10 +144,6 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    from .elementwise import select_n
-    from .reductions import reduce_or
-    from .structural import broadcast_in_dim
-    from ..transforms.vmap import vmap_eval
     size = not_mapped_size(args, dims)
     nc, nb = cond_nconsts, body_nconsts
     cc, bc, init = args[:nc], args[nc:nc + nb], args[nc + nb:]
@@ -247,7 +248,6 @@ def _scan_aval(*avals, jaxpr, length, reverse, num_consts, num_carry, linear=Non
 
 
 def _scan_impl(*args, **params):
-    from backends.interpret_control_flow import run_scan
     return run_scan(*args, **params)
 
 
@@ -299,6 +299,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     stacked = [r for r, (k, _) in zip(kj.outvars[nk + n_y:], res_kind) if k == "stack"]
     known_body = ClosedJaxpr(Jaxpr([], kj.constvars + kj.invars, kj.eqns,
                                    kj.outvars[:nk + n_y] + stacked), [])
+    checked(known_body, "scan JVP (known body)")
     k_consts = list(s.known.consts)
     k_outs = scan_p.bind(*k_consts, *primals, jaxpr=known_body, num_consts=len(k_consts) + nc,
                          num_carry=nk, linear=(False,) * (len(k_consts) + n_in), **params)
@@ -320,7 +321,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
             xs_vals.append(next(stacked_vals) if kind == "stack" else val)
     lin_invars = (lj.constvars + inv_res + tan_vars[:n_ct] + tan_vars[n_ct:n_ct + n_kt]
                   + xs_res + tan_vars[n_ct + n_kt:])
-    lin_body = ClosedJaxpr(Jaxpr([], lin_invars, lj.eqns, lj.outvars), [])
+    lin_body = checked(ClosedJaxpr(Jaxpr([], lin_invars, lj.eqns, lj.outvars), []),
+                       "scan JVP (linear body)")
     nl_consts = list(s.linear.consts) + inv_vals
     t_consts = [instantiate(t) for t, z in zip(c_t, c_nz) if z]
     t_init = [instantiate(t) if type(t) is not Zero else np.zeros(aval(p).shape, aval(p).dtype)
@@ -352,8 +354,9 @@ def _scan_jvp_joint(primals, tangents, jc, out_nz, nz, nc, nk, n_y, params):
     n_out = nk + n_y
     po, to = j.outvars[:n_out], j.outvars[n_out:]
     n_kto = sum(out_nz[:nk])          # == n_kt: carry tangents went to a fixed point
-    body = ClosedJaxpr(Jaxpr([], invars, j.eqns, po[:nk] + to[:n_kto] + po[nk:] + to[n_kto:]),
-                       [])
+    body = checked(ClosedJaxpr(Jaxpr([], invars, j.eqns,
+                                     po[:nk] + to[:n_kto] + po[nk:] + to[n_kto:]), []),
+                   "scan JVP (joint body)")
     t_consts = [instantiate(t) for t, z in zip(c_t, c_nz) if z]
     t_init = [instantiate(t) if type(t) is not Zero else np.zeros(aval(p).shape, aval(p).dtype)
               for p, t, z in zip(init, init_t, carry_nz) if z]
@@ -371,7 +374,6 @@ def _scan_jvp_joint(primals, tangents, jc, out_nz, nz, nc, nk, n_y, params):
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, linear, unroll):
-    from .elementwise import add
     nc, nk = num_consts, num_carry
     consts, init, xs = _split3(args, nc, nk)
     # a carry given as a concrete value (zeros of a tangent that starts at zero) is

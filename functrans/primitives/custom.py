@@ -21,11 +21,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
-from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
+from jaxpr_ir.passes import dce
+from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
+from ..transforms.jvp import jvp_eqn, jvp_eval
+from ..transforms.transpose import backward_pass, transpose_jaxpr
+from ..transforms.vmap import batched_aval, vmap_eval
+from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
-from .control_flow_common import check_operands
+from .control_flow_common import BodyCache, check_operands
+from .reductions import reduce_sum
+from .structural import broadcast_in_dim_p
 
 __all__ = ["stop_gradient"]
 
@@ -48,7 +57,8 @@ def hoist_many(closeds):
         for m, d in enumerate(closeds):
             pre += list(c.jaxpr.constvars) if m == k else [Var(v.aval) for v in d.jaxpr.constvars]
         j = c.jaxpr
-        out.append(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []))
+        out.append(checked(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []),
+                           "custom rule (hoisting consts)"))
     return out, consts
 
 
@@ -56,9 +66,6 @@ def _splat_consts(closed):
     """Concrete consts holding one repeated value (``ones_like`` in a JVP rule, say)
     become a broadcast of a literal inside the body, so they are not operands (and
     not residuals kept alive for reverse mode)."""
-    import numpy as np
-    from jaxpr_ir import Eqn, Literal, ShapedArray
-    from .structural import broadcast_in_dim_p
     j = closed.jaxpr
     keep_v, keep_c, eqns = [], [], []
     for v, c in zip(j.constvars, closed.consts):
@@ -74,7 +81,8 @@ def _splat_consts(closed):
         keep_c.append(c)
     if not eqns:
         return closed
-    return ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c)
+    return checked(ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c),
+                   "custom rule (splatting consts)")
 
 
 def _run(closed, args):
@@ -82,7 +90,6 @@ def _run(closed, args):
 
 
 def _np_outs(outs):
-    import numpy as np
     return [np.asarray(o) for o in outs]
 
 
@@ -97,8 +104,6 @@ def _batch_closed(closed, dims, size, out_dims_to, sum_unbatched=None):
     """vmap of a const-free body with every output at ``out_dims_to``; returns
     (const-free batched body, hoisted consts). ``sum_unbatched[i]`` set: output i is
     summed over the batch axis instead (cotangents of unbatched inputs)."""
-    from ..transforms.vmap import batched_aval, vmap_eval
-    from .reductions import reduce_sum
     avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, dims)]
 
     def fun(*args):
@@ -126,7 +131,8 @@ def _front(args, dims):
 def _prepend_inputs(closed, avals):
     """A const-free body taking extra, unread leading inputs of the given avals."""
     j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns,
+                                     j.outvars), []), "custom rule vmap (extra inputs)")
 
 
 # --------------------------------------------------------------------------- stop_gradient
@@ -155,7 +161,8 @@ def stop_gradient(x: Any) -> Any:
     >>> float(ft.grad(lambda x: x * ft.stop_gradient(x))(3.0))
     3.0
     """
-    from ..tree_util import tree_map
+    # functrans.numpy sits above the primitives: its asarray (argument checks) is looked
+    # up when stop_gradient runs
     from ..numpy._util import asarray
 
     def one(v):
@@ -213,7 +220,8 @@ def _insert_after(closed, k, avals):
     """Insert unread inputs of ``avals`` after the first ``k`` inputs."""
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
-    return ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns,
+                                     j.outvars), []), "custom rule vmap (extra inputs)")
 
 
 def _insert_tangent_slots(closed, n_primals, avals):
@@ -221,7 +229,8 @@ def _insert_tangent_slots(closed, n_primals, avals):
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
     invs = j.invars[:n_primals] + extra + j.invars[n_primals:]
-    return ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), [])
+    return checked(ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), []),
+                   "custom rule vmap (tangent slots)")
 
 
 custom_jvp_call_p.def_rules(abstract_eval=_custom_jvp_aval, impl=_custom_jvp_impl,
@@ -311,7 +320,6 @@ def _forward_of_bwd(bwd_jaxpr, n_front, name):
     hit = _fwd_of_bwd.get(key)
     if hit is not None and hit[0] is bwd_jaxpr:
         return hit[1]
-    from ..transforms.transpose import transpose_jaxpr
     mask = [False] * n_front + [True] * (len(bwd_jaxpr.in_avals) - n_front)
     try:
         fj = transpose_jaxpr(bwd_jaxpr, mask)
@@ -332,7 +340,6 @@ def _lin_impl(*args, bwd_jaxpr, num_consts, num_res, name):
 
 
 def _lin_jvp(primals, tangents, *, bwd_jaxpr, num_consts, num_res, name):
-    from ..transforms.jvp import jvp_eval
     fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
     return jvp_eval(fj.jaxpr, fj.consts, primals, tangents)
 
@@ -371,6 +378,10 @@ checkpoint_p = Primitive("checkpoint", multiple_results=True)
 checkpoint_p.call_param = "jaxpr"
 checkpoint_p.subjaxpr_params = ("jaxpr",)
 
+# params hold a policy's name (a str prints and parses); ``functrans.remat`` registers
+# the functions here: name -> (primitive, *in_avals, **params) -> may its outputs be saved
+CHECKPOINT_POLICIES: dict = {}
+
 
 def _checkpoint_aval(*avals, jaxpr, policy, name):
     check_operands(f"checkpoint {name}", avals, jaxpr)
@@ -381,15 +392,97 @@ def _checkpoint_impl(*args, jaxpr, policy, name):
     return _np_outs(_run(jaxpr, args))
 
 
+_fwd_cache = BodyCache()
+_tangent_cache = BodyCache()
+
+
+def _saveable(closed, policy):
+    pol = CHECKPOINT_POLICIES[policy]
+    return tuple(i for i, e in enumerate(closed.jaxpr.eqns)
+                 if pol(e.primitive, *[a.aval for a in e.inputs], **e.params))
+
+
+def _fwd_body(closed, saveable):
+    """The body with the saveable equations' outputs appended to its outputs."""
+    hit = _fwd_cache.get(closed, saveable)
+    if hit is not None:
+        return hit
+    j = closed.jaxpr
+    extra = [v for i in saveable for v in j.eqns[i].outvars]
+    return _fwd_cache.put(closed, ClosedJaxpr(Jaxpr([], j.invars, j.eqns,
+                                                    list(j.outvars) + extra), []), saveable)
+
+
+def _tangent_body(closed, saveable, nz):
+    """Const-free jaxpr (consts, primals, saved, nonzero tangents) -> tangents, and its consts.
+
+    It recomputes the primal values the tangents need, except the outputs of the
+    saveable equations, which it reads from ``saved``.
+    """
+    hit = _tangent_cache.get(closed, saveable, nz)
+    if hit is not None:
+        return hit
+    j = closed.jaxpr
+    saved_vars = [v for i in saveable for v in j.eqns[i].outvars]
+    in_avals = j.in_avals
+    t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
+    n, ns = len(in_avals), len(saved_vars)
+    save_set = set(saveable)
+
+    def fun(*xs):
+        penv = dict(zip(j.invars, xs[:n]))
+        saved = dict(zip(saved_vars, xs[n:n + ns]))
+        it = iter(xs[n + ns:])
+        tenv = {v: (next(it) if m else Zero(tangent_aval(v.aval))) for v, m in zip(j.invars, nz)}
+
+        def read(a):
+            return a.val if type(a) is Literal else penv[a]
+
+        def read_t(a):
+            return Zero(a.aval) if type(a) is Literal else tenv[a]
+
+        for i, e in enumerate(j.eqns):
+            out, tout = jvp_eqn(e.primitive, [read(a) for a in e.inputs],
+                                [read_t(a) for a in e.inputs], e.params)
+            if not e.primitive.multiple_results:
+                out, tout = [out], [tout]
+            if i in save_set:   # the saved value replaces the recomputed one (DCE drops it)
+                out = [saved[v] for v in e.outvars]
+            penv.update(zip(e.outvars, out))
+            tenv.update(zip(e.outvars, tout))
+        return [instantiate(read_t(a)) for a in j.outvars]
+
+    tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
+                               name="checkpoint tangent", staged=True)  # transposed later
+    tj = dce(tj)
+    (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
+    return _tangent_cache.put(closed, (body, consts), saveable, nz)
+
+
 def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name):
-    from ..remat import checkpoint_jvp
-    return checkpoint_jvp(primals, tangents, jaxpr, policy, name)
+    # The primal outputs (and the values the policy saves) come from one checkpoint
+    # equation; the tangents from another whose operands are only the body's inputs and
+    # the saved values: in reverse mode that one lands in the linear jaxpr, so its
+    # intermediates are recomputed while transposing instead of kept as residuals.
+    saveable = _saveable(jaxpr, policy)
+    n_out = len(jaxpr.jaxpr.outvars)
+    if saveable:
+        res = checkpoint_p.bind(*primals, jaxpr=_fwd_body(jaxpr, saveable), policy=policy,
+                                name=name)
+        outs, saved = res[:n_out], res[n_out:]
+    else:
+        outs, saved = checkpoint_p.bind(*primals, jaxpr=jaxpr, policy=policy, name=name), []
+    nz = tuple(type(t) is not Zero for t in tangents)
+    body, consts = _tangent_body(jaxpr, saveable, nz)
+    ts = [t for t in tangents if type(t) is not Zero]
+    touts = checkpoint_p.bind(*consts, *primals, *saved, *ts, jaxpr=body, policy=policy,
+                              name=f"jvp({name})")
+    return outs, touts
 
 
 def _checkpoint_transpose(cts, *args, jaxpr, policy, name):
     # the body is linear in the undefined inputs; backward_pass evaluates its
     # non-linear equations forward first: that is the recomputation
-    from ..transforms.transpose import backward_pass
     return backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts))
 
 

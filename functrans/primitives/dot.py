@@ -22,6 +22,8 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from ..tracing import Tracer, get_aval
 from .base import Primitive, Zero, add_tangents, aval, is_undefined, move_batch_axis
+from .structural import transpose
+from .elementwise import convert_element_type
 
 __all__ = ["dot_general", "dot"]
 
@@ -101,8 +103,6 @@ def _transpose_operand(ct, other, this_aval, this_dims, other_dims, ct_other_fre
     this_dims/other_dims: (contract, batch) of the operand being solved for and of
     ``other``; ct_other_free: the positions in ``ct`` of other's free dims.
     """
-    from .structural import transpose
-    from .elementwise import convert_element_type
     (tc, tb), (oc, ob) = this_dims, other_dims
     other_free = _free_dims(aval(other).ndim, oc, ob)
     nb = len(tb)

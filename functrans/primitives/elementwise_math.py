@@ -22,11 +22,10 @@ import math
 import numpy as np
 
 from jaxpr_ir import ShapedArray
-from . import base as _base
 from .base import Primitive, batch_elementwise, defjvp
-from .elementwise import (_binary, _elementwise_aval, _np_impl, add, div, full_like, mul,
-                          neg, select_n, sub, eq, ge,
-                          Zero, aval, deflinear, is_undefined)
+from .arithmetic import (add, div, eq, full_like, ge, lax_binary, mul, neg, select_n, sub,
+                         Zero, aval, deflinear, is_undefined)
+from .basic import elementwise_aval, np_impl
 
 _UNARY_NAMES = ["sign", "floor", "ceil", "round", "is_finite", "exp", "exp2", "expm1", "log",
                 "log1p", "log2", "log10", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos",
@@ -98,8 +97,8 @@ def _unary(name, np_fn, kinds, deriv, out_dtype=None):
     """Define one unary primitive from a table row."""
     p = Primitive(name)
     out_dtype = None if out_dtype is None else np.dtype(out_dtype)
-    p.def_rules(abstract_eval=_elementwise_aval(name, kinds, out_dtype),
-                impl=_np_impl(np_fn, out_dtype, arity=1))
+    p.def_rules(abstract_eval=elementwise_aval(name, kinds, out_dtype),
+                impl=np_impl(np_fn, out_dtype, arity=1))
     batch_elementwise(p)
     if deriv is None:
         # piecewise constant (or integer/bool valued): the tangent is zero
@@ -200,7 +199,7 @@ integer_pow_p = Primitive("integer_pow")
 def _integer_pow_aval(x, *, y):
     if not isinstance(y, int) or isinstance(y, bool):
         raise TypeError(f"integer_pow: exponent y must be a Python int, got {y!r}")
-    out = _elementwise_aval("integer_pow", "fciu")(x)
+    out = elementwise_aval("integer_pow", "fciu")(x)
     if x.dtype.kind in "iu" and y < 0:
         raise ValueError(f"integer_pow: integers to negative powers are not allowed "
                          f"({x.str_short()} ** {y})")
@@ -249,7 +248,7 @@ def _rem_impl(x, y):
         return np.asarray(np.remainder(x, np.asarray(y, dtype=x.dtype)), dtype=x.dtype)
 
 
-rem_p.def_rules(abstract_eval=_elementwise_aval("rem", "fiu"), impl=_rem_impl)
+rem_p.def_rules(abstract_eval=elementwise_aval("rem", "fiu"), impl=_rem_impl)
 # rem = x - y * floor(x / y); the floor is locally constant
 defjvp(rem_p, lambda t, x, y, out: t,
        lambda t, x, y, out: neg(mul(t, floor(div(x, y)))))
@@ -290,7 +289,7 @@ def _pow_jvp_y(t, x, y, out):
     return mul(t, mul(log(safe_x), out))
 
 
-pow_p.def_rules(abstract_eval=_elementwise_aval("pow", "fciu"), impl=_pow_impl)
+pow_p.def_rules(abstract_eval=elementwise_aval("pow", "fciu"), impl=_pow_impl)
 defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
 batch_elementwise(pow_p)
 
@@ -299,8 +298,8 @@ batch_elementwise(pow_p)
 
 max_p = Primitive("max")
 min_p = Primitive("min")
-max_p.def_rules(abstract_eval=_elementwise_aval("max", "fiub"), impl=_np_impl(np.maximum))
-min_p.def_rules(abstract_eval=_elementwise_aval("min", "fiub"), impl=_np_impl(np.minimum))
+max_p.def_rules(abstract_eval=elementwise_aval("max", "fiub"), impl=np_impl(np.maximum))
+min_p.def_rules(abstract_eval=elementwise_aval("min", "fiub"), impl=np_impl(np.minimum))
 
 
 def _tie_weight(x, y, out):
@@ -319,7 +318,7 @@ for _p in (max_p, min_p):
 # --------------------------------------------------------------------------- atan2
 
 atan2_p = Primitive("atan2")
-atan2_p.def_rules(abstract_eval=_elementwise_aval("atan2", "f"), impl=_np_impl(np.arctan2))
+atan2_p.def_rules(abstract_eval=elementwise_aval("atan2", "f"), impl=np_impl(np.arctan2))
 # atan2(x, y) = angle of (y, x): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
 defjvp(atan2_p,
        lambda t, x, y, out: mul(t, div(y, add(_sq(x), _sq(y)))),
@@ -329,7 +328,9 @@ batch_elementwise(atan2_p)
 
 # --------------------------------------------------------------------------- lax wrappers
 
-rem, pow, max, min, atan2 = (_binary(p) for p in (rem_p, pow_p, max_p, min_p, atan2_p))
+rem, pow, max, min, atan2 = (lax_binary(p) for p in (rem_p, pow_p, max_p, min_p, atan2_p))
+for _f in (rem, pow, max, min, atan2):
+    _f.__module__ = __name__     # documented (and doctested) where they are made
 rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
 
 >>> import numpy as np
@@ -382,13 +383,13 @@ imag_p = Primitive("imag")
 imag_p.def_rules(abstract_eval=_part_aval("imag"), impl=lambda x: np.asarray(np.imag(x)))
 deflinear(imag_p, lambda ct, x: [_zero_or(ct, x, lambda c: complex(full_like(c, 0), neg(c)))])
 conj_p = Primitive("conj")
-conj_p.def_rules(abstract_eval=_elementwise_aval("conj", "c"), impl=_np_impl(np.conjugate))
+conj_p.def_rules(abstract_eval=elementwise_aval("conj", "c"), impl=np_impl(np.conjugate))
 deflinear(conj_p, lambda ct, x: [_zero_or(ct, x, conj)])
 complex_p = Primitive("complex")
 
 
 def _complex_aval(x, y):
-    _elementwise_aval("complex", "f")(x, y)
+    elementwise_aval("complex", "f")(x, y)
     return ShapedArray(x.shape, _COMPLEX_OF[x.dtype], x.weak_type and y.weak_type)
 
 
@@ -455,7 +456,7 @@ def complex(x, y):  # noqa: A001 (lax's name)
 def _abs_aval(x):
     if x.dtype.kind == "c":
         return ShapedArray(x.shape, _REAL_OF[x.dtype], x.weak_type)
-    return _elementwise_aval("abs", "fiu")(x)
+    return elementwise_aval("abs", "fiu")(x)
 
 
 def _abs_impl(x):

@@ -52,6 +52,7 @@ from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, full,
                          zeros_like_aval)
 from .slicing import concatenate
 from . import elementwise as E
+from .structural import squeeze
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "gather", "scatter", "scatter_add", "clamp_indices"]
@@ -196,7 +197,6 @@ def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
     >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), 1, keepdims=False).tolist()
     [2, 3]
     """
-    from .structural import squeeze
     out = dynamic_slice_in_dim(x, index, 1, axis)
     return out if keepdims else squeeze(out, (int(axis) % len(aval(x).shape),))
 
@@ -451,9 +451,11 @@ def _scatter_jvp(primals, tangents, *, num_index_dims, mode, index_mode):
         return out, t
     # min / max: the tangent of the winner; ties averaged over the tied candidates
     gmode = "clip" if index_mode == "clip" else "fill"
-    wx = E.convert_element_type(E.eq(x, out), xa.dtype)
-    wu = E.convert_element_type(E.eq(u, gather_p.bind(out, idx, num_index_dims=num_index_dims,
-                                                      index_mode=gmode)), xa.dtype)
+    def same(a, b):      # a is b's value, NaN included (an untouched NaN keeps tangent 1)
+        return E.convert_element_type(
+            E.bitwise_or(E.eq(a, b), E.bitwise_and(E.ne(a, a), E.ne(b, b))), xa.dtype)
+    wx = same(x, out)
+    wu = same(u, gather_p.bind(out, idx, num_index_dims=num_index_dims, index_mode=gmode))
     count = E.add(wx, spread(wu))
     one = full(xa.shape, 1, xa.dtype)
     count = E.select_n(E.eq(count, zeros), count, one)   # NaN winners: no candidate matched

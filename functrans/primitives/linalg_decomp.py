@@ -26,7 +26,8 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
-from .elementwise import add, complex as make_complex, div, eq, le, mul, neg, select_n, sub
+from .elementwise import (add, complex as make_complex, conj, div, eq, le, mul, neg, real,
+                          select_n, sub)
 from .linalg import solve_p, triangular_solve
 from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
                             check_square, const_like, eye_like, mT, trace_prod)
@@ -36,6 +37,8 @@ from .structural import broadcast_in_dim, full
 
 __all__ = ["eigh", "svd", "qr", "eig", "det", "pinv"]
 
+_REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
+            np.dtype(np.complex128): np.dtype(np.float64)}
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128),
                np.dtype(np.complex64): np.dtype(np.complex64),
@@ -194,13 +197,13 @@ svd_p.multiple_results = True
 
 
 def _svd_aval(a, *, full_matrices, compute_uv):
-    check_float("svd", a)
+    check_float("svd", a, complex_ok=True)
     if a.ndim < 2:
         raise ValueError(f"svd: expected a matrix or a stack of them, got {a.str_short()}")
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
-    s = ShapedArray(batch + (k,), a.dtype)
+    s = ShapedArray(batch + (k,), _REAL_OF.get(a.dtype, a.dtype))
     if not compute_uv:
         return [s]
     ucols, vrows = (m, n) if full_matrices else (k, k)
@@ -220,9 +223,23 @@ def _svd_impl(a, *, full_matrices, compute_uv):
     return _host_multi(run, a, outs)
 
 
+def _H(x):
+    """The conjugate transpose over the last two axes (the transpose for reals)."""
+    t = mT(x)
+    return conj(t) if aval(x).dtype.kind == "c" else t
+
+
+def _like(x, dtype):
+    """Real ``x`` as ``dtype`` (x + 0i for a complex one; its transpose is the real part)."""
+    if np.dtype(dtype).kind != "c":
+        return x
+    return make_complex(x, full(aval(x).shape, 0, aval(x).dtype))
+
+
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     (a,), (da,) = primals, tangents
     m, n = aval(a).shape[-2:]
+    dt = aval(a).dtype
     outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
     if type(da) is Zero:
         return outs, [Zero(aval(o)) for o in outs]
@@ -231,28 +248,36 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             "svd: derivatives of full_matrices=True factors of a non-square matrix are "
             "not defined (the extra columns are not unique); use full_matrices=False")
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
-    # A = U S Vᵀ:  ds = diag(Uᵀ dA V)
-    ds_mat = batched_matmul(batched_matmul(u, da, tx=True), vt, ty=True)
-    ds = _diag_of(ds_mat)
+    u_h, v = _H(u), _H(vt)
+    # A = U S Vᴴ:  ds = Re diag(Uᴴ dA V)
+    dp = batched_matmul(batched_matmul(u_h, da), v)
+    ds = _diag_of(real(dp) if dt.kind == "c" else dp)
     if not compute_uv:
         return outs, [ds]
-    # dU = U (F ∘ (dP S + S dPᵀ)),  dV = V (F ∘ (S dP + dPᵀ S)),  dP = Uᵀ dA V,
-    # F_ij = 1/(s_j² - s_i²), taken as 0 where s_i == s_j (JAX's convention)
+    # dU = U (F ∘ (dP S + S dPᴴ) + i Im(diag dP)/S),  dV = V (F ∘ (S dP + dPᴴ S)),
+    # F_ij = 1/(s_j² - s_i²), taken as 0 where s_i == s_j (JAX's convention); the
+    # diagonal term (complex only) is the phase U and V turn by together
     s_row, s_col = _spread(s, "row"), _spread(s, "col")
-    f = _safe_reciprocal(mul(add(s_row, s_col), sub(s_row, s_col)))
-    p_s, s_p = mul(ds_mat, s_row), mul(s_col, ds_mat)
-    du = batched_matmul(u, mul(f, add(p_s, mT(p_s))))
-    dv = batched_matmul(vt, mul(f, add(s_p, mT(s_p))), tx=True)
+    f = _like(_safe_reciprocal(mul(add(s_row, s_col), sub(s_row, s_col))), dt)
+    p_s, s_p = mul(dp, _like(s_row, dt)), mul(_like(s_col, dt), dp)
+    inner_u = mul(f, add(p_s, _H(p_s)))
     s_inv = _safe_reciprocal(s)
+    if dt.kind == "c":
+        half_inv = mul(_spread(s_inv, "row"), const_like(0.5 * np.eye(aval(s_row).shape[-1]),
+                                                         s_row))
+        inner_u = add(inner_u, mul(sub(dp, _H(dp)), _like(half_inv, dt)))
+    du = batched_matmul(u, inner_u)
+    dv = batched_matmul(v, mul(f, add(s_p, _H(s_p))))
+    s_inv = _like(s_inv, dt)
     if m > n:   # the part of dA V outside the column space of U
-        da_v = batched_matmul(da, vt, ty=True)
-        rest = sub(da_v, batched_matmul(u, batched_matmul(u, da_v, tx=True)))
+        da_v = batched_matmul(da, v)
+        rest = sub(da_v, batched_matmul(u, batched_matmul(u_h, da_v)))
         du = add(du, _scale_cols(rest, s_inv))
     if n > m:
-        dat_u = batched_matmul(da, u, tx=True)
-        rest = sub(dat_u, batched_matmul(vt, batched_matmul(vt, dat_u), tx=True))
+        dah_u = batched_matmul(_H(da), u)
+        rest = sub(dah_u, batched_matmul(v, batched_matmul(vt, dah_u)))
         dv = add(dv, _scale_cols(rest, s_inv))
-    return outs, [ds, du, mT(dv)]
+    return outs, [ds, du, _H(dv)]
 
 
 svd_p.def_rules(abstract_eval=_svd_aval, impl=_svd_impl, jvp=_svd_jvp)
@@ -260,8 +285,9 @@ batch_front(svd_p)
 
 
 def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
-    """Singular value decomposition of a real matrix (or stack): ``(u, s, vt)`` with
-    ``a = u @ diag(s) @ vt`` and ``s`` descending, or ``s`` alone (``compute_uv=False``).
+    """Singular value decomposition of a real or complex matrix (or stack): ``(u, s, vt)``
+    with ``a = u @ diag(s) @ vt`` and real ``s`` descending, or ``s`` alone
+    (``compute_uv=False``).
 
     >>> import numpy as np
     >>> u, s, vt = svd(np.array([[0.0, 2.0], [1.0, 0.0]]))
@@ -357,7 +383,7 @@ eig_p = Primitive("eig")
 eig_p.multiple_results = True
 
 
-def _eig_aval(a, *, compute_v):
+def _eig_aval(a, *, compute_v, internal_vector_tangents=False):
     if a.dtype.kind not in "fc":
         raise TypeError(f"eig: expected a floating or complex matrix, got {a.str_short()}")
     check_square("eig", a)
@@ -366,7 +392,7 @@ def _eig_aval(a, *, compute_v):
     return [w, ShapedArray(a.shape, c)] if compute_v else [w]
 
 
-def _eig_impl(a, *, compute_v):
+def _eig_impl(a, *, compute_v, internal_vector_tangents=False):
     a = np.asarray(a)
     outs = _eig_aval(ShapedArray(a.shape, a.dtype), compute_v=compute_v)
     if compute_v:
@@ -374,22 +400,33 @@ def _eig_impl(a, *, compute_v):
     return _host_multi(lambda m: [np.linalg.eigvals(m)], a, outs)
 
 
-def _eig_jvp(primals, tangents, *, compute_v):
+def _eig_jvp(primals, tangents, *, compute_v, internal_vector_tangents=False):
+    # ``internal_vector_tangents`` marks the eigenvectors this rule itself uses: their
+    # tangents (in the gauge with no component along each vector) are not numpy's
+    # normalisation, but the eigenvalues' second derivatives do not depend on it
     (a,), (da,) = primals, tangents
-    if compute_v and type(da) is not Zero:
+    if compute_v and not internal_vector_tangents and type(da) is not Zero:
         raise NotImplementedError(
             "eig: derivatives of non-symmetric eigenvectors are not supported (they "
             "depend on a normalisation that is not unique); differentiate eigvals, or "
             "use eigh for symmetric matrices")
-    outs = eig_p.bind(a, compute_v=compute_v)
+    params = dict(compute_v=compute_v, internal_vector_tangents=internal_vector_tangents)
+    outs = eig_p.bind(a, **params)
     if type(da) is Zero:
         return outs, [Zero(aval(o)) for o in outs]
-    w, v = eig_p.bind(a, compute_v=True)
-    # A V = V diag(w):  dw = diag(V⁻¹ dA V)
+    w, v = eig_p.bind(a, compute_v=True, internal_vector_tangents=True)
+    # A V = V diag(w):  C = V⁻¹ dA V,  dw = diag(C),  dV = V (F ∘ C) with
+    # F_ij = 1/(w_j - w_i) off the diagonal (inf at repeated eigenvalues, as eigh)
     if aval(da).dtype.kind != "c":
         da = make_complex(da, full(aval(da).shape, 0, aval(da).dtype))
-    vinv_da = solve_p.bind(v, da)
-    return outs, [reduce_sum(mul(vinv_da, mT(v)), (aval(v).ndim - 1,))]
+    c = batched_matmul(solve_p.bind(v, da), v)
+    dw = _diag_of(c)
+    if not compute_v:
+        return outs, [dw]
+    eye = eye_like(c)
+    gap = add(eye, sub(_spread(w, "row"), _spread(w, "col")))
+    f = sub(div(full(aval(gap).shape, 1, aval(gap).dtype), gap), eye)
+    return outs, [dw, batched_matmul(v, mul(f, c))]
 
 
 eig_p.def_rules(abstract_eval=_eig_aval, impl=_eig_impl, jvp=_eig_jvp)
@@ -406,8 +443,6 @@ def eig(a, *, compute_right_eigenvectors: bool = True):
     [-1.0, 1.0]
     """
     return tuple(bind_checked(eig_p, a, compute_v=bool(compute_right_eigenvectors)))
-
-
 
 # --------------------------------------------------------------------------- det
 

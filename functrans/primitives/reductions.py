@@ -4,7 +4,9 @@
 Derivatives:
 - reduce_max/min and cummax/cummin: the tangent is averaged over the tied
   extrema, ``sum(t * (x == max)) / count``, as JAX does.
-- reduce_prod and cumprod: exact first derivatives even with zeros in the input,
+- reduce_prod: the tangent is ``sum(t * product of the other entries)``, those
+  products from exclusive running products (exact with zeros and infinities).
+- cumprod: exact first derivatives even with zeros in the input,
   by counting zeros: with no zero the tangent is ``prod * sum(t / x)``; with one
   zero it is the product of the other entries times that zero's tangent; with two
   or more it is 0. (Higher derivatives at inputs that are exactly zero treat the
@@ -24,7 +26,10 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .. import tracing as _tracing
 from ..tracing import Tracer, get_aval
+from . import elementwise as E
 from .base import Primitive, Zero, aval, deflinear
+from .dot import dot_general
+from .structural import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
 
 _object_new = object.__new__
 
@@ -85,33 +90,14 @@ def _full(shape, value, dtype):
 
 def _expand(y, x_shape, axes):
     """Broadcast a reduced value back over the reduced ``axes`` of ``x_shape``."""
-    S = _S or _structural()
     n = len(x_shape)
     kept = () if len(axes) == n else tuple([i for i in range(n) if i not in axes])
     if len(kept) == n:
         return y
-    if isinstance(y, Tracer) or not _tracing._trace_stack:
+    if isinstance(y, Tracer) or not _tracing.trace_depth():
         # the reduced value's type and the params are right by construction: bind directly
-        return S.broadcast_in_dim_p.bind(y, shape=tuple(x_shape), broadcast_dimensions=kept)
-    return S.broadcast_in_dim(y, tuple(x_shape), kept)    # a constant: recorded as such
-
-
-def _structural():
-    # the structural modules import this one (slicing: pad's transpose): bound on first use
-    global _S
-    if _S is None:
-        from . import structural
-        _S = structural
-    return _S
-
-
-_S = None
-
-
-def _ew():
-    # elementwise ops are imported when a rule runs (elementwise imports this module)
-    from . import elementwise as E
-    return E
+        return broadcast_in_dim_p.bind(y, shape=tuple(x_shape), broadcast_dimensions=kept)
+    return broadcast_in_dim(y, tuple(x_shape), kept)    # a constant: recorded as such
 
 
 # --------------------------------------------------------------------------- reduce_sum
@@ -137,6 +123,24 @@ deflinear(reduce_sum_p, _reduce_sum_transpose)
 batch_reduce(reduce_sum_p)
 
 
+# --------------------------------------------------------------------------- broadcast_in_dim's transpose
+# (structural defines its other rules; its transpose sums, so it is attached here)
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    in_shape = x.aval.shape
+    new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    # dims of size 1 in the operand that were stretched are summed and kept
+    stretched = tuple(d for i, d in enumerate(broadcast_dimensions)
+                      if in_shape[i] == 1 and shape[d] != 1)
+    out = reduce_sum(ct, new_axes + stretched) if (new_axes or stretched) else ct
+    return [reshape(out, in_shape) if stretched else out]
+
+
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+
+
 # --------------------------------------------------------------------------- reduce_max / min
 
 def _chooser_jvp(prim):
@@ -147,7 +151,6 @@ def _chooser_jvp(prim):
         a = aval(x)
         if type(t) is Zero or a.dtype.kind not in "fc":
             return out, Zero(aval(out))
-        E = _ew()
         mask = E.convert_element_type(E.eq(x, _expand(out, a.shape, axes)), a.dtype)
         count = reduce_sum(mask, axes)
         return out, E.div(reduce_sum(E.mul(t, mask), axes), count)
@@ -174,7 +177,6 @@ batch_reduce(reduce_min_p)
 
 def _zero_split(x):
     """(float mask of zeros, x with zeros replaced by 1) for the zero-safe product JVPs."""
-    E = _ew()
     a = aval(x)
     is_zero = E.eq(x, _full(a.shape, 0, a.dtype))
     x1 = E.select_n(is_zero, x, _full(a.shape, 1, a.dtype))
@@ -183,7 +185,6 @@ def _zero_split(x):
 
 def _by_zero_count(nzeros, t_none, t_one):
     """``t_none`` where no zero was multiplied in, ``t_one`` where one was, else 0."""
-    E = _ew()
     a = aval(nzeros)
     zero = _full(a.shape, 0, a.dtype)
     one_zero = E.select_n(E.eq(nzeros, _full(a.shape, 1, a.dtype)), zero, t_one)
@@ -199,16 +200,27 @@ def _reduce_prod_impl(x, *, axes):
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
+    """d prod = sum_i t_i * (product of the entries other than i), the products taken from
+    both sides with exclusive running products: no division, so exact with zeros and
+    infinities (grad(prod)([inf, 2, 3]) is [6, inf, inf], as in JAX, not NaN)."""
     (x,), (t,) = primals, tangents
     out = reduce_prod_p.bind(x, axes=axes)
     if type(t) is Zero or aval(x).dtype.kind not in "fc":
         return out, Zero(aval(out))
-    E = _ew()
-    zf, x1 = _zero_split(x)
-    p1 = reduce_prod_p.bind(x1, axes=axes)          # product of the nonzero entries
-    t_none = E.mul(p1, reduce_sum(E.div(t, x1), axes))
-    t_one = E.mul(p1, reduce_sum(E.mul(t, zf), axes))
-    return out, _by_zero_count(reduce_sum(zf, axes), t_none, t_one)
+    # slicing sits above this module (pad's transpose is a reduce_sum): bound on use
+    from .slicing import pad
+    a = aval(x)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    rows = tuple(a.shape[i] for i in kept)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+
+    def as_rows(v):      # the reduced axes last, as one axis of n entries
+        return reshape(transpose(v, kept + tuple(axes)), rows + (n,))
+    xr, last = as_rows(x), len(rows)
+    keep = ((0, 0, 0),) * last
+    before = cumprod(pad(xr, 1, keep + ((1, -1, 0),)), last, False)   # x_0 ... x_{i-1}
+    after = cumprod(pad(xr, 1, keep + ((-1, 1, 0),)), last, True)     # x_{i+1} ... x_n-1
+    return out, reduce_sum(E.mul(as_rows(t), E.mul(before, after)), (last,))
 
 
 reduce_prod_p.def_rules(abstract_eval=_reduce_aval("reduce_prod", "fciu"),
@@ -309,7 +321,6 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     out = cumprod(x, axis, reverse)
     if type(t) is Zero or aval(x).dtype.kind not in "fc":
         return out, Zero(aval(out))
-    E = _ew()
     zf, x1 = _zero_split(x)
     c1 = cumprod(x1, axis, reverse)                # running product of the nonzero entries
     t_none = E.mul(c1, cumsum(E.div(t, x1), axis, reverse))
@@ -332,9 +343,6 @@ def _cumchooser_jvp(prim):
         a = aval(x)
         if type(t) is Zero or a.dtype.kind not in "fc":
             return out, Zero(aval(out))
-        from .structural import broadcast_in_dim, transpose
-        from .dot import dot_general
-        E = _ew()
         nd, n = a.ndim, a.shape[axis]
         perm = tuple(i for i in range(nd) if i != axis) + (axis,)
         xm, ym, tm = (transpose(v, perm) for v in (x, out, t))

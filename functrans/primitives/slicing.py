@@ -27,6 +27,8 @@ from jaxpr_ir import ShapedArray
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
 from .structural import _shift_dims, broadcast_in_dim, checked_bind
+from .reductions import reduce_sum
+from .elementwise import select_n, sub
 
 __all__ = ["slice", "slice_in_dim", "rev", "concatenate", "pad"]
 
@@ -271,8 +273,6 @@ def _pad_transpose(ct, x, pv, *, padding_config):
     if isinstance(x, UndefinedPrimal):
         res[0] = ct_x
     if isinstance(pv, UndefinedPrimal):
-        from .reductions import reduce_sum
-        from .elementwise import sub
         axes = tuple(range(aval(ct).ndim))
         res[1] = sub(reduce_sum(ct, axes), reduce_sum(ct_x, axes))
     return res
@@ -284,7 +284,6 @@ def _pad_batch(args, dims, *, padding_config):
         cfg = padding_config[:dx] + ((0, 0, 0),) + padding_config[dx:]
         return pad_p.bind(x, pv, padding_config=cfg), dx
     # a batched padding value: pad with zeros, then select the pad positions
-    from .elementwise import select_n
     size = aval(pv).shape[dpv]
     x = move_batch_axis(x, dx, 0, size)
     cfg = ((0, 0, 0),) + padding_config

@@ -24,58 +24,14 @@ from jaxpr_ir import ShapedArray
 from .. import tracing as _tracing
 from ..tracing import Tracer
 from .base import Primitive, Zero, aval, deflinear
+from .basic import (broadcast_constant, broadcast_in_dim, broadcast_in_dim_p,  # noqa: F401
+                    full, transpose, transpose_p)
 
 __all__ = ["broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "iota",
            "broadcasted_iota", "full", "zeros_like_aval"]
 
 
 # --------------------------------------------------------------------------- broadcast_in_dim
-
-broadcast_in_dim_p = Primitive("broadcast_in_dim")
-
-
-def _broadcast_in_dim_aval(x, *, shape, broadcast_dimensions):
-    if len(broadcast_dimensions) != x.ndim:
-        raise TypeError(f"broadcast_in_dim: operand {x.str_short()} needs {x.ndim} "
-                        f"broadcast_dimensions, got {broadcast_dimensions}")
-    prev = -1
-    for i, d in enumerate(broadcast_dimensions):
-        if not (0 <= d < len(shape)) or d <= prev:
-            raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must "
-                            f"be strictly increasing and within rank {len(shape)}")
-        if x.shape[i] not in (1, shape[d]):
-            raise TypeError(f"broadcast_in_dim: cannot broadcast operand shape {x.shape} to "
-                            f"{tuple(shape)} (dimension {i} of size {x.shape[i]} vs {shape[d]})")
-        prev = d
-    return ShapedArray(shape, x.dtype, x.weak_type)
-
-
-def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
-    x = np.asarray(x)
-    if not broadcast_dimensions and x.ndim == 0:
-        # a scalar: a read-only stride-0 view of it, as np.broadcast_to makes, but built
-        # directly (broadcast_to's checks cost several times more on small arrays)
-        out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
-        out.flags.writeable = False
-        return out
-    expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    return np.broadcast_to(x.reshape(expanded), shape)
-
-
-def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    if type(ct) is Zero:
-        return [Zero(x.aval)]
-    from .reductions import reduce_sum
-    in_shape = x.aval.shape
-    new_axes = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
-    # dims of size 1 in the operand that were stretched are summed and kept
-    stretched = tuple(d for i, d in enumerate(broadcast_dimensions)
-                      if in_shape[i] == 1 and shape[d] != 1)
-    out = reduce_sum(ct, new_axes + stretched) if (new_axes or stretched) else ct
-    return [reshape(out, in_shape) if stretched else out]
-
 
 def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions):
     (x,), (d,) = args, dims
@@ -86,24 +42,8 @@ def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions):
     return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims), 0
 
 
-broadcast_in_dim_p.def_rules(abstract_eval=_broadcast_in_dim_aval, impl=_broadcast_in_dim_impl,
-                             batch=_broadcast_in_dim_batch)
-deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
-
-
-def broadcast_in_dim(x, shape, broadcast_dimensions):
-    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
-
-    >>> import numpy as np
-    >>> broadcast_in_dim(np.array([1.0, 2.0]), (2, 3), (0,)).tolist()
-    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
-    """
-    shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
-    if aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
-        return x
-    if not isinstance(x, Tracer) and _tracing._trace_stack:
-        return broadcast_constant(x, shape, broadcast_dimensions)
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
+# its transpose (a reduce_sum) is attached by ``reductions``
+broadcast_in_dim_p.def_rules(batch=_broadcast_in_dim_batch)
 
 
 # --------------------------------------------------------------------------- reshape
@@ -150,16 +90,6 @@ def reshape(x, new_sizes):
 
 # --------------------------------------------------------------------------- transpose
 
-transpose_p = Primitive("transpose")
-
-
-def _transpose_aval(x, *, permutation):
-    if sorted(permutation) != list(range(x.ndim)):
-        raise ValueError(f"transpose: permutation {permutation} is not a permutation of "
-                         f"the axes of {x.str_short()}")
-    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
-
-
 def _transpose_batch(args, dims, *, permutation):
     (x,), (d,) = args, dims
     # keep the batch axis where it is; permute the others around it
@@ -168,63 +98,12 @@ def _transpose_batch(args, dims, *, permutation):
     return transpose_p.bind(x, permutation=tuple(perm)), 0
 
 
-transpose_p.def_rules(abstract_eval=_transpose_aval,
-                      impl=lambda x, *, permutation: np.transpose(x, permutation),
-                      batch=_transpose_batch)
+transpose_p.def_rules(batch=_transpose_batch)
 deflinear(transpose_p, lambda ct, x, *, permutation: [
     Zero(x.aval) if type(ct) is Zero else transpose(ct, tuple(np.argsort(permutation)))])
 
 
-def transpose(x, permutation):
-    """Permute axes: output axis i is input axis permutation[i].
-
-    >>> import numpy as np
-    >>> transpose(np.ones((2, 3, 4)), (2, 0, 1)).shape
-    (4, 2, 3)
-    """
-    permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))):
-        return x
-    return transpose_p.bind(x, permutation=permutation)
-
-
 # --------------------------------------------------------------------------- helpers
-
-def full(shape, value, dtype):
-    """A constant of ``shape`` filled with ``value``: a broadcast scalar, no per-element memory.
-
-    Under a trace it is recorded (a literal broadcast in the outermost trace, see
-    ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
-
-    >>> full((2, 2), 7, "int32").tolist()
-    [[7, 7], [7, 7]]
-    """
-    from ..tracing import _trace_stack
-    shape = tuple(int(s) for s in shape)
-    scalar = np.asarray(value, dtype=dtype)
-    if not shape:
-        return scalar
-    if _trace_stack:
-        return _trace_stack[0].process(broadcast_in_dim_p, (scalar,),
-                                       dict(shape=shape, broadcast_dimensions=()))
-    return broadcast_in_dim(scalar, shape, ())
-
-
-def broadcast_constant(x, shape, broadcast_dimensions):
-    """``broadcast_in_dim`` of a constant (not a tracer) recorded like ``full``: under a
-    trace the IR keeps the small constant and one broadcast equation, so a backend fuses
-    it instead of reading a materialised array."""
-    from ..tracing import _trace_stack
-    shape = tuple(int(s) for s in shape)
-    dims = tuple(int(d) for d in broadcast_dimensions)
-    x = np.asarray(x)
-    if x.shape == shape:
-        return x
-    if _trace_stack:
-        return _trace_stack[0].process(broadcast_in_dim_p, (x,),
-                                       dict(shape=shape, broadcast_dimensions=dims))
-    return broadcast_in_dim(x, shape, dims)
-
 
 def zeros_like_aval(a):
     """Zeros of the type ``a`` (used by transpose rules for the cotangent of a structure).
@@ -339,10 +218,7 @@ def _bind_nullary(prim, **params):
     living in the innermost trace that owns one of their inputs. Recording it in
     the outermost trace keeps it in a jit's jaxpr instead of a baked-in constant.
     """
-    from ..tracing import _trace_stack
-    if _trace_stack:
-        return _trace_stack[0].process(prim, (), params)
-    return prim.bind(**params)
+    return _tracing.bind_outermost(prim, (), params)
 
 
 def broadcasted_iota(dtype, shape, dimension):

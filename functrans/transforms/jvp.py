@@ -17,7 +17,7 @@ walk traced into a new jaxpr: IR -> IR.
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal
-from ..primitives.base import Zero, aval, tangent_aval
+from .ad_util import Zero, aval, instantiate, tangent_aval
 from ..tracing import bind, trace_to_jaxpr
 
 
@@ -85,7 +85,6 @@ def jvp_jaxpr(closed: ClosedJaxpr, instantiate_zeros: bool = True) -> ClosedJaxp
     loops (``Trace.staged``), so that ``partial_eval`` of the result with the tangents
     unknown gives a linear jaxpr: jvp_jaxpr + partial_eval is linearize.
     """
-    from ..primitives.base import instantiate
     n = len(closed.jaxpr.invars)
     avals = closed.in_avals + [tangent_aval(a) for a in closed.in_avals]
 

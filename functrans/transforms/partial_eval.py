@@ -25,9 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
-from ..primitives.base import Zero, instantiate, tangent_aval
+from .ad_util import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
-from ..tracing import Trace, Tracer, bind, end_trace, eval_jaxpr, get_aval, new_trace, wrap
+from ..tracing import (Trace, Tracer, bind, checked, end_trace, eval_jaxpr, get_aval,
+                       new_trace, push_trace, trace_depth, wrap)
 from .jvp import _no_jvp, jvp_eval
 
 
@@ -101,8 +102,8 @@ def prune_linear(jaxpr: Jaxpr, consts):
             return jaxpr, consts
     kept.reverse()
     keep = [i for i, v in enumerate(constvars) if v in live]
-    return (Jaxpr([constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
-            [consts[i] for i in keep])
+    return (checked(Jaxpr([constvars[i] for i in keep], jaxpr.invars, kept, jaxpr.outvars),
+                    "linearize (pruning)"), [consts[i] for i in keep])
 
 
 class JVPTracer(Tracer):
@@ -184,9 +185,7 @@ def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize",
     ``prune=False`` keeps dead tangent equations: for a caller that transposes the
     result at once, pruning only costs time (the backward pass skips them anyway).
     """
-    stack = _tracing._trace_stack
-    T = LinearizeTrace(len(stack), name)
-    stack.append(T)
+    T = push_trace(LinearizeTrace(trace_depth(), name))
     lin = None
     try:
         lin = new_trace("linearize", symbolic=True)   # tangents never carry values
@@ -253,6 +252,7 @@ def partial_eval(closed: ClosedJaxpr, known):
     res_vars = [v for v, r in zip(u_jaxpr.constvars, res_from_known) if r]
     other_vars = [v for v, r in zip(u_jaxpr.constvars, res_from_known) if not r]
     other_consts = [c for c, r in zip(U.consts, res_from_known) if not r]
-    unknown = ClosedJaxpr(Jaxpr(other_vars, res_vars + u_jaxpr.invars, u_jaxpr.eqns,
-                                u_jaxpr.outvars), other_consts)
+    unknown = checked(ClosedJaxpr(Jaxpr(other_vars, res_vars + u_jaxpr.invars, u_jaxpr.eqns,
+                                        u_jaxpr.outvars), other_consts),
+                      "partial_eval (unknown part)")
     return ClosedJaxpr(k_jaxpr, K.consts), unknown, out_known

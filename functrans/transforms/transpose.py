@@ -16,7 +16,7 @@ arithmetic, e.g. recomputation under ``checkpoint``) are evaluated forward first
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal, Var
-from ..primitives.base import UndefinedPrimal, Zero, add_tangents
+from .ad_util import UndefinedPrimal, Zero, add_tangents, instantiate
 from .. import tracing as _tracing
 from ..tracing import bind, trace_to_jaxpr
 
@@ -116,7 +116,6 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear_mask) -> ClosedJaxpr:
     """IR -> IR: from a jaxpr linear in the ``linear_mask`` inputs, a jaxpr taking
     (non-linear inputs, output cotangents) and returning the linear inputs' cotangents.
     """
-    from ..primitives.base import instantiate
     in_avals = closed.in_avals
     nonlin = [a for a, m in zip(in_avals, linear_mask) if not m]
     n = len(nonlin)

@@ -5,7 +5,7 @@ A batched value carries one batch dimension ``d`` (an int) or none (``None``).
 ``vmap_jaxpr`` is the same walk traced into a new jaxpr (IR -> IR).
 
 The axis env: while a vmap traces its function, and while ``vmap_eval`` runs,
-an ``AxisFrame`` (name, size) is on ``axis_frames``, so collectives (``psum``
+an ``AxisFrame`` (name, size) is on this thread's ``axis_frames()``, so collectives (``psum``
 over a named axis) find their axis. The innermost frame is the one whose batch
 dims the batching rules currently see.
 
@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal, ShapedArray
 from .. import tracing as _tracing
-from ..tracing import _trace_stack, bind, trace_to_jaxpr
+from ..primitives.basic import broadcast_in_dim, transpose
+from ..tracing import axis_frames, bind, trace_depth, trace_to_jaxpr
+from .ad_util import aval
 
-axis_frames: list = []   # AxisFrames of the vmaps being traced or evaluated, innermost last
 
 
 class AxisFrame:
@@ -39,7 +40,7 @@ class AxisFrame:
     def __init__(self, name, size, tracing=False):
         self.name = name
         self.size = size
-        self.level = len(_trace_stack)
+        self.level = trace_depth()
         self.tracing = tracing
 
     def __repr__(self):
@@ -63,14 +64,38 @@ def find_axis(name):
     NameError: unbound axis name: 'nope' (no enclosing vmap has axis_name='nope')
     """
     if name is not None:
-        for f in reversed(axis_frames):
+        for f in reversed(axis_frames()):
             if f.name == name:
                 return f
     raise NameError(f"unbound axis name: {name!r} (no enclosing vmap has axis_name={name!r})")
 
 
+def not_mapped_size(args, dims) -> int:
+    """The batch size from the first batched argument."""
+    for x, d in zip(args, dims):
+        if d is not None:
+            return aval(x).shape[d]
+    raise ValueError("no batched argument")
+
+
+def move_batch_axis(x, d, to: int = 0, size: int | None = None):
+    """Move batch axis d of x to position ``to``; if d is None, broadcast to ``size``."""
+    a = aval(x)
+    if d is None:
+        shape = list(a.shape)
+        shape.insert(to, size)
+        dims = tuple(i for i in range(len(shape)) if i != to)
+        return broadcast_in_dim(x, tuple(shape), dims)
+    if d == to:
+        return x
+    perm = [i for i in range(a.ndim) if i != d]
+    perm.insert(to, d)
+    return transpose(x, tuple(perm))
+
+
+
 def batch_eqn(prim, vals, dims, params):
-    rule = prim.batch
+    rule = getattr(prim, "batch", None)     # None also for an IR-only primitive
     if rule is None:
         raise NotImplementedError(f"primitive '{prim.name}' has no batching rule, so it cannot "
                                   "be used under vmap")
@@ -86,7 +111,8 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=INHERIT):
     sub-jaxpr (cond, while) batches along that axis.
     """
     if axis_name is INHERIT:
-        axis_name = axis_frames[-1].name if axis_frames else None
+        frames = axis_frames()
+        axis_name = frames[-1].name if frames else None
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr, consts = jaxpr.jaxpr, list(jaxpr.consts) + list(consts)
     env = {}
@@ -95,7 +121,8 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=INHERIT):
     for v, x, d in zip(jaxpr.invars, args, dims):
         env[v] = (x, d)
 
-    axis_frames.append(AxisFrame(axis_name, axis_size))
+    frames = axis_frames()
+    frames.append(AxisFrame(axis_name, axis_size))
     try:
         for eqn in jaxpr.eqns:
             vals, ds = [], []
@@ -114,7 +141,6 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=INHERIT):
             if (not batched and prim.subjaxpr_params and vals
                     and _uses_collectives(prim, eqn.params)):
                 # a call/loop whose body needs the axis (psum inside jit): batch one operand
-                from ..primitives.base import move_batch_axis
                 vals[0] = move_batch_axis(vals[0], None, 0, axis_size)
                 ds[0] = batched = 0
             if batched is False and not getattr(prim, "batch_always", False):
@@ -132,7 +158,7 @@ def vmap_eval(jaxpr, consts, args, dims, axis_size, axis_name=INHERIT):
             else:
                 env[eqn.outvars[0]] = (out, od)
     finally:
-        axis_frames.pop()
+        frames.pop()
     outs, odims = [], []
     for a in jaxpr.outvars:
         x, d = (a.val, None) if type(a) is Literal else env[a]
@@ -186,9 +212,9 @@ def vmap_jaxpr(closed: ClosedJaxpr, in_dims, axis_size, axis_name=INHERIT, out_d
     a batching rule calling this (jit, control flow) batches along that axis,
     so collectives in the body find their name.
     """
-    from ..primitives.base import move_batch_axis
     if axis_name is INHERIT:
-        axis_name = axis_frames[-1].name if axis_frames else None
+        frames = axis_frames()
+        axis_name = frames[-1].name if frames else None
     avals = [batched_aval(a, d, axis_size) for a, d in zip(closed.in_avals, in_dims)]
     out_dims_box = []
 

@@ -22,7 +22,8 @@ class OpCase:
     diff_argnums: which args to differentiate (default: all floating args).
     batch:  check vmap against a Python loop.
     jit:    check jit against eager.
-    rtol/atol: value tolerances; ``fd_tol`` for the finite-difference checks.
+    rtol/atol: value tolerances; ``fd_tol`` for the finite-difference checks, ``fd2_tol``
+            for the second-order ones (jvp of jvp, vjp of vjp).
     """
     name: str
     fun: Callable
@@ -35,6 +36,7 @@ class OpCase:
     rtol: float = 1e-7
     atol: float = 1e-9
     fd_tol: float = 1e-5
+    fd2_tol: float = 1e-5
     eps: float = 1e-6
 
     def make_args(self, seed=0):

@@ -301,3 +301,14 @@ row("linalg_vector_norm_all", lambda x: fnp.linalg.vector_norm(x, keepdims=True)
     gen(randn(2, 3)), lambda x: np.linalg.norm(x.reshape(-1)).reshape(1, 1))
 row("linalg_matrix_norm", lambda x: fnp.linalg.matrix_norm(x, ord=2), gen(randn(2, 3, 4)),
     lambda x: np.linalg.norm(x, 2, axis=(-2, -1)))
+row("linalg_svd_complex",
+    lambda re, im: tuple(fnp.abs(x) for x in fnp.linalg.svd(lax.complex(re, im),
+                                                               full_matrices=False)),
+    gen(randn(4, 3), randn(4, 3)),
+    lambda re, im: tuple(np.abs(x) for x in np.linalg.svd(re + 1j * im, full_matrices=False)))
+row("linalg_svd_complex_reconstruct",
+    lambda re, im: _parts(fnp.linalg.matmul(*fnp.linalg.svd(lax.complex(re, im),
+                                                             full_matrices=False)[::2])),
+    gen(randn(2, 3), randn(2, 3)),
+    lambda re, im: (lambda z: (z.real, z.imag))(np.matmul(*np.linalg.svd(
+        re + 1j * im, full_matrices=False)[::2])))

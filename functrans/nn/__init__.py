@@ -19,13 +19,16 @@ import operator
 
 import numpy as np
 
-from . import lax
-from . import numpy as fnp
-from .numpy._util import canonicalize_axes, canonicalize_axis
+from .. import lax
+from .. import numpy as fnp
+from ..numpy._util import canonicalize_axes, canonicalize_axis
+from ..primitives.custom import stop_gradient
 
 __all__ = ["relu", "relu6", "sigmoid", "log_sigmoid", "softplus", "gelu", "silu", "swish",
            "elu", "selu", "leaky_relu", "softmax", "log_softmax", "logsumexp", "one_hot",
-           "standardize"]
+           "standardize", "celu", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
+           "hard_tanh", "mish", "soft_sign", "squareplus", "log1mexp", "sparse_plus",
+           "sparse_sigmoid", "dot_product_attention", "initializers"]
 
 
 def _float(x):
@@ -35,10 +38,9 @@ def _float(x):
 
 
 def _stop_gradient(x):
-    import functrans
-    sg = getattr(functrans, "stop_gradient", None)
-    # the shift it guards cancels exactly in value and derivative, so identity is also correct
-    return sg(x) if sg is not None else x
+    # the shift it guards cancels exactly in value and derivative; stopping its gradient
+    # only saves work
+    return stop_gradient(x)
 
 
 def relu(x):
@@ -268,3 +270,10 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
         d = x - mean
         variance = fnp.mean(d * d, axis=axes, keepdims=True)
     return (x - mean) / fnp.sqrt(variance + epsilon)
+
+
+from ._activations import (celu, glu, hard_sigmoid, hard_silu, hard_swish,  # noqa: E402
+                           hard_tanh, mish, soft_sign, squareplus, log1mexp, sparse_plus,
+                           sparse_sigmoid)
+from ._attention import dot_product_attention  # noqa: E402
+from . import initializers  # noqa: E402

@@ -1,0 +1,158 @@
+"""Compile time of the CPU backend (issue 15), every cache off, against jax.jit when
+installed: ``jit(grad)`` of the chain ``y = sin(y)*0.5 + y*c`` (10 and 100 steps in the
+suite), a jitted chain of 1,000 and 8,000 plain adds, and recompiling a small ``sin``
+function for a new shape. Each call compiles from scratch.
+
+The large cases take seconds each, too long for the suite's 15 repetitions; run them
+once with ``python -m benchmarks.compile`` (sin chain at 10, 100, 1,000 and 3,000
+steps, 1,000 / 8,000 / 20,000 adds; seconds per equation and the backend's stage
+breakdown, ``compile_timings``)."""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from .harness import Workload
+
+
+def _jax():
+    try:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        return jax, jax.numpy
+    except Exception:
+        return None, None
+
+
+def sin_chain(np_, n):
+    def f(y, c):
+        for _ in range(n):
+            y = np_.sin(y) * 0.5 + y * c
+        return np_.sum(y)
+    return f
+
+
+def add_chain(n):
+    def f(x):
+        y = x
+        for _ in range(n):
+            y = y + x
+        return y
+    return f
+
+
+def _fresh(run):
+    """``run()`` with the backend's disk cache off and its memory caches cleared first."""
+    from backends.llvm import cache
+
+    def call():
+        old = cache.cache_dir
+        cache.cache_dir = lambda: None
+        try:
+            cache.clear_memory()
+            return run()
+        finally:
+            cache.cache_dir = old
+    return call
+
+
+def _sin_chain_setup(n):
+    def setup():
+        import functrans as ft
+        import functrans.numpy as fnp
+        y = np.linspace(0.0, 1.0, 1000)
+        c = {"functrans cpu": _fresh(lambda: ft.jit(ft.grad(sin_chain(fnp, n)))(y, 0.3))}
+        jax, jnp = _jax()
+        if jax is not None:
+            f = sin_chain(jnp, n)
+            c["jax"] = lambda: jax.block_until_ready(jax.jit(jax.grad(f))(y, 0.3))
+        return c
+    return setup
+
+
+def _add_chain_setup(n):
+    def setup():
+        import functrans as ft
+        x = np.linspace(0.0, 1.0, 1000)
+        c = {"functrans cpu": _fresh(lambda: ft.jit(add_chain(n))(x))}
+        jax, _ = _jax()
+        if jax is not None:
+            c["jax"] = lambda: jax.block_until_ready(jax.jit(add_chain(n))(x))
+        return c
+    return setup
+
+
+def _recompile_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    shapes = iter(range(3, 1 << 30))
+    f = ft.jit(lambda x: fnp.sin(x) * 2.0)
+
+    def ft_new_shape():
+        return f(np.ones(next(shapes)))
+    c = {"functrans cpu": _fresh(ft_new_shape)}
+    jax, jnp = _jax()
+    if jax is not None:
+        g = jax.jit(lambda x: jnp.sin(x) * 2.0)
+        c["jax"] = lambda: jax.block_until_ready(g(np.ones(next(shapes))))
+    return c
+
+
+def _at_most_half_jax(r):
+    return r["functrans cpu"] <= 0.5 * r["jax"] if "jax" in r else None
+
+
+WORKLOADS = [
+    Workload("compile jit(grad) of the sin chain, 10 steps", _sin_chain_setup(10),
+             baseline="functrans cpu", target="≤ 0.5× jax", check=_at_most_half_jax),
+    Workload("compile jit(grad) of the sin chain, 100 steps", _sin_chain_setup(100),
+             baseline="functrans cpu", target="≤ 0.5× jax", check=_at_most_half_jax),
+    Workload("compile a chain of 1,000 adds", _add_chain_setup(1000),
+             baseline="functrans cpu", target="linear in size (20,000: < 10 s, run main())"),
+    Workload("recompile x -> sin(x)*2 for a new shape", _recompile_setup,
+             baseline="functrans cpu", target="≤ 0.5× jax", check=_at_most_half_jax),
+]
+
+
+def _once(label, make_and_run, n_eqns):
+    """Compile once from scratch; print seconds, seconds per equation and the stages."""
+    t0 = time.perf_counter()
+    exe = make_and_run()
+    dt = time.perf_counter() - t0
+    stages = ""
+    timings = getattr(exe, "compile_timings", None)
+    if timings:
+        stages = ", ".join(f"{k} {v:.2f}" for k, v in timings.items() if v >= 0.01)
+    print(f"{label:<34} {dt:8.2f} s  {1e3 * dt / n_eqns:7.2f} ms/eqn  {stages}", flush=True)
+
+
+def main(argv=None):
+    """One compile per case, sizes up to the issue's largest (minutes in all)."""
+    import functrans as ft
+    import functrans.numpy as fnp
+    steps = [int(a) for a in (argv or [])] or [10, 100, 1000, 3000]
+    y = np.linspace(0.0, 1.0, 1000)
+    eqns = {}
+    for n in steps:
+        lowered = ft.jit(ft.grad(sin_chain(fnp, n))).lower(y, 0.3)
+        eqns[n] = len(lowered.jaxpr.jaxpr.eqns)
+        _once(f"functrans sin chain {n}", _fresh(lambda: lowered.compile().exe), eqns[n])
+    for n in (1000, 8000, 20000):
+        lowered = ft.jit(add_chain(n)).lower(y)
+        _once(f"functrans adds {n}", _fresh(lambda: lowered.compile().exe), n)
+    jax, jnp = _jax()
+    if jax is None:
+        return 0
+    for n in steps:
+        f = jax.jit(jax.grad(sin_chain(jnp, n)))
+        _once(f"jax sin chain {n}", lambda: jax.block_until_ready(f(y, 0.3)), eqns[n])
+    for n in (1000, 8000):
+        f = jax.jit(add_chain(n))
+        _once(f"jax adds {n}", lambda: jax.block_until_ready(f(y)), n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

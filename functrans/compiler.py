@@ -1,0 +1,192 @@
+"""The one compile path: ``compile_closed`` simplifies a closed jaxpr and hands it to a
+backend; tools watch it through hooks.
+
+``jit``, ``jit(f).lower(...).compile()`` and the nested-call primitive (``pjit``) all
+compile here. A tool (stage dumps and the compile log in ``dump``, ``debug_nans`` in
+``debug``) subclasses ``CompileHook`` and registers it with ``add_hook``; while no hook
+is ``active()`` a compile runs no tool code at all.
+
+Compiled executables are kept in ``LRUCache`` objects, bounded by the option
+``compile_cache_size``; ``clear_compiled()`` empties every one of them.
+
+>>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
+>>> a = Var(ShapedArray((), "float64"))
+>>> exe = compile_closed(ClosedJaxpr(Jaxpr([], [a], [], [a])), "interpret", name="ident")
+>>> [float(y) for y in exe(2.0)]
+[2.0]
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import weakref
+
+from backends import default_backend, get_backend
+from jaxpr_ir import ClosedJaxpr
+from jaxpr_ir.passes import simplify
+from . import config
+
+__all__ = ["compile_closed", "CompileHook", "Compilation", "JitCause", "add_hook",
+           "remove_hook", "observed", "LRUCache", "clear_compiled"]
+
+
+# ------------------------------------------------------------------ bounded caches
+
+_CACHES = weakref.WeakSet()   # every LRUCache, so that clear_compiled reaches them all
+
+
+class LRUCache:
+    """A mapping that forgets its least recently used entry beyond ``size`` entries
+    (``None``: the option ``compile_cache_size``, read at each insertion).
+
+    >>> c = LRUCache(2); c.put("a", 1); c.put("b", 2); c.get("a"); c.put("c", 3)
+    1
+    >>> c.get("b") is None, len(c)
+    (True, 2)
+    """
+
+    def __init__(self, size: int | None = None):
+        # key -> [value, tick of its last use]: a hit costs one lookup (jit's keys hash
+        # their argument structure in Python, so a second lookup to reorder would show)
+        self._entries = {}
+        self._tick = itertools.count()
+        self._size = size
+        self._lock = threading.Lock()   # insertions and evictions from several threads
+        _CACHES.add(self)
+
+    def get(self, key):
+        """The value stored under ``key`` (now the most recently used), or None."""
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        entry[1] = next(self._tick)
+        return entry[0]
+
+    def put(self, key, value) -> None:
+        """Store ``value``; drops the least recently used entries beyond the size."""
+        size = self._size if self._size is not None else config.read("compile_cache_size")
+        with self._lock:
+            self._entries[key] = [value, next(self._tick)]
+            while len(self._entries) > max(size, 1):   # on a compile only: a scan is cheap
+                oldest = min(self._entries.items(), key=lambda kv: kv[1][1])[0]
+                del self._entries[oldest]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def clear_compiled() -> None:
+    """Forget every cached executable (jit's and the nested-call primitive's).
+
+    >>> clear_compiled()
+    """
+    for cache in list(_CACHES):
+        cache.clear()
+
+
+# ------------------------------------------------------------------ hooks
+
+class JitCause:
+    """Why ``jit`` compiles: the cache key that missed, the previous compile's key, and
+    the call (so a compile log can name the argument that changed)."""
+    __slots__ = ("fun", "args", "dyn_args", "dyn_kwargs", "static_argnums", "key", "prev_key")
+
+    def __init__(self, fun, args, dyn_args, dyn_kwargs, static_argnums, key, prev_key):
+        self.fun, self.args = fun, args
+        self.dyn_args, self.dyn_kwargs = dyn_args, dyn_kwargs
+        self.static_argnums = static_argnums
+        self.key, self.prev_key = key, prev_key
+
+
+class Compilation:
+    """One run of ``compile_closed`` as the hooks see it. ``cause`` is a ``JitCause`` for
+    a jit call, None for a body compiled for a nested call; ``notes`` is where a hook
+    keeps what it needs between its calls; ``seconds`` is the backend's compile time."""
+    __slots__ = ("name", "backend", "traced", "cause", "optimized", "seconds", "notes")
+
+    def __init__(self, name, backend, traced, cause):
+        self.name, self.backend, self.traced, self.cause = name, backend, traced, cause
+        self.optimized, self.seconds, self.notes = None, 0.0, {}
+
+
+class CompileHook:
+    """An observer of the compile path; subclasses override what they need.
+
+    ``start`` runs first, ``stage(c, pass_name, jaxpr)`` after each pass of
+    ``jaxpr_ir.passes.PIPELINE``, ``compiled(c, exe)`` last and returns the executable
+    to use (possibly wrapped). ``keeps_inputs``: the hook re-reads the arguments after a
+    call, so input buffers must not be donated.
+    """
+    keeps_inputs = False
+
+    def active(self) -> bool:
+        return True
+
+    def start(self, c: Compilation) -> None:
+        pass
+
+    def stage(self, c: Compilation, pass_name: str, jaxpr) -> None:
+        pass
+
+    def compiled(self, c: Compilation, exe):
+        return exe
+
+
+_HOOKS: list = []
+
+
+def add_hook(hook: CompileHook) -> CompileHook:
+    """Register ``hook`` (hooks run in registration order); returns it."""
+    _HOOKS.append(hook)
+    return hook
+
+
+def remove_hook(hook: CompileHook) -> None:
+    _HOOKS.remove(hook)
+
+
+def observed() -> bool:
+    """Whether a hook is active (then compiles and calls must go through the slow path)."""
+    return any(h.active() for h in _HOOKS)
+
+
+# ------------------------------------------------------------------ the compile path
+
+def _backend_compile(be, closed, donate):
+    if donate and getattr(be, "supports_donation", False):
+        return be.compile(closed, donate=donate)
+    return be.compile(closed)
+
+
+def compile_closed(closed: ClosedJaxpr, backend: str | None = None, *, name: str = "fun",
+                   donate: tuple = (), cause: JitCause | None = None):
+    """Simplify ``closed`` (``jaxpr_ir.passes.simplify``) and compile it for ``backend``
+    (None: the default backend); the active hooks observe each stage. ``donate``: flat
+    argument positions whose buffers the executable may reuse, where the backend can.
+    """
+    be = get_backend(backend)
+    hooks = [h for h in _HOOKS if h.active()]
+    if not hooks:
+        return _backend_compile(be, simplify(closed), donate)
+    c = Compilation(name, backend or default_backend(), closed, cause)
+    for h in hooks:
+        h.start(c)
+
+    def observe(pass_name, jaxpr):
+        for h in hooks:
+            h.stage(c, pass_name, jaxpr)
+
+    c.optimized = simplify(closed, observe)
+    if any(h.keeps_inputs for h in hooks):
+        donate = ()
+    t0 = time.perf_counter()
+    exe = _backend_compile(be, c.optimized, donate)
+    c.seconds = time.perf_counter() - t0
+    for h in hooks:
+        exe = h.compiled(c, exe)
+    return exe

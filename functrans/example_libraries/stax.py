@@ -1,0 +1,248 @@
+"""A tiny layer library with jax.example_libraries.stax's API.
+
+A layer is a pair ``(init_fun, apply_fun)``: ``init_fun(rng, input_shape)`` returns
+``(output_shape, params)`` and ``apply_fun(params, inputs, **kwargs)`` the outputs
+(``rng=`` for stochastic layers). ``serial`` and ``parallel`` combine layers.
+
+As in JAX, ``Dropout(rate)`` keeps each unit with probability ``rate`` (the rate is a
+keep rate). ``Conv``, ``MaxPool``, ``AvgPool`` and ``SumPool`` are not provided: they need
+``lax.conv_general_dilated`` and ``lax.reduce_window``, which functrans does not have yet.
+
+>>> from functrans import random
+>>> init, apply = serial(Dense(4), Relu, Dense(2), LogSoftmax)
+>>> out_shape, params = init(random.key(0), (-1, 3))
+>>> out_shape, apply(params, random.normal(random.key(1), (5, 3))).shape
+((-1, 2), (5, 2))
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+from .. import nn
+from .. import numpy as fnp
+from .. import random
+from ..nn import initializers
+
+__all__ = ["Dense", "Tanh", "Relu", "Exp", "LogSoftmax", "Softmax", "Softplus", "Sigmoid",
+           "Elu", "LeakyRelu", "Selu", "Gelu", "Flatten", "Identity", "FanOut", "FanInSum",
+           "FanInConcat", "Dropout", "BatchNorm", "serial", "parallel", "shape_dependent",
+           "elementwise", "glorot", "randn"]
+
+glorot = initializers.glorot_normal
+randn = initializers.normal
+
+
+def Dense(out_dim, W_init=glorot(), b_init=randn()):  # noqa: N802,N803 (JAX's names)
+    """Fully connected layer ``inputs @ W + b``.
+
+    >>> from functrans import random
+    >>> Dense(3)[0](random.key(0), (2, 5))[0]
+    (2, 3)
+    """
+    def init_fun(rng, input_shape):
+        k1, k2 = random.split(rng)
+        W = W_init(k1, (input_shape[-1], out_dim))
+        b = b_init(k2, (out_dim,))
+        return tuple(input_shape[:-1]) + (out_dim,), (W, b)
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return fnp.dot(inputs, W) + b
+    return init_fun, apply_fun
+
+
+def elementwise(fun, **fun_kwargs):
+    """A parameterless layer applying ``fun`` to its input.
+
+    >>> import functrans.numpy as fnp
+    >>> elementwise(fnp.abs)[1]((), fnp.asarray([-1.0])).tolist()
+    [1.0]
+    """
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return fun(inputs, **fun_kwargs)
+    return init_fun, apply_fun
+
+
+Tanh = elementwise(fnp.tanh)
+Relu = elementwise(nn.relu)
+Exp = elementwise(fnp.exp)
+LogSoftmax = elementwise(nn.log_softmax, axis=-1)
+Softmax = elementwise(nn.softmax, axis=-1)
+Softplus = elementwise(nn.softplus)
+Sigmoid = elementwise(nn.sigmoid)
+Elu = elementwise(nn.elu)
+LeakyRelu = elementwise(nn.leaky_relu)
+Selu = elementwise(nn.selu)
+Gelu = elementwise(nn.gelu)
+
+
+def _flatten_init(rng, input_shape):
+    return (input_shape[0], functools.reduce(operator.mul, input_shape[1:], 1)), ()
+
+
+def _flatten_apply(params, inputs, **kwargs):
+    return fnp.reshape(inputs, (inputs.shape[0], -1))
+
+
+Flatten = (_flatten_init, _flatten_apply)
+Identity = (lambda rng, input_shape: (input_shape, ()),
+            lambda params, inputs, **kwargs: inputs)
+
+
+def FanOut(num):  # noqa: N802
+    """Copy the input ``num`` times (for ``parallel``).
+
+    >>> FanOut(2)[1]((), 1.0)
+    [1.0, 1.0]
+    """
+    return (lambda rng, input_shape: ([input_shape] * num, ()),
+            lambda params, inputs, **kwargs: [inputs] * num)
+
+
+def _fan_in_sum_apply(params, inputs, **kwargs):
+    return functools.reduce(operator.add, inputs)
+
+
+FanInSum = (lambda rng, input_shape: (input_shape[0], ()), _fan_in_sum_apply)
+
+
+def FanInConcat(axis=-1):  # noqa: N802
+    """Concatenate a list of inputs along ``axis``.
+
+    >>> FanInConcat()[0](None, [(2, 3), (2, 4)])[0]
+    (2, 7)
+    """
+    def init_fun(rng, input_shape):
+        ax = axis % len(input_shape[0])
+        concat_size = sum(shape[ax] for shape in input_shape)
+        out_shape = tuple(input_shape[0][:ax]) + (concat_size,) + tuple(input_shape[0][ax + 1:])
+        return out_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return fnp.concatenate(inputs, axis)
+    return init_fun, apply_fun
+
+
+def Dropout(rate, mode="train"):  # noqa: N802
+    """Keep each unit with probability ``rate`` and scale kept ones by ``1 / rate``
+    (JAX's convention) in 'train' mode; identity otherwise. Needs ``rng=``.
+
+    >>> from functrans import random
+    >>> import functrans.numpy as fnp
+    >>> Dropout(0.5, mode="test")[1]((), fnp.ones(2)).tolist()
+    [1.0, 1.0]
+    """
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.get("rng", None)
+        if mode != "train":
+            return inputs
+        if rng is None:
+            raise ValueError("Dropout's apply_fun needs a PRNG key: call it with rng=key "
+                             "(or build the layer with mode='test' for evaluation)")
+        keep = random.bernoulli(rng, rate, inputs.shape)
+        return fnp.where(keep, inputs / rate, 0.0)
+    return init_fun, apply_fun
+
+
+def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,  # noqa: N802
+              beta_init=initializers.zeros, gamma_init=initializers.ones):
+    """Normalise over ``axis`` (batch statistics), then ``gamma * z + beta``.
+
+    >>> from functrans import random
+    >>> BatchNorm(axis=(0,))[0](random.key(0), (4, 3))[1][0].shape
+    (3,)
+    """
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+
+    def init_fun(rng, input_shape):
+        shape = tuple(d for i, d in enumerate(input_shape) if i not in axes)
+        k1, k2 = random.split(rng)
+        beta = beta_init(k1, shape) if center else ()
+        gamma = gamma_init(k2, shape) if scale else ()
+        return input_shape, (beta, gamma)
+
+    def apply_fun(params, x, **kwargs):
+        beta, gamma = params
+        expand = tuple(None if i in axes else slice(None) for i in range(x.ndim))
+        z = nn.standardize(x, axes, epsilon=epsilon)
+        if scale:
+            z = gamma[expand] * z
+        if center:
+            z = z + beta[expand]
+        return z
+    return init_fun, apply_fun
+
+
+def serial(*layers):
+    """Compose layers in sequence; ``rng=`` is split among them.
+
+    >>> from functrans import random
+    >>> serial(Dense(3), Tanh)[0](random.key(0), (1, 2))[0]
+    (1, 3)
+    """
+    init_funs, apply_funs = zip(*layers) if layers else ((), ())
+
+    def init_fun(rng, input_shape):
+        params = []
+        for init in init_funs:
+            rng, layer_rng = random.split(rng)
+            input_shape, param = init(layer_rng, input_shape)
+            params.append(param)
+        return input_shape, params
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        rngs = random.split(rng, len(apply_funs)) if rng is not None else \
+            [None] * len(apply_funs)
+        for fun, param, r in zip(apply_funs, params, rngs):
+            inputs = fun(param, inputs, rng=r, **kwargs)
+        return inputs
+    return init_fun, apply_fun
+
+
+def parallel(*layers):
+    """Apply layers side by side to a list of inputs (often after ``FanOut``).
+
+    >>> from functrans import random
+    >>> parallel(Dense(2), Identity)[0](random.key(0), [(1, 3), (1, 4)])[0]
+    [(1, 2), (1, 4)]
+    """
+    init_funs, apply_funs = zip(*layers) if layers else ((), ())
+
+    def init_fun(rng, input_shape):
+        rngs = random.split(rng, len(init_funs))
+        shapes, params = [], []
+        for init, r, shape in zip(init_funs, rngs, input_shape):
+            s, p = init(r, shape)
+            shapes.append(s)
+            params.append(p)
+        return shapes, params
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        rngs = random.split(rng, len(apply_funs)) if rng is not None else \
+            [None] * len(apply_funs)
+        return [f(p, x, rng=r, **kwargs) for f, p, x, r in zip(apply_funs, params, inputs, rngs)]
+    return init_fun, apply_fun
+
+
+def shape_dependent(make_layer):
+    """A layer built from the input shape by ``make_layer(shape) -> (init, apply)``.
+
+    >>> from functrans import random
+    >>> shape_dependent(lambda s: Dense(s[-1]))[0](random.key(0), (2, 5))[0]
+    (2, 5)
+    """
+    def init_fun(rng, input_shape):
+        return make_layer(input_shape)[0](rng, input_shape)
+
+    def apply_fun(params, inputs, **kwargs):
+        return make_layer(inputs.shape)[1](params, inputs, **kwargs)
+    return init_fun, apply_fun

@@ -1,0 +1,159 @@
+"""More activations of ``functrans.nn`` (jax.nn's names), composed from
+``functrans.numpy``.
+
+>>> import functrans.numpy as fnp
+>>> from functrans import nn
+>>> nn.hard_tanh(fnp.asarray([-3.0, 0.5, 2.0])).tolist()
+[-1.0, 0.5, 1.0]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import numpy as fnp
+
+__all__ = ["celu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "mish",
+           "soft_sign", "squareplus", "log1mexp", "sparse_plus", "sparse_sigmoid"]
+
+
+def _float(x):
+    x = fnp.asarray(x)
+    return x if x.dtype.kind in "fc" else fnp.asarray(x, np.float64)
+
+
+def _softplus(x):
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): never exponentiates a positive number
+    return fnp.maximum(x, 0.0) + fnp.log1p(fnp.exp(-fnp.abs(x)))
+
+
+def celu(x, alpha=1.0):
+    """``max(x, 0) + alpha * min(exp(x / alpha) - 1, 0)``.
+
+    >>> import functrans.numpy as fnp
+    >>> round(float(celu(fnp.asarray(-1.0), alpha=2.0)), 6)
+    -0.786939
+    """
+    x = _float(x)
+    neg = alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha)
+    return fnp.where(x > 0, x, neg)
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: the first half of ``axis`` times the sigmoid of the second.
+
+    >>> import functrans.numpy as fnp
+    >>> glu(fnp.asarray([2.0, 0.0])).tolist()
+    [1.0]
+    """
+    x = _float(x)
+    n = x.shape[axis]
+    if n % 2:
+        raise ValueError(f"glu: axis {axis} has odd size {n}")
+    a, b = fnp.split(x, 2, axis=axis)
+    return a * (1.0 / (1.0 + fnp.exp(-b)))
+
+
+def hard_sigmoid(x):
+    """``relu6(x + 3) / 6``.
+
+    >>> import functrans.numpy as fnp
+    >>> hard_sigmoid(fnp.asarray([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    x = _float(x)
+    return fnp.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def hard_silu(x):
+    """``x * hard_sigmoid(x)`` (also ``hard_swish``).
+
+    >>> import functrans.numpy as fnp
+    >>> hard_silu(fnp.asarray([-4.0, 1.0, 4.0])).tolist()
+    [-0.0, 0.6666666666666666, 4.0]
+    """
+    x = _float(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def hard_tanh(x):
+    """``clip(x, -1, 1)``.
+
+    >>> import functrans.numpy as fnp
+    >>> hard_tanh(fnp.asarray(0.25)).item()
+    0.25
+    """
+    return fnp.clip(_float(x), -1.0, 1.0)
+
+
+def mish(x):
+    """``x * tanh(softplus(x))``.
+
+    >>> import functrans.numpy as fnp
+    >>> round(float(mish(fnp.asarray(1.0))), 6)
+    0.865098
+    """
+    x = _float(x)
+    return x * fnp.tanh(_softplus(x))
+
+
+def soft_sign(x):
+    """``x / (|x| + 1)``.
+
+    >>> import functrans.numpy as fnp
+    >>> soft_sign(fnp.asarray([-3.0, 1.0])).tolist()
+    [-0.75, 0.5]
+    """
+    x = _float(x)
+    return x / (fnp.abs(x) + 1.0)
+
+
+def squareplus(x, b=4):
+    """``(x + sqrt(x^2 + b)) / 2``, a smooth ReLU.
+
+    >>> import functrans.numpy as fnp
+    >>> squareplus(fnp.asarray(0.0)).item()
+    1.0
+    """
+    x = _float(x)
+    return (x + fnp.sqrt(x * x + b)) / 2.0
+
+
+def log1mexp(x):
+    """``log(1 - exp(-x))`` for ``x > 0``, accurate at both ends (``log(-expm1(-x))``
+    below log 2, ``log1p(-exp(-x))`` above).
+
+    >>> import functrans.numpy as fnp
+    >>> round(float(log1mexp(fnp.asarray(1e-10))), 4)
+    -23.0259
+    """
+    x = _float(x)
+    small = x < np.log(2.0)
+    # each branch gets an argument safe for it, so the untaken one stays finite
+    xs = fnp.where(small, x, 1.0)
+    xl = fnp.where(small, 1.0, x)
+    return fnp.where(small, fnp.log(-fnp.expm1(-xs)), fnp.log1p(-fnp.exp(-xl)))
+
+
+def sparse_plus(x):
+    """0 below -1, ``(x + 1)^2 / 4`` on [-1, 1], ``x`` above 1.
+
+    >>> import functrans.numpy as fnp
+    >>> sparse_plus(fnp.asarray([-2.0, 0.0, 2.0])).tolist()
+    [0.0, 0.25, 2.0]
+    """
+    x = _float(x)
+    return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4.0))
+
+
+def sparse_sigmoid(x):
+    """The derivative of ``sparse_plus``: 0, ``(x + 1) / 2``, 1.
+
+    >>> import functrans.numpy as fnp
+    >>> sparse_sigmoid(fnp.asarray([-2.0, 0.0, 2.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    x = _float(x)
+    return fnp.clip((x + 1.0) / 2.0, 0.0, 1.0)

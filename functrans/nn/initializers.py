@@ -1,0 +1,223 @@
+"""``functrans.nn.initializers``: jax.nn.initializers' functions. Each factory returns
+``init(key, shape, dtype=float64) -> array``.
+
+``variance_scaling`` draws with variance ``scale / fan`` (fan from ``mode``), as JAX:
+'truncated_normal' divides the standard deviation by that of a standard normal truncated
+to [-2, 2]; 'uniform' draws from ``[-sqrt(3 var), sqrt(3 var)]``. ``orthogonal`` makes
+the Q factor by Cholesky QR applied twice (``fnp.linalg`` has no ``qr``), which gives the
+Q of a QR with a positive diagonal R (JAX's sign convention).
+
+>>> from functrans import random
+>>> from functrans.nn import initializers
+>>> initializers.glorot_normal()(random.key(0), (3, 4)).shape
+(3, 4)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import numpy as fnp
+from .. import random
+
+__all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
+           "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
+           "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal"]
+
+
+def zeros(key, shape, dtype=np.float64):
+    """All zeros.
+
+    >>> zeros(None, (2,)).tolist()
+    [0.0, 0.0]
+    """
+    return fnp.zeros(shape, dtype)
+
+
+def ones(key, shape, dtype=np.float64):
+    """All ones.
+
+    >>> ones(None, (2,)).tolist()
+    [1.0, 1.0]
+    """
+    return fnp.ones(shape, dtype)
+
+
+def constant(value, dtype=np.float64):
+    """An initializer filling with ``value``.
+
+    >>> constant(0.5)(None, (2,)).tolist()
+    [0.5, 0.5]
+    """
+    def init(key, shape, dtype=dtype):
+        return fnp.full(shape, value, dtype)
+    return init
+
+
+def uniform(scale=1e-2, dtype=np.float64):
+    """Uniform on ``[0, scale)``.
+
+    >>> from functrans import random
+    >>> bool((uniform(2.0)(random.key(0), (5,)) < 2.0).all())
+    True
+    """
+    def init(key, shape, dtype=dtype):
+        return random.uniform(key, shape, dtype) * scale
+    return init
+
+
+def normal(stddev=1e-2, dtype=np.float64):
+    """Normal with mean 0 and standard deviation ``stddev``.
+
+    >>> from functrans import random
+    >>> normal(1.0)(random.key(0), (2, 2)).shape
+    (2, 2)
+    """
+    def init(key, shape, dtype=dtype):
+        return random.normal(key, shape, dtype) * stddev
+    return init
+
+
+def truncated_normal(stddev=1e-2, dtype=np.float64, lower=-2.0, upper=2.0):
+    """``stddev`` times a standard normal truncated to ``[lower, upper]``.
+
+    >>> from functrans import random
+    >>> bool((abs(truncated_normal(1.0)(random.key(0), (100,))) <= 2.0).all())
+    True
+    """
+    def init(key, shape, dtype=dtype):
+        return random.truncated_normal(key, lower, upper, shape, dtype) * stddev
+    return init
+
+
+def _fans(shape, in_axis, out_axis, batch_axis):
+    nd = len(shape)
+    if nd < 2:
+        raise ValueError(f"variance_scaling: needs a shape of rank >= 2, got {shape}")
+    in_axes = [a % nd for a in ((in_axis,) if isinstance(in_axis, int) else in_axis)]
+    out_axes = [a % nd for a in ((out_axis,) if isinstance(out_axis, int) else out_axis)]
+    b_axes = [a % nd for a in ((batch_axis,) if isinstance(batch_axis, int) else batch_axis)]
+    receptive = math.prod(s for i, s in enumerate(shape)
+                          if i not in in_axes + out_axes + b_axes)
+    fan_in = math.prod(shape[i] for i in in_axes) * receptive
+    fan_out = math.prod(shape[i] for i in out_axes) * receptive
+    return fan_in, fan_out
+
+
+def _truncated_std(lo=-2.0, hi=2.0):
+    """Standard deviation of a standard normal truncated to [lo, hi]."""
+    pdf = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
+    z = cdf(hi) - cdf(lo)
+    mean = (pdf(lo) - pdf(hi)) / z
+    var = 1 + (lo * pdf(lo) - hi * pdf(hi)) / z - mean * mean
+    return math.sqrt(var)
+
+
+def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
+                     dtype=np.float64):
+    """Samples with variance ``scale / n``, ``n`` the fan of ``mode`` ('fan_in',
+    'fan_out', 'fan_avg', 'fan_geo_avg'); ``distribution`` is 'truncated_normal',
+    'normal' or 'uniform'.
+
+    >>> from functrans import random
+    >>> w = variance_scaling(1.0, "fan_in", "normal")(random.key(0), (400, 300))
+    >>> round(float(w.var() * 400), 1)
+    1.0
+    """
+    if mode not in ("fan_in", "fan_out", "fan_avg", "fan_geo_avg"):
+        raise ValueError(f"variance_scaling: invalid mode {mode!r}")
+    if distribution not in ("truncated_normal", "normal", "uniform"):
+        raise ValueError(f"variance_scaling: invalid distribution {distribution!r}")
+
+    def init(key, shape, dtype=dtype):
+        shape = tuple(shape)
+        fan_in, fan_out = _fans(shape, in_axis, out_axis, batch_axis)
+        denom = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
+                 "fan_geo_avg": math.sqrt(fan_in * fan_out)}[mode]
+        variance = scale / denom
+        if distribution == "truncated_normal":
+            std = math.sqrt(variance) / _truncated_std()
+            return random.truncated_normal(key, -2.0, 2.0, shape, dtype) * std
+        if distribution == "normal":
+            return random.normal(key, shape, dtype) * math.sqrt(variance)
+        lim = math.sqrt(3 * variance)
+        return random.uniform(key, shape, dtype, -lim, lim)
+    return init
+
+
+def _named(mode, dist, scale, name):
+    def factory(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float64):
+        return variance_scaling(scale, mode, dist, in_axis, out_axis, batch_axis, dtype)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = (f"``variance_scaling({scale}, {mode!r}, {dist!r})``.\n\n"
+                       f"    >>> from functrans import random\n"
+                       f"    >>> {name}()(random.key(0), (3, 2)).shape\n    (3, 2)\n    ")
+    return factory
+
+
+glorot_uniform = _named("fan_avg", "uniform", 1.0, "glorot_uniform")
+glorot_normal = _named("fan_avg", "truncated_normal", 1.0, "glorot_normal")
+lecun_uniform = _named("fan_in", "uniform", 1.0, "lecun_uniform")
+lecun_normal = _named("fan_in", "truncated_normal", 1.0, "lecun_normal")
+he_uniform = _named("fan_in", "uniform", 2.0, "he_uniform")
+he_normal = _named("fan_in", "truncated_normal", 2.0, "he_normal")
+xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
+kaiming_uniform, kaiming_normal = he_uniform, he_normal
+
+
+def _cholesky_q(a):
+    """Q of the QR of a tall (n, m) matrix with R's diagonal positive: R^T R = A^T A."""
+    for _ in range(2):      # the second pass restores orthogonality to round-off
+        r_t = fnp.linalg.cholesky(a.T @ a)          # lower, = R^T
+        a = fnp.linalg.solve(r_t, a.T).T             # A R^{-1}
+    return a
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=np.float64):
+    """A (scaled) matrix with orthonormal rows or columns, reshaped to ``shape``.
+
+    >>> from functrans import random
+    >>> import numpy as np
+    >>> w = orthogonal()(random.key(0), (4, 3))
+    >>> bool(np.allclose(np.asarray(w).T @ np.asarray(w), np.eye(3)))
+    True
+    """
+    def init(key, shape, dtype=dtype):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"orthogonal: needs a shape of rank >= 2, got {shape}")
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        tall = (max(n_rows, n_cols), min(n_rows, n_cols))
+        q = _cholesky_q(random.normal(key, tall, np.float64))
+        if n_rows < n_cols:
+            q = q.T
+        rest = tuple(s for i, s in enumerate(shape) if i != column_axis % len(shape))
+        q = fnp.reshape(q, rest + (n_cols,))
+        q = fnp.moveaxis(q, -1, column_axis)
+        return fnp.asarray(q * scale, dtype)
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=np.float64):
+    """Convolution kernels (rank 3 to 5, in <= out channels) that are zero except an
+    orthogonal matrix at the spatial centre.
+
+    >>> from functrans import random
+    >>> w = delta_orthogonal()(random.key(0), (3, 2, 2))
+    >>> float(abs(w[0]).sum())
+    0.0
+    """
+    def init(key, shape, dtype=dtype):
+        shape = tuple(shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"delta_orthogonal: needs rank 3 to 5, got {shape}")
+        if shape[-2] > shape[-1]:
+            raise ValueError("delta_orthogonal: in channels must not exceed out channels")
+        ortho = orthogonal(scale, column_axis, dtype)(key, shape[-2:])
+        centre = tuple(s // 2 for s in shape[:-2])
+        return fnp.zeros(shape, dtype).at[centre].set(ortho)
+    return init

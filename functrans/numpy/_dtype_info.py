@@ -1,0 +1,116 @@
+"""dtype helpers and scalar types of ``functrans.numpy``: ``finfo iinfo promote_types
+result_type can_cast issubdtype isdtype`` and numpy's abstract and sized scalar types.
+
+These are static (they read dtypes, never values) and are numpy's own objects.
+``result_type`` follows numpy 2 (NEP 50), as the rest of functrans does.
+
+>>> import functrans.numpy as fnp
+>>> fnp.finfo(fnp.float32).bits
+32
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tracing import Tracer
+
+__all__ = ["finfo", "iinfo", "promote_types", "result_type", "can_cast", "issubdtype",
+           "isdtype", "generic", "number", "inexact", "floating", "complexfloating",
+           "integer", "signedinteger", "unsignedinteger", "character", "flexible", "object_",
+           "int16", "uint16", "uint64", "uint", "int_", "float_", "double", "single",
+           "cdouble", "csingle", "complex_"]
+
+
+def _dt(x):
+    """The dtype of an array or tracer; dtypes, scalar types and names pass through."""
+    if isinstance(x, (type, np.dtype, str)):
+        return x
+    return x.dtype if isinstance(x, Tracer) or hasattr(x, "dtype") else x
+
+
+def finfo(dtype):
+    """Machine limits of a floating dtype (numpy's ``finfo``).
+
+    >>> bool(finfo(np.float64).eps == np.finfo(np.float64).eps)
+    True
+    """
+    return np.finfo(_dt(dtype))
+
+
+def iinfo(int_type):
+    """Machine limits of an integer dtype (numpy's ``iinfo``).
+
+    >>> iinfo(np.int32).max
+    2147483647
+    """
+    return np.iinfo(_dt(int_type))
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both promote to.
+
+    >>> promote_types(np.int32, np.float32)
+    dtype('float64')
+    """
+    return np.promote_types(type1, type2)
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy 2's result dtype (Python scalars are weak).
+
+    >>> import functrans.numpy as fnp
+    >>> result_type(fnp.ones(2, fnp.float32), 2.0)
+    dtype('float32')
+    """
+    return np.result_type(*[_dt(a) for a in arrays_and_dtypes])
+
+
+def can_cast(from_, to, casting="safe"):
+    """Whether ``from_`` (a dtype or array) casts to ``to`` under ``casting``.
+
+    >>> can_cast(np.int32, np.float64)
+    True
+    """
+    return np.can_cast(_dt(from_), to, casting)
+
+
+def issubdtype(arg1, arg2):
+    """numpy's ``issubdtype``.
+
+    >>> issubdtype(np.float32, np.floating)
+    True
+    """
+    return np.issubdtype(arg1, arg2)
+
+
+def isdtype(dtype, kind):
+    """Array-API ``isdtype``: ``kind`` is a dtype, a kind name or a tuple of them.
+
+    >>> isdtype(np.float32, "real floating"), isdtype(np.int8, ("bool", "integral"))
+    (True, True)
+    """
+    return np.isdtype(np.dtype(dtype), kind)
+
+
+generic = np.generic
+number = np.number
+inexact = np.inexact
+floating = np.floating
+complexfloating = np.complexfloating
+integer = np.integer
+signedinteger = np.signedinteger
+unsignedinteger = np.unsignedinteger
+character = np.character
+flexible = np.flexible
+object_ = np.object_
+int16 = np.int16
+uint16 = np.uint16
+uint64 = np.uint64
+uint = np.uint
+int_ = np.int64
+float_ = np.float64
+double = np.float64
+single = np.float32
+cdouble = np.complex128
+csingle = np.complex64
+complex_ = np.complex128

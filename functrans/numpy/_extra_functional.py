@@ -1,0 +1,202 @@
+"""More functions of ``functrans.numpy`` composed from existing ones: ``logspace
+geomspace fromfunction apply_along_axis apply_over_axes vecdot matvec vecmat
+cumulative_sum cumulative_prod count_nonzero``.
+
+>>> import functrans.numpy as fnp
+>>> fnp.vecdot(fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])).item()
+11.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..batching import vmap
+from . import _elementwise as el
+from . import _elementwise_select as sel
+from . import _reductions as red
+from . import _structural as st
+from . import _joining as jn
+from ._creation import asarray
+from ._util import canonicalize_axis
+from ._extra_arrays import indices
+
+__all__ = ["logspace", "geomspace", "fromfunction", "apply_along_axis", "apply_over_axes",
+           "vecdot", "matvec", "vecmat", "cumulative_sum", "cumulative_prod", "count_nonzero"]
+
+
+def _spaced(start, stop, num, endpoint, axis):
+    """numpy's linspace values ``start + i * step`` (the last one exactly ``stop`` when
+    ``endpoint``), composed so that array-valued ends work eagerly and traced alike."""
+    start, stop = asarray(start, np.float64), asarray(stop, np.float64)
+    start, stop = st.broadcast_arrays(start, stop)
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"number of samples must be non-negative, got {num}")
+    div = (num - 1) if endpoint else num
+    i = st.reshape(asarray(np.arange(num), np.float64), (num,) + (1,) * start.ndim)
+    step = el.true_divide(el.subtract(stop, start), max(div, 1))
+    out = el.add(start, el.multiply(i, step))
+    if endpoint and num > 1:
+        out = jn.concatenate([out[:-1], st.expand_dims(stop, 0)])
+    return st.moveaxis(out, 0, axis) if start.ndim else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.logspace(0, 2, 3).tolist()
+    [1.0, 10.0, 100.0]
+    """
+    exps = _spaced(start, stop, num, endpoint, axis)
+    out = el.power(asarray(base, exps.dtype), exps)
+    return out if dtype is None else asarray(out, dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign; the
+    ends are returned exactly, as numpy does).
+
+    >>> import functrans.numpy as fnp
+    >>> [round(v, 6) for v in fnp.geomspace(1, 1000, 4).tolist()]
+    [1.0, 10.0, 100.0, 1000.0]
+    """
+    start, stop = asarray(start, np.float64), asarray(stop, np.float64)
+    sign = el.sign(start)
+    exps = _spaced(el.log10(el.abs(start)), el.log10(el.abs(stop)), num, endpoint, axis)
+    out = el.multiply(sign, el.power(10.0, exps))
+    if num > 0 and start.ndim == 0:
+        out = jn.concatenate([st.reshape(start, (1,)), out[1:]])
+        if endpoint and num > 1:
+            out = jn.concatenate([out[:-1], st.reshape(stop, (1,))])
+    return out if dtype is None else asarray(out, dtype)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function`` called on the index grids of ``shape``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.fromfunction(lambda i, j: i + j, (2, 2)).tolist()
+    [[0.0, 1.0], [1.0, 2.0]]
+    """
+    grids = indices(shape, dtype=dtype)
+    return function(*[grids[i] for i in range(len(shape))], **kwargs)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` applied to every 1-d slice along ``axis`` (vectorised with vmap); the
+    axes ``func1d`` returns replace ``axis``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.apply_along_axis(fnp.sum, 1, fnp.ones((2, 3))).tolist()
+    [3.0, 3.0]
+    """
+    arr = asarray(arr)
+    axis = canonicalize_axis(axis, arr.ndim)
+    fun = lambda x: func1d(x, *args, **kwargs)  # noqa: E731
+    for i in range(1, arr.ndim - axis):
+        fun = vmap(fun, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        fun = vmap(fun, in_axes=0, out_axes=0)
+    return fun(arr)
+
+
+def apply_over_axes(func, a, axes):
+    """``func(a, axis)`` applied over each axis in turn, keeping the rank.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.apply_over_axes(fnp.sum, fnp.ones((2, 3)), [0, 1]).tolist()
+    [[6.0]]
+    """
+    a = asarray(a)
+    for ax in ([axes] if isinstance(axes, int) else axes):
+        out = asarray(func(a, ax))
+        if out.ndim == a.ndim - 1:
+            out = st.expand_dims(out, ax)
+        elif out.ndim != a.ndim:
+            raise ValueError("apply_over_axes: func must keep or reduce the rank by one")
+        a = out
+    return a
+
+
+def vecdot(x1, x2, axis=-1):
+    """Vector dot product ``sum(conj(x1) * x2)`` over ``axis``, batched by broadcasting.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.vecdot(fnp.ones((2, 3)), fnp.arange(3.0)).tolist()
+    [3.0, 3.0]
+    """
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
+    return red.sum(el.multiply(sel.conj(x1) if x1.dtype.kind == "c" else x1, x2), axis=axis)
+
+
+def matvec(x1, x2):
+    """Matrix-vector product over the last axes, batched by broadcasting.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.matvec(fnp.eye(2), fnp.asarray([1.0, 2.0])).tolist()
+    [1.0, 2.0]
+    """
+    x1, x2 = asarray(x1), asarray(x2)
+    return vecdot(sel.conj(x1) if x1.dtype.kind == "c" else x1, st.expand_dims(x2, -2))
+
+
+def vecmat(x1, x2):
+    """Vector-matrix product ``conj(x1) @ x2`` over the last axes, batched.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.vecmat(fnp.asarray([1.0, 2.0]), fnp.eye(2)).tolist()
+    [1.0, 2.0]
+    """
+    x1, x2 = asarray(x1), asarray(x2)
+    return vecdot(st.expand_dims(x1, -1), x2, axis=-2)
+
+
+def _cumulative(name, fn, x, axis, dtype, include_initial, initial):
+    x = asarray(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{name}: axis must be given for arrays of rank > 1")
+        axis = 0
+    if x.ndim == 0:
+        raise ValueError(f"{name}: needs an array of rank >= 1")
+    out = fn(x, axis=axis, dtype=dtype)
+    if include_initial:
+        axis = canonicalize_axis(axis, x.ndim)
+        shape = list(out.shape)
+        shape[axis] = 1
+        out = jn.concatenate([st.broadcast_to(asarray(initial, out.dtype), tuple(shape)), out],
+                             axis=axis)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array-API cumulative sum; ``include_initial`` prepends a 0.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.cumulative_sum(fnp.asarray([1, 2]), include_initial=True).tolist()
+    [0, 1, 3]
+    """
+    return _cumulative("cumulative_sum", red.cumsum, x, axis, dtype, include_initial, 0)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array-API cumulative product; ``include_initial`` prepends a 1.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.cumulative_prod(fnp.asarray([2, 3]), include_initial=True).tolist()
+    [1, 2, 6]
+    """
+    return _cumulative("cumulative_prod", red.cumprod, x, axis, dtype, include_initial, 1)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """Number of nonzero entries (int64).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.count_nonzero(fnp.asarray([[0, 1], [2, 0]]), axis=0).tolist()
+    [1, 1]
+    """
+    return red.sum(asarray(el.not_equal(asarray(a), 0), np.int64), axis=axis, keepdims=keepdims)

@@ -1,0 +1,378 @@
+"""Elementwise functions of ``functrans.numpy`` composed from existing ones (no new
+primitives), so every transform applies: ``logaddexp logaddexp2 fabs sinc angle
+nan_to_num isclose allclose array_equal array_equiv copysign signbit trunc fix fmod
+heaviside float_power isneginf isposinf isreal iscomplex iscomplexobj isrealobj isscalar
+modf divmod ldexp``.
+
+>>> import functrans.numpy as fnp
+>>> round(float(fnp.logaddexp(1000.0, 1000.0)), 4)
+1000.6931
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tracing import Tracer
+from . import _elementwise as el
+from . import _elementwise_select as sel
+from . import _reductions as red
+from ._creation import asarray, zeros_like, ones_like, full_like
+
+__all__ = ["logaddexp", "logaddexp2", "fabs", "sinc", "angle", "nan_to_num", "isclose",
+           "allclose", "array_equal", "array_equiv", "copysign", "signbit", "trunc", "fix",
+           "fmod", "heaviside", "float_power", "isneginf", "isposinf", "isreal", "iscomplex",
+           "iscomplexobj", "isrealobj", "isscalar", "modf", "divmod", "ldexp"]
+
+
+def _float(x):
+    """``x`` as an array of a floating dtype (ints and bools become float64)."""
+    x = asarray(x)
+    return x if x.dtype.kind in "fc" else asarray(x, np.float64)
+
+
+def logaddexp(x1, x2):
+    """``log(exp(x1) + exp(x2))`` without overflow; equal infinities give that infinity.
+
+    >>> import functrans.numpy as fnp
+    >>> float(fnp.logaddexp(0.0, 0.0)) == float(fnp.log(2.0))
+    True
+    """
+    x1, x2 = _float(x1), _float(x2)
+    big = el.maximum(x1, x2)
+    delta = el.subtract(x1, x2)
+    # where both are the same infinity delta is NaN; the answer is that infinity
+    finite_delta = sel.where(el.isnan(delta), zeros_like(delta), delta)
+    out = el.add(big, el.log1p(el.exp(el.negative(el.abs(finite_delta)))))
+    return sel.where(el.isnan(delta), el.add(x1, x2), out)
+
+
+def logaddexp2(x1, x2):
+    """``log2(2**x1 + 2**x2)`` without overflow.
+
+    >>> import functrans.numpy as fnp
+    >>> float(fnp.logaddexp2(1.0, 1.0))
+    2.0
+    """
+    ln2 = np.log(2.0)
+    return el.true_divide(logaddexp(el.multiply(_float(x1), ln2), el.multiply(_float(x2), ln2)),
+                          ln2)
+
+
+def fabs(x):
+    """Absolute value of a real array, always floating.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.fabs(fnp.asarray([-2, 3])).tolist()
+    [2.0, 3.0]
+    """
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("fabs: complex input is not supported (numpy rejects it too)")
+    return el.abs(_float(x))
+
+
+def sinc(x):
+    """Normalised sinc ``sin(pi x) / (pi x)``, 1 at 0 (smooth there: derivative 0).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.sinc(fnp.asarray([0.0, 1.0])).round(6).tolist()
+    [1.0, 0.0]
+    """
+    x = _float(x)
+    zero = el.equal(x, 0)
+    # a safe denominator keeps the untaken branch (and its derivative) finite at 0
+    safe = el.multiply(sel.where(zero, ones_like(x), x), np.pi)
+    # near 0 use the Taylor series 1 - (pi x)^2 / 6, whose derivative is right at 0
+    taylor = el.subtract(1.0, el.true_divide(el.square(el.multiply(x, np.pi)), 6.0))
+    return sel.where(zero, taylor, el.true_divide(el.sin(safe), safe))
+
+
+def angle(z, deg=False):
+    """The argument of complex ``z`` (``arctan2(imag, real)``), in degrees if ``deg``.
+
+    >>> import functrans.numpy as fnp
+    >>> float(fnp.angle(-1.0))
+    3.141592653589793
+    """
+    z = asarray(z)
+    re, im = sel.real(z), sel.imag(z)
+    out = el.arctan2(_float(im), _float(re))
+    return el.multiply(out, 180.0 / np.pi) if deg else out
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN replaced by ``nan``, +-inf by ``posinf``/``neginf`` (default: the dtype's
+    largest finite values); complex parts are handled separately.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nan_to_num(fnp.asarray([fnp.nan, 1.0]), nan=-1.0).tolist()
+    [-1.0, 1.0]
+    """
+    x = asarray(x)
+    if x.dtype.kind not in "fc":
+        return x
+    if x.dtype.kind == "c":
+        re = nan_to_num(sel.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(sel.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return el.add(asarray(re, x.dtype), el.multiply(asarray(im, x.dtype), 1j))
+    info = np.finfo(x.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    x = sel.where(el.isnan(x), full_like(x, nan), x)
+    x = sel.where(el.logical_and(el.isinf(x), el.greater(x, 0)), full_like(x, hi), x)
+    return sel.where(el.logical_and(el.isinf(x), el.less(x, 0)), full_like(x, lo), x)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|``; equal infinities are close.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isclose(fnp.asarray([1.0, 1.1]), 1.0).tolist()
+    [True, False]
+    """
+    a, b = asarray(a), asarray(b)
+    if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
+        return el.equal(a, b)
+    a, b = _float(a), _float(b)
+    finite = el.logical_and(el.isfinite(a), el.isfinite(b))
+    diff = el.abs(el.subtract(sel.where(finite, a, zeros_like(a)),
+                              sel.where(finite, b, zeros_like(b))))
+    tol = el.add(atol, el.multiply(rtol, el.abs(sel.where(finite, b, zeros_like(b)))))
+    out = sel.where(finite, el.less_equal(diff, tol), el.equal(a, b))
+    if equal_nan:
+        out = el.logical_or(out, el.logical_and(el.isnan(a), el.isnan(b)))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``a`` and ``b`` is close (a 0-d bool array).
+
+    >>> import functrans.numpy as fnp
+    >>> bool(fnp.allclose(fnp.ones(3), fnp.ones(3) + 1e-9))
+    True
+    """
+    return red.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """True when the shapes agree and every element is equal.
+
+    >>> import functrans.numpy as fnp
+    >>> bool(fnp.array_equal([1, 2], [1, 2])), bool(fnp.array_equal([1], [1, 2]))
+    (True, False)
+    """
+    a1, a2 = asarray(a1), asarray(a2)
+    if a1.shape != a2.shape:
+        return asarray(False)
+    eq = el.equal(a1, a2)
+    if equal_nan and a1.dtype.kind in "fc" and a2.dtype.kind in "fc":
+        eq = el.logical_or(eq, el.logical_and(el.isnan(a1), el.isnan(a2)))
+    return red.all(eq)
+
+
+def array_equiv(a1, a2):
+    """True when ``a1`` and ``a2`` broadcast together and are equal everywhere.
+
+    >>> import functrans.numpy as fnp
+    >>> bool(fnp.array_equiv([1, 2], [[1, 2], [1, 2]]))
+    True
+    """
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return asarray(False)
+    return red.all(el.equal(a1, a2))
+
+
+def signbit(x):
+    """True where the sign bit is set: negative values and ``-0.0`` (the sign bit of a
+    NaN is not read: NaN gives False).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.signbit(fnp.asarray([-0.0, 0.0, -2.0])).tolist()
+    [True, False, True]
+    """
+    x = asarray(x)
+    if x.dtype.kind in "iub":
+        return el.less(x, 0)
+    # arctan2(-0.0, -1) is -pi and arctan2(0.0, -1) is pi: this tells -0.0 from 0.0
+    # without bit casts or a division by zero
+    zero_sign = el.less(el.arctan2(x, el.add(el.multiply(x, 0), -1)), 0)
+    return el.logical_or(el.less(x, 0), el.logical_and(el.equal(x, 0), zero_sign))
+
+
+def copysign(x1, x2):
+    """``|x1|`` with the sign of ``x2`` (``-0.0`` counts as negative).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.copysign(fnp.asarray([1.0, 2.0]), fnp.asarray([-1.0, 0.0])).tolist()
+    [-1.0, 2.0]
+    """
+    mag = el.abs(_float(x1))
+    return sel.where(signbit(_float(x2)), el.negative(mag), mag)
+
+
+def trunc(x):
+    """Round toward zero.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.trunc(fnp.asarray([-1.5, 1.5])).tolist()
+    [-1.0, 1.0]
+    """
+    x = asarray(x)
+    if x.dtype.kind in "iub":
+        return x
+    return sel.where(el.less(x, 0), el.ceil(x), el.floor(x))
+
+
+fix = trunc
+
+
+def fmod(x1, x2):
+    """C's remainder: the sign follows the dividend ``x1`` (numpy's ``fmod``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.fmod(fnp.asarray([-3, 3]), 2).tolist()
+    [-1, 1]
+    """
+    x1, x2 = asarray(x1), asarray(x2)
+    r = el.remainder(x1, x2)
+    # remainder takes the divisor's sign; shift back where that differs from x1's
+    fix_needed = el.logical_and(el.not_equal(r, 0), el.not_equal(el.less(r, 0), el.less(x1, 0)))
+    return sel.where(fix_needed, el.subtract(r, x2), r)
+
+
+def heaviside(x1, x2):
+    """Step function: 0 below zero, ``x2`` at zero, 1 above.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.heaviside(fnp.asarray([-1.0, 0.0, 2.0]), 0.5).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    x1, x2 = _float(x1), _float(x2)
+    one, zero = ones_like(x1), zeros_like(x1)
+    return sel.where(el.greater(x1, 0), one,
+                     sel.where(el.less(x1, 0), zero, el.add(zero, x2)))
+
+
+def float_power(x1, x2):
+    """``x1 ** x2`` computed in float64 (complex128 for complex input), as numpy does.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.float_power(2, 3).item()
+    8.0
+    """
+    x1, x2 = asarray(x1), asarray(x2)
+    dt = np.complex128 if "c" in (x1.dtype.kind, x2.dtype.kind) else np.float64
+    return el.power(asarray(x1, dt), asarray(x2, dt))
+
+
+def isposinf(x):
+    """True where ``x`` is +inf.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isposinf(fnp.asarray([fnp.inf, -fnp.inf])).tolist()
+    [True, False]
+    """
+    x = asarray(x)
+    return el.logical_and(el.isinf(x), el.greater(x, 0))
+
+
+def isneginf(x):
+    """True where ``x`` is -inf.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isneginf(fnp.asarray([fnp.inf, -fnp.inf])).tolist()
+    [False, True]
+    """
+    x = asarray(x)
+    return el.logical_and(el.isinf(x), el.less(x, 0))
+
+
+def isreal(x):
+    """True where the imaginary part is zero (everywhere for real input).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isreal(fnp.asarray([1 + 0j, 1j])).tolist()
+    [True, False]
+    """
+    return el.equal(sel.imag(asarray(x)), 0)
+
+
+def iscomplex(x):
+    """True where the imaginary part is nonzero.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.iscomplex(fnp.asarray([1 + 0j, 1j])).tolist()
+    [False, True]
+    """
+    return el.not_equal(sel.imag(asarray(x)), 0)
+
+
+def iscomplexobj(x) -> bool:
+    """Whether ``x`` has a complex dtype (a static answer).
+
+    >>> iscomplexobj(1j), iscomplexobj(1.0)
+    (True, False)
+    """
+    return asarray(x).dtype.kind == "c"
+
+
+def isrealobj(x) -> bool:
+    """Whether ``x`` has a non-complex dtype (a static answer).
+
+    >>> isrealobj(1.0)
+    True
+    """
+    return not iscomplexobj(x)
+
+
+def isscalar(element) -> bool:
+    """JAX's rule: Python and numpy scalars and 0-d arrays (also traced ones) are scalars.
+
+    >>> import functrans.numpy as fnp
+    >>> isscalar(1.0), isscalar(fnp.asarray(2.0)), isscalar([1.0])
+    (True, True, False)
+    """
+    if isinstance(element, (bool, int, float, complex, np.generic)):
+        return True
+    if isinstance(element, (Tracer, np.ndarray)):
+        return element.ndim == 0
+    return False
+
+
+def modf(x):
+    """Fractional and integral parts, both with the sign of ``x``.
+
+    >>> import functrans.numpy as fnp
+    >>> [v.tolist() for v in fnp.modf(fnp.asarray([-1.5, 2.25]))]
+    [[-0.5, 0.25], [-1.0, 2.0]]
+    """
+    x = _float(x)
+    whole = trunc(x)
+    return el.subtract(x, whole), whole
+
+
+def divmod(x1, x2):  # noqa: A001 (numpy's name)
+    """``(floor_divide(x1, x2), remainder(x1, x2))``.
+
+    >>> import functrans.numpy as fnp
+    >>> [v.tolist() for v in fnp.divmod(fnp.asarray([7, -7]), 2)]
+    [[3, -4], [1, 1]]
+    """
+    return el.floor_divide(x1, x2), el.remainder(x1, x2)
+
+
+def ldexp(x1, x2):
+    """``x1 * 2**x2`` for integer ``x2``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.ldexp(1.5, 3).item()
+    12.0
+    """
+    x2 = asarray(x2)
+    if x2.dtype.kind not in "iub":
+        raise TypeError(f"ldexp: the exponent must be an integer array, got {x2.dtype}")
+    x1 = _float(x1)
+    return el.multiply(x1, el.exp2(asarray(x2, x1.dtype)))

@@ -1,0 +1,310 @@
+"""Signal and polynomial functions of ``functrans.numpy`` composed from existing ones:
+``convolve correlate gradient trapezoid unwrap polyval polyfit polyadd polysub polymul
+polyder polyint poly``.
+
+``convolve``/``correlate`` build the sliding windows with one static gather and contract
+them with a matrix product (O(n m), differentiable in both operands). ``polyfit`` solves
+the least-squares problem through the normal equations with ``linalg.solve``.
+
+>>> import functrans.numpy as fnp
+>>> fnp.polyval(fnp.asarray([1.0, 0.0, -1.0]), 3.0).item()
+8.0
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _elementwise as el
+from . import _elementwise_select as sel
+from . import _reductions as red
+from . import _structural as st
+from . import _joining as jn
+from . import _products as pr
+from . import linalg
+from ._creation import asarray, zeros
+from ._util import canonicalize_axis
+from ._extra_arrays import diff, vander
+
+__all__ = ["convolve", "correlate", "gradient", "trapezoid", "unwrap", "polyval", "polyfit",
+           "polyadd", "polysub", "polymul", "polyder", "polyint", "poly"]
+
+
+def _full_convolution(a, v):
+    """``out[k] = sum_j a[k - j] v[j]`` for k in [0, n + m - 1), by a windowed matmul."""
+    n, m = a.shape[0], v.shape[0]
+    padded = jn.concatenate([zeros((m - 1,), a.dtype), a, zeros((m - 1,), a.dtype)])
+    windows = padded[np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]]
+    return pr.matmul(windows, st.flip(v, 0))
+
+
+def _crop(full, n, m, mode):
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (min(n, m) - 1) // 2
+        return full[start:start + max(n, m)]
+    if mode == "valid":
+        return full[min(n, m) - 1:max(n, m)]
+    raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+
+def _vectors(name, a, v):
+    a, v = asarray(a), asarray(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"{name}: both inputs must be 1-d, got {a.shape} and {v.shape}")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError(f"{name}: inputs must not be empty")
+    dt = np.result_type(a.dtype, v.dtype)
+    return asarray(a, dt), asarray(v, dt)
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """Discrete linear convolution of two 1-d arrays (modes 'full', 'same', 'valid').
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.convolve(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 1.0])).tolist()
+    [1.0, 3.0, 2.0]
+    """
+    a, v = _vectors("convolve", a, v)
+    n, m = a.shape[0], v.shape[0]
+    if n < m:
+        a, v = v, a
+    return _crop(_full_convolution(a, v), n, m, mode)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation ``c[k] = sum_n a[n + k] conj(v[n])`` of two 1-d arrays.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.correlate(fnp.asarray([1.0, 2.0, 3.0]), fnp.asarray([0.0, 1.0])).tolist()
+    [2.0, 3.0]
+    """
+    a, v = _vectors("correlate", a, v)
+    n, m = a.shape[0], v.shape[0]
+    vc = st.flip(sel.conj(v) if v.dtype.kind == "c" else v, 0)
+    full = _full_convolution(a, vc) if n >= m else _full_convolution(vc, a)
+    if mode == "same" and n < m:
+        # with the longer operand second numpy centres the window from the other side
+        return full[n // 2:n // 2 + m]
+    return _crop(full, n, m, mode)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """Second-order central differences inside, first-order one-sided at the edges,
+    for scalar spacings (one for all axes or one per axis).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.gradient(fnp.asarray([1.0, 2.0, 4.0, 7.0])).tolist()
+    [1.0, 1.5, 2.5, 3.0]
+    """
+    f = asarray(f)
+    if f.dtype.kind not in "fc":
+        f = asarray(f, np.float64)
+    axes = list(range(f.ndim)) if axis is None else (
+        [canonicalize_axis(axis, f.ndim)] if isinstance(axis, int) else
+        [canonicalize_axis(a, f.ndim) for a in axis])
+    if edge_order != 1:
+        raise NotImplementedError("gradient: only edge_order=1 is supported")
+    if len(varargs) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        spacing = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacing = list(varargs)
+    else:
+        raise TypeError(f"gradient: {len(varargs)} spacings for {len(axes)} axes")
+    outs = []
+    for ax, h in zip(axes, spacing):
+        if asarray(h).ndim != 0:
+            raise NotImplementedError("gradient: coordinate-array spacings are not supported; "
+                                      "pass scalar spacings")
+        n = f.shape[ax]
+        if n < 2:
+            raise ValueError("gradient: each axis needs at least 2 (edge_order + 1) points")
+        x = st.moveaxis(f, ax, 0)
+        parts = [el.true_divide(el.subtract(x[1:2], x[0:1]), h)]
+        if n > 2:
+            parts.append(el.true_divide(el.subtract(x[2:], x[:-2]), el.multiply(2.0, h)))
+        parts.append(el.true_divide(el.subtract(x[-1:], x[-2:-1]), h))
+        outs.append(st.moveaxis(jn.concatenate(parts), 0, ax))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """Integral of ``y`` along ``axis`` by the trapezoidal rule (spacing ``dx`` or
+    sample points ``x``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.trapezoid(fnp.asarray([1.0, 2.0, 3.0])).item()
+    4.0
+    """
+    y = asarray(y)
+    axis = canonicalize_axis(axis, y.ndim)
+    y = st.moveaxis(y, axis, -1)
+    if x is None:
+        d = asarray(dx)
+    else:
+        x = asarray(x)
+        d = diff(x) if x.ndim == 1 else diff(st.moveaxis(x, axis, -1), axis=-1)
+    avg = el.multiply(el.add(y[..., 1:], y[..., :-1]), 0.5)
+    return red.sum(el.multiply(d, avg), axis=-1)
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """``p`` with jumps larger than ``discont`` (default ``period / 2``) replaced by
+    their ``period``-complement.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.unwrap(fnp.asarray([0.0, 6.0])).round(4).tolist()
+    [0.0, -0.2832]
+    """
+    p = asarray(p)
+    if p.dtype.kind not in "f":
+        p = asarray(p, np.float64)
+    axis = canonicalize_axis(axis, p.ndim)
+    half = period / 2
+    discont = half if discont is None else max(discont, half)
+    x = st.moveaxis(p, axis, -1)
+    dd = diff(x, axis=-1)
+    ddmod = el.subtract(el.remainder(el.add(dd, half), period), half)
+    ddmod = sel.where(el.logical_and(el.equal(ddmod, -half), el.greater(dd, 0)),
+                      el.add(el.multiply(ddmod, 0), half), ddmod)
+    correct = el.subtract(ddmod, dd)
+    correct = sel.where(el.less(el.abs(dd), discont), el.multiply(correct, 0), correct)
+    out = jn.concatenate([x[..., :1], el.add(x[..., 1:], red.cumsum(correct, axis=-1))],
+                         axis=-1)
+    return st.moveaxis(out, -1, axis)
+
+
+def polyval(p, x):
+    """Value of the polynomial with coefficients ``p`` (highest power first) at ``x``,
+    by Horner's rule.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polyval(fnp.asarray([2.0, 1.0]), fnp.asarray([0.0, 1.0])).tolist()
+    [1.0, 3.0]
+    """
+    p, x = asarray(p), asarray(x)
+    if p.ndim != 1:
+        raise ValueError(f"polyval: p must be 1-d, got shape {p.shape}")
+    out = el.multiply(x, 0) if p.shape[0] == 0 else el.add(el.multiply(x, 0), p[0])
+    for i in range(1, p.shape[0]):
+        out = el.add(el.multiply(out, x), p[i])
+    return out
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least-squares polynomial fit of degree ``deg`` (coefficients highest first).
+    ``full`` and ``cov`` outputs are not provided.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polyfit(fnp.asarray([0.0, 1.0, 2.0]), fnp.asarray([1.0, 3.0, 5.0]), 1).round(6).tolist()
+    [2.0, 1.0]
+    """
+    if full or cov:
+        raise NotImplementedError("polyfit: full=True and cov=True are not supported")
+    x, y = asarray(x, np.float64), asarray(y, np.float64)
+    deg = operator.index(deg)
+    A = vander(x, deg + 1)
+    if w is not None:
+        w = asarray(w, np.float64)
+        A = el.multiply(A, w[:, None])
+        y = el.multiply(y, w if y.ndim == 1 else w[:, None])
+    # scale columns as numpy does, for conditioning
+    scale = el.sqrt(red.sum(el.square(A), axis=0))
+    As = el.true_divide(A, scale)
+    At = st.transpose(As)
+    coef = linalg.solve(pr.matmul(At, As), pr.matmul(At, y))
+    return el.true_divide(coef, scale if coef.ndim == 1 else scale[:, None])
+
+
+def _pad_front(a, n):
+    return jn.concatenate([zeros((n - a.shape[0],), a.dtype), a]) if a.shape[0] < n else a
+
+
+def polyadd(a1, a2):
+    """Sum of two polynomials (coefficients highest first).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polyadd(fnp.asarray([1, 2]), fnp.asarray([1, 0, 0])).tolist()
+    [1, 1, 2]
+    """
+    a1, a2 = asarray(a1), asarray(a2)
+    n = max(a1.shape[0], a2.shape[0])
+    return el.add(_pad_front(a1, n), _pad_front(a2, n))
+
+
+def polysub(a1, a2):
+    """Difference of two polynomials.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polysub(fnp.asarray([1, 2]), fnp.asarray([1, 0, 0])).tolist()
+    [-1, 1, 2]
+    """
+    a1, a2 = asarray(a1), asarray(a2)
+    n = max(a1.shape[0], a2.shape[0])
+    return el.subtract(_pad_front(a1, n), _pad_front(a2, n))
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    """Product of two polynomials.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polymul(fnp.asarray([1.0, 1.0]), fnp.asarray([1.0, -1.0])).tolist()
+    [1.0, 0.0, -1.0]
+    """
+    return convolve(a1, a2)
+
+
+def polyder(p, m=1):
+    """The ``m``-th derivative of a polynomial.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polyder(fnp.asarray([1.0, 1.0, 1.0])).tolist()
+    [2.0, 1.0]
+    """
+    p = asarray(p)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("polyder: the order of derivative must be non-negative")
+    for _ in range(m):
+        n = p.shape[0]
+        p = el.multiply(p[:-1], np.arange(n - 1, 0, -1))
+    return p
+
+
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative of a polynomial, integration constants ``k`` (0).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.polyint(fnp.asarray([3.0, 2.0])).tolist()
+    [1.5, 2.0, 0.0]
+    """
+    p = asarray(p)
+    if p.dtype.kind not in "fc":
+        p = asarray(p, np.float64)
+    m = operator.index(m)
+    ks = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k, dtype=float), (m,))
+    for i in range(m):
+        n = p.shape[0]
+        p = jn.concatenate([el.true_divide(p, np.arange(n, 0, -1)),
+                            asarray([ks[i]], p.dtype)])
+    return p
+
+
+def poly(seq_of_zeros):
+    """Coefficients (highest first) of the monic polynomial with the given roots.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.poly(fnp.asarray([1.0, 2.0])).tolist()
+    [1.0, -3.0, 2.0]
+    """
+    z = asarray(seq_of_zeros)
+    if z.ndim != 1:
+        raise ValueError("poly: pass a 1-d sequence of roots (matrices are not supported)")
+    c = asarray([1.0], np.result_type(z.dtype, np.float64))
+    for i in range(z.shape[0]):
+        c = convolve(c, jn.stack([asarray(1.0, c.dtype), el.negative(asarray(z[i], c.dtype))]))
+    return c

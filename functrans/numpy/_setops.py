@@ -1,0 +1,315 @@
+"""Functions of ``functrans.numpy`` whose output size depends on values: ``nonzero
+flatnonzero argwhere extract compress unique unique_values unique_counts unique_inverse
+unique_all isin intersect1d union1d setdiff1d setxor1d trim_zeros``.
+
+Eagerly these return numpy's sizes. Under a transform the size must be static, as in
+JAX: pass ``size=`` (results are cut to it or padded with ``fill_value``); without it they
+raise a TypeError saying so. ``put``/``place``/``put_along_axis``/``fill_diagonal`` return
+a new array and require ``inplace=False`` (arrays are immutable), as JAX does.
+
+>>> import functrans.numpy as fnp
+>>> fnp.unique(fnp.asarray([3, 1, 3]), size=3, fill_value=0).tolist()
+[1, 3, 0]
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from ..tracing import Tracer
+from . import _elementwise as el
+from . import _elementwise_select as sel
+from . import _reductions as red
+from . import _structural as st
+from . import _joining as jn
+from ._creation import asarray, arange, zeros, full
+from ._sorting import argsort
+from ._util import canonicalize_axis
+from ._gather_ops import unravel_index
+
+__all__ = ["nonzero", "flatnonzero", "argwhere", "extract", "compress", "unique",
+           "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
+           "intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros"]
+
+
+def _need_size(name, *xs):
+    if any(isinstance(x, Tracer) for x in xs):
+        raise TypeError(f"{name}: the output size depends on the values; under a transform "
+                        f"pass a static size= (as in JAX)")
+
+
+def _compact(x, mask, size, fill_value):
+    """The entries of 1-d ``x`` where ``mask`` holds, in order; exactly ``size`` of them
+    (cut, or padded with ``fill_value``) when ``size`` is given."""
+    if size is None:
+        _need_size("this function", x, mask)
+        return asarray(np.asarray(x)[np.asarray(mask)])
+    size = operator.index(size)
+    n = x.shape[0]
+    order = argsort(asarray(el.logical_not(mask), np.int64))   # stable: kept ones first
+    if size > n:
+        order = jn.concatenate([order, zeros((size - n,), order.dtype)])
+    picked = x[order[:size]] if n else full((size,), 0, x.dtype)
+    count = red.sum(asarray(mask, np.int64))
+    fill = picked[0] * 0 if fill_value is None else fill_value
+    return sel.where(el.less(arange(size), count), picked, el.add(el.multiply(picked, 0),
+                                                                  asarray(fill, x.dtype)))
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero entries, one array per axis.
+
+    >>> import functrans.numpy as fnp
+    >>> [v.tolist() for v in fnp.nonzero(fnp.asarray([[0, 1], [2, 0]]))]
+    [[0, 1], [1, 0]]
+    """
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("nonzero: not defined for 0-d arrays (numpy 2 raises too)")
+    flat = flatnonzero(a, size=size, fill_value=0 if fill_value is None else None)
+    out = unravel_index(flat, a.shape)
+    if fill_value is not None and size is not None:
+        count = red.sum(asarray(el.not_equal(a, 0), np.int64))
+        fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * a.ndim
+        valid = el.less(arange(size), count)
+        out = tuple(sel.where(valid, o, asarray(f, o.dtype)) for o, f in zip(out, fills))
+    return tuple(out)
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero entries of the flattened ``a``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.flatnonzero(fnp.asarray([0, 3, 0, 4])).tolist()
+    [1, 3]
+    """
+    flat = st.ravel(asarray(a))
+    return _compact(arange(flat.shape[0]), el.not_equal(flat, 0), size, fill_value)
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """Indices of the nonzero entries, one row per entry.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.argwhere(fnp.asarray([[0, 1], [2, 0]])).tolist()
+    [[0, 1], [1, 0]]
+    """
+    a = st.atleast_1d(asarray(a))
+    return jn.stack(list(nonzero(a, size=size, fill_value=fill_value)), axis=-1)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The entries of the flattened ``arr`` where ``condition`` holds.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.extract(fnp.asarray([True, False, True]), fnp.asarray([1, 2, 3])).tolist()
+    [1, 3]
+    """
+    return _compact(st.ravel(asarray(arr)), asarray(st.ravel(asarray(condition)), np.bool_),
+                    size, fill_value)
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0):
+    """The slices of ``a`` along ``axis`` where the 1-d ``condition`` holds.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.compress(fnp.asarray([False, True]), fnp.asarray([[1, 2], [3, 4]]), axis=0).tolist()
+    [[3, 4]]
+    """
+    a = asarray(a)
+    if axis is None:
+        a, axis = st.ravel(a), 0
+    axis = canonicalize_axis(axis, a.ndim)
+    cond = asarray(st.ravel(asarray(condition)), np.bool_)
+    n = a.shape[axis]
+    if cond.shape[0] < n:
+        cond = jn.concatenate([cond, zeros((n - cond.shape[0],), np.bool_)])
+    cond = cond[:n]
+    idx = _compact(arange(n), cond, size, None)
+    moved = st.moveaxis(a, axis, 0)
+    out = moved[idx]
+    if size is not None:
+        valid = el.less(arange(size), red.sum(asarray(cond, np.int64)))
+        valid = st.reshape(valid, (size,) + (1,) * (a.ndim - 1))
+        out = sel.where(valid, out, el.add(el.multiply(out, 0), asarray(fill_value, a.dtype)))
+    return st.moveaxis(out, 0, axis)
+
+
+def _unique_parts(ar, size, fill_value, equal_nan=True):
+    flat = st.ravel(asarray(ar))
+    n = flat.shape[0]
+    perm = argsort(flat)
+    s = flat[perm]
+    differs = el.not_equal(s[1:], s[:-1])
+    if equal_nan and s.dtype.kind in "fc":
+        differs = el.logical_and(differs, el.logical_not(el.logical_and(el.isnan(s[1:]),
+                                                                        el.isnan(s[:-1]))))
+    first = jn.concatenate([asarray([True]), differs]) if n else asarray(np.zeros(0, bool))
+    values = _compact(s, first, size, fill_value if fill_value is not None or n == 0
+                      else s[0])
+    index = _compact(perm, first, size, 0 if size is not None else None)
+    starts = _compact(arange(n), first, size, n if size is not None else None)
+    counts = el.subtract(jn.concatenate([starts[1:], asarray([n], starts.dtype)]), starts)
+    ids = el.subtract(red.cumsum(asarray(first, np.int64)), 1)
+    inverse = zeros((n,), np.int64).at[perm].set(ids)
+    return values, index, inverse, counts
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+    """Sorted unique values (of the flattened array), optionally with first indices,
+    inverse and counts; ``fill_value`` defaults to the smallest value, as in JAX.
+
+    >>> import functrans.numpy as fnp
+    >>> [v.tolist() for v in fnp.unique(fnp.asarray([2, 1, 2]), return_counts=True)]
+    [[1, 2], [1, 2]]
+    """
+    if axis is not None:
+        raise NotImplementedError("unique: axis= is not supported (only flattened input)")
+    ar = asarray(ar)
+    values, index, inverse, counts = _unique_parts(ar, size, fill_value, equal_nan)
+    out = [values]
+    if return_index:
+        out.append(index)
+    if return_inverse:
+        out.append(st.reshape(inverse, ar.shape) if ar.ndim else inverse)
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+class UniqueAll(NamedTuple):
+    values: object
+    indices: object
+    inverse_indices: object
+    counts: object
+
+
+class UniqueCounts(NamedTuple):
+    values: object
+    counts: object
+
+
+class UniqueInverse(NamedTuple):
+    values: object
+    inverse_indices: object
+
+
+def unique_values(x, *, size=None, fill_value=None):
+    """Array-API ``unique_values``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.unique_values(fnp.asarray([2, 1, 2])).tolist()
+    [1, 2]
+    """
+    return unique(x, size=size, fill_value=fill_value)
+
+
+def unique_counts(x, *, size=None, fill_value=None):
+    """Array-API ``unique_counts``: ``(values, counts)``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.unique_counts(fnp.asarray([2, 1, 2])).counts.tolist()
+    [1, 2]
+    """
+    return UniqueCounts(*unique(x, return_counts=True, size=size, fill_value=fill_value))
+
+
+def unique_inverse(x, *, size=None, fill_value=None):
+    """Array-API ``unique_inverse``: ``(values, inverse_indices)``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.unique_inverse(fnp.asarray([2, 1, 2])).inverse_indices.tolist()
+    [1, 0, 1]
+    """
+    return UniqueInverse(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
+
+
+def unique_all(x, *, size=None, fill_value=None):
+    """Array-API ``unique_all``: values, first indices, inverse indices and counts.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.unique_all(fnp.asarray([2, 1, 2])).indices.tolist()
+    [1, 0]
+    """
+    return UniqueAll(*unique(x, True, True, True, size=size, fill_value=fill_value))
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Whether each element occurs in ``test_elements`` (every pair compared).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.isin(fnp.asarray([1, 2, 3]), [2, 3]).tolist()
+    [False, True, True]
+    """
+    element = asarray(element)
+    tests = st.ravel(asarray(test_elements))
+    hit = red.any(el.equal(st.expand_dims(element, -1), tests), axis=-1)
+    return el.logical_not(hit) if invert else hit
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """Sorted unique values present in both arrays.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.intersect1d(fnp.asarray([1, 3, 4]), fnp.asarray([3, 1, 5])).tolist()
+    [1, 3]
+    """
+    if return_indices:
+        raise NotImplementedError("intersect1d: return_indices=True is not supported")
+    u, _, _, counts = _unique_parts(ar1, st.ravel(asarray(ar1)).shape[0], None)
+    keep = el.logical_and(el.greater(counts, 0), isin(u, ar2))
+    return _compact(u, keep, size, fill_value)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """Sorted unique values of either array.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.union1d(fnp.asarray([3, 1]), fnp.asarray([1, 2])).tolist()
+    [1, 2, 3]
+    """
+    both = jn.concatenate([st.ravel(asarray(ar1)), st.ravel(asarray(ar2))])
+    return unique(both, size=size, fill_value=fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """Sorted unique values of ``ar1`` not in ``ar2``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.setdiff1d(fnp.asarray([3, 1, 2]), fnp.asarray([1])).tolist()
+    [2, 3]
+    """
+    n = st.ravel(asarray(ar1)).shape[0]
+    u, _, _, counts = _unique_parts(ar1, n, None)
+    keep = el.logical_and(el.greater(counts, 0), isin(u, ar2, invert=True))
+    return _compact(u, keep, size, fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """Sorted unique values in exactly one of the arrays.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.setxor1d(fnp.asarray([1, 2]), fnp.asarray([2, 3])).tolist()
+    [1, 3]
+    """
+    both = jn.concatenate([st.ravel(asarray(ar1)), st.ravel(asarray(ar2))])
+    n = both.shape[0]
+    u, _, _, counts = _unique_parts(both, n, None)
+    in1, in2 = isin(u, ar1), isin(u, ar2)
+    keep = el.logical_and(el.greater(counts, 0), el.not_equal(in1, in2))
+    return _compact(u, keep, size, fill_value)
+
+
+def trim_zeros(filt, trim="fb"):
+    """``filt`` without leading ('f') and/or trailing ('b') zeros; eager only.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.trim_zeros(fnp.asarray([0, 1, 2, 0])).tolist()
+    [1, 2]
+    """
+    _need_size("trim_zeros", filt)
+    return asarray(np.trim_zeros(np.asarray(filt), trim))

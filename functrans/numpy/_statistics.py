@@ -1,0 +1,557 @@
+"""Statistics of ``functrans.numpy`` composed from existing functions: ``median
+percentile quantile`` (methods linear, lower, higher, nearest, midpoint), the NaN-ignoring
+reductions, ``cov corrcoef histogram histogram_bin_edges bincount digitize searchsorted
+interp partition argpartition``.
+
+Where the output shape would depend on values, a static argument fixes it, as in JAX:
+``bincount(x, length=n)`` and ``histogram`` with an integer ``bins`` are jittable; eagerly
+``bincount``'s length defaults to ``max(x) + 1`` (numpy's). ``nanargmax``/``nanargmin`` of
+an all-NaN slice return -1 (JAX's choice; numpy raises). ``partition`` returns the fully
+sorted array and ``argpartition`` the sorting permutation: both satisfy numpy's contract
+(the ``kth`` element in place, nothing larger before it, nothing smaller after), although
+the order inside each side may differ from numpy's.
+
+>>> import functrans.numpy as fnp
+>>> fnp.median(fnp.asarray([3.0, 1.0, 2.0, 10.0])).item()
+2.5
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..tracing import Tracer
+from . import _elementwise as el
+from . import _elementwise_select as sel
+from . import _reductions as red
+from . import _structural as st
+from . import _joining as jn
+from . import _products as pr
+from ._creation import asarray, arange, zeros, full_like, zeros_like
+from ._sorting import sort, argsort
+from ._take import take_along_axis
+from ._util import canonicalize_axes, canonicalize_axis
+
+__all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
+           "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanprod", "nanargmax",
+           "nanargmin", "nancumsum", "nancumprod", "cov", "corrcoef", "searchsorted",
+           "digitize", "bincount", "histogram_bin_edges", "histogram", "interp",
+           "partition", "argpartition"]
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _float(x):
+    x = asarray(x)
+    return x if x.dtype.kind in "fc" else asarray(x, np.float64)
+
+
+def _to_last(a, axis):
+    """``a`` with the ``axis`` axes merged into one last axis, and the kept axes."""
+    axes = canonicalize_axes(axis, a.ndim)
+    rest = [i for i in range(a.ndim) if i not in axes]
+    moved = st.transpose(a, rest + list(axes))
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    return st.reshape(moved, tuple(a.shape[i] for i in rest) + (n,)), axes
+
+
+def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
+    if method not in _METHODS:
+        raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
+    a = _float(a)
+    if a.dtype.kind == "c":
+        raise TypeError(f"{name}: complex input is not supported")
+    q = asarray(q, a.dtype)
+    if not isinstance(q, Tracer) and np.any((np.asarray(q) < 0) | (np.asarray(q) > 1)):
+        raise ValueError(f"{name}: quantiles must be in [0, 1]")
+    ndim = a.ndim
+    x, axes = _to_last(a, axis)
+    x = sort(x, axis=-1)                      # NaNs sort last
+    n = x.shape[-1]
+    rest = x.shape[:-1]
+    nan = el.isnan(x)
+    count = red.sum(el.logical_not(nan), axis=-1) if ignore_nan else np.full(rest, n)
+    count = asarray(count, a.dtype)
+    qb = st.reshape(q, q.shape + (1,) * len(rest))
+    pos = el.multiply(qb, el.subtract(count, 1))
+    pos = el.maximum(pos, 0)                  # empty slices give NaN below
+    lo = el.floor(pos)
+    hi = el.ceil(pos)
+    xb = st.broadcast_to(x, q.shape + x.shape)
+
+    def at(p):
+        idx = el.minimum(asarray(p, np.int64), n - 1)
+        return take_along_axis(xb, st.expand_dims(idx, -1), axis=-1)[..., 0]
+    x_lo, x_hi = at(lo), at(hi)
+    if method == "linear":
+        out = el.add(x_lo, el.multiply(el.subtract(pos, lo), el.subtract(x_hi, x_lo)))
+    elif method == "lower":
+        out = x_lo
+    elif method == "higher":
+        out = x_hi
+    elif method == "midpoint":
+        out = el.multiply(el.add(x_lo, x_hi), 0.5)
+    else:
+        out = at(el.rint(pos))                # numpy rounds half to even
+    bad = el.equal(count, 0) if ignore_nan else red.any(nan, axis=-1)
+    out = sel.where(bad, full_like(out, np.nan), out)
+    if keepdims:
+        shape = list(q.shape) + [1 if i in axes else a.shape[i] for i in range(ndim)]
+        out = st.reshape(out, tuple(shape))
+    return out
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+    """The ``q``-th quantiles (``q`` in [0, 1]) along ``axis``; ``q``'s axes come first.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.quantile(fnp.arange(5.0), fnp.asarray([0.25, 0.5])).tolist()
+    [1.0, 2.0]
+    """
+    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
+
+
+def percentile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+    """The ``q``-th percentiles (``q`` in [0, 100]).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.percentile(fnp.arange(5.0), 50).item()
+    2.0
+    """
+    return _quantile("percentile", a, el.true_divide(_float(q), 100.0), axis,
+                     interpolation or method, keepdims, False)
+
+
+def median(a, axis=None, keepdims=False):
+    """The median along ``axis`` (NaN if the slice holds a NaN).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.median(fnp.asarray([[1.0, 5.0], [3.0, 4.0]]), axis=0).tolist()
+    [2.0, 4.5]
+    """
+    return _quantile("median", a, 0.5, axis, "linear", keepdims, False)
+
+
+def nanquantile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+    """``quantile`` ignoring NaNs (NaN for an all-NaN slice).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanquantile(fnp.asarray([1.0, fnp.nan, 3.0]), 0.5).item()
+    2.0
+    """
+    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+    """``percentile`` ignoring NaNs.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanpercentile(fnp.asarray([1.0, fnp.nan, 3.0]), 100).item()
+    3.0
+    """
+    return _quantile("nanpercentile", a, el.true_divide(_float(q), 100.0), axis,
+                     interpolation or method, keepdims, True)
+
+
+def nanmedian(a, axis=None, keepdims=False):
+    """``median`` ignoring NaNs.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanmedian(fnp.asarray([1.0, fnp.nan, 4.0])).item()
+    2.5
+    """
+    return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True)
+
+
+def _nan_filled(a, fill):
+    a = asarray(a)
+    if a.dtype.kind not in "fc":
+        return a, None
+    nan = el.isnan(a)
+    return sel.where(nan, full_like(a, fill), a), nan
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False):
+    """Mean of the non-NaN entries (NaN for an all-NaN slice).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanmean(fnp.asarray([1.0, fnp.nan, 3.0])).item()
+    2.0
+    """
+    a = _float(a)
+    filled, nan = _nan_filled(a, 0)
+    count = red.sum(el.logical_not(nan), axis=axis, keepdims=keepdims)
+    return el.true_divide(red.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims),
+                          asarray(count, a.dtype))
+
+
+def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Variance of the non-NaN entries.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanvar(fnp.asarray([1.0, fnp.nan, 3.0])).item()
+    1.0
+    """
+    a = _float(a)
+    mean = nanmean(a, axis=axis, keepdims=True)
+    filled, nan = _nan_filled(a, 0)
+    dev = sel.where(nan, zeros_like(a), el.subtract(a, mean))
+    sq = el.real(el.multiply(dev, sel.conj(dev))) if a.dtype.kind == "c" else el.square(dev)
+    count = red.sum(el.logical_not(nan), axis=axis, keepdims=keepdims)
+    return el.true_divide(red.sum(sq, axis=axis, dtype=dtype, keepdims=keepdims),
+                          el.subtract(asarray(count, sq.dtype), ddof))
+
+
+def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Standard deviation of the non-NaN entries.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanstd(fnp.asarray([1.0, fnp.nan, 3.0])).item()
+    1.0
+    """
+    return el.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+def _nan_extreme(a, axis, keepdims, fill, reduce):
+    a = asarray(a)
+    filled, nan = _nan_filled(a, fill)
+    out = reduce(filled, axis=axis, keepdims=keepdims)
+    if nan is None:
+        return out
+    all_nan = red.all(nan, axis=axis, keepdims=keepdims)
+    return sel.where(all_nan, full_like(out, np.nan), out)
+
+
+def nanmax(a, axis=None, keepdims=False):
+    """Maximum ignoring NaNs (NaN for an all-NaN slice).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanmax(fnp.asarray([1.0, fnp.nan, 3.0])).item()
+    3.0
+    """
+    return _nan_extreme(a, axis, keepdims, -np.inf, red.max)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    """Minimum ignoring NaNs (NaN for an all-NaN slice).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanmin(fnp.asarray([1.0, fnp.nan, 3.0])).item()
+    1.0
+    """
+    return _nan_extreme(a, axis, keepdims, np.inf, red.min)
+
+
+def nanprod(a, axis=None, dtype=None, keepdims=False):
+    """Product treating NaNs as 1.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanprod(fnp.asarray([2.0, fnp.nan, 3.0])).item()
+    6.0
+    """
+    return red.prod(_nan_filled(a, 1)[0], axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nan_arg(a, axis, keepdims, fill, reduce):
+    a = asarray(a)
+    filled, nan = _nan_filled(a, fill)
+    out = reduce(filled, axis=axis, keepdims=keepdims)
+    if nan is None:
+        return out
+    all_nan = red.all(nan, axis=axis, keepdims=keepdims)
+    return sel.where(all_nan, full_like(out, -1), out)
+
+
+def nanargmax(a, axis=None, keepdims=False):
+    """Index of the maximum ignoring NaNs (-1 for an all-NaN slice, as JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanargmax(fnp.asarray([1.0, fnp.nan, 3.0])).item()
+    2
+    """
+    return _nan_arg(a, axis, keepdims, -np.inf, red.argmax)
+
+
+def nanargmin(a, axis=None, keepdims=False):
+    """Index of the minimum ignoring NaNs (-1 for an all-NaN slice, as JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nanargmin(fnp.asarray([fnp.nan, 2.0, 3.0])).item()
+    1
+    """
+    return _nan_arg(a, axis, keepdims, np.inf, red.argmin)
+
+
+def nancumsum(a, axis=None, dtype=None):
+    """Cumulative sum treating NaNs as 0.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nancumsum(fnp.asarray([1.0, fnp.nan, 3.0])).tolist()
+    [1.0, 1.0, 4.0]
+    """
+    return red.cumsum(_nan_filled(a, 0)[0], axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None):
+    """Cumulative product treating NaNs as 1.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.nancumprod(fnp.asarray([2.0, fnp.nan, 3.0])).tolist()
+    [2.0, 2.0, 6.0]
+    """
+    return red.cumprod(_nan_filled(a, 1)[0], axis=axis, dtype=dtype)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """Covariance matrix of the variables (rows, or columns if not ``rowvar``), with
+    numpy's frequency and analytic weights.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.cov(fnp.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    x = _float(m)
+    if x.ndim > 2:
+        raise ValueError(f"cov: m has more than 2 dimensions (shape {x.shape})")
+    x = st.atleast_2d(x)
+    if not rowvar and x.shape[0] != 1:
+        x = st.transpose(x)
+    if y is not None:
+        yy = st.atleast_2d(_float(y))
+        if not rowvar and yy.shape[0] != 1:
+            yy = st.transpose(yy)
+        x = jn.concatenate([x, asarray(yy, x.dtype)], axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = _float(fweights)
+    if aweights is not None:
+        aw = _float(aweights)
+        w = aw if w is None else el.multiply(w, aw)
+    if w is None:
+        avg = red.mean(x, axis=1)
+        fact = n - ddof
+        xw = el.subtract(x, avg[:, None])
+        xw_w = xw
+    else:
+        v1 = red.sum(w)
+        avg = el.true_divide(red.sum(el.multiply(x, w), axis=1), v1)
+        if aweights is None:
+            fact = el.subtract(v1, ddof)
+        else:
+            fact = el.subtract(v1, el.true_divide(el.multiply(ddof, red.sum(el.multiply(w, aw))),
+                                                  v1))
+        xw = el.subtract(x, avg[:, None])
+        xw_w = el.multiply(xw, w)
+    c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if xw.dtype.kind == "c" else xw))
+    return st.squeeze(el.true_divide(c, fact))
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients (``cov`` normalised; real parts clipped to
+    [-1, 1]).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.corrcoef(fnp.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return el.true_divide(c, c)
+    d = pr.diagonal(c)
+    s = el.sqrt(sel.real(d) if d.dtype.kind == "c" else d)
+    c = el.true_divide(el.true_divide(c, s[:, None]), s[None, :])
+    if c.dtype.kind == "c":
+        return el.add(sel.clip(sel.real(c), -1, 1), el.multiply(sel.imag(c), 1j))
+    return sel.clip(c, -1, 1)
+
+
+def _sort_less(x, y):
+    """numpy's sort order as a comparison: NaN is greater than everything else."""
+    return el.logical_or(el.less(x, y), el.logical_and(el.isnan(y), el.logical_not(el.isnan(x)))) \
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc" else el.less(x, y)
+
+
+def searchsorted(a, v, side="left", sorter=None, *, method=None):
+    """Insertion points of ``v`` into the sorted 1-d ``a`` (NaNs sorted last), found by
+    comparing every pair (O(len(a) * size(v)), jittable).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.searchsorted(fnp.asarray([1, 2, 2, 3]), fnp.asarray([2, 5])).tolist()
+    [1, 4]
+    """
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    a, v = asarray(a), asarray(v)
+    if a.ndim != 1:
+        raise ValueError(f"searchsorted: a must be one-dimensional, got shape {a.shape}")
+    if sorter is not None:
+        a = a[asarray(sorter)]
+    ab = st.reshape(a, (1,) * v.ndim + a.shape)
+    vb = st.expand_dims(v, -1)
+    hits = _sort_less(ab, vb) if side == "left" else el.logical_not(_sort_less(vb, ab))
+    return red.sum(asarray(hits, np.int64), axis=-1)
+
+
+def digitize(x, bins, right=False):
+    """Index of the bin of each ``x`` (bins monotonic, increasing or decreasing).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.digitize(fnp.asarray([0.5, 1.5, 9.0]), fnp.asarray([1.0, 2.0])).tolist()
+    [0, 1, 2]
+    """
+    bins = asarray(bins)
+    if bins.ndim != 1:
+        raise ValueError(f"digitize: bins must be one-dimensional, got shape {bins.shape}")
+    side = "left" if right else "right"
+    inc = searchsorted(bins, x, side=side)
+    dec = el.subtract(bins.shape[0], searchsorted(st.flip(bins, 0), x,
+                                                  side="right" if right else "left"))
+    if bins.shape[0] < 2:
+        return inc
+    return sel.where(el.greater_equal(bins[-1], bins[0]), inc, dec)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """Counts (or summed ``weights``) of each non-negative integer in ``x``. Under a
+    trace pass a static ``length``; values at or past it are dropped, as in JAX.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.bincount(fnp.asarray([0, 1, 1, 3])).tolist()
+    [1, 2, 0, 1]
+    """
+    x = asarray(x)
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise TypeError(f"bincount: x must be a 1-d integer array, got {x.dtype}{list(x.shape)}")
+    if length is None:
+        if isinstance(x, Tracer):
+            raise TypeError("bincount: under a transform the output length must be static: "
+                            "pass length=")
+        xv = np.asarray(x)
+        if xv.size and xv.min() < 0:
+            raise ValueError("bincount: x must not contain negative values")
+        length = max(int(xv.max()) + 1 if xv.size else 0, operator.index(minlength))
+    length = operator.index(length)
+    w = asarray(1, np.int64) if weights is None else asarray(weights)
+    w = st.broadcast_to(w, x.shape)
+    inside = el.logical_and(el.greater_equal(x, 0), el.less(x, length))
+    w = sel.where(inside, w, zeros_like(w))
+    onehot = el.equal(st.expand_dims(x, 1), arange(length, dtype=x.dtype)[None, :])
+    return red.sum(sel.where(onehot, st.expand_dims(w, 1), zeros((1, length), w.dtype)), axis=0)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 (numpy's name)
+    """Edges of ``bins`` equal-width bins over ``range`` (default: min to max of ``a``),
+    or ``bins`` itself if it is an array of edges.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.histogram_bin_edges(fnp.asarray([0.0, 1.0]), 2).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    if not isinstance(bins, (int, np.integer)):
+        return _float(bins)
+    a = _float(a)
+    if range is None:
+        lo, hi = red.min(a), red.max(a)
+    else:
+        lo, hi = asarray(range[0], a.dtype), asarray(range[1], a.dtype)
+    # numpy widens an empty range to +-0.5 around it
+    same = el.equal(lo, hi)
+    lo = sel.where(same, el.subtract(lo, 0.5), lo)
+    hi = sel.where(same, el.add(hi, 0.5), hi)
+    n = operator.index(bins)
+    if n < 1:
+        raise ValueError(f"histogram_bin_edges: bins must be positive, got {n}")
+    # numpy's linspace: start + i * (delta / n), the last edge exactly ``hi``
+    step = el.true_divide(el.subtract(hi, lo), n)
+    inner = el.add(lo, el.multiply(arange(n, dtype=a.dtype), step))
+    return jn.concatenate([inner, st.reshape(hi, (1,))])
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Histogram of ``a``: ``(counts, edges)``; the last bin includes its right edge and
+    values outside the edges are not counted. ``bins`` must be static (an int or edges).
+
+    >>> import functrans.numpy as fnp
+    >>> [v.tolist() for v in fnp.histogram(fnp.asarray([0.0, 0.2, 1.0]), 2)]
+    [[2, 1], [0.0, 0.5, 1.0]]
+    """
+    a = st.ravel(_float(a))
+    edges = histogram_bin_edges(a, bins, range)
+    nbins = edges.shape[0] - 1
+    idx = el.subtract(searchsorted(edges, a, side="right"), 1)
+    idx = sel.where(el.equal(a, edges[-1]), full_like(idx, nbins - 1), idx)
+    outside = el.logical_or(el.less(a, edges[0]), el.greater(a, edges[-1]))
+    idx = sel.where(outside, full_like(idx, nbins), idx)   # nbins is dropped by bincount
+    w = None if weights is None else st.ravel(asarray(weights))
+    counts = bincount(idx, w, length=nbins)
+    if density:
+        counts = asarray(counts, np.float64) if weights is None else counts
+        counts = el.true_divide(counts, el.multiply(red.sum(counts), el.subtract(
+            edges[1:], edges[:-1])))
+    return counts, edges
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of ``(xp, fp)`` at ``x`` (``xp`` increasing).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.interp(fnp.asarray([0.5, 5.0]), fnp.asarray([0.0, 1.0]), fnp.asarray([0.0, 2.0])).tolist()
+    [1.0, 2.0]
+    """
+    x, xp, fp = _float(x), _float(xp), _float(fp)
+    if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape:
+        raise ValueError(f"interp: xp and fp must be 1-d of equal length, got {xp.shape} "
+                         f"and {fp.shape}")
+    if period is not None:
+        period = el.abs(asarray(period, xp.dtype))
+        x = el.remainder(x, period)
+        xp = el.remainder(xp, period)
+        order = argsort(xp)
+        xp, fp = xp[order], fp[order]
+        xp = jn.concatenate([el.subtract(xp[-1:], period), xp, el.add(xp[:1], period)])
+        fp = jn.concatenate([fp[-1:], fp, fp[:1]])
+    n = xp.shape[0]
+    i = sel.clip(searchsorted(xp, x, side="right"), 1, n - 1)
+    x0, x1, f0, f1 = xp[i - 1], xp[i], fp[i - 1], fp[i]
+    dx = el.subtract(x1, x0)
+    safe_dx = sel.where(el.equal(dx, 0), el.add(dx, 1), dx)
+    frac = el.true_divide(el.subtract(x, x0), safe_dx)
+    out = sel.where(el.equal(dx, 0), f1, el.add(f0, el.multiply(frac, el.subtract(f1, f0))))
+    if period is None:
+        lo = fp[0] if left is None else asarray(left, out.dtype)
+        hi = fp[-1] if right is None else asarray(right, out.dtype)
+        out = sel.where(el.less(x, xp[0]), el.add(zeros_like(out), lo), out)
+        out = sel.where(el.greater(x, xp[-1]), el.add(zeros_like(out), hi), out)
+    return out
+
+
+def partition(a, kth, axis=-1):
+    """``a`` rearranged so that position ``kth`` holds the value a full sort would put
+    there, nothing larger before it and nothing smaller after (here: fully sorted).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.partition(fnp.asarray([3, 1, 2]), 1)[1].item()
+    2
+    """
+    a = asarray(a)
+    axis = canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    for k in np.ravel(kth):
+        if not -n <= int(k) < n:
+            raise ValueError(f"partition: kth {int(k)} is out of bounds for axis of size {n}")
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1):
+    """Indices that ``partition`` ``a`` (here: the stable sorting permutation).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.argpartition(fnp.asarray([3, 1, 2]), 1)[1].item()
+    2
+    """
+    a = asarray(a)
+    partition(a, kth, axis)        # bounds check
+    return argsort(a, axis=axis)

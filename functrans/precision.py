@@ -1,0 +1,147 @@
+"""``lax.Precision`` and the ``precision=`` / ``preferred_element_type=`` arguments of
+the contraction functions (``lax.dot``, ``lax.dot_general``, ``fnp.matmul``, ``fnp.dot``,
+``fnp.tensordot``, ``fnp.inner``, ``fnp.vdot``, ``fnp.einsum``).
+
+``precision`` is accepted and checked but changes nothing: functrans computes every
+product at the full precision of its dtype on every backend (there are no reduced-
+precision matrix units to choose between). ``preferred_element_type`` is the result's
+dtype: the lax functions pass it to the ``dot_general`` primitive; the numpy ones convert
+the operands to it before the product.
+
+>>> from functrans import lax
+>>> import numpy as np
+>>> lax.dot(np.ones(2, np.float32), np.ones(2, np.float32), precision=lax.Precision.HIGHEST,
+...         preferred_element_type=np.float64).dtype
+dtype('float64')
+"""
+from __future__ import annotations
+
+import enum
+import functools
+
+import numpy as np
+
+from jaxpr_ir import canonical_dtype
+from .primitives import dot as _dot
+from .primitives.elementwise import convert_element_type
+from .tracing import Tracer
+
+__all__ = ["Precision", "check_precision", "dot", "dot_general", "with_precision_args",
+           "einsum_with_precision_args"]
+
+
+class Precision(enum.Enum):
+    """JAX's precision levels for contractions (accepted; functrans always computes at
+    the dtype's full precision)."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __str__(self):
+        return self.name
+
+
+_NAMES = {"default": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+          "bfloat16": Precision.DEFAULT, "high": Precision.HIGH,
+          "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+          "highest": Precision.HIGHEST, "float32": Precision.HIGHEST}
+
+
+def check_precision(precision):
+    """Validate a ``precision`` argument: None, a ``Precision``, one of JAX's names, or a
+    pair of those (one per operand).
+
+    >>> check_precision(("highest", Precision.HIGH))
+    """
+    if precision is None or isinstance(precision, Precision):
+        return
+    if isinstance(precision, str):
+        if precision.lower() not in _NAMES:
+            raise ValueError(f"precision: unknown name {precision!r}; use one of "
+                             f"{sorted(_NAMES)} or lax.Precision")
+        return
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        for p in precision:
+            if isinstance(p, (tuple, list)):
+                raise TypeError(f"precision: invalid value {precision!r}")
+            check_precision(p)
+        return
+    raise TypeError(f"precision: expected None, a lax.Precision, a name or a pair, got "
+                    f"{precision!r:.60}")
+
+
+def _as_element_type(x, dtype):
+    dt = np.asarray(x).dtype if not isinstance(x, Tracer) else x.dtype
+    if dt == dtype:
+        return x
+    if dtype.kind in "iub" and dt.kind in "fc":
+        raise TypeError(f"preferred_element_type {dtype} cannot hold {dt} operands")
+    if isinstance(x, Tracer):
+        return convert_element_type(x, dtype)
+    return np.asarray(x).astype(dtype)
+
+
+def _convert_operands(a, b, preferred_element_type):
+    if preferred_element_type is None:
+        return a, b
+    dtype = canonical_dtype(preferred_element_type)
+    return _as_element_type(a, dtype), _as_element_type(b, dtype)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """``lax.dot_general`` with JAX's ``precision`` and ``preferred_element_type``.
+
+    >>> import numpy as np
+    >>> dot_general(np.ones((2, 3)), np.ones((3,)), (((1,), (0,)), ((), ())),
+    ...             precision="highest").tolist()
+    [3.0, 3.0]
+    """
+    check_precision(precision)
+    return _dot.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """``lax.dot`` with JAX's ``precision`` and ``preferred_element_type``.
+
+    >>> import numpy as np
+    >>> float(dot(np.ones(3), np.ones(3), precision=Precision.HIGH))
+    3.0
+    """
+    check_precision(precision)
+    return _dot.dot(lhs, rhs, preferred_element_type)
+
+
+def with_precision_args(fn):
+    """``fn(a, b, ...)`` extended with keyword-only ``precision`` and
+    ``preferred_element_type`` (operands converted to it first).
+
+    >>> import numpy as np
+    >>> with_precision_args(np.matmul)(np.ones(2), np.ones(2), precision="high").item()
+    2.0
+    """
+    @functools.wraps(fn)
+    def wrapped(a, b, *args, precision=None, preferred_element_type=None, **kwargs):
+        check_precision(precision)
+        a, b = _convert_operands(a, b, preferred_element_type)
+        return fn(a, b, *args, **kwargs)
+    return wrapped
+
+
+def einsum_with_precision_args(einsum):
+    """``einsum(subscripts, *operands)`` extended with ``precision`` (checked) and
+    ``preferred_element_type`` (every operand converted to it first).
+
+    >>> import numpy as np
+    >>> einsum_with_precision_args(np.einsum)("i,i", np.ones(2, np.float32), np.ones(2, np.float32),
+    ...     preferred_element_type=np.float64).dtype
+    dtype('float64')
+    """
+    @functools.wraps(einsum)
+    def wrapped(subscripts, *operands, optimize=None, precision=None,
+                preferred_element_type=None, **kwargs):
+        check_precision(precision)
+        if preferred_element_type is not None:
+            dtype = canonical_dtype(preferred_element_type)
+            operands = [_as_element_type(o, dtype) for o in operands]
+        return einsum(subscripts, *operands, optimize=optimize, **kwargs)
+    return wrapped

@@ -1,0 +1,231 @@
+"""The few primitives that the transforms' helpers are written with: ``add`` (summing
+tangents and cotangents), ``broadcast_in_dim`` (zeros, moving a batch axis in),
+``transpose`` (moving a batch axis) and ``convert_element_type``, with their shape
+rules, numpy implementations and bind helpers, and the shape and implementation
+builders of the elementwise family.
+
+Their JVP, transpose and batching rules need the transforms (symbolic zeros), which
+sit above this module, so the family modules attach them: ``elementwise`` (add,
+convert_element_type), ``structural`` (broadcast_in_dim, transpose), ``reductions``
+(broadcast_in_dim's transpose, written with ``reduce_sum``).
+
+>>> import numpy as np
+>>> full((2,), 3.0, np.float64).tolist()
+[3.0, 3.0]
+>>> transpose(np.zeros((2, 3)), (1, 0)).shape
+(3, 2)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
+from .primitive import Primitive
+
+# --------------------------------------------------------------------------- elementwise rules
+
+_KIND_NAMES = {"f": "floating", "c": "complex", "i": "signed integer",
+               "u": "unsigned integer", "b": "bool"}
+
+
+def elementwise_aval(name, kinds, out_dtype=None):
+    """Shape rule: operands share shape and dtype; dtype kind is one of ``kinds``."""
+    def rule(*avals, **params):
+        a0 = avals[0]
+        if len(avals) == 2 and out_dtype is None:   # binary, same type: the common case
+            a1 = avals[1]
+            if (a1 is a0 or (a1.shape == a0.shape and a1.dtype == a0.dtype
+                             and a1.weak_type == a0.weak_type)) and a0.dtype.kind in kinds:
+                return a0
+        weak = a0.weak_type
+        shape, dtype = a0.shape, a0.dtype
+        for i in range(1, len(avals)):
+            a = avals[i]
+            if a.shape != shape or a.dtype != dtype:
+                raise TypeError(
+                    f"{name}: operands must have the same shape and dtype, got "
+                    f"{a0.str_short()} (operand 0) and {a.str_short()} (operand {i})")
+            weak = weak and a.weak_type
+        if dtype.kind not in kinds:
+            ok = ", ".join(_KIND_NAMES[k] for k in kinds)
+            raise TypeError(f"{name}: dtype {dtype} is not supported (needs {ok})")
+        if out_dtype is not None:
+            return ShapedArray(shape, out_dtype, False)
+        return a0 if a0.weak_type == weak else a0.update(weak_type=weak)  # avals are immutable
+    return rule
+
+
+_ND = np.ndarray
+
+
+def _base_view(x):
+    """An ndarray subclass instance as a base-class view; anything else unchanged."""
+    return x.view(_ND) if isinstance(x, _ND) and type(x) is not _ND else x
+
+
+def np_impl(fn, out_dtype=None, arity=None):
+    """Run a numpy function, keeping the input dtype (or ``out_dtype``); numpy may
+    return scalars for 0-d input or widen, so the result is re-typed. ``arity`` 1 or 2
+    gives a specialised impl (these run once per eager operation)."""
+    # No errstate here: it costs more than the op on small arrays. Warnings behave as in
+    # numpy eagerly; the interpreter silences them once per jaxpr.
+    # numpy's ufuncs take a slower path for ndarray subclasses (the eager Array): give
+    # them base-class views (Python scalars stay as they are: they are weakly typed)
+    if arity == 1 and out_dtype is None:
+        def impl(x):
+            out = fn(x if type(x) is _ND else x.view(_ND) if isinstance(x, _ND) else x)
+            if type(out) is _ND and isinstance(x, _ND) and out.dtype == x.dtype:
+                return out
+            return np.asarray(out, dtype=np.result_type(x))
+        return impl
+    if arity == 2 and out_dtype is None:
+        def impl(x, y):
+            out = fn(x if type(x) is _ND else x.view(_ND) if isinstance(x, _ND) else x,
+                     y if type(y) is _ND else y.view(_ND) if isinstance(y, _ND) else y)
+            if type(out) is _ND and isinstance(x, _ND) and out.dtype == x.dtype:
+                return out
+            return np.asarray(out, dtype=np.result_type(x, y))
+        return impl
+
+    def impl(*xs, **params):
+        x0 = xs[0]
+        out = fn(*[_base_view(x) for x in xs])
+        if out_dtype is None and type(out) is _ND and isinstance(x0, _ND) and \
+                x0.dtype == out.dtype:
+            return out
+        return np.asarray(out, dtype=out_dtype or np.result_type(*xs))
+    return impl
+
+
+add_p = Primitive("add")
+add_p.def_rules(abstract_eval=elementwise_aval("add", "fciub"), impl=np_impl(np.add, arity=2))
+
+# --------------------------------------------------------------------------- conversion
+
+convert_element_type_p = Primitive("convert_element_type")
+
+
+def _convert_aval(x, *, new_dtype, weak_type=False):
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_impl(x, *, new_dtype, weak_type=False):
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(new_dtype)
+
+
+convert_element_type_p.def_rules(abstract_eval=_convert_aval, impl=_convert_impl)
+
+# --------------------------------------------------------------------------- broadcast_in_dim
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+def _broadcast_in_dim_aval(x, *, shape, broadcast_dimensions):
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(f"broadcast_in_dim: operand {x.str_short()} needs {x.ndim} "
+                        f"broadcast_dimensions, got {broadcast_dimensions}")
+    prev = -1
+    for i, d in enumerate(broadcast_dimensions):
+        if not (0 <= d < len(shape)) or d <= prev:
+            raise TypeError(f"broadcast_in_dim: broadcast_dimensions {broadcast_dimensions} must "
+                            f"be strictly increasing and within rank {len(shape)}")
+        if x.shape[i] not in (1, shape[d]):
+            raise TypeError(f"broadcast_in_dim: cannot broadcast operand shape {x.shape} to "
+                            f"{tuple(shape)} (dimension {i} of size {x.shape[i]} vs {shape[d]})")
+        prev = d
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    x = np.asarray(x)
+    if not broadcast_dimensions and x.ndim == 0:
+        # a scalar: a read-only stride-0 view of it, as np.broadcast_to makes, but built
+        # directly (broadcast_to's checks cost several times more on small arrays)
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+broadcast_in_dim_p.def_rules(abstract_eval=_broadcast_in_dim_aval, impl=_broadcast_in_dim_impl)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
+
+    >>> import numpy as np
+    >>> broadcast_in_dim(np.array([1.0, 2.0]), (2, 3), (0,)).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
+    shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
+    if get_aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
+        return x
+    if not isinstance(x, Tracer) and trace_depth():
+        return broadcast_constant(x, shape, broadcast_dimensions)
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
+
+
+# --------------------------------------------------------------------------- transpose
+
+transpose_p = Primitive("transpose")
+
+
+def _transpose_aval(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ValueError(f"transpose: permutation {permutation} is not a permutation of "
+                         f"the axes of {x.str_short()}")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p.def_rules(abstract_eval=_transpose_aval,
+                      impl=lambda x, *, permutation: np.transpose(x, permutation))
+
+
+def transpose(x, permutation):
+    """Permute axes: output axis i is input axis permutation[i].
+
+    >>> import numpy as np
+    >>> transpose(np.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+# --------------------------------------------------------------------------- constants
+
+def full(shape, value, dtype):
+    """A constant of ``shape`` filled with ``value``: a broadcast scalar, no per-element memory.
+
+    Under a trace it is recorded (a literal broadcast in the outermost trace, see
+    ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
+
+    >>> full((2, 2), 7, "int32").tolist()
+    [[7, 7], [7, 7]]
+    """
+    shape = tuple(int(s) for s in shape)
+    scalar = np.asarray(value, dtype=dtype)
+    if not shape:
+        return scalar
+    return bind_outermost(broadcast_in_dim_p, (scalar,),
+                          dict(shape=shape, broadcast_dimensions=()))
+
+
+def broadcast_constant(x, shape, broadcast_dimensions):
+    """``broadcast_in_dim`` of a constant (not a tracer) recorded like ``full``: under a
+    trace the IR keeps the small constant and one broadcast equation, so a backend fuses
+    it instead of reading a materialised array."""
+    shape = tuple(int(s) for s in shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    x = np.asarray(x)
+    if x.shape == shape:
+        return x
+    return bind_outermost(broadcast_in_dim_p, (x,),
+                                   dict(shape=shape, broadcast_dimensions=dims))

@@ -1,0 +1,401 @@
+"""Keys, random bits and the uniform, normal and integer draws of ``functrans.random``.
+
+The layout is JAX's default PRNG (``threefry2x32`` in its partitionable mode), so a
+key gives the same numbers as ``jax.random`` with the same seed: a key is a uint32
+array of shape (2,); element ``i`` (row-major) of a draw of any shape is the
+Threefry-2x32 block of (key, counter ``i``), two words ``(b1, b2)``; 32-bit draws
+use ``b1 ^ b2``, 64-bit draws ``b1 << 32 | b2``; ``split`` gives key ``i`` as the
+block of counter ``i``; ``fold_in`` hashes the datum as the counter. Floats in
+[0, 1) are the top mantissa bits of those words over 2**mantissa, exactly.
+
+This module holds what the distributions build on; ``functrans.random`` is the
+public face. Its helpers without an underscore (``check_key``, ``shape_tuple``,
+``float_dtype``, ``split2``, ``random_words``) are for the distributions module.
+
+>>> from functrans import random_core
+>>> random_core.split(random_core.key(0)).tolist()
+[[1797259609, 2579123966], [928981903, 3453687069]]
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from jaxpr_ir import canonical_dtype
+from . import numpy as fnp
+from .lax_special import erf_inv
+from .numpy._util import broadcasts_exactly
+from .tracing import Tracer
+from .primitives import elementwise as E
+from .primitives.elementwise import convert_element_type
+from .primitives.random import threefry2x32
+from .primitives.structural import broadcast_in_dim, iota, reshape
+
+__all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
+           "key_data", "wrap_key_data", "clone"]
+
+_MASK32 = 0xFFFFFFFF
+_UINT = {32: np.uint32, 8: np.uint8}
+
+
+# --------------------------------------------------------------------------- checks
+
+def shape_tuple(name, shape):
+    """``shape`` as a tuple of non-negative ints (an int is a 1-d shape)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{name}: shape must be a tuple of ints, got {shape!r:.60}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"{name}: shape {shape} has a negative dimension")
+    return shape
+
+
+def check_key(name, k):
+    """``k`` if it is a PRNG key (uint32, shape (2,)); else a TypeError naming ``name``."""
+    shape = getattr(k, "shape", None)
+    dtype = getattr(k, "dtype", None)
+    if shape != (2,) or dtype != np.uint32:
+        got = (f"an array of shape {shape} and dtype {dtype}" if shape is not None
+               else f"{type(k).__name__} {k!r:.40}")
+        raise TypeError(f"{name}: expected a PRNG key (a uint32 array of shape (2,), from "
+                        f"random.key(seed) or random.split), got {got}")
+    return k if isinstance(k, Tracer) else fnp.asarray(k)
+
+
+def float_dtype(name, dtype):
+    """A float32 or float64 dtype, or a TypeError."""
+    dt = canonical_dtype(np.float64 if dtype is None else dtype)
+    if dt not in (np.float32, np.float64):
+        raise TypeError(f"{name}: dtype must be a floating dtype (float32 or float64), got {dt}")
+    return dt
+
+
+def check_broadcast(name, what, vshape, shape):
+    """``vshape`` must broadcast to exactly ``shape`` (the draw's shape)."""
+    if not broadcasts_exactly(vshape, shape):
+        raise ValueError(f"{name}: {what} of shape {tuple(vshape)} does not broadcast to "
+                         f"shape {shape}")
+
+
+# --------------------------------------------------------------------------- blocks
+
+def _blocks(k, shape):
+    """The Threefry words (b1, b2) of counters 0..n-1, each of ``shape``."""
+    n = math.prod(shape)
+    if n >= 2 ** 32:
+        raise ValueError(f"random: cannot draw {n} values at once (at most 2**32 - 1)")
+    k0 = broadcast_in_dim(reshape(k[0:1], ()), shape, ())
+    k1 = broadcast_in_dim(reshape(k[1:2], ()), shape, ())
+    lo = reshape(iota(np.uint32, n), shape)     # counter = hi * 2**32 + lo, hi = 0 here
+    hi = broadcast_in_dim(np.uint32(0), shape, ())
+    return threefry2x32(k0, k1, hi, lo)
+
+
+def random_words(k, shape, width=32):
+    """Random unsigned words of ``shape``: uint32 (``width`` 32) or uint8 (8)."""
+    b1, b2 = _blocks(k, shape)
+    w = E.bitwise_xor(b1, b2)
+    return w if width == 32 else convert_element_type(w, _UINT[width])
+
+
+def _int64_words(k, shape):
+    """64 random bits per element as int64 (the two's-complement view of JAX's uint64)."""
+    b1, b2 = _blocks(k, shape)
+    hi = E.shift_left(convert_element_type(b1, np.int64),
+                      broadcast_in_dim(np.int64(32), shape, ()))
+    return E.bitwise_or(hi, convert_element_type(b2, np.int64))
+
+
+# --------------------------------------------------------------------------- keys
+
+def _seed_words(name, seed):
+    """(high, low) uint32 words of an integer seed (64-bit two's complement)."""
+    if isinstance(seed, Tracer):
+        if seed.dtype.kind not in "iu" or seed.shape != ():
+            raise TypeError(f"{name}: expected an integer scalar, got {seed.aval.str_short()}")
+        s = convert_element_type(seed, np.int64)
+        hi = convert_element_type(E.shift_right_logical(s, np.int64(32)), np.uint32)
+        return hi, convert_element_type(s, np.uint32)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, np.ndarray)):
+        raise TypeError(f"{name}: expected an integer, got {type(seed).__name__} {seed!r:.40}")
+    if isinstance(seed, np.ndarray) and (seed.shape != () or seed.dtype.kind not in "iu"):
+        raise TypeError(f"{name}: expected an integer scalar, got an array of shape "
+                        f"{seed.shape} and dtype {seed.dtype}")
+    s = int(seed)
+    if not -2 ** 63 <= s < 2 ** 64:
+        raise ValueError(f"{name}: {s} does not fit in 64 bits")
+    return np.uint32((s >> 32) & _MASK32), np.uint32(s & _MASK32)
+
+
+def key(seed):
+    """A PRNG key from an integer seed (up to 64 bits): uint32 ``[seed >> 32, seed & 0xffffffff]``
+    (JAX's ``PRNGKey`` layout; ``key_data(jax.random.key(seed))`` is the same array).
+
+    >>> from functrans import random
+    >>> random.key(1).tolist()
+    [0, 1]
+    """
+    hi, lo = _seed_words("key", seed)
+    return fnp.stack([fnp.asarray(hi), fnp.asarray(lo)])
+
+
+PRNGKey = key
+
+
+def key_data(keys):
+    """The uint32 words of a key (or an array of keys): keys here are raw already.
+
+    >>> from functrans import random
+    >>> random.key_data(random.key(3)).tolist()
+    [0, 3]
+    """
+    keys = fnp.asarray(keys) if not isinstance(keys, Tracer) else keys
+    if keys.dtype != np.uint32 or keys.ndim < 1 or keys.shape[-1] != 2:
+        raise TypeError(f"key_data: expected uint32 keys of shape (..., 2), got "
+                        f"{keys.dtype} {tuple(keys.shape)}")
+    return keys
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+    """A key (or keys) from uint32 words of shape (..., 2); ``impl`` must be None or
+    'threefry2x32', the only PRNG here.
+
+    >>> import numpy as np
+    >>> from functrans import random
+    >>> random.wrap_key_data(np.array([0, 3], np.uint32)).tolist()
+    [0, 3]
+    """
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"wrap_key_data: only the 'threefry2x32' PRNG exists here, got {impl!r}")
+    return key_data(key_bits_array)
+
+
+def clone(key):
+    """The same key (keys are plain arrays here, so there is no reuse tracking to reset).
+
+    >>> from functrans import random
+    >>> random.clone(random.key(2)).tolist()
+    [0, 2]
+    """
+    return check_key("clone", key)
+
+
+def split(key, num=2):
+    """``num`` new keys (an int, or a shape tuple): shape ``(num, 2)`` or ``num + (2,)``.
+
+    >>> from functrans import random
+    >>> random.split(random.key(0), 3).shape
+    (3, 2)
+    """
+    k = check_key("split", key)
+    shape = shape_tuple("split", num)
+    b1, b2 = _blocks(k, shape)
+    return fnp.stack([b1, b2], axis=-1)
+
+
+def split2(k):
+    """The two keys of ``split(k)``, as a pair."""
+    b1, b2 = _blocks(k, (2,))
+    return fnp.stack([b1[0], b2[0]]), fnp.stack([b1[1], b2[1]])
+
+
+def fold_in(key, data):
+    """A new key from ``key`` and an integer ``data`` (taken modulo 2**32, as JAX does).
+
+    >>> from functrans import random
+    >>> random.fold_in(random.key(0), 7).tolist()
+    [2716826189, 292468403]
+    """
+    k = check_key("fold_in", key)
+    _, lo = _seed_words("fold_in", data)
+    y0, y1 = threefry2x32(reshape(k[0:1], ()), reshape(k[1:2], ()), np.uint32(0), lo)
+    return fnp.stack([y0, y1])
+
+
+def bits(key, shape=(), dtype=None):
+    """Uniformly random unsigned words of ``shape``: uint32 (the default) or uint8.
+
+    JAX with float64 enabled defaults to uint64, a dtype functrans does not have.
+
+    >>> from functrans import random
+    >>> random.bits(random.key(0), (2,)).dtype
+    dtype('uint32')
+    """
+    k = check_key("bits", key)
+    shape = shape_tuple("bits", shape)
+    dt = canonical_dtype(np.uint32 if dtype is None else dtype)
+    width = {np.dtype(np.uint32): 32, np.dtype(np.uint8): 8}.get(dt)
+    if width is None:
+        raise TypeError(f"bits: dtype must be uint32 or uint8, got {dt}")
+    return random_words(k, shape, width)
+
+
+# --------------------------------------------------------------------------- floats
+
+def unit_float(k, shape, dt):
+    """Floats of ``shape`` uniform on [0, 1): the top 23 (float32) or 52 (float64)
+    random bits over 2**23 or 2**52, exact in every step."""
+    b1, b2 = _blocks(k, shape)
+    if dt == np.float32:
+        m = E.shift_right_logical(E.bitwise_xor(b1, b2), broadcast_in_dim(np.uint32(9), shape, ()))
+        return convert_element_type(m, np.float32) * np.float32(2.0 ** -23)
+    # (b1 << 32 | b2) >> 12 == b1 * 2**20 + (b2 >> 12), below 2**52: exact in float64
+    lo = E.shift_right_logical(b2, broadcast_in_dim(np.uint32(12), shape, ()))
+    m = convert_element_type(b1, np.float64) * 2.0 ** 20 + convert_element_type(lo, np.float64)
+    return m * 2.0 ** -52
+
+
+def _fused_multiply_add(a, b, c):
+    """``a * b + c`` rounded once, as XLA's CPU code computes JAX's uniform (it fuses the
+    multiply and add). float32: exact product and one float64 sum (a second rounding
+    to float32 errs only on an exact float32 tie). float64: Dekker's exact product and
+    Knuth's exact sum, then one rounding of their sum (off only in rare near-ties)."""
+    if a.dtype == np.float32:
+        wide = fnp.asarray(a, np.float64) * fnp.asarray(b, np.float64) + fnp.asarray(c, np.float64)
+        return fnp.asarray(wide, np.float32)
+    p = a * b
+    a_hi, a_lo = _veltkamp_split(a)
+    b_hi, b_lo = _veltkamp_split(b)
+    p_err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    s = p + c
+    back = s - p
+    s_err = (p - (s - back)) + (c - back)
+    fused = s + (s_err + p_err)
+    # splitting |b| near the top of the range would overflow: keep the plain result there
+    return fnp.where(fnp.abs(b) < 2.0 ** 996, fused, p + c)
+
+
+def _veltkamp_split(x):
+    """x = hi + lo with hi holding the top 26 bits, exactly (float64)."""
+    t = x * (2.0 ** 27 + 1.0)
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+    """Floats uniform on [minval, maxval) (bounds broadcast against ``shape``), JAX's
+    draws bit for bit: ``max(minval, u * (maxval - minval) + minval)``, u on [0, 1).
+    As in JAX, rounding can give ``maxval`` itself when the range is wide.
+
+    >>> from functrans import random
+    >>> random.uniform(random.key(0), (3,)).tolist()
+    [0.41845711171638644, 0.21629545460551136, 0.9653214611189975]
+    """
+    k = check_key("uniform", key)
+    shape = shape_tuple("uniform", shape)
+    dt = float_dtype("uniform", dtype)
+    lo = fnp.asarray(minval, dt)
+    hi = fnp.asarray(maxval, dt)
+    for name, v in (("minval", lo), ("maxval", hi)):
+        check_broadcast("uniform", name, v.shape, shape)
+    out = fnp.maximum(lo, _fused_multiply_add(unit_float(k, shape, dt), hi - lo, lo))
+    return fnp.broadcast_to(out, shape) if tuple(out.shape) != shape else out
+
+
+def normal(key, shape=(), dtype=None):
+    """Standard normal samples: ``sqrt(2) * erf_inv(u)``, u uniform on (-1, 1) (JAX's
+    algorithm; equal to JAX's draws within a few ulp, see the README).
+
+    >>> from functrans import random
+    >>> [round(v, 6) for v in random.normal(random.key(0), (3,)).tolist()]
+    [-0.205842, -0.784766, 1.816087]
+    """
+    k = check_key("normal", key)
+    shape = shape_tuple("normal", shape)
+    dt = float_dtype("normal", dtype)
+    lo = np.nextafter(dt.type(-1.0), dt.type(0.0))
+    u = uniform(k, shape, dt, lo, dt.type(1.0))
+    return dt.type(np.sqrt(2.0)) * erf_inv(u)
+
+
+# --------------------------------------------------------------------------- integers
+
+def _urem64(x, s, s_wraps, wrap_rem):
+    """``x mod s`` of uint64 values held as int64 bit patterns. For s < 2**63 (``s_wraps``
+    False) a negative x stands for x + 2**64, and ``wrap_rem`` = 2**64 mod s; for
+    s >= 2**63, x mod s is x or x - s (unsigned comparison by flipping the sign bit)."""
+    r = fnp.remainder(x, fnp.where(s_wraps, 1, s))
+    room = s - wrap_rem                         # r + wrap_rem >= s  <=>  r >= s - wrap_rem
+    r = fnp.where(x < 0, fnp.where(r >= room, r - room, r + wrap_rem), r)
+    flip = np.int64(-2 ** 63)
+    big = fnp.where(E.bitwise_xor(x, flip) < E.bitwise_xor(s, flip), x, x - s)
+    return fnp.where(s_wraps, big, r)
+
+
+def _addmod(a, b, s):
+    """(a + b) mod s for 0 <= a, b < s <= 2**63 - 1, without overflow."""
+    return fnp.where(a >= s - b, a - (s - b), a + b)
+
+
+def _randint64(k1, k2, shape, lo, hi):
+    """JAX's int64 randint in int64 bit patterns of its uint64 arithmetic:
+    (hi_bits mod s * ((2**32 mod s)**2 mod s) + lo_bits mod s) mod s, s = maxval - minval
+    (1 if empty); products and sums wrap modulo 2**64 exactly as JAX's do."""
+    s = fnp.where(hi <= lo, np.int64(1), hi - lo)        # negative: s >= 2**63
+    s_wraps = s < 0
+    s_safe = fnp.where(s_wraps, np.int64(1), s)
+    one = fnp.remainder(np.int64(1), s_safe)
+    half = _addmod(fnp.remainder(np.int64(2 ** 63 - 1), s_safe), one, s_safe)
+    wrap_rem = _addmod(half, half, s_safe)                 # 2**64 mod s
+    m = _urem64(fnp.full_like(s, 2 ** 32), s, s_wraps, wrap_rem)
+    mult = _urem64(m * m, s, s_wraps, wrap_rem)            # m * m == 2**64 wraps to 0
+    x_hi = _urem64(_int64_words(k1, shape), s, s_wraps, wrap_rem)
+    x_lo = _urem64(_int64_words(k2, shape), s, s_wraps, wrap_rem)
+    return lo + _urem64(x_hi * mult + x_lo, s, s_wraps, wrap_rem)
+
+
+def _randint32(k1, k2, shape, lo, hi, hi_out_of_range):
+    """JAX's 32-bit randint: the same formula in uint32 arithmetic (2**16 for 2**32)."""
+    u32 = np.uint32
+    span = convert_element_type(fnp.asarray(hi - lo), u32)
+    span = fnp.where(hi <= lo, u32(1), span)
+    # maxval beyond the dtype's range stands for one past its maximum
+    span = fnp.where(hi_out_of_range & (hi > lo), span + u32(1), span)
+    span_safe = fnp.where(span == u32(0), u32(1), span)   # span 0 means 2**32: no reduction
+    rem = lambda v: fnp.where(span == u32(0), v, fnp.remainder(v, span_safe))  # noqa: E731
+    m = rem(fnp.full_like(span, 2 ** 16))
+    mult = rem(m * m)
+    x = rem(rem(random_words(k1, shape)) * mult + rem(random_words(k2, shape)))
+    return lo + convert_element_type(fnp.asarray(x), lo.dtype)
+
+
+def randint(key, shape, minval, maxval, dtype=None):
+    """Integers uniform on [minval, maxval) (bounds broadcast; maxval <= minval gives
+    minval), JAX's draws bit for bit (its modular reduction of two words per value,
+    slightly biased when the range is not a power of two; 8-bit dtypes sample in 32).
+
+    >>> from functrans import random
+    >>> random.randint(random.key(0), (3,), 0, 10).tolist()
+    [5, 1, 5]
+    """
+    k = check_key("randint", key)
+    shape = shape_tuple("randint", shape)
+    dt = canonical_dtype(np.int64 if dtype is None else dtype)
+    if dt.kind not in "iu":
+        raise TypeError(f"randint: dtype must be an integer dtype, got {dt}")
+    lo, hi = fnp.asarray(minval), fnp.asarray(maxval)
+    for name, v in (("minval", lo), ("maxval", hi)):
+        if v.dtype.kind not in "iub":
+            raise TypeError(f"randint: {name} must be an integer, got dtype {v.dtype}")
+        check_broadcast("randint", name, v.shape, shape)
+    lo, hi = fnp.asarray(lo, np.int64), fnp.asarray(hi, np.int64)
+    info = np.iinfo(dt)
+    k1, k2 = split2(k)
+    if dt == np.int64:
+        out = _randint64(k1, k2, shape, lo, hi)
+    else:                        # 32-bit arithmetic; 8-bit dtypes sample as int32
+        wide = np.iinfo(np.uint32 if dt == np.uint32 else np.int32)
+        hi_out = hi > int(wide.max)
+        if info.bits < 32:       # JAX clips the bounds to the dtype, maxval to max + 1
+            lo, hi = fnp.clip(lo, info.min, info.max), fnp.clip(hi, info.min, info.max + 1)
+            hi_out = fnp.zeros_like(hi, bool)
+        lo32 = fnp.asarray(fnp.clip(lo, int(wide.min), int(wide.max)), wide.dtype)
+        hi32 = fnp.asarray(fnp.clip(hi, int(wide.min), int(wide.max)), wide.dtype)
+        out = _randint32(k1, k2, shape, lo32, hi32, hi_out)
+    out = fnp.asarray(out, dt)
+    return fnp.broadcast_to(out, shape) if tuple(out.shape) != shape else out

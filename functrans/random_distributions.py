@@ -1,0 +1,512 @@
+"""The distributions of ``functrans.random`` built on uniform and normal draws, each by
+JAX's algorithm so that the same key gives JAX's samples (bit for bit where only
+exact operations and correctly rounded ones are involved, within a few ulp where a
+transcendental function or a reduction is; see the README).
+
+>>> from functrans import random
+>>> random.permutation(random.key(0), 5).shape
+(5,)
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from jaxpr_ir import canonical_dtype
+from . import numpy as fnp
+from .primitives.custom import stop_gradient
+from .lax_special import erf_inv
+from .numpy._util import canonicalize_axis
+from .primitives.elementwise import bitcast_convert_type
+from .primitives.elementwise_math import erf
+from .primitives.sorting import sort_p
+from .random_core import (check_broadcast, check_key, float_dtype, random_words, shape_tuple,
+                          split2, uniform, normal, randint)
+
+__all__ = ["permutation", "choice", "bernoulli", "gumbel", "categorical", "exponential",
+           "laplace", "logistic", "cauchy", "pareto", "rademacher", "maxwell",
+           "double_sided_maxwell", "weibull_min", "rayleigh", "wald", "geometric",
+           "triangular", "lognormal", "truncated_normal", "multivariate_normal"]
+
+
+def _param(name, what, v, dt):
+    """A distribution parameter as an array of ``dt`` (floats only: no silent casts)."""
+    v = fnp.asarray(v)
+    if v.dtype.kind not in "fiub":
+        raise TypeError(f"{name}: {what} must be real, got dtype {v.dtype}")
+    return fnp.asarray(v, dt)
+
+
+def _draw_shape(name, shape, *params):
+    """``shape`` (checked against the parameters' shapes) or their broadcast shape."""
+    if shape is None:
+        return tuple(np.broadcast_shapes(*(tuple(p.shape) for p in params)))
+    shape = shape_tuple(name, shape)
+    for p in params:
+        check_broadcast(name, "a parameter", p.shape, shape)
+    return shape
+
+
+# --------------------------------------------------------------------------- shuffles
+
+def _shuffle(k, x, axis):
+    """JAX's shuffle: rounds of a stable sort by fresh 32-bit keys (enough rounds that
+    ties are unlikely to survive all of them)."""
+    rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(2 ** 32 - 1)))
+    for _ in range(rounds):
+        k, sub = split2(k)
+        sort_keys = random_words(sub, tuple(x.shape))
+        x = sort_p.bind(sort_keys, x, dimension=axis, is_stable=True, num_keys=1)[1]
+    return x
+
+
+def permutation(key, x, axis=0, independent=False):
+    """A random permutation of ``arange(x)`` (int ``x``) or of ``x`` along ``axis``;
+    ``independent=True`` permutes each slice along ``axis`` on its own.
+
+    >>> from functrans import random
+    >>> random.permutation(random.key(0), 10).tolist()
+    [0, 1, 8, 5, 6, 4, 3, 2, 7, 9]
+    """
+    k = check_key("permutation", key)
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        n = operator.index(x)
+        if n < 0:
+            raise ValueError(f"permutation: n must be non-negative, got {n}")
+        return _shuffle(k, fnp.arange(n, dtype=np.int64), 0)
+    x = fnp.asarray(x)
+    if x.ndim == 0:
+        raise ValueError("permutation: x must be an integer or an array with at least one "
+                         "dimension, got a 0-d array")
+    axis = canonicalize_axis(axis, x.ndim)
+    if independent or x.ndim == 1:
+        return _shuffle(k, x, axis)
+    order = _shuffle(k, fnp.arange(x.shape[axis], dtype=np.int64), 0)
+    return fnp.take(x, order, axis=axis, mode="clip")     # in range by construction
+
+
+def _choice_index(k, n, shape, replace, p, mode):
+    size = math.prod(shape)
+    if p is None:
+        if replace:
+            return randint(k, shape, 0, n)
+        return fnp.reshape(permutation(k, n)[:size], shape)
+    p = fnp.asarray(p)
+    if p.dtype.kind != "f":
+        p = fnp.asarray(p, np.float64)
+    if tuple(p.shape) != (n,):
+        raise ValueError(f"choice: p must have shape ({n},), got {tuple(p.shape)}")
+    if replace:
+        cdf = fnp.cumsum(p)
+        r = cdf[-1] * (1 - uniform(k, shape, p.dtype))
+        # searchsorted(cdf, r, side='left'): the number of cdf entries below r
+        return fnp.sum(fnp.less(cdf, fnp.expand_dims(r, -1)), axis=-1, dtype=np.int64)
+    g = gumbel(k, (n,), p.dtype, mode) + fnp.log(p)     # Gumbel top-k: the k largest
+    return fnp.reshape(fnp.argsort(g, descending=True)[:size], shape)
+
+
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+    """Random elements of ``a`` (or of ``arange(a)`` for an int) along ``axis``, JAX's
+    draws: ``randint`` or ``permutation`` without ``p``; with ``p``, inverse-CDF
+    sampling with replacement and Gumbel top-k without (``mode``: gumbel's mode).
+
+    >>> from functrans import random
+    >>> random.choice(random.key(0), 10, (6,)).tolist()
+    [5, 1, 5, 7, 3, 5]
+    """
+    k = check_key("choice", key)
+    shape = shape_tuple("choice", shape)
+    arr = fnp.asarray(a)
+    if arr.ndim == 0:
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"choice: a must be an integer or an array, got {a!r:.40}")
+        n = operator.index(a)
+    else:
+        axis = canonicalize_axis(axis, arr.ndim)
+        n = arr.shape[axis]
+    size = math.prod(shape)
+    if size == 0:
+        return fnp.zeros(shape, arr.dtype)
+    if n <= 0:
+        raise ValueError("choice: a must be greater than 0 unless no samples are taken")
+    if not replace and size > n:
+        raise ValueError(f"choice: cannot take a larger sample ({size}) than the population "
+                         f"({n}) when replace=False")
+    if p is None and not replace and arr.ndim > 0:
+        taken = fnp.take(permutation(k, arr, axis), fnp.arange(size), axis=axis)
+        return fnp.reshape(taken, arr.shape[:axis] + shape + arr.shape[axis + 1:])
+    idx = _choice_index(k, n, shape, replace, p, mode)
+    if arr.ndim == 0:
+        return idx
+    return fnp.take(arr, idx, axis=axis, mode="clip")      # in range by construction
+
+
+# --------------------------------------------------------------------------- discrete
+
+def bernoulli(key, p=0.5, shape=None, mode="low"):
+    """Booleans, True with probability ``p`` (a float; ``shape`` defaults to p's):
+    ``uniform < p``; ``mode='high'`` adds a second word of resolution, as in JAX.
+
+    >>> from functrans import random
+    >>> random.bernoulli(random.key(0), 0.5, (4,)).tolist()
+    [True, True, False, False]
+    """
+    k = check_key("bernoulli", key)
+    if mode not in ("low", "high"):
+        raise ValueError(f"bernoulli: mode must be 'low' or 'high', got {mode!r}")
+    p = fnp.asarray(p)
+    if p.dtype.kind != "f":
+        raise TypeError(f"bernoulli: p must have a floating dtype, got {p.dtype}")
+    shape = _draw_shape("bernoulli", shape, p)
+    if mode == "low":
+        return fnp.less(uniform(k, shape, p.dtype), p)
+    u = uniform(k, (2,) + shape, p.dtype)
+    return fnp.less(u[1] * (2.0 ** -np.finfo(p.dtype).nmant), p - u[0])
+
+
+def rademacher(key, shape=(), dtype=None):
+    """-1 or +1 with equal probability (``2 * bernoulli(key, 0.5) - 1``).
+
+    >>> from functrans import random
+    >>> sorted(set(random.rademacher(random.key(0), (20,)).tolist()))
+    [-1, 1]
+    """
+    k = check_key("rademacher", key)
+    dt = canonical_dtype(np.int64 if dtype is None else dtype)
+    b = fnp.asarray(bernoulli(k, np.float64(0.5), shape_tuple("rademacher", shape)), dt)
+    return fnp.asarray(2 * b - 1, dt)
+
+
+def geometric(key, p, shape=None, dtype=None):
+    """Trials up to the first success (support 1, 2, ...): ``floor(log u / log1p(-p)) + 1``.
+
+    >>> from functrans import random
+    >>> bool((random.geometric(random.key(0), 0.3, (20,)) >= 1).all())
+    True
+    """
+    k = check_key("geometric", key)
+    p = fnp.asarray(p)
+    p = p if p.dtype.kind == "f" else fnp.asarray(p, np.float64)
+    shape = _draw_shape("geometric", shape, p)
+    dt = canonical_dtype(np.int64 if dtype is None else dtype)
+    u = uniform(k, shape, p.dtype)
+    u = fnp.where(u == 0, p.dtype.type(1), u)
+    g = fnp.floor(fnp.log(u) / fnp.broadcast_to(fnp.log1p(-p), shape)) + 1
+    return fnp.asarray(g, dt)
+
+
+# --------------------------------------------------------------------------- continuous
+
+def gumbel(key, shape=(), dtype=None, mode=None):
+    """Standard Gumbel samples ``-log(-log(u))`` (u on [tiny, 1)); ``mode='high'``
+    draws two words for the lower tail, as JAX does.
+
+    >>> from functrans import random
+    >>> random.gumbel(random.key(0), (2,)).shape
+    (2,)
+    """
+    k = check_key("gumbel", key)
+    shape = shape_tuple("gumbel", shape)
+    dt = float_dtype("gumbel", dtype)
+    info = np.finfo(dt)
+    if mode is None or mode == "low":      # JAX's default (use_high_dynamic_range_gumbel off)
+        return -fnp.log(-fnp.log(uniform(k, shape, dt, info.tiny, 1.0)))
+    if mode != "high":
+        raise ValueError(f"gumbel: mode must be 'low' or 'high', got {mode!r}")
+    u = uniform(k, (2,) + shape, dt)
+    hi, lo = u[0], u[1]
+    x = fnp.where(hi >= 0.5, hi, hi + dt.type(2.0 ** -info.nmant) * lo + info.tiny)
+    return -fnp.log(-fnp.log1p(-x))
+
+
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
+    """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max;
+    ``replace=False`` takes the top-k of perturbed logits, without repeats; ``mode``
+    is gumbel's).
+
+    >>> from functrans import random
+    >>> import numpy as np
+    >>> int(random.categorical(random.key(0), np.array([-1e9, 0.0, -1e9])))
+    1
+    """
+    k = check_key("categorical", key)
+    logits = fnp.asarray(logits)
+    if logits.dtype.kind != "f":
+        logits = fnp.asarray(logits, np.float64)
+    if logits.ndim == 0:
+        raise ValueError("categorical: logits must have at least one dimension")
+    axis = canonicalize_axis(axis, logits.ndim)
+    batch = tuple(s for i, s in enumerate(logits.shape) if i != axis)
+    shape = batch if shape is None else shape_tuple("categorical", shape)
+    check_broadcast("categorical", "the batch part of logits", batch, shape)
+    prefix = shape[:len(shape) - len(batch)]
+    if replace:
+        g_shape = list(shape[len(prefix):])
+        g_shape.insert(axis, logits.shape[axis])
+        g = gumbel(k, prefix + tuple(g_shape), logits.dtype, mode)
+        return fnp.argmax(g + logits, axis=axis - logits.ndim)
+    n, draws = logits.shape[axis], math.prod(prefix)
+    if draws > n:
+        raise ValueError(f"categorical: {draws} samples without replacement exceed the "
+                         f"{n} categories")
+    noise = gumbel(k, tuple(logits.shape), logits.dtype, mode)
+    perturbed = fnp.moveaxis(logits + noise, axis, -1)
+    top = fnp.argsort(perturbed, axis=-1, descending=True)[..., :draws]
+    return fnp.asarray(fnp.reshape(fnp.moveaxis(top, -1, 0), shape), np.int32)  # JAX's top_k
+
+
+def exponential(key, shape=(), dtype=None):
+    """Standard exponential samples ``-log1p(-u)``.
+
+    >>> from functrans import random
+    >>> bool((random.exponential(random.key(0), (5,)) >= 0).all())
+    True
+    """
+    k = check_key("exponential", key)
+    dt = float_dtype("exponential", dtype)
+    return -fnp.log1p(-uniform(k, shape_tuple("exponential", shape), dt))
+
+
+def laplace(key, shape=(), dtype=None):
+    """Standard Laplace samples ``sign(u) * log1p(-|u|)``, u on (-1, 1).
+
+    >>> from functrans import random
+    >>> random.laplace(random.key(0), (3,)).shape
+    (3,)
+    """
+    k = check_key("laplace", key)
+    dt = float_dtype("laplace", dtype)
+    u = uniform(k, shape_tuple("laplace", shape), dt, -1.0 + np.finfo(dt).epsneg, 1.0)
+    return fnp.sign(u) * fnp.log1p(-fnp.abs(u))
+
+
+def logistic(key, shape=(), dtype=None):
+    """Standard logistic samples ``log(u) - log1p(-u)``, u on [tiny, 1).
+
+    >>> from functrans import random
+    >>> random.logistic(random.key(0), (3,)).shape
+    (3,)
+    """
+    k = check_key("logistic", key)
+    dt = float_dtype("logistic", dtype)
+    x = uniform(k, shape_tuple("logistic", shape), dt, np.finfo(dt).tiny, 1.0)
+    return fnp.log(x) - fnp.log1p(-x)
+
+
+def cauchy(key, shape=(), dtype=None):
+    """Standard Cauchy samples ``tan(pi * (u - 1/2))``, u on [eps, 1).
+
+    >>> from functrans import random
+    >>> random.cauchy(random.key(0), (3,)).shape
+    (3,)
+    """
+    k = check_key("cauchy", key)
+    dt = float_dtype("cauchy", dtype)
+    u = uniform(k, shape_tuple("cauchy", shape), dt, np.finfo(dt).eps, 1.0)
+    return fnp.tan(dt.type(np.pi) * (u - dt.type(0.5)))
+
+
+def pareto(key, b, shape=None, dtype=None):
+    """Pareto samples of shape parameter ``b``: ``exp(e / b)``, e standard exponential.
+
+    >>> from functrans import random
+    >>> bool((random.pareto(random.key(0), 3.0, (5,)) >= 1).all())
+    True
+    """
+    k = check_key("pareto", key)
+    dt = float_dtype("pareto", dtype)
+    b = _param("pareto", "b", b, dt)
+    shape = _draw_shape("pareto", shape, b)
+    return fnp.exp(exponential(k, shape, dt) / b)
+
+
+def maxwell(key, shape=(), dtype=None):
+    """Maxwell samples: the length of a standard normal 3-vector.
+
+    >>> from functrans import random
+    >>> random.maxwell(random.key(0), (2,)).shape
+    (2,)
+    """
+    k = check_key("maxwell", key)
+    dt = float_dtype("maxwell", dtype)
+    z = normal(k, shape_tuple("maxwell", shape) + (3,), dt)
+    return fnp.sqrt(fnp.sum(z * z, axis=-1))
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """Double-sided Maxwell samples ``sign * maxwell * scale + loc`` of shape
+    ``shape + broadcast(loc, scale).shape`` (JAX's convention).
+
+    >>> from functrans import random
+    >>> random.double_sided_maxwell(random.key(0), 1.0, 2.0, (3,)).shape
+    (3,)
+    """
+    k = check_key("double_sided_maxwell", key)
+    dt = float_dtype("double_sided_maxwell", dtype)
+    loc, scale = _param("double_sided_maxwell", "loc", loc, dt), \
+        _param("double_sided_maxwell", "scale", scale, dt)
+    params = tuple(np.broadcast_shapes(tuple(loc.shape), tuple(scale.shape)))
+    shape = shape_tuple("double_sided_maxwell", shape) or params
+    shape = shape + params
+    k_maxwell, k_sign = split2(k)
+    sign = rademacher(k_sign, shape, dt)
+    return sign * maxwell(k_maxwell, shape, dt) * scale + loc
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull samples ``(-log1p(-u)) ** (1 / concentration) * scale``.
+
+    >>> from functrans import random
+    >>> random.weibull_min(random.key(0), 2.0, 1.5, (3,)).shape
+    (3,)
+    """
+    k = check_key("weibull_min", key)
+    dt = float_dtype("weibull_min", dtype)
+    scale = _param("weibull_min", "scale", scale, dt)
+    conc = _param("weibull_min", "concentration", concentration, dt)
+    u = uniform(k, shape_tuple("weibull_min", shape), dt)
+    return fnp.power(-fnp.log1p(-u), 1.0 / conc) * scale
+
+
+def rayleigh(key, scale, shape=None, dtype=None):
+    """Rayleigh samples ``scale * sqrt(-2 log u)``.
+
+    >>> from functrans import random
+    >>> random.rayleigh(random.key(0), 2.0, (3,)).shape
+    (3,)
+    """
+    k = check_key("rayleigh", key)
+    dt = float_dtype("rayleigh", dtype)
+    scale = _param("rayleigh", "scale", scale, dt)
+    shape = _draw_shape("rayleigh", shape, scale)
+    u = uniform(k, shape, dt)
+    return fnp.broadcast_to(scale, shape) * fnp.sqrt(fnp.log(u) * dt.type(-2))
+
+
+def wald(key, mean, shape=None, dtype=None):
+    """Wald (inverse Gaussian) samples of the given mean (Michael, Schucany and Haas).
+
+    >>> from functrans import random
+    >>> bool((random.wald(random.key(0), 1.5, (5,)) > 0).all())
+    True
+    """
+    k = check_key("wald", key)
+    dt = float_dtype("wald", dtype)
+    mean = _param("wald", "mean", mean, dt)
+    shape = _draw_shape("wald", shape, mean)
+    k1, k2 = split2(k)
+    mean = fnp.broadcast_to(mean, shape)
+    v = normal(k1, shape, dt)
+    z = uniform(k2, shape, dt)
+    y = v * v
+    mean_sq = mean * mean
+    root = fnp.sqrt(4 * mean * y + mean_sq * (y * y))
+    x = mean + mean_sq * y / 2 - mean / 2 * root
+    return fnp.where(z <= mean / (mean + x), x, mean_sq / x)
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Triangular samples on [left, right] peaking at ``mode`` (inverse CDF).
+
+    >>> from functrans import random
+    >>> x = random.triangular(random.key(0), 0.0, 1.0, 3.0, (50,))
+    >>> bool(((x >= 0) & (x <= 3)).all())
+    True
+    """
+    k = check_key("triangular", key)
+    dt = float_dtype("triangular", dtype)
+    left, mode, right = (_param("triangular", w, v, dt)
+                         for w, v in (("left", left), ("mode", mode), ("right", right)))
+    shape = _draw_shape("triangular", shape, left, mode, right)
+    left, mode, right = (fnp.broadcast_to(v, shape) for v in (left, mode, right))
+    fc = (mode - left) / (right - left)
+    u = uniform(k, shape, dt)
+    below = left + fnp.sqrt(u * (right - left) * (mode - left))
+    above = right - fnp.sqrt((1 - u) * (right - left) * (right - mode))
+    return fnp.where(u < fc, below, above)
+
+
+def lognormal(key, sigma=1.0, shape=None, dtype=None):
+    """Log-normal samples ``exp(sigma * normal)``.
+
+    >>> from functrans import random
+    >>> bool((random.lognormal(random.key(0), 0.5, (5,)) > 0).all())
+    True
+    """
+    k = check_key("lognormal", key)
+    dt = float_dtype("lognormal", dtype)
+    sigma = _param("lognormal", "sigma", sigma, dt)
+    shape = _draw_shape("lognormal", shape, sigma)
+    return fnp.exp(normal(k, shape, dt) * sigma)
+
+
+def _next_toward(x, up):
+    """The float next to ``x`` toward +inf (``up``) or -inf, for finite x (bitwise)."""
+    itype = np.int32 if x.dtype == np.float32 else np.int64
+    tiny = bitcast_convert_type(fnp.ones_like(x, itype), x.dtype)   # smallest subnormal
+    bits = bitcast_convert_type(x, itype)
+    step = fnp.where((x > 0) == up, itype(1), itype(-1))
+    moved = bitcast_convert_type(bits + step, x.dtype)
+    return fnp.where(x == 0, tiny if up else -tiny, moved)
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+    """Standard normal samples truncated to (lower, upper): the inverse CDF of a
+    uniform draw between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)``, clipped
+    strictly inside the bounds; differentiable in the bounds.
+
+    >>> from functrans import random
+    >>> x = random.truncated_normal(random.key(0), -1.0, 2.0, (100,))
+    >>> bool(((x > -1) & (x < 2)).all())
+    True
+    """
+    k = check_key("truncated_normal", key)
+    dt = float_dtype("truncated_normal", dtype)
+    lower = _param("truncated_normal", "lower", lower, dt)
+    upper = _param("truncated_normal", "upper", upper, dt)
+    shape = _draw_shape("truncated_normal", shape, lower, upper)
+    sqrt2 = dt.type(np.sqrt(2.0))
+    a, b = erf(lower / sqrt2), erf(upper / sqrt2)
+    out = sqrt2 * erf_inv(uniform(k, shape, dt, a, b))
+    lo = _next_toward(stop_gradient(lower), True)
+    hi = _next_toward(stop_gradient(upper), False)
+    return fnp.clip(out, lo, hi)
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    """Samples of N(mean, cov): ``mean + L z`` with ``L = cholesky(cov)`` and standard
+    normal z; ``shape`` is the batch shape (default: mean's and cov's broadcast).
+    Only ``method='cholesky'`` is available here.
+
+    >>> import numpy as np
+    >>> from functrans import random
+    >>> random.multivariate_normal(random.key(0), np.zeros(2), np.eye(2), (5,)).shape
+    (5, 2)
+    """
+    k = check_key("multivariate_normal", key)
+    if method != "cholesky":
+        raise ValueError(f"multivariate_normal: method {method!r} is not available here "
+                         "(needs eigh/svd); use method='cholesky'")
+    mean, cov = fnp.asarray(mean), fnp.asarray(cov)
+    dt = float_dtype("multivariate_normal",
+                     dtype if dtype is not None else
+                     (mean.dtype if mean.dtype.kind == "f" else np.float64))
+    mean, cov = fnp.asarray(mean, dt), fnp.asarray(cov, dt)
+    if mean.ndim < 1 or cov.ndim < 2:
+        raise ValueError(f"multivariate_normal: needs mean.ndim >= 1 and cov.ndim >= 2, got "
+                         f"{mean.ndim} and {cov.ndim}")
+    n = mean.shape[-1]
+    if tuple(cov.shape[-2:]) != (n, n):
+        raise ValueError(f"multivariate_normal: cov must have shape (..., {n}, {n}), got "
+                         f"{tuple(cov.shape)}")
+    batch = tuple(np.broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2])))
+    if shape is None:
+        shape = batch
+    else:
+        shape = shape_tuple("multivariate_normal", shape)
+        check_broadcast("multivariate_normal", "mean and cov's batch", batch, shape)
+    factor = fnp.linalg.cholesky(cov)
+    z = normal(k, shape + (n,), dt)
+    return mean + fnp.einsum("...ij,...j->...i", factor, z)

@@ -1,0 +1,143 @@
+"""``ft.test_util.check_grads``: derivative checks against finite differences, as
+``jax.test_util.check_grads``.
+
+Forward mode compares ``jvp``'s tangent with a central difference along a random
+direction; reverse mode checks the inner-product identity ``<vjp(ct), t> = <ct, J t>``
+with ``J t`` from the same central difference. ``order=2`` repeats the checks on the
+``jvp`` and ``vjp`` functions themselves (their derivatives), and so on.
+
+>>> import functrans.numpy as fnp
+>>> check_grads(lambda x: fnp.sin(x) * x, (fnp.asarray([0.5, 1.0]),), order=2)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .autodiff import jvp, vjp
+from .tree_util import tree_flatten, tree_leaves, tree_map
+
+__all__ = ["check_grads", "check_jvp", "check_vjp"]
+
+_EPS = {np.dtype(np.float64): 1e-4, np.dtype(np.float32): 1e-2,
+        np.dtype(np.complex128): 1e-4, np.dtype(np.complex64): 1e-2}
+_TOL = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-2,
+        np.dtype(np.complex128): 1e-5, np.dtype(np.complex64): 2e-2}
+
+
+def _dtype_of(tree):
+    dts = [np.asarray(x).dtype for x in tree_leaves(tree)]
+    for dt in dts:
+        if dt.kind not in "fc":
+            raise TypeError(f"check_grads: every input must be floating or complex, got {dt}")
+    return min(dts, key=lambda d: d.itemsize) if dts else np.dtype(np.float64)
+
+
+def _random_like(rng, tree):
+    def draw(x):
+        x = np.asarray(x)
+        r = rng.normal(size=x.shape)
+        if x.dtype.kind == "c":
+            r = r + 1j * rng.normal(size=x.shape)
+        return r.astype(x.dtype)
+    return tree_map(draw, tree)
+
+
+def _axpy(a, x, y):
+    return tree_map(lambda xi, yi: np.asarray(yi) + a * np.asarray(xi), x, y)
+
+
+def _numerical_jvp(f, primals, tangents, eps):
+    plus = f(*_axpy(eps, tangents, primals))
+    minus = f(*_axpy(-eps, tangents, primals))
+    return tree_map(lambda p, m: (np.asarray(p) - np.asarray(m)) / (2 * eps), plus, minus)
+
+
+def _inner(x, y):
+    return sum(np.real(np.vdot(np.asarray(a).ravel(), np.asarray(b).ravel()))
+               for a, b in zip(tree_leaves(x), tree_leaves(y)))
+
+
+def _assert_close(what, got, want, atol, rtol):
+    got_l, got_t = tree_flatten(got)
+    want_l, want_t = tree_flatten(want)
+    if got_t != want_t:
+        raise AssertionError(f"{what}: structures differ: {got_t} vs {want_t}")
+    for g, w in zip(got_l, want_l):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or not np.allclose(g, w, atol=atol, rtol=rtol, equal_nan=True):
+            err = np.max(np.abs(g - w)) if g.shape == w.shape else "shape mismatch"
+            raise AssertionError(f"{what} does not match finite differences (max abs error "
+                                 f"{err}; atol={atol}, rtol={rtol}):\n{g}\nvs\n{w}")
+
+
+def check_jvp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
+    """Check ``jvp(f)`` along a random tangent against a central difference.
+
+    >>> import functrans.numpy as fnp
+    >>> check_jvp(fnp.exp, (fnp.asarray([0.1, 0.2]),))
+    """
+    rng = _rng if _rng is not None else np.random.default_rng(0)
+    args = tuple(args)
+    dt = _dtype_of(args)
+    eps = _EPS.get(dt, 1e-4) if eps is None else eps
+    atol = _TOL.get(dt, 1e-5) if atol is None else atol
+    rtol = _TOL.get(dt, 1e-5) if rtol is None else rtol
+    tangents = _random_like(rng, args)
+    _, t_out = jvp(f, args, tangents)
+    _assert_close("jvp", t_out, _numerical_jvp(f, args, tangents, eps), atol, rtol)
+    return None
+
+
+def check_vjp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
+    """Check ``vjp(f)`` by the identity ``<vjp(ct), t> = <ct, J t>``.
+
+    >>> import functrans.numpy as fnp
+    >>> check_vjp(lambda x, y: x * y, (fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])))
+    """
+    rng = _rng if _rng is not None else np.random.default_rng(1)
+    args = tuple(args)
+    dt = _dtype_of(args)
+    eps = _EPS.get(dt, 1e-4) if eps is None else eps
+    atol = _TOL.get(dt, 1e-5) if atol is None else atol
+    rtol = _TOL.get(dt, 1e-5) if rtol is None else rtol
+    out, vjp_fn = vjp(f, *args)
+    ct = _random_like(rng, out)
+    ct_args = vjp_fn(ct)
+    tangents = _random_like(rng, args)
+    lhs = _inner(ct_args, tangents)
+    rhs = _inner(ct, _numerical_jvp(f, args, tangents, eps))
+    _assert_close("vjp (inner product <vjp(ct), t>)", np.asarray(lhs), np.asarray(rhs), atol,
+                  rtol)
+    return None
+
+
+def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+    """Check ``f``'s derivatives at ``args`` up to ``order`` in the given ``modes``
+    ('fwd', 'rev'); raises ``AssertionError`` naming the failing check.
+
+    >>> import functrans.numpy as fnp
+    >>> check_grads(fnp.tanh, (fnp.asarray(0.3),), order=3, modes=["rev"])
+    """
+    args = tuple(args)
+    for m in modes:
+        if m not in ("fwd", "rev"):
+            raise ValueError(f"check_grads: unknown mode {m!r}; use 'fwd' and/or 'rev'")
+    rng = np.random.default_rng(0)
+
+    def check(fun, fargs, level):
+        if "fwd" in modes:
+            check_jvp(fun, fargs, atol, rtol, eps, _rng=rng)
+            if level > 1:
+                tangents = _random_like(rng, fargs)
+                check(lambda *p: jvp(fun, p, tangents)[1], fargs, level - 1)
+        if "rev" in modes:
+            check_vjp(fun, fargs, atol, rtol, eps, _rng=rng)
+            if level > 1:
+                ct = _random_like(rng, fun(*fargs))
+                check(lambda *p: vjp(fun, *p)[1](ct), fargs, level - 1)
+    if order < 1:
+        raise ValueError(f"check_grads: order must be >= 1, got {order}")
+    check(f, args, order)
+    return None
+
+

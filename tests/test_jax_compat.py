@@ -1,0 +1,95 @@
+"""Small JAX-API compatibility pieces: ft.test_util.check_grads (passes on correct rules,
+fails on wrong ones), Array.block_until_ready/devices/sharding, config's jax_enable_x64,
+lax.Precision and the precision=/preferred_element_type= arguments."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.test_util import check_grads
+
+
+def test_check_grads_passes_on_library_functions():
+    x = np.array([0.3, -1.2, 2.0])
+    check_grads(lambda a: fnp.sin(a) * fnp.exp(a), (x,), order=2)
+    check_grads(lambda a, b: {"p": a @ b, "q": (a * b,)}, (x, x[::-1].copy()), order=2)
+    check_grads(fnp.tanh, (np.asarray(0.4),), order=3, modes=["rev"])
+    check_grads(lambda a: fnp.sum(a ** 2), (np.float32(1.5) * np.ones(2, np.float32),), 1)
+
+
+def _wrong(kind):
+    f = ft.custom_vjp(lambda x: fnp.sin(x))
+    f.defvjp(lambda x: (fnp.sin(x), x), lambda x, g: (g * (fnp.cos(x) if kind == "ok" else x),))
+    return f
+
+
+def test_check_grads_catches_wrong_rules():
+    x = np.array([0.3, 1.1])
+    check_grads(_wrong("ok"), (x,), 1, modes=["rev"])
+    with pytest.raises(AssertionError, match="vjp"):
+        check_grads(_wrong("bad"), (x,), 1, modes=["rev"])
+    g = ft.custom_jvp(lambda x: x ** 3)
+    g.defjvp(lambda p, t: (p[0] ** 3, 3 * p[0] ** 2 * t[0]))
+    check_grads(g, (x,), 1, modes=["fwd"])
+    # a second derivative that is wrong: the first-order rule is right, its own jvp is not
+    h = ft.custom_jvp(lambda x: x ** 3)
+    h.defjvp(lambda p, t: (p[0] ** 3, 3 * ft.stop_gradient(p[0] ** 2) * t[0]))
+    check_grads(h, (x,), 1, modes=["fwd"])
+    with pytest.raises(AssertionError, match="jvp"):
+        check_grads(h, (x,), 2, modes=["fwd"])
+    with pytest.raises(TypeError, match="floating"):
+        check_grads(lambda i: i, (np.arange(3),), 1)
+    with pytest.raises(ValueError, match="mode"):
+        check_grads(fnp.sin, (x,), 1, modes=["sideways"])
+
+
+def test_array_jax_methods():
+    x = fnp.arange(3.0)
+    assert x.block_until_ready() is x
+    y = ft.jit(lambda v: v * 2)(x).block_until_ready()
+    assert y.tolist() == [0.0, 2.0, 4.0]
+    (dev,) = x.devices()
+    assert dev.platform == "cpu" and dev.id == 0 and repr(dev) == "CpuDevice(id=0)"
+    assert x.sharding.device_set == {dev} and x.sharding.is_fully_replicated
+    assert x.sharding == y.sharding
+
+
+def test_config_accepts_jax_enable_x64():
+    ft.config.update("jax_enable_x64", True)
+    assert ft.config.read("jax_enable_x64") is True
+    assert fnp.asarray(1.0).dtype == np.float64         # what it means: already the case
+    with pytest.raises(ValueError, match="cannot be turned off"):
+        ft.config.update("jax_enable_x64", False)
+    ft.config.update("jax_debug_nans", False)            # JAX's prefix on other options too
+    with pytest.raises(AttributeError, match="unknown"):
+        ft.config.update("jax_platform_name", "cpu")
+
+
+def test_precision_arguments():
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    b = a.T.copy()
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    for p in (None, lax.Precision.HIGHEST, "high", ("default", lax.Precision.HIGH)):
+        for f in (lambda u, v: fnp.matmul(u, v, precision=p, preferred_element_type=np.float64),
+                  lambda u, v: fnp.dot(u, v, precision=p, preferred_element_type=np.float64),
+                  lambda u, v: fnp.tensordot(u, v, 1, precision=p,
+                                             preferred_element_type=np.float64),
+                  lambda u, v: fnp.einsum("ij,jk->ik", u, v, precision=p,
+                                          preferred_element_type=np.float64),
+                  lambda u, v: lax.dot(u, v, precision=p, preferred_element_type=np.float64),
+                  lambda u, v: lax.dot_general(u, v, (((1,), (0,)), ((), ())), precision=p,
+                                               preferred_element_type=np.float64)):
+            for g in (f, ft.jit(f)):
+                out = g(a, b)
+                assert out.dtype == np.float64
+                np.testing.assert_allclose(np.asarray(out), want, rtol=1e-12)
+    assert fnp.matmul(a, b, precision="highest").dtype == np.float32
+    grads = ft.grad(lambda u: fnp.sum(fnp.matmul(u, b, precision=lax.Precision.HIGH)))(a)
+    np.testing.assert_allclose(np.asarray(grads), np.broadcast_to(b.sum(1), a.shape))
+    with pytest.raises(ValueError, match="precision"):
+        fnp.matmul(a, b, precision="ultra")
+    with pytest.raises(TypeError, match="precision"):
+        lax.dot(a, b, precision=3)
+    with pytest.raises(TypeError, match="cannot hold"):
+        fnp.dot(a, b, preferred_element_type=np.int32)

@@ -1,0 +1,267 @@
+"""What keeps the CPU backend's compile time linear and visible: the per-stage timings
+of a compile, math routines shared by a module instead of inlined at every use, very
+large fused kernels split, and fusion planning that does not rescan a kernel per
+equation. (Times are measured in benchmarks/compile.py; nothing here is timed.)"""
+from __future__ import annotations
+
+import numpy as np
+
+import functrans as ft
+import functrans.numpy as fnp
+from backends.llvm import program, vmath
+
+
+def _sin_chain(n):
+    def f(y, c):
+        for _ in range(n):
+            y = fnp.sin(y) * 0.5 + y * c
+        return fnp.sum(y)
+    return f
+
+
+def _reference_sin_chain_grad(n, y, c):
+    g = np.ones_like(y)
+    ys = []
+    for _ in range(n):
+        ys.append(y)
+        y = np.sin(y) * 0.5 + y * c
+    for y_k in reversed(ys):
+        g = g * (np.cos(y_k) * 0.5 + c)
+    return g
+
+
+def test_compile_timings_name_every_stage_and_sum_to_at_most_the_total():
+    from backends import llvm as cpu
+    x = np.linspace(0.0, 1.0, 32)
+    lowered = ft.jit(lambda a: fnp.sin(a) * 2.0 + 1.0, backend="cpu").lower(x)
+    cpu.clear_plans()
+    t = lowered.compile().exe.compile_timings
+    assert {"plan cache lookup", "fusion plan", "IR build", "total"} <= set(t)
+    assert "llvm optimise" in t or "llvm load" in t or "disk cache read" in t
+    assert all(v >= 0.0 for v in t.values())
+    assert sum(v for k, v in t.items() if k != "total") <= t["total"] + 1e-6
+    again = lowered.compile().exe.compile_timings      # a plan-cache hit builds nothing
+    assert "fusion plan" not in again and "total" in again
+
+
+def test_compile_timings_appear_in_cost_analysis():
+    from backends import llvm as cpu
+    from jaxpr_ir import ClosedJaxpr
+    closed = ft.jit(lambda a: fnp.cos(a) + 3.0).lower(np.ones(7)).jaxpr
+    cpu.clear_plans()
+    exe = cpu.compile(ClosedJaxpr(closed.jaxpr, closed.consts))
+    cost = exe.cost_analysis()
+    assert cost["compile seconds: total"] == exe.compile_timings["total"]
+    assert "compile seconds: fusion plan" in cost and "compile seconds: IR build" in cost
+
+
+def test_many_uses_of_a_routine_call_one_shared_copy_with_the_same_values():
+    n = vmath.INLINE_USES + 6
+    y = np.linspace(-3.0, 3.0, 1003)          # not a multiple of any vector width
+    jf = ft.jit(ft.grad(_sin_chain(n)), backend="cpu")
+    text = jf.lower(y, 0.3).compile().as_text()
+    assert "ft_sin_f64_shared" in text and "ft_cos_f64_shared" in text
+    np.testing.assert_allclose(jf(y, 0.3), _reference_sin_chain_grad(n, y, 0.3), rtol=1e-12)
+
+
+def test_few_uses_of_a_routine_stay_inlined():
+    text = ft.jit(ft.grad(_sin_chain(2)), backend="cpu").lower(np.ones(8), 0.3).compile().as_text()
+    assert "_shared" not in text
+
+
+def test_shared_float32_routines_match_the_inlined_ones():
+    x = np.linspace(-20.0, 20.0, 1001).astype(np.float32)
+
+    def f(x):
+        return sum(fnp.exp(fnp.sin(x * (1.0 + k / 64))) for k in range(vmath.INLINE_USES + 4))
+    shared = ft.jit(f, backend="cpu")(x)
+    want = sum(np.exp(np.sin(x * np.float32(1.0 + k / 64)))
+               for k in range(vmath.INLINE_USES + 4))
+    np.testing.assert_allclose(shared, want, rtol=2e-5)
+
+
+def test_a_long_chain_is_split_into_kernels_of_bounded_size():
+    n = 2 * program.MAX_KERNEL_EQNS + 10
+
+    def f(x):
+        y = x
+        for _ in range(n):
+            y = y + x
+        return y
+    x = np.arange(5.0)
+    cost = ft.jit(f, backend="cpu").lower(x).compile().cost_analysis()
+    assert cost["kernels"] == 3 and cost["host steps"] == 0
+    np.testing.assert_array_equal(ft.jit(f, backend="cpu")(x), x * (n + 1))
+
+
+def test_planning_records_each_kernels_reduction_axes():
+    closed = ft.make_jaxpr(lambda a: fnp.exp(a - fnp.max(a, axis=1, keepdims=True)))(np.ones((3, 4)))
+    steps = program.plan_jaxpr(closed.jaxpr).steps
+    kernels = [s for s in steps if hasattr(s, "reduce_axes")]
+    assert kernels and all(k.reduce_axes in ({(1,)}, set()) for k in kernels)
+    assert any(k.reduce_axes == {(1,)} for k in kernels)
+
+
+# --------------------------------------------------------------------------- workspace
+
+def _with_workspace(a):
+    return fnp.sum(fnp.sin(a)) * fnp.cos(a) + fnp.max(fnp.exp(a) * a)
+
+
+def test_temp_bytes_is_what_a_call_allocates_beyond_its_outputs():
+    import tracemalloc
+    from backends.llvm import runtime
+    x = np.linspace(0.0, 1.0, 20000)
+    exe = ft.jit(_with_workspace, backend="cpu").lower(x).compile().exe
+    assert exe.temp_bytes > runtime.HELD_WORKSPACE
+    assert exe.cost_analysis()["temp bytes"] == exe.temp_bytes
+    for run in (exe, exe.fast_runner()):       # the general and the dispatch path
+        run(x)
+        runtime.POOL.clear()
+        tracemalloc.start()
+        try:
+            outs = run(x)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        temps = peak - sum(o.nbytes for o in outs)
+        # the workspace, plus the few hundred bytes of Python objects of the call itself
+        assert exe.temp_bytes <= temps <= exe.temp_bytes + 2048, (temps, exe.temp_bytes)
+
+
+def test_executables_for_many_shapes_share_a_bounded_workspace_pool():
+    from backends.llvm import runtime
+    jf = ft.jit(_with_workspace, backend="cpu")
+    sizes = [10000 + 1000 * k for k in range(8)]
+    runtime.POOL.clear()
+    most = 0
+    for n in sizes:
+        x = np.linspace(0.0, 1.0, n)
+        np.testing.assert_allclose(jf(x), _with_workspace(x), rtol=1e-12)
+        exe = jf.lower(x).compile().exe
+        assert exe._program._held is None      # the executable keeps no workspace
+        most = max(most, exe.temp_bytes)
+    for n in sizes:                            # every shape once more, from the pool
+        x = np.linspace(0.0, 1.0, n)
+        np.testing.assert_allclose(jf(x), _with_workspace(x), rtol=1e-12)
+    assert 0 < runtime.POOL.held_bytes() <= 2 * most
+
+
+# --------------------------------------------------------------------------- progress
+
+def test_progress_reports_kernels_as_they_are_built_then_each_llvm_stage_then_done():
+    from backends import llvm as cpu
+    from backends.llvm import cache
+    from jaxpr_ir import ClosedJaxpr
+    n = program.MAX_KERNEL_EQNS + 5
+
+    def f(x):
+        y = x
+        for _ in range(n):
+            y = y + x
+        return y
+    closed = ft.jit(f).lower(np.ones(3)).jaxpr
+    cache.clear_memory()
+    calls = []
+    old = cache.cache_dir
+    cache.cache_dir = lambda: None            # compile, so that every stage runs
+    try:
+        cpu.compile(ClosedJaxpr(closed.jaxpr, closed.consts),
+                    progress=lambda *a: calls.append(a))
+    finally:
+        cache.cache_dir = old
+    stages = [c[0] for c in calls]
+    assert stages == ["IR build", "IR build", "llvm optimise", "llvm emit object", "done"]
+    assert [c[1:3] for c in calls[:2]] == [(1, 2), (2, 2)]
+    assert all(c[3] == len(closed.jaxpr.eqns) for c in calls)
+
+
+def test_progress_line_is_silent_for_fast_compiles_and_one_line_per_stage_in_a_log():
+    import io
+    from backends.llvm.progress import ProgressLine
+    quiet = io.StringIO()
+    line = ProgressLine("f", stream=quiet, after=3600.0)
+    line("IR build", 1, 2, 10)
+    line("done", 2, 2, 10)
+    assert quiet.getvalue() == ""
+    log = io.StringIO()
+    line = ProgressLine("f", stream=log, after=0.0)
+    for k in (1, 2):
+        line("IR build", k, 2, 10)
+    line("llvm optimise", 2, 2, 10)
+    line("done", 2, 2, 10)
+    assert log.getvalue().splitlines() == ["compiling f: IR build, 1/2 kernels, 10 equations",
+                                           "compiling f: llvm optimise, 2/2 kernels, 10 equations"]
+
+
+def test_progress_line_rewrites_one_terminal_line_in_place():
+    import io
+    from backends.llvm.progress import ProgressLine
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    tty = Tty()
+    line = ProgressLine("g", stream=tty, after=0.0)
+    line("IR build", 1, 1, 4)
+    line("llvm optimise", 1, 1, 4)
+    line("done", 1, 1, 4)
+    text = tty.getvalue()
+    assert text.count("\n") == 1 and text.endswith("\n") and text.count("\r") == 2
+
+
+# --------------------------------------------------------------------------- no host-step cliffs
+
+def test_threefry_runs_natively_with_the_impls_bits():
+    from functrans.primitives.random import threefry2x32
+    rng = np.random.default_rng(0)
+    jf = ft.jit(threefry2x32, backend="cpu")
+    for shape in [(), (7,), (3, 5), (0,)]:
+        a = [rng.integers(0, 2 ** 32, shape, dtype=np.uint64).astype(np.uint32) for _ in range(4)]
+        assert jf.lower(*a).compile().cost_analysis()["host steps"] == 0
+        for got, want in zip(jf(*a), threefry2x32(*a)):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_random_draws_in_a_jitted_loop_stay_native():
+    from functrans import lax, random
+
+    def draws(key):
+        def body(i, carry):
+            k, acc = carry
+            k, sub = random.split(k)
+            return k, acc + random.normal(sub, (4,))
+        return lax.fori_loop(0, 50, body, (key, fnp.zeros(4)))[1]
+    key = random.PRNGKey(3)
+    jf = ft.jit(draws, backend="cpu")
+    assert jf.lower(key).compile().cost_analysis()["host steps"] == 0
+    # the bits are the same (above); the normal transform's math may differ by an ulp
+    np.testing.assert_allclose(np.asarray(jf(key)),
+                               np.asarray(ft.jit(draws, backend="interpret")(key)), rtol=1e-13)
+
+
+# --------------------------------------------------------------------------- threads
+
+def test_thread_counts_follow_the_cores_other_processes_leave_free(monkeypatch):
+    from backends.llvm import threads
+    seen = []
+    monkeypatch.setattr(threads, "BLAS_SETTERS", [seen.append])
+    monkeypatch.setattr(threads, "usable_cores", lambda: 4)
+    monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": None})
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 2)   # us (4) + 2 others
+    assert threads.balance(now=0.0) == 2 and seen == [2]
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 1)       # only the reader
+    assert threads.balance(now=0.1) == 2                           # not re-checked yet
+    assert threads.balance(now=1.0) == 4 and seen == [2, 4]
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 9)   # a crowded machine
+    assert threads.balance(now=2.0) == 1 and seen[-1] == 1
+    threads._NTHREADS.value = threads._LAUNCHED[0]                 # leave the pool as found
+
+
+def test_programs_with_blas_balance_threads_and_others_do_not():
+    from backends import llvm as cpu
+    a = np.ones((64, 64))
+    assert ft.jit(lambda x: x @ x, backend="cpu").lower(a).compile().exe.compiled.threaded
+    assert not ft.jit(lambda x: x + 1.0, backend="cpu").lower(a).compile().exe.compiled.threaded
+    np.testing.assert_allclose(ft.jit(lambda x: x @ x, backend="cpu")(a), a @ a)
+    assert cpu.runtime is not None

@@ -1,0 +1,156 @@
+"""The API boundary as JAX's (issue 13.4): static arguments by position or keyword and
+validated, pytree aux data compared by equality, deep pytrees, non-array arguments that
+are not differentiated passed through, clear errors for what is not an array."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import tree_util
+
+
+def _scale(x, n):
+    return x * n if n > 1 else x
+
+
+@pytest.mark.parametrize("spec", [dict(static_argnums=1), dict(static_argnames="n"),
+                                  dict(static_argnums=-1), dict(static_argnames=("n",))])
+def test_static_arguments_work_by_position_or_keyword(spec):
+    f = ft.jit(_scale, **spec)
+    assert float(f(2.0, 3)) == 6.0
+    assert float(f(2.0, n=3)) == 6.0
+    assert float(f(x=2.0, n=3)) == 6.0
+    assert float(f(2.0, n=1)) == 2.0
+
+
+def test_issue_examples_static_argnames_by_position_and_argnums_by_keyword():
+    assert float(ft.jit(lambda x: x * 2 if x > 1 else x, static_argnames="x")(2.0)) == 4.0
+    assert float(ft.jit(lambda x: x * 2 if x > 1 else x, static_argnums=0)(x=2.0)) == 4.0
+
+
+def test_static_argnums_and_argnames_are_validated():
+    with pytest.raises(ValueError, match=r"static_argnums \(3,\)"):
+        ft.jit(lambda x: x, static_argnums=3)
+    with pytest.raises(ValueError, match=r"static_argnums \(-2,\)"):
+        ft.jit(lambda x: x, static_argnums=-2)
+    with pytest.raises(ValueError, match=r"static_argnames \('y',\)"):
+        ft.jit(lambda x: x, static_argnames="y")
+    # *args / **kwargs accept any position or name
+    assert float(ft.jit(lambda *a: a[0] * a[1], static_argnums=1)(2.0, 3)) == 6.0
+    assert float(ft.jit(lambda x, **k: x * k["n"], static_argnames="n")(2.0, n=3)) == 6.0
+
+
+class _Point:
+    def __init__(self, x, meta):
+        self.x, self.meta = x, meta
+
+
+tree_util.register_pytree_node(_Point, lambda p: ((p.x,), p.meta), lambda m, c: _Point(c[0], m))
+
+
+def test_unhashable_pytree_aux_data_is_compared_by_equality():
+    f = ft.jit(lambda p: p.x * p.meta["k"])
+    assert f(_Point(fnp.ones(2), {"k": 2.0})).tolist() == [2.0, 2.0]
+    assert f(_Point(fnp.ones(2), {"k": 2.0})).tolist() == [2.0, 2.0]
+    assert f(_Point(fnp.ones(2), {"k": 3.0})).tolist() == [3.0, 3.0]     # not a stale hit
+    assert f.cache_info() == {"hits": 1, "misses": 2, "entries": 2}
+    g = ft.grad(lambda p: fnp.sum(p.x) * p.meta["k"])(_Point(fnp.ones(2), {"k": 2.0}))
+    assert g.meta == {"k": 2.0} and g.x.tolist() == [2.0, 2.0]
+    a, b = (tree_util.tree_structure(_Point(1.0, {"k": v})) for v in (1, 1))
+    assert a == b and hash(a) == hash(b)
+    assert tree_util.tree_structure(_Point(1.0, np.ones(2))) != \
+        tree_util.tree_structure(_Point(1.0, np.ones(2)))       # arrays: not provably equal
+
+
+def _nested(depth, leaf):
+    t = leaf
+    for i in range(depth):
+        t = [t] if i % 3 else ({"a": t} if i % 2 else (t, None))
+    return t
+
+
+def test_pytrees_nested_1000_deep():
+    t = _nested(1000, 1.5)
+    leaves, td = tree_util.tree_flatten(t)
+    assert leaves == [1.5]
+    assert td == tree_util.tree_structure(_nested(1000, 2.0)) and hash(td)
+    assert td.num_nodes > 1000
+    back = tree_util.tree_unflatten(td, [3.0])
+    assert tree_util.tree_leaves(back) == [3.0]
+    assert tree_util.tree_leaves(ft.jit(lambda t: t)(t))[0] == 1.5
+    g = ft.grad(lambda t: tree_util.tree_leaves(t)[0] ** 2)(t)
+    assert float(tree_util.tree_leaves(g)[0]) == 3.0
+    m = tree_util.tree_map(lambda v: v * 2, t)
+    assert tree_util.tree_leaves(m) == [3.0]
+
+
+def test_non_array_arguments_not_differentiated_pass_through():
+    assert float(ft.grad(lambda g, x: g(x), 1)(fnp.sin, 1.0)) == pytest.approx(np.cos(1.0))
+    assert float(ft.grad(lambda s, x: x * len(s), 1)("abc", 1.0)) == 3.0
+    v, g = ft.value_and_grad(lambda g, x: g(x), 1)(fnp.exp, 0.0)
+    assert float(v) == 1.0 and float(g) == 1.0
+    np.testing.assert_allclose(ft.jacfwd(lambda g, x: g(x), 1)(fnp.sin, fnp.zeros(2)),
+                               np.eye(2))
+    np.testing.assert_allclose(ft.jacrev(lambda g, x: g(x), 1)(fnp.sin, fnp.zeros(2)),
+                               np.eye(2))
+    np.testing.assert_allclose(ft.vmap(lambda g, x: g(x), in_axes=(None, 0))(fnp.cos,
+                                                                            fnp.zeros(3)),
+                               np.ones(3))
+    assert float(ft.grad(ft.grad(lambda g, x: g(x), 1), 1)(fnp.sin, 0.0)) == 0.0
+    with pytest.raises(TypeError, match="function"):
+        ft.grad(lambda g, x: g(x), 0)(fnp.sin, 1.0)        # differentiated: must be an array
+    with pytest.raises(TypeError, match="function"):
+        ft.vmap(lambda g, x: g(x))(fnp.sin, fnp.ones(2))     # mapped: must be an array
+
+
+# --------------------------------------------------------------------------- errors
+
+from functrans import errors  # noqa: E402
+
+
+def test_exception_classes_are_jax_s_or_subclass_both():
+    with pytest.raises(errors.TracerBoolConversionError):
+        ft.jit(lambda x: 1.0 if x > 0 else 0.0)(1.0)
+    with pytest.raises(errors.ConcretizationError):         # still caught as before
+        ft.jit(lambda x: 1.0 if x > 0 else 0.0)(1.0)
+    with pytest.raises(errors.TracerIntegerConversionError):
+        ft.jit(lambda n: fnp.zeros(3)[: list(range(n))[-1]])(3)
+    with pytest.raises(errors.NonConcreteBooleanIndexError):
+        ft.jit(lambda x: x[x > 0])(fnp.ones(3))
+    with pytest.raises(IndexError):
+        ft.jit(lambda x: x[x > 0])(fnp.ones(3))
+    for catch in (TypeError, ValueError):       # JAX raises TypeError, numpy ValueError
+        with pytest.raises(catch, match=r"\(3,\) and \(4,\)"):
+            fnp.dot(fnp.ones(3), fnp.ones(4))
+        with pytest.raises(catch, match=r"\(3,\) and \(4,\)"):
+            ft.jit(fnp.dot)(fnp.ones(3), fnp.ones(4))
+
+
+def test_clear_type_errors_at_the_api_boundary():
+    with pytest.raises(TypeError, match="list holding traced values"):
+        ft.jit(fnp.sin)([1.0, 2.0])
+    with pytest.raises(TypeError, match="type str .*'abcd'.* not an array"):
+        ft.jit(lambda x: "abcd")(1.0)
+    with pytest.raises(TypeError, match="not an array"):
+        ft.vmap(lambda x: "a")(fnp.ones(2))
+    obj = np.array([1, None], dtype=object)
+    with pytest.raises(TypeError, match="sin: argument 0 has dtype object"):
+        fnp.sin(obj)
+    with pytest.raises(TypeError, match="add: argument 0 has dtype object"):
+        fnp.add(obj, 1.0)
+    for run in (lambda: ft.jit(fnp.sin)(obj), lambda: ft.grad(fnp.sin)(obj),
+                lambda: ft.jit(fnp.sin)(np.array(["a"]))):
+        with pytest.raises(TypeError, match="dtype (object|<U1) is not a valid array"):
+            run()
+
+
+@pytest.mark.parametrize("backend", ["interpret", None])
+def test_compiled_results_never_share_memory_with_arguments(backend):
+    a = np.ones(4)
+    for f in (lambda x: x, lambda x: x.reshape(2, 2), lambda x: x[1:], lambda x: (x, x * 2)):
+        outs = ft.jit(f, backend=backend)(a)
+        for o in outs if isinstance(outs, tuple) else (outs,):
+            assert not np.shares_memory(o, a)
+    r = ft.jit(lambda x: x, backend=backend)(a)
+    a[0] = 5.0                       # the caller writes into its array afterwards
+    assert float(r[0]) == 1.0

@@ -1,0 +1,117 @@
+"""Custom rules that call other custom rules differentiate through those rules, to any
+order (issue 13.4). Each inner rule is deliberately not the derivative of its body, so
+differentiating the body instead of the rule gives a different, detectable number.
+
+The inner function ``cube`` has body x**3 but the rule d cube = 7 x; the outer functions
+have body x**2 and a backward (or JVP) rule that calls ``cube``. Hence, by hand:
+d/dx outer = cube(x) = x**3 (8 at x = 2), and d²/dx² outer = cube's rule = 7 x (14),
+where the body would give 3 x**2 (12); d³/dx³ = 7.
+"""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+
+X = 2.0
+
+
+def _cube_vjp():
+    @ft.custom_vjp
+    def cube(x):
+        return x ** 3
+    cube.defvjp(lambda x: (x ** 3, x), lambda x, ct: (ct * 7.0 * x,))
+    return cube
+
+
+def _cube_jvp():
+    @ft.custom_jvp
+    def cube(x):
+        return x ** 3
+
+    @cube.defjvp
+    def rule(p, t):
+        return p[0] ** 3, t[0] * 7.0 * p[0]
+    return cube
+
+
+def _cube_loop():
+    @ft.custom_vjp
+    def cube(x):
+        return lax.fori_loop(0, 3, lambda i, c: c * x, 1.0)     # a loop in the body
+    cube.defvjp(lambda x: (cube(x), x), lambda x, ct: (ct * 7.0 * x,))
+    return cube
+
+
+def _outer_vjp(inner, use):
+    @ft.custom_vjp
+    def outer(x):
+        return x ** 2
+    outer.defvjp(lambda x: (x ** 2, x), lambda x, ct: (use(inner, x, ct),))
+    return outer
+
+
+def _outer_jvp(inner, use):
+    @ft.custom_jvp
+    def outer(x):
+        return x ** 2
+
+    @outer.defjvp
+    def rule(p, t):
+        return p[0] ** 2, use(inner, p[0], t[0])
+    return outer
+
+
+def _outer_residual(inner):
+    @ft.custom_vjp
+    def outer(x):
+        return fnp.sin(x)         # its derivative is never used: the residual stands for it
+    outer.defvjp(lambda x: (fnp.sin(x), inner(x)), lambda r, ct: (ct * r,))
+    return outer
+
+
+USES = {
+    "ct*inner(x)": lambda inner, x, ct: ct * inner(x),
+    "jit(inner)": lambda inner, x, ct: ct * ft.jit(inner)(x),
+    "in fori_loop": lambda inner, x, ct: ct * lax.fori_loop(0, 1, lambda i, c: inner(c), x),
+    "in cond": lambda inner, x, ct: ct * lax.cond(x > 0, inner, lambda v: v, x),
+}
+INNERS = {"custom_vjp": _cube_vjp, "custom_jvp": _cube_jvp, "custom_vjp with loop": _cube_loop}
+OUTERS = {"custom_vjp": _outer_vjp, "custom_jvp": _outer_jvp}
+ORDERS = {
+    "grad": (lambda f: ft.grad(f), 8.0),
+    "grad∘grad": (lambda f: ft.grad(ft.grad(f)), 14.0),
+    "jacfwd∘grad": (lambda f: ft.jacfwd(ft.grad(f)), 14.0),
+    "jacrev∘jacfwd": (lambda f: ft.jacrev(ft.jacfwd(f)), 14.0),
+    "jvp∘vjp": (lambda f: lambda x: ft.jvp(lambda y: ft.vjp(f, y)[1](1.0)[0], (x,), (1.0,))[1],
+                14.0),
+    "jit(grad∘grad)": (lambda f: ft.jit(ft.grad(ft.grad(f))), 14.0),
+    "grad∘grad∘grad": (lambda f: ft.grad(ft.grad(ft.grad(f))), 7.0),
+    "hessian": (lambda f: ft.hessian(f), 14.0),
+}
+
+
+# (a rule must be linear in its cotangent or tangent, so the inner function is applied to
+# the primal; the cotangent multiplies its result)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("use", USES)
+@pytest.mark.parametrize("inner", INNERS)
+@pytest.mark.parametrize("outer", OUTERS)
+def test_nested_custom_rules_differentiate_through_their_rules(outer, inner, use, order):
+    f = OUTERS[outer](INNERS[inner](), USES[use])
+    transform, want = ORDERS[order]
+    assert float(np.asarray(transform(f)(X))) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("inner", INNERS)
+def test_a_residual_computed_by_a_custom_function(inner, order):
+    f = _outer_residual(INNERS[inner]())
+    transform, want = ORDERS[order]
+    assert float(np.asarray(transform(f)(X))) == pytest.approx(want, rel=1e-12)
+
+
+def test_nested_rules_under_vmap():
+    f = _outer_vjp(_cube_vjp(), USES["ct*inner(x)"])
+    np.testing.assert_allclose(ft.vmap(ft.grad(ft.grad(f)))(fnp.array([1.0, 2.0])), [7.0, 14.0])

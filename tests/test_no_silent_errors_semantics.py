@@ -1,0 +1,233 @@
+"""Types and indices behave as JAX's, the same eagerly, under every transform and under
+jit (issue 13.4): branch types never truncate, data-dependent indices clamp."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+
+
+# --------------------------------------------------------------------------- branch types
+
+def test_weak_branch_outputs_promote_and_never_truncate():
+    # both weak: the float wins (before, switch gave 1 for 1.5)
+    assert float(lax.switch(1, [lambda: 1, lambda: 1.5])) == 1.5
+    assert float(lax.cond(False, lambda: 1, lambda: 1.5)) == 1.5
+    # weak int into a strong float branch: promoted
+    r = lax.cond(False, lambda: fnp.float32(1), lambda: 2)
+    assert r.dtype == np.float32 and float(r) == 2.0
+    # weak float into a strong int branch would truncate: TypeError, as JAX
+    with pytest.raises(TypeError, match="false_fun"):
+        lax.cond(False, lambda: fnp.int32(1), lambda: 1.5)
+    with pytest.raises(TypeError):
+        lax.switch(0, [lambda x: x, lambda x: x * 0.5], fnp.int32(3))
+    with pytest.raises(TypeError):
+        ft.jit(lambda p: lax.cond(p, lambda: fnp.int32(1), lambda: 1.5))(True)
+
+
+def test_weak_loop_carries_never_truncate():
+    with pytest.raises(TypeError, match="carry"):
+        lax.while_loop(lambda x: x < 3, lambda x: x + 0.5, fnp.int32(1))
+    with pytest.raises(TypeError, match="carry"):
+        lax.fori_loop(0, 3, lambda i, x: x + 0.5, fnp.int32(1))
+    assert float(lax.fori_loop(0, 3, lambda i, x: x + 0.5, 1)) == 2.5     # weak: promoted
+
+
+# --------------------------------------------------------------------------- indices
+
+X = np.arange(5.0) * 10.0
+
+
+def _everywhere(f, *args):
+    """f's value eagerly, under jit, as the primal under jvp/vjp, and under vmap."""
+    outs = {"eager": f(*args), "jit": ft.jit(f)(*args)}
+    x, *rest = args
+    outs["jvp"] = ft.jvp(lambda x: f(x, *rest), (x,), (fnp.ones_like(x),))[0]
+    outs["vjp"] = ft.vjp(lambda x: f(x, *rest), x)[0]
+    outs["vmap"] = ft.vmap(lambda x: f(x, *rest))(fnp.stack([x, x]))[0]
+    return outs
+
+
+@pytest.mark.parametrize("index,want", [
+    (lambda x: fnp.argmax(x) + 3, 40.0),                  # computed from data: 7 -> 4
+    (lambda x: fnp.argmin(x) - 9, 0.0),                   # -9: wrapped once (-4), clamped
+    (lambda x: fnp.array([7, -1, -12]) + fnp.argmin(x), [40.0, 40.0, 0.0]),
+    (lambda x: np.array([9, 2]), [40.0, 20.0]),            # a numpy array: data too
+])
+def test_data_dependent_indices_clamp_everywhere(index, want):
+    outs = _everywhere(lambda x: x[index(x)], fnp.asarray(X))
+    for mode, got in outs.items():
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=mode)
+
+
+def test_data_dependent_indices_clamp_in_more_dimensions():
+    m = fnp.arange(12.0).reshape(3, 4)
+    i = fnp.array([5, 1])
+    want = np.asarray(m)[[2, 1], [3, 3]]
+    np.testing.assert_array_equal(m[i, i + 3], want)
+    np.testing.assert_array_equal(ft.jit(lambda m, i: m[i, i + 3])(m, i), want)
+    np.testing.assert_array_equal(m[1, i], np.asarray(m)[1, [3, 1]])
+    np.testing.assert_array_equal(ft.jit(lambda m, i: m[1, i])(m, i), np.asarray(m)[1, [3, 1]])
+
+
+def test_gradient_of_a_clamped_gather_goes_to_the_clamped_element():
+    g = ft.grad(lambda x: x[fnp.argmax(x) + 3])(fnp.asarray(X))
+    np.testing.assert_array_equal(g, [0, 0, 0, 0, 1.0])
+    gj = ft.jit(ft.grad(lambda x: x[fnp.argmax(x) + 3]))(fnp.asarray(X))
+    np.testing.assert_array_equal(gj, g)
+
+
+@pytest.mark.parametrize("index", [5, -6, (0, 5), [0, 7]])
+def test_static_python_int_indices_out_of_range_raise_everywhere(index):
+    m = fnp.asarray(np.zeros((5, 5)) if isinstance(index, tuple) else X)
+    for run in (lambda: m[index], lambda: ft.jit(lambda x: x[index])(m),
+                lambda: ft.grad(lambda x: fnp.sum(x[index]))(m),
+                lambda: ft.vmap(lambda x: x[index])(fnp.stack([m, m]))):
+        with pytest.raises(IndexError, match="out of bounds"):
+            run()
+
+
+def test_out_of_range_scatter_rows_are_dropped_everywhere():
+    x = fnp.zeros(4)
+    i = fnp.array([1, 9, -9])
+    want = [0.0, 1.0, 0.0, 0.0]
+    for got in (x.at[i].set(1.0), ft.jit(lambda x, i: x.at[i].set(1.0))(x, i),
+                ft.jvp(lambda x: x.at[i].set(1.0), (x,), (x,))[0], x.at[np.array([1, 9])].add(1.0),
+                x.at[9].set(5.0) + np.array(want)):
+        np.testing.assert_array_equal(got, want)
+    g = ft.grad(lambda v: fnp.sum(x.at[i].set(v * 2.0)))(fnp.ones(3))
+    np.testing.assert_array_equal(g, [2.0, 0.0, 0.0])
+
+
+def test_take_with_an_array_fills_eagerly_as_under_jit():
+    x = fnp.arange(4.0)
+    i = np.array([1, 9])
+    eager, jitted = fnp.take(x, i), ft.jit(lambda x, i: fnp.take(x, i))(x, i)
+    np.testing.assert_array_equal(eager, [1.0, np.nan])
+    np.testing.assert_array_equal(jitted, eager)
+    with pytest.raises(IndexError):
+        fnp.take(x, [1, 9])
+
+
+# --------------------------------------------------------------------------- small ints
+
+U8 = np.array([200, 100, 7], np.uint8)
+I8 = np.array([100, -100, -128], np.int8)
+
+
+@pytest.mark.parametrize("backend", [None, "interpret"])
+@pytest.mark.parametrize("f", [
+    lambda a: a + a, lambda a: a * 3, lambda a: a - 101, lambda a: -a, lambda a: a // 3,
+    lambda a: a % 7, lambda a: fnp.maximum(a, 50), lambda a: a >> 1, lambda a: a << 1,
+    lambda a: fnp.abs(a), lambda a: a * a - a,
+], ids=["add", "mul", "sub_scalar", "neg", "floordiv", "mod", "max", "shr", "shl", "abs",
+        "poly"])
+@pytest.mark.parametrize("x", [U8, I8], ids=["uint8", "int8"])
+def test_small_integers_keep_their_dtype_and_wrap(f, x, backend):
+    with np.errstate(all="ignore"):
+        want = f(x)          # numpy's own arithmetic: same dtype, wrapping
+    assert want.dtype == x.dtype
+    for got in (f(fnp.asarray(x)), ft.jit(f, backend=backend)(x), ft.vmap(f)(x[:, None])[:, 0]):
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_issue_example_uint8_sum():
+    a = np.array([200, 100], np.uint8)
+    for got in (fnp.add(a, a), fnp.asarray(a) + fnp.asarray(a), ft.jit(fnp.add)(a, a)):
+        assert got.dtype == np.uint8 and got.tolist() == [144, 200]
+    # a small dtype that no input has is still widened (numpy: sin(bool) is float16)
+    assert fnp.sin(np.array([True])).dtype == np.float64
+
+
+# --------------------------------------------------------------------------- inf / NaN gradients
+
+@pytest.mark.parametrize("x,want", [
+    ([np.inf, 2.0, 3.0], [6.0, np.inf, np.inf]),
+    ([-np.inf, 2.0, 3.0], [6.0, -np.inf, -np.inf]),
+    ([0.0, 2.0, 3.0], [6.0, 0.0, 0.0]),
+    ([0.0, 0.0, 3.0], [0.0, 0.0, 0.0]),
+    ([1.0, 2.0, 3.0], [6.0, 3.0, 2.0]),
+])
+def test_prod_gradient_is_the_product_of_the_others(x, want):
+    x = fnp.array(x)
+    with np.errstate(all="ignore"):
+        for g in (ft.grad(fnp.prod)(x), ft.jit(ft.grad(fnp.prod))(x),
+                  ft.jacrev(fnp.prod)(x), ft.vmap(ft.grad(fnp.prod))(x[None])[0]):
+            np.testing.assert_array_equal(g, want)
+
+
+def test_prod_gradient_over_axes_and_second_order():
+    m = fnp.arange(1.0, 7.0).reshape(2, 3)
+    np.testing.assert_allclose(ft.grad(lambda m: fnp.sum(fnp.prod(m, axis=0)))(m),
+                               [[4, 5, 6], [1, 2, 3]])
+    np.testing.assert_allclose(ft.grad(lambda m: fnp.sum(fnp.prod(m, axis=1)))(m),
+                               [[6, 3, 2], [30, 24, 20]])
+    # Hessian of x0*x1*x2: off-diagonal entry (i, j) is the third entry, exact at a zero
+    np.testing.assert_array_equal(ft.hessian(fnp.prod)(fnp.array([0.0, 2.0, 3.0])),
+                                  [[0, 3, 2], [3, 0, 0], [2, 0, 0]])
+
+
+def test_max_min_gradients_with_inf_and_nan_as_jax():
+    np.testing.assert_array_equal(ft.grad(fnp.max)(fnp.array([1.0, np.inf])), [0.0, 1.0])
+    np.testing.assert_array_equal(ft.grad(fnp.min)(fnp.array([-np.inf, 1.0, -np.inf])),
+                                  [0.5, 0.0, 0.5])
+    with np.errstate(all="ignore"):    # JAX's rule: no element equals a NaN maximum
+        assert np.isnan(ft.grad(fnp.max)(fnp.array([1.0, np.nan]))).all()
+
+
+def test_at_max_min_gradient_of_untouched_and_nan_elements():
+    x = fnp.array([0.0, np.nan])
+    np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(x), [0, 1])
+    np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].min(1.0)))(x), [1, 1])
+    np.testing.assert_array_equal(
+        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([np.nan, 2.0])), [1, 1])
+    np.testing.assert_array_equal(
+        ft.jit(ft.grad(lambda x: fnp.sum(x.at[0].max(1.0))))(x), [0, 1])
+    assert float(ft.grad(lambda u: fnp.sum(fnp.zeros(2).at[0].max(u)))(np.nan)) == 1.0
+    np.testing.assert_array_equal(       # a tie: shared evenly, as JAX
+        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([1.0, 5.0])), [0.5, 1.0])
+
+
+# --------------------------------------------------------------------------- warnings
+
+import warnings  # noqa: E402
+
+QUIET_CASES = {
+    "divide by zero": lambda: fnp.array([1.0]) / 0.0,
+    "log(0)": lambda: fnp.log(fnp.zeros(1)),
+    "sqrt(-1)": lambda: fnp.sqrt(-fnp.ones(1)),
+    "exp overflow": lambda: fnp.exp(fnp.array([1000.0])),
+    "inf - inf": lambda: fnp.array([np.inf]) - np.inf,
+    "0 * inf": lambda: fnp.zeros(1) * np.inf,
+    "arctanh(1)": lambda: fnp.arctanh(fnp.ones(1)),
+    "integer // 0": lambda: fnp.array([1]) // 0,
+    "x % 0.0": lambda: fnp.array([1.0]) % 0.0,
+    "prod 0 * inf": lambda: fnp.prod(fnp.array([0.0, np.inf])),
+    "sum overflow": lambda: fnp.sum(fnp.array([1e308, 1e308])),
+    "mean of empty": lambda: fnp.mean(fnp.zeros(0)),
+    "var, no dof": lambda: fnp.var(fnp.ones(1), ddof=1),
+    "std of inf": lambda: fnp.std(fnp.array([np.inf, 1.0])),
+    "grad of log at 0": lambda: ft.grad(lambda x: fnp.sum(fnp.log(x)))(fnp.zeros(2)),
+    "interpret backend": lambda: ft.jit(lambda x: fnp.log(x) / x, backend="interpret")(
+        fnp.zeros(2)),
+    "cpu backend": lambda: ft.jit(lambda x: fnp.log(x) / x)(fnp.zeros(2)),
+}
+
+
+@pytest.mark.parametrize("case", QUIET_CASES)
+def test_eager_operations_give_ieee_results_without_numpy_warnings(case):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        ft.numpy_warnings.install()       # as at import: the library's filter comes first
+        QUIET_CASES[case]()
+    assert [str(w.message) for w in seen] == []
+
+
+def test_the_users_own_numpy_calls_still_warn():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        ft.numpy_warnings.install()
+        np.log(np.zeros(1))
+    assert any("divide by zero" in str(w.message) for w in seen)
