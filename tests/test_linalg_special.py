@@ -297,3 +297,21 @@ def test_det_and_triangular_solve_under_jit_call_lapack_natively(monkeypatch, dt
     bad = ft.jit(lambda m, v: lax.triangular_solve(m, v, left_side=True), backend="cpu")(
         zero_diag, np.ones((2, 1), dtype))
     assert np.isnan(np.asarray(bad)).all()
+
+
+def test_roots_against_numpy_and_finite_differences():
+    for p in ([1.0, -3.0, 2.0], [0.0, 2.0, 0.0, -8.0, 0.0, 0.0], [1.0, 0.0, 1.0], [3.0],
+              [0.0, 0.0], [2, -4]):
+        got = np.sort_complex(np.asarray(fnp.roots(np.array(p))))
+        np.testing.assert_allclose(got, np.sort_complex(np.roots(np.array(p)) + 0j),
+                                   atol=1e-12)
+    assert np.isnan(np.asarray(fnp.roots(np.array([0.0, 1.0, -1.0]), strip_zeros=False))).any()
+    c = np.array([1.0, -6.0, 11.0, -6.0])      # roots 1, 2, 3
+
+    def largest(q):
+        return fnp.max(fnp.real(fnp.roots(q, strip_zeros=False)))
+    g = ft.grad(largest)(c)
+    fd = _fd(lambda q: float(np.max(np.roots(q).real)), c)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
+    with pytest.raises(TypeError, match="strip_zeros"):
+        ft.jit(fnp.roots)(c)
