@@ -315,3 +315,20 @@ def test_roots_against_numpy_and_finite_differences():
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
     with pytest.raises(TypeError, match="strip_zeros"):
         ft.jit(fnp.roots)(c)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3), (5, 1)])
+@pytest.mark.parametrize("full", [False, True])
+def test_qr_under_jit_calls_lapack_natively(monkeypatch, shape, full):
+    from functrans.primitives import linalg_decomp
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-5)):
+        x = RNG.standard_normal(shape).astype(dtype)
+        want = [np.asarray(v) for v in lax.qr(x, full_matrices=full)]
+
+        def no_host_step(*args, **kwargs):
+            raise AssertionError("qr ran as a host step")
+        monkeypatch.setattr(linalg_decomp.qr_p, "impl", no_host_step)
+        got = ft.jit(lambda a: lax.qr(a, full_matrices=full), backend="cpu")(x)
+        monkeypatch.undo()
+        for g, w in zip(got, want):     # the same routines as numpy: the same signs
+            np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
