@@ -1,7 +1,8 @@
 """``functrans.numpy.linalg`` norms: norm, vector_norm, matrix_norm, and cond.
 
 Every ord of numpy is supported, on real and complex input (a complex input gives
-a real norm; its 2/-2/'nuc' matrix norms use the complex SVD). As in JAX, the gradient of the 2-norm at the zero vector is NaN.
+a real norm; its 2/-2/'nuc' matrix norms use the complex SVD). As in JAX, the
+gradient of the 2-norm at the zero vector is NaN.
 
 >>> import functrans.numpy as fnp
 >>> float(fnp.linalg.norm(fnp.asarray([3.0, 4.0])))

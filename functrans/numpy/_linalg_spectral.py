@@ -144,7 +144,8 @@ def eigvals(a):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real or complex matrix
-    (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only. ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
+    (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only.
+    ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
     of ``U``/``Vh`` need ``full_matrices=False`` for non-square ``a``.
 
     >>> import functrans.numpy as fnp

@@ -70,7 +70,8 @@ complex_row("fft_hfft_n", lambda z: F.hfft(z, n=5), lambda z: N.hfft(z, n=5), (3
 real_row("fft_ihfft_n", lambda x: F.ihfft(x, n=4), lambda x: N.ihfft(x, n=4), (6,))
 complex_row("fft_fftn_s_axes", lambda z: F.fftn(z, s=(3, 5), axes=(0, 2)),
             lambda z: N.fftn(z, s=(3, 5), axes=(0, 2)), (2, 3, 4))
-complex_row("fft_ifftn_s", lambda z: F.ifftn(z, s=(2, 3)), lambda z: N.ifftn(z, s=(2, 3), axes=(1, 2)),
+complex_row("fft_ifftn_s", lambda z: F.ifftn(z, s=(2, 3)),
+            lambda z: N.ifftn(z, s=(2, 3), axes=(1, 2)),
             (2, 3, 4))
 real_row("fft_rfftn_s_axes", lambda x: F.rfftn(x, s=(4, 5), axes=(2, 0)),
          lambda x: N.rfftn(x, s=(4, 5), axes=(2, 0)), (3, 2, 4))
