@@ -45,7 +45,7 @@ LLVM_HOST = {
     "bitcast_convert_type": "reinterpreting bits across dtypes: no native lowering (numpy impl)",
     "checkpoint": _INLINED, "pjit": _INLINED, "custom_jvp_call": _INLINED,
     "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED,
-    "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG, "pinv": _LINALG,
+    "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG,
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
     "cummax": _SCAN,

@@ -332,3 +332,20 @@ def test_qr_under_jit_calls_lapack_natively(monkeypatch, shape, full):
         monkeypatch.undo()
         for g, w in zip(got, want):     # the same routines as numpy: the same signs
             np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
+
+
+def test_pinv_under_jit_calls_lapack_natively(monkeypatch):
+    from functrans.primitives import linalg_decomp
+    cases = [RNG.standard_normal((4, 3)), RNG.standard_normal((2, 3, 5)).astype(np.float32)]
+    deficient = RNG.standard_normal((3, 3))
+    deficient[2] = deficient[0] + deficient[1]
+    cases.append(deficient)
+    want = [np.asarray(fnp.linalg.pinv(x)) for x in cases]
+
+    def no_host_step(*args, **kwargs):
+        raise AssertionError("pinv ran as a host step")
+    monkeypatch.setattr(linalg_decomp.pinv_p, "impl", no_host_step)
+    for x, w in zip(cases, want):
+        tol = 1e-10 if x.dtype == np.float64 else 1e-4
+        np.testing.assert_allclose(ft.jit(fnp.linalg.pinv, backend="cpu")(x), w, atol=tol,
+                                   rtol=tol)

@@ -1,6 +1,6 @@
-"""``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det`` and ``qr`` natively:
-LAPACK ``?syevd``, ``?potrf``, ``?gesv``, ``?trtrs``, ``?getrf`` and ``?geqrf`` +
-``?orgqr`` called from the generated code, no Python per call.
+"""``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det``, ``qr`` and ``pinv``
+natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, ``?trtrs``, ``?getrf``, ``?geqrf`` +
+``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call.
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -39,7 +39,7 @@ from .lltypes import I8, I32, I64, lltype
 from .values import Val
 
 _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
-             "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr")
+             "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd")
 
 
 def _capsule_pointer(capsule):
@@ -434,5 +434,74 @@ def _qr(lw, fn, eqn, ins, outs):
         fn.loop(m, q_row)
     fn.loop(nb, one)
     for ref, owned in ((mats, own_a), (qbuf, own_q), (tau, own_t), (work, own_w)):
+        if owned:
+            lw.release(ref)
+
+
+@native("pinv", _supports_float)
+def _pinv(lw, fn, eqn, ins, outs):
+    # A = U S Vᵀ by ?gesdd (column-major copy, reduced factors); P = V S⁺ Uᵀ with the
+    # singular values at or below rtol * s_max dropped. P does not depend on the
+    # factors' signs, so it equals the numpy implementation's up to rounding.
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    k = min(m, n)
+    dt = a.dtype
+    ft = lltype(dt)
+    out = fn.ptr(outs[0])
+    if nb == 0 or m == 0 or n == 0:
+        return
+    gesdd = _routine(lw, dt, "gesdd", 14)
+    big = max(m, n)
+    lwork = 4 * k * k + 8 * k + 2 * big * big + 64 * (m + n)
+    bufs = [lw.new_buffer(fn, ShapedArray(shape, d), False) for shape, d in (
+        (a.shape, dt), ((lwork,), dt), ((8 * k,), np.int32), ((m, k), dt), ((k, n), dt),
+        ((k,), dt))]
+    (mats, _), (work, _), (iwork, _), (ubuf, _), (vbuf, _), (sbuf, _) = bufs
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    cells = dict(jobz=_char_cell(fn, "S"), m=_int_cell(fn, m), n=_int_cell(fn, n),
+                 k=_int_cell(fn, k), lwork=_int_cell(fn, lwork), info=_int_cell(fn, 0))
+    c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
+    rtol = ir.Constant(ft, float(eqn.params["rtol"]))
+    zero, one_ = ir.Constant(ft, 0.0), ir.Constant(ft, 1.0)
+    u_ptr, v_ptr, s_ptr = fn.ptr(ubuf), fn.ptr(vbuf), fn.ptr(sbuf)
+    acc = fn.alloca(8)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(fn.ptr(mats), [bb.mul(bi, c64(m * n))], source_etype=ft)
+        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], s_ptr, u_ptr,
+                        cells["m"], v_ptr, cells["k"], fn.ptr(work), cells["lwork"],
+                        fn.ptr(iwork), cells["info"]])
+        cutoff = bb.fmul(lw.load(fn, s_ptr, dt, c64(0)), rtol)
+
+        def invert(l):                      # s[l] -> 1/s[l] above the cutoff, else 0
+            b2 = fn.b
+            sv = lw.load(fn, s_ptr, dt, l)
+            keep = b2.fcmp_ordered(">", sv, cutoff)
+            lw.store(fn, s_ptr, dt, l, b2.select(keep, b2.fdiv(one_, b2.select(keep, sv, one_)),
+                                                 zero))
+        fn.loop(k, invert)
+        po = fn.b.gep(out, [fn.b.mul(bi, c64(n * m))], source_etype=ft)
+
+        def p_row(i):                       # P[i, j] = sum_l Vt[l, i] s⁺[l] U[j, l]
+            def p_cell(j):
+                fn.b.store(zero, acc)
+
+                def term(l):
+                    b3 = fn.b
+                    vt = lw.load(fn, v_ptr, dt, b3.add(l, b3.mul(i, c64(k))))
+                    u = lw.load(fn, u_ptr, dt, b3.add(j, b3.mul(l, c64(m))))
+                    prod = b3.fmul(b3.fmul(vt, lw.load(fn, s_ptr, dt, l)), u)
+                    b3.store(b3.fadd(b3.load(acc, typ=ft), prod), acc)
+                fn.loop(k, term)
+                b2 = fn.b
+                lw.store(fn, po, dt, b2.add(b2.mul(i, c64(m)), j), b2.load(acc, typ=ft))
+            fn.loop(m, p_cell)
+        fn.loop(n, p_row)
+        _fill_if_failed(lw, fn, cells["info"], [(po, n * m)], dt)
+    fn.loop(nb, one)
+    for ref, owned in bufs:
         if owned:
             lw.release(ref)
