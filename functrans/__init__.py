@@ -16,7 +16,7 @@ from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .primitives.custom import stop_gradient  # noqa: F401
 from .remat import checkpoint, remat, checkpoint_policies  # noqa: F401
 from .batching import vmap  # noqa: F401
-from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
+from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct, clear_caches  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
 from .array import Array  # noqa: F401
 from .device import device_put  # noqa: F401
