@@ -41,7 +41,7 @@ from . import config
 
 __all__ = ["compile_closed", "CompileHook", "Compilation", "JitCause", "add_hook",
            "remove_hook", "observed", "LRUCache", "clear_compiled", "clear_backend_caches",
-           "format_timings"]
+           "format_timings", "backend_donates"]
 
 
 # ------------------------------------------------------------------ bounded caches
@@ -195,6 +195,15 @@ def observed() -> bool:
 
 
 # ------------------------------------------------------------------ the compile path
+
+def backend_donates(backend: str | None) -> bool:
+    """Whether ``backend`` (None: the default) lets outputs take over donated inputs.
+
+    >>> backend_donates("interpret")
+    False
+    """
+    return bool(getattr(get_backend(backend), "supports_donation", False))
+
 
 _PROGRESS_LINES: dict = {}   # backend module name -> its ProgressLine class, or None
 

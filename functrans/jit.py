@@ -24,8 +24,8 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
-from .compiler import (JitCause, LRUCache, clear_backend_caches, clear_compiled,
-                       compile_closed, observed)
+from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
+                       clear_compiled, compile_closed, observed)
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import hoist
 from .array import Array
@@ -368,8 +368,7 @@ class Jitted:
                 and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]
 
     def _backend_donates(self) -> bool:
-        from backends import get_backend
-        return getattr(get_backend(self.backend), "supports_donation", False)
+        return backend_donates(self.backend)
 
     def _donated_flat(self, args):
         """Flat argument positions of the leaves of the donated positional arguments."""

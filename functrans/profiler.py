@@ -304,6 +304,7 @@ def _compiled_side(f, args, backend, repeats, notes):
         "bytes_moved": int(cost.get("bytes accessed", 0)),
         "temporaries": int(temps[0]),
         "temp_bytes": int(temps[1]),
+        "peak_temp_bytes": int(cost.get("temp bytes", temps[1])),   # with buffer reuse
         # a native executable keeps a reusable workspace that tracemalloc never sees
         "peak_bytes": _peak_bytes(lambda: _block(jf(*args))) + int(cost.get("workspace bytes", 0)),
         "time_s": t,
@@ -439,6 +440,8 @@ class Profile(dict):
         row("operations / kernels", f"{e['operations']} ops", kern if c else "")
         row("temporaries allocated", f"{e['temporaries']} ({_bytes(e['temp_bytes'])})",
             f"{c['temporaries']} ({_bytes(c['temp_bytes'])})" if c else "")
+        row("peak temporaries (compiled call)", "-",
+            _bytes(c["peak_temp_bytes"]) if c else "")
         row("bytes moved", _bytes(e["bytes_moved"]), _bytes(c["bytes_moved"]) if c else "")
         row("peak memory", _bytes(e["peak_bytes"]), _bytes(c["peak_bytes"]) if c else "")
         row(f"wall time (median of {self['repeats']})", _secs(e["time_s"]),

@@ -186,3 +186,15 @@ def test_cost_analysis_reports_the_workspace_a_call_takes():
     assert runtime.POOL.held_bytes() == 0
     comp(a, a * 0.01, a)
     assert runtime.POOL.held_bytes() == temp    # what the call allocated for temporaries
+
+
+def test_profiler_reports_the_compiled_calls_peak_temporaries(capsys):
+    a = np.ones((64, 64))
+
+    def f(a, b):
+        return fnp.tanh(a @ b) @ b
+
+    r = ft.profile(f, a, a * 0.01, repeats=1)
+    assert "peak temporaries (compiled call)" in capsys.readouterr().out
+    exe = ft.jit(f, backend="cpu").lower(a, a).compile().exe
+    assert r["compiled"]["peak_temp_bytes"] == exe.temp_bytes >= 64 * 64 * 8
