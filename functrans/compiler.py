@@ -41,7 +41,7 @@ from . import config
 
 __all__ = ["compile_closed", "CompileHook", "Compilation", "JitCause", "add_hook",
            "remove_hook", "observed", "LRUCache", "clear_compiled", "clear_backend_caches",
-           "format_timings", "backend_donates"]
+           "format_timings", "backend_donates", "cache_entries"]
 
 
 # ------------------------------------------------------------------ bounded caches
@@ -100,6 +100,15 @@ def clear_compiled() -> None:
     """
     for cache in list(_CACHES):
         cache.clear()
+
+
+def cache_entries() -> list:
+    """The number of entries of every live ``LRUCache`` (jit's, the nested calls').
+
+    >>> all(n >= 0 for n in cache_entries())
+    True
+    """
+    return [len(cache) for cache in list(_CACHES)]
 
 
 _USED_BACKENDS: dict = {}   # module name -> backend module, every backend compiled for

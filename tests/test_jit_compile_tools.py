@@ -101,6 +101,37 @@ def test_caches_stay_bounded_over_200_distinct_compiles(option):
     assert rss[1] - rss[0] < 64 * 2 ** 20, rss
 
 
+def test_nested_call_cache_stays_bounded(option):
+    from functrans.compiler import cache_entries
+    option("compile_cache_size", 32)
+    inner = ft.jit(lambda x: fnp.sin(x) * x, backend="cpu")
+    dg = ft.grad(lambda x: fnp.sum(inner(x)))
+    for n in range(1, 41):      # each shape compiles new bodies for the nested call
+        x = np.full(n, 0.25)
+        np.testing.assert_allclose(dg(x), np.cos(x) * x + np.sin(x), rtol=1e-12)
+        assert max(cache_entries()) <= 32
+
+
+def test_backend_object_cache_stays_bounded(monkeypatch):
+    from backends import llvm as cpu
+    from backends.llvm import cache
+    monkeypatch.setattr(cache, "MEM_CACHE_SIZE", 4)
+    monkeypatch.setattr(cache, "cache_dir", lambda: None)
+    f = ft.jit(lambda x: fnp.cos(x) + 3.0, backend="cpu")
+    lowered = [f.lower(np.ones(n)) for n in range(1, 8)]
+    for lw in lowered:
+        cpu.clear_plans()
+        lw.compile()
+    compiles = cache.stats["compiles"]
+    cpu.clear_plans()
+    lowered[-1].compile()              # recently used: still in memory
+    assert cache.stats["compiles"] == compiles
+    cpu.clear_plans()
+    lowered[0].compile()               # dropped: compiled again
+    assert cache.stats["compiles"] == compiles + 1
+    np.testing.assert_allclose(lowered[0].compile()(np.ones(1)), np.cos(1.0) + 3.0)
+
+
 def _run_child(code, env_extra, stderr_tty):
     env = dict(os.environ, PYTHONPATH=ROOT, FUNCTRANS_LOG_COMPILES="0", **env_extra)
     script = "import numpy as np, functrans as ft, functrans.numpy as fnp\n" + code
