@@ -471,7 +471,7 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     Returns:
       The compiled function, a ``Jitted`` object with ``fun``'s ``__name__``,
       ``__qualname__``, ``__doc__``, ``__module__`` and ``__wrapped__``; also
-      ``.lower(*args)`` (the optimised jaxpr, then ``.compile()``) ``.cache_info()`` and
+      ``.lower(*args)`` (the optimised jaxpr, then ``.compile()``), ``.cache_info()`` and
       ``.clear_cache()`` (``ft.clear_caches()`` clears every cache at once).
       Under another transform (``grad``, ``vmap``, ...) it is staged as one ``pjit``
       equation that the transform differentiates or batches.
