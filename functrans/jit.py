@@ -25,7 +25,7 @@ from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
-                       clear_compiled, compile_closed, observed)
+                       clear_compiled, compile_closed, observed, temp_bytes)
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import hoist
 from .array import Array
@@ -155,9 +155,8 @@ class Compiled:
         the peak temporary memory one call uses beyond its arguments and outputs."""
         ca = getattr(self.exe, "cost_analysis", None)
         out = dict(ca()) if ca else _interpreter_cost(self.jaxpr)
-        temp = getattr(self.exe, "temp_bytes", None)
-        if temp is not None:
-            out["temp bytes"] = temp
+        # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
+        out["temp_bytes"] = temp_bytes(self.exe, self.jaxpr)
         return out
 
 
