@@ -1,7 +1,10 @@
 """Compile time of the CPU backend (issue 15), every cache off, against jax.jit when
 installed: ``jit(grad)`` of the chain ``y = sin(y)*0.5 + y*c`` (10 and 100 steps in the
 suite), a jitted chain of 1,000 and 8,000 plain adds, and recompiling a small ``sin``
-function for a new shape. Each call compiles from scratch.
+function for a new shape, and ``jit(value_and_grad)`` of a transformer block's training
+step (attention + layer norm + MLP, batch 32, seq 64, d 128, float32). Each call
+compiles from scratch (JAX's caches are cleared too). One more case times dispatch: a
+jitted call whose second argument is a Python int (an optimiser's step counter).
 
 The large cases take seconds each, too long for the suite's 15 repetitions; run them
 once with ``python -m benchmarks.compile`` (sin chain at 10, 100, 1,000 and 3,000
@@ -41,6 +44,42 @@ def add_chain(n):
             y = y + x
         return y
     return f
+
+
+def transformer_loss(np_, d=128):
+    """A pre-norm transformer block (one attention head, a tanh MLP of width 4d) and a
+    squared-output loss; ``np_`` is functrans.numpy or jax.numpy."""
+    def layer_norm(h, g, b):
+        mu = np_.mean(h, axis=-1, keepdims=True)
+        var = np_.mean((h - mu) ** 2, axis=-1, keepdims=True)
+        return (h - mu) / np_.sqrt(var + 1e-5) * g + b
+
+    def softmax(s):
+        e = np_.exp(s - np_.max(s, axis=-1, keepdims=True))
+        return e / np_.sum(e, axis=-1, keepdims=True)
+
+    def loss(p, x):
+        h = layer_norm(x, p["g1"], p["b1"])
+        q, k, v = h @ p["wq"], h @ p["wk"], h @ p["wv"]
+        att = softmax((q @ np_.swapaxes(k, 1, 2)) * np.float32(1.0 / np.sqrt(d)))
+        x = x + (att @ v) @ p["wo"]
+        h = layer_norm(x, p["g2"], p["b2"])
+        x = x + np_.tanh(h @ p["w1"] + p["c1"]) @ p["w2"] + p["c2"]
+        return np_.mean(x * x)
+    return loss
+
+
+def transformer_inputs(batch=32, seq=64, d=128, seed=0):
+    rng = np.random.default_rng(seed)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+    p = {"wq": w(d, d), "wk": w(d, d), "wv": w(d, d), "wo": w(d, d),
+         "w1": w(d, 4 * d), "w2": w(4 * d, d),
+         "c1": np.zeros(4 * d, np.float32), "c2": np.zeros(d, np.float32),
+         "g1": np.ones(d, np.float32), "b1": np.zeros(d, np.float32),
+         "g2": np.ones(d, np.float32), "b2": np.zeros(d, np.float32)}
+    return p, rng.standard_normal((batch, seq, d)).astype(np.float32)
 
 
 def _fresh(run):
@@ -100,6 +139,35 @@ def _recompile_setup():
     return c
 
 
+def _transformer_setup():
+    import functrans as ft
+    import functrans.numpy as fnp
+    p, x = transformer_inputs()
+    c = {"functrans cpu": _fresh(lambda: ft.jit(ft.value_and_grad(transformer_loss(fnp)))(p, x))}
+    jax, jnp = _jax()
+    if jax is not None:
+        loss = transformer_loss(jnp)
+
+        def jax_cold():
+            jax.clear_caches()
+            return jax.block_until_ready(jax.jit(jax.value_and_grad(loss))(p, x))
+        c["jax"] = jax_cold
+    return c
+
+
+def _int_argument_setup():
+    import functrans as ft
+    x = np.ones(16, np.float32)
+    steps = iter(range(1 << 62))
+    f = ft.jit(lambda x, t: x * (1.0 - 0.9 ** t))
+    c = {"functrans cpu": lambda: f(x, next(steps) % 1000)}
+    jax, _ = _jax()
+    if jax is not None:
+        g = jax.jit(lambda x, t: x * (1.0 - 0.9 ** t))
+        c["jax"] = lambda: jax.block_until_ready(g(x, next(steps) % 1000))
+    return c
+
+
 def _at_most_half_jax(r):
     return r["functrans cpu"] <= 0.5 * r["jax"] if "jax" in r else None
 
@@ -112,6 +180,11 @@ WORKLOADS = [
     Workload("compile a chain of 1,000 adds", _add_chain_setup(1000),
              baseline="functrans cpu", target="linear in size (20,000: < 10 s, run main())"),
     Workload("recompile x -> sin(x)*2 for a new shape", _recompile_setup,
+             baseline="functrans cpu", target="≤ 0.5× jax", check=_at_most_half_jax),
+    Workload("compile jit(value_and_grad) of a transformer block step (32x64x128 f32)",
+             _transformer_setup, baseline="functrans cpu", target="≤ 0.5× jax",
+             check=_at_most_half_jax),
+    Workload("dispatch a jitted call with a Python int argument", _int_argument_setup,
              baseline="functrans cpu", target="≤ 0.5× jax", check=_at_most_half_jax),
 ]
 
@@ -142,9 +215,17 @@ def main(argv=None):
     for n in (1000, 8000, 20000):
         lowered = ft.jit(add_chain(n)).lower(y)
         _once(f"functrans adds {n}", _fresh(lambda: lowered.compile().exe), n)
+    p, x = transformer_inputs()
+    lowered = ft.jit(ft.value_and_grad(transformer_loss(fnp))).lower(p, x)
+    eqns["transformer"] = len(lowered.jaxpr.jaxpr.eqns)
+    _once("functrans transformer step", _fresh(lambda: lowered.compile().exe),
+          eqns["transformer"])
     jax, jnp = _jax()
     if jax is None:
         return 0
+    jax.clear_caches()
+    f = jax.jit(jax.value_and_grad(transformer_loss(jnp)))
+    _once("jax transformer step", lambda: jax.block_until_ready(f(p, x)), eqns["transformer"])
     for n in steps:
         f = jax.jit(jax.grad(sin_chain(jnp, n)))
         _once(f"jax sin chain {n}", lambda: jax.block_until_ready(f(y, 0.3)), eqns[n])

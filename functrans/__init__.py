@@ -17,7 +17,7 @@ from .primitives.custom import stop_gradient  # noqa: F401
 from .remat import (checkpoint, remat, checkpoint_policies, checkpoint_name,  # noqa: F401
                     saved_residuals, print_saved_residuals)
 from .batching import vmap  # noqa: F401
-from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
+from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct, clear_caches  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
 from .array import Array  # noqa: F401
 from .device import device_put  # noqa: F401

@@ -7,7 +7,17 @@ compile here. A tool (stage dumps and the compile log in ``dump``, ``debug_nans`
 is ``active()`` a compile runs no tool code at all.
 
 Compiled executables are kept in ``LRUCache`` objects, bounded by the option
-``compile_cache_size``; ``clear_compiled()`` empties every one of them.
+``compile_cache_size``; ``clear_compiled()`` empties every one of them and
+``clear_backend_caches()`` the caches of the backends compiled for.
+
+Where a compile's time went: an observed compile (a hook active) records seconds per
+stage in ``Compilation.timings``: ``trace`` (given by the caller), ``simplify: <pass>``
+for each pass of ``jaxpr_ir.passes.PIPELINE``, ``backend: <stage>`` for each stage the
+backend reports (``exe.compile_timings``); ``format_timings`` prints them.
+
+A compile slower than the option ``progress_after_seconds`` prints one progress line on
+stderr (the backend's ``progress.ProgressLine``) when stderr is a terminal or
+``log_compiles`` is on, unless ``show_progress`` is off.
 
 >>> from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, ShapedArray
 >>> a = Var(ShapedArray((), "float64"))
@@ -17,7 +27,9 @@ Compiled executables are kept in ``LRUCache`` objects, bounded by the option
 """
 from __future__ import annotations
 
+import importlib
 import itertools
+import sys
 import threading
 import time
 import weakref
@@ -28,7 +40,8 @@ from jaxpr_ir.passes import simplify
 from . import config
 
 __all__ = ["compile_closed", "CompileHook", "Compilation", "JitCause", "add_hook",
-           "remove_hook", "observed", "LRUCache", "clear_compiled", "peak_temp_bytes",
+           "remove_hook", "observed", "LRUCache", "clear_compiled", "clear_backend_caches",
+           "format_timings", "backend_donates", "cache_entries", "peak_temp_bytes",
            "temp_bytes"]
 
 
@@ -90,6 +103,30 @@ def clear_compiled() -> None:
         cache.clear()
 
 
+def cache_entries() -> list:
+    """The number of entries of every live ``LRUCache`` (jit's, the nested calls').
+
+    >>> all(n >= 0 for n in cache_entries())
+    True
+    """
+    return [len(cache) for cache in list(_CACHES)]
+
+
+_USED_BACKENDS: dict = {}   # module name -> backend module, every backend compiled for
+
+
+def clear_backend_caches() -> None:
+    """Call ``clear_caches()`` of every backend compiled for so far that has one (the
+    CPU backend's compiled plans, object code and idle workspaces).
+
+    >>> clear_backend_caches()
+    """
+    for be in list(_USED_BACKENDS.values()):
+        clear = getattr(be, "clear_caches", None)
+        if clear is not None:
+            clear()
+
+
 # ------------------------------------------------------------------ hooks
 
 class JitCause:
@@ -108,11 +145,22 @@ class Compilation:
     """One run of ``compile_closed`` as the hooks see it. ``cause`` is a ``JitCause`` for
     a jit call, None for a body compiled for a nested call; ``notes`` is where a hook
     keeps what it needs between its calls; ``seconds`` is the backend's compile time."""
-    __slots__ = ("name", "backend", "traced", "cause", "optimized", "seconds", "notes")
+    __slots__ = ("name", "backend", "traced", "cause", "optimized", "seconds", "notes",
+                 "timings")
 
     def __init__(self, name, backend, traced, cause):
         self.name, self.backend, self.traced, self.cause = name, backend, traced, cause
         self.optimized, self.seconds, self.notes = None, 0.0, {}
+        self.timings = {}   # stage -> seconds: trace, simplify: <pass>, backend: <stage>
+
+
+def format_timings(timings: dict, sep: str = ", ") -> str:
+    """``timings`` (stage -> seconds) as text, in milliseconds, in the order recorded.
+
+    >>> format_timings({"trace": 0.0012, "backend: total": 0.25})
+    'trace 1.2 ms, backend: total 250.0 ms'
+    """
+    return sep.join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items())
 
 
 class CompileHook:
@@ -158,36 +206,81 @@ def observed() -> bool:
 
 # ------------------------------------------------------------------ the compile path
 
-def _backend_compile(be, closed, donate):
+def backend_donates(backend: str | None) -> bool:
+    """Whether ``backend`` (None: the default) lets outputs take over donated inputs.
+
+    >>> backend_donates("interpret")
+    False
+    """
+    return bool(getattr(get_backend(backend), "supports_donation", False))
+
+
+_PROGRESS_LINES: dict = {}   # backend module name -> its ProgressLine class, or None
+
+
+def _progress_line(be, name):
+    """The backend's progress printer for this compile, or None: off by option, when
+    stderr is no terminal and no compile log is asked for, or for a backend without
+    one (the CPU backend has ``progress.ProgressLine``)."""
+    if not config.read("show_progress"):
+        return None
+    isatty = getattr(sys.stderr, "isatty", None)
+    if not (config.read("log_compiles") or (isatty is not None and isatty())):
+        return None
+    cls = _PROGRESS_LINES.get(be.__name__, False)
+    if cls is False:
+        try:   # a backend's optional submodule, imported by name like get_backend does
+            cls = importlib.import_module(be.__name__ + ".progress").ProgressLine
+        except (ImportError, AttributeError):
+            cls = None
+        _PROGRESS_LINES[be.__name__] = cls
+    return None if cls is None else cls(name, after=config.read("progress_after_seconds"))
+
+
+def _backend_compile(be, closed, donate, name):
+    kwargs = {}
     if donate and getattr(be, "supports_donation", False):
-        return be.compile(closed, donate=donate)
-    return be.compile(closed)
+        kwargs["donate"] = donate
+    progress = _progress_line(be, name)
+    if progress is not None:
+        kwargs["progress"] = progress
+    return be.compile(closed, **kwargs)
 
 
 def compile_closed(closed: ClosedJaxpr, backend: str | None = None, *, name: str = "fun",
-                   donate: tuple = (), cause: JitCause | None = None):
+                   donate: tuple = (), cause: JitCause | None = None,
+                   trace_seconds: float | None = None):
     """Simplify ``closed`` (``jaxpr_ir.passes.simplify``) and compile it for ``backend``
     (None: the default backend); the active hooks observe each stage. ``donate``: flat
     argument positions whose buffers the executable may reuse, where the backend can.
+    ``trace_seconds``: how long the caller took to trace ``closed`` (for the timings).
     """
     be = get_backend(backend)
+    _USED_BACKENDS[be.__name__] = be
     hooks = [h for h in _HOOKS if h.active()]
     if not hooks:
-        return _backend_compile(be, simplify(closed), donate)
+        return _backend_compile(be, simplify(closed), donate, name)
     c = Compilation(name, backend or default_backend(), closed, cause)
+    if trace_seconds is not None:
+        c.timings["trace"] = trace_seconds
     for h in hooks:
         h.start(c)
+    t_pass = [time.perf_counter()]
 
     def observe(pass_name, jaxpr):
+        c.timings[f"simplify: {pass_name}"] = time.perf_counter() - t_pass[0]
         for h in hooks:
             h.stage(c, pass_name, jaxpr)
+        t_pass[0] = time.perf_counter()    # the hooks' own time (dumps) is not the pass's
 
     c.optimized = simplify(closed, observe)
     if any(h.keeps_inputs for h in hooks):
         donate = ()
     t0 = time.perf_counter()
-    exe = _backend_compile(be, c.optimized, donate)
+    exe = _backend_compile(be, c.optimized, donate, name)
     c.seconds = time.perf_counter() - t0
+    stages = getattr(exe, "compile_timings", None) or {"total": c.seconds}
+    c.timings.update((f"backend: {k}", v) for k, v in stages.items())
     for h in hooks:
         exe = h.compiled(c, exe)
     return exe

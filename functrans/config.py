@@ -7,6 +7,8 @@
 | ``dump_dir`` | None (``FUNCTRANS_DUMP``) | each jit compile writes its pipeline stages to a subfolder of this folder |
 | ``traceback_filtering`` | True (``FUNCTRANS_TRACEBACK_FILTERING``) | errors raised while tracing a jitted function lose the library's frames |
 | ``compile_cache_size`` | 256 (``FUNCTRANS_COMPILE_CACHE_SIZE``) | executables kept per jitted function and for nested calls; the least recently used beyond it are dropped |
+| ``show_progress`` | True (``FUNCTRANS_SHOW_PROGRESS``) | a compile running longer than ``progress_after_seconds`` prints one progress line on stderr (what is compiled, kernels done / in all) when stderr is a terminal or ``log_compiles`` is on |
+| ``progress_after_seconds`` | 2.0 (``FUNCTRANS_PROGRESS_AFTER``) | how long a compile runs before its progress line appears |
 | ``enable_checks`` | False (``FUNCTRANS_ENABLE_CHECKS``) | every jaxpr a transform builds (traces, JVP, linearize, partial evaluation, transpose, vmap, control-flow and custom-rule bodies) is type-checked; a failure raises ``TypeCheckError`` naming the pass that built it |
 | ``enable_x64`` | True (``FUNCTRANS_ENABLE_X64``) | accepted for JAX programs (``jax_enable_x64``); changes nothing, since 64-bit types are always on; setting it False raises, as functrans cannot turn them off |
 
@@ -19,7 +21,7 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, enable_checks, enable_x64, log_compiles, traceback_filtering
+AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, enable_checks, enable_x64, log_compiles, progress_after_seconds, show_progress, traceback_filtering
 """
 from __future__ import annotations
 
@@ -51,6 +53,16 @@ def _as_size(name, value):
     return n
 
 
+def _as_seconds(name, value):
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        t = -1.0
+    if not t >= 0.0:
+        raise ValueError(f"option {name!r} takes a number of seconds >= 0, got {value!r:.60}")
+    return t
+
+
 def _as_dir(name, value):
     if value is None or value is False or value == "":
         return None
@@ -69,14 +81,17 @@ def _as_x64(name, value):
 
 _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
             "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size,
-            "enable_checks": _as_bool, "enable_x64": _as_x64}
+            "enable_checks": _as_bool, "enable_x64": _as_x64, "show_progress": _as_bool,
+            "progress_after_seconds": _as_seconds}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
         "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
         "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE",
-        "enable_checks": "FUNCTRANS_ENABLE_CHECKS", "enable_x64": "FUNCTRANS_ENABLE_X64"}
+        "enable_checks": "FUNCTRANS_ENABLE_CHECKS", "enable_x64": "FUNCTRANS_ENABLE_X64",
+        "show_progress": "FUNCTRANS_SHOW_PROGRESS",
+        "progress_after_seconds": "FUNCTRANS_PROGRESS_AFTER"}
 _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
              "traceback_filtering": True, "compile_cache_size": 256, "enable_checks": False,
-             "enable_x64": True}
+             "enable_x64": True, "show_progress": True, "progress_after_seconds": 2.0}
 
 _values: dict = {}
 _listeners: list = []   # fn(name, old, new), called after every change
@@ -110,7 +125,7 @@ def options() -> dict:
     """Every option with its current value.
 
     >>> sorted(options())
-    ['compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'enable_x64', 'log_compiles', 'traceback_filtering']
+    ['compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'enable_x64', 'log_compiles', 'progress_after_seconds', 'show_progress', 'traceback_filtering']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 

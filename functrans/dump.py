@@ -17,6 +17,7 @@ writes a subfolder ``DIR/NNN_<function>/`` whose files sort in pipeline order::
     00N_llvm_before_opt.ll      the backend's code before and after LLVM's optimisation
     00N_llvm_after_opt.ll
     00N_cost_analysis.txt
+    00N_timings.txt             seconds per stage (compiler.Compilation.timings)
 
 Bodies compiled for an inner ``jit`` under a transform (``grad(jit(f))`` compiles
 ``jvp_known(f)`` and ``transpose(jvp(f))``) are dumped too: that is where the
@@ -36,7 +37,7 @@ import threading
 from jaxpr_ir import Var
 from jaxpr_ir.printer import _Names, _pp
 from . import config
-from .compiler import CompileHook, add_hook
+from .compiler import CompileHook, add_hook, format_timings
 from .tree_util import tree_flatten
 
 __all__ = ["explain_miss", "LogAndDump"]
@@ -264,10 +265,12 @@ class LogAndDump(CompileHook):
         d, reason = c.notes[self]
         if d.dir is not None:
             _dump_backend(d, c.optimized, exe, c.backend)
+            d.write("timings", format_timings(c.timings, "\n"), "txt")
         if config.read("log_compiles"):
             why = "; ".join(reason) if reason else "a transform of an inner jit needs this body"
-            log.warning("functrans: compiled %s for backend %r in %.1f ms because: %s%s",
-                        c.name, c.backend, c.seconds * 1e3, why,
+            log.warning("functrans: compiled %s for backend %r in %.1f ms because: %s "
+                        "[time: %s]%s", c.name, c.backend, c.seconds * 1e3, why,
+                        format_timings(c.timings),
                         f" (stages in {d.dir})" if d.dir else "")
         return exe
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import time
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -23,7 +24,8 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
-from .compiler import JitCause, LRUCache, compile_closed, observed, temp_bytes
+from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
+                       clear_compiled, compile_closed, observed, temp_bytes)
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import hoist
 from .array import Array
@@ -149,6 +151,8 @@ class Compiled:
         return as_text() if as_text else str(self.jaxpr)
 
     def cost_analysis(self) -> dict:
+        """flops, bytes accessed, kernels and, where the backend knows it, ``temp bytes``:
+        the peak temporary memory one call uses beyond its arguments and outputs."""
         ca = getattr(self.exe, "cost_analysis", None)
         out = dict(ca()) if ca else _interpreter_cost(self.jaxpr)
         # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
@@ -169,6 +173,57 @@ def _interpreter_cost(closed):
 
 _SIG = operator.attrgetter("shape", "dtype", "__class__")   # the fast path's key per array
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
+# Python scalars on the fast path: their key is their type (their aval is a weak-typed
+# scalar of this dtype), and they are converted to a 0-d array of it for the native call
+_SCALAR_DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64),
+                  bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
+
+
+def _mixed_sig(args):
+    """The fast path's key for arguments among which are Python scalars (which have no
+    ``shape``): their type in place of (shape, dtype, class). Raises AttributeError for
+    anything else without a shape."""
+    return tuple(a.__class__ if a.__class__ in _SCALAR_DTYPES else _SIG(a) for a in args)
+
+
+def _fast_key(args):
+    try:
+        return _SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))
+    except AttributeError:
+        return _mixed_sig(args)
+
+
+def _with_scalars_converted(run, args, slow):
+    """``run`` for calls whose scalar arguments (Python numbers, numpy scalars) become
+    0-d arrays first; a Python int beyond int64 takes the ``slow`` path (the compile
+    path's own conversion decides what it means)."""
+    convert = tuple(_SCALAR_DTYPES.get(a.__class__) or
+                    (a.dtype if isinstance(a, np.generic) else None) for a in args)
+    asarray = np.asarray
+
+    def run_scalars(*a):
+        try:
+            flat = [x if dt is None else asarray(x, dt) for x, dt in zip(a, convert)]
+        except OverflowError:
+            return slow(a)
+        return run(*flat)
+    return run_scalars
+
+
+def clear_caches() -> None:
+    """Forget every compiled executable: every jitted function's cache and fast paths,
+    the nested-call cache, and the backends' compiled code and idle workspaces (as
+    ``jax.clear_caches``). The next call of a jitted function compiles again.
+
+    >>> import functrans as ft
+    >>> f = ft.jit(lambda x: x + 1.0)
+    >>> _ = f(1.0); ft.clear_caches(); f.cache_info()["entries"]
+    0
+    """
+    clear_compiled()
+    for j in list(_WITH_FAST):
+        j._fast.clear()
+    clear_backend_caches()
 
 
 def _drop_fast_paths(name, old, new):
@@ -199,6 +254,7 @@ class Jitted:
         self._fast = {}      # (shape, dtype, type) per positional array -> native runner
         self._hits = 0
         self._misses = 0
+        self._trace_seconds = None   # the latest trace's duration, for compile timings
         functools.update_wrapper(self, fun)
 
     def _trace(self, args, kwargs):
@@ -213,9 +269,11 @@ class Jitted:
         return flat, in_tree, avals, key, f
 
     def _stage(self, in_tree, avals, f):
+        t0 = time.perf_counter()
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
         jaxpr, consts, _ = trace_to_jaxpr(flat_fun, list(avals), None,
                                           name=f"jit({getattr(self.fun, '__name__', 'fun')})")
+        self._trace_seconds = time.perf_counter() - t0
         return jaxpr, consts, out_tree()
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -231,19 +289,34 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
-            # fast path: positional ndarrays whose signature already has a native runner
+            # fast path: positional arrays and scalars whose signature already has a
+            # native runner
             try:
                 run = self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))]
-            except (KeyError, AttributeError, TypeError, IndexError):
+            except AttributeError:   # a Python scalar among the arguments
+                try:
+                    run = self._fast.get(_mixed_sig(args)) if self._fast else None
+                except (AttributeError, TypeError):
+                    run = None
+            except (KeyError, TypeError, IndexError):
                 run = None
             if run is not None:
                 self._hits += 1
                 return run(*args)
+        try:
+            return self._call_slow(args, kwargs)
+        except Exception as e:   # ---- tools: drop this frame too (traceback_util)
+            _filter_traceback(e)
+            raise
+
+    def _call_slow(self, args, kwargs):
         flat, in_tree, avals, key, f = self._trace(args, kwargs)
         entry = self._cache.get(key)
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
             exe, out_tree = entry
+            if not kwargs:   # a signature compiled for another leaf type (0-d array, np.int64)
+                self._register_fast(args, kwargs, exe, out_tree)
             return tree_unflatten(out_tree, self._run(exe, args, flat))
         try:
             jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
@@ -263,7 +336,8 @@ class Jitted:
         cause = JitCause(self.fun, args, dyn_args, dyn_kwargs, self.static_argnums, key,
                          self._last_key)
         exe = compile_closed(ClosedJaxpr(jaxpr, consts), self.backend, name=self._name(),
-                             donate=self._donated_flat(args), cause=cause)
+                             donate=self._donated_flat(args), cause=cause,
+                             trace_seconds=self._trace_seconds)
         self._last_key = key
         self._cache.put(key, (exe, out_tree))
         self._register_fast(args, kwargs, exe, out_tree)
@@ -293,8 +367,7 @@ class Jitted:
                 and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]
 
     def _backend_donates(self) -> bool:
-        from backends import get_backend
-        return getattr(get_backend(self.backend), "supports_donation", False)
+        return backend_donates(self.backend)
 
     def _donated_flat(self, args):
         """Flat argument positions of the leaves of the donated positional arguments."""
@@ -315,12 +388,15 @@ class Jitted:
 
     def _register_fast(self, args, kwargs, exe, out_tree):
         """Give this signature a native fast path when the backend has one: positional
-        plain arrays only, no static or donated arguments, no debugging tools."""
+        plain arrays, Python scalars and numpy scalars only, no static or donated
+        arguments, no debugging tools."""
         fast_runner = getattr(exe, "fast_runner", None)
         cls = Array
         if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
                 or self.donate_argnums or observed()
-                or not all(type(a) is np.ndarray or type(a) is cls for a in args)):
+                or not all(type(a) is np.ndarray or type(a) is cls
+                           or type(a) in _SCALAR_DTYPES or isinstance(a, np.generic)
+                           for a in args)):
             return
         single = treedef_is_leaf(out_tree)
         run = fast_runner(cls, single=single)
@@ -329,10 +405,25 @@ class Jitted:
         if not single:
             inner = run
             run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
+        if not all(type(a) is np.ndarray or type(a) is cls for a in args):
+            run = _with_scalars_converted(run, args, lambda a: self._call_slow(a, {}))
         if len(self._fast) >= _config.read("compile_cache_size"):
             self._fast.clear()   # bounded like the compile cache (the runners hold executables)
-        self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))] = run
+        self._fast[_fast_key(args)] = run
         _WITH_FAST.add(self)
+
+    def clear_cache(self) -> None:
+        """Forget this function's compiled executables (as ``jax.jit(f).clear_cache()``);
+        the next call compiles again.
+
+        >>> import functrans as ft
+        >>> f = ft.jit(lambda x: x * 2.0)
+        >>> _ = f(1.0); f.clear_cache(); f.cache_info()["entries"]
+        0
+        """
+        self._cache.clear()
+        self._fast.clear()
+        self._last_key = None
 
     def cache_info(self) -> dict:
         return {"hits": self._hits, "misses": self._misses, "entries": len(self._cache)}
@@ -379,7 +470,8 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     Returns:
       The compiled function, a ``Jitted`` object with ``fun``'s ``__name__``,
       ``__qualname__``, ``__doc__``, ``__module__`` and ``__wrapped__``; also
-      ``.lower(*args)`` (the optimised jaxpr, then ``.compile()``) and ``.cache_info()``.
+      ``.lower(*args)`` (the optimised jaxpr, then ``.compile()``), ``.cache_info()`` and
+      ``.clear_cache()`` (``ft.clear_caches()`` clears every cache at once).
       Under another transform (``grad``, ``vmap``, ...) it is staged as one ``pjit``
       equation that the transform differentiates or batches.
 

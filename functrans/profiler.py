@@ -314,6 +314,7 @@ def _compiled_side(f, args, backend, repeats, notes):
                         else eager_traffic(compiled.jaxpr)["bytes"]),
         "temporaries": int(temps[0]),
         "temp_bytes": int(temps[1]),
+        "peak_temp_bytes": int(cost["temp_bytes"]),   # with buffer reuse (compiler.temp_bytes)
         # a native executable keeps a reusable workspace that tracemalloc never sees
         "peak_bytes": _peak_bytes(lambda: _block(jf(*args))) + int(cost.get("workspace bytes", 0)),
         "time_s": t,
@@ -463,6 +464,8 @@ class Profile(dict):
         row("operations / kernels", f"{e['operations']} ops", kern if c else "")
         row("temporaries allocated", f"{e['temporaries']} ({_bytes(e['temp_bytes'])})",
             f"{c['temporaries']} ({_bytes(c['temp_bytes'])})" if c else "")
+        row("peak temporaries (compiled call)", "-",
+            _bytes(c["peak_temp_bytes"]) if c else "")
         row("bytes moved", _bytes(e["bytes_moved"]), _bytes(c["bytes_moved"]) if c else "")
         if e["flops"] is not None:
             row("flops (+ transcendentals)", f"{e['flops']:.3g} (+{e['transcendentals']:.3g})",

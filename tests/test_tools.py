@@ -167,7 +167,8 @@ def test_dump_files_in_pipeline_order(tmp_path):
     assert stems == ["reason.txt", "traced.jaxpr", "inline_calls.jaxpr",
                      "fold_constants.jaxpr", "cse.jaxpr", "dce.jaxpr", "drop_barriers.jaxpr",
                      "fusion_plan.txt",
-                     "llvm_before_opt.ll", "llvm_after_opt.ll", "cost_analysis.txt"]
+                     "llvm_before_opt.ll", "llvm_after_opt.ll", "cost_analysis.txt",
+                     "timings.txt"]
     assert [int(f[:3]) for f in files] == list(range(len(files)))
     d = tmp_path / sub
     traced = (d / files[1]).read_text()

@@ -36,6 +36,7 @@ _MAGIC = b"FTLLVMO2"
 # magic, SHA-256 of (metadata + object), metadata length, object length
 _HEADER = struct.Struct("<8s32sQQ")
 _MEM: dict = {}          # key -> (engine.Loaded, optimised IR text or None)
+MEM_CACHE_SIZE = 512     # loaded modules kept; the least recently used are dropped first
 _LOCK = threading.Lock()
 stats = {"memory hits": 0, "disk hits": 0, "compiles": 0, "rejected files": 0}
 
@@ -135,7 +136,9 @@ def load(ir_text: str, timings=None, stage=None):
     see ``engine.compile_object``."""
     key = _key(ir_text)
     with _LOCK:
-        hit = _MEM.get(key)
+        hit = _MEM.pop(key, None)
+        if hit is not None:
+            _MEM[key] = hit          # now the most recently used (dicts keep order)
     if hit is not None:
         stats["memory hits"] += 1
         return hit
@@ -164,6 +167,8 @@ def load(ir_text: str, timings=None, stage=None):
                 _write(_path(d, key), key, obj)
     with _LOCK:
         _MEM[key] = (loaded, opt_text)
+        while len(_MEM) > MEM_CACHE_SIZE:    # executables using one keep their own reference
+            del _MEM[next(iter(_MEM))]
     return loaded, opt_text
 
 
