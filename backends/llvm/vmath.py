@@ -73,7 +73,10 @@ def call(module, builder, name, *args):
     uses = module.__dict__.setdefault("_ft_vmath_uses", {})
     key = (name, str(ty))
     uses[key] = uses.get(key, 0) + 1
-    fn = function(module, name, ty) if uses[key] <= INLINE_USES else shared(module, name, ty)
+    # binary routines (pow, atan2) stay inlined: LLVM's verifier rejects the vector
+    # variants of a two-argument shared copy ("invalid name for a VFABI variant")
+    inline = uses[key] <= INLINE_USES or BODIES[name][0] != 1
+    fn = function(module, name, ty) if inline else shared(module, name, ty)
     return builder.call(fn, list(args))
 
 

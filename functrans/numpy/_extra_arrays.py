@@ -475,8 +475,8 @@ def rollaxis(a, axis, start=0):
     return st.moveaxis(a, axis, start)
 
 
-def permute_dims(a, axes):
-    """``transpose`` under the array-API name.
+def permute_dims(a, axes=None):
+    """``transpose`` under the array-API name (``axes`` None reverses them, as numpy's).
 
     >>> import functrans.numpy as fnp
     >>> fnp.permute_dims(fnp.ones((2, 3)), (1, 0)).shape
