@@ -230,7 +230,7 @@ def _only_base_references():
 
 
 _ONLY_BASE = _only_base_references()
-tracing._ARRAY_CLASS[0] = Array
+tracing.ARRAY_CLASS[0] = Array
 tracing.EAGER_TYPES.add(Array)
 
 # numpy's accumulators outside the supported dtypes, mapped as fnp maps them

@@ -262,9 +262,9 @@ class custom_jvp(_CustomFunction):
         t_avals = [tangent_aval(a) for a in avals]
         jvp_c, _ = _trace(jvp_flat, avals + t_avals, vals + [None] * n, f"custom_jvp rule({name})",
                           owner=self)
-        from .primitives.custom import _insert_tangent_slots, custom_jvp_call_p, hoist_many
+        from .primitives.custom import insert_tangent_slots, custom_jvp_call_p, hoist_many
         (cj, jj), consts = hoist_many([call, jvp_c])
-        jj = _insert_tangent_slots(jj, len(consts) + n,
+        jj = insert_tangent_slots(jj, len(consts) + n,
                                    [tangent_aval(get_aval(c)) for c in consts])
         return custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
                                       num_consts=len(consts), name=name)

@@ -33,7 +33,7 @@ import os
 import re
 import threading
 
-from jaxpr_ir.printer import _Names, _pp
+from jaxpr_ir.printer import VarNames, format_jaxpr
 from . import config
 from .compiler import CompileHook, add_hook
 from .tree_util import tree_flatten
@@ -162,8 +162,8 @@ def _is_kernel(step) -> bool:
 
 
 def _describe_plan(closed, plan) -> str:
-    names = _Names()
-    _pp(closed.jaxpr, names, 0)
+    names = VarNames()
+    format_jaxpr(closed.jaxpr, names, 0)
 
     def nm(x):
         return names.use(x)

@@ -26,7 +26,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
-from .structural import _shift_dims, broadcast_in_dim, checked_bind
+from .structural import shift_dims, broadcast_in_dim, checked_bind
 from .reductions import reduce_sum
 from .elementwise import select_n, sub
 
@@ -136,7 +136,7 @@ def _rev_aval(x, *, dimensions):
 
 def _rev_batch(args, dims, *, dimensions):
     (x,), (d,) = args, dims
-    return rev_p.bind(x, dimensions=_shift_dims(dimensions, d)), d
+    return rev_p.bind(x, dimensions=shift_dims(dimensions, d)), d
 
 
 rev_p.def_rules(abstract_eval=_rev_aval,
