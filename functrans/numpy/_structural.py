@@ -65,7 +65,8 @@ def size(a, axis=None):
 
 # --------------------------------------------------------------------------- reshape & axes
 
-def _resolve_shape(size, shape, old_shape):
+def resolve_shape(size, shape, old_shape):
+    """``shape`` (one -1 allowed) checked against ``size`` elements, as a tuple."""
     shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if shape.count(-1) > 1:
         raise ValueError(f"reshape: can only specify one unknown dimension, got {shape}")
@@ -94,7 +95,7 @@ def reshape(a, newshape=None, order="C", *, shape=None):
     if newshape is None:
         raise TypeError("reshape: missing the new shape")
     a = array_or_tracer(a)
-    new = _resolve_shape(int(np.prod(a.shape)), newshape, a.shape)
+    new = resolve_shape(int(np.prod(a.shape)), newshape, a.shape)
     if order not in ("C", "F"):
         raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
     if not isinstance(a, Tracer):
