@@ -22,6 +22,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
+from backends import get_backend
 from .api_util import as_array, flatten_fun
 from .compiler import JitCause, LRUCache, compile_closed, observed
 from .primitives.call import pjit_p
@@ -292,7 +293,6 @@ class Jitted:
                 and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]
 
     def _backend_donates(self) -> bool:
-        from backends import get_backend
         return getattr(get_backend(self.backend), "supports_donation", False)
 
     def _donated_flat(self, args):
