@@ -316,32 +316,6 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     return tree_unflatten(td, [f(*xs) for xs in zip(leaves, *others)])
 
 
-def broadcast_prefix(prefix, tree, is_leaf=None, what="in_axes"):
-    """Expand a pytree prefix (e.g. vmap's in_axes) to one value per leaf of ``tree``."""
-    out = []
-
-    def rec(p, t, path):
-        pt, ph = node_handlers(p)
-        if p is None or ph is None:
-            out.extend([p] * len(tree_leaves(t)))
-            return
-        tt, th = node_handlers(t)
-        if tt is not pt or th is None:
-            raise ValueError(f"{what} structure {tree_structure(prefix)} does not match the "
-                             f"arguments' structure {tree_structure(tree)} (at {path or 'top'})")
-        pc, pa = ph[0](p)
-        tc, ta = th[0](t)
-        if pa != ta or len(pc) != len(tc):
-            raise ValueError(f"{what} structure {tree_structure(prefix)} does not match the "
-                             f"arguments' structure {tree_structure(tree)} (at {path or 'top'})")
-        for i, (a, b) in enumerate(zip(pc, tc)):
-            rec(a, b, f"{path}[{i}]")
-
-    rec(prefix, tree, "")
-    return out
-
-
-
 # ---- key paths (JAX's tree_flatten_with_path and friends) ----
 
 class SequenceKey:
