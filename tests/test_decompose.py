@@ -31,12 +31,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # ------------------------------------------------------------------ the registry walk
 
-# run through their numpy impl (or inlined before a backend sees them: call-like ones)
 # every primitive the CPU backend does not run natively, and why: each runs through
 # its numpy impl as a host step (a new segment after it), or never reaches a backend
 _INLINED = "call-like: inlined by jit's simplification before a backend sees it"
 _MPI = "collective over a mesh axis: its impl calls MPI (one host step per collective)"
-_LINALG = "matrix factorisation: its numpy impl on the host (no native binding yet)"
+_LINALG = "matrix factorisation: its numpy impl on the host (no native LAPACK binding yet)"
 _SCAN = "cumulative scan: its numpy impl (no native scan kernel yet)"
 _COMPLEX = "complex dtype: the CPU backend generates no complex arithmetic"
 LLVM_HOST = {
@@ -46,8 +45,10 @@ LLVM_HOST = {
     "bitcast_convert_type": "reinterpreting bits across dtypes: no native lowering (numpy impl)",
     "checkpoint": _INLINED, "pjit": _INLINED, "custom_jvp_call": _INLINED,
     "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED,
-    "cholesky": _LINALG, "det": _LINALG, "slogdet": _LINALG, "solve": _LINALG,
-    "triangular_solve": _LINALG,
+    "name": "identity marker for checkpoint policies: dropped by the last compile pass",
+    "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
+    "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG,
+    "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
     "cummax": _SCAN,
     "cummin": _SCAN,
@@ -59,8 +60,10 @@ LLVM_HOST = {
     "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
+    "name", "optimization_barrier",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
+    "eigh", "svd", "qr", "eig", "pinv", "fft",
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 
 
