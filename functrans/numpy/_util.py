@@ -20,6 +20,10 @@ _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
+def is_tracer(x):
+    return isinstance(x, Tracer)
+
+
 def any_tracer(*xs):
     for x in xs:
         if isinstance(x, Tracer):
