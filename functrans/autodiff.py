@@ -18,7 +18,7 @@ import numpy as np
 
 from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .primitives.base import UndefinedPrimal, Zero, instantiate
-from .tracing import Tracer, _leaked, get_aval, wrap
+from .tracing import Tracer, leaked_tracer_error, get_aval, wrap
 from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import linearize_fun
 from .transforms.transpose import backward_pass
@@ -30,7 +30,7 @@ def _out(x):
     """Results handed back to the user: eager arrays become Array; tracers stay."""
     if isinstance(x, Tracer):
         if not x._trace.alive:
-            raise _leaked(x)     # a tracer leaked from an earlier transform, returned as is
+            raise leaked_tracer_error(x)     # a tracer leaked from an earlier transform, returned as is
         return x
     if x is None:
         return x

@@ -19,10 +19,10 @@ import numpy as np
 
 from .api_util import as_array, flatten_fun, keep_metadata
 from .primitives.base import move_batch_axis
-from .tracing import Tracer, _leaked, axis_frames, get_aval, trace_to_jaxpr, wrap
+from .tracing import Tracer, leaked_tracer_error, axis_frames, get_aval, trace_to_jaxpr, wrap
 from .transforms.vmap import AxisFrame, vmap_eval
 from .traceback_util import api_boundary
-from .tree_util import _node_handlers, tree_flatten, tree_unflatten
+from .tree_util import node_handlers, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
 
@@ -30,7 +30,7 @@ __all__ = ["vmap"]
 def _out(x):
     if isinstance(x, Tracer):
         if not x._trace.alive:
-            raise _leaked(x)     # a tracer leaked from an earlier transform, returned as is
+            raise leaked_tracer_error(x)     # a tracer leaked from an earlier transform, returned as is
         return x
     return wrap(np.asarray(x))
 
@@ -51,7 +51,7 @@ def _child_keys(t, h, x):
 
 def _leaf_paths(tree, path, out):
     """Append the path of every leaf of ``tree`` (in tree_flatten order) to ``out``."""
-    t, h = _node_handlers(tree)
+    t, h = node_handlers(tree)
     if h is None:
         out.append(path)
         return
@@ -70,11 +70,11 @@ def _broadcast_axes(prefix, tree, path, axes, paths, what):
         _leaf_paths(tree, path, paths)
         axes.extend([prefix] * (len(paths) - n))
         return
-    pt, ph = _node_handlers(prefix)
+    pt, ph = node_handlers(prefix)
     if ph is None:
         raise ValueError(f"vmap {what} for {path} must be an int, None or a pytree prefix of "
                          f"it, got {prefix!r:.60}")
-    tt, th = _node_handlers(tree)
+    tt, th = node_handlers(tree)
     if tt is not pt or th is None:
         raise ValueError(f"vmap {what} for {path} is a {pt.__name__} ({prefix!r:.60}) but "
                          f"{path} is a {tt.__name__}; the {what} tree must be a prefix of the "

@@ -30,6 +30,8 @@ from jaxpr_ir import ClosedJaxpr
 from . import tracing
 from .api_util import abstract_and_concrete, as_array, flatten_fun
 from .primitives.base import tangent_aval
+from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many,
+                                insert_tangent_slots)
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -262,9 +264,8 @@ class custom_jvp(_CustomFunction):
         t_avals = [tangent_aval(a) for a in avals]
         jvp_c, _ = _trace(jvp_flat, avals + t_avals, vals + [None] * n, f"custom_jvp rule({name})",
                           owner=self)
-        from .primitives.custom import _insert_tangent_slots, custom_jvp_call_p, hoist_many
         (cj, jj), consts = hoist_many([call, jvp_c])
-        jj = _insert_tangent_slots(jj, len(consts) + n,
+        jj = insert_tangent_slots(jj, len(consts) + n,
                                    [tangent_aval(get_aval(c)) for c in consts])
         return custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
                                       num_consts=len(consts), name=name)
@@ -379,7 +380,6 @@ class custom_vjp(_CustomFunction):
         ct_avals = [tangent_aval(a) for a in out_avals]
         bwd_c, _ = _trace(bwd_flat, list(res_avals) + ct_avals, res_vals + [None] * n_out,
                           f"custom_vjp bwd({name})", owner=self)
-        from .primitives.custom import custom_vjp_call_p, hoist_many
         (cj, fj, bj), consts = hoist_many([call, fwd_c, bwd_c])
         return custom_vjp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, fwd_jaxpr=fj,
                                       bwd_jaxpr=bj, num_consts=len(consts), name=name)

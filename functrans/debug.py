@@ -22,7 +22,7 @@ import builtins
 import numpy as np
 
 from backends import interpret
-from jaxpr_ir.printer import _Names, _pp, format_param
+from jaxpr_ir.printer import VarNames, format_jaxpr, format_param
 from . import config
 from .api_util import as_array
 from .compiler import CompileHook, add_hook, clear_compiled
@@ -181,8 +181,8 @@ def eqn_text(jaxpr, eqn) -> str:
     >>> eqn_text(j, j.eqns[1])
     'c:f64[] = add b 1.0:f64[]'
     """
-    names = _Names()
-    _pp(jaxpr, names, 0)
+    names = VarNames()
+    format_jaxpr(jaxpr, names, 0)
     params = [f"{k}={format_param(v, names, 0)}" for k, v in sorted(eqn.params.items())
               if not hasattr(v, "jaxpr") and not hasattr(v, "eqns")]
     outs = " ".join(f"{names.use(v)}:{v.aval.str_short()}" for v in eqn.outvars) or "_"

@@ -39,7 +39,7 @@ def device_put(x: Any, device: str | None = None) -> Any:
     if isinstance(x, Tracer):
         return x           # inside a transform placement is the backend's business
     if device == "cuda":
-        from backends.cuda import device_put as put
+        from backends.cuda import device_put as put   # loads Numba: only for GPU placement
         return put(x)
     a = np.asarray(x)
     if a.dtype == object or a.dtype.kind not in "biufc":

@@ -35,7 +35,7 @@ import re
 import threading
 
 from jaxpr_ir import Var
-from jaxpr_ir.printer import _Names, _pp
+from jaxpr_ir.printer import VarNames, format_jaxpr
 from . import config
 from .compiler import CompileHook, add_hook, format_timings
 from .tree_util import tree_flatten
@@ -164,8 +164,8 @@ def _is_kernel(step) -> bool:
 
 
 def _describe_plan(closed, plan) -> str:
-    names = _Names()
-    _pp(closed.jaxpr, names, 0)
+    names = VarNames()
+    format_jaxpr(closed.jaxpr, names, 0)
 
     def nm(x):
         # the backend may plan a rewritten copy of the jaxpr (decompositions, casts): a

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-_LIB_DIRS = tuple(
+LIB_DIRS = tuple(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + d + os.sep
     for d in ("functrans", "jaxpr_ir", "backends")) + (
     # numpy's own frames are never the user's line (np.r_ converting a tracer, say)
@@ -22,7 +22,7 @@ def user_frame():
     f = sys._getframe(1)
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(_LIB_DIRS) and not fn.startswith("<frozen"):
+        if not fn.startswith(LIB_DIRS) and not fn.startswith("<frozen"):
             return f
         f = f.f_back
     return None

@@ -23,6 +23,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .autodiff import check_argnums, jvp, vjp
+from .batching import vmap
+from .primitives.structural import reshape, transpose
 from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .traceback_util import api_boundary
 from .tracing import get_aval
@@ -68,7 +71,6 @@ def _in_structure(single, in_tree, blocks):
 
 def _move_front_to_back(x, k):
     """(k-dim front, rest...) -> (rest..., front): the basis axes go last."""
-    from .primitives.structural import transpose
     nd = get_aval(x).ndim
     if k == 0 or k == nd:
         return x
@@ -77,7 +79,6 @@ def _move_front_to_back(x, k):
 
 
 def _reshape(x, shape):
-    from .primitives.structural import reshape
     if get_aval(x).shape == tuple(shape):
         return x
     return reshape(x, tuple(shape))
@@ -110,8 +111,6 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> ft.jacfwd(fnp.sin)(np.zeros(2)).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    from .autodiff import check_argnums, jvp
-    from .batching import vmap
     check_argnums(argnums, "jacfwd")
 
     @api_boundary
@@ -182,8 +181,6 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> ft.jacrev(lambda x: x * 2.0)(np.ones(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
-    from .autodiff import check_argnums, vjp
-    from .batching import vmap
     check_argnums(argnums, "jacrev")
 
     @api_boundary

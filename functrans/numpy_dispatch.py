@@ -36,13 +36,11 @@ _UFUNC_METHODS = {
 _ALIASES = {"absolute": "abs", "amax": "max", "amin": "min", "round_": "round",
             "product": "prod", "cumproduct": "cumprod", "alltrue": "all", "sometrue": "any"}
 
+# the functrans.numpy module, given by install() (that package sits above this module)
 _FNP = []
 
 
 def _fnp():
-    if not _FNP:   # functrans.numpy imports this module (through array): looked up lazily
-        from . import numpy as fnp
-        _FNP.append(fnp)
     return _FNP[0]
 
 
@@ -115,6 +113,14 @@ def tracer_array_function(self, func, types, args, kwargs):
     return _call_twin(what, fn, what, args, kwargs, self)
 
 
-def install():
+def install(fnp) -> None:
+    """Answer numpy's protocols on tracers with the functions of ``fnp`` (the
+    ``functrans.numpy`` module; ``functrans.numpy`` calls this when it loads).
+
+    >>> import numpy as np, functrans as ft
+    >>> ft.jit(lambda x: np.cos(x))(np.zeros(1)).tolist()
+    [1.0]
+    """
+    _FNP[:] = [fnp]
     Tracer.__array_ufunc__ = tracer_array_ufunc
     Tracer.__array_function__ = tracer_array_function

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from jaxpr_ir import Literal, ShapedArray
 from .sharding import PartitionSpec
+from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
            "spec_axes"]
@@ -54,7 +55,6 @@ def spec_leaves(specs, tree, what):
     """One spec per leaf of ``tree``: ``specs`` is a PartitionSpec (for the whole subtree)
     or a tuple/list/dict with the structure of ``tree`` down to where specs are given."""
     if isinstance(specs, PartitionSpec):
-        from .tree_util import tree_leaves
         return [specs] * len(tree_leaves(tree))
     if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)):
         if len(specs) != len(tree):

@@ -27,7 +27,7 @@ import functools
 import types
 
 from . import config
-from .errors import _LIB_DIRS
+from .errors import LIB_DIRS
 
 __all__ = ["filter_traceback", "api_boundary", "is_library_frame"]
 
@@ -42,7 +42,7 @@ def is_library_frame(code_filename: str) -> bool:
     >>> is_library_frame(__file__)
     True
     """
-    return code_filename.startswith(_LIB_DIRS)
+    return code_filename.startswith(LIB_DIRS)
 
 
 def filter_traceback(e: BaseException) -> BaseException:

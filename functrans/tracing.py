@@ -160,7 +160,7 @@ class Trace:
             return entry
         if isinstance(x, Tracer):
             if not x._trace.alive:
-                raise _leaked(x)
+                raise leaked_tracer_error(x)
             aval, val = x.aval, x.val
         else:
             x0 = x
@@ -325,7 +325,7 @@ class Tracer:
 
     def concrete(self, what: str, error=ConcretizationError):
         if not self._trace.alive:
-            raise _leaked(self)
+            raise leaked_tracer_error(self)
         if self.val is None:
             raise error(
                 f"{what} needs a concrete value, but this is a traced value "
@@ -356,7 +356,7 @@ class Tracer:
         # never the concrete value, even when known: numpy's result would be detached
         # from the trace (a gradient silently zero)
         if not self._trace.alive:
-            raise _leaked(self)
+            raise leaked_tracer_error(self)
         raise conversion_error("numpy.asarray / numpy.array (the __array__ protocol)", self)
 
     def item(self):
@@ -374,7 +374,7 @@ class Tracer:
         return f"Traced<{self.aval.str_short()}>{known} (level {self._trace.level})"
 
 
-def _leaked(t):
+def leaked_tracer_error(t):
     return UnexpectedTracerError(
         f"a tracer {t.aval.str_short()} from a {t._trace.name} that has ended was used "
         f"(at {user_location()}). A value computed inside a transformed function escaped "
@@ -388,7 +388,7 @@ def bind(prim, *args, **params):
         if isinstance(x, Tracer):
             t = x._trace
             if not t.alive:
-                raise _leaked(x)
+                raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
     if trace is None:
@@ -396,7 +396,7 @@ def bind(prim, *args, **params):
         if prim.multiple_results:
             return [wrap(o) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case
-            return out if INTERNAL.on else out.view(_ARRAY_CLASS[0])
+            return out if INTERNAL.on else out.view(ARRAY_CLASS[0])
         return wrap(out)
     return trace.process(prim, args, params)
 
@@ -413,14 +413,14 @@ class _Internal(threading.local):
 INTERNAL = _Internal()
 
 # Eager results are this ndarray subclass (set by functrans.array); plain views until then.
-_ARRAY_CLASS = [np.ndarray]
+ARRAY_CLASS = [np.ndarray]
 # The exact types of eager arrays (numpy's and the library's), for fast type tests.
 EAGER_TYPES = {np.ndarray}
 
 
 def wrap(x):
     """A numpy result as the library's eager Array type (a view, no copy)."""
-    cls = _ARRAY_CLASS[0]
+    cls = ARRAY_CLASS[0]
     if type(x) is cls:
         return x
     if isinstance(x, np.ndarray):

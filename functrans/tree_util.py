@@ -158,7 +158,7 @@ def _aux_equal(a, b) -> bool:
 _LEAF = PyTreeDef(None, None, None)
 
 
-def _node_handlers(x):
+def node_handlers(x):
     t = type(x)
     h = _registry.get(t)
     if h is not None:
@@ -174,7 +174,7 @@ def _flatten(tree, leaves, is_leaf):
     def node(x):
         if is_leaf is not None and is_leaf(x):
             return None
-        t, h = _node_handlers(x)
+        t, h = node_handlers(x)
         if h is None:
             return None
         children, aux = h[0](x)
@@ -316,32 +316,6 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     return tree_unflatten(td, [f(*xs) for xs in zip(leaves, *others)])
 
 
-def broadcast_prefix(prefix, tree, is_leaf=None, what="in_axes"):
-    """Expand a pytree prefix (e.g. vmap's in_axes) to one value per leaf of ``tree``."""
-    out = []
-
-    def rec(p, t, path):
-        pt, ph = _node_handlers(p)
-        if p is None or ph is None:
-            out.extend([p] * len(tree_leaves(t)))
-            return
-        tt, th = _node_handlers(t)
-        if tt is not pt or th is None:
-            raise ValueError(f"{what} structure {tree_structure(prefix)} does not match the "
-                             f"arguments' structure {tree_structure(tree)} (at {path or 'top'})")
-        pc, pa = ph[0](p)
-        tc, ta = th[0](t)
-        if pa != ta or len(pc) != len(tc):
-            raise ValueError(f"{what} structure {tree_structure(prefix)} does not match the "
-                             f"arguments' structure {tree_structure(tree)} (at {path or 'top'})")
-        for i, (a, b) in enumerate(zip(pc, tc)):
-            rec(a, b, f"{path}[{i}]")
-
-    rec(prefix, tree, "")
-    return out
-
-
-
 # ---- key paths (JAX's tree_flatten_with_path and friends) ----
 
 class SequenceKey:
@@ -465,7 +439,7 @@ def tree_flatten_with_path(tree, is_leaf=None):
         if is_leaf is not None and is_leaf(x):
             pairs.append((path, x))
             continue
-        t, h = _node_handlers(x)
+        t, h = node_handlers(x)
         if h is None:
             pairs.append((path, x))
             continue

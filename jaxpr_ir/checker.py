@@ -20,7 +20,7 @@ import numpy as np
 
 from .core import ClosedJaxpr, Jaxpr, Literal, Primitive, Var, primitives
 from .dtypes import ShapedArray
-from .printer import _Names, pp_eqn
+from .printer import VarNames, pp_eqn
 
 __all__ = ["check", "TypeCheckError"]
 
@@ -79,7 +79,7 @@ def _signature(fn):
 class _Checker:
     def __init__(self):
         # names as pp_jaxpr of the whole program would give them, for error messages
-        self.names = _Names()
+        self.names = VarNames()
         self.defined: set = set()      # every Var defined anywhere so far
         self.checked: dict = {}        # id -> Jaxpr already checked (shared sub-jaxprs)
 
@@ -91,7 +91,7 @@ class _Checker:
 
     def eqn_text(self, eqn, state) -> str:
         n_names, extra = state
-        names = _Names()
+        names = VarNames()
         vars(names).update(extra)
         names.names = dict(itertools.islice(self.names.names.items(), n_names))
         try:

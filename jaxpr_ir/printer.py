@@ -33,7 +33,10 @@ def _var_name(n: int) -> str:
             return s
 
 
-class _Names:
+class VarNames:
+    """The printed names of a jaxpr's variables (a, b, ..., z, ba, ...), given in order of
+    definition; share one between printing a jaxpr and its equations to name them alike."""
+
     def __init__(self):
         self.names = {}
         self.count = 0  # not len(names): a shared sub-jaxpr printed twice re-defines its vars
@@ -63,9 +66,9 @@ def format_scalar(v) -> str:
     return repr(float(v))
 
 
-def format_param(v, names: _Names, indent: int) -> str:
+def format_param(v, names: VarNames, indent: int) -> str:
     if isinstance(v, (ClosedJaxpr, Jaxpr)):
-        return _pp(v, names, indent + 2)
+        return format_jaxpr(v, names, indent + 2)
     if v is None or isinstance(v, (bool, np.bool_)):
         return str(bool(v)) if v is not None else "None"
     if isinstance(v, (int, float, complex, np.integer, np.floating, np.complexfloating)):
@@ -87,8 +90,8 @@ def format_param(v, names: _Names, indent: int) -> str:
     raise TypeError(f"cannot print param value of type {type(v).__name__}: {v!r:.60}")
 
 
-def pp_eqn(eqn, names: _Names | None = None, indent: int = 0) -> str:
-    names = names or _Names()
+def pp_eqn(eqn, names: VarNames | None = None, indent: int = 0) -> str:
+    names = names or VarNames()
     ins = " ".join(names.use(x) for x in eqn.inputs)
     params = ""
     if eqn.params:
@@ -99,7 +102,9 @@ def pp_eqn(eqn, names: _Names | None = None, indent: int = 0) -> str:
     return f"{outs} = {rhs} {ins}".rstrip() if outs else f"_ = {rhs} {ins}".rstrip()
 
 
-def _pp(j, names: _Names, indent: int) -> str:
+def format_jaxpr(j, names: VarNames, indent: int = 0) -> str:
+    """A Jaxpr or ClosedJaxpr as text, defining its variables in ``names`` (so that the
+    caller can name them afterwards, e.g. in a compile plan)."""
     if isinstance(j, ClosedJaxpr):
         j = j.jaxpr
     consts = " ".join(f"{names.define(v)}:{v.aval.str_short()}" for v in j.constvars)
@@ -116,7 +121,7 @@ def _pp(j, names: _Names, indent: int) -> str:
 
 def pp_jaxpr(jaxpr) -> str:
     """Print a Jaxpr or ClosedJaxpr in JAX's text form."""
-    return _pp(jaxpr, _Names(), 0)
+    return format_jaxpr(jaxpr, VarNames(), 0)
 
 
 set_printer(eqn=pp_eqn, jaxpr=pp_jaxpr)

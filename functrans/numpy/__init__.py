@@ -7,9 +7,15 @@ Outside any transform every function computes at once with numpy and returns an
 >>> fnp.sum(fnp.sin(fnp.zeros(3))).item()
 0.0
 """
+import sys as _sys
+
 import numpy as _np
 
-from ..array import Array  # noqa: F401  (installs the array methods)
+from ..array import Array  # noqa: F401
+from . import _array_methods
+# Array's and tracers' methods and numpy's protocols on tracers call this package's
+# functions (looked up here when called); attached first, as the modules below use them
+_array_methods.install(_sys.modules[__name__])
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
 from ._elementwise_select import *  # noqa: F401,F403

@@ -279,7 +279,15 @@ def getitem(x, idx):
     entries = _parse(shape, idx)
     adv = _advanced_mode(entries, shape)
 
-    # static slices (negative steps: reverse the axis, then slice forward) and static ints
+    y = _static_part(x, entries, shape)
+    if not adv:
+        return _basic_tail(y, entries)
+    return _advanced_tail(y, entries, shape)
+
+
+def _static_part(x, entries, shape):
+    """``x`` with the index's static slices (negative steps: reverse the axis, then slice
+    forward) and static ints applied, their axes kept (as size 1 for the ints)."""
     rev_dims, starts, limits, strides = [], [], [], []
     for e in entries:
         if e.kind in (_NONE, _ELL):
@@ -307,25 +315,31 @@ def getitem(x, idx):
             limits.append(d)
             strides.append(1)
     y = Sl.rev(x, rev_dims)
-    y = Sl.slice(y, starts, limits, strides)
+    return Sl.slice(y, starts, limits, strides)
 
-    if not adv:
-        dyn = [e for e in entries if e.kind == _DYN]
-        if dyn:
-            ysh = S.aval(y).shape
-            dt = _index_dtype([e.value for e in dyn])
-            st = [np.zeros((), dt)] * len(ysh)
-            sizes = list(ysh)
-            for e in dyn:
-                st[e.dim] = _wrap_negative(E.convert_element_type(e.value, dt), ysh[e.dim])
-                sizes[e.dim] = 1
-            y = I.dynamic_slice(y, st, sizes)
+
+def _basic_tail(y, entries):
+    """The rest of a basic index: dynamic ints as one dynamic_slice, then the final shape
+    (int axes dropped, None axes inserted)."""
+    dyn = [e for e in entries if e.kind == _DYN]
+    if dyn:
         ysh = S.aval(y).shape
-        final = [1 if e.kind == _NONE else ysh[e.dim] for e in entries
-                 if e.kind in (_NONE, _SLICE)]
-        return S.reshape(y, tuple(final))
+        dt = _index_dtype([e.value for e in dyn])
+        st = [np.zeros((), dt)] * len(ysh)
+        sizes = list(ysh)
+        for e in dyn:
+            st[e.dim] = _wrap_negative(E.convert_element_type(e.value, dt), ysh[e.dim])
+            sizes[e.dim] = 1
+        y = I.dynamic_slice(y, st, sizes)
+    ysh = S.aval(y).shape
+    final = [1 if e.kind == _NONE else ysh[e.dim] for e in entries
+             if e.kind in (_NONE, _SLICE)]
+    return S.reshape(y, tuple(final))
 
-    # advanced indexing: the indexed axes to the front, one gather, then place the block
+
+def _advanced_tail(y, entries, shape):
+    """The rest of an advanced index: the indexed axes to the front, one gather, then the
+    broadcast block placed among the sliced axes."""
     ysh = S.aval(y).shape
     adv_e = [e for e in entries if e.kind == _ADV]
     rest = [e.dim for e in entries if e.kind == _SLICE]

@@ -22,7 +22,7 @@ from ..primitives import indexing as I
 from ..primitives import slicing as Sl
 from ._elementwise import remainder, subtract
 from ._util import any_tracer, canonicalize_axis, result_dtype
-from ._structural import _arr, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
+from ._structural import array_or_tracer, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
 from ._take import take
 
 __all__ = ["concatenate", "concat", "stack", "vstack", "hstack", "dstack", "column_stack",
@@ -49,7 +49,7 @@ def concatenate(arrays, axis=0, dtype=None):
     """
     if isinstance(arrays, (np.ndarray, Tracer)):
         arrays = list(arrays)
-    arrays = [_arr(a) for a in arrays]
+    arrays = [array_or_tracer(a) for a in arrays]
     if not arrays:
         raise ValueError("concatenate: need at least one array to concatenate")
     if axis is None:
@@ -76,7 +76,7 @@ def stack(arrays, axis=0, dtype=None):
     >>> fnp.stack([fnp.zeros(2), fnp.ones(2)], axis=1).tolist()
     [[0.0, 1.0], [0.0, 1.0]]
     """
-    arrays = [_arr(a) for a in arrays]
+    arrays = [array_or_tracer(a) for a in arrays]
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
     s0 = tuple(arrays[0].shape)
@@ -119,7 +119,7 @@ def dstack(tup, dtype=None):
 
 def column_stack(tup):
     """1-d arrays become columns; 2-d arrays are stacked as they are."""
-    arrs = [_arr(a) for a in tup]
+    arrs = [array_or_tracer(a) for a in tup]
     return concatenate([reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrs], 1)
 
 
@@ -141,7 +141,7 @@ def _split_points(n, sections, name, even):
 
 
 def _split(name, ary, indices_or_sections, axis, even):
-    a = _arr(ary)
+    a = array_or_tracer(ary)
     axis = canonicalize_axis(axis, len(a.shape), f"{name}: axis")
     n = a.shape[axis]
     pts = _split_points(n, indices_or_sections, name, even)
@@ -178,7 +178,7 @@ def hsplit(ary, indices_or_sections):
     >>> [p.shape for p in fnp.hsplit(fnp.ones((2, 4)), 2)]
     [(2, 2), (2, 2)]
     """
-    a = _arr(ary)
+    a = array_or_tracer(ary)
     return split(a, indices_or_sections, 0 if a.ndim == 1 else 1)
 
 
@@ -202,7 +202,7 @@ def roll(a, shift, axis=None):
     >>> fnp.roll(fnp.arange(4), 1).tolist()
     [3, 0, 1, 2]
     """
-    x = _arr(a)
+    x = array_or_tracer(a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), tuple(x.shape))
     shifts = (shift,) if not isinstance(shift, (tuple, list)) else tuple(shift)
@@ -253,7 +253,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     >>> fnp.pad(fnp.arange(3.0), (1, 2), constant_values=9.0).tolist()
     [9.0, 0.0, 1.0, 2.0, 9.0, 9.0]
     """
-    a = _arr(array)
+    a = array_or_tracer(array)
     nd = a.ndim
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (supported: "

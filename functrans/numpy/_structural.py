@@ -28,7 +28,7 @@ __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims
            "tile", "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size"]
 
 
-def _arr(a):
+def array_or_tracer(a):
     return a if isinstance(a, Tracer) else asarray(a)
 
 
@@ -39,7 +39,7 @@ def shape(a):
     >>> fnp.shape([[1, 2, 3], [4, 5, 6]]), fnp.shape(2.0)
     ((2, 3), ())
     """
-    return tuple(_arr(a).shape)
+    return tuple(array_or_tracer(a).shape)
 
 
 def ndim(a):
@@ -65,7 +65,8 @@ def size(a, axis=None):
 
 # --------------------------------------------------------------------------- reshape & axes
 
-def _resolve_shape(size, shape, old_shape):
+def resolve_shape(size, shape, old_shape):
+    """``shape`` (one -1 allowed) checked against ``size`` elements, as a tuple."""
     shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if shape.count(-1) > 1:
         raise ValueError(f"reshape: can only specify one unknown dimension, got {shape}")
@@ -93,8 +94,8 @@ def reshape(a, newshape=None, order="C", *, shape=None):
     newshape = shape if newshape is None else newshape
     if newshape is None:
         raise TypeError("reshape: missing the new shape")
-    a = _arr(a)
-    new = _resolve_shape(int(np.prod(a.shape)), newshape, a.shape)
+    a = array_or_tracer(a)
+    new = resolve_shape(int(np.prod(a.shape)), newshape, a.shape)
     if order not in ("C", "F"):
         raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
     if not isinstance(a, Tracer):
@@ -111,7 +112,7 @@ def ravel(a, order="C"):
 
 def transpose(a, axes=None):
     """Permute axes (reverse them when ``axes`` is None)."""
-    a = _arr(a)
+    a = array_or_tracer(a)
     nd = len(a.shape)
     if axes is None:
         axes = tuple(reversed(range(nd)))
@@ -132,7 +133,7 @@ def swapaxes(a, axis1, axis2):
     >>> fnp.swapaxes(fnp.zeros((2, 3, 4)), 0, 2).shape
     (4, 3, 2)
     """
-    a = _arr(a)
+    a = array_or_tracer(a)
     nd = len(a.shape)
     perm = list(range(nd))
     i, j = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
@@ -147,7 +148,7 @@ def moveaxis(a, source, destination):
     >>> fnp.moveaxis(fnp.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
     """
-    a = _arr(a)
+    a = array_or_tracer(a)
     nd = len(a.shape)
     src = [source] if isinstance(source, (int, np.integer)) else list(source)
     dst = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
@@ -169,7 +170,7 @@ def expand_dims(a, axis):
     >>> fnp.expand_dims(fnp.zeros((2, 3)), (0, -1)).shape
     (1, 2, 3, 1)
     """
-    a = _arr(a)
+    a = array_or_tracer(a)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     nd = len(a.shape) + len(axes)
     axes = sorted(canonicalize_axis(x, nd, "expand_dims: axis") for x in axes)
@@ -188,7 +189,7 @@ def squeeze(a, axis=None):
     >>> fnp.squeeze(fnp.zeros((1, 3, 1))).shape
     (3,)
     """
-    a = _arr(a)
+    a = array_or_tracer(a)
     nd = len(a.shape)
     if axis is None:
         axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
@@ -227,7 +228,7 @@ def broadcast_to(a, shape):
     >>> fnp.broadcast_to(fnp.ones(3), (2, 3)).shape
     (2, 3)
     """
-    a = _arr(a)
+    a = array_or_tracer(a)
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     try:
         ok = np.broadcast_shapes(tuple(a.shape), shape) == shape
@@ -247,7 +248,7 @@ def broadcast_arrays(*args):
     >>> [a.shape for a in fnp.broadcast_arrays(fnp.ones((2, 1)), fnp.ones(3))]
     [(2, 3), (2, 3)]
     """
-    arrays = [_arr(a) for a in args]
+    arrays = [array_or_tracer(a) for a in args]
     out = broadcast_shapes(*[tuple(a.shape) for a in arrays])
     return [broadcast_to(a, out) for a in arrays]
 
@@ -256,7 +257,7 @@ def broadcast_arrays(*args):
 
 def atleast_1d(*arys):
     """Each argument with at least one axis (a list when given several)."""
-    out = [a if a.ndim >= 1 else reshape(a, (1,)) for a in map(_arr, arys)]
+    out = [a if a.ndim >= 1 else reshape(a, (1,)) for a in map(array_or_tracer, arys)]
     return out[0] if len(out) == 1 else out
 
 
@@ -269,7 +270,7 @@ def atleast_2d(*arys):
     ((1, 1), (1, 3))
     """
     out = []
-    for a in map(_arr, arys):
+    for a in map(array_or_tracer, arys):
         out.append(a if a.ndim >= 2 else reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape)))
     return out[0] if len(out) == 1 else out
 
@@ -277,7 +278,7 @@ def atleast_2d(*arys):
 def atleast_3d(*arys):
     """numpy's rule: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
     out = []
-    for a in map(_arr, arys):
+    for a in map(array_or_tracer, arys):
         s = tuple(a.shape)
         new = {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s)
         out.append(reshape(a, new))
@@ -293,7 +294,7 @@ def flip(m, axis=None):
     >>> fnp.flip(fnp.arange(3)).tolist()
     [2, 1, 0]
     """
-    a = _arr(m)
+    a = array_or_tracer(m)
     nd = len(a.shape)
     if axis is None:
         axes = tuple(range(nd))
@@ -312,7 +313,7 @@ def fliplr(m):
     >>> fnp.fliplr(fnp.arange(4).reshape(2, 2)).tolist()
     [[1, 0], [3, 2]]
     """
-    a = _arr(m)
+    a = array_or_tracer(m)
     if a.ndim < 2:
         raise ValueError(f"fliplr: input must be at least 2-d, got shape {tuple(a.shape)}")
     return flip(a, 1)
@@ -325,7 +326,7 @@ def flipud(m):
     >>> fnp.flipud(fnp.arange(3)).tolist()
     [2, 1, 0]
     """
-    a = _arr(m)
+    a = array_or_tracer(m)
     if a.ndim < 1:
         raise ValueError("flipud: input must be at least 1-d")
     return flip(a, 0)
@@ -338,7 +339,7 @@ def tile(A, reps):
     >>> fnp.tile(fnp.arange(2), 2).tolist()
     [0, 1, 0, 1]
     """
-    a = _arr(A)
+    a = array_or_tracer(A)
     if isinstance(reps, np.ndarray):
         reps = reps.tolist()
     try:

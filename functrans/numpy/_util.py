@@ -13,7 +13,8 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
-from ..primitives.structural import broadcast_constant, broadcast_in_dim
+from ..primitives.slicing import concatenate
+from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -96,10 +97,7 @@ def asarray(x, dtype=None):
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
         if any(_contains_tracer(e) for e in x):
-            # _joining (above this module) stacks them: bound when a nested list holds a
-            # tracer, the one case that needs it
-            from ._joining import stack
-            return stack([asarray(e, dtype) for e in x])
+            return _stack_rows([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
     arr = np.asarray(x, dtype=dtype)
@@ -109,6 +107,23 @@ def asarray(x, dtype=None):
                                            np.bool_, np.uint32, np.complex128, np.complex64):
         arr = arr.astype(_nearest_supported(arr.dtype))
     return wrap(arr)
+
+
+def _stack_rows(rows):
+    """``fnp.stack(rows)`` of same-shape arrays and tracers, written here with the
+    primitives (fnp.stack sits above this module): the same checks and the same equations
+    (each row reshaped to a leading axis of 1, cast to the common dtype, concatenated)."""
+    s0 = tuple(rows[0].shape)
+    for i, a in enumerate(rows[1:], 1):
+        if tuple(a.shape) != s0:
+            raise ValueError(f"stack: all input arrays must have the same shape, got {s0} "
+                             f"(argument 0) and {tuple(a.shape)} (argument {i})")
+    new = (1,) + s0
+    rows = [reshape(a, new) if isinstance(a, Tracer) else wrap(np.ndarray.reshape(a, new))
+            for a in rows]
+    dt = result_dtype(*rows)
+    return concatenate([convert_element_type(a, dt) if isinstance(a, Tracer)
+                        else np.asarray(a, dt) for a in rows], 0)
 
 
 # numpy dtypes outside the IR's set, as the nearest supported one (no value changes except

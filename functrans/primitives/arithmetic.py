@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ShapedArray
-from ..tracing import _ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer, wrap
+from ..tracing import ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer, wrap
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
                    deflinear, instantiate, is_undefined)
 from .basic import (add_p, convert_element_type_p, elementwise_aval, full,  # noqa: F401
@@ -223,7 +223,7 @@ def lax_binary(p):
         if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim:
             out = impl(x, y)
             if type(out) is _ND:
-                return out if _INTERNAL.on else out.view(_ARRAY_CLASS[0])
+                return out if _INTERNAL.on else out.view(ARRAY_CLASS[0])
             return wrap(out)
         # tracers and arrays of rank >= 1 are operands as they are (the common case)
         if (isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and \

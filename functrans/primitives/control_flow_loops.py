@@ -255,6 +255,24 @@ def _split3(xs, nc, nk):
     return list(xs[:nc]), list(xs[nc:nc + nk]), list(xs[nc + nk:])
 
 
+def _residual_kinds(known, res_vars, primals, nc, nk):
+    """How the scan JVP's linear scan gets each residual of the known body: residuals
+    that are consts or xs of the loop are passed as they are (("const" | "xs", value)),
+    the others are stacked by the known scan (("stack", None))."""
+    kj = known.jaxpr
+    res_kind = []
+    for r in res_vars:
+        if r in kj.invars and kj.invars.index(r) < nc:
+            res_kind.append(("const", primals[kj.invars.index(r)]))
+        elif r in kj.invars and kj.invars.index(r) >= nc + nk:
+            res_kind.append(("xs", primals[kj.invars.index(r)]))
+        elif r in kj.constvars:
+            res_kind.append(("const", known.consts[kj.constvars.index(r)]))
+        else:
+            res_kind.append(("stack", None))
+    return res_kind
+
+
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, linear,
               unroll):
     nc, nk = num_consts, num_carry
@@ -285,17 +303,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     s = split_jvp(jc, n_in, nk + n_y)
     kj, lj = s.known.jaxpr, s.linear.jaxpr
     n_res = len(s.res_avals)
-    # residuals that are consts or xs of the loop are passed as they are, not stacked
-    res_kind = []
-    for r in kj.outvars[nk + n_y:]:
-        if r in kj.invars and kj.invars.index(r) < nc:
-            res_kind.append(("const", primals[kj.invars.index(r)]))
-        elif r in kj.invars and kj.invars.index(r) >= nc + nk:
-            res_kind.append(("xs", primals[kj.invars.index(r)]))
-        elif r in kj.constvars:
-            res_kind.append(("const", s.known.consts[kj.constvars.index(r)]))
-        else:
-            res_kind.append(("stack", None))
+    res_kind = _residual_kinds(s.known, kj.outvars[nk + n_y:], primals, nc, nk)
     stacked = [r for r, (k, _) in zip(kj.outvars[nk + n_y:], res_kind) if k == "stack"]
     known_body = ClosedJaxpr(Jaxpr([], kj.constvars + kj.invars, kj.eqns,
                                    kj.outvars[:nk + n_y] + stacked), [])

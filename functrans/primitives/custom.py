@@ -209,7 +209,7 @@ def _custom_jvp_batch(args, dims, *, call_jaxpr, jvp_jaxpr, num_consts, name):
     cj = _insert_after(cj, len(c1), a2)
     jj = _prepend_inputs(jj, a1)
     # the rule also takes tangents for every operand: add unread ones for c1 + c2
-    jj = _insert_tangent_slots(jj, len(c1) + len(c2) + len(args), a1 + a2)
+    jj = insert_tangent_slots(jj, len(c1) + len(c2) + len(args), a1 + a2)
     outs = custom_jvp_call_p.bind(*c1, *c2, *args, call_jaxpr=cj, jvp_jaxpr=jj,
                                   num_consts=num_consts + len(c1) + len(c2), name=name)
     return outs, [0] * n_out
@@ -223,7 +223,7 @@ def _insert_after(closed, k, avals):
                                      j.outvars), []), "custom rule vmap (extra inputs)")
 
 
-def _insert_tangent_slots(closed, n_primals, avals):
+def insert_tangent_slots(closed, n_primals, avals):
     """The rule's inputs are (primals, tangents); add unread tangent inputs for new consts."""
     j = closed.jaxpr
     extra = [Var(a) for a in avals]

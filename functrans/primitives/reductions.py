@@ -199,32 +199,9 @@ def _reduce_prod_impl(x, *, axes):
     return np.asarray(np.prod(x, axis=tuple(axes), dtype=x.dtype))
 
 
-def _reduce_prod_jvp(primals, tangents, *, axes):
-    """d prod = sum_i t_i * (product of the entries other than i), the products taken from
-    both sides with exclusive running products: no division, so exact with zeros and
-    infinities (grad(prod)([inf, 2, 3]) is [6, inf, inf], as in JAX, not NaN)."""
-    (x,), (t,) = primals, tangents
-    out = reduce_prod_p.bind(x, axes=axes)
-    if type(t) is Zero or aval(x).dtype.kind not in "fc":
-        return out, Zero(aval(out))
-    # slicing sits above this module (pad's transpose is a reduce_sum): bound on use
-    from .slicing import pad
-    a = aval(x)
-    kept = tuple(i for i in range(a.ndim) if i not in axes)
-    rows = tuple(a.shape[i] for i in kept)
-    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
-
-    def as_rows(v):      # the reduced axes last, as one axis of n entries
-        return reshape(transpose(v, kept + tuple(axes)), rows + (n,))
-    xr, last = as_rows(x), len(rows)
-    keep = ((0, 0, 0),) * last
-    before = cumprod(pad(xr, 1, keep + ((1, -1, 0),)), last, False)   # x_0 ... x_{i-1}
-    after = cumprod(pad(xr, 1, keep + ((-1, 1, 0),)), last, True)     # x_{i+1} ... x_n-1
-    return out, reduce_sum(E.mul(as_rows(t), E.mul(before, after)), (last,))
-
-
+# its JVP shifts with pad, so ``slicing`` (a later family) attaches it
 reduce_prod_p.def_rules(abstract_eval=_reduce_aval("reduce_prod", "fciu"),
-                        impl=_reduce_prod_impl, jvp=_reduce_prod_jvp)
+                        impl=_reduce_prod_impl)
 batch_reduce(reduce_prod_p)
 
 

@@ -26,8 +26,9 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
-from .structural import _shift_dims, broadcast_in_dim, checked_bind
-from .reductions import reduce_sum
+from .structural import shift_dims, broadcast_in_dim, checked_bind, reshape, transpose
+from .reductions import cumprod, reduce_prod_p, reduce_sum
+from . import elementwise as E
 from .elementwise import select_n, sub
 
 __all__ = ["slice", "slice_in_dim", "rev", "concatenate", "pad"]
@@ -136,7 +137,7 @@ def _rev_aval(x, *, dimensions):
 
 def _rev_batch(args, dims, *, dimensions):
     (x,), (d,) = args, dims
-    return rev_p.bind(x, dimensions=_shift_dims(dimensions, d)), d
+    return rev_p.bind(x, dimensions=shift_dims(dimensions, d)), d
 
 
 rev_p.def_rules(abstract_eval=_rev_aval,
@@ -310,3 +311,31 @@ def pad(x, padding_value, padding_config):
     if isinstance(padding_value, (bool, int, float, complex)):
         padding_value = np.asarray(padding_value, aval(x).dtype)
     return checked_bind(pad_p, x, padding_value, padding_config=padding_config)
+
+
+# --------------------------------------------------------------------------- reduce_prod's JVP
+# (reductions defines its other rules; the JVP shifts with pad, so it is attached here)
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    """d prod = sum_i t_i * (product of the entries other than i), the products taken from
+    both sides with exclusive running products: no division, so exact with zeros and
+    infinities (grad(prod)([inf, 2, 3]) is [6, inf, inf], as in JAX, not NaN)."""
+    (x,), (t,) = primals, tangents
+    out = reduce_prod_p.bind(x, axes=axes)
+    if type(t) is Zero or aval(x).dtype.kind not in "fc":
+        return out, Zero(aval(out))
+    a = aval(x)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    rows = tuple(a.shape[i] for i in kept)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+
+    def as_rows(v):      # the reduced axes last, as one axis of n entries
+        return reshape(transpose(v, kept + tuple(axes)), rows + (n,))
+    xr, last = as_rows(x), len(rows)
+    keep = ((0, 0, 0),) * last
+    before = cumprod(pad(xr, 1, keep + ((1, -1, 0),)), last, False)   # x_0 ... x_{i-1}
+    after = cumprod(pad(xr, 1, keep + ((-1, 1, 0),)), last, True)     # x_{i+1} ... x_n-1
+    return out, reduce_sum(E.mul(as_rows(t), E.mul(before, after)), (last,))
+
+
+reduce_prod_p.def_rules(jvp=_reduce_prod_jvp)

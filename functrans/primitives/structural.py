@@ -123,7 +123,7 @@ def checked_bind(prim, *args, **params):
     return prim.bind(*args, **params)
 
 
-def _shift_dims(dims, d):
+def shift_dims(dims, d):
     """Operand axes ``dims`` seen in an operand with a batch axis inserted at ``d``."""
     return tuple(i + (i >= d) for i in dims)
 
@@ -147,7 +147,7 @@ def _squeeze_aval(x, *, dimensions):
 
 def _squeeze_batch(args, dims, *, dimensions):
     (x,), (d,) = args, dims
-    new = _shift_dims(dimensions, d)
+    new = shift_dims(dimensions, d)
     return squeeze_p.bind(x, dimensions=new), d - sum(i < d for i in new)
 
 

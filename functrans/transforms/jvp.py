@@ -21,7 +21,7 @@ from .ad_util import Zero, aval, instantiate, tangent_aval
 from ..tracing import bind, trace_to_jaxpr
 
 
-def _no_jvp(prim):
+def no_jvp_error(prim):
     return NotImplementedError(f"primitive '{prim.name}' has no JVP rule, so it cannot be "
                                "differentiated")
 
@@ -39,7 +39,7 @@ def jvp_eqn(prim, primals, tangents, params):
             return out, [Zero(aval(o)) for o in out]
         return out, Zero(aval(out))
     if prim.jvp is None:
-        raise _no_jvp(prim)
+        raise no_jvp_error(prim)
     return prim.jvp(primals, tangents, **params)
 
 

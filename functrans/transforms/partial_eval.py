@@ -29,7 +29,7 @@ from .ad_util import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
 from ..tracing import (Trace, Tracer, bind, checked, end_trace, eval_jaxpr, get_aval,
                        new_trace, push_trace, trace_depth, wrap)
-from .jvp import _no_jvp, jvp_eval
+from .jvp import no_jvp_error, jvp_eval
 
 
 class LinearJaxpr:
@@ -142,7 +142,7 @@ class LinearizeTrace(Trace):
             tangents = [Zero(get_aval(x)) if t is None else t
                         for x, t in zip(primals, tangents)]
         if prim.jvp is None:
-            raise _no_jvp(prim)
+            raise no_jvp_error(prim)
         internal = _tracing.INTERNAL
         prev, internal.on = internal.on, True      # the rule's eager values stay plain
         try:
