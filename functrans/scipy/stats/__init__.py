@@ -1,0 +1,13 @@
+"""``functrans.scipy.stats``: the distributions of ``jax.scipy.stats``, one module
+each, composed from functrans.scipy.special, so every function is differentiable,
+batchable and compiles under ``jit``.
+
+>>> from functrans.scipy import stats
+>>> float(stats.norm.cdf(0.0))
+0.5
+"""
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, expon, gamma, geom, laplace,
+               logistic, nbinom, norm, poisson, t, uniform)
+
+__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "expon", "gamma",
+           "geom", "laplace", "logistic", "nbinom", "norm", "poisson", "t", "uniform"]
