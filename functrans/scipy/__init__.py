@@ -6,6 +6,6 @@ and compiles under ``jit`` like the rest of the library.
 >>> round(float(fsp.special.ndtr(1.0)), 12)
 0.841344746069
 """
-from . import special
+from . import linalg, signal, special, stats
 
-__all__ = ["special"]
+__all__ = ["linalg", "signal", "special", "stats"]
