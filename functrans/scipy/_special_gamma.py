@@ -112,7 +112,7 @@ def gamma(x):
     """Gamma(x) = gammasgn(x) * exp(gammaln(x)).
 
     >>> from functrans.scipy.special import gamma
-    >>> float(gamma(5.0))
+    >>> round(float(gamma(5.0)), 10)
     24.0
     """
     x = as_float(x)
@@ -299,7 +299,7 @@ def poch(z, m):
     """The rising factorial Gamma(z + m) / Gamma(z).
 
     >>> from functrans.scipy.special import poch
-    >>> float(poch(3.0, 2.0))
+    >>> round(float(poch(3.0, 2.0)), 10)
     12.0
     """
     z, m = as_float(z, m)
@@ -311,7 +311,7 @@ def factorial(n, exact: bool = False):
     """n! = Gamma(n + 1) as floats, 0 for n < 0 (scipy.special.factorial, exact=False).
 
     >>> from functrans.scipy.special import factorial
-    >>> float(factorial(5))
+    >>> round(float(factorial(5)), 10)
     120.0
     """
     if exact:
@@ -326,7 +326,7 @@ def multigammaln(a, d: int):
 
     >>> from functrans.scipy.special import multigammaln
     >>> round(float(multigammaln(3.0, 2)), 10)
-    1.2880225069
+    1.550194994
     """
     d = int(d)
     a = as_float(a)

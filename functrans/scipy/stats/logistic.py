@@ -11,7 +11,7 @@ def logpdf(x, loc=0.0, scale=1.0):
 
     >>> from functrans.scipy.stats import logistic
     >>> round(float(logistic.logpdf(0.0)), 12)
-    -1.386294361120
+    -1.38629436112
     """
     z, log_scale = _standardize(x, loc, scale)
     a = _fnp.abs(z)
