@@ -27,6 +27,8 @@ DISTS = {
     "gamma": ((2.5, 0.3, 1.7), _X, 1.4),
     "chi2": ((3.0, 0.3, 1.7), _X, 1.4),
     "beta": ((2.5, 1.5, -1.0, 4.0), _X, 1.4),
+    "pareto": ((2.5, 0.1, 1.3), _X, 1.9),
+    "vonmises": ((3.0,), np.concatenate([_X, [-7.0, 9.5]]), 0.4),
     "poisson": ((3.5,), _K, None),
     "bernoulli": ((0.3,), _K, None),
     "geom": ((0.3,), _K, None),
@@ -78,3 +80,30 @@ def test_modules_export_only_their_functions():
         mod = getattr(fst, dist)
         assert {n for n in dir(mod) if not n.startswith("_")} == set(mod.__all__), dist
     assert {n for n in dir(fst) if not n.startswith("_")} == set(fst.__all__)
+
+
+def test_multivariate_normal_against_scipy():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 3))
+    cov, mean, x = a @ a.T + np.eye(3), rng.normal(size=3), rng.normal(size=(4, 3))
+    for c in (cov, 2.0, np.array([1.0, 2.0, 0.5])):
+        want = sst.multivariate_normal.logpdf(x, mean, np.diag(c) if np.ndim(c) == 1 else c)
+        np.testing.assert_allclose(np.asarray(fst.multivariate_normal.logpdf(x, mean, c)),
+                                   want, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fst.multivariate_normal.pdf(x[0], mean, cov)),
+                               sst.multivariate_normal.pdf(x[0], mean, cov), rtol=1e-13)
+    check_grads(lambda m: fst.multivariate_normal.logpdf(x, m, cov), (mean,), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda c: fst.multivariate_normal.logpdf(x[0], mean, c @ c.T + np.eye(3)), (a,),
+                order=1, modes=("fwd", "rev"))
+
+
+def test_dirichlet_against_scipy():
+    x = np.array([[0.2, 0.3], [0.5, 0.1], [0.3, 0.6]])
+    alpha = np.array([1.5, 2.0, 0.7])
+    np.testing.assert_allclose(np.asarray(fst.dirichlet.logpdf(x, alpha)),
+                               sst.dirichlet.logpdf(x, alpha), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fst.dirichlet.pdf(x[:, 0], alpha)),
+                               sst.dirichlet.pdf(x[:, 0], alpha), rtol=1e-13)
+    assert float(fst.dirichlet.logpdf(np.array([0.5, 0.6, -0.1]), alpha)) == -np.inf
+    check_grads(lambda a: fst.dirichlet.logpdf(x[:, 0], a), (alpha,), order=1, modes=("fwd", "rev"))

@@ -6,8 +6,10 @@ batchable and compiles under ``jit``.
 >>> float(stats.norm.cdf(0.0))
 0.5
 """
-from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, expon, gamma, geom, laplace,
-               logistic, nbinom, norm, poisson, t, uniform)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, geom,
+               laplace, logistic, multivariate_normal, nbinom, norm, pareto, poisson, t,
+               uniform, vonmises)
 
-__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "expon", "gamma",
-           "geom", "laplace", "logistic", "nbinom", "norm", "poisson", "t", "uniform"]
+__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
+           "gamma", "geom", "laplace", "logistic", "multivariate_normal", "nbinom", "norm",
+           "pareto", "poisson", "t", "uniform", "vonmises"]
