@@ -1,4 +1,4 @@
-"""functrans.scipy.signal and functrans.scipy.linalg against scipy: every mode and
+"""functrans.scipy.signal, .linalg and .integrate against scipy: every mode and
 shape order of the convolutions, the Cholesky/triangular/expm family, their
 gradients against finite differences, jit against eager and vmap against a loop."""
 from __future__ import annotations
@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg as sl
+import scipy.integrate as sint
 import scipy.signal as ssg
 
 import functrans as ft
 import functrans.numpy as fnp
+from functrans.scipy import integrate as fint
 from functrans.scipy import linalg as fla
 from functrans.scipy import signal as fsg
 from functrans.test_util import check_grads
@@ -108,3 +110,11 @@ def test_errors_are_clear():
 def test_public_names_are_exactly_all():
     for mod in (fla, fsg):
         assert {n for n in dir(mod) if not n.startswith("_")} == set(mod.__all__)
+
+
+def test_integrate_trapezoid_against_scipy():
+    y, x = _RNG.normal(size=(3, 7)), np.sort(_RNG.normal(size=7))
+    np.testing.assert_allclose(np.asarray(fint.trapezoid(y, x=x)), sint.trapezoid(y, x=x), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fint.trapezoid(y, dx=0.5, axis=0)),
+                               sint.trapezoid(y, dx=0.5, axis=0), rtol=1e-13)
+    assert {n for n in dir(fint) if not n.startswith("_")} == set(fint.__all__)

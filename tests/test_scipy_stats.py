@@ -28,6 +28,8 @@ DISTS = {
     "chi2": ((3.0, 0.3, 1.7), _X, 1.4),
     "beta": ((2.5, 1.5, -1.0, 4.0), _X, 1.4),
     "pareto": ((2.5, 0.1, 1.3), _X, 1.9),
+    "truncnorm": ((-1.0, 2.0, 0.2, 1.3), _X, 0.9),
+    "truncnorm_tail": ((5.0, 9.0, 0.2, 1.3), np.linspace(-3, 14, 69), 7.9),
     "vonmises": ((3.0,), np.concatenate([_X, [-7.0, 9.5]]), 0.4),
     "poisson": ((3.5,), _K, None),
     "bernoulli": ((0.3,), _K, None),
@@ -36,7 +38,15 @@ DISTS = {
     "nbinom": ((3.5, 0.3), _K, None),
     "betabinom": ((9, 2.5, 1.5), _K, None),
 }
-ROWS = [(d, fn) for d in DISTS for fn in getattr(fst, d).__all__]
+def _module(dist):
+    return getattr(fst, dist.split("_tail")[0])
+
+
+def _scipy(dist):
+    return getattr(sst, dist.split("_tail")[0])
+
+
+ROWS = [(d, fn) for d in DISTS for fn in _module(d).__all__]
 IDS = [f"{d}.{fn}" for d, fn in ROWS]
 
 
@@ -49,14 +59,14 @@ def test_value_against_scipy_stats(dist, fn):
     args = DISTS[dist][0]
     x = _grid(dist, fn)
     with np.errstate(all="ignore"):
-        want = getattr(getattr(sst, dist), fn)(x, *args)
-    got = np.asarray(getattr(getattr(fst, dist), fn)(x, *args))
+        want = getattr(_scipy(dist), fn)(x, *args)
+    got = np.asarray(getattr(_module(dist), fn)(x, *args))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300, equal_nan=True)
 
 
 @pytest.mark.parametrize("dist", list(DISTS))
 def test_jit_equals_eager(dist):
-    mod = getattr(fst, dist)
+    mod = _module(dist)
     args = DISTS[dist][0]
     for fn in mod.__all__:
         x = _grid(dist, fn)[:12]
@@ -67,7 +77,7 @@ def test_jit_equals_eager(dist):
 
 @pytest.mark.parametrize("dist", [d for d in DISTS if DISTS[d][2] is not None])
 def test_grad_of_logpdf_and_cdf(dist):
-    mod = getattr(fst, dist)
+    mod = _module(dist)
     args = DISTS[dist][0]
     for fn in ("logpdf", "cdf"):
         if fn in mod.__all__ and not (dist == "uniform" and fn == "logpdf"):

@@ -6,6 +6,6 @@ and compiles under ``jit`` like the rest of the library.
 >>> round(float(fsp.special.ndtr(1.0)), 12)
 0.841344746069
 """
-from . import linalg, signal, special, stats
+from . import integrate, linalg, signal, special, stats
 
-__all__ = ["linalg", "signal", "special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]

@@ -8,8 +8,8 @@ batchable and compiles under ``jit``.
 """
 from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, geom,
                laplace, logistic, multivariate_normal, nbinom, norm, pareto, poisson, t,
-               uniform, vonmises)
+               truncnorm, uniform, vonmises)
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
            "gamma", "geom", "laplace", "logistic", "multivariate_normal", "nbinom", "norm",
-           "pareto", "poisson", "t", "uniform", "vonmises"]
+           "pareto", "poisson", "t", "truncnorm", "uniform", "vonmises"]
