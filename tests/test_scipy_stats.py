@@ -28,6 +28,8 @@ DISTS = {
     "chi2": ((3.0, 0.3, 1.7), _X, 1.4),
     "beta": ((2.5, 1.5, -1.0, 4.0), _X, 1.4),
     "pareto": ((2.5, 0.1, 1.3), _X, 1.9),
+    "gennorm": ((1.7, 0.2, 1.3), _X, 0.9),
+    "wrapcauchy": ((0.6,), np.linspace(-1, 7, 33), 0.9),
     "truncnorm": ((-1.0, 2.0, 0.2, 1.3), _X, 0.9),
     "truncnorm_tail": ((5.0, 9.0, 0.2, 1.3), np.linspace(-3, 14, 69), 7.9),
     "vonmises": ((3.0,), np.concatenate([_X, [-7.0, 9.5]]), 0.4),
@@ -117,3 +119,12 @@ def test_dirichlet_against_scipy():
                                sst.dirichlet.pdf(x[:, 0], alpha), rtol=1e-13)
     assert float(fst.dirichlet.logpdf(np.array([0.5, 0.6, -0.1]), alpha)) == -np.inf
     check_grads(lambda a: fst.dirichlet.logpdf(x[:, 0], a), (alpha,), order=1, modes=("fwd", "rev"))
+
+
+def test_multinomial_against_scipy():
+    p = np.array([0.2, 0.5, 0.3])
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 6.0, 0.0], [2.0, 2.0, 1.0]])
+    np.testing.assert_allclose(np.asarray(fst.multinomial.logpmf(x, 6, p)),
+                               sst.multinomial.logpmf(x, 6, p), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fst.multinomial.pmf(x[0], 6, p)),
+                               sst.multinomial.pmf(x[0], 6, p), rtol=1e-13)

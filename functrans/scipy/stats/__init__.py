@@ -6,10 +6,11 @@ batchable and compiles under ``jit``.
 >>> float(stats.norm.cdf(0.0))
 0.5
 """
-from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, geom,
-               laplace, logistic, multivariate_normal, nbinom, norm, pareto, poisson, t,
-               truncnorm, uniform, vonmises)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,
+               geom, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto,
+               poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
-           "gamma", "geom", "laplace", "logistic", "multivariate_normal", "nbinom", "norm",
-           "pareto", "poisson", "t", "truncnorm", "uniform", "vonmises"]
+           "gamma", "gennorm", "geom", "laplace", "logistic", "multinomial",
+           "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t", "truncnorm",
+           "uniform", "vonmises", "wrapcauchy"]
