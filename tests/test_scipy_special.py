@@ -91,6 +91,9 @@ ROWS = [
     Row("betainc", fss.betainc, sps.betainc, _BETA, 1e-12, 1e-13, (2.5, 1.3, 0.3)),
     Row("erf", fss.erf, sps.erf, (_WIDE,), 1e-15, 1e-16, (0.4,)),
     Row("erfc", fss.erfc, _math_erfc, (_WIDE,), 1e-14, 0, (1.9,)),
+    Row("erfcx", fss.erfcx, sps.erfcx, (_WIDE,), 1e-13, 0, (1.9,)),
+    Row("exp1", fss.exp1, sps.exp1, (np.concatenate([_POS, [0.0, -1.0, np.inf, 700.0]]),), 1e-13, 0,
+        (1.7,)),
     Row("erfinv", fss.erfinv, sps.erfinv, (np.linspace(-1, 1, 801),), 1e-13, 1e-15, (0.3,)),
     # scipy rounds x / sqrt(2) first: ~x^2 eps relative in the far left tail
     Row("ndtr", fss.ndtr, sps.ndtr, (_WIDE,), 5e-13, 1e-300, (-1.2,)),

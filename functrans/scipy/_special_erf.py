@@ -15,7 +15,7 @@ from ..custom_derivatives import custom_jvp
 from ..lax_special import erf_inv
 from ._special_gamma import as_float
 
-__all__ = ["erf", "erfc", "erfinv", "ndtr", "log_ndtr", "ndtri"]
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri"]
 
 _CF_TERMS = 60
 _SPLIT = 1.25
@@ -205,3 +205,32 @@ def ndtri(p):
     1.9599639845
     """
     return _ndtri(as_float(p))
+
+
+@custom_jvp
+def _erfcx(x):
+    t = x.dtype.type
+    big = x >= t(_SPLIT)
+    # erfc(x) = exp(-x^2) * factor in the tail: erfcx is the factor itself
+    _, _, factor = _erfc_tail_parts(fnp.where(big & fnp.isfinite(x), x, t(2)), 1.0)
+    factor = fnp.where(fnp.isinf(x), t(0), factor)
+    small = fnp.exp(x * x) * _erfc_value(fnp.where(big, t(0), x), 1.0)
+    return fnp.where(big, factor, small)
+
+
+@_erfcx.defjvp
+def _erfcx_jvp(primals, tangents):
+    (x,), (tx,) = primals, tangents
+    y = _erfcx(x)
+    t = x.dtype.type
+    return y, tx * (t(2) * x * y - t(2 / math.sqrt(math.pi)))
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), finite for large x.
+
+    >>> from functrans.scipy.special import erfcx
+    >>> round(float(erfcx(0.0)), 12)
+    1.0
+    """
+    return _erfcx(as_float(x))

@@ -15,7 +15,7 @@ from ..custom_derivatives import custom_jvp
 from ._special_gamma import as_float
 
 __all__ = ["xlogy", "xlog1py", "entr", "kl_div", "rel_entr", "i0e", "i0", "i1e", "i1",
-           "bernoulli"]
+           "bernoulli", "exp1"]
 
 _SERIES_TERMS = 90
 _ASYM_TERMS = 30
@@ -233,3 +233,47 @@ def bernoulli(n: int):
         acc = sum(math.comb(m + 1, k) * numbers[k] for k in range(m))
         numbers.append(-acc / (m + 1))
     return fnp.asarray(np.array([float(b) for b in numbers], np.float64))
+
+
+_EXP1_CF_TERMS = 60
+
+
+@custom_jvp
+def _exp1(x):
+    t = x.dtype.type
+    big = x > t(2)
+    xs = fnp.where(big, t(1), fnp.where(x > 0, x, t(1)))
+    # E1(x) = -gamma - log x - sum_k (-x)^k / (k k!) below 2 ...
+    term, acc = -xs, -xs
+    for k in range(2, 40):
+        term = -term * xs / t(k)
+        acc = acc + term / t(k)
+    series = -t(np.euler_gamma) - fnp.log(xs) - acc
+    # ... and e^-x / (x + 1 - 1 / (x + 3 - 4 / (x + 5 - ...))) above, run backwards
+    xb = fnp.where(big & fnp.isfinite(x), x, t(3))
+
+    def backward_step(j, tail):
+        i = fnp.asarray(_EXP1_CF_TERMS - j, x.dtype)
+        return -(i * i) / (xb + t(2) * i + t(1) + tail)
+
+    tail = lax.fori_loop(0, _EXP1_CF_TERMS, backward_step, fnp.zeros_like(xb))
+    cf = fnp.exp(-xb) / (xb + t(1) + tail)
+    out = fnp.where(big, fnp.where(fnp.isinf(x), t(0), cf), series)
+    return fnp.where(x == 0, t(np.inf), fnp.where(x < 0, t(np.nan), out))
+
+
+@_exp1.defjvp
+def _exp1_jvp(primals, tangents):
+    (x,), (tx,) = primals, tangents
+    return _exp1(x), -tx * fnp.exp(-x) / x
+
+
+def exp1(x):
+    """The exponential integral E1(x) = int_1^inf e^(-x t) / t dt for x > 0 (inf at 0,
+    NaN below): the power series up to 2, a continued fraction beyond.
+
+    >>> from functrans.scipy.special import exp1
+    >>> round(float(exp1(1.0)), 12)
+    0.219383934396
+    """
+    return _exp1(as_float(x))
