@@ -84,6 +84,7 @@ ROWS = [
     Row("poch", fss.poch, sps.poch, _mesh(np.linspace(0.1, 20, 25), np.linspace(-3, 10, 27)),
         1e-12, 0, (2.5, 1.3)),
     Row("factorial", fss.factorial, sps.factorial, (np.arange(-3, 60.0),), 1e-13, 0, ()),
+    Row("comb", fss.comb, sps.comb, _mesh(np.arange(-2, 40.0), np.arange(-2, 42.0)), 1e-12, 0, ()),
     Row("multigammaln", lambda a: fss.multigammaln(a, 3), lambda a: sps.multigammaln(a, 3),
         (np.linspace(1.01, 50, 200),), 1e-13, 1e-13, (2.5,)),
     Row("gammainc", fss.gammainc, sps.gammainc, (_A_INC, _X_INC), 1e-12, 1e-13, (2.5, 1.3)),

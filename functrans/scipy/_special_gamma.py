@@ -21,7 +21,7 @@ from ..lax_special import lgamma
 
 __all__ = ["as_float", "gammaln", "gammasgn", "gamma", "digamma", "trigamma", "polygamma",
            "zeta", "betaln", "beta", "gammainc", "gammaincc", "betainc", "poch",
-           "factorial", "multigammaln", "converge"]
+           "factorial", "multigammaln", "converge", "comb"]
 
 # B_2, B_4, ..., B_24 (exact), for the Euler-Maclaurin and asymptotic series
 _BERNOULLI_EVEN = (Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30),
@@ -335,3 +335,24 @@ def multigammaln(a, d: int):
     for j in range(d):
         total = total + gammaln(a - t(j / 2))
     return total
+
+
+def comb(N, k, exact: bool = False, repetition: bool = False):
+    """The binomial coefficient C(N, k) as floats (0 where k < 0, N < 0 or k > N);
+    with ``repetition``, C(N + k - 1, k).
+
+    >>> from functrans.scipy.special import comb
+    >>> round(float(comb(5, 2)), 10)
+    10.0
+    """
+    if exact:
+        raise ValueError("comb: exact=True is not supported (as jax.scipy)")
+    N, k = as_float(N, k)
+    N, k = fnp.broadcast_arrays(N, k)
+    if repetition:
+        N = N + k - 1
+    t = N.dtype.type
+    ok = (k >= 0) & (N >= 0) & (k <= N)
+    Ns, ks = fnp.where(ok, N, t(1)), fnp.where(ok, k, t(0))
+    val = fnp.exp(gammaln(Ns + 1) - gammaln(ks + 1) - gammaln(Ns - ks + 1))
+    return fnp.where(ok, val, t(0))

@@ -15,13 +15,13 @@ from .. import nn as _nn
 from .. import numpy as _fnp
 from ._special_erf import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri
 from ._special_gamma import as_float as _as_float
-from ._special_gamma import (beta, betaln, digamma, factorial, gamma,
+from ._special_gamma import (beta, betaln, comb, digamma, factorial, gamma,
                              gammaln, gammasgn, multigammaln, poch, polygamma, zeta)
 from ._special_incomplete import betainc, gammainc, gammaincc
 from ._special_misc import (bernoulli, entr, exp1, i0, i0e, i1, i1e, kl_div, rel_entr,
                             xlog1py, xlogy)
 
-__all__ = ["bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
+__all__ = ["bernoulli", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf", "erfc",
            "erfcx", "erfinv", "exp1", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
            "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
            "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
