@@ -8,9 +8,14 @@ temporaries, fewer bytes through memory.
 
 Run:  python examples/eager_vs_compiled.py
       python -m functrans.profile examples/eager_vs_compiled.py:model   (the same, as a CLI)
-Look at: operations (eager) vs kernels (compiled), bytes moved, the per-call time,
-and what one compile costs.
+Look at: operations (eager) vs kernels (compiled), bytes moved, flops, peak memory, the
+per-call time, what one compile costs, and the fusion plan of a transformer block (read
+from the stage dump ``NNN_fusion_plan.txt``).
 """
+import glob
+import os
+import tempfile
+
 import numpy as np
 
 import functrans as ft
@@ -38,7 +43,37 @@ y = rng.standard_normal(512)
 model_args = (x, y)        # what ``python -m functrans.profile ...:model`` calls it with
 
 
+def transformer_block(x, Wq, Wk, Wv, Wo, W1, W2):
+    """Single-head attention over a batch of sequences, then a GELU MLP; residual adds."""
+    q, k, v = x @ Wq, x @ Wk, x @ Wv
+    s = fnp.einsum("bqd,bkd->bqk", q, k) / np.float32(np.sqrt(q.shape[-1]))
+    a = ft.nn.softmax(s, axis=-1)
+    x = x + fnp.einsum("bqk,bkd->bqd", a, v) @ Wo
+    return x + gelu(x @ W1) @ W2
+
+
+def show_transformer_block():
+    b, t, d = 4, 128, 64
+    args = (rng.standard_normal((b, t, d)).astype(np.float32),) + tuple(
+        (rng.standard_normal(s) / np.sqrt(s[0])).astype(np.float32)
+        for s in [(d, d)] * 4 + [(d, 4 * d), (4 * d, d)])
+    print(f"== a transformer block: batch {b}, sequence {t}, width {d}, f32 ==")
+    r = ft.profile(transformer_block, *args, repeats=10)
+    with tempfile.TemporaryDirectory() as tmp:
+        ft.config.update("dump_dir", tmp)
+        try:
+            ft.jit(transformer_block)(*args)
+        finally:
+            ft.config.update("dump_dir", None)
+        plans = sorted(glob.glob(os.path.join(tmp, "*", "*_fusion_plan.txt")))
+        if plans:
+            print(f"\nthe fusion plan ({os.path.basename(plans[-1])}):")
+            print(open(plans[-1]).read())
+    return r
+
+
 def main():
+    show_transformer_block()
     print("== the loss of a 2-layer MLP on a batch of 512 ==")
     ft.profile(model, x, y, repeats=20)
 

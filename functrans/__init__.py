@@ -14,7 +14,8 @@ from .autodiff import residuals  # noqa: F401
 from .jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .primitives.custom import stop_gradient  # noqa: F401
-from .remat import checkpoint, remat, checkpoint_policies  # noqa: F401
+from .remat import (checkpoint, remat, checkpoint_policies, checkpoint_name,  # noqa: F401
+                    saved_residuals, print_saved_residuals)
 from .batching import vmap  # noqa: F401
 from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
@@ -37,7 +38,8 @@ __version__ = "0.1.0"
 __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "linearize", "residuals",
     "jacfwd", "jacrev", "jacobian", "hessian", "custom_jvp", "custom_vjp", "stop_gradient",
-    "checkpoint", "remat", "checkpoint_policies", "vmap",
+    "checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
+    "print_saved_residuals", "vmap",
     "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",
     "Array", "device_put", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",

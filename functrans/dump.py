@@ -33,6 +33,7 @@ import os
 import re
 import threading
 
+from jaxpr_ir import Var
 from jaxpr_ir.printer import _Names, _pp
 from . import config
 from .compiler import CompileHook, add_hook
@@ -166,6 +167,10 @@ def _describe_plan(closed, plan) -> str:
     _pp(closed.jaxpr, names, 0)
 
     def nm(x):
+        # the backend may plan a rewritten copy of the jaxpr (decompositions, casts): a
+        # var the jaxpr files never show gets a fresh name here, with its type
+        if isinstance(x, Var) and x not in names.names:
+            return f"{names.define(x)}:{x.aval.str_short()}"
         return names.use(x)
 
     lines = [f"{len(plan.steps)} steps: "
@@ -174,7 +179,8 @@ def _describe_plan(closed, plan) -> str:
              f"{sum(type(s).__name__ not in ('HostStep', 'Kernel') for s in plan.steps)} "
              "other native steps; "
              f"{len(plan.views)} view equations folded into strided reads "
-             "(names as in the jaxpr files)", ""]
+             "(names as in the jaxpr files; name:type for values only the backend's "
+             "rewritten jaxpr has)", ""]
     for i, s in enumerate(plan.steps):
         if _is_kernel(s):
             row = s.phases is not None

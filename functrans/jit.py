@@ -23,7 +23,7 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
-from .compiler import JitCause, LRUCache, compile_closed, observed
+from .compiler import JitCause, LRUCache, compile_closed, observed, temp_bytes
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import hoist
 from .array import Array
@@ -150,9 +150,10 @@ class Compiled:
 
     def cost_analysis(self) -> dict:
         ca = getattr(self.exe, "cost_analysis", None)
-        if ca:
-            return ca()
-        return _interpreter_cost(self.jaxpr)
+        out = dict(ca()) if ca else _interpreter_cost(self.jaxpr)
+        # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
+        out["temp_bytes"] = temp_bytes(self.exe, self.jaxpr)
+        return out
 
 
 def _interpreter_cost(closed):

@@ -32,7 +32,13 @@ __all__ = ["Precision", "check_precision", "dot", "dot_general", "with_precision
 
 class Precision(enum.Enum):
     """JAX's precision levels for contractions (accepted; functrans always computes at
-    the dtype's full precision)."""
+    the dtype's full precision).
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> lax.dot(np.ones(3), np.ones(3), precision=lax.Precision.HIGHEST).item()
+    3.0
+    """
     DEFAULT = 0
     HIGH = 1
     HIGHEST = 2

@@ -1,15 +1,20 @@
 """``ft.profile(f, *args)``: the same function eagerly and compiled, side by side.
 
 Eager (op by op, as numpy runs it): every operation is counted while the function
-runs once under temporary hooks (the public functions of ``functrans.numpy``, ``lax``,
-``nn`` and ``random``; numpy's ``__array_ufunc__`` / ``__array_function__`` protocols
-on ``functrans.Array``, for operators such as ``x * 2.0``; and the eager path of
+runs once under temporary hooks (the public functions of ``functrans.numpy``, ``lax``
+and ``random``, so an ``nn`` function counts the operations it runs; numpy's
+``__array_ufunc__`` / ``__array_function__`` protocols on ``functrans.Array``, for
+operators such as ``x * 2.0``; and the eager path of
 ``bind``), with the bytes each one reads and writes and the temporaries it allocates;
 the hooks are removed afterwards.
 
 Compiled (``jit(f, backend="cpu")``, falling back to the interpreter with a note):
-kernels and host steps, flops and bytes from the executable's ``cost_analysis()``,
-temporaries from its buffer plan.
+kernels and host steps from the executable's ``cost_analysis()``, temporaries from its
+buffer plan.
+
+Bytes and flops in both columns come from one cost model (``functrans.cost``): eagerly
+the traced equations run one by one, compiled the kernels of the backend's plan; each
+reads its operands (a view at its base's size) and writes its outputs.
 
 Both: peak memory (``tracemalloc``), wall time (median of ``repeats`` calls), and
 for the compiled side the compile time (first call minus a cached call).
@@ -39,10 +44,12 @@ from typing import Any, Callable
 import numpy as np
 
 from backends import default_backend, interpret
-from . import array as _array, lax, nn, random, tracing
+from . import array as _array, lax, random, tracing
 from . import numpy as fnp
 from .array import Array
-from .jit import jit
+from jaxpr_ir.passes import inline_calls
+from .cost import eager_traffic, flops, plan_traffic
+from .jit import jit, make_jaxpr
 from .primitives import base as _base
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -100,7 +107,7 @@ def _as_array_class(r):
 def _api_modules():
     """The public modules whose functions count as one eager operation per call (eager
     ``functrans.numpy`` calls numpy on plain arrays, out of the protocols' sight)."""
-    mods = [fnp, lax, nn, random]
+    mods = [fnp, lax, random]   # not nn: its functions count by the operations they run
     linalg = getattr(fnp, "linalg", None)
     if isinstance(linalg, types.ModuleType):
         mods.append(linalg)
@@ -160,7 +167,7 @@ def _count_public_functions(counter: _Counter) -> list:
 def _counting(counter: _Counter):
     """Count eager operations while the block runs; every hook is removed after.
 
-    An operation is a call of a public ``functrans.numpy`` / ``lax`` / ``nn`` / ``random``
+    An operation is a call of a public ``functrans.numpy`` / ``lax`` / ``random``
     function, of an operator or method of ``functrans.Array`` (``x * 2.0``, ``x.sum()``),
     an eager ``bind``, or a numpy ufunc or function applied to an Array; calls made
     inside one are not counted again.
@@ -300,8 +307,11 @@ def _compiled_side(f, args, backend, repeats, notes):
         "native_kernels": int(cost.get("native kernels", 0)),
         "host_steps": int(cost.get("host steps", cost.get("kernels", 0)
                                     if "native kernels" not in cost else 0)),
-        "flops": float(cost.get("flops", 0.0)),
-        "bytes_moved": int(cost.get("bytes accessed", 0)),
+        # one cost model for both columns (functrans.cost): kernels of the plan read
+        # their inputs (views at their base) and write their outputs
+        **flops(compiled.jaxpr),
+        "bytes_moved": (plan_traffic(compiled.exe.plan) if hasattr(compiled.exe, "plan")
+                        else eager_traffic(compiled.jaxpr)["bytes"]),
         "temporaries": int(temps[0]),
         "temp_bytes": int(temps[1]),
         # a native executable keeps a reusable workspace that tracemalloc never sees
@@ -349,6 +359,19 @@ def _first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg[0].rstrip('.') if msg else ''}"
 
 
+def _eager_model(f, args, eager, notes):
+    """Eager bytes and flops from the cost model (``functrans.cost``) on ``f``'s
+    equations run one by one; the hooks' byte count stays where ``f`` cannot be traced."""
+    try:
+        traced = inline_calls(make_jaxpr(f)(*args))
+    except Exception as e:
+        notes.append(f"eager bytes counted by the hooks, flops unknown: the function "
+                     f"cannot be traced ({_first_line(e)})")
+        return
+    eager["bytes_moved"] = eager_traffic(traced)["bytes"]
+    eager.update(flops(traced))
+
+
 def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str = "cpu",
             show: bool = True, by_primitive: bool = False) -> "Profile":
     """Profile ``f(*args)`` eagerly and compiled; prints the report (``show``) and returns it
@@ -359,7 +382,7 @@ def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str =
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.profile(lambda x: fnp.tanh(x) + 1.0, np.ones(10), repeats=3, show=False)
     >>> sorted(r["eager"])[:3]
-    ['bytes_moved', 'operations', 'ops_by_name']
+    ['bytes_moved', 'flops', 'operations']
     """
     if not callable(f):
         raise TypeError(f"profile expects a callable, got {type(f).__name__}")
@@ -371,10 +394,11 @@ def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str =
         _block(f(*eargs))
     eager = {"operations": c.ops, "ops_by_name": dict(sorted(c.by_op.items())),
              "temporaries": c.temporaries, "temp_bytes": c.temp_bytes,
-             "bytes_moved": c.bytes_moved,
+             "bytes_moved": c.bytes_moved, "flops": None, "transcendentals": None,
              "peak_bytes": _peak_bytes(lambda: _block(f(*eargs))),
              "time_s": _median_time(lambda: _block(f(*eargs)), repeats)}
 
+    _eager_model(f, args, eager, notes)
     compiled, error = None, None
     try:
         compiled = _compiled_side(f, args, backend, repeats, notes)
@@ -440,6 +464,9 @@ class Profile(dict):
         row("temporaries allocated", f"{e['temporaries']} ({_bytes(e['temp_bytes'])})",
             f"{c['temporaries']} ({_bytes(c['temp_bytes'])})" if c else "")
         row("bytes moved", _bytes(e["bytes_moved"]), _bytes(c["bytes_moved"]) if c else "")
+        if e["flops"] is not None:
+            row("flops (+ transcendentals)", f"{e['flops']:.3g} (+{e['transcendentals']:.3g})",
+                f"{c['flops']:.3g} (+{c['transcendentals']:.3g})" if c else "")
         row("peak memory", _bytes(e["peak_bytes"]), _bytes(c["peak_bytes"]) if c else "")
         row(f"wall time (median of {self['repeats']})", _secs(e["time_s"]),
             _secs(c["time_s"]) if c else "")

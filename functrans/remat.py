@@ -24,14 +24,19 @@ import functools
 import types
 from typing import Any, Callable, Sequence
 
-from jaxpr_ir import ClosedJaxpr
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+from jaxpr_ir.passes import cse
 from . import tracing
 from .api_util import abstract_and_concrete, as_array, flatten_fun
-from .primitives.custom import CHECKPOINT_POLICIES, checkpoint_p, hoist_many
+from .primitives.custom import CHECKPOINT_POLICIES, checkpoint_p, hoist_many, name_p
 from .tracing import trace_to_jaxpr
+from .transforms.partial_eval import linearize_fun
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["checkpoint", "remat", "checkpoint_policies"]
+__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name",
+           "saved_residuals", "print_saved_residuals"]
 
 
 # --------------------------------------------------------------------------- policies
@@ -87,12 +92,77 @@ def dots_with_no_batch_dims_saveable(prim, *avals, **params):
         return False
 
 
+def checkpoint_name(x: Any, name: str) -> Any:
+    """``x`` unchanged, its value named ``name`` for the policies
+    ``save_only_these_names`` and ``save_any_names_but_these`` (a pytree is named
+    leafwise). Outside ``checkpoint`` and every transform it does nothing.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> pol = ft.checkpoint_policies.save_only_these_names("s")
+    >>> f = ft.checkpoint(lambda x: fnp.sin(ft.checkpoint_name(fnp.sin(x), "s")), policy=pol)
+    >>> round(float(ft.grad(f)(0.5)), 6)
+    0.778644
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"checkpoint_name: name must be a str, got {type(name).__name__}")
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [name_p.bind(v, name=name)
+                                 if isinstance(v, tracing.Tracer) else v for v in leaves])
+
+
+def save_only_these_names(*names: str) -> Callable[..., bool]:
+    """A policy saving the values named (``checkpoint_name``) with one of ``names``.
+
+    >>> import jaxpr_ir
+    >>> pol = save_only_these_names("a")
+    >>> pol(jaxpr_ir.primitives["name"], name="a"), pol(jaxpr_ir.primitives["name"], name="b")
+    (True, False)
+    """
+    keep = frozenset(names)
+
+    def save_only_these_names(prim, *avals, **params):
+        return prim.name == "name" and params.get("name") in keep
+    return save_only_these_names
+
+
+def save_any_names_but_these(*names: str) -> Callable[..., bool]:
+    """A policy saving every named value (``checkpoint_name``) except those in ``names``.
+
+    >>> import jaxpr_ir
+    >>> pol = save_any_names_but_these("a")
+    >>> pol(jaxpr_ir.primitives["name"], name="a"), pol(jaxpr_ir.primitives["name"], name="b")
+    (False, True)
+    """
+    drop = frozenset(names)
+
+    def save_any_names_but_these(prim, *avals, **params):
+        return prim.name == "name" and params.get("name") not in drop
+    return save_any_names_but_these
+
+
+def save_from_both_policies(left: Callable[..., bool], right: Callable[..., bool]
+                            ) -> Callable[..., bool]:
+    """A policy saving what either ``left`` or ``right`` saves.
+
+    >>> import jaxpr_ir
+    >>> pol = save_from_both_policies(dots_saveable, save_only_these_names("a"))
+    >>> pol(jaxpr_ir.primitives["dot_general"]), pol(jaxpr_ir.primitives["sin"])
+    (True, False)
+    """
+    def save_from_both_policies(prim, *avals, **params):
+        return bool(left(prim, *avals, **params) or right(prim, *avals, **params))
+    return save_from_both_policies
+
+
 checkpoint_policies = types.SimpleNamespace(
     nothing_saveable=nothing_saveable,
     everything_saveable=everything_saveable,
     dots_saveable=dots_saveable,
     checkpoint_dots=dots_saveable,
     dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    save_only_these_names=save_only_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_from_both_policies=save_from_both_policies,
 )
 
 # params hold the policy's name (a str prints and parses); the rules find the function
@@ -142,8 +212,11 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
         ``everything_saveable``, ``dots_saveable``,
         ``dots_with_no_batch_dims_saveable``) or its name, or a function
         ``(primitive, *in_avals, **params) -> bool`` called per equation of ``fun``.
-      prevent_cse: accepted for compatibility with JAX and ignored (it never changes
-        values or derivatives).
+      prevent_cse: True (the default): under ``jit`` the recomputation is kept apart
+        from the forward pass by an optimisation barrier, so that no compile pass (CSE
+        above all) merges it back and the memory saving survives compilation. False
+        lets the passes merge it (fewer operations, the residuals kept after all);
+        values and derivatives are the same either way.
       static_argnums: positions of arguments passed to ``fun`` as Python values, not
         traced: an int or a sequence of ints.
 
@@ -186,10 +259,111 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
         avals, vals = abstract_and_concrete(flat)
         jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name=f"checkpoint({name})")
         (body,), hc = hoist_many([ClosedJaxpr(jaxpr, consts)])
-        outs = checkpoint_p.bind(*hc, *flat, jaxpr=body, policy=pname, name=name)
+        outs = checkpoint_p.bind(*hc, *flat, jaxpr=body, policy=pname, name=name,
+                                 prevent_cse=bool(prevent_cse))
         return tree_unflatten(out_tree(), outs)
 
     return wrapped
 
 
 remat = checkpoint
+
+
+# --------------------------------------------------------------------------- reports
+
+class SavedResiduals:
+    """The values reverse mode keeps from the forward pass to the backward pass.
+
+    ``entries``: one (shape, dtype, bytes, origin) per distinct saved value, where
+    origin is ``argument i`` or the primitive and source line that computed it;
+    ``count`` and ``bytes`` are the totals.
+    """
+
+    def __init__(self, entries):
+        self.entries = entries
+        self.count = len(entries)
+        self.bytes = sum(e[2] for e in entries)
+
+    def __repr__(self):
+        return f"SavedResiduals(count={self.count}, bytes={self.bytes})"
+
+    def __str__(self):
+        rows = [(f"{np.dtype(d).name}{list(s)}", f"{b:,}", o) for s, d, b, o in self.entries]
+        w0 = max([len("value")] + [len(r[0]) for r in rows])
+        w1 = max([len("bytes")] + [len(r[1]) for r in rows])
+        lines = [f"{'value':<{w0}}  {'bytes':>{w1}}  saved from"]
+        lines += [f"{a:<{w0}}  {b:>{w1}}  {c}" for a, b, c in rows]
+        lines.append(f"total: {self.count} values, {self.bytes:,} bytes")
+        return "\n".join(lines)
+
+
+def _origin(jaxpr: Jaxpr, v) -> str:
+    """Where ``v`` comes from: an argument, a constant, or the equation defining it
+    (looked up inside call-like bodies such as checkpoint's, down to the user's line)."""
+    if v in jaxpr.invars:
+        return f"argument {jaxpr.invars.index(v)}"
+    if v in jaxpr.constvars:
+        return "a constant"
+    for e in jaxpr.eqns:
+        if v in e.outvars:
+            body = e.params.get(e.primitive.call_param) if e.primitive.call_param else None
+            if body is not None:
+                inner = body.jaxpr if isinstance(body, ClosedJaxpr) else body
+                w = inner.outvars[e.outvars.index(v)]
+                if isinstance(w, Var) and w not in inner.invars:
+                    return _origin(inner, w)
+            return f"{e.primitive.name} at {e.source or 'an unknown line'}"
+    return "a literal"
+
+
+def saved_residuals(fun: Callable[..., Any], *args: Any) -> SavedResiduals:
+    """The residuals reverse mode saves for ``fun`` at ``args`` (differentiating every
+    floating leaf), each distinct value once, with shape, dtype, bytes and where it
+    was computed. Values computed twice the same way count once (as after jit's CSE).
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> r = ft.saved_residuals(ft.checkpoint(lambda x: fnp.sin(fnp.sin(x))), np.ones(3))
+    >>> r.count, r.bytes, r.entries[0][3]
+    (1, 24, 'argument 0')
+    """
+    flat, in_tree = tree_flatten(tuple(args))
+    flat = [as_array(x) for x in flat]
+    mask = [np.dtype(x.dtype).kind in "fc" for x in flat]
+    flat_fun, _ = flatten_fun(lambda *a: fun(*a), in_tree)
+
+    def stage(*xs):
+        _, lin = linearize_fun(flat_fun, list(xs), mask, name="saved_residuals")
+        return list(lin.residuals)
+
+    avals, vals = abstract_and_concrete(flat)
+    capture, tracing.CAPTURE_SOURCE = tracing.CAPTURE_SOURCE, True   # name the lines
+    try:
+        jaxpr, _, _ = trace_to_jaxpr(stage, avals, vals, name="saved_residuals")
+    finally:
+        tracing.CAPTURE_SOURCE = capture
+    # as jit would: a broadcast constant that several recomputations read (tanh's
+    # derivative reads a broadcast 1, recorded in the outermost trace) is kept once
+    jaxpr = cse(jaxpr)
+    entries, seen = [], set()
+    for v in jaxpr.outvars:
+        if isinstance(v, Var):
+            if v in seen:
+                continue
+            seen.add(v)
+        a = v.aval
+        nbytes = int(np.prod(a.shape, dtype=np.int64)) * np.dtype(a.dtype).itemsize
+        origin = _origin(jaxpr, v) if isinstance(v, Var) else "a literal"
+        entries.append((tuple(a.shape), np.dtype(a.dtype), nbytes, origin))
+    return SavedResiduals(entries)
+
+
+def print_saved_residuals(fun: Callable[..., Any], *args: Any) -> None:
+    """Print ``saved_residuals(fun, *args)`` as a table (JAX's name for this report).
+
+    >>> import functrans as ft, functrans.numpy as fnp, numpy as np
+    >>> ft.print_saved_residuals(ft.checkpoint(lambda x: fnp.sin(fnp.sin(x))), np.ones(3))
+    value       bytes  saved from
+    float64[3]     24  argument 0
+    total: 1 values, 24 bytes
+    """
+    print(saved_residuals(fun, *args))

@@ -58,7 +58,7 @@ class PyTreeDef:
 
     >>> td = tree_structure({"w": (1, 2), "b": 3})
     >>> td, td.num_leaves
-    ({'b': *, 'w': (*, *)}, 3)
+    (PyTreeDef({'b': *, 'w': (*, *)}), 3)
     """
     __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
 
@@ -210,7 +210,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     makes ``x`` a leaf even if it is a node.
 
     >>> tree_flatten([1, (2, None)])
-    ([1, 2], [*, (*, None)])
+    ([1, 2], PyTreeDef([*, (*, None)]))
     >>> tree_flatten([1, (2, 3)], is_leaf=lambda x: isinstance(x, tuple))[0]
     [1, (2, 3)]
     """
@@ -276,7 +276,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     """The structure of ``tree`` without its leaves.
 
     >>> tree_structure((1.0, {"x": 2.0}))
-    (*, {'x': *})
+    PyTreeDef((*, {'x': *}))
     """
     return tree_flatten(tree, is_leaf)[1]
 
@@ -345,7 +345,11 @@ def broadcast_prefix(prefix, tree, is_leaf=None, what="in_axes"):
 # ---- key paths (JAX's tree_flatten_with_path and friends) ----
 
 class SequenceKey:
-    """The key of a tuple or list child: its index. Prints as ``[i]``."""
+    """The key of a tuple or list child: its index. Prints as ``[i]``.
+
+    >>> SequenceKey(2)
+    SequenceKey(idx=2)
+    """
     __slots__ = ("idx",)
 
     def __init__(self, idx: int):
@@ -365,7 +369,11 @@ class SequenceKey:
 
 
 class DictKey:
-    """The key of a dict child. Prints as ``['name']``."""
+    """The key of a dict child. Prints as ``['name']``.
+
+    >>> str(DictKey("w"))
+    "['w']"
+    """
     __slots__ = ("key",)
 
     def __init__(self, key):
@@ -385,7 +393,11 @@ class DictKey:
 
 
 class GetAttrKey:
-    """The key of a namedtuple field. Prints as ``.name``."""
+    """The key of a namedtuple field. Prints as ``.name``.
+
+    >>> str(GetAttrKey("mu"))
+    '.mu'
+    """
     __slots__ = ("name",)
 
     def __init__(self, name: str):
@@ -405,7 +417,11 @@ class GetAttrKey:
 
 
 class FlattenedIndexKey:
-    """The key of a child of a registered class: its position among the children."""
+    """The key of a child of a registered class: its position among the children.
+
+    >>> FlattenedIndexKey(0).key
+    0
+    """
     __slots__ = ("key",)
 
     def __init__(self, key: int):

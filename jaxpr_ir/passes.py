@@ -19,8 +19,8 @@ import numpy as np
 
 from .core import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
-__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls", "simplify",
-           "PIPELINE"]
+__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls",
+           "drop_barriers", "simplify", "PIPELINE"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -84,6 +84,12 @@ def _effectful(eqn, memo: dict) -> bool:
         if memo[id(j)][1]:
             return True
     return False
+
+
+def _barrier(prim) -> bool:
+    """An optimisation barrier: identity on values, opaque to CSE and constant folding
+    (a primitive sets ``prevents_cse``; ``drop_barriers`` removes it at the end)."""
+    return getattr(prim, "prevents_cse", False)
 
 
 def _subst(env: dict):
@@ -217,7 +223,7 @@ def _cse(j: Jaxpr, memo: dict, effects: dict, keys: dict) -> Jaxpr:
     for eqn in j.eqns:
         params = _map_subjaxprs(eqn, lambda s: _cse(s, memo, effects, keys), memo)
         new = Eqn(eqn.primitive, map(sub, eqn.inputs), eqn.outvars, params, eqn.source)
-        if eqn.outvars and not _effectful(new, effects):
+        if eqn.outvars and not _barrier(eqn.primitive) and not _effectful(new, effects):
             key = (eqn.primitive.name, tuple(map(_atom_key, new.inputs)),
                    tuple(sorted((k, _param_key(v, keys)) for k, v in params.items())),
                    tuple(v.aval for v in eqn.outvars))
@@ -281,6 +287,7 @@ def _fold(j: Jaxpr, memo: dict, effects: dict) -> Jaxpr:
         prim = eqn.primitive
         inputs = list(map(sub, eqn.inputs))
         if (prim.impl is not None and not _sub_keys(prim) and eqn.outvars
+                and not _barrier(prim)
                 and all(isinstance(x, Literal) for x in inputs)
                 and all(v.aval.shape == () for v in eqn.outvars)
                 and not _effectful(eqn, effects)):
@@ -344,14 +351,46 @@ def _inline(j: Jaxpr, memo: dict, bodies: dict) -> Jaxpr:
     return Jaxpr(j.constvars, j.invars, eqns, list(map(sub, j.outvars)))
 
 
+# ------------------------------------------------------------- barriers
+
+def drop_barriers(jaxpr):
+    """Replace each optimisation barrier (and any identity marker a primitive declares
+    with ``prevents_cse``) by its operands: the last pass, once nothing merges
+    equations any more, so backends never see one. A barrier must be an identity
+    with one output per operand.
+
+    >>> from jaxpr_ir import parse
+    >>> len(drop_barriers(parse("{ lambda ; a:f64[]. let  in (a,) }")).eqns)
+    0
+    """
+    j, wrap = _unwrap(jaxpr)
+    return wrap(_drop_barriers(j, {}))
+
+
+def _drop_barriers(j: Jaxpr, memo: dict) -> Jaxpr:
+    env, eqns = {}, []
+    sub = _subst(env)
+    for eqn in j.eqns:
+        inputs = list(map(sub, eqn.inputs))
+        if _barrier(eqn.primitive):
+            if len(inputs) != len(eqn.outvars):
+                raise ValueError(f"drop_barriers: {eqn.primitive.name} has {len(inputs)} "
+                                 f"operands but {len(eqn.outvars)} results")
+            env.update(zip(eqn.outvars, inputs))
+            continue
+        params = _map_subjaxprs(eqn, lambda s: _drop_barriers(s, memo), memo)
+        eqns.append(Eqn(eqn.primitive, inputs, eqn.outvars, params, eqn.source))
+    return Jaxpr(j.constvars, j.invars, eqns, list(map(sub, j.outvars)))
+
+
 # the compile pipeline, in order; tools that show each stage (stage dumps) walk it too
 PIPELINE = (("inline_calls", inline_calls), ("fold_constants", fold_constants),
-            ("cse", cse), ("dce", dce))
+            ("cse", cse), ("dce", dce), ("drop_barriers", drop_barriers))
 
 
 def simplify(jaxpr, observe=None):
-    """``dce(cse(fold_constants(inline_calls(jaxpr))))``: the passes of ``PIPELINE`` in
-    order. ``observe(pass_name, result)``, if given, sees the result of every pass.
+    """``drop_barriers(dce(cse(fold_constants(inline_calls(jaxpr)))))``: the passes of
+    ``PIPELINE`` in order. ``observe(pass_name, result)``, if given, sees the result of every pass.
 
     >>> from jaxpr_ir import parse
     >>> print(simplify(parse("{ lambda ; a:f64[]. let  in (a,) }")))
@@ -361,6 +400,7 @@ def simplify(jaxpr, observe=None):
     fold_constants
     cse
     dce
+    drop_barriers
     { lambda ; a:f64[]. let  in (a,) }
     """
     for name, run_pass in PIPELINE:

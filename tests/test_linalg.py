@@ -176,8 +176,8 @@ def test_primitive_shape_and_dtype_errors():
         fnp.linalg.det(np.eye(2) + 0j)
 
 
-@pytest.mark.parametrize("ord,shape", [("fro", (3,)), (2, (3, 3)), ("nuc", (3, 3)),
-                                       (-2, (2, 2)), ("bad", (3,)), (3, (2, 2))])
+@pytest.mark.parametrize("ord,shape", [("fro", (3,)), ("nuc", (3,)), ("bad", (3,)),
+                                       (3, (2, 2)), ("bad", (2, 2))])
 def test_norm_unsupported_ord_is_a_value_error(ord, shape):
     with pytest.raises(ValueError, match="ord"):
         fnp.linalg.norm(np.ones(shape), ord=ord)

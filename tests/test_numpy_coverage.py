@@ -14,7 +14,6 @@ LEFT_OUT = {
     "ufunc": "as frompyfunc: no ufunc class",
     "packbits": "uint8 bit packing is not implemented",
     "unpackbits": "uint8 bit unpacking is not implemented",
-    "roots": "needs eigenvalues of a general (companion) matrix; fnp.linalg has no eig yet",
 }
 
 

@@ -35,6 +35,8 @@ def _public_objects():
             obj = getattr(module, name)
             if isinstance(obj, types.SimpleNamespace):
                 out += [(f"{module.__name__}.{name}.{k}", v) for k, v in vars(obj).items()]
+            elif isinstance(obj, type) and not obj.__module__.startswith("functrans"):
+                continue    # numpy's own classes re-exported (float_, ComplexWarning...)
             elif isinstance(obj, types.ModuleType) or callable(obj):
                 out.append((f"{module.__name__}.{name}", obj))
     return out

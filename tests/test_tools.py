@@ -165,14 +165,15 @@ def test_dump_files_in_pipeline_order(tmp_path):
     assert sub == "001_jit(_fusible)"
     stems = [re.sub(r"^\d{3}_", "", f) for f in files]
     assert stems == ["reason.txt", "traced.jaxpr", "inline_calls.jaxpr",
-                     "fold_constants.jaxpr", "cse.jaxpr", "dce.jaxpr", "fusion_plan.txt",
+                     "fold_constants.jaxpr", "cse.jaxpr", "dce.jaxpr", "drop_barriers.jaxpr",
+                     "fusion_plan.txt",
                      "llvm_before_opt.ll", "llvm_after_opt.ll", "cost_analysis.txt"]
     assert [int(f[:3]) for f in files] == list(range(len(files)))
     d = tmp_path / sub
     traced = (d / files[1]).read_text()
     assert str(parse(traced)).strip() == traced.strip()      # dumps parse back
-    assert "kernel over loop shape [8]" in (d / files[6]).read_text()
-    assert "define" in (d / files[7]).read_text()
+    assert "kernel over loop shape [8]" in (d / files[7]).read_text()
+    assert "define" in (d / files[8]).read_text()
     assert "first call" in (d / files[0]).read_text()
 
 
@@ -480,7 +481,7 @@ def test_hooks_observe_jit_lower_and_nested_calls():
         f = ft.jit(lambda x: x * 2.0, backend="interpret")
         assert float(f(3.0)) == 6.0
         assert seen == [("start", "jit(<lambda>)", True), "inline_calls", "fold_constants",
-                        "cse", "dce", "compiled"]
+                        "cse", "dce", "drop_barriers", "compiled"]
         seen.clear()
         assert float(f.lower(3.0).compile()(4.0)) == 8.0
         assert seen[0] == ("start", "jit(<lambda>)", False) and seen[-1] == "compiled"

@@ -38,7 +38,7 @@ from jaxpr_ir import Literal, ShapedArray
 from .. import fusion
 from ..decompose import decompose
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
-from . import blas, control, engine  # noqa: F401  (blas and control register their equations)
+from . import blas, control, engine, lapack  # noqa: F401  (they register their equations)
 from .equations import NATIVE
 from .kernels import KernelEmitter
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored

@@ -15,6 +15,8 @@ from ..primitives.indexing import *  # noqa: F401,F403
 from ..primitives.reductions import *  # noqa: F401,F403
 from ..primitives.dot import *  # noqa: F401,F403
 from ..primitives.linalg import *  # noqa: F401,F403
+from ..primitives.linalg_decomp import *  # noqa: F401,F403
+from ..primitives.fft import *  # noqa: F401,F403
 from ..primitives.sorting import *  # noqa: F401,F403
 from ..primitives.custom import *  # noqa: F401,F403
 from ..primitives.collectives import *  # noqa: F401,F403

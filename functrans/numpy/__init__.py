@@ -33,6 +33,7 @@ from ._misc import *  # noqa: F401,F403
 from ._float_bits import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
+from . import fft  # noqa: F401
 
 float64 = _np.float64
 float32 = _np.float32
@@ -64,7 +65,7 @@ __all__ = sorted(set(
                  _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
                  _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
                  _misc, _float_bits) for n in m.__all__]
-    + ["linalg", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
+    + ["linalg", "fft", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
        "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma"]))
 euler_gamma = 0.5772156649015329

@@ -23,12 +23,12 @@ from . import _structural as st
 from . import _joining as jn
 from . import _products as pr
 from . import linalg
-from ._creation import asarray, zeros
-from ._util import canonicalize_axis
+from ._creation import asarray, eye, zeros
+from ._util import canonicalize_axis, is_tracer
 from ._extra_arrays import diff, vander
 
 __all__ = ["convolve", "correlate", "gradient", "trapezoid", "unwrap", "polyval", "polyfit",
-           "polyadd", "polysub", "polymul", "polyder", "polyint", "poly"]
+           "polyadd", "polysub", "polymul", "polyder", "polyint", "poly", "roots"]
 
 
 def _full_convolution(a, v):
@@ -308,3 +308,44 @@ def poly(seq_of_zeros):
     for i in range(z.shape[0]):
         c = convolve(c, jn.stack([asarray(1.0, c.dtype), el.negative(asarray(z[i], c.dtype))]))
     return c
+
+
+def roots(p, *, strip_zeros=True):
+    """The (complex) roots of the polynomial with coefficients ``p`` (highest first),
+    as the eigenvalues of its companion matrix; differentiable. Leading zeros are
+    dropped and trailing zeros give zero roots (at the end, as numpy), which needs
+    concrete coefficients; under a transform pass ``strip_zeros=False`` (then a
+    leading zero gives NaN roots, as JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> sorted(fnp.roots(fnp.asarray([1.0, -3.0, 2.0])).real.round(6).tolist())
+    [1.0, 2.0]
+    """
+    p = asarray(p)
+    if p.ndim != 1:
+        raise ValueError(f"roots: p must be 1-d, got shape {tuple(p.shape)}")
+    trailing = 0
+    if strip_zeros:
+        if is_tracer(p):
+            raise TypeError("roots: strip_zeros=True needs concrete coefficients (the "
+                            "number of roots depends on them); pass strip_zeros=False")
+        nonzero = np.flatnonzero(np.asarray(p))
+        if nonzero.size == 0:
+            p = p[:0]
+        else:
+            trailing = p.shape[0] - int(nonzero[-1]) - 1
+            p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
+    if p.dtype.kind not in "fc":
+        p = asarray(p, np.float64)
+    n = p.shape[0]
+    cdt = np.complex64 if p.dtype in (np.float32, np.complex64) else np.complex128
+    if n <= 1:
+        found = zeros((0,), cdt)
+    else:
+        first_row = el.negative(el.true_divide(p[1:], p[0]))
+        companion = jn.concatenate([st.reshape(first_row, (1, n - 1)),
+                                    eye(n - 2, n - 1, dtype=p.dtype)], axis=0)
+        found = linalg.eigvals(companion)
+    if trailing:
+        found = jn.concatenate([found, zeros((trailing,), cdt)])
+    return found

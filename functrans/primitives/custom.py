@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from jaxpr_ir.passes import dce
 from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
 from ..transforms.jvp import jvp_eqn, jvp_eval
 from ..transforms.transpose import backward_pass, transpose_jaxpr
@@ -382,13 +381,54 @@ checkpoint_p.subjaxpr_params = ("jaxpr",)
 # the functions here: name -> (primitive, *in_avals, **params) -> may its outputs be saved
 CHECKPOINT_POLICIES: dict = {}
 
+# The identity on its operands, which the compile passes do not see through: CSE never
+# merges two of them and constant folding leaves them alone, so equations reading its
+# outputs are never merged with the same equations reading its inputs. The transpose of
+# a checkpoint feeds its recomputation through one (unless prevent_cse=False): otherwise
+# under jit CSE would merge the recomputation with the forward pass and the residuals it
+# was meant to drop would be kept after all. The last pass of the compile pipeline
+# (``jaxpr_ir.passes.drop_barriers``) removes it, so backends never see it.
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+optimization_barrier_p.prevents_cse = True
 
-def _checkpoint_aval(*avals, jaxpr, policy, name):
+
+def _barrier_jvp(primals, tangents):
+    return optimization_barrier_p.bind(*primals), list(tangents)
+
+
+def _barrier_batch(args, dims):
+    return optimization_barrier_p.bind(*args), list(dims)
+
+
+optimization_barrier_p.def_rules(
+    abstract_eval=lambda *avals: list(avals),
+    impl=lambda *xs: list(xs),
+    jvp=_barrier_jvp,
+    transpose=lambda cts, *args: list(cts),
+    batch=_barrier_batch,
+)
+
+
+# ``checkpoint_name(x, name)``: the identity, naming its value for the policies
+# ``save_only_these_names`` / ``save_any_names_but_these``. Like the barrier it is
+# removed by the last compile pass (``prevents_cse``), so backends never see it.
+name_p = Primitive("name")
+name_p.prevents_cse = True
+name_p.def_rules(
+    abstract_eval=lambda a, *, name: a,
+    impl=lambda x, *, name: x,
+    jvp=lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name), tangents[0]),
+    transpose=lambda ct, x, *, name: [ct],
+    batch=lambda args, dims, *, name: (name_p.bind(args[0], name=name), dims[0]),
+)
+
+
+def _checkpoint_aval(*avals, jaxpr, policy, name, prevent_cse=True):
     check_operands(f"checkpoint {name}", avals, jaxpr)
     return list(jaxpr.out_avals)
 
 
-def _checkpoint_impl(*args, jaxpr, policy, name):
+def _checkpoint_impl(*args, jaxpr, policy, name, prevent_cse=True):
     return _np_outs(_run(jaxpr, args))
 
 
@@ -402,28 +442,37 @@ def _saveable(closed, policy):
                  if pol(e.primitive, *[a.aval for a in e.inputs], **e.params))
 
 
-def _fwd_body(closed, saveable):
-    """The body with the saveable equations' outputs appended to its outputs."""
-    hit = _fwd_cache.get(closed, saveable)
+def _saveable_vars(closed, saveable):
+    return [v for i in saveable for v in closed.jaxpr.eqns[i].outvars]
+
+
+def _fwd_body(closed, saveable, keep):
+    """The body with the outputs of the saveable equations that ``keep`` marks (one
+    flag per output of each saveable equation) appended to its outputs."""
+    hit = _fwd_cache.get(closed, saveable, keep)
     if hit is not None:
         return hit
     j = closed.jaxpr
-    extra = [v for i in saveable for v in j.eqns[i].outvars]
+    extra = [v for v, k in zip(_saveable_vars(closed, saveable), keep) if k]
     return _fwd_cache.put(closed, ClosedJaxpr(Jaxpr([], j.invars, j.eqns,
-                                                    list(j.outvars) + extra), []), saveable)
+                                                    list(j.outvars) + extra), []),
+                          saveable, keep)
 
 
 def _tangent_body(closed, saveable, nz):
-    """Const-free jaxpr (consts, primals, saved, nonzero tangents) -> tangents, and its consts.
+    """(const-free jaxpr, its consts, used): the jaxpr maps (consts, used primals, used
+    saved values, nonzero tangents) to the tangents; ``used`` marks which primals and
+    saveable values (in that order) it reads.
 
     It recomputes the primal values the tangents need, except the outputs of the
-    saveable equations, which it reads from ``saved``.
+    saveable equations, which it reads from its inputs: only those it actually reads
+    are saved (a policy allowing more saves no more than reverse mode needs).
     """
     hit = _tangent_cache.get(closed, saveable, nz)
     if hit is not None:
         return hit
     j = closed.jaxpr
-    saved_vars = [v for i in saveable for v in j.eqns[i].outvars]
+    saved_vars = _saveable_vars(closed, saveable)
     in_avals = j.in_avals
     t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
     n, ns = len(in_avals), len(saved_vars)
@@ -454,43 +503,76 @@ def _tangent_body(closed, saveable, nz):
 
     tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
                                name="checkpoint tangent", staged=True)  # transposed later
-    tj = dce(tj)
+    tj = _dce_top(tj)
+    reads = {x for e in tj.eqns for x in e.inputs if isinstance(x, Var)}
+    reads.update(v for v in tj.outvars if isinstance(v, Var))
+    used = tuple(v in reads for v in tj.invars[:n + ns])
+    tj = Jaxpr(tj.constvars, [v for v, u in zip(tj.invars, used) if u] + tj.invars[n + ns:],
+               tj.eqns, tj.outvars)
     (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
-    return _tangent_cache.put(closed, (body, consts), saveable, nz)
+    return _tangent_cache.put(closed, (body, consts, used), saveable, nz)
 
 
-def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name):
+def _dce_top(j: Jaxpr) -> Jaxpr:
+    """Drop the dead top-level equations of ``j``, leaving every sub-jaxpr object as it
+    is: ``passes.dce`` would rebuild the body of a nested checkpoint that the forward
+    equation still holds, and two jaxpr objects defining the same vars are ill-typed.
+    Equations with effects stay; a dead one with a sub-jaxpr goes (it only recomputes)."""
+    live = {v for v in j.outvars if isinstance(v, Var)}
+    kept = []
+    for e in reversed(j.eqns):
+        if any(v in live for v in e.outvars) or e.primitive.has_effects:
+            kept.append(e)
+            live.update(x for x in e.inputs if isinstance(x, Var))
+    return Jaxpr(j.constvars, j.invars, kept[::-1], j.outvars)
+
+
+def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name, prevent_cse=True):
     # The primal outputs (and the values the policy saves) come from one checkpoint
     # equation; the tangents from another whose operands are only the body's inputs and
-    # the saved values: in reverse mode that one lands in the linear jaxpr, so its
-    # intermediates are recomputed while transposing instead of kept as residuals.
+    # the saved values it reads: in reverse mode that one lands in the linear jaxpr, so
+    # its intermediates are recomputed while transposing instead of kept as residuals.
     saveable = _saveable(jaxpr, policy)
-    n_out = len(jaxpr.jaxpr.outvars)
-    if saveable:
-        res = checkpoint_p.bind(*primals, jaxpr=_fwd_body(jaxpr, saveable), policy=policy,
-                                name=name)
+    if len(saveable) == len(jaxpr.jaxpr.eqns):
+        # nothing to recompute: exactly the plain JVP, so reverse mode saves what it
+        # saves without checkpoint (a checkpoint equation would save every output)
+        return jvp_eval(jaxpr.jaxpr, jaxpr.consts, list(primals), list(tangents))
+    nz = tuple(type(t) is not Zero for t in tangents)
+    body, consts, used = _tangent_body(jaxpr, saveable, nz)
+    n, n_out = len(primals), len(jaxpr.jaxpr.outvars)
+    keep = used[n:]
+    params = dict(policy=policy, name=name, prevent_cse=prevent_cse)
+    if any(keep):
+        res = checkpoint_p.bind(*primals, jaxpr=_fwd_body(jaxpr, saveable, keep), **params)
         outs, saved = res[:n_out], res[n_out:]
     else:
-        outs, saved = checkpoint_p.bind(*primals, jaxpr=jaxpr, policy=policy, name=name), []
-    nz = tuple(type(t) is not Zero for t in tangents)
-    body, consts = _tangent_body(jaxpr, saveable, nz)
+        outs, saved = checkpoint_p.bind(*primals, jaxpr=jaxpr, **params), []
     ts = [t for t in tangents if type(t) is not Zero]
-    touts = checkpoint_p.bind(*consts, *primals, *saved, *ts, jaxpr=body, policy=policy,
-                              name=f"jvp({name})")
+    ps = [p for p, u in zip(primals, used[:n]) if u]
+    touts = checkpoint_p.bind(*consts, *ps, *saved, *ts, jaxpr=body,
+                              **dict(params, name=f"jvp({name})"))
     return outs, touts
 
 
-def _checkpoint_transpose(cts, *args, jaxpr, policy, name):
+def _checkpoint_transpose(cts, *args, jaxpr, policy, name, prevent_cse=True):
     # the body is linear in the undefined inputs; backward_pass evaluates its
-    # non-linear equations forward first: that is the recomputation
-    return backward_pass(jaxpr.jaxpr, jaxpr.consts, list(args), list(cts))
+    # non-linear equations forward first: that is the recomputation. Under a trace its
+    # inputs pass through an optimisation barrier first, so that no compile pass merges
+    # the recomputation with the forward pass it repeats.
+    args = list(args)
+    known = [i for i, a in enumerate(args) if not is_undefined(a)]
+    if prevent_cse and any(isinstance(args[i], Tracer) for i in known):
+        for i, b in zip(known, optimization_barrier_p.bind(*[args[i] for i in known])):
+            args[i] = b
+    return backward_pass(jaxpr.jaxpr, jaxpr.consts, args, list(cts))
 
 
-def _checkpoint_batch(args, dims, *, jaxpr, policy, name):
+def _checkpoint_batch(args, dims, *, jaxpr, policy, name, prevent_cse=True):
     size, args, dims = _front(args, dims)
     n_out = len(jaxpr.out_avals)
     bj, c = _batch_closed(jaxpr, dims, size, [0] * n_out)
-    outs = checkpoint_p.bind(*c, *args, jaxpr=bj, policy=policy, name=name)
+    outs = checkpoint_p.bind(*c, *args, jaxpr=bj, policy=policy, name=name,
+                             prevent_cse=prevent_cse)
     return outs, [0] * n_out
 
 

@@ -53,6 +53,8 @@ CASES = [
            ref=lambda x, y: np.tanh(np.sin(x) * y) * x),
     OpCase("checkpoint_dots_saveable", _ckpt_dots, gen(randn(2, 3), randn(3, 4)),
            ref=lambda a, b: np.tanh(a @ b)),
+    OpCase("checkpoint_name", lambda x: ft.checkpoint_name(fnp.sin(x), "s") * x,
+           gen(randn(2, 3)), ref=lambda x: np.sin(x) * x),
     # its derivative is zero by definition, which finite differences cannot see
     OpCase("stop_gradient", ft.stop_gradient, gen(randn(2, 3)), ref=lambda x: x, diff=False),
 ]

@@ -1,0 +1,507 @@
+"""``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det``, ``qr`` and ``pinv``
+natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, ``?trtrs``, ``?getrf``, ``?geqrf`` +
+``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call.
+
+The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
+function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
+their addresses are registered with LLVM under stable names (``ft_lapack_dsyevd``...)
+so the IR text, and the disk cache, do not depend on where scipy is mapped. Without
+scipy the primitive stays a host step (its numpy implementation).
+
+LAPACK is column-major: a row-major symmetric matrix is read as its transpose, so the
+row-major lower triangle is LAPACK's upper one (eigh, cholesky), and the eigenvectors
+LAPACK leaves in columns come back as rows, transposed into the output; ``solve``
+copies its operands into column-major order and the solution back. A matrix for which
+LAPACK reports failure (``info != 0``: no convergence, not positive definite,
+singular) gives NaN outputs, as the numpy implementations do.
+
+>>> isinstance(available(), bool)
+True
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from .equations import if_then, native
+
+try:    # optional: without scipy, eigh stays a host step
+    from scipy.linalg import cython_lapack
+except ImportError:   # pragma: no cover (scipy is a dependency)
+    cython_lapack = None
+from .lltypes import I8, I32, I64, lltype
+from .values import Val
+
+_ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
+             "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd")
+
+
+def _capsule_pointer(capsule):
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
+
+
+@functools.lru_cache(maxsize=None)
+def _library():
+    """{routine: address} registered with LLVM, or None without scipy."""
+    if os.environ.get("FUNCTRANS_NO_LAPACK") or cython_lapack is None:
+        return None
+    out = {}
+    for name in _ROUTINES:
+        addr = _capsule_pointer(cython_lapack.__pyx_capi__[name])
+        llvm.add_symbol(f"ft_lapack_{name}", addr)
+        out[name] = addr
+    return out
+
+
+def available() -> bool:
+    """Whether scipy's LAPACK was found (``FUNCTRANS_NO_LAPACK=1`` turns it off)."""
+    return _library() is not None
+
+
+def _declare(lw, name, nargs):
+    f = lw.module.globals.get(name)
+    if f is None:
+        f = ir.Function(lw.module, ir.FunctionType(ir.VoidType(), [ir.PointerType()] * nargs),
+                        name)
+    return f
+
+
+def _int_cell(fn, value):
+    cell = fn.alloca(4)
+    fn.eb.store(ir.Constant(I32, value), cell)
+    return cell
+
+
+def _char_cell(fn, ch):
+    cell = fn.alloca(1)
+    fn.eb.store(ir.Constant(I8, ord(ch)), cell)
+    return cell
+
+
+def _supports_eigh(eqn, planner):
+    return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
+
+
+@native("eigh", _supports_eigh)
+def _eigh(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _declare(lw, "ft_lapack_dsyevd" if dt == np.float64 else "ft_lapack_ssyevd", 11)
+    lwork, liwork = 1 + 6 * n + 2 * n * n, 3 + 5 * n
+    mats, own_m = lw.new_buffer(fn, ShapedArray((nb, n, n), dt), False)
+    work, own_w = lw.new_buffer(fn, ShapedArray((lwork,), dt), False)
+    iwork, own_i = lw.new_buffer(fn, ShapedArray((liwork,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats))
+    lower = eqn.params["lower"]
+    args = dict(jobz=_char_cell(fn, "V"), uplo=_char_cell(fn, "U" if lower else "L"),
+                n=_int_cell(fn, n), lwork=_int_cell(fn, lwork), liwork=_int_cell(fn, liwork),
+                info=_int_cell(fn, 0))
+    v_ptr, w_ptr = fn.ptr(outs[0]), fn.ptr(outs[1])
+    m_ptr = fn.ptr(mats)
+    nan = ir.Constant(ft, float("nan"))
+    nn = ir.Constant(I64, n * n)
+
+    def one(bi):
+        b = fn.b
+        pa = b.gep(m_ptr, [b.mul(bi, nn)], source_etype=ft)
+        pw = b.gep(w_ptr, [b.mul(bi, ir.Constant(I64, n))], source_etype=ft)
+        b.call(routine, [args["jobz"], args["uplo"], args["n"], pa, args["n"], pw,
+                         fn.ptr(work), args["lwork"], fn.ptr(iwork), args["liwork"],
+                         args["info"]])
+        failed = b.icmp_signed("!=", b.load(args["info"], typ=I32), ir.Constant(I32, 0))
+
+        def poison():
+            fn.loop(n, lambda i: lw.store(fn, pw, dt, i, nan))
+            fn.loop(n * n, lambda i: lw.store(fn, pa, dt, i, nan))
+        if_then(fn, failed, poison)
+        pv = fn.b.gep(v_ptr, [fn.b.mul(bi, nn)], source_etype=ft)
+
+        def transpose_row(r):
+            def cell(c):
+                bb = fn.b
+                src = bb.add(bb.mul(c, ir.Constant(I64, n)), r)
+                dst = bb.add(bb.mul(r, ir.Constant(I64, n)), c)
+                lw.store(fn, pv, dt, dst, lw.load(fn, pa, dt, src))
+            fn.loop(n, cell)
+        fn.loop(n, transpose_row)
+        fn.loop(n, lambda c: _canonical_sign(lw, fn, pv, dt, n, c, cells))
+    cells = (fn.alloca(8), fn.alloca(8))
+    fn.loop(nb, one)
+    for ref, owned in ((mats, own_m), (work, own_w), (iwork, own_i)):
+        if owned:
+            lw.release(ref)
+
+
+def _canonical_sign(lw, fn, pv, dt, n, c, cells):
+    """Negate column ``c`` of the row-major (n, n) ``pv`` unless its first entry of
+    largest magnitude (within a relative 2^-20) is >= 0 (the convention of the numpy
+    implementation, ``linalg_decomp.canonical_signs``)."""
+    ft = lltype(dt)
+    best_cell, at_cell = cells
+    b = fn.b
+    b.store(ir.Constant(ft, 0.0), best_cell)
+
+    def elem(r):
+        bb = fn.b
+        return bb.add(bb.mul(r, ir.Constant(I64, n)), c)
+
+    def magnitude(r):
+        v = lw.load(fn, pv, dt, elem(r))
+        return fn.b.select(fn.b.fcmp_ordered("<", v, ir.Constant(ft, 0.0)), fn.b.fneg(v), v)
+
+    def track_max(r):
+        m = magnitude(r)
+        cur = fn.b.load(best_cell, typ=ft)
+        fn.b.store(fn.b.select(fn.b.fcmp_ordered(">", m, cur), m, cur), best_cell)
+    fn.loop(n, track_max)
+    thr = fn.b.fmul(fn.b.load(best_cell, typ=ft), ir.Constant(ft, 1.0 - 2.0 ** -20))
+    fn.b.store(ir.Constant(I64, 0), at_cell)
+
+    def track_first(i):     # walk down from the last row: the last hit is the first row
+        r = fn.b.sub(ir.Constant(I64, n - 1), i)
+        hit = fn.b.fcmp_ordered(">=", magnitude(r), thr)
+        fn.b.store(fn.b.select(hit, r, fn.b.load(at_cell, typ=I64)), at_cell)
+    fn.loop(n, track_first)
+    lead = lw.load(fn, pv, dt, elem(fn.b.load(at_cell, typ=I64)))
+    negative = fn.b.fcmp_ordered("<", lead, ir.Constant(ft, 0.0))
+
+    def flip():
+        def one(r):
+            e = elem(r)
+            lw.store(fn, pv, dt, e, fn.b.fneg(lw.load(fn, pv, dt, e)))
+        fn.loop(n, one)
+    if_then(fn, negative, flip)
+
+
+def _routine(lw, dt, stem, nargs):
+    prefix = "d" if dt == np.float64 else "s"
+    return _declare(lw, f"ft_lapack_{prefix}{stem}", nargs)
+
+
+def _supports_float(eqn, planner):
+    return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
+
+
+def _fill_if_failed(lw, fn, info, ptrs_sizes, dt):
+    failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
+    nan = ir.Constant(lltype(dt), float("nan"))
+
+    def poison():
+        for ptr, size in ptrs_sizes:
+            fn.loop(size, lambda i, p=ptr: lw.store(fn, p, dt, i, nan))
+    if_then(fn, failed, poison)
+
+
+@native("cholesky", _supports_float)
+def _cholesky(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _routine(lw, dt, "potrf", 5)
+    out = fn.ptr(outs[0])
+    lw.copy(fn, ins[0], out)        # factor in place, in the output
+    uplo, n_cell, info = _char_cell(fn, "U"), _int_cell(fn, n), _int_cell(fn, 0)
+    zero = ir.Constant(ft, 0.0)
+    nn = ir.Constant(I64, n * n)
+
+    def one(bi):
+        p = fn.b.gep(out, [fn.b.mul(bi, nn)], source_etype=ft)
+        fn.b.call(routine, [uplo, n_cell, p, n_cell, info])
+
+        def clear_row(r):      # the row-major strict upper triangle still holds A
+            def cell(c):
+                bb = fn.b
+                above = bb.icmp_signed(">", c, r)
+                idx = bb.add(bb.mul(r, ir.Constant(I64, n)), c)
+                cur = lw.load(fn, p, dt, idx)
+                lw.store(fn, p, dt, idx, bb.select(above, zero, cur))
+            fn.loop(n, cell)
+        fn.loop(n, clear_row)
+        _fill_if_failed(lw, fn, info, [(p, n * n)], dt)
+    fn.loop(nb, one)
+
+
+def _column_major(shape):
+    """Element strides of ``shape`` (..., r, c) stored column-major per matrix."""
+    r, c = shape[-2:]
+    batch = list(shape[:-2])
+    strides, acc = [], r * c
+    for d in reversed(batch):
+        strides.insert(0, acc)
+        acc *= d
+    return strides + [1, r]
+
+
+@native("solve", _supports_float)
+def _solve(lw, fn, eqn, ins, outs):
+    a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
+    n, k = a.shape[-1], b.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or k == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _routine(lw, dt, "gesv", 8)
+    mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    rhs, own_b = lw.new_buffer(fn, ShapedArray(b.shape, dt), False)
+    piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=_column_major(b.shape))
+    n_cell, k_cell, info = _int_cell(fn, n), _int_cell(fn, k), _int_cell(fn, 0)
+    m_ptr, r_ptr = fn.ptr(mats), fn.ptr(rhs)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
+        pb = bb.gep(r_ptr, [bb.mul(bi, ir.Constant(I64, n * k))], source_etype=ft)
+        bb.call(routine, [n_cell, k_cell, pa, n_cell, fn.ptr(piv), pb, n_cell, info])
+        _fill_if_failed(lw, fn, info, [(pb, n * k)], dt)
+    fn.loop(nb, one)
+    solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
+    lw.copy(fn, solution, fn.ptr(outs[0]))
+    for ref, owned in ((mats, own_a), (rhs, own_b), (piv, own_p)):
+        if owned:
+            lw.release(ref)
+
+
+@native("det", _supports_float)
+def _det(lw, fn, eqn, ins, outs):
+    # det(A) = det(Aᵀ): factor the row-major buffer as LAPACK's column-major Aᵀ = P L U;
+    # det = prod(diag U) * (-1)^(row swaps). An exactly singular matrix (info > 0) still
+    # has its factorization, with a zero pivot: det 0, as numpy.
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    dt = a.dtype
+    ft = lltype(dt)
+    out = fn.ptr(outs[0])
+    if n == 0:
+        fn.loop(nb, lambda i: lw.store(fn, out, dt, i, ir.Constant(ft, 1.0)))
+        return
+    if nb == 0:
+        return
+    routine = _routine(lw, dt, "getrf", 6)
+    mats, own_m = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats))
+    n_cell, info = _int_cell(fn, n), _int_cell(fn, 0)
+    acc = fn.alloca(8)
+    m_ptr, p_ptr = fn.ptr(mats), fn.ptr(piv)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
+        bb.call(routine, [n_cell, n_cell, pa, n_cell, p_ptr, info])
+        bb.store(ir.Constant(ft, 1.0), acc)
+
+        def step(i):
+            b2 = fn.b
+            u = lw.load(fn, pa, dt, b2.mul(i, ir.Constant(I64, n + 1)))
+            swapped = b2.icmp_signed("!=", lw.load(fn, p_ptr, np.int32, i),
+                                     b2.trunc(b2.add(i, ir.Constant(I64, 1)), I32))
+            factor = b2.select(swapped, b2.fneg(u), u)
+            b2.store(b2.fmul(b2.load(acc, typ=ft), factor), acc)
+        fn.loop(n, step)
+        lw.store(fn, out, dt, bi, fn.b.load(acc, typ=ft))
+    fn.loop(nb, one)
+    for ref, owned in ((mats, own_m), (piv, own_p)):
+        if owned:
+            lw.release(ref)
+
+
+@native("triangular_solve", _supports_float)
+def _triangular_solve(lw, fn, eqn, ins, outs):
+    a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
+    p = eqn.params
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    rows, cols = b.shape[-2:]
+    if n == 0 or rows == 0 or cols == 0 or nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    routine = _routine(lw, dt, "trtrs", 10)
+    mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    out = fn.ptr(outs[0])
+    if p["left_side"]:
+        # op(A) X = B: B column-major in a temp, solved in place, copied back
+        rhs, own_b = lw.new_buffer(fn, ShapedArray(b.shape, dt), False)
+        lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=_column_major(b.shape))
+        trans, nrhs, target = p["transpose_a"], cols, fn.ptr(rhs)
+    else:
+        # X op(A) = B  <=>  op(A)ᵀ Xᵀ = Bᵀ, and Bᵀ column-major is B row-major: in place
+        rhs, own_b = None, False
+        lw.copy(fn, ins[1], out)
+        trans, nrhs, target = not p["transpose_a"], rows, out
+    cells = [_char_cell(fn, "L" if p["lower"] else "U"), _char_cell(fn, "T" if trans else "N"),
+             _char_cell(fn, "U" if p["unit_diagonal"] else "N"), _int_cell(fn, n),
+             _int_cell(fn, nrhs)]
+    info = _int_cell(fn, 0)
+    m_ptr = fn.ptr(mats)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
+        pb = bb.gep(target, [bb.mul(bi, ir.Constant(I64, rows * cols))], source_etype=ft)
+        bb.call(routine, cells + [pa, cells[3], pb, cells[3], info])
+        _fill_if_failed(lw, fn, info, [(pb, rows * cols)], dt)
+    fn.loop(nb, one)
+    if rhs is not None:
+        solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
+        lw.copy(fn, solution, out)
+    for ref, owned in ((mats, own_a), (rhs, own_b)):
+        if owned:
+            lw.release(ref)
+
+
+@native("qr", _supports_float)
+def _qr(lw, fn, eqn, ins, outs):
+    # Householder QR of the column-major copy (?geqrf), R read off its upper triangle,
+    # then Q formed from the reflectors (?orgqr) in a column-major buffer: the same
+    # routines numpy.linalg.qr calls, so the same signs
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    k = min(m, n)
+    qcols = eqn.outvars[0].aval.shape[-1]
+    rrows = eqn.outvars[1].aval.shape[-2]
+    if nb == 0 or m == 0 or n == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    geqrf, orgqr = _routine(lw, dt, "geqrf", 8), _routine(lw, dt, "orgqr", 9)
+    lwork = 64 * max(m, n, 1)
+    mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    qbuf, own_q = lw.new_buffer(fn, ShapedArray((m, qcols), dt), False)
+    tau, own_t = lw.new_buffer(fn, ShapedArray((k,), dt), False)
+    work, own_w = lw.new_buffer(fn, ShapedArray((lwork,), dt), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    m_cell, n_cell, k_cell = _int_cell(fn, m), _int_cell(fn, n), _int_cell(fn, k)
+    q_cell, lw_cell, info = _int_cell(fn, qcols), _int_cell(fn, lwork), _int_cell(fn, 0)
+    a_ptr, q_ptr, r_out, q_out = fn.ptr(mats), fn.ptr(qbuf), fn.ptr(outs[1]), fn.ptr(outs[0])
+    zero = ir.Constant(ft, 0.0)
+    c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(a_ptr, [bb.mul(bi, c64(m * n))], source_etype=ft)
+        bb.call(geqrf, [m_cell, n_cell, pa, m_cell, fn.ptr(tau), fn.ptr(work), lw_cell, info])
+        pr = bb.gep(r_out, [bb.mul(bi, c64(rrows * n))], source_etype=ft)
+
+        def r_row(i):
+            def r_cell(j):
+                b2 = fn.b
+                v = lw.load(fn, pa, dt, b2.add(i, b2.mul(j, c64(m))))
+                keep = b2.icmp_signed("<=", i, j)
+                lw.store(fn, pr, dt, b2.add(b2.mul(i, c64(n)), j), b2.select(keep, v, zero))
+            fn.loop(n, r_cell)
+        fn.loop(min(rrows, m), r_row)
+        filled = min(n, qcols) * m        # the reflectors, column-major with lda m
+        fn.loop(filled, lambda e: lw.store(fn, q_ptr, dt, e, lw.load(fn, pa, dt, e)))
+        fn.loop(m * qcols - filled, lambda e: lw.store(
+            fn, q_ptr, dt, fn.b.add(e, c64(filled)), zero))
+        fn.b.call(orgqr, [m_cell, q_cell, k_cell, q_ptr, m_cell, fn.ptr(tau), fn.ptr(work),
+                          lw_cell, info])
+        pq = fn.b.gep(q_out, [fn.b.mul(bi, c64(m * qcols))], source_etype=ft)
+
+        def q_row(i):
+            def q_cell_(j):
+                b2 = fn.b
+                v = lw.load(fn, q_ptr, dt, b2.add(i, b2.mul(j, c64(m))))
+                lw.store(fn, pq, dt, b2.add(b2.mul(i, c64(qcols)), j), v)
+            fn.loop(qcols, q_cell_)
+        fn.loop(m, q_row)
+    fn.loop(nb, one)
+    for ref, owned in ((mats, own_a), (qbuf, own_q), (tau, own_t), (work, own_w)):
+        if owned:
+            lw.release(ref)
+
+
+@native("pinv", _supports_float)
+def _pinv(lw, fn, eqn, ins, outs):
+    # A = U S Vᵀ by ?gesdd (column-major copy, reduced factors); P = V S⁺ Uᵀ with the
+    # singular values at or below rtol * s_max dropped. P does not depend on the
+    # factors' signs, so it equals the numpy implementation's up to rounding.
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    k = min(m, n)
+    dt = a.dtype
+    ft = lltype(dt)
+    out = fn.ptr(outs[0])
+    if nb == 0 or m == 0 or n == 0:
+        return
+    gesdd = _routine(lw, dt, "gesdd", 14)
+    big = max(m, n)
+    lwork = 4 * k * k + 8 * k + 2 * big * big + 64 * (m + n)
+    bufs = [lw.new_buffer(fn, ShapedArray(shape, d), False) for shape, d in (
+        (a.shape, dt), ((lwork,), dt), ((8 * k,), np.int32), ((m, k), dt), ((k, n), dt),
+        ((k,), dt))]
+    (mats, _), (work, _), (iwork, _), (ubuf, _), (vbuf, _), (sbuf, _) = bufs
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    cells = dict(jobz=_char_cell(fn, "S"), m=_int_cell(fn, m), n=_int_cell(fn, n),
+                 k=_int_cell(fn, k), lwork=_int_cell(fn, lwork), info=_int_cell(fn, 0))
+    c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
+    rtol = ir.Constant(ft, float(eqn.params["rtol"]))
+    zero, one_ = ir.Constant(ft, 0.0), ir.Constant(ft, 1.0)
+    u_ptr, v_ptr, s_ptr = fn.ptr(ubuf), fn.ptr(vbuf), fn.ptr(sbuf)
+    acc = fn.alloca(8)
+
+    def one(bi):
+        bb = fn.b
+        pa = bb.gep(fn.ptr(mats), [bb.mul(bi, c64(m * n))], source_etype=ft)
+        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], s_ptr, u_ptr,
+                        cells["m"], v_ptr, cells["k"], fn.ptr(work), cells["lwork"],
+                        fn.ptr(iwork), cells["info"]])
+        cutoff = bb.fmul(lw.load(fn, s_ptr, dt, c64(0)), rtol)
+
+        def invert(l):                      # s[l] -> 1/s[l] above the cutoff, else 0
+            b2 = fn.b
+            sv = lw.load(fn, s_ptr, dt, l)
+            keep = b2.fcmp_ordered(">", sv, cutoff)
+            lw.store(fn, s_ptr, dt, l, b2.select(keep, b2.fdiv(one_, b2.select(keep, sv, one_)),
+                                                 zero))
+        fn.loop(k, invert)
+        po = fn.b.gep(out, [fn.b.mul(bi, c64(n * m))], source_etype=ft)
+
+        def p_row(i):                       # P[i, j] = sum_l Vt[l, i] s⁺[l] U[j, l]
+            def p_cell(j):
+                fn.b.store(zero, acc)
+
+                def term(l):
+                    b3 = fn.b
+                    vt = lw.load(fn, v_ptr, dt, b3.add(l, b3.mul(i, c64(k))))
+                    u = lw.load(fn, u_ptr, dt, b3.add(j, b3.mul(l, c64(m))))
+                    prod = b3.fmul(b3.fmul(vt, lw.load(fn, s_ptr, dt, l)), u)
+                    b3.store(b3.fadd(b3.load(acc, typ=ft), prod), acc)
+                fn.loop(k, term)
+                b2 = fn.b
+                lw.store(fn, po, dt, b2.add(b2.mul(i, c64(m)), j), b2.load(acc, typ=ft))
+            fn.loop(m, p_cell)
+        fn.loop(n, p_row)
+        _fill_if_failed(lw, fn, cells["info"], [(po, n * m)], dt)
+    fn.loop(nb, one)
+    for ref, owned in bufs:
+        if owned:
+            lw.release(ref)

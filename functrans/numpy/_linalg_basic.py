@@ -1,0 +1,327 @@
+"""``functrans.numpy.linalg``: solving, inverses, determinants, Cholesky, and the
+array-API helpers (matmul, vecdot, cross, trace, ...). Batch axes lead and
+broadcast between operands as in numpy.
+
+>>> import functrans.numpy as fnp
+>>> fnp.linalg.inv(fnp.eye(2) * 2.0).tolist()
+[[0.5, 0.0], [0.0, 0.5]]
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from ..primitives import linalg as L
+from ..primitives import linalg_decomp as LD
+from ._creation import eye as _eye
+from ._elementwise import multiply, subtract
+from ._elementwise_select import conj
+from ._linalg_common import as_float, check_square, mT
+from ._products import diagonal as _diagonal, matmul as _matmul, outer as _outer
+from ._products import tensordot as _tensordot, trace as _trace
+from ._reductions import sum as _sum
+from ._structural import broadcast_to, moveaxis, reshape
+from ._joining import stack
+from ._take import take
+from ._util import asarray, broadcast_to_shape
+
+__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "SlogdetResult", "matmul",
+           "matrix_transpose", "vecdot", "outer", "tensordot", "trace", "diagonal", "cross",
+           "matrix_power", "multi_dot", "tensorinv", "tensorsolve"]
+
+
+class SlogdetResult(NamedTuple):
+    """What ``slogdet`` returns: the sign of the determinant and the log of its
+    absolute value (``det = sign * exp(logabsdet)``).
+
+    >>> import functrans.numpy as fnp
+    >>> sign, logabsdet = fnp.linalg.slogdet(fnp.array([[0.0, 2.0], [1.0, 0.0]]))
+    >>> float(sign), float(logabsdet) == float(fnp.log(2.0))
+    (-1.0, True)
+    """
+    sign: object
+    logabsdet: object
+
+
+def solve(a, b):
+    """Solve ``a @ x == b``. ``b`` of rank 1 is one right-hand side vector; otherwise
+    ``b`` is ``(..., n, k)``. Batch axes broadcast. Complex input is accepted.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.solve(fnp.eye(2) * 2.0, fnp.asarray([1.0, 4.0])).tolist()
+    [0.5, 2.0]
+    """
+    a, b = as_float("solve", a, b, complex_ok=True)
+    check_square("solve", a)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if vector:
+        if b.shape[0] != n:
+            raise ValueError(f"solve: b with shape {tuple(b.shape)} does not match a with "
+                             f"shape {tuple(a.shape)} (needs {n} rows)")
+        b = reshape(b, (n, 1))
+    elif b.ndim < 2 or b.shape[-2] != n:
+        raise ValueError(f"solve: b with shape {tuple(b.shape)} does not match a with shape "
+                         f"{tuple(a.shape)} (b must be (n,) or (..., n, k) with n = {n})")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(f"solve: batch shapes of a {tuple(a.shape)} and b {tuple(b.shape)} "
+                         "cannot be broadcast together") from None
+    a = broadcast_to_shape(a, batch + a.shape[-2:])
+    b = broadcast_to_shape(b, batch + b.shape[-2:])
+    x = L.solve(a, b)
+    return reshape(x, batch + (n,)) if vector else x
+
+
+def inv(a):
+    """The inverse of a square matrix (or a stack of them), as ``solve(a, I)``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.inv(fnp.eye(2) * 4.0).tolist()
+    [[0.25, 0.0], [0.0, 0.25]]
+    """
+    (a,) = as_float("inv", a, complex_ok=True)
+    check_square("inv", a)
+    n = a.shape[-1]
+    eye = broadcast_to_shape(np.eye(n, dtype=a.dtype), a.shape)
+    return L.solve(a, eye)
+
+
+def det(a):
+    """The determinant of a square matrix or a stack of them. Its gradient is the
+    transposed adjugate, finite at singular matrices too (as JAX's).
+
+    >>> import functrans.numpy as fnp
+    >>> round(float(fnp.linalg.det(fnp.eye(3) * 2.0)), 9)
+    8.0
+    """
+    (a,) = as_float("det", a)
+    check_square("det", a)
+    return LD.det(a)
+
+
+def slogdet(a):
+    """``SlogdetResult(sign, logabsdet)`` of a square matrix or a stack of them.
+
+    >>> import functrans.numpy as fnp
+    >>> s, l = fnp.linalg.slogdet(fnp.asarray([[-2.0, 0.0], [0.0, 1.0]]))
+    >>> float(s), round(float(l), 4)
+    (-1.0, 0.6931)
+    """
+    (a,) = as_float("slogdet", a)
+    check_square("slogdet", a)
+    return SlogdetResult(*L.slogdet(a))
+
+
+def cholesky(a, *, upper=False):
+    """The Cholesky factor of a symmetric positive-definite matrix: lower ``L`` with
+    ``a = L Lᵀ`` (or upper ``U = Lᵀ`` with ``upper=True``). As in JAX the input is
+    symmetrised first, ``(a + aᵀ) / 2``; a matrix that is not positive definite gives NaN.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.cholesky(fnp.asarray([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """
+    (a,) = as_float("cholesky", a)
+    check_square("cholesky", a)
+    sym = multiply(a + mT(a), a.dtype.type(0.5))
+    out = L.cholesky(sym)
+    return mT(out) if upper else out
+
+
+# --------------------------------------------------------------------------- array-API helpers
+
+def matmul(x1, x2, /):
+    """``x1 @ x2`` (as ``functrans.numpy.matmul``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.matmul(fnp.eye(2), fnp.ones((2, 1))).tolist()
+    [[1.0], [1.0]]
+    """
+    return _matmul(x1, x2)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes of an array of rank two or more.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.matrix_transpose(fnp.zeros((4, 2, 3))).shape
+    (4, 3, 2)
+    """
+    if np.ndim(x) < 2:
+        raise ValueError(f"matrix_transpose: needs at least 2 axes, got shape {np.shape(x)}")
+    return mT(x)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``sum(conj(x1) * x2, axis)``, the vector dot product along ``axis`` (broadcasting).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.vecdot(fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])).item()
+    11.0
+    """
+    return _sum(multiply(conj(x1), x2), axis=axis)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors (1-d only, as ``jax.numpy.linalg.outer``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.outer(fnp.asarray([1.0, 2.0]), fnp.asarray([3.0])).tolist()
+    [[3.0], [6.0]]
+    """
+    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
+        raise ValueError(f"outer: needs two 1-d arrays, got shapes {np.shape(x1)} and "
+                         f"{np.shape(x2)}")
+    return _outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """``functrans.numpy.tensordot`` with the array-API keyword ``axes``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.tensordot(fnp.ones((2, 3)), fnp.ones((3, 2)), axes=1).tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    """
+    return _tensordot(x1, x2, axes)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The trace of the last two axes (a stack of matrices gives a stack of traces).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.trace(fnp.eye(3)).item()
+    3.0
+    """
+    return _trace(x, offset, -2, -1, dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonal of the last two axes.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.diagonal(fnp.eye(2) * 3.0).tolist()
+    [3.0, 3.0]
+    """
+    return _diagonal(x, offset, -2, -1)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along ``axis`` (which must have size 3 in both);
+    the other axes broadcast.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.cross(fnp.asarray([1.0, 0.0, 0.0]), fnp.asarray([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    s1, s2 = np.shape(x1), np.shape(x2)
+    if not s1 or not s2 or s1[axis] != 3 or s2[axis] != 3:
+        raise ValueError(f"cross: both arrays need size 3 along axis {axis}, got shapes "
+                         f"{s1} and {s2}")
+    a = moveaxis(x1, axis, -1)
+    b = moveaxis(x2, axis, -1)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    a, b = broadcast_to(a, shape), broadcast_to(b, shape)
+    a0, a1, a2 = (take(a, i, axis=-1) for i in range(3))
+    b0, b1, b2 = (take(b, i, axis=-1) for i in range(3))
+    out = stack([subtract(a1 * b2, a2 * b1), subtract(a2 * b0, a0 * b2),
+                 subtract(a0 * b1, a1 * b0)], axis=-1)
+    return moveaxis(out, -1, axis)
+
+
+# --------------------------------------------------------------------------- compositions
+
+def matrix_power(a, n):
+    """``a`` multiplied by itself ``n`` times (an integer; negative: powers of the
+    inverse; 0: the identity), by repeated squaring.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.matrix_power(fnp.asarray([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"matrix_power: n must be an integer, got {n!r}") from None
+    a = asarray(a)   # integer matrices keep their dtype for n >= 0, as numpy's
+    if n < 0:
+        (a,) = as_float("matrix_power", a, complex_ok=True)
+    check_square("matrix_power", a)
+    if n == 0:
+        return broadcast_to(_eye(a.shape[-1], dtype=a.dtype), a.shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    base = a
+    while n:
+        if n & 1:
+            result = base if result is None else _matmul(result, base)
+        n >>= 1
+        if n:
+            base = _matmul(base, base)
+    return result
+
+
+def multi_dot(arrays, *, precision=None):
+    """The product of a chain of matrices; the first may be 1-d (a row vector) and
+    the last 1-d (a column vector), as ``numpy.linalg.multi_dot``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.multi_dot([fnp.ones(2), fnp.eye(2), fnp.ones(2)]).item()
+    2.0
+    """
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError(f"multi_dot: needs at least two arrays, got {len(arrays)}")
+    for i, x in enumerate(arrays):
+        nd = np.ndim(x)
+        ok = nd == 2 or (nd == 1 and i in (0, len(arrays) - 1))
+        if not ok:
+            raise ValueError(f"multi_dot: array {i} has shape {np.shape(x)}; the first and "
+                             "last may be 1-d, the others must be 2-d")
+    out = arrays[0]
+    for x in arrays[1:]:
+        out = _matmul(out, x)
+    return out
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a linear map from its last axes (after the first
+    ``ind``) to its first ``ind`` axes: ``tensordot(tensorinv(a), a, ind)`` is the identity.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.tensorinv(fnp.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    (a,) = as_float("tensorinv", a, complex_ok=True)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: ind must be a positive integer, got {ind}")
+    out_shape, in_shape = a.shape[:ind], a.shape[ind:]
+    rows, cols = int(np.prod(out_shape)), int(np.prod(in_shape))
+    if rows != cols:
+        raise ValueError(f"tensorinv: a of shape {tuple(a.shape)} with ind={ind} is not "
+                         f"square ({rows} x {cols})")
+    return reshape(inv(reshape(a, (rows, cols))), in_shape + out_shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` of ``a`` are first moved
+    to the end, as ``numpy.linalg.tensorsolve``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.tensorsolve(fnp.eye(4).reshape(2, 2, 4), fnp.ones((2, 2))).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    a, b = as_float("tensorsolve", a, b, complex_ok=True)
+    if axes is not None:
+        axes = [ax % a.ndim for ax in (axes if isinstance(axes, (tuple, list)) else [axes])]
+        a = moveaxis(a, axes, list(range(a.ndim - len(axes), a.ndim)))
+    x_shape = a.shape[b.ndim:]
+    size = int(np.prod(x_shape))
+    if int(np.prod(a.shape[:b.ndim])) != size or a.shape[:b.ndim] != b.shape:
+        raise ValueError(f"tensorsolve: a of shape {tuple(a.shape)} and b of shape "
+                         f"{tuple(b.shape)} do not make a square system")
+    return reshape(solve(reshape(a, (size, size)), reshape(b, (size,))), x_shape)

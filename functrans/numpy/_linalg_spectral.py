@@ -1,0 +1,286 @@
+"""``functrans.numpy.linalg`` decompositions and what is built on them: eigh,
+eigvalsh, eig, eigvals, svd, svdvals, qr, pinv, lstsq, matrix_rank.
+
+eigh and qr take real matrices (complex input raises TypeError); svd/svdvals take
+real or complex ones (real singular values); eig/eigvals take real or complex ones
+and return complex results. Batch axes lead.
+
+>>> import functrans.numpy as fnp
+>>> fnp.linalg.eigvalsh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]])).tolist()
+[1.0, 3.0]
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..primitives import linalg_decomp as LD
+from ._elementwise import abs as _abs, greater, multiply, sign
+from ._linalg_common import as_float, check_matrix, check_square, mT
+from ._products import matmul
+from ._reductions import max as _max, sum as _sum
+from ._sorting import argsort
+from ._structural import expand_dims, reshape
+from ._take import take_along_axis
+from ._util import asarray
+
+__all__ = ["eigh", "eigvalsh", "eig", "eigvals", "svd", "svdvals", "qr", "pinv", "lstsq",
+           "matrix_rank", "EighResult", "EigResult", "SVDResult", "QRResult"]
+
+
+class EighResult(NamedTuple):
+    """``eigh``'s result: ascending eigenvalues and the eigenvectors (columns).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.eigh(fnp.eye(2)).eigenvalues.tolist()
+    [1.0, 1.0]
+    """
+    eigenvalues: object
+    eigenvectors: object
+
+
+class EigResult(NamedTuple):
+    """``eig``'s result: complex eigenvalues and right eigenvectors (columns).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.eig(fnp.eye(2)).eigenvalues.tolist()
+    [(1+0j), (1+0j)]
+    """
+    eigenvalues: object
+    eigenvectors: object
+
+
+class SVDResult(NamedTuple):
+    """``svd``'s result: ``a = U @ diag(S) @ Vh``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.svd(fnp.eye(2)).S.tolist()
+    [1.0, 1.0]
+    """
+    U: object
+    S: object
+    Vh: object
+
+
+class QRResult(NamedTuple):
+    """``qr``'s result: ``a = Q @ R``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.qr(fnp.eye(2)).R.shape
+    (2, 2)
+    """
+    Q: object
+    R: object
+
+
+def _lower(name, UPLO):
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return UPLO != "U"
+
+
+def eigh(a, UPLO=None, symmetrize_input=True):
+    """Eigenvalues (ascending) and eigenvectors of a real symmetric matrix (stack).
+
+    With ``symmetrize_input`` (the default, as JAX) ``(a + aᵀ)/2`` is decomposed;
+    otherwise only the ``UPLO`` triangle ('L' default) is read. As in JAX, the
+    eigenvector derivatives are not finite where eigenvalues repeat; the eigenvalue
+    derivatives are.
+
+    >>> import functrans.numpy as fnp
+    >>> w, v = fnp.linalg.eigh(fnp.asarray([[2.0, 0.0], [0.0, 1.0]]))
+    >>> w.tolist()
+    [1.0, 2.0]
+    """
+    (a,) = as_float("eigh", a)
+    check_square("eigh", a)
+    lower = _lower("eigh", UPLO)
+    if symmetrize_input:
+        a = multiply(a + mT(a), a.dtype.type(0.5))
+    v, w = LD.eigh(a, lower=lower)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L", symmetrize_input=True):
+    """The eigenvalues (ascending) of a real symmetric matrix (stack).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.eigvalsh(fnp.asarray([[0.0, 1.0], [1.0, 0.0]])).tolist()
+    [-1.0, 1.0]
+    """
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of a general square matrix (stack), both
+    complex, ``a @ v[:, i] = w[i] * v[:, i]`` (unordered, as LAPACK returns them).
+    Only the eigenvalues are differentiable (as in JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> w, v = fnp.linalg.eig(fnp.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w.tolist()
+    [(2+0j), (3+0j)]
+    """
+    (a,) = as_float("eig", a, complex_ok=True)
+    check_square("eig", a)
+    w, v = LD.eig(a, compute_right_eigenvectors=True)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The (complex) eigenvalues of a general square matrix (stack), differentiable.
+
+    >>> import functrans.numpy as fnp
+    >>> sorted(fnp.linalg.eigvals(fnp.asarray([[0.0, 1.0], [-1.0, 0.0]])).tolist(),
+    ...        key=lambda z: z.imag)
+    [-1j, 1j]
+    """
+    (a,) = as_float("eigvals", a, complex_ok=True)
+    check_square("eigvals", a)
+    (w,) = LD.eig(a, compute_right_eigenvectors=False)
+    return w
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real or complex matrix
+    (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only.
+    ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
+    of ``U``/``Vh`` need ``full_matrices=False`` for non-square ``a``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.svd(fnp.asarray([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False).tolist()
+    [4.0, 3.0]
+    """
+    if not compute_uv:
+        return svdvals(a) if not hermitian else _hermitian_svd(a, False)
+    (a,) = as_float("svd", a, complex_ok=not hermitian)
+    check_matrix("svd", a)
+    if hermitian:
+        return _hermitian_svd(a, True)
+    u, s, vt = LD.svd(a, full_matrices=bool(full_matrices), compute_uv=True)
+    return SVDResult(u, s, vt)
+
+
+def _hermitian_svd(a, compute_uv):
+    # a = V diag(w) Vᵀ = (V P) diag(|w| P) (sign(w) ∘ V P)ᵀ with P sorting |w| descending
+    (a,) = as_float("svd", a)
+    check_square("svd", a)
+    w, v = eigh(a)
+    order = argsort(-_abs(w), axis=-1)
+    w = take_along_axis(w, order, axis=-1)
+    s = _abs(w)
+    if not compute_uv:
+        return s
+    u = take_along_axis(v, expand_dims(order, -2), axis=-1)
+    vh = mT(multiply(u, expand_dims(sign(w), -2)))
+    return SVDResult(u, s, vh)
+
+
+def svdvals(x, /):
+    """The singular values (descending, real) of a real or complex matrix or stack.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.svdvals(fnp.asarray([[0.0, 2.0], [1.0, 0.0]])).tolist()
+    [2.0, 1.0]
+    """
+    (x,) = as_float("svdvals", x, complex_ok=True)
+    check_matrix("svdvals", x)
+    return LD.svd(x, full_matrices=False, compute_uv=False)
+
+
+def qr(a, mode="reduced"):
+    """QR decomposition of a real matrix (stack): ``QRResult(Q, R)`` for mode
+    'reduced' (Q (m, k), R (k, n), k = min(m, n)) or 'complete' (Q (m, m)), or ``R``
+    alone for mode 'r'. Derivatives of 'complete' factors of tall matrices are
+    not defined (an error).
+
+    >>> import functrans.numpy as fnp
+    >>> q, r = fnp.linalg.qr(fnp.asarray([[0.0, 2.0], [1.0, 0.0]]))
+    >>> fnp.abs(r).tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    (a,) = as_float("qr", a)
+    check_matrix("qr", a)
+    q, r = LD.qr(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def _default_rtol(a):
+    return 10.0 * max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
+
+
+def pinv(a, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse via the SVD: singular values at or below
+    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX) are dropped;
+    ``hermitian=True`` uses the symmetric part of ``a``. Its
+    derivative is the closed form for a locally constant rank (also at repeated
+    singular values).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.linalg.pinv(fnp.asarray([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    (a,) = as_float("pinv", a)
+    check_matrix("pinv", a)
+    if hermitian:   # as JAX: the symmetric part (its eigh-based SVD symmetrizes)
+        check_square("pinv", a)
+        a = multiply(a + mT(a), a.dtype.type(0.5))
+    rtol = _default_rtol(a) if rtol is None else float(rtol)
+    return LD.pinv(a, rtol=rtol)
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid=False):
+    """Least squares ``x`` minimising ``|a x - b|`` (minimum norm), as a tuple
+    ``(x, residuals, rank, s)``. Singular values at or below ``rcond * max(s)``
+    (default ``eps * max(m, n)``) are dropped. As JAX's default, ``residuals`` is
+    always ``sum(|a x - b|²)`` per column (``numpy_resid=True`` is not supported:
+    numpy's empty-when-rank-deficient shape depends on values).
+
+    >>> import functrans.numpy as fnp
+    >>> x, res, rank, s = fnp.linalg.lstsq(fnp.asarray([[1.0], [1.0]]), fnp.asarray([1.0, 3.0]))
+    >>> fnp.round(x, 6).tolist(), fnp.round(res, 6).tolist(), int(rank)
+    ([2.0], [2.0], 1)
+    """
+    if numpy_resid:
+        raise ValueError("lstsq: numpy_resid=True is not supported (its shape depends on "
+                         "the rank, a value); use the default residuals")
+    a, b = as_float("lstsq", a, b)
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(f"lstsq: a must be (m, n) and b (m,) or (m, k), got shapes "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
+    rcond = float(np.finfo(a.dtype).eps) * max(a.shape) if rcond is None else float(rcond)
+    s = svdvals(a)
+    rank = matrix_rank(a, rcond)
+    vector = b.ndim == 1
+    col = reshape(b, (b.shape[0], 1)) if vector else b
+    x = matmul(LD.pinv(a, rtol=rcond), col)
+    r = matmul(a, x) - col
+    resid = _sum(multiply(r, r), axis=0)    # (k,); (1,) for a vector b, as JAX
+    return (reshape(x, (a.shape[1],)) if vector else x), resid, rank, s
+
+
+def matrix_rank(M, rtol=None, *, tol=None):
+    """The number of singular values above the threshold: ``tol`` (absolute) if
+    given, else ``rtol * max(s)`` (default ``max(m, n) * eps``). A vector has rank 1
+    unless it is zero.
+
+    >>> import functrans.numpy as fnp
+    >>> int(fnp.linalg.matrix_rank(fnp.asarray([[1.0, 2.0], [2.0, 4.0]])))
+    1
+    """
+    (M,) = as_float("matrix_rank", M, complex_ok=True)
+    if M.ndim < 2:
+        return asarray(greater(_sum(greater(_abs(M), 0), dtype=np.int64), 0), np.int64)
+    s = svdvals(M)
+    if s.shape[-1] == 0:
+        return _sum(s, axis=-1, dtype=np.int64)
+    if tol is not None:
+        cutoff = tol
+    else:
+        rtol = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps) if rtol is None else rtol
+        cutoff = multiply(_max(s, axis=-1, keepdims=True), s.dtype.type(rtol))
+    return _sum(greater(s, cutoff), axis=-1, dtype=np.int64)
+

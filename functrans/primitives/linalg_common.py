@@ -1,0 +1,116 @@
+"""Helpers shared by the linear-algebra primitive modules (``linalg``,
+``linalg_decomp``): dtype and shape checks, batched matrix products built from
+``dot_general``, constant masks, and the batching rule that moves the vmapped
+axis to the front (numpy.linalg loops over leading axes itself).
+
+>>> import numpy as np
+>>> mT(np.arange(6.0).reshape(1, 2, 3)).shape
+(1, 3, 2)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import aval, move_batch_axis, not_mapped_size
+from .dot import dot_general
+from .elementwise import mul
+from .reductions import reduce_sum
+from .structural import broadcast_in_dim, transpose
+from ..tracing import Tracer, get_aval
+
+__all__ = ["check_float", "check_square", "bind_checked", "mT", "batched_matmul",
+           "const_like", "eye_like", "trace_prod", "batch_front", "nan_on_error"]
+
+
+
+def check_float(name, *avals, complex_ok=False):
+    """Operands of one floating dtype (complex too when ``complex_ok``), else TypeError.
+
+    >>> from jaxpr_ir import ShapedArray
+    >>> check_float("f", ShapedArray((2, 2), "float64"))
+    """
+    kinds = "fc" if complex_ok else "f"
+    for i, a in enumerate(avals):
+        if a.dtype.kind not in kinds:
+            what = "floating or complex" if complex_ok else "real floating"
+            raise TypeError(f"{name}: operand {i} must be a {what} array, got {a.str_short()}")
+    if len({a.dtype for a in avals}) > 1:
+        shown = " and ".join(a.str_short() for a in avals)
+        raise TypeError(f"{name}: operands must share one dtype, got {shown}")
+
+
+def check_square(name, a):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: expected a square matrix or a stack of them "
+                         f"(shape (..., n, n)), got {a.str_short()}")
+
+
+def bind_checked(prim, *args, **params):
+    """Bind, running the shape rule first also when eager (bind skips it then)."""
+    if not any(isinstance(a, Tracer) for a in args):
+        prim.abstract_eval(*[get_aval(a) for a in args], **params)
+    return prim.bind(*args, **params)
+
+
+def mT(x):
+    """Swap the last two axes."""
+    nd = aval(x).ndim
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def batched_matmul(x, y, tx=False, ty=False):
+    """Batched ``op(x) @ op(y)`` over equal leading batch axes, by one dot_general."""
+    nd = aval(x).ndim
+    batch = tuple(range(nd - 2))
+    cx = nd - 2 if tx else nd - 1
+    cy = nd - 1 if ty else nd - 2
+    return dot_general(x, y, (((cx,), (cy,)), (batch, batch)))
+
+
+def const_like(mask, like):
+    """A constant (n, n) matrix broadcast to the shape and dtype of ``like``."""
+    a = aval(like)
+    m = np.asarray(mask, dtype=a.dtype)
+    return broadcast_in_dim(m, a.shape, (a.ndim - 2, a.ndim - 1))
+
+
+def eye_like(like):
+    return const_like(np.eye(aval(like).shape[-1]), like)
+
+
+def trace_prod(g, t):
+    """``sum_ij g_ij t_ij`` over the last two axes: tr(gᵀ t), linear in ``t``."""
+    nd = aval(t).ndim
+    return reduce_sum(mul(g, t), (nd - 2, nd - 1))
+
+
+def batch_front(prim):
+    """Batching: put every operand's batch axis in front (numpy.linalg loops over it)."""
+    def rule(args, dims, **params):
+        size = not_mapped_size(args, dims)
+        moved = [move_batch_axis(x, d, 0, size) for x, d in zip(args, dims)]
+        out = prim.bind(*moved, **params)
+        return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+    prim.batch = rule
+    return rule
+
+
+def nan_on_error(fn, *arrays, out_shape, dtype):
+    """Run a numpy.linalg call; on failure (singular / not positive definite) redo it
+    matrix by matrix and fill the failing ones with NaN, as a compiled backend would."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*arrays), dtype=dtype)
+    except np.linalg.LinAlgError:
+        pass
+    batch = out_shape[:-2]
+    out = np.full(out_shape, np.nan, dtype=dtype)
+    flat = [np.reshape(a, (-1,) + a.shape[len(batch):]) for a in arrays]
+    res = out.reshape((-1,) + out_shape[len(batch):])
+    for i in range(res.shape[0]):   # only reached for a failing input
+        try:
+            with np.errstate(all="ignore"):
+                res[i] = fn(*[f[i] for f in flat])
+        except np.linalg.LinAlgError:
+            pass
+    return out
