@@ -118,3 +118,28 @@ def test_integrate_trapezoid_against_scipy():
     np.testing.assert_allclose(np.asarray(fint.trapezoid(y, dx=0.5, axis=0)),
                                sint.trapezoid(y, dx=0.5, axis=0), rtol=1e-13)
     assert {n for n in dir(fint) if not n.startswith("_")} == set(fint.__all__)
+
+
+def test_qr_svd_eigh_against_scipy():
+    a = _RNG.normal(size=(5, 3))
+    for mode in ("full", "economic"):
+        q, r = fla.qr(a, mode=mode)
+        q, r = np.asarray(q), np.asarray(r)
+        wq, wr = sl.qr(a, mode=mode)
+        assert q.shape == wq.shape and r.shape == wr.shape
+        np.testing.assert_allclose(q @ r, a, atol=1e-13)
+        np.testing.assert_allclose(np.abs(r), np.abs(wr), atol=1e-12)   # signs may differ
+    (r_only,) = fla.qr(a, mode="r")
+    np.testing.assert_allclose(np.abs(np.asarray(r_only)), np.abs(sl.qr(a, mode="r")[0]), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fla.svd(a, compute_uv=False)),
+                               sl.svd(a, compute_uv=False), rtol=1e-13)
+    u, s, vt = (np.asarray(m) for m in fla.svd(a, full_matrices=False))
+    np.testing.assert_allclose((u * s) @ vt, a, atol=1e-13)
+    sym = _spd(4)
+    w, v = (np.asarray(m) for m in fla.eigh(sym))
+    np.testing.assert_allclose(w, sl.eigh(sym, eigvals_only=True), rtol=1e-13)
+    np.testing.assert_allclose((v * w) @ v.T, sym, atol=1e-12)
+    check_grads(lambda m: fla.eigh(m + m.T, eigvals_only=True), (sym,), order=1,
+                modes=("fwd", "rev"))
+    with pytest.raises(ValueError, match="generalized"):
+        fla.eigh(sym, sym)

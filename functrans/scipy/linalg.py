@@ -1,9 +1,9 @@
 """``functrans.scipy.linalg``: scipy's conventions over ``functrans.numpy.linalg`` and
 ``lax`` (cholesky's ``lower`` flag, cho_factor/cho_solve pairs, solve_triangular's
 ``trans``), plus ``expm`` by Pade scaling and squaring built from matmul and solve,
-so it differentiates by composition.  lu, qr, svd and eigh call
-``functrans.numpy.linalg`` at call time, and raise a clear error where that module
-does not provide them.
+so it differentiates by composition.  qr, svd and eigh call
+``functrans.numpy.linalg`` at call time.  lu, lu_factor and lu_solve are not
+provided yet: functrans has no LU factorization to build them on.
 
 >>> import numpy as np
 >>> from functrans.scipy import linalg
@@ -19,7 +19,7 @@ from .. import numpy as _fnp
 from ._special_gamma import as_float as _as_float
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
-           "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+           "inv", "qr", "solve", "solve_triangular", "svd"]
 
 
 def _matrix(a):
@@ -193,45 +193,44 @@ def _numpy_linalg(name):
     return fn
 
 
-def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
-    """``(p, l, u)`` with ``a = p @ l @ u`` (``(p @ l, u)`` with ``permute_l``), from
-    ``functrans.numpy.linalg``'s LU where it is provided."""
-    return _numpy_linalg("lu")(_matrix(a), permute_l=permute_l)
-
-
-def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
-    """``(lu, piv)`` (scipy's packed form), from ``functrans.numpy.linalg.lu_factor``."""
-    return _numpy_linalg("lu_factor")(_matrix(a))
-
-
-def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_finite: bool = True):
-    """Solve from ``lu_factor``'s result, by ``functrans.numpy.linalg.lu_solve``."""
-    return _numpy_linalg("lu_solve")(lu_and_piv, b, trans=trans)
-
-
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
     """``(q, r)`` (``mode='full'`` or ``'economic'``; ``'r'`` returns ``(r,)``), from
-    ``functrans.numpy.linalg.qr``."""
+    ``functrans.numpy.linalg.qr``.
+
+    >>> from functrans.scipy.linalg import qr
+    >>> [m.shape for m in qr(_np.ones((3, 2)), mode="economic")]
+    [(3, 2), (2, 2)]
+    """
     if pivoting:
         raise ValueError("qr: pivoting=True is not supported (as jax.scipy)")
-    modes = {"full": "complete", "economic": "reduced", "r": "r"}
+    modes = {"full": "complete", "economic": "reduced", "r": "complete"}
     if mode not in modes:
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
-    out = _numpy_linalg("qr")(_as_float(a), mode=modes[mode])
-    return (out,) if mode == "r" else tuple(out)
+    q, r = _numpy_linalg("qr")(_as_float(a), mode=modes[mode])
+    return (r,) if mode == "r" else (q, r)    # scipy's 'r' is the full (M, N) R
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
         check_finite: bool = True, lapack_driver: str = "gesdd"):
-    """The singular value decomposition, from ``functrans.numpy.linalg.svd``."""
+    """The singular value decomposition, from ``functrans.numpy.linalg.svd``.
+
+    >>> from functrans.scipy.linalg import svd
+    >>> [round(v, 12) for v in svd(_np.diag([3.0, 2.0]), compute_uv=False).tolist()]
+    [3.0, 2.0]
+    """
     return _numpy_linalg("svd")(_as_float(a), full_matrices=full_matrices, compute_uv=compute_uv)
 
 
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
          overwrite_b: bool = False, type: int = 1, check_finite: bool = True):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, from
-    ``functrans.numpy.linalg.eigh``; the generalized problem (``b``) is not supported."""
+    ``functrans.numpy.linalg.eigh``; the generalized problem (``b``) is not supported.
+
+    >>> from functrans.scipy.linalg import eigh
+    >>> eigh(_np.diag([2.0, 1.0]), eigvals_only=True).tolist()
+    [1.0, 2.0]
+    """
     if b is not None:
         raise ValueError("eigh: the generalized problem (b=...) is not supported (as jax.scipy)")
     w, v = _numpy_linalg("eigh")(_matrix(a), UPLO="L" if lower else "U")
