@@ -1,0 +1,237 @@
+"""``functrans.scipy.linalg``: scipy's conventions over ``functrans.numpy.linalg`` and
+``lax`` (cholesky's ``lower`` flag, cho_factor/cho_solve pairs, solve_triangular's
+``trans``), plus ``expm`` by Pade scaling and squaring built from matmul and solve,
+so it differentiates by composition.  qr, svd and eigh call
+``functrans.numpy.linalg`` at call time.  lu, lu_factor and lu_solve are not
+provided yet: functrans has no LU factorization to build them on.
+
+>>> import numpy as np
+>>> from functrans.scipy import linalg
+>>> linalg.expm(np.zeros((2, 2))).tolist()
+[[1.0, 0.0], [0.0, 1.0]]
+"""
+import math as _math
+
+import numpy as _np
+
+from .. import lax as _lax
+from .. import numpy as _fnp
+from ._special_gamma import as_float as _as_float
+
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
+           "inv", "qr", "solve", "solve_triangular", "svd"]
+
+
+def _matrix(a):
+    a = _as_float(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"expected square matrices (..., n, n), got shape {a.shape}")
+    return a
+
+
+def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """The Cholesky factor: upper ``U`` with ``a = U^T U`` by default (scipy's
+    convention), lower ``L`` with ``lower=True``.
+
+    >>> from functrans.scipy.linalg import cholesky
+    >>> cholesky(_np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[2.0, 1.0], [0.0, 1.0]]
+    """
+    return _fnp.linalg.cholesky(_matrix(a), upper=not lower)
+
+
+def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """``(c, lower)`` for cho_solve; the unused triangle of ``c`` is zero.
+
+    >>> from functrans.scipy.linalg import cho_factor
+    >>> cho_factor(_np.array([[4.0, 2.0], [2.0, 2.0]]), lower=True)[1]
+    True
+    """
+    return cholesky(a, lower=lower), lower
+
+
+def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
+                     overwrite_b: bool = False, check_finite: bool = True):
+    """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` 0/'N', 1/'T' or 2/'C'.
+    ``b`` of rank ``a.ndim - 1`` is one vector.
+
+    >>> from functrans.scipy.linalg import solve_triangular
+    >>> solve_triangular(_np.array([[2.0, 0.0], [1.0, 1.0]]), _np.array([2.0, 3.0]),
+    ...                  lower=True).tolist()
+    [1.0, 2.0]
+    """
+    a = _matrix(a)
+    b = _fnp.asarray(_as_float(b), a.dtype)
+    code = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}.get(trans)
+    if code is None:
+        raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    vector = b.ndim == a.ndim - 1
+    rhs = b[..., None] if vector else b
+    x = _lax.triangular_solve(a, rhs, left_side=True, lower=lower, transpose_a=code != 0,
+                              unit_diagonal=unit_diagonal)
+    return x[..., 0] if vector else x
+
+
+def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
+    """Solve ``a x = b`` from ``cho_factor(a)``.
+
+    >>> from functrans.scipy.linalg import cho_factor, cho_solve
+    >>> a = _np.array([[4.0, 2.0], [2.0, 2.0]])
+    >>> cho_solve(cho_factor(a), _np.array([4.0, 2.0])).tolist()
+    [1.0, 0.0]
+    """
+    c, lower = c_and_lower
+    if lower:
+        y = solve_triangular(c, b, lower=True)
+        return solve_triangular(c, y, trans=1, lower=True)
+    y = solve_triangular(c, b, trans=1, lower=False)
+    return solve_triangular(c, y, lower=False)
+
+
+def det(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The determinant.
+
+    >>> from functrans.scipy.linalg import det
+    >>> round(float(det(_np.array([[2.0, 1.0], [1.0, 3.0]]))), 12)
+    5.0
+    """
+    return _fnp.linalg.det(_matrix(a))
+
+
+def inv(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The inverse.
+
+    >>> from functrans.scipy.linalg import inv
+    >>> inv(_np.array([[2.0, 0.0], [0.0, 4.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    return _fnp.linalg.inv(_matrix(a))
+
+
+def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          check_finite: bool = True, assume_a: str = "gen"):
+    """Solve ``a x = b``; ``assume_a='pos'`` goes through Cholesky.
+
+    >>> from functrans.scipy.linalg import solve
+    >>> solve(_np.array([[2.0, 0.0], [0.0, 4.0]]), _np.array([2.0, 4.0])).tolist()
+    [1.0, 1.0]
+    """
+    if assume_a == "pos":
+        return cho_solve(cho_factor(a, lower=lower), b)
+    if assume_a not in ("gen", "sym", "her"):
+        raise ValueError(f"solve: assume_a must be 'gen', 'sym', 'her' or 'pos', got {assume_a!r}")
+    return _fnp.linalg.solve(_matrix(a), _as_float(b))
+
+
+def block_diag(*arrs):
+    """The block-diagonal matrix of the given 2-D (or lower) arrays.
+
+    >>> from functrans.scipy.linalg import block_diag
+    >>> block_diag(_np.ones((1, 1)), 2 * _np.ones((1, 2))).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 2.0, 2.0]]
+    """
+    if not arrs:
+        return _fnp.zeros((1, 0))
+    mats = [_fnp.atleast_2d(_fnp.asarray(a)) for a in arrs]
+    if any(m.ndim != 2 for m in mats):
+        raise ValueError("block_diag: arguments must have at most 2 dimensions")
+    dtype = _np.result_type(*[m.dtype for m in mats])
+    cols = sum(m.shape[1] for m in mats)
+    rows, start = [], 0
+    for m in mats:
+        left = _fnp.zeros((m.shape[0], start), dtype)
+        right = _fnp.zeros((m.shape[0], cols - start - m.shape[1]), dtype)
+        rows.append(_fnp.concatenate([left, _fnp.asarray(m, dtype), right], axis=1))
+        start += m.shape[1]
+    return _fnp.concatenate(rows, axis=0)
+
+
+# Pade(13) coefficients b_k = (26-k)! 13! / (26! (13-k)! k!) and Higham's theta_13
+_PADE13 = tuple(_math.factorial(26 - k) * _math.factorial(13)
+                / (_math.factorial(26) * _math.factorial(13 - k) * _math.factorial(k))
+                for k in range(14))
+_THETA13 = 5.371920351148152
+
+
+def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
+    """The matrix exponential: the [13/13] Pade approximant after scaling by 2^-s
+    (s from the 1-norm, at most ``max_squarings``), then s squarings.  Built from
+    matmul and solve, so it differentiates and batches by composition.
+
+    >>> from functrans.scipy.linalg import expm
+    >>> round(float(expm(_np.array([[1.0]]))[0, 0]), 12)
+    2.718281828459
+    """
+    a = _matrix(A)
+    n = a.shape[-1]
+    norm = _fnp.max(_fnp.sum(_fnp.abs(a), axis=-2), axis=-1)
+    s = _fnp.clip(_fnp.ceil(_fnp.log2(_fnp.maximum(norm, 1e-300) / _THETA13)), 0, max_squarings)
+    s = _lax.stop_gradient(s)
+    a = a / (2.0 ** s)[..., None, None]
+    eye = _fnp.broadcast_to(_fnp.eye(n, dtype=a.dtype), a.shape)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    b = _PADE13
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
+             + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = _fnp.linalg.solve(v - u, v + u)
+
+    def square(i, m):
+        return _fnp.where((i < s)[..., None, None], m @ m, m)
+
+    return _lax.fori_loop(0, max_squarings, square, r)
+
+
+def _numpy_linalg(name):
+    fn = getattr(_fnp.linalg, name, None)
+    if fn is None:
+        raise NotImplementedError(
+            f"functrans.scipy.linalg.{name} needs functrans.numpy.linalg.{name}, which "
+            "this build does not provide")
+    return fn
+
+
+def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True):
+    """``(q, r)`` (``mode='full'`` or ``'economic'``; ``'r'`` returns ``(r,)``), from
+    ``functrans.numpy.linalg.qr``.
+
+    >>> from functrans.scipy.linalg import qr
+    >>> [m.shape for m in qr(_np.ones((3, 2)), mode="economic")]
+    [(3, 2), (2, 2)]
+    """
+    if pivoting:
+        raise ValueError("qr: pivoting=True is not supported (as jax.scipy)")
+    modes = {"full": "complete", "economic": "reduced", "r": "complete"}
+    if mode not in modes:
+        raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
+    q, r = _numpy_linalg("qr")(_as_float(a), mode=modes[mode])
+    return (r,) if mode == "r" else (q, r)    # scipy's 'r' is the full (M, N) R
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd"):
+    """The singular value decomposition, from ``functrans.numpy.linalg.svd``.
+
+    >>> from functrans.scipy.linalg import svd
+    >>> [round(v, 12) for v in svd(_np.diag([3.0, 2.0]), compute_uv=False).tolist()]
+    [3.0, 2.0]
+    """
+    return _numpy_linalg("svd")(_as_float(a), full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
+         overwrite_b: bool = False, type: int = 1, check_finite: bool = True):
+    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, from
+    ``functrans.numpy.linalg.eigh``; the generalized problem (``b``) is not supported.
+
+    >>> from functrans.scipy.linalg import eigh
+    >>> eigh(_np.diag([2.0, 1.0]), eigvals_only=True).tolist()
+    [1.0, 2.0]
+    """
+    if b is not None:
+        raise ValueError("eigh: the generalized problem (b=...) is not supported (as jax.scipy)")
+    w, v = _numpy_linalg("eigh")(_matrix(a), UPLO="L" if lower else "U")
+    return w if eigvals_only else (w, v)

@@ -1,0 +1,130 @@
+"""``functrans.scipy.signal``: direct N-dimensional convolution and correlation
+(modes 'full', 'same', 'valid', scipy's conventions), written as a sum over the
+kernel's entries of shifted, scaled slices of the padded input: every piece is an
+existing operation, so it differentiates in both inputs, batches and compiles.
+The cost is one multiply-add of the whole output per kernel entry (meant for small
+kernels, as ``method='direct'``).
+
+>>> import numpy as np
+>>> from functrans.scipy import signal
+>>> signal.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])).tolist()
+[0.0, 1.0, 2.5, 4.0, 1.5]
+"""
+import itertools as _itertools
+
+import numpy as _np
+
+from .. import numpy as _fnp
+
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d"]
+
+
+def _full_convolution(x, h):
+    pads = [(k - 1, k - 1) for k in h.shape]
+    xp = _fnp.pad(x, pads)
+    out_shape = tuple(n + k - 1 for n, k in zip(x.shape, h.shape))
+    out = _fnp.zeros(out_shape, _np.result_type(x.dtype, h.dtype))
+    for idx in _itertools.product(*[range(k) for k in h.shape]):
+        # out[n] += h[k] x[n - k]: the slice of the padded x starting at K - 1 - k
+        starts = [k - 1 - i for k, i in zip(h.shape, idx)]
+        piece = xp[tuple(slice(s, s + m) for s, m in zip(starts, out_shape))]
+        out = out + h[idx] * piece
+    return out
+
+
+def _crop(full, x_shape, h_shape, mode):
+    if mode == "full":
+        return full
+    if mode == "same":
+        starts = [(k - 1) // 2 for k in h_shape]
+        return full[tuple(slice(s, s + n) for s, n in zip(starts, x_shape))]
+    if mode == "valid":
+        sizes = [max(n, k) - min(n, k) + 1 for n, k in zip(x_shape, h_shape)]
+        starts = [min(n, k) - 1 for n, k in zip(x_shape, h_shape)]
+        return full[tuple(slice(s, s + m) for s, m in zip(starts, sizes))]
+    raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+
+def _inputs(in1, in2, method):
+    if method not in ("auto", "direct"):
+        raise ValueError(f"method={method!r}: only the direct method is available")
+    x, h = _fnp.asarray(in1), _fnp.asarray(in2)
+    if x.ndim != h.ndim:
+        raise ValueError(f"inputs must have the same number of dimensions, got {x.ndim} and {h.ndim}")
+    if 0 in x.shape or 0 in h.shape:
+        raise ValueError("inputs must not be empty")
+    return x, h
+
+
+def convolve(in1, in2, mode: str = "full", method: str = "auto", precision=None):
+    """The N-dimensional convolution of ``in1`` and ``in2``.  In 'valid' mode one
+    input must be at least as large as the other in every dimension.
+
+    >>> import numpy as np
+    >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), mode="valid").tolist()
+    [3.0, 5.0]
+    """
+    x, h = _inputs(in1, in2, method)
+    if mode == "valid":
+        bigger = all(a >= b for a, b in zip(x.shape, h.shape))
+        smaller = all(a <= b for a, b in zip(x.shape, h.shape))
+        if not (bigger or smaller):
+            raise ValueError("convolve: in 'valid' mode one input must be at least as "
+                             "large as the other in every dimension")
+        if smaller and not bigger:
+            x, h = h, x
+    return _crop(_full_convolution(x, h), x.shape, h.shape, mode)
+
+
+def correlate(in1, in2, mode: str = "full", method: str = "auto", precision=None):
+    """The N-dimensional cross-correlation: convolution with ``in2`` reversed (and
+    conjugated).
+
+    >>> import numpy as np
+    >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0]), mode="valid").tolist()
+    [1.0, 2.0]
+    """
+    x, h = _inputs(in1, in2, method)
+    h = _fnp.conj(h[tuple(slice(None, None, -1) for _ in range(h.ndim))])
+    if mode == "valid" and all(a <= b for a, b in zip(x.shape, h.shape)) \
+            and not all(a >= b for a, b in zip(x.shape, h.shape)):
+        # scipy swaps the inputs here, so the output is the reversed swapped correlation
+        out = correlate(in2, in1, mode="valid", method=method)
+        return _fnp.conj(out[tuple(slice(None, None, -1) for _ in range(out.ndim))])
+    return convolve(x, h, mode=mode, method=method)
+
+
+def _check_2d(in1, in2, boundary, fillvalue):
+    if boundary != "fill" or fillvalue != 0:
+        raise ValueError("only boundary='fill' with fillvalue=0 is supported (as jax.scipy)")
+    x, h = _fnp.asarray(in1), _fnp.asarray(in2)
+    if x.ndim != 2 or h.ndim != 2:
+        raise ValueError(f"convolve2d/correlate2d need 2-D inputs, got {x.ndim}-D and {h.ndim}-D")
+    return x, h
+
+
+def convolve2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=0, precision=None):
+    """The 2-D convolution (scipy.signal.convolve2d with zero fill).
+
+    >>> import numpy as np
+    >>> convolve2d(np.ones((2, 2)), np.ones((1, 1))).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    x, h = _check_2d(in1, in2, boundary, fillvalue)
+    return convolve(x, h, mode=mode)
+
+
+def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=0, precision=None):
+    """The 2-D cross-correlation (scipy.signal.correlate2d with zero fill).
+
+    >>> import numpy as np
+    >>> correlate2d(np.ones((2, 2)), np.ones((1, 1))).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    x, h = _check_2d(in1, in2, boundary, fillvalue)
+    if mode != "same":
+        return correlate(x, h, mode=mode)
+    # scipy's 2-D 'same' window starts at K // 2 of the full correlation, where the
+    # N-D correlate's starts at (K - 1) // 2: they differ for even kernel sizes
+    full = correlate(x, h, mode="full")
+    return full[tuple(slice(k // 2, k // 2 + n) for n, k in zip(x.shape, h.shape))]

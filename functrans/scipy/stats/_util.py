@@ -1,0 +1,33 @@
+"""Shared pieces of the distributions: float promotion and the loc/scale change of
+variable every location-scale family uses."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy as fnp
+from .._special_gamma import as_float
+
+__all__ = ["as_float", "standardize", "outside", "nan_if", "log_prob"]
+
+
+def standardize(x, loc, scale):
+    """(z, log(scale)) with z = (x - loc) / scale, all broadcast and float."""
+    x, loc, scale = as_float(x, loc, scale)
+    x, loc, scale = fnp.broadcast_arrays(x, loc, scale)
+    return (x - loc) / scale, fnp.log(scale)
+
+
+def outside(cond, value, fill):
+    """``value`` where ``cond`` is False, ``fill`` where it is True."""
+    return fnp.where(cond, value.dtype.type(fill), value)
+
+
+def nan_if(cond, value):
+    return fnp.where(cond, value.dtype.type(np.nan), value)
+
+
+def log_prob(p, complement):
+    """log p, from log1p(-complement) where p > 1/2 (where log p would lose the
+    digits of a value near 0)."""
+    return fnp.where(p < 0.5, fnp.log(fnp.where(p < 0.5, p, 0.25)),
+                     fnp.log1p(-fnp.where(p < 0.5, 0.25, complement)))

@@ -1,0 +1,56 @@
+"""The Bernoulli distribution (``jax.scipy.stats.bernoulli``)."""
+from ... import numpy as _fnp
+from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
+from ._util import as_float as _as_float
+
+__all__ = ["logpmf", "pmf", "cdf", "ppf"]
+
+
+def logpmf(k, p, loc=0):
+    """log p at 1, log(1 - p) at 0, -inf elsewhere.
+
+    >>> from functrans.scipy.stats import bernoulli
+    >>> round(float(bernoulli.logpmf(1, 0.5)), 12)
+    -0.69314718056
+    """
+    k, p, loc = _as_float(k, p, loc)
+    x = k - loc
+    val = _xlogy(x, p) + _xlog1py(1 - x, -p)
+    return _fnp.where((x == 0) | (x == 1), val, x.dtype.type(-float("inf")))
+
+
+def pmf(k, p, loc=0):
+    """The probability mass.
+
+    >>> from functrans.scipy.stats import bernoulli
+    >>> float(bernoulli.pmf(1, 0.25))
+    0.25
+    """
+    return _fnp.exp(logpmf(k, p, loc))
+
+
+def cdf(k, p, loc=0):
+    """0 below loc, 1 - p on [loc, loc + 1), 1 above.
+
+    >>> from functrans.scipy.stats import bernoulli
+    >>> float(bernoulli.cdf(0, 0.25))
+    0.75
+    """
+    k, p, loc = _as_float(k, p, loc)
+    x = k - loc
+    t = x.dtype.type
+    return _fnp.where(x < 0, t(0), _fnp.where(x < 1, 1 - p, t(1)))
+
+
+def ppf(q, p):
+    """The smallest k in {0, 1} with cdf(k) >= q (NaN outside [0, 1]).
+
+    >>> from functrans.scipy.stats import bernoulli
+    >>> float(bernoulli.ppf(0.9, 0.25))
+    1.0
+    """
+    q, p = _as_float(q, p)
+    t = q.dtype.type
+    val = _fnp.where(q > 1 - p, t(1), t(0))
+    val = _fnp.where(q == 0, t(-1), val)
+    return _fnp.where((q < 0) | (q > 1), t(float("nan")), val)

@@ -1,0 +1,75 @@
+"""The beta distribution (``jax.scipy.stats.beta``)."""
+from ... import numpy as _fnp
+from .._special_gamma import betaln as _betaln
+from .._special_incomplete import betainc as _betainc
+from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
+from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+
+
+def logpdf(x, a, b, loc=0.0, scale=1.0):
+    """(a-1) log z + (b-1) log(1-z) - betaln(a, b) - log(scale) on [0, 1], -inf outside.
+
+    >>> from functrans.scipy.stats import beta
+    >>> round(float(beta.logpdf(0.5, 1.0, 1.0)), 10)
+    0.0
+    """
+    z, log_scale = _standardize(x, loc, scale)
+    a, b = _as_float(a, b)
+    inside = (z >= 0) & (z <= 1)
+    zs = _fnp.where(inside, z, 0.5)
+    val = _xlogy(a - 1, zs) + _xlog1py(b - 1, -zs) - _betaln(a, b) - log_scale
+    return _fnp.where(inside, val, z.dtype.type(-float("inf")))
+
+
+def pdf(x, a, b, loc=0.0, scale=1.0):
+    """The density.
+
+    >>> from functrans.scipy.stats import beta
+    >>> round(float(beta.pdf(0.5, 2.0, 2.0)), 10)
+    1.5
+    """
+    return _fnp.exp(logpdf(x, a, b, loc, scale))
+
+
+def cdf(x, a, b, loc=0.0, scale=1.0):
+    """I_z(a, b), clipped outside [0, 1].
+
+    >>> from functrans.scipy.stats import beta
+    >>> round(float(beta.cdf(0.5, 2.0, 2.0)), 10)
+    0.5
+    """
+    z = _standardize(x, loc, scale)[0]
+    return _betainc(a, b, _fnp.clip(z, 0.0, 1.0))
+
+
+def logcdf(x, a, b, loc=0.0, scale=1.0):
+    """log cdf.
+
+    >>> from functrans.scipy.stats import beta
+    >>> round(float(beta.logcdf(0.5, 2.0, 2.0)), 12)
+    -0.69314718056
+    """
+    return _log_prob(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
+
+
+def sf(x, a, b, loc=0.0, scale=1.0):
+    """I_{1-z}(b, a) (no cancellation).
+
+    >>> from functrans.scipy.stats import beta
+    >>> round(float(beta.sf(0.5, 2.0, 2.0)), 10)
+    0.5
+    """
+    z = _standardize(x, loc, scale)[0]
+    return _betainc(b, a, 1.0 - _fnp.clip(z, 0.0, 1.0))
+
+
+def logsf(x, a, b, loc=0.0, scale=1.0):
+    """log sf.
+
+    >>> from functrans.scipy.stats import beta
+    >>> round(float(beta.logsf(0.5, 2.0, 2.0)), 12)
+    -0.69314718056
+    """
+    return _log_prob(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))

@@ -1,0 +1,98 @@
+"""The Cauchy distribution (``jax.scipy.stats.cauchy``)."""
+import math as _math
+
+from ... import numpy as _fnp
+from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "isf", "ppf"]
+
+
+def logpdf(x, loc=0.0, scale=1.0):
+    """-log(pi scale (1 + z^2)).
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> round(float(cauchy.logpdf(0.0)), 12)
+    -1.144729885849
+    """
+    z, log_scale = _standardize(x, loc, scale)
+    return -z.dtype.type(_math.log(_math.pi)) - log_scale - _fnp.log1p(z * z)
+
+
+def pdf(x, loc=0.0, scale=1.0):
+    """The density.
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> round(float(cauchy.pdf(0.0)), 12)
+    0.318309886184
+    """
+    return _fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0.0, scale=1.0):
+    """1/2 + arctan(z)/pi, written with arctan(-1/z) in the left tail (no cancellation).
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> float(cauchy.cdf(0.0))
+    0.5
+    """
+    return sf(-_fnp.asarray(_as_float(x)), -_fnp.asarray(_as_float(loc)), scale)
+
+
+def logcdf(x, loc=0.0, scale=1.0):
+    """log cdf.
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> round(float(cauchy.logcdf(0.0)), 12)
+    -0.69314718056
+    """
+    return _log_prob(cdf(x, loc, scale), sf(x, loc, scale))
+
+
+def sf(x, loc=0.0, scale=1.0):
+    """1/2 - arctan(z)/pi; for z > 1 as arctan(1/z)/pi.
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> float(cauchy.sf(0.0))
+    0.5
+    """
+    z = _standardize(x, loc, scale)[0]
+    t = z.dtype.type
+    big = z > 1
+    safe = _fnp.where(big, z, t(1))
+    return _fnp.where(big, _fnp.arctan(t(1) / safe) / t(_math.pi),
+                      t(0.5) - _fnp.arctan(z) / t(_math.pi))
+
+
+def logsf(x, loc=0.0, scale=1.0):
+    """log sf.
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> round(float(cauchy.logsf(0.0)), 12)
+    -0.69314718056
+    """
+    return _log_prob(sf(x, loc, scale), cdf(x, loc, scale))
+
+
+def ppf(q, loc=0.0, scale=1.0):
+    """loc + scale tan(pi (q - 1/2)).
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> float(cauchy.ppf(0.5))
+    0.0
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    t = q.dtype.type
+    # tan(pi/2) rounds to 1.6e16: the ends are set to +-inf
+    val = _fnp.tan(t(_math.pi) * (q - t(0.5)))
+    val = _fnp.where(q == 0, t(-_math.inf), _fnp.where(q == 1, t(_math.inf), val))
+    return loc + scale * val
+
+
+def isf(q, loc=0.0, scale=1.0):
+    """loc - scale tan(pi (q - 1/2)).
+
+    >>> from functrans.scipy.stats import cauchy
+    >>> float(cauchy.isf(0.5))
+    0.0
+    """
+    return ppf(1.0 - _as_float(q), loc, scale)

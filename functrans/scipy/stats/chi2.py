@@ -1,0 +1,70 @@
+"""The chi-square distribution (``jax.scipy.stats.chi2``): gamma(df / 2, scale 2)."""
+from . import gamma as _gamma
+from ._util import as_float as _as_float
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+
+
+def _args(df, loc, scale):
+    df, loc, scale = _as_float(df, loc, scale)
+    return df * 0.5, loc, scale * 2.0
+
+
+def logpdf(x, df, loc=0.0, scale=1.0):
+    """log density.
+
+    >>> from functrans.scipy.stats import chi2
+    >>> round(float(chi2.logpdf(2.0, 2.0)), 12)
+    -1.69314718056
+    """
+    return _gamma.logpdf(x, *_args(df, loc, scale))
+
+
+def pdf(x, df, loc=0.0, scale=1.0):
+    """The density.
+
+    >>> from functrans.scipy.stats import chi2
+    >>> round(float(chi2.pdf(2.0, 2.0)), 12)
+    0.183939720586
+    """
+    return _gamma.pdf(x, *_args(df, loc, scale))
+
+
+def cdf(x, df, loc=0.0, scale=1.0):
+    """The CDF.
+
+    >>> from functrans.scipy.stats import chi2
+    >>> round(float(chi2.cdf(2.0, 2.0)), 12)
+    0.632120558829
+    """
+    return _gamma.cdf(x, *_args(df, loc, scale))
+
+
+def logcdf(x, df, loc=0.0, scale=1.0):
+    """log cdf.
+
+    >>> from functrans.scipy.stats import chi2
+    >>> round(float(chi2.logcdf(2.0, 2.0)), 12)
+    -0.458675145387
+    """
+    return _gamma.logcdf(x, *_args(df, loc, scale))
+
+
+def sf(x, df, loc=0.0, scale=1.0):
+    """The survival function.
+
+    >>> from functrans.scipy.stats import chi2
+    >>> round(float(chi2.sf(2.0, 2.0)), 12)
+    0.367879441171
+    """
+    return _gamma.sf(x, *_args(df, loc, scale))
+
+
+def logsf(x, df, loc=0.0, scale=1.0):
+    """log sf.
+
+    >>> from functrans.scipy.stats import chi2
+    >>> round(float(chi2.logsf(2.0, 2.0)), 12)
+    -1.0
+    """
+    return _gamma.logsf(x, *_args(df, loc, scale))

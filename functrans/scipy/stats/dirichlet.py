@@ -1,0 +1,39 @@
+"""The Dirichlet distribution (``jax.scipy.stats.dirichlet``)."""
+from ... import numpy as _fnp
+from .._special_gamma import gammaln as _gammaln
+from .._special_misc import xlogy as _xlogy
+from ._util import as_float as _as_float
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, alpha):
+    """sum((alpha - 1) log x) - log B(alpha) on the simplex (x of shape (k, ...),
+    alpha of shape (k,)), -inf off it.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.stats import dirichlet
+    >>> round(float(dirichlet.logpdf(np.array([0.5, 0.5]), np.array([1.0, 1.0]))), 12)
+    0.0
+    """
+    x, alpha = _as_float(x, alpha)
+    if alpha.ndim != 1:
+        raise ValueError(f"dirichlet: alpha must be 1-D, got shape {alpha.shape}")
+    if x.shape[0] != alpha.shape[0]:
+        raise ValueError(f"dirichlet: x's first axis ({x.shape[0]}) must match alpha ({alpha.shape[0]})")
+    a = alpha.reshape(alpha.shape + (1,) * (x.ndim - 1))
+    log_norm = _fnp.sum(_gammaln(alpha)) - _gammaln(_fnp.sum(alpha))
+    val = _fnp.sum(_xlogy(a - 1, x), axis=0) - log_norm
+    on_simplex = _fnp.all(x >= 0, axis=0) & (_fnp.abs(_fnp.sum(x, axis=0) - 1) < 1e-10)
+    return _fnp.where(on_simplex, val, x.dtype.type(-float("inf")))
+
+
+def pdf(x, alpha):
+    """The density.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.stats import dirichlet
+    >>> round(float(dirichlet.pdf(np.array([0.5, 0.5]), np.array([2.0, 2.0]))), 12)
+    1.5
+    """
+    return _fnp.exp(logpdf(x, alpha))

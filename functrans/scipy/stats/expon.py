@@ -1,0 +1,80 @@
+"""The exponential distribution (``jax.scipy.stats.expon``)."""
+from ... import numpy as _fnp
+from ._util import as_float as _as_float, outside as _outside, standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+
+
+def logpdf(x, loc=0.0, scale=1.0):
+    """log density: -z - log(scale) for z >= 0, -inf below.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.logpdf(1.0))
+    -1.0
+    """
+    z, log_scale = _standardize(x, loc, scale)
+    return _outside(z < 0, -z - log_scale, -float("inf"))
+
+
+def pdf(x, loc=0.0, scale=1.0):
+    """The density.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.pdf(0.0))
+    1.0
+    """
+    return _fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0.0, scale=1.0):
+    """1 - exp(-z) (by expm1) for z >= 0, 0 below.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.cdf(0.0))
+    0.0
+    """
+    z = _standardize(x, loc, scale)[0]
+    return -_fnp.expm1(-_fnp.maximum(z, 0.0))
+
+
+def logcdf(x, loc=0.0, scale=1.0):
+    """log cdf.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.logcdf(0.0))
+    -inf
+    """
+    z = _standardize(x, loc, scale)[0]
+    return _fnp.log(-_fnp.expm1(-_fnp.maximum(z, 0.0)))
+
+
+def sf(x, loc=0.0, scale=1.0):
+    """exp(-z) for z >= 0, 1 below.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.sf(0.0))
+    1.0
+    """
+    return _fnp.exp(logsf(x, loc, scale))
+
+
+def logsf(x, loc=0.0, scale=1.0):
+    """-z for z >= 0, 0 below.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.logsf(2.0))
+    -2.0
+    """
+    z = _standardize(x, loc, scale)[0]
+    return -_fnp.maximum(z, 0.0)
+
+
+def ppf(q, loc=0.0, scale=1.0):
+    """-log1p(-q) scaled and shifted.
+
+    >>> from functrans.scipy.stats import expon
+    >>> float(expon.ppf(0.0))
+    0.0
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    return loc - scale * _fnp.log1p(-q)

@@ -1,0 +1,70 @@
+"""The logistic distribution (``jax.scipy.stats.logistic``)."""
+from ... import nn as _nn
+from ... import numpy as _fnp
+from ._util import as_float as _as_float, standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "sf", "isf", "ppf"]
+
+
+def logpdf(x, loc=0.0, scale=1.0):
+    """-z - 2 log1p(exp(-z)) - log(scale), written symmetrically in |z|.
+
+    >>> from functrans.scipy.stats import logistic
+    >>> round(float(logistic.logpdf(0.0)), 12)
+    -1.38629436112
+    """
+    z, log_scale = _standardize(x, loc, scale)
+    a = _fnp.abs(z)
+    return -a - 2 * _fnp.log1p(_fnp.exp(-a)) - log_scale
+
+
+def pdf(x, loc=0.0, scale=1.0):
+    """The density.
+
+    >>> from functrans.scipy.stats import logistic
+    >>> float(logistic.pdf(0.0))
+    0.25
+    """
+    return _fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0.0, scale=1.0):
+    """The sigmoid of z.
+
+    >>> from functrans.scipy.stats import logistic
+    >>> float(logistic.cdf(0.0))
+    0.5
+    """
+    return _nn.sigmoid(_standardize(x, loc, scale)[0])
+
+
+def sf(x, loc=0.0, scale=1.0):
+    """The sigmoid of -z.
+
+    >>> from functrans.scipy.stats import logistic
+    >>> float(logistic.sf(0.0))
+    0.5
+    """
+    return _nn.sigmoid(-_standardize(x, loc, scale)[0])
+
+
+def ppf(q, loc=0.0, scale=1.0):
+    """loc + scale * logit(q).
+
+    >>> from functrans.scipy.stats import logistic
+    >>> float(logistic.ppf(0.5))
+    0.0
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    return loc + scale * (_fnp.log(q) - _fnp.log1p(-q))
+
+
+def isf(q, loc=0.0, scale=1.0):
+    """loc - scale * logit(q).
+
+    >>> from functrans.scipy.stats import logistic
+    >>> float(logistic.isf(0.5))
+    0.0
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    return loc - scale * (_fnp.log(q) - _fnp.log1p(-q))

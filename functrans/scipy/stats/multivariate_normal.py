@@ -1,0 +1,43 @@
+"""The multivariate normal distribution (``jax.scipy.stats.multivariate_normal``)."""
+import math as _math
+
+from ... import lax as _lax
+from ... import numpy as _fnp
+from ._util import as_float as _as_float
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, mean, cov, allow_singular=None):
+    """log density with a positive-definite ``cov`` (d, d) (or a scalar/vector of
+    variances), by its Cholesky factor; ``x`` is (..., d).
+
+    >>> import numpy as np
+    >>> from functrans.scipy.stats import multivariate_normal
+    >>> round(float(multivariate_normal.logpdf(np.zeros(2), np.zeros(2), np.eye(2))), 12)
+    -1.837877066409
+    """
+    if allow_singular:
+        raise ValueError("multivariate_normal: allow_singular=True is not supported (as jax.scipy)")
+    x, mean, cov = _as_float(x, mean, cov)
+    d = x.shape[-1] if x.ndim else 1
+    if cov.ndim < 2:
+        cov = _fnp.eye(d, dtype=x.dtype) * cov
+    chol = _fnp.linalg.cholesky(cov)
+    diff = _fnp.broadcast_to(x - mean, _fnp.broadcast_shapes(x.shape, mean.shape))
+    flat = diff.reshape(-1, d).T
+    y = _lax.triangular_solve(chol, flat, left_side=True, lower=True)
+    maha = _fnp.sum(y * y, axis=0).reshape(diff.shape[:-1])
+    log_det = _fnp.sum(_fnp.log(_fnp.diagonal(chol)))
+    return -0.5 * maha - log_det - x.dtype.type(0.5 * d * _math.log(2 * _math.pi))
+
+
+def pdf(x, mean, cov):
+    """The density.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.stats import multivariate_normal
+    >>> round(float(multivariate_normal.pdf(np.zeros(2), np.zeros(2), np.eye(2))), 12)
+    0.159154943092
+    """
+    return _fnp.exp(logpdf(x, mean, cov))

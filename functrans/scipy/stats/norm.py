@@ -1,0 +1,91 @@
+"""The normal distribution (``jax.scipy.stats.norm``)."""
+import math as _math
+
+from ... import numpy as _fnp
+from .._special_erf import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
+from ._util import standardize as _standardize, as_float as _as_float
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+def logpdf(x, loc=0.0, scale=1.0):
+    """log of the normal density.
+
+    >>> from functrans.scipy.stats import norm
+    >>> round(float(norm.logpdf(0.0)), 12)
+    -0.918938533205
+    """
+    z, log_scale = _standardize(x, loc, scale)
+    return -0.5 * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale
+
+
+def pdf(x, loc=0.0, scale=1.0):
+    """The normal density.
+
+    >>> from functrans.scipy.stats import norm
+    >>> round(float(norm.pdf(0.0)), 12)
+    0.398942280401
+    """
+    return _fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0.0, scale=1.0):
+    """The normal CDF.
+
+    >>> from functrans.scipy.stats import norm
+    >>> float(norm.cdf(0.0))
+    0.5
+    """
+    return _ndtr(_standardize(x, loc, scale)[0])
+
+
+def logcdf(x, loc=0.0, scale=1.0):
+    """log of the normal CDF (finite far in the left tail).
+
+    >>> from functrans.scipy.stats import norm
+    >>> round(float(norm.logcdf(0.0)), 12)
+    -0.69314718056
+    """
+    return _log_ndtr(_standardize(x, loc, scale)[0])
+
+
+def sf(x, loc=0.0, scale=1.0):
+    """1 - cdf, computed without cancellation.
+
+    >>> from functrans.scipy.stats import norm
+    >>> float(norm.sf(0.0))
+    0.5
+    """
+    return _ndtr(-_standardize(x, loc, scale)[0])
+
+
+def logsf(x, loc=0.0, scale=1.0):
+    """log(1 - cdf).
+
+    >>> from functrans.scipy.stats import norm
+    >>> round(float(norm.logsf(0.0)), 12)
+    -0.69314718056
+    """
+    return _log_ndtr(-_standardize(x, loc, scale)[0])
+
+
+def ppf(q, loc=0.0, scale=1.0):
+    """The quantile function, the inverse of cdf.
+
+    >>> from functrans.scipy.stats import norm
+    >>> round(float(norm.ppf(0.975)), 10)
+    1.9599639845
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    return loc + scale * _ndtri(q)
+
+
+def isf(q, loc=0.0, scale=1.0):
+    """The inverse of sf.
+
+    >>> from functrans.scipy.stats import norm
+    >>> round(float(norm.isf(0.025)), 10)
+    1.9599639845
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    return loc - scale * _ndtri(q)

@@ -1,0 +1,31 @@
+"""The wrapped Cauchy distribution on [0, 2 pi] (``jax.scipy.stats.wrapcauchy``)."""
+import math as _math
+
+from ... import numpy as _fnp
+from ._util import as_float as _as_float
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, c):
+    """log((1 - c^2) / (2 pi (1 + c^2 - 2 c cos x))) on [0, 2 pi], -inf outside.
+
+    >>> from functrans.scipy.stats import wrapcauchy
+    >>> round(float(wrapcauchy.logpdf(1.0, 0.0)), 12)
+    -1.837877066409
+    """
+    x, c = _as_float(x, c)
+    val = (_fnp.log1p(-c * c) - x.dtype.type(_math.log(2 * _math.pi))
+           - _fnp.log1p(c * c - 2 * c * _fnp.cos(x)))
+    inside = (x >= 0) & (x <= 2 * _math.pi)
+    return _fnp.where(inside, val, x.dtype.type(-float("inf")))
+
+
+def pdf(x, c):
+    """The density.
+
+    >>> from functrans.scipy.stats import wrapcauchy
+    >>> round(float(wrapcauchy.pdf(1.0, 0.0)), 12)
+    0.159154943092
+    """
+    return _fnp.exp(logpdf(x, c))

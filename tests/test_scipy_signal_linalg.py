@@ -1,0 +1,145 @@
+"""functrans.scipy.signal, .linalg and .integrate against scipy: every mode and
+shape order of the convolutions, the Cholesky/triangular/expm family, their
+gradients against finite differences, jit against eager and vmap against a loop."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+import scipy.integrate as sint
+import scipy.signal as ssg
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans.scipy import integrate as fint
+from functrans.scipy import linalg as fla
+from functrans.scipy import signal as fsg
+from functrans.test_util import check_grads
+
+_RNG = np.random.default_rng(7)
+_SHAPES = [((7,), (3,)), ((3,), (7,)), ((5,), (5,)), ((6, 5), (3, 2)), ((3, 2), (6, 5)),
+           ((5, 5), (4, 4)), ((4, 6), (3, 3))]
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("shapes", _SHAPES, ids=[f"{a}x{b}" for a, b in _SHAPES])
+def test_convolutions_against_scipy(shapes, mode):
+    a, b = _RNG.normal(size=shapes[0]), _RNG.normal(size=shapes[1])
+    pairs = [(fsg.convolve, ssg.convolve), (fsg.correlate, ssg.correlate)]
+    if a.ndim == 2:
+        pairs += [(fsg.convolve2d, ssg.convolve2d), (fsg.correlate2d, ssg.correlate2d)]
+    for ours, ref in pairs:
+        try:
+            want = ref(a, b, mode=mode)
+        except ValueError:
+            with pytest.raises(ValueError):
+                ours(a, b, mode=mode)
+            continue
+        got = np.asarray(ours(a, b, mode=mode))
+        assert got.shape == want.shape, (ours.__name__, mode)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13, err_msg=ours.__name__)
+
+
+def test_convolution_gradients_jit_vmap():
+    a, b = _RNG.normal(size=(6,)), _RNG.normal(size=(3,))
+    check_grads(lambda x, h: fsg.convolve(x, h, mode="same"), (a, b), order=2, modes=("fwd", "rev"))
+    check_grads(lambda x, h: fsg.correlate2d(x, h), (a.reshape(2, 3), b.reshape(3, 1)), order=1,
+                modes=("fwd", "rev"))
+    np.testing.assert_allclose(np.asarray(ft.jit(fsg.convolve)(a, b)), ssg.convolve(a, b), rtol=1e-13)
+    batch = _RNG.normal(size=(4, 6))
+    got = np.asarray(ft.vmap(lambda x: fsg.correlate(x, b, mode="valid"))(batch))
+    np.testing.assert_allclose(got, np.stack([ssg.correlate(x, b, mode="valid") for x in batch]),
+                               rtol=1e-13)
+
+
+def _spd(n):
+    a = _RNG.normal(size=(n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def test_cholesky_family_against_scipy():
+    s, b = _spd(5), _RNG.normal(size=(5, 2))
+    for lower in (False, True):
+        np.testing.assert_allclose(np.asarray(fla.cholesky(s, lower=lower)),
+                                   sl.cholesky(s, lower=lower), rtol=1e-13)
+        np.testing.assert_allclose(np.asarray(fla.cho_solve(fla.cho_factor(s, lower=lower), b)),
+                                   sl.cho_solve(sl.cho_factor(s, lower=lower), b), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(fla.solve(s, b, assume_a="pos")), sl.solve(s, b), rtol=1e-12)
+    u = np.triu(s)
+    for trans in (0, 1, "T"):
+        for vec in (b, b[:, 0]):
+            np.testing.assert_allclose(np.asarray(fla.solve_triangular(u, vec, trans=trans)),
+                                       sl.solve_triangular(u, vec, trans=trans), rtol=1e-12)
+    np.testing.assert_allclose(float(fla.det(s)), sl.det(s), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(fla.inv(s)), sl.inv(s), rtol=1e-12, atol=1e-15)
+    check_grads(lambda m: fla.cho_solve(fla.cho_factor(m @ m.T + 5 * fnp.eye(5)), b),
+                (s / 10,), order=1, modes=("fwd", "rev"))
+
+
+def test_block_diag_against_scipy():
+    parts = (np.ones((2, 2)), np.array([[3.0]]), np.arange(3.0), np.ones((0, 2)))
+    np.testing.assert_array_equal(np.asarray(fla.block_diag(*parts)), sl.block_diag(*parts))
+
+
+@pytest.mark.parametrize("scale", [0.0, 0.01, 1.0, 3.0, 40.0])
+def test_expm_against_scipy(scale):
+    a = scale * _RNG.normal(size=(5, 5))
+    want = sl.expm(a)
+    np.testing.assert_allclose(np.asarray(fla.expm(a)), want, rtol=1e-12,
+                               atol=1e-12 * np.abs(want).max())
+
+
+def test_expm_derivative_jit_vmap():
+    a = 0.3 * _RNG.normal(size=(4, 4))
+    check_grads(fla.expm, (a,), order=1, modes=("fwd", "rev"))
+    stack = np.stack([a, 2 * a, 0.1 * a])
+    np.testing.assert_allclose(np.asarray(ft.vmap(fla.expm)(stack)),
+                               np.stack([sl.expm(m) for m in stack]), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(ft.jit(fla.expm)(a)), sl.expm(a), rtol=1e-12)
+
+
+def test_errors_are_clear():
+    with pytest.raises(ValueError, match="square"):
+        fla.det(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="direct"):
+        fsg.convolve(np.ones(3), np.ones(2), method="fft")
+    with pytest.raises(ValueError, match="fill"):
+        fsg.convolve2d(np.ones((2, 2)), np.ones((1, 1)), boundary="wrap")
+
+
+def test_public_names_are_exactly_all():
+    for mod in (fla, fsg):
+        assert {n for n in dir(mod) if not n.startswith("_")} == set(mod.__all__)
+
+
+def test_integrate_trapezoid_against_scipy():
+    y, x = _RNG.normal(size=(3, 7)), np.sort(_RNG.normal(size=7))
+    np.testing.assert_allclose(np.asarray(fint.trapezoid(y, x=x)), sint.trapezoid(y, x=x), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fint.trapezoid(y, dx=0.5, axis=0)),
+                               sint.trapezoid(y, dx=0.5, axis=0), rtol=1e-13)
+    assert {n for n in dir(fint) if not n.startswith("_")} == set(fint.__all__)
+
+
+def test_qr_svd_eigh_against_scipy():
+    a = _RNG.normal(size=(5, 3))
+    for mode in ("full", "economic"):
+        q, r = fla.qr(a, mode=mode)
+        q, r = np.asarray(q), np.asarray(r)
+        wq, wr = sl.qr(a, mode=mode)
+        assert q.shape == wq.shape and r.shape == wr.shape
+        np.testing.assert_allclose(q @ r, a, atol=1e-13)
+        np.testing.assert_allclose(np.abs(r), np.abs(wr), atol=1e-12)   # signs may differ
+    (r_only,) = fla.qr(a, mode="r")
+    np.testing.assert_allclose(np.abs(np.asarray(r_only)), np.abs(sl.qr(a, mode="r")[0]), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fla.svd(a, compute_uv=False)),
+                               sl.svd(a, compute_uv=False), rtol=1e-13)
+    u, s, vt = (np.asarray(m) for m in fla.svd(a, full_matrices=False))
+    np.testing.assert_allclose((u * s) @ vt, a, atol=1e-13)
+    sym = _spd(4)
+    w, v = (np.asarray(m) for m in fla.eigh(sym))
+    np.testing.assert_allclose(w, sl.eigh(sym, eigvals_only=True), rtol=1e-13)
+    np.testing.assert_allclose((v * w) @ v.T, sym, atol=1e-12)
+    check_grads(lambda m: fla.eigh(m + m.T, eigvals_only=True), (sym,), order=1,
+                modes=("fwd", "rev"))
+    with pytest.raises(ValueError, match="generalized"):
+        fla.eigh(sym, sym)

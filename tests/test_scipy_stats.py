@@ -1,0 +1,130 @@
+"""functrans.scipy.stats, from one table: every function of every distribution module
+against scipy.stats on a grid that crosses the support's edges, jit against eager,
+and gradients in the argument against finite differences."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats as sst
+
+import functrans as ft
+from functrans.scipy import stats as fst
+from functrans.test_util import check_grads
+
+_X = np.linspace(-3.1, 6.3, 41)
+_K = np.arange(-2, 14.0)
+_Q = np.linspace(0.0, 1.0, 13) * 0.999 + 0.0003   # off the ties of discrete ppf
+
+# module name -> (shape arguments, grid, differentiable point)
+DISTS = {
+    "norm": ((0.3, 1.7), _X, 0.4),
+    "expon": ((0.3, 1.7), _X, 1.4),
+    "laplace": ((0.3, 1.7), _X, 1.4),
+    "logistic": ((0.3, 1.7), _X, 1.4),
+    "cauchy": ((0.3, 1.7), np.concatenate([_X, [-1e6, 1e6]]), 1.4),
+    "uniform": ((0.3, 1.7), _X, 1.4),
+    "t": ((2.5, 0.3, 1.7), _X, 1.4),
+    "gamma": ((2.5, 0.3, 1.7), _X, 1.4),
+    "chi2": ((3.0, 0.3, 1.7), _X, 1.4),
+    "beta": ((2.5, 1.5, -1.0, 4.0), _X, 1.4),
+    "pareto": ((2.5, 0.1, 1.3), _X, 1.9),
+    "gennorm": ((1.7, 0.2, 1.3), _X, 0.9),
+    "wrapcauchy": ((0.6,), np.linspace(-1, 7, 33), 0.9),
+    "truncnorm": ((-1.0, 2.0, 0.2, 1.3), _X, 0.9),
+    "truncnorm_tail": ((5.0, 9.0, 0.2, 1.3), np.linspace(-3, 14, 69), 7.9),
+    "vonmises": ((3.0,), np.concatenate([_X, [-7.0, 9.5]]), 0.4),
+    "poisson": ((3.5,), _K, None),
+    "bernoulli": ((0.3,), _K, None),
+    "geom": ((0.3,), _K, None),
+    "binom": ((9, 0.3), _K, None),
+    "nbinom": ((3.5, 0.3), _K, None),
+    "betabinom": ((9, 2.5, 1.5), _K, None),
+}
+def _module(dist):
+    return getattr(fst, dist.split("_tail")[0])
+
+
+def _scipy(dist):
+    return getattr(sst, dist.split("_tail")[0])
+
+
+ROWS = [(d, fn) for d in DISTS for fn in _module(d).__all__]
+IDS = [f"{d}.{fn}" for d, fn in ROWS]
+
+
+def _grid(dist, fn):
+    return _Q if fn in ("ppf", "isf") else DISTS[dist][1]
+
+
+@pytest.mark.parametrize("dist,fn", ROWS, ids=IDS)
+def test_value_against_scipy_stats(dist, fn):
+    args = DISTS[dist][0]
+    x = _grid(dist, fn)
+    with np.errstate(all="ignore"):
+        want = getattr(_scipy(dist), fn)(x, *args)
+    got = np.asarray(getattr(_module(dist), fn)(x, *args))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300, equal_nan=True)
+
+
+@pytest.mark.parametrize("dist", list(DISTS))
+def test_jit_equals_eager(dist):
+    mod = _module(dist)
+    args = DISTS[dist][0]
+    for fn in mod.__all__:
+        x = _grid(dist, fn)[:12]
+        f = getattr(mod, fn)
+        np.testing.assert_allclose(np.asarray(ft.jit(lambda v: f(v, *args))(x)),
+                                   np.asarray(f(x, *args)), rtol=1e-13, equal_nan=True)
+
+
+@pytest.mark.parametrize("dist", [d for d in DISTS if DISTS[d][2] is not None])
+def test_grad_of_logpdf_and_cdf(dist):
+    mod = _module(dist)
+    args = DISTS[dist][0]
+    for fn in ("logpdf", "cdf"):
+        if fn in mod.__all__ and not (dist == "uniform" and fn == "logpdf"):
+            check_grads(lambda v: getattr(mod, fn)(v, *args), (np.float64(DISTS[dist][2]),),
+                        order=1, modes=("fwd", "rev"), rtol=1e-5, atol=1e-7)
+
+
+def test_modules_export_only_their_functions():
+    for dist in fst.__all__:
+        mod = getattr(fst, dist)
+        assert {n for n in dir(mod) if not n.startswith("_")} == set(mod.__all__), dist
+    assert {n for n in dir(fst) if not n.startswith("_")} == set(fst.__all__)
+
+
+def test_multivariate_normal_against_scipy():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 3))
+    cov, mean, x = a @ a.T + np.eye(3), rng.normal(size=3), rng.normal(size=(4, 3))
+    for c in (cov, 2.0, np.array([1.0, 2.0, 0.5])):
+        want = sst.multivariate_normal.logpdf(x, mean, np.diag(c) if np.ndim(c) == 1 else c)
+        np.testing.assert_allclose(np.asarray(fst.multivariate_normal.logpdf(x, mean, c)),
+                                   want, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fst.multivariate_normal.pdf(x[0], mean, cov)),
+                               sst.multivariate_normal.pdf(x[0], mean, cov), rtol=1e-13)
+    check_grads(lambda m: fst.multivariate_normal.logpdf(x, m, cov), (mean,), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda c: fst.multivariate_normal.logpdf(x[0], mean, c @ c.T + np.eye(3)), (a,),
+                order=1, modes=("fwd", "rev"))
+
+
+def test_dirichlet_against_scipy():
+    x = np.array([[0.2, 0.3], [0.5, 0.1], [0.3, 0.6]])
+    alpha = np.array([1.5, 2.0, 0.7])
+    np.testing.assert_allclose(np.asarray(fst.dirichlet.logpdf(x, alpha)),
+                               sst.dirichlet.logpdf(x, alpha), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fst.dirichlet.pdf(x[:, 0], alpha)),
+                               sst.dirichlet.pdf(x[:, 0], alpha), rtol=1e-13)
+    assert float(fst.dirichlet.logpdf(np.array([0.5, 0.6, -0.1]), alpha)) == -np.inf
+    check_grads(lambda a: fst.dirichlet.logpdf(x[:, 0], a), (alpha,), order=1, modes=("fwd", "rev"))
+
+
+def test_multinomial_against_scipy():
+    p = np.array([0.2, 0.5, 0.3])
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 6.0, 0.0], [2.0, 2.0, 1.0]])
+    np.testing.assert_allclose(np.asarray(fst.multinomial.logpmf(x, 6, p)),
+                               sst.multinomial.logpmf(x, 6, p), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fst.multinomial.pmf(x[0], 6, p)),
+                               sst.multinomial.pmf(x[0], 6, p), rtol=1e-13)
