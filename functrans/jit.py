@@ -23,7 +23,6 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
-from backends import get_backend
 from .api_util import as_array, flatten_fun
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed, temp_bytes)
