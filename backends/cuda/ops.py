@@ -85,6 +85,8 @@ for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos"
 TABLE["round"] = _f("rint")              # half to even, as numpy.rint
 TABLE["atan2"] = _f("atan2")
 TABLE["pow"] = _f("pow")
+TABLE["hypot"] = _f("hypot")
+TABLE["copysign"] = _f("copysign")
 
 
 def _bool_or(op_b, op):

@@ -214,7 +214,9 @@ def full_like(like, value):
 _BITWISE_NAMES = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
 
 
-def lax_binary(p):
+def lax_binary(p, float_only=False):
+    """The lax function binding the binary primitive ``p`` (its doctest example uses
+    floats when ``float_only``)."""
     impl = p.impl
 
     def f(x, y):
@@ -232,8 +234,7 @@ def lax_binary(p):
         return p.bind(_as_operand(x, y), _as_operand(y, x))
     # the lax name: the bitwise primitives are called and/or/xor, as in JAX
     f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)
-    # integer operands suit every binary op but the float-only ones (pow, atan2)
-    x = "np.array([0.5, 2.0])" if p.name in ("pow", "atan2") else "np.array([3, 5], np.int32)"
+    x = "np.array([0.5, 2.0])" if float_only else "np.array([3, 5], np.int32)"
     f.__doc__ = (f"Elementwise ``{name}`` of two operands of one shape and dtype (a Python "
                  "scalar takes the other operand's).\n\n>>> import numpy as np\n"
                  f">>> from functrans import lax\n>>> lax.{name}({x}, {x}).shape\n(2,)\n")
