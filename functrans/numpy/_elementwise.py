@@ -26,14 +26,12 @@ from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ._util import broadcast_shapes, check_arraylike, check_dtypes, promote, result_dtype, shape_of
 
+# (plus the functions generated from the op table's rows, at the end)
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
-    "remainder", "mod", "maximum", "minimum", "fmax", "fmin", "arctan2", "atan2", "hypot",
-    "negative", "positive", "abs", "absolute", "sign", "square", "reciprocal",
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-    "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
-    "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around", "rint",
+    "remainder", "mod", "fmax", "fmin",
+    "negative", "positive", "abs", "absolute", "sign", "reciprocal",
+    "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around",
     "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -261,9 +259,6 @@ multiply = _binary("multiply", np.multiply, E.mul)
 true_divide = _binary("true_divide", np.true_divide, E.div,
                       example=("fnp.true_divide(1, 4).item()", "0.25"))
 divide = true_divide
-maximum = _binary("maximum", np.maximum, E.max)
-minimum = _binary("minimum", np.minimum, E.min)
-arctan2 = atan2 = _binary("arctan2", np.arctan2, E.atan2)
 remainder = mod = _binary("remainder", np.remainder, E.rem, quiet=True,
                           example=("fnp.remainder(-7, 3).item()", "2"))
 
@@ -296,35 +291,6 @@ def _fmin_traced(x, y):
 
 fmax = _binary("fmax", np.fmax, _fmax_traced)
 fmin = _binary("fmin", np.fmin, _fmin_traced)
-
-
-def _in_f64(fn):
-    """Run a float32 composition in float64 and round once at the end, so that it agrees
-    with numpy's float32 kernels to the last bit (almost always)."""
-    def f(*xs):
-        if xs[0].dtype != np.float32:
-            return fn(*xs)
-        wide = [E.convert_element_type(x, np.float64) for x in xs]
-        return E.convert_element_type(fn(*wide), np.float32, xs[0].aval.weak_type)
-    return f
-
-
-@_in_f64
-def _hypot_traced(x, y):
-    # scaled so that large inputs do not overflow: m * sqrt(1 + (s/m)^2)
-    ax, ay = E.abs(x), E.abs(y)
-    m, s = E.max(ax, ay), E.min(ax, ay)
-    zero = E.eq(m, E.full_like(m, 0))
-    safe_m = E.select_n(zero, m, E.full_like(m, 1))
-    r = E.div(s, safe_m)
-    out = E.mul(safe_m, E.sqrt(E.add(E.full_like(r, 1), E.mul(r, r))))
-    out = E.select_n(zero, out, m)
-    inf = E.full_like(m, np.inf)
-    any_inf = E.bitwise_or(E.eq(ax, inf), E.eq(ay, inf))      # hypot(inf, nan) == inf
-    return E.select_n(any_inf, out, inf)
-
-
-hypot = _binary("hypot", np.hypot, _hypot_traced)
 
 
 def power(x, y):
@@ -388,8 +354,6 @@ def abs(x):  # noqa: A001 (numpy's name)
 
 
 absolute = abs
-square = _unary("square", np.square, E.square,
-                example=("fnp.square(3).item()", "9"))
 
 
 def _reciprocal_traced(x):
@@ -412,31 +376,6 @@ reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced, quiet=True)
 
 # --------------------------------------------------------------------------- transcendental
 
-exp = _unary("exp", np.exp, E.exp, example=("fnp.exp(0.0).item()", "1.0"))
-exp2 = _unary("exp2", np.exp2, E.exp2)
-expm1 = _unary("expm1", np.expm1, E.expm1)
-log = _unary("log", np.log, E.log, example=("fnp.log(1.0).item()", "0.0"))
-log2 = _unary("log2", np.log2, E.log2)
-log1p = _unary("log1p", np.log1p, E.log1p)
-sqrt = _unary("sqrt", np.sqrt, E.sqrt, example=("fnp.sqrt(4).item()", "2.0"))
-cbrt = _unary("cbrt", np.cbrt, E.cbrt)
-sin = _unary("sin", np.sin, E.sin, example=("fnp.sin(0.0).item()", "0.0"))
-cos = _unary("cos", np.cos, E.cos)
-tan = _unary("tan", np.tan, E.tan)
-arcsin = asin = _unary("arcsin", np.arcsin, E.asin)
-arccos = acos = _unary("arccos", np.arccos, E.acos)
-arctan = atan = _unary("arctan", np.arctan, E.atan)
-sinh = _unary("sinh", np.sinh, E.sinh)
-cosh = _unary("cosh", np.cosh, E.cosh)
-tanh = _unary("tanh", np.tanh, E.tanh)
-arcsinh = asinh = _unary("arcsinh", np.arcsinh, E.asinh)
-arccosh = acosh = _unary("arccosh", np.arccosh, E.acosh)
-arctanh = atanh = _unary("arctanh", np.arctanh, E.atanh)
-
-
-log10 = _unary("log10", np.log10, E.log10)
-
-
 def _scale_const(num, den):
     # numpy multiplies by the constant num/den rounded in the argument's own precision
     return lambda x: E.mul(x, E.full_like(x, x.dtype.type(num) / x.dtype.type(den)))
@@ -456,7 +395,6 @@ def _integral_or(prim):
 floor = _unary("floor", np.floor, _integral_or(E.floor),
                example=("fnp.floor(-0.5).item()", "-1.0"))
 ceil = _unary("ceil", np.ceil, _integral_or(E.ceil))
-rint = _unary("rint", np.rint, E.round)
 
 
 def round(x, decimals=0):  # noqa: A001 (numpy's name)
@@ -581,3 +519,36 @@ def _right_shift_traced(x, y):
 
 right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _right_shift_traced)
 
+
+
+# --------------------------------------------------------------------------- generated rows
+# Every op-table row with a numpy twin (``OpRow.fnp``) whose numpy semantics are the
+# primitive's once numpy's dtype promotion is applied becomes a function here; the rows
+# with more numpy semantics than their primitive (integers passed through by floor/ceil
+# and abs, integer reciprocal and powers, sign on complex...) are written by hand above.
+_HAND_WRITTEN = frozenset({"sign", "floor", "ceil", "isfinite", "abs", "reciprocal",
+                           "remainder", "power"})
+_EXAMPLES = {"exp": ("fnp.exp(0.0).item()", "1.0"), "log": ("fnp.log(1.0).item()", "0.0"),
+             "sqrt": ("fnp.sqrt(4).item()", "2.0"), "sin": ("fnp.sin(0.0).item()", "0.0"),
+             "square": ("fnp.square(3).item()", "9"),
+             "hypot": ("fnp.hypot(3.0, 4.0).item()", "5.0"),
+             "logaddexp2": ("fnp.logaddexp2(1.0, 1.0).item()", "2.0")}
+# numpy's other names for the same functions
+_ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+            "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2"}
+
+
+def _generated() -> dict:
+    out = {}
+    for build, rows in ((_unary, E.UNARY_TABLE), (_binary, E.BINARY_TABLE)):
+        for row in rows:
+            if row.fnp and row.fnp not in _HAND_WRITTEN:
+                out[row.fnp] = build(row.fnp, getattr(np, row.fnp), getattr(E, row.name),
+                                     example=_EXAMPLES.get(row.fnp))
+    out.update({alias: out[name] for alias, name in _ALIASES.items()})
+    return out
+
+
+GENERATED = _generated()
+globals().update(GENERATED)
+__all__ += sorted(GENERATED)

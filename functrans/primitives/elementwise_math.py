@@ -106,7 +106,8 @@ class OpRow(NamedTuple):
     constant. ``ulp``: how far a native backend may be from ``numpy`` on floats.
     ``impl`` replaces ``numpy`` as the primitive's impl where their semantics differ
     (integer ``pow``); ``fnp``: the name of its ``functrans.numpy``/numpy twin, None when
-    it has none; ``out_dtype`` fixes the result dtype (``is_finite``)."""
+    it has none; ``out_dtype`` fixes the result dtype (``is_finite``); ``domain``: an
+    interval where the op is smooth (the generated tests draw arguments there)."""
     name: str
     numpy: Callable
     kinds: str
@@ -115,6 +116,7 @@ class OpRow(NamedTuple):
     fnp: str | None = None
     impl: Callable | None = None
     out_dtype: object = None
+    domain: tuple = (-2.0, 2.0)
 
 
 def _define(row: OpRow, arity: int) -> Primitive:
@@ -148,34 +150,45 @@ UNARY_TABLE = [
     OpRow("exp", np.exp, "fc", lambda x, out: out, 4, "exp"),
     OpRow("exp2", np.exp2, "fc", lambda x, out: mul(out, _c(x, _LN2)), 4, "exp2"),
     OpRow("expm1", np.expm1, "fc", lambda x, out: add(out, _c(x, 1)), 4, "expm1"),
-    OpRow("log", np.log, "fc", lambda x, out: _recip(x), 4, "log"),
-    OpRow("log1p", np.log1p, "fc", lambda x, out: _recip(add(x, _c(x, 1))), 4, "log1p"),
-    OpRow("log2", np.log2, "fc", lambda x, out: _recip(mul(x, _c(x, _LN2))), 4, "log2"),
-    OpRow("log10", np.log10, "fc", lambda x, out: _recip(mul(x, _c(x, _LN10))), 4, "log10"),
+    OpRow("log", np.log, "fc", lambda x, out: _recip(x), 4, "log", domain=(0.5, 3.0)),
+    OpRow("log1p", np.log1p, "fc", lambda x, out: _recip(add(x, _c(x, 1))), 4, "log1p",
+          domain=(-0.5, 2.0)),
+    OpRow("log2", np.log2, "fc", lambda x, out: _recip(mul(x, _c(x, _LN2))), 4, "log2",
+          domain=(0.5, 3.0)),
+    OpRow("log10", np.log10, "fc", lambda x, out: _recip(mul(x, _c(x, _LN10))), 4, "log10",
+          domain=(0.5, 3.0)),
     OpRow("tanh", np.tanh, "fc", lambda x, out: sub(_c(x, 1), _sq(out)), 4, "tanh"),
     OpRow("logistic", _logistic_impl, "fc", lambda x, out: mul(out, sub(_c(x, 1), out)), 4),
     OpRow("sin", np.sin, "fc", lambda x, out: cos(x), 4, "sin"),
     OpRow("cos", np.cos, "fc", lambda x, out: neg(sin(x)), 4, "cos"),
-    OpRow("tan", np.tan, "fc", lambda x, out: add(_c(x, 1), _sq(out)), 4, "tan"),
-    OpRow("asin", np.arcsin, "fc", lambda x, out: rsqrt(sub(_c(x, 1), _sq(x))), 4, "arcsin"),
+    OpRow("tan", np.tan, "fc", lambda x, out: add(_c(x, 1), _sq(out)), 4, "tan",
+          domain=(-1.2, 1.2)),
+    OpRow("asin", np.arcsin, "fc", lambda x, out: rsqrt(sub(_c(x, 1), _sq(x))), 4, "arcsin",
+          domain=(-0.9, 0.9)),
     OpRow("acos", np.arccos, "fc", lambda x, out: neg(rsqrt(sub(_c(x, 1), _sq(x)))), 4,
-          "arccos"),
+          "arccos", domain=(-0.9, 0.9)),
     OpRow("atan", np.arctan, "fc", lambda x, out: _recip(add(_c(x, 1), _sq(x))), 4, "arctan"),
     OpRow("sinh", np.sinh, "fc", lambda x, out: cosh(x), 4, "sinh"),
     OpRow("cosh", np.cosh, "fc", lambda x, out: sinh(x), 4, "cosh"),
     OpRow("asinh", np.arcsinh, "fc", lambda x, out: rsqrt(add(_sq(x), _c(x, 1))), 4, "arcsinh"),
     # (x-1)(x+1) rather than x^2-1: no cancellation near 1
     OpRow("acosh", np.arccosh, "fc",
-          lambda x, out: rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1)))), 4, "arccosh"),
-    OpRow("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x))), 4, "arctanh"),
-    OpRow("sqrt", np.sqrt, "fc", lambda x, out: div(_c(x, 0.5), out), 0, "sqrt"),
-    OpRow("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x)), 0),
-    OpRow("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out))), 1, "cbrt"),
+          lambda x, out: rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1)))), 4, "arccosh",
+          domain=(1.5, 3.0)),
+    OpRow("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x))), 4, "arctanh",
+          domain=(-0.9, 0.9)),
+    OpRow("sqrt", np.sqrt, "fc", lambda x, out: div(_c(x, 0.5), out), 0, "sqrt",
+          domain=(0.5, 3.0)),
+    OpRow("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x)), 0,
+          domain=(0.5, 3.0)),
+    OpRow("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out))), 1, "cbrt",
+          domain=(0.5, 3.0)),
     # d|x| = 1 at 0, as JAX (complex abs has its own rules below)
     OpRow("abs", np.abs, "fiu", lambda x, out: select_n(ge(x, _c(x, 0)), _c(x, -1), _c(x, 1)),
           0, "abs"),
     OpRow("square", np.square, "fciu", lambda x, out: mul(_c(x, 2), x), 0, "square"),
-    OpRow("reciprocal", np.reciprocal, "fc", lambda x, out: neg(_sq(out)), 0, "reciprocal"),
+    OpRow("reciprocal", np.reciprocal, "fc", lambda x, out: neg(_sq(out)), 0, "reciprocal",
+          domain=(0.5, 3.0)),
     # the reference is the interpreter's own series (numpy has no erf); llvm's erf is up
     # to ~10 ulp from it near |x| = 2.5
     OpRow("erf", _erf_impl, "f",
@@ -356,8 +369,9 @@ def _copysign_dx(x, y, out):
 BINARY_TABLE = [
     OpRow("rem", np.remainder, "fiu",
           (lambda t, x, y, out: t, lambda t, x, y, out: neg(mul(t, floor(div(x, y))))),
-          0, "remainder", impl=_rem_impl),
-    OpRow("pow", np.power, "fciu", (_pow_jvp_x, _pow_jvp_y), 4, "power", impl=_pow_impl),
+          0, "remainder", impl=_rem_impl, domain=(0.5, 3.0)),
+    OpRow("pow", np.power, "fciu", (_pow_jvp_x, _pow_jvp_y), 4, "power", impl=_pow_impl,
+          domain=(0.5, 3.0)),
     OpRow("max", np.maximum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
                                       lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
           0, "maximum", impl=np_impl(np.maximum)),
