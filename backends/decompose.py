@@ -44,7 +44,7 @@ def decomposition(name: str) -> Callable:
     ``build`` returns None for a dtype it does not cover.
 
     >>> sorted(DECOMPOSITIONS)[:3]
-    ['is_finite', 'logistic', 'reciprocal']
+    ['is_finite', 'logaddexp', 'logaddexp2']
     """
     def deco(build):
         def rule(eqn):
