@@ -1,5 +1,5 @@
-"""Every float row of the op table (``UNARY_TABLE``, ``BINARY_TABLE`` in
-functrans.primitives.elementwise) swept through special values on every backend,
+"""Every float row of the op table (``LINEAR_TABLE``, ``UNARY_TABLE``, ``BINARY_TABLE``
+in functrans.primitives.elementwise) swept through special values on every backend,
 against the row's numpy function: nan exactly where numpy has nan, infinities and
 signed zeros exactly where numpy has them, every other value within the row's ``ulp``.
 
@@ -21,11 +21,11 @@ import pytest
 
 import functrans as ft
 from functrans import lax
-from functrans.primitives.elementwise import BINARY_TABLE, UNARY_TABLE
+from functrans.primitives.elementwise import ARITY, BINARY_TABLE, LINEAR_TABLE, UNARY_TABLE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROWS = {r.name: (r, arity) for arity, table in ((1, UNARY_TABLE), (2, BINARY_TABLE))
-        for r in table if "f" in r.kinds}
+ROWS = {r.name: (r, ARITY[r.name]) for r in LINEAR_TABLE + UNARY_TABLE + BINARY_TABLE
+        if "f" in r.kinds}
 DTYPES = ("float64", "float32")
 
 

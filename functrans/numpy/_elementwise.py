@@ -28,9 +28,9 @@ from ._util import broadcast_shapes, check_arraylike, check_dtypes, promote, res
 
 # (plus the functions generated from the op table's rows, at the end)
 __all__ = [
-    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
+    "add", "floor_divide", "power", "pow",
     "remainder", "mod", "fmax", "fmin",
-    "negative", "positive", "abs", "absolute", "sign", "reciprocal",
+    "positive", "abs", "absolute", "sign", "reciprocal",
     "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around",
     "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -254,11 +254,6 @@ def _eager_numpy(np_fn):
 # --------------------------------------------------------------------------- arithmetic
 
 add = _binary("add", np.add, E.add, example=("fnp.add(1, 2).item()", "3"))
-subtract = _binary("subtract", np.subtract, E.sub)
-multiply = _binary("multiply", np.multiply, E.mul)
-true_divide = _binary("true_divide", np.true_divide, E.div,
-                      example=("fnp.true_divide(1, 4).item()", "0.25"))
-divide = true_divide
 remainder = mod = _binary("remainder", np.remainder, E.rem, quiet=True,
                           example=("fnp.remainder(-7, 3).item()", "2"))
 
@@ -320,12 +315,6 @@ pow = power
 
 # --------------------------------------------------------------------------- unary arithmetic
 
-def _neg_traced(x):
-    return E.neg(x)
-
-
-negative = _unary("negative", np.negative, _neg_traced,
-                  example=("fnp.negative(2).item()", "-2"))
 positive = _unary("positive", np.positive, lambda x: x)
 sign = _unary("sign", np.sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),)
 
@@ -528,23 +517,26 @@ right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _righ
 # and abs, integer reciprocal and powers, sign on complex...) are written by hand above.
 _HAND_WRITTEN = frozenset({"sign", "floor", "ceil", "isfinite", "abs", "reciprocal",
                            "remainder", "power"})
-_EXAMPLES = {"exp": ("fnp.exp(0.0).item()", "1.0"), "log": ("fnp.log(1.0).item()", "0.0"),
+_EXAMPLES = {"true_divide": ("fnp.true_divide(1, 4).item()", "0.25"),
+             "negative": ("fnp.negative(2).item()", "-2"), "exp": ("fnp.exp(0.0).item()", "1.0"),
+             "log": ("fnp.log(1.0).item()", "0.0"),
              "sqrt": ("fnp.sqrt(4).item()", "2.0"), "sin": ("fnp.sin(0.0).item()", "0.0"),
              "square": ("fnp.square(3).item()", "9"),
              "hypot": ("fnp.hypot(3.0, 4.0).item()", "5.0"),
              "logaddexp2": ("fnp.logaddexp2(1.0, 1.0).item()", "2.0")}
 # numpy's other names for the same functions
 _ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
-            "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2"}
+            "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
+            "divide": "true_divide"}
 
 
 def _generated() -> dict:
     out = {}
-    for build, rows in ((_unary, E.UNARY_TABLE), (_binary, E.BINARY_TABLE)):
-        for row in rows:
-            if row.fnp and row.fnp not in _HAND_WRITTEN:
-                out[row.fnp] = build(row.fnp, getattr(np, row.fnp), getattr(E, row.name),
-                                     example=_EXAMPLES.get(row.fnp))
+    for row in E.LINEAR_TABLE + E.UNARY_TABLE + E.BINARY_TABLE:
+        if row.fnp and row.fnp not in _HAND_WRITTEN:
+            build = _unary if E.ARITY[row.name] == 1 else _binary
+            out[row.fnp] = build(row.fnp, getattr(np, row.fnp), getattr(E, row.name),
+                                 example=_EXAMPLES.get(row.fnp))
     out.update({alias: out[name] for alias, name in _ALIASES.items()})
     return out
 

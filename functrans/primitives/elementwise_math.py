@@ -21,14 +21,13 @@ is 0 for integers; ``pow`` on integers raises nothing (a negative exponent gives
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple
 
 import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, batch_elementwise, defjvp
-from .arithmetic import (add, div, eq, full_like, ge, lax_binary, mul, neg, select_n, sub,
-                         Zero, aval, deflinear, is_undefined)
+from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
+                         select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
 
 _UNARY_NAMES = ["sign", "floor", "ceil", "round", "is_finite", "exp", "exp2", "expm1", "log",
@@ -99,44 +98,6 @@ def _sq(x):
 
 # --------------------------------------------------------------------------- the table rows
 
-class OpRow(NamedTuple):
-    """One elementwise op: everything the primitive, ``functrans.numpy`` and the tests
-    need. ``deriv``: unary, d(out)/dx as a function of ``(x, out)``; binary, a pair of
-    tangent maps ``(t, x, y, out) -> tangent`` (one per argument); None: piecewise
-    constant. ``ulp``: how far a native backend may be from ``numpy`` on floats.
-    ``impl`` replaces ``numpy`` as the primitive's impl where their semantics differ
-    (integer ``pow``); ``fnp``: the name of its ``functrans.numpy``/numpy twin, None when
-    it has none; ``out_dtype`` fixes the result dtype (``is_finite``); ``domain``: an
-    interval where the op is smooth (the generated tests draw arguments there)."""
-    name: str
-    numpy: Callable
-    kinds: str
-    deriv: object
-    ulp: int = 0
-    fnp: str | None = None
-    impl: Callable | None = None
-    out_dtype: object = None
-    domain: tuple = (-2.0, 2.0)
-
-
-def _define(row: OpRow, arity: int) -> Primitive:
-    """The primitive of one table row: shape rule, impl, JVP and batch rule."""
-    p = Primitive(row.name)
-    out_dtype = None if row.out_dtype is None else np.dtype(row.out_dtype)
-    impl = row.impl or np_impl(row.numpy, out_dtype, arity=arity)
-    p.def_rules(abstract_eval=elementwise_aval(row.name, row.kinds, out_dtype), impl=impl)
-    batch_elementwise(p)
-    if row.deriv is None:
-        # piecewise constant (or integer/bool valued): the tangent is zero
-        p.not_differentiable = True
-    elif arity == 1:
-        deriv = row.deriv
-        defjvp(p, lambda t, x, out: mul(t, deriv(x, out)))    # table rows take no params
-    else:
-        defjvp(p, *row.deriv)
-    return p
-
-
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
@@ -195,7 +156,7 @@ UNARY_TABLE = [
           lambda x, out: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(_sq(x)))), 16),
 ]
 
-UNARY = {row.name: _define(row, 1) for row in UNARY_TABLE}
+UNARY = {row.name: define_row(row, 1) for row in UNARY_TABLE}
 (sign_p, floor_p, ceil_p, round_p, is_finite_p, exp_p, exp2_p, expm1_p, log_p, log1p_p,
  log2_p, log10_p, tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
  asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, square_p, reciprocal_p,
@@ -391,7 +352,7 @@ BINARY_TABLE = [
           4, "logaddexp2"),
 ]
 
-BINARY = {row.name: _define(row, 2) for row in BINARY_TABLE}
+BINARY = {row.name: define_row(row, 2) for row in BINARY_TABLE}
 (rem_p, pow_p, max_p, min_p, atan2_p, hypot_p, copysign_p, logaddexp_p,
  logaddexp2_p) = (BINARY[n] for n in _BINARY_NAMES)
 
