@@ -41,9 +41,9 @@ __all__ = [
 # where, clip, real, imag, conj(ugate) are in _elementwise_select, which is written with
 # this module
 
-_SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
+SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
                                              "bool", "complex64", "complex128"))
-_WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.int64),
+WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.int64),
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
@@ -52,9 +52,9 @@ _SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8"))
 
 
 def _supported(dt, in_dtypes=()):
-    if dt in _SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
+    if dt in SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
         return dt
-    return _WIDEN[dt.kind]
+    return WIDEN[dt.kind]
 
 
 def _kept_small(dt, args):
@@ -74,7 +74,13 @@ def _np_out_dtype(np_fn, *dtypes):
     return _supported(r.dtype, dtypes)
 
 
-def _out_dtype(name, np_fn, *dtypes):
+def out_dtype_of(name: str, np_fn, *dtypes) -> np.dtype:
+    """numpy's (supported) result dtype of ``np_fn`` on ``dtypes``; TypeError naming
+    ``name`` when numpy has no loop for them.
+
+    >>> out_dtype_of("sin", np.sin, np.dtype("int32"))
+    dtype('float64')
+    """
     r = _np_out_dtype(np_fn, *dtypes)
     if isinstance(r, Exception):
         shown = " and ".join(str(d) for d in dtypes)
@@ -85,7 +91,7 @@ def _out_dtype(name, np_fn, *dtypes):
 _FAST_TYPES = (np.ndarray, float, int, bool, np.generic, complex)
 
 
-def _check(name, *args):
+def check_args(name, *args):
     """check_arraylike, skipped for the common types (it is on the eager hot path)."""
     for a in args:
         if not isinstance(a, _FAST_TYPES):
@@ -101,7 +107,7 @@ def _shape_error(np_fn, args):
                      *[shape_of(a) for a in args])
 
 
-def _eager(np_fn, args, quiet):
+def eager_call(np_fn, args, quiet):
     """numpy's result; unsupported result dtypes are recomputed in the widened dtype.
 
     ``quiet`` suppresses numpy's warnings, for the divisions whose x / 0 is defined.
@@ -118,8 +124,8 @@ def _eager(np_fn, args, quiet):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
         raise
-    if r.dtype not in _SUPPORTED and not _kept_small(r.dtype, args):
-        wide = _WIDEN[r.dtype.kind]
+    if r.dtype not in SUPPORTED and not _kept_small(r.dtype, args):
+        wide = WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
     return r.view(_Array) if isinstance(r, np.ndarray) else wrap(r)
@@ -132,14 +138,14 @@ def _eager1(np_fn, x, quiet):
     if type(x) is _Array:
         x = x.view(np.ndarray)
     if quiet:
-        return _eager(np_fn, (x,), True)
+        return eager_call(np_fn, (x,), True)
     try:
         r = np_fn(x)
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
         raise
-    if r.dtype not in _SUPPORTED:
-        return _eager(np_fn, (x,), True)
+    if r.dtype not in SUPPORTED:
+        return eager_call(np_fn, (x,), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
@@ -149,7 +155,7 @@ def _eager2(np_fn, x, y, quiet):
     if type(y) is _Array:
         y = y.view(np.ndarray)
     if quiet:
-        return _eager(np_fn, (x, y), True)
+        return eager_call(np_fn, (x, y), True)
     try:
         r = np_fn(x, y)
     except ValueError:
@@ -158,12 +164,12 @@ def _eager2(np_fn, x, y, quiet):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
-    if r.dtype not in _SUPPORTED:
-        return _eager(np_fn, (x, y), True)
+    if r.dtype not in SUPPORTED:
+        return eager_call(np_fn, (x, y), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
-def _cast(x, dtype):
+def cast_to(x, dtype):
     """Convert a tracer to ``dtype`` only if its dtype differs (weak types survive)."""
     return x if x.dtype == dtype else E.convert_element_type(x, dtype)
 
@@ -187,12 +193,12 @@ def _unary(name, np_fn, traced, quiet=False, example=None):
 
     def f(x):
         if not isinstance(x, Tracer):
-            _check(name, x)
+            check_args(name, x)
             return _eager1(np_fn, x, quiet)
         dt = x.aval.dtype
         out = out_dtypes.get(dt)
         if out is None:
-            out = out_dtypes[dt] = _out_dtype(name, np_fn, dt)
+            out = out_dtypes[dt] = out_dtype_of(name, np_fn, dt)
         return traced(x if out == dt else E.convert_element_type(x, out))
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``.", example)
 
@@ -201,18 +207,18 @@ def _binary(name, np_fn, traced, quiet=False, example=None):
     """A binary function: promote (NEP 50), broadcast, convert to numpy's output dtype."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            _check(name, x, y)
+            check_args(name, x, y)
             return _eager2(np_fn, x, y, quiet)
         if isinstance(x, Tracer) and isinstance(y, Tracer):
             xa, ya = x.aval, y.aval
             # the common traced case: same type, nothing weak, so nothing to promote
             if (xa.dtype == ya.dtype and xa.shape == ya.shape and not xa.weak_type
-                    and not ya.weak_type and _out_dtype(name, np_fn, xa.dtype, xa.dtype) == xa.dtype):
+                    and not ya.weak_type and out_dtype_of(name, np_fn, xa.dtype, xa.dtype) == xa.dtype):
                 return traced(x, y)
-        _check(name, x, y)
+        check_args(name, x, y)
         x, y = promote(name, x, y)
-        dt = _out_dtype(name, np_fn, x.dtype, y.dtype)
-        return traced(*[_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
+        dt = out_dtype_of(name, np_fn, x.dtype, y.dtype)
+        return traced(*[cast_to(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
                         for v in (x, y)])
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and "
                   "NEP 50 promotion.", example)
@@ -223,14 +229,14 @@ def _predicate(name, np_fn, traced, truth_values=False):
     ``truth_values`` (the logical functions) the operands are converted to bool first."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            _check(name, x, y)
+            check_args(name, x, y)
             return _eager2(np_fn, x, y, False)
-        _check(name, x, y)
+        check_args(name, x, y)
         if truth_values:
             # conversion to bool is truthiness (nan is true), as numpy
             return traced(*promote(name, x, y, dtype=np.bool_))
         x, y = promote(name, x, y)
-        _out_dtype(name, np_fn, x.dtype, y.dtype)   # the dtype check
+        out_dtype_of(name, np_fn, x.dtype, y.dtype)   # the dtype check
         return traced(x, y)
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``"
                   + (" of the truth values." if truth_values else ": a bool array."))
@@ -244,7 +250,7 @@ def _eager_numpy(np_fn):
 
         def f(x):
             if not isinstance(x, Tracer):
-                _check(name, x)
+                check_args(name, x)
                 return wrap(np_fn(x))
             return traced(x)
         return functools.wraps(traced)(f)
@@ -297,16 +303,16 @@ def power(x, y):
     [0, 1, 4, 9]
     """
     if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-        _check("power", x, y)
-        return _eager(np.power, (x, y), True)
+        check_args("power", x, y)
+        return eager_call(np.power, (x, y), True)
     if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
             and isinstance(x, Tracer):
-        dt = _out_dtype("power", np.power, result_dtype(x, y), result_dtype(x, y))
-        return E.integer_pow(_cast(x, dt), int(y))
-    _check("power", x, y)
+        dt = out_dtype_of("power", np.power, result_dtype(x, y), result_dtype(x, y))
+        return E.integer_pow(cast_to(x, dt), int(y))
+    check_args("power", x, y)
     x, y = promote("power", x, y)
-    dt = _out_dtype("power", np.power, x.dtype, y.dtype)
-    x, y = (_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
+    dt = out_dtype_of("power", np.power, x.dtype, y.dtype)
+    x, y = (cast_to(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
     return E.pow(x, y)
 
 
@@ -337,8 +343,8 @@ def abs(x):  # noqa: A001 (numpy's name)
     3
     """
     if not isinstance(x, Tracer):
-        _check("abs", x)
-        return _eager(np.absolute, (x,), False)
+        check_args("abs", x)
+        return eager_call(np.absolute, (x,), False)
     return _abs_traced(x)
 
 
@@ -395,7 +401,7 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
     """
     decimals = int(decimals)
     if not isinstance(x, Tracer):
-        _check("round", x)
+        check_args("round", x)
         x = np.asarray(x)
         if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals >= 0):
             return wrap(x)      # as under a trace (numpy gives float16 for bool)
@@ -410,13 +416,13 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
         return E.round(x)
     # as numpy: scale by a power of ten (in the argument's precision), round, unscale;
     # integers with decimals < 0 go through float64 and back
-    y = _cast(x, np.dtype(np.float64)) if kind in "iu" else x
+    y = cast_to(x, np.dtype(np.float64)) if kind in "iu" else x
     f = E.full_like(y, 10.0 ** (decimals if decimals > 0 else -decimals))
     if decimals > 0:
         out = E.div(E.round(E.mul(y, f)), f)
     else:
         out = E.mul(E.round(E.div(y, f)), f)
-    return _cast(out, x.dtype)
+    return cast_to(out, x.dtype)
 
 
 around = round
@@ -444,7 +450,7 @@ def isinf(x):
     True
     """
     if x.dtype.kind not in "f":
-        _out_dtype("isinf", np.isinf, x.dtype)
+        out_dtype_of("isinf", np.isinf, x.dtype)
         return E.ne(x, x) if x.dtype.kind != "c" else \
             E.bitwise_or(isinf(E.real(x)), isinf(E.imag(x)))
     return E.eq(E.abs(x), E.full_like(x, np.inf))
@@ -488,7 +494,7 @@ def logical_not(x):
     >>> fnp.logical_not(0).item()
     True
     """
-    return E.bitwise_not(_cast(x, np.dtype(np.bool_)))
+    return E.bitwise_not(cast_to(x, np.dtype(np.bool_)))
 
 
 bitwise_and = _binary("bitwise_and", np.bitwise_and, E.bitwise_and,
