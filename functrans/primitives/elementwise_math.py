@@ -12,6 +12,13 @@ The binary ops follow numpy: ``rem`` takes the sign of the divisor and ``x rem 0
 is 0 for integers; ``pow`` on integers raises nothing (a negative exponent gives
 ``1 // x**-y``); ``logaddexp(-inf, -inf)`` is -inf.
 
+Adding an op: one ``OpRow`` here (and its name in ``_UNARY_NAMES``/``_BINARY_NAMES``
+and the unpacking of the primitives and lax functions below); then one row in
+``backends/llvm/ops.py`` and ``backends/cuda/ops.py`` (plus its numpy twin in the
+simulator's ``SimMath``), or one decomposition into leaves in ``backends/decompose.py``
+shared by both. Its ``functrans.numpy`` twin, its test rows (tests/cases/elementwise.py)
+and its special-value sweep (tests/test_elementwise_specials.py) follow from the row.
+
 >>> import numpy as np
 >>> float(sqrt(np.float64(4.0)))
 2.0
