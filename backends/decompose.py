@@ -10,7 +10,8 @@ an equation is decomposed only when ``lowered`` (the backend's op table) has no 
 it, and only for the ``dtypes`` the backend generates code for (other dtypes stay one
 host step through the composite's numpy ``impl``).
 
-Special values are as numpy's: ``sign`` gives nan on nan and +0 on ±0,
+Special values are as numpy's: ``logaddexp``/``logaddexp2`` of two equal infinities
+is that infinity, ``sign`` gives nan on nan and +0 on ±0,
 ``is_finite`` is ``|x| < inf`` (false on nan), and
 ``rsqrt``/``reciprocal`` divide 1 by ``sqrt(x)``/``x`` (±0 -> ±inf, inf -> 0,
 negative -> nan, as ``1 / np.sqrt(x)``).
@@ -24,6 +25,7 @@ negative -> nan, as ``1 / np.sqrt(x)``).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -42,7 +44,7 @@ def decomposition(name: str) -> Callable:
     ``build`` returns None for a dtype it does not cover.
 
     >>> sorted(DECOMPOSITIONS)[:3]
-    ['is_finite', 'logistic', 'reciprocal']
+    ['is_finite', 'logaddexp', 'logaddexp2']
     """
     def deco(build):
         def rule(eqn):
@@ -136,6 +138,32 @@ def _logistic(b, x):
         return None
     one = b.const(1)
     return b.op("div", one, b.op("add", one, b.op("exp", b.op("neg", x))), out=True)
+
+
+def _logaddexp_base(b, x, y, base_exp, log1p_scale, tie):
+    """numpy's logaddexp(2): ``x + tie`` where x == y (so (inf, inf) -> inf and
+    (-inf, -inf) -> -inf, where x - y is nan), else ``max + log1p(base_exp(-|x - y|))``
+    (scaled to base 2); nan if either is nan."""
+    if b.kind != "f":
+        return None
+    bool_ = np.bool_
+    gap = b.op("neg", b.op("abs", b.op("sub", x, y)))
+    tail = b.op("log1p", b.op(base_exp, gap))
+    if log1p_scale != 1:
+        tail = b.op("mul", tail, b.const(log1p_scale))
+    apart = b.op("add", b.op("max", x, y), tail)
+    tied = b.op("add", x, b.const(tie))
+    return b.op("select_n", b.op("eq", x, y, dtype=bool_), apart, tied, out=True)
+
+
+@decomposition("logaddexp")
+def _logaddexp(b, x, y):
+    return _logaddexp_base(b, x, y, "exp", 1, math.log(2.0))
+
+
+@decomposition("logaddexp2")
+def _logaddexp2(b, x, y):
+    return _logaddexp_base(b, x, y, "exp2", 1 / math.log(2.0), 1.0)
 
 
 def decompose(jaxpr: Jaxpr, lowered, dtypes) -> Jaxpr:

@@ -48,11 +48,13 @@ def _close(got, want, what):
             np.testing.assert_array_equal(a, b, err_msg=what)
 
 
-def _run_table(part, nparts):
+def _run_table(part, nparts, names=None):
+    """Run this part's share of the jit cases (of ``names`` only, when given)."""
     import functrans as ft
     from tests.cases import all_cases
     out = {}
-    for c in [c for c in all_cases() if c.jit][part::nparts]:
+    cases = [c for c in all_cases() if c.jit and (names is None or c.name in names)]
+    for c in cases[part::nparts]:
         try:
             args = c.make_args()
             want = ft.jit(c.fun, backend="interpret")(*args)
@@ -272,7 +274,9 @@ SIM_CHECKS = {n[len("_check_"):]: f for n, f in list(globals().items())
               if n.startswith("_check_")}
 
 
-def _worker(mode, out_path, part, nparts, kernels_path=None):
+def _worker(mode, out_path, part, nparts, path=None):
+    """``sim``: run the table cases and checks (those listed in the JSON file ``path``,
+    when given); ``ptx``: compile this part's share of the kernels listed in ``path``."""
     import warnings
     warnings.simplefilter("ignore")       # numpy scalar overflow/nan warnings on the simulator
     np.seterr(all="ignore")
@@ -280,9 +284,15 @@ def _worker(mode, out_path, part, nparts, kernels_path=None):
     report = {}
     if mode == "sim":
         from backends.cuda import runtime
-        report["cases"] = _run_table(part, nparts)
+        selected = {"cases": None, "checks": None}
+        if path is not None:
+            with open(path) as f:
+                selected = json.load(f)
+        report["cases"] = _run_table(part, nparts, selected["cases"])
         checks = {}
-        for name, fn in sorted(SIM_CHECKS.items())[part::nparts]:
+        chosen_checks = [(n, fn) for n, fn in sorted(SIM_CHECKS.items())
+                         if selected["checks"] is None or n in selected["checks"]]
+        for name, fn in chosen_checks[part::nparts]:
             try:
                 fn()
                 checks[name] = "ok"
@@ -294,7 +304,7 @@ def _worker(mode, out_path, part, nparts, kernels_path=None):
     else:
         from backends.cuda import runtime
         from backends.cuda.source import KernelSource
-        with open(kernels_path) as f:
+        with open(path) as f:
             kernels = json.load(f)[part::nparts]
         bad = {}
         for name, source, argtypes in kernels:
@@ -397,14 +407,47 @@ def _gather(procs, outs, what):
     return reports
 
 
+def _selected(session):
+    """What this session's selected tests need from the workers: ``None`` when the PTX
+    test is selected (it needs every kernel the whole table generates), else the case
+    and check names of the selected simulator tests."""
+    cases, checks = [], []
+    for item in session.items:
+        if os.path.abspath(str(item.path)) != os.path.abspath(__file__):
+            continue
+        test = getattr(item, "originalname", item.name)
+        if test == "test_ptx_sm90_for_every_generated_kernel_template":
+            return None
+        if test == "test_table_case_on_simulator_matches_interpreter":
+            cases.append(item.callspec.params["name"])
+        elif test == "test_behaviour_on_simulator":
+            checks.append(item.callspec.params["name"])
+    return {"cases": cases, "checks": checks}
+
+
 @pytest.fixture(scope="module")
-def reports():
-    """Run the simulator workers, then the PTX workers on every kernel they generated."""
+def reports(request):
+    """Run the simulator workers on what the selected tests read (``pytest -k sin`` runs
+    only the sin cases), then, when the PTX test is selected, the PTX workers on every
+    kernel the whole table generated."""
+    selected = _selected(request.session)
     with tempfile.TemporaryDirectory() as tmp:
-        outs = [os.path.join(tmp, f"sim{i}.json") for i in range(NPARTS)]
-        procs = [_spawn(["sim", outs[i], str(i), str(NPARTS)], True, tmp) for i in range(NPARTS)]
+        extra, nparts = [], NPARTS
+        if selected is not None:
+            extra = [os.path.join(tmp, "selected.json")]
+            with open(extra[0], "w") as f:
+                json.dump(selected, f)
+            # one worker is enough for a few cases (each worker pays numba's import)
+            nparts = NPARTS if len(selected["cases"]) + len(selected["checks"]) > 20 else 1
+        outs = [os.path.join(tmp, f"sim{i}.json") for i in range(nparts)]
+        procs = [_spawn(["sim", outs[i], str(i), str(nparts), *extra], True, tmp)
+                 for i in range(nparts)]
         sims = _gather(procs, outs, "simulator")
         kernels = {k[0]: k for r in sims for k in r["kernels"]}
+        cases = {k: v for r in sims for k, v in r["cases"].items()}
+        checks = {k: v for r in sims for k, v in r["checks"].items()}
+        if selected is not None:
+            return {"cases": cases, "checks": checks, "kernels": kernels}
         chosen = select_for_ptx(sorted(kernels.values()))
         kpath = os.path.join(tmp, "kernels.json")
         with open(kpath, "w") as f:
@@ -413,8 +456,6 @@ def reports():
         procs = [_spawn(["ptx", pouts[i], str(i), str(NPARTS), kpath], False, tmp)
                  for i in range(NPARTS)]
         ptx = _gather(procs, pouts, "PTX")
-    cases = {k: v for r in sims for k, v in r["cases"].items()}
-    checks = {k: v for r in sims for k, v in r["checks"].items()}
     return {"cases": cases, "checks": checks, "kernels": kernels, "ptx": ptx,
             "chosen": chosen}
 

@@ -33,7 +33,7 @@ class SimMath:
            "atanh": np.arctanh, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),
            "cbrt": np.cbrt, "erf": np.vectorize(math.erf), "floor": np.floor, "ceil": np.ceil,
            "rint": np.rint, "atan2": np.arctan2, "pow": np.power, "fabs": np.fabs,
-           "fmod": np.fmod}
+           "fmod": np.fmod, "hypot": np.hypot, "copysign": np.copysign}
 
 
 for _name, _fn in SimMath._NP.items():

@@ -85,6 +85,8 @@ for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos"
 TABLE["round"] = _f("rint")              # half to even, as numpy.rint
 TABLE["atan2"] = _f("atan2")
 TABLE["pow"] = _f("pow")
+TABLE["hypot"] = _f("hypot")
+TABLE["copysign"] = _f("copysign")
 
 
 def _bool_or(op_b, op):
@@ -114,8 +116,10 @@ TABLE["div"] = _row(lambda eqn, a, b: f"({a} / {b})" if _dt(eqn).kind == "f"
 def _rem(eqn, a, b):
     if _dt(eqn).kind != "f":
         return f"(({a} % {b}) if {b} != 0 else ({a} - {a}))"
-    r = f"lm.fmod{'f' if _dt(eqn) == np.float32 else ''}({a}, {b})"   # numpy: divisor's sign
-    return f"(({r} + {b}) if ({r} != 0 and (({r} < 0) != ({b} < 0))) else {r})"
+    f = "f" if _dt(eqn) == np.float32 else ""
+    r = f"lm.fmod{f}({a}, {b})"   # numpy: the divisor's sign, a zero result included
+    m = f"(({r} + {b}) if ({r} != 0 and (({r} < 0) != ({b} < 0))) else {r})"
+    return f"({m} if {m} != 0 else lm.copysign{f}({const(_dt(eqn), 0.0)}, {b}))"
 
 
 TABLE["rem"] = _row(_rem, "fiu")

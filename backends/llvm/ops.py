@@ -85,6 +85,12 @@ def _intrinsic1(em, name, x):
     return _call(em, f"llvm.{name}.{_fsuffix(x.type)}", x.type, [x.type], [x])
 
 
+def _intrinsic(em, name, *xs):
+    """The float LLVM intrinsic ``llvm.<name>.f64/f32`` applied to ``xs`` (one type)."""
+    t = xs[0].type
+    return _call(em, f"llvm.{name}.{_fsuffix(t)}", t, [t] * len(xs), list(xs))
+
+
 def _libm(name):
     def emit(em, eqn, x, *rest):
         cname = name if x.type == F64 else name + "f"
@@ -311,6 +317,8 @@ TABLE["floor"] = Row(lambda em, eqn, x: _intrinsic1(em, "floor", x), "f")
 TABLE["ceil"] = Row(lambda em, eqn, x: _intrinsic1(em, "ceil", x), "f")
 TABLE["round"] = Row(lambda em, eqn, x: _intrinsic1(em, "rint", x), "f")
 TABLE["cbrt"] = Row(_libm("cbrt"), "f", heavy=True)
+TABLE["hypot"] = Row(_libm("hypot"), "f", heavy=True)
+TABLE["copysign"] = Row(lambda em, eqn, x, y: _intrinsic(em, "copysign", x, y), "f")
 
 
 def _abs(em, eqn, x):

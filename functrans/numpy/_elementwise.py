@@ -26,14 +26,12 @@ from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ._util import broadcast_shapes, check_arraylike, check_dtypes, promote, result_dtype, shape_of
 
+# (plus the functions generated from the op table's rows, at the end)
 __all__ = [
-    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
-    "remainder", "mod", "maximum", "minimum", "fmax", "fmin", "arctan2", "atan2", "hypot",
-    "negative", "positive", "abs", "absolute", "sign", "square", "reciprocal",
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-    "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
-    "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around", "rint",
+    "add", "floor_divide", "power", "pow",
+    "remainder", "mod", "fmax", "fmin",
+    "positive", "abs", "absolute", "sign", "reciprocal",
+    "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around",
     "isnan", "isinf", "isfinite",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -43,9 +41,9 @@ __all__ = [
 # where, clip, real, imag, conj(ugate) are in _elementwise_select, which is written with
 # this module
 
-_SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
+SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
                                              "bool", "complex64", "complex128"))
-_WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.int64),
+WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.int64),
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
@@ -54,9 +52,9 @@ _SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8"))
 
 
 def _supported(dt, in_dtypes=()):
-    if dt in _SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
+    if dt in SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
         return dt
-    return _WIDEN[dt.kind]
+    return WIDEN[dt.kind]
 
 
 def _kept_small(dt, args):
@@ -76,7 +74,13 @@ def _np_out_dtype(np_fn, *dtypes):
     return _supported(r.dtype, dtypes)
 
 
-def _out_dtype(name, np_fn, *dtypes):
+def out_dtype_of(name: str, np_fn, *dtypes) -> np.dtype:
+    """numpy's (supported) result dtype of ``np_fn`` on ``dtypes``; TypeError naming
+    ``name`` when numpy has no loop for them.
+
+    >>> out_dtype_of("sin", np.sin, np.dtype("int32"))
+    dtype('float64')
+    """
     r = _np_out_dtype(np_fn, *dtypes)
     if isinstance(r, Exception):
         shown = " and ".join(str(d) for d in dtypes)
@@ -87,7 +91,7 @@ def _out_dtype(name, np_fn, *dtypes):
 _FAST_TYPES = (np.ndarray, float, int, bool, np.generic, complex)
 
 
-def _check(name, *args):
+def check_args(name, *args):
     """check_arraylike, skipped for the common types (it is on the eager hot path)."""
     for a in args:
         if not isinstance(a, _FAST_TYPES):
@@ -103,7 +107,7 @@ def _shape_error(np_fn, args):
                      *[shape_of(a) for a in args])
 
 
-def _eager(np_fn, args, quiet):
+def eager_call(np_fn, args, quiet):
     """numpy's result; unsupported result dtypes are recomputed in the widened dtype.
 
     ``quiet`` suppresses numpy's warnings, for the divisions whose x / 0 is defined.
@@ -120,8 +124,8 @@ def _eager(np_fn, args, quiet):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
         raise
-    if r.dtype not in _SUPPORTED and not _kept_small(r.dtype, args):
-        wide = _WIDEN[r.dtype.kind]
+    if r.dtype not in SUPPORTED and not _kept_small(r.dtype, args):
+        wide = WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
     return r.view(_Array) if isinstance(r, np.ndarray) else wrap(r)
@@ -134,14 +138,14 @@ def _eager1(np_fn, x, quiet):
     if type(x) is _Array:
         x = x.view(np.ndarray)
     if quiet:
-        return _eager(np_fn, (x,), True)
+        return eager_call(np_fn, (x,), True)
     try:
         r = np_fn(x)
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
         raise
-    if r.dtype not in _SUPPORTED:
-        return _eager(np_fn, (x,), True)
+    if r.dtype not in SUPPORTED:
+        return eager_call(np_fn, (x,), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
@@ -151,7 +155,7 @@ def _eager2(np_fn, x, y, quiet):
     if type(y) is _Array:
         y = y.view(np.ndarray)
     if quiet:
-        return _eager(np_fn, (x, y), True)
+        return eager_call(np_fn, (x, y), True)
     try:
         r = np_fn(x, y)
     except ValueError:
@@ -160,12 +164,12 @@ def _eager2(np_fn, x, y, quiet):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
-    if r.dtype not in _SUPPORTED:
-        return _eager(np_fn, (x, y), True)
+    if r.dtype not in SUPPORTED:
+        return eager_call(np_fn, (x, y), True)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
-def _cast(x, dtype):
+def cast_to(x, dtype):
     """Convert a tracer to ``dtype`` only if its dtype differs (weak types survive)."""
     return x if x.dtype == dtype else E.convert_element_type(x, dtype)
 
@@ -189,12 +193,12 @@ def _unary(name, np_fn, traced, quiet=False, example=None):
 
     def f(x):
         if not isinstance(x, Tracer):
-            _check(name, x)
+            check_args(name, x)
             return _eager1(np_fn, x, quiet)
         dt = x.aval.dtype
         out = out_dtypes.get(dt)
         if out is None:
-            out = out_dtypes[dt] = _out_dtype(name, np_fn, dt)
+            out = out_dtypes[dt] = out_dtype_of(name, np_fn, dt)
         return traced(x if out == dt else E.convert_element_type(x, out))
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``.", example)
 
@@ -203,18 +207,18 @@ def _binary(name, np_fn, traced, quiet=False, example=None):
     """A binary function: promote (NEP 50), broadcast, convert to numpy's output dtype."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            _check(name, x, y)
+            check_args(name, x, y)
             return _eager2(np_fn, x, y, quiet)
         if isinstance(x, Tracer) and isinstance(y, Tracer):
             xa, ya = x.aval, y.aval
             # the common traced case: same type, nothing weak, so nothing to promote
             if (xa.dtype == ya.dtype and xa.shape == ya.shape and not xa.weak_type
-                    and not ya.weak_type and _out_dtype(name, np_fn, xa.dtype, xa.dtype) == xa.dtype):
+                    and not ya.weak_type and out_dtype_of(name, np_fn, xa.dtype, xa.dtype) == xa.dtype):
                 return traced(x, y)
-        _check(name, x, y)
+        check_args(name, x, y)
         x, y = promote(name, x, y)
-        dt = _out_dtype(name, np_fn, x.dtype, y.dtype)
-        return traced(*[_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
+        dt = out_dtype_of(name, np_fn, x.dtype, y.dtype)
+        return traced(*[cast_to(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
                         for v in (x, y)])
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and "
                   "NEP 50 promotion.", example)
@@ -225,14 +229,14 @@ def _predicate(name, np_fn, traced, truth_values=False):
     ``truth_values`` (the logical functions) the operands are converted to bool first."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            _check(name, x, y)
+            check_args(name, x, y)
             return _eager2(np_fn, x, y, False)
-        _check(name, x, y)
+        check_args(name, x, y)
         if truth_values:
             # conversion to bool is truthiness (nan is true), as numpy
             return traced(*promote(name, x, y, dtype=np.bool_))
         x, y = promote(name, x, y)
-        _out_dtype(name, np_fn, x.dtype, y.dtype)   # the dtype check
+        out_dtype_of(name, np_fn, x.dtype, y.dtype)   # the dtype check
         return traced(x, y)
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``"
                   + (" of the truth values." if truth_values else ": a bool array."))
@@ -246,7 +250,7 @@ def _eager_numpy(np_fn):
 
         def f(x):
             if not isinstance(x, Tracer):
-                _check(name, x)
+                check_args(name, x)
                 return wrap(np_fn(x))
             return traced(x)
         return functools.wraps(traced)(f)
@@ -256,14 +260,6 @@ def _eager_numpy(np_fn):
 # --------------------------------------------------------------------------- arithmetic
 
 add = _binary("add", np.add, E.add, example=("fnp.add(1, 2).item()", "3"))
-subtract = _binary("subtract", np.subtract, E.sub)
-multiply = _binary("multiply", np.multiply, E.mul)
-true_divide = _binary("true_divide", np.true_divide, E.div,
-                      example=("fnp.true_divide(1, 4).item()", "0.25"))
-divide = true_divide
-maximum = _binary("maximum", np.maximum, E.max)
-minimum = _binary("minimum", np.minimum, E.min)
-arctan2 = atan2 = _binary("arctan2", np.arctan2, E.atan2)
 remainder = mod = _binary("remainder", np.remainder, E.rem, quiet=True,
                           example=("fnp.remainder(-7, 3).item()", "2"))
 
@@ -298,35 +294,6 @@ fmax = _binary("fmax", np.fmax, _fmax_traced)
 fmin = _binary("fmin", np.fmin, _fmin_traced)
 
 
-def _in_f64(fn):
-    """Run a float32 composition in float64 and round once at the end, so that it agrees
-    with numpy's float32 kernels to the last bit (almost always)."""
-    def f(*xs):
-        if xs[0].dtype != np.float32:
-            return fn(*xs)
-        wide = [E.convert_element_type(x, np.float64) for x in xs]
-        return E.convert_element_type(fn(*wide), np.float32, xs[0].aval.weak_type)
-    return f
-
-
-@_in_f64
-def _hypot_traced(x, y):
-    # scaled so that large inputs do not overflow: m * sqrt(1 + (s/m)^2)
-    ax, ay = E.abs(x), E.abs(y)
-    m, s = E.max(ax, ay), E.min(ax, ay)
-    zero = E.eq(m, E.full_like(m, 0))
-    safe_m = E.select_n(zero, m, E.full_like(m, 1))
-    r = E.div(s, safe_m)
-    out = E.mul(safe_m, E.sqrt(E.add(E.full_like(r, 1), E.mul(r, r))))
-    out = E.select_n(zero, out, m)
-    inf = E.full_like(m, np.inf)
-    any_inf = E.bitwise_or(E.eq(ax, inf), E.eq(ay, inf))      # hypot(inf, nan) == inf
-    return E.select_n(any_inf, out, inf)
-
-
-hypot = _binary("hypot", np.hypot, _hypot_traced)
-
-
 def power(x, y):
     """``x ** y`` elementwise with numpy 2 dtypes; a Python int exponent under a trace
     becomes ``integer_pow`` (exact repeated multiplication; ints stay ints).
@@ -336,16 +303,16 @@ def power(x, y):
     [0, 1, 4, 9]
     """
     if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-        _check("power", x, y)
-        return _eager(np.power, (x, y), True)
+        check_args("power", x, y)
+        return eager_call(np.power, (x, y), True)
     if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
             and isinstance(x, Tracer):
-        dt = _out_dtype("power", np.power, result_dtype(x, y), result_dtype(x, y))
-        return E.integer_pow(_cast(x, dt), int(y))
-    _check("power", x, y)
+        dt = out_dtype_of("power", np.power, result_dtype(x, y), result_dtype(x, y))
+        return E.integer_pow(cast_to(x, dt), int(y))
+    check_args("power", x, y)
     x, y = promote("power", x, y)
-    dt = _out_dtype("power", np.power, x.dtype, y.dtype)
-    x, y = (_cast(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
+    dt = out_dtype_of("power", np.power, x.dtype, y.dtype)
+    x, y = (cast_to(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
     return E.pow(x, y)
 
 
@@ -354,12 +321,6 @@ pow = power
 
 # --------------------------------------------------------------------------- unary arithmetic
 
-def _neg_traced(x):
-    return E.neg(x)
-
-
-negative = _unary("negative", np.negative, _neg_traced,
-                  example=("fnp.negative(2).item()", "-2"))
 positive = _unary("positive", np.positive, lambda x: x)
 sign = _unary("sign", np.sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),)
 
@@ -382,14 +343,12 @@ def abs(x):  # noqa: A001 (numpy's name)
     3
     """
     if not isinstance(x, Tracer):
-        _check("abs", x)
-        return _eager(np.absolute, (x,), False)
+        check_args("abs", x)
+        return eager_call(np.absolute, (x,), False)
     return _abs_traced(x)
 
 
 absolute = abs
-square = _unary("square", np.square, E.square,
-                example=("fnp.square(3).item()", "9"))
 
 
 def _reciprocal_traced(x):
@@ -412,31 +371,6 @@ reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced, quiet=True)
 
 # --------------------------------------------------------------------------- transcendental
 
-exp = _unary("exp", np.exp, E.exp, example=("fnp.exp(0.0).item()", "1.0"))
-exp2 = _unary("exp2", np.exp2, E.exp2)
-expm1 = _unary("expm1", np.expm1, E.expm1)
-log = _unary("log", np.log, E.log, example=("fnp.log(1.0).item()", "0.0"))
-log2 = _unary("log2", np.log2, E.log2)
-log1p = _unary("log1p", np.log1p, E.log1p)
-sqrt = _unary("sqrt", np.sqrt, E.sqrt, example=("fnp.sqrt(4).item()", "2.0"))
-cbrt = _unary("cbrt", np.cbrt, E.cbrt)
-sin = _unary("sin", np.sin, E.sin, example=("fnp.sin(0.0).item()", "0.0"))
-cos = _unary("cos", np.cos, E.cos)
-tan = _unary("tan", np.tan, E.tan)
-arcsin = asin = _unary("arcsin", np.arcsin, E.asin)
-arccos = acos = _unary("arccos", np.arccos, E.acos)
-arctan = atan = _unary("arctan", np.arctan, E.atan)
-sinh = _unary("sinh", np.sinh, E.sinh)
-cosh = _unary("cosh", np.cosh, E.cosh)
-tanh = _unary("tanh", np.tanh, E.tanh)
-arcsinh = asinh = _unary("arcsinh", np.arcsinh, E.asinh)
-arccosh = acosh = _unary("arccosh", np.arccosh, E.acosh)
-arctanh = atanh = _unary("arctanh", np.arctanh, E.atanh)
-
-
-log10 = _unary("log10", np.log10, E.log10)
-
-
 def _scale_const(num, den):
     # numpy multiplies by the constant num/den rounded in the argument's own precision
     return lambda x: E.mul(x, E.full_like(x, x.dtype.type(num) / x.dtype.type(den)))
@@ -456,7 +390,6 @@ def _integral_or(prim):
 floor = _unary("floor", np.floor, _integral_or(E.floor),
                example=("fnp.floor(-0.5).item()", "-1.0"))
 ceil = _unary("ceil", np.ceil, _integral_or(E.ceil))
-rint = _unary("rint", np.rint, E.round)
 
 
 def round(x, decimals=0):  # noqa: A001 (numpy's name)
@@ -468,7 +401,7 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
     """
     decimals = int(decimals)
     if not isinstance(x, Tracer):
-        _check("round", x)
+        check_args("round", x)
         x = np.asarray(x)
         if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals >= 0):
             return wrap(x)      # as under a trace (numpy gives float16 for bool)
@@ -483,13 +416,13 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
         return E.round(x)
     # as numpy: scale by a power of ten (in the argument's precision), round, unscale;
     # integers with decimals < 0 go through float64 and back
-    y = _cast(x, np.dtype(np.float64)) if kind in "iu" else x
+    y = cast_to(x, np.dtype(np.float64)) if kind in "iu" else x
     f = E.full_like(y, 10.0 ** (decimals if decimals > 0 else -decimals))
     if decimals > 0:
         out = E.div(E.round(E.mul(y, f)), f)
     else:
         out = E.mul(E.round(E.div(y, f)), f)
-    return _cast(out, x.dtype)
+    return cast_to(out, x.dtype)
 
 
 around = round
@@ -517,7 +450,7 @@ def isinf(x):
     True
     """
     if x.dtype.kind not in "f":
-        _out_dtype("isinf", np.isinf, x.dtype)
+        out_dtype_of("isinf", np.isinf, x.dtype)
         return E.ne(x, x) if x.dtype.kind != "c" else \
             E.bitwise_or(isinf(E.real(x)), isinf(E.imag(x)))
     return E.eq(E.abs(x), E.full_like(x, np.inf))
@@ -561,7 +494,7 @@ def logical_not(x):
     >>> fnp.logical_not(0).item()
     True
     """
-    return E.bitwise_not(_cast(x, np.dtype(np.bool_)))
+    return E.bitwise_not(cast_to(x, np.dtype(np.bool_)))
 
 
 bitwise_and = _binary("bitwise_and", np.bitwise_and, E.bitwise_and,
@@ -581,3 +514,39 @@ def _right_shift_traced(x, y):
 
 right_shift = bitwise_right_shift = _binary("right_shift", np.right_shift, _right_shift_traced)
 
+
+
+# --------------------------------------------------------------------------- generated rows
+# Every op-table row with a numpy twin (``OpRow.fnp``) whose numpy semantics are the
+# primitive's once numpy's dtype promotion is applied becomes a function here; the rows
+# with more numpy semantics than their primitive (integers passed through by floor/ceil
+# and abs, integer reciprocal and powers, sign on complex...) are written by hand above.
+_HAND_WRITTEN = frozenset({"sign", "floor", "ceil", "isfinite", "abs", "reciprocal",
+                           "remainder", "power"})
+_EXAMPLES = {"true_divide": ("fnp.true_divide(1, 4).item()", "0.25"),
+             "negative": ("fnp.negative(2).item()", "-2"), "exp": ("fnp.exp(0.0).item()", "1.0"),
+             "log": ("fnp.log(1.0).item()", "0.0"),
+             "sqrt": ("fnp.sqrt(4).item()", "2.0"), "sin": ("fnp.sin(0.0).item()", "0.0"),
+             "square": ("fnp.square(3).item()", "9"),
+             "hypot": ("fnp.hypot(3.0, 4.0).item()", "5.0"),
+             "logaddexp2": ("fnp.logaddexp2(1.0, 1.0).item()", "2.0")}
+# numpy's other names for the same functions
+_ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+            "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
+            "divide": "true_divide"}
+
+
+def _generated() -> dict:
+    out = {}
+    for row in E.LINEAR_TABLE + E.UNARY_TABLE + E.BINARY_TABLE:
+        if row.fnp and row.fnp not in _HAND_WRITTEN:
+            build = _unary if E.ARITY[row.name] == 1 else _binary
+            out[row.fnp] = build(row.fnp, getattr(np, row.fnp), getattr(E, row.name),
+                                 example=_EXAMPLES.get(row.fnp))
+    out.update({alias: out[name] for alias, name in _ALIASES.items()})
+    return out
+
+
+GENERATED = _generated()
+globals().update(GENERATED)
+__all__ += sorted(GENERATED)

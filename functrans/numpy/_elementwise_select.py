@@ -14,7 +14,7 @@ from ..array import Array as _Array
 from ..errors import ConcretizationError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._elementwise import _SUPPORTED, _WIDEN, _cast, _check, _eager, _out_dtype
+from ._elementwise import SUPPORTED, WIDEN, cast_to, check_args, eager_call, out_dtype_of
 from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
 
 __all__ = ["where", "clip", "real", "imag", "conjugate", "conj"]
@@ -28,8 +28,8 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
     ``on_real(x)``."""
     def f(x):
         if not isinstance(x, Tracer):
-            _check(name, x)
-            return _eager(np_fn, (x,), False) if widen else wrap(np_fn(x))
+            check_args(name, x)
+            return eager_call(np_fn, (x,), False) if widen else wrap(np_fn(x))
         if x.dtype.kind == "c":
             return on_complex(x)
         return on_real(x)
@@ -48,7 +48,7 @@ imag = _complex_part("imag", np.imag, E.imag, lambda x: E.full_like(x, 0),
                      _part_doc("imag", "The imaginary part (zeros of ``x``'s dtype for real "
                                "dtypes).", 0.0))
 conjugate = _complex_part("conjugate", np.conjugate, E.conj,
-                          lambda x: _cast(x, _out_dtype("conjugate", np.conjugate, x.dtype)),
+                          lambda x: cast_to(x, out_dtype_of("conjugate", np.conjugate, x.dtype)),
                           _part_doc("conjugate", "The complex conjugate (``x`` itself for real "
                                     "dtypes).", 2.0), widen=True)
 conj = conjugate
@@ -74,13 +74,13 @@ def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE): 
         raise TypeError("clip: give each bound once (a_min or min, a_max or max)")
     bounds = [b for b in (lo, hi) if b is not None]
     if not any(isinstance(v, Tracer) for v in [x] + bounds):
-        _check("clip", x, *bounds)
+        check_args("clip", x, *bounds)
         if not bounds:
             return wrap(np.asarray(x))
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
-        return _eager(lambda *a: np.clip(a[0], lo if lo is None else a[1],
+        return eager_call(lambda *a: np.clip(a[0], lo if lo is None else a[1],
                                          hi if hi is None else a[-1]), [x] + bounds, True)
-    _check("clip", x, *bounds)
+    check_args("clip", x, *bounds)
     vals = promote("clip", x, *bounds)
     out = vals[0]
     if lo is not None:
@@ -107,21 +107,21 @@ def where(condition, x=_NO_VALUE, y=_NO_VALUE):
                 f"entries of a traced {condition.aval.str_short()}, whose number is not "
                 "known while tracing (a data-dependent shape). Use the three-argument "
                 "form where(condition, x, y) instead.")
-        _check("where", condition)
+        check_args("where", condition)
         return tuple(wrap(i) for i in np.nonzero(condition))
     if x is _NO_VALUE or y is _NO_VALUE:
         raise ValueError("where: give both x and y, or neither")
     if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
-        _check("where", condition, x, y)
+        check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
         r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
-        return r.view(_Array) if r.dtype in _SUPPORTED else wrap(r.astype(_WIDEN[r.dtype.kind]))
-    _check("where", condition, x, y)
+        return r.view(_Array) if r.dtype in SUPPORTED else wrap(r.astype(WIDEN[r.dtype.kind]))
+    check_args("where", condition, x, y)
     shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
     x, y = promote("where", x, y)
     x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if isinstance(condition, Tracer):
-        cond = _cast(condition, np.dtype(np.bool_))
+        cond = cast_to(condition, np.dtype(np.bool_))
     else:
         cond = np.asarray(condition).astype(bool)
     return E.select_n(broadcast_to_shape(cond, shape), y, x)

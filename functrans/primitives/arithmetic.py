@@ -16,6 +16,8 @@ with this module; ``elementwise`` gathers both.
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
@@ -32,14 +34,61 @@ __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n"
 
 _PY_SCALARS = (bool, int, float, complex)
 _ND = np.ndarray
-# --------------------------------------------------------------------------- binary
+# --------------------------------------------------------------------------- table rows
 
-sub_p = Primitive("sub")
-sub_p.def_rules(abstract_eval=elementwise_aval("sub", "fciu"), impl=np_impl(np.subtract, arity=2))
-mul_p = Primitive("mul")
-mul_p.def_rules(abstract_eval=elementwise_aval("mul", "fciub"), impl=np_impl(np.multiply, arity=2))
-div_p = Primitive("div")
+class OpRow(NamedTuple):
+    """One elementwise op: everything the primitive, ``functrans.numpy`` and the tests
+    need. ``deriv``: unary, d(out)/dx as a function of ``(x, out)``; binary, a pair of
+    tangent maps ``(t, x, y, out) -> tangent`` (one per argument); None: piecewise
+    constant. ``ulp``: how far a native backend may be from ``numpy`` on floats.
+    ``impl`` replaces ``numpy`` as the primitive's impl where their semantics differ
+    (integer ``pow``); ``fnp``: the name of its ``functrans.numpy``/numpy twin, None when
+    it has none; ``out_dtype`` fixes the result dtype (``is_finite``); ``domain``: an
+    interval where the op is smooth (the generated tests draw arguments there);
+    ``transpose``: for an op linear in (some of) its arguments, its transpose rule (with
+    no ``deriv``, the op is linear in all of them: ``deflinear``)."""
+    name: str
+    numpy: Callable
+    kinds: str
+    deriv: object
+    ulp: int = 0
+    fnp: str | None = None
+    impl: Callable | None = None
+    out_dtype: object = None
+    domain: tuple = (-2.0, 2.0)
+    transpose: Callable | None = None
 
+
+ARITY: dict = {}      # table row name -> number of operands
+
+
+def define_row(row: OpRow, arity: int) -> Primitive:
+    """The primitive of one table row: shape rule, impl, JVP (or linear rules), batch
+    rule."""
+    ARITY[row.name] = arity
+    p = Primitive(row.name)
+    out_dtype = None if row.out_dtype is None else np.dtype(row.out_dtype)
+    impl = row.impl or np_impl(row.numpy, out_dtype, arity=arity)
+    p.def_rules(abstract_eval=elementwise_aval(row.name, row.kinds, out_dtype), impl=impl)
+    batch_elementwise(p)
+    if row.deriv is None and row.transpose is not None:
+        deflinear(p, row.transpose)
+    elif row.deriv is None:
+        # piecewise constant (or integer/bool valued): the tangent is zero
+        p.not_differentiable = True
+    elif arity == 1:
+        deriv = row.deriv
+        defjvp(p, lambda t, x, out: mul(t, deriv(x, out)))    # table rows take no params
+    else:
+        defjvp(p, *row.deriv)
+    if row.deriv is not None and row.transpose is not None:
+        p.transpose = row.transpose
+    return p
+
+
+# --------------------------------------------------------------------------- linear ops
+# add is defined in ``basic`` (the tracing machinery adds tangents with it) and gets its
+# rules here; sub, mul, div and neg are rows of the op table
 
 def _div_impl(x, y):
     # floats: true division; integers: floor division with x // 0 == 0 (defined, as numpy)
@@ -49,9 +98,6 @@ def _div_impl(x, y):
         return np.asarray(np.true_divide(x, y), dtype=np.result_type(x, y))
 
 
-div_p.def_rules(abstract_eval=elementwise_aval("div", "fciu"), impl=_div_impl)
-
-
 def _transpose_add(ct, x, y):
     return [ct if type(x) is UndefinedPrimal else None, ct if type(y) is UndefinedPrimal else None]
 
@@ -59,14 +105,6 @@ def _transpose_add(ct, x, y):
 def _transpose_sub(ct, x, y):
     nct = Zero(ct.aval) if type(ct) is Zero else neg(ct)
     return [ct if is_undefined(x) else None, nct if is_undefined(y) else None]
-
-
-deflinear(add_p, _transpose_add)
-deflinear(sub_p, _transpose_sub)
-for _p in (add_p, sub_p, mul_p, div_p):
-    batch_elementwise(_p)
-
-defjvp(mul_p, lambda t, x, y, out: mul(t, y), lambda t, x, y, out: mul(x, t))
 
 
 def _transpose_mul(ct, x, y):
@@ -81,28 +119,28 @@ def _transpose_mul(ct, x, y):
     return [None, mul(x, ct)]
 
 
-mul_p.transpose = _transpose_mul
-
-defjvp(div_p,
-       lambda t, x, y, out: div(t, y),
-       lambda t, x, y, out: neg(mul(t, div(out, y))))
-
-
 def _transpose_div(ct, x, y):
     if is_undefined(y):
         raise TypeError("div: cannot transpose with respect to the denominator")
     return [Zero(x.aval) if type(ct) is Zero else div(ct, y), None]
 
 
-div_p.transpose = _transpose_div
-
-
-# --------------------------------------------------------------------------- neg
-
-neg_p = Primitive("neg")
-neg_p.def_rules(abstract_eval=elementwise_aval("neg", "fciu"), impl=np_impl(np.negative))
-deflinear(neg_p, lambda ct, x: [Zero(x.aval) if type(ct) is Zero else neg(ct)])
-batch_elementwise(neg_p)
+# name, numpy function, kinds, tangent maps (None: linear in every argument), ulp, fnp name
+LINEAR_TABLE = [
+    OpRow("sub", np.subtract, "fciu", None, 0, "subtract", transpose=_transpose_sub),
+    OpRow("mul", np.multiply, "fciub", (lambda t, x, y, out: mul(t, y),
+                                        lambda t, x, y, out: mul(x, t)),
+          0, "multiply", transpose=_transpose_mul),
+    OpRow("div", np.true_divide, "fciu", (lambda t, x, y, out: div(t, y),
+                                          lambda t, x, y, out: neg(mul(t, div(out, y)))),
+          0, "true_divide", impl=_div_impl, transpose=_transpose_div),
+    OpRow("neg", np.negative, "fciu", None, 0, "negative", impl=np_impl(np.negative),
+          transpose=lambda ct, x: [Zero(x.aval) if type(ct) is Zero else neg(ct)]),
+]
+deflinear(add_p, _transpose_add)
+batch_elementwise(add_p)
+LINEAR = {row.name: define_row(row, 2 if row.name != "neg" else 1) for row in LINEAR_TABLE}
+sub_p, mul_p, div_p, neg_p = (LINEAR[n] for n in ("sub", "mul", "div", "neg"))
 
 
 # --------------------------------------------------------------------------- conversion
@@ -214,7 +252,9 @@ def full_like(like, value):
 _BITWISE_NAMES = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
 
 
-def lax_binary(p):
+def lax_binary(p, float_only=False):
+    """The lax function binding the binary primitive ``p`` (its doctest example uses
+    floats when ``float_only``)."""
     impl = p.impl
 
     def f(x, y):
@@ -232,8 +272,7 @@ def lax_binary(p):
         return p.bind(_as_operand(x, y), _as_operand(y, x))
     # the lax name: the bitwise primitives are called and/or/xor, as in JAX
     f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)
-    # integer operands suit every binary op but the float-only ones (pow, atan2)
-    x = "np.array([0.5, 2.0])" if p.name in ("pow", "atan2") else "np.array([3, 5], np.int32)"
+    x = "np.array([0.5, 2.0])" if float_only else "np.array([3, 5], np.int32)"
     f.__doc__ = (f"Elementwise ``{name}`` of two operands of one shape and dtype (a Python "
                  "scalar takes the other operand's).\n\n>>> import numpy as np\n"
                  f">>> from functrans import lax\n>>> lax.{name}({x}, {x}).shape\n(2,)\n")

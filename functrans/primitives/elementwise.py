@@ -14,8 +14,9 @@ from . import arithmetic as _arith
 from . import elementwise_math as _math
 from .arithmetic import *  # noqa: F401,F403
 from .elementwise_math import *  # noqa: F401,F403
-from .arithmetic import full_like, lax_binary  # noqa: F401
-from .elementwise_math import UNARY, UNARY_TABLE  # noqa: F401
+from .arithmetic import (ARITY, LINEAR, LINEAR_TABLE, OpRow, full_like,  # noqa: F401
+                         lax_binary)
+from .elementwise_math import BINARY, BINARY_TABLE, UNARY, UNARY_TABLE  # noqa: F401
 
 __all__ = list(_arith.__all__) + list(_math.__all__)
 # the primitives themselves (``add_p``, ``sin_p``...), as lax and the backends' tests name them

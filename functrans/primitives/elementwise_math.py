@@ -1,13 +1,23 @@
-"""Elementwise math: the unary table and the nonlinear binary ops.
+"""Elementwise math: the unary and the nonlinear binary ops, one table row each.
 
-Each unary op is one row of ``UNARY_TABLE``: name, numpy function, accepted
-dtype kinds, and its derivative d(out)/dx written with primitives as a function
-of ``(x, out)`` (``None``: piecewise constant, so no tangent). The rows share
-one shape rule, one impl wrapper, one JVP (``t * derivative``) and one batch rule.
+Each op is one ``OpRow`` of ``UNARY_TABLE`` or ``BINARY_TABLE``: name, numpy
+function, accepted dtype kinds, its derivative written with lax functions (unary:
+d(out)/dx as a function of ``(x, out)``; binary: one tangent map per argument;
+``None``: piecewise constant), the ulp tolerance of native backends against numpy,
+and the name of its ``functrans.numpy`` twin. The rows share one shape rule, one
+impl wrapper, one JVP and one batch rule; ``tests/test_op_table.py`` sweeps every
+float row through special values on every backend.
 
-The binary ops here (rem, pow, max, min, atan2) follow numpy: ``rem`` takes the
-sign of the divisor and ``x rem 0`` is 0 for integers; ``pow`` on integers
-raises nothing (a negative exponent gives ``1 // x**-y``).
+The binary ops follow numpy: ``rem`` takes the sign of the divisor and ``x rem 0``
+is 0 for integers; ``pow`` on integers raises nothing (a negative exponent gives
+``1 // x**-y``); ``logaddexp(-inf, -inf)`` is -inf.
+
+Adding an op: one ``OpRow`` here (and its name in ``_UNARY_NAMES``/``_BINARY_NAMES``
+and the unpacking of the primitives and lax functions below); then one row in
+``backends/llvm/ops.py`` and ``backends/cuda/ops.py`` (plus its numpy twin in the
+simulator's ``SimMath``), or one decomposition into leaves in ``backends/decompose.py``
+shared by both. Its ``functrans.numpy`` twin, its test rows (tests/cases/elementwise.py)
+and its special-value sweep (tests/test_elementwise_specials.py) follow from the row.
 
 >>> import numpy as np
 >>> float(sqrt(np.float64(4.0)))
@@ -23,15 +33,17 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, batch_elementwise, defjvp
-from .arithmetic import (add, div, eq, full_like, ge, lax_binary, mul, neg, select_n, sub,
-                         Zero, aval, deflinear, is_undefined)
+from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
+                         select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
 
 _UNARY_NAMES = ["sign", "floor", "ceil", "round", "is_finite", "exp", "exp2", "expm1", "log",
                 "log1p", "log2", "log10", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos",
                 "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt",
                 "abs", "square", "reciprocal", "erf"]
-__all__ = _UNARY_NAMES + ["integer_pow", "rem", "pow", "max", "min", "atan2", "clamp",
+_BINARY_NAMES = ["rem", "pow", "max", "min", "atan2", "hypot", "copysign", "logaddexp",
+                 "logaddexp2"]
+__all__ = _UNARY_NAMES + _BINARY_NAMES + ["integer_pow", "clamp",
                           "real", "imag", "conj", "complex"]
 
 
@@ -91,66 +103,67 @@ def _sq(x):
     return mul(x, x)
 
 
-# --------------------------------------------------------------------------- the unary table
-
-def _unary(name, np_fn, kinds, deriv, out_dtype=None):
-    """Define one unary primitive from a table row."""
-    p = Primitive(name)
-    out_dtype = None if out_dtype is None else np.dtype(out_dtype)
-    p.def_rules(abstract_eval=elementwise_aval(name, kinds, out_dtype),
-                impl=np_impl(np_fn, out_dtype, arity=1))
-    batch_elementwise(p)
-    if deriv is None:
-        # piecewise constant (or integer/bool valued): the tangent is zero
-        p.not_differentiable = True
-    else:
-        defjvp(p, lambda t, x, out: mul(t, deriv(x, out)))    # table rows take no params
-    return p
-
+# --------------------------------------------------------------------------- the table rows
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
-# name, numpy function, dtype kinds, d(out)/dx as a function of (x, out) [, output dtype]
+# name, numpy function, dtype kinds, d(out)/dx as a function of (x, out), ulp [, fnp name]
 UNARY_TABLE = [
-    ("sign", np.sign, "fiu", None),
-    ("floor", np.floor, "f", None),
-    ("ceil", np.ceil, "f", None),
-    ("round", np.rint, "f", None),          # half to even, as numpy.round
-    ("is_finite", np.isfinite, "f", None, np.bool_),
-    ("exp", np.exp, "fc", lambda x, out: out),
-    ("exp2", np.exp2, "fc", lambda x, out: mul(out, _c(x, _LN2))),
-    ("expm1", np.expm1, "fc", lambda x, out: add(out, _c(x, 1))),
-    ("log", np.log, "fc", lambda x, out: _recip(x)),
-    ("log1p", np.log1p, "fc", lambda x, out: _recip(add(x, _c(x, 1)))),
-    ("log2", np.log2, "fc", lambda x, out: _recip(mul(x, _c(x, _LN2)))),
-    ("log10", np.log10, "fc", lambda x, out: _recip(mul(x, _c(x, _LN10)))),
-    ("tanh", np.tanh, "fc", lambda x, out: sub(_c(x, 1), _sq(out))),
-    ("logistic", _logistic_impl, "fc", lambda x, out: mul(out, sub(_c(x, 1), out))),
-    ("sin", np.sin, "fc", lambda x, out: cos(x)),
-    ("cos", np.cos, "fc", lambda x, out: neg(sin(x))),
-    ("tan", np.tan, "fc", lambda x, out: add(_c(x, 1), _sq(out))),
-    ("asin", np.arcsin, "fc", lambda x, out: rsqrt(sub(_c(x, 1), _sq(x)))),
-    ("acos", np.arccos, "fc", lambda x, out: neg(rsqrt(sub(_c(x, 1), _sq(x))))),
-    ("atan", np.arctan, "fc", lambda x, out: _recip(add(_c(x, 1), _sq(x)))),
-    ("sinh", np.sinh, "fc", lambda x, out: cosh(x)),
-    ("cosh", np.cosh, "fc", lambda x, out: sinh(x)),
-    ("asinh", np.arcsinh, "fc", lambda x, out: rsqrt(add(_sq(x), _c(x, 1)))),
+    OpRow("sign", np.sign, "fiu", None, 0, "sign"),
+    OpRow("floor", np.floor, "f", None, 0, "floor"),
+    OpRow("ceil", np.ceil, "f", None, 0, "ceil"),
+    OpRow("round", np.rint, "f", None, 0, "rint"),          # half to even, as numpy.rint
+    OpRow("is_finite", np.isfinite, "f", None, 0, "isfinite", out_dtype=np.bool_),
+    OpRow("exp", np.exp, "fc", lambda x, out: out, 4, "exp"),
+    OpRow("exp2", np.exp2, "fc", lambda x, out: mul(out, _c(x, _LN2)), 4, "exp2"),
+    OpRow("expm1", np.expm1, "fc", lambda x, out: add(out, _c(x, 1)), 4, "expm1"),
+    OpRow("log", np.log, "fc", lambda x, out: _recip(x), 4, "log", domain=(0.5, 3.0)),
+    OpRow("log1p", np.log1p, "fc", lambda x, out: _recip(add(x, _c(x, 1))), 4, "log1p",
+          domain=(-0.5, 2.0)),
+    OpRow("log2", np.log2, "fc", lambda x, out: _recip(mul(x, _c(x, _LN2))), 4, "log2",
+          domain=(0.5, 3.0)),
+    OpRow("log10", np.log10, "fc", lambda x, out: _recip(mul(x, _c(x, _LN10))), 4, "log10",
+          domain=(0.5, 3.0)),
+    OpRow("tanh", np.tanh, "fc", lambda x, out: sub(_c(x, 1), _sq(out)), 4, "tanh"),
+    OpRow("logistic", _logistic_impl, "fc", lambda x, out: mul(out, sub(_c(x, 1), out)), 4),
+    OpRow("sin", np.sin, "fc", lambda x, out: cos(x), 4, "sin"),
+    OpRow("cos", np.cos, "fc", lambda x, out: neg(sin(x)), 4, "cos"),
+    OpRow("tan", np.tan, "fc", lambda x, out: add(_c(x, 1), _sq(out)), 4, "tan",
+          domain=(-1.2, 1.2)),
+    OpRow("asin", np.arcsin, "fc", lambda x, out: rsqrt(sub(_c(x, 1), _sq(x))), 4, "arcsin",
+          domain=(-0.9, 0.9)),
+    OpRow("acos", np.arccos, "fc", lambda x, out: neg(rsqrt(sub(_c(x, 1), _sq(x)))), 4,
+          "arccos", domain=(-0.9, 0.9)),
+    OpRow("atan", np.arctan, "fc", lambda x, out: _recip(add(_c(x, 1), _sq(x))), 4, "arctan"),
+    OpRow("sinh", np.sinh, "fc", lambda x, out: cosh(x), 4, "sinh"),
+    OpRow("cosh", np.cosh, "fc", lambda x, out: sinh(x), 4, "cosh"),
+    OpRow("asinh", np.arcsinh, "fc", lambda x, out: rsqrt(add(_sq(x), _c(x, 1))), 4, "arcsinh"),
     # (x-1)(x+1) rather than x^2-1: no cancellation near 1
-    ("acosh", np.arccosh, "fc", lambda x, out: rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1))))),
-    ("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x)))),
-    ("sqrt", np.sqrt, "fc", lambda x, out: div(_c(x, 0.5), out)),
-    ("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x))),
-    ("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out)))),
+    OpRow("acosh", np.arccosh, "fc",
+          lambda x, out: rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1)))), 4, "arccosh",
+          domain=(1.5, 3.0)),
+    OpRow("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x))), 4, "arctanh",
+          domain=(-0.9, 0.9)),
+    OpRow("sqrt", np.sqrt, "fc", lambda x, out: div(_c(x, 0.5), out), 0, "sqrt",
+          domain=(0.5, 3.0)),
+    OpRow("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x)), 0,
+          domain=(0.5, 3.0)),
+    OpRow("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out))), 1, "cbrt",
+          domain=(0.5, 3.0)),
     # d|x| = 1 at 0, as JAX (complex abs has its own rules below)
-    ("abs", np.abs, "fiu", lambda x, out: select_n(ge(x, _c(x, 0)), _c(x, -1), _c(x, 1))),
-    ("square", np.square, "fciu", lambda x, out: mul(_c(x, 2), x)),
-    ("reciprocal", np.reciprocal, "fc", lambda x, out: neg(_sq(out))),
-    ("erf", _erf_impl, "f",
-     lambda x, out: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(_sq(x))))),
+    OpRow("abs", np.abs, "fiu", lambda x, out: select_n(ge(x, _c(x, 0)), _c(x, -1), _c(x, 1)),
+          0, "abs"),
+    OpRow("square", np.square, "fciu", lambda x, out: mul(_c(x, 2), x), 0, "square"),
+    OpRow("reciprocal", np.reciprocal, "fc", lambda x, out: neg(_sq(out)), 0, "reciprocal",
+          domain=(0.5, 3.0)),
+    # the reference is the interpreter's own series (numpy has no erf); llvm's erf is up
+    # to ~10 ulp from it near |x| = 2.5
+    OpRow("erf", _erf_impl, "f",
+          lambda x, out: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(_sq(x)))), 16),
 ]
 
-UNARY = {row[0]: _unary(*row) for row in UNARY_TABLE}
+UNARY = {row.name: define_row(row, 1) for row in UNARY_TABLE}
 (sign_p, floor_p, ceil_p, round_p, is_finite_p, exp_p, exp2_p, expm1_p, log_p, log1p_p,
  log2_p, log10_p, tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
  asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, square_p, reciprocal_p,
@@ -162,7 +175,7 @@ def _unary_wrapper(p):
         return p.bind(x)
     f.__name__ = f.__qualname__ = p.name
     x = "[1.25, 1.5]" if p.name == "acosh" else "[0.25, 0.5]"     # inside every domain
-    ref = next(row[1] for row in UNARY_TABLE if row[0] == p.name)
+    ref = next(row.numpy for row in UNARY_TABLE if row.name == p.name)
     f.__doc__ = f"Elementwise ``{p.name}`` (a primitive; the result has ``x``'s shape).\n\n"
     if isinstance(ref, np.ufunc):      # eagerly it is its numpy twin, bit for bit
         f.__doc__ += (f"Eagerly the same as ``numpy.{ref.__name__}``.\n\n>>> import numpy as np\n"
@@ -237,27 +250,12 @@ def integer_pow(x, y):
     return integer_pow_p.bind(x, y=int(y))
 
 
-# --------------------------------------------------------------------------- rem
-
-rem_p = Primitive("rem")
-
+# --------------------------------------------------------------------------- binary impls
 
 def _rem_impl(x, y):
     x = np.asarray(x)
     with np.errstate(all="ignore"):   # integer x rem 0 is 0, float gives nan, as numpy
         return np.asarray(np.remainder(x, np.asarray(y, dtype=x.dtype)), dtype=x.dtype)
-
-
-rem_p.def_rules(abstract_eval=elementwise_aval("rem", "fiu"), impl=_rem_impl)
-# rem = x - y * floor(x / y); the floor is locally constant
-defjvp(rem_p, lambda t, x, y, out: t,
-       lambda t, x, y, out: neg(mul(t, floor(div(x, y)))))
-batch_elementwise(rem_p)
-
-
-# --------------------------------------------------------------------------- pow
-
-pow_p = Primitive("pow")
 
 
 def _pow_impl(x, y):
@@ -276,6 +274,14 @@ def _pow_impl(x, y):
         return np.asarray(out)
 
 
+# --------------------------------------------------------------------------- binary derivatives
+# tangent maps (t, x, y, out) -> tangent, one per argument
+
+def _times(d):
+    """The tangent map ``t * d(x, y, out)``."""
+    return lambda t, x, y, out: mul(t, d(x, y, out))
+
+
 def _pow_jvp_x(t, x, y, out):
     # y * x**(y-1), taken as 0 where y == 0 (x**0 is constant, even at x = 0)
     y_is_0 = eq(y, _c(y, 0))
@@ -289,19 +295,6 @@ def _pow_jvp_y(t, x, y, out):
     return mul(t, mul(log(safe_x), out))
 
 
-pow_p.def_rules(abstract_eval=elementwise_aval("pow", "fciu"), impl=_pow_impl)
-defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
-batch_elementwise(pow_p)
-
-
-# --------------------------------------------------------------------------- max / min
-
-max_p = Primitive("max")
-min_p = Primitive("min")
-max_p.def_rules(abstract_eval=elementwise_aval("max", "fiub"), impl=np_impl(np.maximum))
-min_p.def_rules(abstract_eval=elementwise_aval("min", "fiub"), impl=np_impl(np.minimum))
-
-
 def _tie_weight(x, y, out):
     """1 where x alone is the result, 1/2 on ties, 0 elsewhere (ties split evenly)."""
     x_won = eq(x, out)
@@ -309,28 +302,75 @@ def _tie_weight(x, y, out):
     return select_n(x_won, _c(x, 0.0), w)
 
 
-for _p in (max_p, min_p):
-    defjvp(_p, lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
-           lambda t, x, y, out: mul(t, _tie_weight(y, x, out)))
-    batch_elementwise(_p)
+def _hypot_d(a):
+    """d hypot / d a = a / hypot, taken as 0 at the origin (a kink: JAX's choice)."""
+    def d(x, y, out):
+        zero = eq(out, _c(out, 0))
+        return div(a(x, y), select_n(zero, out, _c(out, 1)))
+    return d
 
 
-# --------------------------------------------------------------------------- atan2
+def _logaddexp_d(base_exp, a):
+    """d/da logaddexp(x, y) = exp(a - out) (exp2 for base 2); 1/2 where x == y, which
+    is exact for finite ties and the limit along x = y at (inf, inf) and (-inf, -inf)."""
+    def d(x, y, out):
+        return select_n(eq(x, y), base_exp(sub(a(x, y), out)), _c(x, 0.5))
+    return d
 
-atan2_p = Primitive("atan2")
-atan2_p.def_rules(abstract_eval=elementwise_aval("atan2", "f"), impl=np_impl(np.arctan2))
-# atan2(x, y) = angle of (y, x): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
-defjvp(atan2_p,
-       lambda t, x, y, out: mul(t, div(y, add(_sq(x), _sq(y)))),
-       lambda t, x, y, out: mul(t, neg(div(x, add(_sq(x), _sq(y))))))
-batch_elementwise(atan2_p)
+
+def _first(x, y):
+    return x
+
+
+def _second(x, y):
+    return y
+
+
+# --------------------------------------------------------------------------- the binary table
+# name, numpy function, dtype kinds, (tangent map in x, tangent map in y), ulp [, fnp name]
+# rem = x - y * floor(x / y); the floor is locally constant
+BINARY_TABLE = [
+    OpRow("rem", np.remainder, "fiu",
+          (lambda t, x, y, out: t, lambda t, x, y, out: neg(mul(t, floor(div(x, y))))),
+          0, "remainder", impl=_rem_impl, domain=(0.5, 3.0)),
+    OpRow("pow", np.power, "fciu", (_pow_jvp_x, _pow_jvp_y), 4, "power", impl=_pow_impl,
+          domain=(0.5, 3.0)),
+    OpRow("max", np.maximum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+                                      lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
+          0, "maximum", impl=np_impl(np.maximum)),
+    OpRow("min", np.minimum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+                                      lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
+          0, "minimum", impl=np_impl(np.minimum)),
+    # atan2(x, y) = angle of (y, x): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+    OpRow("atan2", np.arctan2, "f",
+          (lambda t, x, y, out: mul(t, div(y, add(_sq(x), _sq(y)))),
+           lambda t, x, y, out: mul(t, neg(div(x, add(_sq(x), _sq(y)))))),
+          4, "arctan2", impl=np_impl(np.arctan2)),
+    OpRow("hypot", np.hypot, "f", (_times(_hypot_d(_first)), _times(_hypot_d(_second))),
+          1, "hypot"),
+    OpRow("copysign", np.copysign, "f", (_times(lambda x, y, out: mul(copysign(_c(x, 1), x),
+                                                                      copysign(_c(x, 1), y))),
+                                         None), 0, "copysign"),
+    OpRow("logaddexp", np.logaddexp, "f",
+          (_times(_logaddexp_d(exp, _first)), _times(_logaddexp_d(exp, _second))),
+          4, "logaddexp"),
+    OpRow("logaddexp2", np.logaddexp2, "f",
+          (_times(_logaddexp_d(exp2, _first)), _times(_logaddexp_d(exp2, _second))),
+          4, "logaddexp2"),
+]
+
+BINARY = {row.name: define_row(row, 2) for row in BINARY_TABLE}
+(rem_p, pow_p, max_p, min_p, atan2_p, hypot_p, copysign_p, logaddexp_p,
+ logaddexp2_p) = (BINARY[n] for n in _BINARY_NAMES)
 
 
 # --------------------------------------------------------------------------- lax wrappers
 
-rem, pow, max, min, atan2 = (lax_binary(p) for p in (rem_p, pow_p, max_p, min_p, atan2_p))
-for _f in (rem, pow, max, min, atan2):
-    _f.__module__ = __name__     # documented (and doctested) where they are made
+(rem, pow, max, min, atan2, hypot, copysign, logaddexp,
+ logaddexp2) = (lax_binary(BINARY[row.name], "i" not in row.kinds or row.name == "pow")
+                for row in BINARY_TABLE)
+for _n in _BINARY_NAMES:
+    globals()[_n].__module__ = __name__     # documented (and doctested) where they are made
 rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
 
 >>> import numpy as np
@@ -342,6 +382,12 @@ max.__doc__ = """Elementwise maximum (nan propagates); the derivative splits tie
 >>> import numpy as np
 >>> max(np.float64(1.0), np.float64(2.0)).item()
 2.0
+"""
+logaddexp.__doc__ = """``log(exp(x) + exp(y))`` without overflow (numpy.logaddexp).
+
+>>> import numpy as np
+>>> print(f"{logaddexp(np.float64(1000.0), np.float64(1000.0)).item():.4f}")
+1000.6931
 """
 
 

@@ -281,3 +281,33 @@ row("real_imag_of_real", lambda x: (fnp.real(x), fnp.imag(x), fnp.conj(x)), gen(
     lambda x: (np.real(x), np.imag(x), np.conj(x)))
 row("complex_mul_exp", lambda z: fnp.exp(z * z), gen(_complex(3)), lambda z: np.exp(z * z),
     diff=False)
+
+
+# --------------------------------------------------------------------------- generated from the op table
+# One float64 and one float32 row per op-table row (functrans.primitives.elementwise
+# UNARY_TABLE / BINARY_TABLE), arguments drawn in the row's ``domain``, compared with
+# the row's numpy function at its ``ulp`` tolerance; an int32 row where the op takes
+# integers. Special values are swept separately (tests/test_op_table.py).
+def _table_rows():
+    from functrans.primitives import elementwise as E
+    for r in E.LINEAR_TABLE + E.UNARY_TABLE + E.BINARY_TABLE:
+        if "f" not in r.kinds:
+            continue
+        lo, hi, arity = *r.domain, E.ARITY[r.name]
+        fun = getattr(lax, r.name)
+        diff = r.deriv is not None or r.transpose is not None
+
+        def ref(*xs, _np=r.numpy):
+            with np.errstate(all="ignore"):
+                return _np(*xs)
+        for suffix, dtype, shape in (("", np.float64, (3, 4)), ("_f32", F32, (5,))):
+            eps = np.finfo(dtype).eps
+            row(f"table_{r.name}{suffix}", fun,
+                gen(*[uniform(*shape, low=lo, high=hi, dtype=dtype)] * arity), ref,
+                diff=diff and dtype == np.float64, rtol=max(r.ulp, 1) * eps, atol=0.0)
+        if "i" in r.kinds:      # integer semantics are the impl's (floor division...)
+            row(f"table_{r.name}_int32", fun, gen(*[ints(6, low=1, high=4, dtype=np.int32)]
+                                                 * arity), r.impl or ref, diff=False)
+
+
+_table_rows()

@@ -1,0 +1,131 @@
+"""Every float row of the op table (``LINEAR_TABLE``, ``UNARY_TABLE``, ``BINARY_TABLE``
+in functrans.primitives.elementwise) swept through special values on every backend,
+against the row's numpy function: nan exactly where numpy has nan, infinities and
+signed zeros exactly where numpy has them, every other value within the row's ``ulp``.
+
+A new row is swept without any line here. The interpreter and the CPU backend take
+every pair of specials (binary rows); the CUDA backend runs on Numba's simulator in one
+subprocess (the simulator is chosen when numba is first imported), one vector per row
+and dtype, and is marked ``slow``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import functrans as ft
+from functrans import lax
+from functrans.primitives.elementwise import ARITY, BINARY_TABLE, LINEAR_TABLE, UNARY_TABLE
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROWS = {r.name: (r, ARITY[r.name]) for r in LINEAR_TABLE + UNARY_TABLE + BINARY_TABLE
+        if "f" in r.kinds}
+DTYPES = ("float64", "float32")
+
+
+def specials(dtype, short=False) -> np.ndarray:
+    """±0, ±inf, nan, ± the smallest subnormal, ± tiny, ± huge, and a few ordinary
+    values (``short``: the ones a binary row pairs on the simulator)."""
+    fi = np.finfo(dtype)
+    vals = [0.0, -0.0, np.inf, -np.inf, np.nan, fi.smallest_subnormal, -fi.smallest_subnormal,
+            fi.tiny, -fi.tiny, fi.max, -fi.max, 1.0, -1.0]
+    if not short:
+        vals += [0.5, -2.5, 3.0, 1e-30, 88.0, -88.0, 710.0, -710.0]
+    with np.errstate(over="ignore"):
+        return np.array(vals, dtype)
+
+
+def operands(name, dtype, short=False) -> list:
+    x = specials(dtype, short)
+    if ROWS[name][1] == 1:
+        return [x]
+    return [a.ravel() for a in np.meshgrid(x, x)]
+
+
+def expected(name, xs):
+    row = ROWS[name][0]
+    with np.errstate(all="ignore"):
+        want = np.asarray(row.numpy(*xs))
+    return want.astype(row.out_dtype or xs[0].dtype)
+
+
+def _ulps(got, want):
+    it = np.int64 if got.dtype == np.float64 else np.int32
+
+    def key(a):
+        i = a.view(it).astype(np.int64)
+        return np.where(i < 0, -(i & np.iinfo(it).max), i)
+    return np.abs(key(got) - key(want))
+
+
+def check_specials(name, xs, got, want):
+    """nan, ±inf and ±0 exactly where numpy has them; the rest within the row's ulp."""
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+    where = lambda m: [f"{tuple(x[i] for x in xs)}: got {got[i]!r}, numpy {want[i]!r}"
+                       for i in np.flatnonzero(m)[:5]]
+    if want.dtype.kind != "f":
+        bad = got != want
+        assert not bad.any(), (name, where(bad))
+        return
+    bad = np.isnan(got) != np.isnan(want)
+    assert not bad.any(), (name, "nan positions", where(bad))
+    exact = ~np.isnan(want) & (np.isinf(want) | (want == 0))
+    bad = exact & ((got != want) | (np.signbit(got) != np.signbit(want)))
+    assert not bad.any(), (name, "infinities and signed zeros", where(bad))
+    rest = ~np.isnan(want) & ~exact
+    bad = rest & (_ulps(np.where(rest, got, 0), np.where(rest, want, 0)) > ROWS[name][0].ulp)
+    assert not bad.any(), (name, f"beyond {ROWS[name][0].ulp} ulp", where(bad))
+
+
+@pytest.mark.parametrize("backend", ["interpret", "cpu"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_row_gives_numpys_special_values(name, dtype, backend):
+    xs = operands(name, dtype)
+    got = ft.jit(getattr(lax, name), backend=backend)(*xs)
+    check_specials(name, xs, got, expected(name, xs))
+
+
+_CUDA_WORKER = """
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import functrans as ft
+from functrans import lax
+from tests.test_elementwise_specials import DTYPES, ROWS, operands
+out = {}
+for name in ROWS:
+    for dtype in DTYPES:
+        got = np.asarray(ft.jit(getattr(lax, name), backend="cuda")(*operands(name, dtype, True)))
+        out[name + ":" + dtype] = [got.dtype.str, got.view(f"u{got.dtype.itemsize}").tolist()]
+json.dump(out, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def cuda_results():
+    if importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    res = subprocess.run([sys.executable, "-c", _CUDA_WORKER, ROOT], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_row_gives_numpys_special_values_on_the_cuda_simulator(cuda_results, name):
+    for dtype in DTYPES:
+        xs = operands(name, dtype, short=True)
+        dstr, bits = cuda_results[f"{name}:{dtype}"]
+        dt = np.dtype(dstr)
+        got = np.array(bits, dtype=f"u{dt.itemsize}").view(dt)
+        check_specials(name, xs, got, expected(name, xs))
