@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 __all__ = ["initialize", "process_index", "process_count", "world", "comm_stats",
            "reset_comm_stats"]
 
 _state = {"comm": None, "initialized": False}
+_ABORT_GRACE_S = 1.0   # between a failing rank's message and MPI_Abort
 
 # environment variables MPI launchers set for the processes they start
 _LAUNCHER_VARS = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
@@ -71,6 +73,9 @@ def _abort_on_exception(exc_type, exc, tb):
     lines = traceback.format_exception(exc_type, exc, tb)
     sys.stderr.write("".join(f"[rank {rank}] {line}" for line in "".join(lines).splitlines(True)))
     sys.stderr.flush()
+    # MPI_Abort makes the launcher kill every rank at once, and output still in its pipes
+    # is lost with them (seen under load: an empty stderr); give it a moment to forward.
+    time.sleep(_ABORT_GRACE_S)
     world().Abort(1)
 
 
