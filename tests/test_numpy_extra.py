@@ -443,3 +443,13 @@ def test_grad_against_finite_differences(row):
             fd[j] = (float(scalar(*up)) - float(scalar(*dn))) / (2 * eps)
         g = np.where(np.isfinite(a), np.asarray(gi), 0.0)
         np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-5)
+
+
+def test_save_savez_load_round_trip(tmp_path):
+    x, y = fnp.arange(6.0).reshape(2, 3), fnp.asarray([1, 2], dtype=fnp.int32)
+    fnp.save(tmp_path / "x.npy", x)
+    fnp.savez(tmp_path / "xy.npz", x, y=y)
+    np.testing.assert_array_equal(fnp.load(tmp_path / "x.npy"), np.asarray(x))
+    with fnp.load(tmp_path / "xy.npz") as z:
+        np.testing.assert_array_equal(z["arr_0"], np.asarray(x))
+        assert z["y"].dtype == np.int32 and z["y"].tolist() == [1, 2]
