@@ -187,10 +187,11 @@ def test_decomposition_equals_the_composite_bit_for_bit(name, dtype):
 def _assert_matches_composite(name, dtype, xs, got, want):
     got = np.asarray(got)
     assert got.dtype == want.dtype
-    if _arity(name) == 2 and dtype == "float32":
-        # numpy's float32 logaddexp calls scalar libm (expf, log1pf); the pieces run
-        # numpy's vectorised loops, which round differently by an ulp
-        _assert_close_to_ulps(got, want, 1)
+    if _arity(name) == 2:
+        # numpy's logaddexp calls scalar libm (exp, log1p); the pieces run numpy's
+        # vectorised loops, which (by the CPU's SIMD level: AVX2 or AVX-512) may round
+        # each of exp and log1p differently by an ulp; special values stay exact
+        _assert_close_to_ulps(got, want, 2)
     else:
         assert _bits(got) == _bits(want), (name, dtype, xs, got, want)
 
