@@ -2,8 +2,10 @@
 ``jax.test_util.check_grads``.
 
 Forward mode compares ``jvp``'s tangent with a central difference along a random
-direction; reverse mode checks the inner-product identity ``<vjp(ct), t> = <ct, J t>``
-with ``J t`` from the same central difference. ``order=2`` repeats the checks on the
+direction; reverse mode checks the inner-product identity
+``<t, conj(vjp(conj(ct)))> = <J t, ct>`` (``<a, b> = Re sum(conj(a) b)``), JAX's
+convention: ``vjp`` is the plain transpose of the linear map, not its adjoint, so for
+complex functions the cotangent is conjugated on the way in and out. ``order=2`` repeats the checks on the
 ``jvp`` and ``vjp`` functions themselves (their derivatives), and so on.
 
 >>> import functrans.numpy as fnp
@@ -57,6 +59,10 @@ def _inner(x, y):
                for a, b in zip(tree_leaves(x), tree_leaves(y)))
 
 
+def _conj(tree):
+    return tree_map(lambda x: np.conj(np.asarray(x)), tree)
+
+
 def _assert_close(what, got, want, atol, rtol):
     got_l, got_t = tree_flatten(got)
     want_l, want_t = tree_flatten(want)
@@ -89,7 +95,8 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
 
 
 def check_vjp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
-    """Check ``vjp(f)`` by the identity ``<vjp(ct), t> = <ct, J t>``.
+    """Check ``vjp(f)`` by the identity ``<t, conj(vjp(conj(ct)))> = <J t, ct>``, as JAX's
+    ``check_vjp`` (``vjp`` transposes the linear map; for complex ``f`` it does not conjugate).
 
     >>> import functrans.numpy as fnp
     >>> check_vjp(lambda x, y: x * y, (fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])))
@@ -102,11 +109,11 @@ def check_vjp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
     rtol = _TOL.get(dt, 1e-5) if rtol is None else rtol
     out, vjp_fn = vjp(f, *args)
     ct = _random_like(rng, out)
-    ct_args = vjp_fn(ct)
+    ct_args = _conj(vjp_fn(_conj(ct)))
     tangents = _random_like(rng, args)
-    lhs = _inner(ct_args, tangents)
-    rhs = _inner(ct, _numerical_jvp(f, args, tangents, eps))
-    _assert_close("vjp (inner product <vjp(ct), t>)", np.asarray(lhs), np.asarray(rhs), atol,
+    lhs = _inner(tangents, ct_args)
+    rhs = _inner(_numerical_jvp(f, args, tangents, eps), ct)
+    _assert_close("vjp (inner product <t, conj(vjp(conj(ct)))>)", np.asarray(lhs), np.asarray(rhs), atol,
                   rtol)
     return None
 

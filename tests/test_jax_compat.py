@@ -44,6 +44,28 @@ def test_check_grads_catches_wrong_rules():
         check_grads(fnp.sin, (x,), 1, modes=["sideways"])
 
 
+def test_check_grads_complex_uses_jax_conjugation():
+    # JAX's vjp is the transpose (not the adjoint) of the linear map: the check conjugates
+    # the cotangent in and out, so complex-linear functions pass in rev mode
+    x = np.array([0.3 + 0.1j, -1.2 + 2.0j, 2.0 - 1.0j])
+    check_grads(lambda v: (1 + 2j) * v, (x,), order=1, modes=["rev"])
+    check_grads(lambda v: fnp.sin(v) * v, (x,), order=2)
+    check_grads(lambda v: fnp.real(v * fnp.conj(v)), (x,), order=2)
+    check_grads(fnp.fft.fft, (x,), order=1)
+    check_grads(fnp.fft.ifft, (x,), order=2)
+    check_grads(fnp.fft.irfft, (x,), order=1)
+    check_grads(fnp.fft.hfft, (x,), order=1)
+    check_grads(fnp.fft.rfft, (x.real.copy(),), order=1)
+    # a rule that returns the adjoint (conj(c) * g) instead of the transpose is caught
+    f = ft.custom_vjp(lambda v: (1 + 2j) * v)
+    f.defvjp(lambda v: ((1 + 2j) * v, None), lambda _, g: ((1 - 2j) * g,))
+    with pytest.raises(AssertionError, match="vjp"):
+        check_grads(f, (x,), 1, modes=["rev"])
+    ok = ft.custom_vjp(lambda v: (1 + 2j) * v)
+    ok.defvjp(lambda v: ((1 + 2j) * v, None), lambda _, g: ((1 + 2j) * g,))
+    check_grads(ok, (x,), 1, modes=["rev"])
+
+
 def test_array_jax_methods():
     x = fnp.arange(3.0)
     assert x.block_until_ready() is x
