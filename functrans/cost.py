@@ -1,6 +1,10 @@
 """One cost model for eager and compiled execution: flops per primitive, and the bytes
 each operation (eagerly) or kernel (compiled) reads from and writes to memory.
 
+The model lives in ``jaxpr_ir.cost`` (a static analysis of the IR, so the backends'
+``cost_analysis()`` use it too: ``jit(f).lower(*a).compile().cost_analysis()`` and
+``ft.profile`` report the same numbers); this module is its functrans-side name.
+
 - **flops**: ``dot_general`` 2·(output elements)·(contracted size); an elementwise or
   reducing primitive one per element it computes (a reduction: one per input element);
   transcendental primitives (exp, log, tanh, sin, ...) are counted once per element in
@@ -23,126 +27,8 @@ each operation (eagerly) or kernel (compiled) reads from and writes to memory.
 """
 from __future__ import annotations
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, Literal, Var
+from jaxpr_ir.cost import (TRANSCENDENTAL, VIEW_PRIMITIVES, eager_traffic, flops,  # noqa: F401
+                           jaxpr_cost, plan_cost, plan_flops, plan_traffic)
 
-__all__ = ["VIEW_PRIMITIVES", "TRANSCENDENTAL", "flops", "eager_traffic", "plan_traffic"]
-
-VIEW_PRIMITIVES = frozenset({"broadcast_in_dim", "reshape", "transpose", "squeeze", "slice",
-                             "rev", "expand_dims"})
-TRANSCENDENTAL = frozenset({"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "tanh",
-                            "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-                            "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf",
-                            "pow", "atan2", "erf_inv", "lgamma", "digamma"})
-# moves or reinterprets data, computes nothing
-_NO_FLOPS = VIEW_PRIMITIVES | {"convert_element_type", "concatenate", "pad", "gather",
-                               "dynamic_slice", "dynamic_update_slice", "select_n", "copy",
-                               "iota", "bitcast_convert_type", "stop_gradient", "name",
-                               "optimization_barrier", "scatter"}
-
-
-def _jaxpr(x) -> Jaxpr:
-    return x.jaxpr if isinstance(x, ClosedJaxpr) else x
-
-
-def _size(aval) -> int:
-    n = 1
-    for d in aval.shape:
-        n *= int(d)
-    return n
-
-
-def _eqn_flops(e):
-    name = e.primitive.name
-    out = sum(_size(v.aval) for v in e.outvars)
-    if name == "dot_general":
-        (lc, _), _ = e.params["dimension_numbers"]
-        k = 1
-        for d in lc:
-            k *= int(e.inputs[0].aval.shape[d])
-        return 2.0 * out * k, 0.0
-    if name in ("scan", "while", "cond") or e.primitive.subjaxpr_params:
-        subs = []
-        for key in e.primitive.subjaxpr_params:
-            v = e.params.get(key)
-            subs += list(v) if isinstance(v, (tuple, list)) else [v]
-        costs = [_total(_jaxpr(s)) for s in subs if s is not None]
-        if name == "cond":
-            return max(costs, default=(0.0, 0.0))
-        times = float(e.params.get("length", 1)) if name == "scan" else 1.0
-        return (times * sum(c[0] for c in costs), times * sum(c[1] for c in costs))
-    if name in _NO_FLOPS:
-        return 0.0, 0.0
-    if name.startswith("reduce_") or name in ("argmax", "argmin", "cumsum", "cumprod",
-                                              "cummax", "cummin"):
-        return float(sum(_size(x.aval) for x in e.inputs[:1])), 0.0
-    if name in TRANSCENDENTAL:
-        return 0.0, float(out)
-    return float(out), 0.0
-
-
-def _total(j: Jaxpr):
-    f = t = 0.0
-    for e in j.eqns:
-        a, b = _eqn_flops(e)
-        f, t = f + a, t + b
-    return f, t
-
-
-def flops(closed) -> dict:
-    """``{"flops", "transcendentals"}`` of running ``closed`` once (see the module doc)."""
-    f, t = _total(_jaxpr(closed))
-    return {"flops": f, "transcendentals": t}
-
-
-def _read_bytes(x, base_of) -> int:
-    """Bytes an operation reads for operand ``x``: a view's base, at most the view."""
-    if isinstance(x, Literal):
-        return 0
-    base = base_of.get(x, x)
-    if isinstance(base, Literal):
-        return 0
-    n = min(_size(x.aval), _size(base.aval))
-    return n * base.aval.dtype.itemsize
-
-
-# identities that return their operand eagerly (no copy)
-_IDENTITIES = frozenset({"stop_gradient", "name", "optimization_barrier"})
-
-
-def eager_traffic(closed) -> dict:
-    """``{"operations", "bytes"}`` of running ``closed``'s top-level equations one by
-    one, as eager execution does (call-like equations should be inlined first)."""
-    j = _jaxpr(closed)
-    base_of, ops, nbytes = {}, 0, 0
-    for e in j.eqns:
-        if e.primitive.name in _IDENTITIES:
-            for x, v in zip(e.inputs, e.outvars):
-                base_of[v] = base_of.get(x, x)
-            continue
-        if e.primitive.name in VIEW_PRIMITIVES and isinstance(e.inputs[0], Var):
-            x = e.inputs[0]
-            base_of[e.outvars[0]] = base_of.get(x, x)
-            continue
-        if e.primitive.name in VIEW_PRIMITIVES:     # a broadcast literal: a scalar view
-            base_of[e.outvars[0]] = e.inputs[0]
-            continue
-        ops += 1
-        nbytes += sum(_read_bytes(x, base_of) for x in e.inputs)
-        nbytes += sum(_size(v.aval) * v.aval.dtype.itemsize for v in e.outvars)
-    return {"operations": ops, "bytes": nbytes}
-
-
-def plan_traffic(plan) -> int:
-    """Bytes a compiled backend plan moves: every fused kernel reads its inputs (views at
-    their base, at most the view's size) and writes its outputs; any other step is one
-    equation. ``plan`` has ``steps`` and ``views`` (``backends.fusion.Plan``)."""
-    base_of = {v: view.base for v, view in plan.views.items()}
-    total = 0
-    for s in plan.steps:
-        if hasattr(s, "inputs") and hasattr(s, "outputs"):
-            ins, outs = list(s.inputs), list(s.outputs)
-        else:
-            ins, outs = list(s.eqn.inputs), list(s.eqn.outvars)
-        total += sum(_read_bytes(x, base_of) for x in ins if hasattr(x, "aval"))
-        total += sum(_size(v.aval) * v.aval.dtype.itemsize for v in outs)
-    return total
+__all__ = ["VIEW_PRIMITIVES", "TRANSCENDENTAL", "flops", "eager_traffic", "plan_traffic",
+           "plan_flops", "plan_cost", "jaxpr_cost"]

@@ -26,6 +26,7 @@ from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed, temp_bytes)
+from .cost import jaxpr_cost
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import hoist
 from .array import Array
@@ -151,8 +152,10 @@ class Compiled:
         return as_text() if as_text else str(self.jaxpr)
 
     def cost_analysis(self) -> dict:
-        """flops, bytes accessed, kernels and, where the backend knows it, ``temp bytes``:
-        the peak temporary memory one call uses beyond its arguments and outputs."""
+        """flops, transcendentals and bytes accessed (the one cost model,
+        ``functrans.cost``: on the backend's plan where it has one, else on the
+        optimised jaxpr), kernels and, where the backend knows it, ``temp bytes``: the
+        peak temporary memory one call uses beyond its arguments and outputs."""
         ca = getattr(self.exe, "cost_analysis", None)
         out = dict(ca()) if ca else _interpreter_cost(self.jaxpr)
         # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
@@ -161,14 +164,9 @@ class Compiled:
 
 
 def _interpreter_cost(closed):
-    flops, nbytes = 0, 0
-    for e in closed.jaxpr.eqns:
-        out = sum(v.aval.size for v in e.outvars)
-        flops += out
-        nbytes += sum(v.aval.size * v.aval.dtype.itemsize for v in e.outvars)
-        nbytes += sum(a.aval.size * a.aval.dtype.itemsize for a in e.inputs)
-    return {"flops": float(flops), "bytes accessed": float(nbytes),
-            "kernels": len(closed.jaxpr.eqns)}
+    """The interpreter runs the optimised jaxpr equation by equation: the cost model
+    (``functrans.cost``) on it, one kernel per equation."""
+    return {**jaxpr_cost(closed), "kernels": len(closed.jaxpr.eqns)}
 
 
 _SIG = operator.attrgetter("shape", "dtype", "__class__")   # the fast path's key per array

@@ -2,7 +2,8 @@
 
 It holds dtypes and ``ShapedArray``, ``Var``, ``Literal``, ``Eqn``, ``Jaxpr``,
 ``ClosedJaxpr``, the ``Primitive`` base and its registry, the printer, the
-parser, the type checker and the generic passes. It imports neither
+parser, the type checker, the generic passes and the cost model (``cost``: flops and
+bytes of a jaxpr or of a backend's plan). It imports neither
 ``functrans`` nor ``backends``.
 """
 from .dtypes import (ShapedArray, aval_of, canonical_dtype, float64, float32, float16,

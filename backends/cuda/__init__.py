@@ -25,7 +25,7 @@ if importlib.util.find_spec("numba_cuda") is None:   # numba's own bundled numba
     raise ImportError("the CUDA backend needs numba-cuda: pip install 'functrans[cuda]'")
 
 from jaxpr_ir import check  # noqa: E402
-from .. import fusion  # noqa: E402
+from jaxpr_ir.cost import plan_cost  # noqa: E402
 from . import ops  # noqa: E402
 from .program import Program, planned  # noqa: E402
 from .runtime import DeviceArray, check_available, config, ptx as to_ptx, to_device  # noqa: E402
@@ -75,28 +75,12 @@ class Executable:
         return "\n".join(parts)
 
     def cost_analysis(self) -> dict:
-        """Kernels (each launch site once, sub-jaxprs of control flow included), bytes
-        each top-level step reads and writes, flops (one per output element of each
-        equation, 2*M*N*K for dot_general), and every primitive still run on the host
-        (in sub-jaxprs too) under "host primitives"."""
-        flops = nbytes = 0
-        for s in self.plan.steps:
-            eqns = s.eqns if isinstance(s, fusion.Kernel) else [s.eqn]
-            for e in eqns:
-                if e.primitive.name == "dot_general":
-                    (lc, _), _ = e.params["dimension_numbers"]
-                    k = 1
-                    for d in lc:
-                        k *= e.inputs[0].aval.shape[d]
-                    flops += 2 * e.outvars[0].aval.size * k
-                else:
-                    flops += sum(v.aval.size for v in e.outvars)
-            vs = (list(s.inputs) + list(s.outputs) if isinstance(s, fusion.Kernel) else
-                  [x for x in s.eqn.inputs if hasattr(x, "aval")] + list(s.eqn.outvars))
-            nbytes += sum(v.aval.size * v.aval.dtype.itemsize for v in vs)
+        """Kernels (each launch site once, sub-jaxprs of control flow included), flops,
+        transcendentals and bytes of the plan's top-level steps (the one cost model,
+        ``jaxpr_ir.cost.plan_cost``), and every primitive still run on the host (in
+        sub-jaxprs too) under "host primitives"."""
         p = self._program
-        return {"flops": float(flops), "bytes accessed": float(nbytes),
-                "kernels": p.launches, "host steps": len(p.host_prims),
+        return {**plan_cost(self.plan), "kernels": p.launches, "host steps": len(p.host_prims),
                 "host primitives": sorted(set(p.host_prims)),
                 "control flow": sorted(set(p.control))}
 

@@ -31,6 +31,7 @@ import time
 from collections import OrderedDict
 
 from jaxpr_ir import ClosedJaxpr, check
+from jaxpr_ir.cost import plan_cost
 from .. import fusion
 from . import cache, engine, rewrite, runtime
 from .program import Lowering
@@ -96,24 +97,17 @@ class Executable:
                 "\n; ---- LLVM IR after optimisation (O3, vectorised)\n" + c.opt_text)
 
     def cost_analysis(self) -> dict:
-        """flops (one per output element of each equation), bytes moved, step counts."""
-        flops = nbytes = 0
+        """flops, transcendentals and bytes accessed of the plan (the one cost model,
+        ``jaxpr_ir.cost.plan_cost``: 2·M·N·K per product, each kernel reading its inputs
+        (views at their base) and writing its outputs once), step counts, workspace."""
         native = host = 0
         for s in self.plan.steps:
-            eqns = s.eqns if isinstance(s, fusion.Kernel) else [s.eqn]
-            flops += sum(v.aval.size for e in eqns for v in e.outvars)
-            if isinstance(s, fusion.Kernel):
-                native += 1
-                vs = list(s.inputs) + list(s.outputs)
+            if isinstance(s, fusion.HostStep):
+                host += 1
             else:
-                if isinstance(s, fusion.HostStep):
-                    host += 1
-                else:
-                    native += 1
-                vs = [x for x in s.eqn.inputs if hasattr(x, "aval")] + list(s.eqn.outvars)
-            nbytes += sum(v.aval.size * v.aval.dtype.itemsize for v in vs)
+                native += 1
         segs = sum(1 for k, _ in self.compiled.segments if k == "native")
-        return {"flops": float(flops), "bytes accessed": float(nbytes),
+        return {**plan_cost(self.plan),
                 "kernels": native + host, "native kernels": native, "host steps": host,
                 "native segments": segs, "workspace bytes": self.compiled.ws_size,
                 "temp bytes": self.temp_bytes,
