@@ -1,6 +1,8 @@
 """Complex numbers under the transforms (issue 14.7): JAX's conventions for gradients
 of real functions of complex inputs, ``holomorphic=True`` for grad/jacfwd/jacrev, and
 the errors JAX raises. Expected values were computed once with JAX 0.10.2 (x64)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -55,3 +57,34 @@ def test_var_std_of_complex_inputs_under_transforms():
     zs = np.stack([Z, 2 * Z])
     np.testing.assert_allclose(ft.vmap(lambda z: fnp.std(z, ddof=1))(zs),
                                np.std(zs, axis=1, ddof=1), rtol=1e-12)
+
+
+ZNAN = np.array([[1 + 2j, np.nan, 3 - 1j, 2 + 0.5j], [np.nan * 1j, 1j, 2, 0.5 - 3j]])
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_nanvar_nanstd_of_complex_input_match_numpy(axis, ddof):
+    with warnings.catch_warnings():  # numpy: "Degrees of freedom <= 0" for a 1-entry slice
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for ours, ref in ((fnp.nanvar, np.nanvar), (fnp.nanstd, np.nanstd)):
+            want = ref(ZNAN, axis=axis, ddof=ddof)
+            got = ours(ZNAN, axis=axis, ddof=ddof)
+            assert got.dtype == want.dtype == np.float64
+            np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+            np.testing.assert_allclose(ft.jit(lambda a: ours(a, axis=axis, ddof=ddof))(ZNAN),
+                                       want, rtol=1e-12, equal_nan=True)
+
+
+def test_grad_of_nanstd_nanvar_of_complex_input_follows_jax():
+    # values from JAX 0.10.2 (x64); NaN entries get a zero gradient
+    g = ft.grad(lambda v: fnp.sum(fnp.nanstd(v, axis=1, ddof=1)))(ZNAN)
+    np.testing.assert_allclose(g, [
+        [-0.2773500981126146 - 0.41602514716892186j, 0,
+         0.2773500981126146 + 0.41602514716892186j, 0],
+        [0, -0.17902871850985821 - 0.3580574370197165j, 0.2506402059138015 - 0.1432229748078866j,
+         -0.07161148740394328 + 0.5012804118276031j]], rtol=1e-12, atol=1e-15)
+    g = ft.jit(ft.grad(fnp.nanvar))(ZNAN)
+    np.testing.assert_allclose(g, np.array([[-5 - 25j, 0, 19 + 11j, 7 - 7j],
+                                            [0, -17 - 13j, 7 - 1j, -11 + 35j]]) / 36,
+                               rtol=1e-12, atol=1e-15)

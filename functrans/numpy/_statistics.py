@@ -197,7 +197,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     mean = nanmean(a, axis=axis, keepdims=True)
     filled, nan = _nan_filled(a, 0)
     dev = sel.where(nan, zeros_like(a), el.subtract(a, mean))
-    sq = el.real(el.multiply(dev, sel.conj(dev))) if a.dtype.kind == "c" else el.square(dev)
+    sq = sel.real(el.multiply(dev, sel.conj(dev))) if a.dtype.kind == "c" else el.square(dev)
     count = red.sum(el.logical_not(nan), axis=axis, keepdims=keepdims)
     return el.true_divide(red.sum(sq, axis=axis, dtype=dtype, keepdims=keepdims),
                           el.subtract(asarray(count, sq.dtype), ddof))
