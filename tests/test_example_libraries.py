@@ -235,3 +235,28 @@ def test_tiny_cnn_trains_and_its_gradient_matches_finite_differences():
     for i in range(30):
         state = step(i, state)
     assert float(loss(get_params(state))) < 0.7 * first
+
+
+@pytest.mark.parametrize("x_dtype,p_dtype", [(np.float32, np.float64), (np.float64, np.float32),
+                                             (np.float32, np.float32)])
+def test_conv_promotes_mixed_input_and_param_dtypes(x_dtype, p_dtype):
+    # lax.conv_general_dilated needs one dtype; Conv promotes as fnp (float32 x float64: f64)
+    init, apply = stax.serial(stax.Conv(3, (2, 2), padding="SAME"), stax.Relu, stax.Flatten,
+                              stax.Dense(2))
+    _, params = init(random.key(0), (-1, 5, 5, 2))
+    params = ft.tree_util.tree_map(lambda a: np.asarray(a, p_dtype), params)
+    xs = np.random.default_rng(4).normal(size=(3, 5, 5, 2)).astype(x_dtype)
+    want_dt = np.result_type(x_dtype, p_dtype)
+    out = apply(params, xs)
+    assert out.shape == (3, 2) and out.dtype == want_dt
+    p64 = ft.tree_util.tree_map(lambda a: np.asarray(a, np.float64), params)
+    ref = np.asarray(apply(p64, xs.astype(np.float64)))
+    np.testing.assert_allclose(out, ref, rtol=1e-5 if want_dt == np.float32 else 1e-12,
+                               atol=1e-6 if want_dt == np.float32 else 0)
+    g = ft.jit(ft.grad(lambda p, x: fnp.sum(apply(p, x) ** 2), argnums=(0, 1)))(params, xs)
+    g_ref = ft.grad(lambda p, x: fnp.sum(apply(p, x) ** 2), argnums=(0, 1))(
+        p64, xs.astype(np.float64))
+    for a, b in zip(ft.tree_util.tree_leaves(g), ft.tree_util.tree_leaves(g_ref)):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=1e-5)
+    assert [a.dtype for a in ft.tree_util.tree_leaves(g[0])] == [np.dtype(p_dtype)] * 4
+    assert g[1].dtype == np.dtype(x_dtype)

@@ -292,6 +292,9 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params  # noqa: N806
+        # lax's conv wants one dtype: promote as fnp would (float32 inputs, float64 params)
+        dt = fnp.result_type(inputs, W)
+        inputs, W = fnp.asarray(inputs).astype(dt), fnp.asarray(W).astype(dt)  # noqa: N806
         return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
                                         dimension_numbers=dimension_numbers) + b
     return init_fun, apply_fun
