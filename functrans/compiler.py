@@ -8,7 +8,9 @@ is ``active()`` a compile runs no tool code at all.
 
 Compiled executables are kept in ``LRUCache`` objects, bounded by the option
 ``compile_cache_size``; ``clear_compiled()`` empties every one of them and
-``clear_backend_caches()`` the caches of the backends compiled for.
+``clear_backend_caches()`` the caches of the backends compiled for, whose in-memory
+caches the option ``backend_cache_size`` bounds (each backend is told its value when
+first compiled for and whenever it changes).
 
 Where a compile's time went: an observed compile (a hook active) records seconds per
 stage in ``Compilation.timings``: ``trace`` (given by the caller), ``simplify: <pass>``
@@ -125,6 +127,22 @@ def clear_backend_caches() -> None:
         clear = getattr(be, "clear_caches", None)
         if clear is not None:
             clear()
+
+
+def _size_backend_caches(be) -> None:
+    """Bound ``be``'s in-memory caches by the option ``backend_cache_size``, where the
+    backend has them (``set_cache_size``: the CPU backend's plans and object code);
+    backends cannot read functrans's options, so they are told."""
+    setter = getattr(be, "set_cache_size", None)
+    if setter is not None:
+        setter(config.read("backend_cache_size"))
+
+
+@config.on_update
+def _backend_cache_size_changed(name, old, new):
+    if name == "backend_cache_size":
+        for be in list(_USED_BACKENDS.values()):
+            _size_backend_caches(be)
 
 
 # ------------------------------------------------------------------ hooks
@@ -256,7 +274,9 @@ def compile_closed(closed: ClosedJaxpr, backend: str | None = None, *, name: str
     ``trace_seconds``: how long the caller took to trace ``closed`` (for the timings).
     """
     be = get_backend(backend)
-    _USED_BACKENDS[be.__name__] = be
+    if be.__name__ not in _USED_BACKENDS:
+        _USED_BACKENDS[be.__name__] = be
+        _size_backend_caches(be)
     hooks = [h for h in _HOOKS if h.active()]
     if not hooks:
         return _backend_compile(be, simplify(closed), donate, name)

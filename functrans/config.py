@@ -7,6 +7,7 @@
 | ``dump_dir`` | None (``FUNCTRANS_DUMP``) | each jit compile writes its pipeline stages to a subfolder of this folder |
 | ``traceback_filtering`` | True (``FUNCTRANS_TRACEBACK_FILTERING``) | errors raised while tracing a jitted function lose the library's frames |
 | ``compile_cache_size`` | 256 (``FUNCTRANS_COMPILE_CACHE_SIZE``) | executables kept per jitted function and for nested calls; the least recently used beyond it are dropped |
+| ``backend_cache_size`` | 512 (``FUNCTRANS_BACKEND_CACHE_SIZE``) | compiled plans and loaded object code the CPU backend keeps in memory, shared by every jitted function (each a cache of this size); the least recently used beyond it are dropped |
 | ``show_progress`` | True (``FUNCTRANS_SHOW_PROGRESS``) | a compile running longer than ``progress_after_seconds`` prints one progress line on stderr (what is compiled, kernels done / in all) when stderr is a terminal or ``log_compiles`` is on |
 | ``progress_after_seconds`` | 2.0 (``FUNCTRANS_PROGRESS_AFTER``) | how long a compile runs before its progress line appears |
 | ``enable_checks`` | False (``FUNCTRANS_ENABLE_CHECKS``) | every jaxpr a transform builds (traces, JVP, linearize, partial evaluation, transpose, vmap, control-flow and custom-rule bodies) is type-checked; a failure raises ``TypeCheckError`` naming the pass that built it |
@@ -21,7 +22,7 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: compile_cache_size, debug_nans, dump_dir, enable_checks, enable_x64, log_compiles, progress_after_seconds, show_progress, traceback_filtering
+AttributeError: unknown functrans option 'nope'; options: backend_cache_size, compile_cache_size, debug_nans, dump_dir, enable_checks, enable_x64, log_compiles, progress_after_seconds, show_progress, traceback_filtering
 """
 from __future__ import annotations
 
@@ -81,16 +82,19 @@ def _as_x64(name, value):
 
 _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
             "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size,
-            "enable_checks": _as_bool, "enable_x64": _as_x64, "show_progress": _as_bool,
+            "backend_cache_size": _as_size, "enable_checks": _as_bool, "enable_x64": _as_x64,
+            "show_progress": _as_bool,
             "progress_after_seconds": _as_seconds}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
         "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
         "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE",
+        "backend_cache_size": "FUNCTRANS_BACKEND_CACHE_SIZE",
         "enable_checks": "FUNCTRANS_ENABLE_CHECKS", "enable_x64": "FUNCTRANS_ENABLE_X64",
         "show_progress": "FUNCTRANS_SHOW_PROGRESS",
         "progress_after_seconds": "FUNCTRANS_PROGRESS_AFTER"}
 _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
-             "traceback_filtering": True, "compile_cache_size": 256, "enable_checks": False,
+             "traceback_filtering": True, "compile_cache_size": 256, "backend_cache_size": 512,
+             "enable_checks": False,
              "enable_x64": True, "show_progress": True, "progress_after_seconds": 2.0}
 
 _values: dict = {}
@@ -125,7 +129,7 @@ def options() -> dict:
     """Every option with its current value.
 
     >>> sorted(options())
-    ['compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'enable_x64', 'log_compiles', 'progress_after_seconds', 'show_progress', 'traceback_filtering']
+    ['backend_cache_size', 'compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'enable_x64', 'log_compiles', 'progress_after_seconds', 'show_progress', 'traceback_filtering']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 

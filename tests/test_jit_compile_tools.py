@@ -132,6 +132,41 @@ def test_backend_object_cache_stays_bounded(monkeypatch):
     np.testing.assert_allclose(lowered[0].compile()(np.ones(1)), np.cos(1.0) + 3.0)
 
 
+def test_backend_caches_follow_the_backend_cache_size_option(option):
+    import gc
+    from backends import llvm as cpu
+    from backends.llvm import cache
+    from functrans.compiler import cache_entries
+    option("compile_cache_size", 32)
+    option("backend_cache_size", 32)
+    assert cpu.PLAN_CACHE_SIZE == cache.MEM_CACHE_SIZE == 32    # trimmed to 32 now
+    assert max(cpu.cache_entries().values()) <= 32
+    # 200 distinct bodies (the static k is a literal in each)
+    f = ft.jit(lambda x, k: fnp.sin(x) * k + 1.0, static_argnums=1, backend="cpu")
+    x = np.linspace(0.0, 1.0, 13 * 7, dtype=np.float32).reshape(13, 7)
+    for k in range(200):
+        np.testing.assert_allclose(f(x, float(k)), np.sin(x) * k + 1.0, rtol=1e-5)
+        assert max(cpu.cache_entries().values()) <= 32, (k, cpu.cache_entries())
+        assert f.cache_info()["entries"] <= 32 and max(cache_entries()) <= 32
+    assert f.cache_info()["misses"] == 200
+    gc.collect()      # what stays alive: the plans the backend and jit's cache keep
+    live = [o for o in gc.get_objects() if isinstance(o, cpu.CompiledPlan)
+            and [a.shape for a in o.in_avals] == [(13, 7)]]
+    assert len(live) <= 64, len(live)
+    option("backend_cache_size", 512)
+    assert cpu.PLAN_CACHE_SIZE == cache.MEM_CACHE_SIZE == 512
+
+
+def test_backend_cache_size_from_the_environment():
+    out = _run_child("f = ft.jit(lambda x: x + 1.0, backend='cpu'); f(np.ones(3))\n"
+                     "from backends import llvm as cpu\n"
+                     "from backends.llvm import cache\n"
+                     "import sys; print('sizes', cpu.PLAN_CACHE_SIZE, cache.MEM_CACHE_SIZE,"
+                     " file=sys.stderr)\n",
+                     {"FUNCTRANS_BACKEND_CACHE_SIZE": "7"}, stderr_tty=False)
+    assert "sizes 7 7" in out, out
+
+
 def _run_child(code, env_extra, stderr_tty):
     env = dict(os.environ, PYTHONPATH=ROOT, FUNCTRANS_LOG_COMPILES="0", **env_extra)
     script = "import numpy as np, functrans as ft, functrans.numpy as fnp\n" + code

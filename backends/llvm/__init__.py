@@ -10,7 +10,9 @@ JITs the module (``engine``, through the object-code ``cache``), and returns an
 printed jaxpr (which carries every input type) and the donation set, so compiling the
 same jaxpr again does no planning or code generation; only the constants are bound
 anew. That cache keeps the ``PLAN_CACHE_SIZE`` most recently used plans (a plan holds
-its JIT-compiled machine code, so an unbounded cache would grow with every new shape).
+its JIT-compiled machine code, so an unbounded cache would grow with every new shape);
+``set_cache_size(n)`` bounds it and the object-code cache (functrans calls it with its
+option ``backend_cache_size``), ``cache_entries()`` counts what both hold.
 
 What a compile cost is on the executable: ``compile_timings`` (seconds per stage, also
 in ``cost_analysis()``); ``compile(..., progress=...)`` reports kernels built and LLVM
@@ -37,9 +39,10 @@ from . import cache, engine, rewrite, runtime
 from .program import Lowering
 from .runtime import Program, builtin
 
-__all__ = ["compile", "Executable", "stats", "clear_plans", "clear_caches", "PLAN_CACHE_SIZE"]
+__all__ = ["compile", "Executable", "stats", "clear_plans", "clear_caches", "PLAN_CACHE_SIZE",
+           "set_cache_size", "cache_entries"]
 
-PLAN_CACHE_SIZE = 512     # compiled plans kept in memory, least recently used dropped first
+PLAN_CACHE_SIZE = 512     # compiled plans kept (LRU); ``set_cache_size`` changes it
 _PLANS: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
 stats = {"plans built": 0, "plan hits": 0}
@@ -158,8 +161,7 @@ def compile(closed, donate=(), progress=None):
             compiled = _build(closed, donate, timings, progress)
         with _LOCK:
             _PLANS[key] = compiled
-            while len(_PLANS) > PLAN_CACHE_SIZE:
-                _PLANS.popitem(last=False)
+            _trim_plans()
         stats["plans built"] += 1
     else:
         stats["plan hits"] += 1
@@ -185,6 +187,32 @@ def clear_plans():
     """Forget the in-memory plan cache (tests use it to exercise the object caches)."""
     with _LOCK:
         _PLANS.clear()
+
+
+def _trim_plans():
+    while len(_PLANS) > PLAN_CACHE_SIZE:     # call with _LOCK held
+        _PLANS.popitem(last=False)
+
+
+def set_cache_size(n: int) -> None:
+    """Keep at most ``n`` compiled plans and ``n`` loaded object modules in memory (the
+    least recently used beyond are dropped, now and later); the default is 512 each."""
+    global PLAN_CACHE_SIZE
+    if int(n) < 1:
+        raise ValueError(f"the plan cache keeps at least one plan, got {n!r}")
+    cache.set_size(n)
+    with _LOCK:
+        PLAN_CACHE_SIZE = int(n)
+        _trim_plans()
+
+
+def cache_entries() -> dict:
+    """How many entries the in-memory caches hold.
+
+    >>> sorted(cache_entries())
+    ['objects', 'plans']
+    """
+    return {"plans": len(_PLANS), "objects": cache.entries()}
 
 
 cache.ON_CLEAR.append(clear_plans)

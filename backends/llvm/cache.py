@@ -36,7 +36,7 @@ _MAGIC = b"FTLLVMO2"
 # magic, SHA-256 of (metadata + object), metadata length, object length
 _HEADER = struct.Struct("<8s32sQQ")
 _MEM: dict = {}          # key -> (engine.Loaded, optimised IR text or None)
-MEM_CACHE_SIZE = 512     # loaded modules kept; the least recently used are dropped first
+MEM_CACHE_SIZE = 512     # loaded modules kept (LRU); ``set_size`` changes it
 _LOCK = threading.Lock()
 stats = {"memory hits": 0, "disk hits": 0, "compiles": 0, "rejected files": 0}
 
@@ -167,9 +167,31 @@ def load(ir_text: str, timings=None, stage=None):
                 _write(_path(d, key), key, obj)
     with _LOCK:
         _MEM[key] = (loaded, opt_text)
-        while len(_MEM) > MEM_CACHE_SIZE:    # executables using one keep their own reference
-            del _MEM[next(iter(_MEM))]
+        _trim()
     return loaded, opt_text
+
+
+def _trim():
+    # executables using a dropped module keep their own reference; call with _LOCK held
+    while len(_MEM) > MEM_CACHE_SIZE:
+        del _MEM[next(iter(_MEM))]
+
+
+def set_size(n: int) -> None:
+    """Keep at most ``n`` loaded modules in memory (``MEM_CACHE_SIZE``), dropping the
+    least recently used beyond it now; functrans sets it from its option
+    ``backend_cache_size``."""
+    global MEM_CACHE_SIZE
+    if int(n) < 1:
+        raise ValueError(f"the object cache keeps at least one module, got {n!r}")
+    with _LOCK:
+        MEM_CACHE_SIZE = int(n)
+        _trim()
+
+
+def entries() -> int:
+    """How many loaded modules the in-memory cache holds."""
+    return len(_MEM)
 
 
 ON_CLEAR = []     # callbacks forgetting what holds compiled code (the plan cache)
