@@ -24,6 +24,14 @@ from ..primitives.collectives import *  # noqa: F401,F403
 from ..primitives.control_flow import *  # noqa: F401,F403
 # JAX's precision= / preferred_element_type= arguments on the contractions (issue 14)
 from ..precision import Precision, dot, dot_general  # noqa: F401,E402
-from ..lax_special import erf_inv  # noqa: F401  (composed from the primitives above)
+from ..lax_special import erf_inv, lgamma  # noqa: F401  (composed from the primitives above)
 from ..lax_window import *  # noqa: F401,F403,E402  (composed from pad, slice and the monoids)
 from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elementwise)
+# special functions as JAX's lax names them, reusing functrans.scipy.special's (composed of
+# the ops above; imported last, since functrans.scipy itself imports this module)
+from ..scipy._special_gamma import digamma  # noqa: F401,E402
+from ..scipy._special_incomplete import gammainc as igamma  # noqa: F401,E402
+from ..scipy._special_incomplete import gammaincc as igammac  # noqa: F401,E402
+from ..scipy._special_misc import i0e as bessel_i0e, i1e as bessel_i1e  # noqa: F401,E402
+
+__all__ = sorted(n for n in dir() if not n.startswith("_"))

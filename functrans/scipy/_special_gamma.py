@@ -14,10 +14,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import lax
 from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..lax_special import lgamma
+# the primitives' own modules, not functrans.lax: lax re-exports digamma from here
+from ..primitives.control_flow import while_loop
+from ..primitives.custom import stop_gradient
 
 __all__ = ["as_float", "gammaln", "gammasgn", "gamma", "digamma", "trigamma", "polygamma",
            "zeta", "betaln", "beta", "gammainc", "gammaincc", "betainc", "poch",
@@ -49,7 +51,7 @@ def converge(step, state, value_of, shape):
         return i + 1, done | now, tuple(keep)
 
     done0 = fnp.zeros(shape, bool)
-    _, _, final = lax.while_loop(cond, body, (fnp.asarray(0, np.int32), done0, tuple(state)))
+    _, _, final = while_loop(cond, body, (fnp.asarray(0, np.int32), done0, tuple(state)))
     return final
 
 
@@ -105,7 +107,7 @@ def gammasgn(x):
     neg_odd = fnp.remainder(fl, t(2)) != t(0)
     sgn = fnp.where((x < 0) & neg_odd, t(-1), t(1))
     pole = (x < 0) & (fl == x)
-    return lax.stop_gradient(fnp.where(pole, t(np.nan), sgn))
+    return stop_gradient(fnp.where(pole, t(np.nan), sgn))
 
 
 def gamma(x):

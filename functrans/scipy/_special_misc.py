@@ -9,9 +9,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import lax
 from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
+# the primitive's own module, not functrans.lax: lax re-exports i0e and i1e from here
+from ..primitives.control_flow import fori_loop
 from ._special_gamma import as_float
 
 __all__ = ["xlogy", "xlog1py", "entr", "kl_div", "rel_entr", "i0e", "i0", "i1e", "i1",
@@ -134,7 +135,7 @@ def _bessel_scaled(nu, ax):
         return term, acc + term
 
     first = fnp.ones_like(xs) if nu == 0 else t(0.5) * xs
-    _, acc = lax.fori_loop(1, _SERIES_TERMS, series_step, (first, first))
+    _, acc = fori_loop(1, _SERIES_TERMS, series_step, (first, first))
     small = acc * fnp.exp(-xs)
     xb = fnp.where(big, ax, t(_ASYM_FROM))
     term = fnp.ones_like(xb)
@@ -256,7 +257,7 @@ def _exp1(x):
         i = fnp.asarray(_EXP1_CF_TERMS - j, x.dtype)
         return -(i * i) / (xb + t(2) * i + t(1) + tail)
 
-    tail = lax.fori_loop(0, _EXP1_CF_TERMS, backward_step, fnp.zeros_like(xb))
+    tail = fori_loop(0, _EXP1_CF_TERMS, backward_step, fnp.zeros_like(xb))
     cf = fnp.exp(-xb) / (xb + t(1) + tail)
     out = fnp.where(big, fnp.where(fnp.isinf(x), t(0), cf), series)
     return fnp.where(x == 0, t(np.inf), fnp.where(x < 0, t(np.nan), out))
