@@ -32,6 +32,7 @@ from .api_util import abstract_and_concrete, as_array, flatten_fun
 from .primitives.base import tangent_aval
 from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many,
                                 insert_tangent_slots)
+from .primitives.custom_self import custom_self_call_p
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -76,8 +77,9 @@ class _Split:
 
 
 # custom functions whose rules are being traced: a call of such a function from its
-# own rule (``return f(x), ...`` is common) runs its body inline instead of tracing
-# the rule again, which would never end. Per thread, like the trace stack.
+# own rule (``return f(x), ...`` is common) does not trace the rule again, which would
+# never end. Per thread, like the trace stack: ``owners`` holds their ids, ``stack``
+# (innermost last) what a self-call may be recorded as (``_self_call``).
 _RULES_TRACING = threading.local()
 
 
@@ -88,15 +90,44 @@ def _in_rule() -> set:
     return s
 
 
-def _trace(fun, avals, vals, name, owner=None):
+def _rule_stack() -> list:
+    s = getattr(_RULES_TRACING, "stack", None)
+    if s is None:
+        s = _RULES_TRACING.stack = []
+    return s
+
+
+def _trace(fun, avals, vals, name, owner=None, split=None):
+    """Trace ``fun``; with ``owner`` it is one of that custom function's rules, and with
+    ``split`` (the _Split and avals of the call the rule is for) the owner's calls from
+    it with the same static arguments and types are recorded as ``custom_self_call``
+    (the fwd of custom_vjp and the rule of custom_jvp: their self-calls are rebound as
+    the custom equation when it is differentiated); otherwise they run the body inline."""
     if owner is not None:
         _in_rule().add(id(owner))
+        _rule_stack().append((id(owner), split))
     try:
         j, c, out_vals = trace_to_jaxpr(fun, avals, vals, name=name)
     finally:
         if owner is not None:
-            _in_rule().discard(id(owner))
+            _rule_stack().pop()
+            if not any(o == id(owner) for o, _ in _rule_stack()):
+                _in_rule().discard(id(owner))
     return ClosedJaxpr(j, c), out_vals
+
+
+def _same_static(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y:
+            continue
+        try:
+            if type(x) is not type(y) or not bool(x == y):
+                return False
+        except Exception:           # arrays and the like: only the same object
+            return False
+    return True
 
 
 def _conform(kind, name, what, x, want):
@@ -137,14 +168,38 @@ class _CustomFunction:
         if self._rules is None:
             raise AttributeError(self._no_rule.format(name=name))
         args = _resolve_args(self._fun, args, kwargs)
-        if not tracing.trace_depth() or id(self) in _in_rule():
-            return self._fun(*args)       # no transform active, or called from its own rule
+        if not tracing.trace_depth():
+            return self._fun(*args)       # no transform active
+        if id(self) in _in_rule():
+            return self._self_call(name, args)
         s = _Split(self._kind, self._nondiff, args)
         flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
         avals, vals = abstract_and_concrete(s.flat)
         call, _ = _trace(flat_fun, avals, vals, f"{self._kind}({name})")
         otree = out_tree()
         return tree_unflatten(otree, self._bind_traced(name, s, call, otree, avals, vals))
+
+    def _self_call(self, name, args):
+        """A call from one of this function's own rules: a ``custom_self_call`` of the
+        body where the innermost rule being traced is this function's fwd/JVP rule for
+        a call with the same static arguments and types, else the body inline."""
+        stack = _rule_stack()
+        owner, outer = stack[-1] if stack else (None, None)
+        if owner != id(self) or outer is None:
+            return self._fun(*args)
+        s0, avals0 = outer
+        s = _Split(self._kind, self._nondiff, args)
+        if s.in_tree != s0.in_tree or s.nd != s0.nd or not _same_static(s.static, s0.static):
+            return self._fun(*args)
+        avals, vals = abstract_and_concrete(s.flat)
+        if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in avals0]:
+            return self._fun(*args)
+        flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
+        call, _ = _trace(flat_fun, avals, vals, f"{self._kind}({name}) self-call")
+        (cj,), consts = hoist_many([call])
+        outs = custom_self_call_p.bind(*consts, *s.flat, call_jaxpr=cj,
+                                       num_consts=len(consts), name=name)
+        return tree_unflatten(out_tree(), outs)
 
     def _bind_traced(self, name, s, call, otree, avals, vals):
         """Trace the rules for the split arguments ``s`` and bind the call: flat outputs."""
@@ -263,7 +318,7 @@ class custom_jvp(_CustomFunction):
 
         t_avals = [tangent_aval(a) for a in avals]
         jvp_c, _ = _trace(jvp_flat, avals + t_avals, vals + [None] * n, f"custom_jvp rule({name})",
-                          owner=self)
+                          owner=self, split=(s, avals))
         (cj, jj), consts = hoist_many([call, jvp_c])
         jj = insert_tangent_slots(jj, len(consts) + n,
                                    [tangent_aval(get_aval(c)) for c in consts])
@@ -340,7 +395,7 @@ class custom_vjp(_CustomFunction):
             return out + [as_array(x) for x in r]
 
         fwd_c, fwd_vals = _trace(fwd_flat, avals, vals, f"custom_vjp fwd({name})",
-                                    owner=self)
+                                    owner=self, split=(s, avals))
         n_out = len(out_avals)
         res_avals = fwd_c.out_avals[n_out:]
         res_vals = list(fwd_vals[n_out:])

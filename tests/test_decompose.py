@@ -45,7 +45,7 @@ LLVM_HOST = {
     "argmin": "index-of-extreme reduction: no native reduction for it yet (numpy impl)",
     "bitcast_convert_type": "reinterpreting bits across dtypes: no native lowering (numpy impl)",
     "checkpoint": _INLINED, "pjit": _INLINED, "custom_jvp_call": _INLINED,
-    "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED,
+    "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED, "custom_self_call": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG,
@@ -63,7 +63,8 @@ LLVM_HOST = {
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "conv_general_dilated", "name", "optimization_barrier",
-    "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "debug_print", "det", "imag",
+    "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "custom_self_call", "debug_print",
+    "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft",
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}

@@ -115,3 +115,85 @@ def test_a_residual_computed_by_a_custom_function(inner, order):
 def test_nested_rules_under_vmap():
     f = _outer_vjp(_cube_vjp(), USES["ct*inner(x)"])
     np.testing.assert_allclose(ft.vmap(ft.grad(ft.grad(f)))(fnp.array([1.0, 2.0])), [7.0, 14.0])
+
+
+# ---------------------------------------------------------------- the inner primal, to third order
+# The outer rule multiplies the inner function's output by something x-dependent, so the
+# third derivative also differentiates, twice, the primal that the inner function's rule
+# computes. Where that rule computes it by calling the function itself (the idiom of
+# JAX's docs: ``fwd = lambda x: (cube(x), x)``), the call is again a custom function and
+# its second derivative is its rule's 7 x, not its body's 3 x**2: d³/dx³ (cube(x) x) =
+# 21 x = 42, not 40. Where the rule recomputes x**3 itself, that body's derivatives apply.
+
+def _cube_vjp_self():
+    @ft.custom_vjp
+    def cube(x):
+        return x ** 3
+    cube.defvjp(lambda x: (cube(x), x), lambda x, ct: (ct * 7.0 * x,))
+    return cube
+
+
+def _cube_jvp_self():
+    @ft.custom_jvp
+    def cube(x):
+        return x ** 3
+
+    @cube.defjvp
+    def rule(p, t):
+        return cube(p[0]), t[0] * 7.0 * p[0]
+    return cube
+
+
+def _cube_while():
+    @ft.custom_vjp
+    def cube(x):        # not reverse-differentiable: only the rule may be differentiated
+        return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, 1.0))[1]
+    cube.defvjp(lambda x: (cube(x), x), lambda x, ct: (ct * 7.0 * x,))
+    return cube
+
+
+PRODUCT_USES = {
+    "ct*inner(x)*x": lambda inner, x, ct: ct * inner(x) * x,
+    "ct*inner(x)*sin(x)": lambda inner, x, ct: ct * inner(x) * fnp.sin(x),
+}
+# the third derivative at X = 2 per use, computed once with JAX 0.10.2 (jax.custom_vjp /
+# jax.custom_jvp, the same code, x64, grad(grad(grad(f)))). JAX refuses forward mode
+# through a custom_vjp, so for jacfwd∘grad∘grad and jvp∘grad∘grad over the custom_vjp
+# inners the value is JAX's grad³ one (a scalar function: the order of modes is
+# immaterial); where JAX runs them it agrees to 1 ulp.
+_SELF = {"ct*inner(x)*x": 42.0, "ct*inner(x)*sin(x)": -12.561408850145668}
+_RECOMPUTED = {"ct*inner(x)*x": 40.0, "ct*inner(x)*sin(x)": -11.729115177051384}
+PRODUCT_INNERS = {
+    "custom_vjp, fwd calls itself": (_cube_vjp_self, _SELF),
+    "custom_jvp, rule calls itself": (_cube_jvp_self, _SELF),
+    "custom_vjp with while_loop, fwd calls itself": (_cube_while, _SELF),
+    "custom_vjp with loop, fwd calls itself": (_cube_loop, _SELF),
+    "custom_vjp, fwd recomputes x**3": (_cube_vjp, _RECOMPUTED),
+    "custom_jvp, rule recomputes x**3": (_cube_jvp, _RECOMPUTED),
+}
+THIRD_ORDERS = {
+    "grad∘grad∘grad": lambda f: ft.grad(ft.grad(ft.grad(f))),
+    "jacfwd∘grad∘grad": lambda f: ft.jacfwd(ft.grad(ft.grad(f))),
+    "jvp∘grad∘grad": lambda f: lambda x: ft.jvp(ft.grad(ft.grad(f)), (x,), (1.0,))[1],
+}
+
+
+@pytest.mark.parametrize("order", THIRD_ORDERS)
+@pytest.mark.parametrize("use", PRODUCT_USES)
+@pytest.mark.parametrize("inner", PRODUCT_INNERS)
+@pytest.mark.parametrize("outer", OUTERS)
+def test_third_order_differentiates_the_inner_rules_primal_through_its_rule(
+        outer, inner, use, order):
+    make, want = PRODUCT_INNERS[inner]
+    f = OUTERS[outer](make(), PRODUCT_USES[use])
+    got = float(np.asarray(THIRD_ORDERS[order](f)(X)))
+    assert got == pytest.approx(want[use], rel=1e-12)
+
+
+def test_the_self_call_stays_custom_under_jit_vmap_and_fourth_order():
+    f = _outer_vjp(_cube_vjp_self(), PRODUCT_USES["ct*inner(x)*x"])
+    g3 = ft.grad(ft.grad(ft.grad(f)))
+    assert float(ft.jit(g3)(X)) == pytest.approx(42.0, rel=1e-12)
+    np.testing.assert_allclose(ft.vmap(g3)(fnp.array([1.0, 2.0])), [21.0, 42.0], rtol=1e-12)
+    # JAX 0.10.2: 21.0 (d⁴ of cube(x) x = 21 through the rules; the body would give 26)
+    assert float(ft.grad(g3)(X)) == pytest.approx(21.0, rel=1e-12)

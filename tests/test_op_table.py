@@ -303,6 +303,8 @@ def _covered_primitives():
 # primitives whose tests live elsewhere (with the test module that covers them)
 TESTED_ELSEWHERE = {
     "pjit": "tests/test_transforms.py",
+    # a custom function's call from its own rule, inside that rule's jaxpr
+    "custom_self_call": "tests/test_no_silent_errors_custom_rules.py",
     # collectives never survive into a jaxpr (their named vmap resolves them)
     **{n: "tests/test_vmap.py" for n in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
     **{n: "tests/test_distributed.py" for n in ("psum_scatter", "all_to_all", "ppermute",

@@ -32,6 +32,7 @@ from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import BodyCache, check_operands
+from .custom_self import custom_self_call_p, run_rule
 from .reductions import reduce_sum
 from .structural import broadcast_in_dim_p
 
@@ -173,6 +174,20 @@ def stop_gradient(x: Any) -> Any:
     return tree_map(one, x)
 
 
+# ------------------------------------------------ custom_self_call (primitives/custom_self.py)
+
+def _self_call_batch(args, dims, *, call_jaxpr, num_consts, name):
+    size, args, dims = _front(args, dims)
+    n_out = len(call_jaxpr.out_avals)
+    bj, c = _batch_closed(call_jaxpr, dims, size, [0] * n_out)
+    outs = custom_self_call_p.bind(*c, *args, call_jaxpr=bj, num_consts=num_consts + len(c),
+                                   name=name)
+    return outs, [0] * n_out
+
+
+custom_self_call_p.def_rules(batch=_self_call_batch)
+
+
 # --------------------------------------------------------------------------- custom_jvp_call
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
@@ -193,7 +208,9 @@ def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr, num_consts, nam
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closed_over_error(name, "custom_jvp")
     ts = [instantiate(t) for t in tangents]
-    outs = _run(jvp_jaxpr, list(primals) + ts)
+    outs = run_rule(jvp_jaxpr, list(primals) + ts, custom_jvp_call_p,
+                    dict(call_jaxpr=call_jaxpr, jvp_jaxpr=jvp_jaxpr, num_consts=num_consts,
+                         name=name))
     n = len(call_jaxpr.out_avals)
     return outs[:n], outs[n:]
 
@@ -256,7 +273,9 @@ def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closed_over_error(name, "custom_vjp")
     n_out = len(call_jaxpr.out_avals)
-    res_outs = _run(fwd_jaxpr, primals)
+    res_outs = run_rule(fwd_jaxpr, primals, custom_vjp_call_p,
+                        dict(call_jaxpr=call_jaxpr, fwd_jaxpr=fwd_jaxpr, bwd_jaxpr=bwd_jaxpr,
+                             num_consts=num_consts, name=name))
     outs, res = res_outs[:n_out], res_outs[n_out:]
     consts = list(primals[:num_consts])
     ts = [instantiate(t) for t in tangents[num_consts:]]

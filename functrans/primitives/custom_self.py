@@ -1,0 +1,76 @@
+"""``custom_self_call``: a custom function called from its own rule.
+
+A ``custom_vjp`` function called from its own fwd, or a ``custom_jvp`` one from its own
+JVP rule, with the static arguments and argument types of the call the rule is for
+(``return f(x), ...`` is the common idiom): tracing the rule again there would never
+end, so the rule's jaxpr records this marker instead, a call of the function's body.
+When the enclosing ``custom_vjp_call`` / ``custom_jvp_call`` equation is differentiated
+it evaluates its rule with ``run_rule``, which binds each marker at the top of the rule
+as that equation itself (the same bodies and rules, on the marker's arguments). One
+level of the recursion is unrolled per order of differentiation, so the primal the rule
+computes keeps the user's derivative at every order (JAX retraces the rule instead, to
+the same effect). Anywhere else (nested in a loop or a jit inside the rule) the marker
+is a plain call of the body, which is also what its JVP rule differentiates.
+
+Its batch rule is set by functrans/primitives/custom.py, which has the helpers.
+
+>>> custom_self_call_p.call_param
+'call_jaxpr'
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir.evaluate import evaluate
+from ..tracing import bind, eval_jaxpr
+from ..transforms.jvp import jvp_eval
+from .base import Primitive, aval
+from .control_flow_common import check_operands
+
+__all__ = ["custom_self_call_p", "run_rule"]
+
+custom_self_call_p = Primitive("custom_self_call", multiple_results=True)
+custom_self_call_p.call_param = "call_jaxpr"          # inlined by jit like the others
+custom_self_call_p.subjaxpr_params = ("call_jaxpr",)
+
+
+def _self_call_aval(*avals, call_jaxpr, num_consts, name):
+    check_operands(f"custom_self_call {name}", avals, call_jaxpr)
+    return list(call_jaxpr.out_avals)
+
+
+def _self_call_impl(*args, call_jaxpr, num_consts, name):
+    return [np.asarray(o) for o in eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, list(args))]
+
+
+def _self_call_jvp(primals, tangents, *, call_jaxpr, num_consts, name):
+    return jvp_eval(call_jaxpr.jaxpr, call_jaxpr.consts, list(primals), list(tangents))
+
+
+custom_self_call_p.def_rules(abstract_eval=_self_call_aval, impl=_self_call_impl,
+                             jvp=_self_call_jvp)
+
+
+def _types(xs):
+    return [(a.shape, np.dtype(a.dtype)) for a in xs]
+
+
+def run_rule(rule, ins, prim, params):
+    """The outputs of the const-free rule jaxpr ``rule`` of the equation
+    ``prim(*ins[:num_consts], *args, **params)`` on ``ins``; each top-level
+    ``custom_self_call`` whose arguments and results have that equation's types is bound
+    as that equation, on its consts and the marker's arguments."""
+    nc = params["num_consts"]
+    consts = list(ins[:nc])
+    body = params["call_jaxpr"]
+    want_in, want_out = _types(body.in_avals[nc:]), _types(body.out_avals)
+
+    def run_eqn(eqn, vals):
+        if eqn.primitive is custom_self_call_p:
+            args = vals[eqn.params["num_consts"]:]
+            if (_types([aval(a) for a in args]) == want_in
+                    and _types(eqn.params["call_jaxpr"].out_avals) == want_out):
+                return prim.bind(*consts, *args, **params)
+        return bind(eqn.primitive, *vals, **eqn.params)
+
+    return evaluate(rule.jaxpr, rule.consts, list(ins), run_eqn)
