@@ -17,6 +17,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from .. import numpy_dispatch, tracing
 from ..array import Array, no_out_argument
+from ..primitives.control_flow import while_loop
 from ..tracing import Tracer
 from ._indexing import getitem, index_update
 from ._structural import resolve_shape
@@ -30,36 +31,202 @@ def _fnp():
     return _FNP[0]
 
 
+# JAX's GatherScatterMode names: for get, None/promise_in_bounds keep x[idx]'s clamping
+# of array indices, "clip" clamps every index, "fill"/"drop" give fill_value out of range;
+# for updates, out-of-range rows are dropped unless mode="clip" clamps them
+_MODES = (None, "promise_in_bounds", "clip", "fill", "drop")
+
+
+def _check_mode(mode):
+    if mode not in _MODES:
+        raise ValueError(f"x.at[idx]: mode must be one of 'promise_in_bounds', 'clip', "
+                         f"'fill', 'drop' (or None), got {mode!r}")
+
+
+def _default_fill(dtype):
+    """JAX's fill for out-of-range gets: NaN (inexact), the most negative (signed) or
+    largest (unsigned) integer, True (bool)."""
+    dt = np.dtype(dtype)
+    if dt.kind in "fc":
+        return np.nan
+    if dt.kind in "iu":
+        return np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max
+    return True
+
+
+def _as_index(item):
+    if isinstance(item, (Tracer, np.ndarray)):
+        return item
+    return _fnp().asarray(item) if _has_tracer(item) else np.asarray(item)
+
+
+def _width(item):
+    """How many operand axes an index item consumes (None: an ``...``)."""
+    if item is Ellipsis:
+        return None
+    if item is None or isinstance(item, (bool, np.bool_)):
+        return 0
+    if isinstance(item, (slice, int, np.integer)):
+        return 1
+    arr = _as_index(item)
+    return arr.ndim if arr.dtype.kind == "b" else 1
+
+
+def _remap_one(item, n, how):
+    """An integer index along an axis of size ``n``, negatives wrapped, then clamped
+    (``how="clip"``) or sent to ``n`` when out of range (``"fill"``: the padded slot)."""
+    if isinstance(item, (int, np.integer)):
+        i = int(item) + n if int(item) < 0 else int(item)
+        if how == "clip":
+            return min(max(i, 0), n - 1)
+        return i if 0 <= i < n else n
+    f = _fnp() if isinstance(item, Tracer) else np
+    i = f.where(item < 0, item + n, item)
+    if how == "clip":
+        return f.clip(i, 0, n - 1)
+    return f.where((i < 0) | (i >= n), n, i)
+
+
+def _remap_index(shape, index, how):
+    """The index with each integer item remapped by ``how``, and the axes they index."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    widths = [_width(it) for it in items]
+    if widths.count(None) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    axis, axes = 0, []
+    for k, (item, w) in enumerate(zip(items, widths)):
+        if w is None:
+            axis += len(shape) - sum(v for v in widths if v is not None)
+            continue
+        is_int = (isinstance(item, (int, np.integer)) and not isinstance(item, bool)) or (
+            w == 1 and not isinstance(item, slice) and _as_index(item).dtype.kind in "iu")
+        if is_int and axis < len(shape) and shape[axis] > 0:
+            items[k] = _remap_one(item if isinstance(item, (int, np.integer))
+                                  else _as_index(item), shape[axis], how)
+            axes.append(axis)
+        axis += w
+    return tuple(items), axes
+
+
+def _get_filled(x, index, fill_value):
+    """``x[index]`` with ``fill_value`` where an integer index is out of range: each
+    such axis gets one padded slot of ``fill_value``, which out-of-range indices select."""
+    fnp = _fnp()
+    items, axes = _remap_index(tuple(x.shape), index, "fill")
+    fill = _default_fill(x.dtype) if fill_value is None else fill_value
+    for d in sorted(set(axes)):
+        pad = fnp.full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]), fill, x.dtype)
+        x = fnp.concatenate([x, pad], axis=d)
+    return x[items]
+
+
 class _IndexUpdateRef:
+    """``x.at[idx]``: out-of-place indexed reads and updates with JAX's keywords (``mode``;
+    ``indices_are_sorted`` and ``unique_indices`` are accepted as hints).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.arange(3.0).at[[0, 5]].get(mode="fill", fill_value=-1.0).tolist()
+    [0.0, -1.0]
+    """
     __slots__ = ("array", "index")
 
     def __init__(self, array, index):
         self.array = array
         self.index = index
 
-    def _update(self, mode, values):
-        return index_update(self.array, self.index, values, mode)
+    def _update(self, how, values, mode):
+        _check_mode(mode)
+        index = self.index
+        if mode == "clip":
+            index = _remap_index(tuple(self.array.shape), index, "clip")[0]
+        return index_update(self.array, index, values, how)
 
-    def get(self):
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        """``x[idx]``; ``mode="fill"`` (or ``"drop"``) gives ``fill_value`` (default NaN,
+        or the integer extreme) for out-of-range indices, ``"clip"`` clamps every index.
+
+        >>> import functrans.numpy as fnp
+        >>> fnp.arange(3.0).at[4].get(mode="clip").item()
+        2.0
+        """
+        _check_mode(mode)
+        if mode in ("fill", "drop"):
+            return _get_filled(self.array, self.index, fill_value)
+        if mode == "clip":
+            return self.array[_remap_index(tuple(self.array.shape), self.index, "clip")[0]]
         return self.array[self.index]
 
-    def set(self, values):
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """Out-of-place ``x[idx] = values``; out-of-range updates are dropped."""
-        return self._update("set", values)
+        return self._update("set", values, mode)
 
-    def add(self, values):
-        return self._update("add", values)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("add", values, mode)
 
-    def multiply(self, values):
-        return self._update("mul", values)
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] -= values`` (repeated indices subtract repeatedly).
+
+        >>> import functrans.numpy as fnp
+        >>> fnp.ones(3).at[[0, 0]].subtract(1.0).tolist()
+        [-1.0, 1.0, 1.0]
+        """
+        v = _fnp().asarray(values).astype(self.array.dtype)
+        return self._update("add", _fnp().negative(v), mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("mul", values, mode)
 
     mul = multiply
 
-    def min(self, values):
-        return self._update("min", values)
+    def _scaled(self, op, values, mode):
+        ones = _fnp().ones_like(self.array)
+        return op(self.array, _IndexUpdateRef(ones, self.index).multiply(values, mode=mode))
 
-    def max(self, values):
-        return self._update("max", values)
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] /= values``, as JAX: ``x / ones_like(x).at[idx].multiply(values)``.
+
+        >>> import functrans.numpy as fnp
+        >>> fnp.full(3, 8.0).at[1].divide(2.0).tolist()
+        [8.0, 4.0, 8.0]
+        """
+        return self._scaled(_fnp().divide, values, mode)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] **= values``, as JAX: ``x ** ones_like(x).at[idx].multiply(values)``.
+
+        >>> import functrans.numpy as fnp
+        >>> fnp.full(3, 2.0).at[2].power(3.0).tolist()
+        [2.0, 2.0, 8.0]
+        """
+        return self._scaled(_fnp().power, values, mode)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("min", values, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("max", values, mode)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``func`` (elementwise, unary) applied at ``x[idx]``, once per occurrence of an
+        index, as JAX's ``x.at[idx].apply(func)``.
+
+        >>> import functrans.numpy as fnp
+        >>> fnp.full(3, 2.0).at[[0, 0, 1]].apply(lambda v: v * v).tolist()
+        [16.0, 4.0, 2.0]
+        """
+        fnp, x = _fnp(), self.array
+        counts = _IndexUpdateRef(fnp.zeros(tuple(x.shape), np.int32), self.index).add(
+            1, mode=mode)
+
+        def step(i, y):
+            return fnp.where(counts > i, fnp.asarray(func(y)).astype(x.dtype), y)
+        if isinstance(counts, Tracer):     # a traced index: a loop of data-dependent length
+            return while_loop(lambda c: c[0] < fnp.max(counts),
+                              lambda c: (c[0] + 1, step(c[0], c[1])), (np.int32(0), x))[1]
+        for i in range(int(np.max(counts)) if counts.size else 0):
+            x = step(i, x)
+        return x
 
 
 class _IndexUpdateHelper:
