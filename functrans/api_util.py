@@ -74,9 +74,10 @@ def abstract_and_concrete(args):
     return avals, vals
 
 
-def trace_flat(flat_fun, args, concrete=True, name="trace"):
+def trace_flat(flat_fun, args, concrete=True, name="trace", detaches=None):
     """Trace ``flat_fun`` on the flat ``args``; with ``concrete`` the tracers carry
-    the arguments' values (so Python control flow works)."""
+    the arguments' values (so Python control flow works). ``detaches``: the trace
+    differentiates (see ``tracing.Trace``)."""
     avals, vals = abstract_and_concrete(args)
     for i, x in enumerate(args):
         if isinstance(x, Tracer):
@@ -84,7 +85,8 @@ def trace_flat(flat_fun, args, concrete=True, name="trace"):
         if not isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
             raise TypeError(f"argument {i} of type {type(x).__name__} is not a valid "
                             f"array: {x!r:.60}")
-    return trace_to_jaxpr(flat_fun, avals, vals if concrete else None, name=name)
+    return trace_to_jaxpr(flat_fun, avals, vals if concrete else None, name=name,
+                          detaches=detaches)
 
 
 def as_array(x):

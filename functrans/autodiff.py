@@ -82,7 +82,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         _check_tangent(i, p, t)
     flat_fun, out_tree, aux = _flatten_with_aux(fun, p_tree, has_aux)
-    jaxpr, consts, _ = trace_flat(flat_fun, p_flat, name="jvp")
+    jaxpr, consts, _ = trace_flat(flat_fun, p_flat, name="jvp", detaches=True)
     ts = [t if get_aval(p).dtype.kind in "fc" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
     outs, touts = jvp_eval(jaxpr, consts, p_flat, ts)
     n = out_tree().num_leaves

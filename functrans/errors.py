@@ -1,7 +1,7 @@
 """Exceptions users can catch, and the helper that names the user's source line.
 
->>> issubclass(ConcretizationError, TypeError)
-True
+>>> issubclass(ConcretizationError, TypeError), ConcretizationTypeError is ConcretizationError
+(True, True)
 """
 from __future__ import annotations
 
@@ -40,6 +40,11 @@ class ConcretizationError(TypeError):
     """A traced value was used where Python needs a concrete one (if, int(), float())."""
 
 
+# JAX's name for it (``jax.errors.ConcretizationTypeError``): the same class, so handlers
+# written for either catch every concretization error
+ConcretizationTypeError = ConcretizationError
+
+
 class TracerBoolConversionError(ConcretizationError):
     """bool() of a traced value (an ``if``/``while`` on it) whose value is not known."""
 
@@ -76,3 +81,17 @@ def conversion_error(what: str, tracer=None) -> TracerArrayConversionError:
         "derivative silently zero, a constant baked into a jitted function). Use the "
         "functrans.numpy function instead (import functrans.numpy as fnp), or compute this "
         "outside the transformed function.")
+
+
+def detached_conversion_error(what: str, tracer) -> ConcretizationError:
+    """The error for ``float()``, ``.item()``, ``math.sin`` ... of a value a transform
+    differentiates (under grad or jvp outside jit, where its value is known): the Python
+    number would no longer depend on the inputs, its derivative silently zero."""
+    return ConcretizationError(
+        f"{what} of a traced value {tracer.aval.str_short()} (at {user_location()}) inside "
+        f"a {tracer._trace.name} transform: the Python number would be detached from the "
+        "derivative being computed (its derivative silently zero). Keep computing with "
+        "arrays: functrans.numpy functions (fnp.sin rather than math.sin, fnp.asarray or "
+        "x.astype rather than float()/np.float64(), indexing rather than .item()/.tolist()); "
+        "or, if no derivative should flow through this value, convert "
+        "ft.lax.stop_gradient(x) instead.")

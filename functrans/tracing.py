@@ -30,7 +30,7 @@ from jaxpr_ir.evaluate import evaluate
 from . import config
 from .errors import (ConcretizationError, TracerBoolConversionError,
                      TracerIntegerConversionError, UnexpectedTracerError, conversion_error,
-                     user_frame, user_location)
+                     detached_conversion_error, user_frame, user_location)
 
 
 
@@ -131,7 +131,7 @@ def body_defers_concrete(prim, params) -> bool:
 class Trace:
     """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
     __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
-                 "_lifted", "name", "staged")
+                 "_lifted", "name", "staged", "detaches")
 
     def __init__(self, level: int, name: str = "trace", staged: bool = False):
         self.level = level
@@ -140,6 +140,9 @@ class Trace:
         # JVP rules of loops emit a primal loop and a linear loop rather than one loop
         self.staged = staged
         self.alive = True
+        # detaches: this trace differentiates, so float() of a known inexact value would
+        # lose a dependence (see would_detach); None: as the enclosing trace (vmap...)
+        self.detaches = None
         self.eqns = []
         self.invars = []
         self.constvars = []
@@ -340,17 +343,30 @@ class Tracer:
                                   TracerBoolConversionError))
 
     def __int__(self):
+        # int() of a float is piecewise constant: derivative zero is the right one
         return int(self.concrete("int()"))
 
+    def number(self, what: str):
+        """The known value for a conversion that leaves the library (float(), .item()):
+        refused where it would detach a value that a trace differentiates."""
+        val = self.concrete(what)
+        if self.aval.dtype.kind in "fc" and would_detach(self):
+            raise detached_conversion_error(what, self)
+        return val
+
     def __float__(self):
-        return float(self.concrete("float()"))
+        return float(self.number("float()"))
 
     def __complex__(self):
-        return complex(self.concrete("complex()"))
+        return complex(self.number("complex()"))
 
     def __index__(self):
         return int(self.concrete("using a traced value as an index",
                                  TracerIntegerConversionError))
+
+    def __round__(self, ndigits=None):
+        # as JAX: an array (fnp.round), not a Python int
+        return self.round(0 if ndigits is None else ndigits)
 
     def __array__(self, dtype=None, copy=None):
         # never the concrete value, even when known: numpy's result would be detached
@@ -359,11 +375,14 @@ class Tracer:
             raise leaked_tracer_error(self)
         raise conversion_error("numpy.asarray / numpy.array (the __array__ protocol)", self)
 
-    def item(self):
-        return self.concrete(".item()").item()
+    def item(self, *args):
+        return np.asarray(self.number(".item()")).item(*args)
 
     def tolist(self):
-        return self.concrete(".tolist()").tolist()
+        return np.asarray(self.number(".tolist()")).tolist()
+
+    def tobytes(self, order="C"):
+        return np.asarray(self.number(".tobytes()")).tobytes(order)
 
     def __hash__(self):
         raise TypeError(f"unhashable: a traced value {self.aval.str_short()} "
@@ -372,6 +391,28 @@ class Tracer:
     def __repr__(self):
         known = "" if self.val is None else f" val={np.array2string(np.asarray(self.val), threshold=6)}"
         return f"Traced<{self.aval.str_short()}>{known} (level {self._trace.level})"
+
+
+def would_detach(t: Tracer) -> bool:
+    """Whether a Python number of ``t``'s value would lose a dependence that a trace
+    differentiates: its trace (or the nearest enclosing one that decides) differentiates
+    and, in a recorded trace, ``t`` depends on an inexact input or an outer tracer through
+    equations that carry derivatives (not only on constants, nor through stop_gradient)."""
+    trace, stack = t._trace, _CONTEXT.stack
+    level, detaches = trace.level, trace.detaches
+    while detaches is None and 0 < level <= len(stack):
+        level -= 1
+        detaches = stack[level].detaches
+    if not detaches or t.ir_var is None:   # linearize's tracers exist where a tangent flows
+        return bool(detaches)
+    dep = {v for v in trace.invars if v.aval.dtype.kind in "fc"}
+    dep.update(v for v, c in zip(trace.constvars, trace.consts)
+               if isinstance(c, Tracer) and v.aval.dtype.kind in "fc")
+    for e in trace.eqns:
+        if not (e.primitive.not_differentiable or e.primitive.name == "stop_gradient") \
+                and any(type(a) is Var and a in dep for a in e.inputs):
+            dep.update(v for v in e.outvars if v.aval.dtype.kind in "fc")
+    return t.ir_var in dep
 
 
 def leaked_tracer_error(t):
@@ -492,15 +533,16 @@ def axis_frames() -> list:
     return _CONTEXT.axis_frames
 
 
-def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False):
+def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, detaches=None):
     """Trace ``fun`` over flat inputs. Returns (jaxpr, consts, out_vals).
 
     ``consts`` are the outer objects behind the jaxpr's constvars (arrays or
     tracers of outer traces); ``out_vals`` the concrete outputs where known.
-    ``staged``: see ``Trace.staged``.
+    ``staged``, ``detaches``: see ``Trace``.
     """
     trace = new_trace(name)
     trace.staged = staged
+    trace.detaches = detaches
     try:
         if in_vals is None:
             in_vals = [None] * len(in_avals)

@@ -164,13 +164,16 @@ def test_python_control_flow_on_values_under_grad_jvp_vjp():
         return x
     close(ft.grad(newton_sqrt)(2.0), 0.5 / np.sqrt(2.0), 1e-8)
 
+    # a known value is read with stop_gradient: float(x) itself would detach x from
+    # the derivative, and raises (tests/test_no_silent_errors_conversions.py)
     logged = []
 
     def g(x):
-        logged.append(float(x))
+        logged.append(float(ft.lax.stop_gradient(x)))
         return fnp.sin(x)
     ft.grad(g)(0.25)
-    assert logged == [0.25]
+    ft.jvp(g, (0.5,), (1.0,))
+    assert logged == [0.25, 0.5]
 
 
 def test_control_flow_under_jit_raises_with_user_line():

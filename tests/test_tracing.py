@@ -74,14 +74,18 @@ def test_python_control_flow_works_under_grad_outside_jit():
 
 
 def test_float_of_tracer_for_logging_under_grad():
+    # float(x) of a differentiated value would detach it (a derivative silently zero when
+    # the number is computed with), so it raises; stop_gradient says no derivative is meant
     logged = []
 
     def f(x):
-        logged.append(float(x))
+        logged.append(float(ft.lax.stop_gradient(x)))
         return sin(x)
 
     ft.grad(f)(0.5)
     assert logged == [0.5]
+    with pytest.raises(ft.errors.ConcretizationError, match="detached"):
+        ft.grad(lambda x: float(x) * x)(0.5)
 
 
 def test_leaked_tracer_raises_unexpected_tracer_error():

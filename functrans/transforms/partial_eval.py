@@ -186,6 +186,7 @@ def linearize_fun(fun, primals, diff_mask, n_linear_outs=None, name="linearize",
     result at once, pruning only costs time (the backward pass skips them anyway).
     """
     T = push_trace(LinearizeTrace(trace_depth(), name))
+    T.detaches = True      # converting a value to a Python number would lose its tangent
     lin = None
     try:
         lin = new_trace("linearize", symbolic=True)   # tangents never carry values
