@@ -49,6 +49,25 @@ class Array(np.ndarray):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "
                         "(it returns the updated array)")
 
+    def is_deleted(self):
+        """Whether the array was donated to a jitted function (then every use raises).
+
+        >>> import functrans.numpy as fnp
+        >>> fnp.ones(2).is_deleted()
+        False
+        """
+        return False
+
+    def __round__(self, ndigits=None):
+        """``round(x)``: an array (``x.round``), as in JAX; a Python number needs
+        ``int(x)`` or ``float(x)``.
+
+        >>> import functrans.numpy as fnp
+        >>> round(fnp.asarray(2.7))
+        Array(3., dtype=float64)
+        """
+        return self.round(0 if ndigits is None else ndigits)
+
     def __repr__(self):
         return "Array(" + np.array2string(np.asarray(self), separator=", ", prefix="Array(") + \
             f", dtype={self.dtype})"
@@ -112,6 +131,9 @@ class DeletedArray(Array):
     __array_ufunc__ = __array_function__ = __getitem__ = view = _deleted
     __float__ = __int__ = __bool__ = __iter__ = _deleted
     tolist = item = copy = astype = reshape = _deleted
+
+    def is_deleted(self):
+        return True
 
     def __repr__(self):      # printable (a debugger, a traceback), never its data
         return (f"Array(<deleted: donated>, shape={np.ndarray.__getattribute__(self, 'shape')}"

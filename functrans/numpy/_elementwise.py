@@ -24,7 +24,8 @@ import numpy as np
 from ..array import Array as _Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._util import broadcast_shapes, check_arraylike, check_dtypes, promote, result_dtype, shape_of
+from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
+                    result_dtype, shape_of, unsupported_dtype_error)
 
 # (plus the functions generated from the op table's rows, at the end)
 __all__ = [
@@ -57,7 +58,7 @@ def _supported(dt, in_dtypes=()):
     return WIDEN[dt.kind]
 
 
-def _kept_small(dt, args):
+def kept_small(dt, args):
     """Whether numpy's small integer result dtype is one of the arguments' own."""
     return dt in _SMALL_INTS and any(getattr(a, "dtype", None) == dt for a in args)
 
@@ -124,7 +125,11 @@ def eager_call(np_fn, args, quiet):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
         raise
-    if r.dtype not in SUPPORTED and not _kept_small(r.dtype, args):
+    if r.dtype not in SUPPORTED and not kept_small(r.dtype, args):
+        for a in args:      # int16 + int16: widened, it would stop wrapping as numpy's does
+            if getattr(a, "dtype", None) in WRAPPING_UNSUPPORTED:
+                raise unsupported_dtype_error(getattr(np_fn, "__name__", "elementwise"),
+                                              a.dtype)
         wide = WIDEN[r.dtype.kind]
         with np.errstate(all="ignore"):
             r = np_fn(*[np.asarray(a, dtype=wide) for a in args])

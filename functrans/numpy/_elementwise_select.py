@@ -14,7 +14,8 @@ from ..array import Array as _Array
 from ..errors import ConcretizationError
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
-from ._elementwise import SUPPORTED, WIDEN, cast_to, check_args, eager_call, out_dtype_of
+from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
+                           out_dtype_of)
 from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
 
 __all__ = ["where", "clip", "real", "imag", "conjugate", "conj"]
@@ -115,7 +116,10 @@ def where(condition, x=_NO_VALUE, y=_NO_VALUE):
         check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
         r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
-        return r.view(_Array) if r.dtype in SUPPORTED else wrap(r.astype(WIDEN[r.dtype.kind]))
+        # int8/uint8 kept when a choice has it, as jit keeps it (and fnp's arithmetic)
+        if r.dtype in SUPPORTED or kept_small(r.dtype, (x, y)):
+            return r.view(_Array)
+        return wrap(r.astype(WIDEN[r.dtype.kind]))
     check_args("where", condition, x, y)
     shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
     x, y = promote("where", x, y)

@@ -328,7 +328,8 @@ def select(condlist, choicelist, default=0):
         raise ValueError("select: condlist and choicelist must have the same length")
     if not condlist:
         raise ValueError("select: condlist must not be empty")
-    out = asarray(default)
+    # a Python number stays weakly typed (uint8 choices keep uint8, as in jit and JAX)
+    out = default if type(default) in (bool, int, float, complex) else asarray(default)
     for cond, choice in reversed(list(zip(condlist, choicelist))):
         cond = asarray(cond)
         if cond.dtype != np.bool_:

@@ -105,6 +105,8 @@ def asarray(x, dtype=None):
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
                                            np.bool_, np.uint32, np.complex128, np.complex64):
+        if arr.dtype in WRAPPING_UNSUPPORTED:
+            raise unsupported_dtype_error("asarray", arr.dtype)
         arr = arr.astype(_nearest_supported(arr.dtype))
     return wrap(arr)
 
@@ -124,6 +126,30 @@ def _stack_rows(rows):
     dt = result_dtype(*rows)
     return concatenate([convert_element_type(a, dt) if isinstance(a, Tracer)
                         else np.asarray(a, dt) for a in rows], 0)
+
+
+# integer dtypes outside the IR's set whose arithmetic wraps at a width no supported dtype
+# has: widened, ``x + x`` would silently stop wrapping as numpy's and JAX's does, and jit
+# rejects them, so eager code rejects them too
+WRAPPING_UNSUPPORTED = frozenset(np.dtype(d) for d in ("int16", "uint16"))
+
+
+def unsupported_dtype_error(name, dt) -> TypeError:
+    """The TypeError for an array of an unsupported dtype met eagerly (``dt`` one of
+    ``WRAPPING_UNSUPPORTED``): jit's message, with what to do.
+
+    >>> unsupported_dtype_error("asarray", np.dtype("int16"))  # doctest: +ELLIPSIS
+    TypeError("asarray: unknown or unsupported dtype dtype('int16'); supported: bool, ...")
+    """
+    try:
+        canonical_dtype(dt)
+        msg = f"unsupported dtype {dt}"       # pragma: no cover - only unsupported ones come
+    except TypeError as e:
+        msg = str(e)
+    return TypeError(f"{name}: {msg} (jit and the other transforms reject it too; its "
+                     f"{dt.itemsize * 8}-bit wrapping arithmetic has no supported counterpart, "
+                     "so it is not widened silently: convert it explicitly, e.g. "
+                     "x.astype(np.int32))")
 
 
 # numpy dtypes outside the IR's set, as the nearest supported one (no value changes except
