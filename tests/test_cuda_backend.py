@@ -164,6 +164,7 @@ def _check_host_step_without_impl_names_primitive():
     from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, ShapedArray, Var
     import backends.cuda as bc
     import jaxpr_ir
+    from backends import fusion
     prim = jaxpr_ir.primitives["sort"]
     a = Var(ShapedArray((3,), "float64"))
     o = Var(ShapedArray((3,), "float64"))
@@ -173,7 +174,7 @@ def _check_host_step_without_impl_names_primitive():
         eqn = Eqn(prim, [a], [o], {"dimension": 0, "is_stable": True, "num_keys": 1})
         try:
             bc.Program(ClosedJaxpr(Jaxpr([], [a], [eqn], [o])),
-                       bc.fusion.plan(Jaxpr([], [a], [eqn], [o]), bc.ops.classify))
+                       fusion.plan(Jaxpr([], [a], [eqn], [o]), bc.ops.classify))
         except NotImplementedError as e:
             assert "'sort'" in str(e), e
         else:
