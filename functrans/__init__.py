@@ -4,6 +4,10 @@
 >>> float(ft.grad(lambda x: fnp.sum(fnp.sin(x) * x))(0.5))  # doctest: +ELLIPSIS
 0.9182...
 """
+import contextlib
+from typing import Any, Iterator
+
+from backends import default_backend as _backend_name, get_backend as _get_backend
 from . import errors, tree_util  # noqa: F401
 from . import primitives  # noqa: F401  (registers every primitive)
 from . import numpy  # noqa: F401
@@ -30,6 +34,9 @@ from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
 # ---- JAX-compatible extras built on the public API (issue 14)
 from . import tree, test_util  # noqa: F401,E402
+from . import scipy  # noqa: F401,E402  (already loaded: lax's special functions live there)
+from .device import Device, host_device  # noqa: E402
+from .jit import jit_switch as _jit_switch  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -43,4 +50,90 @@ __all__ = [
     "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",
     "Array", "device_put", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
+    "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
+    "disable_jit", "scipy",
 ]
+
+
+def block_until_ready(x: Any) -> Any:
+    """Wait until every array in the pytree ``x`` is computed, and return ``x`` (JAX's
+    ``jax.block_until_ready``): eager Arrays are always ready; device arrays synchronize.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.block_until_ready({"a": fnp.ones(2)})["a"].tolist()
+    [1.0, 1.0]
+    """
+    for leaf in tree_util.tree_leaves(x):
+        wait = getattr(leaf, "block_until_ready", None)
+        if callable(wait):
+            wait()
+    return x
+
+
+def default_backend() -> str:
+    """The backend ``jit`` compiles for when none is given: ``FUNCTRANS_BACKEND`` if set,
+    else ``"cpu"`` (LLVM), else ``"interpret"``. (Unlike JAX's platform names, a GPU is
+    ``"cuda"``.)
+
+    >>> import functrans as ft
+    >>> ft.default_backend() in ("cpu", "interpret", "cuda")
+    True
+    """
+    return _backend_name()
+
+
+def devices(backend: str | None = None) -> list:
+    """The devices of ``backend`` (default: ``default_backend()``): the host CPU for
+    ``"cpu"``/``"interpret"``, one GPU for ``"cuda"`` (RuntimeError when none is usable).
+
+    >>> import functrans as ft
+    >>> ft.devices("cpu")
+    [CpuDevice(id=0)]
+    """
+    name = backend or default_backend()
+    if name in ("cpu", "interpret"):
+        return [host_device()]
+    if name == "cuda":
+        _get_backend("cuda").check_available()
+        return [Device("cuda", 0)]
+    raise ValueError(f"devices: unknown backend {name!r}; choose 'cpu', 'interpret' or 'cuda'")
+
+
+def local_device_count(backend: str | None = None) -> int:
+    """How many devices this process has (``len(devices(backend))``).
+
+    >>> import functrans as ft
+    >>> ft.local_device_count("cpu")
+    1
+    """
+    return len(devices(backend))
+
+
+def device_count(backend: str | None = None) -> int:
+    """How many devices all processes have together (one host each under MPI).
+
+    >>> import functrans as ft
+    >>> ft.device_count("cpu") == ft.process_count()
+    True
+    """
+    return local_device_count(backend) * process_count()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """Inside the block, ``jit`` functions run as plain Python on concrete values, in
+    this thread (JAX's ``jax.disable_jit``): prints print each call, and Python control
+    flow on values works; for debugging.
+
+    >>> import functrans as ft
+    >>> f = ft.jit(lambda x: x * 2 if x > 0 else -x)     # `if` on a value: fails under jit
+    >>> with ft.disable_jit():
+    ...     f(3.0)
+    6.0
+    """
+    previous = _jit_switch.disabled
+    _jit_switch.disabled = bool(disable)
+    try:
+        yield
+    finally:
+        _jit_switch.disabled = previous

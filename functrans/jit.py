@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import threading
 import time
 import weakref
 from typing import Any, Callable, Sequence
@@ -233,6 +234,13 @@ def _drop_fast_paths(name, old, new):
 _config._listeners.append(_drop_fast_paths)
 
 
+class _JitSwitch(threading.local):
+    disabled = False     # set by ft.disable_jit(), in this thread only
+
+
+jit_switch = _JitSwitch()
+
+
 class Jitted:
     """A jit-compiled function (see ``jit``)."""
 
@@ -286,6 +294,8 @@ class Jitted:
         return f"jit({getattr(self.fun, '__name__', 'fun')})"
 
     def __call__(self, *args, **kwargs):
+        if jit_switch.disabled:     # ft.disable_jit(): the Python function, run as it is
+            return self.fun(*args, **kwargs)
         if not kwargs:
             # fast path: positional arrays and scalars whose signature already has a
             # native runner
