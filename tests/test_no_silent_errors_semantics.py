@@ -231,3 +231,14 @@ def test_the_users_own_numpy_calls_still_warn():
         ft.numpy_warnings.install()
         np.log(np.zeros(1))
     assert any("divide by zero" in str(w.message) for w in seen)
+
+
+@pytest.mark.parametrize("lo,hi", [(-1, 2), (-1, 300), (None, 3), (5, None)])
+def test_clip_of_small_ints_with_out_of_range_python_bounds(lo, hi):
+    # a Python-int bound outside uint8/int8's range clips as numpy does (it raised
+    # OverflowError under jit: the bound was converted to the array's dtype)
+    for x in (np.array([0, 5, 200], np.uint8), np.array([-128, 0, 100], np.int8)):
+        want = np.clip(x, lo, hi)
+        for f in (lambda v: fnp.clip(v, lo, hi), ft.jit(lambda v: fnp.clip(v, lo, hi))):
+            got = np.asarray(f(x))
+            assert got.dtype == x.dtype and got.tolist() == want.tolist(), (x, lo, hi, got)

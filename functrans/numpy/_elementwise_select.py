@@ -8,6 +8,8 @@ exports both).
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..array import Array as _Array
@@ -60,6 +62,16 @@ conj = conjugate
 _NO_VALUE = object()
 
 
+def _int_bound_in_range(x, bound):
+    """A Python-int bound of an integer array, clamped to the array's dtype (as numpy's and
+    JAX's clip: ``clip(uint8, -1, 2)`` is ``clip(uint8, 0, 2)``, not an OverflowError)."""
+    kind = np.dtype(getattr(x, "dtype", np.float64)).kind
+    if type(bound) is not int or kind not in "iu":
+        return bound
+    info = np.iinfo(x.dtype)
+    return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+
+
 def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
     """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
     (also accepts numpy 2's ``min=``/``max=``).
@@ -82,6 +94,8 @@ def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE): 
         return eager_call(lambda *a: np.clip(a[0], lo if lo is None else a[1],
                                          hi if hi is None else a[-1]), [x] + bounds, True)
     check_args("clip", x, *bounds)
+    lo, hi = _int_bound_in_range(x, lo), _int_bound_in_range(x, hi)
+    bounds = [b for b in (lo, hi) if b is not None]
     vals = promote("clip", x, *bounds)
     out = vals[0]
     if lo is not None:

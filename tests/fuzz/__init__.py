@@ -33,5 +33,5 @@ that eager operations leak no numpy RuntimeWarning).
 # feature -> the open bug that makes programs using it fail (one line each).
 KNOWN_ISSUES: dict[str, str] = {
     "uint8": "sums of uint8 accumulate in int64 where numpy uses uint64 (functrans has no "
-             "uint64); clip of uint8 with a negative Python bound raises OverflowError",
+             "uint64)",
 }
