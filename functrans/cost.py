@@ -5,18 +5,7 @@ The model lives in ``jaxpr_ir.cost`` (a static analysis of the IR, so the backen
 ``cost_analysis()`` use it too: ``jit(f).lower(*a).compile().cost_analysis()`` and
 ``ft.profile`` report the same numbers); this module is its functrans-side name.
 
-- **flops**: ``dot_general`` 2·(output elements)·(contracted size); an elementwise or
-  reducing primitive one per element it computes (a reduction: one per input element);
-  transcendental primitives (exp, log, tanh, sin, ...) are counted once per element in
-  ``transcendentals``, apart from the flops; views and data movement cost none; a
-  ``scan`` body counts ``length`` times, a ``cond`` its most expensive branch, a
-  ``while`` body once (its trip count is unknown).
-- **bytes**: an operation reads each operand and writes each output once. A view
-  (broadcast, reshape, transpose, squeeze, slice, rev) moves nothing; an operation
-  reading a view reads the view's base, at most the view's size: a broadcast bias is read
-  at its own size, a slice at the slice's. Eagerly every non-view equation is one
-  operation; compiled, every kernel of the backend's plan reads its inputs and writes its
-  outputs once (temporaries inside a fused kernel never reach memory).
+What it counts (flops, transcendentals, bytes) is documented in ``jaxpr_ir.cost``.
 
 >>> import functrans as ft, functrans.numpy as fnp, numpy as np
 >>> j = ft.make_jaxpr(lambda a, b: fnp.tanh(a @ b))(np.ones((4, 3)), np.ones((3, 5)))
