@@ -9,12 +9,17 @@ Numba asks the driver for the compute capability), so ``compile_ptx`` works anyw
 
 >>> float(SimMath.expf(0.0)), float(SimMath.rint(2.5))
 (1.0, 2.0)
+>>> import functrans  # registers the primitives
+>>> float(SimMath.squaref(3.0))    # not in _NP: the ``square`` primitive's impl
+9.0
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from jaxpr_ir import primitives
 
 
 def _shim(fn, dtype):
@@ -24,8 +29,25 @@ def _shim(fn, dtype):
     return staticmethod(f)
 
 
-class SimMath:
-    """libdevice's names computed with numpy (for the CUDA simulator)."""
+class _PrimitiveMath(type):
+    """A libdevice name missing from ``SimMath._NP`` that is also a primitive's name is
+    computed by that primitive's numpy impl (``truncf``: the ``trunc`` primitive on
+    float32), so a new libdevice row in ``ops`` needs no numpy twin written here."""
+
+    def __getattr__(cls, name):
+        forms = [(name, np.float64)] + ([(name[:-1], np.float32)] if name.endswith("f") else [])
+        for base, dtype in forms:
+            p = primitives.get(base)
+            if p is not None and p.impl is not None:
+                fn = _shim(p.impl, dtype)
+                setattr(cls, name, fn)
+                return fn.__func__
+        raise AttributeError(f"SimMath has no {name!r} (neither libdevice's twin nor a primitive)")
+
+
+class SimMath(metaclass=_PrimitiveMath):
+    """libdevice's names computed with numpy (for the CUDA simulator); the names that are
+    not listed come from the primitive of that name (see ``_PrimitiveMath``)."""
     _NP = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
            "log2": np.log2, "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan,
            "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,

@@ -12,11 +12,11 @@ The binary ops follow numpy: ``rem`` takes the sign of the divisor and ``x rem 0
 is 0 for integers; ``pow`` on integers raises nothing (a negative exponent gives
 ``1 // x**-y``); ``logaddexp(-inf, -inf)`` is -inf.
 
-Adding an op: one ``OpRow`` here (and its name in ``_UNARY_NAMES``/``_BINARY_NAMES``
-and the unpacking of the primitives and lax functions below); then one row in
-``backends/llvm/ops.py`` and ``backends/cuda/ops.py`` (plus its numpy twin in the
-simulator's ``SimMath``), or one decomposition into leaves in ``backends/decompose.py``
-shared by both. Its ``functrans.numpy`` twin, its test rows (tests/cases/elementwise.py)
+Adding an op: one ``OpRow`` here (the primitive ``<name>_p`` and the lax function
+``<name>`` are made from it); then one row in ``backends/llvm/ops.py`` and one in
+``backends/cuda/ops.py`` (the CUDA simulator computes a libdevice name that is also a
+primitive's with that primitive's numpy impl), or one decomposition into leaves in
+``backends/decompose.py`` shared by both. Its ``functrans.numpy`` twin, its test rows (tests/cases/elementwise.py)
 and its special-value sweep (tests/test_elementwise_specials.py) follow from the row.
 
 >>> import numpy as np
@@ -36,15 +36,6 @@ from .base import Primitive, batch_elementwise, defjvp
 from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
                          select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
-
-_UNARY_NAMES = ["sign", "floor", "ceil", "round", "is_finite", "exp", "exp2", "expm1", "log",
-                "log1p", "log2", "log10", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos",
-                "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt",
-                "abs", "square", "reciprocal", "erf"]
-_BINARY_NAMES = ["rem", "pow", "max", "min", "atan2", "hypot", "copysign", "logaddexp",
-                 "logaddexp2"]
-__all__ = _UNARY_NAMES + _BINARY_NAMES + ["integer_pow", "clamp",
-                          "real", "imag", "conj", "complex"]
 
 
 # --------------------------------------------------------------------------- impl helpers
@@ -164,18 +155,17 @@ UNARY_TABLE = [
 ]
 
 UNARY = {row.name: define_row(row, 1) for row in UNARY_TABLE}
-(sign_p, floor_p, ceil_p, round_p, is_finite_p, exp_p, exp2_p, expm1_p, log_p, log1p_p,
- log2_p, log10_p, tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
- asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, square_p, reciprocal_p,
- erf_p) = (UNARY[n] for n in _UNARY_NAMES)
 
 
-def _unary_wrapper(p):
+def _unary_wrapper(row):
+    p = UNARY[row.name]
+
     def f(x):
         return p.bind(x)
     f.__name__ = f.__qualname__ = p.name
-    x = "[1.25, 1.5]" if p.name == "acosh" else "[0.25, 0.5]"     # inside every domain
-    ref = next(row.numpy for row in UNARY_TABLE if row.name == p.name)
+    lo, hi = row.domain            # the docstring's example lies where the op is smooth
+    x = [0.25, 0.5] if lo < 0.25 and hi > 0.5 else [lo + (hi - lo) / 4, lo + (hi - lo) / 2]
+    ref = row.numpy
     f.__doc__ = f"Elementwise ``{p.name}`` (a primitive; the result has ``x``'s shape).\n\n"
     if isinstance(ref, np.ufunc):      # eagerly it is its numpy twin, bit for bit
         f.__doc__ += (f"Eagerly the same as ``numpy.{ref.__name__}``.\n\n>>> import numpy as np\n"
@@ -187,9 +177,11 @@ def _unary_wrapper(p):
     return f
 
 
-(sign, floor, ceil, round, is_finite, exp, exp2, expm1, log, log1p, log2, log10, tanh,
- logistic, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt,
- abs, square, reciprocal, erf) = (_unary_wrapper(UNARY[n]) for n in _UNARY_NAMES)
+# the primitives ``<name>_p`` and lax functions ``<name>``, one of each per row (the
+# derivative rules above name them; they are looked up when a rule runs)
+for _row in UNARY_TABLE:
+    globals()[_row.name + "_p"] = UNARY[_row.name]
+    globals()[_row.name] = _unary_wrapper(_row)
 sin.__doc__ = """Elementwise sine.
 
 >>> import numpy as np
@@ -360,17 +352,18 @@ BINARY_TABLE = [
 ]
 
 BINARY = {row.name: define_row(row, 2) for row in BINARY_TABLE}
-(rem_p, pow_p, max_p, min_p, atan2_p, hypot_p, copysign_p, logaddexp_p,
- logaddexp2_p) = (BINARY[n] for n in _BINARY_NAMES)
 
 
 # --------------------------------------------------------------------------- lax wrappers
-
-(rem, pow, max, min, atan2, hypot, copysign, logaddexp,
- logaddexp2) = (lax_binary(BINARY[row.name], "i" not in row.kinds or row.name == "pow")
-                for row in BINARY_TABLE)
-for _n in _BINARY_NAMES:
-    globals()[_n].__module__ = __name__     # documented (and doctested) where they are made
+# ``<name>_p`` and ``<name>`` per row, as for the unary table (a float doctest example
+# for the rows that take no integers, and for pow)
+for _row in BINARY_TABLE:
+    globals()[_row.name + "_p"] = BINARY[_row.name]
+    globals()[_row.name] = lax_binary(BINARY[_row.name],
+                                      "i" not in _row.kinds or _row.name == "pow")
+    globals()[_row.name].__module__ = __name__   # documented (and doctested) where made
+__all__ = [row.name for row in UNARY_TABLE + BINARY_TABLE] + [
+    "integer_pow", "clamp", "real", "imag", "conj", "complex"]
 rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
 
 >>> import numpy as np
