@@ -1,7 +1,11 @@
 """Dtypes and the abstract value of an array: its shape, dtype and weak type.
 
 The IR knows a small closed set of dtypes; each has a short name used by the
-printer (``f64[3,4]``) and read back by the parser.
+printer (``f64[3,4]``) and read back by the parser. The IR itself never promotes: an
+equation's operands already share a dtype. ``functrans.numpy`` promotes as numpy 2
+(NEP 50); for ``uint64`` that is also JAX's rule with x64 enabled on every pair of
+integer or bool dtypes (``uint64`` with a signed integer gives ``float64``, with an
+unsigned one or bool ``uint64``, and a weak Python int adapts to ``uint64``).
 
 >>> ShapedArray((3,), float32)
 ShapedArray(f32[3])
@@ -16,6 +20,7 @@ float16 = np.dtype("float16")
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
 int8 = np.dtype("int8")
+uint64 = np.dtype("uint64")
 uint32 = np.dtype("uint32")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
@@ -26,7 +31,7 @@ complex128 = np.dtype("complex128")
 SHORT_NAMES = {
     float64: "f64", float32: "f32", float16: "f16",
     int64: "i64", int32: "i32", int8: "i8",
-    uint32: "u32", uint8: "u8", bool_: "bool",
+    uint64: "u64", uint32: "u32", uint8: "u8", bool_: "bool",
     complex64: "c64", complex128: "c128",
 }
 FROM_SHORT = {v: k for k, v in SHORT_NAMES.items()}

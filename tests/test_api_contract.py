@@ -317,8 +317,8 @@ def test_grad_against_finite_differences(s):
 
 
 def test_dtype_names_are_numpy_dtypes():
-    for name in ["float64", "float32", "int64", "int32", "uint32", "bool_", "complex64",
-                 "complex128"]:
+    for name in ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool_",
+                 "complex64", "complex128"]:
         assert np.dtype(getattr(fnp, name)) == np.dtype(getattr(np, name))
         assert fnp.zeros(2, getattr(fnp, name)).dtype == np.dtype(getattr(np, name))
         assert fnp.zeros(2, name.rstrip("_")).dtype == np.dtype(getattr(np, name))

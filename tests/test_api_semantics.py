@@ -95,7 +95,7 @@ def test_weak_python_scalars_and_default_dtypes():
     assert (f32 * 1j).dtype == np.complex64 and ft.jit(lambda v: v * 1j)(f32).dtype == np.complex64
 
 
-_DTYPES = ["float64", "float32", "int64", "int32", "uint32", "bool"]
+_DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
@@ -124,12 +124,15 @@ def test_operator_dtypes_agree_eager_and_traced(op):
 
 
 @pytest.mark.parametrize("method", ["sum", "prod", "cumsum", "cumprod"])
-def test_uint32_accumulates_as_int64_in_every_mode(method):
-    x = fnp.asarray(np.array([1, 2 ** 31], np.uint32))
-    for got in (getattr(x, method)(), getattr(fnp, method)(x),
-                ft.jit(lambda v: getattr(v, method)())(x)):
-        assert got.dtype == np.int64
-    assert x.sum().item() == 1 + 2 ** 31
+def test_narrow_unsigned_accumulates_as_uint64_in_every_mode(method):
+    for dt in (np.uint32, np.uint8):
+        x = fnp.asarray(np.array([1, np.iinfo(dt).max], dt))
+        want = getattr(np, method)(np.asarray(x))
+        for got in (getattr(x, method)(), getattr(fnp, method)(x),
+                    ft.jit(lambda v: getattr(v, method)())(x)):
+            assert got.dtype == np.uint64 == want.dtype
+            np.testing.assert_array_equal(got, want)
+    assert fnp.asarray(np.array([1, 2 ** 31], np.uint32)).sum().item() == 1 + 2 ** 31
 
 
 def test_round_of_bool_and_int_keeps_dtype():
@@ -141,14 +144,14 @@ def test_round_of_bool_and_int_keeps_dtype():
 
 
 def test_unsupported_numpy_dtypes_map_to_supported_ones():
-    assert fnp.asarray(np.ones(2, np.uint64)).dtype == np.int64
+    assert fnp.asarray(np.ones(2, np.uint64)).dtype == np.uint64     # supported, kept
     # int16/uint16 are refused (their arithmetic would stop wrapping at 16 bits), as jit
     # does: tests/test_no_silent_errors_conversions.py
     for dt in (np.int16, np.uint16):
         with pytest.raises(TypeError, match="unsupported dtype"):
             fnp.asarray(np.ones(2, dt))
     assert fnp.asarray(np.ones(2, np.longdouble)).dtype == np.float64
-    assert fnp.sum(np.ones(2, np.uint64)).dtype == np.int64
+    assert fnp.sum(np.ones(2, np.uint64)).dtype == np.uint64
 
 
 # --------------------------------------------------------------------------- 2. bad input

@@ -64,8 +64,8 @@ def test_random_where_broadcasting(shapes, seed):
 
 # --------------------------------------------------------------------------- NEP 50 promotion
 
-F32, F64, I32, I64, U32 = (np.ones(3, d) for d in ("float32", "float64", "int32", "int64",
-                                                    "uint32"))
+F32, F64, I32, I64, U32, U64, U8 = (np.ones(3, d) for d in ("float32", "float64", "int32",
+                                                              "int64", "uint32", "uint64", "uint8"))
 B = np.array([True, False, True])
 
 # (function, args, expected dtype): expected is numpy's, except where numpy would
@@ -79,6 +79,20 @@ PROMOTION = [
     (fnp.add, (I32, I64), "int64"),
     (fnp.add, (U32, I32), "int64"),
     (fnp.multiply, (U32, 3), "uint32"),
+    # uint64: numpy's rules, which are JAX's with x64 for every integer and bool pair
+    (fnp.add, (U64, I64), "float64"),
+    (fnp.add, (U64, I32), "float64"),
+    (fnp.add, (U64, U32), "uint64"),
+    (fnp.add, (U64, U8), "uint64"),
+    (fnp.add, (U64, B), "uint64"),
+    (fnp.multiply, (U64, 3), "uint64"),
+    (fnp.multiply, (U64, 2.5), "float64"),
+    (fnp.add, (U64, F32), "float64"),
+    (fnp.floor_divide, (U64, U64), "uint64"),
+    (fnp.true_divide, (U64, 2), "float64"),
+    (fnp.sign, (U64,), "uint64"),
+    (fnp.abs, (U64,), "uint64"),
+    (fnp.right_shift, (U64, 3), "uint64"),
     (fnp.add, (F32, I32), "float64"),
     (fnp.add, (F32, np.float64(1.0)), "float64"),
     (fnp.add, (B, B), "bool"),
@@ -188,8 +202,10 @@ def test_unsupported_dtypes_raise_naming_the_function():
         ft.jit(lax.shift_left)(np.ones(2), np.ones(2))
     with pytest.raises(TypeError, match="item sizes"):
         ft.jit(lambda v: lax.bitcast_convert_type(v, np.float32))(np.ones(2))
-    with pytest.raises(TypeError, match="uint64"):
-        ft.jit(lambda v: lax.bitcast_convert_type(v, np.uint64))(np.ones(2))
+    with pytest.raises(TypeError, match="item sizes"):
+        ft.jit(lambda v: lax.bitcast_convert_type(v, np.uint64))(np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="int8 is not supported"):
+        ft.jit(lambda v: lax.bitcast_convert_type(v, np.uint8))(np.ones(2, np.int8))
     with pytest.raises(ValueError, match="negative"):
         ft.jit(lambda v: lax.integer_pow(v, -1))(np.arange(3))
     with pytest.raises(ValueError, match="negative"):
@@ -208,7 +224,7 @@ def test_where_single_argument():
 
 # --------------------------------------------------------------------------- edge cases
 
-@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "uint64", "uint8"])
 def test_integer_division_by_zero_is_numpy_zero_without_warnings(dtype):
     x = np.array([7, 0, 5, 3], dtype)
     y = np.array([0, 0, 2, 0], dtype)
@@ -243,11 +259,11 @@ def test_float_floor_divide_and_remainder_match_numpy_on_a_grid():
                                   [np.inf, -np.inf, np.nan])
 
 
-@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64"])
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64", "uint64"])
 def test_shifts_by_bit_width_or_more(dtype):
     bits = np.dtype(dtype).itemsize * 8
     x = np.array([1, 5, 2**20, 3, 7], dtype)
-    if dtype != "uint32":
+    if dtype[0] != "u":
         x[-1] = -7
     s = np.array([0, bits - 1, bits, bits + 3, 2 * bits], dtype)
     for f, ref in ((fnp.left_shift, np.left_shift), (fnp.right_shift, np.right_shift)):
@@ -258,7 +274,7 @@ def test_shifts_by_bit_width_or_more(dtype):
         assert (got[2:] == 0).all()
     for got in _both(lax.shift_right_logical, x, s):
         assert (got[2:] == 0).all()
-    if dtype != "uint32":
+    if dtype[0] != "u":
         for got in _both(lax.shift_right_arithmetic, x, s):
             np.testing.assert_array_equal(got[2:], [0, 0, -1])
 

@@ -154,6 +154,7 @@ def rich_jaxpr():
     lits = [Literal(v, ShapedArray((), dt)) for v, dt in [
         (np.inf, f64), (-np.inf, f32), (np.nan, "float16"), (-2.5, f64), (-0.0, f64),
         (-7, i32), (255, "uint8"), (-128, "int8"), (2**63 - 1, "int64"), (4000000000, "uint32"),
+        (2**64 - 1, "uint64"),
         (True, b1), (False, b1), (1 + 2j, "complex64"), (complex(-np.inf, np.nan), "complex128"),
         (-1j, "complex128"), (0.1, f32)]] + [Literal(2.0), Literal(3), Literal(True), Literal(1j)]
     e5, _ = eqn(print_p, lits)
@@ -379,6 +380,8 @@ def test_deep_nesting_is_a_parse_error():
     ("{ lambda ; a:f64[3]. let\n  in (a,)", 2, 10, "expected '}'.*end of input"),
     ("{ lambda ; a:f64[]. let  in (a, 1.0:i32[]) }", 1, 33, "does not fit"),
     ("{ lambda ; a:f64[]. let  in (300:u8[],) }", 1, 30, "out of range"),
+    ("{ lambda ; a:f64[]. let  in (18446744073709551616:u64[],) }", 1, 30, "out of range"),
+    ("{ lambda ; a:f64[]. let  in (-1:u64[],) }", 1, 30, "out of range"),
     ("{ lambda ; a:f64[]. let  in (1e300:f32[],) }", 1, 30, "out of range"),
     ("{ lambda ; a:f64[]. let  in (1.0:f64[2],) }", 1, 30, "scalar"),
     ("{ lambda ; a:f64[] a:f64[]. let  in (a,) }", 1, 20, "defined twice"),

@@ -280,10 +280,33 @@ def test_empty_reductions_identity():
     _close(ft.jit(fnp.all)(np.zeros((0,), bool)), np.bool_(True))
 
 
-def test_uint32_reductions_are_int64():
+def test_uint32_reductions_are_uint64():
     x = np.array([4_000_000_000, 4_000_000_000], np.uint32)
-    for f in (fnp.sum, fnp.cumsum, fnp.prod):
-        assert f(x).dtype == np.int64
-        assert ft.jit(f)(x).dtype == np.int64
+    for f in (fnp.sum, fnp.cumsum, fnp.prod, fnp.cumprod):
+        assert f(x).dtype == np.uint64
+        assert ft.jit(f)(x).dtype == np.uint64
     assert int(fnp.sum(x)) == 8_000_000_000
     assert int(ft.jit(fnp.sum)(x)) == 8_000_000_000
+    # the product wraps modulo 2**64, as numpy's
+    assert int(ft.jit(fnp.prod)(x)) == int(np.prod(x)) == 16 * 10 ** 18 % 2 ** 64
+
+
+@pytest.mark.parametrize("backend", ["cpu", "interpret"])
+def test_uint8_sum_is_uint64_and_uint64_wraps(backend):
+    x = np.array([200, 255, 100, 1], np.uint8)
+    for f in (fnp.sum, fnp.cumsum, fnp.prod, fnp.cumprod):
+        want = getattr(np, f.__name__)(x)
+        for got in (f(x), ft.jit(f, backend=backend)(x)):
+            assert got.dtype == np.uint64 == want.dtype, f
+            np.testing.assert_array_equal(got, want)
+    assert int(fnp.sum(x)) == 556 and fnp.mean(x).dtype == np.float64
+    big = np.array([2 ** 64 - 1, 2 ** 63, 5], np.uint64)
+    with np.errstate(over="ignore"):
+        want = [big + big, big * big, big - np.uint64(7), np.sum(big), np.cumsum(big)]
+
+    def f(v):
+        return v + v, v * v, v - np.uint64(7), fnp.sum(v), fnp.cumsum(v)
+    for got in (f(fnp.asarray(big)), ft.jit(f, backend=backend)(big)):
+        for g, w in zip(got, want):
+            assert g.dtype == np.uint64
+            np.testing.assert_array_equal(g, w)

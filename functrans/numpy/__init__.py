@@ -47,6 +47,7 @@ float16 = _np.float16
 int64 = _np.int64
 int32 = _np.int32
 int8 = _np.int8
+uint64 = _np.uint64
 uint32 = _np.uint32
 uint8 = _np.uint8
 bool_ = _np.bool_
@@ -72,7 +73,7 @@ __all__ = sorted(set(
                  _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
                  _misc, _float_bits) for n in m.__all__]
     + ["linalg", "fft", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
-       "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
+       "uint64", "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma"]))
 euler_gamma = 0.5772156649015329
 

@@ -208,8 +208,8 @@ def arange(start, stop=None, step=None, dtype=None):
             raise ValueError("arange: step must not be zero")
         args.append(step)
     out = np.arange(*args, dtype=dt)
-    if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint32,
-                                        np.complex128, np.complex64):
+    if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint64,
+                                        np.uint32, np.complex128, np.complex64):
         out = out.astype(canonical_dtype(out.dtype) if out.dtype.kind != "i" else np.int64)
     return wrap(out)
 

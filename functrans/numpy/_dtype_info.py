@@ -17,7 +17,7 @@ from ..tracing import Tracer
 __all__ = ["finfo", "iinfo", "promote_types", "result_type", "can_cast", "issubdtype",
            "isdtype", "generic", "number", "inexact", "floating", "complexfloating",
            "integer", "signedinteger", "unsignedinteger", "character", "flexible", "object_",
-           "int16", "uint16", "uint64", "uint", "int_", "float_", "double", "single",
+           "int16", "uint16", "uint", "int_", "float_", "double", "single",
            "cdouble", "csingle", "complex_"]
 
 
@@ -105,7 +105,6 @@ flexible = np.flexible
 object_ = np.object_
 int16 = np.int16
 uint16 = np.uint16
-uint64 = np.uint64
 uint = np.uint
 int_ = np.int64
 float_ = np.float64

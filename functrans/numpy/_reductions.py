@@ -2,11 +2,10 @@
 argmax argmin all any cumsum cumprod nansum average``, each with ``axis`` (int,
 tuple, None, negative) and ``keepdims`` where numpy has them.
 
-Result dtypes are numpy 2's: bool and 32-bit integer sums and products (plain
-and cumulative) are int64, ``mean``/``var``/``std`` of integers are float64,
-``argmax``/``argmin`` are int64. One deliberate difference: numpy sums uint32
-as uint64, which functrans does not support; here uint32 sums and products are
-int64 (exact for every sum numpy's uint64 would not overflow on).
+Result dtypes are numpy 2's: bool and narrow signed integer sums and products (plain
+and cumulative) are int64, narrow unsigned ones uint64 (wrapping modulo 2**64 as
+numpy's do), ``mean``/``var``/``std`` of integers are float64, ``argmax``/``argmin``
+are int64.
 
 Eagerly (no tracer) each function calls numpy at once; under a trace it binds the
 strict reduction primitives of ``functrans.primitives.reductions``.
@@ -25,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
 from ..primitives import elementwise as E
@@ -37,7 +37,8 @@ __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "p
            "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
 
 _SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.int64, np.int32,
-                                             np.uint32, np.bool_, np.complex128, np.complex64))
+                                             np.uint64, np.uint32, np.bool_, np.complex128,
+                                             np.complex64))
 
 
 def _arr(a):
@@ -48,10 +49,17 @@ def _arr(a):
 
 
 def accumulation_dtype(dt):
-    """numpy 2's accumulator for sum/prod/cumsum/cumprod, with uint32 -> int64."""
+    """numpy 2's accumulator for sum/prod/cumsum/cumprod (JAX's too, with x64): bool and
+    the narrow signed integers -> int64, the narrow unsigned ones -> uint64.
+
+    >>> [accumulation_dtype(d).name for d in ("bool", "int8", "uint8", "uint32", "float32")]
+    ['int64', 'int64', 'uint64', 'uint64', 'float32']
+    """
     dt = np.dtype(dt)
-    if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 8) or dt == np.uint32:
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
         return np.dtype(np.int64)
+    if dt.kind == "u" and dt.itemsize < 8:
+        return np.dtype(np.uint64)
     return dt
 
 
@@ -123,15 +131,26 @@ def _div_by(x, n):
 
 
 def _quiet(np_fn, a, slices=False, **kwargs):
-    """numpy's reduction without the warnings JAX does not give (overflow, 0 * inf, the
-    mean of an empty slice, too few degrees of freedom): IEEE results (inf, nan) only.
-    numpy raises them in its own modules, out of reach of the numpy_warnings filter."""
-    with np.errstate(all="ignore"):
-        if not (slices or a.size == 0):
-            return np_fn(a, **kwargs)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return np_fn(a, **kwargs)
+    """numpy's reduction without the warnings JAX does not give: IEEE results (inf, nan)
+    only. Floating-point errors (overflow, 0 * inf) are ignored as in every eager
+    operation (``numpy_warnings``); var and std (``slices``) also warn of too few degrees
+    of freedom through ``warnings`` itself, which is caught."""
+    if not slices:
+        return quiet_call(np_fn, a, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return quiet_call(np_fn, a, **kwargs)
+
+
+def _mean_eager(a, axis, dt, keepdims):
+    """numpy's mean computed as numpy does (a sum in ``dt`` over the count), without the
+    "Mean of empty slice" warning numpy gives through ``warnings``: nan, as in JAX."""
+    s = quiet_call(np.sum, np.asarray(a), axis=axis, dtype=dt, keepdims=keepdims)
+    size = np.size(s)
+    # the count of each slice; any count does for an empty result
+    count = a.size // size if size else 1
+    r = quiet_call(np.true_divide, s, count)
+    return r if r.dtype == dt else quiet_call(np.asarray, r, dtype=dt)
 
 
 # --------------------------------------------------------------------------- sum / prod
@@ -188,7 +207,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
-        return wrap(np.nansum(a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(quiet_call(np.nansum, a, axis=axis, dtype=dt, keepdims=keepdims))
     if a.dtype.kind in "fc":
         zero = np.zeros(a.shape, a.dtype)
         a = E.select_n(E.eq(a, a), zero, a)     # x != x only for NaN
@@ -209,7 +228,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        return wrap(_quiet(np.mean, a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(_mean_eager(a, axis, dt, keepdims))
     axes = _traced_axes(a, axis)
     s = R.reduce_sum(E.convert_element_type(a, dt), axes)
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
@@ -226,8 +245,9 @@ def _moment(name, np_fn, traced, doc):
             dt = np.dtype(dtype) if dtype is not None else None
             if dt is None and a.dtype.kind not in "fc":
                 dt = np.dtype(np.float64)
-            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims,
-                               slices=True))
+            # (numpy's function on an Array would call the Array method, which is this)
+            return wrap(_quiet(np_fn, np.asarray(a), axis=axis, dtype=dt, ddof=ddof,
+                               keepdims=keepdims, slices=True))
         return traced(a, axis, dtype, ddof, keepdims)
     f.__name__ = name
     f.__doc__ = doc

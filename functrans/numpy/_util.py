@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
+from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
 from ..primitives.slicing import concatenate
@@ -100,11 +101,12 @@ def asarray(x, dtype=None):
             return _stack_rows([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
-    arr = np.asarray(x, dtype=dtype)
+    arr = quiet_call(np.asarray, x, dtype=dtype)   # 1e300 as float32: inf, as JAX
     if arr.dtype == object or arr.dtype.kind in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
-                                           np.bool_, np.uint32, np.complex128, np.complex64):
+                                           np.bool_, np.uint32, np.uint64, np.complex128,
+                                           np.complex64):
         if arr.dtype in WRAPPING_UNSUPPORTED:
             raise unsupported_dtype_error("asarray", arr.dtype)
         arr = arr.astype(_nearest_supported(arr.dtype))
@@ -153,8 +155,8 @@ def unsupported_dtype_error(name, dt) -> TypeError:
 
 
 # numpy dtypes outside the IR's set, as the nearest supported one (no value changes except
-# uint64 above 2**63, float128's extra precision and float16 -> float32's none)
-_NEAREST = {"i": np.dtype(np.int64), "u": np.dtype(np.int64), "f": np.dtype(np.float64),
+# float128's extra precision)
+_NEAREST = {"i": np.dtype(np.int64), "u": np.dtype(np.uint64), "f": np.dtype(np.float64),
             "c": np.dtype(np.complex128)}
 
 

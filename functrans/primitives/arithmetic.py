@@ -338,12 +338,8 @@ not_p = _bits_rule("not", "iub", np.invert)
 # right shift fills with the sign bit (numpy's ufuncs already do this for the
 # signed/unsigned flavour matching the dtype; the other flavour goes through a view).
 
-_UNSIGNED = {np.dtype(np.int32): np.dtype(np.uint32), np.dtype(np.int64): np.dtype(np.uint64),
-             np.dtype(np.uint32): np.dtype(np.uint32), np.dtype(np.int8): np.dtype(np.uint8),
-             np.dtype(np.uint8): np.dtype(np.uint8)}
-_SIGNED = {np.dtype(np.uint32): np.dtype(np.int32), np.dtype(np.int32): np.dtype(np.int32),
-           np.dtype(np.int64): np.dtype(np.int64), np.dtype(np.uint8): np.dtype(np.int8),
-           np.dtype(np.int8): np.dtype(np.int8)}
+_UNSIGNED = {np.dtype(f"{k}int{b}"): np.dtype(f"uint{b}") for k in ("", "u") for b in (8, 32, 64)}
+_SIGNED = {np.dtype(f"{k}int{b}"): np.dtype(f"int{b}") for k in ("", "u") for b in (8, 32, 64)}
 
 
 def _shift_operands(x, y):
@@ -408,14 +404,15 @@ ge_p = _compare_rule("ge", np.greater_equal)
 # --------------------------------------------------------------------------- bitcast
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
-_BITCASTABLE = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32"))
+_BITCASTABLE = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
+                                                "uint32"))
 
 
 def _bitcast_aval(x, *, new_dtype):
     for d in (x.dtype, new_dtype):
         if d not in _BITCASTABLE:
             raise TypeError(f"bitcast_convert_type: dtype {d} is not supported (needs one of "
-                            "float64, float32, int64, int32, uint32)")
+                            "float64, float32, int64, int32, uint64, uint32)")
     if x.dtype.itemsize != new_dtype.itemsize:
         raise TypeError(f"bitcast_convert_type: {x.str_short()} to {new_dtype}: the item sizes "
                         f"differ ({x.dtype.itemsize} vs {new_dtype.itemsize} bytes)")

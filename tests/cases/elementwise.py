@@ -283,6 +283,66 @@ row("complex_mul_exp", lambda z: fnp.exp(z * z), gen(_complex(3)), lambda z: np.
     diff=False)
 
 
+# --------------------------------------------------------------------------- uint64
+# an i64 with unsigned semantics natively: the edges 2**63 (sign bit) and 2**64 - 1 always in
+_U64_EDGES = np.array([0, 1, 2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1], np.uint64)
+
+
+def _u64(*shape, high=2**64):
+    def draw(rng):
+        x = rng.integers(0, high, shape, dtype=np.uint64)
+        n = min(x.size, _U64_EDGES.size) if high == 2**64 else 0
+        x.reshape(-1)[:n] = _U64_EDGES[:n]
+        return x
+    return draw
+
+
+_a = fnp.asarray
+
+
+def _quiet(f):
+    def ref(*xs):
+        with np.errstate(all="ignore"):   # uint64 wraps; x // 0 is 0 as numpy's
+            return f(*xs)
+    return ref
+
+
+for _n, _f, _r in _same_name("add", "subtract", "multiply", "maximum", "minimum", "less",
+                             "greater_equal", "equal", "bitwise_and", "bitwise_or",
+                             "bitwise_xor"):
+    row(f"{_n}_u64", _f, gen(_u64(6), _u64(6)), _quiet(_r), diff=False)
+for _n, _f, _r in _same_name("floor_divide", "remainder"):
+    row(f"{_n}_u64", _f, [_U64_EDGES, np.array([0, 3, 2**63, 7, 2**64 - 1, 2], np.uint64)],
+        _quiet(_r), diff=False)
+    row(f"{_n}_u64_random", _f, gen(_u64(8), _u64(8, high=2**40)), _quiet(_r), diff=False)
+for _n, _f, _r in _same_name("abs", "negative", "sign", "square", "invert", "positive"):
+    row(f"{_n}_u64", _f, gen(_u64(6)), _quiet(_r), diff=False)
+row("true_divide_u64", fnp.true_divide, gen(_u64(6), _u64(6, high=2**10)),
+    _quiet(np.true_divide), diff=False)
+row("left_shift_u64", fnp.left_shift, gen(_u64(6), _u64(6, high=70)), np.left_shift, diff=False)
+row("right_shift_u64", fnp.right_shift, gen(_u64(6), _u64(6, high=70)), np.right_shift,
+    diff=False)
+row("lax_shift_right_arithmetic_u64", lax.shift_right_arithmetic,
+    [np.array([2**63, 5, 2**64 - 16], np.uint64), np.array([4, 1, 80], np.uint64)],
+    lambda x, y: np.array([0xF8 << 56, 2, 2**64 - 1], np.uint64), diff=False)
+row("lax_integer_pow_u64", lambda x: lax.integer_pow(x, 3), gen(_u64(6)),
+    _quiet(lambda x: x ** np.uint64(3)), diff=False)
+row("lax_bitcast_f64_u64", lambda x: lax.bitcast_convert_type(x, np.uint64),
+    gen(randn(3, 2)), lambda x: x.view(np.uint64), diff=False)
+row("u64_to_float", lambda x: (_a(x).astype(np.float64), _a(x).astype(F32)), gen(_u64(6)),
+    lambda x: (x.astype(np.float64), x.astype(F32)), diff=False)
+row("u64_to_int", lambda x: tuple(_a(x).astype(d) for d in (np.int64, np.int32, np.uint8, bool)),
+    gen(_u64(6)),
+    lambda x: (x.astype(np.int64), x.astype(np.int32), x.astype(np.uint8), x.astype(bool)),
+    diff=False)
+row("float_to_u64", lambda x: _a(x).astype(np.uint64),
+    [np.array([0.0, 1.5, 2.0**52 + 1, 2.0**63, 2.0**63 + 2048, 1.8e19, 2.0**64 - 2048])],
+    lambda x: x.astype(np.uint64), diff=False)
+row("int_to_u64", lambda x: (_a(x).astype(np.uint64), _a(x).astype(np.int32).astype(np.uint64)),
+    gen(ints(6, low=-2**62, high=2**62)),
+    lambda x: (x.astype(np.uint64), x.astype(np.int32).astype(np.uint64)), diff=False)
+
+
 # --------------------------------------------------------------------------- generated from the op table
 # One float64 and one float32 row per op-table row (functrans.primitives.elementwise
 # UNARY_TABLE / BINARY_TABLE), arguments drawn in the row's ``domain``, compared with
