@@ -7,7 +7,8 @@ function per segment (``program``, with its plug-ins: fused kernels in ``kernels
 and ``control``; a new segment only after a host step), optimises and
 JITs the module (``engine``, through the object-code ``cache``), and returns an
 ``Executable`` running it (``runtime``). The compiled plan is cached in memory by the
-printed jaxpr (which carries every input type) and the donation set, so compiling the
+jaxpr's structure (``jaxpr_ir.structure.structural_key``: equal exactly when the printed
+texts are, built without printing; it carries every input type) and the donation set, so compiling the
 same jaxpr again does no planning or code generation; only the constants are bound
 anew. That cache keeps the ``PLAN_CACHE_SIZE`` most recently used plans (a plan holds
 its JIT-compiled machine code, so an unbounded cache would grow with every new shape);
@@ -34,6 +35,7 @@ from collections import OrderedDict
 
 from jaxpr_ir import ClosedJaxpr, check
 from jaxpr_ir.cost import plan_cost
+from jaxpr_ir.structure import structural_key
 from .. import fusion
 from . import cache, engine, rewrite, runtime
 from .program import Lowering
@@ -151,7 +153,7 @@ def compile(closed, donate=(), progress=None):
     t0 = time.perf_counter()
     timings = {}
     with engine.timed(timings, "plan cache lookup"):
-        key = (str(closed.jaxpr), tuple(donate))
+        key = (structural_key(closed.jaxpr), tuple(donate))
         with _LOCK:
             compiled = _PLANS.get(key)
             if compiled is not None:
