@@ -11,7 +11,6 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
 from ..primitives.slicing import concatenate
@@ -101,7 +100,7 @@ def asarray(x, dtype=None):
             return _stack_rows([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
-    arr = quiet_call(np.asarray, x, dtype=dtype)   # 1e300 as float32: inf, as JAX
+    arr = np.asarray(x, dtype=dtype)
     if arr.dtype == object or arr.dtype.kind in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
