@@ -19,6 +19,7 @@ from ..primitives.linalg_decomp import *  # noqa: F401,F403
 from ..primitives.fft import *  # noqa: F401,F403
 from ..primitives.sorting import *  # noqa: F401,F403
 from ..primitives.custom import *  # noqa: F401,F403
+from ..primitives.linear_solve import *  # noqa: F401,F403
 from ..primitives.conv_api import *  # noqa: F401,F403
 from ..primitives.collectives import *  # noqa: F401,F403
 from ..primitives.control_flow import *  # noqa: F401,F403
@@ -27,6 +28,7 @@ from ..precision import Precision, dot, dot_general  # noqa: F401,E402
 from ..lax_special import erf_inv, lgamma  # noqa: F401  (composed from the primitives above)
 from ..lax_window import *  # noqa: F401,F403,E402  (composed from pad, slice and the monoids)
 from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elementwise)
+from ..lax_solves import custom_root  # noqa: F401,E402  (a custom_jvp over traced bodies)
 # special functions as JAX's lax names them, reusing functrans.scipy.special's (composed of
 # the ops above; imported last, since functrans.scipy itself imports this module)
 from ..scipy._special_gamma import digamma  # noqa: F401,E402
