@@ -163,6 +163,10 @@ class _CustomFunction:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def __repr__(self):
+        # as jit's: the kind and the wrapped function's name
+        return f"<{self._kind}({getattr(self._fun, '__name__', 'fun')})>"
+
     def __call__(self, *args, **kwargs):
         name = getattr(self._fun, "__name__", "fun")
         if self._rules is None:

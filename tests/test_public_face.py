@@ -154,6 +154,11 @@ def test_repr_of_jit_names_the_function():
     assert "<lambda>" in repr(ft.jit(lambda x: x))
 
 
+def test_repr_of_custom_rules_names_the_function():
+    assert repr(ft.custom_vjp(loss)) == "<custom_vjp(loss)>"
+    assert repr(ft.custom_jvp(loss)) == "<custom_jvp(loss)>"
+
+
 def _declared_package_data():
     """``[tool.setuptools.package-data]`` of pyproject.toml, for when setuptools is not in
     the environment (a Python 3.12 venv has none; pip builds in an isolated one)."""

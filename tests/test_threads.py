@@ -59,6 +59,7 @@ def test_eight_threads_trace_concurrently_like_serial():
         t.start()
     for t in threads:
         t.join(timeout=300)
+    assert not [t for t in threads if t.is_alive()], "a thread still runs after 300 s"
     assert not errors, errors
     for i in range(len(JOBS)):
         for k in range(rounds):
@@ -95,6 +96,7 @@ def test_threads_mid_trace_at_the_same_time():
         t.start()
     for t in threads:
         t.join(timeout=120)
+    assert not [t for t in threads if t.is_alive()], "a thread still runs after 120 s"
     assert not errors, errors
     for k in range(n):
         x = np.arange(3.0) + k
