@@ -3,16 +3,19 @@ symbolic zeros and tangent helpers (defined in ``transforms.ad_util``), the batc
 helpers (``transforms.vmap``), and builders for the common shapes of rules.
 
 The modules of ``functrans.primitives`` form one order, each importing only modules
-before it (and ``tracing``, ``transforms``, which sit below the families):
+before it (and ``tracing``, ``transforms``, which sit below the families;
+``tests/test_layers.py`` checks this list against the imports):
 
 1. ``primitive`` (the class), ``basic`` (add, broadcast_in_dim, transpose,
    convert_element_type: what the transforms' helpers need), then ``transforms``
    (``ad_util``, jvp, partial_eval, transpose, vmap), then this module;
 2. the families: ``structural``, ``arithmetic``, ``elementwise_math``, ``elementwise``
    (which gathers the two before it), ``dot``, ``reductions``, ``slicing``,
-   ``indexing``, ``sorting``, ``linalg``, ``random``, ``collectives``,
-   ``control_flow_common``, ``control_flow_cond``, ``control_flow_loops``,
-   ``control_flow``, ``custom``, ``call``.
+   ``indexing``, ``sorting``, ``linalg_common``, ``linalg``, ``linalg_decomp``, ``fft``,
+   ``conv``, ``conv_rules``, ``conv_api``, ``random``, ``collectives_mesh``,
+   ``collectives_prims``, ``collectives``, ``control_flow_common``,
+   ``control_flow_cond``, ``control_flow_loops``, ``control_flow``, ``custom_self``,
+   ``custom``, ``call``, ``linear_solve``.
 
 A rule written with operations of a later family is attached by that family (for
 example broadcast_in_dim's transpose, a ``reduce_sum``, by ``reductions``).
