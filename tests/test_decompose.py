@@ -49,7 +49,8 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG,
+    "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG, "lu": _LINALG, "sqrtm": _LINALG,
+    "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
     "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS GEMM per group)",
@@ -68,7 +69,7 @@ CUDA_HOST = {
     "custom_linear_solve",
     "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
-    "eigh", "svd", "qr", "eig", "pinv", "fft",
+    "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
     "all_to_all", "ppermute", "psum_scatter", "shard_map"}
 
 

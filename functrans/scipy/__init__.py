@@ -7,7 +7,7 @@ special functions are series, continued fractions and recurrences over lax ops, 
 Not provided yet (jax.scipy has them): special bessel_jn, dawsn,
 expi, expn, fresnel, hyp1f1, hyp2f1, loggamma, owens_t, sici, spence, sph_harm_y,
 wofz, boxcox; stats gumbel_l/gumbel_r, gaussian_kde, mode, rankdata, sem; linalg
-lu/lu_factor/lu_solve and the rest beyond its ``__all__``; signal fftconvolve, stft, istft,
+functions beyond its ``__all__``; signal fftconvolve, stft, istft,
 welch, csd, detrend; the cluster, fft, interpolate, ndimage, optimize and sparse
 modules.
 

@@ -2,8 +2,9 @@
 ``lax`` (cholesky's ``lower`` flag, cho_factor/cho_solve pairs, solve_triangular's
 ``trans``), plus ``expm`` by Pade scaling and squaring built from matmul and solve,
 so it differentiates by composition.  qr, svd and eigh call
-``functrans.numpy.linalg`` at call time.  lu, lu_factor and lu_solve are not
-provided yet: functrans has no LU factorization to build them on.
+``functrans.numpy.linalg`` at call time.  lu, lu_factor and lu_solve stand on the
+``lax.lu`` primitive (LU with partial pivoting, differentiable) and triangular solves;
+sqrtm on a Schur-method primitive (complex, not differentiable, as JAX's).
 
 >>> import numpy as np
 >>> from functrans.scipy import linalg
@@ -16,10 +17,12 @@ import numpy as _np
 
 from .. import lax as _lax
 from .. import numpy as _fnp
+from ..primitives.linalg_lu import sqrtm as _sqrtm
 from ._special_gamma import as_float as _as_float
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
-           "inv", "qr", "solve", "solve_triangular", "svd"]
+           "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "sqrtm",
+           "svd"]
 
 
 def _matrix(a):
@@ -235,3 +238,94 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
         raise ValueError("eigh: the generalized problem (b=...) is not supported (as jax.scipy)")
     w, v = _numpy_linalg("eigh")(_matrix(a), UPLO="L" if lower else "U")
     return w if eigvals_only else (w, v)
+
+
+def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """LU decomposition with partial pivoting of a square matrix (stack), as scipy's:
+    ``(p, l, u)`` with ``a = p @ l @ u`` (``p`` a permutation matrix, ``l`` unit lower,
+    ``u`` upper), or ``(p @ l, u)`` with ``permute_l``. Differentiable (``lax.lu``'s JVP).
+
+    >>> from functrans.scipy.linalg import lu
+    >>> p, l, u = lu(_np.array([[0.0, 1.0], [2.0, 3.0]]))
+    >>> p.tolist(), l.tolist(), u.tolist()
+    ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 3.0], [0.0, 1.0]])
+    """
+    a = _matrix(a)
+    lu_, _, perm = _lax.lu(a)
+    n = a.shape[-1]
+    # a[perm] = l u, so a = p l u with p[j, i] = (perm[i] == j)
+    p = (perm[..., None, :] == _np.arange(n, dtype=_np.int32)[:, None]).astype(a.dtype)
+    l = _fnp.tril(lu_, -1) + _np.eye(n, dtype=a.dtype)     # noqa: E741
+    u = _fnp.triu(lu_)
+    return (p @ l, u) if permute_l else (p, l, u)
+
+
+def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
+    """``(lu, piv)`` as scipy's: L (unit diagonal implied) and U in one matrix, and the
+    0-based row swaps (int32): row ``i`` was interchanged with row ``piv[i]``.
+
+    >>> from functrans.scipy.linalg import lu_factor
+    >>> lu_, piv = lu_factor(_np.array([[0.0, 1.0], [2.0, 3.0]]))
+    >>> lu_.tolist(), piv.tolist()
+    ([[2.0, 3.0], [0.0, 1.0]], [1, 1])
+    """
+    lu_, piv, _ = _lax.lu(_matrix(a))
+    return lu_, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bool = True):
+    """Solve ``op(a) x = b`` from ``lu_factor(a)``; ``trans`` 0 (``a``), 1 or 2 (``aᵀ``,
+    ``aᴴ``; the same for real factors), as scipy's. ``b`` of rank ``lu.ndim - 1`` is one vector. Differentiable in
+    ``b`` and in the factors (it is triangular solves and a row permutation).
+
+    >>> from functrans.scipy.linalg import lu_factor, lu_solve
+    >>> a = _np.array([[0.0, 1.0], [2.0, 3.0]])
+    >>> lu_solve(lu_factor(a), _np.array([1.0, 8.0])).tolist()
+    [2.5, 1.0]
+    """
+    lu_, piv = lu_and_piv
+    lu_ = _matrix(lu_)
+    n = lu_.shape[-1]
+    piv = _fnp.asarray(piv)
+    if piv.dtype.kind not in "iu" or piv.shape != lu_.shape[:-1]:
+        raise TypeError(f"lu_solve: piv must be integers of shape {lu_.shape[:-1]} (as "
+                        f"lu_factor returns them), got {piv.dtype}{list(piv.shape)}")
+    if isinstance(trans, bool) or trans not in (0, 1, 2):
+        raise ValueError(f"lu_solve: trans must be 0, 1 or 2, got {trans!r}")
+    code = int(trans)
+    perm = _lax.lu_pivots_to_permutation(piv.astype(_np.int32), n)
+    b = _fnp.asarray(_as_float(b), lu_.dtype)
+    vector = b.ndim == lu_.ndim - 1
+    rhs = b[..., None] if vector else b
+    if rhs.ndim != lu_.ndim or rhs.shape[:-2] != lu_.shape[:-2] or rhs.shape[-2] != n:
+        raise ValueError(f"lu_solve: b of shape {b.shape} does not fit factors of shape "
+                         f"{lu_.shape}")
+    tri = _lax.triangular_solve
+    if code == 0:      # P a = L U: x = U⁻¹ L⁻¹ (P b)
+        x = _fnp.take_along_axis(rhs, perm[..., :, None], axis=-2)
+        x = tri(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+        x = tri(lu_, x, left_side=True, lower=False)
+    else:              # aᵀ = Uᵀ Lᵀ P: x = Pᵀ L⁻ᵀ U⁻ᵀ b (real factors: 'C' is 'T')
+        x = tri(lu_, rhs, left_side=True, lower=False, transpose_a=True)
+        x = tri(lu_, x, left_side=True, lower=True, transpose_a=True, unit_diagonal=True)
+        x = _fnp.take_along_axis(x, _fnp.argsort(perm, axis=-1)[..., :, None], axis=-2)
+    return x[..., 0] if vector else x
+
+
+def sqrtm(A, blocksize: int = 1):
+    """The principal matrix square root, by scipy's Schur method (``scipy.linalg.sqrtm``'s
+    values), complex always as in JAX: a real matrix with negative eigenvalues has a
+    complex root. Not differentiable (as in JAX); ``blocksize`` must be 1 (as in JAX).
+
+    >>> from functrans.scipy.linalg import sqrtm
+    >>> sqrtm(_np.array([[4.0, 0.0], [0.0, 9.0]])).real.tolist()
+    [[2.0, 0.0], [0.0, 3.0]]
+    """
+    if blocksize != 1:
+        raise NotImplementedError("sqrtm: blocksize > 1 is not supported (as in JAX)")
+    a = _fnp.asarray(A)
+    if a.dtype.kind in "iub":
+        a = a.astype(_np.float64)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"sqrtm: expected square matrices (..., n, n), got shape {a.shape}")
+    return _sqrtm(a)

@@ -7,6 +7,7 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans import lax
 from functrans.primitives.linalg_decomp import canonical_signs
+from functrans.scipy.linalg import sqrtm as _sqrtm
 from tests.cases import OpCase, gen, randn
 
 F32 = np.float32
@@ -312,3 +313,33 @@ row("linalg_svd_complex_reconstruct",
     gen(randn(2, 3), randn(2, 3)),
     lambda re, im: (lambda z: (z.real, z.imag))(np.matmul(*np.linalg.svd(
         re + 1j * im, full_matrices=False)[::2])))
+
+# --------------------------------------------------------------------------- lu / sqrtm
+
+
+def _scipy_lu(a):
+    import scipy.linalg as sl
+    flat = a.reshape((-1,) + a.shape[-2:])
+    lus, pivs = zip(*(sl.lu_factor(m) for m in flat))
+    piv = np.array(pivs, np.int32).reshape(a.shape[:-1])
+    # scipy's a = p l u: a[perm] = l u with perm[i] the row of p's column i holding 1
+    perm = np.array([np.argmax(sl.lu(m)[0], axis=0) for m in flat], np.int32)
+    return np.array(lus).reshape(a.shape), piv, perm.reshape(a.shape[:-1])
+
+
+def _scipy_sqrtm(a):
+    import scipy.linalg as sl
+    flat = a.reshape((-1,) + a.shape[-2:])
+    return np.array([sl.sqrtm(m.astype(complex)) for m in flat]).reshape(a.shape)
+
+
+row("lax_lu", lax.lu, gen(randn(4, 4)), _scipy_lu)
+row("lax_lu_batched", lax.lu, gen(randn(2, 3, 3)), _scipy_lu)
+row("lax_lu_f32", lax.lu, gen(randn(3, 3, dtype=F32)), _scipy_lu, rtol=1e-5, atol=1e-6)
+row("lax_lu_pivots_to_permutation", lambda p: lax.lu_pivots_to_permutation(p, 4),
+    [np.array([[2, 3, 2, 3], [0, 1, 3, 3]], np.int32)],
+    lambda p: np.array([[2, 3, 0, 1], [0, 1, 3, 2]], np.int32), diff=False)
+row("scipy_linalg_sqrtm", lambda a: _sqrtm(a), gen(spd(3, 3)), _scipy_sqrtm, diff=False,
+    rtol=1e-10, atol=1e-12)
+row("scipy_linalg_sqrtm_negative_eigenvalues", lambda a: _sqrtm(a), gen(randn(2, 3, 3)),
+    _scipy_sqrtm, diff=False, rtol=1e-10, atol=1e-12)

@@ -1,0 +1,226 @@
+"""LU factorisation with partial pivoting and the principal matrix square root as
+primitives: ``lu``, ``lu_pivots_to_permutation`` and ``sqrtm`` (as
+``jax.lax.linalg.lu``, ``jax.lax.linalg.lu_pivots_to_permutation`` and the Schur
+method behind ``jax.scipy.linalg.sqrtm``).
+
+``lu a`` returns ``(lu, pivots, permutation)`` for square real ``(..., n, n)``: ``lu``
+holds L (unit lower, below the diagonal) and U (upper), ``pivots`` LAPACK's row swaps
+(0-based: row i was swapped with row ``pivots[i]``), ``permutation`` the rows of ``a``
+in the order of ``L U`` (``a[permutation] = L U``). Its JVP is the standard one: with
+``X = L⁻¹ P dA U⁻¹``, ``dL = L tril(X, -1)`` and ``dU = triu(X) U``.
+
+``sqrtm a`` is scipy's Schur-method square root (``scipy.linalg.sqrtm``), always
+complex as JAX's; like JAX's it has no derivative (differentiating it raises).
+The numpy implementations are host steps on every backend.
+
+>>> import numpy as np
+>>> lu_, piv, perm = lu(np.array([[1.0, 2.0], [3.0, 4.0]]))
+>>> piv.tolist(), perm.tolist()
+([1, 1], [1, 0])
+>>> np.asarray(sqrtm(np.diag([4.0, 9.0]))).real.tolist()
+[[2.0, 0.0], [0.0, 3.0]]
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+
+from jaxpr_ir import ShapedArray
+from .base import Primitive, Zero, aval, tangent_aval
+from .elementwise import add, convert_element_type, eq, mul
+from .linalg import triangular_solve
+from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
+                            check_square, const_like, eye_like)
+from .structural import broadcast_in_dim, broadcasted_iota
+
+__all__ = ["lu", "lu_pivots_to_permutation"]   # sqrtm: functrans.scipy.linalg's
+
+
+# --------------------------------------------------------------------------- pivots
+
+def _permutation_of(pivots, size):
+    """numpy: the permutation the row swaps ``pivots`` (..., k) make of ``range(size)``."""
+    pivots = np.asarray(pivots)
+    batch = pivots.shape[:-1]
+    flat = pivots.reshape((-1, pivots.shape[-1]))
+    out = np.tile(np.arange(size, dtype=np.int32), (flat.shape[0], 1))
+    for r in range(flat.shape[0]):
+        p = out[r]
+        for i, j in enumerate(flat[r]):
+            p[i], p[j] = p[j], p[i]
+    return out.reshape(batch + (size,))
+
+
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+lu_pivots_to_permutation_p.not_differentiable = True      # integer in, integer out
+
+
+def _pivots_aval(pivots, *, permutation_size):
+    if pivots.dtype != np.int32 or pivots.ndim < 1:
+        raise TypeError("lu_pivots_to_permutation: pivots must be an int32 array (..., k), "
+                        f"got {pivots.str_short()}")
+    if pivots.shape[-1] > permutation_size:
+        raise ValueError(f"lu_pivots_to_permutation: {pivots.shape[-1]} pivots do not fit a "
+                         f"permutation of size {permutation_size}")
+    return ShapedArray(pivots.shape[:-1] + (permutation_size,), np.int32)
+
+
+def _pivots_impl(pivots, *, permutation_size):
+    pivots = np.asarray(pivots)
+    if pivots.size and (pivots.min() < 0 or pivots.max() >= permutation_size):
+        raise ValueError(f"lu_pivots_to_permutation: pivots must lie in [0, "
+                         f"{permutation_size}), got {pivots.min()}..{pivots.max()}")
+    return _permutation_of(pivots, permutation_size)
+
+
+lu_pivots_to_permutation_p.def_rules(abstract_eval=_pivots_aval, impl=_pivots_impl)
+batch_front(lu_pivots_to_permutation_p)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation of ``range(permutation_size)`` that the row swaps ``pivots``
+    (int32, 0-based, as ``lu`` returns them) make: swap ``i`` and ``pivots[i]`` in turn.
+
+    >>> import numpy as np
+    >>> lu_pivots_to_permutation(np.array([2, 2, 2], np.int32), 3).tolist()
+    [2, 0, 1]
+    """
+    return bind_checked(lu_pivots_to_permutation_p, pivots,
+                        permutation_size=int(permutation_size))
+
+
+# --------------------------------------------------------------------------- lu
+
+lu_p = Primitive("lu", multiple_results=True)
+
+
+def _lu_aval(a):
+    check_float("lu", a)
+    check_square("lu", a)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], np.int32),
+            ShapedArray(a.shape[:-1], np.int32)]
+
+
+def _lu_impl(a):
+    a = np.asarray(a)
+    n = a.shape[-1]
+    flat = a.reshape((-1, n, n))
+    lus = np.empty_like(flat)
+    pivs = np.zeros(flat.shape[:2], np.int32)
+    for i, m in enumerate(flat):
+        if n == 0:
+            break
+        if not np.all(np.isfinite(m)):       # LAPACK's result is undefined: NaN, as a failure
+            lus[i], pivs[i] = np.nan, np.arange(n)
+            continue
+        with warnings.catch_warnings():     # an exactly singular matrix still factors
+            warnings.simplefilter("ignore")
+            lus[i], pivs[i] = scipy.linalg.lu_factor(m, check_finite=False)
+    batch = a.shape[:-2]
+    pivs = pivs.reshape(batch + (n,))
+    return [lus.reshape(a.shape), pivs, _permutation_of(pivs, n)]
+
+
+def _permute_rows(x, permutation):
+    """``x[..., permutation, :]`` as a product with the 0/1 matrix of ``permutation``."""
+    a = aval(x)
+    shape = a.shape[:-1] + (a.shape[-2],)
+    rows = broadcast_in_dim(permutation, shape, tuple(range(a.ndim - 1)))
+    cols = broadcasted_iota(np.int32, shape, a.ndim - 1)
+    return batched_matmul(convert_element_type(eq(rows, cols), a.dtype), x)
+
+
+def _lu_jvp(primals, tangents):
+    # P A = L U  =>  L⁻¹ P dA U⁻¹ = L⁻¹ dL + dU U⁻¹ (strictly lower + upper)
+    (a,), (da,) = primals, tangents
+    lu_, piv, perm = lu_p.bind(a)
+    int_zeros = [Zero(tangent_aval(aval(piv))), Zero(tangent_aval(aval(perm)))]
+    if type(da) is Zero:
+        return [lu_, piv, perm], [Zero(aval(lu_))] + int_zeros
+    n = aval(a).shape[-1]
+    x = _permute_rows(da, perm)
+    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = triangular_solve(lu_, x, left_side=False, lower=False)
+    strict = np.tril(np.ones((n, n)), -1)
+    l_ = add(_mul_mask(lu_, strict), eye_like(lu_))
+    u_ = _mul_mask(lu_, 1.0 - strict)
+    dl = batched_matmul(l_, _mul_mask(x, strict))
+    du = batched_matmul(_mul_mask(x, 1.0 - strict), u_)
+    return [lu_, piv, perm], [add(dl, du)] + int_zeros
+
+
+def _mul_mask(x, mask):
+    """``x`` times a constant (n, n) 0/1 mask (a triangle), over the stack."""
+    return mul(x, const_like(mask, x))
+
+
+lu_p.def_rules(abstract_eval=_lu_aval, impl=_lu_impl, jvp=_lu_jvp)
+batch_front(lu_p)
+
+
+def lu(a):
+    """LU decomposition with partial pivoting of a square real matrix (stack):
+    ``(lu, pivots, permutation)`` as ``jax.lax.linalg.lu``; ``a[permutation]`` equals
+    ``L @ U`` with L the unit lower triangle of ``lu`` and U its upper triangle;
+    ``pivots`` are 0-based (int32). Differentiable in ``a`` (forward and reverse).
+
+    >>> import numpy as np
+    >>> lu_, piv, perm = lu(np.array([[0.0, 1.0], [2.0, 3.0]]))
+    >>> np.asarray(lu_).tolist(), perm.tolist()
+    ([[2.0, 3.0], [0.0, 1.0]], [1, 0])
+    """
+    return tuple(bind_checked(lu_p, a))
+
+
+# --------------------------------------------------------------------------- sqrtm
+
+sqrtm_p = Primitive("sqrtm")
+_COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.complex64): np.complex64,
+            np.dtype(np.float64): np.complex128, np.dtype(np.complex128): np.complex128}
+
+
+def _sqrtm_aval(a):
+    check_float("sqrtm", a, complex_ok=True)
+    check_square("sqrtm", a)
+    return ShapedArray(a.shape, _COMPLEX[np.dtype(a.dtype)])
+
+
+def _sqrtm_impl(a):
+    a = np.asarray(a)
+    dt = _COMPLEX[a.dtype]
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty(flat.shape, dt)
+    for i, m in enumerate(flat):
+        if m.shape[-1] == 0:
+            break
+        if not np.all(np.isfinite(m)):
+            out[i] = np.nan
+            continue
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")   # a singular matrix: scipy's value, as JAX's
+            out[i] = scipy.linalg.sqrtm(m.astype(np.complex128))
+    return out.reshape(a.shape)
+
+
+def _sqrtm_jvp(primals, tangents):
+    raise NotImplementedError("sqrtm is not differentiable (as in JAX, whose Schur "
+                              "decomposition has no derivative rule)")
+
+
+sqrtm_p.def_rules(abstract_eval=_sqrtm_aval, impl=_sqrtm_impl, jvp=_sqrtm_jvp)
+batch_front(sqrtm_p)
+
+
+def sqrtm(a):
+    """The principal square root of a square matrix (stack), by scipy's Schur method:
+    complex always (as JAX's), so a real matrix with negative eigenvalues has one.
+    Not differentiable (as in JAX).
+
+    >>> import numpy as np
+    >>> r = sqrtm(np.array([[-1.0, 0.0], [0.0, 4.0]]))
+    >>> np.asarray(r).tolist()
+    [[1j, 0j], [0j, (2+0j)]]
+    """
+    return bind_checked(sqrtm_p, a)
