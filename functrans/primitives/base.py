@@ -11,8 +11,9 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    (``ad_util``, jvp, partial_eval, transpose, vmap), then this module;
 2. the families: ``structural``, ``arithmetic``, ``elementwise_math``, ``elementwise``
    (which gathers the two before it), ``dot``, ``reductions``, ``slicing``,
-   ``indexing``, ``sorting``, ``linalg_common``, ``linalg``, ``linalg_decomp``, ``fft``,
-   ``conv``, ``conv_rules``, ``conv_api``, ``random``, ``collectives_mesh``,
+   ``indexing``, ``sorting``, ``linalg_common``, ``linalg``, ``linalg_decomp``,
+   ``linalg_lu``, ``fft``, ``conv``, ``conv_rules``, ``conv_api``, ``random``,
+   ``collectives_mesh``,
    ``collectives_prims``, ``collectives``, ``control_flow_common``,
    ``control_flow_cond``, ``control_flow_loops``, ``control_flow``, ``custom_self``,
    ``custom``, ``call``, ``linear_solve``.
