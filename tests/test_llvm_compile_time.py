@@ -5,6 +5,7 @@ equation. (Times are measured in benchmarks/compile.py; nothing here is timed.)"
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
@@ -244,6 +245,8 @@ def test_random_draws_in_a_jitted_loop_stay_native():
 
 def test_thread_counts_follow_the_cores_other_processes_leave_free(monkeypatch):
     from backends.llvm import threads
+    for var in threads._LIMIT_VARS:
+        monkeypatch.delenv(var, raising=False)
     seen = []
     monkeypatch.setattr(threads, "BLAS_SETTERS", [seen.append])
     monkeypatch.setattr(threads, "usable_cores", lambda: 4)
@@ -256,6 +259,24 @@ def test_thread_counts_follow_the_cores_other_processes_leave_free(monkeypatch):
     monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 9)   # a crowded machine
     assert threads.balance(now=2.0) == 1 and seen[-1] == 1
     threads._NTHREADS.value = threads._LAUNCHED[0]                 # leave the pool as found
+
+
+@pytest.mark.parametrize("var", ["FUNCTRANS_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                 "OMP_NUM_THREADS"])
+def test_the_users_thread_limit_caps_the_blas(monkeypatch, var):
+    from backends.llvm import threads
+    for v in threads._LIMIT_VARS:
+        monkeypatch.delenv(v, raising=False)
+    monkeypatch.setenv(var, "1")
+    seen = []
+    monkeypatch.setattr(threads, "BLAS_SETTERS", [seen.append])
+    monkeypatch.setattr(threads, "usable_cores", lambda: 4)
+    monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": None})
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 1)       # an idle machine
+    assert threads.balance(now=0.0) == 1 and seen == [1]
+    monkeypatch.setenv(var, "3")
+    assert threads.balance(now=1.0) == 3 and seen == [1, 3]
+    threads._NTHREADS.value = threads._LAUNCHED[0]
 
 
 def test_programs_with_blas_balance_threads_and_others_do_not():

@@ -10,6 +10,11 @@ threading is off or the process is a fork of the one that started the pool (its
 threads do not exist there). ``FUNCTRANS_NUM_THREADS`` sets the thread count
 (default: the CPU count; 1 turns threading off).
 
+The user's limit holds for the BLAS too: ``FUNCTRANS_NUM_THREADS``, else
+``OPENBLAS_NUM_THREADS``, else ``OMP_NUM_THREADS`` (the variables OpenBLAS itself
+reads) caps the count ``balance()`` gives it, so ``FUNCTRANS_NUM_THREADS=1`` makes the
+whole library single-threaded.
+
 On a shared machine the count in use follows the cores actually free: ``balance()``
 (called before each call of a program with parallel kernels or BLAS products, doing
 work at most every ``BALANCE_SECONDS``) counts the other runnable threads on the
@@ -99,6 +104,27 @@ def free_cores(ours: int) -> int:
     return max(1, min(n, n - max(0, running - ours)))
 
 
+_LIMIT_VARS = ("FUNCTRANS_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def user_limit(environ=None) -> int | None:
+    """The thread count the user asked for (the first of ``_LIMIT_VARS`` set to a
+    positive integer; ``OMP_NUM_THREADS=4,2`` counts its first level), None if none.
+
+    >>> user_limit({"OMP_NUM_THREADS": "3"}), user_limit({}), user_limit({"OMP_NUM_THREADS": "x"})
+    (3, None, None)
+    """
+    environ = os.environ if environ is None else environ
+    for var in _LIMIT_VARS:
+        try:
+            n = int(environ.get(var, "").split(",")[0])
+        except ValueError:
+            continue
+        if n >= 1:
+            return n
+    return None
+
+
 def balance(now=None) -> int:
     """Set the thread counts of our pool and the BLAS to the cores free (at most every
     ``BALANCE_SECONDS``); returns the count in use."""
@@ -110,6 +136,9 @@ def balance(now=None) -> int:
     launched = _start()
     cap = max(launched, usable_cores())
     free = free_cores(st["in use"] or cap)
+    limit = user_limit()
+    if limit is not None:
+        free = min(free, limit)
     if free != st["in use"]:
         st["in use"] = free
         _NTHREADS.value = max(1, min(free, launched)) if launched > 1 else 1
