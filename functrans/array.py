@@ -19,6 +19,7 @@ import numpy as np
 
 from jaxpr_ir import canonical_dtype
 from . import numpy_warnings, tracing
+from .numpy_warnings import quiet_call
 from .device import SingleDeviceSharding, host_device
 
 
@@ -77,31 +78,33 @@ class Array(np.ndarray):
                         "hashable Python values)")
 
     # numpy's own methods, with results kept to the library's contract: an Array (never a
-    # numpy scalar) of a supported dtype, as fnp and tracers give
+    # numpy scalar) of a supported dtype, as fnp and tracers give, computed as JAX does
+    # without numpy's floating-point warnings (numpy_warnings). mean, var and std are
+    # fnp's (attached by functrans.numpy), which never warn of empty slices.
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         try:
             dt = canonical_dtype(dtype)
         except TypeError as e:
             raise TypeError(f"astype: {e}") from None
-        return np.ndarray.astype(self, dt, order, casting, subok, copy)
+        return quiet_call(np.ndarray.astype, self, dt, order, casting, subok, copy)
 
     def round(self, decimals=0, out=None):
         no_out_argument("round", out)
         if self.dtype.kind in "biu" and decimals >= 0:
             return self    # already integral; numpy would give float16 for bool
-        return _fix(np.ndarray.round(self, decimals))
+        return _fix(quiet_call(np.ndarray.round, self, decimals))
 
     def sum(self, *a, **k):
-        return _fix(np.ndarray.sum(self, *a, **k))
+        return _fix(quiet_call(np.ndarray.sum, self, *a, **k))
 
     def prod(self, *a, **k):
-        return _fix(np.ndarray.prod(self, *a, **k))
+        return _fix(quiet_call(np.ndarray.prod, self, *a, **k))
 
     def cumsum(self, *a, **k):
-        return _fix(np.ndarray.cumsum(self, *a, **k))
+        return _fix(quiet_call(np.ndarray.cumsum, self, *a, **k))
 
     def cumprod(self, *a, **k):
-        return _fix(np.ndarray.cumprod(self, *a, **k))
+        return _fix(quiet_call(np.ndarray.cumprod, self, *a, **k))
 
     def argmax(self, *a, **k):
         return _fix(np.ndarray.argmax(self, *a, **k))
@@ -110,7 +113,7 @@ class Array(np.ndarray):
         return _fix(np.ndarray.argmin(self, *a, **k))
 
     def trace(self, *a, **k):
-        return _fix(np.ndarray.trace(self, *a, **k))
+        return _fix(quiet_call(np.ndarray.trace, self, *a, **k))
 
     def take(self, *a, **k):
         return _fix(np.ndarray.take(self, *a, **k))

@@ -66,6 +66,14 @@ class UnexpectedTracerError(Exception):
     """A tracer escaped the transform that created it and was used afterwards."""
 
 
+def leaked_tracer_error(t) -> UnexpectedTracerError:
+    """The error for a tracer ``t`` used after its transform ended."""
+    return UnexpectedTracerError(
+        f"a tracer {t.aval.str_short()} from a {t._trace.name} that has ended was used "
+        f"(at {user_location()}). A value computed inside a transformed function escaped "
+        "it, e.g. stored in a global or a closure; return it as an output instead.")
+
+
 class TracerArrayConversionError(ConcretizationError):
     """A tracer was passed to numpy (np.asarray, a numpy function with no functrans.numpy
     twin) inside a transform. A ConcretizationError too: numpy needs the concrete value."""

@@ -29,9 +29,9 @@ from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from jaxpr_ir.evaluate import evaluate
 from . import config
 from .errors import (ConcretizationError, TracerBoolConversionError,
-                     TracerIntegerConversionError, UnexpectedTracerError, conversion_error,
-                     detached_conversion_error, user_frame, user_location)
-
+                     TracerIntegerConversionError, conversion_error, detached_conversion_error,
+                     leaked_tracer_error, user_frame, user_location)
+from .numpy_warnings import QUIET, QUIET_VAR, quiet_call
 
 
 class _TraceContext(threading.local):
@@ -231,7 +231,7 @@ class Trace:
         # collectives (and calls/loops whose body holds one) are never computed while tracing
         if known and not getattr(prim, "defer_concrete", False) and not (
                 prim.subjaxpr_params and body_defers_concrete(prim, params)):
-            out_vals = prim.impl(*vals, **params)
+            out_vals = quiet_call(prim.impl, *vals, **params)   # IEEE values, no warning
         # ---- tools: the user's line, only while debug_nans / stage dumps are on (config)
         src = _source_line() if CAPTURE_SOURCE else None
         if not prim.multiple_results:
@@ -415,13 +415,6 @@ def would_detach(t: Tracer) -> bool:
     return t.ir_var in dep
 
 
-def leaked_tracer_error(t):
-    return UnexpectedTracerError(
-        f"a tracer {t.aval.str_short()} from a {t._trace.name} that has ended was used "
-        f"(at {user_location()}). A value computed inside a transformed function escaped "
-        "it, e.g. stored in a global or a closure; return it as an output instead.")
-
-
 def bind(prim, *args, **params):
     """Apply ``prim``: eagerly when no argument is a tracer, else record it."""
     trace = None
@@ -433,7 +426,11 @@ def bind(prim, *args, **params):
             if trace is None or t.level > trace.level:
                 trace = t
     if trace is None:
-        out = prim.impl(*args, **params)
+        token = QUIET_VAR.set(QUIET)   # numpy's IEEE results, without its warnings
+        try:
+            out = prim.impl(*args, **params)
+        finally:
+            QUIET_VAR.reset(token)
         if prim.multiple_results:
             return [wrap(o) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case

@@ -17,6 +17,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from .. import numpy_dispatch, tracing
 from ..array import Array, no_out_argument
+from ..numpy_warnings import QUIET, QUIET_VAR
 from ..primitives.control_flow import while_loop
 from ..tracing import Tracer
 from ._indexing import getitem, index_update
@@ -278,10 +279,24 @@ def _array_dot(self, b, out=None):
     return _fnp().dot(self, b)
 
 
+def _array_mean(self, axis=None, dtype=None, out=None, keepdims=False):
+    no_out_argument("mean", out)
+    return _fnp().mean(self, axis, dtype, keepdims)
+
+
+def _array_moment(name):
+    def moment(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        no_out_argument(name, out)
+        return getattr(_fnp(), name)(self, axis, dtype, ddof=ddof, keepdims=keepdims)
+    return moment
+
+
 def _install_array_methods():
     Array.at = property(_array_at)
+    # mean, var, std as fnp's (numpy's warn of empty slices, where JAX gives nan quietly)
     for name, fn in (("__getitem__", _array_getitem), ("reshape", _array_reshape),
-                     ("dot", _array_dot)):
+                     ("dot", _array_dot), ("mean", _array_mean), ("var", _array_moment("var")),
+                     ("std", _array_moment("std"))):
         fn.__name__, fn.__qualname__ = name, f"Array.{name}"
         setattr(Array, name, fn)
 
@@ -343,10 +358,13 @@ def _array_binop(name, reflected=False):
             return NotImplemented
         # (with a numpy-protocol hook installed on Array, e.g. by ft.profile, go through fnp)
         if ufunc is not None and "__array_ufunc__" not in attrs:
+            token = QUIET_VAR.set(QUIET)    # IEEE results without numpy's warnings, as JAX
             try:
                 r = ufunc(o, self.view(base)) if reflected else ufunc(self.view(base), o)
             except (ValueError, TypeError):
                 return slow(self, other)            # fnp's message
+            finally:
+                QUIET_VAR.reset(token)
             if r.dtype in _SUPPORTED:
                 return r.view(Array) if type(r) is base else tracing.wrap(r)
         return slow(self, other)

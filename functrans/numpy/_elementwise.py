@@ -22,6 +22,7 @@ import functools
 import numpy as np
 
 from ..array import Array as _Array
+from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
@@ -108,59 +109,55 @@ def _shape_error(np_fn, args):
                      *[shape_of(a) for a in args])
 
 
-def eager_call(np_fn, args, quiet):
-    """numpy's result; unsupported result dtypes are recomputed in the widened dtype.
-
-    ``quiet`` suppresses numpy's warnings, for the divisions whose x / 0 is defined.
-    """
+def eager_call(np_fn, args):
+    """numpy's result (IEEE values, no warning: ``numpy_warnings``); unsupported result
+    dtypes are recomputed in the widened dtype."""
+    token = QUIET_VAR.set(QUIET)
     try:
-        if quiet:
-            with np.errstate(all="ignore"):
-                r = np_fn(*args)
-        else:
-            r = np_fn(*args)
+        r = np_fn(*args)
     except ValueError:
         _shape_error(np_fn, args)
         raise
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), *args)
         raise
+    finally:
+        QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED and not kept_small(r.dtype, args):
         for a in args:      # int16 + int16: widened, it would stop wrapping as numpy's does
             if getattr(a, "dtype", None) in WRAPPING_UNSUPPORTED:
                 raise unsupported_dtype_error(getattr(np_fn, "__name__", "elementwise"),
                                               a.dtype)
         wide = WIDEN[r.dtype.kind]
-        with np.errstate(all="ignore"):
-            r = np_fn(*[np.asarray(a, dtype=wide) for a in args])
+        r = quiet_call(np_fn, *[np.asarray(a, dtype=wide) for a in args])
     return r.view(_Array) if isinstance(r, np.ndarray) else wrap(r)
 
 
 # The hot eager paths: a ufunc on an ndarray subclass takes a slower route in numpy, so
 # Arrays are passed as base-class views and the result is wrapped once.
 
-def _eager1(np_fn, x, quiet):
+def _eager1(np_fn, x):
     if type(x) is _Array:
         x = x.view(np.ndarray)
-    if quiet:
-        return eager_call(np_fn, (x,), True)
+    token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
         r = np_fn(x)
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
         raise
+    finally:
+        QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED:
-        return eager_call(np_fn, (x,), True)
+        return eager_call(np_fn, (x,))
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
-def _eager2(np_fn, x, y, quiet):
+def _eager2(np_fn, x, y):
     if type(x) is _Array:
         x = x.view(np.ndarray)
     if type(y) is _Array:
         y = y.view(np.ndarray)
-    if quiet:
-        return eager_call(np_fn, (x, y), True)
+    token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
         r = np_fn(x, y)
     except ValueError:
@@ -169,8 +166,10 @@ def _eager2(np_fn, x, y, quiet):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
+    finally:
+        QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED:
-        return eager_call(np_fn, (x, y), True)
+        return eager_call(np_fn, (x, y))
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
@@ -191,7 +190,7 @@ def _named(f, name, doc, example=None):
     return f
 
 
-def _unary(name, np_fn, traced, quiet=False, example=None):
+def _unary(name, np_fn, traced, example=None):
     """A unary function: numpy eagerly; under a trace, convert to numpy's output dtype
     and apply ``traced`` (a primitive wrapper or a composition)."""
     out_dtypes = {}     # input dtype -> numpy's output dtype, memoised for the traced path
@@ -199,7 +198,7 @@ def _unary(name, np_fn, traced, quiet=False, example=None):
     def f(x):
         if not isinstance(x, Tracer):
             check_args(name, x)
-            return _eager1(np_fn, x, quiet)
+            return _eager1(np_fn, x)
         dt = x.aval.dtype
         out = out_dtypes.get(dt)
         if out is None:
@@ -208,12 +207,12 @@ def _unary(name, np_fn, traced, quiet=False, example=None):
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``.", example)
 
 
-def _binary(name, np_fn, traced, quiet=False, example=None):
+def _binary(name, np_fn, traced, example=None):
     """A binary function: promote (NEP 50), broadcast, convert to numpy's output dtype."""
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
-            return _eager2(np_fn, x, y, quiet)
+            return _eager2(np_fn, x, y)
         if isinstance(x, Tracer) and isinstance(y, Tracer):
             xa, ya = x.aval, y.aval
             # the common traced case: same type, nothing weak, so nothing to promote
@@ -235,7 +234,7 @@ def _predicate(name, np_fn, traced, truth_values=False):
     def f(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
-            return _eager2(np_fn, x, y, False)
+            return _eager2(np_fn, x, y)
         check_args(name, x, y)
         if truth_values:
             # conversion to bool is truthiness (nan is true), as numpy
@@ -256,7 +255,7 @@ def _eager_numpy(np_fn):
         def f(x):
             if not isinstance(x, Tracer):
                 check_args(name, x)
-                return wrap(np_fn(x))
+                return wrap(quiet_call(np_fn, x))
             return traced(x)
         return functools.wraps(traced)(f)
     return decorate
@@ -265,7 +264,7 @@ def _eager_numpy(np_fn):
 # --------------------------------------------------------------------------- arithmetic
 
 add = _binary("add", np.add, E.add, example=("fnp.add(1, 2).item()", "3"))
-remainder = mod = _binary("remainder", np.remainder, E.rem, quiet=True,
+remainder = mod = _binary("remainder", np.remainder, E.rem,
                           example=("fnp.remainder(-7, 3).item()", "2"))
 
 
@@ -279,7 +278,7 @@ def _floor_divide_traced(x, y):
     return E.select_n(E.eq(y, E.full_like(y, 0)), q, E.div(x, y))
 
 
-floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced, quiet=True,
+floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced,
                        example=("fnp.floor_divide(-7, 2).item()", "-4"))
 
 
@@ -309,7 +308,7 @@ def power(x, y):
     """
     if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("power", x, y)
-        return eager_call(np.power, (x, y), True)
+        return eager_call(np.power, (x, y))
     if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
             and isinstance(x, Tracer):
         dt = out_dtype_of("power", np.power, result_dtype(x, y), result_dtype(x, y))
@@ -349,7 +348,7 @@ def abs(x):  # noqa: A001 (numpy's name)
     """
     if not isinstance(x, Tracer):
         check_args("abs", x)
-        return eager_call(np.absolute, (x,), False)
+        return eager_call(np.absolute, (x,))
     return _abs_traced(x)
 
 
@@ -371,7 +370,7 @@ def _reciprocal_traced(x):
     return out
 
 
-reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced, quiet=True)
+reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced)
 
 
 # --------------------------------------------------------------------------- transcendental
@@ -410,8 +409,7 @@ def round(x, decimals=0):  # noqa: A001 (numpy's name)
         x = np.asarray(x)
         if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals >= 0):
             return wrap(x)      # as under a trace (numpy gives float16 for bool)
-        with np.errstate(all="ignore"):
-            return wrap(np.ndarray.round(x, decimals))
+        return wrap(quiet_call(np.ndarray.round, x, decimals))
     kind = x.dtype.kind
     if kind == "b" or (kind in "iu" and decimals >= 0):
         return x

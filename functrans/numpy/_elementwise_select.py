@@ -14,6 +14,7 @@ import numpy as np
 
 from ..array import Array as _Array
 from ..errors import ConcretizationError
+from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
@@ -32,7 +33,7 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
     def f(x):
         if not isinstance(x, Tracer):
             check_args(name, x)
-            return eager_call(np_fn, (x,), False) if widen else wrap(np_fn(x))
+            return eager_call(np_fn, (x,)) if widen else wrap(quiet_call(np_fn, x))
         if x.dtype.kind == "c":
             return on_complex(x)
         return on_real(x)
@@ -92,7 +93,7 @@ def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE): 
             return wrap(np.asarray(x))
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
         return eager_call(lambda *a: np.clip(a[0], lo if lo is None else a[1],
-                                         hi if hi is None else a[-1]), [x] + bounds, True)
+                                         hi if hi is None else a[-1]), [x] + bounds)
     check_args("clip", x, *bounds)
     lo, hi = _int_bound_in_range(x, lo), _int_bound_in_range(x, hi)
     bounds = [b for b in (lo, hi) if b is not None]

@@ -19,6 +19,7 @@ import numpy as np
 
 from jaxpr_ir import canonical_dtype
 from ..errors import ShapeMismatchError
+from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives.dot import dot_general
@@ -91,7 +92,7 @@ def matmul(a, b):
     a, b = _arrays(a, b)
     if not _traced(a, b):
         try:
-            return wrap(np.matmul(a, b))
+            return wrap(quiet_call(np.matmul, a, b))
         except ValueError:
             _check_matmul(a, b)    # raises naming both shapes
             raise
@@ -130,7 +131,7 @@ def dot(a, b):
         raise _dims_error("dot", a, b, f"{a.shape[-1]} (dim {a.ndim - 1}) != "
                           f"{b.shape[kb]} (dim {kb})")
     if not _traced(a, b):
-        return wrap(np.dot(a, b))
+        return wrap(quiet_call(np.dot, a, b))
     a, b = _promote(a, b)
     return dot_general(a, b, (((a.ndim - 1,), (kb,)), ((), ())))
 
@@ -151,7 +152,7 @@ def vdot(a, b):
         raise ValueError(f"vdot: shapes {tuple(a.shape)} and {tuple(b.shape)} have different "
                          f"sizes ({a.size} and {b.size})")
     if not _traced(a, b):
-        return wrap(np.asarray(np.vdot(a, b)))
+        return wrap(np.asarray(quiet_call(np.vdot, a, b)))
     if a.dtype.kind == "c":
         a = conjugate(a)
     a, b = _promote(_ravel(a), _ravel(b))
@@ -171,7 +172,7 @@ def inner(a, b):
     if a.shape[-1] != b.shape[-1]:
         raise _dims_error("inner", a, b, f"last dims {a.shape[-1]} != {b.shape[-1]}")
     if not _traced(a, b):
-        return wrap(np.inner(a, b))
+        return wrap(quiet_call(np.inner, a, b))
     a, b = _promote(a, b)
     return dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())))
 
@@ -185,7 +186,7 @@ def outer(a, b):
     """
     a, b = _arrays(a, b)
     if not _traced(a, b):
-        return wrap(np.outer(a, b))
+        return wrap(quiet_call(np.outer, a, b))
     a, b = _promote(_ravel(a), _ravel(b))
     return dot_general(a, b, (((), ()), ((), ())))
 
@@ -222,7 +223,7 @@ def tensordot(a, b, axes=2):
             raise _dims_error("tensordot", a, b, f"axis {i} (size {a.shape[i]}) != axis {j} "
                               f"(size {b.shape[j]})")
     if not _traced(a, b):
-        return wrap(np.tensordot(a, b, (ca, cb)))
+        return wrap(quiet_call(np.tensordot, a, b, (ca, cb)))
     a, b = _promote(a, b)
     return dot_general(a, b, ((ca, cb), ((), ())))
 
@@ -309,7 +310,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     a, ax1, ax2 = _diagonal_args("trace", a, axis1, axis2)
     dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
     if not _traced(a):
-        return wrap(np.asarray(np.trace(a, offset, ax1, ax2, dtype=dt)))
+        return wrap(np.asarray(quiet_call(np.trace, a, offset, ax1, ax2, dtype=dt)))
     a = E.convert_element_type(a, dt)
     masked = _masked(a, _diag_mask(a.shape, ax1, ax2, int(offset)))
     return reduce_sum(masked, (ax1, ax2))
@@ -467,7 +468,7 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
         # than it saves on small operands
         big = len(ops) > 2 or max([o.size for o in ops] + [0]) > 4096
         try:
-            return wrap(np.asarray(np.einsum(subscripts, *ops, optimize=big)))
+            return wrap(np.asarray(quiet_call(np.einsum, subscripts, *ops, optimize=big)))
         except ValueError:
             _einsum_sizes(_einsum_spec(subscripts, shapes)[0], shapes)  # our message
             raise

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
 from ..primitives import elementwise as E
@@ -130,15 +131,26 @@ def _div_by(x, n):
 
 
 def _quiet(np_fn, a, slices=False, **kwargs):
-    """numpy's reduction without the warnings JAX does not give (overflow, 0 * inf, the
-    mean of an empty slice, too few degrees of freedom): IEEE results (inf, nan) only.
-    numpy raises them in its own modules, out of reach of the numpy_warnings filter."""
-    with np.errstate(all="ignore"):
-        if not (slices or a.size == 0):
-            return np_fn(a, **kwargs)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return np_fn(a, **kwargs)
+    """numpy's reduction without the warnings JAX does not give: IEEE results (inf, nan)
+    only. Floating-point errors (overflow, 0 * inf) are ignored as in every eager
+    operation (``numpy_warnings``); var and std (``slices``) also warn of too few degrees
+    of freedom through ``warnings`` itself, which is caught."""
+    if not slices:
+        return quiet_call(np_fn, a, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return quiet_call(np_fn, a, **kwargs)
+
+
+def _mean_eager(a, axis, dt, keepdims):
+    """numpy's mean computed as numpy does (a sum in ``dt`` over the count), without the
+    "Mean of empty slice" warning numpy gives through ``warnings``: nan, as in JAX."""
+    s = quiet_call(np.sum, np.asarray(a), axis=axis, dtype=dt, keepdims=keepdims)
+    size = np.size(s)
+    # the count of each slice; any count does for an empty result
+    count = a.size // size if size else 1
+    r = quiet_call(np.true_divide, s, count)
+    return r if r.dtype == dt else quiet_call(np.asarray, r, dtype=dt)
 
 
 # --------------------------------------------------------------------------- sum / prod
@@ -195,7 +207,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
-        return wrap(np.nansum(a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(quiet_call(np.nansum, a, axis=axis, dtype=dt, keepdims=keepdims))
     if a.dtype.kind in "fc":
         zero = np.zeros(a.shape, a.dtype)
         a = E.select_n(E.eq(a, a), zero, a)     # x != x only for NaN
@@ -216,7 +228,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        return wrap(_quiet(np.mean, a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(_mean_eager(a, axis, dt, keepdims))
     axes = _traced_axes(a, axis)
     s = R.reduce_sum(E.convert_element_type(a, dt), axes)
     return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
@@ -233,8 +245,9 @@ def _moment(name, np_fn, traced, doc):
             dt = np.dtype(dtype) if dtype is not None else None
             if dt is None and a.dtype.kind not in "fc":
                 dt = np.dtype(np.float64)
-            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, ddof=ddof, keepdims=keepdims,
-                               slices=True))
+            # (numpy's function on an Array would call the Array method, which is this)
+            return wrap(_quiet(np_fn, np.asarray(a), axis=axis, dtype=dt, ddof=ddof,
+                               keepdims=keepdims, slices=True))
         return traced(a, axis, dtype, ddof, keepdims)
     f.__name__ = name
     f.__doc__ = doc

@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
+from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
 from ..primitives.slicing import concatenate
@@ -100,7 +101,8 @@ def asarray(x, dtype=None):
             return _stack_rows([asarray(e, dtype) for e in x])
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
-    arr = np.asarray(x, dtype=dtype)
+    # (a conversion to a narrower dtype overflows quietly: 1e300 as float32 is inf, as in JAX)
+    arr = np.asarray(x) if dtype is None else quiet_call(np.asarray, x, dtype=dtype)
     if arr.dtype == object or arr.dtype.kind in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
