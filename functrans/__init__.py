@@ -34,6 +34,7 @@ from .profiler import profile  # noqa: F401,E402
 from .to_dot import to_dot  # noqa: F401,E402
 # ---- JAX-compatible extras built on the public API (issue 14)
 from . import tree, test_util  # noqa: F401,E402
+from . import typing  # noqa: F401,E402  (ArrayLike, DTypeLike, Shape)
 from . import scipy  # noqa: F401,E402  (already loaded: lax's special functions live there)
 from .device import Device, host_device  # noqa: E402
 from .jit import jit_switch as _jit_switch  # noqa: E402
@@ -51,7 +52,7 @@ __all__ = [
     "Array", "device_put", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
-    "disable_jit", "scipy",
+    "disable_jit", "scipy", "typing",
 ]
 
 
