@@ -12,7 +12,7 @@ with one more combine and interleave the two halves: O(n) combines in O(log n) l
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from .primitives.sorting import sort
 from .primitives.structural import broadcasted_iota, expand_dims, reshape
 from .tracing import Tracer, get_aval, wrap
 from .tree_util import tree_flatten, tree_unflatten
+from .typing import Array, ArrayLike
 
 __all__ = ["associative_scan", "cumlogsumexp", "top_k"]
 
@@ -55,7 +56,7 @@ def _scan(fn, elems, axis):
     return [_interleave(e, o, axis) for e, o in zip(evens, odds)]
 
 
-def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
+def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
     """Inclusive prefix combination with an associative ``fn`` over any pytree of arrays
     sharing the length of ``axis`` (JAX's signature; ``fn`` takes and returns pytrees
     like ``elems``, elementwise over leading slices).
@@ -103,7 +104,7 @@ def _logaddexp(a, b):
     return E.select_n(E.ne(delta, delta), smooth, E.add(a, b))
 
 
-def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
+def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
     """Running ``log(sum(exp(x)))`` along ``axis`` (stable for large and -inf entries).
 
     >>> import numpy as np
@@ -113,7 +114,7 @@ def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
     return associative_scan(_logaddexp, operand, reverse=reverse, axis=axis)
 
 
-def top_k(operand, k: int):
+def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
     """The ``k`` largest entries along the last axis, descending, and their int32 indices
     (ties: lower index first; nan counts as largest, as in JAX).
 

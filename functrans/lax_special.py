@@ -21,6 +21,7 @@ import numpy as np
 
 from . import numpy as fnp
 from .custom_derivatives import custom_jvp
+from .typing import Array, ArrayLike
 
 __all__ = ["erf_inv", "lgamma"]
 
@@ -95,7 +96,7 @@ def _erf_inv_jvp(primals, tangents):
     return y, tx * (x.dtype.type(math.sqrt(math.pi) / 2) * fnp.exp(y * y))
 
 
-def erf_inv(x):
+def erf_inv(x: ArrayLike) -> Array:
     """The inverse error function: ``erf(erf_inv(x)) == x`` on [-1, 1] (+-inf at +-1,
     NaN outside), elementwise, for float32 and float64 (integers become float64).
 
@@ -121,7 +122,7 @@ _LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755
             9.984369578019570859563e-6, 1.50563273514931155834e-7)
 
 
-def lgamma(x):
+def lgamma(x: ArrayLike) -> Array:
     """log|Gamma(x)|, elementwise (float32/float64): the Lanczos approximation (g = 7)
     that XLA uses, with the reflection formula below 1/2; +inf at the poles.
     Differentiable by composition.

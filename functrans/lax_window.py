@@ -26,6 +26,7 @@ from .primitives.conv_api import padtype_to_pads
 from .primitives.slicing import pad, slice as lax_slice
 from .primitives.structural import broadcast_in_dim
 from .tracing import get_aval
+from .typing import Array, ArrayLike
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
            "reduce_window_prod"]
@@ -43,12 +44,12 @@ def _monoid(computation):
                         f"with)") from None
 
 
-def reduce_window(operand, init_value, computation: Callable,
+def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callable,
                   window_dimensions: Sequence[int],
                   window_strides: Optional[Sequence[int]] = None,
                   padding: Union[str, Sequence[tuple]] = "VALID",
                   base_dilation: Optional[Sequence[int]] = None,
-                  window_dilation: Optional[Sequence[int]] = None):
+                  window_dilation: Optional[Sequence[int]] = None) -> Array:
     """Reduce every window of ``operand`` with a monoid (JAX's signature, one operand).
 
     >>> import numpy as np
@@ -93,8 +94,11 @@ def reduce_window(operand, init_value, computation: Callable,
 
 
 def _helper(computation, identity):
-    def reducer(operand, window_dimensions, window_strides=None, padding="VALID",
-                base_dilation=None, window_dilation=None):
+    def reducer(operand: ArrayLike, window_dimensions: Sequence[int],
+                window_strides: Optional[Sequence[int]] = None,
+                padding: Union[str, Sequence[tuple]] = "VALID",
+                base_dilation: Optional[Sequence[int]] = None,
+                window_dilation: Optional[Sequence[int]] = None) -> Array:
         dt = get_aval(operand).dtype
         return reduce_window(operand, identity(dt), computation, window_dimensions,
                              window_strides, padding, base_dilation, window_dilation)

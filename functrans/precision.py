@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import functools
+from typing import Sequence, Union
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from jaxpr_ir import canonical_dtype
 from .primitives import dot as _dot
 from .primitives.elementwise import convert_element_type
 from .tracing import Tracer
+from .typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["Precision", "check_precision", "dot", "dot_general", "with_precision_args",
            "einsum_with_precision_args"]
@@ -46,6 +48,12 @@ class Precision(enum.Enum):
     def __str__(self):
         return self.name
 
+
+# what a ``precision=`` argument may be (JAX's ``PrecisionLike``): see check_precision
+PrecisionLike = Union[None, str, Precision, tuple]
+# dot_general's ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
 
 _NAMES = {"default": Precision.DEFAULT, "fastest": Precision.DEFAULT,
           "bfloat16": Precision.DEFAULT, "high": Precision.HIGH,
@@ -94,7 +102,10 @@ def _convert_operands(a, b, preferred_element_type):
     return _as_element_type(a, dtype), _as_element_type(b, dtype)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs: ArrayLike, rhs: ArrayLike,
+                dimension_numbers: DotDimensionNumbers,
+                precision: PrecisionLike = None,
+                preferred_element_type: DTypeLike | None = None) -> Array:
     """``lax.dot_general`` with JAX's ``precision`` and ``preferred_element_type``.
 
     >>> import numpy as np
@@ -106,7 +117,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     return _dot.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
+def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
+        preferred_element_type: DTypeLike | None = None) -> Array:
     """``lax.dot`` with JAX's ``precision`` and ``preferred_element_type``.
 
     >>> import numpy as np

@@ -26,6 +26,7 @@ from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, de
                    deflinear, instantiate, is_undefined)
 from .basic import (add_p, convert_element_type_p, elementwise_aval, full,  # noqa: F401
                     np_impl)
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n",
            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
@@ -272,6 +273,7 @@ def lax_binary(p, float_only=False):
         return p.bind(_as_operand(x, y), _as_operand(y, x))
     # the lax name: the bitwise primitives are called and/or/xor, as in JAX
     f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)
+    f.__annotations__ = {"x": "ArrayLike", "y": "ArrayLike", "return": "Array"}
     x = "np.array([0.5, 2.0])" if float_only else "np.array([3, 5], np.int32)"
     f.__doc__ = (f"Elementwise ``{name}`` of two operands of one shape and dtype (a Python "
                  "scalar takes the other operand's).\n\n>>> import numpy as np\n"
@@ -282,7 +284,7 @@ def lax_binary(p, float_only=False):
 add, sub, mul, div = (lax_binary(p) for p in (add_p, sub_p, mul_p, div_p))
 
 
-def neg(x):
+def neg(x: ArrayLike) -> Array:
     """Elementwise ``-x``.
 
     >>> import numpy as np
@@ -292,7 +294,8 @@ def neg(x):
     return neg_p.bind(x)
 
 
-def convert_element_type(x, new_dtype, weak_type=False):
+def convert_element_type(x: ArrayLike, new_dtype: DTypeLike,
+                         weak_type: bool = False) -> Array:
     """Cast to ``new_dtype``; a no-op (no equation) when the type already matches.
 
     >>> import numpy as np
@@ -306,7 +309,7 @@ def convert_element_type(x, new_dtype, weak_type=False):
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
-def select_n(which, *cases):
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     """``cases[which]`` elementwise; with a bool predicate, ``(false_case, true_case)``.
 
     >>> import numpy as np
@@ -454,7 +457,7 @@ shift_right_logical.__doc__ = """Shift right filling with zeros; amounts >= the 
 """
 
 
-def bitwise_not(x):
+def bitwise_not(x: ArrayLike) -> Array:
     """Elementwise ``~x`` (logical not on bool).
 
     >>> import numpy as np
@@ -464,7 +467,7 @@ def bitwise_not(x):
     return not_p.bind(x)
 
 
-def bitcast_convert_type(x, new_dtype):
+def bitcast_convert_type(x: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Reinterpret the bits of ``x`` as ``new_dtype`` (same item size).
 
     >>> import numpy as np

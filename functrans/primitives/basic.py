@@ -17,11 +17,14 @@ convert_element_type), ``structural`` (broadcast_in_dim, transpose), ``reduction
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
 from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
 from .primitive import Primitive
+from ..typing import Array, ArrayLike, DTypeLike, Shape
 
 # --------------------------------------------------------------------------- elementwise rules
 
@@ -155,7 +158,8 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
 broadcast_in_dim_p.def_rules(abstract_eval=_broadcast_in_dim_aval, impl=_broadcast_in_dim_impl)
 
 
-def broadcast_in_dim(x, shape, broadcast_dimensions):
+def broadcast_in_dim(x: ArrayLike, shape: Shape,
+                     broadcast_dimensions: Sequence[int]) -> Array:
     """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
 
     >>> import numpy as np
@@ -186,7 +190,7 @@ transpose_p.def_rules(abstract_eval=_transpose_aval,
                       impl=lambda x, *, permutation: np.transpose(x, permutation))
 
 
-def transpose(x, permutation):
+def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
     """Permute axes: output axis i is input axis permutation[i].
 
     >>> import numpy as np
@@ -201,7 +205,7 @@ def transpose(x, permutation):
 
 # --------------------------------------------------------------------------- constants
 
-def full(shape, value, dtype):
+def full(shape: Shape, value: ArrayLike, dtype: DTypeLike) -> Array:
     """A constant of ``shape`` filled with ``value``: a broadcast scalar, no per-element memory.
 
     Under a trace it is recorded (a literal broadcast in the outermost trace, see

@@ -24,6 +24,8 @@ see ``functrans.shard_map``.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from .base import aval
@@ -35,6 +37,7 @@ from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_n
                                 scatter_tiled)
 from .elementwise import convert_element_type, div
 from .structural import reshape
+from ..typing import Array, ArrayLike
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
            "ppermute", "axis_index", "axis_size"]
@@ -42,7 +45,7 @@ __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_t
 # --------------------------------------------------------------------------- lax wrappers
 
 
-def psum(x, axis_name):
+def psum(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
     """Sum of ``x`` over the members of the axis (or axes) ``axis_name``.
 
     >>> import functrans as ft, numpy as np
@@ -56,7 +59,7 @@ def psum(x, axis_name):
     return x
 
 
-def axis_size(axis_name) -> int:
+def axis_size(axis_name: str | int | Sequence[str | int]) -> int:
     """The number of members of the axis (or the product over a tuple of axes).
 
     >>> import functrans as ft, numpy as np
@@ -69,7 +72,7 @@ def axis_size(axis_name) -> int:
     return n
 
 
-def pmean(x, axis_name):
+def pmean(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
     """Mean of ``x`` over the axis (or axes) ``axis_name``; integers give float64.
 
     >>> import functrans as ft, numpy as np
@@ -93,6 +96,8 @@ def _chooser(prim, what, result):
                 x = prim.bind(into_body(x, frame), axis_name=n)
         return x
     f.__name__ = prim.name
+    f.__annotations__ = {"x": "ArrayLike", "axis_name": "str | int | Sequence[str | int]",
+                         "return": "Array"}
     f.__doc__ = f"""{what} of ``x`` over the axis ``axis_name``.
 
     >>> import functrans as ft, numpy as np
@@ -112,7 +117,8 @@ def _norm_axis(axis, nd, what):
     return axis % nd
 
 
-def all_gather(x, axis_name, *, axis=0, tiled=False):
+def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *, axis: int = 0,
+               tiled: bool = False) -> Array:
     """Every member's ``x``, stacked along a new axis ``axis`` (concatenated if ``tiled``).
     Over a tuple of axes the members are ordered row-major.
 
@@ -131,7 +137,8 @@ def all_gather(x, axis_name, *, axis=0, tiled=False):
     return x
 
 
-def psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False):
+def psum_scatter(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
+                 scatter_dimension: int = 0, tiled: bool = False) -> Array:
     """The sum over the axis of ``x``, of which member ``i`` keeps block ``i`` along
     ``scatter_dimension`` (that dimension's size must be the axis size, and is removed,
     unless ``tiled``, where it must divide by it and keeps one block).
@@ -155,7 +162,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, tiled=False):
     return x
 
 
-def ppermute(x, axis_name, perm):
+def ppermute(x: ArrayLike, axis_name: str | int | Sequence[str | int],
+             perm: Sequence[tuple[int, int]]) -> Array:
     """Send ``x`` from member ``src`` to member ``dst`` for each pair in ``perm``; members
     no one sends to receive zeros.
 
@@ -176,7 +184,8 @@ def ppermute(x, axis_name, perm):
                            perm=perm, axis_size=frame.size)
 
 
-def all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False):
+def all_to_all(x: ArrayLike, axis_name: str | int | Sequence[str | int], split_axis: int,
+               concat_axis: int, *, tiled: bool = False) -> Array:
     """Split ``x`` along ``split_axis`` into one chunk per member, send chunk ``j`` to
     member ``j``, and concatenate the chunks received along ``concat_axis`` (in member
     order). Untiled, the split axis' size must be the axis size: it is removed, and a new
@@ -212,7 +221,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, tiled=False):
     return reshape(y, ys[:s2] + ys[s2 + 1:])
 
 
-def axis_index(axis_name):
+def axis_index(axis_name: str | int | Sequence[str | int]) -> Array:
     """The position (int32) of this member along the axis (row-major over a tuple).
 
     >>> import functrans as ft, numpy as np

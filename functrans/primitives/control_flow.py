@@ -14,6 +14,8 @@ every transform; eagerly its implementation loops in Python at once.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
@@ -24,6 +26,7 @@ from .control_flow_common import hoist, join_branch_consts, trace_closed
 from .control_flow_cond import clamp_index, cond_p
 from .control_flow_loops import scan_p, while_p
 from .elementwise import add, convert_element_type
+from ..typing import ArrayLike
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
@@ -136,7 +139,8 @@ def _trace_branches(funs, names, operands, what):
     return leaves, tuple(branches), consts, tree0
 
 
-def cond(pred, true_fun, false_fun, *operands):
+def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
+         *operands: Any) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one staged branch.
 
     ``pred`` is a boolean scalar. Both branches are traced; their outputs must
@@ -162,7 +166,7 @@ def cond(pred, true_fun, false_fun, *operands):
     return tree_unflatten(out_tree, outs)
 
 
-def switch(index, branches, *operands):
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
     """``branches[index](*operands)``; the index is clamped to ``[0, len(branches) - 1]``.
 
     >>> from functrans import lax
@@ -232,7 +236,8 @@ def _check_carry_tree(what, name, init_tree, out_tree):
                         f"initial value: got {out_tree}, expected {init_tree}")
 
 
-def while_loop(cond_fun, body_fun, init_val):
+def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any],
+               init_val: Any) -> Any:
     """``val = init_val; while cond_fun(val): val = body_fun(val)``, as one staged loop.
 
     Differentiable in forward mode only (use ``scan`` or ``fori_loop`` with
@@ -278,7 +283,8 @@ def _is_int_bound(x):
     return a.shape == () and a.dtype.kind in "iu"
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],
+              init_val: Any, *, unroll: int | bool | None = None) -> Any:
     """``for i in range(lower, upper): val = body_fun(i, val)``.
 
     With static bounds (Python ints or concrete arrays) it is a ``scan`` of
@@ -322,7 +328,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     return while_loop(cond_fun, body, (i0, upper, init_val))[2]
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False, unroll: int | bool = 1) -> tuple[Any, Any]:
     """Loop ``f(carry, x) -> (carry, y)`` over the leading axis of ``xs``.
 
     Returns ``(final carry, stacked ys)``; with ``reverse=True`` it runs from the
@@ -394,7 +401,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     return tree_unflatten(init_tree, outs[:n]), tree_unflatten(ys_tree, outs[n:])
 
 
-def map(f, xs):  # noqa: A001  (the JAX name)
+def map(f: Callable[..., Any], xs: Any) -> Any:  # noqa: A001  (the JAX name)
     """``f`` applied to each slice of ``xs`` along the leading axis, results stacked.
 
     >>> from functrans import lax

@@ -18,12 +18,13 @@ from typing import NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
-from ..precision import check_precision
+from ..precision import PrecisionLike, check_precision
 from ..transforms.ad_util import aval
 from . import conv_rules  # noqa: F401  (attaches the JVP, transpose and batching rules)
 from .conv import conv_general_dilated as _bind_conv
 from .slicing import rev
 from .basic import transpose
+from ..typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated",
            "conv", "conv_with_general_padding", "conv_transpose", "padtype_to_pads"]
@@ -41,6 +42,10 @@ class ConvDimensionNumbers(NamedTuple):
     out_spec: tuple
 
 
+# what ``dimension_numbers=`` may be: None, three spec strings, or ConvDimensionNumbers
+ConvDimensionsLike = Union[None, ConvDimensionNumbers, Sequence[str]]
+
+
 def _spec_perm(spec, pair, rhs_spec):
     for ch in pair:
         if spec.count(ch) != 1:
@@ -55,7 +60,7 @@ def _spec_perm(spec, pair, rhs_spec):
 
 
 def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
-                           dimension_numbers) -> ConvDimensionNumbers:
+                           dimension_numbers: ConvDimensionsLike) -> ConvDimensionNumbers:
     """Canonical ``ConvDimensionNumbers`` from None, three spec strings or the tuple itself.
 
     >>> conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 8), ("NHWC", "HWIO", "NHWC"))
@@ -84,7 +89,8 @@ def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
     return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
 
 
-def padtype_to_pads(in_shape, window_shape, window_strides, padding: str) -> list:
+def padtype_to_pads(in_shape: Shape, window_shape: Shape, window_strides: Sequence[int],
+                    padding: str) -> list:
     """(lo, hi) pairs for ``'VALID'``, ``'SAME'`` (extra pad high) or ``'SAME_LOWER'``.
 
     >>> padtype_to_pads((5,), (3,), (2,), "SAME")
@@ -105,13 +111,14 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding: str) -> lis
     return pads
 
 
-def conv_general_dilated(lhs, rhs, window_strides: Sequence[int],
+def conv_general_dilated(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
                          padding: Union[str, Sequence[tuple]],
                          lhs_dilation: Optional[Sequence[int]] = None,
                          rhs_dilation: Optional[Sequence[int]] = None,
-                         dimension_numbers=None, feature_group_count: int = 1,
-                         batch_group_count: int = 1, precision=None,
-                         preferred_element_type=None):
+                         dimension_numbers: ConvDimensionsLike = None,
+                         feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision: PrecisionLike = None,
+                         preferred_element_type: DTypeLike | None = None) -> Array:
     """General dilated, strided, padded, grouped N-d convolution (JAX's signature).
 
     >>> import numpy as np
@@ -144,8 +151,9 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int],
                       preferred_element_type=preferred_element_type)
 
 
-def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None,
-         preferred_element_type=None):
+def conv(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+         padding: str | Sequence[tuple[int, int]], precision: PrecisionLike = None,
+         preferred_element_type: DTypeLike | None = None) -> Array:
     """NCHW / OIHW convolution without dilation.
 
     >>> import numpy as np
@@ -156,8 +164,11 @@ def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None,
                                 preferred_element_type=preferred_element_type)
 
 
-def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
-                              precision=None, preferred_element_type=None):
+def conv_with_general_padding(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                              padding: str | Sequence[tuple[int, int]],
+                              lhs_dilation: Sequence[int], rhs_dilation: Sequence[int],
+                              precision: PrecisionLike = None,
+                              preferred_element_type: DTypeLike | None = None) -> Array:
     """NCHW / OIHW convolution with explicit padding and dilations.
 
     >>> import numpy as np
@@ -186,9 +197,12 @@ _TRANSPOSE_DEFAULT_DN = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
                          4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
 
 
-def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
-                   dimension_numbers=None, transpose_kernel: bool = False, precision=None,
-                   preferred_element_type=None):
+def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
+                   padding: str | Sequence[tuple[int, int]],
+                   rhs_dilation: Sequence[int] | None = None,
+                   dimension_numbers: ConvDimensionsLike = None,
+                   transpose_kernel: bool = False, precision: PrecisionLike = None,
+                   preferred_element_type: DTypeLike | None = None) -> Array:
     """Fractionally strided convolution (JAX's ``conv_transpose``: 'SAME'/'VALID' name the
     forward convolution's padding, explicit pairs pad the transposed one).
 

@@ -36,6 +36,7 @@ from .base import Primitive, batch_elementwise, defjvp
 from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
                          select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
+from ..typing import Array, ArrayLike
 
 
 # --------------------------------------------------------------------------- impl helpers
@@ -163,6 +164,7 @@ def _unary_wrapper(row):
     def f(x):
         return p.bind(x)
     f.__name__ = f.__qualname__ = p.name
+    f.__annotations__ = {"x": "ArrayLike", "return": "Array"}
     lo, hi = row.domain            # the docstring's example lies where the op is smooth
     x = [0.25, 0.5] if lo < 0.25 and hi > 0.5 else [lo + (hi - lo) / 4, lo + (hi - lo) / 2]
     ref = row.numpy
@@ -232,7 +234,7 @@ defjvp(integer_pow_p, _integer_pow_deriv)
 batch_elementwise(integer_pow_p)
 
 
-def integer_pow(x, y):
+def integer_pow(x: ArrayLike, y: int) -> Array:
     """``x ** y`` for a static Python int ``y``.
 
     >>> import numpy as np
@@ -384,7 +386,7 @@ logaddexp.__doc__ = """``log(exp(x) + exp(y))`` without overflow (numpy.logaddex
 """
 
 
-def clamp(lo, x, hi):
+def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     """``min(max(x, lo), hi)`` (argument order as ``jax.lax.clamp``).
 
     >>> import numpy as np
@@ -451,7 +453,7 @@ for _p in (real_p, imag_p, conj_p, complex_p):
     batch_elementwise(_p)
 
 
-def real(x):
+def real(x: ArrayLike) -> Array:
     """The real part of a complex array.
 
     >>> import numpy as np
@@ -461,7 +463,7 @@ def real(x):
     return real_p.bind(x)
 
 
-def imag(x):
+def imag(x: ArrayLike) -> Array:
     """The imaginary part of a complex array.
 
     >>> import numpy as np
@@ -471,7 +473,7 @@ def imag(x):
     return imag_p.bind(x)
 
 
-def conj(x):
+def conj(x: ArrayLike) -> Array:
     """The complex conjugate of a complex array.
 
     >>> import numpy as np
@@ -481,7 +483,7 @@ def conj(x):
     return conj_p.bind(x)
 
 
-def complex(x, y):  # noqa: A001 (lax's name)
+def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (lax's name)
     """``x + i y`` from two float arrays of one shape and dtype.
 
     >>> import numpy as np

@@ -20,6 +20,7 @@ implementation (pocketfft) is a host step on every backend.
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from .elementwise import conj, mul, real
 from .linalg_common import bind_checked
 from .slicing import pad
 from .structural import broadcast_in_dim
+from ..typing import Array, ArrayLike
 
 __all__ = ["fft", "FFT_TYPES"]
 
@@ -122,7 +124,7 @@ fft_p.def_rules(abstract_eval=_fft_aval, impl=_fft_impl, batch=_fft_batch)
 deflinear(fft_p, _fft_transpose)
 
 
-def fft(x, fft_type: str, fft_lengths):
+def fft(x: ArrayLike, fft_type: str, fft_lengths: Sequence[int]) -> Array:
     """The DFT of kind ``fft_type`` ("FFT", "IFFT", "RFFT", "IRFFT") over the last
     ``len(fft_lengths)`` axes, as ``jax.lax.fft``.
 

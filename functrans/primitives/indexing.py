@@ -43,6 +43,8 @@ gather (and dynamic_update_slice a scatter) over an index grid.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
@@ -53,6 +55,7 @@ from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, full,
 from .slicing import concatenate
 from . import elementwise as E
 from .structural import squeeze
+from ..typing import Array, ArrayLike
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "gather", "scatter", "scatter_add", "clamp_indices"]
@@ -78,7 +81,7 @@ def _clamped_starts(starts, shape, sizes):
     return tuple(int(min(max(int(s), 0), d - n)) for s, d, n in zip(starts, shape, sizes))
 
 
-def clamp_indices(idx, lo, hi):
+def clamp_indices(idx: ArrayLike, lo: int, hi: int) -> Array:
     """Clamp an integer array (or tracer) into ``[lo, hi]`` elementwise with selects.
 
     >>> clamp_indices(np.array([-3, 1, 9]), 0, 4).tolist()
@@ -163,7 +166,8 @@ dynamic_slice_p.def_rules(abstract_eval=_dynamic_slice_aval, impl=_dynamic_slice
                           batch=_dynamic_slice_batch)
 
 
-def dynamic_slice(x, start_indices, slice_sizes):
+def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
+                  slice_sizes: Sequence[int]) -> Array:
     """The window ``x[s0:s0+n0, ...]`` with traced starts, clamped to fit.
 
     >>> dynamic_slice(np.arange(5.0), (np.int32(4),), (2,)).tolist()
@@ -173,7 +177,7 @@ def dynamic_slice(x, start_indices, slice_sizes):
     return checked_bind(dynamic_slice_p, x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
 
 
-def dynamic_slice_in_dim(x, start, size, axis=0):
+def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 0) -> Array:
     """``dynamic_slice`` along one axis (other axes taken whole).
 
     >>> import numpy as np
@@ -190,7 +194,8 @@ def dynamic_slice_in_dim(x, start, size, axis=0):
     return dynamic_slice(x, starts, sizes)
 
 
-def dynamic_index_in_dim(x, index, axis=0, keepdims=True):
+def dynamic_index_in_dim(x: ArrayLike, index: ArrayLike, axis: int = 0,
+                         keepdims: bool = True) -> Array:
     """``x`` at one traced ``index`` along ``axis`` (clamped), optionally without that axis.
 
     >>> import numpy as np
@@ -264,7 +269,8 @@ dynamic_update_slice_p.def_rules(abstract_eval=_dus_aval, impl=_dus_impl, jvp=_d
                                  transpose=_dus_transpose, batch=_dus_batch)
 
 
-def dynamic_update_slice(x, update, start_indices):
+def dynamic_update_slice(x: ArrayLike, update: ArrayLike,
+                         start_indices: Sequence[ArrayLike]) -> Array:
     """``x`` with the window at ``start_indices`` (clamped to fit) replaced by ``update``.
 
     >>> dynamic_update_slice(np.zeros(4), np.ones(2), (np.int32(3),)).tolist()
@@ -360,7 +366,8 @@ gather_p.def_rules(abstract_eval=_gather_aval, impl=_gather_impl, jvp=_gather_jv
                    transpose=_gather_transpose, batch=_gather_batch)
 
 
-def gather(x, idx, num_index_dims, index_mode="clip"):
+def gather(x: ArrayLike, idx: ArrayLike, num_index_dims: int,
+           index_mode: str = "clip") -> Array:
     """``out[b, r] = x[idx[b, 0], ..., idx[b, k-1], r]`` (see the module docstring).
 
     >>> gather(np.arange(4.0), np.array([[3], [-5]]), 1).tolist()
@@ -505,7 +512,8 @@ scatter_p.def_rules(abstract_eval=_scatter_aval, impl=_scatter_impl, jvp=_scatte
                     transpose=_scatter_transpose, batch=_scatter_batch)
 
 
-def scatter(x, idx, updates, num_index_dims, mode="set", index_mode="drop"):
+def scatter(x: ArrayLike, idx: ArrayLike, updates: ArrayLike, num_index_dims: int,
+            mode: str = "set", index_mode: str = "drop") -> Array:
     """``x`` with row ``b`` of ``updates`` combined into ``x[idx[b]]`` (see the module docstring).
 
     >>> scatter(np.zeros(3), np.array([[1], [1]]), np.array([5.0, 7.0]), 1, "set").tolist()
@@ -515,7 +523,8 @@ def scatter(x, idx, updates, num_index_dims, mode="set", index_mode="drop"):
                           index_mode=index_mode)
 
 
-def scatter_add(x, idx, updates, num_index_dims):
+def scatter_add(x: ArrayLike, idx: ArrayLike, updates: ArrayLike,
+                num_index_dims: int) -> Array:
     """``scatter`` with ``mode="add"``; out-of-range rows are dropped.
 
     >>> import numpy as np

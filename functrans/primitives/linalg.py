@@ -23,6 +23,7 @@ from .base import Primitive, Zero, aval, is_undefined
 from .elementwise import add, mul, neg
 from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
                             check_square, const_like, eye_like, mT, nan_on_error, trace_prod)
+from ..typing import Array, ArrayLike
 
 __all__ = ["cholesky", "triangular_solve", "solve", "slogdet"]
 
@@ -61,7 +62,7 @@ cholesky_p.def_rules(abstract_eval=_cholesky_aval, impl=_cholesky_impl, jvp=_cho
 batch_front(cholesky_p)
 
 
-def cholesky(a):
+def cholesky(a: ArrayLike) -> Array:
     """The lower Cholesky factor L of a symmetric positive-definite ``a`` (A = L Lᵀ).
 
     Only the lower triangle of ``a`` is read; a matrix that is not positive
@@ -157,8 +158,9 @@ triangular_solve_p.def_rules(abstract_eval=_triangular_solve_aval, impl=_triangu
 batch_front(triangular_solve_p)
 
 
-def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
-                     unit_diagonal=False):
+def triangular_solve(a: ArrayLike, b: ArrayLike, *, left_side: bool = False,
+                     lower: bool = False, transpose_a: bool = False,
+                     unit_diagonal: bool = False) -> Array:
     """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` with triangular ``a``.
 
     Only the ``lower`` (or upper) triangle of ``a`` is read; ``op`` transposes when
@@ -218,7 +220,7 @@ solve_p.def_rules(abstract_eval=_solve_aval, impl=_solve_impl, jvp=_solve_jvp,
 batch_front(solve_p)
 
 
-def solve(a, b):
+def solve(a: ArrayLike, b: ArrayLike) -> Array:
     """``x`` with ``a @ x == b`` for ``a`` (..., n, n) and ``b`` (..., n, k) (equal batch axes).
 
     >>> import numpy as np
@@ -265,7 +267,7 @@ slogdet_p.def_rules(abstract_eval=_slogdet_aval, impl=_slogdet_impl, jvp=_slogde
 batch_front(slogdet_p)
 
 
-def slogdet(a):
+def slogdet(a: ArrayLike) -> tuple[Array, Array]:
     """``(sign, log|det a|)`` of a square matrix or a stack of them.
 
     >>> import numpy as np

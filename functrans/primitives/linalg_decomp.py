@@ -34,6 +34,7 @@ from .linalg_common import (batch_front, batched_matmul, bind_checked, check_flo
 from .reductions import reduce_max, reduce_min, reduce_prod, reduce_sum
 from .slicing import concatenate, slice as slice_
 from .structural import broadcast_in_dim, full
+from ..typing import Array, ArrayLike
 
 __all__ = ["eigh", "svd", "qr", "eig", "det", "pinv"]
 
@@ -177,7 +178,7 @@ eigh_p.def_rules(abstract_eval=_eigh_aval, impl=_eigh_impl, jvp=_eigh_jvp)
 batch_front(eigh_p)
 
 
-def eigh(a, *, lower: bool = True):
+def eigh(a: ArrayLike, *, lower: bool = True) -> tuple[Array, Array]:
     """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
     real symmetric matrix, reading only its ``lower`` (or upper) triangle.
 
@@ -284,7 +285,8 @@ svd_p.def_rules(abstract_eval=_svd_aval, impl=_svd_impl, jvp=_svd_jvp)
 batch_front(svd_p)
 
 
-def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
+def svd(a: ArrayLike, *, full_matrices: bool = True,
+        compute_uv: bool = True) -> Array | tuple[Array, Array, Array]:
     """Singular value decomposition of a real or complex matrix (or stack): ``(u, s, vt)``
     with ``a = u @ diag(s) @ vt`` and real ``s`` descending, or ``s`` alone
     (``compute_uv=False``).
@@ -363,7 +365,7 @@ qr_p.def_rules(abstract_eval=_qr_aval, impl=_qr_impl, jvp=_qr_jvp)
 batch_front(qr_p)
 
 
-def qr(a, *, full_matrices: bool = True):
+def qr(a: ArrayLike, *, full_matrices: bool = True) -> tuple[Array, Array]:
     """QR decomposition ``(q, r)`` of a real matrix (or stack), ``a = q @ r``:
     ``q`` (m, m) and ``r`` (m, n) when ``full_matrices``, else (m, k) and (k, n)
     with k = min(m, n).
@@ -433,7 +435,7 @@ eig_p.def_rules(abstract_eval=_eig_aval, impl=_eig_impl, jvp=_eig_jvp)
 batch_front(eig_p)
 
 
-def eig(a, *, compute_right_eigenvectors: bool = True):
+def eig(a: ArrayLike, *, compute_right_eigenvectors: bool = True) -> tuple[Array, ...]:
     """Eigenvalues (and right eigenvectors) of a general square matrix, complex:
     ``(w, v)`` with ``a @ v = v * w``, or ``(w,)`` without eigenvectors.
 
@@ -505,7 +507,7 @@ det_p.def_rules(abstract_eval=_det_aval,
 batch_front(det_p)
 
 
-def det(a):
+def det(a: ArrayLike) -> Array:
     """The determinant of a square matrix or a stack of them; its gradient is the
     transposed adjugate, finite also at singular matrices.
 
@@ -563,7 +565,7 @@ pinv_p.def_rules(abstract_eval=_pinv_aval, impl=_pinv_impl, jvp=_pinv_jvp)
 batch_front(pinv_p)
 
 
-def pinv(a, *, rtol: float):
+def pinv(a: ArrayLike, *, rtol: float) -> Array:
     """The Moore-Penrose pseudo-inverse of a real matrix (stack), dropping singular
     values at or below ``rtol * max(s)``.
 

@@ -21,6 +21,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .base import Primitive, batch_elementwise
 from ..tracing import Tracer, get_aval
+from ..typing import Array, ArrayLike
 
 __all__ = ["threefry2x32"]
 
@@ -72,7 +73,8 @@ threefry2x32_p.def_rules(abstract_eval=_threefry2x32_aval, impl=_threefry2x32_im
 batch_elementwise(threefry2x32_p)
 
 
-def threefry2x32(k0, k1, x0, x1):
+def threefry2x32(k0: ArrayLike, k1: ArrayLike, x0: ArrayLike,
+                 x1: ArrayLike) -> tuple[Array, Array]:
     """The Threefry-2x32 block function: key ``(k0, k1)``, counters ``(x0, x1)``
     (uint32, one shape) to two uint32 arrays of random bits.
 

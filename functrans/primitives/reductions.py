@@ -21,6 +21,8 @@ Derivatives:
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
@@ -30,6 +32,7 @@ from . import elementwise as E
 from .base import Primitive, Zero, aval, deflinear
 from .dot import dot_general
 from .structural import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
+from ..typing import Array, ArrayLike, DTypeLike
 
 _object_new = object.__new__
 
@@ -368,7 +371,7 @@ def _bind(prim, x, **params):
     return prim.bind(x, **params)
 
 
-def reduce_sum(x, axes):
+def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> Array:
     """Sum over ``axes`` (a tuple); a no-op for an empty tuple.
 
     >>> float(reduce_sum(np.arange(4.0), (0,)))
@@ -380,7 +383,7 @@ def reduce_sum(x, axes):
     return _bind(reduce_sum_p, x, axes=axes)
 
 
-def reduce_max(x, axes):
+def reduce_max(x: ArrayLike, axes: Sequence[int]) -> Array:
     """Maximum over ``axes``; NaN propagates, an empty reduction is a ValueError.
 
     >>> float(reduce_max(np.array([1.0, 3.0, 2.0]), (0,)))
@@ -390,7 +393,7 @@ def reduce_max(x, axes):
     return _bind(reduce_max_p, x, axes=axes) if axes else x
 
 
-def reduce_min(x, axes):
+def reduce_min(x: ArrayLike, axes: Sequence[int]) -> Array:
     """Minimum over ``axes``.
 
     >>> float(reduce_min(np.array([1.0, 3.0, 2.0]), (0,)))
@@ -400,7 +403,7 @@ def reduce_min(x, axes):
     return _bind(reduce_min_p, x, axes=axes) if axes else x
 
 
-def reduce_prod(x, axes):
+def reduce_prod(x: ArrayLike, axes: Sequence[int]) -> Array:
     """Product over ``axes`` (1 for an empty reduction).
 
     >>> float(reduce_prod(np.array([2.0, 3.0]), (0,)))
@@ -410,7 +413,7 @@ def reduce_prod(x, axes):
     return _bind(reduce_prod_p, x, axes=axes) if axes else x
 
 
-def reduce_and(x, axes):
+def reduce_and(x: ArrayLike, axes: Sequence[int]) -> Array:
     """Logical and of a bool array over ``axes``.
 
     >>> bool(reduce_and(np.array([True, False]), (0,)))
@@ -420,7 +423,7 @@ def reduce_and(x, axes):
     return _bind(reduce_and_p, x, axes=axes) if axes else x
 
 
-def reduce_or(x, axes):
+def reduce_or(x: ArrayLike, axes: Sequence[int]) -> Array:
     """Logical or of a bool array over ``axes``.
 
     >>> bool(reduce_or(np.array([True, False]), (0,)))
@@ -434,6 +437,8 @@ def _arg_wrapper(prim, doc):
     def f(operand, axis, index_dtype=np.int64):
         return _bind(prim, operand, axis=int(axis), index_dtype=np.dtype(index_dtype))
     f.__name__ = f.__qualname__ = prim.name
+    f.__annotations__ = {"operand": "ArrayLike", "axis": "int", "index_dtype": "DTypeLike",
+                         "return": "Array"}
     f.__doc__ = doc
     return f
 
@@ -454,6 +459,8 @@ def _cum_wrapper(prim, doc):
     def f(operand, axis=0, reverse=False):
         return _bind(prim, operand, axis=int(axis), reverse=bool(reverse))
     f.__name__ = f.__qualname__ = prim.name
+    f.__annotations__ = {"operand": "ArrayLike", "axis": "int", "reverse": "bool",
+                         "return": "Array"}
     f.__doc__ = doc
     return f
 

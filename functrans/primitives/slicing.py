@@ -20,6 +20,7 @@ live together.
 from __future__ import annotations
 
 import builtins
+from typing import Sequence
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from .structural import shift_dims, broadcast_in_dim, checked_bind, reshape, tra
 from .reductions import cumprod, reduce_prod_p, reduce_sum
 from . import elementwise as E
 from .elementwise import select_n, sub
+from ..typing import Array, ArrayLike
 
 __all__ = ["slice", "slice_in_dim", "rev", "concatenate", "pad"]
 
@@ -90,7 +92,8 @@ slice_p.def_rules(abstract_eval=_slice_aval, impl=_slice_impl, batch=_slice_batc
 deflinear(slice_p, _slice_transpose)
 
 
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax name)
+def slice(x: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> Array:  # noqa: A001 (lax name)
     """``x[start:limit:stride]`` per axis, with static bounds.
 
     >>> slice(np.arange(10.0), (1,), (8,), (3,)).tolist()
@@ -107,7 +110,8 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax nam
                         strides=strides)
 
 
-def slice_in_dim(x, start, limit, stride=1, axis=0):
+def slice_in_dim(x: ArrayLike, start: int | None, limit: int | None, stride: int = 1,
+                 axis: int = 0) -> Array:
     """``slice`` along one axis only.
 
     >>> import numpy as np
@@ -147,7 +151,7 @@ deflinear(rev_p, lambda ct, x, *, dimensions: [
     Zero(x.aval) if type(ct) is Zero else rev(ct, dimensions)])
 
 
-def rev(x, dimensions):
+def rev(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along ``dimensions``.
 
     >>> rev(np.arange(3.0), (0,)).tolist()
@@ -210,7 +214,7 @@ concatenate_p.def_rules(abstract_eval=_concatenate_aval,
 deflinear(concatenate_p, _concatenate_transpose)
 
 
-def concatenate(operands, dimension):
+def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
     """Join arrays of one dtype along ``dimension``.
 
     >>> concatenate([np.zeros(2), np.ones(1)], 0).tolist()
@@ -299,7 +303,8 @@ pad_p.def_rules(abstract_eval=_pad_aval, impl=_pad_impl, batch=_pad_batch)
 deflinear(pad_p, _pad_transpose)
 
 
-def pad(x, padding_value, padding_config):
+def pad(x: ArrayLike, padding_value: ArrayLike,
+        padding_config: Sequence[tuple[int, int, int]]) -> Array:
     """Pad with ``padding_value``: ``(lo, hi, interior)`` per axis; negative lo/hi crop.
 
     >>> pad(np.ones(2), 0.0, ((1, 0, 2),)).tolist()

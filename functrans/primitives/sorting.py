@@ -13,12 +13,15 @@ the inverse permutation, which is one more ``sort`` keyed by the permutation.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis, not_mapped_size
 from .structural import broadcast_in_dim
 from ..tracing import Tracer, get_aval
+from ..typing import Array, ArrayLike
 
 __all__ = ["sort", "sort_key_val"]
 
@@ -112,7 +115,8 @@ sort_p.def_rules(abstract_eval=_sort_aval, impl=_sort_impl, jvp=_sort_jvp,
                  transpose=_sort_transpose, batch=_sort_batch)
 
 
-def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1,
+         is_stable: bool = True, num_keys: int = 1) -> Array | tuple[Array, ...]:
     """Sort along ``dimension``. ``operand`` is an array or a sequence of arrays of one
     shape; a sequence is ordered by its first ``num_keys`` arrays and a tuple returned.
 
@@ -137,7 +141,8 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     return outs[0] if single else tuple(outs)
 
 
-def sort_key_val(keys, values, dimension=-1, is_stable=True):
+def sort_key_val(keys: ArrayLike, values: ArrayLike, dimension: int = -1,
+                 is_stable: bool = True) -> tuple[Array, Array]:
     """Sort ``keys`` along ``dimension`` and carry ``values`` along: ``(keys, values)``.
 
     >>> import numpy as np

@@ -18,6 +18,8 @@ or pad ranges of elements (slice, rev, concatenate, pad) are in ``slicing.py``.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from jaxpr_ir import ShapedArray
@@ -26,6 +28,7 @@ from ..tracing import Tracer
 from .base import Primitive, Zero, aval, deflinear
 from .basic import (broadcast_constant, broadcast_in_dim, broadcast_in_dim_p,  # noqa: F401
                     full, transpose, transpose_p)
+from ..typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "iota",
            "broadcasted_iota", "full", "zeros_like_aval"]
@@ -75,7 +78,7 @@ deflinear(reshape_p, lambda ct, x, *, new_sizes: [
     Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)])
 
 
-def reshape(x, new_sizes):
+def reshape(x: ArrayLike, new_sizes: Shape) -> Array:
     """Row-major reshape; a no-op (no equation) when the shape already matches.
 
     >>> import numpy as np
@@ -105,7 +108,7 @@ deflinear(transpose_p, lambda ct, x, *, permutation: [
 
 # --------------------------------------------------------------------------- helpers
 
-def zeros_like_aval(a):
+def zeros_like_aval(a: ShapedArray) -> Array:
     """Zeros of the type ``a`` (used by transpose rules for the cotangent of a structure).
 
     >>> from jaxpr_ir import ShapedArray
@@ -160,7 +163,7 @@ deflinear(squeeze_p, lambda ct, x, *, dimensions: [
     Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)])
 
 
-def squeeze(x, dimensions):
+def squeeze(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the size-1 axes ``dimensions``.
 
     >>> squeeze(np.zeros((1, 3, 1)), (0, 2)).shape
@@ -173,7 +176,7 @@ def squeeze(x, dimensions):
     return checked_bind(squeeze_p, x, dimensions=dimensions)
 
 
-def expand_dims(x, dimensions):
+def expand_dims(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert size-1 axes at ``dimensions`` (positions in the result), as a reshape.
 
     >>> expand_dims(np.zeros(3), (0, 2)).shape
@@ -221,7 +224,7 @@ def _bind_nullary(prim, **params):
     return _tracing.bind_outermost(prim, (), params)
 
 
-def broadcasted_iota(dtype, shape, dimension):
+def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     """Values ``0..shape[dimension]-1`` along ``dimension``, broadcast to ``shape``.
 
     >>> broadcasted_iota(np.int32, (2, 3), 1).tolist()
@@ -232,7 +235,7 @@ def broadcasted_iota(dtype, shape, dimension):
                          dimension=int(dimension) % max(len(shape), 1))
 
 
-def iota(dtype, size):
+def iota(dtype: DTypeLike, size: int) -> Array:
     """``0, 1, ..., size-1`` as a 1-d array of ``dtype``.
 
     >>> iota(np.int64, 3).tolist()
