@@ -32,6 +32,7 @@ from .primitives import elementwise as E
 from .primitives.elementwise import convert_element_type
 from .primitives.random import threefry2x32
 from .primitives.structural import broadcast_in_dim, iota, reshape
+from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
            "key_data", "wrap_key_data", "clone"]
@@ -132,7 +133,7 @@ def _seed_words(name, seed):
     return np.uint32((s >> 32) & _MASK32), np.uint32(s & _MASK32)
 
 
-def key(seed):
+def key(seed: ArrayLike) -> Array:
     """A PRNG key from an integer seed (up to 64 bits): uint32 ``[seed >> 32, seed & 0xffffffff]``
     (JAX's ``PRNGKey`` layout; ``key_data(jax.random.key(seed))`` is the same array).
 
@@ -147,7 +148,7 @@ def key(seed):
 PRNGKey = key
 
 
-def key_data(keys):
+def key_data(keys: Array) -> Array:
     """The uint32 words of a key (or an array of keys): keys here are raw already.
 
     >>> from functrans import random
@@ -161,7 +162,7 @@ def key_data(keys):
     return keys
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None) -> Array:
     """A key (or keys) from uint32 words of shape (..., 2); ``impl`` must be None or
     'threefry2x32', the only PRNG here.
 
@@ -175,7 +176,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
     return key_data(key_bits_array)
 
 
-def clone(key):
+def clone(key: Array) -> Array:
     """The same key (keys are plain arrays here, so there is no reuse tracking to reset).
 
     >>> from functrans import random
@@ -185,7 +186,7 @@ def clone(key):
     return check_key("clone", key)
 
 
-def split(key, num=2):
+def split(key: Array, num: int | Shape = 2) -> Array:
     """``num`` new keys (an int, or a shape tuple): shape ``(num, 2)`` or ``num + (2,)``.
 
     >>> from functrans import random
@@ -204,7 +205,7 @@ def split2(k):
     return fnp.stack([b1[0], b2[0]]), fnp.stack([b1[1], b2[1]])
 
 
-def fold_in(key, data):
+def fold_in(key: Array, data: ArrayLike) -> Array:
     """A new key from ``key`` and an integer ``data`` (taken modulo 2**32, as JAX does).
 
     >>> from functrans import random
@@ -217,7 +218,7 @@ def fold_in(key, data):
     return fnp.stack([y0, y1])
 
 
-def bits(key, shape=(), dtype=None):
+def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Uniformly random unsigned words of ``shape``: uint32 (the default) or uint8.
 
     JAX with float64 enabled defaults to uint64, a dtype functrans does not have.
@@ -277,7 +278,8 @@ def _veltkamp_split(x):
     return hi, x - hi
 
 
-def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+def uniform(key: Array, shape: Shape = (), dtype: DTypeLike | None = None,
+            minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
     """Floats uniform on [minval, maxval) (bounds broadcast against ``shape``), JAX's
     draws bit for bit: ``max(minval, u * (maxval - minval) + minval)``, u on [0, 1).
     As in JAX, rounding can give ``maxval`` itself when the range is wide.
@@ -297,7 +299,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     return fnp.broadcast_to(out, shape) if tuple(out.shape) != shape else out
 
 
-def normal(key, shape=(), dtype=None):
+def normal(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples: ``sqrt(2) * erf_inv(u)``, u uniform on (-1, 1) (JAX's
     algorithm; equal to JAX's draws within a few ulp, see the README).
 
@@ -364,7 +366,8 @@ def _randint32(k1, k2, shape, lo, hi, hi_out_of_range):
     return lo + convert_element_type(fnp.asarray(x), lo.dtype)
 
 
-def randint(key, shape, minval, maxval, dtype=None):
+def randint(key: Array, shape: Shape, minval: ArrayLike, maxval: ArrayLike,
+            dtype: DTypeLike | None = None) -> Array:
     """Integers uniform on [minval, maxval) (bounds broadcast; maxval <= minval gives
     minval), JAX's draws bit for bit (its modular reduction of two words per value,
     slightly biased when the range is not a power of two; 8-bit dtypes sample in 32).

@@ -16,6 +16,7 @@ from . import numpy as fnp
 from .lax_special import lgamma
 from .primitives.control_flow import while_loop
 from .random_core import check_broadcast, check_key, float_dtype, shape_tuple, split, uniform
+from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["binomial", "multinomial", "poisson"]
 
@@ -90,7 +91,8 @@ def _btrs(k, count, prob, shape):
     return while_loop(lambda s: fnp.any(~s[1]), step, init)[0]
 
 
-def binomial(key, n, p, shape=None, dtype=None):
+def binomial(key: Array, n: ArrayLike, p: ArrayLike, shape: Shape | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Binomial(n, p) counts, as floats (JAX's convention); NaN for invalid parameters
     (p < 0, NaN, n < 0), inf for infinite n.
 
@@ -128,7 +130,8 @@ def binomial(key, n, p, shape=None, dtype=None):
     return fnp.asarray(samples, dt)
 
 
-def multinomial(key, n, p, *, shape=None, dtype=None):
+def multinomial(key: Array, n: ArrayLike, p: ArrayLike, *, shape: Shape | None = None,
+                dtype: DTypeLike | None = None) -> Array:
     """Multinomial counts over p's last axis: one binomial draw per category of what
     is left, as JAX does (``shape`` ends with the number of categories).
 
@@ -197,7 +200,8 @@ def _poisson_rejection(k, lam, shape, dt):
     return fnp.asarray(while_loop(lambda s: fnp.any(~s[1]), step, init)[0], dt)
 
 
-def poisson(key, lam, shape=None, dtype=None):
+def poisson(key: Array, lam: ArrayLike, shape: Shape | None = None,
+            dtype: DTypeLike | None = None) -> Array:
     """Poisson(lam) counts (int64 by default), computed in float32 as JAX does: Knuth's
     method below lam = 10, transformed rejection above. JAX's rejection test uses XLA's
     lgamma, which differs from the one here in the last digits, so a draw can differ

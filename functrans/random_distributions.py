@@ -24,6 +24,7 @@ from .primitives.elementwise_math import erf
 from .primitives.sorting import sort_p
 from .random_core import (check_broadcast, check_key, float_dtype, random_words, shape_tuple,
                           split2, uniform, normal, randint)
+from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["permutation", "choice", "bernoulli", "gumbel", "categorical", "exponential",
            "laplace", "logistic", "cauchy", "pareto", "rademacher", "maxwell",
@@ -62,7 +63,8 @@ def _shuffle(k, x, axis):
     return x
 
 
-def permutation(key, x, axis=0, independent=False):
+def permutation(key: Array, x: int | ArrayLike, axis: int = 0,
+                independent: bool = False) -> Array:
     """A random permutation of ``arange(x)`` (int ``x``) or of ``x`` along ``axis``;
     ``independent=True`` permutes each slice along ``axis`` on its own.
 
@@ -107,7 +109,8 @@ def _choice_index(k, n, shape, replace, p, mode):
     return fnp.reshape(fnp.argsort(g, descending=True)[:size], shape)
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+def choice(key: Array, a: int | ArrayLike, shape: Shape = (), replace: bool = True,
+           p: ArrayLike | None = None, axis: int = 0, mode: str | None = None) -> Array:
     """Random elements of ``a`` (or of ``arange(a)`` for an int) along ``axis``, JAX's
     draws: ``randint`` or ``permutation`` without ``p``; with ``p``, inverse-CDF
     sampling with replacement and Gumbel top-k without (``mode``: gumbel's mode).
@@ -145,7 +148,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 # --------------------------------------------------------------------------- discrete
 
-def bernoulli(key, p=0.5, shape=None, mode="low"):
+def bernoulli(key: Array, p: ArrayLike = 0.5, shape: Shape | None = None,
+              mode: str = "low") -> Array:
     """Booleans, True with probability ``p`` (a float; ``shape`` defaults to p's):
     ``uniform < p``; ``mode='high'`` adds a second word of resolution, as in JAX.
 
@@ -166,7 +170,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     return fnp.less(u[1] * (2.0 ** -np.finfo(p.dtype).nmant), p - u[0])
 
 
-def rademacher(key, shape=(), dtype=None):
+def rademacher(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """-1 or +1 with equal probability (``2 * bernoulli(key, 0.5) - 1``).
 
     >>> from functrans import random
@@ -179,7 +183,8 @@ def rademacher(key, shape=(), dtype=None):
     return fnp.asarray(2 * b - 1, dt)
 
 
-def geometric(key, p, shape=None, dtype=None):
+def geometric(key: Array, p: ArrayLike, shape: Shape | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Trials up to the first success (support 1, 2, ...): ``floor(log u / log1p(-p)) + 1``.
 
     >>> from functrans import random
@@ -199,7 +204,8 @@ def geometric(key, p, shape=None, dtype=None):
 
 # --------------------------------------------------------------------------- continuous
 
-def gumbel(key, shape=(), dtype=None, mode=None):
+def gumbel(key: Array, shape: Shape = (), dtype: DTypeLike | None = None,
+           mode: str | None = None) -> Array:
     """Standard Gumbel samples ``-log(-log(u))`` (u on [tiny, 1)); ``mode='high'``
     draws two words for the lower tail, as JAX does.
 
@@ -221,7 +227,8 @@ def gumbel(key, shape=(), dtype=None, mode=None):
     return -fnp.log(-fnp.log1p(-x))
 
 
-def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
+def categorical(key: Array, logits: ArrayLike, axis: int = -1, shape: Shape | None = None,
+                replace: bool = True, mode: str | None = None) -> Array:
     """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max;
     ``replace=False`` takes the top-k of perturbed logits, without repeats; ``mode``
     is gumbel's).
@@ -257,7 +264,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     return fnp.asarray(fnp.reshape(fnp.moveaxis(top, -1, 0), shape), np.int32)  # JAX's top_k
 
 
-def exponential(key, shape=(), dtype=None):
+def exponential(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard exponential samples ``-log1p(-u)``.
 
     >>> from functrans import random
@@ -269,7 +276,7 @@ def exponential(key, shape=(), dtype=None):
     return -fnp.log1p(-uniform(k, shape_tuple("exponential", shape), dt))
 
 
-def laplace(key, shape=(), dtype=None):
+def laplace(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Laplace samples ``sign(u) * log1p(-|u|)``, u on (-1, 1).
 
     >>> from functrans import random
@@ -282,7 +289,7 @@ def laplace(key, shape=(), dtype=None):
     return fnp.sign(u) * fnp.log1p(-fnp.abs(u))
 
 
-def logistic(key, shape=(), dtype=None):
+def logistic(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard logistic samples ``log(u) - log1p(-u)``, u on [tiny, 1).
 
     >>> from functrans import random
@@ -295,7 +302,7 @@ def logistic(key, shape=(), dtype=None):
     return fnp.log(x) - fnp.log1p(-x)
 
 
-def cauchy(key, shape=(), dtype=None):
+def cauchy(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples ``tan(pi * (u - 1/2))``, u on [eps, 1).
 
     >>> from functrans import random
@@ -308,7 +315,8 @@ def cauchy(key, shape=(), dtype=None):
     return fnp.tan(dt.type(np.pi) * (u - dt.type(0.5)))
 
 
-def pareto(key, b, shape=None, dtype=None):
+def pareto(key: Array, b: ArrayLike, shape: Shape | None = None,
+           dtype: DTypeLike | None = None) -> Array:
     """Pareto samples of shape parameter ``b``: ``exp(e / b)``, e standard exponential.
 
     >>> from functrans import random
@@ -322,7 +330,7 @@ def pareto(key, b, shape=None, dtype=None):
     return fnp.exp(exponential(k, shape, dt) / b)
 
 
-def maxwell(key, shape=(), dtype=None):
+def maxwell(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Maxwell samples: the length of a standard normal 3-vector.
 
     >>> from functrans import random
@@ -335,7 +343,8 @@ def maxwell(key, shape=(), dtype=None):
     return fnp.sqrt(fnp.sum(z * z, axis=-1))
 
 
-def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+def double_sided_maxwell(key: Array, loc: ArrayLike, scale: ArrayLike, shape: Shape = (),
+                         dtype: DTypeLike | None = None) -> Array:
     """Double-sided Maxwell samples ``sign * maxwell * scale + loc`` of shape
     ``shape + broadcast(loc, scale).shape`` (JAX's convention).
 
@@ -355,7 +364,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     return sign * maxwell(k_maxwell, shape, dt) * scale + loc
 
 
-def weibull_min(key, scale, concentration, shape=(), dtype=None):
+def weibull_min(key: Array, scale: ArrayLike, concentration: ArrayLike, shape: Shape = (),
+                dtype: DTypeLike | None = None) -> Array:
     """Weibull samples ``(-log1p(-u)) ** (1 / concentration) * scale``.
 
     >>> from functrans import random
@@ -370,7 +380,8 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     return fnp.power(-fnp.log1p(-u), 1.0 / conc) * scale
 
 
-def rayleigh(key, scale, shape=None, dtype=None):
+def rayleigh(key: Array, scale: ArrayLike, shape: Shape | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Rayleigh samples ``scale * sqrt(-2 log u)``.
 
     >>> from functrans import random
@@ -385,7 +396,8 @@ def rayleigh(key, scale, shape=None, dtype=None):
     return fnp.broadcast_to(scale, shape) * fnp.sqrt(fnp.log(u) * dt.type(-2))
 
 
-def wald(key, mean, shape=None, dtype=None):
+def wald(key: Array, mean: ArrayLike, shape: Shape | None = None,
+         dtype: DTypeLike | None = None) -> Array:
     """Wald (inverse Gaussian) samples of the given mean (Michael, Schucany and Haas).
 
     >>> from functrans import random
@@ -407,7 +419,8 @@ def wald(key, mean, shape=None, dtype=None):
     return fnp.where(z <= mean / (mean + x), x, mean_sq / x)
 
 
-def triangular(key, left, mode, right, shape=None, dtype=None):
+def triangular(key: Array, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
+               shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
     """Triangular samples on [left, right] peaking at ``mode`` (inverse CDF).
 
     >>> from functrans import random
@@ -428,7 +441,8 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
     return fnp.where(u < fc, below, above)
 
 
-def lognormal(key, sigma=1.0, shape=None, dtype=None):
+def lognormal(key: Array, sigma: ArrayLike = 1.0, shape: Shape | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Log-normal samples ``exp(sigma * normal)``.
 
     >>> from functrans import random
@@ -452,7 +466,8 @@ def _next_toward(x, up):
     return fnp.where(x == 0, tiny if up else -tiny, moved)
 
 
-def truncated_normal(key, lower, upper, shape=None, dtype=None):
+def truncated_normal(key: Array, lower: ArrayLike, upper: ArrayLike,
+                     shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples truncated to (lower, upper): the inverse CDF of a
     uniform draw between ``erf(lower/sqrt 2)`` and ``erf(upper/sqrt 2)``, clipped
     strictly inside the bounds; differentiable in the bounds.
@@ -475,7 +490,9 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     return fnp.clip(out, lo, hi)
 
 
-def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+def multivariate_normal(key: Array, mean: ArrayLike, cov: ArrayLike,
+                        shape: Shape | None = None, dtype: DTypeLike | None = None,
+                        method: str = "cholesky") -> Array:
     """Samples of N(mean, cov): ``mean + L z`` with ``L = cholesky(cov)`` and standard
     normal z; ``shape`` is the batch shape (default: mean's and cov's broadcast).
     Only ``method='cholesky'`` is available here.

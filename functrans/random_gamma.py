@@ -32,6 +32,7 @@ from .primitives.control_flow import while_loop
 from .random_core import (check_broadcast, check_key, float_dtype, shape_tuple, split, split2,
                           normal, uniform)
 from .random_distributions import exponential, rademacher
+from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
            "generalized_normal", "ball"]
@@ -95,7 +96,8 @@ def _gamma(name, key, a, shape, dtype, log_space):
     return fnp.reshape(draws, shape)
 
 
-def gamma(key, a, shape=None, dtype=None):
+def gamma(key: Array, a: ArrayLike, shape: Shape | None = None,
+          dtype: DTypeLike | None = None) -> Array:
     """Gamma(a, 1) samples (``shape`` defaults to a's shape).
 
     >>> from functrans import random
@@ -105,7 +107,8 @@ def gamma(key, a, shape=None, dtype=None):
     return _gamma("gamma", key, a, shape, dtype, False)
 
 
-def loggamma(key, a, shape=None, dtype=None):
+def loggamma(key: Array, a: ArrayLike, shape: Shape | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Logarithms of Gamma(a, 1) samples, accurate for small ``a`` where the samples
     themselves underflow.
 
@@ -132,7 +135,8 @@ def _shape_of(name, shape, *params):
     return shape
 
 
-def beta(key, a, b, shape=None, dtype=None):
+def beta(key: Array, a: ArrayLike, b: ArrayLike, shape: Shape | None = None,
+         dtype: DTypeLike | None = None) -> Array:
     """Beta(a, b) samples, from two log-gamma draws (stable for small a and b).
 
     >>> from functrans import random
@@ -152,7 +156,8 @@ def beta(key, a, b, shape=None, dtype=None):
     return ga / (ga + gb)
 
 
-def dirichlet(key, alpha, shape=None, dtype=None):
+def dirichlet(key: Array, alpha: ArrayLike, shape: Shape | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Dirichlet(alpha) samples over alpha's last axis: normalised log-gamma draws.
 
     >>> import numpy as np
@@ -174,7 +179,8 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     return e / fnp.sum(e, axis=-1, keepdims=True)
 
 
-def chisquare(key, df, shape=None, dtype=None):
+def chisquare(key: Array, df: ArrayLike, shape: Shape | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Chi-square samples with ``df`` degrees of freedom: ``2 * Gamma(df / 2)``.
 
     >>> from functrans import random
@@ -188,7 +194,8 @@ def chisquare(key, df, shape=None, dtype=None):
     return fnp.exp(loggamma(k, fnp.broadcast_to(df / 2, shape), shape, dt)) * dt.type(2)
 
 
-def f(key, dfnum, dfden, shape=None, dtype=None):
+def f(key: Array, dfnum: ArrayLike, dfden: ArrayLike, shape: Shape | None = None,
+      dtype: DTypeLike | None = None) -> Array:
     """F-distribution samples: a ratio of two scaled chi-square draws.
 
     >>> from functrans import random
@@ -205,7 +212,8 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     return num / den
 
 
-def t(key, df, shape=None, dtype=None):
+def t(key: Array, df: ArrayLike, shape: Shape | None = None,
+      dtype: DTypeLike | None = None) -> Array:
     """Student's t samples: ``normal * sqrt((df / 2) / Gamma(df / 2))``.
 
     >>> from functrans import random
@@ -223,7 +231,8 @@ def t(key, df, shape=None, dtype=None):
     return n * fnp.sqrt(half / g)
 
 
-def generalized_normal(key, p, shape=(), dtype=None):
+def generalized_normal(key: Array, p: ArrayLike, shape: Shape = (),
+                       dtype: DTypeLike | None = None) -> Array:
     """Samples with density proportional to ``exp(-|x|**p)``: a random sign times
     ``Gamma(1/p) ** (1/p)``.
 
@@ -239,7 +248,8 @@ def generalized_normal(key, p, shape=(), dtype=None):
     return rademacher(k_r, shape, dt) * g ** dt.type(1.0 / p)
 
 
-def ball(key, d, p=2, shape=(), dtype=None):
+def ball(key: Array, d: int, p: float = 2, shape: Shape = (),
+         dtype: DTypeLike | None = None) -> Array:
     """Points uniform in the unit ``p``-norm ball of dimension ``d`` (shape ``shape + (d,)``).
 
     >>> import numpy as np

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Sequence
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from .. import lax
 from .. import numpy as fnp
 from ..numpy._util import canonicalize_axes, canonicalize_axis
 from ..primitives.custom import stop_gradient
+from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["relu", "relu6", "sigmoid", "log_sigmoid", "softplus", "gelu", "silu", "swish",
            "elu", "selu", "leaky_relu", "softmax", "log_softmax", "logsumexp", "one_hot",
@@ -43,7 +45,7 @@ def _stop_gradient(x):
     return stop_gradient(x)
 
 
-def relu(x):
+def relu(x: ArrayLike) -> Array:
     """``max(x, 0)``; its derivative at 0 is 0 (as in JAX).
 
     >>> import functrans.numpy as fnp
@@ -54,7 +56,7 @@ def relu(x):
     return fnp.where(x > 0, x, fnp.zeros_like(x))
 
 
-def relu6(x):
+def relu6(x: ArrayLike) -> Array:
     """``min(max(x, 0), 6)``.
 
     >>> import functrans.numpy as fnp
@@ -65,7 +67,7 @@ def relu6(x):
     return fnp.where(x > 0, fnp.where(x < 6, x, fnp.full_like(x, 6)), fnp.zeros_like(x))
 
 
-def sigmoid(x):
+def sigmoid(x: ArrayLike) -> Array:
     """The logistic function ``1 / (1 + exp(-x))``.
 
     >>> sigmoid(0.0).item()
@@ -74,7 +76,7 @@ def sigmoid(x):
     return lax.logistic(_float(x))
 
 
-def softplus(x):
+def softplus(x: ArrayLike) -> Array:
     """``log(1 + exp(x))``, computed as ``max(x, 0) + log1p(exp(-|x|))``.
 
     >>> round(softplus(0.0).item(), 6)
@@ -86,7 +88,7 @@ def softplus(x):
     return 0.5 * x + 0.5 * ax + fnp.log1p(fnp.exp(-ax))
 
 
-def log_sigmoid(x):
+def log_sigmoid(x: ArrayLike) -> Array:
     """``log(sigmoid(x)) = -softplus(-x)``.
 
     >>> round(log_sigmoid(0.0).item(), 6)
@@ -95,7 +97,7 @@ def log_sigmoid(x):
     return -softplus(-_float(x))
 
 
-def gelu(x, approximate=True):
+def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """Gaussian error linear unit: ``x Φ(x)``; ``approximate=True`` (the default, as in
     JAX) uses ``0.5 x (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))``, else the erf form.
 
@@ -109,7 +111,7 @@ def gelu(x, approximate=True):
     return 0.5 * x * (1.0 + lax.erf(x * (1.0 / math.sqrt(2.0))))
 
 
-def silu(x):
+def silu(x: ArrayLike) -> Array:
     """``x * sigmoid(x)`` (also called swish).
 
     >>> round(silu(1.0).item(), 6)
@@ -122,7 +124,7 @@ def silu(x):
 swish = silu
 
 
-def elu(x, alpha=1.0):
+def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """``x`` for ``x > 0``, else ``alpha (exp(x) - 1)``.
 
     >>> round(elu(-1.0).item(), 6)
@@ -135,7 +137,7 @@ def elu(x, alpha=1.0):
     return fnp.where(pos, x, neg)
 
 
-def selu(x):
+def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the self-normalising constants.
 
     >>> round(selu(1.0).item(), 6)
@@ -146,7 +148,7 @@ def selu(x):
     return scale * elu(x, alpha)
 
 
-def leaky_relu(x, negative_slope=0.01):
+def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 0.01) -> Array:
     """``x`` for ``x >= 0``, else ``negative_slope * x``.
 
     >>> leaky_relu(-2.0, 0.5).item()
@@ -167,7 +169,9 @@ def _safe_max(x, axes):
     return _stop_gradient(m)
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
+              b: ArrayLike | None = None, keepdims: bool = False,
+              return_sign: bool = False) -> Array | tuple[Array, Array]:
     """``log(sum(b * exp(a)))`` over ``axis``, stable for large and ``-inf`` entries.
 
     With ``return_sign`` (for weights ``b`` of either sign) returns
@@ -205,7 +209,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return (out, sign) if return_sign else out
 
 
-def softmax(x, axis=-1):
+def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Array:
     """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple).
 
     >>> import functrans.numpy as fnp
@@ -218,7 +222,7 @@ def softmax(x, axis=-1):
     return e / fnp.sum(e, axis=axes, keepdims=True)
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Array:
     """``x - logsumexp(x)`` along ``axis``.
 
     >>> import functrans.numpy as fnp
@@ -231,7 +235,8 @@ def log_softmax(x, axis=-1):
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axes, keepdims=True))
 
 
-def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
+            axis: int = -1) -> Array:
     """One-hot encoding: a new axis of length ``num_classes`` at ``axis``; entries
     outside ``[0, num_classes)`` give all-zero rows.
 
@@ -255,7 +260,9 @@ def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     return fnp.asarray(fnp.equal(expanded, classes), dtype)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
+def standardize(x: ArrayLike, axis: int | Sequence[int] | None = -1,
+                mean: ArrayLike | None = None, variance: ArrayLike | None = None,
+                epsilon: float = 1e-5) -> Array:
     """``(x - mean) / sqrt(variance + epsilon)`` with statistics over ``axis``.
 
     >>> import functrans.numpy as fnp

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as fnp
+from ..typing import Array, ArrayLike
 
 __all__ = ["celu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "mish",
            "soft_sign", "squareplus", "log1mexp", "sparse_plus", "sparse_sigmoid"]
@@ -26,7 +27,7 @@ def _softplus(x):
     return fnp.maximum(x, 0.0) + fnp.log1p(fnp.exp(-fnp.abs(x)))
 
 
-def celu(x, alpha=1.0):
+def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """``max(x, 0) + alpha * min(exp(x / alpha) - 1, 0)``.
 
     >>> import functrans.numpy as fnp
@@ -38,7 +39,7 @@ def celu(x, alpha=1.0):
     return fnp.where(x > 0, x, neg)
 
 
-def glu(x, axis=-1):
+def glu(x: ArrayLike, axis: int = -1) -> Array:
     """Gated linear unit: the first half of ``axis`` times the sigmoid of the second.
 
     >>> import functrans.numpy as fnp
@@ -53,7 +54,7 @@ def glu(x, axis=-1):
     return a * (1.0 / (1.0 + fnp.exp(-b)))
 
 
-def hard_sigmoid(x):
+def hard_sigmoid(x: ArrayLike) -> Array:
     """``relu6(x + 3) / 6``.
 
     >>> import functrans.numpy as fnp
@@ -64,7 +65,7 @@ def hard_sigmoid(x):
     return fnp.clip(x + 3.0, 0.0, 6.0) / 6.0
 
 
-def hard_silu(x):
+def hard_silu(x: ArrayLike) -> Array:
     """``x * hard_sigmoid(x)`` (also ``hard_swish``).
 
     >>> import functrans.numpy as fnp
@@ -78,7 +79,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-def hard_tanh(x):
+def hard_tanh(x: ArrayLike) -> Array:
     """``clip(x, -1, 1)``.
 
     >>> import functrans.numpy as fnp
@@ -88,7 +89,7 @@ def hard_tanh(x):
     return fnp.clip(_float(x), -1.0, 1.0)
 
 
-def mish(x):
+def mish(x: ArrayLike) -> Array:
     """``x * tanh(softplus(x))``.
 
     >>> import functrans.numpy as fnp
@@ -99,7 +100,7 @@ def mish(x):
     return x * fnp.tanh(_softplus(x))
 
 
-def soft_sign(x):
+def soft_sign(x: ArrayLike) -> Array:
     """``x / (|x| + 1)``.
 
     >>> import functrans.numpy as fnp
@@ -110,7 +111,7 @@ def soft_sign(x):
     return x / (fnp.abs(x) + 1.0)
 
 
-def squareplus(x, b=4):
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """``(x + sqrt(x^2 + b)) / 2``, a smooth ReLU.
 
     >>> import functrans.numpy as fnp
@@ -121,7 +122,7 @@ def squareplus(x, b=4):
     return (x + fnp.sqrt(x * x + b)) / 2.0
 
 
-def log1mexp(x):
+def log1mexp(x: ArrayLike) -> Array:
     """``log(1 - exp(-x))`` for ``x > 0``, accurate at both ends (``log(-expm1(-x))``
     below log 2, ``log1p(-exp(-x))`` above).
 
@@ -137,7 +138,7 @@ def log1mexp(x):
     return fnp.where(small, fnp.log(-fnp.expm1(-xs)), fnp.log1p(-fnp.exp(-xl)))
 
 
-def sparse_plus(x):
+def sparse_plus(x: ArrayLike) -> Array:
     """0 below -1, ``(x + 1)^2 / 4`` on [-1, 1], ``x`` above 1.
 
     >>> import functrans.numpy as fnp
@@ -148,7 +149,7 @@ def sparse_plus(x):
     return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4.0))
 
 
-def sparse_sigmoid(x):
+def sparse_sigmoid(x: ArrayLike) -> Array:
     """The derivative of ``sparse_plus``: 0, ``(x + 1) / 2``, 1.
 
     >>> import functrans.numpy as fnp

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import numpy as fnp
+from ..typing import Array, ArrayLike
 
 __all__ = ["dot_product_attention"]
 
@@ -52,10 +53,13 @@ def _combined_mask(mask, is_causal, T, S, q_lens, kv_lens, local_window_size, ba
     return out
 
 
-def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
-                          is_causal=False, query_seq_lengths=None,
-                          key_value_seq_lengths=None, local_window_size=None,
-                          implementation=None):
+def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
+                          bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
+                          scale: float | None = None, is_causal: bool = False,
+                          query_seq_lengths: ArrayLike | None = None,
+                          key_value_seq_lengths: ArrayLike | None = None,
+                          local_window_size: int | tuple[int, int] | None = None,
+                          implementation: str | None = None) -> Array:
     """``softmax(q k^T * scale + bias, masked) v`` over shapes ``(B, T, N, H)`` for the
     query and ``(B, S, K, H)`` for key and value (``N`` a multiple of ``K``: grouped-query
     attention); the batch axis may be absent. ``bias`` and ``mask`` broadcast to

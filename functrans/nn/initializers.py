@@ -15,11 +15,13 @@ Q of a QR with a positive diagonal R (JAX's sign convention).
 from __future__ import annotations
 
 import math
+from typing import Callable, Sequence
 
 import numpy as np
 
 from .. import numpy as fnp
 from .. import random
+from ..typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
@@ -27,7 +29,7 @@ __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal"]
 
 
-def zeros(key, shape, dtype=np.float64):
+def zeros(key: Array, shape: Shape, dtype: DTypeLike = np.float64) -> Array:
     """All zeros.
 
     >>> zeros(None, (2,)).tolist()
@@ -36,7 +38,7 @@ def zeros(key, shape, dtype=np.float64):
     return fnp.zeros(shape, dtype)
 
 
-def ones(key, shape, dtype=np.float64):
+def ones(key: Array, shape: Shape, dtype: DTypeLike = np.float64) -> Array:
     """All ones.
 
     >>> ones(None, (2,)).tolist()
@@ -45,7 +47,7 @@ def ones(key, shape, dtype=np.float64):
     return fnp.ones(shape, dtype)
 
 
-def constant(value, dtype=np.float64):
+def constant(value: ArrayLike, dtype: DTypeLike = np.float64) -> Callable[..., Array]:
     """An initializer filling with ``value``.
 
     >>> constant(0.5)(None, (2,)).tolist()
@@ -56,7 +58,7 @@ def constant(value, dtype=np.float64):
     return init
 
 
-def uniform(scale=1e-2, dtype=np.float64):
+def uniform(scale: float = 1e-2, dtype: DTypeLike = np.float64) -> Callable[..., Array]:
     """Uniform on ``[0, scale)``.
 
     >>> from functrans import random
@@ -68,7 +70,7 @@ def uniform(scale=1e-2, dtype=np.float64):
     return init
 
 
-def normal(stddev=1e-2, dtype=np.float64):
+def normal(stddev: float = 1e-2, dtype: DTypeLike = np.float64) -> Callable[..., Array]:
     """Normal with mean 0 and standard deviation ``stddev``.
 
     >>> from functrans import random
@@ -80,7 +82,8 @@ def normal(stddev=1e-2, dtype=np.float64):
     return init
 
 
-def truncated_normal(stddev=1e-2, dtype=np.float64, lower=-2.0, upper=2.0):
+def truncated_normal(stddev: float = 1e-2, dtype: DTypeLike = np.float64,
+                     lower: float = -2.0, upper: float = 2.0) -> Callable[..., Array]:
     """``stddev`` times a standard normal truncated to ``[lower, upper]``.
 
     >>> from functrans import random
@@ -116,8 +119,10 @@ def _truncated_std(lo=-2.0, hi=2.0):
     return math.sqrt(var)
 
 
-def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
-                     dtype=np.float64):
+def variance_scaling(scale: float, mode: str, distribution: str,
+                     in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: int | Sequence[int] = (),
+                     dtype: DTypeLike = np.float64) -> Callable[..., Array]:
     """Samples with variance ``scale / n``, ``n`` the fan of ``mode`` ('fan_in',
     'fan_out', 'fan_avg', 'fan_geo_avg'); ``distribution`` is 'truncated_normal',
     'normal' or 'uniform'.
@@ -149,7 +154,9 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
 
 
 def _named(mode, dist, scale, name):
-    def factory(in_axis=-2, out_axis=-1, batch_axis=(), dtype=np.float64):
+    def factory(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                batch_axis: int | Sequence[int] = (),
+                dtype: DTypeLike = np.float64) -> Callable[..., Array]:
         return variance_scaling(scale, mode, dist, in_axis, out_axis, batch_axis, dtype)
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (f"``variance_scaling({scale}, {mode!r}, {dist!r})``.\n\n"
@@ -176,7 +183,8 @@ def _cholesky_q(a):
     return a
 
 
-def orthogonal(scale=1.0, column_axis=-1, dtype=np.float64):
+def orthogonal(scale: float = 1.0, column_axis: int = -1,
+               dtype: DTypeLike = np.float64) -> Callable[..., Array]:
     """A (scaled) matrix with orthonormal rows or columns, reshaped to ``shape``.
 
     >>> from functrans import random
@@ -202,7 +210,8 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=np.float64):
     return init
 
 
-def delta_orthogonal(scale=1.0, column_axis=-1, dtype=np.float64):
+def delta_orthogonal(scale: float = 1.0, column_axis: int = -1,
+                     dtype: DTypeLike = np.float64) -> Callable[..., Array]:
     """Convolution kernels (rank 3 to 5, in <= out channels) that are zero except an
     orthogonal matrix at the spatial centre.
 
