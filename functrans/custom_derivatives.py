@@ -101,8 +101,9 @@ def _trace(fun, avals, vals, name, owner=None, split=None):
     """Trace ``fun``; with ``owner`` it is one of that custom function's rules, and with
     ``split`` (the _Split and avals of the call the rule is for) the owner's calls from
     it with the same static arguments and types are recorded as ``custom_self_call``
-    (the fwd of custom_vjp and the rule of custom_jvp: their self-calls are rebound as
-    the custom equation when it is differentiated); otherwise they run the body inline."""
+    (custom_vjp's fwd and bwd and custom_jvp's rule: their self-calls are rebound as the
+    custom equation when it is differentiated, and when bwd runs in the backward pass);
+    otherwise they run the body inline."""
     if owner is not None:
         _in_rule().add(id(owner))
         _rule_stack().append((id(owner), split))
@@ -185,8 +186,8 @@ class _CustomFunction:
 
     def _self_call(self, name, args):
         """A call from one of this function's own rules: a ``custom_self_call`` of the
-        body where the innermost rule being traced is this function's fwd/JVP rule for
-        a call with the same static arguments and types, else the body inline."""
+        body where the innermost rule being traced is this function's fwd, bwd or JVP
+        rule for a call with the same static arguments and types, else the body inline."""
         stack = _rule_stack()
         owner, outer = stack[-1] if stack else (None, None)
         if owner != id(self) or outer is None:
@@ -438,7 +439,7 @@ class custom_vjp(_CustomFunction):
 
         ct_avals = [tangent_aval(a) for a in out_avals]
         bwd_c, _ = _trace(bwd_flat, list(res_avals) + ct_avals, res_vals + [None] * n_out,
-                          f"custom_vjp bwd({name})", owner=self)
+                          f"custom_vjp bwd({name})", owner=self, split=(s, avals))
         (cj, fj, bj), consts = hoist_many([call, fwd_c, bwd_c])
         return custom_vjp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, fwd_jaxpr=fj,
                                       bwd_jaxpr=bj, num_consts=len(consts), name=name)

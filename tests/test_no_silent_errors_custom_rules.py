@@ -197,3 +197,68 @@ def test_the_self_call_stays_custom_under_jit_vmap_and_fourth_order():
     np.testing.assert_allclose(ft.vmap(g3)(fnp.array([1.0, 2.0])), [21.0, 42.0], rtol=1e-12)
     # JAX 0.10.2: 21.0 (d⁴ of cube(x) x = 21 through the rules; the body would give 26)
     assert float(ft.grad(g3)(X)) == pytest.approx(21.0, rel=1e-12)
+
+
+# ---------------------------------------------------------------- a self-call in bwd
+# bwd calls the function itself (``ct * 7 * f(x)``, body x**3): the backward pass runs
+# that call as the custom function again, so its derivatives are its rule's: d f = 7 f,
+# d² f = 49 f = 392 at X = 2 (the body would give 7 * 3 x**2 = 84), d³ f = 343 f.
+# The values are JAX 0.10's (x64, grad∘grad∘grad of the same code); JAX refuses forward
+# mode through a custom_vjp, so jacfwd∘grad, jvp∘vjp and hessian take its grad∘grad value
+# (a scalar function: the order of modes is immaterial).
+
+def _self_in_bwd(use, fwd_calls_itself):
+    @ft.custom_vjp
+    def f(x):
+        return x ** 3
+    f.defvjp(lambda x: (f(x) if fwd_calls_itself else x ** 3, x),
+             lambda x, ct: (use(f, x, ct),))
+    return f
+
+
+BWD_USES = {   # use -> (grad, grad², grad³ with fwd recomputing x**3, grad³ with fwd calling f)
+    "ct*7*f(x)": (lambda f, x, ct: ct * 7.0 * f(x), (56.0, 392.0, 2744.0, 2744.0)),
+    "ct*f(x)*cos(x)": (lambda f, x, ct: ct * f(x) * fnp.cos(x),
+                       (-3.3291746923771393, -5.888953898059901, -2.1045149130497354,
+                        11.834264190090158)),
+}
+BWD_ORDERS = {
+    "grad": (lambda f: ft.grad(f), 0),
+    "grad∘grad": (lambda f: ft.grad(ft.grad(f)), 1),
+    "jacfwd∘grad": (lambda f: ft.jacfwd(ft.grad(f)), 1),
+    "jvp∘vjp": (lambda f: lambda x: ft.jvp(lambda y: ft.vjp(f, y)[1](1.0)[0], (x,), (1.0,))[1],
+                1),
+    "hessian": (lambda f: ft.hessian(f), 1),
+    "jit(grad∘grad)": (lambda f: ft.jit(ft.grad(ft.grad(f))), 1),
+    "grad∘grad∘grad": (lambda f: ft.grad(ft.grad(ft.grad(f))), 2),
+}
+
+
+@pytest.mark.parametrize("order", BWD_ORDERS)
+@pytest.mark.parametrize("fwd_calls_itself", [False, True])
+@pytest.mark.parametrize("use", BWD_USES)
+def test_a_self_call_in_bwd_differentiates_through_the_rules(use, fwd_calls_itself, order):
+    fn, want = BWD_USES[use]
+    transform, k = BWD_ORDERS[order]
+    if k == 2 and fwd_calls_itself:
+        k = 3
+    got = float(np.asarray(transform(_self_in_bwd(fn, fwd_calls_itself))(X)))
+    assert got == pytest.approx(want[k], rel=1e-12)
+
+
+def test_a_self_call_in_bwd_under_vmap_and_forward_mode():
+    f = _self_in_bwd(BWD_USES["ct*7*f(x)"][0], False)
+    xs = fnp.array([1.0, 2.0])
+    np.testing.assert_allclose(ft.vmap(ft.grad(ft.grad(f)))(xs), [49.0, 392.0], rtol=1e-12)
+    np.testing.assert_allclose(ft.grad(lambda x: ft.vmap(ft.grad(f))(x).sum())(xs),
+                               [49.0, 392.0], rtol=1e-12)
+    np.testing.assert_allclose(ft.vmap(ft.linearize(ft.grad(f), X)[1])(xs), [392.0, 784.0],
+                               rtol=1e-12)
+    assert float(ft.jvp(f, (X,), (1.0,))[1]) == 56.0        # bwd used transposed
+
+    @ft.custom_vjp
+    def triple(x):          # bwd calls the function on the cotangent: still transposable
+        return 3.0 * x
+    triple.defvjp(lambda x: (triple(x), None), lambda r, ct: (triple(ct),))
+    assert float(ft.jvp(triple, (X,), (1.0,))[1]) == 3.0
+    assert float(ft.grad(ft.grad(lambda x: triple(x) * x))(X)) == 6.0

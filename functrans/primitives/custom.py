@@ -146,12 +146,8 @@ def _stop_gradient_jvp(primals, tangents):
     return out, Zero(tangent_aval(aval(out)))
 
 
-stop_gradient_p.def_rules(
-    abstract_eval=lambda a: a,
-    impl=lambda x: x,
-    jvp=_stop_gradient_jvp,
-    batch=lambda args, dims: (stop_gradient_p.bind(args[0]), dims[0]),
-)
+stop_gradient_p.def_rules(abstract_eval=lambda a: a, impl=lambda x: x, jvp=_stop_gradient_jvp,
+                          batch=lambda args, dims: (stop_gradient_p.bind(args[0]), dims[0]))
 
 
 def stop_gradient(x: Any) -> Any:
@@ -273,15 +269,13 @@ def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closed_over_error(name, "custom_vjp")
     n_out = len(call_jaxpr.out_avals)
-    res_outs = run_rule(fwd_jaxpr, primals, custom_vjp_call_p,
-                        dict(call_jaxpr=call_jaxpr, fwd_jaxpr=fwd_jaxpr, bwd_jaxpr=bwd_jaxpr,
-                             num_consts=num_consts, name=name))
+    params = dict(call_jaxpr=call_jaxpr, fwd_jaxpr=fwd_jaxpr, bwd_jaxpr=bwd_jaxpr,
+                  num_consts=num_consts, name=name)
+    res_outs = run_rule(fwd_jaxpr, primals, custom_vjp_call_p, params)
     outs, res = res_outs[:n_out], res_outs[n_out:]
     consts = list(primals[:num_consts])
     ts = [instantiate(t) for t in tangents[num_consts:]]
-    touts = custom_vjp_lin_p.bind(*consts, *res, *ts, bwd_jaxpr=bwd_jaxpr,
-                                  num_consts=num_consts, num_res=len(res), name=name)
-    return outs, touts
+    return outs, custom_vjp_lin_p.bind(*consts, *res, *ts, num_res=len(res), **params)
 
 
 def _custom_vjp_batch(args, dims, *, call_jaxpr, fwd_jaxpr, bwd_jaxpr, num_consts, name):
@@ -312,7 +306,9 @@ custom_vjp_call_p.def_rules(abstract_eval=_custom_vjp_aval, impl=_custom_vjp_imp
 
 # --------------------------------------------------------------------------- custom_vjp_lin
 # Operands: (consts, residuals, tangents of the arguments); linear in the tangents.
-# Its transpose is the user's bwd. Applied forward (jvp of a custom_vjp function) it
+# Its transpose is the user's bwd, whose self-calls are bound as the custom_vjp_call
+# equation (``call_jaxpr`` and ``fwd_jaxpr`` are its; None once batched: then, as in
+# forward mode, they run the body). Applied forward (jvp of a custom_vjp function) it
 # is the transpose of bwd, which exists when bwd is linear in the cotangents.
 
 custom_vjp_lin_p = Primitive("custom_vjp_lin", multiple_results=True)
@@ -320,7 +316,7 @@ custom_vjp_lin_p.subjaxpr_params = ("bwd_jaxpr",)
 _fwd_of_bwd: dict = {}
 
 
-def _lin_aval(*avals, bwd_jaxpr, num_consts, num_res, name):
+def _lin_aval(*avals, bwd_jaxpr, num_consts, num_res, name, **_):
     n_front = num_consts + num_res
     ins = bwd_jaxpr.in_avals
     n_out = len(ins) - n_front
@@ -352,26 +348,29 @@ def _forward_of_bwd(bwd_jaxpr, n_front, name):
     return fj
 
 
-def _lin_impl(*args, bwd_jaxpr, num_consts, num_res, name):
+def _lin_impl(*args, bwd_jaxpr, num_consts, num_res, name, **_):
     fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
     return _np_outs(_run(fj, args))
 
 
-def _lin_jvp(primals, tangents, *, bwd_jaxpr, num_consts, num_res, name):
+def _lin_jvp(primals, tangents, *, bwd_jaxpr, num_consts, num_res, name, **_):
     fj = _forward_of_bwd(bwd_jaxpr, num_consts + num_res, name)
     return jvp_eval(fj.jaxpr, fj.consts, primals, tangents)
 
 
-def _lin_transpose(cts, *args, bwd_jaxpr, num_consts, num_res, name):
+def _lin_transpose(cts, *args, bwd_jaxpr, call_jaxpr, fwd_jaxpr, num_consts, num_res, name):
     n_front = num_consts + num_res
     if any(is_undefined(a) for a in args[:n_front]):
         raise TypeError(f"custom_vjp {name}: cannot transpose with respect to residuals")
-    cts = [instantiate(c) for c in cts]
-    cts_in = _run(bwd_jaxpr, list(args[:n_front]) + cts)
+    ins = list(args[:n_front]) + [instantiate(c) for c in cts]
+    cts_in = _run(bwd_jaxpr, ins) if call_jaxpr is None else run_rule(
+        bwd_jaxpr, ins, custom_vjp_call_p, dict(call_jaxpr=call_jaxpr, fwd_jaxpr=fwd_jaxpr,
+                                                bwd_jaxpr=bwd_jaxpr, num_consts=num_consts,
+                                                name=name))
     return [None] * n_front + list(cts_in)
 
 
-def _lin_batch(args, dims, *, bwd_jaxpr, num_consts, num_res, name):
+def _lin_batch(args, dims, *, bwd_jaxpr, num_consts, num_res, name, **_):
     size = not_mapped_size(args, dims)
     n_front = num_consts + num_res
     # tangents all at axis 0 (broadcast where unbatched): bwd then maps cts at 0 to cts at 0
@@ -381,8 +380,8 @@ def _lin_batch(args, dims, *, bwd_jaxpr, num_consts, num_res, name):
     n_ct = len(bwd_jaxpr.in_avals) - n_front
     bdims = list(dims[:n_front]) + [0] * n_ct
     bj, c = _batch_closed(bwd_jaxpr, bdims, size, [0] * n_t)
-    outs = custom_vjp_lin_p.bind(*c, *args, bwd_jaxpr=bj, num_consts=num_consts + len(c),
-                                 num_res=num_res, name=name)
+    outs = custom_vjp_lin_p.bind(*c, *args, bwd_jaxpr=bj, call_jaxpr=None, fwd_jaxpr=None,
+                                 num_consts=num_consts + len(c), num_res=num_res, name=name)
     return outs, [0] * len(outs)
 
 

@@ -1,12 +1,13 @@
 """``custom_self_call``: a custom function called from its own rule.
 
-A ``custom_vjp`` function called from its own fwd, or a ``custom_jvp`` one from its own
-JVP rule, with the static arguments and argument types of the call the rule is for
-(``return f(x), ...`` is the common idiom): tracing the rule again there would never
+A ``custom_vjp`` function called from its own fwd or bwd, or a ``custom_jvp`` one from
+its own JVP rule, with the static arguments and argument types of the call the rule is
+for (``return f(x), ...`` is the common idiom): tracing the rule again there would never
 end, so the rule's jaxpr records this marker instead, a call of the function's body.
 When the enclosing ``custom_vjp_call`` / ``custom_jvp_call`` equation is differentiated
 it evaluates its rule with ``run_rule``, which binds each marker at the top of the rule
-as that equation itself (the same bodies and rules, on the marker's arguments). One
+as that equation itself (the same bodies and rules, on the marker's arguments); so does
+the backward pass with bwd (``custom_vjp_lin``'s transpose). One
 level of the recursion is unrolled per order of differentiation, so the primal the rule
 computes keeps the user's derivative at every order (JAX retraces the rule instead, to
 the same effect). Anywhere else (nested in a loop or a jit inside the rule) the marker
@@ -24,6 +25,7 @@ import numpy as np
 from jaxpr_ir.evaluate import evaluate
 from ..tracing import bind, eval_jaxpr
 from ..transforms.jvp import jvp_eval
+from ..transforms.transpose import backward_pass
 from .base import Primitive, aval
 from .control_flow_common import check_operands
 
@@ -47,8 +49,14 @@ def _self_call_jvp(primals, tangents, *, call_jaxpr, num_consts, name):
     return jvp_eval(call_jaxpr.jaxpr, call_jaxpr.consts, list(primals), list(tangents))
 
 
+def _self_call_transpose(cts, *args, call_jaxpr, num_consts, name):
+    # a self-call on bwd's cotangents, met when bwd is used transposed (forward mode
+    # through a custom_vjp): the transpose of the body, as before the call was marked
+    return backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(cts))
+
+
 custom_self_call_p.def_rules(abstract_eval=_self_call_aval, impl=_self_call_impl,
-                             jvp=_self_call_jvp)
+                             jvp=_self_call_jvp, transpose=_self_call_transpose)
 
 
 def _types(xs):
