@@ -200,7 +200,11 @@ def libm_symbol(cname):
     return sym
 
 
-_VFS = (2, 4, 8, 16)
+# the widths the loop vectoriser picks for float64 / float32 kernels on x86 (128- to
+# 512-bit vectors); offering more variants only gave LLVM more unused code to optimise
+# and emit (a kernel with one sine compiled 2x slower with all of 2..16 lanes, masked
+# and unmasked, at the same run time)
+_LIBM_LANES = {"f64": (4, 8), "f32": (8, 16)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -214,9 +218,11 @@ def libm_decl(module, cname, ty, nargs):
     """The declaration of libm's ``cname`` (under ``libm_symbol``), with vector variants.
 
     The loop vectoriser refuses loops holding calls it cannot widen, so the declaration
-    names vector variants (``vector-function-abi-variant``), masked and unmasked, for
-    2..16 lanes; each calls the scalar routine for its active lanes only and returns
-    at once when none is active, which is the common case of a rare branch.
+    names vector variants (``vector-function-abi-variant``) for the widths of
+    ``_LIBM_LANES``; each calls the scalar routine for its active lanes only and returns
+    at once when none is active, which is the common case of a rare branch. They are
+    masked variants only: the calls sit in predicated branches, and LLVM calls a masked
+    variant with an all-true mask where a call is not predicated.
     """
     sym = libm_symbol(cname)
     fn = module.globals.get(sym)
@@ -227,11 +233,10 @@ def libm_decl(module, cname, ty, nargs):
     fn.attributes.add("readnone")
     params = "v" * nargs
     variants = []
-    for n in _VFS:
-        for masked in (True, False):
-            vname = f"ft_v{cname}_{'m' if masked else 'n'}{n}"
-            _vector_variant(module, fn, vname, ty, nargs, n, masked)
-            variants.append(f"_ZGV_LLVM_{'M' if masked else 'N'}{n}{params}_{sym}({vname})")
+    for n in _LIBM_LANES["f64" if ty == F64 else "f32"]:
+        vname = f"ft_v{cname}_m{n}"
+        _vector_variant(module, fn, vname, ty, nargs, n)
+        variants.append(f"_ZGV_LLVM_M{n}{params}_{sym}({vname})")
     # llvmlite knows no string attributes: add the raw text to the attribute set
     set.add(fn.attributes, f'"vector-function-abi-variant"="{",".join(variants)}"')
     return fn
@@ -279,8 +284,8 @@ def _lanes_loop(module, slow, scalar, ty, nargs, n):
     b.ret(b.load(out, typ=vt))
 
 
-def _vector_variant(module, scalar, name, ty, nargs, n, masked):
-    """``name(<n x ty> x..., [<n x i1> mask])``: libm on the (active) lanes.
+def _vector_variant(module, scalar, name, ty, nargs, n):
+    """``name(<n x ty> x..., <n x i1> mask)``: libm on the active lanes.
 
     The entry only tests whether any lane is active (``alwaysinline``, so that an
     inliner run after vectorisation puts the test into the loop); the lanes loop lives
@@ -293,15 +298,11 @@ def _vector_variant(module, scalar, name, ty, nargs, n, masked):
         slow.attributes.add(a)
     _lanes_loop(module, slow, scalar, ty, nargs, n)
 
-    fn = ir.Function(module, ir.FunctionType(vt, argtys[:nargs] + ([mt] if masked else [])),
-                     name)
+    fn = ir.Function(module, ir.FunctionType(vt, argtys), name)
     fn.attributes.add("nounwind")
     fn.attributes.add("alwaysinline")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     xs = list(fn.args[:nargs])
-    if not masked:
-        b.ret(b.call(slow, xs + [ir.Constant(mt, [1] * n)]))
-        return
     work = fn.append_basic_block("work")
     idle = fn.append_basic_block("idle")
     mask = fn.args[nargs]
