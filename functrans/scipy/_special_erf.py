@@ -14,6 +14,7 @@ from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..lax_special import erf_inv
 from ._special_gamma import as_float
+from ..typing import Array, ArrayLike
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri"]
 
@@ -73,7 +74,7 @@ def _erfc_jvp(primals, tangents):
     return _erfc(z), tz * (t(-2 / math.sqrt(math.pi)) * fnp.exp(-z * z))
 
 
-def erf(x):
+def erf(x: ArrayLike) -> Array:
     """The error function (the ``erf`` primitive).
 
     >>> from functrans.scipy.special import erf
@@ -83,7 +84,7 @@ def erf(x):
     return lax.erf(as_float(x))
 
 
-def erfc(x):
+def erfc(x: ArrayLike) -> Array:
     """1 - erf(x), accurate in the right tail (continued fraction beyond |x| = 1.25).
 
     >>> from functrans.scipy.special import erfc
@@ -93,7 +94,7 @@ def erfc(x):
     return _erfc(as_float(x))
 
 
-def erfinv(x):
+def erfinv(x: ArrayLike) -> Array:
     """The inverse error function (``lax.erf_inv``).
 
     >>> from functrans.scipy.special import erfinv
@@ -119,7 +120,7 @@ def _ndtr_jvp(primals, tangents):
     return _ndtr(x), tx * _normal_pdf(x)
 
 
-def ndtr(x):
+def ndtr(x: ArrayLike) -> Array:
     """The standard normal CDF, (1/2) erfc(-x / sqrt(2)), accurate in the left tail.
 
     >>> from functrans.scipy.special import ndtr
@@ -152,7 +153,7 @@ def _log_ndtr_jvp(primals, tangents):
     return y, tx * fnp.exp(-t(0.5) * x * x - t(0.5 * math.log(2 * math.pi)) - y)
 
 
-def log_ndtr(x):
+def log_ndtr(x: ArrayLike) -> Array:
     """log of the standard normal CDF, finite for every finite x (no underflow).
 
     >>> from functrans.scipy.special import log_ndtr
@@ -196,7 +197,7 @@ def _ndtri_jvp(primals, tangents):
     return x, tp * (t(math.sqrt(2 * math.pi)) * fnp.exp(t(0.5) * x * x))
 
 
-def ndtri(p):
+def ndtri(p: ArrayLike) -> Array:
     """The inverse of ndtr: ndtr(ndtri(p)) == p on [0, 1] (+-inf at the ends, NaN
     outside), accurate in both tails.
 
@@ -226,7 +227,7 @@ def _erfcx_jvp(primals, tangents):
     return y, tx * (t(2) * x * y - t(2 / math.sqrt(math.pi)))
 
 
-def erfcx(x):
+def erfcx(x: ArrayLike) -> Array:
     """The scaled complementary error function exp(x^2) erfc(x), finite for large x.
 
     >>> from functrans.scipy.special import erfcx

@@ -20,6 +20,7 @@ from ..lax_special import lgamma
 # the primitives' own modules, not functrans.lax: lax re-exports digamma from here
 from ..primitives.control_flow import while_loop
 from ..primitives.custom import stop_gradient
+from ..typing import Array, ArrayLike
 
 __all__ = ["as_float", "gammaln", "gammasgn", "gamma", "digamma", "trigamma", "polygamma",
            "zeta", "betaln", "beta", "gammainc", "gammaincc", "betainc", "poch",
@@ -82,7 +83,7 @@ def _gammaln_jvp(primals, tangents):
     return _gammaln(x), tx * _digamma(x)
 
 
-def gammaln(x):
+def gammaln(x: ArrayLike) -> Array:
     """log|Gamma(x)| (scipy.special.gammaln); derivative digamma(x).
 
     >>> from functrans.scipy.special import gammaln
@@ -92,7 +93,7 @@ def gammaln(x):
     return _gammaln(as_float(x))
 
 
-def gammasgn(x):
+def gammasgn(x: ArrayLike) -> Array:
     """The sign of Gamma(x): -1 where x < 0 lies between an odd and an even negative
     integer, +1 elsewhere (also at 0), NaN at the negative integers (as scipy).
 
@@ -110,7 +111,7 @@ def gammasgn(x):
     return stop_gradient(fnp.where(pole, t(np.nan), sgn))
 
 
-def gamma(x):
+def gamma(x: ArrayLike) -> Array:
     """Gamma(x) = gammasgn(x) * exp(gammaln(x)).
 
     >>> from functrans.scipy.special import gamma
@@ -157,7 +158,7 @@ def _digamma_jvp(primals, tangents):
     return _digamma(x), tx * trigamma(x)
 
 
-def digamma(x):
+def digamma(x: ArrayLike) -> Array:
     """psi(x) = d/dx log Gamma(x) (scipy.special.digamma): -inf at 0, NaN at the
     negative integers; derivative trigamma.
 
@@ -187,7 +188,7 @@ def _zeta_value(s, q):
     return total
 
 
-def zeta(x, q=None):
+def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
     """The Hurwitz zeta function sum_k (k + q)^-x (scipy.special.zeta with q), for
     x > 1 and q > 0 (x == 1 gives inf; other x < 1 or q <= 0 give NaN).  Euler-Maclaurin
     summation after 12 direct terms; differentiable in both arguments by composition.
@@ -227,7 +228,7 @@ def trigamma(x):
     return fnp.where((x <= 0) & (fnp.floor(x) == x), t(np.inf), out)
 
 
-def polygamma(n, x):
+def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     """The n-th derivative of digamma (scipy.special.polygamma): n = 0 is digamma;
     n >= 1 is (-1)^(n+1) n! zeta(n + 1, x), for x > 0 (NaN for x <= 0 when n >= 2;
     n == 1 uses the reflection formula of ``trigamma`` for every x).
@@ -258,7 +259,7 @@ def _stirling_corr(x):
     return acc / x
 
 
-def betaln(a, b):
+def betaln(a: ArrayLike, b: ArrayLike) -> Array:
     """log|B(a, b)|.  Below 10 the sum of gammaln; above, Stirling's series written
     with log1p of the ratios, so gammaln's large terms never cancel.
 
@@ -285,7 +286,7 @@ def betaln(a, b):
     return fnp.where(big_lo, both, fnp.where(big_hi & (lo > 0), one, direct))
 
 
-def beta(a, b):
+def beta(a: ArrayLike, b: ArrayLike) -> Array:
     """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b), with its sign.
 
     >>> from functrans.scipy.special import beta
@@ -297,7 +298,7 @@ def beta(a, b):
     return sgn * fnp.exp(betaln(a, b))
 
 
-def poch(z, m):
+def poch(z: ArrayLike, m: ArrayLike) -> Array:
     """The rising factorial Gamma(z + m) / Gamma(z).
 
     >>> from functrans.scipy.special import poch
@@ -309,7 +310,7 @@ def poch(z, m):
     return sgn * fnp.exp(gammaln(z + m) - gammaln(z))
 
 
-def factorial(n, exact: bool = False):
+def factorial(n: ArrayLike, exact: bool = False) -> Array:
     """n! = Gamma(n + 1) as floats, 0 for n < 0 (scipy.special.factorial, exact=False).
 
     >>> from functrans.scipy.special import factorial
@@ -323,7 +324,7 @@ def factorial(n, exact: bool = False):
     return fnp.where(n < 0, t(0), fnp.exp(gammaln(fnp.where(n < 0, t(0), n) + t(1))))
 
 
-def multigammaln(a, d: int):
+def multigammaln(a: ArrayLike, d: int) -> Array:
     """The log of the multivariate gamma function of dimension ``d``.
 
     >>> from functrans.scipy.special import multigammaln
@@ -339,7 +340,8 @@ def multigammaln(a, d: int):
     return total
 
 
-def comb(N, k, exact: bool = False, repetition: bool = False):
+def comb(N: ArrayLike, k: ArrayLike, exact: bool = False,
+         repetition: bool = False) -> Array:
     """The binomial coefficient C(N, k) as floats (0 where k < 0, N < 0 or k > N);
     with ``repetition``, C(N + k - 1, k).
 

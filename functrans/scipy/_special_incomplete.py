@@ -13,6 +13,7 @@ from .. import numpy as fnp
 from ..autodiff import jvp
 from ..custom_derivatives import custom_jvp
 from ._special_gamma import as_float, betaln, converge, gammaln
+from ..typing import Array, ArrayLike
 
 __all__ = ["gammainc", "gammaincc", "betainc"]
 
@@ -109,7 +110,7 @@ def _gammaincc_jvp(primals, tangents):
     return val, dval_da * ta - _dens_gamma(a, x) * tx
 
 
-def gammainc(a, x):
+def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function P(a, x) (scipy.special.gammainc),
     for a > 0, x >= 0 (NaN elsewhere); differentiable in both arguments.
 
@@ -122,7 +123,7 @@ def gammainc(a, x):
     return _gammainc(a, x)
 
 
-def gammaincc(a, x):
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), computed
     directly (no cancellation) where it is small.
 
@@ -194,7 +195,7 @@ def _betainc_jvp(primals, tangents):
     return val, da * ta + db * tb + dens * tx
 
 
-def betainc(a, b, x):
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The regularized incomplete beta function I_x(a, b) (scipy.special.betainc),
     for a, b > 0 and 0 <= x <= 1 (NaN elsewhere); differentiable in all three
     arguments (JAX differentiates only in x).

@@ -14,6 +14,7 @@ from ..custom_derivatives import custom_jvp
 # the primitive's own module, not functrans.lax: lax re-exports i0e and i1e from here
 from ..primitives.control_flow import fori_loop
 from ._special_gamma import as_float
+from ..typing import Array, ArrayLike
 
 __all__ = ["xlogy", "xlog1py", "entr", "kl_div", "rel_entr", "i0e", "i0", "i1e", "i1",
            "bernoulli", "exp1"]
@@ -37,7 +38,7 @@ def _xlogy_jvp(primals, tangents):
     return _xlogy(x, y), tx * fnp.log(y) + ty * dy
 
 
-def xlogy(x, y):
+def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
     """x * log(y), 0 where x == 0 (also for y == 0).
 
     >>> from functrans.scipy.special import xlogy
@@ -63,7 +64,7 @@ def _xlog1py_jvp(primals, tangents):
     return _xlog1py(x, y), tx * fnp.log1p(y) + ty * dy
 
 
-def xlog1py(x, y):
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     """x * log1p(y), 0 where x == 0 (also for y == -1).
 
     >>> from functrans.scipy.special import xlog1py
@@ -75,7 +76,7 @@ def xlog1py(x, y):
     return _xlog1py(x, y)
 
 
-def entr(x):
+def entr(x: ArrayLike) -> Array:
     """-x log x for x > 0, 0 at 0, -inf for x < 0.
 
     >>> from functrans.scipy.special import entr
@@ -89,7 +90,7 @@ def entr(x):
     return fnp.where(pos, val, fnp.where(x == 0, t(0), t(-np.inf)))
 
 
-def rel_entr(x, y):
+def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     """x log(x / y) for x, y > 0; 0 where x == 0 and y >= 0; inf elsewhere.
 
     >>> from functrans.scipy.special import rel_entr
@@ -105,7 +106,7 @@ def rel_entr(x, y):
     return fnp.where(both, val, fnp.where((x == 0) & (y >= 0), t(0), t(np.inf)))
 
 
-def kl_div(x, y):
+def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     """x log(x / y) - x + y for x, y > 0; y where x == 0 and y >= 0; inf elsewhere.
 
     >>> from functrans.scipy.special import kl_div
@@ -176,7 +177,7 @@ def _i1e_jvp(primals, tangents):
     return y, tx * (_i0e(x) - i1_over_x - fnp.sign(x) * y)
 
 
-def i0e(x):
+def i0e(x: ArrayLike) -> Array:
     """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0.
 
     >>> from functrans.scipy.special import i0e
@@ -186,7 +187,7 @@ def i0e(x):
     return _i0e(as_float(x))
 
 
-def i1e(x):
+def i1e(x: ArrayLike) -> Array:
     """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1.
 
     >>> from functrans.scipy.special import i1e
@@ -196,7 +197,7 @@ def i1e(x):
     return _i1e(as_float(x))
 
 
-def i0(x):
+def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of the first kind of order 0.
 
     >>> from functrans.scipy.special import i0
@@ -207,7 +208,7 @@ def i0(x):
     return fnp.exp(fnp.abs(x)) * _i0e(x)
 
 
-def i1(x):
+def i1(x: ArrayLike) -> Array:
     """The modified Bessel function of the first kind of order 1.
 
     >>> from functrans.scipy.special import i1
@@ -218,7 +219,7 @@ def i1(x):
     return fnp.exp(fnp.abs(x)) * _i1e(x)
 
 
-def bernoulli(n: int):
+def bernoulli(n: int) -> Array:
     """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2), as float64, like scipy.
 
     >>> from functrans.scipy.special import bernoulli
@@ -269,7 +270,7 @@ def _exp1_jvp(primals, tangents):
     return _exp1(x), -tx * fnp.exp(-x) / x
 
 
-def exp1(x):
+def exp1(x: ArrayLike) -> Array:
     """The exponential integral E1(x) = int_1^inf e^(-x t) / t dt for x > 0 (inf at 0,
     NaN below): the power series up to 2, a continued fraction beyond.
 

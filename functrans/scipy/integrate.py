@@ -4,12 +4,16 @@
 >>> float(trapezoid([1.0, 2.0, 3.0]))
 4.0
 """
+from __future__ import annotations
+
 from .. import numpy as _fnp
+from ..typing import Array, ArrayLike
 
 __all__ = ["trapezoid"]
 
 
-def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0,
+              axis: int = -1) -> Array:
     """The trapezoidal rule along ``axis``, with sample points ``x`` or spacing ``dx``.
 
     >>> from functrans.scipy.integrate import trapezoid

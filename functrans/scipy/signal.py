@@ -10,11 +10,15 @@ kernels, as ``method='direct'``).
 >>> signal.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])).tolist()
 [0.0, 1.0, 2.5, 4.0, 1.5]
 """
+from __future__ import annotations
+
 import itertools as _itertools
 
 import numpy as _np
 
 from .. import numpy as _fnp
+from ..precision import PrecisionLike
+from ..typing import Array, ArrayLike
 
 __all__ = ["convolve", "correlate", "convolve2d", "correlate2d"]
 
@@ -56,7 +60,8 @@ def _inputs(in1, in2, method):
     return x, h
 
 
-def convolve(in1, in2, mode: str = "full", method: str = "auto", precision=None):
+def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto",
+             precision: PrecisionLike = None) -> Array:
     """The N-dimensional convolution of ``in1`` and ``in2``.  In 'valid' mode one
     input must be at least as large as the other in every dimension.
 
@@ -76,7 +81,8 @@ def convolve(in1, in2, mode: str = "full", method: str = "auto", precision=None)
     return _crop(_full_convolution(x, h), x.shape, h.shape, mode)
 
 
-def correlate(in1, in2, mode: str = "full", method: str = "auto", precision=None):
+def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto",
+              precision: PrecisionLike = None) -> Array:
     """The N-dimensional cross-correlation: convolution with ``in2`` reversed (and
     conjugated).
 
@@ -103,7 +109,8 @@ def _check_2d(in1, in2, boundary, fillvalue):
     return x, h
 
 
-def convolve2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=0, precision=None):
+def convolve2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: str = "fill",
+               fillvalue: ArrayLike = 0, precision: PrecisionLike = None) -> Array:
     """The 2-D convolution (scipy.signal.convolve2d with zero fill).
 
     >>> import numpy as np
@@ -114,7 +121,8 @@ def convolve2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=0
     return convolve(x, h, mode=mode)
 
 
-def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=0, precision=None):
+def correlate2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: str = "fill",
+                fillvalue: ArrayLike = 0, precision: PrecisionLike = None) -> Array:
     """The 2-D cross-correlation (scipy.signal.correlate2d with zero fill).
 
     >>> import numpy as np

@@ -11,6 +11,8 @@ and betainc about 1e-13.
 >>> round(float(special.gammaln(10.0)), 8)
 12.80182748
 """
+from __future__ import annotations
+
 from .. import nn as _nn
 from .. import numpy as _fnp
 from ._special_erf import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri
@@ -20,6 +22,8 @@ from ._special_gamma import (beta, betaln, comb, digamma, factorial, gamma,
 from ._special_incomplete import betainc, gammainc, gammaincc
 from ._special_misc import (bernoulli, entr, exp1, i0, i0e, i1, i1e, kl_div, rel_entr,
                             xlog1py, xlogy)
+from typing import Sequence
+from ..typing import Array, ArrayLike
 
 __all__ = ["bernoulli", "beta", "betainc", "betaln", "comb", "digamma", "entr", "erf", "erfc",
            "erfcx", "erfinv", "exp1", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
@@ -28,7 +32,7 @@ __all__ = ["bernoulli", "beta", "betainc", "betaln", "comb", "digamma", "entr", 
            "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 
-def expit(x):
+def expit(x: ArrayLike) -> Array:
     """The logistic sigmoid 1 / (1 + exp(-x)).
 
     >>> from functrans.scipy.special import expit
@@ -38,7 +42,7 @@ def expit(x):
     return _nn.sigmoid(_as_float(x))
 
 
-def logit(x):
+def logit(x: ArrayLike) -> Array:
     """log(x / (1 - x)), the inverse of expit.
 
     >>> from functrans.scipy.special import logit
@@ -49,7 +53,9 @@ def logit(x):
     return _fnp.log(x / (x.dtype.type(1) - x))
 
 
-def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False):
+def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
+              b: ArrayLike | None = None, keepdims: bool = False,
+              return_sign: bool = False) -> Array | tuple[Array, Array]:
     """log(sum(b * exp(a))) over ``axis``, stable; with ``return_sign`` (weights of
     either sign) returns ``(log|sum|, sign)``.
 
@@ -60,7 +66,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     return _nn.logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
 
 
-def softmax(x, axis=None):
+def softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """exp(x) / sum(exp(x)) over ``axis`` (all axes by default, as scipy).
 
     >>> from functrans.scipy.special import softmax
@@ -73,7 +79,7 @@ def softmax(x, axis=None):
     return _nn.softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """x - logsumexp(x) over ``axis`` (all axes by default, as scipy).
 
     >>> from functrans.scipy.special import log_softmax

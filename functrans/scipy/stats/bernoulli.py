@@ -1,12 +1,15 @@
 """The Bernoulli distribution (``jax.scipy.stats.bernoulli``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 
 
-def logpmf(k, p, loc=0):
+def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """log p at 1, log(1 - p) at 0, -inf elsewhere.
 
     >>> from functrans.scipy.stats import bernoulli
@@ -19,7 +22,7 @@ def logpmf(k, p, loc=0):
     return _fnp.where((x == 0) | (x == 1), val, x.dtype.type(-float("inf")))
 
 
-def pmf(k, p, loc=0):
+def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability mass.
 
     >>> from functrans.scipy.stats import bernoulli
@@ -29,7 +32,7 @@ def pmf(k, p, loc=0):
     return _fnp.exp(logpmf(k, p, loc))
 
 
-def cdf(k, p, loc=0):
+def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """0 below loc, 1 - p on [loc, loc + 1), 1 above.
 
     >>> from functrans.scipy.stats import bernoulli
@@ -42,7 +45,7 @@ def cdf(k, p, loc=0):
     return _fnp.where(x < 0, t(0), _fnp.where(x < 1, 1 - p, t(1)))
 
 
-def ppf(q, p):
+def ppf(q: ArrayLike, p: ArrayLike) -> Array:
     """The smallest k in {0, 1} with cdf(k) >= q (NaN outside [0, 1]).
 
     >>> from functrans.scipy.stats import bernoulli

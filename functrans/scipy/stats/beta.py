@@ -1,14 +1,18 @@
 """The beta distribution (``jax.scipy.stats.beta``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import betaln as _betaln
 from .._special_incomplete import betainc as _betainc
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
 from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
-def logpdf(x, a, b, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """(a-1) log z + (b-1) log(1-z) - betaln(a, b) - log(scale) on [0, 1], -inf outside.
 
     >>> from functrans.scipy.stats import beta
@@ -23,7 +27,8 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
     return _fnp.where(inside, val, z.dtype.type(-float("inf")))
 
 
-def pdf(x, a, b, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+        scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import beta
@@ -33,7 +38,8 @@ def pdf(x, a, b, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, a, b, loc, scale))
 
 
-def cdf(x, a, b, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+        scale: ArrayLike = 1.0) -> Array:
     """I_z(a, b), clipped outside [0, 1].
 
     >>> from functrans.scipy.stats import beta
@@ -44,7 +50,8 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
     return _betainc(a, b, _fnp.clip(z, 0.0, 1.0))
 
 
-def logcdf(x, a, b, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log cdf.
 
     >>> from functrans.scipy.stats import beta
@@ -54,7 +61,8 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     return _log_prob(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
-def sf(x, a, b, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+       scale: ArrayLike = 1.0) -> Array:
     """I_{1-z}(b, a) (no cancellation).
 
     >>> from functrans.scipy.stats import beta
@@ -65,7 +73,8 @@ def sf(x, a, b, loc=0.0, scale=1.0):
     return _betainc(b, a, 1.0 - _fnp.clip(z, 0.0, 1.0))
 
 
-def logsf(x, a, b, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+          scale: ArrayLike = 1.0) -> Array:
     """log sf.
 
     >>> from functrans.scipy.stats import beta

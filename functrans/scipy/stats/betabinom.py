@@ -1,12 +1,16 @@
 """The beta-binomial distribution (``jax.scipy.stats.betabinom``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import betaln as _betaln, gammaln as _gammaln
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
 
 
-def logpmf(k, n, a, b, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike,
+           loc: ArrayLike = 0) -> Array:
     """log C(n, k) + betaln(k + a, n - k + b) - betaln(a, b) at integers 0 <= k <= n.
 
     >>> from functrans.scipy.stats import betabinom
@@ -22,7 +26,8 @@ def logpmf(k, n, a, b, loc=0):
     return _fnp.where(ok, val, x.dtype.type(-float("inf")))
 
 
-def pmf(k, n, a, b, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike,
+        loc: ArrayLike = 0) -> Array:
     """The probability mass.
 
     >>> from functrans.scipy.stats import betabinom

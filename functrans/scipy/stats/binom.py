@@ -1,13 +1,16 @@
 """The binomial distribution (``jax.scipy.stats.binom``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
 
 
-def logpmf(k, n, p, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """log C(n, k) + k log p + (n - k) log(1 - p) at integers 0 <= k <= n.
 
     >>> from functrans.scipy.stats import binom
@@ -23,7 +26,7 @@ def logpmf(k, n, p, loc=0):
     return _fnp.where(ok, val, x.dtype.type(-float("inf")))
 
 
-def pmf(k, n, p, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability mass.
 
     >>> from functrans.scipy.stats import binom

@@ -1,13 +1,16 @@
 """The Cauchy distribution (``jax.scipy.stats.cauchy``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "isf", "ppf"]
 
 
-def logpdf(x, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """-log(pi scale (1 + z^2)).
 
     >>> from functrans.scipy.stats import cauchy
@@ -18,7 +21,7 @@ def logpdf(x, loc=0.0, scale=1.0):
     return -z.dtype.type(_math.log(_math.pi)) - log_scale - _fnp.log1p(z * z)
 
 
-def pdf(x, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import cauchy
@@ -28,7 +31,7 @@ def pdf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """1/2 + arctan(z)/pi, written with arctan(-1/z) in the left tail (no cancellation).
 
     >>> from functrans.scipy.stats import cauchy
@@ -38,7 +41,7 @@ def cdf(x, loc=0.0, scale=1.0):
     return sf(-_fnp.asarray(_as_float(x)), -_fnp.asarray(_as_float(loc)), scale)
 
 
-def logcdf(x, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log cdf.
 
     >>> from functrans.scipy.stats import cauchy
@@ -48,7 +51,7 @@ def logcdf(x, loc=0.0, scale=1.0):
     return _log_prob(cdf(x, loc, scale), sf(x, loc, scale))
 
 
-def sf(x, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """1/2 - arctan(z)/pi; for z > 1 as arctan(1/z)/pi.
 
     >>> from functrans.scipy.stats import cauchy
@@ -63,7 +66,7 @@ def sf(x, loc=0.0, scale=1.0):
                       t(0.5) - _fnp.arctan(z) / t(_math.pi))
 
 
-def logsf(x, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log sf.
 
     >>> from functrans.scipy.stats import cauchy
@@ -73,7 +76,7 @@ def logsf(x, loc=0.0, scale=1.0):
     return _log_prob(sf(x, loc, scale), cdf(x, loc, scale))
 
 
-def ppf(q, loc=0.0, scale=1.0):
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """loc + scale tan(pi (q - 1/2)).
 
     >>> from functrans.scipy.stats import cauchy
@@ -88,7 +91,7 @@ def ppf(q, loc=0.0, scale=1.0):
     return loc + scale * val
 
 
-def isf(q, loc=0.0, scale=1.0):
+def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """loc - scale tan(pi (q - 1/2)).
 
     >>> from functrans.scipy.stats import cauchy

@@ -1,6 +1,9 @@
 """The chi-square distribution (``jax.scipy.stats.chi2``): gamma(df / 2, scale 2)."""
+from __future__ import annotations
+
 from . import gamma as _gamma
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -10,7 +13,8 @@ def _args(df, loc, scale):
     return df * 0.5, loc, scale * 2.0
 
 
-def logpdf(x, df, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log density.
 
     >>> from functrans.scipy.stats import chi2
@@ -20,7 +24,7 @@ def logpdf(x, df, loc=0.0, scale=1.0):
     return _gamma.logpdf(x, *_args(df, loc, scale))
 
 
-def pdf(x, df, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import chi2
@@ -30,7 +34,7 @@ def pdf(x, df, loc=0.0, scale=1.0):
     return _gamma.pdf(x, *_args(df, loc, scale))
 
 
-def cdf(x, df, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The CDF.
 
     >>> from functrans.scipy.stats import chi2
@@ -40,7 +44,8 @@ def cdf(x, df, loc=0.0, scale=1.0):
     return _gamma.cdf(x, *_args(df, loc, scale))
 
 
-def logcdf(x, df, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log cdf.
 
     >>> from functrans.scipy.stats import chi2
@@ -50,7 +55,7 @@ def logcdf(x, df, loc=0.0, scale=1.0):
     return _gamma.logcdf(x, *_args(df, loc, scale))
 
 
-def sf(x, df, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The survival function.
 
     >>> from functrans.scipy.stats import chi2
@@ -60,7 +65,8 @@ def sf(x, df, loc=0.0, scale=1.0):
     return _gamma.sf(x, *_args(df, loc, scale))
 
 
-def logsf(x, df, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
+          scale: ArrayLike = 1.0) -> Array:
     """log sf.
 
     >>> from functrans.scipy.stats import chi2

@@ -1,13 +1,16 @@
 """The Dirichlet distribution (``jax.scipy.stats.dirichlet``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_misc import xlogy as _xlogy
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, alpha):
+def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """sum((alpha - 1) log x) - log B(alpha) on the simplex (x of shape (k, ...),
     alpha of shape (k,)), -inf off it.
 
@@ -28,7 +31,7 @@ def logpdf(x, alpha):
     return _fnp.where(on_simplex, val, x.dtype.type(-float("inf")))
 
 
-def pdf(x, alpha):
+def pdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """The density.
 
     >>> import numpy as np

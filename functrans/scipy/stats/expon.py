@@ -1,11 +1,14 @@
 """The exponential distribution (``jax.scipy.stats.expon``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, outside as _outside, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
-def logpdf(x, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log density: -z - log(scale) for z >= 0, -inf below.
 
     >>> from functrans.scipy.stats import expon
@@ -16,7 +19,7 @@ def logpdf(x, loc=0.0, scale=1.0):
     return _outside(z < 0, -z - log_scale, -float("inf"))
 
 
-def pdf(x, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import expon
@@ -26,7 +29,7 @@ def pdf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """1 - exp(-z) (by expm1) for z >= 0, 0 below.
 
     >>> from functrans.scipy.stats import expon
@@ -37,7 +40,7 @@ def cdf(x, loc=0.0, scale=1.0):
     return -_fnp.expm1(-_fnp.maximum(z, 0.0))
 
 
-def logcdf(x, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log cdf.
 
     >>> from functrans.scipy.stats import expon
@@ -48,7 +51,7 @@ def logcdf(x, loc=0.0, scale=1.0):
     return _fnp.log(-_fnp.expm1(-_fnp.maximum(z, 0.0)))
 
 
-def sf(x, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """exp(-z) for z >= 0, 1 below.
 
     >>> from functrans.scipy.stats import expon
@@ -58,7 +61,7 @@ def sf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logsf(x, loc, scale))
 
 
-def logsf(x, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """-z for z >= 0, 0 below.
 
     >>> from functrans.scipy.stats import expon
@@ -69,7 +72,7 @@ def logsf(x, loc=0.0, scale=1.0):
     return -_fnp.maximum(z, 0.0)
 
 
-def ppf(q, loc=0.0, scale=1.0):
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """-log1p(-q) scaled and shifted.
 
     >>> from functrans.scipy.stats import expon

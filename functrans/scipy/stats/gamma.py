@@ -1,14 +1,18 @@
 """The gamma distribution with shape ``a`` (``jax.scipy.stats.gamma``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_incomplete import gammainc as _gammainc, gammaincc as _gammaincc
 from .._special_misc import xlogy as _xlogy
 from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
-def logpdf(x, a, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """(a - 1) log z - z - gammaln(a) - log(scale) for z >= 0, -inf below.
 
     >>> from functrans.scipy.stats import gamma
@@ -22,7 +26,7 @@ def logpdf(x, a, loc=0.0, scale=1.0):
     return _fnp.where(z < 0, z.dtype.type(-float("inf")), val)
 
 
-def pdf(x, a, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import gamma
@@ -32,7 +36,7 @@ def pdf(x, a, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, a, loc, scale))
 
 
-def cdf(x, a, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The regularized lower incomplete gamma function of z.
 
     >>> from functrans.scipy.stats import gamma
@@ -43,7 +47,8 @@ def cdf(x, a, loc=0.0, scale=1.0):
     return _gammainc(a, _fnp.maximum(z, 0.0))
 
 
-def logcdf(x, a, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log cdf.
 
     >>> from functrans.scipy.stats import gamma
@@ -53,7 +58,7 @@ def logcdf(x, a, loc=0.0, scale=1.0):
     return _log_prob(cdf(x, a, loc, scale), sf(x, a, loc, scale))
 
 
-def sf(x, a, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The regularized upper incomplete gamma function of z (no cancellation).
 
     >>> from functrans.scipy.stats import gamma
@@ -64,7 +69,8 @@ def sf(x, a, loc=0.0, scale=1.0):
     return _gammaincc(a, _fnp.maximum(z, 0.0))
 
 
-def logsf(x, a, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,
+          scale: ArrayLike = 1.0) -> Array:
     """log sf.
 
     >>> from functrans.scipy.stats import gamma

@@ -1,16 +1,20 @@
 """The generalized normal distribution with shape ``beta``
 (``jax.scipy.stats.gennorm``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_incomplete import gammainc as _gammainc
 from ._util import as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
-def logpdf(x, beta, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log(beta / (2 Gamma(1/beta))) - |z|^beta - log(scale).
 
     >>> from functrans.scipy.stats import gennorm
@@ -23,7 +27,8 @@ def logpdf(x, beta, loc=0.0, scale=1.0):
             - _fnp.abs(z) ** beta - log_scale)
 
 
-def pdf(x, beta, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
+        scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import gennorm
@@ -33,7 +38,8 @@ def pdf(x, beta, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, beta, loc, scale))
 
 
-def cdf(x, beta, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
+        scale: ArrayLike = 1.0) -> Array:
     """1/2 + sign(z) P(1/beta, |z|^beta) / 2.
 
     >>> from functrans.scipy.stats import gennorm

@@ -1,12 +1,15 @@
 """The geometric distribution on {1, 2, ...} (``jax.scipy.stats.geom``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_misc import xlog1py as _xlog1py
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
 
 
-def logpmf(k, p, loc=0):
+def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """(k - 1) log(1 - p) + log p at integers k >= 1 + loc, -inf elsewhere.
 
     >>> from functrans.scipy.stats import geom
@@ -21,7 +24,7 @@ def logpmf(k, p, loc=0):
     return _fnp.where(ok, val, x.dtype.type(-float("inf")))
 
 
-def pmf(k, p, loc=0):
+def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability mass.
 
     >>> from functrans.scipy.stats import geom

@@ -1,13 +1,16 @@
 """The Laplace distribution (``jax.scipy.stats.laplace``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from ._util import standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
-def logpdf(x, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """-|z| - log(2 scale).
 
     >>> from functrans.scipy.stats import laplace
@@ -18,7 +21,7 @@ def logpdf(x, loc=0.0, scale=1.0):
     return -_fnp.abs(z) - z.dtype.type(_math.log(2)) - log_scale
 
 
-def pdf(x, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import laplace
@@ -28,7 +31,7 @@ def pdf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """exp(z)/2 below loc, 1 - exp(-z)/2 above.
 
     >>> from functrans.scipy.stats import laplace

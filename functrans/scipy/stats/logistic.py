@@ -1,12 +1,15 @@
 """The logistic distribution (``jax.scipy.stats.logistic``)."""
+from __future__ import annotations
+
 from ... import nn as _nn
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "isf", "ppf"]
 
 
-def logpdf(x, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """-z - 2 log1p(exp(-z)) - log(scale), written symmetrically in |z|.
 
     >>> from functrans.scipy.stats import logistic
@@ -18,7 +21,7 @@ def logpdf(x, loc=0.0, scale=1.0):
     return -a - 2 * _fnp.log1p(_fnp.exp(-a)) - log_scale
 
 
-def pdf(x, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import logistic
@@ -28,7 +31,7 @@ def pdf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The sigmoid of z.
 
     >>> from functrans.scipy.stats import logistic
@@ -38,7 +41,7 @@ def cdf(x, loc=0.0, scale=1.0):
     return _nn.sigmoid(_standardize(x, loc, scale)[0])
 
 
-def sf(x, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The sigmoid of -z.
 
     >>> from functrans.scipy.stats import logistic
@@ -48,7 +51,7 @@ def sf(x, loc=0.0, scale=1.0):
     return _nn.sigmoid(-_standardize(x, loc, scale)[0])
 
 
-def ppf(q, loc=0.0, scale=1.0):
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """loc + scale * logit(q).
 
     >>> from functrans.scipy.stats import logistic
@@ -59,7 +62,7 @@ def ppf(q, loc=0.0, scale=1.0):
     return loc + scale * (_fnp.log(q) - _fnp.log1p(-q))
 
 
-def isf(q, loc=0.0, scale=1.0):
+def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """loc - scale * logit(q).
 
     >>> from functrans.scipy.stats import logistic

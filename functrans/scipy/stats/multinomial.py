@@ -1,13 +1,16 @@
 """The multinomial distribution (``jax.scipy.stats.multinomial``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_misc import xlogy as _xlogy
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
 
 
-def logpmf(x, n, p):
+def logpmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """log n! - sum log x_i! + sum x_i log p_i over the last axis, -inf where the
     counts do not add up to n.
 
@@ -22,7 +25,7 @@ def logpmf(x, n, p):
     return _fnp.where(ok, val, val.dtype.type(-float("inf")))
 
 
-def pmf(x, n, p):
+def pmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """The probability mass.
 
     >>> import numpy as np

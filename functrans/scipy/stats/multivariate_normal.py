@@ -1,14 +1,18 @@
 """The multivariate normal distribution (``jax.scipy.stats.multivariate_normal``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import lax as _lax
 from ... import numpy as _fnp
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, mean, cov, allow_singular=None):
+def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+           allow_singular: bool | None = None) -> Array:
     """log density with a positive-definite ``cov`` (d, d) (or a scalar/vector of
     variances), by its Cholesky factor; ``x`` is (..., d).
 
@@ -32,7 +36,7 @@ def logpdf(x, mean, cov, allow_singular=None):
     return -0.5 * maha - log_det - x.dtype.type(0.5 * d * _math.log(2 * _math.pi))
 
 
-def pdf(x, mean, cov):
+def pdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> Array:
     """The density.
 
     >>> import numpy as np

@@ -1,14 +1,17 @@
 """The negative binomial distribution (``jax.scipy.stats.nbinom``): failures before
 the n-th success."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
 
 
-def logpmf(k, n, p, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """log C(k + n - 1, k) + n log p + k log(1 - p) at integers k >= 0.
 
     >>> from functrans.scipy.stats import nbinom
@@ -24,7 +27,7 @@ def logpmf(k, n, p, loc=0):
     return _fnp.where(ok, val, x.dtype.type(-float("inf")))
 
 
-def pmf(k, n, p, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability mass.
 
     >>> from functrans.scipy.stats import nbinom

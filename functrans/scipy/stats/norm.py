@@ -1,14 +1,17 @@
 """The normal distribution (``jax.scipy.stats.norm``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from .._special_erf import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
 from ._util import standardize as _standardize, as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
 
-def logpdf(x, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log of the normal density.
 
     >>> from functrans.scipy.stats import norm
@@ -19,7 +22,7 @@ def logpdf(x, loc=0.0, scale=1.0):
     return -0.5 * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale
 
 
-def pdf(x, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The normal density.
 
     >>> from functrans.scipy.stats import norm
@@ -29,7 +32,7 @@ def pdf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The normal CDF.
 
     >>> from functrans.scipy.stats import norm
@@ -39,7 +42,7 @@ def cdf(x, loc=0.0, scale=1.0):
     return _ndtr(_standardize(x, loc, scale)[0])
 
 
-def logcdf(x, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log of the normal CDF (finite far in the left tail).
 
     >>> from functrans.scipy.stats import norm
@@ -49,7 +52,7 @@ def logcdf(x, loc=0.0, scale=1.0):
     return _log_ndtr(_standardize(x, loc, scale)[0])
 
 
-def sf(x, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """1 - cdf, computed without cancellation.
 
     >>> from functrans.scipy.stats import norm
@@ -59,7 +62,7 @@ def sf(x, loc=0.0, scale=1.0):
     return _ndtr(-_standardize(x, loc, scale)[0])
 
 
-def logsf(x, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """log(1 - cdf).
 
     >>> from functrans.scipy.stats import norm
@@ -69,7 +72,7 @@ def logsf(x, loc=0.0, scale=1.0):
     return _log_ndtr(-_standardize(x, loc, scale)[0])
 
 
-def ppf(q, loc=0.0, scale=1.0):
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The quantile function, the inverse of cdf.
 
     >>> from functrans.scipy.stats import norm
@@ -80,7 +83,7 @@ def ppf(q, loc=0.0, scale=1.0):
     return loc + scale * _ndtri(q)
 
 
-def isf(q, loc=0.0, scale=1.0):
+def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The inverse of sf.
 
     >>> from functrans.scipy.stats import norm

@@ -1,11 +1,15 @@
 """The Pareto distribution (``jax.scipy.stats.pareto``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, b, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log b - (b + 1) log z - log(scale) for z >= 1, -inf below.
 
     >>> from functrans.scipy.stats import pareto
@@ -19,7 +23,7 @@ def logpdf(x, b, loc=0.0, scale=1.0):
     return _fnp.where(z >= 1, val, z.dtype.type(-float("inf")))
 
 
-def pdf(x, b, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import pareto

@@ -1,14 +1,17 @@
 """The Poisson distribution (``jax.scipy.stats.poisson``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_incomplete import gammaincc as _gammaincc
 from .._special_misc import xlogy as _xlogy
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf", "cdf"]
 
 
-def logpmf(k, mu, loc=0):
+def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """k log(mu) - mu - gammaln(k + 1) at integers k >= loc, -inf elsewhere.
 
     >>> from functrans.scipy.stats import poisson
@@ -23,7 +26,7 @@ def logpmf(k, mu, loc=0):
     return _fnp.where(ok, val, x.dtype.type(-float("inf")))
 
 
-def pmf(k, mu, loc=0):
+def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability mass.
 
     >>> from functrans.scipy.stats import poisson
@@ -33,7 +36,7 @@ def pmf(k, mu, loc=0):
     return _fnp.exp(logpmf(k, mu, loc))
 
 
-def cdf(k, mu, loc=0):
+def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """Q(floor(k) + 1, mu) for k >= loc, 0 below.
 
     >>> from functrans.scipy.stats import poisson

@@ -1,14 +1,18 @@
 """Student's t distribution (``jax.scipy.stats.t``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from ._util import standardize as _standardize, as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, df, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log density of Student's t with ``df`` degrees of freedom.
 
     >>> from functrans.scipy.stats import t
@@ -22,7 +26,7 @@ def logpdf(x, df, loc=0.0, scale=1.0):
             - half * (df + 1) * _fnp.log1p(z * z / df) - log_scale)
 
 
-def pdf(x, df, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import t

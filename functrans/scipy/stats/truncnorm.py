@@ -1,11 +1,14 @@
 """The truncated normal distribution on [a, b] in standard units
 (``jax.scipy.stats.truncnorm``).  Normalizers are differences of normal CDFs taken
 in log space on the side of zero where they do not cancel."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from .._special_erf import log_ndtr as _log_ndtr
 from ._util import as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -26,7 +29,8 @@ def _prepare(x, a, b, loc, scale):
     return z, a, b, log_scale, _log_mass(a, b)
 
 
-def logpdf(x, a, b, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """The normal log density minus the log mass of [a, b]; -inf outside.
 
     >>> from functrans.scipy.stats import truncnorm
@@ -38,7 +42,8 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
     return _fnp.where((z >= a) & (z <= b), val, z.dtype.type(-float("inf")))
 
 
-def pdf(x, a, b, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+        scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import truncnorm
@@ -64,7 +69,8 @@ def _log_cdf_sf(x, a, b, loc, scale):
     return log_cdf, log_sf
 
 
-def logcdf(x, a, b, loc=0.0, scale=1.0):
+def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+           scale: ArrayLike = 1.0) -> Array:
     """log of the mass of [a, min(z, b)] over that of [a, b].
 
     >>> from functrans.scipy.stats import truncnorm
@@ -74,7 +80,8 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     return _log_cdf_sf(x, a, b, loc, scale)[0]
 
 
-def logsf(x, a, b, loc=0.0, scale=1.0):
+def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+          scale: ArrayLike = 1.0) -> Array:
     """log of the mass of [max(z, a), b] over that of [a, b].
 
     >>> from functrans.scipy.stats import truncnorm
@@ -84,7 +91,8 @@ def logsf(x, a, b, loc=0.0, scale=1.0):
     return _log_cdf_sf(x, a, b, loc, scale)[1]
 
 
-def cdf(x, a, b, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+        scale: ArrayLike = 1.0) -> Array:
     """The CDF.
 
     >>> from functrans.scipy.stats import truncnorm
@@ -94,7 +102,8 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
     return _fnp.exp(logcdf(x, a, b, loc, scale))
 
 
-def sf(x, a, b, loc=0.0, scale=1.0):
+def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
+       scale: ArrayLike = 1.0) -> Array:
     """The survival function.
 
     >>> from functrans.scipy.stats import truncnorm

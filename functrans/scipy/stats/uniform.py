@@ -1,11 +1,14 @@
 """The uniform distribution on [loc, loc + scale] (``jax.scipy.stats.uniform``)."""
+from __future__ import annotations
+
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, standardize as _standardize
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
 
-def logpdf(x, loc=0.0, scale=1.0):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """-log(scale) inside, -inf outside.
 
     >>> from functrans.scipy.stats import uniform
@@ -16,7 +19,7 @@ def logpdf(x, loc=0.0, scale=1.0):
     return _fnp.where((z >= 0) & (z <= 1), -log_scale, z.dtype.type(-float("inf")))
 
 
-def pdf(x, loc=0.0, scale=1.0):
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import uniform
@@ -26,7 +29,7 @@ def pdf(x, loc=0.0, scale=1.0):
     return _fnp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0.0, scale=1.0):
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """z clipped to [0, 1].
 
     >>> from functrans.scipy.stats import uniform
@@ -36,7 +39,7 @@ def cdf(x, loc=0.0, scale=1.0):
     return _fnp.clip(_standardize(x, loc, scale)[0], 0.0, 1.0)
 
 
-def ppf(q, loc=0.0, scale=1.0):
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """loc + q scale on [0, 1], NaN outside.
 
     >>> from functrans.scipy.stats import uniform

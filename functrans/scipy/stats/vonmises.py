@@ -1,14 +1,17 @@
 """The von Mises distribution (``jax.scipy.stats.vonmises``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from .._special_misc import i0e as _i0e
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, kappa):
+def logpdf(x: ArrayLike, kappa: ArrayLike) -> Array:
     """kappa (cos x - 1) - log(2 pi i0e(kappa)), for every real x (periodic).
 
     >>> from functrans.scipy.stats import vonmises
@@ -19,7 +22,7 @@ def logpdf(x, kappa):
     return kappa * (_fnp.cos(x) - 1) - _fnp.log(x.dtype.type(2 * _math.pi) * _i0e(kappa))
 
 
-def pdf(x, kappa):
+def pdf(x: ArrayLike, kappa: ArrayLike) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import vonmises

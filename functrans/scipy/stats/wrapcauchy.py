@@ -1,13 +1,16 @@
 """The wrapped Cauchy distribution on [0, 2 pi] (``jax.scipy.stats.wrapcauchy``)."""
+from __future__ import annotations
+
 import math as _math
 
 from ... import numpy as _fnp
 from ._util import as_float as _as_float
+from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
 
 
-def logpdf(x, c):
+def logpdf(x: ArrayLike, c: ArrayLike) -> Array:
     """log((1 - c^2) / (2 pi (1 + c^2 - 2 c cos x))) on [0, 2 pi], -inf outside.
 
     >>> from functrans.scipy.stats import wrapcauchy
@@ -21,7 +24,7 @@ def logpdf(x, c):
     return _fnp.where(inside, val, x.dtype.type(-float("inf")))
 
 
-def pdf(x, c):
+def pdf(x: ArrayLike, c: ArrayLike) -> Array:
     """The density.
 
     >>> from functrans.scipy.stats import wrapcauchy
