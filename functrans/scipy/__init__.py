@@ -1,5 +1,5 @@
 """``functrans.scipy``: the ``jax.scipy`` surface (special, stats, linalg, signal,
-integrate), composed from functrans operations, so every function is differentiable,
+integrate, fft, optimize), composed from functrans operations, so every function is differentiable,
 batchable and compiles under ``jit`` like the rest of the library (no new primitive:
 special functions are series, continued fractions and recurrences over lax ops, with
 ``custom_jvp`` derivative rules).
@@ -8,13 +8,13 @@ Not provided yet (jax.scipy has them): special bessel_jn, dawsn,
 expi, expn, fresnel, hyp1f1, hyp2f1, loggamma, owens_t, sici, spence, sph_harm_y,
 wofz, boxcox; stats gumbel_l/gumbel_r, gaussian_kde, mode, rankdata, sem; linalg
 functions beyond its ``__all__``; signal fftconvolve, stft, istft,
-welch, csd, detrend; the cluster, fft, interpolate, ndimage, optimize and sparse
-modules.
+welch, csd, detrend; optimize's experimental L-BFGS method; the cluster,
+interpolate, ndimage and sparse modules.
 
 >>> import functrans.scipy as fsp
 >>> round(float(fsp.special.ndtr(1.0)), 12)
 0.841344746069
 """
-from . import integrate, linalg, signal, special, stats
+from . import fft, integrate, linalg, optimize, signal, special, stats
 
-__all__ = ["integrate", "linalg", "signal", "special", "stats"]
+__all__ = ["fft", "integrate", "linalg", "optimize", "signal", "special", "stats"]
