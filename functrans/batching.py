@@ -51,13 +51,15 @@ def _child_keys(t, h, x):
 
 def _leaf_paths(tree, path, out):
     """Append the path of every leaf of ``tree`` (in tree_flatten order) to ``out``."""
-    t, h = node_handlers(tree)
-    if h is None:
-        out.append(path)
-        return
-    children, keys = _child_keys(t, h, tree)
-    for c, k in zip(children, keys):
-        _leaf_paths(c, path + k, out)
+    stack = [(tree, path)]          # an explicit stack: pytrees may nest thousands deep
+    while stack:
+        x, p = stack.pop()
+        t, h = node_handlers(x)
+        if h is None:
+            out.append(p)
+            continue
+        children, keys = _child_keys(t, h, x)
+        stack.extend((c, p + k) for c, k in zip(reversed(children), reversed(keys)))
 
 
 def _broadcast_axes(prefix, tree, path, axes, paths, what):
@@ -65,28 +67,31 @@ def _broadcast_axes(prefix, tree, path, axes, paths, what):
 
     Errors name the argument (``path``) whose structure does not match.
     """
-    if _is_axis(prefix):
-        n = len(paths)
-        _leaf_paths(tree, path, paths)
-        axes.extend([prefix] * (len(paths) - n))
-        return
-    pt, ph = node_handlers(prefix)
-    if ph is None:
-        raise ValueError(f"vmap {what} for {path} must be an int, None or a pytree prefix of "
-                         f"it, got {prefix!r:.60}")
-    tt, th = node_handlers(tree)
-    if tt is not pt or th is None:
-        raise ValueError(f"vmap {what} for {path} is a {pt.__name__} ({prefix!r:.60}) but "
-                         f"{path} is a {tt.__name__}; the {what} tree must be a prefix of the "
-                         "argument's pytree structure")
-    pc, pk = _child_keys(pt, ph, prefix)
-    tc, tk = _child_keys(tt, th, tree)
-    if pk != tk:
-        raise ValueError(f"vmap {what} for {path} has entries {''.join(pk) or '(none)'} but "
-                         f"{path} has {''.join(tk) or '(none)'}; the {what} tree must match the "
-                         "argument's pytree structure")
-    for p, c, k in zip(pc, tc, pk):
-        _broadcast_axes(p, c, path + k, axes, paths, what)
+    stack = [(prefix, tree, path)]   # explicit, in tree_flatten order (deep pytrees)
+    while stack:
+        prefix, tree, path = stack.pop()
+        if _is_axis(prefix):
+            n = len(paths)
+            _leaf_paths(tree, path, paths)
+            axes.extend([prefix] * (len(paths) - n))
+            continue
+        pt, ph = node_handlers(prefix)
+        if ph is None:
+            raise ValueError(f"vmap {what} for {path} must be an int, None or a pytree prefix "
+                             f"of it, got {prefix!r:.60}")
+        tt, th = node_handlers(tree)
+        if tt is not pt or th is None:
+            raise ValueError(f"vmap {what} for {path} is a {pt.__name__} ({prefix!r:.60}) but "
+                             f"{path} is a {tt.__name__}; the {what} tree must be a prefix of "
+                             "the argument's pytree structure")
+        pc, pk = _child_keys(pt, ph, prefix)
+        tc, tk = _child_keys(tt, th, tree)
+        if pk != tk:
+            raise ValueError(f"vmap {what} for {path} has entries {''.join(pk) or '(none)'} but "
+                             f"{path} has {''.join(tk) or '(none)'}; the {what} tree must match "
+                             "the argument's pytree structure")
+        stack.extend((p, c, path + k) for p, c, k in
+                     zip(reversed(pc), reversed(tc), reversed(pk)))
 
 
 def _arg_names(fun):

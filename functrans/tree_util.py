@@ -19,6 +19,7 @@ __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
 
 # type -> (flatten(x) -> (children, aux), unflatten(aux, children) -> x)
 _registry: dict = {}
+_NO_INITIAL = object()     # tree_reduce's default: no initializer given
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple],
@@ -62,7 +63,7 @@ class PyTreeDef:
     """
     __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
 
-    def __init__(self, node_type, aux, children):
+    def __init__(self, node_type: type | None, aux: Any, children: list | None) -> None:
         self.node_type = node_type
         self.aux = aux
         self.children = children
@@ -110,21 +111,19 @@ class PyTreeDef:
         return f"PyTreeDef({self._structure_text()})"
 
     def _structure_text(self):
-        if self.children is None:
-            return "*"
-        inner = ", ".join(c._structure_text() for c in self.children)
-        if self.node_type is tuple:
-            return f"({inner}{',' if len(self.children) == 1 else ''})"
-        if self.node_type is list:
-            return f"[{inner}]"
-        if self.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {c._structure_text()}"
-                                   for k, c in zip(self.aux, self.children)) + "}"
-        if self.node_type is type(None):
-            return "None"
-        if self.node_type not in _registry:      # namedtuple
-            return f"CustomNode(namedtuple[{self.node_type.__name__}], [{inner}])"
-        return f"CustomNode({self.node_type.__name__}[{self.aux!r}], [{inner}])"
+        out, stack = [], [self]     # an explicit stack: pytrees may nest thousands deep
+        while stack:
+            n = stack.pop()
+            if type(n) is str or n.children is None:
+                out.append(n if type(n) is str else "*")
+                continue
+            opening, closing = _brackets(n)
+            keys = [f"{k!r}: " for k in n.aux] if n.node_type is dict else [""] * len(n.children)
+            items = [x for i, kc in enumerate(zip(keys, n.children))
+                     for x in (", " * (i > 0),) + kc]
+            out.append(opening)
+            stack += [closing] + items[::-1]
+        return "".join(out)
 
     @property
     def num_nodes(self):
@@ -135,6 +134,20 @@ class PyTreeDef:
             if t.children is not None:
                 stack.extend(t.children)
         return n
+
+
+_BRACKETS = {list: ("[", "]"), dict: ("{", "}"), type(None): ("None", "")}
+
+
+def _brackets(td):
+    """The text around the children of node ``td`` in its printed structure."""
+    t = td.node_type
+    if t is tuple:
+        return "(", ",)" if len(td.children) == 1 else ")"
+    if t in _BRACKETS:
+        return _BRACKETS[t]
+    name = f"{t.__name__}[{td.aux!r}]" if t in _registry else f"namedtuple[{t.__name__}]"
+    return f"CustomNode({name}, [", "])"
 
 
 def _aux_hash(aux):
@@ -318,13 +331,30 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
 
 # ---- key paths (JAX's tree_flatten_with_path and friends) ----
 
-class SequenceKey:
+class _Key:
+    """What the key classes share: one field, equality and hash by type and field."""
+    __slots__ = ()
+    _field = ""
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._field}={getattr(self, self._field)!r})"
+
+    def __eq__(self, other):
+        f = self._field
+        return type(other) is type(self) and getattr(other, f) == getattr(self, f)
+
+    def __hash__(self):
+        return hash((type(self).__name__, getattr(self, self._field)))
+
+
+class SequenceKey(_Key):
     """The key of a tuple or list child: its index. Prints as ``[i]``.
 
     >>> SequenceKey(2)
     SequenceKey(idx=2)
     """
     __slots__ = ("idx",)
+    _field = "idx"
 
     def __init__(self, idx: int):
         self.idx = idx
@@ -332,23 +362,15 @@ class SequenceKey:
     def __str__(self):
         return f"[{self.idx!r}]"
 
-    def __repr__(self):
-        return f"SequenceKey(idx={self.idx!r})"
 
-    def __eq__(self, other):
-        return type(other) is SequenceKey and other.idx == self.idx
-
-    def __hash__(self):
-        return hash(("SequenceKey", self.idx))
-
-
-class DictKey:
+class DictKey(_Key):
     """The key of a dict child. Prints as ``['name']``.
 
     >>> str(DictKey("w"))
     "['w']"
     """
     __slots__ = ("key",)
+    _field = "key"
 
     def __init__(self, key):
         self.key = key
@@ -356,23 +378,15 @@ class DictKey:
     def __str__(self):
         return f"[{self.key!r}]"
 
-    def __repr__(self):
-        return f"DictKey(key={self.key!r})"
 
-    def __eq__(self, other):
-        return type(other) is DictKey and other.key == self.key
-
-    def __hash__(self):
-        return hash(("DictKey", self.key))
-
-
-class GetAttrKey:
+class GetAttrKey(_Key):
     """The key of a namedtuple field. Prints as ``.name``.
 
     >>> str(GetAttrKey("mu"))
     '.mu'
     """
     __slots__ = ("name",)
+    _field = "name"
 
     def __init__(self, name: str):
         self.name = name
@@ -380,38 +394,21 @@ class GetAttrKey:
     def __str__(self):
         return f".{self.name}"
 
-    def __repr__(self):
-        return f"GetAttrKey(name={self.name!r})"
 
-    def __eq__(self, other):
-        return type(other) is GetAttrKey and other.name == self.name
-
-    def __hash__(self):
-        return hash(("GetAttrKey", self.name))
-
-
-class FlattenedIndexKey:
+class FlattenedIndexKey(_Key):
     """The key of a child of a registered class: its position among the children.
 
     >>> FlattenedIndexKey(0).key
     0
     """
     __slots__ = ("key",)
+    _field = "key"
 
     def __init__(self, key: int):
         self.key = key
 
     def __str__(self):
         return f"[<flat index {self.key}>]"
-
-    def __repr__(self):
-        return f"FlattenedIndexKey(key={self.key!r})"
-
-    def __eq__(self, other):
-        return type(other) is FlattenedIndexKey and other.key == self.key
-
-    def __hash__(self):
-        return hash(("FlattenedIndexKey", self.key))
 
 
 def _child_keys(x, t, children, aux):
@@ -424,7 +421,7 @@ def _child_keys(x, t, children, aux):
     return [FlattenedIndexKey(i) for i in range(len(children))]
 
 
-def tree_flatten_with_path(tree, is_leaf=None):
+def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
     """``([(key_path, leaf), ...], treedef)``; a key path is a tuple of keys.
 
     >>> pairs, _ = tree_flatten_with_path({"a": (1, 2)})
@@ -450,7 +447,7 @@ def tree_flatten_with_path(tree, is_leaf=None):
     return pairs, tree_structure(tree, is_leaf)
 
 
-def tree_leaves_with_path(tree, is_leaf=None):
+def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None) -> list[tuple]:
     """``[(key_path, leaf), ...]``.
 
     >>> [keystr(p) for p, _ in tree_leaves_with_path([1, {"b": 2}])]
@@ -459,7 +456,7 @@ def tree_leaves_with_path(tree, is_leaf=None):
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
-def tree_map_with_path(f, tree, *rest, is_leaf=None):
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
     """Like ``tree_map`` with ``f(key_path, leaf, *others)``.
 
     >>> tree_map_with_path(lambda p, x: keystr(p) + str(x), {"a": 1})
@@ -475,7 +472,7 @@ def tree_map_with_path(f, tree, *rest, is_leaf=None):
     return tree_unflatten(td, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
-def keystr(keys, *, simple=False, separator=""):
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
     """A key path as text, e.g. ``['a'][0]``; ``simple`` drops brackets and quotes.
 
     >>> keystr((DictKey("a"), SequenceKey(0))), keystr((DictKey("a"), SequenceKey(0)), simple=True, separator="/")
@@ -497,7 +494,8 @@ def keystr(keys, *, simple=False, separator=""):
     return separator.join(plain(k) for k in keys)
 
 
-def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
+                   pytree_to_transpose: Any) -> Any:
     """Turn an outer tree of inner trees into an inner tree of outer trees.
 
     >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
@@ -520,7 +518,7 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     return tree_unflatten(inner_treedef, inner_leaves)
 
 
-def tree_all(tree, *, is_leaf=None) -> bool:
+def tree_all(tree: Any, *, is_leaf: Callable | None = None) -> bool:
     """Whether every leaf is truthy.
 
     >>> tree_all([True, {"a": 1}]), tree_all((True, 0))
@@ -529,10 +527,8 @@ def tree_all(tree, *, is_leaf=None) -> bool:
     return all(tree_leaves(tree, is_leaf))
 
 
-_NO_INITIAL = object()
-
-
-def tree_reduce(function, tree, initializer=_NO_INITIAL, is_leaf=None):
+def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIAL,
+                is_leaf: Callable | None = None) -> Any:
     """``functools.reduce`` over the leaves.
 
     >>> tree_reduce(lambda a, b: a + b, {"x": 1, "y": (2, 3)})
@@ -591,7 +587,7 @@ class Partial(functools.partial):
     (12, [10])
     """
 
-    def __new__(cls, func, *args, **kw):
+    def __new__(cls, func: Callable[..., Any], *args: Any, **kw: Any) -> Partial:
         return super().__new__(cls, _Whole(func) if isinstance(func, functools.partial)
                                else func, *args, **kw)
 

@@ -84,6 +84,59 @@ def test_pytrees_nested_1000_deep():
     assert tree_util.tree_leaves(m) == [3.0]
 
 
+_DEEP_KINDS = {"list": lambda t: [t], "tuple": lambda t: (t,), "dict": lambda t: {"a": t},
+               "mixed": None}
+
+
+def _deep(kind, leaf, depth=1000):
+    if _DEEP_KINDS[kind] is None:
+        return _nested(depth, leaf)
+    for _ in range(depth):
+        leaf = _DEEP_KINDS[kind](leaf)
+    return leaf
+
+
+def _only_leaf(t):
+    (leaf,) = tree_util.tree_leaves(t)
+    return leaf
+
+
+@pytest.mark.parametrize("kind", _DEEP_KINDS)
+def test_every_transform_takes_pytrees_1000_deep(kind):
+    # as JAX: no RecursionError anywhere (vmap's in_axes expansion recursed)
+    x = fnp.arange(3.0)
+    t = _deep(kind, x)
+    td = tree_util.tree_structure(t)
+
+    def same_tree(out, want):
+        assert tree_util.tree_structure(out) == td
+        np.testing.assert_array_equal(_only_leaf(out), want)
+
+    same_tree(ft.jit(lambda t: t)(t), x)
+    same_tree(ft.grad(lambda t: fnp.sum(_only_leaf(t) ** 2))(t), 2 * x)
+    same_tree(ft.vmap(lambda t: tree_util.tree_map(lambda v: v * 2, t))(t), 2 * x)
+    axes = _deep(kind, 0)          # an in_axes prefix as deep as the argument
+    same_tree(ft.vmap(lambda t: t, in_axes=(axes,))(t), x)
+    same_tree(ft.vmap(lambda t: t, in_axes=(axes,), out_axes=axes)(t), x)
+    out, tan = ft.jvp(lambda t: tree_util.tree_map(fnp.sin, t), (t,), (t,))
+    same_tree(out, np.sin(x))
+    same_tree(tan, np.cos(x) * x)
+    y, pullback = ft.vjp(lambda t: tree_util.tree_map(lambda v: v * 3, t), t)
+    same_tree(y, 3 * x)
+    (ct,) = pullback(t)
+    same_tree(ct, 3 * x)
+    # tree_util itself
+    leaves, td2 = tree_util.tree_flatten(t)
+    assert td2 == td and hash(td2) == hash(td) and len(leaves) == 1
+    same_tree(tree_util.tree_unflatten(td, [x]), x)
+    same_tree(tree_util.tree_map(lambda v: v + 1, t), x + 1)
+    (path, leaf), = tree_util.tree_flatten_with_path(t)[0]
+    assert len(path) == 1000 and leaf is x
+    same_tree(tree_util.tree_map_with_path(lambda p, v: v * len(p), t), 1000 * x)
+    text = repr(td)
+    assert text.startswith("PyTreeDef(") and text.count("*") == 1 and len(text) > 1000
+
+
 def test_non_array_arguments_not_differentiated_pass_through():
     assert float(ft.grad(lambda g, x: g(x), 1)(fnp.sin, 1.0)) == pytest.approx(np.cos(1.0))
     assert float(ft.grad(lambda s, x: x * len(s), 1)("abc", 1.0)) == 3.0
