@@ -156,20 +156,65 @@ def test_binary_float_special_values_bitwise(name, dtype):
         np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=name)
 
 
-@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint32])
-@pytest.mark.parametrize("name", ["floor_divide", "remainder", "maximum", "add", "multiply",
-                                  "left_shift", "right_shift", "bitwise_xor", "less"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint32, np.uint64])
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "maximum", "minimum", "add",
+                                  "subtract", "multiply", "left_shift", "right_shift",
+                                  "bitwise_xor", "less", "greater_equal"])
 def test_binary_int_edge_values_bitwise(name, dtype):
     info = np.iinfo(dtype)
-    vals = np.array([0, 1, 2, 3, 7, info.max, info.min, info.max - 1], dtype=dtype)
+    vals = np.array([0, 1, 2, 3, 7, info.max, info.min, info.max - 1, info.max // 2,
+                     info.max // 2 + 1], dtype=dtype)
     if info.min < 0:
         vals = np.concatenate([vals, np.array([-1, -2, -3, -7], dtype=dtype)])
     a, b = _pair_grid(vals)
     if "shift" in name:
         b = np.asarray(b % (8 * a.itemsize + 3), dtype=dtype)   # some amounts out of range
-    got, want = _both(getattr(fnp, name), a, b)
+    f = getattr(fnp, name)
+    _native(f, a, b)
+    got, want = _both(f, a, b)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["negative", "abs", "sign", "square", "invert"])
+def test_unary_uint64_edge_values_native(name):
+    x = np.array([0, 1, 2, 7, 2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1], np.uint64)
+    f = getattr(fnp, name)
+    _native(f, x)
+    got, want = _both(f, x)
+    np.testing.assert_array_equal(got[0], want[0], err_msg=name)
+    assert got[0].dtype == np.uint64
+
+
+def test_uint64_conversions_native_and_as_numpy():
+    u = np.array([0, 1, 2**32 + 5, 2**53 + 1, 2**63 - 1, 2**63, 2**63 + 2**11 + 1, 2**64 - 1],
+                 np.uint64)
+    i = np.array([-1, -2**63, 5, 2**63 - 1, -7, 0, 3, 2**40], np.int64)
+    f = lambda a, b: (a.astype(np.float64), a.astype(np.float32), a.astype(np.int64),
+                      a.astype(np.int32), a.astype(np.uint32), a.astype(bool),
+                      b.astype(np.uint64), b.astype(np.int32).astype(np.uint64),
+                      b.astype(np.uint32).astype(np.uint64), (b > 0).astype(np.uint64))
+    _native(f, u, i)
+    got, want = _both(f, u, i)
+    for g, w, n in zip(got, want, f(fnp.asarray(u), fnp.asarray(i))):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(g, n)
+        assert g.dtype == w.dtype == n.dtype
+
+
+@pytest.mark.parametrize("n", [1, 5, 14, 100])
+@pytest.mark.parametrize("src", [np.float64, np.float32])
+def test_float_to_uint64_is_numpy_on_every_value(src, n):
+    """numpy's own x86 rule (nan and < -2**63 -> 2**63, negatives wrap, >= 2**64 -> 0) is
+    the same at every array length here: compared on all values, not only in-range."""
+    v = np.array([np.nan, -1.0, -1.5, -0.5, 0.0, -0.0, 2.0**63, 2.0**64, 1e30, -np.inf,
+                  np.inf, -2.0**63, -2.0**64, 2.0**63 - 1024, 1.8e19, -1e30, 3.7, 2.0**53])
+    x = np.random.default_rng(n).choice(v, n).astype(src)
+    f = lambda a: a.astype(np.uint64)
+    _native(f, x)
+    got, _ = _both(f, x)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got[0], x.astype(np.uint64))
 
 
 @pytest.mark.parametrize("src", [np.float64, np.float32])
@@ -352,10 +397,10 @@ def test_random_loops_match_interpreter(kind, n, rev, seed):
 _BAD = [-(2**31), -7, -1, 0, 1, 3, 4, 5, 100, 2**31 - 1]
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.uint64])
 def test_out_of_range_dynamic_slices_clamp(dtype):
     x = np.arange(20.0).reshape(4, 5)
-    for i in _BAD:
+    for i in _BAD + [2**63, 2**64 - 1]:
         idx = np.asarray(i).astype(dtype)
         f = lambda v, s: (lax.dynamic_slice(v, (s, s), (2, 3)),
                           lax.dynamic_update_slice(v, -fnp.ones((3, 2)), (s, s)))
@@ -375,6 +420,21 @@ def test_out_of_range_gather(mode):
     np.testing.assert_array_equal(got[0], want[0])
     got, want = _both(lambda v, j: v[j], x, np.array(_BAD[2:8]))    # fnp indexing
     np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("mode", ["clip", "fill"])
+def test_uint64_indices_of_2_63_and_more_are_out_of_range_not_negative(mode):
+    x = np.arange(12.0).reshape(4, 3)
+    idx = np.array([[0], [3], [4], [2**63 - 1], [2**63], [2**64 - 1]], np.uint64)
+    f = lambda v, j: (lax.gather(v, j, 1, index_mode=mode),
+                      lax.scatter(v, j, -fnp.ones((6, 3)), 1, "add",
+                                  index_mode="clip" if mode == "clip" else "drop"))
+    _native(f, x, idx)
+    got, want = _both(f, x, idx)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    if mode == "clip":
+        np.testing.assert_array_equal(got[0][3:], np.tile(x[3], (3, 1)))
 
 
 @pytest.mark.parametrize("mode", ["set", "add", "mul", "min", "max"])

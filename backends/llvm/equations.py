@@ -51,10 +51,16 @@ def native(name, supports=None):
 
 
 def to_i64(fn, v, dtype):
-    """An integer register value widened to i64 (zero-extended for uint32 and bool)."""
+    """An integer register value widened to i64 (zero-extended for uint32 and bool) for
+    signed comparisons with extents: a uint64 of 2**63 or more saturates to 2**63 - 1, so
+    that it stays out of range (clamps high) as the huge index it is, not negative."""
     dtype = np.dtype(dtype)
     if v.type == I64:
-        return v
+        if dtype.kind != "u":
+            return v
+        b = fn.b
+        return b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)),
+                        ir.Constant(I64, 2**63 - 1), v)
     return fn.b.zext(v, I64) if dtype.kind in "ub" else fn.b.sext(v, I64)
 
 

@@ -21,7 +21,8 @@ __all__ = ["I1", "I8", "I32", "I64", "F32", "F64", "LLTYPES", "lltype", "storage
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
-           np.dtype("int32"): I32, np.dtype("uint32"): I32, np.dtype("bool"): I1}
+           np.dtype("uint64"): I64, np.dtype("int32"): I32, np.dtype("uint32"): I32,
+           np.dtype("bool"): I1}
 
 
 def lltype(dtype):

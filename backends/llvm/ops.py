@@ -7,7 +7,8 @@ it is compute-heavy (``heavy``: a kernel holding one is worth splitting over thr
 and a row kernel prefetches around its phase). Each ``Row.emit(em, eqn, *values)`` gets the kernel emitter ``em`` (``em.b`` is the
 IRBuilder, ``em.const(dtype, v)`` a constant, ``em.module`` the module) and the
 operands' LLVM values, and returns the result's value. Values are held as double,
-float, i64, i32 (int32 and uint32; the dtype says how to compare/divide/convert) or
+float, i64 (int64 and uint64), i32 (int32 and uint32; the dtype says how to
+compare/divide/convert) or
 i1 (bool). Rules here never produce poison: integer division and remainder by 0 (and
 INT_MIN / -1) are defined, shifts are masked, float -> int conversions of nan or
 out-of-range values give what numpy gives on x86.
@@ -214,9 +215,30 @@ TABLE["select_n"] = Row(_select_n, "bi")
 
 # --------------------------------------------------------------------------- conversions
 
+def _float_to_uint64(em, x):
+    """numpy's float -> uint64 on x86 (one rule for every array length, measured): values
+    in [-2**63, 2**63) truncate as int64 and wrap (-1.0 -> 2**64 - 1), [2**63, 2**64)
+    convert exactly, 2**64 and more (inf too) give 0, nan and below -2**63 give 2**63."""
+    b = em.b
+    two63 = ir.Constant(x.type, 2.0 ** 63)
+    low = b.and_(b.fcmp_ordered(">=", x, ir.Constant(x.type, -2.0 ** 63)),
+                 b.fcmp_ordered("<", x, two63))
+    high = b.and_(b.fcmp_ordered(">=", x, two63),
+                  b.fcmp_ordered("<", x, ir.Constant(x.type, 2.0 ** 64)))
+    zero = ir.Constant(x.type, 0.0)
+    v_low = b.fptosi(b.select(low, x, zero), I64)
+    v_high = b.fptoui(b.select(high, x, two63), I64)
+    huge = b.fcmp_ordered(">=", x, ir.Constant(x.type, 2.0 ** 64))
+    out = b.select(huge, ir.Constant(I64, 0), ir.Constant(I64, -(1 << 63)))
+    return b.select(low, v_low, b.select(high, v_high, out))
+
+
 def _float_to_int(em, x, dst):
     """x86/numpy behaviour, without poison: nan and out-of-range give INT_MIN (int64/int32);
-    uint32 goes through int64 and wraps (nan -> 2**31, >= 2**63 -> 0)."""
+    uint32 goes through int64 and wraps (nan -> 2**31, >= 2**63 -> 0); uint64 as
+    ``_float_to_uint64``."""
+    if dst == np.dtype("uint64"):
+        return _float_to_uint64(em, x)
     b = em.b
     wide = dst == np.dtype("uint32")
     bits = 64 if (wide or dst == np.dtype("int64")) else 32

@@ -163,7 +163,7 @@ class Fn:
 # --------------------------------------------------------------------------- what is native
 
 NATIVE_DTYPES = frozenset(np.dtype(d) for d in
-                          ("float64", "float32", "int64", "int32", "uint32", "bool"))
+                          ("float64", "float32", "int64", "uint64", "int32", "uint32", "bool"))
 
 
 def classify(eqn):

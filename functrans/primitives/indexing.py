@@ -304,8 +304,31 @@ def _gather_aval(x, idx, *, num_index_dims, index_mode):
     return ShapedArray(batch + x.shape[k:], x.dtype, x.weak_type)
 
 
+def saturate_uint64(idx):
+    """A uint64 index array (or tracer) as int64, values of 2**63 and more saturated to
+    2**63 - 1: they stay out of range high (clamped or dropped as any too-large index),
+    where a plain int64 conversion would wrap them negative (a wrong element). Other
+    dtypes pass through.
+
+    >>> saturate_uint64(np.array([3, 2**63, 2**64 - 1], np.uint64)).tolist()
+    [3, 9223372036854775807, 9223372036854775807]
+    """
+    if aval(idx).dtype != np.uint64:
+        return idx
+    top = np.uint64(2**63 - 1)
+    if isinstance(idx, (np.ndarray, np.generic)):
+        return np.minimum(idx, top).astype(np.int64)
+    cap = full(aval(idx).shape, top, np.dtype(np.uint64))
+    return E.convert_element_type(E.select_n(E.gt(idx, cap), idx, cap), np.int64)
+
+
+def _int64_indices(idx):
+    """Index values as int64 for clipping and range checks (uint64 saturated)."""
+    return np.asarray(saturate_uint64(np.asarray(idx))).astype(np.int64)
+
+
 def _gather_impl(x, idx, *, num_index_dims, index_mode):
-    x, idx = np.asarray(x), np.asarray(idx)
+    x, idx = np.asarray(x), _int64_indices(idx)
     k = num_index_dims
     dims, rest, batch = x.shape[:k], x.shape[k:], idx.shape[:-1]
     if k == 0:
@@ -413,7 +436,7 @@ def _scatter_impl(x, idx, u, *, num_index_dims, mode, index_mode):
 
 def _scatter_into(out, idx, u, k, mode, index_mode):
     dims, rest = out.shape[:k], out.shape[k:]
-    idx = np.asarray(idx, np.int64).reshape(-1, k)
+    idx = _int64_indices(idx).reshape(-1, k)
     u = np.asarray(u, out.dtype).reshape((idx.shape[0],) + rest)
     if index_mode == "clip":
         idx = np.clip(idx, 0, np.asarray(dims) - 1)
