@@ -22,7 +22,7 @@ import sys
 import time
 
 __all__ = ["initialize", "process_index", "process_count", "world", "comm_stats",
-           "reset_comm_stats"]
+           "reset_comm_stats", "measure_comm", "traffic", "count_collective"]
 
 _state = {"comm": None, "initialized": False}
 _ABORT_GRACE_S = 1.0   # between a failing rank's message and MPI_Abort
@@ -104,8 +104,34 @@ def process_count() -> int:
 _stats: dict = {}    # collective kind -> [calls, bytes sent, bytes received] (this process)
 
 
+def traffic(kind: str, nbytes: float, n: int) -> float:
+    """The bytes one process sends (and as many it receives) in one collective ``kind`` over
+    ``n`` processes whose operand on this process has ``nbytes`` bytes, as the standard
+    bandwidth-optimal algorithms move them: all-reduce (``psum``, ``pmax``, ``pmin``; ring,
+    or reduce-scatter + all-gather) 2(n-1)/n S; all-gather of S-byte blocks (``all_gather``,
+    ``shard_map_output``) (n-1) S; reduce-scatter of an S-byte input (``psum_scatter``) and
+    all-to-all of an S-byte input (n-1)/n S. ``ppermute`` is S to one peer, and is counted
+    by who sends and receives (see ``comm_stats``).
+
+    >>> traffic("psum", 1000, 4), traffic("all_gather", 1000, 4), traffic("psum_scatter", 1000, 4)
+    (1500.0, 3000.0, 750.0)
+    """
+    if kind in ("psum", "pmax", "pmin"):
+        return 2.0 * (n - 1) / n * nbytes
+    if kind in ("all_gather", "shard_map_output"):
+        return float((n - 1) * nbytes)
+    if kind in ("psum_scatter", "all_to_all"):
+        return (n - 1) / n * nbytes
+    raise ValueError(f"traffic: no volume formula for a collective {kind!r}")
+
+
 def count_collective(kind: str, sent: float, received: float) -> None:
-    """Record one collective over more than one process (called by the MPI layer)."""
+    """Record one collective over more than one process (called by the MPI layer).
+
+    >>> count_collective("psum", 8.0, 8.0); comm_stats()["psum"]["calls"] >= 1
+    True
+    >>> reset_comm_stats()
+    """
     row = _stats.get(kind)
     if row is None:
         row = _stats[kind] = [0, 0.0, 0.0]
@@ -118,11 +144,16 @@ def comm_stats() -> dict:
     """Per collective kind, this process's ``calls``, ``bytes_sent`` and ``bytes_received``
     since the last reset, for the collectives that involved other processes.
 
-    The bytes are the volume of the standard algorithms for the calls made, on the
-    payload this process hands to MPI (N processes in the call, S bytes): all-reduce (ring)
-    2(N-1)/N S each way; all-gather of S-byte blocks (N-1) S; reduce-scatter of an S-byte
-    input (N-1)/N S; all-to-all of an S-byte input (N-1)/N S; ppermute S to the destination
-    and S from the source. (MPI may pick another algorithm; the payloads are exact.)
+    The bytes are ``traffic``'s volumes of the standard bandwidth-optimal algorithms on
+    the exact payloads this process hands to MPI (S bytes, N processes in the call):
+    all-reduce 2(N-1)/N S each way, all-gather (N-1) S, reduce-scatter and all-to-all
+    (N-1)/N S; ppermute S sent when this process is a source, S received when it is a
+    destination (a process that is neither makes no call). ``shard_map_output`` is the all-gather that assembles a split output of a
+    shard_map (or ``make_array_from_process_local_data``). These are the algorithms' figures,
+    not a capture of the wire: MPICH picks its algorithm per message size (for small
+    all-reduces recursive doubling, log2(N) S each way), and the payload sizes and call
+    counts are exact whatever it picks. ``cost_analysis()`` of a compiled function predicts
+    the same table for one call (``collectives_mesh.plan_traffic``).
 
     >>> reset_comm_stats(); comm_stats()
     {}
@@ -132,5 +163,27 @@ def comm_stats() -> dict:
 
 
 def reset_comm_stats() -> None:
-    """Forget the counts of ``comm_stats``."""
+    """Forget the counts of ``comm_stats``.
+
+    >>> reset_comm_stats(); comm_stats()
+    {}
+    """
     _stats.clear()
+
+
+def measure_comm(fn) -> tuple:
+    """``(fn(), what it communicated)``: the ``comm_stats`` rows counted while ``fn`` ran
+    (the counts from before are kept).
+
+    >>> measure_comm(lambda: 42)
+    (42, {})
+    """
+    before = {k: list(v) for k, v in _stats.items()}
+    out = fn()
+    diff = {}
+    for k, (c, s, r) in sorted(_stats.items()):
+        c0, s0, r0 = before.get(k, (0, 0.0, 0.0))
+        if c > c0:
+            diff[k] = {"calls": c - c0, "bytes_sent": int(round(s - s0)),
+                       "bytes_received": int(round(r - r0))}
+    return out, diff

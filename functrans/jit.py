@@ -29,6 +29,7 @@ from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches
                        clear_compiled, compile_closed, observed, temp_bytes)
 from .cost import jaxpr_cost
 from .primitives.call import pjit_p
+from .primitives.collectives_mesh import plan_traffic
 from .primitives.control_flow_common import hoist
 from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
@@ -156,11 +157,14 @@ class Compiled:
         """flops, transcendentals and bytes accessed (the one cost model,
         ``functrans.cost``: on the backend's plan where it has one, else on the
         optimised jaxpr), kernels and, where the backend knows it, ``temp bytes``: the
-        peak temporary memory one call uses beyond its arguments and outputs."""
+        peak temporary memory one call uses beyond its arguments and outputs.
+        Communication: ``collectives`` (per kind: calls, bytes sent and received by
+        this process in one call), their totals and notes (``plan_traffic``)."""
         ca = getattr(self.exe, "cost_analysis", None)
         out = dict(ca()) if ca else _interpreter_cost(self.jaxpr)
         # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
         out["temp_bytes"] = temp_bytes(self.exe, self.jaxpr)
+        out.update(plan_traffic(self.jaxpr))
         return out
 
 

@@ -16,8 +16,11 @@ Bytes and flops in both columns come from one cost model (``functrans.cost``): e
 the traced equations run one by one, compiled the kernels of the backend's plan; each
 reads its operands (a view at its base's size) and writes its outputs.
 
-Both: peak memory (``tracemalloc``), wall time (median of ``repeats`` calls), and
-for the compiled side the compile time (first call minus a cached call).
+Both: communication (per collective kind, the calls and bytes this process sent and
+received in one call, counted by ``ft.distributed.comm_stats``; the compiled column also
+says whether ``cost_analysis()`` predicted the same), peak memory (``tracemalloc``), wall
+time (median of ``repeats`` calls), and for the compiled side the compile time (first call
+minus a cached call).
 
 Command line: ``python -m functrans.profile module:function [--args EXPR]``
 (see ``main``; ``functrans/profile.py`` is that entry point).
@@ -45,6 +48,7 @@ import numpy as np
 
 from backends import default_backend, interpret
 from . import array as _array, lax, random, tracing
+from .distributed import measure_comm
 from . import numpy as fnp
 from .array import Array
 from jaxpr_ir.passes import inline_calls
@@ -296,6 +300,7 @@ def _compiled_side(f, args, backend, repeats, notes):
     t = _median_time(lambda: _block(jf(*args)), repeats)
     compiled = jf.lower(*args).compile()
     cost = compiled.cost_analysis()
+    comm = measure_comm(lambda: _block(jf(*args)))[1]     # one call's collectives
     temps = _plan_temporaries(compiled.exe)
     if temps is None:
         eqns = compiled.jaxpr.jaxpr.eqns
@@ -322,6 +327,10 @@ def _compiled_side(f, args, backend, repeats, notes):
         "first_call_s": first,
         "compile_s": max(first - t, 0.0),
         "equations": len(compiled.jaxpr.jaxpr.eqns),
+        # per collective kind: calls, bytes sent / received by this process, counted in
+        # one call (distributed.comm_stats) and predicted by cost_analysis()
+        "collectives": comm,
+        "collectives_predicted": cost.get("collectives", {}),
     }
 
 
@@ -383,8 +392,10 @@ def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str =
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.profile(lambda x: fnp.tanh(x) + 1.0, np.ones(10), repeats=3, show=False)
-    >>> sorted(r["eager"])[:3]
-    ['bytes_moved', 'flops', 'operations']
+    >>> sorted(r["eager"])[:4]
+    ['bytes_moved', 'collectives', 'flops', 'operations']
+    >>> r["compiled"]["collectives"]          # no collectives (see ft.distributed.comm_stats)
+    {}
     """
     if not callable(f):
         raise TypeError(f"profile expects a callable, got {type(f).__name__}")
@@ -398,7 +409,8 @@ def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str =
              "temporaries": c.temporaries, "temp_bytes": c.temp_bytes,
              "bytes_moved": c.bytes_moved, "flops": None, "transcendentals": None,
              "peak_bytes": _peak_bytes(lambda: _block(f(*eargs))),
-             "time_s": _median_time(lambda: _block(f(*eargs)), repeats)}
+             "time_s": _median_time(lambda: _block(f(*eargs)), repeats),
+             "collectives": measure_comm(lambda: _block(f(*eargs)))[1]}
 
     _eager_model(f, args, eager, notes)
     compiled, error = None, None
@@ -448,6 +460,19 @@ def _secs(s) -> str:
     return f"{s * 1e6:.1f} us"
 
 
+def _comm_rows(row, e, c):
+    """One row per collective kind: calls and bytes sent / received per call (measured;
+    the compiled column says whether cost_analysis() predicted the same)."""
+    def cell(stats, k):
+        r = stats.get(k)
+        return "-" if r is None else (f"{r['calls']} calls, {_bytes(r['bytes_sent'])} sent, "
+                                      f"{_bytes(r['bytes_received'])} received")
+    cc, pred = (c["collectives"], c["collectives_predicted"]) if c else ({}, {})
+    for k in sorted(set(e["collectives"]) | set(cc) | set(pred)):
+        same = "predicted" if cc.get(k) == pred.get(k) else f"predicted {cell(pred, k)}"
+        row(f"{k} (per call)", cell(e["collectives"], k), f"{cell(cc, k)} ({same})")
+
+
 class Profile(dict):
     """The profile as a dict; ``str()`` / ``table()`` give the side-by-side report."""
 
@@ -471,6 +496,7 @@ class Profile(dict):
         if e["flops"] is not None:
             row("flops (+ transcendentals)", f"{e['flops']:.3g} (+{e['transcendentals']:.3g})",
                 f"{c['flops']:.3g} (+{c['transcendentals']:.3g})" if c else "")
+        _comm_rows(row, e, c)
         row("peak memory", _bytes(e["peak_bytes"]), _bytes(c["peak_bytes"]) if c else "")
         row(f"wall time (median of {self['repeats']})", _secs(e["time_s"]),
             _secs(c["time_s"]) if c else "")

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distributed import count_collective
-from ..sharding import find_mesh_frame
+from ..distributed import count_collective, traffic
+from ..sharding import find_mesh_frame, mesh_for
 
 __all__ = ["mesh_of", "mesh_psum", "mesh_pmax", "mesh_pmin", "mesh_all_gather",
            "mesh_psum_scatter", "mesh_all_to_all", "mesh_ppermute", "mesh_axis_index",
-           "gather_blocks"]
+           "gather_blocks", "plan_traffic"]
 
 
 def unbound(name):
@@ -61,8 +61,7 @@ def _allreduce(x, name, kind):
         return _allreduce(x.view(np.uint8), name, kind).view(np.bool_)
     out = np.empty_like(x)
     comm.Allreduce(x, out, op=_op(kind))
-    n = comm.Get_size()
-    vol = 2.0 * (n - 1) / n * x.nbytes
+    vol = traffic("p" + kind, x.nbytes, comm.Get_size())
     count_collective("p" + kind, vol, vol)
     return out
 
@@ -87,7 +86,7 @@ def mesh_all_gather(x, name, axis):
         return np.expand_dims(x, axis).copy()
     out = np.empty((comm.Get_size(),) + x.shape, x.dtype)
     comm.Allgather(x, out)
-    vol = (comm.Get_size() - 1) * x.nbytes
+    vol = traffic("all_gather", x.nbytes, comm.Get_size())
     count_collective("all_gather", vol, vol)
     return np.moveaxis(out, 0, axis)
 
@@ -103,7 +102,7 @@ def mesh_psum_scatter(x, name, dim):
     block = (xs.shape[0] // n,) + xs.shape[1:]
     out = np.empty(block, x.dtype)
     comm.Reduce_scatter_block(xs, out, op=_op("sum"))
-    vol = (n - 1) / n * xs.nbytes
+    vol = traffic("psum_scatter", xs.nbytes, n)
     count_collective("psum_scatter", vol, vol)
     return np.moveaxis(out, 0, dim)
 
@@ -120,7 +119,7 @@ def mesh_all_to_all(x, name, split_axis, concat_axis):
     send = _contiguous(xs.reshape((n, k) + xs.shape[1:]))
     recv = np.empty_like(send)
     comm.Alltoall(send, recv)
-    vol = (n - 1) / n * send.nbytes
+    vol = traffic("all_to_all", send.nbytes, n)
     count_collective("all_to_all", vol, vol)
     pieces = [np.moveaxis(recv[j], 0, split_axis) for j in range(n)]
     return np.concatenate(pieces, axis=concat_axis)
@@ -145,7 +144,8 @@ def mesh_ppermute(x, name, perm):
         comm.Send(x, dest=dst[0], tag=7)
     elif src:
         comm.Recv(out, source=src[0], tag=7, status=MPI.Status())
-    count_collective("ppermute", x.nbytes if dst else 0, x.nbytes if src else 0)
+    if dst or src:      # a process neither sending nor receiving makes no MPI call
+        count_collective("ppermute", x.nbytes if dst else 0, x.nbytes if src else 0)
     return out
 
 
@@ -162,6 +162,145 @@ def gather_blocks(mesh, names, x, dim):
         return x
     out = np.empty((comm.Get_size(),) + x.shape, x.dtype)
     comm.Allgather(x, out)
-    vol = (comm.Get_size() - 1) * x.nbytes
+    vol = traffic("shard_map_output", x.nbytes, comm.Get_size())
     count_collective("shard_map_output", vol, vol)
     return np.concatenate(list(out), axis=dim)
+
+
+# --------------------------------------------------------------------------- the plan's traffic
+
+_COLLECTIVES = ("psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all", "ppermute")
+
+
+def _nbytes(aval) -> int:
+    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
+
+
+class _Tally:
+    """kind -> [calls, bytes sent, bytes received]; notes on what the count cannot know."""
+
+    def __init__(self):
+        self.rows, self.notes = {}, []
+
+    def add(self, kind, times, sent, received):
+        row = self.rows.setdefault(kind, [0, 0.0, 0.0])
+        row[0] += times
+        row[1] += times * sent
+        row[2] += times * received
+
+    def total(self):
+        return sum(r[1] + r[2] for r in self.rows.values())
+
+    def merge(self, other):
+        for k, (c, sent, received) in other.rows.items():
+            row = self.rows.setdefault(k, [0, 0.0, 0.0])
+            row[0] += c
+            row[1] += sent
+            row[2] += received
+        self.notes += [n for n in other.notes if n not in self.notes]
+
+
+def _subjaxprs(v):
+    if hasattr(v, "eqns"):
+        yield v
+    elif hasattr(v, "jaxpr") and hasattr(v.jaxpr, "eqns"):
+        yield v.jaxpr
+    elif isinstance(v, (tuple, list)):
+        for x in v:
+            yield from _subjaxprs(x)
+
+
+def _collective_eqn(eqn, mesh, times, tally):
+    name = eqn.params["axis_name"]
+    if mesh is None or name not in mesh.axis_names:
+        f = find_mesh_frame(name)
+        if f is None:
+            tally.notes.append(f"a {eqn.primitive.name} over {name!r} outside any mesh "
+                               f"is not counted")
+            return
+        mesh = f.mesh
+    n = mesh.axis_size(name)
+    if n == 1:
+        return                  # one process: no MPI call, as at run time
+    kind, size = eqn.primitive.name, _nbytes(eqn.inputs[0].aval)
+    if kind == "ppermute":
+        me = mesh.axis_index(name)
+        sends = any(s == me for s, _ in eqn.params["perm"])
+        receives = any(d == me for _, d in eqn.params["perm"])
+        if sends or receives:
+            tally.add(kind, times, size if sends else 0, size if receives else 0)
+    else:
+        vol = traffic(kind, size, n)
+        tally.add(kind, times, vol, vol)
+
+
+def _shard_map_eqn(eqn, times, tally):
+    mesh = mesh_for(eqn.params["mesh"])
+    body = eqn.params["jaxpr"]
+    _walk(body.jaxpr, mesh, times, tally)
+    for a, spec in zip(body.out_avals, eqn.params["out_specs"]):
+        size = _nbytes(a)           # the output block, gathered dimension by dimension
+        for names in spec:
+            if names:
+                k = mesh.axis_size(names)
+                if k > 1:
+                    vol = traffic("shard_map_output", size, k)
+                    tally.add("shard_map_output", times, vol, vol)
+                size *= k
+
+
+def _walk(jaxpr, mesh, times, tally):
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive.name
+        if prim in _COLLECTIVES:
+            _collective_eqn(eqn, mesh, times, tally)
+        elif prim == "shard_map":
+            _shard_map_eqn(eqn, times, tally)
+        elif prim == "cond":          # one branch runs: the one that communicates most
+            tallies = []
+            for b in _subjaxprs(eqn.params["branches"]):
+                tallies.append(_Tally())
+                _walk(b, mesh, times, tallies[-1])
+            if len({tuple(sorted(t.rows.items())) for t in tallies}) > 1:
+                tally.notes.append("a cond's branches communicate differently: the branch "
+                                   "with the most bytes is counted")
+            if tallies:
+                tally.merge(max(tallies, key=_Tally.total))
+        else:
+            k = times * int(eqn.params.get("length", 1)) if prim == "scan" else times
+            subs = [j for v in eqn.params.values() for j in _subjaxprs(v)]
+            if prim == "while" and subs:
+                before = tally.total()
+                for j in subs:
+                    _walk(j, mesh, k, tally)
+                if tally.total() != before:
+                    tally.notes.append("collectives in a while loop are counted once "
+                                       "(the trip count is not known before it runs)")
+                continue
+            for j in subs:
+                _walk(j, mesh, k, tally)
+
+
+def plan_traffic(closed) -> dict:
+    """What one call of ``closed`` (a ClosedJaxpr) makes this process communicate, from its
+    equations: per collective kind ``calls``, ``bytes_sent`` and ``bytes_received``, by the
+    formulas of ``distributed.comm_stats`` (``distributed.traffic``) on the operands' shapes
+    and dtypes; the mesh of each ``shard_map`` equation (or the mesh bound now) gives the
+    axis sizes; ``bytes sent`` and ``bytes received``, the totals. ``collective notes`` lists
+    what a static count cannot know (a while loop's trip count, which branch of a cond
+    runs). A scan's collectives count ``length`` times. ``cost_analysis()`` reports this.
+
+    >>> import functrans as ft, numpy as np
+    >>> from functrans.sharding import Mesh, P
+    >>> f = ft.shard_map(lambda x: ft.lax.psum(x, "i"), Mesh((1,), ("i",)), P("i"), P())
+    >>> plan_traffic(ft.make_jaxpr(f)(np.ones(4)))["collectives"]   # one process: no MPI
+    {}
+    """
+    tally = _Tally()
+    _walk(closed.jaxpr, None, 1, tally)
+    rows = {k: {"calls": c, "bytes_sent": int(round(s)), "bytes_received": int(round(r))}
+            for k, (c, s, r) in sorted(tally.rows.items())}
+    return {"collectives": rows,
+            "bytes sent": float(sum(r["bytes_sent"] for r in rows.values())),
+            "bytes received": float(sum(r["bytes_received"] for r in rows.values())),
+            "collective notes": tally.notes}
