@@ -5,9 +5,11 @@ launch ``mpiexec -n 2`` / ``-n 4`` on the programs in tests/mpi_programs/ as sub
 with a timeout, so a hang fails the test instead of stalling the run."""
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -187,21 +189,52 @@ def test_compositions_on_two_processes():
     assert r.stdout.split()[0] == "OK"
 
 
-FAULTS = {
-    "mesh_too_big": "needs 3 processes, but the MPI world has 2",
-    "spec_rank": "has rank 1 (shape (4,)) but its spec PartitionSpec('i', None) names 2",
-    "spec_divide": "does not divide into 2 blocks",
-    "unbound_axis": "unbound axis name: 'j'",
-    "check_rep": "replicated along mesh axis 'i'",
-    "one_rank_raises": "[rank 1] RuntimeError: boom on rank 1",
-    "shapes_differ": "process 0 passes ['f64[4]'], process 1 passes ['f64[8]']",
-}
+def faults(n):
+    """case -> the message every failing rank prints, on n processes."""
+    return {
+        "mesh_too_big": f"needs {n + 1} processes, but the MPI world has {n}",
+        "spec_rank": f"has rank 1 (shape ({2 * n},)) but its spec PartitionSpec('i', None) "
+                     f"names 2",
+        "spec_divide": f"does not divide into {n} blocks",
+        "unbound_axis": "unbound axis name: 'j'",
+        "check_rep": "replicated along mesh axis 'i'",
+        "one_rank_raises": "[rank 1] RuntimeError: boom on rank 1",
+        "shapes_differ": f"process 0 passes ['f64[{2 * n}]'], process 1 passes "
+                         f"['f64[{4 * n}]']",
+    }
+
+
+ABORT_WITHIN_S = 20     # from the raise on one rank to mpiexec's exit (1 s of it is grace)
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", sorted(FAULTS))
-def test_faults_abort_the_job_with_the_message(case):
-    r = run_mpi(2, "faults.py", case)
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("case", sorted(faults(2)))
+def test_faults_abort_the_job_with_the_message(case, n):
+    r = run_mpi(n, "faults.py", case)
+    end = time.time()
     assert r.returncode != 0
-    assert FAULTS[case] in r.stderr, r.stderr
+    assert faults(n)[case] in r.stderr, r.stderr
     assert "no error" not in r.stdout
+    if case == "one_rank_raises":   # the others wait in a psum: MPI_Abort must end them
+        raised = float(re.search(r"raising at ([0-9.]+)", r.stderr).group(1))
+        assert end - raised < ABORT_WITHIN_S, (end - raised, r.stderr)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_communication_accounting_matches_an_mpi_level_count(n):
+    # cost_analysis()'s prediction, comm_stats, ft.profile and a count of the buffers
+    # handed to mpi4py agree for every collective kind (tests/mpi_programs/accounting.py)
+    r = run_mpi(n, "accounting.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[:2] == ["OK", str(n)]
+
+
+def test_cost_analysis_reports_collectives_one_process():
+    m = Mesh((1,), ("i",))
+    f = ft.jit(ft.shard_map(lambda x: lax.psum(x, "i"), m, in_specs=P("i"), out_specs=P()))
+    cost = f.lower(np.ones(4)).compile().cost_analysis()
+    assert cost["collectives"] == {} and cost["bytes sent"] == cost["bytes received"] == 0.0
+    r = ft.profile(f, np.ones(4), repeats=1, show=False)
+    assert r["eager"]["collectives"] == r["compiled"]["collectives"] == {}
