@@ -271,6 +271,26 @@ def _check_kernels_replace_host_steps():
         _close(comp(*args), ft.jit(f, backend="interpret")(*args), name)
 
 
+def _check_uint64_is_a_host_step_with_numpy_values():
+    import functrans as ft
+    import functrans.numpy as fnp
+    u = np.array([1, 2**63 + 5, 2**64 - 1, 7], np.uint64)
+    v = np.array([3, 4, 2**63, 0], np.uint64)
+    b = np.array([200, 255, 1, 9], np.uint8)
+
+    def f(a, c, s):
+        return (a + c, a * c, a - c, a // c, a % c, a > c, fnp.maximum(a, c), a >> (c % 70),
+                fnp.sum(a), fnp.cumsum(s), a.astype(np.float64), (a // c).astype(np.int64) + 1)
+    comp = ft.jit(f, backend="cuda").lower(u, v, b).compile()
+    assert comp.cost_analysis()["host primitives"], comp.cost_analysis()
+    got = comp(u, v, b)
+    with np.errstate(all="ignore"):
+        want = f(fnp.asarray(u), fnp.asarray(v), fnp.asarray(b))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g, w)
+
+
 SIM_CHECKS = {n[len("_check_"):]: f for n, f in list(globals().items())
               if n.startswith("_check_")}
 

@@ -29,7 +29,10 @@ from ..fusion import ELEMENTWISE, REDUCE
 __all__ = ["classify", "TABLE", "REDUCTIONS", "tname", "const", "f2i", "NATIVE_DTYPES"]
 
 # uint32 arithmetic is done in uint64 and masked back (Numba's integer promotion differs
-# between the GPU and the simulator; masking makes both wrap like numpy)
+# between the GPU and the simulator; masking makes both wrap like numpy). uint64 itself is
+# not native: an equation touching it is a host step (numpy's exact wraparound, division
+# and conversions), since Numba turns a uint64 mixed with any signed operand, its own
+# index arithmetic included, into float64 (tests/test_cuda_backend.py checks it)
 NATIVE_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint32",
                                                 "bool"))
 _MASK32 = "u64(4294967295)"
