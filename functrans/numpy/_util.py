@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from ..numpy_warnings import quiet_call
+from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
 from ..tracing import Tracer, wrap
 from ..primitives.elementwise import convert_element_type
 from ..primitives.slicing import concatenate
@@ -99,19 +99,7 @@ def asarray(x, dtype=None):
                                             (isinstance(e, (list, tuple))) for e in x):
         if any(_contains_tracer(e) for e in x):
             return _stack_rows([asarray(e, dtype) for e in x])
-    if isinstance(x, str) or x is None:
-        raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
-    # (a conversion to a narrower dtype overflows quietly: 1e300 as float32 is inf, as in JAX)
-    arr = np.asarray(x) if dtype is None else quiet_call(np.asarray, x, dtype=dtype)
-    if arr.dtype == object or arr.dtype.kind in "USVOM":
-        raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
-    if dtype is None and arr.dtype not in (np.float64, np.float32, np.int64, np.int32,
-                                           np.bool_, np.uint32, np.uint64, np.complex128,
-                                           np.complex64):
-        if arr.dtype in WRAPPING_UNSUPPORTED:
-            raise unsupported_dtype_error("asarray", arr.dtype)
-        arr = arr.astype(_nearest_supported(arr.dtype))
-    return wrap(arr)
+    return host_array(x, dtype)
 
 
 def _stack_rows(rows):
@@ -129,48 +117,6 @@ def _stack_rows(rows):
     dt = result_dtype(*rows)
     return concatenate([convert_element_type(a, dt) if isinstance(a, Tracer)
                         else np.asarray(a, dt) for a in rows], 0)
-
-
-# integer dtypes outside the IR's set whose arithmetic wraps at a width no supported dtype
-# has: widened, ``x + x`` would silently stop wrapping as numpy's and JAX's does, and jit
-# rejects them, so eager code rejects them too
-WRAPPING_UNSUPPORTED = frozenset(np.dtype(d) for d in ("int16", "uint16"))
-
-
-def unsupported_dtype_error(name, dt) -> TypeError:
-    """The TypeError for an array of an unsupported dtype met eagerly (``dt`` one of
-    ``WRAPPING_UNSUPPORTED``): jit's message, with what to do.
-
-    >>> unsupported_dtype_error("asarray", np.dtype("int16"))  # doctest: +ELLIPSIS
-    TypeError("asarray: unknown or unsupported dtype dtype('int16'); supported: bool, ...")
-    """
-    try:
-        canonical_dtype(dt)
-        msg = f"unsupported dtype {dt}"       # pragma: no cover - only unsupported ones come
-    except TypeError as e:
-        msg = str(e)
-    return TypeError(f"{name}: {msg} (jit and the other transforms reject it too; its "
-                     f"{dt.itemsize * 8}-bit wrapping arithmetic has no supported counterpart, "
-                     "so it is not widened silently: convert it explicitly, e.g. "
-                     "x.astype(np.int32))")
-
-
-# numpy dtypes outside the IR's set, as the nearest supported one (no value changes except
-# float128's extra precision)
-_NEAREST = {"i": np.dtype(np.int64), "u": np.dtype(np.uint64), "f": np.dtype(np.float64),
-            "c": np.dtype(np.complex128)}
-
-
-def _nearest_supported(dt):
-    try:
-        return canonical_dtype(dt)
-    except TypeError:
-        pass
-    if dt.kind in "iu" and dt.itemsize <= 4:
-        return np.dtype(np.uint32) if dt.kind == "u" else np.dtype(np.int32)
-    if dt.kind in _NEAREST:
-        return _NEAREST[dt.kind]
-    raise TypeError(f"cannot convert an array of dtype {dt} to a supported dtype")
 
 
 def _contains_tracer(x):

@@ -28,6 +28,7 @@ from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
 from ..transforms.jvp import jvp_eqn, jvp_eval
 from ..transforms.transpose import backward_pass, transpose_jaxpr
 from ..transforms.vmap import batched_aval, vmap_eval
+from ..array import host_array
 from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
@@ -157,13 +158,9 @@ def stop_gradient(x: Any) -> Any:
     >>> float(ft.grad(lambda x: x * ft.stop_gradient(x))(3.0))
     3.0
     """
-    # functrans.numpy sits above the primitives: its asarray (argument checks) is looked
-    # up when stop_gradient runs
-    from ..numpy._util import asarray
-
     def one(v):
         if not isinstance(v, Tracer):
-            return asarray(v)       # eagerly nothing can be differentiated
+            return host_array(v)       # eagerly nothing can be differentiated
         if v.dtype.kind not in "fc":
             return v
         return stop_gradient_p.bind(v)
