@@ -13,6 +13,8 @@ complex functions the cotangent is conjugated on the way in and out. ``order=2``
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from .autodiff import jvp, vjp
@@ -76,7 +78,9 @@ def _assert_close(what, got, want, atol, rtol):
                                  f"{err}; atol={atol}, rtol={rtol}):\n{g}\nvs\n{w}")
 
 
-def check_jvp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
+def check_jvp(f: Callable[..., Any], args: Sequence[Any], atol: float | None = None,
+              rtol: float | None = None, eps: float | None = None, *,
+              _rng: np.random.Generator | None = None) -> None:
     """Check ``jvp(f)`` along a random tangent against a central difference.
 
     >>> import functrans.numpy as fnp
@@ -94,7 +98,9 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
     return None
 
 
-def check_vjp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
+def check_vjp(f: Callable[..., Any], args: Sequence[Any], atol: float | None = None,
+              rtol: float | None = None, eps: float | None = None, *,
+              _rng: np.random.Generator | None = None) -> None:
     """Check ``vjp(f)`` by the identity ``<t, conj(vjp(conj(ct)))> = <J t, ct>``, as JAX's
     ``check_vjp`` (``vjp`` transposes the linear map; for complex ``f`` it does not conjugate).
 
@@ -118,7 +124,9 @@ def check_vjp(f, args, atol=None, rtol=None, eps=None, *, _rng=None):
     return None
 
 
-def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int,
+                modes: Sequence[str] = ("fwd", "rev"), atol: float | None = None,
+                rtol: float | None = None, eps: float | None = None) -> None:
     """Check ``f``'s derivatives at ``args`` up to ``order`` in the given ``modes``
     ('fwd', 'rev'); raises ``AssertionError`` naming the failing check.
 

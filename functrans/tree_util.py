@@ -356,7 +356,7 @@ class SequenceKey(_Key):
     __slots__ = ("idx",)
     _field = "idx"
 
-    def __init__(self, idx: int):
+    def __init__(self, idx: int) -> None:
         self.idx = idx
 
     def __str__(self):
@@ -372,7 +372,7 @@ class DictKey(_Key):
     __slots__ = ("key",)
     _field = "key"
 
-    def __init__(self, key):
+    def __init__(self, key: Any) -> None:
         self.key = key
 
     def __str__(self):
@@ -388,7 +388,7 @@ class GetAttrKey(_Key):
     __slots__ = ("name",)
     _field = "name"
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
     def __str__(self):
@@ -404,7 +404,7 @@ class FlattenedIndexKey(_Key):
     __slots__ = ("key",)
     _field = "key"
 
-    def __init__(self, key: int):
+    def __init__(self, key: int) -> None:
         self.key = key
 
     def __str__(self):

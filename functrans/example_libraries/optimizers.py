@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..tree_util import register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from ..typing import Array, ArrayLike
 
 __all__ = ["Optimizer", "OptimizerState", "optimizer", "sgd", "momentum", "nesterov",
            "adagrad", "rmsprop", "rmsprop_momentum", "adam", "adamax", "sm3",
@@ -48,7 +49,13 @@ class Optimizer(NamedTuple):
     params_fn: Callable
 
 
-def optimizer(opt_maker):
+# JAX's names: a schedule maps the step number to a step size; what a function under
+# ``@optimizer`` returns: (init(x0), update(i, g, state), get_params(state)) for one array
+Schedule = Callable[[int], Any]
+Triple = tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]
+
+
+def optimizer(opt_maker: Callable[..., Any]) -> Callable[..., Optimizer]:
     """Lift a maker of per-array ``(init, update, get_params)`` to pytrees of arrays.
 
     >>> opt = sgd(1.0)
@@ -84,12 +91,14 @@ def optimizer(opt_maker):
             states = [tree_unflatten(d, s) for d, s in zip(subtrees, states_flat)]
             return tree_unflatten(tree, [get_params(s) for s in states])
         return Optimizer(tree_init, tree_update, tree_get_params)
+    # the maker's parameters, but an Optimizer out (wraps copied the maker's annotations)
+    tree_opt_maker.__annotations__ = {**opt_maker.__annotations__, "return": "Optimizer"}
     return tree_opt_maker
 
 
 # ---- schedules
 
-def constant(step_size):
+def constant(step_size: float) -> Schedule:
     """The schedule that is always ``step_size``.
 
     >>> constant(0.1)(7)
@@ -100,7 +109,8 @@ def constant(step_size):
     return schedule
 
 
-def exponential_decay(step_size, decay_steps, decay_rate):
+def exponential_decay(step_size: float, decay_steps: int,
+                      decay_rate: float) -> Schedule:
     """``step_size * decay_rate ** (i / decay_steps)``.
 
     >>> float(exponential_decay(1.0, 10, 0.5)(20))
@@ -111,7 +121,8 @@ def exponential_decay(step_size, decay_steps, decay_rate):
     return schedule
 
 
-def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False):
+def inverse_time_decay(step_size: float, decay_steps: int, decay_rate: float,
+                       staircase: bool = False) -> Schedule:
     """``step_size / (1 + decay_rate * i / decay_steps)`` (floored ratio if staircase).
 
     >>> float(inverse_time_decay(1.0, 10, 1.0, staircase=True)(15))
@@ -123,7 +134,8 @@ def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False):
     return schedule
 
 
-def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0):
+def polynomial_decay(step_size: float, decay_steps: int, final_step_size: float,
+                     power: float = 1.0) -> Schedule:
     """From ``step_size`` to ``final_step_size`` over ``decay_steps`` as
     ``(1 - i / decay_steps) ** power``, then constant.
 
@@ -137,7 +149,7 @@ def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0):
     return schedule
 
 
-def piecewise_constant(boundaries, values):
+def piecewise_constant(boundaries: ArrayLike, values: ArrayLike) -> Schedule:
     """``values[k]`` where ``k`` counts the boundaries strictly below the step.
 
     >>> s = piecewise_constant([10, 20], [1.0, 0.5, 0.1])
@@ -156,7 +168,7 @@ def piecewise_constant(boundaries, values):
     return schedule
 
 
-def make_schedule(scalar_or_schedule):
+def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
     """A schedule from a number (constant) or a callable (returned as is).
 
     >>> make_schedule(0.3)(5)
@@ -173,7 +185,7 @@ def make_schedule(scalar_or_schedule):
 # ---- optimizers (each works on one array; `optimizer` maps it over pytrees)
 
 @optimizer
-def sgd(step_size):
+def sgd(step_size: float | Schedule) -> Triple:
     """Plain stochastic gradient descent: ``x - step_size(i) * g``.
 
     >>> import numpy as np
@@ -189,7 +201,8 @@ def sgd(step_size):
 
 
 @optimizer
-def momentum(step_size, mass):
+def momentum(step_size: float | Schedule,
+             mass: float) -> Triple:
     """Heavy-ball momentum: ``v = mass * v + g``; ``x - step * v``.
 
     >>> import numpy as np
@@ -208,7 +221,8 @@ def momentum(step_size, mass):
 
 
 @optimizer
-def nesterov(step_size, mass):
+def nesterov(step_size: float | Schedule,
+             mass: float) -> Triple:
     """Nesterov momentum: ``v = mass * v + g``; ``x - step * (mass * v + g)``.
 
     >>> import numpy as np
@@ -227,7 +241,8 @@ def nesterov(step_size, mass):
 
 
 @optimizer
-def adagrad(step_size, momentum=0.9):
+def adagrad(step_size: float | Schedule,
+            momentum: float = 0.9) -> Triple:
     """Adagrad with momentum on the normalised gradient ``g / sqrt(sum g^2)``.
 
     >>> import numpy as np
@@ -249,7 +264,8 @@ def adagrad(step_size, momentum=0.9):
 
 
 @optimizer
-def rmsprop(step_size, gamma=0.9, eps=1e-8):
+def rmsprop(step_size: float | Schedule, gamma: float = 0.9,
+            eps: float = 1e-8) -> Triple:
     """RMSProp: ``a = gamma a + (1 - gamma) g^2``; ``x - step * g / sqrt(a + eps)``.
 
     >>> import numpy as np
@@ -268,7 +284,9 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 
 
 @optimizer
-def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
+def rmsprop_momentum(step_size: float | Schedule, gamma: float = 0.9,
+                     eps: float = 1e-8,
+                     momentum: float = 0.9) -> Triple:
     """RMSProp whose scaled step feeds a momentum buffer.
 
     >>> import numpy as np
@@ -289,7 +307,8 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
 
 
 @optimizer
-def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
+def adam(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
+         eps: float = 1e-8) -> Triple:
     """Adam (Kingma & Ba) with bias-corrected first and second moments.
 
     >>> import numpy as np
@@ -312,7 +331,8 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 
 @optimizer
-def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
+def adamax(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
+           eps: float = 1e-8) -> Triple:
     """AdaMax: Adam with the infinity norm, ``u = max(b2 u, |g|)``.
 
     >>> import numpy as np
@@ -334,7 +354,8 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 
 @optimizer
-def sm3(step_size, momentum=0.9):
+def sm3(step_size: float | Schedule,
+        momentum: float = 0.9) -> Triple:
     """SM3 (Anil et al.): one accumulator per axis; the second-moment estimate of an
     entry is the minimum over its axes' accumulators.
 
@@ -369,7 +390,7 @@ def sm3(step_size, momentum=0.9):
 
 # ---- utilities
 
-def l2_norm(tree):
+def l2_norm(tree: Any) -> Array:
     """The l2 norm of all leaves together.
 
     >>> import functrans.numpy as fnp
@@ -380,7 +401,7 @@ def l2_norm(tree):
     return fnp.sqrt(sum(fnp.sum(fnp.asarray(x) ** 2) for x in leaves))
 
 
-def clip_grads(grad_tree, max_norm):
+def clip_grads(grad_tree: Any, max_norm: float) -> Any:
     """The gradients scaled down so that their l2 norm is at most ``max_norm``.
 
     >>> import functrans.numpy as fnp
@@ -393,14 +414,14 @@ def clip_grads(grad_tree, max_norm):
 
 class JoinPoint:
     """Marks where a parameter's optimizer-state subtree hangs in an unpacked state."""
-    def __init__(self, subtree):
+    def __init__(self, subtree: Any) -> None:
         self.subtree = subtree
 
     def __iter__(self):
         return iter((self.subtree,))
 
 
-def unpack_optimizer_state(opt_state):
+def unpack_optimizer_state(opt_state: OptimizerState) -> Any:
     """An ``OptimizerState`` as a plain pytree (the parameters' structure with a
     ``JoinPoint`` per leaf), e.g. for pickling.
 
@@ -414,7 +435,7 @@ def unpack_optimizer_state(opt_state):
     return tree_unflatten(tree_def, [JoinPoint(s) for s in subtrees])
 
 
-def pack_optimizer_state(marked_pytree):
+def pack_optimizer_state(marked_pytree: Any) -> OptimizerState:
     """Inverse of ``unpack_optimizer_state``.
 
     >>> import functrans.numpy as fnp

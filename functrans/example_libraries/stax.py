@@ -19,12 +19,17 @@ from __future__ import annotations
 
 import functools
 import operator
+from typing import Any, Callable, Sequence
 
 from .. import lax
 from .. import nn
 from .. import numpy as fnp
 from .. import random
 from ..nn import initializers
+from ..typing import Array, Shape
+
+# a layer: (init_fun(rng, input_shape) -> (output_shape, params), apply_fun(params, inputs))
+Layer = tuple[Callable[..., Any], Callable[..., Any]]
 
 __all__ = ["Dense", "Tanh", "Relu", "Exp", "LogSoftmax", "Softmax", "Softplus", "Sigmoid",
            "Elu", "LeakyRelu", "Selu", "Gelu", "Flatten", "Identity", "FanOut", "FanInSum",
@@ -36,7 +41,8 @@ glorot = initializers.glorot_normal
 randn = initializers.normal
 
 
-def Dense(out_dim, W_init=glorot(), b_init=randn()):  # noqa: N802,N803 (JAX's names)
+def Dense(out_dim: int, W_init: Callable[..., Array] = glorot(),
+          b_init: Callable[..., Array] = randn()) -> Layer:  # noqa: N802,N803 (JAX's names)
     """Fully connected layer ``inputs @ W + b``.
 
     >>> from functrans import random
@@ -55,7 +61,7 @@ def Dense(out_dim, W_init=glorot(), b_init=randn()):  # noqa: N802,N803 (JAX's n
     return init_fun, apply_fun
 
 
-def elementwise(fun, **fun_kwargs):
+def elementwise(fun: Callable[..., Any], **fun_kwargs: Any) -> Layer:
     """A parameterless layer applying ``fun`` to its input.
 
     >>> import functrans.numpy as fnp
@@ -96,7 +102,7 @@ Identity = (lambda rng, input_shape: (input_shape, ()),
             lambda params, inputs, **kwargs: inputs)
 
 
-def FanOut(num):  # noqa: N802
+def FanOut(num: int) -> Layer:  # noqa: N802
     """Copy the input ``num`` times (for ``parallel``).
 
     >>> FanOut(2)[1]((), 1.0)
@@ -113,7 +119,7 @@ def _fan_in_sum_apply(params, inputs, **kwargs):
 FanInSum = (lambda rng, input_shape: (input_shape[0], ()), _fan_in_sum_apply)
 
 
-def FanInConcat(axis=-1):  # noqa: N802
+def FanInConcat(axis: int = -1) -> Layer:  # noqa: N802
     """Concatenate a list of inputs along ``axis``.
 
     >>> FanInConcat()[0](None, [(2, 3), (2, 4)])[0]
@@ -130,7 +136,7 @@ def FanInConcat(axis=-1):  # noqa: N802
     return init_fun, apply_fun
 
 
-def Dropout(rate, mode="train"):  # noqa: N802
+def Dropout(rate: float, mode: str = "train") -> Layer:  # noqa: N802
     """Keep each unit with probability ``rate`` and scale kept ones by ``1 / rate``
     (JAX's convention) in 'train' mode; identity otherwise. Needs ``rng=``.
 
@@ -154,8 +160,10 @@ def Dropout(rate, mode="train"):  # noqa: N802
     return init_fun, apply_fun
 
 
-def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,  # noqa: N802
-              beta_init=initializers.zeros, gamma_init=initializers.ones):
+def BatchNorm(axis: int | Sequence[int] = (0, 1, 2), epsilon: float = 1e-5,  # noqa: N802
+              center: bool = True, scale: bool = True,
+              beta_init: Callable[..., Array] = initializers.zeros,
+              gamma_init: Callable[..., Array] = initializers.ones) -> Layer:
     """Normalise over ``axis`` (batch statistics), then ``gamma * z + beta``.
 
     >>> from functrans import random
@@ -183,7 +191,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,  # noqa: N8
     return init_fun, apply_fun
 
 
-def serial(*layers):
+def serial(*layers: Layer) -> Layer:
     """Compose layers in sequence; ``rng=`` is split among them.
 
     >>> from functrans import random
@@ -210,7 +218,7 @@ def serial(*layers):
     return init_fun, apply_fun
 
 
-def parallel(*layers):
+def parallel(*layers: Layer) -> Layer:
     """Apply layers side by side to a list of inputs (often after ``FanOut``).
 
     >>> from functrans import random
@@ -236,7 +244,7 @@ def parallel(*layers):
     return init_fun, apply_fun
 
 
-def shape_dependent(make_layer):
+def shape_dependent(make_layer: Callable[[Shape], Layer]) -> Layer:
     """A layer built from the input shape by ``make_layer(shape) -> (init, apply)``.
 
     >>> from functrans import random
@@ -260,8 +268,11 @@ def _window_out(size, window, stride, lo_hi):
     return 0 if span < 0 else span // stride + 1
 
 
-def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa: N802
-                padding="VALID", W_init=None, b_init=randn(1e-6)):  # noqa: N803
+def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa: N802
+                filter_shape: Sequence[int], strides: Sequence[int] | None = None,
+                padding: str | Sequence[tuple[int, int]] = "VALID",
+                W_init: Callable[..., Array] | None = None,
+                b_init: Callable[..., Array] = randn(1e-6)) -> Layer:  # noqa: N803
     """Convolution layer ``conv_general_dilated(inputs, W) + b`` with string dimension numbers.
 
     >>> from functrans import random
@@ -305,7 +316,9 @@ Conv.__doc__ = "NHWC / HWIO convolution layer (``GeneralConv`` with TensorFlow's
 
 
 def _pooling_layer(reducer, init_val, normalize=False):
-    def layer(window_shape, strides=None, padding="VALID", spec=None):
+    def layer(window_shape: Sequence[int], strides: Sequence[int] | None = None,
+              padding: str | Sequence[tuple[int, int]] = "VALID",
+              spec: str | None = None) -> Layer:
         window_shape = tuple(window_shape)
         strides = tuple(strides) if strides else (1,) * len(window_shape)
         non_spatial = (0, len(window_shape) + 1) if spec is None else \
