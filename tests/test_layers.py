@@ -20,7 +20,7 @@ LAYERS = [
     ("foundation", ["errors", "config", "tree_util", "tree", "traceback_util",
                     "numpy_warnings", "distributed", "sharding", "compiler", "cost"]),
     ("tracing", ["tracing", "api_util", "device", "array", "numpy_dispatch",
-                 "numpy._dtype_info", "shard_map_specs"]),
+                 "numpy._dtype_info", "shard_map_specs", "typing"]),
     ("the primitive class", ["primitives.primitive", "primitives.basic"]),
     ("transforms", ["transforms", "transforms.*"]),
     ("rule helpers", ["primitives.base"]),
