@@ -14,6 +14,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..autodiff import value_and_grad
+from ..typing import ArrayLike
 
 __all__ = ["line_search", "LineSearchResults"]
 
@@ -181,8 +182,9 @@ def _search_step(state, phi_and_grad, wolfe_one, wolfe_two, start_value, gfk):
     return state._replace(i=state.i + 1, a_i1=a_i, phi_i1=phi_i, dphi_i1=dphi_i)
 
 
-def line_search(f: Callable[[Any], Any], xk: Any, pk: Any, old_fval: Any = None,
-                old_old_fval: Any = None, gfk: Any = None, c1: float = 1e-4,
+def line_search(f: Callable[[Any], Any], xk: ArrayLike, pk: ArrayLike,
+                old_fval: ArrayLike | None = None, old_old_fval: ArrayLike | None = None,
+                gfk: ArrayLike | None = None, c1: float = 1e-4,
                 c2: float = 0.9, maxiter: int = 20) -> LineSearchResults:
     """A step along the descent direction ``pk`` from ``xk`` meeting the strong Wolfe
     conditions (sufficient decrease ``c1``, curvature ``c2``), as

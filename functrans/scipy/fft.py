@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
+from ..typing import Array, ArrayLike
 
 __all__ = ["dct", "dctn", "idct", "idctn"]
 
@@ -119,8 +120,8 @@ def _split_complex(fn, x, *args):
     return fn(x, *args)
 
 
-def dct(x: Any, type: int = 2, n: int | None = None, axis: int = -1,
-        norm: str | None = None) -> Any:
+def dct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+        norm: str | None = None) -> Array:
     """The type-2 discrete cosine transform along ``axis``, as ``scipy.fft.dct``:
     ``y[k] = 2 sum_n x[n] cos(pi k (2n + 1) / 2N)`` (``norm="ortho"`` scales it to an
     orthonormal transform).  ``n`` zero-pads or truncates the input first.  Complex
@@ -135,8 +136,8 @@ def dct(x: Any, type: int = 2, n: int | None = None, axis: int = -1,
     return _split_complex(_dct_real, _resize("dct", x, n, axis), axis, norm)
 
 
-def idct(x: Any, type: int = 2, n: int | None = None, axis: int = -1,
-         norm: str | None = None) -> Any:
+def idct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+         norm: str | None = None) -> Array:
     """The inverse of :func:`dct` (type 2) along ``axis``, as ``scipy.fft.idct``
     (a type-3 DCT, scaled by 1/2N under the default norm).  ``n`` zero-pads or
     truncates the input coefficients first.
@@ -173,8 +174,8 @@ def _axes_and_sizes(name, x, s, axes):
     return axes, (s if s is not None else [None] * len(axes))
 
 
-def dctn(x: Any, type: int = 2, s: Sequence[int] | None = None,
-         axes: Sequence[int] | None = None, norm: str | None = None) -> Any:
+def dctn(x: ArrayLike, type: int = 2, s: Sequence[int] | None = None,
+         axes: Sequence[int] | None = None, norm: str | None = None) -> Array:
     """The type-2 DCT over several axes, as ``scipy.fft.dctn``: ``axes`` (default:
     the last ``len(s)`` axes, or all), each padded or truncated to ``s``.
 
@@ -189,8 +190,8 @@ def dctn(x: Any, type: int = 2, s: Sequence[int] | None = None,
     return x
 
 
-def idctn(x: Any, type: int = 2, s: Sequence[int] | None = None,
-          axes: Sequence[int] | None = None, norm: str | None = None) -> Any:
+def idctn(x: ArrayLike, type: int = 2, s: Sequence[int] | None = None,
+          axes: Sequence[int] | None = None, norm: str | None = None) -> Array:
     """The inverse of :func:`dctn` over several axes, as ``scipy.fft.idctn``.
 
     >>> import numpy as np

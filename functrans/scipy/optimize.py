@@ -22,6 +22,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..autodiff import value_and_grad
+from ..typing import ArrayLike
 from ._line_search import line_search
 
 __all__ = ["minimize", "OptimizeResults"]
@@ -118,8 +119,8 @@ def _check_x0(x0):
     return x0
 
 
-def minimize(fun: Callable[..., Any], x0: Any, args: tuple = (), *, method: str = "BFGS",
-             tol: float | None = None,
+def minimize(fun: Callable[..., Any], x0: ArrayLike, args: tuple = (), *,
+             method: str = "BFGS", tol: float | None = None,
              options: Mapping[str, Any] | None = None) -> OptimizeResults:
     """Minimise the scalar ``fun(x, *args)`` over the 1-D array ``x`` from ``x0``.
 
