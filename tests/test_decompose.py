@@ -37,12 +37,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INLINED = "call-like: inlined by jit's simplification before a backend sees it"
 _MPI = "collective over a mesh axis: its impl calls MPI (one host step per collective)"
 _LINALG = "matrix factorisation: its numpy impl on the host (no native LAPACK binding yet)"
-_SCAN = "cumulative scan: its numpy impl (no native scan kernel yet)"
 _COMPLEX = "complex dtype: the CPU backend generates no complex arithmetic"
 LLVM_HOST = {
     "all_gather": _MPI, "axis_index": _MPI, "pmax": _MPI, "pmin": _MPI, "psum": _MPI,
-    "argmax": "index-of-extreme reduction: no native reduction for it yet (numpy impl)",
-    "argmin": "index-of-extreme reduction: no native reduction for it yet (numpy impl)",
     "bitcast_convert_type": "reinterpreting bits across dtypes: no native lowering (numpy impl)",
     "checkpoint": _INLINED, "pjit": _INLINED, "custom_jvp_call": _INLINED,
     "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED, "custom_self_call": _INLINED,
@@ -54,10 +51,6 @@ LLVM_HOST = {
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
     "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS GEMM per group)",
-    "cummax": _SCAN,
-    "cummin": _SCAN,
-    "cumprod": _SCAN,
-    "cumsum": _SCAN,
     "debug_print": "prints from Python: a host callback by nature",
     "sort": "sorting: its numpy impl (no native sort kernel)",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,

@@ -14,8 +14,8 @@ at a fixed offset of numpy's ABI), so a call converts nothing. It returns ``None
 not a C-contiguous aligned array (the caller then converts and calls again).
 
 Plug-ins: this module imports what emits code (``kernels`` and ``row_kernels`` for
-fused kernels, ``equations``, ``blas`` and ``control`` for equations with an emitter of
-their own, the op table ``ops``) and none imports it back: an emitter gets the
+fused kernels, ``equations``, ``blas``, ``control`` and ``scans`` for equations with an
+emitter of their own, the op table ``ops``) and none imports it back: an emitter gets the
 ``Lowering`` as an argument, ``control`` plans sub-jaxprs with the ``plan_jaxpr`` passed
 down. Composites are decomposed (``backends.decompose``) before planning: pieces fuse.
 
@@ -38,7 +38,7 @@ from jaxpr_ir import Literal, ShapedArray
 from .. import fusion
 from ..decompose import decompose
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
-from . import blas, control, engine, lapack  # noqa: F401  (they register their equations)
+from . import blas, control, engine, lapack, scans  # noqa: F401  (they register their equations)
 from .equations import NATIVE
 from .kernels import KernelEmitter
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
