@@ -20,6 +20,30 @@ def _with_zeros(rng):
     return [x]
 
 
+# NaN, +-inf and signed zeros: cummax/cummin keep np.maximum's ties (the new element)
+# and NaN; argmax/argmin give the first extreme, the first NaN, -0.0 == 0.0 ties
+_SPECIALS = np.array([[-0.0, 0.0, -0.0, np.inf, np.nan, 1.0, -np.inf],
+                      [0.0, -0.0, -np.inf, -np.inf, 2.0, np.inf, np.nan],
+                      [-np.inf, -0.0, 0.0, -np.inf, np.inf, 0.0, np.inf]])
+
+
+# the same for sums and products, without inf - inf or 0 * inf (numpy would warn)
+_SUM_SPECIALS = np.array([[-0.0, -0.0, 0.0, np.nan, 1.0], [1.5, np.inf, 2.0, np.inf, -3.0],
+                          [-0.0, 2.0, -np.inf, 0.5, np.nan]])
+
+
+def _flip_acc(ufunc, axis):
+    return lambda x: np.flip(ufunc.accumulate(np.flip(x, axis), axis), axis)
+
+
+def _wrapping(dtype, op, values):
+    """A row of lax.cumsum/cumprod on ``dtype`` values that overflow: they wrap."""
+    ufunc = np.add if op is lax.cumsum else np.multiply
+    return OpCase(f"lax_{op.__name__}_{np.dtype(dtype).name}_wraps", lambda x: op(x, 0),
+                  [np.array(values, dtype)], lambda x: ufunc.accumulate(x, dtype=dtype),
+                  diff=False)
+
+
 def _bools(*shape):
     return lambda rng: rng.integers(0, 2, shape).astype(bool)
 
@@ -138,6 +162,25 @@ CASES = [
            lambda x: np.minimum.accumulate(x, 0)),
     OpCase("lax_cummin_int", lambda x: lax.cummin(x, 1), gen(ints(3, 4)),
            lambda x: np.minimum.accumulate(x, 1), diff=False),
+    OpCase("lax_cummax_specials", lambda x: (lax.cummax(x, 1), lax.cummax(x, 0, True)),
+           [_SPECIALS], lambda x: (np.maximum.accumulate(x, 1), _flip_acc(np.maximum, 0)(x)),
+           diff=False),
+    OpCase("lax_cummin_specials", lambda x: (lax.cummin(x, 0), lax.cummin(x, 1, True)),
+           [_SPECIALS], lambda x: (np.minimum.accumulate(x, 0), _flip_acc(np.minimum, 1)(x)),
+           diff=False),
+    OpCase("lax_cumsum_cumprod_specials", lambda x: (lax.cumsum(x, 1), lax.cumprod(x, 1, True)),
+           [_SUM_SPECIALS], lambda x: (np.cumsum(x, 1), _flip_acc(np.multiply, 1)(x)),
+           diff=False),
+    OpCase("argmax_argmin_specials",
+           lambda x: (fnp.argmax(x, axis=1), fnp.argmin(x, axis=1), fnp.argmax(x[:, :4], axis=0),
+                      fnp.argmin(x[:, :4], axis=0)), [_SPECIALS],
+           lambda x: (np.argmax(x, axis=1), np.argmin(x, axis=1), np.argmax(x[:, :4], axis=0),
+                      np.argmin(x[:, :4], axis=0)), diff=False),
+    _wrapping(np.int32, lax.cumsum, [2 ** 31 - 1, 1, 2 ** 31 - 1, -5]),
+    _wrapping(np.int32, lax.cumprod, [65536, 65536, 3, -7]),
+    _wrapping(np.uint32, lax.cumprod, [2 ** 31, 3, 2 ** 32 - 1]),
+    _wrapping(np.uint8, lax.cumsum, [200, 100, 255]),
+    _wrapping(np.uint8, lax.cumprod, [16, 16, 3]),
     # ------------------------------------------------------------- lax reductions
     OpCase("lax_reduce_max", lambda x: lax.reduce_max(x, (0, 2)), gen(randn(3, 2, 4)),
            lambda x: np.max(x, axis=(0, 2))),
