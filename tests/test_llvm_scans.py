@@ -8,7 +8,7 @@ import pytest
 import functrans as ft
 from functrans import lax
 
-_DTYPES = ["float64", "float32", "int64", "int32", "uint32", "bool"]
+_DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
 _SCANS = {"cumsum": lax.cumsum, "cumprod": lax.cumprod, "cummax": lax.cummax,
           "cummin": lax.cummin}
 _SHAPES = [(0,), (1,), (7,), (3, 0), (1, 5), (4, 1), (3, 5), (2, 3, 4), (2, 1, 3, 17), (40,)]
