@@ -219,9 +219,10 @@ def fold_in(key: Array, data: ArrayLike) -> Array:
 
 
 def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
-    """Uniformly random unsigned words of ``shape``: uint32 (the default) or uint8.
+    """Uniformly random unsigned words of ``shape``: uint32 (the default), uint64 or uint8;
+    JAX's words for the same key and dtype.
 
-    JAX with float64 enabled defaults to uint64, a dtype functrans does not have.
+    JAX with float64 enabled defaults to uint64; the default here stays uint32.
 
     >>> from functrans import random
     >>> random.bits(random.key(0), (2,)).dtype
@@ -230,9 +231,11 @@ def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array
     k = check_key("bits", key)
     shape = shape_tuple("bits", shape)
     dt = canonical_dtype(np.uint32 if dtype is None else dtype)
+    if dt == np.uint64:
+        return convert_element_type(_int64_words(k, shape), dt)    # the same 64 bits
     width = {np.dtype(np.uint32): 32, np.dtype(np.uint8): 8}.get(dt)
     if width is None:
-        raise TypeError(f"bits: dtype must be uint32 or uint8, got {dt}")
+        raise TypeError(f"bits: dtype must be uint32, uint64 or uint8, got {dt}")
     return random_words(k, shape, width)
 
 

@@ -3,7 +3,7 @@
 Random programs over an op table (``ops.py``: elementwise ops with special values,
 broadcasting, reductions, reshapes, slicing, computed and out-of-range indices, ``.at[]``
 updates, dot, cumsum, sort, ``lax.cond``/``fori_loop``/``scan`` bodies; dtypes
-f32/f64/int32/int64/uint8/bool; empty and 0-d shapes) are drawn from a seed
+f32/f64/int32/int64/uint8/uint64/bool; empty and 0-d shapes) are drawn from a seed
 (``generator.py``). Each program is rendered twice from one description, as functrans
 source and as numpy source, and ``check.py`` runs it eagerly, under ``jit`` on the
 ``cpu`` and ``interpret`` backends, under ``vmap``, and under grad, jvp, jit∘grad,
@@ -24,7 +24,7 @@ bypassed where the failure stays; the script prints what each failing mode retur
 in ``KNOWN_ISSUES`` below; delete an entry when its bug is fixed.
 
 Feature names (for ``exclude``): the ``feature`` column of ``ops.py``; the dtypes
-f32 f64 int32 int64 uint8 bool; the shapes ``empty`` and ``scalar0d``; ``special``
+f32 f64 int32 int64 uint8 uint64 bool; the shapes ``empty`` and ``scalar0d``; ``special``
 (inf, NaN, ±0, subnormal and huge inputs, wrapping integers); ``broadcast``; and the
 modes jit_cpu jit_interpret vmap grad jvp vmap_grad grad_grad; ``warnings`` (the check
 that eager operations leak no numpy RuntimeWarning).
@@ -32,6 +32,4 @@ that eager operations leak no numpy RuntimeWarning).
 
 # feature -> the open bug that makes programs using it fail (one line each).
 KNOWN_ISSUES: dict[str, str] = {
-    "uint8": "sums of uint8 accumulate in int64 where numpy uses uint64 (functrans has no "
-             "uint64)",
 }

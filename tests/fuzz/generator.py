@@ -18,7 +18,7 @@ from tests.fuzz import reference
 from tests.fuzz.ops import OP_BY_NAME, OPS
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "int32": np.int32, "int64": np.int64,
-          "uint8": np.uint8, "bool": np.bool_}
+          "uint8": np.uint8, "uint64": np.uint64, "bool": np.bool_}
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1e-40, 1e300, -1e30, 3e38]
 
 

@@ -105,6 +105,8 @@ def _elementwise_rows() -> list[Op]:
                    kinds("fiub"), True))
     rows.append(Op("to_int32", "cast", 1, "{a}.astype(fnp.int32)", "{a}.astype(np.int32)",
                    kinds("iub")))
+    rows.append(Op("to_uint64", "cast", 1, "{a}.astype(fnp.uint64)", "{a}.astype(np.uint64)",
+                   kinds("iub")))
     return rows
 
 
