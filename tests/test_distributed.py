@@ -238,3 +238,19 @@ def test_cost_analysis_reports_collectives_one_process():
     assert cost["collectives"] == {} and cost["bytes sent"] == cost["bytes received"] == 0.0
     r = ft.profile(f, np.ones(4), repeats=1, show=False)
     assert r["eager"]["collectives"] == r["compiled"]["collectives"] == {}
+
+
+def test_benchmark_writes_only_its_own_section(tmp_path):
+    from benchmarks.distributed import fit_alpha_beta, write_section
+    path = tmp_path / "B.md"
+    path.write_text("# B\n\n## Other\n\nkeep me\n\n## Mine\n\nold\n\n## Last\n\nkeep too\n")
+    write_section(str(path), "Mine", ["new", "rows"])
+    assert path.read_text() == ("# B\n\n## Other\n\nkeep me\n\n## Mine\n\nnew\nrows\n\n"
+                                "## Last\n\nkeep too\n")
+    write_section(str(path), "Added", ["x"])
+    assert path.read_text().endswith("keep too\n\n## Added\n\nx\n")
+    # the alpha-beta fit recovers the parameters of timings made from the model
+    ts = {(n, s): 2 * (n - 1) * 3e-6 + 2 * (n - 1) / n * s * 5e-10
+          for n in (2, 4) for s in (8, 65536, 8 << 20)}
+    alpha, beta = fit_alpha_beta(ts)
+    assert abs(alpha - 3e-6) < 1e-12 and abs(beta - 5e-10) < 1e-16
