@@ -14,17 +14,17 @@ Allreduce. Issue 17's targets: the compiled psum within 1.2x of Allreduce at 8 M
 within 1.5x at 8 bytes.
 
 ``python -m benchmarks.distributed --strategies`` (no mpiexec: it launches ``mpiexec -n N``
-for N = 1, 2, 4 itself) times one training step of an MLP (784-256-10, float32, global
-batch 1024) under data parallelism, ZeRO-2 and ZeRO-3, and counts each process's bytes per
-step (``ft.distributed.comm_stats``) beside the textbook figure for S parameter bytes:
-DP's ring all-reduce 2(N-1)/N S; ZeRO-2 a reduce-scatter and an all-gather, 2(N-1)/N S;
-ZeRO-3 as written here (parameters all-gathered once, kept for the backward pass, the
-gradient reduce-scattered) 2(N-1)/N S (DeepSpeed gathers twice: 3(N-1)/N S, 1.5x DP).
-The counted bytes apply the standard algorithms' volumes to the payloads of the calls
-actually made, so "measured / textbook" checks which collectives a strategy makes and on
-what sizes, not MPI's wire traffic. An alpha-beta model, fitted from the 2- and 4-process
-Allreduce times of 8 B and 8 MiB, extrapolates the communication time per step to
-8...1024 processes: a model, not a measurement.
+itself) runs one training step of every strategy of ``examples/parallel/``
+(``benchmarks/distributed_strategies.py``) on 1, 2 and 4 processes, and the data-parallel
+throughput case (MLP 784-512-256-10, f32, global batch 4096: 2 processes of one thread each
+vs 1 process of one thread). It prints, and writes as its own section of BENCHMARKS.md
+(``--no-write``: print only), per strategy and process count: the step time (median over
+steps, slowest rank), process 0's bytes sent per step (``ft.distributed.comm_stats``: the
+standard algorithms' volumes on the exact payloads of the calls made, not a capture of
+MPI's wire traffic; the assembly of split outputs apart), the textbook figure and whether
+they agree within 5% (FAIL rows say why not). An alpha-beta model, fitted to this run's
+2- and 4-process Allreduce times, extrapolates each strategy's communication time per step
+to 8...1024 processes: a model, not a measurement.
 """
 from __future__ import annotations
 
@@ -87,142 +87,272 @@ def main():
             print(f"| {label} | {cand} | {t:.1f} | {r:.2f}x |")
 
 
-STRATEGIES = ("data parallel", "ZeRO-2", "ZeRO-3")
+
+# --------------------------------------------------------------------------- strategies
+
+SECTION = "Many processes: strategies, bytes per step and an alpha-beta model (issue 17)"
+FIT_SIZES = ((1, 300), (8192, 100), (131072, 30), (1048576, 10))   # float64 counts, reps
+MODEL_NS = (8, 16, 64, 256, 1024)
+STEP_REPS = 9
 
 
-def _strategy_steps(n):
-    """{name: (jitted step, args, param bytes)} for an MLP on n processes."""
+def _timed_steps(step, args, reps):
+    """Median seconds of a call, each started together (barrier); the slowest rank's."""
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    ts = []
+    for _ in range(reps):
+        comm.Barrier()
+        t0 = time.perf_counter()
+        step(*args)
+        ts.append(time.perf_counter() - t0)
+    return comm.allreduce(float(np.median(ts)), op=MPI.MAX)
+
+
+def strategies_worker():
+    """Under mpiexec: one JSON line per strategy (rank 0), then the Allreduce timings."""
+    import json
+    import functrans as ft
+    from mpi4py import MPI
+    from benchmarks.distributed_strategies import build, strategies
+    ft.distributed.initialize()
+    n, comm = ft.process_count(), MPI.COMM_WORLD
+    for name in strategies(n):
+        step, args = build(name, n)
+        step(*args)                                    # compile
+        stats = ft.distributed.measure_comm(lambda: step(*args))[1]
+        t = _timed_steps(step, args, STEP_REPS)
+        if ft.process_index() == 0:
+            print("S " + json.dumps({"name": name, "n": n, "step_s": t, "stats": stats}),
+                  flush=True)
+    if n > 1:
+        for size, reps in FIT_SIZES:
+            a, b = np.ones(size), np.empty(size)
+            comm.Allreduce(a, b)
+            t = _timed_steps(lambda: comm.Allreduce(a, b), (), reps)
+            if ft.process_index() == 0:
+                print("A " + json.dumps({"n": n, "bytes": size * 8, "s": t}), flush=True)
+
+
+def throughput_worker():
+    """Under mpiexec -n 1 or 2 (one thread each): the data-parallel MLP step's median."""
+    import json
     import functrans as ft
     import functrans.numpy as fnp
     from functrans import lax
     from functrans.sharding import Mesh, P
-    mesh = Mesh((n,), ("data",))
-    r = np.random.default_rng(0)
-    sizes = [(784, 256), (256,), (256, 10), (10,)]
-    total = sum(int(np.prod(s)) for s in sizes)
-    padded = -(-total // n) * n
-    flat0 = np.zeros(padded, np.float32)
-    flat0[:total] = r.normal(size=total).astype(np.float32) * 0.05
-    x = r.normal(size=(1024, 784)).astype(np.float32)
-    y = r.normal(size=(1024, 10)).astype(np.float32)
-
-    def unflatten(f):
-        out, at = [], 0
-        for s in sizes:
-            m = int(np.prod(s))
-            out.append(fnp.reshape(f[at:at + m], s))
-            at += m
-        return out
-
-    def loss(f, x, y):
-        w1, b1, w2, b2 = unflatten(f)
-        return fnp.mean((fnp.tanh(x @ w1 + b1) @ w2 + b2 - y) ** 2)
-
-    lr = np.float32(0.1)
-
-    def dp(f, x, y):
-        return f - lr * lax.pmean(ft.grad(loss)(f, x, y), "data")
-
-    def own_shard(f):       # this process's shard of a replicated vector: no communication
-        rows = fnp.reshape(f, (n, padded // n))
-        return fnp.sum(fnp.where((fnp.arange(n) == lax.axis_index("data"))[:, None], rows,
-                                 np.float32(0)), axis=0)
-
-    def zero2(f, x, y):
-        g = lax.psum_scatter(ft.grad(loss)(f, x, y), "data", tiled=True) / n
-        return lax.all_gather(own_shard(f) - lr * g, "data", tiled=True)
-
-    def zero3(shard, x, y):
-        g = ft.grad(lambda s: loss(lax.all_gather(s, "data", tiled=True), x, y))(shard) / n
-        return shard - lr * g
-
-    spec3 = P("data")
-    steps = {"data parallel": (dp, P()), "ZeRO-2": (zero2, P()), "ZeRO-3": (zero3, spec3)}
-    return {k: (ft.jit(ft.shard_map(f, mesh, in_specs=(sp, P("data"), P("data")),
-                                    out_specs=sp)), (flat0, x, y), padded * 4)
-            for k, (f, sp) in steps.items()}
-
-
-def strategies_worker():
-    """Under mpiexec: one line per strategy, 'name|step us|bytes sent per step'."""
-    import functrans as ft
-    from mpi4py import MPI
+    from functrans.tree_util import tree_map
     ft.distributed.initialize()
     n = ft.process_count()
-    for name, (step, args, _) in _strategy_steps(n).items():
-        step(*args)
-        ft.distributed.reset_comm_stats()
-        step(*args)
-        stats = ft.distributed.comm_stats()
-        sent = sum(v["bytes_sent"] for k, v in stats.items() if k != "shard_map_output")
-        MPI.COMM_WORLD.Barrier()
-        t = _median_us(lambda: step(*args), 7)
-        t = MPI.COMM_WORLD.allreduce(t, op=MPI.MAX)
-        if ft.process_index() == 0:
-            print(f"{name}|{t:.0f}|{sent}", flush=True)
-    if n > 1:   # Allreduce times for the alpha-beta fit
-        comm = MPI.COMM_WORLD
-        for size in (1, 2 ** 20):
-            a = np.ones(size)
-            b = np.empty_like(a)
-            t = _median_us(lambda: comm.Allreduce(a, b), 200 if size == 1 else 20)
-            t = comm.allreduce(t, op=MPI.MAX)
-            if ft.process_index() == 0:
-                print(f"allreduce {size * 8}|{t:.1f}|0", flush=True)
+    r = np.random.default_rng(0)
+    dims = (784, 512, 256, 10)
+    p = [((r.normal(size=(a, b)) / np.sqrt(a)).astype(np.float32), np.zeros(b, np.float32))
+         for a, b in zip(dims[:-1], dims[1:])]
+    x = r.normal(size=(4096, 784)).astype(np.float32)
+    y = r.normal(size=(4096, 10)).astype(np.float32)
+
+    def loss(p, x, y):
+        h = x
+        for i, (w, b) in enumerate(p):
+            h = h @ w + b
+            h = fnp.tanh(h) if i < len(p) - 1 else h
+        return fnp.mean((h - y) ** 2)
+
+    def local_step(p, x, y):
+        g = ft.grad(loss)(p, x, y)
+        if n > 1:
+            g = tree_map(lambda t: lax.pmean(t, "data"), g)     # the gradient all-reduce
+        return tree_map(lambda a, b: a - np.float32(0.01) * b, p, g)
+
+    # the body compiled too (a shard_map body runs op by op unless it is jitted)
+    step = ft.jit(local_step if n == 1 else ft.shard_map(
+        ft.jit(local_step), Mesh((n,), ("data",)), in_specs=(P(), P("data"), P("data")),
+        out_specs=P()))
+    step(p, x, y)
+    t = _timed_steps(step, (p, x, y), 15)
+    if ft.process_index() == 0:
+        print("T " + json.dumps({"n": n, "step_s": t}), flush=True)
 
 
-def strategies_table():
+def _launch(n, flag, extra_env=None):
+    import json
     import os
     import subprocess
     import sys
     exe = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, OMP_NUM_THREADS="1",
-               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    rows, fit = {}, {}
-    for n in (1, 2, 4):
-        out = subprocess.run([exe, "-n", str(n), sys.executable, "-m", "benchmarks.distributed",
-                              "--worker"], capture_output=True, text=True, env=env, cwd=root,
-                             timeout=600)
-        if out.returncode:
-            raise RuntimeError(out.stderr[-2000:])
-        for line in out.stdout.splitlines():
-            name, t, sent = line.split("|")
-            if name.startswith("allreduce"):
-                fit[(n, int(name.split()[1]))] = float(t) * 1e-6
-            else:
-                rows[(name, n)] = (float(t), int(sent))
-    param_bytes = _strategy_steps(1)["data parallel"][2]
-    print("| strategy | processes | step (ms) | bytes sent / step / process | textbook |"
-          " measured / textbook |\n|---|---:|---:|---:|---:|---:|")
-    for name in STRATEGIES:
-        for n in (1, 2, 4):
-            t, sent = rows[(name, n)]
-            book = 2 * (n - 1) / n * (-(-param_bytes // 4 // n) * n * 4)
-            ratio = f"{sent / book:.3f}" if book else "-"
-            print(f"| {name} | {n} | {t / 1e3:.2f} | {sent} | {book:.0f} | {ratio} |")
-    # ring all-reduce of S bytes on N processes: 2(N-1) alpha + 2(N-1)/N S beta
-    eqs = [(2 * (n - 1), 2 * (n - 1) / n * s, t) for (n, s), t in fit.items()]
-    A = np.array([[a, b] for a, b, _ in eqs])
-    alpha, beta = np.linalg.lstsq(A, np.array([t for *_, t in eqs]), rcond=None)[0]
-    print(f"\nalpha-beta MODEL (fitted to {len(eqs)} Allreduce timings): alpha = "
-          f"{alpha * 1e6:.1f} us, beta = {beta * 1e9:.3f} ns/byte "
-          f"({1 / beta / 1e9:.2f} GB/s). Modelled communication per step (ms):")
-    print("| strategy | " + " | ".join(f"N={n}" for n in (8, 64, 1024))
-          + " |\n|---|---:|---:|---:|")
-    for name, msgs in (("data parallel", 1), ("ZeRO-2", 2), ("ZeRO-3", 2)):
+               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               **(extra_env or {}))
+    out = subprocess.run([exe, "-n", str(n), sys.executable, "-m", "benchmarks.distributed",
+                          flag], capture_output=True, text=True, env=env, cwd=root,
+                         timeout=900)
+    if out.returncode:
+        raise RuntimeError(f"mpiexec -n {n} {flag} failed:\n{out.stderr[-3000:]}")
+    return [(line[0], json.loads(line[2:])) for line in out.stdout.splitlines()
+            if line[:2] in ("S ", "A ", "T ")]
+
+
+def _sent(stats, assembly):
+    return sum(v["bytes_sent"] for k, v in stats.items()
+               if (k == "shard_map_output") == assembly)
+
+
+def _strategy_rows(results):
+    """The measured table: one row per (strategy, N)."""
+    from benchmarks.distributed_strategies import WHY, textbook
+    lines = ["| strategy | N | step (median, ms) | bytes sent / step / process | "
+             "output assembly | textbook | measured / textbook | check |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in results:
+        sent, asm = _sent(r["stats"], False), _sent(r["stats"], True)
+        book, how = textbook(r["name"], r["n"])
+        if book:
+            ratio = sent / book
+            ok = abs(ratio - 1) <= 0.05
+            check = "ok" if ok else f"FAIL: {WHY.get(r['name'], 'unexplained')}"
+            cell = f"{ratio:.3f}"
+        else:
+            cell, check = "-", ("ok (nothing to send)" if sent == 0 else "FAIL: sent bytes "
+                                "on one process")
+        lines.append(f"| {r['name']} | {r['n']} | {r['step_s'] * 1e3:.2f} | {sent} | {asm} | "
+                     f"{book:.0f} ({how}) | {cell} | {check} |")
+    return lines
+
+
+def fit_alpha_beta(timings) -> tuple:
+    """(alpha s, beta s/byte) of t = 2(N-1) alpha + 2(N-1)/N S beta (ring all-reduce), by
+    least squares of the relative error over {(N, S bytes): seconds} (so that the 8-byte
+    timings set alpha and the MiB ones beta, rather than the largest time setting both).
+
+    >>> a, b = fit_alpha_beta({(2, 8): 2e-6 + 8e-9, (4, 8): 6e-6 + 12e-9,
+    ...                        (2, 800): 2e-6 + 8e-7, (4, 800): 6e-6 + 12e-7})
+    >>> round(a * 1e6, 6), round(b * 1e9, 6)
+    (1.0, 1.0)
+    """
+    rows = [(2 * (n - 1), 2 * (n - 1) / n * s, t) for (n, s), t in sorted(timings.items())]
+    A = np.array([[a / t, b / t] for a, b, t in rows])
+    alpha, beta = np.linalg.lstsq(A, np.ones(len(rows)), rcond=None)[0]
+    return float(alpha), float(beta)
+
+
+def _model_ops(name, n):
+    """[(messages, bytes)] on the critical path of one step at n processes (textbook)."""
+    from benchmarks.distributed_strategies import (B, F4, HEADS, M, O, PB, PD, TB, TD, TT,
+                                                   mlp_param_bytes)
+    del HEADS
+    s = mlp_param_bytes()
+
+    def ar(nb, g):
+        return (2 * (g - 1), 2 * (g - 1) / g * nb)
+
+    def half(nb, g):                        # reduce-scatter or all-gather
+        return (g - 1, (g - 1) / g * nb)
+    if name == "data parallel":
+        return [ar(s, n)]
+    if name in ("ZeRO-1", "ZeRO-2"):
+        return [half(s, n)] * 2
+    if name == "ZeRO-3":
+        return [half(s, n)] * 3
+    if name == "tensor parallel (MLP)":
+        return [ar(B * O * F4, n)] * 2
+    if name == "tensor parallel (transformer block)":
+        return [ar(TB * TT * TD * F4, n)] * 4
+    if name == "DP x TP (2 x 2 mesh)":           # TP over 2, DP over n / 2
+        return [ar(B // (n // 2) * O * F4, 2)] * 2 + [ar(s // 2, n // 2)]
+    if name == "pipeline (GPipe)":               # n stages; a tick per micro-batch step
+        return [(1, PB // M * PD * F4)] * (2 * (M + n - 1))
+    raise KeyError(name)
+
+
+def _model_rows(alpha, beta, names):
+    lines = ["| strategy (MODEL) | " + " | ".join(f"N={n}" for n in MODEL_NS) + " |",
+             "|---|" + "---:|" * len(MODEL_NS)]
+    for name in names:
         cells = []
-        for n in (8, 64, 1024):
-            vol = 2 * (n - 1) / n * param_bytes
-            cells.append(f"{(msgs * (n - 1) * alpha + vol * beta) * 1e3:.2f}")
-        print(f"| {name} (model) | " + " | ".join(cells) + " |")
+        for n in MODEL_NS:
+            t = sum(m * alpha + b * beta for m, b in _model_ops(name, n))
+            cells.append(f"{t * 1e3:.3f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def write_section(path, title, lines):
+    """Replace the section ``## title`` of the Markdown file (up to the next ``## ``) with
+    ``lines``, or append it; the other sections are left as they are."""
+    import os
+    text = open(path).read() if os.path.exists(path) else ""
+    head = f"## {title}"
+    body = head + "\n\n" + "\n".join(lines).rstrip() + "\n"
+    if head in text:
+        a = text.index(head)
+        b = text.find("\n## ", a + len(head))
+        text = text[:a] + body + ("\n" + text[b + 1:] if b >= 0 else "")
+    else:
+        text = text.rstrip() + "\n\n" + body
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def strategies_table(write=True):
+    """Run the workers, print the tables, and write them as a section of BENCHMARKS.md."""
+    import datetime
+    import os
+    from benchmarks.harness import machine_info
+    results, fit = [], {}
+    for n in (1, 2, 4):
+        for kind, r in _launch(n, "--worker"):
+            if kind == "S":
+                results.append(r)
+            else:
+                fit[(r["n"], r["bytes"])] = r["s"]
+    one_thread = {"FUNCTRANS_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    tput = {r["n"]: r["step_s"] for n in (1, 2)
+            for _, r in _launch(n, "--throughput", one_thread)}
+    alpha, beta = fit_alpha_beta(fit)
+    names = list(dict.fromkeys(r["name"] for r in results))
+    lines = [f"Written by `python -m benchmarks.distributed --strategies` on "
+             f"{datetime.date.today().isoformat()}, on a 2-core machine shared with other "
+             "work while it ran: the times are noisy (and 4 processes share 2 cores); the "
+             "byte counts are exact. Each strategy is one jitted float32 step with the code "
+             "path of its example in `examples/parallel/` "
+             "(`benchmarks/distributed_strategies.py`). Bytes: process 0's, per step, from "
+             "`ft.distributed.comm_stats` (the standard algorithms' volumes on the payloads "
+             "of the MPI calls made; tested equal to `cost_analysis()` and to an mpi4py-level "
+             "count); the all-gather assembling split outputs of a shard_map is listed apart "
+             "and left out of the check.", "",
+             "Machine: " + ", ".join(f"{k}: {v}" for k, v in machine_info().items()), ""]
+    lines += _strategy_rows(results)
+    ratio = tput[1] / tput[2]
+    lines += ["", f"**Data-parallel throughput** (MLP 784-512-256-10, f32, global batch "
+              f"4096, OMP_NUM_THREADS=FUNCTRANS_NUM_THREADS=1): 1 process "
+              f"{tput[1] * 1e3:.1f} ms/step, 2 processes {tput[2] * 1e3:.1f} ms/step: "
+              f"{ratio:.2f}x the throughput (target >= 1.6x: "
+              f"{'met' if ratio >= 1.6 else 'not met'} in this run, on a shared machine).",
+              "", f"**alpha-beta MODEL, not a measurement**: alpha = {alpha * 1e6:.2f} us, "
+              f"beta = {beta * 1e9:.4f} ns/byte ({1 / beta / 1e9 if beta > 0 else float('inf'):.2f} "
+              f"GB/s), least squares over {len(fit)} Allreduce timings of 8 B...8 MiB on 2 and "
+              "4 processes (t = 2(N-1) alpha + 2(N-1)/N S beta). Modelled communication time "
+              "per step (ms) of each strategy's textbook collectives (ring / "
+              "reduce-scatter + all-gather; PP: 2(M + N - 1) point-to-point messages of one "
+              "micro-batch's activations on the critical path, N stages), same global "
+              "problem:", ""]
+    lines += _model_rows(alpha, beta, names)
+    print("\n".join(lines))
+    if write:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "BENCHMARKS.md")
+        write_section(path, SECTION, lines)
+        print(f"wrote the section {SECTION!r} of {path}")
 
 
 if __name__ == "__main__":
     import sys
     if "--strategies" in sys.argv:
-        strategies_table()
+        strategies_table(write="--no-write" not in sys.argv)
     elif "--worker" in sys.argv:
         strategies_worker()
+    elif "--throughput" in sys.argv:
+        throughput_worker()
     else:
         main()
