@@ -90,6 +90,8 @@ def test_grad_of_logpdf_and_cdf(dist):
 def test_modules_export_only_their_functions():
     for dist in fst.__all__:
         mod = getattr(fst, dist)
+        if not isinstance(mod, type(np)):
+            continue    # mode, rankdata, sem, ModeResult: functions, not distributions
         assert {n for n in dir(mod) if not n.startswith("_")} == set(mod.__all__), dist
     assert {n for n in dir(fst) if not n.startswith("_")} == set(fst.__all__)
 

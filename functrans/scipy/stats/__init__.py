@@ -7,10 +7,12 @@ batchable and compiles under ``jit``.
 0.5
 """
 from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,
-               geom, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto,
-               poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
+               geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal,
+               nbinom, norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
+from ._core import ModeResult, mode, rankdata, sem
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
-           "gamma", "gennorm", "geom", "laplace", "logistic", "multinomial",
-           "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t", "truncnorm",
-           "uniform", "vonmises", "wrapcauchy"]
+           "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+           "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+           "truncnorm", "uniform", "vonmises", "wrapcauchy", "ModeResult", "mode", "rankdata",
+           "sem"]

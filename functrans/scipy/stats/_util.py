@@ -7,7 +7,7 @@ import numpy as np
 from ... import numpy as fnp
 from .._special_gamma import as_float
 
-__all__ = ["as_float", "standardize", "outside", "nan_if", "log_prob"]
+__all__ = ["as_float", "standardize", "outside", "nan_if", "log_prob", "log1m_exp"]
 
 
 def standardize(x, loc, scale):
@@ -31,3 +31,11 @@ def log_prob(p, complement):
     digits of a value near 0)."""
     return fnp.where(p < 0.5, fnp.log(fnp.where(p < 0.5, p, 0.25)),
                      fnp.log1p(-fnp.where(p < 0.5, 0.25, complement)))
+
+
+def log1m_exp(t):
+    """log(1 - exp(-t)) for t >= 0: log(-expm1(-t)) for t <= log 2, log1p(-exp(-t))
+    beyond (each where the other would lose the digits)."""
+    near = t <= 0.6931471805599453
+    return fnp.where(near, fnp.log(-fnp.expm1(-fnp.where(near, t, 1.0))),
+                     fnp.log1p(-fnp.exp(-fnp.where(near, 1.0, t))))

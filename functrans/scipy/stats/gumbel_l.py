@@ -1,0 +1,92 @@
+"""The left-skewed Gumbel distribution (``jax.scipy.stats.gumbel_l``): the minimum's
+extreme-value law, sf exp(-exp(z)) with z = (x - loc) / scale.  A scale <= 0 gives
+NaN, as scipy."""
+from __future__ import annotations
+
+from ... import numpy as _fnp
+from ...typing import Array, ArrayLike
+from ._util import as_float as _as_float, log1m_exp as _log1m_exp, nan_if as _nan_if
+from ._util import standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+
+
+def _z(x, loc, scale):
+    z, log_scale = _standardize(x, loc, scale)
+    return z, log_scale, _as_float(scale) <= 0
+
+
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """z - exp(z) - log(scale).
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> float(gumbel_l.logpdf(0.0))
+    -1.0
+    """
+    z, log_scale, bad = _z(x, loc, scale)
+    return _nan_if(bad, z - _fnp.exp(z) - log_scale)
+
+
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """The density exp(z - exp(z)) / scale.
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> round(float(gumbel_l.pdf(0.0)), 12)
+    0.367879441171
+    """
+    return _fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """-expm1(-exp(z)) (accurate in the left tail).
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> round(float(gumbel_l.cdf(0.0)), 12)
+    0.632120558829
+    """
+    z, _, bad = _z(x, loc, scale)
+    return _nan_if(bad, -_fnp.expm1(-_fnp.exp(z)))
+
+
+def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """log(1 - exp(-exp(z))), by ``log1m_exp`` (accurate in both tails).
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> round(float(gumbel_l.logcdf(-40.0)), 12)
+    -40.0
+    """
+    z, _, bad = _z(x, loc, scale)
+    return _nan_if(bad, _log1m_exp(_fnp.exp(z)))
+
+
+def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """-exp(z).
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> float(gumbel_l.logsf(0.0))
+    -1.0
+    """
+    z, _, bad = _z(x, loc, scale)
+    return _nan_if(bad, -_fnp.exp(z))
+
+
+def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """exp(-exp(z)).
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> round(float(gumbel_l.sf(0.0)), 12)
+    0.367879441171
+    """
+    return _fnp.exp(logsf(x, loc, scale))
+
+
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """The quantile loc + scale log(-log1p(-q)) (NaN outside [0, 1]).
+
+    >>> from functrans.scipy.stats import gumbel_l
+    >>> round(float(gumbel_l.ppf(0.5)), 12)
+    -0.366512920582
+    """
+    q, loc, scale = _as_float(q, loc, scale)
+    out = loc + scale * _fnp.log(-_fnp.log1p(-q))
+    return _nan_if((scale <= 0) | (q < 0) | (q > 1), out)
