@@ -4,6 +4,8 @@ large fused kernels split, and fusion planning that does not rescan a kernel per
 equation. (Times are measured in benchmarks/compile.py; nothing here is timed.)"""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -58,7 +60,9 @@ def test_compile_timings_appear_in_cost_analysis():
 
 def test_many_uses_of_a_routine_call_one_shared_copy_with_the_same_values():
     n = vmath.INLINE_USES + 6
-    y = np.linspace(-3.0, 3.0, 1003)          # not a multiple of any vector width
+    # more elements than vmath.LIBRARY_MAX_ELEMENTS (the routines are in the module), and
+    # not a multiple of any vector width
+    y = np.linspace(-3.0, 3.0, vmath.LIBRARY_MAX_ELEMENTS + 7)
     jf = ft.jit(ft.grad(_sin_chain(n)), backend="cpu")
     text = jf.lower(y, 0.3).compile().as_text()
     assert "ft_sin_f64_shared" in text and "ft_cos_f64_shared" in text
@@ -71,7 +75,7 @@ def test_few_uses_of_a_routine_stay_inlined():
 
 
 def test_shared_float32_routines_match_the_inlined_ones():
-    x = np.linspace(-20.0, 20.0, 1001).astype(np.float32)
+    x = np.linspace(-20.0, 20.0, vmath.LIBRARY_MAX_ELEMENTS + 5).astype(np.float32)
 
     def f(x):
         return sum(fnp.exp(fnp.sin(x * (1.0 + k / 64))) for k in range(vmath.INLINE_USES + 4))
@@ -79,6 +83,37 @@ def test_shared_float32_routines_match_the_inlined_ones():
     want = sum(np.exp(np.sin(x * np.float32(1.0 + k / 64)))
                for k in range(vmath.INLINE_USES + 4))
     np.testing.assert_allclose(shared, want, rtol=2e-5)
+
+
+_LIBRARY_ROUTINES = ["exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos",
+                     "tan", "arctan", "arcsin", "arccos", "tanh", "sinh", "cosh", "arcsinh",
+                     "arccosh", "arctanh"]
+
+
+def test_small_kernels_call_the_library_vectorised_and_hold_no_routine():
+    x = np.linspace(-3.0, 3.0, 1000)
+    text = ft.jit(lambda x: fnp.sin(x) + fnp.cos(x), backend="cpu").lower(x).compile().as_text()
+    optimised = text.split("after optimisation")[1]
+    assert "ft_lib_sin_f64" in optimised and "ft_lib_cos_f64" in optimised
+    assert re.search(r"call [^\n]*<\d+ x double> @\"?ft_lib_sin_f64_", optimised), \
+        "the library's vector variant is not called"
+    assert "define internal double @ft_sin_f64" not in text     # no copy of the routine
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", _LIBRARY_ROUTINES)
+def test_the_library_gives_the_inlined_routines_bits(name, dtype):
+    # one input, computed by a small kernel (library calls) and, tiled, by a large one
+    # (the routine inlined); special values included
+    f = getattr(fnp, name)
+    x = np.concatenate([np.linspace(-30, 30, 997), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310,
+                                                    -1e-310, 0.5, -0.5, 1.0, -1.0]]).astype(dtype)
+    if name in ("arcsin", "arccos", "arctanh"):
+        x = x / np.asarray(30.0, dtype)
+    small = np.asarray(ft.jit(f, backend="cpu")(x))
+    reps = vmath.LIBRARY_MAX_ELEMENTS // len(x) + 2
+    large = np.asarray(ft.jit(f, backend="cpu")(np.tile(x, reps)))[:len(x)]
+    np.testing.assert_array_equal(small, large)
 
 
 def test_a_long_chain_is_split_into_kernels_of_bounded_size():

@@ -321,9 +321,11 @@ TABLE["shift_right_arithmetic"] = Row(_shift("arith"), "iu")
 
 def _vec(name, heavy=True):
     """The row of a vectorisable vmath routine (float64 and native float32 code; no
-    libm call)."""
+    libm call); a kernel over few elements calls it from ``vmath``'s library."""
     def emit(em, eqn, *args):
-        return vmath.call(em.module, em.b, name, *args)
+        kernel = getattr(em, "kernel", None)
+        small = kernel is not None and math.prod(kernel.shape) <= vmath.LIBRARY_MAX_ELEMENTS
+        return vmath.call(em.module, em.b, name, *args, library=small)
     return Row(emit, "f", heavy, routine=name)
 
 
