@@ -24,6 +24,8 @@ from ..primitives import elementwise as E
 from ..primitives import structural as S
 from . import _elementwise as El, _elementwise_select as Sel, _joining as Jn, _structural as St, _util
 from ._structural import broadcast_to
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "empty_like", "arange", "linspace", "eye", "identity", "tri", "tril",
@@ -74,12 +76,14 @@ def _static(name, what, v):
 
 # --------------------------------------------------------------------------- from data
 
-def asarray(a, dtype=None, order=None, copy=None):
+def asarray(a: ArrayLike, dtype: DTypeLike | None = None, order: str | None = None,
+            copy: bool | None = None) -> Array:
     """``a`` as an array (tracers pass through, converted to ``dtype`` if given)."""
     return _util.asarray(a, _dtype("asarray", dtype))
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 (numpy's name)
+def array(object: ArrayLike, dtype: DTypeLike | None = None, copy: bool = True, order: str = "K",
+          ndmin: int = 0) -> Array:  # noqa: A002 (numpy's name)
     """A new array from ``object`` (a copy unless ``copy=False``).
 
     >>> import functrans.numpy as fnp
@@ -98,7 +102,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002 (num
 
 # --------------------------------------------------------------------------- filled
 
-def zeros(shape, dtype=None):
+def zeros(shape: int | Shape, dtype: DTypeLike | None = None) -> Array:
     """An array of zeros (float64 unless ``dtype``).
 
     >>> import functrans.numpy as fnp
@@ -108,12 +112,12 @@ def zeros(shape, dtype=None):
     return wrap(np.zeros(_shape("zeros", shape), _dtype("zeros", dtype) or np.float64))
 
 
-def ones(shape, dtype=None):
+def ones(shape: int | Shape, dtype: DTypeLike | None = None) -> Array:
     """An array of ones (float64 unless ``dtype``)."""
     return wrap(np.ones(_shape("ones", shape), _dtype("ones", dtype) or np.float64))
 
 
-def empty(shape, dtype=None):
+def empty(shape: int | Shape, dtype: DTypeLike | None = None) -> Array:
     """Like ``zeros`` (arrays are immutable, so uninitialised memory buys nothing)."""
     return wrap(np.zeros(_shape("empty", shape), _dtype("empty", dtype) or np.float64))
 
@@ -124,7 +128,7 @@ def _fill_dtype(fill_value):
     return _util.asarray(fill_value).dtype
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (which may be traced or an array
     broadcast to ``shape``); the dtype defaults to the fill value's.
 
@@ -151,19 +155,19 @@ def _like(name, a, dtype, shape):
     return dt, (tuple(a.shape) if shape is None else _shape(name, shape))
 
 
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
     """Zeros of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
     dt, shp = _like("zeros_like", a, dtype, shape)
     return wrap(np.zeros(shp, dt))
 
 
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
     """Ones of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
     dt, shp = _like("ones_like", a, dtype, shape)
     return wrap(np.ones(shp, dt))
 
 
-def empty_like(a, dtype=None, shape=None):
+def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
     """An array of ``a``'s shape and dtype (or the given ones). Its values are zeros
     (arrays are immutable, so uninitialised memory would be of no use).
 
@@ -174,7 +178,8 @@ def empty_like(a, dtype=None, shape=None):
     return zeros_like(a, dtype, shape)
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
+              shape: Shape | None = None) -> Array:
     """``fill_value`` in ``a``'s shape and dtype (the fill value may be traced)."""
     dt, shp = _like("full_like", a, dtype, shape)
     return full(shp, fill_value, dt)
@@ -182,7 +187,8 @@ def full_like(a, fill_value, dtype=None, shape=None):
 
 # --------------------------------------------------------------------------- ranges
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
+           dtype: DTypeLike | None = None) -> Array:
     """Evenly spaced values in ``[start, stop)``; bounds must be static.
 
     >>> import functrans.numpy as fnp
@@ -214,7 +220,9 @@ def arange(start, stop=None, step=None, dtype=None):
     return wrap(out)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: DTypeLike | None = None,
+             axis: int = 0) -> Array | tuple[Array, Array]:
     """``num`` evenly spaced values from ``start`` to ``stop``; ``num`` must be static,
     ``start`` and ``stop`` may be traced (as in JAX; then the result is differentiable).
 
@@ -277,7 +285,7 @@ def _nm(name, N, M):
     return N, M
 
 
-def eye(N, M=None, k=0, dtype=None):
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
     """Ones on the ``k``-th diagonal of an ``N x M`` matrix.
 
     >>> import functrans.numpy as fnp
@@ -288,12 +296,12 @@ def eye(N, M=None, k=0, dtype=None):
     return wrap(np.eye(N, M, int(k), dtype=_dtype("eye", dtype) or np.float64))
 
 
-def identity(n, dtype=None):
+def identity(n: int, dtype: DTypeLike | None = None) -> Array:
     """The ``n x n`` identity matrix."""
     return eye(n, dtype=dtype)
 
 
-def tri(N, M=None, k=0, dtype=None):
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
     """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
     N, M = _nm("tri", N, M)
     return wrap(np.tri(N, M, int(k), dtype=_dtype("tri", dtype) or np.float64))
@@ -322,7 +330,7 @@ def _tri_select(name, m, k, lower):
     return E.select_n(mask, S.full(m.shape, 0, m.dtype), m)
 
 
-def tril(m, k=0):
+def tril(m: ArrayLike, k: int = 0) -> Array:
     """``m`` with the elements above the ``k``-th diagonal zeroed (last two axes).
 
     >>> import functrans.numpy as fnp
@@ -332,6 +340,6 @@ def tril(m, k=0):
     return _tri_select("tril", m, k, True)
 
 
-def triu(m, k=0):
+def triu(m: ArrayLike, k: int = 0) -> Array:
     """``m`` with the elements below the ``k``-th diagonal zeroed (last two axes)."""
     return _tri_select("triu", m, k, False)

@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..tracing import Tracer
+from typing import Any
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["finfo", "iinfo", "promote_types", "result_type", "can_cast", "issubdtype",
            "isdtype", "generic", "number", "inexact", "floating", "complexfloating",
@@ -28,7 +31,7 @@ def _dt(x):
     return x.dtype if isinstance(x, Tracer) or hasattr(x, "dtype") else x
 
 
-def finfo(dtype):
+def finfo(dtype: DTypeLike) -> np.finfo:
     """Machine limits of a floating dtype (numpy's ``finfo``).
 
     >>> bool(finfo(np.float64).eps == np.finfo(np.float64).eps)
@@ -37,7 +40,7 @@ def finfo(dtype):
     return np.finfo(_dt(dtype))
 
 
-def iinfo(int_type):
+def iinfo(int_type: DTypeLike) -> np.iinfo:
     """Machine limits of an integer dtype (numpy's ``iinfo``).
 
     >>> iinfo(np.int32).max
@@ -46,7 +49,7 @@ def iinfo(int_type):
     return np.iinfo(_dt(int_type))
 
 
-def promote_types(type1, type2):
+def promote_types(type1: DTypeLike, type2: DTypeLike) -> np.dtype:
     """The smallest dtype both promote to.
 
     >>> promote_types(np.int32, np.float32)
@@ -55,7 +58,7 @@ def promote_types(type1, type2):
     return np.promote_types(type1, type2)
 
 
-def result_type(*arrays_and_dtypes):
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     """numpy 2's result dtype (Python scalars are weak).
 
     >>> import functrans.numpy as fnp
@@ -65,7 +68,7 @@ def result_type(*arrays_and_dtypes):
     return np.result_type(*[_dt(a) for a in arrays_and_dtypes])
 
 
-def can_cast(from_, to, casting="safe"):
+def can_cast(from_: DTypeLike, to: DTypeLike, casting: str = "safe") -> bool:
     """Whether ``from_`` (a dtype or array) casts to ``to`` under ``casting``.
 
     >>> can_cast(np.int32, np.float64)
@@ -74,7 +77,7 @@ def can_cast(from_, to, casting="safe"):
     return np.can_cast(_dt(from_), to, casting)
 
 
-def issubdtype(arg1, arg2):
+def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:
     """numpy's ``issubdtype``.
 
     >>> issubdtype(np.float32, np.floating)
@@ -83,7 +86,7 @@ def issubdtype(arg1, arg2):
     return np.issubdtype(arg1, arg2)
 
 
-def isdtype(dtype, kind):
+def isdtype(dtype: DTypeLike, kind: str | DTypeLike | tuple[str | DTypeLike, ...]) -> bool:
     """Array-API ``isdtype``: ``kind`` is a dtype, a kind name or a tuple of them.
 
     >>> isdtype(np.float32, "real floating"), isdtype(np.int8, ("bool", "integral"))

@@ -27,6 +27,8 @@ from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
                     result_dtype, shape_of, unsupported_dtype_error)
+from ..array import Array
+from ..typing import ArrayLike
 
 # (plus the functions generated from the op table's rows, at the end)
 __all__ = [
@@ -195,7 +197,7 @@ def _unary(name, np_fn, traced, example=None):
     and apply ``traced`` (a primitive wrapper or a composition)."""
     out_dtypes = {}     # input dtype -> numpy's output dtype, memoised for the traced path
 
-    def f(x):
+    def f(x: ArrayLike) -> Array:
         if not isinstance(x, Tracer):
             check_args(name, x)
             return _eager1(np_fn, x)
@@ -209,7 +211,7 @@ def _unary(name, np_fn, traced, example=None):
 
 def _binary(name, np_fn, traced, example=None):
     """A binary function: promote (NEP 50), broadcast, convert to numpy's output dtype."""
-    def f(x, y):
+    def f(x: ArrayLike, y: ArrayLike) -> Array:
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
             return _eager2(np_fn, x, y)
@@ -231,7 +233,7 @@ def _binary(name, np_fn, traced, example=None):
 def _predicate(name, np_fn, traced, truth_values=False):
     """A binary function with a bool result: promote to one dtype, then compare; with
     ``truth_values`` (the logical functions) the operands are converted to bool first."""
-    def f(x, y):
+    def f(x: ArrayLike, y: ArrayLike) -> Array:
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
             return _eager2(np_fn, x, y)
@@ -298,7 +300,7 @@ fmax = _binary("fmax", np.fmax, _fmax_traced)
 fmin = _binary("fmin", np.fmin, _fmin_traced)
 
 
-def power(x, y):
+def power(x: ArrayLike, y: ArrayLike) -> Array:
     """``x ** y`` elementwise with numpy 2 dtypes; a Python int exponent under a trace
     becomes ``integer_pow`` (exact repeated multiplication; ints stay ints).
 
@@ -339,7 +341,7 @@ def _abs_traced(x):
     return E.abs(x)
 
 
-def abs(x):  # noqa: A001 (numpy's name)
+def abs(x: ArrayLike) -> Array:  # noqa: A001 (numpy's name)
     """Elementwise absolute value; integers stay integers, bools stay bools.
 
     >>> import functrans.numpy as fnp
@@ -396,7 +398,7 @@ floor = _unary("floor", np.floor, _integral_or(E.floor),
 ceil = _unary("ceil", np.ceil, _integral_or(E.ceil))
 
 
-def round(x, decimals=0):  # noqa: A001 (numpy's name)
+def round(x: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 (numpy's name)
     """Round half to even to ``decimals`` places, as ``numpy.round``.
 
     >>> import functrans.numpy as fnp
@@ -434,7 +436,7 @@ around = round
 # --------------------------------------------------------------------------- predicates
 
 @_eager_numpy(np.isnan)
-def isnan(x):
+def isnan(x: ArrayLike) -> Array:
     """Elementwise ``x != x`` (False for integers).
 
     >>> import functrans.numpy as fnp
@@ -445,7 +447,7 @@ def isnan(x):
 
 
 @_eager_numpy(np.isinf)
-def isinf(x):
+def isinf(x: ArrayLike) -> Array:
     """Elementwise: is ``x`` plus or minus infinity.
 
     >>> import functrans.numpy as fnp
@@ -460,7 +462,7 @@ def isinf(x):
 
 
 @_eager_numpy(np.isfinite)
-def isfinite(x):
+def isfinite(x: ArrayLike) -> Array:
     """Elementwise: neither infinite nor nan.
 
     >>> import functrans.numpy as fnp
@@ -490,7 +492,7 @@ logical_xor = _predicate("logical_xor", np.logical_xor, E.bitwise_xor, truth_val
 
 
 @_eager_numpy(np.logical_not)
-def logical_not(x):
+def logical_not(x: ArrayLike) -> Array:
     """Elementwise ``not x`` (truthiness).
 
     >>> import functrans.numpy as fnp

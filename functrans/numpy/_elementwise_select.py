@@ -20,6 +20,8 @@ from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
                            out_dtype_of)
 from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["where", "clip", "real", "imag", "conjugate", "conj"]
 
@@ -30,7 +32,7 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
     """``fnp.real``/``imag``/``conjugate``: numpy eagerly (``widen``: unsupported result
     dtypes recomputed wider); traced, ``on_complex(x)`` for complex dtypes, else
     ``on_real(x)``."""
-    def f(x):
+    def f(x: ArrayLike) -> Array:
         if not isinstance(x, Tracer):
             check_args(name, x)
             return eager_call(np_fn, (x,)) if widen else wrap(quiet_call(np_fn, x))
@@ -73,7 +75,8 @@ def _int_bound_in_range(x, bound):
     return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
 
 
-def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE):  # noqa: A002
+def clip(x: ArrayLike, a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALUE, *,
+         min: ArrayLike = _NO_VALUE, max: ArrayLike = _NO_VALUE) -> Array:  # noqa: A002
     """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
     (also accepts numpy 2's ``min=``/``max=``).
 
@@ -106,7 +109,8 @@ def clip(x, a_min=_NO_VALUE, a_max=_NO_VALUE, *, min=_NO_VALUE, max=_NO_VALUE): 
     return out
 
 
-def where(condition, x=_NO_VALUE, y=_NO_VALUE):
+def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
+          y: ArrayLike = _NO_VALUE) -> Array | tuple[Array, ...]:
     """``x`` where ``condition`` holds, else ``y`` (broadcast together, numpy 2 dtypes).
 
     The one-argument form ``where(condition)`` (the indices of the true entries) has a

@@ -25,6 +25,9 @@ from . import _joining as jn
 from . import _products as pr
 from ._creation import asarray, zeros
 from ._util import canonicalize_axis
+from typing import Any, Sequence
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["append", "diff", "ediff1d", "kron", "cross", "rot90", "insert", "delete",
            "block", "meshgrid", "vander", "select", "piecewise", "tril_indices",
@@ -47,7 +50,7 @@ def _slice_along(a, axis, start, stop):
     return a[tuple(index)]
 
 
-def append(arr, values, axis=None):
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """``arr`` with ``values`` appended (both flattened when ``axis`` is None).
 
     >>> import functrans.numpy as fnp
@@ -60,7 +63,8 @@ def append(arr, values, axis=None):
     return jn.concatenate([arr, values], axis=axis)
 
 
-def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002 (numpy's names)
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> Array:  # noqa: A002 (numpy's names)
     """The ``n``-th discrete difference along ``axis``.
 
     >>> import functrans.numpy as fnp
@@ -93,7 +97,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002 (numpy's nam
     return a
 
 
-def ediff1d(ary, to_end=None, to_begin=None):
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
+            to_begin: ArrayLike | None = None) -> Array:
     """Differences of consecutive elements of the flattened ``ary``.
 
     >>> import functrans.numpy as fnp
@@ -109,7 +114,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return jn.concatenate(parts)
 
 
-def kron(a, b):
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """Kronecker product.
 
     >>> import functrans.numpy as fnp
@@ -127,7 +132,8 @@ def kron(a, b):
     return st.reshape(prod, tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | Sequence[int] | None = None) -> Array:
     """Cross product of 3-vectors (or the scalar z-component for 2-vectors).
 
     >>> import functrans.numpy as fnp
@@ -156,7 +162,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return st.moveaxis(out, -1, axisc)
 
 
-def rot90(m, k=1, axes=(0, 1)):
+def rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first
     toward the second axis).
 
@@ -180,7 +186,8 @@ def rot90(m, k=1, axes=(0, 1)):
     return st.flip(st.transpose(m, perm), ax1)
 
 
-def insert(arr, obj, values, axis=None):
+def insert(arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike,
+           axis: int | None = None) -> Array:
     """``values`` inserted before the static positions ``obj`` along ``axis``.
 
     >>> import functrans.numpy as fnp
@@ -222,7 +229,7 @@ def insert(arr, obj, values, axis=None):
     return jn.concatenate(pieces, axis=axis)
 
 
-def delete(arr, obj, axis=None):
+def delete(arr: ArrayLike, obj: ArrayLike | slice, axis: int | None = None) -> Array:
     """``arr`` without the entries at static positions ``obj`` (int, slice or ints).
 
     >>> import functrans.numpy as fnp
@@ -251,7 +258,7 @@ def _block_depth(arrays):
     return 1 + _block_depth(arrays[0]) if isinstance(arrays, list) else 0
 
 
-def block(arrays):
+def block(arrays: ArrayLike | Sequence[Any]) -> Array:
     """Assemble an array from nested lists of blocks (the innermost list joins the
     last axis).
 
@@ -275,7 +282,8 @@ def block(arrays):
     return join(arrays, 0)
 
 
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False,
+             indexing: str = "xy") -> list[Array]:
     """Coordinate arrays from 1-d coordinate vectors (``indexing`` 'xy' or 'ij').
 
     >>> import functrans.numpy as fnp
@@ -298,7 +306,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return list(st.broadcast_arrays(*grids))
 
 
-def vander(x, N=None, increasing=False):
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
     """Vandermonde matrix: columns are powers of ``x`` (decreasing unless ``increasing``).
 
     >>> import functrans.numpy as fnp
@@ -316,7 +324,8 @@ def vander(x, N=None, increasing=False):
     return jn.stack(cols, axis=1)
 
 
-def select(condlist, choicelist, default=0):
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
+           default: ArrayLike = 0) -> Array:
     """The first choice whose condition holds, elementwise; ``default`` elsewhere.
 
     >>> import functrans.numpy as fnp
@@ -338,7 +347,8 @@ def select(condlist, choicelist, default=0):
     return out
 
 
-def piecewise(x, condlist, funclist, *args, **kw):
+def piecewise(x: ArrayLike, condlist: Sequence[ArrayLike], funclist: Sequence[Any],
+              *args: ArrayLike, **kw: Any) -> Array:
     """Evaluate ``funclist[i]`` (a function or a constant) where ``condlist[i]`` holds;
     one extra function is the default. Every function is evaluated on all of ``x`` (as
     in JAX), and the later condition wins where several hold (as in numpy).
@@ -369,7 +379,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
-def tril_indices(n, k=0, m=None):
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """Row and column indices of the lower triangle of an ``(n, m)`` array.
 
     >>> import functrans.numpy as fnp
@@ -379,7 +389,7 @@ def tril_indices(n, k=0, m=None):
     return tuple(asarray(v) for v in np.tril_indices(n, k, m))
 
 
-def triu_indices(n, k=0, m=None):
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """Row and column indices of the upper triangle of an ``(n, m)`` array.
 
     >>> import functrans.numpy as fnp
@@ -389,7 +399,7 @@ def triu_indices(n, k=0, m=None):
     return tuple(asarray(v) for v in np.triu_indices(n, k, m))
 
 
-def tril_indices_from(arr, k=0):
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``tril_indices`` for the shape of the 2-d ``arr``.
 
     >>> import functrans.numpy as fnp
@@ -402,7 +412,7 @@ def tril_indices_from(arr, k=0):
     return tril_indices(shape[0], k, shape[1])
 
 
-def triu_indices_from(arr, k=0):
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``triu_indices`` for the shape of the 2-d ``arr``.
 
     >>> import functrans.numpy as fnp
@@ -415,7 +425,7 @@ def triu_indices_from(arr, k=0):
     return triu_indices(shape[0], k, shape[1])
 
 
-def diag_indices(n, ndim=2):
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
     """Indices of the main diagonal of an ``n``-sided ``ndim``-d array.
 
     >>> import functrans.numpy as fnp
@@ -425,7 +435,7 @@ def diag_indices(n, ndim=2):
     return tuple(asarray(v) for v in np.diag_indices(n, ndim))
 
 
-def diag_indices_from(arr):
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     """``diag_indices`` for ``arr``, whose sides must be equal.
 
     >>> import functrans.numpy as fnp
@@ -438,7 +448,7 @@ def diag_indices_from(arr):
     return diag_indices(shape[0], len(shape))
 
 
-def diagflat(v, k=0):
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
     """A 2-d array with the flattened ``v`` on diagonal ``k``.
 
     >>> import functrans.numpy as fnp
@@ -448,7 +458,8 @@ def diagflat(v, k=0):
     return pr.diag(st.ravel(asarray(v)), k)
 
 
-def indices(dimensions, dtype=np.int64, sparse=False):
+def indices(dimensions: Shape, dtype: DTypeLike = np.int64,
+            sparse: bool = False) -> Array | tuple[Array, ...]:
     """Index grids of the given shape (stacked, or a tuple of broadcastable ones).
 
     >>> import functrans.numpy as fnp
@@ -459,7 +470,7 @@ def indices(dimensions, dtype=np.int64, sparse=False):
     return tuple(asarray(v) for v in out) if sparse else asarray(out)
 
 
-def rollaxis(a, axis, start=0):
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """Move ``axis`` to before position ``start`` (numpy's older ``moveaxis``).
 
     >>> import functrans.numpy as fnp
@@ -476,7 +487,7 @@ def rollaxis(a, axis, start=0):
     return st.moveaxis(a, axis, start)
 
 
-def permute_dims(a, axes=None):
+def permute_dims(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """``transpose`` under the array-API name (``axes`` None reverses them, as numpy's).
 
     >>> import functrans.numpy as fnp
@@ -486,7 +497,7 @@ def permute_dims(a, axes=None):
     return st.transpose(asarray(a), axes)
 
 
-def matrix_transpose(x):
+def matrix_transpose(x: ArrayLike) -> Array:
     """Swap the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -499,7 +510,7 @@ def matrix_transpose(x):
     return st.swapaxes(x, -1, -2)
 
 
-def astype(x, dtype, copy=False):
+def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = False) -> Array:
     """``x`` converted to ``dtype``.
 
     >>> import functrans.numpy as fnp
@@ -509,7 +520,7 @@ def astype(x, dtype, copy=False):
     return asarray(x, dtype)
 
 
-def copy(a, order=None):
+def copy(a: ArrayLike, order: str | None = None) -> Array:
     """A copy of ``a`` (arrays are immutable, so the same values).
 
     >>> import functrans.numpy as fnp
@@ -520,7 +531,7 @@ def copy(a, order=None):
     return a if isinstance(a, Tracer) else asarray(np.array(a))
 
 
-def unstack(x, axis=0):
+def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple.
 
     >>> import functrans.numpy as fnp

@@ -19,6 +19,9 @@ from . import _joining as jn
 from ._creation import asarray
 from ._util import canonicalize_axis
 from ._extra_arrays import indices
+from typing import Any, Callable, Sequence
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["logspace", "geomspace", "fromfunction", "apply_along_axis", "apply_over_axes",
            "vecdot", "matvec", "vecmat", "cumulative_sum", "cumulative_prod", "count_nonzero"]
@@ -41,7 +44,8 @@ def _spaced(start, stop, num, endpoint, axis):
     return st.moveaxis(out, 0, axis) if start.ndim else out
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             base: float = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``base ** linspace(start, stop)``.
 
     >>> import functrans.numpy as fnp
@@ -53,7 +57,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else asarray(out, dtype)
 
 
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+              dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign; the
     ends are returned exactly, as numpy does).
 
@@ -72,7 +77,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return out if dtype is None else asarray(out, dtype)
 
 
-def fromfunction(function, shape, *, dtype=float, **kwargs):
+def fromfunction(function: Callable[..., Any], shape: Shape, *, dtype: DTypeLike = float,
+                 **kwargs: Any) -> Any:
     """``function`` called on the index grids of ``shape``.
 
     >>> import functrans.numpy as fnp
@@ -83,7 +89,8 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     return function(*[grids[i] for i in range(len(shape))], **kwargs)
 
 
-def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *args: ArrayLike,
+                     **kwargs: Any) -> Array:
     """``func1d`` applied to every 1-d slice along ``axis`` (vectorised with vmap); the
     axes ``func1d`` returns replace ``axis``.
 
@@ -101,7 +108,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return fun(arr)
 
 
-def apply_over_axes(func, a, axes):
+def apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequence[int]) -> Array:
     """``func(a, axis)`` applied over each axis in turn, keeping the rank.
 
     >>> import functrans.numpy as fnp
@@ -119,7 +126,7 @@ def apply_over_axes(func, a, axes):
     return a
 
 
-def vecdot(x1, x2, axis=-1):
+def vecdot(x1: ArrayLike, x2: ArrayLike, axis: int = -1) -> Array:
     """Vector dot product ``sum(conj(x1) * x2)`` over ``axis``, batched by broadcasting.
 
     >>> import functrans.numpy as fnp
@@ -132,7 +139,7 @@ def vecdot(x1, x2, axis=-1):
     return red.sum(el.multiply(sel.conj(x1) if x1.dtype.kind == "c" else x1, x2), axis=axis)
 
 
-def matvec(x1, x2):
+def matvec(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Matrix-vector product over the last axes, batched by broadcasting.
 
     >>> import functrans.numpy as fnp
@@ -143,7 +150,7 @@ def matvec(x1, x2):
     return vecdot(sel.conj(x1) if x1.dtype.kind == "c" else x1, st.expand_dims(x2, -2))
 
 
-def vecmat(x1, x2):
+def vecmat(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Vector-matrix product ``conj(x1) @ x2`` over the last axes, batched.
 
     >>> import functrans.numpy as fnp
@@ -172,7 +179,8 @@ def _cumulative(name, fn, x, axis, dtype, include_initial, initial):
     return out
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None,
+                   dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Array-API cumulative sum; ``include_initial`` prepends a 0.
 
     >>> import functrans.numpy as fnp
@@ -182,7 +190,8 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative("cumulative_sum", red.cumsum, x, axis, dtype, include_initial, 0)
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None,
+                    dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Array-API cumulative product; ``include_initial`` prepends a 1.
 
     >>> import functrans.numpy as fnp
@@ -192,7 +201,8 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative("cumulative_prod", red.cumprod, x, axis, dtype, include_initial, 1)
 
 
-def count_nonzero(a, axis=None, keepdims=False):
+def count_nonzero(a: ArrayLike, axis: int | Sequence[int] | None = None,
+                  keepdims: bool = False) -> Array:
     """Number of nonzero entries (int64).
 
     >>> import functrans.numpy as fnp

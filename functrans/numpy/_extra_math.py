@@ -17,6 +17,8 @@ from . import _elementwise as el
 from . import _elementwise_select as sel
 from . import _reductions as red
 from ._creation import asarray, zeros_like, ones_like, full_like
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["fabs", "sinc", "angle", "nan_to_num", "isclose",
            "allclose", "array_equal", "array_equiv", "signbit", "trunc", "fix",
@@ -30,7 +32,7 @@ def _float(x):
     return x if x.dtype.kind in "fc" else asarray(x, np.float64)
 
 
-def fabs(x):
+def fabs(x: ArrayLike) -> Array:
     """Absolute value of a real array, always floating.
 
     >>> import functrans.numpy as fnp
@@ -43,7 +45,7 @@ def fabs(x):
     return el.abs(_float(x))
 
 
-def sinc(x):
+def sinc(x: ArrayLike) -> Array:
     """Normalised sinc ``sin(pi x) / (pi x)``, 1 at 0 (smooth there: derivative 0).
 
     >>> import functrans.numpy as fnp
@@ -59,7 +61,7 @@ def sinc(x):
     return sel.where(zero, taylor, el.true_divide(el.sin(safe), safe))
 
 
-def angle(z, deg=False):
+def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The argument of complex ``z`` (``arctan2(imag, real)``), in degrees if ``deg``.
 
     >>> import functrans.numpy as fnp
@@ -72,7 +74,8 @@ def angle(z, deg=False):
     return el.multiply(out, 180.0 / np.pi) if deg else out
 
 
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Array:
     """NaN replaced by ``nan``, +-inf by ``posinf``/``neginf`` (default: the dtype's
     largest finite values); complex parts are handled separately.
 
@@ -95,7 +98,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return sel.where(el.logical_and(el.isinf(x), el.less(x, 0)), full_like(x, lo), x)
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Array:
     """Elementwise ``|a - b| <= atol + rtol * |b|``; equal infinities are close.
 
     >>> import functrans.numpy as fnp
@@ -116,7 +120,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Array:
     """Whether every element of ``a`` and ``b`` is close (a 0-d bool array).
 
     >>> import functrans.numpy as fnp
@@ -126,7 +131,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return red.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def array_equal(a1, a2, equal_nan=False):
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     """True when the shapes agree and every element is equal.
 
     >>> import functrans.numpy as fnp
@@ -142,7 +147,7 @@ def array_equal(a1, a2, equal_nan=False):
     return red.all(eq)
 
 
-def array_equiv(a1, a2):
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
     """True when ``a1`` and ``a2`` broadcast together and are equal everywhere.
 
     >>> import functrans.numpy as fnp
@@ -157,7 +162,7 @@ def array_equiv(a1, a2):
     return red.all(el.equal(a1, a2))
 
 
-def signbit(x):
+def signbit(x: ArrayLike) -> Array:
     """True where the sign bit is set: negative values and ``-0.0`` (the sign bit of a
     NaN is not read: NaN gives False).
 
@@ -174,7 +179,7 @@ def signbit(x):
     return el.logical_or(el.less(x, 0), el.logical_and(el.equal(x, 0), zero_sign))
 
 
-def trunc(x):
+def trunc(x: ArrayLike) -> Array:
     """Round toward zero.
 
     >>> import functrans.numpy as fnp
@@ -190,7 +195,7 @@ def trunc(x):
 fix = trunc
 
 
-def fmod(x1, x2):
+def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
     """C's remainder: the sign follows the dividend ``x1`` (numpy's ``fmod``).
 
     >>> import functrans.numpy as fnp
@@ -204,7 +209,7 @@ def fmod(x1, x2):
     return sel.where(fix_needed, el.subtract(r, x2), r)
 
 
-def heaviside(x1, x2):
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Step function: 0 below zero, ``x2`` at zero, 1 above.
 
     >>> import functrans.numpy as fnp
@@ -217,7 +222,7 @@ def heaviside(x1, x2):
                      sel.where(el.less(x1, 0), zero, el.add(zero, x2)))
 
 
-def float_power(x1, x2):
+def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``x1 ** x2`` computed in float64 (complex128 for complex input), as numpy does.
 
     >>> import functrans.numpy as fnp
@@ -229,7 +234,7 @@ def float_power(x1, x2):
     return el.power(asarray(x1, dt), asarray(x2, dt))
 
 
-def isposinf(x):
+def isposinf(x: ArrayLike) -> Array:
     """True where ``x`` is +inf.
 
     >>> import functrans.numpy as fnp
@@ -240,7 +245,7 @@ def isposinf(x):
     return el.logical_and(el.isinf(x), el.greater(x, 0))
 
 
-def isneginf(x):
+def isneginf(x: ArrayLike) -> Array:
     """True where ``x`` is -inf.
 
     >>> import functrans.numpy as fnp
@@ -251,7 +256,7 @@ def isneginf(x):
     return el.logical_and(el.isinf(x), el.less(x, 0))
 
 
-def isreal(x):
+def isreal(x: ArrayLike) -> Array:
     """True where the imaginary part is zero (everywhere for real input).
 
     >>> import functrans.numpy as fnp
@@ -261,7 +266,7 @@ def isreal(x):
     return el.equal(sel.imag(asarray(x)), 0)
 
 
-def iscomplex(x):
+def iscomplex(x: ArrayLike) -> Array:
     """True where the imaginary part is nonzero.
 
     >>> import functrans.numpy as fnp
@@ -271,7 +276,7 @@ def iscomplex(x):
     return el.not_equal(sel.imag(asarray(x)), 0)
 
 
-def iscomplexobj(x) -> bool:
+def iscomplexobj(x: ArrayLike) -> bool:
     """Whether ``x`` has a complex dtype (a static answer).
 
     >>> iscomplexobj(1j), iscomplexobj(1.0)
@@ -280,7 +285,7 @@ def iscomplexobj(x) -> bool:
     return asarray(x).dtype.kind == "c"
 
 
-def isrealobj(x) -> bool:
+def isrealobj(x: ArrayLike) -> bool:
     """Whether ``x`` has a non-complex dtype (a static answer).
 
     >>> isrealobj(1.0)
@@ -289,7 +294,7 @@ def isrealobj(x) -> bool:
     return not iscomplexobj(x)
 
 
-def isscalar(element) -> bool:
+def isscalar(element: ArrayLike) -> bool:
     """JAX's rule: Python and numpy scalars and 0-d arrays (also traced ones) are scalars.
 
     >>> import functrans.numpy as fnp
@@ -303,7 +308,7 @@ def isscalar(element) -> bool:
     return False
 
 
-def modf(x):
+def modf(x: ArrayLike) -> tuple[Array, Array]:
     """Fractional and integral parts, both with the sign of ``x``.
 
     >>> import functrans.numpy as fnp
@@ -315,7 +320,7 @@ def modf(x):
     return el.subtract(x, whole), whole
 
 
-def divmod(x1, x2):  # noqa: A001 (numpy's name)
+def divmod(x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:  # noqa: A001 (numpy's name)
     """``(floor_divide(x1, x2), remainder(x1, x2))``.
 
     >>> import functrans.numpy as fnp
@@ -325,7 +330,7 @@ def divmod(x1, x2):  # noqa: A001 (numpy's name)
     return el.floor_divide(x1, x2), el.remainder(x1, x2)
 
 
-def ldexp(x1, x2):
+def ldexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``x1 * 2**x2`` for integer ``x2``.
 
     >>> import functrans.numpy as fnp

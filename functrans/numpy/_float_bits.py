@@ -16,6 +16,8 @@ from . import _elementwise as el
 from . import _elementwise_select as sel
 from ._creation import asarray, full_like
 from ._structural import broadcast_arrays
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["nextafter", "spacing", "i0"]
 
@@ -32,7 +34,7 @@ def _floats(*xs):
     return [asarray(x, dt) for x in xs], dt
 
 
-def nextafter(x1, x2):
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The next representable float after ``x1`` in the direction of ``x2``.
 
     >>> import functrans.numpy as fnp
@@ -54,7 +56,7 @@ def nextafter(x1, x2):
     return sel.where(nan, full_like(x1, np.nan), out)
 
 
-def spacing(x):
+def spacing(x: ArrayLike) -> Array:
     """Distance from ``x`` to the next float away from zero, with the sign of ``x``
     (NaN for infinities and NaN).
 
@@ -78,7 +80,7 @@ _SERIES_TERMS = 60
 _ASYMPTOTIC_TERMS = 20
 
 
-def i0(x):
+def i0(x: ArrayLike) -> Array:
     """Modified Bessel function of the first kind, order 0 (real input; differentiable).
 
     >>> import functrans.numpy as fnp

@@ -24,6 +24,9 @@ from ._creation import asarray
 from ._sorting import argsort
 from ._take import take_along_axis
 from ._util import canonicalize_axis
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike, Shape
 
 __all__ = ["choose", "lexsort", "sort_complex", "top_k", "resize", "ravel_multi_index",
            "unravel_index", "put", "place", "put_along_axis", "fill_diagonal"]
@@ -49,7 +52,8 @@ def _fit_index(name, idx, n, mode):
     return sel.clip(idx, 0, n - 1) if mode == "clip" else el.remainder(idx, n)
 
 
-def choose(a, choices, out=None, mode="raise"):
+def choose(a: ArrayLike, choices: ArrayLike | Sequence[ArrayLike], out: None = None,
+           mode: str = "raise") -> Array:
     """``choices[a[i]][i]`` elementwise, everything broadcast together.
 
     >>> import functrans.numpy as fnp
@@ -67,7 +71,7 @@ def choose(a, choices, out=None, mode="raise"):
     return take_along_axis(stacked, st.expand_dims(parts[0], 0), axis=0)[0]
 
 
-def lexsort(keys, axis=-1):
+def lexsort(keys: ArrayLike | Sequence[ArrayLike], axis: int = -1) -> Array:
     """Indices sorting by the last key first, ties broken by earlier keys (stable).
 
     >>> import functrans.numpy as fnp
@@ -85,7 +89,7 @@ def lexsort(keys, axis=-1):
     return idx
 
 
-def sort_complex(a):
+def sort_complex(a: ArrayLike) -> Array:
     """Sort by real part, then imaginary part; the result is complex.
 
     >>> import functrans.numpy as fnp
@@ -99,7 +103,7 @@ def sort_complex(a):
     return take_along_axis(a, idx, axis=-1)
 
 
-def top_k(operand, k):
+def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
     """The ``k`` largest entries along the last axis (descending) and their indices.
 
     >>> import functrans.numpy as fnp
@@ -114,7 +118,7 @@ def top_k(operand, k):
     return take_along_axis(operand, idx, axis=-1), idx
 
 
-def resize(a, new_shape):
+def resize(a: ArrayLike, new_shape: int | Shape) -> Array:
     """``a`` flattened, repeated as needed and reshaped to ``new_shape``.
 
     >>> import functrans.numpy as fnp
@@ -132,7 +136,8 @@ def resize(a, new_shape):
     return st.reshape(st.tile(flat, reps)[:total], new_shape)
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Shape, mode: str = "raise",
+                      order: str = "C") -> Array:
     """Flat indices of the index tuple ``multi_index`` into an array of shape ``dims``.
 
     >>> import functrans.numpy as fnp
@@ -153,7 +158,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     return out
 
 
-def unravel_index(indices, shape):
+def unravel_index(indices: ArrayLike, shape: Shape) -> tuple[Array, ...]:
     """The index tuple of flat ``indices`` into an array of ``shape`` (out-of-range
     indices are clipped, as in JAX).
 
@@ -179,7 +184,8 @@ def _no_inplace(name, inplace):
                          f"updated array back (as in JAX)")
 
 
-def put(a, ind, v, mode=None, *, inplace=True):
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
+        inplace: bool = True) -> Array:
     """``a`` with the flat positions ``ind`` set to ``v`` (``inplace=False`` required).
 
     >>> import functrans.numpy as fnp
@@ -198,7 +204,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
     return st.reshape(flat.at[ind].set(v), a.shape)
 
 
-def place(arr, mask, vals, *, inplace=True):
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
     """``arr`` with the entries where ``mask`` holds replaced by ``vals`` in order
     (repeated as needed); eager only, since the count depends on ``mask``.
 
@@ -218,7 +224,8 @@ def place(arr, mask, vals, *, inplace=True):
                inplace=False)
 
 
-def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int,
+                   inplace: bool = True, mode: str | None = None) -> Array:
     """``arr`` with ``values`` written at ``indices`` along ``axis``.
 
     >>> import functrans.numpy as fnp
@@ -242,7 +249,8 @@ def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
     return arr.at[index].set(st.broadcast_to(asarray(values, arr.dtype), full_shape))
 
 
-def fill_diagonal(a, val, wrap=False, *, inplace=True):
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *,
+                  inplace: bool = True) -> Array:
     """``a`` (all sides equal, or 2-d) with its main diagonal set to ``val``.
 
     >>> import functrans.numpy as fnp

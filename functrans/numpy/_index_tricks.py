@@ -15,6 +15,8 @@ import numpy as np
 from . import _structural as st
 from . import _joining as jn
 from ._creation import asarray, arange, linspace
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["r_", "c_", "ix_", "mgrid", "ogrid", "index_exp", "s_"]
 
@@ -105,7 +107,7 @@ c_ = _Concat(-1, True, """Stack 1-d arrays as columns (concatenate along the las
 """)
 
 
-def ix_(*args):
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
     """Open mesh from 1-d index sequences, for ``x[ix_(rows, cols)]``.
 
     >>> import functrans.numpy as fnp

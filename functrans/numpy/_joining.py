@@ -24,6 +24,9 @@ from ._elementwise import remainder, subtract
 from ._util import any_tracer, canonicalize_axis, result_dtype
 from ._structural import array_or_tracer, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
 from ._take import take
+from typing import Any, Sequence
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["concatenate", "concat", "stack", "vstack", "hstack", "dstack", "column_stack",
            "split", "array_split", "hsplit", "vsplit", "roll", "pad"]
@@ -40,7 +43,8 @@ def _check_concat_shapes(name, arrays, axis):
                              f"must match except along axis {axis}")
 
 
-def concatenate(arrays, axis=0, dtype=None):
+def concatenate(arrays: Sequence[ArrayLike], axis: int = 0,
+                dtype: DTypeLike | None = None) -> Array:
     """Join arrays along an existing axis (``axis=None``: flatten them first).
 
     >>> import functrans.numpy as fnp
@@ -69,7 +73,7 @@ def concatenate(arrays, axis=0, dtype=None):
 concat = concatenate
 
 
-def stack(arrays, axis=0, dtype=None):
+def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DTypeLike | None = None) -> Array:
     """Join same-shape arrays along a new axis (also what ``fnp.asarray([tracers])`` uses).
 
     >>> import functrans.numpy as fnp
@@ -96,7 +100,7 @@ def _as_list(arrays):
     return list(arrays)
 
 
-def vstack(tup, dtype=None):
+def vstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack along the first axis after ``atleast_2d``.
 
     >>> import functrans.numpy as fnp
@@ -106,18 +110,18 @@ def vstack(tup, dtype=None):
     return concatenate([atleast_2d(a) for a in _as_list(tup)], 0, dtype)
 
 
-def hstack(tup, dtype=None):
+def hstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack along the second axis (the first for 1-d inputs)."""
     arrs = [atleast_1d(a) for a in _as_list(tup)]
     return concatenate(arrs, 0 if arrs and arrs[0].ndim == 1 else 1, dtype)
 
 
-def dstack(tup, dtype=None):
+def dstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack along the third axis after ``atleast_3d``."""
     return concatenate([atleast_3d(a) for a in _as_list(tup)], 2, dtype)
 
 
-def column_stack(tup):
+def column_stack(tup: Sequence[ArrayLike]) -> Array:
     """1-d arrays become columns; 2-d arrays are stacked as they are."""
     arrs = [array_or_tracer(a) for a in tup]
     return concatenate([reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrs], 1)
@@ -156,7 +160,7 @@ def _split(name, ary, indices_or_sections, axis, even):
     return out
 
 
-def split(ary, indices_or_sections, axis=0):
+def split(ary: ArrayLike, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Array]:
     """Split into equal sections (an int) or at the given indices (a list).
 
     >>> import functrans.numpy as fnp
@@ -166,12 +170,13 @@ def split(ary, indices_or_sections, axis=0):
     return _split("split", ary, indices_or_sections, axis, True)
 
 
-def array_split(ary, indices_or_sections, axis=0):
+def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
+                axis: int = 0) -> list[Array]:
     """Like ``split``, but an int need not divide the axis (the first pieces are longer)."""
     return _split("array_split", ary, indices_or_sections, axis, False)
 
 
-def hsplit(ary, indices_or_sections):
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """``split`` along axis 1 (axis 0 for a 1-d array).
 
     >>> import functrans.numpy as fnp
@@ -182,7 +187,7 @@ def hsplit(ary, indices_or_sections):
     return split(a, indices_or_sections, 0 if a.ndim == 1 else 1)
 
 
-def vsplit(ary, indices_or_sections):
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """``split`` along axis 0.
 
     >>> import functrans.numpy as fnp
@@ -194,7 +199,8 @@ def vsplit(ary, indices_or_sections):
 
 # --------------------------------------------------------------------------- roll
 
-def roll(a, shift, axis=None):
+def roll(a: ArrayLike, shift: int | Sequence[int],
+         axis: int | Sequence[int] | None = None) -> Array:
     """Shift elements cyclically by ``shift`` along ``axis`` (flattened when None); a
     traced shift is allowed.
 
@@ -245,7 +251,7 @@ def _pairs(name, value, nd):
     return arr
 
 
-def pad(array, pad_width, mode="constant", **kwargs):
+def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Array:
     """Pad with numpy's ``pad_width`` forms; modes constant (``constant_values``), edge,
     reflect, symmetric and wrap.
 

@@ -9,7 +9,7 @@ broadcast between operands as in numpy.
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from ._structural import broadcast_to, moveaxis, reshape
 from ._joining import stack
 from ._take import take
 from ._util import asarray, broadcast_to_shape
+from ..array import Array
+from ..precision import PrecisionLike
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "SlogdetResult", "matmul",
            "matrix_transpose", "vecdot", "outer", "tensordot", "trace", "diagonal", "cross",
@@ -45,7 +48,7 @@ class SlogdetResult(NamedTuple):
     logabsdet: object
 
 
-def solve(a, b):
+def solve(a: ArrayLike, b: ArrayLike) -> Array:
     """Solve ``a @ x == b``. ``b`` of rank 1 is one right-hand side vector; otherwise
     ``b`` is ``(..., n, k)``. Batch axes broadcast. Complex input is accepted.
 
@@ -76,7 +79,7 @@ def solve(a, b):
     return reshape(x, batch + (n,)) if vector else x
 
 
-def inv(a):
+def inv(a: ArrayLike) -> Array:
     """The inverse of a square matrix (or a stack of them), as ``solve(a, I)``.
 
     >>> import functrans.numpy as fnp
@@ -90,7 +93,7 @@ def inv(a):
     return L.solve(a, eye)
 
 
-def det(a):
+def det(a: ArrayLike) -> Array:
     """The determinant of a square matrix or a stack of them. Its gradient is the
     transposed adjugate, finite at singular matrices too (as JAX's).
 
@@ -103,7 +106,7 @@ def det(a):
     return LD.det(a)
 
 
-def slogdet(a):
+def slogdet(a: ArrayLike) -> SlogdetResult:
     """``SlogdetResult(sign, logabsdet)`` of a square matrix or a stack of them.
 
     >>> import functrans.numpy as fnp
@@ -116,7 +119,7 @@ def slogdet(a):
     return SlogdetResult(*L.slogdet(a))
 
 
-def cholesky(a, *, upper=False):
+def cholesky(a: ArrayLike, *, upper: bool = False) -> Array:
     """The Cholesky factor of a symmetric positive-definite matrix: lower ``L`` with
     ``a = L Lᵀ`` (or upper ``U = Lᵀ`` with ``upper=True``). As in JAX the input is
     symmetrised first, ``(a + aᵀ) / 2``; a matrix that is not positive definite gives NaN.
@@ -134,7 +137,7 @@ def cholesky(a, *, upper=False):
 
 # --------------------------------------------------------------------------- array-API helpers
 
-def matmul(x1, x2, /):
+def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 @ x2`` (as ``functrans.numpy.matmul``).
 
     >>> import functrans.numpy as fnp
@@ -144,7 +147,7 @@ def matmul(x1, x2, /):
     return _matmul(x1, x2)
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """Swap the last two axes of an array of rank two or more.
 
     >>> import functrans.numpy as fnp
@@ -156,7 +159,7 @@ def matrix_transpose(x, /):
     return mT(x)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """``sum(conj(x1) * x2, axis)``, the vector dot product along ``axis`` (broadcasting).
 
     >>> import functrans.numpy as fnp
@@ -166,7 +169,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     return _sum(multiply(conj(x1), x2), axis=axis)
 
 
-def outer(x1, x2, /):
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The outer product of two vectors (1-d only, as ``jax.numpy.linalg.outer``).
 
     >>> import functrans.numpy as fnp
@@ -179,7 +182,7 @@ def outer(x1, x2, /):
     return _outer(x1, x2)
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | Sequence[Any] = 2) -> Array:
     """``functrans.numpy.tensordot`` with the array-API keyword ``axes``.
 
     >>> import functrans.numpy as fnp
@@ -189,7 +192,7 @@ def tensordot(x1, x2, /, *, axes=2):
     return _tensordot(x1, x2, axes)
 
 
-def trace(x, /, *, offset=0, dtype=None):
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The trace of the last two axes (a stack of matrices gives a stack of traces).
 
     >>> import functrans.numpy as fnp
@@ -199,7 +202,7 @@ def trace(x, /, *, offset=0, dtype=None):
     return _trace(x, offset, -2, -1, dtype)
 
 
-def diagonal(x, /, *, offset=0):
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """The diagonal of the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -209,7 +212,7 @@ def diagonal(x, /, *, offset=0):
     return _diagonal(x, offset, -2, -1)
 
 
-def cross(x1, x2, /, *, axis=-1):
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The cross product of 3-vectors along ``axis`` (which must have size 3 in both);
     the other axes broadcast.
 
@@ -234,7 +237,7 @@ def cross(x1, x2, /, *, axis=-1):
 
 # --------------------------------------------------------------------------- compositions
 
-def matrix_power(a, n):
+def matrix_power(a: ArrayLike, n: int) -> Array:
     """``a`` multiplied by itself ``n`` times (an integer; negative: powers of the
     inverse; 0: the identity), by repeated squaring.
 
@@ -265,7 +268,7 @@ def matrix_power(a, n):
     return result
 
 
-def multi_dot(arrays, *, precision=None):
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: PrecisionLike = None) -> Array:
     """The product of a chain of matrices; the first may be 1-d (a row vector) and
     the last 1-d (a column vector), as ``numpy.linalg.multi_dot``.
 
@@ -288,7 +291,7 @@ def multi_dot(arrays, *, precision=None):
     return out
 
 
-def tensorinv(a, ind=2):
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
     """The inverse of ``a`` seen as a linear map from its last axes (after the first
     ``ind``) to its first ``ind`` axes: ``tensordot(tensorinv(a), a, ind)`` is the identity.
 
@@ -307,7 +310,7 @@ def tensorinv(a, ind=2):
     return reshape(inv(reshape(a, (rows, cols))), in_shape + out_shape)
 
 
-def tensorsolve(a, b, axes=None):
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """``x`` with ``tensordot(a, x, x.ndim) == b``; ``axes`` of ``a`` are first moved
     to the end, as ``numpy.linalg.tensorsolve``.
 

@@ -20,6 +20,9 @@ from ._linalg_spectral import svdvals
 from ._reductions import max as _max, min as _min, sum as _sum
 from ._structural import expand_dims, moveaxis, reshape
 from ._util import asarray, canonicalize_axis
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cond"]
 
@@ -48,7 +51,8 @@ def _check_ord(ord, matrix):
                          f"(supported: {_VECTOR_ORDS})")
 
 
-def norm(x, ord=None, axis=None, keepdims=False):
+def norm(x: ArrayLike, ord: int | float | str | None = None,
+         axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     """Vector and matrix norms, as ``numpy.linalg.norm``.
 
     ``axis`` an int: vector norms (ord None/2, 1, inf, -inf, 0, p); a pair: matrix
@@ -120,7 +124,8 @@ def _matrix_norm(x, ord, axes, keepdims):
     return reshape(out, tuple(s for i, s in enumerate(x.shape) if i not in axes))
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+def vector_norm(x: ArrayLike, /, *, axis: int | Sequence[int] | None = None, keepdims: bool = False,
+                ord: int | float | str = 2) -> Array:
     """The vector ``ord``-norm along ``axis`` (an int, a tuple of axes, or None for
     all axes), as the array API's ``vector_norm``.
 
@@ -143,7 +148,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _vector_norm(x, ord, canonicalize_axis(axis, x.ndim), keepdims)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False,
+                ord: int | float | str = "fro") -> Array:
     """The matrix ``ord``-norm of the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -157,7 +163,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return _matrix_norm(x, ord, (x.ndim - 2, x.ndim - 1), keepdims)
 
 
-def cond(x, p=None):
+def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
     """The condition number of a matrix (stack) in the ``p``-norm: with p None, 2 or
     -2 the ratio of extreme singular values, else ``norm(x, p) * norm(inv(x), p)``.
 

@@ -24,6 +24,8 @@ from ._sorting import argsort
 from ._structural import expand_dims, reshape
 from ._take import take_along_axis
 from ._util import asarray
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["eigh", "eigvalsh", "eig", "eigvals", "svd", "svdvals", "qr", "pinv", "lstsq",
            "matrix_rank", "EighResult", "EigResult", "SVDResult", "QRResult"]
@@ -80,7 +82,7 @@ def _lower(name, UPLO):
     return UPLO != "U"
 
 
-def eigh(a, UPLO=None, symmetrize_input=True):
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of a real symmetric matrix (stack).
 
     With ``symmetrize_input`` (the default, as JAX) ``(a + aᵀ)/2`` is decomposed;
@@ -102,7 +104,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO="L", symmetrize_input=True):
+def eigvalsh(a: ArrayLike, UPLO: str = "L", symmetrize_input: bool = True) -> Array:
     """The eigenvalues (ascending) of a real symmetric matrix (stack).
 
     >>> import functrans.numpy as fnp
@@ -112,7 +114,7 @@ def eigvalsh(a, UPLO="L", symmetrize_input=True):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
-def eig(a):
+def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and right eigenvectors of a general square matrix (stack), both
     complex, ``a @ v[:, i] = w[i] * v[:, i]`` (unordered, as LAPACK returns them).
     Only the eigenvalues are differentiable (as in JAX).
@@ -128,7 +130,7 @@ def eig(a):
     return EigResult(w, v)
 
 
-def eigvals(a):
+def eigvals(a: ArrayLike) -> Array:
     """The (complex) eigenvalues of a general square matrix (stack), differentiable.
 
     >>> import functrans.numpy as fnp
@@ -142,7 +144,8 @@ def eigvals(a):
     return w
 
 
-def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> SVDResult | Array:
     """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real or complex matrix
     (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only.
     ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
@@ -177,7 +180,7 @@ def _hermitian_svd(a, compute_uv):
     return SVDResult(u, s, vh)
 
 
-def svdvals(x, /):
+def svdvals(x: ArrayLike, /) -> Array:
     """The singular values (descending, real) of a real or complex matrix or stack.
 
     >>> import functrans.numpy as fnp
@@ -189,7 +192,7 @@ def svdvals(x, /):
     return LD.svd(x, full_matrices=False, compute_uv=False)
 
 
-def qr(a, mode="reduced"):
+def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     """QR decomposition of a real matrix (stack): ``QRResult(Q, R)`` for mode
     'reduced' (Q (m, k), R (k, n), k = min(m, n)) or 'complete' (Q (m, m)), or ``R``
     alone for mode 'r'. Derivatives of 'complete' factors of tall matrices are
@@ -212,7 +215,7 @@ def _default_rtol(a):
     return 10.0 * max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
 
 
-def pinv(a, rtol=None, hermitian=False):
+def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Array:
     """The Moore-Penrose pseudo-inverse via the SVD: singular values at or below
     ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX) are dropped;
     ``hermitian=True`` uses the symmetric part of ``a``. Its
@@ -232,7 +235,8 @@ def pinv(a, rtol=None, hermitian=False):
     return LD.pinv(a, rtol=rtol)
 
 
-def lstsq(a, b, rcond=None, *, numpy_resid=False):
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
+          numpy_resid: bool = False) -> tuple[Array, Array, Array, Array]:
     """Least squares ``x`` minimising ``|a x - b|`` (minimum norm), as a tuple
     ``(x, residuals, rank, s)``. Singular values at or below ``rcond * max(s)``
     (default ``eps * max(m, n)``) are dropped. As JAX's default, ``residuals`` is
@@ -262,7 +266,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     return (reshape(x, (a.shape[1],)) if vector else x), resid, rank, s
 
 
-def matrix_rank(M, rtol=None, *, tol=None):
+def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = None) -> Array:
     """The number of singular values above the threshold: ``tol`` (absolute) if
     given, else ``rtol * max(s)`` (default ``max(m, n) * eps``). A vector has rank 1
     unless it is zero.

@@ -24,6 +24,9 @@ from . import _joining as jn
 from ._creation import asarray, zeros_like
 from ._joining import array_split
 from ._statistics import histogram_bin_edges, searchsorted, bincount
+from typing import Any, Callable, Sequence
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "gcd", "lcm", "frexp",
            "bitwise_count", "vectorize", "histogramdd", "histogram2d", "polydiv",
@@ -33,7 +36,7 @@ __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "gcd", "lcm",
 
 
 def _window(np_fn, name):
-    def window(M, *args):
+    def window(M: int, *args: ArrayLike) -> Array:
         if isinstance(M, Tracer):
             raise TypeError(f"{name}: M must be a static int (it is the output length)")
         return asarray(np_fn(operator.index(M), *args))
@@ -56,7 +59,7 @@ kaiser = _window(np.kaiser, "kaiser")
 _GCD_STEPS = 128
 
 
-def gcd(x1, x2):
+def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Greatest common divisor of integers (non-negative, ``gcd(0, 0) = 0``).
 
     >>> import functrans.numpy as fnp
@@ -76,7 +79,7 @@ def gcd(x1, x2):
     return a
 
 
-def lcm(x1, x2):
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Least common multiple of integers (``lcm(0, n) = 0``).
 
     >>> import functrans.numpy as fnp
@@ -89,7 +92,7 @@ def lcm(x1, x2):
     return el.abs(el.multiply(el.floor_divide(x1, safe), x2))
 
 
-def frexp(x):
+def frexp(x: ArrayLike) -> tuple[Array, Array]:
     """Mantissa in [0.5, 1) (signed) and integer exponent with ``x = m * 2**e``.
 
     >>> import functrans.numpy as fnp
@@ -111,7 +114,7 @@ def frexp(x):
     return sel.where(special, x, m), asarray(sel.where(special, zeros_like(e), e), np.int32)
 
 
-def bitwise_count(x):
+def bitwise_count(x: ArrayLike) -> Array:
     """Number of 1 bits in ``|x|`` of an integer array (uint8 result, as numpy).
 
     >>> import functrans.numpy as fnp
@@ -129,7 +132,8 @@ def bitwise_count(x):
     return asarray(count, np.uint8)
 
 
-def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+def vectorize(pyfunc: Callable[..., Any], *, excluded: Any = frozenset(),
+              signature: str | None = None) -> Callable[..., Any]:
     """``pyfunc`` applied elementwise over broadcast arguments, via ``vmap`` (so it is
     traced once, not called per element). ``signature`` is not supported.
 
@@ -161,7 +165,9 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     return wrapped
 
 
-def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogramdd(sample: ArrayLike, bins: ArrayLike = 10, range: tuple[float, float] | None = None,
+                weights: ArrayLike | None = None,
+                density: bool | None = None) -> tuple[Array, list[Array]]:  # noqa: A002
     """Multidimensional histogram of ``(N, D)`` samples: ``(counts, edges_per_dim)``.
 
     >>> import functrans.numpy as fnp
@@ -206,7 +212,9 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
 builtins_range = range
 
 
-def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogram2d(x: ArrayLike, y: ArrayLike, bins: ArrayLike = 10,
+                range: tuple[float, float] | None = None, weights: ArrayLike | None = None,
+                density: bool | None = None) -> tuple[Array, Array, Array]:  # noqa: A002
     """2-d histogram: ``(counts, x_edges, y_edges)``.
 
     >>> import functrans.numpy as fnp
@@ -218,7 +226,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
     return h, e[0], e[1]
 
 
-def polydiv(u, v, *, trim_leading_zeros=False):
+def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Array, Array]:
     """Quotient and remainder of polynomial division (``v``'s leading coefficient must
     be nonzero). The remainder keeps ``len(u)`` coefficients (JAX's static shape) unless
     ``trim_leading_zeros`` (eager only) strips its leading zeros as numpy does.
@@ -249,7 +257,8 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, rem
 
 
-def mask_indices(n, mask_func, k=0, *, size=None):
+def mask_indices(n: int, mask_func: Callable[..., Any], k: int = 0, *,
+                 size: int | None = None) -> tuple[Array, ...]:
     """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (``n`` static).
 
     >>> import functrans.numpy as fnp
@@ -260,13 +269,15 @@ def mask_indices(n, mask_func, k=0, *, size=None):
     return tuple(asarray(v) for v in np.nonzero(m))
 
 
-def _concrete(name, fn):
-    def f(*args, **kwargs):
+def _concrete(name, fn, returns="Any"):
+    """``fn`` refusing traced arguments; ``returns``: its return annotation."""
+    def f(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if isinstance(a, Tracer):
                 raise TypeError(f"{name}: needs concrete values, not traced ones")
         return fn(*args, **kwargs)
     f.__name__ = f.__qualname__ = name
+    f.__annotations__["return"] = returns
     f.__doc__ = f"numpy's ``{name}`` on concrete values.\n\n    >>> callable({name})\n    True\n"
     return f
 
@@ -274,7 +285,7 @@ def _concrete(name, fn):
 def _wrapped_numpy(name, fn):
     g = _concrete(name, fn)
 
-    def f(*args, **kwargs):
+    def f(*args: Any, **kwargs: Any) -> Array:
         return asarray(g(*args, **kwargs))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = g.__doc__
@@ -282,16 +293,16 @@ def _wrapped_numpy(name, fn):
 
 
 array_repr = _concrete("array_repr", lambda a, *args, **kw: np.array_repr(np.asarray(a),
-                                                                           *args, **kw))
+                                                                           *args, **kw), "str")
 array_str = _concrete("array_str", lambda a, *args, **kw: np.array_str(np.asarray(a),
-                                                                        *args, **kw))
+                                                                        *args, **kw), "str")
 printoptions = np.printoptions
 get_printoptions = np.get_printoptions
 set_printoptions = np.set_printoptions
 save = _concrete("save", lambda file, arr, *args, **kw: np.save(file, np.asarray(arr),
-                                                                 *args, **kw))
+                                                                 *args, **kw), "None")
 savez = _concrete("savez", lambda file, *args, **kw: np.savez(
-    file, *[np.asarray(a) for a in args], **{k: np.asarray(v) for k, v in kw.items()}))
+    file, *[np.asarray(a) for a in args], **{k: np.asarray(v) for k, v in kw.items()}), "None")
 load = _concrete("load", np.load)
 frombuffer = _wrapped_numpy("frombuffer", np.frombuffer)
 fromfile = _wrapped_numpy("fromfile", np.fromfile)
@@ -299,11 +310,11 @@ fromiter = _wrapped_numpy("fromiter", np.fromiter)
 fromstring = _wrapped_numpy("fromstring", np.fromstring)
 from_dlpack = _wrapped_numpy("from_dlpack", np.from_dlpack)
 einsum_path = _concrete("einsum_path", lambda subscripts, *ops, **kw: np.einsum_path(
-    subscripts, *[np.empty(asarray(o).shape) for o in ops], **kw))
+    subscripts, *[np.empty(asarray(o).shape) for o in ops], **kw), "tuple[list[Any], str]")
 ComplexWarning = np.exceptions.ComplexWarning
 
 
-def dsplit(ary, indices_or_sections):
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     """Split along the third axis (``ary`` must be at least 3-d).
 
     >>> import functrans.numpy as fnp
@@ -319,7 +330,7 @@ def dsplit(ary, indices_or_sections):
     return array_split(ary, indices_or_sections, axis=2)
 
 
-def iterable(y) -> bool:
+def iterable(y: ArrayLike) -> bool:
     """Whether ``iter(y)`` works (a 0-d array is not iterable).
 
     >>> iterable([1]), iterable(2.0)

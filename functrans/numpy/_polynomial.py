@@ -26,6 +26,10 @@ from . import linalg
 from ._creation import asarray, eye, zeros
 from ._util import canonicalize_axis, is_tracer
 from ._extra_arrays import diff, vander
+from typing import Any, Callable, Sequence
+from ..array import Array
+from ..precision import PrecisionLike
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["convolve", "correlate", "gradient", "trapezoid", "unwrap", "polyval", "polyfit",
            "polyadd", "polysub", "polymul", "polyder", "polyint", "poly", "roots"]
@@ -60,7 +64,8 @@ def _vectors(name, a, v):
     return asarray(a, dt), asarray(v, dt)
 
 
-def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: PrecisionLike = None,
+             preferred_element_type: DTypeLike | None = None) -> Array:
     """Discrete linear convolution of two 1-d arrays (modes 'full', 'same', 'valid').
 
     >>> import functrans.numpy as fnp
@@ -74,7 +79,8 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     return _crop(_full_convolution(a, v), n, m, mode)
 
 
-def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: PrecisionLike = None,
+              preferred_element_type: DTypeLike | None = None) -> Array:
     """Cross-correlation ``c[k] = sum_n a[n + k] conj(v[n])`` of two 1-d arrays.
 
     >>> import functrans.numpy as fnp
@@ -91,7 +97,8 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     return _crop(full, n, m, mode)
 
 
-def gradient(f, *varargs, axis=None, edge_order=1):
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
+             edge_order: int = 1) -> Array | list[Array]:
     """Second-order central differences inside, first-order one-sided at the edges,
     for scalar spacings (one for all axes or one per axis).
 
@@ -132,7 +139,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return outs[0] if len(outs) == 1 else outs
 
 
-def trapezoid(y, x=None, dx=1.0, axis=-1):
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int = -1) -> Array:
     """Integral of ``y`` along ``axis`` by the trapezoidal rule (spacing ``dx`` or
     sample points ``x``).
 
@@ -152,7 +159,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return red.sum(el.multiply(d, avg), axis=-1)
 
 
-def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+def unwrap(p: ArrayLike, discont: float | None = None, axis: int = -1,
+           period: float = 2 * np.pi) -> Array:
     """``p`` with jumps larger than ``discont`` (default ``period / 2``) replaced by
     their ``period``-complement.
 
@@ -178,7 +186,7 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     return st.moveaxis(out, -1, axis)
 
 
-def polyval(p, x):
+def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     """Value of the polynomial with coefficients ``p`` (highest power first) at ``x``,
     by Horner's rule.
 
@@ -195,7 +203,8 @@ def polyval(p, x):
     return out
 
 
-def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, full: bool = False,
+            w: ArrayLike | None = None, cov: bool = False) -> Array:
     """Least-squares polynomial fit of degree ``deg`` (coefficients highest first).
     ``full`` and ``cov`` outputs are not provided.
 
@@ -224,7 +233,7 @@ def _pad_front(a, n):
     return jn.concatenate([zeros((n - a.shape[0],), a.dtype), a]) if a.shape[0] < n else a
 
 
-def polyadd(a1, a2):
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
     """Sum of two polynomials (coefficients highest first).
 
     >>> import functrans.numpy as fnp
@@ -236,7 +245,7 @@ def polyadd(a1, a2):
     return el.add(_pad_front(a1, n), _pad_front(a2, n))
 
 
-def polysub(a1, a2):
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
     """Difference of two polynomials.
 
     >>> import functrans.numpy as fnp
@@ -248,7 +257,7 @@ def polysub(a1, a2):
     return el.subtract(_pad_front(a1, n), _pad_front(a2, n))
 
 
-def polymul(a1, a2, *, trim_leading_zeros=False):
+def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Array:
     """Product of two polynomials.
 
     >>> import functrans.numpy as fnp
@@ -258,7 +267,7 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     return convolve(a1, a2)
 
 
-def polyder(p, m=1):
+def polyder(p: ArrayLike, m: int = 1) -> Array:
     """The ``m``-th derivative of a polynomial.
 
     >>> import functrans.numpy as fnp
@@ -275,7 +284,7 @@ def polyder(p, m=1):
     return p
 
 
-def polyint(p, m=1, k=None):
+def polyint(p: ArrayLike, m: int = 1, k: int | None = None) -> Array:
     """The ``m``-th antiderivative of a polynomial, integration constants ``k`` (0).
 
     >>> import functrans.numpy as fnp
@@ -294,7 +303,7 @@ def polyint(p, m=1, k=None):
     return p
 
 
-def poly(seq_of_zeros):
+def poly(seq_of_zeros: ArrayLike) -> Array:
     """Coefficients (highest first) of the monic polynomial with the given roots.
 
     >>> import functrans.numpy as fnp
@@ -310,7 +319,7 @@ def poly(seq_of_zeros):
     return c
 
 
-def roots(p, *, strip_zeros=True):
+def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
     """The (complex) roots of the polynomial with coefficients ``p`` (highest first),
     as the eigenvalues of its companion matrix; differentiable. Leading zeros are
     dropped and trailing zeros give zero roots (at the end, as numpy), which needs

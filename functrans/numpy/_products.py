@@ -30,6 +30,10 @@ from ._elementwise_select import conjugate
 from ._reductions import accumulation_dtype
 from ._util import (asarray, broadcast_shapes, broadcast_to_shape, canonicalize_axis,
                     result_dtype)
+from typing import Any, Sequence
+from ..array import Array
+from ..precision import PrecisionLike
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "trace",
            "diag", "diagonal"]
@@ -81,7 +85,7 @@ def _check_matmul(a, b):
     return broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2])
 
 
-def matmul(a, b):
+def matmul(a: ArrayLike, b: ArrayLike) -> Array:
     """Matrix product with numpy's rules: 1-D operands are vectors, leading
     (batch) dimensions broadcast.
 
@@ -115,7 +119,7 @@ def matmul(a, b):
     return dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
 
 
-def dot(a, b):
+def dot(a: ArrayLike, b: ArrayLike) -> Array:
     """``numpy.dot``: scalars multiply; otherwise contract the last axis of ``a`` with
     the only (1-D) or second-to-last axis of ``b``.
 
@@ -140,7 +144,7 @@ def _ravel(x):
     return reshape(x, (x.size,)) if isinstance(x, Tracer) else np.ravel(x)
 
 
-def vdot(a, b):
+def vdot(a: ArrayLike, b: ArrayLike) -> Array:
     """Dot product of the flattened arrays (the first conjugated if complex).
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -159,7 +163,7 @@ def vdot(a, b):
     return dot_general(a, b, (((0,), (0,)), ((), ())))
 
 
-def inner(a, b):
+def inner(a: ArrayLike, b: ArrayLike) -> Array:
     """Contract the last axes of ``a`` and ``b`` (scalars multiply).
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -177,7 +181,7 @@ def inner(a, b):
     return dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())))
 
 
-def outer(a, b):
+def outer(a: ArrayLike, b: ArrayLike) -> Array:
     """Outer product of the flattened arrays: ``out[i, j] = a[i] * b[j]``.
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -191,7 +195,7 @@ def outer(a, b):
     return dot_general(a, b, (((), ()), ((), ())))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2) -> Array:
     """Contract ``a`` and ``b`` over ``axes``: an int N (last N of ``a`` with first N of
     ``b``) or a pair of axis sequences.
 
@@ -287,7 +291,7 @@ def _diagonal_args(name, a, axis1, axis2):
     return a, ax1, ax2
 
 
-def diagonal(a, offset=0, axis1=0, axis2=1):
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """The diagonal ``a[..., i, i + offset]`` over ``axis1``/``axis2``, as the last axis.
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -300,7 +304,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _diagonal(a, int(offset), ax1, ax2)
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: DTypeLike | None = None) -> Array:
     """Sum of the diagonal; bools and 32-bit ints sum as int64 (as ``sum``).
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -316,7 +321,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     return reduce_sum(masked, (ax1, ax2))
 
 
-def diag(v, k=0):
+def diag(v: ArrayLike, k: int = 0) -> Array:
     """A 2-D array with ``v`` (1-D) on its ``k``-th diagonal, or the ``k``-th diagonal of
     a 2-D ``v``.
 
@@ -450,7 +455,8 @@ def _contract_pair(a, la, b, lb, keep):
     return out, batch + [t for t in la if t not in common] + [t for t in lb if t not in common]
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
+def einsum(subscripts: str, *operands: Any, optimize: Any = None, precision: PrecisionLike = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
     """Einstein summation with numpy's subscripts: explicit (``'ij,jk->ik'``) or implicit
     (``'ij,jk'``) output, repeated labels in one operand (traces and diagonals), ``...``
     and any number of operands (contracted left to right with ``dot_general``).

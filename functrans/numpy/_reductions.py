@@ -32,6 +32,9 @@ from ..primitives.structural import reshape as _reshape
 from ._elementwise import multiply, true_divide
 from ._structural import broadcast_to
 from ._util import asarray, canonicalize_axes, canonicalize_axis
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
            "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
@@ -159,7 +162,8 @@ _ALL_AXES = [tuple(range(n)) for n in range(33)]
 
 
 def _sum_like(name, np_fn, prim_fn, prim):
-    def f(a, axis=None, dtype=None, keepdims=False):
+    def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+          keepdims: bool = False) -> Array:
         if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
             av = a.aval
             if av.dtype.kind in "fc" and av.shape and not av.weak_type:  # the common case
@@ -195,7 +199,8 @@ prod.__doc__ = """Product over ``axis``; 1 for an empty reduction.
 """
 
 
-def nansum(a, axis=None, dtype=None, keepdims=False):
+def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           keepdims: bool = False) -> Array:
     """Sum treating NaNs as zero.
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -216,7 +221,8 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
 
 # --------------------------------------------------------------------------- mean / var / std
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+         keepdims: bool = False) -> Array:
     """Arithmetic mean; integers average as float64 (NaN for an empty slice).
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -237,7 +243,8 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 def _moment(name, np_fn, traced, doc):
     """``fnp.var``/``fnp.std``: numpy's on a concrete array (integers accumulate as
     float64), else ``traced(a, axis, dtype, ddof, keepdims)``."""
-    def f(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+          ddof: int = 0, keepdims: bool = False) -> Array:
         a = _arr(a)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
@@ -283,7 +290,8 @@ std = _moment("std", np.std, _traced_std, _doc(
     "fnp.std(fnp.asarray([1.0, 3.0])).item()", 1.0))
 
 
-def average(a, axis=None, weights=None, returned=False, keepdims=False):
+def average(a: ArrayLike, axis: int | Sequence[int] | None = None, weights: ArrayLike | None = None,
+            returned: bool = False, keepdims: bool = False) -> Array | tuple[Array, Array]:
     """Weighted mean ``sum(a * w) / sum(w)`` (``mean`` without weights).
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -321,7 +329,7 @@ def _reduction(name, np_fn, traced, doc, prim_fn=None):
     """``fnp.<name>(a, axis=None, keepdims=False)``: ``np_fn`` on a concrete array (the
     eager path, written out here: it is hot), else ``traced(name, prim_fn, a, axis,
     keepdims)``."""
-    def f(a, axis=None, keepdims=False):
+    def f(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
         a = _arr(a)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
@@ -398,6 +406,7 @@ argmax = _reduction("argmax", _int64_index(np.argmax), _traced_arg, _arg_doc("ar
                     R.argmax)
 argmin = _reduction("argmin", _int64_index(np.argmin), _traced_arg, _arg_doc("argmin"),
                     R.argmin)
+argmax.__annotations__["axis"] = argmin.__annotations__["axis"] = "int | None"   # one axis
 all = _reduction("all", np.all, _traced_logical, _logical_doc("all"), R.reduce_and)
 any = _reduction("any", np.any, _traced_logical, _logical_doc("any"), R.reduce_or)
 
@@ -405,7 +414,7 @@ any = _reduction("any", np.any, _traced_logical, _logical_doc("any"), R.reduce_o
 # --------------------------------------------------------------------------- cumulative
 
 def _cumulative(name, np_fn, prim_fn):
-    def f(a, axis=None, dtype=None):
+    def f(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         if not isinstance(a, Tracer):

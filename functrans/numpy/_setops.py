@@ -14,7 +14,7 @@ a new array and require ``inplace=False`` (arrays are immutable), as JAX does.
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -28,6 +28,8 @@ from ._creation import asarray, arange, zeros, full
 from ._sorting import argsort
 from ._util import canonicalize_axis
 from ._gather_ops import unravel_index
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["nonzero", "flatnonzero", "argwhere", "extract", "compress", "unique",
            "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
@@ -58,7 +60,8 @@ def _compact(x, mask, size, fill_value):
                                                                   asarray(fill, x.dtype)))
 
 
-def nonzero(a, *, size=None, fill_value=None):
+def nonzero(a: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike | None = None) -> tuple[Array, ...]:
     """Indices of the nonzero entries, one array per axis.
 
     >>> import functrans.numpy as fnp
@@ -78,7 +81,8 @@ def nonzero(a, *, size=None, fill_value=None):
     return tuple(out)
 
 
-def flatnonzero(a, *, size=None, fill_value=None):
+def flatnonzero(a: ArrayLike, *, size: int | None = None,
+                fill_value: ArrayLike | None = None) -> Array:
     """Indices of the nonzero entries of the flattened ``a``.
 
     >>> import functrans.numpy as fnp
@@ -89,7 +93,8 @@ def flatnonzero(a, *, size=None, fill_value=None):
     return _compact(arange(flat.shape[0]), el.not_equal(flat, 0), size, fill_value)
 
 
-def argwhere(a, *, size=None, fill_value=None):
+def argwhere(a: ArrayLike, *, size: int | None = None,
+             fill_value: ArrayLike | None = None) -> Array:
     """Indices of the nonzero entries, one row per entry.
 
     >>> import functrans.numpy as fnp
@@ -100,7 +105,8 @@ def argwhere(a, *, size=None, fill_value=None):
     return jn.stack(list(nonzero(a, size=size, fill_value=fill_value)), axis=-1)
 
 
-def extract(condition, arr, *, size=None, fill_value=0):
+def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike = 0) -> Array:
     """The entries of the flattened ``arr`` where ``condition`` holds.
 
     >>> import functrans.numpy as fnp
@@ -111,7 +117,8 @@ def extract(condition, arr, *, size=None, fill_value=0):
                     size, fill_value)
 
 
-def compress(condition, a, axis=None, *, size=None, fill_value=0):
+def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
+             size: int | None = None, fill_value: ArrayLike = 0) -> Array:
     """The slices of ``a`` along ``axis`` where the 1-d ``condition`` holds.
 
     >>> import functrans.numpy as fnp
@@ -157,8 +164,10 @@ def _unique_parts(ar, size, fill_value, equal_nan=True):
     return values, index, inverse, counts
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, *,
+           equal_nan: bool = True, size: int | None = None, fill_value: ArrayLike | None = None,
+           sorted: bool = True) -> Array | tuple[Array, ...]:  # noqa: A002
     """Sorted unique values (of the flattened array), optionally with first indices,
     inverse and counts; ``fill_value`` defaults to the smallest value, as in JAX.
 
@@ -197,7 +206,8 @@ class UniqueInverse(NamedTuple):
     inverse_indices: object
 
 
-def unique_values(x, *, size=None, fill_value=None):
+def unique_values(x: ArrayLike, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> Array:
     """Array-API ``unique_values``.
 
     >>> import functrans.numpy as fnp
@@ -207,7 +217,8 @@ def unique_values(x, *, size=None, fill_value=None):
     return unique(x, size=size, fill_value=fill_value)
 
 
-def unique_counts(x, *, size=None, fill_value=None):
+def unique_counts(x: ArrayLike, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> UniqueCounts:
     """Array-API ``unique_counts``: ``(values, counts)``.
 
     >>> import functrans.numpy as fnp
@@ -217,7 +228,8 @@ def unique_counts(x, *, size=None, fill_value=None):
     return UniqueCounts(*unique(x, return_counts=True, size=size, fill_value=fill_value))
 
 
-def unique_inverse(x, *, size=None, fill_value=None):
+def unique_inverse(x: ArrayLike, *, size: int | None = None,
+                   fill_value: ArrayLike | None = None) -> UniqueInverse:
     """Array-API ``unique_inverse``: ``(values, inverse_indices)``.
 
     >>> import functrans.numpy as fnp
@@ -227,7 +239,8 @@ def unique_inverse(x, *, size=None, fill_value=None):
     return UniqueInverse(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
 
 
-def unique_all(x, *, size=None, fill_value=None):
+def unique_all(x: ArrayLike, *, size: int | None = None,
+               fill_value: ArrayLike | None = None) -> UniqueAll:
     """Array-API ``unique_all``: values, first indices, inverse indices and counts.
 
     >>> import functrans.numpy as fnp
@@ -237,7 +250,8 @@ def unique_all(x, *, size=None, fill_value=None):
     return UniqueAll(*unique(x, True, True, True, size=size, fill_value=fill_value))
 
 
-def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,
+         invert: bool = False, *, method: str = "auto") -> Array:
     """Whether each element occurs in ``test_elements`` (every pair compared).
 
     >>> import functrans.numpy as fnp
@@ -250,8 +264,9 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     return el.logical_not(hit) if invert else hit
 
 
-def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
-                fill_value=None):
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
+                return_indices: bool = False, *, size: int | None = None,
+                fill_value: ArrayLike | None = None) -> Array:
     """Sorted unique values present in both arrays.
 
     >>> import functrans.numpy as fnp
@@ -265,7 +280,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     return _compact(u, keep, size, fill_value)
 
 
-def union1d(ar1, ar2, *, size=None, fill_value=None):
+def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike | None = None) -> Array:
     """Sorted unique values of either array.
 
     >>> import functrans.numpy as fnp
@@ -276,7 +292,8 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
     return unique(both, size=size, fill_value=fill_value)
 
 
-def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
+              size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """Sorted unique values of ``ar1`` not in ``ar2``.
 
     >>> import functrans.numpy as fnp
@@ -289,7 +306,8 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     return _compact(u, keep, size, fill_value)
 
 
-def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
+             size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """Sorted unique values in exactly one of the arrays.
 
     >>> import functrans.numpy as fnp
@@ -304,7 +322,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     return _compact(u, keep, size, fill_value)
 
 
-def trim_zeros(filt, trim="fb"):
+def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
     """``filt`` without leading ('f') and/or trailing ('b') zeros; eager only.
 
     >>> import functrans.numpy as fnp

@@ -13,6 +13,8 @@ from ..primitives import structural as S
 from ..primitives.elementwise import sub
 from ..primitives.sorting import sort_p
 from ._util import asarray, canonicalize_axis, check_arraylike
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["sort", "argsort"]
 
@@ -37,7 +39,8 @@ def _reverse(x, axis):
     return sort_p.bind(rev, x, dimension=axis, is_stable=True, num_keys=1)[1]
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
+def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None, *,
+         stable: bool = True, descending: bool = False) -> Array:
     """A sorted copy of ``a`` along ``axis`` (None: flattened); NaNs sort last.
 
     >>> import functrans.numpy as fnp
@@ -54,7 +57,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
     return _reverse(out, axis) if descending else out
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
+def argsort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None, *,
+            stable: bool = True, descending: bool = False) -> Array:
     """Indices (int64) that sort ``a`` along ``axis``; ties keep their order (stable),
     also with ``descending=True``.
 

@@ -32,6 +32,9 @@ from ._creation import asarray, arange, zeros, full_like, zeros_like
 from ._sorting import sort, argsort
 from ._take import take_along_axis
 from ._util import canonicalize_axes, canonicalize_axis
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
            "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanprod", "nanargmax",
@@ -102,7 +105,9 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     return out
 
 
-def quantile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+def quantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+             method: str = "linear", keepdims: bool = False, *,
+             interpolation: str | None = None) -> Array:
     """The ``q``-th quantiles (``q`` in [0, 1]) along ``axis``; ``q``'s axes come first.
 
     >>> import functrans.numpy as fnp
@@ -112,7 +117,9 @@ def quantile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=
     return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
 
 
-def percentile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+               method: str = "linear", keepdims: bool = False, *,
+               interpolation: str | None = None) -> Array:
     """The ``q``-th percentiles (``q`` in [0, 100]).
 
     >>> import functrans.numpy as fnp
@@ -123,7 +130,7 @@ def percentile(a, q, axis=None, method="linear", keepdims=False, *, interpolatio
                      interpolation or method, keepdims, False)
 
 
-def median(a, axis=None, keepdims=False):
+def median(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     """The median along ``axis`` (NaN if the slice holds a NaN).
 
     >>> import functrans.numpy as fnp
@@ -133,7 +140,9 @@ def median(a, axis=None, keepdims=False):
     return _quantile("median", a, 0.5, axis, "linear", keepdims, False)
 
 
-def nanquantile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+                method: str = "linear", keepdims: bool = False, *,
+                interpolation: str | None = None) -> Array:
     """``quantile`` ignoring NaNs (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
@@ -143,7 +152,9 @@ def nanquantile(a, q, axis=None, method="linear", keepdims=False, *, interpolati
     return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
 
 
-def nanpercentile(a, q, axis=None, method="linear", keepdims=False, *, interpolation=None):
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+                  method: str = "linear", keepdims: bool = False, *,
+                  interpolation: str | None = None) -> Array:
     """``percentile`` ignoring NaNs.
 
     >>> import functrans.numpy as fnp
@@ -154,7 +165,8 @@ def nanpercentile(a, q, axis=None, method="linear", keepdims=False, *, interpola
                      interpolation or method, keepdims, True)
 
 
-def nanmedian(a, axis=None, keepdims=False):
+def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None,
+              keepdims: bool = False) -> Array:
     """``median`` ignoring NaNs.
 
     >>> import functrans.numpy as fnp
@@ -172,7 +184,8 @@ def _nan_filled(a, fill):
     return sel.where(nan, full_like(a, fill), a), nan
 
 
-def nanmean(a, axis=None, dtype=None, keepdims=False):
+def nanmean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+            keepdims: bool = False) -> Array:
     """Mean of the non-NaN entries (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
@@ -186,7 +199,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
                           asarray(count, a.dtype))
 
 
-def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           ddof: int = 0, keepdims: bool = False) -> Array:
     """Variance of the non-NaN entries.
 
     >>> import functrans.numpy as fnp
@@ -203,7 +217,8 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
                           el.subtract(asarray(count, sq.dtype), ddof))
 
 
-def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanstd(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           ddof: int = 0, keepdims: bool = False) -> Array:
     """Standard deviation of the non-NaN entries.
 
     >>> import functrans.numpy as fnp
@@ -223,7 +238,7 @@ def _nan_extreme(a, axis, keepdims, fill, reduce):
     return sel.where(all_nan, full_like(out, np.nan), out)
 
 
-def nanmax(a, axis=None, keepdims=False):
+def nanmax(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     """Maximum ignoring NaNs (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
@@ -233,7 +248,7 @@ def nanmax(a, axis=None, keepdims=False):
     return _nan_extreme(a, axis, keepdims, -np.inf, red.max)
 
 
-def nanmin(a, axis=None, keepdims=False):
+def nanmin(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     """Minimum ignoring NaNs (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
@@ -243,7 +258,8 @@ def nanmin(a, axis=None, keepdims=False):
     return _nan_extreme(a, axis, keepdims, np.inf, red.min)
 
 
-def nanprod(a, axis=None, dtype=None, keepdims=False):
+def nanprod(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+            keepdims: bool = False) -> Array:
     """Product treating NaNs as 1.
 
     >>> import functrans.numpy as fnp
@@ -263,7 +279,7 @@ def _nan_arg(a, axis, keepdims, fill, reduce):
     return sel.where(all_nan, full_like(out, -1), out)
 
 
-def nanargmax(a, axis=None, keepdims=False):
+def nanargmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the maximum ignoring NaNs (-1 for an all-NaN slice, as JAX).
 
     >>> import functrans.numpy as fnp
@@ -273,7 +289,7 @@ def nanargmax(a, axis=None, keepdims=False):
     return _nan_arg(a, axis, keepdims, -np.inf, red.argmax)
 
 
-def nanargmin(a, axis=None, keepdims=False):
+def nanargmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the minimum ignoring NaNs (-1 for an all-NaN slice, as JAX).
 
     >>> import functrans.numpy as fnp
@@ -283,7 +299,7 @@ def nanargmin(a, axis=None, keepdims=False):
     return _nan_arg(a, axis, keepdims, np.inf, red.argmin)
 
 
-def nancumsum(a, axis=None, dtype=None):
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     """Cumulative sum treating NaNs as 0.
 
     >>> import functrans.numpy as fnp
@@ -293,7 +309,7 @@ def nancumsum(a, axis=None, dtype=None):
     return red.cumsum(_nan_filled(a, 0)[0], axis=axis, dtype=dtype)
 
 
-def nancumprod(a, axis=None, dtype=None):
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     """Cumulative product treating NaNs as 1.
 
     >>> import functrans.numpy as fnp
@@ -303,7 +319,9 @@ def nancumprod(a, axis=None, dtype=None):
     return red.cumprod(_nan_filled(a, 1)[0], axis=axis, dtype=dtype)
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
+        ddof: int | None = None, fweights: ArrayLike | None = None,
+        aweights: ArrayLike | None = None) -> Array:
     """Covariance matrix of the variables (rows, or columns if not ``rowvar``), with
     numpy's frequency and analytic weights.
 
@@ -349,7 +367,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return st.squeeze(el.true_divide(c, fact))
 
 
-def corrcoef(x, y=None, rowvar=True):
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Array:
     """Pearson correlation coefficients (``cov`` normalised; real parts clipped to
     [-1, 1]).
 
@@ -374,7 +392,8 @@ def _sort_less(x, y):
         if x.dtype.kind in "fc" or y.dtype.kind in "fc" else el.less(x, y)
 
 
-def searchsorted(a, v, side="left", sorter=None, *, method=None):
+def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLike | None = None, *,
+                 method: str | None = None) -> Array:
     """Insertion points of ``v`` into the sorted 1-d ``a`` (NaNs sorted last), found by
     comparing every pair (O(len(a) * size(v)), jittable).
 
@@ -395,7 +414,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
     return red.sum(asarray(hits, np.int64), axis=-1)
 
 
-def digitize(x, bins, right=False):
+def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
     """Index of the bin of each ``x`` (bins monotonic, increasing or decreasing).
 
     >>> import functrans.numpy as fnp
@@ -414,7 +433,8 @@ def digitize(x, bins, right=False):
     return sel.where(el.greater_equal(bins[-1], bins[0]), inc, dec)
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,
+             length: int | None = None) -> Array:
     """Counts (or summed ``weights``) of each non-negative integer in ``x``. Under a
     trace pass a static ``length``; values at or past it are dropped, as in JAX.
 
@@ -442,7 +462,9 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     return red.sum(sel.where(onehot, st.expand_dims(w, 1), zeros((1, length), w.dtype)), axis=0)
 
 
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 (numpy's name)
+def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,
+                        range: tuple[float, float] | None = None,
+                        weights: ArrayLike | None = None) -> Array:  # noqa: A002 (numpy's name)
     """Edges of ``bins`` equal-width bins over ``range`` (default: min to max of ``a``),
     or ``bins`` itself if it is an array of edges.
 
@@ -470,7 +492,9 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 (nu
     return jn.concatenate([inner, st.reshape(hi, (1,))])
 
 
-def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogram(a: ArrayLike, bins: ArrayLike = 10, range: tuple[float, float] | None = None,
+              weights: ArrayLike | None = None,
+              density: bool | None = None) -> tuple[Array, Array]:  # noqa: A002
     """Histogram of ``a``: ``(counts, edges)``; the last bin includes its right edge and
     values outside the edges are not counted. ``bins`` must be static (an int or edges).
 
@@ -494,7 +518,8 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     return counts, edges
 
 
-def interp(x, xp, fp, left=None, right=None, period=None):
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = None,
+           right: ArrayLike | None = None, period: float | None = None) -> Array:
     """Piecewise-linear interpolation of ``(xp, fp)`` at ``x`` (``xp`` increasing).
 
     >>> import functrans.numpy as fnp
@@ -528,7 +553,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return out
 
 
-def partition(a, kth, axis=-1):
+def partition(a: ArrayLike, kth: int | Sequence[int], axis: int = -1) -> Array:
     """``a`` rearranged so that position ``kth`` holds the value a full sort would put
     there, nothing larger before it and nothing smaller after (here: fully sorted).
 
@@ -545,7 +570,7 @@ def partition(a, kth, axis=-1):
     return sort(a, axis=axis)
 
 
-def argpartition(a, kth, axis=-1):
+def argpartition(a: ArrayLike, kth: int | Sequence[int], axis: int = -1) -> Array:
     """Indices that ``partition`` ``a`` (here: the stable sorting permutation).
 
     >>> import functrans.numpy as fnp

@@ -22,6 +22,9 @@ from ..tracing import Tracer, wrap
 from ..primitives import slicing as Sl
 from ..primitives import structural as S
 from ._util import asarray, broadcast_to_shape, canonicalize_axis
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike, Shape
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
            "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip", "fliplr", "flipud",
@@ -32,7 +35,7 @@ def array_or_tracer(a):
     return a if isinstance(a, Tracer) else asarray(a)
 
 
-def shape(a):
+def shape(a: ArrayLike) -> tuple[int, ...]:
     """The shape of ``a`` (an array, a tracer, a number or a nested list) as a tuple.
 
     >>> import functrans.numpy as fnp
@@ -42,7 +45,7 @@ def shape(a):
     return tuple(array_or_tracer(a).shape)
 
 
-def ndim(a):
+def ndim(a: ArrayLike) -> int:
     """The number of axes of ``a``.
 
     >>> import functrans.numpy as fnp
@@ -52,7 +55,7 @@ def ndim(a):
     return len(shape(a))
 
 
-def size(a, axis=None):
+def size(a: ArrayLike, axis: int | None = None) -> int:
     """The number of elements of ``a``, or the length of its axis ``axis``.
 
     >>> import functrans.numpy as fnp
@@ -84,7 +87,8 @@ def resolve_shape(size, shape, old_shape):
     return shape
 
 
-def reshape(a, newshape=None, order="C", *, shape=None):
+def reshape(a: ArrayLike, newshape: Shape | None = None, order: str = "C", *,
+            shape: Shape | None = None) -> Array:
     """Reshape (one dimension may be -1); ``order="F"`` reshapes column-major.
 
     >>> import functrans.numpy as fnp
@@ -105,12 +109,12 @@ def reshape(a, newshape=None, order="C", *, shape=None):
     return S.reshape(a, new)
 
 
-def ravel(a, order="C"):
+def ravel(a: ArrayLike, order: str = "C") -> Array:
     """The elements as a 1-d array (row-major)."""
     return reshape(a, (-1,), order)
 
 
-def transpose(a, axes=None):
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """Permute axes (reverse them when ``axes`` is None)."""
     a = array_or_tracer(a)
     nd = len(a.shape)
@@ -126,7 +130,7 @@ def transpose(a, axes=None):
     return S.transpose(a, axes)
 
 
-def swapaxes(a, axis1, axis2):
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     """Exchange two axes.
 
     >>> import functrans.numpy as fnp
@@ -141,7 +145,7 @@ def swapaxes(a, axis1, axis2):
     return transpose(a, perm)
 
 
-def moveaxis(a, source, destination):
+def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
     """Move axes ``source`` to positions ``destination``; the others keep their order.
 
     >>> import functrans.numpy as fnp
@@ -163,7 +167,7 @@ def moveaxis(a, source, destination):
     return transpose(a, order)
 
 
-def expand_dims(a, axis):
+def expand_dims(a: ArrayLike, axis: int) -> Array:
     """Insert size-1 axes at positions ``axis`` of the result.
 
     >>> import functrans.numpy as fnp
@@ -182,7 +186,7 @@ def expand_dims(a, axis):
     return reshape(a, tuple(new))
 
 
-def squeeze(a, axis=None):
+def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """Remove size-1 axes (all of them when ``axis`` is None).
 
     >>> import functrans.numpy as fnp
@@ -207,7 +211,7 @@ def squeeze(a, axis=None):
 
 # --------------------------------------------------------------------------- broadcasting
 
-def broadcast_shapes(*shapes):
+def broadcast_shapes(*shapes: Shape) -> tuple[int, ...]:
     """The shape that arrays of ``shapes`` broadcast to (numpy's rule).
 
     >>> import functrans.numpy as fnp
@@ -221,7 +225,7 @@ def broadcast_shapes(*shapes):
                          "broadcast together") from None
 
 
-def broadcast_to(a, shape):
+def broadcast_to(a: ArrayLike, shape: int | Shape) -> Array:
     """Broadcast ``a`` to ``shape`` with numpy's rules (trailing axes aligned).
 
     >>> import functrans.numpy as fnp
@@ -241,7 +245,7 @@ def broadcast_to(a, shape):
     return broadcast_to_shape(a, shape)
 
 
-def broadcast_arrays(*args):
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     """All arguments broadcast to their common shape (a list).
 
     >>> import functrans.numpy as fnp
@@ -255,13 +259,13 @@ def broadcast_arrays(*args):
 
 # --------------------------------------------------------------------------- atleast_*
 
-def atleast_1d(*arys):
+def atleast_1d(*arys: ArrayLike) -> Array | list[Array]:
     """Each argument with at least one axis (a list when given several)."""
     out = [a if a.ndim >= 1 else reshape(a, (1,)) for a in map(array_or_tracer, arys)]
     return out[0] if len(out) == 1 else out
 
 
-def atleast_2d(*arys):
+def atleast_2d(*arys: ArrayLike) -> Array | list[Array]:
     """Each argument with at least two axes, new ones in front (a list when given
     several).
 
@@ -275,7 +279,7 @@ def atleast_2d(*arys):
     return out[0] if len(out) == 1 else out
 
 
-def atleast_3d(*arys):
+def atleast_3d(*arys: ArrayLike) -> Array | list[Array]:
     """numpy's rule: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
     out = []
     for a in map(array_or_tracer, arys):
@@ -287,7 +291,7 @@ def atleast_3d(*arys):
 
 # --------------------------------------------------------------------------- flips, tiling
 
-def flip(m, axis=None):
+def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """Reverse the order of elements along ``axis`` (all axes when None).
 
     >>> import functrans.numpy as fnp
@@ -306,7 +310,7 @@ def flip(m, axis=None):
     return Sl.rev(a, axes)
 
 
-def fliplr(m):
+def fliplr(m: ArrayLike) -> Array:
     """Reverse the order along axis 1 (left and right), for arrays of 2 or more axes.
 
     >>> import functrans.numpy as fnp
@@ -319,7 +323,7 @@ def fliplr(m):
     return flip(a, 1)
 
 
-def flipud(m):
+def flipud(m: ArrayLike) -> Array:
     """Reverse the order along axis 0 (up and down).
 
     >>> import functrans.numpy as fnp
@@ -332,7 +336,7 @@ def flipud(m):
     return flip(a, 0)
 
 
-def tile(A, reps):
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """Repeat the whole array ``reps`` times along each axis (numpy's rank rules).
 
     >>> import functrans.numpy as fnp

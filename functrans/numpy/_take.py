@@ -22,6 +22,9 @@ from . import _structural as St
 from ._elementwise import remainder
 from ._elementwise_select import where
 from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["take", "take_along_axis", "repeat"]
 
@@ -104,8 +107,9 @@ def _fill(out, valid, fill_value, expand_at):
 _TAKE_MODES = (None, "clip", "wrap", "fill", "raise")
 
 
-def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
-         indices_are_sorted=False, fill_value=None):
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
+         out: None = None, mode: str | None = None, unique_indices: bool = False,
+         indices_are_sorted: bool = False, fill_value: ArrayLike | None = None) -> Array:
     """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None).
 
     Out-of-range indices follow ``mode`` (default: static indices raise ``IndexError``,
@@ -149,7 +153,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     return res if valid is None else _fill(res, valid, fill_value, axis)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None, mode: str | None = None,
+                    fill_value: ArrayLike | None = None) -> Array:
     """``arr`` indexed along ``axis`` by ``indices`` of the same rank (other axes broadcast).
 
     >>> import functrans.numpy as fnp
@@ -204,7 +209,8 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     return res
 
 
-def repeat(a, repeats, axis=None, total_repeat_length=None):
+def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None,
+           total_repeat_length: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (flattened when None).
 
     ``repeats`` must be static (an int or a concrete array).

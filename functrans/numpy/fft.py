@@ -13,6 +13,7 @@ need real input (TypeError for complex, where numpy would drop the imaginary par
 >>> fnp.fft.fft(fnp.asarray([1.0, 0.0, 0.0, 0.0])).tolist()
 [(1+0j), (1+0j), (1+0j), (1+0j)]
 """
+from __future__ import annotations
 import math
 
 import numpy as np
@@ -26,6 +27,9 @@ from ._elementwise_select import conj
 from ._joining import pad, roll
 from ._structural import moveaxis
 from ._util import asarray, check_arraylike, result_dtype
+from typing import Sequence
+from ..array import Array
+from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2",
            "rfft2", "irfft2", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -107,7 +111,7 @@ def _transform(name, a, s, axes, norm, fft_type):
     return _scale(out, norm, math.prod(s), forward=fft_type in ("FFT", "RFFT"))
 
 
-def fft(a, n=None, axis=-1, norm=None):
+def fft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The 1-d discrete Fourier transform along ``axis`` (length ``n``).
 
     >>> import functrans.numpy as fnp
@@ -117,7 +121,7 @@ def fft(a, n=None, axis=-1, norm=None):
     return _transform("fft", a, None if n is None else (n,), (axis,), norm, "FFT")
 
 
-def ifft(a, n=None, axis=-1, norm=None):
+def ifft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of ``fft``.
 
     >>> import functrans.numpy as fnp
@@ -127,7 +131,7 @@ def ifft(a, n=None, axis=-1, norm=None):
     return _transform("ifft", a, None if n is None else (n,), (axis,), norm, "IFFT")
 
 
-def rfft(a, n=None, axis=-1, norm=None):
+def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The DFT of real input: the ``n // 2 + 1`` non-negative frequencies.
 
     >>> import functrans.numpy as fnp
@@ -137,7 +141,7 @@ def rfft(a, n=None, axis=-1, norm=None):
     return _transform("rfft", a, None if n is None else (n,), (axis,), norm, "RFFT")
 
 
-def irfft(a, n=None, axis=-1, norm=None):
+def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of ``rfft``: real output of length ``n`` (default ``2 (m - 1)``).
 
     >>> import functrans.numpy as fnp
@@ -147,7 +151,8 @@ def irfft(a, n=None, axis=-1, norm=None):
     return _transform("irfft", a, None if n is None else (n,), (axis,), norm, "IRFFT")
 
 
-def fftn(a, s=None, axes=None, norm=None):
+def fftn(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None,
+         norm: str | None = None) -> Array:
     """The n-d DFT over ``axes`` (default: all, or the last ``len(s)``).
 
     >>> import functrans.numpy as fnp
@@ -157,7 +162,8 @@ def fftn(a, s=None, axes=None, norm=None):
     return _transform("fftn", a, s, axes, norm, "FFT")
 
 
-def ifftn(a, s=None, axes=None, norm=None):
+def ifftn(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None,
+          norm: str | None = None) -> Array:
     """The inverse of ``fftn``.
 
     >>> import functrans.numpy as fnp
@@ -167,7 +173,8 @@ def ifftn(a, s=None, axes=None, norm=None):
     return _transform("ifftn", a, s, axes, norm, "IFFT")
 
 
-def rfftn(a, s=None, axes=None, norm=None):
+def rfftn(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None,
+          norm: str | None = None) -> Array:
     """The n-d DFT of real input (the last axis halved as in ``rfft``).
 
     >>> import functrans.numpy as fnp
@@ -177,7 +184,8 @@ def rfftn(a, s=None, axes=None, norm=None):
     return _transform("rfftn", a, s, axes, norm, "RFFT")
 
 
-def irfftn(a, s=None, axes=None, norm=None):
+def irfftn(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] | None = None,
+           norm: str | None = None) -> Array:
     """The inverse of ``rfftn``.
 
     >>> import functrans.numpy as fnp
@@ -187,7 +195,8 @@ def irfftn(a, s=None, axes=None, norm=None):
     return _transform("irfftn", a, s, axes, norm, "IRFFT")
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None):
+def fft2(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1),
+         norm: str | None = None) -> Array:
     """``fftn`` over the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -197,7 +206,8 @@ def fft2(a, s=None, axes=(-2, -1), norm=None):
     return fftn(a, s, axes, norm)
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None):
+def ifft2(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1),
+          norm: str | None = None) -> Array:
     """``ifftn`` over the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -207,7 +217,8 @@ def ifft2(a, s=None, axes=(-2, -1), norm=None):
     return ifftn(a, s, axes, norm)
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None):
+def rfft2(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1),
+          norm: str | None = None) -> Array:
     """``rfftn`` over the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -217,7 +228,8 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None):
     return rfftn(a, s, axes, norm)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None):
+def irfft2(a: ArrayLike, s: Shape | None = None, axes: Sequence[int] = (-2, -1),
+           norm: str | None = None) -> Array:
     """``irfftn`` over the last two axes.
 
     >>> import functrans.numpy as fnp
@@ -230,7 +242,7 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
 _SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def hfft(a, n=None, axis=-1, norm=None):
+def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The DFT of a Hermitian-symmetric signal given by its first half: real output
     of length ``n`` (default ``2 (m - 1)``), ``irfft(conj(a), n) * n``.
 
@@ -243,7 +255,7 @@ def hfft(a, n=None, axis=-1, norm=None):
     return irfft(conj(_as("hfft", a, "c")), n, axis, _SWAPPED[norm])
 
 
-def ihfft(a, n=None, axis=-1, norm=None):
+def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The inverse of ``hfft``: ``conj(rfft(a, n)) / n`` for real ``a``.
 
     >>> import functrans.numpy as fnp
@@ -262,7 +274,7 @@ def _freq(values, d, dtype):
     return true_divide(out, d)
 
 
-def fftfreq(n, d=1.0, *, dtype=None):
+def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """The sample frequencies of an ``n``-point DFT with sample spacing ``d``.
 
     >>> import functrans.numpy as fnp
@@ -272,7 +284,7 @@ def fftfreq(n, d=1.0, *, dtype=None):
     return _freq(np.fft.fftfreq(int(n), 1.0), d, dtype)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None):
+def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """The sample frequencies of ``rfft`` (non-negative only).
 
     >>> import functrans.numpy as fnp
@@ -289,7 +301,7 @@ def _shift(x, axes, sign):
     return roll(x, shifts, axes)
 
 
-def fftshift(x, axes=None):
+def fftshift(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """Move the zero frequency to the centre (roll by ``n // 2`` along ``axes``).
 
     >>> import functrans.numpy as fnp
@@ -299,7 +311,7 @@ def fftshift(x, axes=None):
     return _shift(x, axes, 1)
 
 
-def ifftshift(x, axes=None):
+def ifftshift(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """The inverse of ``fftshift``.
 
     >>> import functrans.numpy as fnp

@@ -11,6 +11,7 @@ sqrtm on a Schur-method primitive (complex, not differentiable, as JAX's).
 >>> linalg.expm(np.zeros((2, 2))).tolist()
 [[1.0, 0.0], [0.0, 1.0]]
 """
+from __future__ import annotations
 import math as _math
 
 import numpy as _np
@@ -19,6 +20,8 @@ from .. import lax as _lax
 from .. import numpy as _fnp
 from ..primitives.linalg_lu import sqrtm as _sqrtm
 from ._special_gamma import as_float as _as_float
+from ..array import Array
+from ..typing import ArrayLike
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
            "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "sqrtm",
@@ -32,7 +35,8 @@ def _matrix(a):
     return a
 
 
-def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+             check_finite: bool = True) -> Array:
     """The Cholesky factor: upper ``U`` with ``a = U^T U`` by default (scipy's
     convention), lower ``L`` with ``lower=True``.
 
@@ -43,7 +47,8 @@ def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bo
     return _fnp.linalg.cholesky(_matrix(a), upper=not lower)
 
 
-def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Array, bool]:
     """``(c, lower)`` for cho_solve; the unused triangle of ``c`` is zero.
 
     >>> from functrans.scipy.linalg import cho_factor
@@ -53,8 +58,9 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
     return cholesky(a, lower=lower), lower
 
 
-def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
-                     overwrite_b: bool = False, check_finite: bool = True):
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False,
+                     check_finite: bool = True) -> Array:
     """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` 0/'N', 1/'T' or 2/'C'.
     ``b`` of rank ``a.ndim - 1`` is one vector.
 
@@ -75,7 +81,8 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     return x[..., 0] if vector else x
 
 
-def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> Array:
     """Solve ``a x = b`` from ``cho_factor(a)``.
 
     >>> from functrans.scipy.linalg import cho_factor, cho_solve
@@ -91,7 +98,7 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     return solve_triangular(c, y, lower=False)
 
 
-def det(a, overwrite_a: bool = False, check_finite: bool = True):
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
     """The determinant.
 
     >>> from functrans.scipy.linalg import det
@@ -101,7 +108,7 @@ def det(a, overwrite_a: bool = False, check_finite: bool = True):
     return _fnp.linalg.det(_matrix(a))
 
 
-def inv(a, overwrite_a: bool = False, check_finite: bool = True):
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
     """The inverse.
 
     >>> from functrans.scipy.linalg import inv
@@ -111,8 +118,8 @@ def inv(a, overwrite_a: bool = False, check_finite: bool = True):
     return _fnp.linalg.inv(_matrix(a))
 
 
-def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
-          check_finite: bool = True, assume_a: str = "gen"):
+def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+          overwrite_b: bool = False, check_finite: bool = True, assume_a: str = "gen") -> Array:
     """Solve ``a x = b``; ``assume_a='pos'`` goes through Cholesky.
 
     >>> from functrans.scipy.linalg import solve
@@ -126,7 +133,7 @@ def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: boo
     return _fnp.linalg.solve(_matrix(a), _as_float(b))
 
 
-def block_diag(*arrs):
+def block_diag(*arrs: ArrayLike) -> Array:
     """The block-diagonal matrix of the given 2-D (or lower) arrays.
 
     >>> from functrans.scipy.linalg import block_diag
@@ -156,7 +163,7 @@ _PADE13 = tuple(_math.factorial(26 - k) * _math.factorial(13)
 _THETA13 = 5.371920351148152
 
 
-def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:
     """The matrix exponential: the [13/13] Pade approximant after scaling by 2^-s
     (s from the 1-norm, at most ``max_squarings``), then s squarings.  Built from
     matmul and solve, so it differentiates and batches by composition.
@@ -196,8 +203,8 @@ def _numpy_linalg(name):
     return fn
 
 
-def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
-       check_finite: bool = True):
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
     """``(q, r)`` (``mode='full'`` or ``'economic'``; ``'r'`` returns ``(r,)``), from
     ``functrans.numpy.linalg.qr``.
 
@@ -214,8 +221,9 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     return (r,) if mode == "r" else (q, r)    # scipy's 'r' is the full (M, N) R
 
 
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
-        check_finite: bool = True, lapack_driver: str = "gesdd"):
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        overwrite_a: bool = False, check_finite: bool = True,
+        lapack_driver: str = "gesdd") -> Array | tuple[Array, Array, Array]:
     """The singular value decomposition, from ``functrans.numpy.linalg.svd``.
 
     >>> from functrans.scipy.linalg import svd
@@ -225,8 +233,9 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
     return _numpy_linalg("svd")(_as_float(a), full_matrices=full_matrices, compute_uv=compute_uv)
 
 
-def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
-         overwrite_b: bool = False, type: int = 1, check_finite: bool = True):
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: bool = False,
+         overwrite_a: bool = False, overwrite_b: bool = False, type: int = 1,
+         check_finite: bool = True) -> Array | tuple[Array, Array]:
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, from
     ``functrans.numpy.linalg.eigh``; the generalized problem (``b``) is not supported.
 
@@ -240,7 +249,8 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
     return w if eigvals_only else (w, v)
 
 
-def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, Array] | tuple[Array, Array, Array]:
     """LU decomposition with partial pivoting of a square matrix (stack), as scipy's:
     ``(p, l, u)`` with ``a = p @ l @ u`` (``p`` a permutation matrix, ``l`` unit lower,
     ``u`` upper), or ``(p @ l, u)`` with ``permute_l``. Differentiable (``lax.lu``'s JVP).
@@ -260,7 +270,8 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     return (p @ l, u) if permute_l else (p, l, u)
 
 
-def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
+def lu_factor(a: ArrayLike, overwrite_a: bool = False,
+              check_finite: bool = True) -> tuple[Array, Array]:
     """``(lu, piv)`` as scipy's: L (unit diagonal implied) and U in one matrix, and the
     0-based row swaps (int32): row ``i`` was interchanged with row ``piv[i]``.
 
@@ -273,7 +284,8 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     return lu_, piv
 
 
-def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bool = True):
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
+             overwrite_b: bool = False, check_finite: bool = True) -> Array:
     """Solve ``op(a) x = b`` from ``lu_factor(a)``; ``trans`` 0 (``a``), 1 or 2 (``aᵀ``,
     ``aᴴ``; the same for real factors), as scipy's. ``b`` of rank ``lu.ndim - 1`` is one vector. Differentiable in
     ``b`` and in the factors (it is triangular solves and a row permutation).
@@ -312,7 +324,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bo
     return x[..., 0] if vector else x
 
 
-def sqrtm(A, blocksize: int = 1):
+def sqrtm(A: ArrayLike, blocksize: int = 1) -> Array:
     """The principal matrix square root, by scipy's Schur method (``scipy.linalg.sqrtm``'s
     values), complex always as in JAX: a real matrix with negative eigenvalues has a
     complex root. Not differentiable (as in JAX); ``blocksize`` must be 1 (as in JAX).
