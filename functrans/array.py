@@ -118,6 +118,16 @@ class Array(np.ndarray):
     def take(self, *a, **k):
         return _fix(np.ndarray.take(self, *a, **k))
 
+    def max(self, axis=None, out=None, keepdims=False, **k):
+        if out is not None or k:          # initial=/where=: numpy's own (its zero signs)
+            return _fix(np.ndarray.max(self, axis, out, keepdims, **k))
+        return _fix(numpy_max(self.view(np.ndarray), axis, keepdims))
+
+    def min(self, axis=None, out=None, keepdims=False, **k):
+        if out is not None or k:
+            return _fix(np.ndarray.min(self, axis, out, keepdims, **k))
+        return _fix(numpy_min(self.view(np.ndarray), axis, keepdims))
+
 
 
 class DeletedArray(Array):
@@ -283,3 +293,29 @@ def host_array(x, dtype=None):
             raise unsupported_dtype_error("asarray", arr.dtype)
         arr = arr.astype(_nearest_supported(arr.dtype))
     return tracing.wrap(arr)
+
+
+# --------------------------------------------------------------------------- max / min
+
+def _signed_zero_extreme(np_fn, negative_zero_wins):
+    """numpy's max/min (``np_fn``), with the sign of a zero result as the native backends
+    and JAX give it: -0.0 is below +0.0 wherever they are (numpy's answer depends on the
+    order and on its SIMD path), so min({-0.0, +0.0}) is -0.0 and max of them +0.0."""
+    def extreme(x, axis=None, keepdims=False):
+        x = np.asarray(x)
+        out = np.asarray(np_fn(x, axis=axis, keepdims=keepdims))
+        if x.dtype.kind != "f" or not (out == 0).any():
+            return out
+        zero, neg = x == 0, np.signbit(x)
+        if negative_zero_wins:       # min: -0.0 if any -0.0 is in the slice
+            negative = np.any(zero & neg, axis=axis, keepdims=keepdims)
+        else:                        # max: -0.0 only if no +0.0 is
+            negative = ~np.any(zero & ~neg, axis=axis, keepdims=keepdims)
+        fixed = np.where(negative, -0.0, 0.0).astype(x.dtype)
+        return np.asarray(np.where(out == 0, fixed, out), dtype=x.dtype)
+    extreme.__name__ = np_fn.__name__
+    return extreme
+
+
+numpy_max = _signed_zero_extreme(np.max, negative_zero_wins=False)
+numpy_min = _signed_zero_extreme(np.min, negative_zero_wins=True)

@@ -129,6 +129,7 @@ def _classify(pos, item):
                          f"or boolean arrays are valid indices; got an index of dtype "
                          f"{arr.dtype}")
     clamp = isinstance(item, np.ndarray)     # lists of Python ints are static: checked
+    arr = I.saturate_uint64(arr)
     if arr.ndim == 0:
         if isinstance(arr, Tracer):
             return _Entry(_DYN, pos, value=arr)

@@ -397,8 +397,8 @@ def _logical_doc(name):
                 f"bool(fnp.{name}(fnp.asarray([1.0, 0.0])))", name == "any")
 
 
-max = _reduction("max", np.max, _traced_extremum, _extremum_doc("max"), R.reduce_max)
-min = _reduction("min", np.min, _traced_extremum, _extremum_doc("min"), R.reduce_min)
+max = _reduction("max", R.numpy_max, _traced_extremum, _extremum_doc("max"), R.reduce_max)
+min = _reduction("min", R.numpy_min, _traced_extremum, _extremum_doc("min"), R.reduce_min)
 amax, amin = max, min
 ptp = _reduction("ptp", np.ptp, _traced_ptp, _doc(
     "Range ``max - min`` over ``axis``.", "fnp.ptp(fnp.asarray([1.0, 4.0, 2.0])).item()", 3.0))

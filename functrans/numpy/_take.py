@@ -54,7 +54,10 @@ def _default_mode(indices, mode):
 
 def _norm_static(name, idx, n, mode):
     """Static indices under ``mode``: (in-range indices, mask of valid ones or None)."""
-    idx = np.asarray(idx, np.int64)
+    idx = np.asarray(idx)
+    if mode == "wrap" and idx.dtype == np.uint64 and n:
+        idx = np.mod(idx, np.uint64(n))     # as the huge number it is, before int64
+    idx = np.asarray(I.saturate_uint64(idx), np.int64)
     if mode is None:
         mode = "raise"
     if mode == "wrap":
@@ -76,6 +79,9 @@ def _norm_traced(name, idx, n, mode):
     if mode == "raise":
         raise IndexError(f"{name}: mode='raise' needs static indices; the indices "
                          f"{idx.aval.str_short()} are traced (use mode='clip' or 'fill')")
+    if mode == "wrap" and idx.dtype == np.uint64:
+        idx = remainder(idx, n)
+    idx = I.saturate_uint64(idx)
     dt = np.dtype(np.int32) if idx.dtype == np.int32 else np.dtype(np.int64)
     idx = E.convert_element_type(idx, dt)
     if mode == "wrap":

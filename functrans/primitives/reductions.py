@@ -27,6 +27,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .. import tracing as _tracing
+from ..array import numpy_max, numpy_min
 from ..tracing import Tracer, get_aval
 from . import elementwise as E
 from .base import Primitive, Zero, aval, deflinear
@@ -164,14 +165,14 @@ def _chooser_jvp(prim):
 reduce_max_p = Primitive("reduce_max")
 reduce_max_p.def_rules(
     abstract_eval=_reduce_aval("reduce_max", nonempty=True),
-    impl=lambda x, *, axes: np.asarray(np.max(x, axis=tuple(axes))))
+    impl=lambda x, *, axes: numpy_max(x, axis=tuple(axes)))
 _chooser_jvp(reduce_max_p)
 batch_reduce(reduce_max_p)
 
 reduce_min_p = Primitive("reduce_min")
 reduce_min_p.def_rules(
     abstract_eval=_reduce_aval("reduce_min", nonempty=True),
-    impl=lambda x, *, axes: np.asarray(np.min(x, axis=tuple(axes))))
+    impl=lambda x, *, axes: numpy_min(x, axis=tuple(axes)))
 _chooser_jvp(reduce_min_p)
 batch_reduce(reduce_min_p)
 
