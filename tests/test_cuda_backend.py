@@ -249,7 +249,7 @@ def _check_kernels_replace_host_steps():
     cases = {
         "uint32": (lambda a, b: (a + b, a - b, a * b, -a, ~a, a // b, a % b, a >> b, a << b,
                                  lax.shift_right_arithmetic(a, b), a.astype(np.float32),
-                                 a > b, fnp.sum(a), lax.iota(np.uint32, 4) ^ a), (u, v)),
+                                 a > b, lax.reduce_sum(a, (0,)), lax.iota(np.uint32, 4) ^ a), (u, v)),
         "int32 shifts": (lambda a, b: (a >> b, a << b, lax.shift_right_logical(a, b)), (i, sh)),
         "cumulative": (lambda a: (fnp.cumsum(a, axis=1), fnp.cumprod(a, 0),
                                   lax.cummax(a, 1, reverse=True), lax.cummin(a, 0)), (x,)),

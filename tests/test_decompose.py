@@ -160,7 +160,7 @@ def _composite(name, dtype, n):
 
 
 CASES = [(name, dt) for name in sorted(DECOMPOSITIONS)
-         for dt in ("float64", "float32", "int64", "int32", "uint32")
+         for dt in ("float64", "float32", "int64", "int32", "uint32", "uint64")
          if (name in ("square", "sign") or dt.startswith("float"))]
 
 

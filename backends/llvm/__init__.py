@@ -3,8 +3,9 @@
 ``compile(closed_jaxpr)`` type-checks the jaxpr, plans it (``backends.fusion``: fused
 kernels, views, native steps, host steps), lowers the whole of it into ONE native
 function per segment (``program``, with its plug-ins: fused kernels in ``kernels`` and
-``row_kernels``, the op table ``ops``, per-equation emitters in ``equations``, ``blas``
-and ``control``; a new segment only after a host step), optimises and
+``row_kernels``, the op table ``ops``, per-equation emitters in ``equations``, ``blas``,
+``scans`` (cumulative ops, argmax/argmin) and ``control``; a new segment only after a
+host step), optimises and
 JITs the module (``engine``, through the object-code ``cache``), and returns an
 ``Executable`` running it (``runtime``). The compiled plan is cached in memory by the
 jaxpr's structure (``jaxpr_ir.structure.structural_key``: equal exactly when the printed
