@@ -273,6 +273,11 @@ def test_uint64_indices_of_2_63_and_more_are_huge_not_negative(backend):
     idx = np.array([1, 2**63 + 1, 2**64 - 1], np.uint64)
     run = (lambda f: f) if backend is None else (lambda f: ft.jit(f, backend=backend))
     np.testing.assert_array_equal(run(lambda v, i: v[i])(x, idx), [1.0, 4.0, 4.0])
+    # numpy would read 2**64 - 5 as -5, the first element: fnp clamps it, eagerly too
+    # (Array indexing and fnp's numpy fast path), as under jit
+    wrapped = np.array([2**64 - 5, 2], np.uint64)
+    np.testing.assert_array_equal(run(lambda v, i: v[i])(x, wrapped), [4.0, 2.0])
+    np.testing.assert_array_equal(run(lambda v, i: v[i % 5 - 7])(x, wrapped), [4.0, 4.0])
     np.testing.assert_array_equal(run(lambda v, i: v.at[i].set(-1.0))(x, idx),
                                   [0.0, -1.0, 2.0, 3.0, 4.0])
     np.testing.assert_array_equal(run(lambda v, i: fnp.take(v, i))(x, idx),

@@ -20,7 +20,7 @@ from ..array import Array, no_out_argument
 from ..numpy_warnings import QUIET, QUIET_VAR
 from ..primitives.control_flow import while_loop
 from ..tracing import Tracer
-from ._indexing import getitem, index_update
+from ._indexing import getitem, index_update, numpy_indexes_alike
 from ._structural import resolve_shape
 
 # the functrans.numpy namespace, given by install(): its functions are looked up there
@@ -255,7 +255,7 @@ def _array_at(self):
 def _array_getitem(self, index):
     # a traced index (a constant table indexed under jit) goes through fnp; full
     # integer indexing gives a 0-d Array (with .at) instead of a numpy scalar
-    if _has_tracer(index):
+    if not numpy_indexes_alike(index):
         return getitem(self, index)
     try:
         out = np.ndarray.__getitem__(self, index)

@@ -64,6 +64,22 @@ def _has_tracer(idx):
     return False
 
 
+def numpy_indexes_alike(idx) -> bool:
+    """Whether numpy's own ``x[idx]`` gives fnp's answer (when it does not raise): no
+    traced index, and no uint64 one (numpy reads those through intp, 2**64 - 1 as -1;
+    fnp as the unsigned number it is, out of range high, clamped as under jit).
+
+    >>> import numpy as np
+    >>> numpy_indexes_alike((0, np.array([1, 2]))), numpy_indexes_alike(np.uint64(3))
+    (True, False)
+    """
+    if isinstance(idx, (tuple, list)):
+        return all(numpy_indexes_alike(i) for i in idx)
+    if isinstance(idx, Tracer):
+        return False
+    return not (isinstance(idx, (np.ndarray, np.generic)) and idx.dtype == np.uint64)
+
+
 def _static_int(v, what):
     if isinstance(v, Tracer):
         if v.val is None:
@@ -269,7 +285,7 @@ def getitem(x, idx):
     >>> ft.jit(lambda x, i: x[i, ::-1])(fnp.arange(6.0).reshape(2, 3), 1).tolist()
     [5.0, 4.0, 3.0]
     """
-    if not isinstance(x, Tracer) and not _has_tracer(idx):
+    if not isinstance(x, Tracer) and numpy_indexes_alike(idx):
         try:
             return wrap(np.asarray(x)[idx])
         except IndexError:
