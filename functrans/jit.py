@@ -300,7 +300,7 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if jit_switch.disabled:     # ft.disable_jit(): the Python function, run as it is
             return self.fun(*args, **kwargs)
-        if not kwargs:
+        if not kwargs and self._fast:
             # fast path: positional arrays and scalars whose signature already has a
             # native runner
             try:
@@ -405,10 +405,11 @@ class Jitted:
         fast_runner = getattr(exe, "fast_runner", None)
         cls = Array
         if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
-                or self.donate_argnums or observed()
+                or self.donate_argnums
                 or not all(type(a) is np.ndarray or type(a) is cls
                            or type(a) in _SCALAR_DTYPES or isinstance(a, np.generic)
-                           for a in args)):
+                           for a in args)
+                or observed()):       # last: it asks every tool's hook
             return
         single = treedef_is_leaf(out_tree)
         run = fast_runner(cls, single=single)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Iterable
 
+from . import tree_walk
+
 __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf",
            "tree_flatten_with_path", "tree_map_with_path", "tree_leaves_with_path", "keystr",
@@ -67,16 +69,29 @@ class PyTreeDef:
         self.node_type = node_type
         self.aux = aux
         self.children = children
-        self.num_leaves = 1 if children is None else sum(c.num_leaves for c in children)
-        self._hash = None
+        if children is None:
+            self.num_leaves, self._hash = 1, 0
+        else:   # from the children's, so no walk (nor recursion) is ever needed for it
+            self.num_leaves = sum([c.num_leaves for c in children])
+            try:
+                aux_hash = hash(aux)
+            except TypeError:       # unhashable aux data: see _aux_hash
+                aux_hash = _aux_hash(aux)
+            self._hash = hash((node_type, aux_hash, tuple([c._hash for c in children])))
 
-    # equality and hashing walk the tree with an explicit stack (not recursion), so that
-    # trees nested deeper than Python's recursion limit work (JAX handles them)
     def __eq__(self, other):
         if self is other:
             return True
-        if not isinstance(other, PyTreeDef):
+        if not isinstance(other, PyTreeDef) or self._hash != other._hash:
             return False
+        try:    # by recursion (the children lists compare their items), fastest
+            return (self.node_type is other.node_type and _aux_equal(self.aux, other.aux)
+                    and self.children == other.children)
+        except RecursionError:   # deeper than the limit allows (JAX takes such trees)
+            return self._equal_deep(other)
+
+    def _equal_deep(self, other):
+        """Equality with an explicit stack of node pairs instead of recursion."""
         pairs = [(self, other)]
         while pairs:
             a, b = pairs.pop()
@@ -94,16 +109,6 @@ class PyTreeDef:
         return True
 
     def __hash__(self):
-        if self._hash is None:
-            parts, stack = [], [self]
-            while stack:
-                n = stack.pop()
-                if n.children is None:
-                    parts.append(None)
-                    continue
-                parts.append((n.node_type, _aux_hash(n.aux), len(n.children)))
-                stack.extend(reversed(n.children))
-            self._hash = hash(tuple(parts))
         return self._hash
 
     def __repr__(self):
@@ -181,9 +186,32 @@ def node_handlers(x):
     return t, None
 
 
+def _flatten_shallow(x, leaves, is_leaf):
+    """``_flatten`` by recursion: faster on the trees programs pass (a few levels)."""
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    t, h = node_handlers(x)
+    if h is None:
+        leaves.append(x)
+        return _LEAF
+    children, aux = h[0](x)
+    return PyTreeDef(t, aux, [_flatten_shallow(c, leaves, is_leaf) for c in children])
+
+
 def _flatten(tree, leaves, is_leaf):
-    """The treedef of ``tree``, appending its leaves in order; an explicit stack of
-    [type, aux, children, next child, built child treedefs] instead of recursion."""
+    """The treedef of ``tree``, appending its leaves in order: by recursion, and for a
+    tree deeper than the recursion limit allows, with an explicit stack of [type, aux,
+    children, next child, built child treedefs]."""
+    n = len(leaves)
+    try:
+        return _flatten_shallow(tree, leaves, is_leaf)
+    except RecursionError:
+        del leaves[n:]
+    return _flatten_deep(tree, leaves, is_leaf)
+
+
+def _flatten_deep(tree, leaves, is_leaf):
     def node(x):
         if is_leaf is not None and is_leaf(x):
             return None
@@ -191,30 +219,8 @@ def _flatten(tree, leaves, is_leaf):
         if h is None:
             return None
         children, aux = h[0](x)
-        return [t, aux, list(children), 0, []]
-
-    top = node(tree)
-    if top is None:
-        leaves.append(tree)
-        return _LEAF
-    stack = [top]
-    while True:
-        frame = stack[-1]
-        children, i = frame[2], frame[3]
-        if i < len(children):
-            frame[3] = i + 1
-            sub = node(children[i])
-            if sub is None:
-                leaves.append(children[i])
-                frame[4].append(_LEAF)
-            else:
-                stack.append(sub)
-            continue
-        stack.pop()
-        td = PyTreeDef(frame[0], frame[1], frame[4])
-        if not stack:
-            return td
-        stack[-1][4].append(td)
+        return t, aux, children
+    return tree_walk.flatten(node, PyTreeDef, _LEAF, tree, leaves)
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -238,28 +244,19 @@ def _build(td, children):
     return h[1](td.aux, children)
 
 
-def _unflatten(td, it):
-    """The pytree of ``td`` over the leaves from ``it``; an explicit stack of
-    [treedef, next child, built children] instead of recursion."""
+def _unflatten_shallow(td, it):
     if td.children is None:
         return next(it)
-    stack = [[td, 0, []]]
-    while True:
-        frame = stack[-1]
-        node, i = frame[0], frame[1]
-        if i < len(node.children):
-            frame[1] = i + 1
-            c = node.children[i]
-            if c.children is None:
-                frame[2].append(next(it))
-            else:
-                stack.append([c, 0, []])
-            continue
-        stack.pop()
-        value = _build(node, frame[2])
-        if not stack:
-            return value
-        stack[-1][2].append(value)
+    return _build(td, [_unflatten_shallow(c, it) for c in td.children])
+
+
+def _unflatten(td, leaves):
+    """The pytree of ``td`` over ``leaves`` (a list): by recursion, or with an explicit
+    stack for a tree deeper than the recursion limit allows."""
+    try:
+        return _unflatten_shallow(td, iter(leaves))
+    except RecursionError:
+        return tree_walk.unflatten(_build, td, iter(leaves))
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
@@ -273,7 +270,7 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     if len(leaves) != treedef.num_leaves:
         raise ValueError(f"tree_unflatten: structure {treedef} has {treedef.num_leaves} leaves, "
                          f"got {len(leaves)}")
-    return _unflatten(treedef, iter(leaves))
+    return _unflatten(treedef, leaves)
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:

@@ -124,9 +124,9 @@ ANNOTATED_NAMESPACES = [
     ft.lax, ft.nn, ft.nn.initializers, ft.random, ft.scipy.special, ft.scipy.integrate,
     ft.scipy.signal, ft.example_libraries.stax, ft.example_libraries.optimizers,
     ft.tree_util, ft.test_util, fnp, fnp.linalg, fnp.fft, ft.scipy.linalg,
-] + [getattr(ft.scipy.stats, n) for n in ft.scipy.stats.__all__]
-# lax.lu and lu_pivots_to_permutation live in primitives/linalg_lu.py, still being written
-NOT_YET = {"functrans.lax.lu", "functrans.lax.lu_pivots_to_permutation"}
+    ft.scipy.optimize, ft.scipy.fft, ft.scipy.stats,
+] + [getattr(ft.scipy.stats, n) for n in ft.scipy.stats.__all__
+     if isinstance(getattr(ft.scipy.stats, n), types.ModuleType)]
 
 
 def _annotated_api():
@@ -144,7 +144,7 @@ def _annotated_api():
                                 # re-exports; Array is made by asarray, not its constructor
             if inspect.isfunction(obj) or isinstance(obj, (type, functools.partial)):
                 out.append((f"{module.__name__}.{name}", obj))
-    return [(n, o) for n, o in out if n not in NOT_YET]
+    return out
 
 
 ANNOTATED = _annotated_api()

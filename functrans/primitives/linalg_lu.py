@@ -28,6 +28,7 @@ import numpy as np
 import scipy.linalg
 
 from jaxpr_ir import ShapedArray
+from ..typing import Array, ArrayLike
 from .base import Primitive, Zero, aval, tangent_aval
 from .elementwise import add, convert_element_type, eq, mul
 from .linalg import triangular_solve
@@ -79,7 +80,7 @@ lu_pivots_to_permutation_p.def_rules(abstract_eval=_pivots_aval, impl=_pivots_im
 batch_front(lu_pivots_to_permutation_p)
 
 
-def lu_pivots_to_permutation(pivots, permutation_size: int):
+def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Array:
     """The permutation of ``range(permutation_size)`` that the row swaps ``pivots``
     (int32, 0-based, as ``lu`` returns them) make: swap ``i`` and ``pivots[i]`` in turn.
 
@@ -160,7 +161,7 @@ lu_p.def_rules(abstract_eval=_lu_aval, impl=_lu_impl, jvp=_lu_jvp)
 batch_front(lu_p)
 
 
-def lu(a):
+def lu(a: ArrayLike) -> tuple[Array, Array, Array]:
     """LU decomposition with partial pivoting of a square real matrix (stack):
     ``(lu, pivots, permutation)`` as ``jax.lax.linalg.lu``; ``a[permutation]`` equals
     ``L @ U`` with L the unit lower triangle of ``lu`` and U its upper triangle;
