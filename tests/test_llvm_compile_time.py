@@ -286,6 +286,7 @@ def test_thread_counts_follow_the_cores_other_processes_leave_free(monkeypatch):
     monkeypatch.setattr(threads, "BLAS_SETTERS", [seen.append])
     monkeypatch.setattr(threads, "usable_cores", lambda: 4)
     monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": None})
+    monkeypatch.setattr(threads, "_own_runnable", lambda: None)    # our count: ``ours``
     monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 2)   # us (4) + 2 others
     assert threads.balance(now=0.0) == 2 and seen == [2]
     monkeypatch.setattr(threads, "_runnable_now", lambda: 1)       # only the reader
@@ -308,10 +309,25 @@ def test_the_users_thread_limit_caps_the_blas(monkeypatch, var):
     monkeypatch.setattr(threads, "usable_cores", lambda: 4)
     monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": None})
     monkeypatch.setattr(threads, "_runnable_now", lambda: 1)       # an idle machine
+    monkeypatch.setattr(threads, "_own_runnable", lambda: 1)
     assert threads.balance(now=0.0) == 1 and seen == [1]
     monkeypatch.setenv(var, "3")
     assert threads.balance(now=1.0) == 3 and seen == [1, 3]
     threads._NTHREADS.value = threads._LAUNCHED[0]
+
+
+def test_this_processs_own_threads_are_not_competitors(monkeypatch):
+    from backends.llvm import threads
+    monkeypatch.setattr(threads, "usable_cores", lambda: 2)
+    # 5 runnable on the machine, all 5 ours (say XLA's spinning pool in this process)
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 5)
+    monkeypatch.setattr(threads, "_own_runnable", lambda: 5)
+    assert threads.free_cores(1) == 2
+    monkeypatch.setattr(threads, "_own_runnable", lambda: 2)      # 3 of another process's
+    assert threads.free_cores(1) == 1
+    monkeypatch.undo()
+    real = threads._own_runnable()
+    assert real is None or real >= 1          # the thread asking is running
 
 
 def test_programs_with_blas_balance_threads_and_others_do_not():

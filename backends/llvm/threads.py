@@ -18,7 +18,8 @@ whole library single-threaded.
 On a shared machine the count in use follows the cores actually free: ``balance()``
 (called before each call of a program with parallel kernels or BLAS products, doing
 work at most every ``BALANCE_SECONDS``) counts the other runnable threads on the
-machine (``/proc/loadavg``'s instantaneous count, less our own) and sets both our
+machine (``/proc/loadavg``'s instantaneous count, less this process's own, read from
+``/proc/self/task``) and sets both our
 pool's count and the BLAS's (``BLAS_SETTERS``, filled by ``blas``) to what is free,
 so a competing busy process costs its share instead of two threads fighting for one
 core.
@@ -90,9 +91,28 @@ def _runnable_now():
         return None
 
 
+def _own_runnable():
+    """This process's threads runnable right now (None where unknown): its pool, the
+    BLAS's and any other library's threads in this process (XLA's, when JAX shares the
+    process) are not other processes competing for the cores."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    n = 0
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                n += f.read().rpartition(")")[2].split()[0] == "R"
+        except (OSError, IndexError):
+            continue        # the thread ended meanwhile
+    return n
+
+
 def free_cores(ours: int) -> int:
-    """Cores not taken by other processes, given that ``ours`` of the runnable threads
-    may be this process's own (the reader and its pool's threads still spinning).
+    """Cores not taken by other processes: the runnable threads on the machine less this
+    process's own (counted where /proc says, else taken as ``ours``: the reader and its
+    pool's threads still spinning).
 
     >>> 1 <= free_cores(1) <= usable_cores()
     True
@@ -101,7 +121,8 @@ def free_cores(ours: int) -> int:
     running = _runnable_now()
     if running is None:
         return n
-    return max(1, min(n, n - max(0, running - ours)))
+    own = _own_runnable()
+    return max(1, min(n, n - max(0, running - (ours if own is None else own))))
 
 
 _LIMIT_VARS = ("FUNCTRANS_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
