@@ -262,3 +262,17 @@ def test_a_self_call_in_bwd_under_vmap_and_forward_mode():
     triple.defvjp(lambda x: (triple(x), None), lambda r, ct: (triple(ct),))
     assert float(ft.jvp(triple, (X,), (1.0,))[1]) == 3.0
     assert float(ft.grad(ft.grad(lambda x: triple(x) * x))(X)) == 6.0
+
+
+@pytest.mark.parametrize("wrap", ["jit", "cond"])
+def test_a_self_call_nested_in_jit_or_cond_within_the_rule_raises_at_higher_order(wrap):
+    """Nested in a jit or cond inside bwd, the call is not routed through the rule; its
+    body's derivative (84 here) would silently replace the rule's (JAX: 392): refused."""
+    def use(f, x, ct):
+        if wrap == "jit":
+            return ct * 7.0 * ft.jit(f)(x)
+        return ct * 7.0 * lax.cond(x > 0, f, f, x)
+    f = _self_in_bwd(use, False)
+    assert float(ft.grad(f)(X)) == 56.0                 # first order: the rule, as before
+    with pytest.raises(NotImplementedError, match="inside a jit, cond or loop"):
+        ft.grad(ft.grad(f))(X)

@@ -11,7 +11,8 @@ the backward pass with bwd (``custom_vjp_lin``'s transpose). One
 level of the recursion is unrolled per order of differentiation, so the primal the rule
 computes keeps the user's derivative at every order (JAX retraces the rule instead, to
 the same effect). Anywhere else (nested in a loop or a jit inside the rule) the marker
-is a plain call of the body, which is also what its JVP rule differentiates.
+is a plain call of the body when evaluated, and differentiating it raises: the body's
+derivative is not the user's (JAX retraces and gets the rule's).
 
 Its batch rule is set by functrans/primitives/custom.py, which has the helpers.
 
@@ -24,7 +25,6 @@ import numpy as np
 
 from jaxpr_ir.evaluate import evaluate
 from ..tracing import bind, eval_jaxpr
-from ..transforms.jvp import jvp_eval
 from ..transforms.transpose import backward_pass
 from .base import Primitive, aval
 from .control_flow_common import check_operands
@@ -46,7 +46,16 @@ def _self_call_impl(*args, call_jaxpr, num_consts, name):
 
 
 def _self_call_jvp(primals, tangents, *, call_jaxpr, num_consts, name):
-    return jvp_eval(call_jaxpr.jaxpr, call_jaxpr.consts, list(primals), list(tangents))
+    # run_rule replaces every marker at the top of a rule before the rule is
+    # differentiated, so a marker met here sits inside a jit, cond or loop of the rule:
+    # differentiating the body instead of the function's own rule would give the body's
+    # derivative where the user defined another (a silent wrong number), so refuse
+    raise NotImplementedError(
+        f"differentiating the rule of custom function {name!r} at higher order met a call "
+        f"of {name!r} inside a jit, cond or loop within that rule; functrans routes such "
+        "a self-call through the function's own rule only when the rule calls it "
+        "directly. Call it outside the jit/control flow in the rule (or call the "
+        "function's undecorated body if its plain derivative is what you want).")
 
 
 def _self_call_transpose(cts, *args, call_jaxpr, num_consts, name):
