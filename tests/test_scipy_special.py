@@ -16,6 +16,7 @@ import scipy.special as sps
 import functrans as ft
 from functrans.scipy import special as fss
 from functrans.test_util import check_grads
+from tests.public_names import public_names
 
 
 class Row(NamedTuple):
@@ -196,5 +197,5 @@ def test_incomplete_functions_differentiate_in_their_shape_parameters():
 
 
 def test_public_names_are_exactly_all():
-    public = {n for n in dir(fss) if not n.startswith("_")}
+    public = public_names(fss)
     assert public == set(fss.__all__)

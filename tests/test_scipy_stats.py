@@ -10,6 +10,7 @@ import scipy.stats as sst
 import functrans as ft
 from functrans.scipy import stats as fst
 from functrans.test_util import check_grads
+from tests.public_names import public_names
 
 _X = np.linspace(-3.1, 6.3, 41)
 _K = np.arange(-2, 14.0)
@@ -87,18 +88,12 @@ def test_grad_of_logpdf_and_cdf(dist):
                         order=1, modes=("fwd", "rev"), rtol=1e-5, atol=1e-7)
 
 
-# what a module's annotations need in its namespace (``functrans.typing``'s names and the
-# ``from __future__ import annotations`` feature): not exports, and left out of __all__
-_ANNOTATION_NAMES = {"annotations", "Array", "ArrayLike", "DTypeLike", "Shape"}
-
-
 def test_modules_export_only_their_functions():
     for dist in fst.__all__:
         mod = getattr(fst, dist)
         if not isinstance(mod, type(np)):
             continue    # mode, rankdata, sem, ModeResult: functions, not distributions
-        public = {n for n in dir(mod) if not n.startswith("_")} - _ANNOTATION_NAMES
-        assert public == set(mod.__all__), dist
+        assert public_names(mod) == set(mod.__all__), dist
     assert {n for n in dir(fst) if not n.startswith("_")} == set(fst.__all__)
 
 
