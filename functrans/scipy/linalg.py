@@ -20,12 +20,17 @@ from .. import lax as _lax
 from .. import numpy as _fnp
 from ..primitives.linalg_lu import sqrtm as _sqrtm
 from ._special_gamma import as_float as _as_float
+from ._linalg_matrices import (circulant, companion, convolution_matrix, dft, fiedler,
+                               fiedler_companion, hadamard, hankel, helmert, hilbert,
+                               invhilbert, invpascal, leslie, pascal, toeplitz)
 from ..array import Array
 from ..typing import ArrayLike
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
            "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "sqrtm",
-           "svd"]
+           "svd", "circulant", "companion", "convolution_matrix", "dft", "fiedler",
+           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "invhilbert",
+           "invpascal", "leslie", "pascal", "toeplitz"]
 
 
 def _matrix(a):
