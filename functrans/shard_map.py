@@ -31,9 +31,13 @@ transpose of the implicit broadcast of an unvarying value; here every cotangent 
 replicated along an axis is held as per-process parts that sum to it: the cotangent of a
 replicated output is divided among its copies, ``psum`` transposes to ``psum``, and the
 cotangent of a replicated argument is the ``psum`` of its parts over the axes it is
-replicated along (for data parallelism: the gradient all-reduce). Reverse mode recomputes
-the body's forward pass (as under ``checkpoint``); no residual crosses the shard_map
-boundary. ``vmap`` of a shard_map maps the body (the batch dimension is never split).
+replicated along (for data parallelism: the gradient all-reduce). Differentiated, a
+shard_map becomes two, as in JAX: the body linearized on each process's blocks (its forward
+pass, collectives included, runs once and returns the residuals the derivative needs) and
+a tangent body reading those residuals; residuals stay on their process (each process's own
+block, no communication), so reverse mode does not run the forward pass again (wrap the body
+or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a shard_map
+maps the body (the batch dimension is never split).
 
 Running it: the body runs on this process's blocks through ``eval_jaxpr`` (each primitive
 eagerly); wrap ``f`` in ``jit`` to compile it: ``shard_map(jit(f), ...)``; a collective in
@@ -63,7 +67,7 @@ from .shard_map_specs import (block_aval, check_replication, global_aval, normal
 from . import distributed
 from .sharding import Mesh, PartitionSpec, bound_mesh, mesh_for
 from .tracing import axis_frames, eval_jaxpr, get_aval, trace_depth, trace_to_jaxpr
-from .transforms.jvp import jvp_eval
+from .transforms.partial_eval import linearize_jaxpr
 from .transforms.transpose import backward_pass
 from .transforms.vmap import vmap_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
@@ -138,43 +142,53 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_rep):
     return [_assemble(np.asarray(o), s, mesh) for o, s in zip(outs, out_specs)]
 
 
-_tangent_bodies = BodyCache()
+_linearized_bodies = BodyCache()
 
 
-def _tangent_body(jaxpr, nz, mesh):
-    """(primal blocks, nonzero tangent blocks) -> tangent output blocks."""
-    hit = _tangent_bodies.get(jaxpr, nz)
+def _linearized_body(jaxpr, nz, mesh):
+    """The body split as reverse mode needs it, as JAX's shard_map does: a known body
+    (primal blocks -> output blocks and residuals) and a tangent body (residuals, nonzero
+    tangent blocks -> tangent output blocks). The body's forward pass, collectives
+    included, runs once; the tangent body reads the saved residuals.
+
+    Returns (known body, its consts, tangent body, residual count)."""
+    hit = _linearized_bodies.get(jaxpr, nz)
     if hit is not None:
         return hit
-    in_avals = jaxpr.in_avals
-    n = len(in_avals)
+    box = []
 
-    def fun(*xs):
-        it = iter(xs[n:])
-        ts = [next(it) if m else Zero(a) for a, m in zip(in_avals, nz)]
-        _, touts = jvp_eval(jaxpr.jaxpr, jaxpr.consts, xs[:n], ts)
-        return [instantiate(t) for t in touts]
+    def known(*xs):
+        outs, lin = linearize_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs, nz)
+        box.append(lin)
+        return list(outs) + list(lin.residuals)
 
-    avals = list(in_avals) + [a for a, m in zip(in_avals, nz) if m]
-    return _tangent_bodies.put(jaxpr, _trace_body(fun, avals, mesh, "shard_map jvp"), nz)
+    body, consts = _trace_body(known, jaxpr.in_avals, mesh, "shard_map linearize")
+    lj = box[0].jaxpr
+    tangent = ClosedJaxpr(Jaxpr([], lj.constvars + lj.invars, lj.eqns, lj.outvars), [])
+    return _linearized_bodies.put(jaxpr, (body, consts, tangent, len(lj.constvars)), nz)
 
 
 @_with_mesh
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_rep):
-    params = dict(jaxpr=jaxpr, mesh=mesh.key, in_specs=in_specs, out_specs=out_specs,
-                  check_rep=check_rep)
-    outs = shard_map_p.bind(*primals, **params)
     nz = tuple(type(t) is not Zero for t in tangents)
     if not any(nz):
+        outs = shard_map_p.bind(*primals, jaxpr=jaxpr, mesh=mesh.key, in_specs=in_specs,
+                                out_specs=out_specs, check_rep=check_rep)
         return outs, [Zero(get_aval(o)) for o in outs]
-    # the tangent call recomputes the primal on each process: in reverse mode only this
-    # linear call is transposed, and no residual leaves the body
-    body, consts = _tangent_body(jaxpr, nz, mesh)
-    specs = tuple(_replicated(mesh, np.ndim(c)) for c in consts) + in_specs + tuple(
-        s for s, m in zip(in_specs, nz) if m)
-    touts = shard_map_p.bind(*consts, *primals, *[t for t in tangents if type(t) is not Zero],
-                             jaxpr=body, mesh=mesh.key, in_specs=specs, out_specs=out_specs,
-                             check_rep=False)
+    body, consts, tangent, n_res = _linearized_body(jaxpr, nz, mesh)
+    n_out = len(out_specs)
+    # residuals are per-process values: a replicated spec with check_rep=False returns
+    # and takes each process's own block as it is (no communication)
+    res_specs = tuple(_replicated(mesh, a.ndim) for a in body.out_avals[n_out:])
+    outs = shard_map_p.bind(*consts, *primals, jaxpr=body, mesh=mesh.key,
+                            in_specs=tuple(_replicated(mesh, np.ndim(c)) for c in consts)
+                            + in_specs, out_specs=out_specs + res_specs, check_rep=False)
+    outs, res = outs[:n_out], outs[n_out:]
+    assert len(res) == n_res
+    touts = shard_map_p.bind(*res, *[t for t in tangents if type(t) is not Zero],
+                             jaxpr=tangent, mesh=mesh.key,
+                             in_specs=res_specs + tuple(s for s, m in zip(in_specs, nz) if m),
+                             out_specs=out_specs, check_rep=False)
     return outs, touts
 
 

@@ -1,7 +1,9 @@
 """Pipeline parallelism (GPipe): the model is a stack of equal layers, one per process
 ("stage"); the batch is cut into micro-batches that flow through the stages, activations
 passed on with ``ppermute``. Stage 0 starts micro-batch t at tick t; after the last tick
-the last stage has every micro-batch's output. The gradient flows back through the
+the last stage has every micro-batch's output. At tick t only the stages holding a real
+micro-batch (s <= t < s + M) send: each stage sends each micro-batch's activations once,
+M messages, and none in the bubble. The gradient flows back through the
 transposed ppermutes (``grad(shard_map(...))``). Idle slots (the bubble) make up
 (stages - 1) / (micro-batches + stages - 1) of the ticks; printed.
 
@@ -46,7 +48,6 @@ def pipeline_loss(p, x, y):
     mbs, tgt = fnp.reshape(x, (M, B // M, D)), fnp.reshape(y, (M, B // M, D))
     carry = fnp.zeros((B // M, D))
     total = 0.0
-    forward = [(s, s + 1) for s in range(S - 1)]
     for t in range(M + S - 1):
         inp = fnp.where(me == 0, mbs[min(t, M - 1)], carry)
         out = layer(w, b, inp)
@@ -54,7 +55,10 @@ def pipeline_loss(p, x, y):
         if k >= 0:
             err = fnp.mean((out - tgt[k]) ** 2)
             total = total + fnp.where(me == S - 1, err, 0.0)
-        carry = lax.ppermute(out, "stage", forward)
+        # the stages that hold micro-batch t - s now pass it on (none in the bubble)
+        send = [(s, s + 1) for s in range(S - 1) if s <= t < s + M]
+        if send:
+            carry = lax.ppermute(out, "stage", send)
     return lax.psum(total, "stage") / M
 
 

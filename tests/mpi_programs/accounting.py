@@ -157,6 +157,16 @@ check("data-parallel step", S(lambda w, x: w - 0.1 * lax.pmean(ft.grad(loss)(w, 
                               (P(), P("i")), P()), w, x, expect=dp)
 check("grad of shard_map", ft.value_and_grad(S(lambda w, x: lax.pmean(loss(w, x), "i"),
                                                (P(), P("i")), P())), w, x)
+# tensor parallel: reverse mode saves the body's residuals, so the forward psum runs once
+# (not again in the backward pass): one psum forward, its transpose (a psum) backward, of
+# the f64[5, 3] activations; the gradient of the row-split w is assembled (all-gathered)
+act = 2 * (n - 1) * 120 // n
+check("grad of a tensor-parallel shard_map: 2 all-reduces",
+      ft.value_and_grad(S(lambda w, x: fnp.mean(lax.psum(x @ w, "i") ** 2),
+                          (P("i", None), P(None, "i")),
+                P())), np.arange(12.0 * n).reshape(4 * n, 3) / n, np.ones((5, 4 * n)),
+      expect={"psum": (2, 2 * act, 2 * act),
+              "shard_map_output": (1, (n - 1) * 96, (n - 1) * 96)} if n > 1 else {})
 if n == 4:
     m2 = Mesh((2, 2), ("data", "model"))
     check("2x2 mesh: psum over both axes, all_gather over one",
