@@ -181,11 +181,25 @@ def test_at_max_min_gradient_of_untouched_and_nan_elements():
     x = fnp.array([0.0, np.nan])
     np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(x), [0, 1])
     np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].min(1.0)))(x), [1, 1])
+    # a written NaN position, as JAX and as fnp.maximum: a NaN equals no candidate, so 0
     np.testing.assert_array_equal(
-        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([np.nan, 2.0])), [1, 1])
+        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([np.nan, 2.0])), [0, 1])
+    np.testing.assert_array_equal(
+        ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([np.nan, 2.0])),
+        ft.grad(lambda x: fnp.sum(x.at[1:].get() + fnp.maximum(x[0], 1.0)))(
+            fnp.array([np.nan, 2.0])))
     np.testing.assert_array_equal(
         ft.jit(ft.grad(lambda x: fnp.sum(x.at[0].max(1.0))))(x), [0, 1])
-    assert float(ft.grad(lambda u: fnp.sum(fnp.zeros(2).at[0].max(u)))(np.nan)) == 1.0
+    assert float(ft.grad(lambda u: fnp.sum(fnp.zeros(2).at[0].max(u)))(np.nan)) == 0.0
+    # both NaN (JAX: 0 and 0, not shared halves)
+    x_nan = fnp.array([np.nan])
+    np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(x.at[0].max(np.nan)))(x_nan), [0])
+    assert float(ft.grad(lambda u: fnp.sum(x_nan.at[0].min(u)))(np.nan)) == 0.0
+    # an untouched NaN keeps 1 when rows repeat, clamp or are dropped
+    three = fnp.array([1.0, np.nan, 0.0])
+    g = ft.grad(lambda x: fnp.sum(x.at[fnp.array([0, 0, 5])].max(fnp.array([1.0, 1.0, 3.0]))))
+    np.testing.assert_array_equal(g(three), [1 / 3, 1, 1])
+    np.testing.assert_array_equal(ft.jit(g)(three), [1 / 3, 1, 1])
     np.testing.assert_array_equal(       # a tie: shared evenly, as JAX
         ft.grad(lambda x: fnp.sum(x.at[0].max(1.0)))(fnp.array([1.0, 5.0])), [0.5, 1.0])
 

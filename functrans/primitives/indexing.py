@@ -481,10 +481,11 @@ def _scatter_jvp(primals, tangents, *, num_index_dims, mode, index_mode):
         return out, t
     # min / max: the tangent of the winner; ties averaged over the tied candidates
     gmode = "clip" if index_mode == "clip" else "fill"
-    def same(a, b):      # a is b's value, NaN included (an untouched NaN keeps tangent 1)
-        return E.convert_element_type(
-            E.bitwise_or(E.eq(a, b), E.bitwise_and(E.ne(a, a), E.ne(b, b))), xa.dtype)
-    wx = same(x, out)
+    def same(a, b):      # a is b's value; a NaN equals nothing (JAX's rule, as in maximum)
+        return E.convert_element_type(E.eq(a, b), xa.dtype)
+    # an element no row writes keeps its tangent, NaN or not; a written one is a candidate
+    touched = E.ne(spread(full(aval(u).shape, 1, xa.dtype)), zeros)
+    wx = E.select_n(touched, full(xa.shape, 1, xa.dtype), same(x, out))
     wu = same(u, gather_p.bind(out, idx, num_index_dims=num_index_dims, index_mode=gmode))
     count = E.add(wx, spread(wu))
     one = full(xa.shape, 1, xa.dtype)
