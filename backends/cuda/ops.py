@@ -83,7 +83,7 @@ def _row(fn, kinds="fib"):
 TABLE: dict = {}
 for _n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
            "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt",
-           "cbrt", "erf", "floor", "ceil"):
+           "cbrt", "erf", "erfc", "floor", "ceil"):
     TABLE[_n] = _f(_n)
 TABLE["round"] = _f("rint")              # half to even, as numpy.rint
 TABLE["atan2"] = _f("atan2")

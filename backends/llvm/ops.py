@@ -342,6 +342,7 @@ TABLE["ceil"] = Row(lambda em, eqn, x: _intrinsic1(em, "ceil", x), "f")
 TABLE["round"] = Row(lambda em, eqn, x: _intrinsic1(em, "rint", x), "f")
 TABLE["cbrt"] = Row(_libm("cbrt"), "f", heavy=True)
 TABLE["hypot"] = Row(_libm("hypot"), "f", heavy=True)
+TABLE["erfc"] = Row(_libm("erfc"), "f", heavy=True)
 TABLE["copysign"] = Row(lambda em, eqn, x, y: _intrinsic(em, "copysign", x, y), "f")
 
 

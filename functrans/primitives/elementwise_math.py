@@ -153,6 +153,8 @@ UNARY_TABLE = [
     # to ~10 ulp from it near |x| = 2.5
     OpRow("erf", _erf_impl, "f",
           lambda x, out: mul(_c(x, 2.0 / math.sqrt(math.pi)), exp(neg(_sq(x)))), 16),
+    OpRow("erfc", lambda x: np.vectorize(math.erfc, otypes="d")(x).astype(np.result_type(x)),
+          "f", lambda x, out: mul(_c(x, -2.0 / math.sqrt(math.pi)), exp(neg(_sq(x)))), 4),
 ]
 
 UNARY = {row.name: define_row(row, 1) for row in UNARY_TABLE}
