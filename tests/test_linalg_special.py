@@ -173,8 +173,8 @@ def test_undefined_derivatives_raise():
 
 
 def test_bad_arguments():
-    with pytest.raises(TypeError, match="complex"):
-        fnp.linalg.eigh(np.eye(2) + 0j)
+    with pytest.raises(TypeError, match="floating"):
+        lax.eigh(np.eye(2, dtype=np.int64))
     with pytest.raises(ValueError, match="mode"):
         fnp.linalg.qr(np.eye(2), mode="raw")
     with pytest.raises(ValueError, match="UPLO"):
@@ -270,7 +270,7 @@ def test_cholesky_and_solve_under_jit_call_lapack_natively(monkeypatch, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_det_and_triangular_solve_under_jit_call_lapack_natively(monkeypatch, dtype):
-    from functrans.primitives import linalg as linalg_prims, linalg_decomp
+    from functrans.primitives import linalg as linalg_prims, linalg_det
     a = (RNG.standard_normal((3, 4, 4)) + 2 * np.eye(4)).astype(dtype)
     a[0, 0] *= -1.0
     b = RNG.standard_normal((3, 4, 2)).astype(dtype)
@@ -284,7 +284,7 @@ def test_det_and_triangular_solve_under_jit_call_lapack_natively(monkeypatch, dt
 
     def no_host_step(*args, **kwargs):
         raise AssertionError("ran as a host step")
-    monkeypatch.setattr(linalg_decomp.det_p, "impl", no_host_step)
+    monkeypatch.setattr(linalg_det.det_p, "impl", no_host_step)
     monkeypatch.setattr(linalg_prims.triangular_solve_p, "impl", no_host_step)
     tol = 1e-11 if dtype == np.float64 else 2e-4
     np.testing.assert_allclose(ft.jit(lax.det, backend="cpu")(a), want_det, rtol=tol)
@@ -335,7 +335,7 @@ def test_qr_under_jit_calls_lapack_natively(monkeypatch, shape, full):
 
 
 def test_pinv_under_jit_calls_lapack_natively(monkeypatch):
-    from functrans.primitives import linalg_decomp
+    from functrans.primitives import linalg_det
     cases = [RNG.standard_normal((4, 3)), RNG.standard_normal((2, 3, 5)).astype(np.float32)]
     deficient = RNG.standard_normal((3, 3))
     deficient[2] = deficient[0] + deficient[1]
@@ -344,7 +344,7 @@ def test_pinv_under_jit_calls_lapack_natively(monkeypatch):
 
     def no_host_step(*args, **kwargs):
         raise AssertionError("pinv ran as a host step")
-    monkeypatch.setattr(linalg_decomp.pinv_p, "impl", no_host_step)
+    monkeypatch.setattr(linalg_det.pinv_p, "impl", no_host_step)
     for x, w in zip(cases, want):
         tol = 1e-10 if x.dtype == np.float64 else 1e-4
         np.testing.assert_allclose(ft.jit(fnp.linalg.pinv, backend="cpu")(x), w, atol=tol,

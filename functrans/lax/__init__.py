@@ -16,6 +16,7 @@ from ..primitives.reductions import *  # noqa: F401,F403
 from ..primitives.dot import *  # noqa: F401,F403
 from ..primitives.linalg import *  # noqa: F401,F403
 from ..primitives.linalg_decomp import *  # noqa: F401,F403
+from ..primitives.linalg_det import *  # noqa: F401,F403
 from ..primitives.linalg_lu import *  # noqa: F401,F403
 from ..primitives.fft import *  # noqa: F401,F403
 from ..primitives.sorting import *  # noqa: F401,F403

@@ -14,11 +14,11 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..primitives import linalg as L
-from ..primitives import linalg_decomp as LD
+from ..primitives import linalg_det as LDet
 from ._creation import eye as _eye
 from ._elementwise import multiply, subtract
 from ._elementwise_select import conj
-from ._linalg_common import as_float, check_square, mT
+from ._linalg_common import as_float, check_square, hermitian_part, mH, mT
 from ._products import diagonal as _diagonal, matmul as _matmul, outer as _outer
 from ._products import tensordot as _tensordot, trace as _trace
 from ._reductions import sum as _sum
@@ -101,9 +101,9 @@ def det(a: ArrayLike) -> Array:
     >>> round(float(fnp.linalg.det(fnp.eye(3) * 2.0)), 9)
     8.0
     """
-    (a,) = as_float("det", a)
+    (a,) = as_float("det", a, complex_ok=True)
     check_square("det", a)
-    return LD.det(a)
+    return LDet.det(a)
 
 
 def slogdet(a: ArrayLike) -> SlogdetResult:
@@ -114,25 +114,25 @@ def slogdet(a: ArrayLike) -> SlogdetResult:
     >>> float(s), round(float(l), 4)
     (-1.0, 0.6931)
     """
-    (a,) = as_float("slogdet", a)
+    (a,) = as_float("slogdet", a, complex_ok=True)
     check_square("slogdet", a)
     return SlogdetResult(*L.slogdet(a))
 
 
 def cholesky(a: ArrayLike, *, upper: bool = False) -> Array:
-    """The Cholesky factor of a symmetric positive-definite matrix: lower ``L`` with
-    ``a = L Lᵀ`` (or upper ``U = Lᵀ`` with ``upper=True``). As in JAX the input is
-    symmetrised first, ``(a + aᵀ) / 2``; a matrix that is not positive definite gives NaN.
+    """The Cholesky factor of a symmetric (Hermitian) positive-definite matrix: lower
+    ``L`` with ``a = L Lᴴ`` (or upper ``U = Lᴴ`` with ``upper=True``). As in JAX the
+    input is symmetrised first, ``(a + aᴴ) / 2``; a matrix that is not positive
+    definite gives NaN.
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.cholesky(fnp.asarray([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
-    (a,) = as_float("cholesky", a)
+    (a,) = as_float("cholesky", a, complex_ok=True)
     check_square("cholesky", a)
-    sym = multiply(a + mT(a), a.dtype.type(0.5))
-    out = L.cholesky(sym)
-    return mT(out) if upper else out
+    out = L.cholesky(hermitian_part(a))
+    return mH(out) if upper else out
 
 
 # --------------------------------------------------------------------------- array-API helpers

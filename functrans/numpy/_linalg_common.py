@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._elementwise import multiply
+from ._elementwise_select import conj
 from ._structural import swapaxes
 from ._util import asarray, check_arraylike, result_dtype
 
-__all__ = ["as_float", "check_square", "check_matrix", "mT"]
+__all__ = ["as_float", "check_square", "check_matrix", "mT", "mH", "hermitian_part"]
 
 
 def as_float(name: str, *xs, complex_ok: bool = False) -> list:
@@ -58,3 +60,23 @@ def mT(x):
     (1, 3, 2)
     """
     return swapaxes(x, -1, -2)
+
+
+def mH(x):
+    """The conjugate transpose over the last two axes (the transpose for reals).
+
+    >>> mH(np.array([[1j, 2.0]])).tolist()
+    [[-1j], [(2-0j)]]
+    """
+    t = swapaxes(x, -1, -2)
+    return conj(t) if t.dtype.kind == "c" else t
+
+
+def hermitian_part(x):
+    """``(x + xᴴ) / 2``: the symmetric (Hermitian) matrix ``x`` stands for, as JAX
+    symmetrises the input of eigh, cholesky and pinv(hermitian=True).
+
+    >>> hermitian_part(np.array([[1.0, 2.0], [0.0, 1.0]])).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    return multiply(x + mH(x), np.dtype(x.dtype.char.lower()).type(0.5))

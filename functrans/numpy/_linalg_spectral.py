@@ -1,9 +1,9 @@
 """``functrans.numpy.linalg`` decompositions and what is built on them: eigh,
 eigvalsh, eig, eigvals, svd, svdvals, qr, pinv, lstsq, matrix_rank.
 
-eigh and qr take real matrices (complex input raises TypeError); svd/svdvals take
-real or complex ones (real singular values); eig/eigvals take real or complex ones
-and return complex results. Batch axes lead.
+Every function takes real or complex matrices: eigh reads a Hermitian one (real
+eigenvalues), svd/svdvals give real singular values, eig/eigvals always return
+complex results. Batch axes lead.
 
 >>> import functrans.numpy as fnp
 >>> fnp.linalg.eigvalsh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]])).tolist()
@@ -16,8 +16,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..primitives import linalg_decomp as LD
+from ..primitives import linalg_det as LDet
 from ._elementwise import abs as _abs, greater, multiply, sign
-from ._linalg_common import as_float, check_matrix, check_square, mT
+from ._elementwise_select import conj, real as _real
+from ._linalg_common import as_float, check_matrix, check_square, hermitian_part, mH, mT
 from ._products import matmul
 from ._reductions import max as _max, sum as _sum
 from ._sorting import argsort
@@ -83,29 +85,32 @@ def _lower(name, UPLO):
 
 
 def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors of a real symmetric matrix (stack).
+    """Eigenvalues (ascending, real) and eigenvectors of a real symmetric or complex
+    Hermitian matrix (stack).
 
-    With ``symmetrize_input`` (the default, as JAX) ``(a + aᵀ)/2`` is decomposed;
+    With ``symmetrize_input`` (the default, as JAX) ``(a + aᴴ)/2`` is decomposed;
     otherwise only the ``UPLO`` triangle ('L' default) is read. As in JAX, the
     eigenvector derivatives are not finite where eigenvalues repeat; the eigenvalue
-    derivatives are.
+    derivatives are. Each eigenvector's first entry of largest magnitude is made
+    real and non-negative (numpy's signs and phases may differ).
 
     >>> import functrans.numpy as fnp
     >>> w, v = fnp.linalg.eigh(fnp.asarray([[2.0, 0.0], [0.0, 1.0]]))
     >>> w.tolist()
     [1.0, 2.0]
     """
-    (a,) = as_float("eigh", a)
+    (a,) = as_float("eigh", a, complex_ok=True)
     check_square("eigh", a)
     lower = _lower("eigh", UPLO)
     if symmetrize_input:
-        a = multiply(a + mT(a), a.dtype.type(0.5))
+        a = hermitian_part(a)
     v, w = LD.eigh(a, lower=lower)
     return EighResult(w, v)
 
 
 def eigvalsh(a: ArrayLike, UPLO: str = "L", symmetrize_input: bool = True) -> Array:
-    """The eigenvalues (ascending) of a real symmetric matrix (stack).
+    """The eigenvalues (ascending, real) of a real symmetric or complex Hermitian
+    matrix (stack).
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.eigvalsh(fnp.asarray([[0.0, 1.0], [1.0, 0.0]])).tolist()
@@ -148,7 +153,7 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
         hermitian: bool = False) -> SVDResult | Array:
     """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real or complex matrix
     (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only.
-    ``hermitian=True`` reads ``a`` as symmetric and uses ``eigh``. Derivatives
+    ``hermitian=True`` reads ``a`` as symmetric (Hermitian) and uses ``eigh``. Derivatives
     of ``U``/``Vh`` need ``full_matrices=False`` for non-square ``a``.
 
     >>> import functrans.numpy as fnp
@@ -157,7 +162,7 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
     """
     if not compute_uv:
         return svdvals(a) if not hermitian else _hermitian_svd(a, False)
-    (a,) = as_float("svd", a, complex_ok=not hermitian)
+    (a,) = as_float("svd", a, complex_ok=True)
     check_matrix("svd", a)
     if hermitian:
         return _hermitian_svd(a, True)
@@ -166,8 +171,8 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
 
 
 def _hermitian_svd(a, compute_uv):
-    # a = V diag(w) Vᵀ = (V P) diag(|w| P) (sign(w) ∘ V P)ᵀ with P sorting |w| descending
-    (a,) = as_float("svd", a)
+    # a = V diag(w) Vᴴ = (V P) diag(|w| P) (sign(w) ∘ V P)ᴴ with P sorting |w| descending
+    (a,) = as_float("svd", a, complex_ok=True)
     check_square("svd", a)
     w, v = eigh(a)
     order = argsort(-_abs(w), axis=-1)
@@ -176,7 +181,7 @@ def _hermitian_svd(a, compute_uv):
     if not compute_uv:
         return s
     u = take_along_axis(v, expand_dims(order, -2), axis=-1)
-    vh = mT(multiply(u, expand_dims(sign(w), -2)))
+    vh = mH(multiply(u, expand_dims(sign(w), -2).astype(u.dtype)))
     return SVDResult(u, s, vh)
 
 
@@ -193,7 +198,7 @@ def svdvals(x: ArrayLike, /) -> Array:
 
 
 def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
-    """QR decomposition of a real matrix (stack): ``QRResult(Q, R)`` for mode
+    """QR decomposition of a real or complex matrix (stack): ``QRResult(Q, R)`` for mode
     'reduced' (Q (m, k), R (k, n), k = min(m, n)) or 'complete' (Q (m, m)), or ``R``
     alone for mode 'r'. Derivatives of 'complete' factors of tall matrices are
     not defined (an error).
@@ -205,7 +210,7 @@ def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     """
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    (a,) = as_float("qr", a)
+    (a,) = as_float("qr", a, complex_ok=True)
     check_matrix("qr", a)
     q, r = LD.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
@@ -218,7 +223,7 @@ def _default_rtol(a):
 def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Array:
     """The Moore-Penrose pseudo-inverse via the SVD: singular values at or below
     ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX) are dropped;
-    ``hermitian=True`` uses the symmetric part of ``a``. Its
+    ``hermitian=True`` uses the Hermitian part of ``a``. Real or complex. Its
     derivative is the closed form for a locally constant rank (also at repeated
     singular values).
 
@@ -226,13 +231,13 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
     >>> fnp.linalg.pinv(fnp.asarray([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
-    (a,) = as_float("pinv", a)
+    (a,) = as_float("pinv", a, complex_ok=True)
     check_matrix("pinv", a)
-    if hermitian:   # as JAX: the symmetric part (its eigh-based SVD symmetrizes)
+    if hermitian:   # as JAX: the Hermitian part (its eigh-based SVD symmetrizes)
         check_square("pinv", a)
-        a = multiply(a + mT(a), a.dtype.type(0.5))
+        a = hermitian_part(a)
     rtol = _default_rtol(a) if rtol is None else float(rtol)
-    return LD.pinv(a, rtol=rtol)
+    return LDet.pinv(a, rtol=rtol)
 
 
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
@@ -251,7 +256,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     if numpy_resid:
         raise ValueError("lstsq: numpy_resid=True is not supported (its shape depends on "
                          "the rank, a value); use the default residuals")
-    a, b = as_float("lstsq", a, b)
+    a, b = as_float("lstsq", a, b, complex_ok=True)
     if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise ValueError(f"lstsq: a must be (m, n) and b (m,) or (m, k), got shapes "
                          f"{tuple(a.shape)} and {tuple(b.shape)}")
@@ -260,9 +265,9 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     rank = matrix_rank(a, rcond)
     vector = b.ndim == 1
     col = reshape(b, (b.shape[0], 1)) if vector else b
-    x = matmul(LD.pinv(a, rtol=rcond), col)
+    x = matmul(LDet.pinv(a, rtol=rcond), col)
     r = matmul(a, x) - col
-    resid = _sum(multiply(r, r), axis=0)    # (k,); (1,) for a vector b, as JAX
+    resid = _sum(_real(multiply(conj(r), r)), axis=0)   # (k,); (1,) for a vector b, as JAX
     return (reshape(x, (a.shape[1],)) if vector else x), resid, rank, s
 
 

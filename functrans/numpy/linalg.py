@@ -1,12 +1,11 @@
 """``functrans.numpy.linalg``: every function of ``jax.numpy.linalg``.
 
 Matrices are ``(..., m, n)``; leading axes are batch axes and broadcast between
-operands as in numpy. Integer and bool inputs are promoted to float64. Complex
-input is accepted by solve, inv, eig, eigvals, svdvals, norms, cond, matrix_rank and
-the array-API helpers; the others raise TypeError for it. Bad shapes raise
-ValueError naming them. A singular matrix gives inf/NaN (as a compiled backend
-would), not an exception. Everything is differentiable where JAX's is, vmappable
-and jittable; the decompositions are primitives (host steps under jit).
+operands as in numpy. Integer and bool inputs are promoted to float64; every
+function takes complex input too. Bad shapes raise ValueError naming them. A
+singular matrix gives inf/NaN (as a compiled backend would), not an exception.
+Everything is differentiable where JAX's is, vmappable and jittable; the
+decompositions are primitives (the CPU backend calls LAPACK for real ones).
 
 >>> import functrans.numpy as fnp
 >>> round(float(fnp.linalg.det(fnp.asarray([[2.0, 1.0], [1.0, 3.0]]))), 9)

@@ -5,7 +5,7 @@ Every operand is ``(..., m, n)``: the leading axes are batch axes, which must be
 equal between operands (``functrans.numpy.linalg`` broadcasts them first). The numpy
 implementations use ``numpy.linalg`` only, which already loops over leading axes, so
 each batching rule just moves the vmapped axis to the front. Only real floating
-dtypes (float32, float64) are accepted.
+and complex dtypes are accepted (a complex ``cholesky`` reads a Hermitian matrix).
 
 >>> import numpy as np
 >>> a = np.array([[4.0, 2.0], [2.0, 3.0]])
@@ -20,9 +20,11 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval, is_undefined
-from .elementwise import add, mul, neg
-from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
-                            check_square, const_like, eye_like, mT, nan_on_error, trace_prod)
+from .elementwise import add, complex as make_complex, conj, imag, mul, neg, real
+from .structural import full
+from .linalg_common import (H, batch_front, batched_matmul, bind_checked,
+                            check_float, check_square, const_like, eye_like, mT, nan_on_error,
+                            real_dtype, trace_prod)
 from ..typing import Array, ArrayLike
 
 __all__ = ["cholesky", "triangular_solve", "solve", "slogdet"]
@@ -34,7 +36,7 @@ cholesky_p = Primitive("cholesky")
 
 
 def _cholesky_aval(a):
-    check_float("cholesky", a)
+    check_float("cholesky", a, complex_ok=True)
     check_square("cholesky", a)
     return ShapedArray(a.shape, a.dtype)
 
@@ -45,15 +47,17 @@ def _cholesky_impl(a):
 
 
 def _cholesky_jvp(primals, tangents):
-    # A = L Lᵀ  =>  dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ = lower triangle with the diagonal halved
+    # A = L Lᴴ  =>  dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ = lower triangle with the diagonal halved
+    # (dA made Hermitian first: the matrix A stands for, as JAX)
     (a,), (da,) = primals, tangents
     L = cholesky_p.bind(a)
     if type(da) is Zero:
         return L, Zero(aval(L))
     n = aval(a).shape[-1]
-    da = mul(add(da, mT(da)), const_like(np.full((n, n), 0.5), da))
+    da = mul(add(da, H(da)), const_like(np.full((n, n), 0.5), da))
     tmp = triangular_solve(L, da, left_side=True, lower=True)
-    x = triangular_solve(L, tmp, left_side=False, lower=True, transpose_a=True)
+    l_conj = conj(L) if aval(L).dtype.kind == "c" else L
+    x = triangular_solve(l_conj, tmp, left_side=False, lower=True, transpose_a=True)
     phi = mul(x, const_like(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), x))
     return L, batched_matmul(L, phi)
 
@@ -63,7 +67,8 @@ batch_front(cholesky_p)
 
 
 def cholesky(a: ArrayLike) -> Array:
-    """The lower Cholesky factor L of a symmetric positive-definite ``a`` (A = L Lᵀ).
+    """The lower Cholesky factor L of a symmetric (Hermitian) positive-definite ``a``
+    (A = L Lᴴ).
 
     Only the lower triangle of ``a`` is read; a matrix that is not positive
     definite gives NaN.
@@ -97,7 +102,7 @@ def _tri_params_ok(name, a, b, left_side, complex_ok=False):
 
 
 def _triangular_solve_aval(a, b, *, left_side, lower, transpose_a, unit_diagonal):
-    _tri_params_ok("triangular_solve", a, b, left_side)
+    _tri_params_ok("triangular_solve", a, b, left_side, complex_ok=True)
     return ShapedArray(b.shape, b.dtype)
 
 
@@ -242,25 +247,30 @@ slogdet_p.multiple_results = True
 
 
 def _slogdet_aval(a):
-    check_float("slogdet", a)
+    check_float("slogdet", a, complex_ok=True)
     check_square("slogdet", a)
-    out = ShapedArray(a.shape[:-2], a.dtype)
-    return [out, out]
+    batch = a.shape[:-2]
+    return [ShapedArray(batch, a.dtype), ShapedArray(batch, real_dtype(a.dtype))]
 
 
 def _slogdet_impl(a):
     a = np.asarray(a)
     sign, logabs = np.linalg.slogdet(a)
-    return [np.asarray(sign, a.dtype), np.asarray(logabs, a.dtype)]
+    return [np.asarray(sign, a.dtype), np.asarray(logabs, real_dtype(a.dtype))]
 
 
 def _slogdet_jvp(primals, tangents):
-    # d log|det A| = tr(A⁻¹ dA); the sign of a real determinant is locally constant
+    # t = tr(A⁻¹ dA):  d log|det A| = Re t; a real sign is locally constant, a complex
+    # one (a phase) turns by i Im t
     (a,), (da,) = primals, tangents
     sign, logabs = slogdet_p.bind(a)
     if type(da) is Zero:
         return [sign, logabs], [Zero(aval(sign)), Zero(aval(logabs))]
-    return [sign, logabs], [Zero(aval(sign)), trace_prod(_inv_transpose(a), da)]
+    t = trace_prod(_inv_transpose(a), da)
+    if aval(a).dtype.kind != "c":
+        return [sign, logabs], [Zero(aval(sign)), t]
+    turn = make_complex(full(aval(logabs).shape, 0, aval(logabs).dtype), imag(t))
+    return [sign, logabs], [mul(sign, turn), real(t)]
 
 
 slogdet_p.def_rules(abstract_eval=_slogdet_aval, impl=_slogdet_impl, jvp=_slogdet_jvp)
@@ -268,7 +278,8 @@ batch_front(slogdet_p)
 
 
 def slogdet(a: ArrayLike) -> tuple[Array, Array]:
-    """``(sign, log|det a|)`` of a square matrix or a stack of them.
+    """``(sign, log|det a|)`` of a square matrix or a stack of them (``sign`` of
+    ``a``'s dtype: a unit phase for a complex one; ``log|det a|`` real).
 
     >>> import numpy as np
     >>> [float(v) for v in slogdet(np.diag([-2.0, 1.0]))]

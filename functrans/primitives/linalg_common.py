@@ -13,14 +13,14 @@ import numpy as np
 
 from .base import aval, move_batch_axis, not_mapped_size
 from .dot import dot_general
-from .elementwise import mul
+from .elementwise import complex as complex_, conj, mul
 from .reductions import reduce_sum
-from .structural import broadcast_in_dim, transpose
+from .structural import broadcast_in_dim, full, transpose
 from ..tracing import Tracer, get_aval
 
-__all__ = ["check_float", "check_square", "bind_checked", "mT", "batched_matmul",
-           "const_like", "eye_like", "trace_prod", "batch_front", "nan_on_error"]
-
+__all__ = ["check_float", "check_square", "bind_checked", "mT", "H", "as_dtype_of",
+           "real_dtype", "host_multi", "spread", "scale_cols", "batched_matmul", "const_like",
+           "eye_like", "trace_prod", "batch_front", "nan_on_error"]
 
 
 def check_float(name, *avals, complex_ok=False):
@@ -56,6 +56,91 @@ def mT(x):
     """Swap the last two axes."""
     nd = aval(x).ndim
     return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def H(x):
+    """The conjugate transpose over the last two axes (the transpose for reals).
+
+    >>> H(np.array([[1j, 2.0]])).tolist()
+    [[-1j], [(2-0j)]]
+    """
+    t = mT(x)
+    return conj(t) if aval(x).dtype.kind == "c" else t
+
+
+def real_dtype(dtype):
+    """The real dtype of the same precision (float32 for complex64...).
+
+    >>> real_dtype(np.complex64)
+    dtype('float32')
+    """
+    dtype = np.dtype(dtype)
+    return np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
+
+
+def as_dtype_of(x, dtype):
+    """Real ``x`` as ``dtype``: itself for a real one, ``x + 0i`` for a complex one
+    (linear in ``x``; its transpose takes the real part).
+
+    >>> as_dtype_of(np.array([1.0]), np.complex128).tolist()
+    [(1+0j)]
+    """
+    if np.dtype(dtype).kind != "c":
+        return x
+    return complex_(x, full(aval(x).shape, 0, aval(x).dtype))
+
+
+def host_multi(fn, a, out_avals):
+    """Run a numpy.linalg decomposition returning several arrays; if it fails on
+    some matrix of the stack (NaN/inf input, no convergence), those outputs are NaN.
+
+    >>> from jaxpr_ir import ShapedArray
+    >>> host_multi(lambda m: [np.linalg.inv(m)], np.eye(2), [ShapedArray((2, 2), "float64")])[0].tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    def cast(outs):
+        return [np.ascontiguousarray(np.asarray(o, dtype=v.dtype)) for o, v in zip(outs, out_avals)]
+    try:
+        with np.errstate(all="ignore"):
+            return cast(fn(a))
+    except np.linalg.LinAlgError:
+        pass
+    batch = a.shape[:-2]
+    outs = [np.full(v.shape, np.nan, v.dtype) for v in out_avals]
+    flat_a = a.reshape((-1,) + a.shape[-2:])
+    flat_o = [o.reshape((-1,) + o.shape[len(batch):]) for o in outs]
+    for i in range(flat_a.shape[0]):   # only reached for a failing input
+        try:
+            with np.errstate(all="ignore"):
+                for dst, src in zip(flat_o, fn(flat_a[i])):
+                    dst[i] = src
+        except np.linalg.LinAlgError:
+            pass
+    return outs
+
+
+def spread(v, along):
+    """``(..., n)`` to ``(..., n, n)``: ``v[j]`` at ``[i, j]`` (along="row") or
+    ``v[i]`` at ``[i, j]`` (along="col").
+
+    >>> spread(np.array([1.0, 2.0]), "row").tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
+    a = aval(v)
+    nd = a.ndim
+    shape = a.shape + (a.shape[-1],)
+    keep = nd if along == "row" else nd - 1
+    return broadcast_in_dim(v, shape, tuple(range(nd - 1)) + (keep,))
+
+
+def scale_cols(x, v):
+    """``x[..., i, j] * v[..., j]``.
+
+    >>> scale_cols(np.ones((2, 2)), np.array([1.0, 2.0])).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
+    a = aval(x)
+    return mul(x, broadcast_in_dim(v, a.shape, tuple(range(a.ndim - 2)) + (a.ndim - 1,)))
 
 
 def batched_matmul(x, y, tx=False, ty=False):

@@ -1,9 +1,10 @@
 """Matrix decompositions as primitives: ``eigh``, ``svd``, ``qr`` and ``eig``.
 
 Operands are ``(..., m, n)`` with leading batch axes (numpy.linalg loops over them,
-so batching moves the vmapped axis to the front). ``eigh``, ``svd`` and ``qr`` take
-real floating matrices; ``eig`` also takes complex ones and always returns complex
-eigenvalues/eigenvectors. The numpy implementation is a host step on every backend.
+so batching moves the vmapped axis to the front), real or complex (``eigh`` reads a
+Hermitian matrix; its eigenvalues and ``svd``'s singular values are real); ``eig``
+always returns complex eigenvalues/eigenvectors. The numpy implementation is the
+host step; the CPU backend calls LAPACK natively for real ``eigh`` and ``qr``.
 
 Derivatives follow the classic perturbation formulas (Giles, "An extended
 collection of matrix derivative results", 2008), with JAX's conventions where the
@@ -26,17 +27,18 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
-from .elementwise import (add, complex as make_complex, conj, div, eq, le, mul, neg, real,
-                          select_n, sub)
+from .elementwise import (abs as abs_, add, complex as make_complex, div, eq, ge, imag, mul,
+                          neg, real, select_n, sub)
 from .linalg import solve_p, triangular_solve
-from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
-                            check_square, const_like, eye_like, mT, trace_prod)
-from .reductions import reduce_max, reduce_min, reduce_prod, reduce_sum
+from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
+                            check_float, check_square, const_like, eye_like, host_multi, mT,
+                            real_dtype, scale_cols, spread)
+from .reductions import argmax, reduce_max, reduce_sum
 from .slicing import concatenate, slice as slice_
-from .structural import broadcast_in_dim, full
+from .structural import broadcast_in_dim, broadcasted_iota, full
 from ..typing import Array, ArrayLike
 
-__all__ = ["eigh", "svd", "qr", "eig", "det", "pinv"]
+__all__ = ["eigh", "svd", "qr", "eig"]
 
 _REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32),
             np.dtype(np.complex128): np.dtype(np.float64)}
@@ -48,49 +50,9 @@ _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
 
 # --------------------------------------------------------------------------- helpers
 
-def _host_multi(fn, a, out_avals):
-    """Run a numpy.linalg decomposition returning several arrays; if it fails on
-    some matrix of the stack (NaN/inf input, no convergence), those outputs are NaN."""
-    def cast(outs):
-        return [np.ascontiguousarray(np.asarray(o, dtype=v.dtype)) for o, v in zip(outs, out_avals)]
-    try:
-        with np.errstate(all="ignore"):
-            return cast(fn(a))
-    except np.linalg.LinAlgError:
-        pass
-    batch = a.shape[:-2]
-    outs = [np.full(v.shape, np.nan, v.dtype) for v in out_avals]
-    flat_a = a.reshape((-1,) + a.shape[-2:])
-    flat_o = [o.reshape((-1,) + o.shape[len(batch):]) for o in outs]
-    for i in range(flat_a.shape[0]):   # only reached for a failing input
-        try:
-            with np.errstate(all="ignore"):
-                for dst, src in zip(flat_o, fn(flat_a[i])):
-                    dst[i] = src
-        except np.linalg.LinAlgError:
-            pass
-    return outs
-
-
 def _diag_of(x):
     """The diagonal ``(..., n)`` of a square ``(..., n, n)``; linear in ``x``."""
     return reduce_sum(mul(x, eye_like(x)), (aval(x).ndim - 1,))
-
-
-def _spread(v, along):
-    """``(..., n)`` to ``(..., n, n)``: ``v[j]`` at ``[i, j]`` (along="row") or
-    ``v[i]`` at ``[i, j]`` (along="col")."""
-    a = aval(v)
-    nd = a.ndim
-    shape = a.shape + (a.shape[-1],)
-    keep = nd if along == "row" else nd - 1
-    return broadcast_in_dim(v, shape, tuple(range(nd - 1)) + (keep,))
-
-
-def _scale_cols(x, v):
-    """``x[..., i, j] * v[..., j]``."""
-    a = aval(x)
-    return mul(x, broadcast_in_dim(v, a.shape, tuple(range(a.ndim - 2)) + (a.ndim - 1,)))
 
 
 def _tril(x, k=0):
@@ -120,15 +82,16 @@ eigh_p.multiple_results = True
 
 
 def _eigh_aval(a, *, lower):
-    check_float("eigh", a)
+    check_float("eigh", a, complex_ok=True)
     check_square("eigh", a)
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], real_dtype(a.dtype))]
 
 
 def canonical_signs(v):
-    """Eigenvectors (columns of ``v``) with a fixed sign: the first entry of largest
-    magnitude (within a relative 2^-20) is made non-negative, so every backend (numpy
-    here, LAPACK called natively by the LLVM backend) returns the same vectors.
+    """Eigenvectors (columns of ``v``) with a fixed sign (phase): the first entry of
+    largest magnitude (within a relative 2^-20) is made non-negative (real and
+    non-negative for complex ``v``), so every backend (numpy here, LAPACK called
+    natively by the LLVM backend) returns the same vectors.
 
     >>> canonical_signs(np.array([[0.6, 0.8], [-0.8, 0.6]])).tolist()
     [[-0.6, 0.8], [0.8, 0.6]]
@@ -139,7 +102,10 @@ def canonical_signs(v):
     mag = np.abs(v)
     big = mag >= np.max(mag, axis=-2, keepdims=True) * (1.0 - 2.0 ** -20)
     lead = np.take_along_axis(v, np.argmax(big, axis=-2)[..., None, :], -2)
-    return np.where(lead < 0, -v, v)
+    if v.dtype.kind != "c":
+        return np.where(lead < 0, -v, v)
+    size = np.abs(lead)
+    return v * np.where(size > 0, np.conj(lead) / np.where(size > 0, size, 1), 1)
 
 
 def _eigh_impl(a, *, lower):
@@ -149,29 +115,58 @@ def _eigh_impl(a, *, lower):
     def run(m):
         w, v = np.linalg.eigh(m, UPLO="L" if lower else "U")
         return [canonical_signs(v), w]
-    return _host_multi(run, a, outs)
+    return host_multi(run, a, outs)
+
+
+def _hermitian_from_triangle(da, lower):
+    """The Hermitian matrix one triangle of ``da`` stands for (the strict triangle
+    mirrored and conjugated; the real part of the diagonal, as LAPACK reads it)."""
+    n = aval(da).shape[-1]
+    tri = np.tril(np.ones((n, n)), -1) if lower else np.triu(np.ones((n, n)), 1)
+    half = mul(da, const_like(tri, da))
+    diag = mul(da, eye_like(da))
+    if aval(da).dtype.kind == "c":
+        diag = as_dtype_of(real(diag), aval(da).dtype)
+    return add(add(half, H(half)), diag)
+
+
+def _phase_gauge(v, dv):
+    """``dv`` (complex eigenvector tangents with no component along each vector) turned
+    into the tangents of ``canonical_signs``' vectors: each column turns by the phase
+    that keeps its lead entry (real positive, a locally constant row) real."""
+    a = aval(v)
+    nd, rdt = a.ndim, real_dtype(a.dtype)
+    mag = abs_(v)
+    thr = mul(reduce_max(mag, (nd - 2,)), full(a.shape[:-1], 1.0 - 2.0 ** -20, rdt))
+    lead_row = argmax(ge(mag, spread(thr, "row")), nd - 2)
+    rows = broadcasted_iota(np.int64, a.shape, nd - 2)
+    mask = select_n(eq(rows, spread(lead_row, "row")), full(a.shape, 0, rdt),
+                    full(a.shape, 1, rdt))
+    lead = reduce_sum(mul(mask, real(v)), (nd - 2,))
+    theta = neg(div(reduce_sum(mul(mask, imag(dv)), (nd - 2,)), lead))
+    turn = make_complex(full(a.shape[:-1], 0, rdt), theta)
+    return add(dv, mul(v, spread(turn, "row")))
 
 
 def _eigh_jvp(primals, tangents, *, lower):
-    # A V = V diag(w):  dw = diag(Vᵀ dA V),  dV = V (F ∘ Vᵀ dA V) with
+    # A V = V diag(w):  dw = Re diag(Vᴴ dA V),  dV = V (F ∘ Vᴴ dA V) with
     # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it. As in JAX, F is inf where two
-    # eigenvalues coincide: eigenvector tangents are then not finite.
+    # eigenvalues coincide: eigenvector tangents are then not finite. Complex vectors
+    # also turn by the phase that keeps ``canonical_signs``' convention.
     (a,), (da,) = primals, tangents
     v, w = eigh_p.bind(a, lower=lower)
     if type(da) is Zero:
         return [v, w], [Zero(aval(v)), Zero(aval(w))]
-    n = aval(a).shape[-1]
-    # only one triangle of A is read: the symmetric matrix it stands for moves by
-    # that triangle mirrored (strictly off-diagonal part counted twice)
-    tri = np.tril(np.ones((n, n)), -1) if lower else np.triu(np.ones((n, n)), 1)
-    half = mul(da, const_like(tri, da))
-    da_sym = add(add(half, mT(half)), mul(da, eye_like(da)))
-    vt_da_v = batched_matmul(batched_matmul(v, da_sym, tx=True), v)
-    eye = eye_like(vt_da_v)
-    gap = add(eye, sub(_spread(w, "row"), _spread(w, "col")))
+    dt = aval(a).dtype
+    vh_da_v = batched_matmul(batched_matmul(H(v), _hermitian_from_triangle(da, lower)), v)
+    eye = eye_like(spread(w, "row"))
+    gap = add(eye, sub(spread(w, "row"), spread(w, "col")))
     f = sub(div(full(aval(gap).shape, 1, aval(gap).dtype), gap), eye)
-    dv = batched_matmul(v, mul(f, vt_da_v))
-    return [v, w], [dv, _diag_of(vt_da_v)]
+    dv = batched_matmul(v, mul(as_dtype_of(f, dt), vh_da_v))
+    dw = _diag_of(vh_da_v)
+    if dt.kind == "c":
+        return [v, w], [_phase_gauge(v, dv), real(dw)]
+    return [v, w], [dv, dw]
 
 
 eigh_p.def_rules(abstract_eval=_eigh_aval, impl=_eigh_impl, jvp=_eigh_jvp)
@@ -179,8 +174,9 @@ batch_front(eigh_p)
 
 
 def eigh(a: ArrayLike, *, lower: bool = True) -> tuple[Array, Array]:
-    """``(v, w)``: eigenvectors (columns of ``v``) and ascending eigenvalues ``w`` of a
-    real symmetric matrix, reading only its ``lower`` (or upper) triangle.
+    """``(v, w)``: eigenvectors (columns of ``v``) and ascending (real) eigenvalues ``w``
+    of a real symmetric or complex Hermitian matrix, reading only its ``lower`` (or
+    upper) triangle.
 
     >>> import numpy as np
     >>> v, w = eigh(np.array([[2.0, 0.0], [0.0, 1.0]]))
@@ -216,25 +212,12 @@ def _svd_impl(a, *, full_matrices, compute_uv):
     outs = _svd_aval(ShapedArray(a.shape, a.dtype), full_matrices=full_matrices,
                      compute_uv=compute_uv)
     if not compute_uv:
-        return _host_multi(lambda m: [np.linalg.svd(m, compute_uv=False)], a, outs)
+        return host_multi(lambda m: [np.linalg.svd(m, compute_uv=False)], a, outs)
 
     def run(m):
         u, s, vt = np.linalg.svd(m, full_matrices=full_matrices)
         return [s, u, vt]
-    return _host_multi(run, a, outs)
-
-
-def _H(x):
-    """The conjugate transpose over the last two axes (the transpose for reals)."""
-    t = mT(x)
-    return conj(t) if aval(x).dtype.kind == "c" else t
-
-
-def _like(x, dtype):
-    """Real ``x`` as ``dtype`` (x + 0i for a complex one; its transpose is the real part)."""
-    if np.dtype(dtype).kind != "c":
-        return x
-    return make_complex(x, full(aval(x).shape, 0, aval(x).dtype))
+    return host_multi(run, a, outs)
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
@@ -249,7 +232,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             "svd: derivatives of full_matrices=True factors of a non-square matrix are "
             "not defined (the extra columns are not unique); use full_matrices=False")
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
-    u_h, v = _H(u), _H(vt)
+    u_h, v = H(u), H(vt)
     # A = U S Vᴴ:  ds = Re diag(Uᴴ dA V)
     dp = batched_matmul(batched_matmul(u_h, da), v)
     ds = _diag_of(real(dp) if dt.kind == "c" else dp)
@@ -258,27 +241,27 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     # dU = U (F ∘ (dP S + S dPᴴ) + i Im(diag dP)/S),  dV = V (F ∘ (S dP + dPᴴ S)),
     # F_ij = 1/(s_j² - s_i²), taken as 0 where s_i == s_j (JAX's convention); the
     # diagonal term (complex only) is the phase U and V turn by together
-    s_row, s_col = _spread(s, "row"), _spread(s, "col")
-    f = _like(_safe_reciprocal(mul(add(s_row, s_col), sub(s_row, s_col))), dt)
-    p_s, s_p = mul(dp, _like(s_row, dt)), mul(_like(s_col, dt), dp)
-    inner_u = mul(f, add(p_s, _H(p_s)))
+    s_row, s_col = spread(s, "row"), spread(s, "col")
+    f = as_dtype_of(_safe_reciprocal(mul(add(s_row, s_col), sub(s_row, s_col))), dt)
+    p_s, s_p = mul(dp, as_dtype_of(s_row, dt)), mul(as_dtype_of(s_col, dt), dp)
+    inner_u = mul(f, add(p_s, H(p_s)))
     s_inv = _safe_reciprocal(s)
     if dt.kind == "c":
-        half_inv = mul(_spread(s_inv, "row"), const_like(0.5 * np.eye(aval(s_row).shape[-1]),
+        half_inv = mul(spread(s_inv, "row"), const_like(0.5 * np.eye(aval(s_row).shape[-1]),
                                                          s_row))
-        inner_u = add(inner_u, mul(sub(dp, _H(dp)), _like(half_inv, dt)))
+        inner_u = add(inner_u, mul(sub(dp, H(dp)), as_dtype_of(half_inv, dt)))
     du = batched_matmul(u, inner_u)
-    dv = batched_matmul(v, mul(f, add(s_p, _H(s_p))))
-    s_inv = _like(s_inv, dt)
+    dv = batched_matmul(v, mul(f, add(s_p, H(s_p))))
+    s_inv = as_dtype_of(s_inv, dt)
     if m > n:   # the part of dA V outside the column space of U
         da_v = batched_matmul(da, v)
         rest = sub(da_v, batched_matmul(u, batched_matmul(u_h, da_v)))
-        du = add(du, _scale_cols(rest, s_inv))
+        du = add(du, scale_cols(rest, s_inv))
     if n > m:
-        dah_u = batched_matmul(_H(da), u)
+        dah_u = batched_matmul(H(da), u)
         rest = sub(dah_u, batched_matmul(v, batched_matmul(vt, dah_u)))
-        dv = add(dv, _scale_cols(rest, s_inv))
-    return outs, [ds, du, _H(dv)]
+        dv = add(dv, scale_cols(rest, s_inv))
+    return outs, [ds, du, H(dv)]
 
 
 svd_p.def_rules(abstract_eval=_svd_aval, impl=_svd_impl, jvp=_svd_jvp)
@@ -311,7 +294,7 @@ qr_p.multiple_results = True
 
 
 def _qr_aval(a, *, full_matrices):
-    check_float("qr", a)
+    check_float("qr", a, complex_ok=True)
     if a.ndim < 2:
         raise ValueError(f"qr: expected a matrix or a stack of them, got {a.str_short()}")
     m, n = a.shape[-2:]
@@ -324,16 +307,20 @@ def _qr_impl(a, *, full_matrices):
     a = np.asarray(a)
     outs = _qr_aval(ShapedArray(a.shape, a.dtype), full_matrices=full_matrices)
     mode = "complete" if full_matrices else "reduced"
-    return _host_multi(lambda x: list(np.linalg.qr(x, mode=mode)), a, outs)
+    return host_multi(lambda x: list(np.linalg.qr(x, mode=mode)), a, outs)
 
 
 def _qr_square_or_tall_jvp(dx, q, r):
-    # X = Q R (m >= n, reduced):  C = Qᵀ dX R⁻¹,  Ω = tril(C, -1) - tril(C, -1)ᵀ,
+    # X = Q R (m >= n, reduced):  C = Qᴴ dX R⁻¹,  Ω = tril(C, -1) - tril(C, -1)ᴴ
+    # (+ i Im diag C for complex: R's diagonal stays real, as LAPACK makes it),
     # dQ = Q (Ω - C) + dX R⁻¹,  dR = (C - Ω) R
     dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)
-    c = batched_matmul(q, dx_rinv, tx=True)
+    c = batched_matmul(H(q), dx_rinv)
     low = _tril(c, -1)
-    omega = sub(low, mT(low))
+    omega = sub(low, H(low))
+    if aval(c).dtype.kind == "c":
+        diag = mul(c, eye_like(c))
+        omega = add(omega, sub(diag, as_dtype_of(real(diag), aval(c).dtype)))
     dq = add(batched_matmul(q, sub(omega, c)), dx_rinv)
     dr = batched_matmul(sub(c, omega), r)
     return dq, dr
@@ -356,7 +343,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     dq, dr1 = _qr_square_or_tall_jvp(_cols(dx, 0, m), q, _cols(r, 0, m))
     dx2 = _cols(dx, m, n)
     r2 = _cols(r, m, n)
-    dr2 = batched_matmul(q, sub(dx2, batched_matmul(dq, r2)), tx=True)
+    dr2 = batched_matmul(H(q), sub(dx2, batched_matmul(dq, r2)))
     nd = aval(x).ndim
     return [q, r], [dq, concatenate([dr1, dr2], nd - 1)]
 
@@ -366,7 +353,7 @@ batch_front(qr_p)
 
 
 def qr(a: ArrayLike, *, full_matrices: bool = True) -> tuple[Array, Array]:
-    """QR decomposition ``(q, r)`` of a real matrix (or stack), ``a = q @ r``:
+    """QR decomposition ``(q, r)`` of a real or complex matrix (or stack), ``a = q @ r``:
     ``q`` (m, m) and ``r`` (m, n) when ``full_matrices``, else (m, k) and (k, n)
     with k = min(m, n).
 
@@ -398,8 +385,8 @@ def _eig_impl(a, *, compute_v, internal_vector_tangents=False):
     a = np.asarray(a)
     outs = _eig_aval(ShapedArray(a.shape, a.dtype), compute_v=compute_v)
     if compute_v:
-        return _host_multi(lambda m: list(np.linalg.eig(m)), a, outs)
-    return _host_multi(lambda m: [np.linalg.eigvals(m)], a, outs)
+        return host_multi(lambda m: list(np.linalg.eig(m)), a, outs)
+    return host_multi(lambda m: [np.linalg.eigvals(m)], a, outs)
 
 
 def _eig_jvp(primals, tangents, *, compute_v, internal_vector_tangents=False):
@@ -426,7 +413,7 @@ def _eig_jvp(primals, tangents, *, compute_v, internal_vector_tangents=False):
     if not compute_v:
         return outs, [dw]
     eye = eye_like(c)
-    gap = add(eye, sub(_spread(w, "row"), _spread(w, "col")))
+    gap = add(eye, sub(spread(w, "row"), spread(w, "col")))
     f = sub(div(full(aval(gap).shape, 1, aval(gap).dtype), gap), eye)
     return outs, [dw, batched_matmul(v, mul(f, c))]
 
@@ -445,132 +432,3 @@ def eig(a: ArrayLike, *, compute_right_eigenvectors: bool = True) -> tuple[Array
     [-1.0, 1.0]
     """
     return tuple(bind_checked(eig_p, a, compute_v=bool(compute_right_eigenvectors)))
-
-# --------------------------------------------------------------------------- det
-
-det_p = Primitive("det")
-
-
-def _det_aval(a):
-    check_float("det", a)
-    check_square("det", a)
-    return ShapedArray(a.shape[:-2], a.dtype)
-
-
-def _bool_eye_like(x):
-    a = aval(x)
-    n = a.shape[-1]
-    return broadcast_in_dim(np.eye(n, dtype=bool), a.shape, (a.ndim - 2, a.ndim - 1))
-
-
-def _adjugate_transposed(a, d):
-    """adj(A)ᵀ, the gradient of det at A (``d`` = det A), also at singular A.
-
-    Away from singular matrices it is det(A) A⁻ᵀ (smooth, so second derivatives stay
-    right); near them it comes from the SVD A = U S Vᵀ: adj(A) = det(U) det(Vᵀ)
-    V diag(∏_{j≠i} s_j) Uᵀ, exact at any rank (zero below rank n-1), as JAX's."""
-    a_aval = aval(a)
-    n = a_aval.shape[-1]
-    nd = a_aval.ndim
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
-    eps = float(np.finfo(a_aval.dtype).eps)
-    tol = mul(reduce_max(s, (nd - 2,)), full(a_aval.shape[:-2], n * eps, a_aval.dtype))
-    near_singular = le(reduce_min(s, (nd - 2,)), tol)
-    mat_shape = a_aval.shape
-    batch_dims = tuple(range(nd - 2))
-    singular_mat = broadcast_in_dim(near_singular, mat_shape, batch_dims)
-    eye = eye_like(a)
-    # the inverse of a (near-)singular matrix is not used: solve with I there (no inf
-    # reaches the gradient through the unselected branch)
-    a_safe = select_n(singular_mat, a, eye)
-    via_inv = mul(broadcast_in_dim(d, mat_shape, batch_dims), mT(solve_p.bind(a_safe, eye)))
-    others = select_n(_bool_eye_like(a), _spread(s, "row"), full(mat_shape, 1, a_aval.dtype))
-    prod_others = reduce_prod(others, (nd - 1,))
-    sign = mul(det_p.bind(u), det_p.bind(vt))
-    adj = batched_matmul(_scale_cols(mT(vt), prod_others), u, ty=True)
-    via_svd = mul(broadcast_in_dim(sign, mat_shape, batch_dims), mT(adj))
-    return select_n(singular_mat, via_inv, via_svd)
-
-
-def _det_jvp(primals, tangents):
-    # d det A = tr(adj(A) dA)
-    (a,), (da,) = primals, tangents
-    d = det_p.bind(a)
-    if type(da) is Zero or aval(a).shape[-1] == 0:
-        return d, Zero(aval(d))
-    return d, trace_prod(_adjugate_transposed(a, d), da)
-
-
-det_p.def_rules(abstract_eval=_det_aval,
-                impl=lambda a: np.asarray(np.linalg.det(np.asarray(a)), np.asarray(a).dtype),
-                jvp=_det_jvp)
-batch_front(det_p)
-
-
-def det(a: ArrayLike) -> Array:
-    """The determinant of a square matrix or a stack of them; its gradient is the
-    transposed adjugate, finite also at singular matrices.
-
-    >>> import numpy as np
-    >>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 9)
-    5.0
-    """
-    return bind_checked(det_p, a)
-
-
-# --------------------------------------------------------------------------- pinv
-
-pinv_p = Primitive("pinv")
-
-
-def _pinv_aval(a, *, rtol):
-    check_float("pinv", a)
-    if a.ndim < 2:
-        raise ValueError(f"pinv: expected a matrix or a stack of them, got {a.str_short()}")
-    return ShapedArray(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
-
-
-def _pinv_impl(a, *, rtol):
-    a = np.asarray(a)
-    out = _pinv_aval(ShapedArray(a.shape, a.dtype), rtol=rtol)
-    if 0 in a.shape[-2:]:
-        return np.zeros(out.shape, a.dtype)
-
-    def run(m):
-        u, s, vt = np.linalg.svd(m, full_matrices=False)
-        keep = s > rtol * np.max(s, axis=-1, keepdims=True)
-        s_inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
-        return [np.swapaxes(vt, -1, -2) * s_inv[..., None, :] @ np.swapaxes(u, -1, -2)]
-    return _host_multi(run, a, [out])[0]
-
-
-def _pinv_jvp(primals, tangents, *, rtol):
-    # dP = -P dA P + P Pᵀ dAᵀ (I - A P) + (I - P A) dAᵀ Pᵀ P   (Golub & Pereyra, 1973):
-    # the derivative where the rank is locally constant, also at repeated singular values
-    (a,), (da,) = primals, tangents
-    p = pinv_p.bind(a, rtol=rtol)
-    if type(da) is Zero:
-        return p, Zero(aval(p))
-    ap, pa = batched_matmul(a, p), batched_matmul(p, a)
-    dat = mT(da)
-    out = neg(batched_matmul(batched_matmul(p, da), p))
-    left = batched_matmul(batched_matmul(p, p, ty=True), dat)
-    out = add(out, batched_matmul(left, sub(eye_like(ap), ap)))
-    right = batched_matmul(sub(eye_like(pa), pa), dat)
-    out = add(out, batched_matmul(right, batched_matmul(p, p, tx=True)))
-    return p, out
-
-
-pinv_p.def_rules(abstract_eval=_pinv_aval, impl=_pinv_impl, jvp=_pinv_jvp)
-batch_front(pinv_p)
-
-
-def pinv(a: ArrayLike, *, rtol: float) -> Array:
-    """The Moore-Penrose pseudo-inverse of a real matrix (stack), dropping singular
-    values at or below ``rtol * max(s)``.
-
-    >>> import numpy as np
-    >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]]), rtol=1e-12).tolist()
-    [[0.5, 0.0], [0.0, 0.0]]
-    """
-    return bind_checked(pinv_p, a, rtol=float(rtol))

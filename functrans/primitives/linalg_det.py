@@ -1,0 +1,158 @@
+"""``det`` and ``pinv`` as primitives, on real or complex square (``det``) or any
+(``pinv``) matrices with leading batch axes; their derivatives use the ``svd`` of
+``linalg_decomp``: det's gradient is the transposed adjugate, finite at singular
+matrices too (as JAX's); pinv's is the closed form for a locally constant rank.
+
+>>> import numpy as np
+>>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 9)
+5.0
+>>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]]), rtol=1e-12).tolist()
+[[0.5, 0.0], [0.0, 0.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from .base import Primitive, Zero, aval
+from .elementwise import add, le, mul, neg, select_n, sub
+from .linalg import solve_p
+from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
+                            check_float, check_square, eye_like, host_multi, mT, real_dtype,
+                            scale_cols, spread, trace_prod)
+from .linalg_decomp import svd_p
+from .reductions import reduce_max, reduce_min, reduce_prod
+from .structural import broadcast_in_dim, full
+from ..typing import Array, ArrayLike
+
+__all__ = ["det", "pinv"]
+
+
+det_p = Primitive("det")
+
+
+def _det_aval(a):
+    check_float("det", a, complex_ok=True)
+    check_square("det", a)
+    return ShapedArray(a.shape[:-2], a.dtype)
+
+
+def _bool_eye_like(x):
+    a = aval(x)
+    n = a.shape[-1]
+    return broadcast_in_dim(np.eye(n, dtype=bool), a.shape, (a.ndim - 2, a.ndim - 1))
+
+
+def _adjugate_transposed(a, d):
+    """adj(A)ᵀ, the gradient of det at A (``d`` = det A), also at singular A.
+
+    Away from singular matrices it is det(A) A⁻ᵀ (smooth, so second derivatives stay
+    right); near them it comes from the SVD A = U S Vᴴ: adj(A) = det(U) det(Vᴴ)
+    V diag(∏_{j≠i} s_j) Uᴴ, exact at any rank (zero below rank n-1), as JAX's."""
+    a_aval = aval(a)
+    n = a_aval.shape[-1]
+    nd = a_aval.ndim
+    rdt = real_dtype(a_aval.dtype)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    eps = float(np.finfo(rdt).eps)
+    tol = mul(reduce_max(s, (nd - 2,)), full(a_aval.shape[:-2], n * eps, rdt))
+    near_singular = le(reduce_min(s, (nd - 2,)), tol)
+    mat_shape = a_aval.shape
+    batch_dims = tuple(range(nd - 2))
+    singular_mat = broadcast_in_dim(near_singular, mat_shape, batch_dims)
+    eye = eye_like(a)
+    # the inverse of a (near-)singular matrix is not used: solve with I there (no inf
+    # reaches the gradient through the unselected branch)
+    a_safe = select_n(singular_mat, a, eye)
+    via_inv = mul(broadcast_in_dim(d, mat_shape, batch_dims), mT(solve_p.bind(a_safe, eye)))
+    others = select_n(_bool_eye_like(a), spread(s, "row"), full(mat_shape, 1, rdt))
+    prod_others = as_dtype_of(reduce_prod(others, (nd - 1,)), a_aval.dtype)
+    sign = mul(det_p.bind(u), det_p.bind(vt))
+    adj = batched_matmul(scale_cols(H(vt), prod_others), H(u))
+    via_svd = mul(broadcast_in_dim(sign, mat_shape, batch_dims), mT(adj))
+    return select_n(singular_mat, via_inv, via_svd)
+
+
+def _det_jvp(primals, tangents):
+    # d det A = tr(adj(A) dA)
+    (a,), (da,) = primals, tangents
+    d = det_p.bind(a)
+    if type(da) is Zero or aval(a).shape[-1] == 0:
+        return d, Zero(aval(d))
+    return d, trace_prod(_adjugate_transposed(a, d), da)
+
+
+det_p.def_rules(abstract_eval=_det_aval,
+                impl=lambda a: np.asarray(np.linalg.det(np.asarray(a)), np.asarray(a).dtype),
+                jvp=_det_jvp)
+batch_front(det_p)
+
+
+def det(a: ArrayLike) -> Array:
+    """The determinant of a square matrix or a stack of them; its gradient is the
+    transposed adjugate, finite also at singular matrices.
+
+    >>> import numpy as np
+    >>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 9)
+    5.0
+    """
+    return bind_checked(det_p, a)
+
+
+# --------------------------------------------------------------------------- pinv
+
+pinv_p = Primitive("pinv")
+
+
+def _pinv_aval(a, *, rtol):
+    check_float("pinv", a, complex_ok=True)
+    if a.ndim < 2:
+        raise ValueError(f"pinv: expected a matrix or a stack of them, got {a.str_short()}")
+    return ShapedArray(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+
+
+def _pinv_impl(a, *, rtol):
+    a = np.asarray(a)
+    out = _pinv_aval(ShapedArray(a.shape, a.dtype), rtol=rtol)
+    if 0 in a.shape[-2:]:
+        return np.zeros(out.shape, a.dtype)
+
+    def run(m):
+        u, s, vt = np.linalg.svd(m, full_matrices=False)
+        keep = s > rtol * np.max(s, axis=-1, keepdims=True)
+        s_inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
+        return [np.conj(np.swapaxes(vt, -1, -2)) * s_inv[..., None, :]
+                @ np.conj(np.swapaxes(u, -1, -2))]
+    return host_multi(run, a, [out])[0]
+
+
+def _pinv_jvp(primals, tangents, *, rtol):
+    # dP = -P dA P + P Pᴴ dAᴴ (I - A P) + (I - P A) dAᴴ Pᴴ P   (Golub & Pereyra, 1973):
+    # the derivative where the rank is locally constant, also at repeated singular values
+    (a,), (da,) = primals, tangents
+    p = pinv_p.bind(a, rtol=rtol)
+    if type(da) is Zero:
+        return p, Zero(aval(p))
+    ap, pa = batched_matmul(a, p), batched_matmul(p, a)
+    dah = H(da)
+    out = neg(batched_matmul(batched_matmul(p, da), p))
+    left = batched_matmul(batched_matmul(p, H(p)), dah)
+    out = add(out, batched_matmul(left, sub(eye_like(ap), ap)))
+    right = batched_matmul(sub(eye_like(pa), pa), dah)
+    out = add(out, batched_matmul(right, batched_matmul(H(p), p)))
+    return p, out
+
+
+pinv_p.def_rules(abstract_eval=_pinv_aval, impl=_pinv_impl, jvp=_pinv_jvp)
+batch_front(pinv_p)
+
+
+def pinv(a: ArrayLike, *, rtol: float) -> Array:
+    """The Moore-Penrose pseudo-inverse of a real or complex matrix (stack), dropping singular
+    values at or below ``rtol * max(s)``.
+
+    >>> import numpy as np
+    >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]]), rtol=1e-12).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
+    return bind_checked(pinv_p, a, rtol=float(rtol))

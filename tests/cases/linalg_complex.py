@@ -1,0 +1,133 @@
+"""Table rows for complex ``functrans.numpy.linalg``: det, slogdet, inv, solve, cholesky,
+eigh (Hermitian), qr, pinv, lstsq, svd(hermitian=True) and lax.triangular_solve on
+complex matrices. The table differentiates real arguments, so each complex matrix is
+built from two real ones (``lax.complex(re, im)``) and complex results are returned
+as (real part, imaginary part): the JVP/VJP checks then cover every complex direction.
+Matrices are well conditioned (``Z + n I``, ``Z Zᴴ + n I``) and batched rows use a
+(2, 3, 3) stack."""
+import numpy as np
+
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.primitives.linalg_decomp import canonical_signs
+from tests.cases import OpCase, gen, randn
+
+CASES = []
+
+
+def row(name, fun, args, ref, **kw):
+    CASES.append(OpCase(name, fun, args, ref, **kw))
+
+
+def _z(re, im):
+    return lax.complex(re, im)
+
+
+def _parts(z):
+    return fnp.real(z), fnp.imag(z)
+
+
+def _np_parts(z):
+    z = np.asarray(z)
+    return z.real, z.imag
+
+
+def _shifted(z, n):
+    """``z + n I`` in both libraries (fnp for the function, numpy for the reference)."""
+    return z + n * np.eye(z.shape[-1])
+
+
+def _hpd(z):
+    """``Z Zᴴ + n I``, Hermitian positive definite."""
+    n = z.shape[-1]
+    return z @ np.conj(np.swapaxes(z, -1, -2)) + n * np.eye(n)
+
+
+def _fhpd(re, im):
+    z = _z(re, im)
+    return fnp.matmul(z, fnp.conj(fnp.swapaxes(z, -1, -2))) + z.shape[-1] * np.eye(z.shape[-1])
+
+
+def _np_eigh(h):
+    w, v = np.linalg.eigh(h)
+    return (w,) + _np_parts(canonical_signs(v))
+
+
+def pair(*shape):
+    return gen(randn(*shape), randn(*shape))
+
+
+for _shape, _tag in (((3, 3), ""), ((2, 3, 3), "_batched")):
+    row(f"linalg_complex_det{_tag}", lambda re, im: _parts(fnp.linalg.det(_shifted(_z(re, im), 3))),
+        pair(*_shape), lambda re, im: _np_parts(np.linalg.det(_shifted(re + 1j * im, 3))))
+    row(f"linalg_complex_slogdet{_tag}",
+        lambda re, im: (lambda s, l: (*_parts(s), l))(*fnp.linalg.slogdet(_z(re, im))),
+        pair(*_shape),
+        lambda re, im: (lambda s, l: (*_np_parts(s), l))(*np.linalg.slogdet(re + 1j * im)))
+    row(f"linalg_complex_inv{_tag}", lambda re, im: _parts(fnp.linalg.inv(_shifted(_z(re, im), 3))),
+        pair(*_shape), lambda re, im: _np_parts(np.linalg.inv(_shifted(re + 1j * im, 3))))
+    row(f"linalg_complex_cholesky{_tag}", lambda re, im: _parts(fnp.linalg.cholesky(_fhpd(re, im))),
+        pair(*_shape), lambda re, im: _np_parts(np.linalg.cholesky(_hpd(re + 1j * im))))
+    row(f"linalg_complex_eigh{_tag}",
+        lambda re, im: (lambda w, v: (w, *_parts(v)))(*fnp.linalg.eigh(_fhpd(re, im))),
+        pair(*_shape), lambda re, im: _np_eigh(_hpd(re + 1j * im)))
+    row(f"linalg_complex_pinv_herm{_tag}",
+        lambda re, im: _parts(fnp.linalg.pinv(_fhpd(re, im), hermitian=True)),
+        pair(*_shape), lambda re, im: _np_parts(np.linalg.pinv(_hpd(re + 1j * im))))
+row("linalg_complex_cholesky_upper",
+    lambda re, im: _parts(fnp.linalg.cholesky(_fhpd(re, im), upper=True)), pair(3, 3),
+    lambda re, im: _np_parts(np.conj(np.linalg.cholesky(_hpd(re + 1j * im)).T)))
+row("linalg_complex_solve",
+    lambda re, im, b: _parts(fnp.linalg.solve(_shifted(_z(re, im), 3), b)),
+    gen(randn(2, 3, 3), randn(2, 3, 3), randn(2, 3, 2)),
+    lambda re, im, b: _np_parts(np.linalg.solve(_shifted(re + 1j * im, 3), b)))
+row("linalg_complex_eigh_upper_unsymmetrized",
+    lambda re, im: (lambda w, v: (w, *_parts(v)))(
+        *fnp.linalg.eigh(_fhpd(re, im), UPLO="U", symmetrize_input=False)),
+    pair(3, 3), lambda re, im: _np_eigh(_hpd(re + 1j * im)))
+row("linalg_complex_eigvalsh", lambda re, im: fnp.linalg.eigvalsh(_fhpd(re, im)), pair(2, 4, 4),
+    lambda re, im: np.linalg.eigvalsh(_hpd(re + 1j * im)))
+
+for _shape in ((4, 3), (3, 5), (3, 3), (2, 4, 3)):
+    _tag = "x".join(map(str, _shape))
+    row(f"linalg_complex_qr_reduced_{_tag}",
+        lambda re, im: tuple(p for f in fnp.linalg.qr(_z(re, im)) for p in _parts(f)),
+        pair(*_shape),
+        lambda re, im: tuple(p for f in np.linalg.qr(re + 1j * im) for p in _np_parts(f)))
+    row(f"linalg_complex_pinv_{_tag}", lambda re, im: _parts(fnp.linalg.pinv(_z(re, im))),
+        pair(*_shape), lambda re, im: _np_parts(np.linalg.pinv(re + 1j * im)))
+row("linalg_complex_qr_complete_square",
+    lambda re, im: tuple(p for f in fnp.linalg.qr(_z(re, im), mode="complete") for p in _parts(f)),
+    pair(3, 3),
+    lambda re, im: tuple(p for f in np.linalg.qr(re + 1j * im, "complete") for p in _np_parts(f)))
+row("linalg_complex_qr_complete_wide",
+    lambda re, im: tuple(p for f in fnp.linalg.qr(_z(re, im), mode="complete") for p in _parts(f)),
+    pair(2, 4),
+    lambda re, im: tuple(p for f in np.linalg.qr(re + 1j * im, "complete") for p in _np_parts(f)))
+row("linalg_complex_lstsq",
+    lambda re, im, b: (lambda x, r, k, s: (*_parts(x), r, k, s))(
+        *fnp.linalg.lstsq(_z(re, im), b)),
+    gen(randn(5, 3), randn(5, 3), randn(5, 2)),
+    lambda re, im, b: (lambda x, r, k, s: (*_np_parts(x), r, np.int64(k), s))(
+        *np.linalg.lstsq(re + 1j * im, b, rcond=None)), batch=False)
+row("linalg_complex_svd_hermitian",
+    lambda re, im: fnp.linalg.svd(_fhpd(re, im) - 4.0 * np.eye(3), hermitian=True,
+                                  compute_uv=False),
+    pair(3, 3), lambda re, im: np.linalg.svd(_hpd(re + 1j * im) - 4.0 * np.eye(3),
+                                             compute_uv=False))
+row("linalg_complex_svd_hermitian_uv",
+    lambda re, im: _parts(fnp.linalg.matmul(
+        *fnp.linalg.svd(_fhpd(re, im) - 4.0 * np.eye(3), hermitian=True)[::2])),
+    pair(3, 3), lambda re, im: _np_parts(np.matmul(
+        *np.linalg.svd(_hpd(re + 1j * im) - 4.0 * np.eye(3), hermitian=True)[::2])))
+
+
+def _np_tri(a, b):
+    return np.linalg.solve(np.tril(a), b)
+
+
+row("lax_complex_triangular_solve",
+    lambda re, im, b: _parts(lax.triangular_solve(_shifted(_z(re, im), 3), b + 0j,
+                                                  left_side=True, lower=True)),
+    gen(randn(2, 3, 3), randn(2, 3, 3), randn(2, 3, 2)),
+    lambda re, im, b: _np_parts(_np_tri(_shifted(re + 1j * im, 3), b)))
