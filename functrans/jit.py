@@ -512,6 +512,8 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
                ) -> Callable[..., ClosedJaxpr]:
     """A function returning the traced (abstract) jaxpr of ``fun`` for given arguments.
 
+    ``static_argnums`` (an int or ints): arguments given as Python values, not traced.
+
     >>> import functrans as ft, functrans.numpy as fnp
     >>> print(ft.make_jaxpr(fnp.sin)(1.0))
     { lambda ; a:f64[]{weak}. let
@@ -577,7 +579,8 @@ class ShapeDtypeStruct:
 def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Output shapes and dtypes of ``fun(*args)``, computed without running it.
 
-    Arguments may be arrays or anything with ``.shape`` and ``.dtype``.
+    ``args``, ``kwargs``: ``fun``'s positional and keyword arguments: arrays, scalars,
+    anything with ``.shape`` and ``.dtype`` (a ``ShapeDtypeStruct``), or pytrees of them.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> ft.eval_shape(lambda x: x.sum(0), ft.ShapeDtypeStruct((3, 4), "float32"))
