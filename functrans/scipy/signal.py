@@ -19,8 +19,10 @@ import numpy as _np
 from .. import numpy as _fnp
 from ..precision import PrecisionLike
 from ..typing import Array, ArrayLike
+from ._signal_spectral import csd, detrend, fftconvolve, istft, stft, welch
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d"]
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "csd", "detrend",
+           "fftconvolve", "istft", "stft", "welch"]
 
 
 def _full_convolution(x, h):
