@@ -111,7 +111,8 @@ def local_device_count(backend: str | None = None) -> int:
 
 
 def device_count(backend: str | None = None) -> int:
-    """How many devices all processes have together (one host each under MPI).
+    """How many devices of ``backend`` (None: the default) all processes have together
+    (one host each under MPI).
 
     >>> import functrans as ft
     >>> ft.device_count("cpu") == ft.process_count()

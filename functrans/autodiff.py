@@ -497,7 +497,7 @@ def residuals(fun: Callable[..., Any], *args: Any, argnums: int | Sequence[int] 
               has_aux: bool = False) -> ResidualReport:
     """Report the residuals reverse mode saves for ``fun`` at ``args`` (after dead-code
     elimination): their count, bytes, shapes and dtypes. ``argnums`` defaults to every
-    argument with a floating dtype.
+    argument with a floating dtype; ``has_aux``: ``fun`` returns ``(output, aux)``.
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.residuals(lambda x: fnp.sin(x) * x, np.ones(3))

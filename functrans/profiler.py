@@ -388,7 +388,8 @@ def profile(f: Callable[..., Any], *args: Any, repeats: int = 20, backend: str =
     """Profile ``f(*args)`` eagerly and compiled; prints the report (``show``) and returns it
     as a dict: ``eager``, ``compiled`` (None if it cannot be compiled), ``compile_error``,
     ``notes``; with ``by_primitive`` also ``by_primitive``: the optimised jaxpr run once in
-    the interpreter, timed per primitive (``time_by_primitive``).
+    the interpreter, timed per primitive (``time_by_primitive``). ``repeats``: timed calls
+    (the median is reported); ``backend``: where the compiled side runs (as ``jit``'s).
 
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> r = ft.profile(lambda x: fnp.tanh(x) + 1.0, np.ones(10), repeats=3, show=False)

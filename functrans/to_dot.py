@@ -114,7 +114,7 @@ class _Graph:
 def to_dot(jaxpr: Jaxpr | ClosedJaxpr, name: str = "jaxpr") -> str:
     """Graphviz (DOT) text of a ``Jaxpr`` or ``ClosedJaxpr``.
 
-    One box per equation; see the module docstring for the layout.
+    One box per equation; see the module docstring for the layout. ``name``: the graph's.
 
     >>> import functrans as ft
     >>> print(ft.to_dot(ft.make_jaxpr(lambda x: x)(1.0)))  # doctest: +ELLIPSIS

@@ -582,6 +582,7 @@ def get_aval(x) -> ShapedArray:
 
 def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: list, args: list) -> list:
     """Evaluate a jaxpr by binding each equation, so the evaluation can itself be traced.
+    ``consts``: values of its constvars (after a ``ClosedJaxpr``'s own); ``args``: its inputs.
 
     >>> from jaxpr_ir import ShapedArray
     >>> j, c, _ = trace_to_jaxpr(lambda x: [x], [ShapedArray((), "float64")])
