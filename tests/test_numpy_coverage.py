@@ -12,8 +12,6 @@ LEFT_OUT = {
     "frompyfunc": "JAX's ufunc machinery (reduce/accumulate/outer/at on user scalar "
                   "functions) is not built; use fnp.vectorize",
     "ufunc": "as frompyfunc: no ufunc class",
-    "packbits": "uint8 bit packing is not implemented",
-    "unpackbits": "uint8 bit unpacking is not implemented",
 }
 
 
