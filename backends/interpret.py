@@ -21,9 +21,16 @@ def compile(closed: ClosedJaxpr):
     check(closed)
     jaxpr, consts = closed.jaxpr, list(closed.consts)
 
+    arrays = [c for c in consts if isinstance(c, np.ndarray)]
+
     def run(*args):
         with np.errstate(all="ignore"):  # IEEE results (inf, nan) without warnings
-            return [np.asarray(o) for o in eval_jaxpr(jaxpr, consts, args)]
+            outs = [np.asarray(o) for o in eval_jaxpr(jaxpr, consts, args)]
+        # a constant (or a view of one) returned as it is would be one buffer shared by
+        # every call's result: a write into one result (np.asarray(r)[0] = 1) changed the
+        # next; the caller's arguments are jit's to guard (functrans.jit._unshared)
+        return [o.copy() if any(np.may_share_memory(o, c) for c in arrays) else o
+                for o in outs]
 
     run.jaxpr = closed
     return run

@@ -36,6 +36,8 @@ import threading
 import time
 import weakref
 
+import numpy as np
+
 from backends import default_backend, get_backend
 from jaxpr_ir import ClosedJaxpr, Literal
 from jaxpr_ir.passes import simplify
@@ -265,6 +267,20 @@ def _backend_compile(be, closed, donate, name):
     return be.compile(closed, **kwargs)
 
 
+def _snapshot_consts(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``closed`` with a private copy of each writable array it closes over, so that a
+    compiled function sees them as they were when traced (as in JAX): the caller's later
+    writes into a captured numpy array (or an Array viewing one) change neither later
+    results nor earlier ones, and never mix old and new values in one result (a folded
+    ``c + 0.0`` and a live ``c`` did)."""
+    consts = closed.consts
+    if not any(isinstance(c, np.ndarray) and c.flags.writeable for c in consts):
+        return closed
+    return ClosedJaxpr(closed.jaxpr, [np.array(c, copy=True, subok=False)
+                                      if isinstance(c, np.ndarray) and c.flags.writeable
+                                      else c for c in consts])
+
+
 def compile_closed(closed: ClosedJaxpr, backend: str | None = None, *, name: str = "fun",
                    donate: tuple = (), cause: JitCause | None = None,
                    trace_seconds: float | None = None):
@@ -273,6 +289,7 @@ def compile_closed(closed: ClosedJaxpr, backend: str | None = None, *, name: str
     argument positions whose buffers the executable may reuse, where the backend can.
     ``trace_seconds``: how long the caller took to trace ``closed`` (for the timings).
     """
+    closed = _snapshot_consts(closed)
     be = get_backend(backend)
     if be.__name__ not in _USED_BACKENDS:
         _USED_BACKENDS[be.__name__] = be

@@ -207,3 +207,36 @@ def test_compiled_results_never_share_memory_with_arguments(backend):
     r = ft.jit(lambda x: x, backend=backend)(a)
     a[0] = 5.0                       # the caller writes into its array afterwards
     assert float(r[0]) == 1.0
+
+
+@pytest.mark.parametrize("backend", ["interpret", None])
+def test_closed_over_arrays_are_seen_as_when_traced(backend):
+    """A captured numpy array is a constant of the compiled function, copied when traced
+    (as in JAX): a later write by the caller changes no result, earlier or later, and one
+    result never mixes the folded old value (c + 0.0) with a live new one (c)."""
+    c = np.arange(3.0)
+    f = ft.jit(lambda x: (c, c + 0.0, c.reshape(3, 1), x * 0 + c), backend=backend)
+    first = f(1.0)
+    c[0] = 100.0
+    for outs in (first, f(1.0)):
+        for o in outs:
+            np.testing.assert_array_equal(np.ravel(o), [0.0, 1.0, 2.0])
+    view = fnp.asarray(c)            # an Array viewing the caller's memory, captured
+    g = ft.jit(lambda x: x + view, backend=backend)
+    np.testing.assert_array_equal(g(0.0), [100.0, 1.0, 2.0])
+    c[1] = -1.0
+    np.testing.assert_array_equal(g(0.0), [100.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("backend", ["interpret", None])
+def test_writing_into_a_result_changes_no_other_call(backend):
+    """A constant result is a fresh buffer per call: writing into one (through numpy)
+    leaves the next call's result, and the constant, as they were."""
+    c = np.arange(3.0)
+    f = ft.jit(lambda x: (fnp.ones(3), c, c[1:], x * 0 + c), backend=backend)
+    for o in f(1.0):
+        np.asarray(o)[...] = 99.0
+    want = ([1.0, 1.0, 1.0], [0.0, 1.0, 2.0], [1.0, 2.0], [0.0, 1.0, 2.0])
+    for o, w in zip(f(1.0), want):
+        np.testing.assert_array_equal(o, w)
+    np.testing.assert_array_equal(c, [0.0, 1.0, 2.0])
