@@ -47,6 +47,7 @@ def main():
     from functrans import lax
     from functrans.sharding import Mesh, P, bound_mesh
     from mpi4py import MPI
+    from benchmarks.mpi_native import check_native, native_allreduce
     ft.distributed.initialize()
     comm = MPI.COMM_WORLD
     n = ft.process_count()
@@ -76,10 +77,24 @@ def main():
         t_whole = _median_us(lambda: whole(x), reps)
         # the values agree with MPI's
         assert np.allclose(whole(x), n * x)
-        ts = [comm.allreduce(t, op=MPI.MAX) for t in (t_mpi, t_host, t_whole)]
+        # MPI_Allreduce called from llvmlite-compiled code: once per ctypes call, and in a
+        # native loop (the per-collective cost of a compiled program with no Python)
+        native = native_allreduce(comm, MPI.DOUBLE, MPI.SUM)
+        check_native(native, comm, size)
+        xp, op_ = x.ctypes.data, out.ctypes.data
+        comm.Barrier()
+        t_native = _median_us(lambda: native(xp, op_, size, 1), reps)
+        loop = max(reps // 10, 4)
+        comm.Barrier()
+        t_loop = _median_us(lambda: native(xp, op_, size, loop), 9) / loop
+        ts = [comm.allreduce(t, op=MPI.MAX) for t in (t_mpi, t_host, t_whole, t_native,
+                                                     t_loop)]
         rows += [(label, "mpi4py Allreduce", ts[0], 1.0),
                  (label, "compiled psum (host step)", ts[1], ts[1] / ts[0]),
-                 (label, "jit(shard_map(jit(psum)))", ts[2], ts[2] / ts[0])]
+                 (label, "jit(shard_map(jit(psum)))", ts[2], ts[2] / ts[0]),
+                 (label, "native MPI_Allreduce, one ctypes call", ts[3], ts[3] / ts[0]),
+                 (label, "native MPI_Allreduce, per call of a native loop", ts[4],
+                  ts[4] / ts[0])]
     if ft.process_index() == 0:
         print(f"psum over {n} processes (median, slowest rank)")
         print("| size | candidate | time (us) | vs Allreduce |\n|---|---|---:|---:|")

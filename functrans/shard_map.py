@@ -39,9 +39,10 @@ block, no communication), so reverse mode does not run the forward pass again (w
 or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a shard_map
 maps the body (the batch dimension is never split).
 
-Running it: the body runs on this process's blocks through ``eval_jaxpr`` (each primitive
-eagerly); wrap ``f`` in ``jit`` to compile it: ``shard_map(jit(f), ...)``; a collective in
-compiled code is then one host step (an MPI call on numpy buffers).
+Running it: the body is compiled once (CPU backend) and runs on this process's blocks, under
+``jit`` or not (op by op under ``ft.disable_jit()``); a collective in compiled code is one
+host step (an MPI call on numpy buffers, on the communicator of the mesh bound while the
+body runs).
 
 >>> import functrans as ft, numpy as np
 >>> from functrans.sharding import Mesh, P
@@ -55,7 +56,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from backends import default_backend
 from jaxpr_ir import ClosedJaxpr, Jaxpr
+from .compiler import compile_closed
+from .jit import jit_switch
 from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_undefined,
                               move_batch_axis, not_mapped_size)
 from .primitives.collectives import psum
@@ -134,11 +138,26 @@ def _assemble(x, spec, mesh):
     return x
 
 
+_compiled_bodies = BodyCache()
+
+
+def _run_body(jaxpr, blocks):
+    """The body on this process's blocks: compiled once per body for the CPU backend (its
+    collectives are host steps that find the mesh bound now), op by op under
+    ``disable_jit`` or when another backend is the default."""
+    if jit_switch.disabled or default_backend() != "cpu":
+        return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
+    exe = _compiled_bodies.get(jaxpr)
+    if exe is None:
+        exe = _compiled_bodies.put(jaxpr, compile_closed(jaxpr, "cpu", name="shard_map body"))
+    return exe(*blocks)
+
+
 @_with_mesh
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_rep):
     blocks = [_block(x, s, mesh) for x, s in zip(args, in_specs)]
     with bound_mesh(mesh, vmap_depth=len(axis_frames())):
-        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
+        outs = _run_body(jaxpr, blocks)
     return [_assemble(np.asarray(o), s, mesh) for o, s in zip(outs, out_specs)]
 
 
