@@ -46,7 +46,7 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "slogdet": _LINALG, "svd": _LINALG, "eig": _LINALG, "lu": _LINALG, "sqrtm": _LINALG,
+    "eig": _LINALG, "lu": _LINALG, "sqrtm": _LINALG,
     "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,

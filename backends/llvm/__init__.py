@@ -39,6 +39,7 @@ from jaxpr_ir.cost import plan_cost
 from jaxpr_ir.structure import structural_key
 from .. import fusion
 from . import cache, engine, rewrite, runtime
+from . import lapack_decomp  # noqa: F401  (registers its native equations)
 from .program import Lowering
 from .runtime import Program, builtin
 
@@ -49,7 +50,7 @@ PLAN_CACHE_SIZE = 512     # compiled plans kept (LRU); ``set_cache_size`` change
 _PLANS: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
 stats = {"plans built": 0, "plan hits": 0}
-
+_BLAS_HOST_STEPS = frozenset({"conv_general_dilated"})   # host steps that run BLAS products
 
 class CompiledPlan:
     """Everything about a compiled jaxpr but its constants' values."""
@@ -65,8 +66,11 @@ class CompiledPlan:
         self.nslots = lw.nslots
         self.segments = segments
         self.ir_text, self.opt_text, self.loaded = ir_text, opt_text, loaded
-        # BLAS products or parallel kernels: thread counts are balanced per call
-        self.threaded = "ft_cblas_" in ir_text or "ft_parallel_for" in ir_text
+        # BLAS products, LAPACK calls, parallel kernels or host steps whose numpy impl
+        # runs BLAS products (convolutions): thread counts are balanced per call
+        self.threaded = (any(k in ir_text for k in ("ft_cblas_", "ft_lapack_", "ft_parallel_for"))
+                         or any(kind == "host" and item[0].primitive.name in _BLAS_HOST_STEPS
+                                for kind, item in segments))
         self.n_kernels = lw.kernels
         self.aliases = dict(lw.aliases)
         self.functions = {}

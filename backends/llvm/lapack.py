@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import glob
 import os
 
 import llvmlite.binding as llvm
@@ -35,6 +36,7 @@ try:    # optional: without scipy, eigh stays a host step
     from scipy.linalg import cython_lapack
 except ImportError:   # pragma: no cover (scipy is a dependency)
     cython_lapack = None
+from . import threads
 from .lltypes import I8, I32, I64, lltype
 from .values import Val
 
@@ -51,6 +53,28 @@ def _capsule_pointer(capsule):
     return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
 
 
+def _register_thread_setter():
+    """Let ``threads.balance`` set the thread count of the OpenBLAS scipy's LAPACK runs
+    on (scipy's wheel carries its own, apart from numpy's): without it a factorisation
+    under load spawns a thread per core beside the busy ones (eigh 256² ran ~50×
+    slower, measured on 2 shared cores)."""
+    import scipy
+    root = os.path.dirname(scipy.__file__)
+    for path in sorted(glob.glob(os.path.join(root, "../scipy.libs/libscipy_openblas*.so*")) +
+                       sorted(glob.glob(os.path.join(root, ".libs/libopenblas*.so*")))):
+        try:
+            lib = ctypes.CDLL(path)     # already loaded by cython_lapack: the same handle
+        except OSError:
+            continue
+        for name in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
+            f = getattr(lib, name, None)
+            if f is not None:
+                f.argtypes = [ctypes.c_int]
+                f.restype = None
+                threads.add_blas_setter(f)
+                return
+
+
 @functools.lru_cache(maxsize=None)
 def _library():
     """{routine: address} registered with LLVM, or None without scipy."""
@@ -61,6 +85,7 @@ def _library():
         addr = _capsule_pointer(cython_lapack.__pyx_capi__[name])
         llvm.add_symbol(f"ft_lapack_{name}", addr)
         out[name] = addr
+    _register_thread_setter()
     return out
 
 
@@ -77,13 +102,13 @@ def _declare(lw, name, nargs):
     return f
 
 
-def _int_cell(fn, value):
+def int_cell(fn, value):
     cell = fn.alloca(4)
     fn.eb.store(ir.Constant(I32, value), cell)
     return cell
 
 
-def _char_cell(fn, ch):
+def char_cell(fn, ch):
     cell = fn.alloca(1)
     fn.eb.store(ir.Constant(I8, ord(ch)), cell)
     return cell
@@ -109,9 +134,9 @@ def _eigh(lw, fn, eqn, ins, outs):
     iwork, own_i = lw.new_buffer(fn, ShapedArray((liwork,), np.int32), False)
     lw.copy(fn, ins[0], fn.ptr(mats))
     lower = eqn.params["lower"]
-    args = dict(jobz=_char_cell(fn, "V"), uplo=_char_cell(fn, "U" if lower else "L"),
-                n=_int_cell(fn, n), lwork=_int_cell(fn, lwork), liwork=_int_cell(fn, liwork),
-                info=_int_cell(fn, 0))
+    args = dict(jobz=char_cell(fn, "V"), uplo=char_cell(fn, "U" if lower else "L"),
+                n=int_cell(fn, n), lwork=int_cell(fn, lwork), liwork=int_cell(fn, liwork),
+                info=int_cell(fn, 0))
     v_ptr, w_ptr = fn.ptr(outs[0]), fn.ptr(outs[1])
     m_ptr = fn.ptr(mats)
     nan = ir.Constant(ft, float("nan"))
@@ -189,16 +214,16 @@ def _canonical_sign(lw, fn, pv, dt, n, c, cells):
     if_then(fn, negative, flip)
 
 
-def _routine(lw, dt, stem, nargs):
+def routine_decl(lw, dt, stem, nargs):
     prefix = "d" if dt == np.float64 else "s"
     return _declare(lw, f"ft_lapack_{prefix}{stem}", nargs)
 
 
-def _supports_float(eqn, planner):
+def supports_float(eqn, planner):
     return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
 
 
-def _fill_if_failed(lw, fn, info, ptrs_sizes, dt):
+def fill_if_failed(lw, fn, info, ptrs_sizes, dt):
     failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
     nan = ir.Constant(lltype(dt), float("nan"))
 
@@ -208,7 +233,7 @@ def _fill_if_failed(lw, fn, info, ptrs_sizes, dt):
     if_then(fn, failed, poison)
 
 
-@native("cholesky", _supports_float)
+@native("cholesky", supports_float)
 def _cholesky(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     n = a.shape[-1]
@@ -217,10 +242,10 @@ def _cholesky(lw, fn, eqn, ins, outs):
         return
     dt = a.dtype
     ft = lltype(dt)
-    routine = _routine(lw, dt, "potrf", 5)
+    routine = routine_decl(lw, dt, "potrf", 5)
     out = fn.ptr(outs[0])
     lw.copy(fn, ins[0], out)        # factor in place, in the output
-    uplo, n_cell, info = _char_cell(fn, "U"), _int_cell(fn, n), _int_cell(fn, 0)
+    uplo, n_cell, info = char_cell(fn, "U"), int_cell(fn, n), int_cell(fn, 0)
     zero = ir.Constant(ft, 0.0)
     nn = ir.Constant(I64, n * n)
 
@@ -237,11 +262,11 @@ def _cholesky(lw, fn, eqn, ins, outs):
                 lw.store(fn, p, dt, idx, bb.select(above, zero, cur))
             fn.loop(n, cell)
         fn.loop(n, clear_row)
-        _fill_if_failed(lw, fn, info, [(p, n * n)], dt)
+        fill_if_failed(lw, fn, info, [(p, n * n)], dt)
     fn.loop(nb, one)
 
 
-def _column_major(shape):
+def column_major(shape):
     """Element strides of ``shape`` (..., r, c) stored column-major per matrix."""
     r, c = shape[-2:]
     batch = list(shape[:-2])
@@ -252,7 +277,7 @@ def _column_major(shape):
     return strides + [1, r]
 
 
-@native("solve", _supports_float)
+@native("solve", supports_float)
 def _solve(lw, fn, eqn, ins, outs):
     a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
     n, k = a.shape[-1], b.shape[-1]
@@ -261,13 +286,13 @@ def _solve(lw, fn, eqn, ins, outs):
         return
     dt = a.dtype
     ft = lltype(dt)
-    routine = _routine(lw, dt, "gesv", 8)
+    routine = routine_decl(lw, dt, "gesv", 8)
     mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
     rhs, own_b = lw.new_buffer(fn, ShapedArray(b.shape, dt), False)
     piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
-    lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=_column_major(b.shape))
-    n_cell, k_cell, info = _int_cell(fn, n), _int_cell(fn, k), _int_cell(fn, 0)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=column_major(b.shape))
+    n_cell, k_cell, info = int_cell(fn, n), int_cell(fn, k), int_cell(fn, 0)
     m_ptr, r_ptr = fn.ptr(mats), fn.ptr(rhs)
 
     def one(bi):
@@ -275,16 +300,16 @@ def _solve(lw, fn, eqn, ins, outs):
         pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
         pb = bb.gep(r_ptr, [bb.mul(bi, ir.Constant(I64, n * k))], source_etype=ft)
         bb.call(routine, [n_cell, k_cell, pa, n_cell, fn.ptr(piv), pb, n_cell, info])
-        _fill_if_failed(lw, fn, info, [(pb, n * k)], dt)
+        fill_if_failed(lw, fn, info, [(pb, n * k)], dt)
     fn.loop(nb, one)
-    solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
+    solution = Val(dt, b.shape, ref=rhs, strides=tuple(column_major(b.shape)), offset=0)
     lw.copy(fn, solution, fn.ptr(outs[0]))
     for ref, owned in ((mats, own_a), (rhs, own_b), (piv, own_p)):
         if owned:
             lw.release(ref)
 
 
-@native("det", _supports_float)
+@native("det", supports_float)
 def _det(lw, fn, eqn, ins, outs):
     # det(A) = det(Aᵀ): factor the row-major buffer as LAPACK's column-major Aᵀ = P L U;
     # det = prod(diag U) * (-1)^(row swaps). An exactly singular matrix (info > 0) still
@@ -300,11 +325,11 @@ def _det(lw, fn, eqn, ins, outs):
         return
     if nb == 0:
         return
-    routine = _routine(lw, dt, "getrf", 6)
+    routine = routine_decl(lw, dt, "getrf", 6)
     mats, own_m = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
     piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
     lw.copy(fn, ins[0], fn.ptr(mats))
-    n_cell, info = _int_cell(fn, n), _int_cell(fn, 0)
+    n_cell, info = int_cell(fn, n), int_cell(fn, 0)
     acc = fn.alloca(8)
     m_ptr, p_ptr = fn.ptr(mats), fn.ptr(piv)
 
@@ -329,7 +354,7 @@ def _det(lw, fn, eqn, ins, outs):
             lw.release(ref)
 
 
-@native("triangular_solve", _supports_float)
+@native("triangular_solve", supports_float)
 def _triangular_solve(lw, fn, eqn, ins, outs):
     a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
     p = eqn.params
@@ -340,24 +365,24 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
         return
     dt = a.dtype
     ft = lltype(dt)
-    routine = _routine(lw, dt, "trtrs", 10)
+    routine = routine_decl(lw, dt, "trtrs", 10)
     mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
     out = fn.ptr(outs[0])
     if p["left_side"]:
         # op(A) X = B: B column-major in a temp, solved in place, copied back
         rhs, own_b = lw.new_buffer(fn, ShapedArray(b.shape, dt), False)
-        lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=_column_major(b.shape))
+        lw.copy(fn, ins[1], fn.ptr(rhs), dst_strides=column_major(b.shape))
         trans, nrhs, target = p["transpose_a"], cols, fn.ptr(rhs)
     else:
         # X op(A) = B  <=>  op(A)ᵀ Xᵀ = Bᵀ, and Bᵀ column-major is B row-major: in place
         rhs, own_b = None, False
         lw.copy(fn, ins[1], out)
         trans, nrhs, target = not p["transpose_a"], rows, out
-    cells = [_char_cell(fn, "L" if p["lower"] else "U"), _char_cell(fn, "T" if trans else "N"),
-             _char_cell(fn, "U" if p["unit_diagonal"] else "N"), _int_cell(fn, n),
-             _int_cell(fn, nrhs)]
-    info = _int_cell(fn, 0)
+    cells = [char_cell(fn, "L" if p["lower"] else "U"), char_cell(fn, "T" if trans else "N"),
+             char_cell(fn, "U" if p["unit_diagonal"] else "N"), int_cell(fn, n),
+             int_cell(fn, nrhs)]
+    info = int_cell(fn, 0)
     m_ptr = fn.ptr(mats)
 
     def one(bi):
@@ -365,17 +390,17 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
         pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
         pb = bb.gep(target, [bb.mul(bi, ir.Constant(I64, rows * cols))], source_etype=ft)
         bb.call(routine, cells + [pa, cells[3], pb, cells[3], info])
-        _fill_if_failed(lw, fn, info, [(pb, rows * cols)], dt)
+        fill_if_failed(lw, fn, info, [(pb, rows * cols)], dt)
     fn.loop(nb, one)
     if rhs is not None:
-        solution = Val(dt, b.shape, ref=rhs, strides=tuple(_column_major(b.shape)), offset=0)
+        solution = Val(dt, b.shape, ref=rhs, strides=tuple(column_major(b.shape)), offset=0)
         lw.copy(fn, solution, out)
     for ref, owned in ((mats, own_a), (rhs, own_b)):
         if owned:
             lw.release(ref)
 
 
-@native("qr", _supports_float)
+@native("qr", supports_float)
 def _qr(lw, fn, eqn, ins, outs):
     # Householder QR of the column-major copy (?geqrf), R read off its upper triangle,
     # then Q formed from the reflectors (?orgqr) in a column-major buffer: the same
@@ -390,15 +415,15 @@ def _qr(lw, fn, eqn, ins, outs):
         return
     dt = a.dtype
     ft = lltype(dt)
-    geqrf, orgqr = _routine(lw, dt, "geqrf", 8), _routine(lw, dt, "orgqr", 9)
+    geqrf, orgqr = routine_decl(lw, dt, "geqrf", 8), routine_decl(lw, dt, "orgqr", 9)
     lwork = 64 * max(m, n, 1)
     mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
     qbuf, own_q = lw.new_buffer(fn, ShapedArray((m, qcols), dt), False)
     tau, own_t = lw.new_buffer(fn, ShapedArray((k,), dt), False)
     work, own_w = lw.new_buffer(fn, ShapedArray((lwork,), dt), False)
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
-    m_cell, n_cell, k_cell = _int_cell(fn, m), _int_cell(fn, n), _int_cell(fn, k)
-    q_cell, lw_cell, info = _int_cell(fn, qcols), _int_cell(fn, lwork), _int_cell(fn, 0)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    m_cell, n_cell, k_cell = int_cell(fn, m), int_cell(fn, n), int_cell(fn, k)
+    q_cell, lw_cell, info = int_cell(fn, qcols), int_cell(fn, lwork), int_cell(fn, 0)
     a_ptr, q_ptr, r_out, q_out = fn.ptr(mats), fn.ptr(qbuf), fn.ptr(outs[1]), fn.ptr(outs[0])
     zero = ir.Constant(ft, 0.0)
     c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
@@ -438,7 +463,7 @@ def _qr(lw, fn, eqn, ins, outs):
             lw.release(ref)
 
 
-@native("pinv", _supports_float)
+@native("pinv", supports_float)
 def _pinv(lw, fn, eqn, ins, outs):
     # A = U S Vᵀ by ?gesdd (column-major copy, reduced factors); P = V S⁺ Uᵀ with the
     # singular values at or below rtol * s_max dropped. P does not depend on the
@@ -452,16 +477,16 @@ def _pinv(lw, fn, eqn, ins, outs):
     out = fn.ptr(outs[0])
     if nb == 0 or m == 0 or n == 0:
         return
-    gesdd = _routine(lw, dt, "gesdd", 14)
+    gesdd = routine_decl(lw, dt, "gesdd", 14)
     big = max(m, n)
     lwork = 4 * k * k + 8 * k + 2 * big * big + 64 * (m + n)
     bufs = [lw.new_buffer(fn, ShapedArray(shape, d), False) for shape, d in (
         (a.shape, dt), ((lwork,), dt), ((8 * k,), np.int32), ((m, k), dt), ((k, n), dt),
         ((k,), dt))]
     (mats, _), (work, _), (iwork, _), (ubuf, _), (vbuf, _), (sbuf, _) = bufs
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=_column_major(a.shape))
-    cells = dict(jobz=_char_cell(fn, "S"), m=_int_cell(fn, m), n=_int_cell(fn, n),
-                 k=_int_cell(fn, k), lwork=_int_cell(fn, lwork), info=_int_cell(fn, 0))
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    cells = dict(jobz=char_cell(fn, "S"), m=int_cell(fn, m), n=int_cell(fn, n),
+                 k=int_cell(fn, k), lwork=int_cell(fn, lwork), info=int_cell(fn, 0))
     c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
     rtol = ir.Constant(ft, float(eqn.params["rtol"]))
     zero, one_ = ir.Constant(ft, 0.0), ir.Constant(ft, 1.0)
@@ -500,7 +525,7 @@ def _pinv(lw, fn, eqn, ins, outs):
                 lw.store(fn, po, dt, b2.add(b2.mul(i, c64(m)), j), b2.load(acc, typ=ft))
             fn.loop(m, p_cell)
         fn.loop(n, p_row)
-        _fill_if_failed(lw, fn, cells["info"], [(po, n * m)], dt)
+        fill_if_failed(lw, fn, cells["info"], [(po, n * m)], dt)
     fn.loop(nb, one)
     for ref, owned in bufs:
         if owned:

@@ -69,6 +69,19 @@ def _start() -> int:
     return n
 
 
+def add_blas_setter(setter) -> None:
+    """Register a BLAS library's ``set_num_threads(n)`` with ``balance``, applying the
+    count already in use (a library found after the first balance must not keep its
+    default of one thread per core).
+
+    >>> add_blas_setter(lambda n: None) is None
+    True
+    """
+    BLAS_SETTERS.append(setter)
+    if _STATE["in use"] is not None:
+        setter(_STATE["in use"])
+
+
 def num_threads() -> int:
     """Threads large kernels are split over (1: threading off)."""
     return _start()

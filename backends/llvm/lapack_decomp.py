@@ -1,0 +1,188 @@
+"""``slogdet`` and ``svd`` natively: LAPACK ``?getrf`` and ``?gesdd`` (scipy's
+``cython_lapack`` pointers, registered by ``lapack``) called from the generated code.
+
+Both factor a column-major copy of each matrix, as numpy.linalg does, so the factors
+are LAPACK's for A itself (the same routines numpy calls: the same singular vectors,
+signs included). ``slogdet`` follows numpy's loop: the sign of the row swaps times the
+signs of U's diagonal, and the sum of ``log|u_ii|`` in order (libm's log); an exactly
+singular matrix (``info > 0``) gives sign 0 and ``-inf``. ``svd``'s workspace is sized
+by LAPACK's own query when the program is compiled; a matrix for which ``?gesdd``
+fails (``info != 0``: no convergence, NaN input) gives NaN outputs, as the numpy
+implementation does. Real float32/float64 only; complex and empty matrices stay host
+steps.
+
+>>> sorted(n for n in ("slogdet", "svd") if n in NATIVE)
+['slogdet', 'svd']
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+import numpy as np
+
+from jaxpr_ir import ShapedArray
+from .equations import NATIVE, if_then, native
+from .lapack import (available, char_cell, column_major, fill_if_failed, int_cell,
+                     routine_decl)
+from .lltypes import I32, I64, lltype
+from .values import Val
+from .vmath import libm_decl
+
+try:
+    from scipy.linalg import lapack as _scipy_lapack
+except ImportError:     # pragma: no cover (scipy is a dependency)
+    _scipy_lapack = None
+
+__all__ = ["gesdd_lwork"]
+
+
+def _c64(v):
+    return ir.Constant(I64, v)
+
+
+def _supports_slogdet(eqn, planner):
+    a = eqn.inputs[0].aval
+    return a.dtype in (np.float32, np.float64) and available()
+
+
+@native("slogdet", _supports_slogdet)
+def _slogdet(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    dt = a.dtype
+    ft = lltype(dt)
+    sign_out, log_out = fn.ptr(outs[0]), fn.ptr(outs[1])
+    one, zero = ir.Constant(ft, 1.0), ir.Constant(ft, 0.0)
+    if nb == 0:
+        return
+    if n == 0:
+        fn.loop(nb, lambda i: (lw.store(fn, sign_out, dt, i, one),
+                               lw.store(fn, log_out, dt, i, zero)))
+        return
+    getrf = routine_decl(lw, dt, "getrf", 6)
+    log = libm_decl(lw.module, "log" if dt == np.float64 else "logf", ft, 1)
+    mats, own_m = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    piv, own_p = lw.new_buffer(fn, ShapedArray((n,), np.int32), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    n_cell, info = int_cell(fn, n), int_cell(fn, 0)
+    sign_acc, log_acc = fn.alloca(8), fn.alloca(8)
+    m_ptr, p_ptr = fn.ptr(mats), fn.ptr(piv)
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, _c64(n * n))], source_etype=ft)
+        bb.call(getrf, [n_cell, n_cell, pa, n_cell, p_ptr, info])
+        bb.store(one, sign_acc)
+        bb.store(zero, log_acc)
+
+        def swaps(i):       # numpy: the permutation's sign first
+            b2 = fn.b
+            swapped = b2.icmp_signed("!=", lw.load(fn, p_ptr, np.int32, i),
+                                     b2.trunc(b2.add(i, _c64(1)), I32))
+            s = b2.load(sign_acc, typ=ft)
+            b2.store(b2.select(swapped, b2.fneg(s), s), sign_acc)
+        fn.loop(n, swaps)
+
+        def diagonal(i):    # then each pivot's sign and log|pivot|, in order
+            b2 = fn.b
+            u = lw.load(fn, pa, dt, b2.mul(i, _c64(n + 1)))
+            negative = b2.fcmp_ordered("<", u, zero)
+            s = b2.load(sign_acc, typ=ft)
+            b2.store(b2.select(negative, b2.fneg(s), s), sign_acc)
+            mag = b2.select(negative, b2.fneg(u), u)
+            b2.store(b2.fadd(b2.load(log_acc, typ=ft), b2.call(log, [mag])), log_acc)
+        fn.loop(n, diagonal)
+        failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
+
+        def singular():
+            fn.b.store(zero, sign_acc)
+            fn.b.store(ir.Constant(ft, float("-inf")), log_acc)
+        if_then(fn, failed, singular)
+        lw.store(fn, sign_out, dt, bi, fn.b.load(sign_acc, typ=ft))
+        lw.store(fn, log_out, dt, bi, fn.b.load(log_acc, typ=ft))
+    fn.loop(nb, one_matrix)
+    for ref, owned in ((mats, own_m), (piv, own_p)):
+        if owned:
+            lw.release(ref)
+
+
+def gesdd_lwork(dtype, m: int, n: int, compute_uv: bool, full_matrices: bool) -> int:
+    """The ``?gesdd`` workspace for an m × n matrix: LAPACK's own optimal size (asked
+    once, when the program is compiled), at least the documented minimum.
+
+    >>> gesdd_lwork(np.float64, 4, 3, True, False) >= 4 * 9 + 6 * 3 + 4
+    True
+    """
+    k, big = min(m, n), max(m, n)
+    if compute_uv:      # the minimum of LAPACK's documentation, old and new
+        minimum = max(4 * k * k + 6 * k + big, 3 * k * k + max(big, 4 * k * k + 4 * k))
+    else:
+        minimum = 3 * k + max(big, 7 * k)
+    query = 0
+    if _scipy_lapack is not None:
+        q = _scipy_lapack.dgesdd_lwork if np.dtype(dtype) == np.float64 else \
+            _scipy_lapack.sgesdd_lwork
+        work, info = q(m, n, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
+        query = int(work) if info == 0 else 0
+    return max(1, minimum, query)
+
+
+def _supports_svd(eqn, planner):
+    a = eqn.inputs[0].aval
+    return (a.dtype in (np.float32, np.float64) and available() and a.shape[-1] > 0 and
+            a.shape[-2] > 0)
+
+
+@native("svd", _supports_svd)
+def _svd(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    full, uv = eqn.params["full_matrices"], eqn.params["compute_uv"]
+    ucols, vrows = (m, n) if full else (k, k)
+    lwork = gesdd_lwork(dt, m, n, uv, full)
+    gesdd = routine_decl(lw, dt, "gesdd", 14)
+    bufs = [lw.new_buffer(fn, ShapedArray(shape, d), False) for shape, d in (
+        (a.shape, dt), ((lwork,), dt), ((8 * k,), np.int32))]
+    (mats, _), (work, _), (iwork, _) = bufs
+    if uv:
+        u_shape, v_shape = (nb, m, ucols), (nb, vrows, n)
+        ubuf = lw.new_buffer(fn, ShapedArray(u_shape, dt), False)
+        vbuf = lw.new_buffer(fn, ShapedArray(v_shape, dt), False)
+        bufs += [ubuf, vbuf]
+        u_ptr, v_ptr = fn.ptr(ubuf[0]), fn.ptr(vbuf[0])
+    else:
+        u_ptr = v_ptr = fn.ptr(work)        # not referenced by jobz='N'
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    cells = dict(jobz=char_cell(fn, "N" if not uv else "A" if full else "S"),
+                 m=int_cell(fn, m), n=int_cell(fn, n), ldu=int_cell(fn, m if uv else 1),
+                 ldvt=int_cell(fn, vrows if uv else 1), lwork=int_cell(fn, lwork),
+                 info=int_cell(fn, 0))
+    s_out = fn.ptr(outs[0])
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(fn.ptr(mats), [bb.mul(bi, _c64(m * n))], source_etype=ft)
+        ps = bb.gep(s_out, [bb.mul(bi, _c64(k))], source_etype=ft)
+        pu, pv = u_ptr, v_ptr
+        if uv:
+            pu = bb.gep(u_ptr, [bb.mul(bi, _c64(m * ucols))], source_etype=ft)
+            pv = bb.gep(v_ptr, [bb.mul(bi, _c64(vrows * n))], source_etype=ft)
+        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], ps, pu,
+                        cells["ldu"], pv, cells["ldvt"], fn.ptr(work), cells["lwork"],
+                        fn.ptr(iwork), cells["info"]])
+        failed = [(ps, k)] + ([(pu, m * ucols), (pv, vrows * n)] if uv else [])
+        fill_if_failed(lw, fn, cells["info"], failed, dt)
+    fn.loop(nb, one_matrix)
+    if uv:      # the column-major factors into the row-major outputs
+        for (ref, _), shape, out in ((ubuf, u_shape, outs[1]), (vbuf, v_shape, outs[2])):
+            src = Val(dt, shape, ref=ref, strides=tuple(column_major(shape)), offset=0)
+            lw.copy(fn, src, fn.ptr(out))
+    for ref, owned in bufs:
+        if owned:
+            lw.release(ref)
