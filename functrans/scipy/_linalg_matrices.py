@@ -111,7 +111,8 @@ def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
     if n <= 0:
         raise ValueError("convolution_matrix: n must be a positive integer")
     if mode not in ("full", "same", "valid"):
-        raise ValueError(f"convolution_matrix: mode must be 'full', 'same' or 'valid', got {mode!r}")
+        raise ValueError(f"convolution_matrix: mode must be 'full', 'same' or 'valid', "
+                         f"got {mode!r}")
     a = _vector(a, "convolution_matrix")
     m = a.shape[-1]
     zeros = fnp.zeros(a.shape[:-1] + (n - 1,), a.dtype)

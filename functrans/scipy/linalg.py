@@ -23,6 +23,8 @@ from ._special_gamma import as_float as _as_float
 from ._linalg_matrices import (circulant, companion, convolution_matrix, dft, fiedler,
                                fiedler_companion, hadamard, hankel, helmert, hilbert,
                                invhilbert, invpascal, leslie, pascal, toeplitz)
+from ._linalg_extra import (eigh_tridiagonal, hessenberg, polar, qr_multiply, rsf2csf,
+                            solve_sylvester)
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -30,7 +32,8 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "
            "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "sqrtm",
            "svd", "circulant", "companion", "convolution_matrix", "dft", "fiedler",
            "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "invhilbert",
-           "invpascal", "leslie", "pascal", "toeplitz"]
+           "invpascal", "leslie", "pascal", "toeplitz", "eigh_tridiagonal", "expm_frechet",
+           "hessenberg", "polar", "qr_multiply", "rsf2csf", "solve_sylvester"]
 
 
 def _matrix(a):
@@ -197,6 +200,28 @@ def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
         return _fnp.where((i < s)[..., None, None], m @ m, m)
 
     return _lax.fori_loop(0, max_squarings, square, r)
+
+
+def expm_frechet(A: ArrayLike, E: ArrayLike, *, method: str | None = None,
+                 compute_expm: bool = True) -> Array | tuple[Array, Array]:
+    """The Frechet derivative of the matrix exponential at ``A`` in direction ``E``
+    (``(expm(A), L)`` with ``compute_expm``, else ``L``): the top-right block of
+    ``expm([[A, E], [0, A]])``. ``method`` ('SPS', 'blockEnlarge') is accepted.
+
+    >>> from functrans.scipy.linalg import expm_frechet
+    >>> round(float(expm_frechet(_np.zeros((1, 1)), _np.ones((1, 1)))[1][0, 0]), 12)
+    1.0
+    """
+    a, e = _matrix(A), _matrix(E)
+    if a.shape != e.shape:
+        raise ValueError(f"expm_frechet: A and E must have one shape, got {a.shape}, {e.shape}")
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ValueError(f"expm_frechet: unknown method {method!r}")
+    n = a.shape[-1]
+    big = expm(_fnp.concatenate([_fnp.concatenate([a, e], axis=-1),
+                                 _fnp.concatenate([_fnp.zeros_like(a), a], axis=-1)], axis=-2))
+    expm_a, frechet = big[..., :n, :n], big[..., :n, n:]
+    return (expm_a, frechet) if compute_expm else frechet
 
 
 def _numpy_linalg(name):

@@ -56,7 +56,8 @@ def map_coordinates(input: ArrayLike, coordinates: Sequence[ArrayLike], order: i
     nearest point (halves up), 1 interpolates linearly. Outside the grid, ``mode``
     'constant' reads ``cval`` for each missing neighbour (scipy's 'grid-constant'),
     'nearest' the edge value, 'wrap' the periodic extension (scipy's 'grid-wrap'),
-    'mirror' and 'reflect' the mirrored grid (about the edge points, or about the half-points beyond them).
+    'mirror' and 'reflect' the mirrored grid (about the edge points, or about the
+    half-points beyond them).
     Differentiable in ``input`` and in the coordinates (order 1).
 
     >>> import numpy as np

@@ -1,0 +1,228 @@
+"""More of ``scipy.linalg`` composed from functrans operations: ``polar`` (from the SVD),
+``eigh_tridiagonal`` (from
+``eigh``), ``qr_multiply`` (from ``qr``), ``hessenberg`` (LAPACK's Householder
+reflections, one static step per column), ``rsf2csf`` (Givens rotations of the 2x2
+blocks) and ``solve_sylvester`` (a Kronecker-product solve). All differentiate and
+batch where their building blocks do.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..array import Array
+from ..typing import ArrayLike
+
+
+def as_float(x):
+    """An inexact array (real or complex): integers and bools become float64."""
+    x = fnp.asarray(x)
+    return x if fnp.issubdtype(x.dtype, fnp.inexact) else x.astype(fnp.float64)
+
+__all__ = ["eigh_tridiagonal", "hessenberg", "polar", "qr_multiply", "rsf2csf",
+           "solve_sylvester"]
+
+
+def _square(a, name):
+    a = as_float(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: expected square matrices (..., n, n), got shape {a.shape}")
+    return a
+
+
+def _h(m):
+    return fnp.conj(fnp.swapaxes(m, -1, -2))
+
+
+def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh",
+          eps: float | None = None, max_iterations: int | None = None) -> tuple[Array, Array]:
+    """The polar decomposition ``a = u p`` (``side='right'``) or ``a = p u`` ('left'):
+    ``u`` with orthonormal columns (rows), ``p`` Hermitian positive semi-definite, from
+    the SVD ``a = w s vh`` (``u = w vh``); ``method`` ('qdwh' or 'svd') names JAX's
+    algorithms, both give this one's values.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.linalg import polar
+    >>> u, p = polar(np.array([[2.0, 0.0], [0.0, -3.0]]))
+    >>> np.asarray(u).tolist(), np.asarray(p).tolist()
+    ([[1.0, 0.0], [0.0, -1.0]], [[2.0, 0.0], [0.0, 3.0]])
+    """
+    if side not in ("right", "left"):
+        raise ValueError(f"polar: side must be 'right' or 'left', got {side!r}")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"polar: method must be 'qdwh' or 'svd', got {method!r}")
+    a = as_float(a)
+    if a.ndim != 2:
+        raise ValueError(f"polar: expected a matrix, got shape {a.shape}")
+    w, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    u = w @ vh
+    s = s.astype(a.dtype)
+    p = (_h(vh) * s) @ vh if side == "right" else (w * s) @ _h(w)
+    return u, p
+
+
+def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False,
+                     select: str = "a", select_range: tuple[float, float] | None = None,
+                     tol: float | None = None, key: Array | None = None
+                     ) -> Array | tuple[Array, Array]:
+    """Eigenvalues (ascending; and eigenvectors unless ``eigvals_only``) of the real
+    symmetric tridiagonal matrix with diagonal ``d`` and off-diagonal ``e``;
+    ``select='i'`` keeps the eigenvalues of indices ``select_range[0]..[1]``
+    (inclusive). ``select='v'`` (a value range, a data-dependent count) is not supported.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.linalg import eigh_tridiagonal
+    >>> w = eigh_tridiagonal(np.zeros(2), np.ones(1), eigvals_only=True)
+    >>> np.round(np.asarray(w), 12).tolist()
+    [-1.0, 1.0]
+    """
+    d, e = as_float(d), as_float(e)
+    if d.ndim != 1 or e.shape != (max(d.shape[0] - 1, 0),):
+        raise ValueError(f"eigh_tridiagonal: d must be 1-d and e one shorter, got "
+                         f"{d.shape} and {e.shape}")
+    if select not in ("a", "i", "v"):
+        raise ValueError(f"eigh_tridiagonal: select must be 'a', 'i' or 'v', got {select!r}")
+    if select == "v":
+        raise NotImplementedError("eigh_tridiagonal: select='v' (a value range) is not supported")
+    t = fnp.diag(d) + fnp.diag(e, 1) + fnp.diag(e, -1)
+    w, v = fnp.linalg.eigh(t)
+    if select == "i":
+        lo, hi = (int(i) for i in select_range)
+        w, v = w[lo:hi + 1], v[:, lo:hi + 1]
+    return w if eigvals_only else (w, v)
+
+
+def qr_multiply(a: ArrayLike, c: ArrayLike, mode: str = "right", pivoting: bool = False,
+                conjugate: bool = False, overwrite_a: bool = False,
+                overwrite_c: bool = False) -> tuple[Array, Array]:
+    """``(Q @ c, R)`` (``mode='left'``) or ``(c @ Q, R)`` ('right') with ``a = Q R`` the
+    economic QR decomposition (``Q`` conjugated with ``conjugate``); a 1-d ``c`` is a
+    column ('left') or a row ('right'). ``pivoting=True`` is not supported.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.linalg import qr_multiply
+    >>> cq, r = qr_multiply(np.eye(2), np.array([1.0, 2.0]), mode="left")
+    >>> np.abs(np.asarray(cq)).tolist()
+    [1.0, 2.0]
+    """
+    if mode not in ("left", "right"):
+        raise ValueError(f"qr_multiply: mode must be 'left' or 'right', got {mode!r}")
+    if pivoting:
+        raise NotImplementedError("qr_multiply: pivoting=True is not supported")
+    a, c = as_float(a), as_float(c)
+    if a.ndim != 2 or c.ndim not in (1, 2):
+        raise ValueError(f"qr_multiply: a must be 2-d and c 1-d or 2-d, got {a.shape}, {c.shape}")
+    q, r = fnp.linalg.qr(a, mode="reduced")
+    if conjugate:
+        q = fnp.conj(q)
+    if mode == "left":
+        return (q @ c), r
+    return (c @ q), r
+
+
+def _householder(x):
+    """LAPACK's elementary reflector (xLARFG) for vector ``x``: ``(v, tau, beta)`` with
+    ``(I - tau v v^H)^H x = beta e_1``, ``v[0] = 1``; ``tau = 0`` when ``x[1:]`` is zero."""
+    alpha, rest = x[..., 0], x[..., 1:]
+    xnorm2 = fnp.sum(fnp.abs(rest) ** 2, axis=-1)
+    trivial = (xnorm2 == 0) & (fnp.imag(alpha) == 0)
+    norm = fnp.sqrt(fnp.abs(alpha) ** 2 + fnp.where(trivial, 1, xnorm2))
+    beta = fnp.where(fnp.real(alpha) >= 0, -norm, norm).astype(fnp.real(alpha).dtype)
+    tau = fnp.where(trivial, 0, (beta - alpha) / beta)
+    scale = fnp.where(trivial, 1, alpha - beta)
+    v = fnp.concatenate([fnp.ones_like(alpha)[..., None], rest / scale[..., None]], axis=-1)
+    return v, tau.astype(x.dtype), fnp.where(trivial, alpha, beta)
+
+
+def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> Array | tuple[Array, Array]:
+    """The Hessenberg form ``h`` of a square matrix (stack), ``a = q h q^H``, with ``q``
+    too if ``calc_q``: LAPACK's reflections (xGEHRD's), so the signs are scipy's.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.linalg import hessenberg
+    >>> np.round(np.asarray(hessenberg(np.array([[1.0, 2.0], [3.0, 4.0]]))), 12).tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
+    h = _square(a, "hessenberg")
+    n = h.shape[-1]
+    q = fnp.broadcast_to(fnp.eye(n, dtype=h.dtype), h.shape)
+    for k in range(n - 1):      # the last step only makes a complex subdiagonal entry real
+        v, tau, _ = _householder(h[..., k + 1:, k])
+        tau = tau[..., None, None]
+        vc = fnp.conj(v)
+        # h <- P^H h P on the trailing block, P = I - tau v v^H
+        rows = h[..., k + 1:, :]
+        vh_rows = fnp.einsum("...i,...ij->...j", vc, rows)
+        rows = rows - fnp.conj(tau) * v[..., :, None] * vh_rows[..., None, :]
+        h = fnp.concatenate([h[..., :k + 1, :], rows], axis=-2)
+        cols = h[..., :, k + 1:]
+        cols_v = fnp.einsum("...ij,...j->...i", cols, v)
+        cols = cols - tau * cols_v[..., :, None] * vc[..., None, :]
+        h = fnp.concatenate([h[..., :, :k + 1], cols], axis=-1)
+        qc = q[..., :, k + 1:]
+        qc = qc - tau * fnp.einsum("...ij,...j->...i", qc, v)[..., :, None] * vc[..., None, :]
+        q = fnp.concatenate([q[..., :, :k + 1], qc], axis=-1)
+    h = h * np.tril(np.ones((n, n)), 1).T.astype(bool)   # exact zeros below the subdiagonal
+    return (h, q) if calc_q else h
+
+
+def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:
+    """A real Schur form ``(T, Z)`` (``A = Z T Z^T``, 2x2 blocks for complex pairs) to
+    the complex one: each block whose subdiagonal entry is not negligible is reduced
+    by a Givens rotation that puts its eigenvalue with positive imaginary part first.
+
+    >>> import numpy as np
+    >>> from functrans.scipy.linalg import rsf2csf
+    >>> t, z = rsf2csf(np.array([[0.0, -1.0], [1.0, 0.0]]), np.eye(2))
+    >>> np.round(np.diag(np.asarray(t)), 12).tolist()
+    [1j, -1j]
+    """
+    t, z = as_float(T), as_float(Z)
+    if t.ndim != 2 or t.shape[0] != t.shape[1] or z.shape != t.shape:
+        raise ValueError(f"rsf2csf: T and Z must be square matrices of one shape, got "
+                         f"{t.shape} and {z.shape}")
+    ctype = fnp.result_type(t.dtype, np.complex64)
+    t, z = t.astype(ctype), z.astype(ctype)
+    n = t.shape[0]
+    eps = np.finfo(ctype).eps
+    for m in range(n - 1, 0, -1):
+        block = t[m - 1:m + 1, m - 1:m + 1]
+        sub = t[m, m - 1]
+        active = fnp.abs(sub) > eps * (fnp.abs(block[0, 0]) + fnp.abs(block[1, 1]))
+        half_trace = (block[0, 0] + block[1, 1]) / 2
+        disc = ((block[0, 0] - block[1, 1]) / 2) ** 2 + block[0, 1] * block[1, 0]
+        mu = half_trace + fnp.sqrt(disc) - block[1, 1]
+        r = fnp.sqrt(fnp.abs(mu) ** 2 + fnp.abs(sub) ** 2)
+        r = fnp.where(active, r, 1)
+        c = fnp.where(active, mu / r, 1)
+        s = fnp.where(active, sub / r, 0)
+        g = fnp.stack([fnp.stack([fnp.conj(c), s]), fnp.stack([-s, c])])
+        gh = fnp.conj(g.T)
+        t = t.at[m - 1:m + 1, m - 1:].set(g @ t[m - 1:m + 1, m - 1:])
+        t = t.at[:m + 1, m - 1:m + 1].set(t[:m + 1, m - 1:m + 1] @ gh)
+        z = z.at[:, m - 1:m + 1].set(z[:, m - 1:m + 1] @ gh)
+        t = t.at[m, m - 1].set(0)
+    return t, z
+
+
+def solve_sylvester(A: ArrayLike, B: ArrayLike, C: ArrayLike, *, method: str = "schur",
+                    tol: float = 1e-8) -> Array:
+    """``X`` with ``A X + X B = C`` (A n x n, B m x m, C n x m), by one dense solve of
+    the Kronecker system ``(A (x) I_m + I_n (x) B^T) vec(X) = vec(C)``: exact to
+    rounding and differentiable, O((n m)^3) work (meant for small n m). ``method``
+    and ``tol`` are accepted (JAX's Schur method and its check).
+
+    >>> import numpy as np
+    >>> from functrans.scipy.linalg import solve_sylvester
+    >>> np.asarray(solve_sylvester(np.eye(1), np.eye(1), np.array([[4.0]]))).tolist()
+    [[2.0]]
+    """
+    a, b = _square(A, "solve_sylvester"), _square(B, "solve_sylvester")
+    c = as_float(C)
+    n, m = a.shape[-1], b.shape[-1]
+    if a.ndim != 2 or b.ndim != 2 or c.shape != (n, m):
+        raise ValueError(f"solve_sylvester: shapes {a.shape}, {b.shape}, {c.shape} do not fit")
+    dtype = fnp.result_type(a, b, c)
+    k = fnp.kron(a, fnp.eye(m, dtype=dtype)) + fnp.kron(fnp.eye(n, dtype=dtype), b.T)
+    return fnp.linalg.solve(k, c.reshape(n * m).astype(dtype)).reshape(n, m)
