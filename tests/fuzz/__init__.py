@@ -26,8 +26,10 @@ in ``KNOWN_ISSUES`` below; delete an entry when its bug is fixed.
 Feature names (for ``exclude``): the ``feature`` column of ``ops.py``; the dtypes
 f32 f64 int32 int64 uint8 uint64 bool; the shapes ``empty`` and ``scalar0d``; ``special``
 (inf, NaN, ±0, subnormal and huge inputs, wrapping integers); ``broadcast``; and the
-modes jit_cpu jit_interpret vmap grad jvp vmap_grad grad_grad; ``warnings`` (the check
-that eager operations leak no numpy RuntimeWarning).
+modes jit_cpu jit_interpret vmap grad jvp vmap_grad grad_grad; ``aliasing`` (a compiled
+result changes neither when the caller writes into its arguments afterwards nor when
+another call's result is written into); ``warnings`` (the check that eager operations
+leak no numpy RuntimeWarning).
 """
 
 # feature -> the open bug that makes programs using it fail (one line each).

@@ -22,7 +22,8 @@ from tests.fuzz import reference
 from tests.fuzz.generator import OP_BY_NAME, Program, compile_program, random_values
 
 RTOL = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 1e-4}
-MODES = ("eager", "jit_cpu", "jit_interpret", "vmap", "grad", "jvp", "vmap_grad", "grad_grad")
+MODES = ("eager", "jit_cpu", "jit_interpret", "vmap", "grad", "jvp", "vmap_grad", "grad_grad",
+         "aliasing")
 
 
 @dataclass
@@ -132,10 +133,32 @@ class Checker:
         self.compare("eager", lambda: self.f(*args), ref, scale)
         for backend in ("cpu", "interpret"):
             if self.enabled(f"jit_{backend}"):
-                self.compare(f"jit_{backend}", lambda: ft.jit(self.f, backend=backend)(*args),
-                             ref, scale)
+                jf = ft.jit(self.f, backend=backend)
+                self.compare(f"jit_{backend}", lambda: jf(*args), ref, scale)
+                if self.enabled("aliasing"):
+                    self.check_aliasing(f"jit_{backend}", jf, ref, scale)
         if self.enabled("vmap"):
             self.check_vmap(args, ref_all)
+
+    def check_aliasing(self, mode, jf, ref, scale):
+        """A compiled result owns its memory: the caller writing into its arguments after
+        the call leaves the result as it was, and writing into the result (through numpy)
+        leaves the next call's result right."""
+        mine = [np.array(self.program.inputs[n], copy=True) for n in self.names]
+        first = self.compare(mode, lambda: jf(*mine))
+        if first is None:
+            return
+        kept = np.array(first, copy=True)
+        for a in mine:
+            a.fill(1)
+        self.compare(f"{mode}: result after the arguments were written", lambda: first, kept,
+                     scale)
+        buf = np.asarray(first)
+        if buf.flags.writeable:
+            buf.fill(1)
+        again = [np.array(self.program.inputs[n], copy=True) for n in self.names]
+        self.compare(f"{mode}: next call after its result was written", lambda: jf(*again),
+                     ref, scale)
 
     def batch(self, seed: int):
         """Two examples per input, stacked: the program's inputs and fresh ones."""
