@@ -29,7 +29,6 @@ import re
 import sys
 import traceback
 
-os.environ["FUNCTRANS_CACHE_DIR"] = "off"
 FIELDS = ("jaxpr", "jvp_jaxpr", "llvm_ir")
 _AFTER_OPT = "\n; ---- LLVM IR after optimisation"
 
@@ -158,6 +157,7 @@ def main(argv=None):
     c.add_argument("--lines", type=int, default=40, help="diff lines shown per field")
     args = p.parse_args(argv)
     if args.cmd == "dump":
+        os.environ["FUNCTRANS_CACHE_DIR"] = "off"     # before functrans is imported
         dump(args.out, args.k)
     else:
         compare(args.a, args.b, args.lines)
