@@ -117,8 +117,9 @@ def test_backend_object_cache_stays_bounded(monkeypatch):
     from backends.llvm import cache
     monkeypatch.setattr(cache, "MEM_CACHE_SIZE", 4)
     monkeypatch.setattr(cache, "cache_dir", lambda: None)
-    f = ft.jit(lambda x: fnp.cos(x) + 3.0, backend="cpu")
-    lowered = [f.lower(np.ones(n)) for n in range(1, 8)]
+    # seven bodies (a kernel's object code serves every element count: bodies, not shapes)
+    lowered = [ft.jit(lambda x, c=float(c): fnp.cos(x) + c, backend="cpu").lower(np.ones(3))
+               for c in range(3, 10)]
     for lw in lowered:
         cpu.clear_plans()
         lw.compile()
@@ -129,7 +130,7 @@ def test_backend_object_cache_stays_bounded(monkeypatch):
     cpu.clear_plans()
     lowered[0].compile()               # dropped: compiled again
     assert cache.stats["compiles"] == compiles + 1
-    np.testing.assert_allclose(lowered[0].compile()(np.ones(1)), np.cos(1.0) + 3.0)
+    np.testing.assert_allclose(lowered[0].compile()(np.ones(3)), np.cos(1.0) + 3.0)
 
 
 def test_backend_caches_follow_the_backend_cache_size_option(option):

@@ -17,12 +17,15 @@ import numpy as np
 
 from jaxpr_ir import Literal
 from ..fusion import View, contiguous_strides
-from . import threads
+from . import threads, vmath
 from .lltypes import I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .values import Access
 
-__all__ = ["KernelEmitter", "collapse"]
+__all__ = ["KernelEmitter", "collapse", "count_source", "array_size"]
+
+_DIMS_OFFSET = 32        # PyArrayObject: ..., char *data, int nd, npy_intp *dimensions
+
 
 def collapse(shape, accesses):
     """Drop size-1 loop dims and merge adjacent dims every access walks contiguously."""
@@ -45,7 +48,9 @@ def collapse(shape, accesses):
 class KernelEmitter:
     """Builds one kernel function; ``self.b`` is the IRBuilder the TABLE rows use."""
 
-    def __init__(self, module, name, kernel, views, noalias=True):
+    count_arg = False       # the trip count is the function's last argument (count_source)
+
+    def __init__(self, module, name, kernel, views, noalias=True, count=False):
         self.module, self.kernel, self.views = module, kernel, views
         self.buffers = []           # Vars whose buffers are the function's arguments, in order
         accesses = {}               # var -> Access (inputs and outputs)
@@ -71,21 +76,25 @@ class KernelEmitter:
                 accesses[o] = Access(self._arg(o), contiguous_strides(shape), 0, o.aval.dtype)
         self.accesses = accesses
         self.dims = collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
+        self.parallel = noalias and self._parallelisable()
+        # the trip count as a last i64 argument: one object code for every such count
+        self.count_arg = count and not self.parallel and len(self.dims) == 1 and \
+            1 < self.dims[0] <= vmath.LIBRARY_MAX_ELEMENTS
         self._declare(module, name, noalias, shape)
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         self.argv = list(self.fn.args)
-        self.parallel = noalias and self._parallelisable()
 
     def _declare(self, module, name, noalias, shape):
         """The kernel's function: one pointer per buffer, internal, inlined when tiny."""
-        fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers))
+        count = [I64] if self.count_arg else []
+        fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers) + count)
         self.fn = ir.Function(module, fnty, name)
         if noalias:
-            for a in self.fn.args:
+            for a in self.fn.args[:len(self.buffers)]:
                 a.add_attribute("noalias")
         self.fn.attributes.add("nounwind")
         self.fn.linkage = "internal"
-        if int(np.prod(shape, dtype=np.int64)) <= 16:
+        if int(np.prod(shape, dtype=np.int64)) <= 16 and not self.count_arg:
             self.fn.attributes.add("alwaysinline")
 
     def _parallelisable(self):
@@ -163,6 +172,8 @@ class KernelEmitter:
             i.add_incoming(nxt, self.b.block)
             done = self.fn.append_basic_block(f"done{d}")
             end = hi if (d == 0 and hi is not None) else ir.Constant(I64, dims[d])
+            if d == 0 and self.count_arg and dims is self.dims:
+                end = self.argv[-1]
             self.b.cbranch(self.b.icmp_unsigned("<", nxt, end), loop, done)
             self.b.position_at_end(done)
 
@@ -264,3 +275,32 @@ class KernelEmitter:
             v = env[out] = self._emit_value(e, ins)
             if out in self.accesses:
                 self.store(self.accesses[out], idxs, v)
+
+
+def count_source(plan, kernel, env):
+    """When ``kernel`` is all of the top-level ``plan``: (slot, rank) of one of its
+    outputs held in a caller's array of exactly its element count, which a call reads
+    that count from, so that the program's IR (and its object code, cached by IR text)
+    serves every count and a new shape needs no LLVM; else None."""
+    if len(plan.steps) != 1 or plan.steps[0] is not kernel:
+        return None
+    n = int(np.prod(kernel.shape, dtype=np.int64))
+    full = [o for o in kernel.outputs if o not in kernel.reduced]
+    full += [x for x in kernel.inputs if not isinstance(x, Literal) and x not in plan.views]
+    for x in full:
+        ref = env.get(x)
+        if ref is not None and ref.kind == "slot" and x.aval.size == n:
+            return ref.where, len(x.aval.shape)
+    return None
+
+
+def array_size(b, obj, rank):
+    """The element count of the numpy array ``obj`` (a PyArrayObject pointer) of
+    ``rank`` dimensions, read from its ``dimensions`` at run time."""
+    dp = b.load(b.gep(obj, [ir.Constant(I64, _DIMS_OFFSET)], source_etype=ir.IntType(8)),
+                typ=ir.PointerType())
+    n = None
+    for j in range(rank):
+        d = b.load(b.gep(dp, [ir.Constant(I64, j)], source_etype=I64), typ=I64)
+        n = d if n is None else b.mul(n, d)
+    return n
