@@ -145,6 +145,11 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     if 0 in out_canon_shape or 0 in w.shape[1:2] or 0 in x.shape[:1]:
         out = np.zeros(out_canon_shape, dtype)
         return np.transpose(out, np.argsort(os_))
+    G, B = feature_group_count, batch_group_count
+    if (G == B == 1 and dtype.kind in "fc" and all(s == 1 for s in window_strides)
+            and all(d == 1 for d in lhs_dilation)):
+        out = _conv_shifted(x, w, padding, rhs_dilation, out_canon_shape[2:])
+        return np.ascontiguousarray(np.transpose(out, np.argsort(os_)))
     xt = _dilate_and_pad(x, padding, lhs_dilation)
     keff = tuple(_dilate_dim(k, d) for k, d in zip(w.shape[2:], rhs_dilation))
     win = np.lib.stride_tricks.sliding_window_view(xt, keff, axis=tuple(range(2, 2 + nsp)))
@@ -153,7 +158,6 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    for o, s in zip(out_canon_shape[2:], window_strides))
            + tuple(slice(None, None, d) for d in rhs_dilation))
     win = win[sel]                    # (N, C, out spatial..., kernel spatial...)
-    G, B = feature_group_count, batch_group_count
     n, c = x.shape[:2]
     o, i = w.shape[:2]
     osp = out_canon_shape[2:]
@@ -176,6 +180,75 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     # res: (N/B, Q, O/Q, P)
     out = res.reshape(out_canon_shape).astype(dtype, copy=False)
     return np.ascontiguousarray(np.transpose(out, np.argsort(os_)))
+
+
+def _padded_flat(x, padding, lead):
+    """x canonical (N, C, X...) zero-padded (negative pads crop) into a new array
+    (A, B, S) with S the padded grid's size, (A, B) = (N, C), or (C, N) when ``lead``
+    is 1 (channels first); also the grid's shape."""
+    xsz = x.shape[2:]
+    psz = tuple(n + lo + hi for n, (lo, hi) in zip(xsz, padding))
+    out = np.zeros((x.shape[lead], x.shape[1 - lead]) + psz, x.dtype)
+    src = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(xsz, padding))
+    dst = tuple(slice(max(lo, 0), max(lo, 0) + max(0, s.stop - s.start))
+                for s, (lo, _) in zip(src, padding))
+    if all(s.stop > s.start for s in src):
+        xs = x[(slice(None),) * 2 + src]
+        out[(slice(None),) * 2 + dst] = xs.transpose((1, 0) + tuple(range(2, x.ndim))) \
+            if lead else xs
+    return out.reshape(out.shape[:2] + (-1,)), psz
+
+
+def _grid_strides(grid):
+    """C-order element strides of the grid's dims."""
+    return tuple(int(g) for g in np.cumprod((1,) + tuple(grid[:0:-1]))[::-1])
+
+
+def _shifted_windows(flat, sizes, steps, grid, length):
+    """Copy of the windows ``flat[r, off + q]`` (q < ``length``) for every row r and
+    every flat grid offset ``off`` of an index < ``sizes`` scaled by ``steps``:
+    shape (rows, prod(sizes), length)."""
+    it = flat.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        flat, (flat.shape[0],) + tuple(sizes) + (length,),
+        (flat.strides[0],) + tuple(st * g * it for st, g in zip(steps, _grid_strides(grid)))
+        + (it,), writeable=False)
+    return np.ascontiguousarray(view).reshape(flat.shape[0], -1, length)
+
+
+def _conv_shifted(x, w, padding, rhs_dilation, osp):
+    """Stride-1, undilated-lhs, ungrouped convolution in canonical layout as ONE GEMM on
+    the flattened padded grid, where an output position and a kernel tap are flat
+    offsets and ``out[p] = sum_k x[p + koff[k]] . w[k]`` (valid outputs never read past
+    their own image). Few taps: the lhs rows (channels first) shifted by each tap
+    against the kernel, the output computed on the whole grid then cropped. Few outputs
+    (a kernel gradient): the lhs rows shifted by each output position against the
+    kernel embedded in the grid, contracting channels and grid at once. One BLAS call:
+    on a loaded machine each call of a threaded BLAS can wait a whole time slice."""
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    ksz = w.shape[2:]
+    kt, yt = int(np.prod(ksz)), int(np.prod(osp))
+    if kt <= yt:
+        xp, grid = _padded_flat(x, padding, 1)                   # (C, N, S)
+        S = xp.shape[2]
+        m = n * S - sum((k - 1) * d * g for k, d, g in zip(ksz, rhs_dilation,
+                                                            _grid_strides(grid)))
+        cols = _shifted_windows(xp.reshape(c, n * S), ksz, rhs_dilation, grid, m)
+        acc = np.empty((o, n * S), x.dtype)
+        np.matmul(w.reshape(o, c * kt), cols.reshape(c * kt, m), out=acc[:, :m])
+        full = acc.reshape((o, n) + grid)
+        crop = full[(slice(None),) * 2 + tuple(slice(0, s) for s in osp)]
+        return crop.transpose((1, 0) + tuple(range(2, x.ndim)))
+    xp, grid = _padded_flat(x, padding, 0)                       # (N, C, S)
+    S = xp.shape[2]
+    we = np.zeros((o, c) + grid, x.dtype)
+    we[(slice(None),) * 2 + tuple(slice(0, (k - 1) * d + 1, d)
+                                  for k, d in zip(ksz, rhs_dilation))] = w
+    m = c * S - sum((y - 1) * g for y, g in zip(osp, _grid_strides(grid)))
+    cols = _shifted_windows(xp.reshape(n, c * S), osp, (1,) * len(osp), grid, m)
+    res = np.matmul(cols.reshape(n * yt, m), we.reshape(o, c * S)[:, :m].T)   # (N*Y, O)
+    return np.moveaxis(res.reshape((n,) + tuple(osp) + (o,)), -1, 1)
 
 
 conv_general_dilated_p.def_rules(abstract_eval=_conv_aval, impl=_conv_impl)
