@@ -36,7 +36,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # its numpy impl as a host step (a new segment after it), or never reaches a backend
 _INLINED = "call-like: inlined by jit's simplification before a backend sees it"
 _MPI = "collective over a mesh axis: its impl calls MPI (one host step per collective)"
-_LINALG = "matrix factorisation: its numpy impl on the host (no native LAPACK binding yet)"
 _COMPLEX = "complex dtype: the CPU backend generates no complex arithmetic"
 LLVM_HOST = {
     "all_gather": _MPI, "axis_index": _MPI, "pmax": _MPI, "pmin": _MPI, "psum": _MPI,
@@ -46,7 +45,8 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "eig": _LINALG, "lu": _LINALG, "sqrtm": _LINALG,
+    "eig": "eigenvalues are complex: the CPU backend generates no complex arithmetic",
+    "sqrtm": "complex result (Schur method): the CPU backend generates no complex arithmetic",
     "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,

@@ -1,4 +1,4 @@
-"""``svd`` (?gesdd) and ``slogdet`` (?getrf) under jit on the CPU backend call LAPACK from
+"""``svd`` (?gesdd), ``slogdet`` and ``lu`` (?getrf) under jit on the CPU backend call LAPACK from
 the generated code: the primitive's numpy implementation is replaced by one that fails,
 so a host step would raise. Values, dtypes and the failure conventions (NaN factors
 where ?gesdd fails, sign 0 and -inf at an exactly singular matrix) equal the numpy
@@ -10,7 +10,7 @@ import pytest
 
 import functrans as ft
 from backends.llvm import lapack, threads
-from functrans.primitives import linalg as linalg_prims, linalg_decomp
+from functrans.primitives import linalg as linalg_prims, linalg_decomp, linalg_lu
 
 RNG = np.random.default_rng(7)
 pytestmark = pytest.mark.skipif(not lapack.available(), reason="scipy's LAPACK not found")
@@ -100,3 +100,20 @@ def test_lapack_thread_count_is_balanced(monkeypatch):
     monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": 3})
     threads.add_blas_setter(seen.append)   # a late library gets the count in use at once
     assert seen == [3] and threads.BLAS_SETTERS[-1] == seen.append
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lu_under_jit_calls_lapack_bit_for_bit(monkeypatch, dtype):
+    # the same ?getrf of the same LAPACK as scipy's lu_factor: identical factors, pivots
+    # and permutation; singular matrices factor, inf/NaN ones give NaN and no swaps
+    cases = [RNG.standard_normal((5, 5)), RNG.standard_normal((2, 3, 4, 4)),
+             np.array([[1.0, 2.0], [2.0, 4.0]]), np.zeros((3, 3)), np.eye(1),
+             np.stack([np.eye(3), np.full((3, 3), np.nan), np.diag([1.0, np.inf, 2.0])])]
+    for x in cases:
+        x = x.astype(dtype)
+        want = linalg_lu.lu(x)
+        got = _native(monkeypatch, linalg_lu.lu_p, linalg_lu.lu, x)
+        for g, w in zip(got, want):
+            g, w = np.asarray(g), np.asarray(w)
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)

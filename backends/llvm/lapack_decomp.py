@@ -1,9 +1,9 @@
-"""``slogdet`` and ``svd`` natively: LAPACK ``?getrf`` and ``?gesdd`` (scipy's
+"""``slogdet``, ``svd`` and ``lu`` natively: LAPACK ``?getrf`` and ``?gesdd`` (scipy's
 ``cython_lapack`` pointers, registered by ``lapack``) called from the generated code.
 
-Both factor a column-major copy of each matrix, as numpy.linalg does, so the factors
-are LAPACK's for A itself (the same routines numpy calls: the same singular vectors,
-signs included). ``slogdet`` follows numpy's loop: the sign of the row swaps times the
+Each factors a column-major copy of each matrix, as numpy.linalg and scipy's
+``lu_factor`` do, so the factors are LAPACK's for A itself (the same routines: the
+same singular vectors, signs included, and the same pivots). ``slogdet`` follows numpy's loop: the sign of the row swaps times the
 signs of U's diagonal, and the sum of ``log|u_ii|`` in order (libm's log); an exactly
 singular matrix (``info > 0``) gives sign 0 and ``-inf``. ``svd``'s workspace is sized
 by LAPACK's own query when the program is compiled; a matrix for which ``?gesdd``
@@ -11,8 +11,8 @@ fails (``info != 0``: no convergence, NaN input) gives NaN outputs, as the numpy
 implementation does. Real float32/float64 only; complex and empty matrices stay host
 steps.
 
->>> sorted(n for n in ("slogdet", "svd") if n in NATIVE)
-['slogdet', 'svd']
+>>> sorted(n for n in ("slogdet", "svd", "lu") if n in NATIVE)
+['lu', 'slogdet', 'svd']
 """
 from __future__ import annotations
 
@@ -186,3 +186,68 @@ def _svd(lw, fn, eqn, ins, outs):
     for ref, owned in bufs:
         if owned:
             lw.release(ref)
+
+
+def _supports_lu(eqn, planner):
+    a = eqn.inputs[0].aval
+    return a.dtype in (np.float32, np.float64) and available() and a.shape[-1] > 0
+
+
+@native("lu", _supports_lu)
+def _lu(lw, fn, eqn, ins, outs):
+    # as the numpy implementation (scipy's lu_factor: ?getrf of A itself, column-major):
+    # 0-based pivots, the permutation they make, and NaN / identity pivots for a matrix
+    # holding inf or NaN (LAPACK's result is undefined there)
+    a = eqn.inputs[0].aval
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if nb == 0:
+        return
+    dt = a.dtype
+    ft = lltype(dt)
+    getrf = routine_decl(lw, dt, "getrf", 6)
+    mats, own_m = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
+    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    n_cell, info, finite = int_cell(fn, n), int_cell(fn, 0), int_cell(fn, 1)
+    m_ptr, piv_out, perm_out = fn.ptr(mats), fn.ptr(outs[1]), fn.ptr(outs[2])
+    i32 = lambda v: ir.Constant(I32, v)     # noqa: E731
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(m_ptr, [bb.mul(bi, _c64(n * n))], source_etype=ft)
+        pp = bb.gep(piv_out, [bb.mul(bi, _c64(n))], source_etype=I32)
+        pq = bb.gep(perm_out, [bb.mul(bi, _c64(n))], source_etype=I32)
+        bb.store(i32(1), finite)
+
+        def check(e):       # x - x is NaN exactly for inf and NaN
+            b2 = fn.b
+            v = lw.load(fn, pa, dt, e)
+            bad = b2.fcmp_unordered("uno", b2.fsub(v, v), ir.Constant(ft, 0.0))
+            b2.store(b2.select(bad, i32(0), b2.load(finite, typ=I32)), finite)
+        fn.loop(n * n, check)
+        ok = fn.b.icmp_signed("!=", fn.b.load(finite, typ=I32), i32(0))
+
+        def factor():
+            fn.b.call(getrf, [n_cell, n_cell, pa, n_cell, pp, info])
+            fn.loop(n, lambda i: lw.store(fn, pp, np.int32, i, fn.b.sub(
+                lw.load(fn, pp, np.int32, i), i32(1))))
+
+        def poison():
+            fn.loop(n * n, lambda e: lw.store(fn, pa, dt, e, ir.Constant(ft, float("nan"))))
+            fn.loop(n, lambda i: lw.store(fn, pp, np.int32, i, fn.b.trunc(i, I32)))
+        if_then(fn, ok, factor)
+        if_then(fn, fn.b.not_(ok), poison)
+        fn.loop(n, lambda i: lw.store(fn, pq, np.int32, i, fn.b.trunc(i, I32)))
+
+        def swap(i):        # row i was swapped with row pivots[i], in turn
+            b2 = fn.b
+            j = b2.sext(lw.load(fn, pp, np.int32, i), I64)
+            pi, pj = lw.load(fn, pq, np.int32, i), lw.load(fn, pq, np.int32, j)
+            lw.store(fn, pq, np.int32, i, pj)
+            lw.store(fn, pq, np.int32, j, pi)
+        fn.loop(n, swap)
+    fn.loop(nb, one_matrix)
+    src = Val(dt, a.shape, ref=mats, strides=tuple(column_major(a.shape)), offset=0)
+    lw.copy(fn, src, fn.ptr(outs[0]))
+    if own_m:
+        lw.release(mats)
