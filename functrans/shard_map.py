@@ -64,6 +64,7 @@ from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_
                               move_batch_axis, not_mapped_size)
 from .primitives.collectives import psum
 from .primitives.collectives_mesh import gather_blocks
+from .primitives.collectives_native import count_native, native_body, native_collectives
 from .primitives.control_flow_common import BodyCache
 from .primitives.elementwise import mul
 from .shard_map_specs import (block_aval, check_replication, global_aval, normalize_spec,
@@ -141,23 +142,32 @@ def _assemble(x, spec, mesh):
 _compiled_bodies = BodyCache()
 
 
-def _run_body(jaxpr, blocks):
-    """The body on this process's blocks: compiled once per body for the CPU backend (its
-    collectives are host steps that find the mesh bound now), op by op under
-    ``disable_jit`` or when another backend is the default."""
+def _run_body(jaxpr, mesh, blocks):
+    """The body on this process's blocks: compiled once per (body, mesh) for the CPU
+    backend, its top-level all-reduces calling MPI_Allreduce natively
+    (``collectives_native``; the other collectives are host steps that find the mesh bound
+    now); op by op under ``disable_jit`` or when another backend is the default."""
     if jit_switch.disabled or default_backend() != "cpu":
         return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
-    exe = _compiled_bodies.get(jaxpr)
-    if exe is None:
-        exe = _compiled_bodies.put(jaxpr, compile_closed(jaxpr, "cpu", name="shard_map body"))
-    return exe(*blocks)
+    key = (mesh.key, native_collectives())
+    hit = _compiled_bodies.get(jaxpr, *key)
+    if hit is None:
+        nat = native_body(jaxpr, mesh) if mesh.size > 1 else None
+        body, handles, volumes = nat if nat is not None else (jaxpr, (), ())
+        hit = _compiled_bodies.put(jaxpr, (compile_closed(body, "cpu", name="shard_map body"),
+                                           tuple(handles), volumes), *key)
+    exe, handles, volumes = hit
+    outs = exe(*blocks, *handles)
+    if volumes:
+        count_native(volumes)
+    return outs
 
 
 @_with_mesh
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_rep):
     blocks = [_block(x, s, mesh) for x, s in zip(args, in_specs)]
     with bound_mesh(mesh, vmap_depth=len(axis_frames())):
-        outs = _run_body(jaxpr, blocks)
+        outs = _run_body(jaxpr, mesh, blocks)
     return [_assemble(np.asarray(o), s, mesh) for o, s in zip(outs, out_specs)]
 
 

@@ -54,7 +54,9 @@ LLVM_HOST = {
     "debug_print": "prints from Python: a host callback by nature",
     "sort": "sorting: its numpy impl (no native sort kernel)",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
-    "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)"}
+    "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)",
+    "mpi_allreduce": "native once functrans.primitives.collectives_native registers its "
+                     "emitter (a multi-process run); its impl (mpi4py) until then"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "conv_general_dilated", "name", "optimization_barrier",
@@ -63,7 +65,7 @@ CUDA_HOST = {
     "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
-    "all_to_all", "ppermute", "psum_scatter", "shard_map"}
+    "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce"}
 
 
 def _llvm_lowered():

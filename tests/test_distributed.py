@@ -231,6 +231,16 @@ def test_communication_accounting_matches_an_mpi_level_count(n):
     assert r.stdout.split()[:2] == ["OK", str(n)]
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_native_allreduce_equals_the_host_step(n):
+    # psum/pmax/pmin calling MPI_Allreduce from a compiled shard_map body: bit-equal to the
+    # mpi4py host step, counted alike (tests/mpi_programs/native_allreduce.py)
+    r = run_mpi(n, "native_allreduce.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
 def test_cost_analysis_reports_collectives_one_process():
     m = Mesh((1,), ("i",))
     f = ft.jit(ft.shard_map(lambda x: lax.psum(x, "i"), m, in_specs=P("i"), out_specs=P()))
