@@ -243,26 +243,28 @@ class Checker:
             return None
         gg = np.asarray(gg)
         if self.enabled("jit_cpu"):
-            scale = max(_grad_scale([gg]), self._rounding_scale(second, x, gg))
+            scale = max(_grad_scale([gg]), self._rounding_scale(ft.grad(second), x, gg))
             self.compare("jit_cpu∘grad∘grad", lambda: ft.jit(ft.grad(second))(x), gg, scale)
         return gg
 
-    def _rounding_scale(self, second, x, gg):
-        """A float32 second derivative whose terms cancel (x**3 / x**3 near 0) is only as
-        exact as its own rounding, which fusion and reordering change: four times the eager
-        value's distance from the same derivative taken in float64, as a ``scale``."""
+    def _rounding_scale(self, derivative, x, value):
+        """A float32 derivative is only as exact as its own rounding, which fusion,
+        reordering and a 1-ulp different math routine change: terms that cancel (x**3 / x**3
+        near 0), or cos of a huge intermediate (cos(expm1(x * x)) at x = 5.96: 1 ulp of
+        expm1, 2.7e8, turns -sin from -0.99 into 0.30). Four times the eager ``value``'s
+        distance from ``derivative`` taken with x in float64, as a ``scale``."""
         if x.dtype != np.float32 or not self.rtol:
             return 0.0
         try:
-            exact = np.asarray(ft.grad(second)(x.astype(np.float64)), np.float64)
+            exact = np.asarray(derivative(x.astype(np.float64)), np.float64)
         except Exception:       # the program refuses float64: no estimate, no allowance
             return 0.0
         with np.errstate(all="ignore"):
-            d = np.abs(gg.astype(np.float64) - exact)
+            d = np.abs(np.asarray(value, np.float64) - exact)
         return 4.0 * float(np.max(d[np.isfinite(d)], initial=0.0)) / self.rtol
 
     def check_compiled_grads(self, loss, x, g):
-        gscale = _grad_scale([g])
+        gscale = max(_grad_scale([g]), self._rounding_scale(ft.grad(loss), x, g))
         for backend in ("cpu", "interpret"):
             if self.enabled(f"jit_{backend}"):
                 self.compare(f"jit_{backend}∘grad",
@@ -283,8 +285,9 @@ class Checker:
         y, ty = np.asarray(got[0]), np.asarray(got[1])
         if self.enabled("jit_cpu"):
             tangent = ft.jit(lambda xv, tv: ft.jvp(h, (xv,), (tv,))[1])
-            self.compare("jit_cpu∘jvp", lambda: tangent(x, t),
-                         ty, _grad_scale([ty]))
+            exact = self._rounding_scale(
+                lambda xv: ft.jvp(h, (xv,), (t.astype(xv.dtype),))[1], x, ty)
+            self.compare("jit_cpu∘jvp", lambda: tangent(x, t), ty, max(_grad_scale([ty]), exact))
         self.compare("jvp(primal)", lambda: y, out, _scale(list(ref_all.values())))
         lhs, rhs = np.sum(c * ty, dtype=np.float64), np.sum(g * t, dtype=np.float64)
         if np.isfinite(lhs) and np.isfinite(rhs) and np.all(np.isfinite(g)):
