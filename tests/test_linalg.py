@@ -205,3 +205,23 @@ def test_linalg_under_jit_matches_numpy():
     np.testing.assert_allclose(d, np.linalg.det(a), rtol=1e-10)
     np.testing.assert_allclose(ai, np.linalg.inv(a), rtol=1e-10)
     np.testing.assert_allclose(n, np.linalg.norm(np.linalg.solve(a, b), axis=(-2, -1)), rtol=1e-10)
+
+
+def test_jax_keyword_arguments():
+    a = RNG.standard_normal((3, 3))
+    with pytest.raises(ValueError, match="method"):
+        fnp.linalg.slogdet(a, method="cholesky")
+    with pytest.raises(ValueError, match="rtol or rcond"):
+        fnp.linalg.pinv(a, rtol=1e-3, rcond=1e-3)
+    np.testing.assert_allclose(fnp.linalg.pinv(a, rcond=0.5), fnp.linalg.pinv(a, rtol=0.5))
+    with pytest.raises(NotImplementedError, match="subset_by_index"):
+        fnp.linalg.svd(a, subset_by_index=(0, 1))
+    f32 = a.astype(np.float32)
+    out = fnp.linalg.matmul(f32, f32, precision="highest", preferred_element_type=np.float64)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, f32.astype(np.float64) @ f32.astype(np.float64))
+    assert fnp.linalg.vecdot(f32, f32, preferred_element_type=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="precision"):
+        fnp.linalg.tensordot(a, a, axes=1, precision="bogus")
+    assert fnp.fft.fftfreq(4, device=None).tolist() == [0.0, 0.25, -0.5, -0.25]
+    assert fnp.fft.rfftfreq(4, device=None).tolist() == [0.0, 0.25, 0.5]

@@ -14,20 +14,21 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..primitives import linalg as L
+from ..primitives import linalg_decomp as LD
 from ..primitives import linalg_det as LDet
 from ._creation import eye as _eye
-from ._elementwise import multiply, subtract
-from ._elementwise_select import conj
+from ._elementwise import abs as _abs, log as _log, multiply, sign as _sign, subtract
+from ._elementwise_select import conj, where as _where
 from ._linalg_common import as_float, check_square, hermitian_part, mH, mT
 from ._products import diagonal as _diagonal, matmul as _matmul, outer as _outer
 from ._products import tensordot as _tensordot, trace as _trace
-from ._reductions import sum as _sum
+from ._reductions import prod as _prod, sum as _sum
 from ._structural import broadcast_to, moveaxis, reshape
 from ._joining import stack
 from ._take import take
 from ._util import asarray, broadcast_to_shape
 from ..array import Array
-from ..precision import PrecisionLike
+from ..precision import PrecisionLike, with_precision_args
 from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "SlogdetResult", "matmul",
@@ -106,24 +107,38 @@ def det(a: ArrayLike) -> Array:
     return LDet.det(a)
 
 
-def slogdet(a: ArrayLike) -> SlogdetResult:
-    """``SlogdetResult(sign, logabsdet)`` of a square matrix or a stack of them.
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
+    """``SlogdetResult(sign, logabsdet)`` of a square matrix or a stack of them: by LU
+    (``method`` None or 'lu', the default) or by QR ('qr': ``sign = det(Q) prod sign(r_ii)``,
+    ``logabsdet = sum log|r_ii|``), as JAX. ``sign`` is a unit phase for complex input.
 
     >>> import functrans.numpy as fnp
     >>> s, l = fnp.linalg.slogdet(fnp.asarray([[-2.0, 0.0], [0.0, 1.0]]))
     >>> float(s), round(float(l), 4)
     (-1.0, 0.6931)
     """
+    if method not in (None, "lu", "qr"):
+        raise ValueError(f"slogdet: method must be None, 'lu' or 'qr', got {method!r}")
     (a,) = as_float("slogdet", a, complex_ok=True)
     check_square("slogdet", a)
-    return SlogdetResult(*L.slogdet(a))
+    if method != "qr":
+        return SlogdetResult(*L.slogdet(a))
+    q, r = LD.qr(a, full_matrices=False)
+    d = _diagonal(r, 0, -2, -1)
+    size = _abs(d)
+    if d.dtype.kind == "c":     # d / |d|, 0 at 0
+        zero = size == 0
+        phase = _where(zero, 0, d / _where(zero, 1, size).astype(d.dtype))
+    else:
+        phase = _sign(d)
+    return SlogdetResult(LDet.det(q) * _prod(phase, axis=-1), _sum(_log(size), axis=-1))
 
 
-def cholesky(a: ArrayLike, *, upper: bool = False) -> Array:
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """The Cholesky factor of a symmetric (Hermitian) positive-definite matrix: lower
     ``L`` with ``a = L Lᴴ`` (or upper ``U = Lᴴ`` with ``upper=True``). As in JAX the
     input is symmetrised first, ``(a + aᴴ) / 2``; a matrix that is not positive
-    definite gives NaN.
+    definite gives NaN. With ``symmetrize_input=False`` only the lower triangle is read.
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.cholesky(fnp.asarray([[4.0, 2.0], [2.0, 2.0]])).tolist()
@@ -131,20 +146,23 @@ def cholesky(a: ArrayLike, *, upper: bool = False) -> Array:
     """
     (a,) = as_float("cholesky", a, complex_ok=True)
     check_square("cholesky", a)
-    out = L.cholesky(hermitian_part(a))
+    out = L.cholesky(hermitian_part(a) if symmetrize_input else a)
     return mH(out) if upper else out
 
 
 # --------------------------------------------------------------------------- array-API helpers
 
-def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    """``x1 @ x2`` (as ``functrans.numpy.matmul``).
+def matmul(x1: ArrayLike, x2: ArrayLike, /, *, precision: PrecisionLike = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
+    """``x1 @ x2`` (as ``functrans.numpy.matmul``; ``precision`` is checked, operands are
+    converted to ``preferred_element_type`` first).
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.matmul(fnp.eye(2), fnp.ones((2, 1))).tolist()
     [[1.0], [1.0]]
     """
-    return _matmul(x1, x2)
+    return with_precision_args(_matmul)(x1, x2, precision=precision,
+                                        preferred_element_type=preferred_element_type)
 
 
 def matrix_transpose(x: ArrayLike, /) -> Array:
@@ -159,14 +177,18 @@ def matrix_transpose(x: ArrayLike, /) -> Array:
     return mT(x)
 
 
-def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: PrecisionLike = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
     """``sum(conj(x1) * x2, axis)``, the vector dot product along ``axis`` (broadcasting).
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.vecdot(fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])).item()
     11.0
     """
-    return _sum(multiply(conj(x1), x2), axis=axis)
+    def dot(a, b):
+        return _sum(multiply(conj(a), b), axis=axis)
+    return with_precision_args(dot)(x1, x2, precision=precision,
+                                    preferred_element_type=preferred_element_type)
 
 
 def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
@@ -182,14 +204,20 @@ def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return _outer(x1, x2)
 
 
-def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | Sequence[Any] = 2) -> Array:
-    """``functrans.numpy.tensordot`` with the array-API keyword ``axes``.
+def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | Sequence[Any] = 2,
+              precision: PrecisionLike = None, preferred_element_type: DTypeLike | None = None,
+              out_sharding: None = None) -> Array:
+    """``functrans.numpy.tensordot`` with the array-API keyword ``axes`` (and JAX's
+    ``precision``/``preferred_element_type``; ``out_sharding`` must be None).
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.tensordot(fnp.ones((2, 3)), fnp.ones((3, 2)), axes=1).tolist()
     [[3.0, 3.0], [3.0, 3.0]]
     """
-    return _tensordot(x1, x2, axes)
+    if out_sharding is not None:
+        raise NotImplementedError("linalg.tensordot: out_sharding is not supported")
+    return with_precision_args(_tensordot)(x1, x2, axes, precision=precision,
+                                           preferred_element_type=preferred_element_type)
 
 
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:

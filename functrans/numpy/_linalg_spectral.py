@@ -150,16 +150,21 @@ def eigvals(a: ArrayLike) -> Array:
 
 
 def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
-        hermitian: bool = False) -> SVDResult | Array:
+        hermitian: bool = False, subset_by_index: tuple[int, int] | None = None
+        ) -> SVDResult | Array:
     """Singular value decomposition ``SVDResult(U, S, Vh)`` of a real or complex matrix
     (stack), ``S`` real and descending; ``compute_uv=False`` gives ``S`` only.
     ``hermitian=True`` reads ``a`` as symmetric (Hermitian) and uses ``eigh``. Derivatives
-    of ``U``/``Vh`` need ``full_matrices=False`` for non-square ``a``.
+    of ``U``/``Vh`` need ``full_matrices=False`` for non-square ``a``. ``subset_by_index``
+    raises NotImplementedError, as JAX's does on CPU and GPU.
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.svd(fnp.asarray([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False).tolist()
     [4.0, 3.0]
     """
+    if subset_by_index is not None:
+        raise NotImplementedError("svd: subset_by_index is not implemented (JAX has it on "
+                                  "TPU only)")
     if not compute_uv:
         return svdvals(a) if not hermitian else _hermitian_svd(a, False)
     (a,) = as_float("svd", a, complex_ok=True)
@@ -220,10 +225,12 @@ def _default_rtol(a):
     return 10.0 * max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
 
 
-def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Array:
+def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False, *,
+         rcond: float | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse via the SVD: singular values at or below
     ``rtol * max(s)`` (default ``10 * max(m, n) * eps``, as JAX) are dropped;
-    ``hermitian=True`` uses the Hermitian part of ``a``. Real or complex. Its
+    ``hermitian=True`` uses the Hermitian part of ``a``; ``rcond`` is an alias of
+    ``rtol`` (JAX's, for backward compatibility). Real or complex. Its
     derivative is the closed form for a locally constant rank (also at repeated
     singular values).
 
@@ -231,6 +238,10 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
     >>> fnp.linalg.pinv(fnp.asarray([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("pinv: give rtol or rcond, not both")
+        rtol = rcond
     (a,) = as_float("pinv", a, complex_ok=True)
     check_matrix("pinv", a)
     if hermitian:   # as JAX: the Hermitian part (its eigh-based SVD symmetrizes)
@@ -271,10 +282,11 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     return (reshape(x, (a.shape[1],)) if vector else x), resid, rank, s
 
 
-def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = None) -> Array:
+def matrix_rank(M: ArrayLike, rtol: float | None = None, *, hermitian: bool = False,
+                tol: float | None = None) -> Array:
     """The number of singular values above the threshold: ``tol`` (absolute) if
-    given, else ``rtol * max(s)`` (default ``max(m, n) * eps``). A vector has rank 1
-    unless it is zero.
+    given, else ``rtol * max(s)`` (default ``max(m, n) * eps``); ``hermitian=True`` takes
+    ``s`` from ``eigvalsh``. A vector has rank 1 unless it is zero.
 
     >>> import functrans.numpy as fnp
     >>> int(fnp.linalg.matrix_rank(fnp.asarray([[1.0, 2.0], [2.0, 4.0]])))
@@ -283,7 +295,7 @@ def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = 
     (M,) = as_float("matrix_rank", M, complex_ok=True)
     if M.ndim < 2:
         return asarray(greater(_sum(greater(_abs(M), 0), dtype=np.int64), 0), np.int64)
-    s = svdvals(M)
+    s = _hermitian_svd(M, False) if hermitian else svdvals(M)
     if s.shape[-1] == 0:
         return _sum(s, axis=-1, dtype=np.int64)
     if tol is not None:

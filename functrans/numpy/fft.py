@@ -274,8 +274,10 @@ def _freq(values, d, dtype):
     return true_divide(out, d)
 
 
-def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None) -> Array:
-    """The sample frequencies of an ``n``-point DFT with sample spacing ``d``.
+def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None,
+            device: object = None) -> Array:
+    """The sample frequencies of an ``n``-point DFT with sample spacing ``d``
+    (``device``, JAX's placement argument, is accepted and has no effect here).
 
     >>> import functrans.numpy as fnp
     >>> fnp.fft.fftfreq(4).tolist()
@@ -284,8 +286,9 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     return _freq(np.fft.fftfreq(int(n), 1.0), d, dtype)
 
 
-def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None) -> Array:
-    """The sample frequencies of ``rfft`` (non-negative only).
+def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None,
+             device: object = None) -> Array:
+    """The sample frequencies of ``rfft`` (non-negative only; ``device`` as ``fftfreq``).
 
     >>> import functrans.numpy as fnp
     >>> fnp.fft.rfftfreq(4).tolist()

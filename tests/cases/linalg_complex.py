@@ -131,3 +131,26 @@ row("lax_complex_triangular_solve",
                                                   left_side=True, lower=True)),
     gen(randn(2, 3, 3), randn(2, 3, 3), randn(2, 3, 2)),
     lambda re, im, b: _np_parts(_np_tri(_shifted(re + 1j * im, 3), b)))
+
+# --------------------------------------------------------------------------- JAX's extra arguments
+
+
+def _signed(re):
+    a = re + 3.0 * np.eye(re.shape[-1])
+    a[..., 0, :] *= -1.0
+    return a
+
+
+row("linalg_slogdet_qr", lambda a: tuple(fnp.linalg.slogdet(a, method="qr")),
+    lambda rng: [_signed(rng.standard_normal((2, 3, 3)))], lambda a: tuple(np.linalg.slogdet(a)))
+row("linalg_complex_slogdet_qr",
+    lambda re, im: (lambda s, l: (*_parts(s), l))(*fnp.linalg.slogdet(_z(re, im), method="qr")),
+    pair(2, 3, 3),
+    lambda re, im: (lambda s, l: (*_np_parts(s), l))(*np.linalg.slogdet(re + 1j * im)))
+row("linalg_cholesky_unsymmetrized",
+    lambda re, im: _parts(fnp.linalg.cholesky(_fhpd(re, im), symmetrize_input=False)),
+    pair(3, 3), lambda re, im: _np_parts(np.linalg.cholesky(_hpd(re + 1j * im))))
+row("linalg_matrix_rank_hermitian", lambda re, im: fnp.linalg.matrix_rank(
+    _fhpd(re, im) - 4.0 * np.eye(3), hermitian=True), pair(3, 3),
+    lambda re, im: np.linalg.matrix_rank(_hpd(re + 1j * im) - 4.0 * np.eye(3), hermitian=True),
+    diff=False)
