@@ -7,7 +7,8 @@ backend never imports MPI itself).
 the emitted code makes the operand contiguous if it is a strided view (else reads it in
 place), loads the three handles (truncated to the MPI library's handle widths,
 ``handle_bits``) and calls ``symbol`` (the library's MPI_Allreduce, registered with
-``llvm.add_symbol``) with the element count into the output buffer.
+``llvm.add_symbol``) with the element count into the output buffer (a result of
+``STAGE_BYTES`` or more is received into the workspace and copied out: one copy).
 
 >>> from backends.llvm.equations import NATIVE
 >>> "mpi_allreduce" in NATIVE or not NATIVE.get("mpi_allreduce")
@@ -18,9 +19,17 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
+from jaxpr_ir import ShapedArray
+from ..fusion import contiguous_strides
 from .equations import native
 from .lltypes import I32, I64
-from .values import PTR
+from .values import PTR, Val
+
+# results of at least this many bytes are received into the workspace (pooled, so the same
+# warm addresses every call) and copied out: MPICH's large-message path is much slower
+# into memory it has not seen (measured, 8 MiB over 2 processes: ~24 ms into a fresh numpy
+# array, ~15 ms into a reused one, plus ~1 ms for the copy)
+STAGE_BYTES = 1 << 16
 
 __all__ = ["register_allreduce"]
 
@@ -53,8 +62,17 @@ def register_allreduce(prim: str, symbol: str, handle_bits) -> None:
         comm, dtype, op = (fn.b.trunc(lw.load(fn, hp, np.int64, ir.Constant(I64, k)), t)
                            if t.width < 64 else lw.load(fn, hp, np.int64, ir.Constant(I64, k))
                            for k, t in enumerate((comm_t, dtype_t, op_t)))
-        fn.b.call(callee, [fn.ptr(ref), fn.ptr(outs[0]), ir.Constant(I32, n), dtype, op,
-                           comm])
+        out_aval = eqn.outvars[0].aval
+        staged = None
+        if n * out_aval.dtype.itemsize >= STAGE_BYTES:
+            staged, owned = lw.new_buffer(fn, ShapedArray(out_aval.shape, out_aval.dtype), False)
+        fn.b.call(callee, [fn.ptr(ref), fn.ptr(staged if staged is not None else outs[0]),
+                           ir.Constant(I32, n), dtype, op, comm])
+        if staged is not None:
+            lw.copy(fn, Val(out_aval.dtype, out_aval.shape, ref=staged,
+                            strides=contiguous_strides(out_aval.shape)), fn.ptr(outs[0]))
+            if owned:
+                lw.release(staged)
         for t in (temp, htemp):
             if t is not None:
                 lw.release(t)

@@ -1,7 +1,8 @@
 """psum/pmax/pmin inside a compiled shard_map body called from native code
 (``functrans.primitives.collectives_native``) against the same bodies with every collective
 a host step (mpi4py): bit-equal values for each dtype and kind, over a 1-d mesh and each
-axis and both axes of a 2 x 2 mesh, on strided and broadcast operands; the same
+axis and both axes of a 2 x 2 mesh, on strided and broadcast operands, results small and
+large (received into the workspace, then copied out); the same
 ``comm_stats``; the rewrite really taken. Prints ``OK <count>`` on rank 0."""
 import numpy as np
 
@@ -55,6 +56,13 @@ for mesh, spec, axes in meshes:
                 same(f"{kind} {dtype} of a broadcast over {ax}",
                      lambda b, c=coll, a=ax: b + c(fnp.ones_like(b) * 3, a), mesh, spec, x)
                 checks += 3
+# results of STAGE_BYTES or more are received into the workspace and copied out
+for dtype in ("float64", "float32"):
+    big = rng.normal(size=(n * 96, 257)).astype(dtype)        # >= 64 KiB per block
+    for kind, coll in KINDS.items():
+        same(f"{kind} {dtype} staged", lambda b, c=coll: c(b, "i") * 2, meshes[0][0],
+             meshes[0][1], big)
+        checks += 1
 before = stats["all-reduces rewritten"]
 # a body mixing a native all-reduce with host-step collectives, and its gradient
 mesh, spec = meshes[0][0], meshes[0][1]
