@@ -240,3 +240,30 @@ def test_writing_into_a_result_changes_no_other_call(backend):
     for o, w in zip(f(1.0), want):
         np.testing.assert_array_equal(o, w)
     np.testing.assert_array_equal(c, [0.0, 1.0, 2.0])
+
+
+def _layouts():
+    base = np.arange(32.0).reshape(4, 8)
+    readonly = base[:, :4].copy()
+    readonly.setflags(write=False)
+    raw = b"\0" + np.arange(16.0).tobytes()      # float64 at an odd address: unaligned
+    return {"strided": base[:, ::2], "fortran": np.asfortranarray(base[:, :4]),
+            "reversed": base[::-1, :4], "transposed": base[:4, :4].T,
+            "broadcast": np.broadcast_to(np.arange(4.0), (4, 4)), "readonly": readonly,
+            "unaligned": np.frombuffer(raw, np.float64, offset=1).reshape(4, 4)}
+
+
+@pytest.mark.parametrize("backend", ["interpret", "cpu"])
+def test_arguments_in_any_numpy_layout(backend):
+    """Every layout numpy makes is a valid argument, first call or later (the CPU
+    backend raised 'a native segment rejected its arguments' on an unaligned array)."""
+    f = ft.jit(lambda x, y: (x * 2.0 + y, fnp.sum(x, 0), x @ y), backend=backend)
+    layouts = _layouts()
+    for a in layouts.values():
+        for b in (a, layouts["strided"], layouts["unaligned"]):
+            want = (a * 2.0 + b, np.sum(a, 0), a @ b)
+            for _ in range(2):                       # compile, then the fast path
+                for got, w in zip(f(a, b), want):
+                    np.testing.assert_allclose(got, w, rtol=1e-15)
+    with pytest.raises(TypeError, match=r"dtype\('>f8'\)"):
+        f(np.ones((4, 4), ">f8"), np.ones((4, 4)))

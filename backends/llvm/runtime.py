@@ -210,7 +210,9 @@ class Program:
                 raise TypeError(f"compiled function: argument {i} has shape {a.shape}, but it "
                                 f"was compiled for {av.str_short()}")
             if a.dtype != av.dtype or not (a.flags.c_contiguous and a.flags.aligned):
-                a = np.ascontiguousarray(a, dtype=av.dtype)
+                # a copy: ascontiguousarray returns a contiguous unaligned array as it is,
+                # which the native code then rejected (a view at an odd byte offset)
+                a = np.array(a, dtype=av.dtype, order="C")
             out.append(a)
         return out
 
