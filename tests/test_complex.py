@@ -88,3 +88,16 @@ def test_grad_of_nanstd_nanvar_of_complex_input_follows_jax():
     np.testing.assert_allclose(g, np.array([[-5 - 25j, 0, 19 + 11j, 7 - 7j],
                                             [0, -17 - 13j, 7 - 1j, -11 + 35j]]) / 36,
                                rtol=1e-12, atol=1e-15)
+
+
+def test_complex_to_real_conversion_takes_the_real_part_silently():
+    # as JAX's convert_element_type; numpy's astype warns (ComplexWarning), which
+    # the transpose of a real -> complex promotion reached under grad
+    lax = ft.lax
+    z = np.array([1.5 + 2.0j, -3.0 - 1.0j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lax.convert_element_type(z, np.float64).tolist() == [1.5, -3.0]
+        assert ft.jit(lambda v: lax.convert_element_type(v, np.float32))(z).tolist() == [1.5, -3.0]
+        g = ft.grad(lambda s: fnp.real(fnp.sum((s * (1.0 + 2.0j)) ** 2)))(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [-6.0, -12.0])

@@ -114,8 +114,11 @@ def _convert_aval(x, *, new_dtype, weak_type=False):
 
 
 def _convert_impl(x, *, new_dtype, weak_type=False):
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
+        x = x.real      # JAX's rule (numpy's astype takes it too, with a ComplexWarning)
     with np.errstate(all="ignore"):
-        return np.asarray(x).astype(new_dtype)
+        return x.astype(new_dtype)
 
 
 convert_element_type_p.def_rules(abstract_eval=_convert_aval, impl=_convert_impl)
