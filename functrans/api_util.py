@@ -92,6 +92,13 @@ def trace_flat(flat_fun, args, concrete=True, name="trace", detaches=None):
 def as_array(x):
     """Normalise a user leaf: lists/tuples of numbers are not leaves, numbers stay."""
     if isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+        if type(x) is int and not -2 ** 63 <= x < 2 ** 63:
+            # as JAX: it would become a (weak) int64, which the CPU backend wrapped silently
+            # (jit(lambda n: n * 2)(2**63) gave 0)
+            raise OverflowError(
+                f"Python int argument {x} does not fit in int64, the type a Python int "
+                f"argument takes; pass np.uint64({x}) if it fits in 64 bits unsigned, "
+                f"else a float")
         if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "OUSVMm":
             raise TypeError(f"argument of dtype {x.dtype} is not a valid array (object and "
                             f"string arrays are not numeric): {x!r:.60}")

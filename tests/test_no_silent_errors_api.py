@@ -267,3 +267,20 @@ def test_arguments_in_any_numpy_layout(backend):
                     np.testing.assert_allclose(got, w, rtol=1e-15)
     with pytest.raises(TypeError, match=r"dtype\('>f8'\)"):
         f(np.ones((4, 4), ">f8"), np.ones((4, 4)))
+
+
+@pytest.mark.parametrize("backend", ["interpret", "cpu"])
+def test_python_ints_beyond_int64_raise_overflow_error(backend):
+    """A Python int argument is a weak int64 (as in JAX); beyond its range it raised
+    nothing on the CPU backend and wrapped (jit(lambda n: n * 2)(2**63) gave 0), on the
+    first call and on the fast path after an ordinary one."""
+    f = ft.jit(lambda n, x: (n * 2, x + n), backend=backend)
+    assert [int(v) for v in f(2 ** 63 - 1, np.ones(1))[0].ravel()] == [-2]   # int64 wraps
+    for n in (2 ** 63, 2 ** 64 - 1, -2 ** 63 - 1, 2 ** 100):
+        with pytest.raises(OverflowError, match=f"argument {n} does not fit in int64"):
+            f(n, np.ones(1))
+    assert int(f(-2 ** 63, np.ones(1))[0]) == 0
+    for transform in (ft.vmap, ft.grad):
+        with pytest.raises(OverflowError, match="does not fit in int64"):
+            transform(lambda x, n: fnp.sum(x * n))(np.ones(2), 2 ** 63)
+    np.testing.assert_array_equal(f(np.uint64(2 ** 63), np.ones(1))[0], [0])   # uint64 wraps
