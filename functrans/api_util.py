@@ -110,7 +110,10 @@ def as_array(x):
     except Exception:
         arr = None
     if arr is None or arr.dtype == object or arr.dtype.kind in "USV":
-        raise TypeError(f"argument of type {type(x).__name__} is not a valid array: {x!r:.60}")
+        raise TypeError(f"argument of type {type(x).__name__} is not a valid array: {x!r:.60} "
+                        f"(a transformed function takes arrays, numbers and pytrees of them; "
+                        f"under jit, mark a non-array argument static with static_argnums or "
+                        f"static_argnames, or close over it)")
     return arr
 
 

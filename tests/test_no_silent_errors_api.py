@@ -195,6 +195,9 @@ def test_clear_type_errors_at_the_api_boundary():
                 lambda: ft.jit(fnp.sin)(np.array(["a"]))):
         with pytest.raises(TypeError, match="dtype (object|<U1) is not a valid array"):
             run()
+    for bad in ("abc", np.sin, object()):     # names the value and the way out, as JAX
+        with pytest.raises(TypeError, match=r"of type \w+ is not a valid array.*static_argnums"):
+            ft.jit(lambda f, x: x)(bad, 1.0)
 
 
 @pytest.mark.parametrize("backend", ["interpret", None])
