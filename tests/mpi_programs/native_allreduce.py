@@ -56,6 +56,10 @@ for mesh, spec, axes in meshes:
                 same(f"{kind} {dtype} of a broadcast over {ax}",
                      lambda b, c=coll, a=ax: b + c(fnp.ones_like(b) * 3, a), mesh, spec, x)
                 checks += 3
+# an all-reduce inside a jit inside the body (inlined before the rewrite)
+same("psum in an inner jit", ft.jit(lambda b: lax.psum(fnp.cos(b), "i")), meshes[0][0],
+     meshes[0][1], rng.normal(size=(4 * n, 5)))
+checks += 1
 # results of STAGE_BYTES or more are received into the workspace and copied out
 for dtype in ("float64", "float32"):
     big = rng.normal(size=(n * 96, 257)).astype(dtype)        # >= 64 KiB per block
