@@ -35,7 +35,7 @@ from .primitives.structural import broadcast_in_dim, iota, reshape
 from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
-           "key_data", "wrap_key_data", "clone"]
+           "key_data", "wrap_key_data", "clone", "key_impl", "key_dtype"]
 
 _MASK32 = 0xFFFFFFFF
 _UINT = {32: np.uint32, 8: np.uint8}
@@ -133,19 +133,62 @@ def _seed_words(name, seed):
     return np.uint32((s >> 32) & _MASK32), np.uint32(s & _MASK32)
 
 
-def key(seed: ArrayLike) -> Array:
+_IMPLS = (None, "threefry2x32", "threefry")
+
+
+def _check_impl(name, impl):
+    if impl not in _IMPLS:
+        raise ValueError(f"{name}: only the 'threefry2x32' PRNG exists here, got {impl!r}")
+
+
+def key(seed: ArrayLike, *, impl: str | None = None, dtype: DTypeLike | None = None) -> Array:
     """A PRNG key from an integer seed (up to 64 bits): uint32 ``[seed >> 32, seed & 0xffffffff]``
     (JAX's ``PRNGKey`` layout; ``key_data(jax.random.key(seed))`` is the same array).
+    ``impl`` may name 'threefry2x32' (the only PRNG here); ``dtype``, a key dtype, may be
+    None or ``key_dtype()``.
 
     >>> from functrans import random
     >>> random.key(1).tolist()
     [0, 1]
     """
+    _check_impl("key", impl)
+    if dtype is not None and np.dtype(dtype) != np.uint32:
+        raise ValueError(f"key: keys are uint32 key data here, not {dtype!r}")
     hi, lo = _seed_words("key", seed)
     return fnp.stack([fnp.asarray(hi), fnp.asarray(lo)])
 
 
-PRNGKey = key
+def PRNGKey(seed: ArrayLike, *, impl: str | None = None) -> Array:
+    """The same key as ``key(seed)`` (JAX's legacy uint32 key: the same layout).
+
+    >>> from functrans import random
+    >>> random.PRNGKey(1).tolist()
+    [0, 1]
+    """
+    return key(seed, impl=impl)
+
+
+def key_impl(keys: ArrayLike) -> str:
+    """The PRNG of a key: always 'threefry2x32' here (JAX's default).
+
+    >>> from functrans import random
+    >>> random.key_impl(random.key(0))
+    'threefry2x32'
+    """
+    key_data(keys)
+    return "threefry2x32"
+
+
+def key_dtype(impl_spec: str | None = None) -> np.dtype:
+    """The dtype of keys: keys are raw uint32 key data here (JAX's typed keys have
+    their own dtype; ``key_data`` of one is what this library calls a key).
+
+    >>> from functrans import random
+    >>> random.key_dtype()
+    dtype('uint32')
+    """
+    _check_impl("key_dtype", impl_spec)
+    return np.dtype(np.uint32)
 
 
 def key_data(keys: Array) -> Array:
@@ -162,7 +205,8 @@ def key_data(keys: Array) -> Array:
     return keys
 
 
-def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None) -> Array:
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None,
+                  dtype: DTypeLike | None = None) -> Array:
     """A key (or keys) from uint32 words of shape (..., 2); ``impl`` must be None or
     'threefry2x32', the only PRNG here.
 
@@ -171,8 +215,9 @@ def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None) -> Arra
     >>> random.wrap_key_data(np.array([0, 3], np.uint32)).tolist()
     [0, 3]
     """
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"wrap_key_data: only the 'threefry2x32' PRNG exists here, got {impl!r}")
+    _check_impl("wrap_key_data", impl)
+    if dtype is not None and np.dtype(dtype) != np.uint32:
+        raise ValueError(f"wrap_key_data: keys are uint32 key data here, not {dtype!r}")
     return key_data(key_bits_array)
 
 

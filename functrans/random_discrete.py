@@ -131,9 +131,10 @@ def binomial(key: Array, n: ArrayLike, p: ArrayLike, shape: Shape | None = None,
 
 
 def multinomial(key: Array, n: ArrayLike, p: ArrayLike, *, shape: Shape | None = None,
-                dtype: DTypeLike | None = None) -> Array:
+                dtype: DTypeLike | None = None, unroll: int | bool = 1) -> Array:
     """Multinomial counts over p's last axis: one binomial draw per category of what
-    is left, as JAX does (``shape`` ends with the number of categories).
+    is left, as JAX does (``shape`` ends with the number of categories). ``unroll``
+    (JAX's loop unrolling) changes no value; the categories are unrolled here.
 
     >>> import numpy as np
     >>> from functrans import random

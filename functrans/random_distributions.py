@@ -29,7 +29,7 @@ from .typing import Array, ArrayLike, DTypeLike, Shape
 __all__ = ["permutation", "choice", "bernoulli", "gumbel", "categorical", "exponential",
            "laplace", "logistic", "cauchy", "pareto", "rademacher", "maxwell",
            "double_sided_maxwell", "weibull_min", "rayleigh", "wald", "geometric",
-           "triangular", "lognormal", "truncated_normal", "multivariate_normal"]
+           "triangular", "lognormal", "truncated_normal", "multivariate_normal", "orthogonal"]
 
 
 def _param(name, what, v, dt):
@@ -493,9 +493,11 @@ def truncated_normal(key: Array, lower: ArrayLike, upper: ArrayLike,
 def multivariate_normal(key: Array, mean: ArrayLike, cov: ArrayLike,
                         shape: Shape | None = None, dtype: DTypeLike | None = None,
                         method: str = "cholesky") -> Array:
-    """Samples of N(mean, cov): ``mean + L z`` with ``L = cholesky(cov)`` and standard
-    normal z; ``shape`` is the batch shape (default: mean's and cov's broadcast).
-    Only ``method='cholesky'`` is available here.
+    """Samples of N(mean, cov): ``mean + L z`` with standard normal z and ``L`` from
+    ``method``: ``cholesky(cov)``; 'eigh': ``v * sqrt(w)`` of ``cov``'s eigenpairs;
+    'svd': ``u * sqrt(s)`` of its SVD (both for semidefinite cov; their eigenvector
+    signs are LAPACK's, so draws match JAX's where its LAPACK picks the same).
+    ``shape`` is the batch shape (default: mean's and cov's broadcast).
 
     >>> import numpy as np
     >>> from functrans import random
@@ -503,9 +505,9 @@ def multivariate_normal(key: Array, mean: ArrayLike, cov: ArrayLike,
     (5, 2)
     """
     k = check_key("multivariate_normal", key)
-    if method != "cholesky":
-        raise ValueError(f"multivariate_normal: method {method!r} is not available here "
-                         "(needs eigh/svd); use method='cholesky'")
+    if method not in ("cholesky", "eigh", "svd"):
+        raise ValueError(f"multivariate_normal: method must be 'cholesky', 'eigh' or 'svd', "
+                         f"got {method!r}")
     mean, cov = fnp.asarray(mean), fnp.asarray(cov)
     dt = float_dtype("multivariate_normal",
                      dtype if dtype is not None else
@@ -524,6 +526,37 @@ def multivariate_normal(key: Array, mean: ArrayLike, cov: ArrayLike,
     else:
         shape = shape_tuple("multivariate_normal", shape)
         check_broadcast("multivariate_normal", "mean and cov's batch", batch, shape)
-    factor = fnp.linalg.cholesky(cov)
+    if method == "svd":
+        u, sv, _ = fnp.linalg.svd(cov)
+        factor = u * fnp.sqrt(sv[..., None, :])
+    elif method == "eigh":
+        ew, ev = fnp.linalg.eigh(cov)
+        factor = ev * fnp.sqrt(ew[..., None, :])
+    else:
+        factor = fnp.linalg.cholesky(cov)
     z = normal(k, shape + (n,), dt)
     return mean + fnp.einsum("...ij,...j->...i", factor, z)
+
+
+def orthogonal(key: Array, n: int, shape: Shape = (), dtype: DTypeLike | None = None,
+               m: int | None = None) -> Array:
+    """Haar-random matrices with orthonormal columns (or rows, when ``m > n``): shape
+    ``shape + (n, m)`` (m defaults to n), JAX's construction: the Q of a QR
+    factorisation of standard normal draws, its columns' signs fixed by R's diagonal.
+
+    >>> import numpy as np
+    >>> from functrans import random
+    >>> q = random.orthogonal(random.key(0), 3)
+    >>> bool(np.allclose(q.T @ q, np.eye(3)))
+    True
+    """
+    k = check_key("orthogonal", key)
+    dt = float_dtype("orthogonal", dtype)
+    shape = shape_tuple("orthogonal", shape)
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    z = normal(k, shape + (max(n, m), min(n, m)), dt)
+    q, r = fnp.linalg.qr(z)
+    d = fnp.diagonal(r, axis1=-2, axis2=-1)
+    x = q * fnp.expand_dims(fnp.sign(d), -2)
+    return fnp.swapaxes(x, -1, -2) if n < m else x

@@ -70,7 +70,7 @@ def test_vmap_over_keys_equals_loop(name):
     ks = random.split(k, 3)
     loop = np.stack([np.asarray(f(kk)) for kk in np.asarray(ks)])
     got = np.asarray(ft.vmap(f)(ks))
-    if name == "multivariate_normal":   # a batched einsum sums in another order
+    if name.startswith("multivariate_normal"):   # batched einsum/svd sum in another order
         np.testing.assert_allclose(got, loop, rtol=1e-14, atol=1e-15)
     else:
         np.testing.assert_array_equal(got, loop)
@@ -211,3 +211,32 @@ def test_lgamma_composite_matches_math_lgamma():
     assert np.isinf(np.asarray(lgamma(np.array([0.0, -2.0, np.inf])))).all()
     g = ft.grad(lambda x: lgamma(x))(3.0)     # digamma(3) = 1.5 - euler_gamma
     assert float(g) == pytest.approx(1.5 - 0.5772156649015329, rel=1e-10)
+
+
+def test_multivariate_normal_eigh_uses_the_eigendecomposition():
+    """method='eigh' draws mean + V sqrt(w) z with z = normal(key): JAX's factor up to
+    the eigenvectors' signs (fnp.linalg.eigh fixes each one's sign by its own rule,
+    LAPACK's sign is unspecified), so its draws are not JAX's bit for bit."""
+    mean, cov = (np.asarray(a) for a in resolve(("mean_3", "cov_3"), np.asarray))
+    k = random.PRNGKey(0)
+    got = random.multivariate_normal(k, mean, cov, (4,), method="eigh")
+    w, v = (np.asarray(a) for a in ft.numpy.linalg.eigh(cov))
+    np.testing.assert_allclose(np.abs(v), np.abs(np.linalg.eigh(cov)[1]), rtol=1e-12)
+    z = np.asarray(random.normal(k, (4, 3)))
+    np.testing.assert_allclose(got, mean + z @ (v * np.sqrt(w)).T, rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="method"):
+        random.multivariate_normal(k, mean, cov, method="qr")
+
+
+def test_samplers_take_jax_keywords():
+    """out_sharding (one device: nothing changes), key(impl=), multinomial(unroll=)."""
+    k = random.key(0, impl="threefry2x32")
+    np.testing.assert_array_equal(random.normal(k, (3,), out_sharding=None),
+                                  random.normal(k, (3,)))
+    np.testing.assert_array_equal(random.PRNGKey(0, impl="threefry2x32"), k)
+    assert random.key_impl(k) == "threefry2x32" and random.key_dtype() == np.uint32
+    np.testing.assert_array_equal(
+        random.multinomial(k, 5.0, np.array([0.5, 0.5]), unroll=2),
+        random.multinomial(k, 5.0, np.array([0.5, 0.5])))
+    with pytest.raises(ValueError, match="threefry2x32"):
+        random.key(0, impl="rbg")

@@ -90,6 +90,12 @@ CASES = {
     "poisson_large": ("poisson", 1, (50.0, (200,)), {}),
     "poisson_mixed": ("poisson", 2, ("lams_5",), {}),
     "multinomial": ("multinomial", 0, (20.0, "alpha_3"), {"shape": (4, 3)}),
+    "orthogonal_3": ("orthogonal", 0, (3,), {}),
+    "orthogonal_batch_f32": ("orthogonal", 1, (4, (2,)), {"dtype": "float32"}),
+    "orthogonal_wide": ("orthogonal", 2, (2,), {"m": 5}),
+    "orthogonal_tall": ("orthogonal", 3, (5,), {"m": 2}),
+    "multivariate_normal_svd": ("multivariate_normal", 0, ("mean_3", "cov_3", (4,)),
+                                {"method": "svd"}),
 }
 
 # named array arguments (kept as nested lists so this module needs no numpy)
