@@ -58,7 +58,7 @@ import numpy as np
 
 from backends import default_backend
 from jaxpr_ir import ClosedJaxpr, Jaxpr
-from jaxpr_ir.passes import simplify
+from jaxpr_ir.passes import inline_calls
 from .compiler import compile_closed
 from .jit import jit_switch
 from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_undefined,
@@ -153,8 +153,10 @@ def _run_body(jaxpr, mesh, blocks):
     key = (mesh.key, native_collectives())
     hit = _compiled_bodies.get(jaxpr, *key)
     if hit is None:
-        # simplified first, so the all-reduces of an inner jit (inlined) are found too
-        nat = native_body(simplify(jaxpr), mesh) if mesh.size > 1 else None
+        # inner calls inlined first, so the all-reduces of an inner jit are found too (not
+        # the whole simplify: its last pass drops the barriers that keep a checkpoint's
+        # recomputation apart, and compile_closed simplifies again)
+        nat = native_body(inline_calls(jaxpr), mesh) if mesh.size > 1 else None
         body, handles, volumes = nat if nat is not None else (jaxpr, (), ())
         hit = _compiled_bodies.put(jaxpr, (compile_closed(body, "cpu", name="shard_map body"),
                                            tuple(handles), volumes), *key)

@@ -60,6 +60,18 @@ for mesh, spec, axes in meshes:
 same("psum in an inner jit", ft.jit(lambda b: lax.psum(fnp.cos(b), "i")), meshes[0][0],
      meshes[0][1], rng.normal(size=(4 * n, 5)))
 checks += 1
+# ZeRO-3's pattern: a checkpoint re-gathers the parameters in the backward pass; the
+# compiled body must keep both all-gathers (its barrier stops CSE from merging them)
+def zero3(s):
+    loss = ft.checkpoint(lambda s: fnp.sum(fnp.tanh(lax.all_gather(s, "i", tiled=True)) ** 2))
+    value, g = ft.value_and_grad(loss)(s)
+    return lax.psum(g, "i") + lax.pmean(value, "i")
+
+
+got, counted = run(zero3, meshes[0][0], meshes[0][1], rng.normal(size=(4 * n, 3)), True)
+if n > 1 and counted["all_gather"]["calls"] != 2:
+    raise AssertionError(f"rank {me}: checkpointed all_gather under grad: {counted}")
+checks += 1
 # results of STAGE_BYTES or more are received into the workspace and copied out
 for dtype in ("float64", "float32"):
     big = rng.normal(size=(n * 96, 257)).astype(dtype)        # >= 64 KiB per block
