@@ -68,6 +68,31 @@ def flatten_fun(fun, in_tree, has_aux=False):
     return flat_fun, out_tree
 
 
+class StrictStatic:
+    """A static argument in a cache key: equal only to an equal value of the same type,
+    shown as the value. Python has ``1 == 1.0 == True`` (one hash), but they trace
+    differently (``fnp.full(2, n)`` is int64, float64 or bool), so one must not reuse
+    another's compiled function (JAX compares static arguments the same way).
+
+    >>> StrictStatic(1) == StrictStatic(1.0), StrictStatic(1) == StrictStatic(1), StrictStatic(2)
+    (False, True, 2)
+    """
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value: Any):
+        self.value, self._hash = value, hash(value)
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is StrictStatic and type(other.value) is type(self.value)
+                and bool(other.value == self.value))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
 def abstract_and_concrete(args):
     avals = [get_aval(x) for x in args]
     vals = [x.val if isinstance(x, Tracer) else x for x in args]

@@ -24,7 +24,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
-from .api_util import as_array, flatten_fun
+from .api_util import StrictStatic, as_array, flatten_fun
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed, temp_bytes)
 from .cost import jaxpr_cost
@@ -45,7 +45,7 @@ def _static_key(value, i_or_name):
     except TypeError:
         raise ValueError(f"non-hashable static argument {i_or_name!r}: static arguments must be "
                          f"hashable, got {type(value).__name__} {value!r:.60}") from None
-    return value
+    return StrictStatic(value)     # 1, 1.0 and True are equal, but trace differently
 
 
 def _split_static(fun, args, kwargs, static_argnums, static_argnames):

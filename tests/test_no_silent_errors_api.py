@@ -287,3 +287,16 @@ def test_python_ints_beyond_int64_raise_overflow_error(backend):
         with pytest.raises(OverflowError, match="does not fit in int64"):
             transform(lambda x, n: fnp.sum(x * n))(np.ones(2), 2 ** 63)
     np.testing.assert_array_equal(f(np.uint64(2 ** 63), np.ones(1))[0], [0])   # uint64 wraps
+
+
+def test_static_arguments_equal_in_python_but_of_other_types_recompile():
+    """1, 1.0, True and np.float32(1) are equal with one hash; the jit cache reused the
+    first one's compiled function for the others (fnp.full(2, 1.0) came back int64)."""
+    f = ft.jit(lambda x, n: x + fnp.full(2, n), static_argnums=1)
+    g = ft.jit(lambda x, n: x + fnp.full(2, n), static_argnames="n")
+    x = np.zeros(2, np.int32)
+    for n in (1, 1.0, True, np.float32(1), 1):
+        eager = x + fnp.full(2, n)
+        for h in (lambda: f(x, n), lambda: g(x, n=n), lambda: g(x, n)):
+            assert np.asarray(h()).dtype == eager.dtype, n
+    assert f._misses == 4        # one compile per type, the second 1 reuses the first
