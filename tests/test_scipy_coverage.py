@@ -15,7 +15,6 @@ LEFT_OUT = {
     "special.owens_t": _SPECIAL,
     "special.sph_harm_y": _SPECIAL,
     "special.wofz": _SPECIAL,
-    "stats.gaussian_kde": "a class (fit, evaluate, logpdf, resample, integrate_*) not yet written",
     "linalg.schur": "needs a Schur primitive (LAPACK gees) and its backend rows; none exists",
     "linalg.funm": "JAX's is Schur + Parlett recurrence: waits for linalg.schur",
     "spatial.transform.Rotation": "the rotation class (quaternion algebra, Euler conventions) "

@@ -10,9 +10,10 @@ from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon
                geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal,
                nbinom, norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
 from ._core import ModeResult, mode, rankdata, sem
+from ._kde import gaussian_kde
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
            "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
            "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
            "truncnorm", "uniform", "vonmises", "wrapcauchy", "ModeResult", "mode", "rankdata",
-           "sem"]
+           "sem", "gaussian_kde"]
