@@ -30,7 +30,8 @@ __all__ = ["relu", "relu6", "sigmoid", "log_sigmoid", "softplus", "gelu", "silu"
            "elu", "selu", "leaky_relu", "softmax", "log_softmax", "logsumexp", "one_hot",
            "standardize", "celu", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
            "hard_tanh", "mish", "soft_sign", "squareplus", "log1mexp", "sparse_plus",
-           "sparse_sigmoid", "dot_product_attention", "initializers"]
+           "sparse_sigmoid", "dot_product_attention", "initializers", "logmeanexp",
+           "identity", "tanh"]
 
 
 def _float(x):
@@ -171,8 +172,10 @@ def _safe_max(x, axes):
 
 def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
               b: ArrayLike | None = None, keepdims: bool = False,
-              return_sign: bool = False) -> Array | tuple[Array, Array]:
-    """``log(sum(b * exp(a)))`` over ``axis``, stable for large and ``-inf`` entries.
+              return_sign: bool = False,
+              where: ArrayLike | None = None) -> Array | tuple[Array, Array]:
+    """``log(sum(b * exp(a)))`` over ``axis``, stable for large and ``-inf`` entries;
+    only the entries in ``where`` are summed when it is given.
 
     With ``return_sign`` (for weights ``b`` of either sign) returns
     ``(log|sum|, sign(sum))``.
@@ -186,8 +189,9 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     if any(a.shape[i] == 0 for i in axes):
         raise ValueError(f"logsumexp: zero-size reduction over axes {axes} of an array of "
                          f"shape {tuple(a.shape)}")
+    a = _masked(a, where, -np.inf)
     m = _safe_max(a, axes)
-    e = fnp.exp(a - m)
+    e = _masked(fnp.exp(a - m), where, 0.0)
     if b is not None:
         b = fnp.asarray(b)
         try:
@@ -209,8 +213,15 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     return (out, sign) if return_sign else out
 
 
-def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Array:
-    """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple).
+def _masked(x, where, fill):
+    """x with the entries outside ``where`` replaced by ``fill`` (x when where is None)."""
+    return x if where is None else fnp.where(where, x, fill)
+
+
+def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1,
+            where: ArrayLike | None = None) -> Array:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple); entries outside
+    ``where`` take no part and give 0.
 
     >>> import functrans.numpy as fnp
     >>> softmax(fnp.asarray([0.0, 0.0])).tolist()
@@ -218,12 +229,14 @@ def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Array:
     """
     x = _float(x)
     axes = canonicalize_axes(axis, x.ndim)
-    e = fnp.exp(x - _safe_max(x, axes))
+    xs = _masked(x, where, -np.inf)
+    e = _masked(fnp.exp(xs - _safe_max(xs, axes)), where, 0.0)
     return e / fnp.sum(e, axis=axes, keepdims=True)
 
 
-def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Array:
-    """``x - logsumexp(x)`` along ``axis``.
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1,
+                where: ArrayLike | None = None) -> Array:
+    """``x - logsumexp(x)`` along ``axis``; entries outside ``where`` give ``-inf``.
 
     >>> import functrans.numpy as fnp
     >>> [round(v, 6) for v in log_softmax(fnp.asarray([0.0, 0.0])).tolist()]
@@ -231,14 +244,55 @@ def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1) -> Array:
     """
     x = _float(x)
     axes = canonicalize_axes(axis, x.ndim)
-    shifted = x - _safe_max(x, axes)
-    return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axes, keepdims=True))
+    xs = _masked(x, where, -np.inf)
+    shifted = xs - _safe_max(xs, axes)
+    total = fnp.sum(_masked(fnp.exp(shifted), where, 0.0), axis=axes, keepdims=True)
+    return _masked(shifted - fnp.log(total), where, -np.inf)
 
 
-def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
+def logmeanexp(x: ArrayLike, axis: int | Sequence[int] | None = None,
+               where: ArrayLike | None = None, keepdims: bool = False) -> Array:
+    """``log(mean(exp(x)))`` over ``axis``: ``logsumexp(x) - log(n)``, n the number of
+    entries reduced (those in ``where`` when given).
+
+    >>> import functrans.numpy as fnp
+    >>> round(float(logmeanexp(fnp.asarray([1.0, 1.0]))), 6)
+    1.0
+    """
+    x = _float(x)
+    axes = canonicalize_axes(axis, x.ndim)
+    if where is None:
+        n = fnp.asarray(math.prod(x.shape[i] for i in axes), x.dtype)
+    else:
+        n = fnp.sum(fnp.broadcast_to(fnp.asarray(where, x.dtype), x.shape), axis=axes,
+                    keepdims=keepdims)
+    return logsumexp(x, axis, keepdims=keepdims, where=where) - fnp.log(n)
+
+
+def identity(x: ArrayLike) -> Array:
+    """``x`` itself (the identity activation).
+
+    >>> import functrans.numpy as fnp
+    >>> identity(fnp.asarray([-1.0, 2.0])).tolist()
+    [-1.0, 2.0]
+    """
+    return fnp.asarray(x)
+
+
+def tanh(x: ArrayLike) -> Array:
+    """The hyperbolic tangent activation (``functrans.numpy.tanh``).
+
+    >>> import functrans.numpy as fnp
+    >>> tanh(fnp.asarray([0.0])).tolist()
+    [0.0]
+    """
+    return fnp.tanh(x)
+
+
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
             axis: int = -1) -> Array:
     """One-hot encoding: a new axis of length ``num_classes`` at ``axis``; entries
-    outside ``[0, num_classes)`` give all-zero rows.
+    outside ``[0, num_classes)`` give all-zero rows. ``dtype`` defaults to float64.
 
     >>> import functrans.numpy as fnp
     >>> one_hot(fnp.asarray([0, 2]), 3).tolist()
@@ -257,26 +311,41 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
     cls_shape = [1] * (x.ndim + 1)
     cls_shape[ax] = num_classes
     classes = np.arange(num_classes, dtype=x.dtype).reshape(cls_shape)
-    return fnp.asarray(fnp.equal(expanded, classes), dtype)
+    return fnp.asarray(fnp.equal(expanded, classes), np.float64 if dtype is None else dtype)
 
 
 def standardize(x: ArrayLike, axis: int | Sequence[int] | None = -1,
                 mean: ArrayLike | None = None, variance: ArrayLike | None = None,
-                epsilon: float = 1e-5) -> Array:
-    """``(x - mean) / sqrt(variance + epsilon)`` with statistics over ``axis``.
+                epsilon: float = 1e-5, where: ArrayLike | None = None, *,
+                algorithm: str = "fast") -> Array:
+    """``(x - mean) * rsqrt(variance + epsilon)`` with statistics over ``axis`` (over the
+    entries in ``where`` when given). The variance is JAX's: ``algorithm='fast'``
+    (its default) ``max(mean(x^2) - mean^2, 0)``, ``'stable'`` ``mean((x - mean)^2)``.
 
     >>> import functrans.numpy as fnp
     >>> [round(v, 3) for v in standardize(fnp.asarray([1.0, 3.0])).tolist()]
     [-1.0, 1.0]
     """
+    if algorithm not in ("fast", "stable"):
+        raise ValueError(f"standardize: unknown algorithm {algorithm!r}; expected 'fast' "
+                         "or 'stable'")
     x = _float(x)
     axes = canonicalize_axes(axis, x.ndim)
+
+    def avg(v):
+        if where is None:
+            return fnp.mean(v, axis=axes, keepdims=True)
+        w = fnp.broadcast_to(fnp.asarray(where, v.dtype), v.shape)
+        return fnp.sum(v * w, axis=axes, keepdims=True) / fnp.sum(w, axis=axes,
+                                                                   keepdims=True)
     if mean is None:
-        mean = fnp.mean(x, axis=axes, keepdims=True)
+        mean = avg(x)
     if variance is None:
-        d = x - mean
-        variance = fnp.mean(d * d, axis=axes, keepdims=True)
-    return (x - mean) / fnp.sqrt(variance + epsilon)
+        if algorithm == "stable":
+            variance = avg(fnp.square(x - mean))
+        else:
+            variance = fnp.maximum(avg(fnp.square(x)) - fnp.square(mean), 0)
+    return (x - mean) * lax.rsqrt(variance + epsilon)
 
 
 from ._activations import (celu, glu, hard_sigmoid, hard_silu, hard_swish,  # noqa: E402

@@ -1,11 +1,14 @@
 """``functrans.nn.initializers``: jax.nn.initializers' functions. Each factory returns
-``init(key, shape, dtype=float64) -> array``.
+``init(key, shape, dtype=None) -> array`` (an ``Initializer``; dtype None: float64,
+this library's default float, where JAX without x64 gives float32). ``out_sharding``
+of ``zeros``/``ones`` changes nothing on one device.
 
 ``variance_scaling`` draws with variance ``scale / fan`` (fan from ``mode``), as JAX:
 'truncated_normal' divides the standard deviation by that of a standard normal truncated
 to [-2, 2]; 'uniform' draws from ``[-sqrt(3 var), sqrt(3 var)]``. ``orthogonal`` makes
-the Q factor by Cholesky QR applied twice (``fnp.linalg`` has no ``qr``), which gives the
-Q of a QR with a positive diagonal R (JAX's sign convention).
+the Q factor of a QR of normal draws in the requested dtype, each column's sign made
+that of R's diagonal entry (JAX's construction). Every initializer draws JAX's values
+for the same key (tests/test_nn_jax_names.py, stored JAX draws).
 
 >>> from functrans import random
 >>> from functrans.nn import initializers
@@ -23,13 +26,19 @@ from .. import numpy as fnp
 from .. import random
 from ..typing import Array, ArrayLike, DTypeLike, Shape
 
-__all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
+__all__ = ["Initializer", "zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
            "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
            "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal"]
 
 
-def zeros(key: Array, shape: Shape, dtype: DTypeLike = np.float64) -> Array:
+# the type of an initializer: ``init(key, shape, dtype=None) -> Array`` (JAX's is a
+# Protocol of that call)
+Initializer = Callable[..., Array]
+
+
+def zeros(key: Array, shape: Shape, dtype: DTypeLike | None = None,
+          out_sharding: object | None = None) -> Array:
     """All zeros.
 
     >>> zeros(None, (2,)).tolist()
@@ -38,7 +47,8 @@ def zeros(key: Array, shape: Shape, dtype: DTypeLike = np.float64) -> Array:
     return fnp.zeros(shape, dtype)
 
 
-def ones(key: Array, shape: Shape, dtype: DTypeLike = np.float64) -> Array:
+def ones(key: Array, shape: Shape, dtype: DTypeLike | None = None,
+         out_sharding: object | None = None) -> Array:
     """All ones.
 
     >>> ones(None, (2,)).tolist()
@@ -47,18 +57,18 @@ def ones(key: Array, shape: Shape, dtype: DTypeLike = np.float64) -> Array:
     return fnp.ones(shape, dtype)
 
 
-def constant(value: ArrayLike, dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+def constant(value: ArrayLike, dtype: DTypeLike | None = None) -> Callable[..., Array]:
     """An initializer filling with ``value``.
 
     >>> constant(0.5)(None, (2,)).tolist()
     [0.5, 0.5]
     """
     def init(key, shape, dtype=dtype):
-        return fnp.full(shape, value, dtype)
+        return fnp.full(shape, value, np.float64 if dtype is None else dtype)
     return init
 
 
-def uniform(scale: float = 1e-2, dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+def uniform(scale: float = 1e-2, dtype: DTypeLike | None = None) -> Callable[..., Array]:
     """Uniform on ``[0, scale)``.
 
     >>> from functrans import random
@@ -70,7 +80,7 @@ def uniform(scale: float = 1e-2, dtype: DTypeLike = np.float64) -> Callable[...,
     return init
 
 
-def normal(stddev: float = 1e-2, dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+def normal(stddev: float = 1e-2, dtype: DTypeLike | None = None) -> Callable[..., Array]:
     """Normal with mean 0 and standard deviation ``stddev``.
 
     >>> from functrans import random
@@ -82,7 +92,7 @@ def normal(stddev: float = 1e-2, dtype: DTypeLike = np.float64) -> Callable[...,
     return init
 
 
-def truncated_normal(stddev: float = 1e-2, dtype: DTypeLike = np.float64,
+def truncated_normal(stddev: float = 1e-2, dtype: DTypeLike | None = None,
                      lower: float = -2.0, upper: float = 2.0) -> Callable[..., Array]:
     """``stddev`` times a standard normal truncated to ``[lower, upper]``.
 
@@ -122,7 +132,7 @@ def _truncated_std(lo=-2.0, hi=2.0):
 def variance_scaling(scale: float, mode: str, distribution: str,
                      in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                      batch_axis: int | Sequence[int] = (),
-                     dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+                     dtype: DTypeLike | None = None) -> Callable[..., Array]:
     """Samples with variance ``scale / n``, ``n`` the fan of ``mode`` ('fan_in',
     'fan_out', 'fan_avg', 'fan_geo_avg'); ``distribution`` is 'truncated_normal',
     'normal' or 'uniform'.
@@ -156,7 +166,7 @@ def variance_scaling(scale: float, mode: str, distribution: str,
 def _named(mode, dist, scale, name):
     def factory(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                 batch_axis: int | Sequence[int] = (),
-                dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+                dtype: DTypeLike | None = None) -> Callable[..., Array]:
         return variance_scaling(scale, mode, dist, in_axis, out_axis, batch_axis, dtype)
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = (f"``variance_scaling({scale}, {mode!r}, {dist!r})``.\n\n"
@@ -175,16 +185,8 @@ xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
 
-def _cholesky_q(a):
-    """Q of the QR of a tall (n, m) matrix with R's diagonal positive: R^T R = A^T A."""
-    for _ in range(2):      # the second pass restores orthogonality to round-off
-        r_t = fnp.linalg.cholesky(a.T @ a)          # lower, = R^T
-        a = fnp.linalg.solve(r_t, a.T).T             # A R^{-1}
-    return a
-
-
 def orthogonal(scale: float = 1.0, column_axis: int = -1,
-               dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+               dtype: DTypeLike | None = None) -> Callable[..., Array]:
     """A (scaled) matrix with orthonormal rows or columns, reshaped to ``shape``.
 
     >>> from functrans import random
@@ -200,7 +202,9 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1,
         n_cols = shape[column_axis]
         n_rows = math.prod(shape) // n_cols
         tall = (max(n_rows, n_cols), min(n_rows, n_cols))
-        q = _cholesky_q(random.normal(key, tall, np.float64))
+        z = random.normal(key, tall, np.float64 if dtype is None else dtype)
+        q, r = fnp.linalg.qr(z)
+        q = q * fnp.sign(fnp.diagonal(r))[None, :]
         if n_rows < n_cols:
             q = q.T
         rest = tuple(s for i, s in enumerate(shape) if i != column_axis % len(shape))
@@ -211,7 +215,7 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1,
 
 
 def delta_orthogonal(scale: float = 1.0, column_axis: int = -1,
-                     dtype: DTypeLike = np.float64) -> Callable[..., Array]:
+                     dtype: DTypeLike | None = None) -> Callable[..., Array]:
     """Convolution kernels (rank 3 to 5, in <= out channels) that are zero except an
     orthogonal matrix at the spatial centre.
 

@@ -1,0 +1,117 @@
+"""The rest of jax.nn's names and parameters: ``where=`` masks of softmax, log_softmax,
+logsumexp, logmeanexp and standardize, standardize's ``algorithm``, identity, tanh and
+one_hot's default dtype, each against a numpy formula, under jit and vmap, and the
+masked functions' gradients against central differences."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import nn
+
+X = np.array([[-3.7, -1.3, -0.4, 0.2], [0.55, 1.2, 2.9, -0.07]])
+W = np.array([[True, False, True, True], [False, True, True, False]])
+
+
+def _np_lse(x, w, axis=-1, keepdims=False):
+    m = np.max(np.where(w, x, -np.inf), axis=axis, keepdims=True)
+    s = np.sum(np.where(w, np.exp(x - m), 0), axis=axis, keepdims=True)
+    out = np.log(s) + m
+    return out if keepdims else np.squeeze(out, axis)
+
+
+CASES = [
+    ("softmax_where", lambda x: nn.softmax(x, where=W),
+     lambda x: np.where(W, np.exp(x - _np_lse(x, W, keepdims=True)), 0)),
+    ("softmax_where_axis0", lambda x: nn.softmax(x, axis=0, where=W | W[::-1]),
+     lambda x: np.where(W | W[::-1], np.exp(x - _np_lse(x, W | W[::-1], 0, True)), 0)),
+    ("log_softmax_where", lambda x: nn.log_softmax(x, where=W),
+     lambda x: np.where(W, x - _np_lse(x, W, keepdims=True), -np.inf)),
+    ("logsumexp_where", lambda x: nn.logsumexp(x, axis=1, where=W),
+     lambda x: _np_lse(x, W)),
+    ("logmeanexp", lambda x: nn.logmeanexp(x, axis=1),
+     lambda x: np.log(np.mean(np.exp(x), axis=1))),
+    ("logmeanexp_where_keepdims", lambda x: nn.logmeanexp(x, axis=1, where=W, keepdims=True),
+     lambda x: _np_lse(x, W, keepdims=True) - np.log(W.sum(1, keepdims=True))),
+    ("logmeanexp_all", nn.logmeanexp, lambda x: np.log(np.mean(np.exp(x)))),
+    ("standardize_fast", nn.standardize,
+     lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(
+         np.maximum((x * x).mean(-1, keepdims=True) - x.mean(-1, keepdims=True) ** 2, 0)
+         + 1e-5)),
+    ("standardize_stable", lambda x: nn.standardize(x, algorithm="stable"),
+     lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)),
+    ("standardize_where", lambda x: nn.standardize(x, where=W, algorithm="stable"),
+     lambda x: (x - np.mean(x, -1, keepdims=True, where=W)) / np.sqrt(
+         np.var(x, -1, keepdims=True, where=W) + 1e-5)),
+    ("identity", nn.identity, lambda x: x),
+    ("tanh", nn.tanh, np.tanh),
+]
+
+
+@pytest.mark.parametrize("name,f,ref", CASES, ids=[c[0] for c in CASES])
+def test_value_jit_vmap(name, f, ref):
+    want = ref(X)
+    for got in (f(X), ft.jit(f)(X)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+    if name in ("softmax_where", "log_softmax_where", "standardize_fast",
+                "standardize_stable", "identity", "tanh"):    # row-wise functions
+        row = {"softmax_where": lambda r, w: nn.softmax(r, where=w),
+               "log_softmax_where": lambda r, w: nn.log_softmax(r, where=w)}.get(name)
+        got = (ft.vmap(row)(X, W) if row else ft.vmap(f)(X))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,f,ref", CASES, ids=[c[0] for c in CASES])
+def test_gradient_matches_central_differences(name, f, ref):
+    weights = np.cos(np.arange(X.size) + 1.0).reshape(X.shape)
+
+    def loss(x):
+        y = f(x)
+        w = weights if np.ndim(y) == 2 else weights[:, :1] if np.shape(y) == (2, 1) \
+            else weights[:, 0] if np.ndim(y) == 1 else 1.0
+        return fnp.sum(fnp.where(fnp.isfinite(y), y, 0.0) * w)
+    g = np.asarray(ft.grad(loss)(X))
+    fd = np.zeros_like(X)
+    for j in np.ndindex(X.shape):
+        hi, lo = X.copy(), X.copy()
+        hi[j] += 1e-6
+        lo[j] -= 1e-6
+        fd[j] = (float(loss(hi)) - float(loss(lo))) / 2e-6
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_masked_entries_get_no_gradient():
+    g = np.asarray(ft.grad(lambda x: fnp.sum(nn.softmax(x, where=W) ** 2))(X))
+    assert np.all(g[~W] == 0)
+
+
+def test_one_hot_default_dtype_and_bad_algorithm():
+    assert nn.one_hot(np.array([0, 1]), 2).dtype == np.float64
+    assert nn.one_hot(np.array([0, 1]), 2, dtype=np.float32).dtype == np.float32
+    with pytest.raises(ValueError, match="algorithm"):
+        nn.standardize(X, algorithm="exact")
+
+
+def _init_cases():
+    import ast
+    import os
+    src = open(os.path.join(os.path.dirname(__file__), "data", "make_jax_nn_reference.py")).read()
+    node = next(n for n in ast.parse(src).body if isinstance(n, ast.Assign)
+                and getattr(n.targets[0], "id", "") == "INIT_CASES")
+    return ast.literal_eval(node.value)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(_init_cases()))
+def test_initializer_equals_jax_draw(name, dtype):
+    """Stored JAX draws (tests/data/jax_nn_reference.npz): same key, same values."""
+    import os
+    from functrans import random
+    from functrans.nn import initializers
+    ref = np.load(os.path.join(os.path.dirname(__file__), "data", "jax_nn_reference.npz"))
+    fac, args, shape = _init_cases()[name]
+    got = getattr(initializers, fac)(*args, dtype=np.dtype(dtype))(random.PRNGKey(3), shape)
+    want = ref[f"{name}_{dtype}"]
+    assert got.dtype == want.dtype and got.shape == want.shape
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
