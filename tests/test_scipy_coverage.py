@@ -17,9 +17,6 @@ LEFT_OUT = {
     "special.wofz": _SPECIAL,
     "linalg.schur": "needs a Schur primitive (LAPACK gees) and its backend rows; none exists",
     "linalg.funm": "JAX's is Schur + Parlett recurrence: waits for linalg.schur",
-    "spatial.transform.Rotation": "the rotation class (quaternion algebra, Euler conventions) "
-                                  "is not written",
-    "spatial.transform.Slerp": "as Rotation",
 }
 
 

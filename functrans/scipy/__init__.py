@@ -1,5 +1,5 @@
 """``functrans.scipy``: the ``jax.scipy`` surface (special, stats, linalg, signal,
-integrate, fft, optimize, sparse, interpolate, ndimage, cluster), composed from
+integrate, fft, optimize, sparse, interpolate, ndimage, cluster, spatial), composed from
 functrans operations, so every function is differentiable, batchable and compiles
 under ``jit`` like the rest of the library (special functions are series, continued
 fractions and recurrences over lax ops, with ``custom_jvp`` derivative rules).
@@ -12,7 +12,7 @@ tests/test_scipy_coverage.py's LEFT_OUT and in the README.
 0.841344746069
 """
 from . import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize, signal, sparse,
-               special, stats)
+               spatial, special, stats)
 
 __all__ = ["cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "optimize",
-           "signal", "sparse", "special", "stats"]
+           "signal", "sparse", "spatial", "special", "stats"]
