@@ -27,7 +27,8 @@ __all__ = ["Optimizer", "OptimizerState", "optimizer", "sgd", "momentum", "neste
            "adagrad", "rmsprop", "rmsprop_momentum", "adam", "adamax", "sm3",
            "constant", "exponential_decay", "inverse_time_decay", "polynomial_decay",
            "piecewise_constant", "make_schedule", "l2_norm", "clip_grads", "JoinPoint",
-           "pack_optimizer_state", "unpack_optimizer_state"]
+           "pack_optimizer_state", "unpack_optimizer_state", "Step", "Params", "Updates",
+           "State", "InitFn", "UpdateFn", "ParamsFn"]
 
 
 class OptimizerState(NamedTuple):
@@ -48,6 +49,15 @@ class Optimizer(NamedTuple):
     update_fn: Callable
     params_fn: Callable
 
+
+# JAX's type names of the optimizer triple's parts
+Step = int
+Params = Any
+Updates = Any
+State = Any
+InitFn = Callable[[Params], OptimizerState]
+UpdateFn = Callable[[Step, Updates, OptimizerState], OptimizerState]
+ParamsFn = Callable[[OptimizerState], Params]
 
 # JAX's names: a schedule maps the step number to a step size; what a function under
 # ``@optimizer`` returns: (init(x0), update(i, g, state), get_params(state)) for one array

@@ -25,6 +25,7 @@ from .. import lax
 from .. import nn
 from .. import numpy as fnp
 from .. import random
+from ..jit import ShapeDtypeStruct, eval_shape
 from ..nn import initializers
 from ..typing import Array, Shape
 
@@ -35,10 +36,19 @@ __all__ = ["Dense", "Tanh", "Relu", "Exp", "LogSoftmax", "Softmax", "Softplus", 
            "Elu", "LeakyRelu", "Selu", "Gelu", "Flatten", "Identity", "FanOut", "FanInSum",
            "FanInConcat", "Dropout", "BatchNorm", "serial", "parallel", "shape_dependent",
            "elementwise", "glorot", "randn", "GeneralConv", "Conv", "MaxPool", "SumPool",
-           "AvgPool"]
+           "AvgPool", "GeneralConvTranspose", "Conv1DTranspose", "ConvTranspose",
+           "glorot_normal", "normal", "ones", "zeros", "relu", "log_softmax", "logsoftmax",
+           "softmax", "softplus", "sigmoid", "elu", "leaky_relu", "selu", "gelu", "standardize"]
 
 glorot = initializers.glorot_normal
 randn = initializers.normal
+# the functions JAX's stax module exposes (its own imports from jax.nn)
+glorot_normal, normal = initializers.glorot_normal, initializers.normal
+ones, zeros = initializers.ones, initializers.zeros
+relu, log_softmax, softmax, softplus, sigmoid = (nn.relu, nn.log_softmax, nn.softmax,
+                                                 nn.softplus, nn.sigmoid)
+elu, leaky_relu, selu, gelu, standardize = nn.elu, nn.leaky_relu, nn.selu, nn.gelu, nn.standardize
+logsoftmax = nn.log_softmax
 
 
 def Dense(out_dim: int, W_init: Callable[..., Array] = glorot(),
@@ -313,6 +323,65 @@ def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa:
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 Conv.__doc__ = "NHWC / HWIO convolution layer (``GeneralConv`` with TensorFlow's layout)."
+
+
+def GeneralConvTranspose(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa: N802
+                         filter_shape: Sequence[int], strides: Sequence[int] | None = None,
+                         padding: str | Sequence[tuple[int, int]] = "VALID",
+                         W_init: Callable[..., Array] | None = None,
+                         b_init: Callable[..., Array] = randn(1e-6)) -> Layer:  # noqa: N803
+    """Transposed convolution layer ``conv_transpose(inputs, W) + b`` (string dimension
+    numbers); the output shape is that of ``lax.conv_transpose`` (a ``-1`` batch stays).
+
+    >>> from functrans import random
+    >>> GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), 4, (3, 3), (2, 2), "SAME")[0](
+    ...     random.key(0), (-1, 5, 5, 2))[0]
+    (-1, 10, 10, 4)
+    """
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    strides = tuple(strides) if strides else (1,) * len(filter_shape)
+    W_init = W_init or glorot(rhs_spec.index("I"), rhs_spec.index("O"))  # noqa: N806
+
+    def apply_conv(inputs, W):  # noqa: N803
+        return lax.conv_transpose(inputs, W, strides, padding,
+                                  dimension_numbers=dimension_numbers)
+
+    def init_fun(rng, input_shape):
+        sizes = iter(filter_shape)
+        kernel_shape = tuple(out_chan if c == "O" else input_shape[lhs_spec.index("C")]
+                             if c == "I" else next(sizes) for c in rhs_spec)
+        n_pos = lhs_spec.index("N")
+        probe = tuple(1 if i == n_pos and d == -1 else d for i, d in enumerate(input_shape))
+        out = eval_shape(apply_conv, ShapeDtypeStruct(probe, fnp.float64),
+                         ShapeDtypeStruct(kernel_shape, fnp.float64)).shape
+        out_shape = tuple(input_shape[n_pos] if c == "N" else out[i]
+                          for i, c in enumerate(out_spec))
+        bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
+        k1, k2 = random.split(rng)
+        return out_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params  # noqa: N806
+        dt = fnp.result_type(inputs, W)
+        inputs, W = fnp.asarray(inputs).astype(dt), fnp.asarray(W).astype(dt)  # noqa: N806
+        return apply_conv(inputs, W) + b
+    return init_fun, apply_fun
+
+
+Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
+Conv1DTranspose.__doc__ = """NHC / HIO transposed convolution layer.
+
+    >>> from functrans import random
+    >>> Conv1DTranspose(3, (2,), (2,))[0](random.key(0), (1, 4, 2))[0]
+    (1, 8, 3)
+    """
+ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
+ConvTranspose.__doc__ = """NHWC / HWIO transposed convolution layer.
+
+    >>> from functrans import random
+    >>> ConvTranspose(3, (3, 3))[0](random.key(0), (1, 4, 4, 2))[0]
+    (1, 6, 6, 3)
+    """
 
 
 def _pooling_layer(reducer, init_val, normalize=False):
