@@ -337,3 +337,38 @@ def test_programs_with_blas_balance_threads_and_others_do_not():
     assert not ft.jit(lambda x: x + 1.0, backend="cpu").lower(a).compile().exe.compiled.threaded
     np.testing.assert_allclose(ft.jit(lambda x: x @ x, backend="cpu")(a), a @ a)
     assert cpu.runtime is not None
+
+
+def test_long_large_kernels_are_called_functions_with_the_inlined_kernels_values(monkeypatch):
+    from backends.llvm import cache, kernels
+
+    def f(x, c):
+        y = x
+        for _ in range(30):
+            y = fnp.sin(y) * 0.5 + y * c
+        s = fnp.sum(y * y, axis=1, keepdims=True)
+        return y[:, 1:] * 2.0 - s, fnp.sum(y)
+
+    x = np.linspace(-2.0, 2.0, 24 * 40).reshape(24, 40)
+    v = np.linspace(-1.0, 1.0, 300)
+
+    def run(fun, *args):
+        cache.clear_memory()
+        exe = ft.jit(fun).lower(*args).compile().exe
+        out = ft.jit(fun)(*args)
+        return exe.as_text(), [np.asarray(o) for o in ft.tree_util.tree_leaves(out)]
+
+    own_text, own = run(f, x, 0.3)
+    grad_text, own_grad = run(ft.grad(_sin_chain(120)), v, 0.3)
+    with monkeypatch.context() as m:
+        m.setattr(kernels, "OWN_FUNCTION_EQNS", 10 ** 9)
+        inl_text, inl = run(f, x, 0.3)
+        _, inl_grad = run(ft.grad(_sin_chain(120)), v, 0.3)
+    assert re.search(r'define internal void @"k\d+"\([^)]*\) noinline', own_text)
+    assert re.search(r'define internal void @"k\d+"\([^)]*\) noinline', grad_text)
+    assert not re.search(r'define internal void @"k\d+"\([^)]*\) noinline', inl_text)
+    np.testing.assert_array_equal(own[0], inl[0])
+    np.testing.assert_allclose(own[1], inl[1], rtol=1e-13)
+    np.testing.assert_array_equal(own_grad[0], inl_grad[0])
+    np.testing.assert_allclose(own_grad[0], _reference_sin_chain_grad(120, v, 0.3),
+                               rtol=1e-12)

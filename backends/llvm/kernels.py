@@ -7,6 +7,10 @@ folding reductions through ``ops.REDUCTIONS``; the loop vectoriser makes it SIMD
 segment function (LLVM inlines it there, turning ``noalias`` into alias scopes). Row
 kernels (``Kernel.phases``) have their own emitter, ``row_kernels.RowEmitter``.
 
+Compile time: a long kernel over many elements stays a function of its own
+(``OWN_FUNCTION_EQNS``), and a program that is one small flat kernel takes its element
+count at run time (``count_source``), so its object code serves every shape of a rank.
+
 >>> KernelEmitter.__name__
 'KernelEmitter'
 """
@@ -22,9 +26,15 @@ from .lltypes import I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .values import Access
 
-__all__ = ["KernelEmitter", "collapse", "count_source", "array_size"]
+__all__ = ["KernelEmitter", "collapse", "count_source", "array_size", "WORKSPACE"]
 
 _DIMS_OFFSET = 32        # PyArrayObject: ..., char *data, int nd, npy_intp *dimensions
+# kernels this long over this many elements stay functions of their own, called (a few
+# ns) rather than inlined into the segment: LLVM's time on one function grows faster
+# than its size (the 1,000-step sin chain's 18 kernels: 2.6 s inlined, 1.2 s called)
+OWN_FUNCTION_EQNS = 64
+OWN_FUNCTION_ELEMENTS = 256
+WORKSPACE = "workspace"   # in ``buffers``: the argument is the workspace's base pointer
 
 
 def collapse(shape, accesses):
@@ -49,17 +59,24 @@ class KernelEmitter:
     """Builds one kernel function; ``self.b`` is the IRBuilder the TABLE rows use."""
 
     count_arg = False       # the trip count is the function's last argument (count_source)
+    own = False             # a function of its own, never inlined (OWN_FUNCTION_EQNS)
 
-    def __init__(self, module, name, kernel, views, noalias=True, count=False):
+    def __init__(self, module, name, kernel, views, noalias=True, count=False, ws=None):
         self.module, self.kernel, self.views = module, kernel, views
         self.buffers = []           # Vars whose buffers are the function's arguments, in order
+        size = int(np.prod(kernel.shape, dtype=np.int64))
+        self.own = len(kernel.eqns) >= OWN_FUNCTION_EQNS and size >= OWN_FUNCTION_ELEMENTS
+        # a kernel of its own reads workspace buffers at constant offsets from one base
+        # (``ws(var)``: the byte offset, or None), as an inlined one does, not through a
+        # pointer argument each (a hundred of them: spilled, reloaded every iteration)
+        self._ws = ws if self.own and ws is not None else (lambda var: None)
         accesses = {}               # var -> Access (inputs and outputs)
         shape = kernel.shape
         for x in kernel.inputs:
             v = views.get(x) or View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
             if isinstance(v.base, Literal):
                 continue
-            accesses[x] = Access(self._arg(v.base), v.strides, v.offset, x.aval.dtype)
+            accesses[x] = self._access(v.base, v.strides, v.offset, x.aval.dtype)
         self.reduce_info = {}
         for e in kernel.eqns:
             if e.outvars[0] in kernel.reduced:
@@ -70,10 +87,10 @@ class KernelEmitter:
                 strides = [0] * len(shape)
                 for j, d in enumerate(kept):
                     strides[d] = ostr[j]
-                self.reduce_info[out] = Access(self._arg(out), strides, 0, out.aval.dtype)
+                self.reduce_info[out] = self._access(out, strides, 0, out.aval.dtype)
         for o in kernel.outputs:
             if o not in self.reduce_info:
-                accesses[o] = Access(self._arg(o), contiguous_strides(shape), 0, o.aval.dtype)
+                accesses[o] = self._access(o, contiguous_strides(shape), 0, o.aval.dtype)
         self.accesses = accesses
         self.dims = collapse(shape, list(accesses.values()) + list(self.reduce_info.values()))
         self.parallel = noalias and self._parallelisable()
@@ -85,7 +102,8 @@ class KernelEmitter:
         self.argv = list(self.fn.args)
 
     def _declare(self, module, name, noalias, shape):
-        """The kernel's function: one pointer per buffer, internal, inlined when tiny."""
+        """The kernel's function: one pointer per buffer, internal, inlined when tiny,
+        never when long and large (``OWN_FUNCTION_EQNS``)."""
         count = [I64] if self.count_arg else []
         fnty = ir.FunctionType(ir.VoidType(), [ir.PointerType()] * len(self.buffers) + count)
         self.fn = ir.Function(module, fnty, name)
@@ -94,8 +112,11 @@ class KernelEmitter:
                 a.add_attribute("noalias")
         self.fn.attributes.add("nounwind")
         self.fn.linkage = "internal"
-        if int(np.prod(shape, dtype=np.int64)) <= 16 and not self.count_arg:
+        size = int(np.prod(shape, dtype=np.int64))
+        if size <= 16 and not self.count_arg:
             self.fn.attributes.add("alwaysinline")
+        elif self.own:
+            self.fn.attributes.add("noinline")
 
     def _parallelisable(self):
         """Large compute-bound kernels whose outer loop iterations are independent:
@@ -116,6 +137,12 @@ class KernelEmitter:
         if var not in self.buffers:
             self.buffers.append(var)
         return self.buffers.index(var)
+
+    def _access(self, var, strides, offset, dtype):
+        at = self._ws(var)
+        if at is None or at % dtype.itemsize:
+            return Access(self._arg(var), strides, offset, dtype)
+        return Access(self._arg(WORKSPACE), strides, offset + at // dtype.itemsize, dtype)
 
     # ------------------------------------------------------------------ memory
     def _ptr(self, acc, idxs):
@@ -187,7 +214,7 @@ class KernelEmitter:
             if out in self.reduce_info:
                 acc = self.reduce_info[out]
                 ident = self.const(out.aval.dtype, REDUCTIONS[e.primitive.name].identity(out.aval.dtype))
-                flat = Access(acc.arg, [1], 0, acc.dtype)
+                flat = Access(acc.arg, [1], acc.offset, acc.dtype)
                 n = out.aval.size
                 if n:
                     self._loop_nest([n], lambda idxs: self.store(flat, idxs, ident))

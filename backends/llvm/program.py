@@ -40,7 +40,7 @@ from ..decompose import decompose
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
 from . import blas, control, engine, lapack, scans  # noqa: F401  (they register their equations)
 from .equations import NATIVE
-from .kernels import KernelEmitter, array_size, count_source
+from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE
 from .row_kernels import RowEmitter
@@ -207,12 +207,12 @@ def plan_jaxpr(jaxpr) -> fusion.Plan:
                        max_kernel_eqns=MAX_KERNEL_EQNS)
 
 
-def emitter(module, name, kernel, views, noalias=True, count=False):
-    """The emitter of ``kernel`` (a row kernel, ``kernel.phases``, has its own); with
-    ``count`` a flat kernel takes its trip count as an argument (``count_arg``)."""
+def emitter(module, name, kernel, views, noalias=True, count=False, ws=None):
+    """The emitter of ``kernel`` (a row kernel, ``kernel.phases``, has its own); for
+    ``count`` and ``ws`` see ``KernelEmitter``."""
     if kernel.phases:
         return RowEmitter(module, name, kernel, views, noalias)
-    return KernelEmitter(module, name, kernel, views, noalias, count)
+    return KernelEmitter(module, name, kernel, views, noalias, count, ws)
 
 
 # --------------------------------------------------------------------------- liveness
@@ -491,9 +491,10 @@ class Lowering:
                           self.n_eqns)
         src = count_source(self.plan, k, env)     # its IR then serves every count
         em = emitter(self.module, self.name("k"), k, views, id(k) not in self.shared_kernels,
-                     src is not None)
+                     src is not None, lambda v: env[v].where if env[v].kind == "ws" else None)
         em.emit()
-        args = [fn.ptr(env[v]) for v in em.buffers]
+        args = [fn.slot_data(self.ws_slot) if v is WORKSPACE else fn.ptr(env[v])
+                for v in em.buffers]
         if em.count_arg:
             args.append(array_size(fn.eb, fn.slot_obj(src[0]), src[1]))
         fn.b.call(em.fn, args)
