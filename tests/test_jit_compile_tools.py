@@ -265,3 +265,34 @@ def test_profiler_reports_the_compiled_calls_peak_temporaries(capsys):
     assert "peak temporaries (compiled call)" in capsys.readouterr().out
     exe = ft.jit(f, backend="cpu").lower(a, a).compile().exe
     assert r["compiled"]["peak_temp_bytes"] == exe.temp_bytes >= 64 * 64 * 8
+
+
+def test_the_garbage_collector_pauses_during_a_compile_only():
+    import gc
+    from functrans import compiler
+    seen = []
+
+    class Watch(compiler.CompileHook):
+        def active(self):
+            return True
+
+        def start(self, c):
+            seen.append(gc.isenabled())
+            if len(seen) == 3:
+                raise RuntimeError("a compile that fails")
+    hook = Watch()
+    compiler.add_hook(hook)
+    try:
+        assert gc.isenabled()
+        ft.jit(lambda x: fnp.sin(x) + 1.5)(np.ones(3))
+        assert seen == [False] and gc.isenabled()
+        gc.disable()                        # the user's choice is kept
+        ft.jit(lambda x: fnp.sin(x) + 2.5)(np.ones(3))
+        assert not gc.isenabled()
+        gc.enable()
+        with pytest.raises(RuntimeError, match="a compile that fails"):
+            ft.jit(lambda x: fnp.sin(x) + 3.5)(np.ones(3))
+        assert seen == [False, False, False] and gc.isenabled()
+    finally:
+        gc.enable()
+        compiler.remove_hook(hook)
