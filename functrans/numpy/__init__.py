@@ -38,6 +38,7 @@ from ._dtype_info import *  # noqa: F401,F403
 from ._misc import *  # noqa: F401,F403
 from ._float_bits import *  # noqa: F401,F403
 from ._bits import *  # noqa: F401,F403
+from ._ufunc import *  # noqa: F401,F403
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401
@@ -66,13 +67,13 @@ ndarray = Array
 from . import (_elementwise, _elementwise_select, _structural, _joining, _take,  # noqa: E402
                _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
                _extra_functional, _statistics, _polynomial, _gather_ops, _setops,
-               _index_tricks, _dtype_info, _misc, _float_bits, _bits)
+               _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc)
 
 __all__ = sorted(set(
     [n for m in (_elementwise, _elementwise_select, _structural, _joining, _take, _reductions,
                  _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
                  _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
-                 _misc, _float_bits, _bits) for n in m.__all__]
+                 _misc, _float_bits, _bits, _ufunc) for n in m.__all__]
     + ["linalg", "fft", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
        "uint64", "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma"]))
