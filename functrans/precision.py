@@ -1,6 +1,7 @@
 """``lax.Precision`` and the ``precision=`` / ``preferred_element_type=`` arguments of
 the contraction functions (``lax.dot``, ``lax.dot_general``, ``fnp.matmul``, ``fnp.dot``,
-``fnp.tensordot``, ``fnp.inner``, ``fnp.vdot``, ``fnp.einsum``).
+``fnp.tensordot``, ``fnp.inner``, ``fnp.vdot``, ``fnp.vecdot``, ``fnp.einsum``, the
+``fnp.linalg`` products and the ``lax.conv*`` functions).
 
 ``precision`` is accepted and checked but changes nothing: functrans computes every
 product at the full precision of its dtype on every backend (there are no reduced-
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import inspect
 from typing import Sequence, Union
 
 import numpy as np
@@ -142,6 +144,25 @@ def with_precision_args(fn):
         check_precision(precision)
         a, b = _convert_operands(a, b, preferred_element_type)
         return fn(a, b, *args, **kwargs)
+    return _show_precision_args(wrapped, fn)
+
+
+def _show_precision_args(wrapped, fn):
+    """``wrapped`` whose signature is ``fn``'s plus the two keyword-only arguments (so
+    ``inspect.signature`` shows what it takes, as JAX's does)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):      # a builtin without a signature
+        return wrapped
+    params = list(sig.parameters.values())
+    kinds = [p.kind for p in params]
+    if "precision" not in sig.parameters and inspect.Parameter.VAR_KEYWORD not in kinds:
+        params += [inspect.Parameter("precision", inspect.Parameter.KEYWORD_ONLY,
+                                     default=None, annotation="PrecisionLike"),
+                   inspect.Parameter("preferred_element_type",
+                                     inspect.Parameter.KEYWORD_ONLY, default=None,
+                                     annotation="DTypeLike | None")]
+        wrapped.__signature__ = sig.replace(parameters=params)
     return wrapped
 
 

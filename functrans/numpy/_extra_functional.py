@@ -21,6 +21,7 @@ from ._util import canonicalize_axis
 from ._extra_arrays import indices
 from typing import Any, Callable, Sequence
 from ..array import Array
+from ..precision import check_precision
 from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["logspace", "geomspace", "fromfunction", "apply_along_axis", "apply_over_axes",
@@ -126,14 +127,19 @@ def apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequence
     return a
 
 
-def vecdot(x1: ArrayLike, x2: ArrayLike, axis: int = -1) -> Array:
-    """Vector dot product ``sum(conj(x1) * x2)`` over ``axis``, batched by broadcasting.
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
+    """Vector dot product ``sum(conj(x1) * x2)`` over ``axis``, batched by broadcasting
+    (``precision``/``preferred_element_type`` as in ``functrans.precision``).
 
     >>> import functrans.numpy as fnp
     >>> fnp.vecdot(fnp.ones((2, 3)), fnp.arange(3.0)).tolist()
     [3.0, 3.0]
     """
+    check_precision(precision)
     x1, x2 = asarray(x1), asarray(x2)
+    if preferred_element_type is not None:
+        x1, x2 = asarray(x1, preferred_element_type), asarray(x2, preferred_element_type)
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
     return red.sum(el.multiply(sel.conj(x1) if x1.dtype.kind == "c" else x1, x2), axis=axis)

@@ -1,0 +1,69 @@
+"""JAX's ``precision=`` and ``preferred_element_type=`` wherever JAX takes them: the
+functions' signatures show both (as JAX's do), precision values are checked, and
+``preferred_element_type`` gives the result dtype, eagerly and under jit, with the
+float64 product's values."""
+import inspect
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+
+A = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+B = np.arange(12, dtype=np.float32).reshape(3, 4) / 5
+V = np.arange(3, dtype=np.float32) / 3
+
+CALLS = {   # name -> (function, args, float64 reference)
+    "fnp.dot": (fnp.dot, (A, B), A.astype(np.float64) @ B),
+    "fnp.matmul": (fnp.matmul, (A, B), A.astype(np.float64) @ B),
+    "fnp.inner": (fnp.inner, (A, V), A.astype(np.float64) @ V),
+    "fnp.vdot": (fnp.vdot, (V, V), V.astype(np.float64) @ V),
+    "fnp.vecdot": (fnp.vecdot, (A, V), A.astype(np.float64) @ V),
+    "fnp.tensordot": (lambda a, b, **kw: fnp.tensordot(a, b, 1, **kw), (A, B),
+                      A.astype(np.float64) @ B),
+    "fnp.einsum": (lambda a, b, **kw: fnp.einsum("ij,jk->ik", a, b, **kw), (A, B),
+                   A.astype(np.float64) @ B),
+    "fnp.linalg.matmul": (fnp.linalg.matmul, (A, B), A.astype(np.float64) @ B),
+    "fnp.linalg.tensordot": (lambda a, b, **kw: fnp.linalg.tensordot(a, b, axes=1, **kw),
+                             (A, B), A.astype(np.float64) @ B),
+    "fnp.linalg.vecdot": (fnp.linalg.vecdot, (A, V), A.astype(np.float64) @ V),
+    "lax.dot": (lax.dot, (A, B), A.astype(np.float64) @ B),
+    "lax.dot_general": (lambda a, b, **kw: lax.dot_general(a, b, (((1,), (0,)), ((), ())), **kw),
+                        (A, B), A.astype(np.float64) @ B),
+    "lax.conv": (lambda a, b, **kw: lax.conv(a, b, (1,), "VALID", **kw),
+                 (A[None], A[None, :, :2]),
+                 np.array([[[np.sum(A[:, j:j + 2].astype(np.float64) * A[:, :2])
+                             for j in range(2)]]])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("precision", [None, "highest", lax.Precision.HIGH,
+                                       ("default", lax.Precision.HIGHEST)])
+def test_preferred_element_type_and_precision(name, precision):
+    f, args, want = CALLS[name]
+    for g in (f, ft.jit(lambda *a: f(*a, precision=precision,
+                                     preferred_element_type=np.float64))):
+        got = g(*args, precision=precision, preferred_element_type=np.float64) \
+            if g is f else g(*args)
+        assert got.dtype == np.float64, name
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_bad_precision_is_refused(name):
+    f, args, _ = CALLS[name]
+    with pytest.raises((ValueError, TypeError), match="precision"):
+        f(*args, precision="quadruple")
+
+
+@pytest.mark.parametrize("fn", [fnp.dot, fnp.matmul, fnp.inner, fnp.vdot, fnp.vecdot,
+                                fnp.tensordot, fnp.einsum, lax.dot, lax.dot_general, lax.conv,
+                                lax.conv_general_dilated, lax.conv_transpose,
+                                lax.conv_with_general_padding],
+                         ids=lambda f: f.__name__)
+def test_signature_shows_both_arguments(fn):
+    params = inspect.signature(fn).parameters
+    assert "precision" in params and "preferred_element_type" in params
