@@ -58,7 +58,7 @@ import numpy as np
 
 from backends import default_backend
 from jaxpr_ir import ClosedJaxpr, Jaxpr
-from jaxpr_ir.passes import inline_calls
+from jaxpr_ir.passes import dce, inline_calls
 from .compiler import compile_closed
 from .jit import jit_switch
 from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_undefined,
@@ -153,15 +153,23 @@ def _run_body(jaxpr, mesh, blocks):
     key = (mesh.key, native_collectives())
     hit = _compiled_bodies.get(jaxpr, *key)
     if hit is None:
-        # inner calls inlined first, so the all-reduces of an inner jit are found too (not
-        # the whole simplify: its last pass drops the barriers that keep a checkpoint's
-        # recomputation apart, and compile_closed simplifies again)
-        nat = native_body(inline_calls(jaxpr), mesh) if mesh.size > 1 else None
+        # inner calls inlined first, so the all-reduces of an inner jit are found too, and
+        # dead ones dropped (each one left is counted per call); not the whole simplify: its
+        # last pass drops the barriers that keep a checkpoint's recomputation apart, and
+        # compile_closed simplifies again
+        nat = native_body(dce(inline_calls(jaxpr)), mesh) if mesh.size > 1 else None
         body, handles, volumes = nat if nat is not None else (jaxpr, (), ())
-        hit = _compiled_bodies.put(jaxpr, (compile_closed(body, "cpu", name="shard_map body"),
-                                           tuple(handles), volumes), *key)
-    exe, handles, volumes = hit
-    outs = exe(*blocks, *handles)
+        exe = compile_closed(body, "cpu", name="shard_map body")
+        fast = getattr(exe, "fast_runner", None)
+        hit = _compiled_bodies.put(jaxpr, (exe, fast() if fast else None, tuple(handles),
+                                           volumes), *key)
+    exe, fast, handles, volumes = hit
+    # the fast runner reads its arguments as the compiled types without checking them
+    if fast is not None and all(type(b) is np.ndarray and b.dtype == a.dtype and
+                                b.shape == a.shape for b, a in zip(blocks, jaxpr.in_avals)):
+        outs = fast(*blocks, *handles)
+    else:
+        outs = exe(*blocks, *handles)
     if volumes:
         count_native(volumes)
     return outs

@@ -72,6 +72,10 @@ got, counted = run(zero3, meshes[0][0], meshes[0][1], rng.normal(size=(4 * n, 3)
 if n > 1 and counted["all_gather"]["calls"] != 2:
     raise AssertionError(f"rank {me}: checkpointed all_gather under grad: {counted}")
 checks += 1
+# a dead all-reduce is neither made nor counted
+same("dead psum", lambda b: (lax.psum(b, "i"), b * 2)[1], meshes[0][0], meshes[0][1],
+     rng.normal(size=(4 * n, 2)))
+checks += 1
 # results of STAGE_BYTES or more are received into the workspace and copied out
 for dtype in ("float64", "float32"):
     big = rng.normal(size=(n * 96, 257)).astype(dtype)        # >= 64 KiB per block
