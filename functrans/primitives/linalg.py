@@ -22,9 +22,9 @@ from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval, is_undefined
 from .elementwise import add, complex as make_complex, conj, imag, mul, neg, real
 from .structural import full
-from .linalg_common import (H, batch_front, batched_matmul, bind_checked,
-                            check_float, check_square, const_like, eye_like, mT, nan_on_error,
-                            real_dtype, trace_prod)
+from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
+                            check_square, const_like, eye_like, hermitian_from_triangle, mT,
+                            nan_on_error, real_dtype, trace_prod)
 from ..typing import Array, ArrayLike
 
 __all__ = ["cholesky", "triangular_solve", "solve", "slogdet"]
@@ -47,14 +47,16 @@ def _cholesky_impl(a):
 
 
 def _cholesky_jvp(primals, tangents):
-    # A = L Lᴴ  =>  dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ = lower triangle with the diagonal halved
-    # (dA made Hermitian first: the matrix A stands for, as JAX)
+    # A = L Lᴴ  =>  dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ = lower triangle with the diagonal halved;
+    # only A's lower triangle is read, so dA is the Hermitian matrix that triangle of
+    # the tangent stands for (a Hermitian tangent, as fnp's symmetrised input gives, is
+    # itself)
     (a,), (da,) = primals, tangents
     L = cholesky_p.bind(a)
     if type(da) is Zero:
         return L, Zero(aval(L))
     n = aval(a).shape[-1]
-    da = mul(add(da, H(da)), const_like(np.full((n, n), 0.5), da))
+    da = hermitian_from_triangle(da, True)
     tmp = triangular_solve(L, da, left_side=True, lower=True)
     l_conj = conj(L) if aval(L).dtype.kind == "c" else L
     x = triangular_solve(l_conj, tmp, left_side=False, lower=True, transpose_a=True)

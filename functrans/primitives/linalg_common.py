@@ -13,14 +13,15 @@ import numpy as np
 
 from .base import aval, move_batch_axis, not_mapped_size
 from .dot import dot_general
-from .elementwise import complex as complex_, conj, mul
+from .elementwise import add, complex as complex_, conj, mul, real
 from .reductions import reduce_sum
 from .structural import broadcast_in_dim, full, transpose
 from ..tracing import Tracer, get_aval
 
 __all__ = ["check_float", "check_square", "bind_checked", "mT", "H", "as_dtype_of",
-           "real_dtype", "host_multi", "spread", "scale_cols", "batched_matmul", "const_like",
-           "eye_like", "trace_prod", "batch_front", "nan_on_error"]
+           "real_dtype", "host_multi", "spread", "scale_cols", "hermitian_from_triangle",
+           "batched_matmul", "const_like", "eye_like", "trace_prod", "batch_front",
+           "nan_on_error"]
 
 
 def check_float(name, *avals, complex_ok=False):
@@ -141,6 +142,23 @@ def scale_cols(x, v):
     """
     a = aval(x)
     return mul(x, broadcast_in_dim(v, a.shape, tuple(range(a.ndim - 2)) + (a.ndim - 1,)))
+
+
+def hermitian_from_triangle(da, lower):
+    """The Hermitian matrix one triangle of ``da`` stands for (the strict triangle
+    mirrored and conjugated; the real part of the diagonal, as LAPACK reads it): the
+    tangent of a matrix that ``eigh``/``cholesky`` read through one triangle only.
+
+    >>> hermitian_from_triangle(np.array([[1.0, 5.0], [2.0, 3.0]]), True).tolist()
+    [[1.0, 2.0], [2.0, 3.0]]
+    """
+    n = aval(da).shape[-1]
+    tri = np.tril(np.ones((n, n)), -1) if lower else np.triu(np.ones((n, n)), 1)
+    half = mul(da, const_like(tri, da))
+    diag = mul(da, eye_like(da))
+    if aval(da).dtype.kind == "c":
+        diag = as_dtype_of(real(diag), aval(da).dtype)
+    return add(add(half, H(half)), diag)
 
 
 def batched_matmul(x, y, tx=False, ty=False):

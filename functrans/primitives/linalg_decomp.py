@@ -31,8 +31,9 @@ from .elementwise import (abs as abs_, add, complex as make_complex, div, eq, ge
                           neg, real, select_n, sub)
 from .linalg import solve_p, triangular_solve
 from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
-                            check_float, check_square, const_like, eye_like, host_multi, mT,
-                            real_dtype, scale_cols, spread)
+                            check_float, check_square, const_like, eye_like,
+                            hermitian_from_triangle, host_multi, mT, real_dtype, scale_cols,
+                            spread)
 from .reductions import argmax, reduce_max, reduce_sum
 from .slicing import concatenate, slice as slice_
 from .structural import broadcast_in_dim, broadcasted_iota, full
@@ -118,18 +119,6 @@ def _eigh_impl(a, *, lower):
     return host_multi(run, a, outs)
 
 
-def _hermitian_from_triangle(da, lower):
-    """The Hermitian matrix one triangle of ``da`` stands for (the strict triangle
-    mirrored and conjugated; the real part of the diagonal, as LAPACK reads it)."""
-    n = aval(da).shape[-1]
-    tri = np.tril(np.ones((n, n)), -1) if lower else np.triu(np.ones((n, n)), 1)
-    half = mul(da, const_like(tri, da))
-    diag = mul(da, eye_like(da))
-    if aval(da).dtype.kind == "c":
-        diag = as_dtype_of(real(diag), aval(da).dtype)
-    return add(add(half, H(half)), diag)
-
-
 def _phase_gauge(v, dv):
     """``dv`` (complex eigenvector tangents with no component along each vector) turned
     into the tangents of ``canonical_signs``' vectors: each column turns by the phase
@@ -158,7 +147,7 @@ def _eigh_jvp(primals, tangents, *, lower):
     if type(da) is Zero:
         return [v, w], [Zero(aval(v)), Zero(aval(w))]
     dt = aval(a).dtype
-    vh_da_v = batched_matmul(batched_matmul(H(v), _hermitian_from_triangle(da, lower)), v)
+    vh_da_v = batched_matmul(batched_matmul(H(v), hermitian_from_triangle(da, lower)), v)
     eye = eye_like(spread(w, "row"))
     gap = add(eye, sub(spread(w, "row"), spread(w, "col")))
     f = sub(div(full(aval(gap).shape, 1, aval(gap).dtype), gap), eye)

@@ -154,3 +154,18 @@ row("linalg_matrix_rank_hermitian", lambda re, im: fnp.linalg.matrix_rank(
     _fhpd(re, im) - 4.0 * np.eye(3), hermitian=True), pair(3, 3),
     lambda re, im: np.linalg.matrix_rank(_hpd(re + 1j * im) - 4.0 * np.eye(3), hermitian=True),
     diff=False)
+
+
+def _lower_hermitian(a):
+    """The Hermitian matrix the lower triangle of ``a`` stands for (real diagonal)."""
+    low = np.tril(a, -1)
+    return low + np.conj(np.swapaxes(low, -1, -2)) + np.real(a) * np.eye(a.shape[-1])
+
+
+# cholesky reads the lower triangle only: its derivative at a non-symmetric input too
+row("lax_cholesky_nonsymmetric_input", lambda a: lax.cholesky(a + 6.0 * np.eye(3)),
+    gen(randn(2, 3, 3)), lambda a: np.linalg.cholesky(_lower_hermitian(a + 6.0 * np.eye(3))))
+row("linalg_complex_cholesky_nonhermitian_unsymmetrized",
+    lambda re, im: _parts(fnp.linalg.cholesky(_shifted(_z(re, im), 6.0), symmetrize_input=False)),
+    pair(3, 3), lambda re, im: _np_parts(np.linalg.cholesky(
+        _lower_hermitian(_shifted(re + 1j * im, 6.0)))))
