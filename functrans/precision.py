@@ -30,7 +30,8 @@ from .primitives.elementwise import convert_element_type
 from .tracing import Tracer
 from .typing import Array, ArrayLike, DTypeLike
 
-__all__ = ["Precision", "check_precision", "dot", "dot_general", "with_precision_args",
+__all__ = ["Precision", "check_precision", "dot", "dot_general", "batch_matmul",
+           "with_precision_args",
            "einsum_with_precision_args"]
 
 
@@ -129,6 +130,27 @@ def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
     """
     check_precision(precision)
     return _dot.dot(lhs, rhs, preferred_element_type)
+
+
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
+    """``lax.batch_matmul``: matrix products over the last two axes of operands of equal
+    rank (at least 2) whose leading (batch) axes are equal (no broadcasting, as JAX).
+
+    >>> import numpy as np
+    >>> batch_matmul(np.ones((4, 2, 3)), np.ones((4, 3, 5))).shape
+    (4, 2, 5)
+    """
+    check_precision(precision)
+    ls = tuple(getattr(lhs, "shape", np.shape(lhs)))
+    rs = tuple(getattr(rhs, "shape", np.shape(rhs)))
+    if len(ls) < 2 or len(ls) != len(rs):
+        raise ValueError(f"batch_matmul: operands need the same rank, at least 2; got shapes "
+                         f"{ls} and {rs}")
+    if ls[:-2] != rs[:-2]:
+        raise ValueError(f"batch_matmul: batch dimensions differ: {ls} and {rs}")
+    nb = len(ls) - 2
+    batch = tuple(range(nb))
+    return _dot.dot_general(lhs, rhs, (((nb + 1,), (nb,)), (batch, batch)), None)
 
 
 def with_precision_args(fn):

@@ -67,3 +67,20 @@ def test_bad_precision_is_refused(name):
 def test_signature_shows_both_arguments(fn):
     params = inspect.signature(fn).parameters
     assert "precision" in params and "preferred_element_type" in params
+
+
+def test_batch_matmul():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 2, 3)), rng.standard_normal((4, 3, 5))
+    np.testing.assert_allclose(lax.batch_matmul(a, b, precision="highest"), a @ b, rtol=1e-14)
+    np.testing.assert_allclose(ft.jit(lax.batch_matmul)(a, b), a @ b, rtol=1e-14)
+    np.testing.assert_allclose(ft.vmap(lax.batch_matmul)(a[None], b[None])[0], a @ b,
+                               rtol=1e-14)
+    ct = rng.standard_normal((4, 2, 5))
+    ga, gb = ft.grad(lambda x, y: fnp.sum(lax.batch_matmul(x, y) * ct), argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ga, ct @ b.transpose(0, 2, 1), rtol=1e-13)
+    np.testing.assert_allclose(gb, a.transpose(0, 2, 1) @ ct, rtol=1e-13)
+    with pytest.raises(ValueError, match="batch dimensions"):
+        lax.batch_matmul(a, b[:2])
+    with pytest.raises(ValueError, match="rank"):
+        lax.batch_matmul(a[0, 0], b[0])

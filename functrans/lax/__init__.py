@@ -26,7 +26,7 @@ from ..primitives.conv_api import *  # noqa: F401,F403
 from ..primitives.collectives import *  # noqa: F401,F403
 from ..primitives.control_flow import *  # noqa: F401,F403
 # JAX's precision= / preferred_element_type= arguments on the contractions (issue 14)
-from ..precision import Precision, dot, dot_general  # noqa: F401,E402
+from ..precision import Precision, batch_matmul, dot, dot_general  # noqa: F401,E402
 from ..lax_special import erf_inv, lgamma  # noqa: F401  (composed from the primitives above)
 from ..lax_window import *  # noqa: F401,F403,E402  (composed from pad, slice and the monoids)
 from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elementwise)
