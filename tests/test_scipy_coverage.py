@@ -12,7 +12,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 _SPECIAL = "a special function not yet written (series/asymptotic pieces over lax ops)"
 LEFT_OUT = {
     "special.hyp2f1": _SPECIAL,
-    "special.owens_t": _SPECIAL,
     "special.sph_harm_y": _SPECIAL,
     "special.wofz": _SPECIAL,
     "linalg.schur": "needs a Schur primitive (LAPACK gees) and its backend rows; none exists",
@@ -62,4 +61,4 @@ def test_left_out_names_are_really_missing_and_listed_in_readme():
 def test_coverage_ratio():
     names = _names()
     covered = sum(_has(n) for n in names)
-    assert covered / len(names) >= 0.96, (covered, len(names))
+    assert covered / len(names) >= 0.97, (covered, len(names))

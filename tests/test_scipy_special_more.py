@@ -88,10 +88,23 @@ def test_hyp1f1_against_scipy():
     np.testing.assert_allclose(np.asarray(fsp.hyp1f1(1.0, 1.0, -30.0)), np.exp(-30.0), rtol=1e-14)
 
 
+def test_owens_t_against_scipy():
+    rng = np.random.default_rng(2)
+    h = np.concatenate([rng.uniform(-10, 10, 400), rng.uniform(-1, 1, 200), [0, 0, 3, 3, 40, -5]])
+    a = np.concatenate([rng.uniform(-5, 5, 400), rng.uniform(-30, 30, 200),
+                        [1, np.inf, np.inf, 0, 0.5, -np.inf]])
+    got, want = np.asarray(fsp.owens_t(h, a)), ssp.owens_t(h, a)
+    err = np.abs(got - want) / np.maximum(np.abs(want), 1e-300)
+    assert np.median(err) < 2e-15 and err.max() < 5e-14
+    check_grads(fsp.owens_t, (np.array([0.3, -1.2, 2.5]), np.array([0.4, 1.7, -0.8])), order=2,
+                modes=("fwd", "rev"))
+
+
 _FUNS = {
     "expn": lambda x: fsp.expn(3, x), "expn0": lambda x: fsp.expn(0, x),
     "sici": fsp.sici, "fresnel": fsp.fresnel,
     "bessel_jn": lambda x: fsp.bessel_jn(x, v=3), "hyp1f1": lambda x: fsp.hyp1f1(1.5, 2.5, x),
+    "owens_t": lambda x: fsp.owens_t(x, x / 3.0),
 }
 
 

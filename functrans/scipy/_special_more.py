@@ -13,11 +13,12 @@ import numpy as np
 from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..primitives.control_flow import fori_loop
+from ._special_erf import ndtr
 from ._special_gamma import as_float, digamma, gammaln
 from ._special_misc import exp1
 from ..typing import Array, ArrayLike
 
-__all__ = ["bessel_jn", "expn", "fresnel", "hyp1f1", "sici"]
+__all__ = ["bessel_jn", "expn", "fresnel", "hyp1f1", "owens_t", "sici"]
 
 _EULER = 0.57721566490153286061
 _CF_TERMS = 80          # backward continued fractions (checked against scipy at the seams)
@@ -350,3 +351,69 @@ def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     out = _kummer_series(aa, b, xx)
     return fnp.where(flip, fnp.exp(x) * out, out)
 
+
+
+# --------------------------------------------------------------------------- owens_t
+
+_GL_T, _GL_W = np.polynomial.legendre.leggauss(48)
+
+
+def _owens_t_small_a(h, a):
+    """0 <= a <= 1: e^(-h^2/2) / (2 pi) * a * int_0^1 e^(-h^2 a^2 t^2 / 2) / (1 + a^2 t^2) dt,
+    Gauss-Legendre on [0, s] with s = min(1, 10 / (h a)): beyond 10 widths the integrand
+    is below e^-50 of its peak."""
+    t = h.dtype.type
+    ha = h * a
+    s = fnp.minimum(t(1), t(10) / fnp.maximum(ha, t(1e-300)))
+    nodes = (fnp.asarray(_GL_T, h.dtype) + t(1)) / t(2)            # on [0, 1]
+    x = s[..., None] * nodes                                        # (..., 48)
+    a2 = (a * a)[..., None]
+    f = fnp.exp(-(ha * ha)[..., None] * x * x / t(2)) / (t(1) + a2 * x * x)
+    integral = s * fnp.sum(f * fnp.asarray(_GL_W, h.dtype), axis=-1) / t(2)
+    return fnp.exp(-h * h / t(2)) * a * integral / t(2 * np.pi)
+
+
+@custom_jvp
+def _owens_t(h, a):
+    t = h.dtype.type
+    ah_, aa = fnp.abs(h), fnp.abs(a)
+    small = aa <= t(1)
+    a_in = fnp.where(small, aa, t(1))
+    direct = _owens_t_small_a(ah_, a_in)
+    # a > 1: T(h, a) = (Phi(h) Q(ah) + Phi(ah) Q(h)) / 2 - T(ah, 1/a), h >= 0
+    inv = t(1) / fnp.where(small, t(1), fnp.where(fnp.isinf(aa), t(1e300), aa))
+    big_ah = fnp.where(small, t(0), ah_ * fnp.where(small, t(1), aa))
+    big_ah = fnp.where(fnp.isinf(aa), fnp.where(ah_ == 0, t(0), t(np.inf)), big_ah)
+    tail = _owens_t_small_a(fnp.where(fnp.isinf(big_ah), t(0), big_ah), inv)
+    tail = fnp.where(fnp.isinf(big_ah), t(0), tail)
+    phi_h, q_h = ndtr(ah_), ndtr(-ah_)
+    phi_ah, q_ah = ndtr(big_ah), ndtr(-big_ah)
+    reflected = (phi_h * q_ah + phi_ah * q_h) / t(2) - tail
+    out = fnp.where(small, direct, reflected)
+    return fnp.where(a < 0, -out, out)
+
+
+@_owens_t.defjvp
+def _owens_t_jvp(primals, tangents):
+    (h, a), (th, ta) = primals, tangents
+    t = h.dtype.type
+    # dT/dh = -phi(h) (Phi(a h) - 1/2);  dT/da = e^(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))
+    phi = fnp.exp(-h * h / t(2)) / t(np.sqrt(2 * np.pi))
+    dh = -phi * (ndtr(a * h) - t(0.5))
+    da = fnp.exp(-h * h * (t(1) + a * a) / t(2)) / (t(2 * np.pi) * (t(1) + a * a))
+    return _owens_t(h, a), th * dh + ta * da
+
+
+def owens_t(h: ArrayLike, a: ArrayLike) -> Array:
+    """Owen's T function T(h, a) = 1/(2 pi) int_0^a e^(-h^2 (1 + x^2) / 2) / (1 + x^2) dx:
+    48-point Gauss-Legendre over the part of [0, a] that matters for |a| <= 1, the
+    reflection T(h, a) = (Phi(h) Q(ah) + Phi(ah) Q(h)) / 2 - T(ah, 1/a) beyond (no
+    cancellation); even in h, odd in a. Differentiable in both.
+
+    >>> from functrans.scipy.special import owens_t
+    >>> round(float(owens_t(0.0, 1.0)), 12)
+    0.125
+    """
+    h, a = as_float(h, a)
+    h, a = fnp.broadcast_arrays(h, a)
+    return _owens_t(h, a)
