@@ -1,0 +1,48 @@
+"""functrans.scipy.special.sph_harm_y against scipy's: random degrees and orders (|m| > n
+too), high degree, scalar and broadcast arguments; jit, vmap and derivatives in the
+angles against finite differences."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special as ssp
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans.scipy import special as fsp
+from functrans.test_util import check_grads
+
+_RNG = np.random.default_rng(6)
+_N = _RNG.integers(0, 12, 500)
+_M = _RNG.integers(-13, 14, 500)
+_TH = _RNG.uniform(0, np.pi, 500)
+_PH = _RNG.uniform(-7, 7, 500)
+
+
+def test_against_scipy():
+    want = ssp.sph_harm_y(_N, _M, _TH, _PH)
+    got = np.asarray(fsp.sph_harm_y(_N, _M, _TH, _PH))
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, want, rtol=0, atol=3e-15)
+    got = ft.jit(lambda n, m, t, p: fsp.sph_harm_y(n, m, t, p, n_max=11))(_N, _M, _TH, _PH)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=3e-15)
+    np.testing.assert_allclose(np.asarray(fsp.sph_harm_y(40, 17, 1.1, 0.4)),
+                               ssp.sph_harm_y(40, 17, 1.1, 0.4), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(fsp.sph_harm_y(3, 2, _TH[:4], _PH[:4])),
+                               ssp.sph_harm_y(3, 2, _TH[:4], _PH[:4]), rtol=0, atol=1e-15)
+
+
+def test_vmap_grads_errors():
+    got = ft.vmap(lambda t: fsp.sph_harm_y(_N[:5], _M[:5], t, _PH[:5], n_max=11))(
+        np.stack([_TH[:5], _TH[5:10]]))
+    np.testing.assert_allclose(np.asarray(got)[1], ssp.sph_harm_y(_N[:5], _M[:5], _TH[5:10],
+                                                                  _PH[:5]), atol=3e-15)
+    n, m = np.array([2, 3, 1]), np.array([1, -2, 0])
+    check_grads(lambda t, p: fnp.real(fsp.sph_harm_y(n, m, t, p)), (_TH[:3], _PH[:3]),
+                order=1, modes=("fwd", "rev"))
+    check_grads(lambda t, p: fnp.imag(fsp.sph_harm_y(n, m, t, p)), (_TH[:3], _PH[:3]),
+                order=1, modes=("fwd", "rev"))
+    with pytest.raises(NotImplementedError):
+        fsp.sph_harm_y(n, m, _TH[:3], _PH[:3], diff_n=1)
+    with pytest.raises(TypeError):
+        fsp.sph_harm_y(n * 1.0, m, _TH[:3], _PH[:3])
