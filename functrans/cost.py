@@ -16,8 +16,8 @@ What it counts (flops, transcendentals, bytes) is documented in ``jaxpr_ir.cost`
 """
 from __future__ import annotations
 
-from jaxpr_ir.cost import (TRANSCENDENTAL, VIEW_PRIMITIVES, eager_traffic, flops,  # noqa: F401
+from jaxpr_ir.cost import (VIEW_PRIMITIVES, eager_traffic, flops,  # noqa: F401
                            jaxpr_cost, plan_cost, plan_flops, plan_traffic)
 
-__all__ = ["VIEW_PRIMITIVES", "TRANSCENDENTAL", "flops", "eager_traffic", "plan_traffic",
+__all__ = ["VIEW_PRIMITIVES", "flops", "eager_traffic", "plan_traffic",
            "plan_flops", "plan_cost", "jaxpr_cost"]

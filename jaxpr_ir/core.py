@@ -155,6 +155,7 @@ class Primitive:
         self.subjaxpr_params = ()        # names of params that hold ClosedJaxprs (or tuples of them)
         self.has_effects = False         # e.g. debug printing: never removed by DCE or CSE
         self.call_param = None           # for call-like primitives (jit): the param holding the body
+        self.transcendental = False      # cost model: counted in 'transcendentals', not flops
         primitives[name] = self
 
     def __repr__(self):

@@ -3,8 +3,9 @@ each operation (eagerly) or kernel (compiled) reads from and writes to memory.
 
 - **flops**: ``dot_general`` 2·(output elements)·(contracted size); an elementwise or
   reducing primitive one per element it computes (a reduction: one per input element);
-  transcendental primitives (exp, log, tanh, sin, ...) are counted once per element in
-  ``transcendentals``, apart from the flops; views and data movement cost none; a
+  transcendental primitives (exp, log, tanh, sin, ...: ``Primitive.transcendental``, set
+  from the op table's rows) are counted once per element in ``transcendentals``, apart
+  from the flops; views and data movement cost none; a
   ``scan`` body counts ``length`` times, a ``cond`` its most expensive branch, a
   ``while`` body once (its trip count is unknown).
 - **bytes**: an operation reads each operand and writes each output once. A view
@@ -28,15 +29,11 @@ from __future__ import annotations
 
 from .core import ClosedJaxpr, Jaxpr, Literal, Var
 
-__all__ = ["VIEW_PRIMITIVES", "TRANSCENDENTAL", "flops", "eager_traffic", "plan_traffic",
+__all__ = ["VIEW_PRIMITIVES", "flops", "eager_traffic", "plan_traffic",
            "plan_flops", "plan_cost", "jaxpr_cost"]
 
 VIEW_PRIMITIVES = frozenset({"broadcast_in_dim", "reshape", "transpose", "squeeze", "slice",
                              "rev", "expand_dims"})
-TRANSCENDENTAL = frozenset({"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "tanh",
-                            "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-                            "cosh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf",
-                            "pow", "atan2", "erf_inv", "lgamma", "digamma"})
 # moves or reinterprets data, computes nothing
 _NO_FLOPS = VIEW_PRIMITIVES | {"convert_element_type", "concatenate", "pad", "gather",
                                "dynamic_slice", "dynamic_update_slice", "select_n", "copy",
@@ -79,7 +76,7 @@ def _eqn_flops(e):
     if name.startswith("reduce_") or name in ("argmax", "argmin", "cumsum", "cumprod",
                                               "cummax", "cummin"):
         return float(sum(_size(x.aval) for x in e.inputs[:1])), 0.0
-    if name in TRANSCENDENTAL:
+    if e.primitive.transcendental:
         return 0.0, float(out)
     return float(out), 0.0
 

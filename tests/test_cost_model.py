@@ -172,3 +172,17 @@ def test_cost_analysis_reads_a_broadcast_operand_at_its_own_size(backend):
     c = _cost(lambda x, b: x + b, x, b, backend=backend)
     assert c["bytes accessed"] == (B * H + H + B * H) * F    # b read at H, not B*H
     assert c["flops"] == B * H
+
+
+
+def test_transcendental_is_a_column_of_the_op_table():
+    """Whether an elementwise primitive counts as a transcendental comes from its op-table
+    row (approximated functions, plus sqrt/rsqrt), so a new row needs no list in the model:
+    erfc, hypot and logaddexp count apart from flops; add, mul, floor do not."""
+    x = np.linspace(0.1, 1.0, 7)
+    c = ft.cost.flops(ft.make_jaxpr(lambda a: lax.erfc(a) + lax.floor(a) * a)(x))
+    assert c == {"flops": 21.0, "transcendentals": 7.0}
+    c = ft.cost.flops(ft.make_jaxpr(lambda a: fnp.logaddexp(a, a) + fnp.hypot(a, a))(x))
+    assert c == {"flops": 7.0, "transcendentals": 14.0}
+    c = ft.cost.flops(ft.make_jaxpr(lambda a: fnp.sqrt(a) * a)(x))
+    assert c == {"flops": 7.0, "transcendentals": 7.0}

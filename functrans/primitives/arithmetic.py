@@ -47,7 +47,9 @@ class OpRow(NamedTuple):
     it has none; ``out_dtype`` fixes the result dtype (``is_finite``); ``domain``: an
     interval where the op is smooth (the generated tests draw arguments there);
     ``transpose``: for an op linear in (some of) its arguments, its transpose rule (with
-    no ``deriv``, the op is linear in all of them: ``deflinear``)."""
+    no ``deriv``, the op is linear in all of them: ``deflinear``); ``transcendental``: the
+    cost model counts it apart from flops (None: when ``ulp > 0``, i.e. a function the
+    backends approximate rather than round correctly)."""
     name: str
     numpy: Callable
     kinds: str
@@ -58,6 +60,7 @@ class OpRow(NamedTuple):
     out_dtype: object = None
     domain: tuple = (-2.0, 2.0)
     transpose: Callable | None = None
+    transcendental: bool | None = None
 
 
 ARITY: dict = {}      # table row name -> number of operands
@@ -71,6 +74,7 @@ def define_row(row: OpRow, arity: int) -> Primitive:
     out_dtype = None if row.out_dtype is None else np.dtype(row.out_dtype)
     impl = row.impl or np_impl(row.numpy, out_dtype, arity=arity)
     p.def_rules(abstract_eval=elementwise_aval(row.name, row.kinds, out_dtype), impl=impl)
+    p.transcendental = row.ulp > 0 if row.transcendental is None else row.transcendental
     batch_elementwise(p)
     if row.deriv is None and row.transpose is not None:
         deflinear(p, row.transpose)

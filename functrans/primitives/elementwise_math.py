@@ -138,9 +138,9 @@ UNARY_TABLE = [
     OpRow("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x))), 4, "arctanh",
           domain=(-0.9, 0.9)),
     OpRow("sqrt", np.sqrt, "fc", lambda x, out: div(_c(x, 0.5), out), 0, "sqrt",
-          domain=(0.5, 3.0)),
+          domain=(0.5, 3.0), transcendental=True),       # correctly rounded, yet costly
     OpRow("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x)), 0,
-          domain=(0.5, 3.0)),
+          domain=(0.5, 3.0), transcendental=True),
     OpRow("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out))), 1, "cbrt",
           domain=(0.5, 3.0)),
     # d|x| = 1 at 0, as JAX (complex abs has its own rules below)
