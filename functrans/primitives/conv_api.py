@@ -21,13 +21,16 @@ import numpy as np
 from ..precision import PrecisionLike, check_precision
 from ..transforms.ad_util import aval
 from . import conv_rules  # noqa: F401  (attaches the JVP, transpose and batching rules)
-from .conv import conv_general_dilated as _bind_conv
-from .slicing import rev
+from .conv import conv_general_dilated as _bind_conv, conv_out_spatial
+from .slicing import concatenate, pad, rev, slice as _slice
+from .structural import reshape
+from .elementwise import convert_element_type
 from .basic import transpose
 from ..typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated",
-           "conv", "conv_with_general_padding", "conv_transpose", "padtype_to_pads"]
+           "conv", "conv_with_general_padding", "conv_transpose", "padtype_to_pads",
+           "conv_general_dilated_patches"]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -232,3 +235,56 @@ def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
     return conv_general_dilated(lhs, rhs, (1,) * nsp, pads, tuple(strides), rhs_dilation, dn,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs: ArrayLike, filter_shape: Sequence[int],
+                                 window_strides: Sequence[int],
+                                 padding: str | Sequence[tuple[int, int]],
+                                 lhs_dilation: Sequence[int] | None = None,
+                                 rhs_dilation: Sequence[int] | None = None,
+                                 dimension_numbers: ConvDimensionsLike = None,
+                                 precision: PrecisionLike = None,
+                                 preferred_element_type: DTypeLike | None = None) -> Array:
+    """The patches a ``conv_general_dilated`` with kernel size ``filter_shape`` would
+    contract (im2col): feature ``c * prod(filter_shape) + k`` of output position ``y``
+    is lhs feature c at kernel tap k (C order) of y's window, in the output layout of
+    ``dimension_numbers``. Gathered by slices of the dilated, padded lhs, so the values
+    are the lhs's exactly (JAX contracts with an identity kernel).
+
+    >>> import numpy as np
+    >>> p = conv_general_dilated_patches(np.arange(8.0).reshape(1, 2, 4), (2,), (2,), "VALID")
+    >>> p.shape, p[0, :, 0].tolist()
+    ((1, 4, 2), [0.0, 1.0, 4.0, 5.0])
+    """
+    check_precision(precision)
+    la = aval(lhs)
+    filter_shape = tuple(int(f) for f in filter_shape)
+    dn = conv_dimension_numbers(la.shape, (1, 1) + filter_shape, dimension_numbers)
+    nsp = la.ndim - 2
+    ld = (1,) * nsp if lhs_dilation is None else tuple(int(d) for d in lhs_dilation)
+    rd = (1,) * nsp if rhs_dilation is None else tuple(int(d) for d in rhs_dilation)
+    strides = tuple(int(s) for s in window_strides)
+    x = transpose(lhs, dn.lhs_spec)                                   # (N, C, X...)
+    if preferred_element_type is not None:
+        x = convert_element_type(x, np.dtype(preferred_element_type))
+    xsz = tuple(la.shape[d] for d in dn.lhs_spec[2:])
+    if isinstance(padding, str):
+        if any(d != 1 for d in ld):
+            raise ValueError("conv_general_dilated_patches: string padding with "
+                             "lhs_dilation is ambiguous; give (lo, hi) pairs")
+        padding = padtype_to_pads(xsz, [(k - 1) * r + 1 for k, r in zip(filter_shape, rd)],
+                                  strides, padding)
+    padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+    ysz = conv_out_spatial(xsz, filter_shape, strides, padding, ld, rd)
+    xp = pad(x, np.zeros((), aval(x).dtype),
+             ((0, 0, 0), (0, 0, 0)) + tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, ld)))
+    n, c = aval(x).shape[:2]
+    taps = []
+    for kpos in np.ndindex(*filter_shape):
+        start = tuple(k * r for k, r in zip(kpos, rd))
+        limit = tuple(st + (y - 1) * s + 1 if y else st for st, y, s in zip(start, ysz, strides))
+        taps.append(reshape(_slice(xp, (0, 0) + start, (n, c) + limit, (1, 1) + strides),
+                            (n, c, 1) + ysz))
+    k = int(np.prod(filter_shape))
+    out = reshape(concatenate(taps, 2), (n, c * k) + ysz)             # (N, C*K, Y...)
+    return transpose(out, tuple(int(a) for a in np.argsort(dn.out_spec)))
