@@ -12,7 +12,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 _SPECIAL = "a special function not yet written (series/asymptotic pieces over lax ops)"
 LEFT_OUT = {
     "special.hyp2f1": _SPECIAL,
-    "special.wofz": _SPECIAL,
     "linalg.schur": "needs a Schur primitive (LAPACK gees) and its backend rows; none exists",
     "linalg.funm": "JAX's is Schur + Parlett recurrence: waits for linalg.schur",
 }

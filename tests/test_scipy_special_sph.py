@@ -1,4 +1,4 @@
-"""functrans.scipy.special.sph_harm_y against scipy's: random degrees and orders (|m| > n
+"""functrans.scipy.special.sph_harm_y and wofz against scipy: random degrees and orders (|m| > n
 too), high degree, scalar and broadcast arguments; jit, vmap and derivatives in the
 angles against finite differences."""
 from __future__ import annotations
@@ -46,3 +46,31 @@ def test_vmap_grads_errors():
         fsp.sph_harm_y(n, m, _TH[:3], _PH[:3], diff_n=1)
     with pytest.raises(TypeError):
         fsp.sph_harm_y(n * 1.0, m, _TH[:3], _PH[:3])
+
+
+def test_wofz_against_scipy():
+    rng = np.random.default_rng(0)
+    z = rng.uniform(-10, 10, 2000) + 1j * rng.uniform(-4, 10, 2000)
+    z = np.concatenate([z, rng.uniform(-10, 10, 200) + 1e-8j,
+                        rng.uniform(-100, 100, 200) + 1j * rng.uniform(0, 3, 200)])
+    got, want = np.asarray(fsp.wofz(z)), ssp.wofz(z)
+    err = np.abs(got - want) / np.abs(want)
+    assert np.median(err) < 1e-15 and err.max() < 5e-14
+    edges = np.array([0.0, 1e-10, np.inf, -np.inf, np.nan, complex(0, -np.inf),
+                      complex(np.inf, -1), complex(-np.inf, 2), complex(3, np.inf),
+                      complex(np.inf, np.inf), complex(np.nan, 1), complex(1, -np.inf)])
+    np.testing.assert_allclose(np.asarray(fsp.wofz(edges)), ssp.wofz(edges), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(np.asarray(ft.jit(fsp.wofz)(z[:50])), want[:50], rtol=5e-14)
+
+
+def test_wofz_derivative_is_holomorphic():
+    z = np.array([0.3 + 0.2j, -1.5 + 2.0j, 2.0 - 0.5j])
+    _, tangent = ft.jvp(fsp.wofz, (z,), (np.ones(3, complex),))
+    eps = 1e-6
+    numeric = (ssp.wofz(z + eps) - ssp.wofz(z - eps)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(tangent), numeric, rtol=1e-8)
+    _, tangent = ft.jvp(fsp.wofz, (z,), (1j * np.ones(3, complex),))
+    numeric = (ssp.wofz(z + 1j * eps) - ssp.wofz(z - 1j * eps)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(tangent), numeric, rtol=1e-8)
+    batched = ft.vmap(fsp.wofz)(z)
+    np.testing.assert_allclose(np.asarray(batched), ssp.wofz(z), rtol=5e-14)
