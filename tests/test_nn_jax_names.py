@@ -115,3 +115,17 @@ def test_initializer_equals_jax_draw(name, dtype):
     assert got.dtype == want.dtype and got.shape == want.shape
     tol = 1e-6 if dtype == "float32" else 1e-13
     np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
+
+
+def test_attention_residual_is_logsumexp_of_logits():
+    """return_residual gives (out, logsumexp of the scaled logits) in BTN order, as JAX."""
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 6, 4, 5))
+    out, res = nn.dot_product_attention(q, k, k, return_residual=True)
+    np.testing.assert_allclose(out, nn.dot_product_attention(q, k, k), rtol=1e-14)
+    logits = np.einsum("btnh,bsnh->bnts", q, k) / np.sqrt(5)
+    m = logits.max(-1, keepdims=True)
+    want = (np.log(np.exp(logits - m).sum(-1)) + m[..., 0]).transpose(0, 2, 1)
+    np.testing.assert_allclose(res, want, rtol=1e-13)
+    out1, res1 = nn.dot_product_attention(q[0], k[0], k[0], return_residual=True)
+    np.testing.assert_allclose(res1, want[0], rtol=1e-13)

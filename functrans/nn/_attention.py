@@ -59,13 +59,16 @@ def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
                           query_seq_lengths: ArrayLike | None = None,
                           key_value_seq_lengths: ArrayLike | None = None,
                           local_window_size: int | tuple[int, int] | None = None,
-                          implementation: str | None = None) -> Array:
+                          implementation: str | None = None,
+                          return_residual: bool = False) -> Array | tuple[Array, Array]:
     """``softmax(q k^T * scale + bias, masked) v`` over shapes ``(B, T, N, H)`` for the
     query and ``(B, S, K, H)`` for key and value (``N`` a multiple of ``K``: grouped-query
     attention); the batch axis may be absent. ``bias`` and ``mask`` broadcast to
     ``(B, N, T, S)``; ``mask`` is True where attention is allowed. Masked logits become
     the dtype's most negative finite value, so a fully masked row averages uniformly, as
-    in JAX. ``implementation`` may be None or 'xla' (the computation here).
+    in JAX. ``implementation`` may be None or 'xla' (the computation here). With
+    ``return_residual`` also the logsumexp of each query's logits, shape ``(B, T, N)``
+    (FlashAttention-2's residual, as JAX returns it).
 
     >>> import functrans.numpy as fnp
     >>> from functrans import nn
@@ -103,4 +106,10 @@ def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
         logits = fnp.where(m, logits, lowest)
     probs = _softmax_last(logits).reshape(B, K, G, T, S)
     out = fnp.einsum("bkgts,bskh->btkgh", probs, value).reshape(B, T, N, H)
-    return out[0] if unbatched else out
+    out = out[0] if unbatched else out
+    if not return_residual:
+        return out
+    top = fnp.max(logits, axis=-1, keepdims=True)
+    lse = fnp.log(fnp.sum(fnp.exp(logits - top), axis=-1)) + top[..., 0]    # (B, N, T)
+    lse = fnp.swapaxes(lse, 1, 2)
+    return out, (lse[0] if unbatched else lse)
