@@ -48,3 +48,25 @@ def test_patches_keep_infinities_and_dtype():
     q = lax.conv_general_dilated_patches(x, (2,), (1,), "VALID",
                                          preferred_element_type=np.float64)
     assert q.dtype == np.float64
+
+
+@pytest.mark.parametrize("j", range(len(CASES)))
+def test_local_conv_equals_jax(j):
+    r = np.load(os.path.join(DATA, "jax_conv_patches_reference.npz"))
+    _, f, s, p, ld, rd, dn = CASES[j]
+
+    def local(x, w):
+        return lax.conv_general_dilated_local(x, w, s, p, f, ld, rd, dn)
+    x, w = r[f"x{j}"], r[f"w{j}"]
+    for got in (local(x, w), ft.jit(local)(x, w), ft.vmap(local, (0, None))(x[None], w)[0]):
+        np.testing.assert_allclose(got, r[f"z{j}"], rtol=1e-12, atol=1e-12)
+    _, vjp = ft.vjp(local, x, w)
+    gx, gw = vjp(r[f"ctz{j}"])
+    np.testing.assert_allclose(gx, r[f"gzx{j}"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gw, r[f"gzw{j}"], rtol=1e-12, atol=1e-12)
+
+
+def test_local_conv_rejects_a_kernel_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="rhs of shape"):
+        lax.conv_general_dilated_local(np.ones((1, 2, 4)), np.ones((3, 5, 3)), (1,), "VALID",
+                                       (2,))

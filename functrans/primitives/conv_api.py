@@ -25,12 +25,13 @@ from .conv import conv_general_dilated as _bind_conv, conv_out_spatial
 from .slicing import concatenate, pad, rev, slice as _slice
 from .structural import reshape
 from .elementwise import convert_element_type
+from .dot import dot_general
 from .basic import transpose
 from ..typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated",
            "conv", "conv_with_general_padding", "conv_transpose", "padtype_to_pads",
-           "conv_general_dilated_patches"]
+           "conv_general_dilated_patches", "conv_general_dilated_local"]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -287,4 +288,40 @@ def conv_general_dilated_patches(lhs: ArrayLike, filter_shape: Sequence[int],
                             (n, c, 1) + ysz))
     k = int(np.prod(filter_shape))
     out = reshape(concatenate(taps, 2), (n, c * k) + ysz)             # (N, C*K, Y...)
+    return transpose(out, tuple(int(a) for a in np.argsort(dn.out_spec)))
+
+
+def conv_general_dilated_local(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                               padding: str | Sequence[tuple[int, int]],
+                               filter_shape: Sequence[int],
+                               lhs_dilation: Sequence[int] | None = None,
+                               rhs_dilation: Sequence[int] | None = None,
+                               dimension_numbers: ConvDimensionsLike = None,
+                               precision: PrecisionLike = None) -> Array:
+    """Unshared (locally connected) convolution: a separate kernel at each output
+    position. ``rhs``'s spatial dims are the output positions and its I dim holds the
+    lhs features times the window taps (``c * prod(filter_shape) + k``, the order of
+    ``conv_general_dilated_patches``), as JAX lays it out.
+
+    >>> import numpy as np
+    >>> y = conv_general_dilated_local(np.ones((1, 2, 4)), np.ones((3, 4, 3)), (1,),
+    ...                                "VALID", (2,))
+    >>> y.shape, float(y[0, 0, 0])
+    ((1, 3, 3), 4.0)
+    """
+    check_precision(precision)
+    la, ra = aval(lhs), aval(rhs)
+    dn = conv_dimension_numbers(la.shape, ra.shape, dimension_numbers)
+    patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                           lhs_dilation, rhs_dilation, dn)
+    p = transpose(patches, dn.out_spec)                     # (N, C*K, Y...)
+    r = transpose(rhs, dn.rhs_spec)                         # (O, C*K, Y...)
+    if tuple(aval(p).shape[1:]) != tuple(aval(r).shape[1:]):
+        raise ValueError(f"conv_general_dilated_local: rhs of shape {tuple(ra.shape)} needs "
+                         f"(I, spatial) = {tuple(aval(p).shape[1:])} (features x taps, "
+                         f"output positions) in its layout")
+    nsp = la.ndim - 2
+    sp = tuple(range(2, 2 + nsp))
+    out = dot_general(p, r, (((1,), (1,)), (sp, sp)))       # (Y..., N, O)
+    out = transpose(out, (nsp, nsp + 1) + tuple(range(nsp)))
     return transpose(out, tuple(int(a) for a in np.argsort(dn.out_spec)))

@@ -2,7 +2,8 @@
 is not a dependency of functrans):  python tests/data/make_jax_conv_patches_reference.py
 
 lax.conv_general_dilated_patches of random float64 inputs for PATCH_CASES (shared with
-tests/test_conv_patches.py) and its VJP with a random cotangent."""
+tests/test_conv_patches.py) and its VJP with a random cotangent; lax.conv_general_dilated_local
+on the same inputs with a random unshared kernel (4 output features) and its VJPs."""
 import os
 
 import numpy as np
@@ -30,6 +31,17 @@ def main():
         ct = rng.standard_normal(y.shape)
         out[f"x{j}"], out[f"y{j}"], out[f"ct{j}"] = x, np.asarray(y), ct
         out[f"g{j}"] = np.asarray(vjp(ct)[0])
+        d = jl.conv_dimension_numbers(xs, (1, 1) + tuple(f), dn)
+        canon = (4, y.shape[d.out_spec[1]]) + tuple(y.shape[i] for i in d.out_spec[2:])
+        wshape = [0] * len(canon)
+        for pos, size in zip(d.rhs_spec, canon):
+            wshape[pos] = size
+        w = rng.standard_normal(wshape)
+        z, vjp2 = jax.vjp(lambda a, b: jl.conv_general_dilated_local(a, b, s, p, f, ld, rd, dn),
+                          x, w)
+        ct2 = rng.standard_normal(z.shape)
+        out[f"w{j}"], out[f"z{j}"], out[f"ctz{j}"] = w, np.asarray(z), ct2
+        out[f"gzx{j}"], out[f"gzw{j}"] = (np.asarray(g) for g in vjp2(ct2))
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "jax_conv_patches_reference.npz")
     np.savez(path, jax_version=np.asarray(jax.__version__), **out)
