@@ -59,4 +59,4 @@ def test_left_out_names_are_really_missing_and_listed_in_readme():
 def test_coverage_ratio():
     names = _names()
     covered = sum(_has(n) for n in names)
-    assert covered / len(names) >= 0.97, (covered, len(names))
+    assert covered / len(names) >= 0.98, (covered, len(names))     # 231 of 234
