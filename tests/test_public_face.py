@@ -124,7 +124,8 @@ ANNOTATED_NAMESPACES = [
     ft.lax, ft.nn, ft.nn.initializers, ft.random, ft.scipy.special, ft.scipy.integrate,
     ft.scipy.signal, ft.example_libraries.stax, ft.example_libraries.optimizers,
     ft.tree_util, ft.test_util, fnp, fnp.linalg, fnp.fft, ft.scipy.linalg,
-    ft.scipy.optimize, ft.scipy.fft, ft.scipy.stats,
+    ft.scipy.optimize, ft.scipy.fft, ft.scipy.stats, ft.scipy.sparse.linalg,
+    ft.scipy.interpolate, ft.scipy.ndimage, ft.scipy.cluster.vq, ft.scipy.spatial.transform,
 ] + [getattr(ft.scipy.stats, n) for n in ft.scipy.stats.__all__
      if isinstance(getattr(ft.scipy.stats, n), types.ModuleType)]
 
