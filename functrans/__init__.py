@@ -5,6 +5,7 @@
 0.9182...
 """
 import contextlib
+import threading
 from typing import Any, Iterator
 
 from backends import default_backend as _backend_name, get_backend as _get_backend
@@ -121,6 +122,9 @@ def device_count(backend: str | None = None) -> int:
     return local_device_count(backend) * process_count()
 
 
+_DISABLE_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def disable_jit(disable: bool = True) -> Iterator[None]:
     """Inside the block, ``jit`` functions run as plain Python on concrete values, in
@@ -133,9 +137,13 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
     ...     f(3.0)
     6.0
     """
-    previous = _jit_switch.disabled
+    previous, switch = _jit_switch.disabled, type(_jit_switch)
+    with _DISABLE_LOCK:          # how many threads disable: jit's call path reads it first
+        switch.anywhere += bool(disable)
     _jit_switch.disabled = bool(disable)
     try:
         yield
     finally:
         _jit_switch.disabled = previous
+        with _DISABLE_LOCK:
+            switch.anywhere -= bool(disable)

@@ -239,7 +239,7 @@ _config._listeners.append(_drop_fast_paths)
 
 
 class _JitSwitch(threading.local):
-    disabled = False     # set by ft.disable_jit(), in this thread only
+    disabled, anywhere = False, 0   # this thread in disable_jit(); threads in one (class-wide)
 
 
 jit_switch = _JitSwitch()
@@ -298,7 +298,7 @@ class Jitted:
         return f"jit({getattr(self.fun, '__name__', 'fun')})"
 
     def __call__(self, *args, **kwargs):
-        if jit_switch.disabled:     # ft.disable_jit(): the Python function, run as it is
+        if _JitSwitch.anywhere and jit_switch.disabled:   # disable_jit(): run as Python
             return self.fun(*args, **kwargs)
         if not kwargs and self._fast:
             # fast path: positional arrays and scalars whose signature already has a
