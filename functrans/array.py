@@ -86,6 +86,8 @@ class Array(np.ndarray):
             dt = canonical_dtype(dtype)
         except TypeError as e:
             raise TypeError(f"astype: {e}") from None
+        if dt == np.uint32 and self.dtype.kind == "f":
+            return float_to_uint32(self.view(np.ndarray)).view(type(self))
         return quiet_call(np.ndarray.astype, self, dt, order, casting, subok, copy)
 
     def round(self, decimals=0, out=None):
@@ -268,6 +270,22 @@ def _nearest_supported(dt):
     raise TypeError(f"cannot convert an array of dtype {dt} to a supported dtype")
 
 
+def float_to_uint32(x: np.ndarray) -> np.ndarray:
+    """``x.astype(uint32)`` of a float array by the rule the native backends compute (C's
+    conversion through 64 bits: out-of-range values wrap modulo 2**32, |x| >= 2**63 and
+    infinities give 0, NaN 2**31). numpy's own answer for out-of-range values depends on
+    the array's length (its SIMD and scalar loops differ), so eager and compiled results
+    would disagree.
+
+    >>> float_to_uint32(np.array([-1.0, 3e9, -2.5e9, np.nan])).tolist()
+    [4294967295, 3000000000, 1794967296, 2147483648]
+    """
+    with np.errstate(all="ignore"):
+        out = np.asarray(x.astype(np.int64).astype(np.uint32))
+    out[np.isnan(x)] = 1 << 31
+    return out
+
+
 def host_array(x, dtype=None):
     """An ``Array`` of a host value (no tracer inside), checked as every entry point checks
     one: strings, None and object arrays raise TypeError, 16-bit integers too (see
@@ -285,7 +303,10 @@ def host_array(x, dtype=None):
         dtype = canonical_dtype(dtype)
     if isinstance(x, str) or x is None:
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to an array")
-    arr = np.asarray(x) if dtype is None else quiet_call(np.asarray, x, dtype=dtype)
+    if dtype == np.uint32 and getattr(x, "dtype", np.dtype(object)).kind == "f":
+        arr = float_to_uint32(np.asarray(x))
+    else:
+        arr = np.asarray(x) if dtype is None else quiet_call(np.asarray, x, dtype=dtype)
     if arr.dtype == object or arr.dtype.kind in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in _IR_DTYPES:

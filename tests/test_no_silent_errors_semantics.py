@@ -256,3 +256,26 @@ def test_clip_of_small_ints_with_out_of_range_python_bounds(lo, hi):
         for f in (lambda v: fnp.clip(v, lo, hi), ft.jit(lambda v: fnp.clip(v, lo, hi))):
             got = np.asarray(f(x))
             assert got.dtype == x.dtype and got.tolist() == want.tolist(), (x, lo, hi, got)
+
+
+@pytest.mark.parametrize("src", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [1, 13, 40])
+def test_float_to_uint32_is_one_rule_eagerly_and_compiled(src, n):
+    """numpy's float -> uint32 of out-of-range values changes with the array length (its
+    SIMD loop gives 2**31 where its scalar loop wraps); eager (astype, asarray, lax),
+    the interpreter and the CPU backend all follow the native rule at every length."""
+    vals = np.array([-np.inf, -1e20, -2.5e9, -1.0, -0.5, 3e9, 4.5e9, 1e20, np.inf, np.nan,
+                     255.5, 2.0 ** 32, 7.0])
+    x = np.resize(vals.astype(src), n)
+    want = np.resize(np.array([0, 0, 1794967296, 4294967295, 0, 3000000000,
+                               205032704 if src == np.float64 else 205032448, 0, 0,
+                               2 ** 31, 255, 0, 7], np.uint64), n).astype(np.uint32)
+    results = {
+        "Array.astype": fnp.asarray(x).astype(np.uint32),
+        "fnp.asarray": fnp.asarray(x, np.uint32),
+        "lax": lax.convert_element_type(x, np.uint32),
+        "interpret": ft.jit(lambda a: a.astype(np.uint32), backend="interpret")(x),
+        "cpu": ft.jit(lambda a: a.astype(np.uint32), backend="cpu")(x),
+    }
+    for where, got in results.items():
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=where)

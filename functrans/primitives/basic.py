@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from ..array import float_to_uint32
 from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
 from .primitive import Primitive
 from ..typing import Array, ArrayLike, DTypeLike, Shape
@@ -118,6 +119,8 @@ def _convert_impl(x, *, new_dtype, weak_type=False):
     if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
         x = x.real      # JAX's rule (numpy's astype takes it too, with a ComplexWarning)
     with np.errstate(all="ignore"):
+        if x.dtype.kind == "f" and np.dtype(new_dtype) == np.uint32:
+            return float_to_uint32(x)     # as the native backends, at every array length
         return x.astype(new_dtype)
 
 
