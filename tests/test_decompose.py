@@ -47,6 +47,7 @@ LLVM_HOST = {
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "eig": "eigenvalues are complex: the CPU backend generates no complex arithmetic",
     "sqrtm": "complex result (Schur method): the CPU backend generates no complex arithmetic",
+    "schur": "Schur decomposition: scipy's LAPACK ?gees on the host (no native binding yet)",
     "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
@@ -65,6 +66,7 @@ CUDA_HOST = {
     "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
+    "schur",
     "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce"}
 
 

@@ -25,6 +25,7 @@ from ._linalg_matrices import (circulant, companion, convolution_matrix, dft, fi
                                invhilbert, invpascal, leslie, pascal, toeplitz)
 from ._linalg_extra import (eigh_tridiagonal, hessenberg, polar, qr_multiply, rsf2csf,
                             solve_sylvester)
+from ._linalg_schur import funm, schur
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -33,7 +34,8 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "
            "svd", "circulant", "companion", "convolution_matrix", "dft", "fiedler",
            "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "invhilbert",
            "invpascal", "leslie", "pascal", "toeplitz", "eigh_tridiagonal", "expm_frechet",
-           "hessenberg", "polar", "qr_multiply", "rsf2csf", "solve_sylvester"]
+           "hessenberg", "polar", "qr_multiply", "rsf2csf", "solve_sylvester",
+           "schur", "funm"]
 
 
 def _matrix(a):

@@ -7,7 +7,7 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans import lax
 from functrans.primitives.linalg_decomp import canonical_signs
-from functrans.scipy.linalg import sqrtm as _sqrtm
+from functrans.scipy.linalg import funm as _funm, schur as _schur, sqrtm as _sqrtm
 from tests.cases import OpCase, gen, randn
 
 F32 = np.float32
@@ -343,3 +343,35 @@ row("scipy_linalg_sqrtm", lambda a: _sqrtm(a), gen(spd(3, 3)), _scipy_sqrtm, dif
     rtol=1e-10, atol=1e-12)
 row("scipy_linalg_sqrtm_negative_eigenvalues", lambda a: _sqrtm(a), gen(randn(2, 3, 3)),
     _scipy_sqrtm, diff=False, rtol=1e-10, atol=1e-12)
+
+# --------------------------------------------------------------------------- schur / funm
+# the Schur primitive is scipy's LAPACK ?gees on the host, so T and Z equal scipy's to
+# rounding (unique up to Z's column phases only through LAPACK's choices: the same here)
+
+
+def _scipy_schur(a, output="real"):
+    import scipy.linalg as sl
+    flat = a.reshape((-1,) + a.shape[-2:])
+    ts, zs = zip(*(sl.schur(m, output=output) for m in flat))
+    return np.array(ts).reshape(a.shape), np.array(zs).reshape(a.shape)
+
+
+def _complex_parts(fn):
+    return lambda re, im: tuple(p for x in fn(re + 1j * im) for p in (x.real, x.imag))
+
+
+row("scipy_linalg_schur", lambda a: _schur(a), gen(randn(4, 4)), _scipy_schur, diff=False,
+    rtol=1e-12, atol=1e-13)
+row("scipy_linalg_schur_batched", lambda a: _schur(a), gen(randn(2, 3, 3)), _scipy_schur,
+    diff=False, rtol=1e-12, atol=1e-13)
+row("scipy_linalg_schur_f32", lambda a: _schur(a), gen(randn(3, 3, dtype=F32)), _scipy_schur,
+    diff=False, rtol=1e-5, atol=1e-6)
+row("scipy_linalg_schur_output_complex", lambda a: _schur(a, output="complex"),
+    gen(randn(2, 3, 3)), lambda a: _scipy_schur(a, "complex"), diff=False, rtol=1e-12,
+    atol=1e-13)
+row("scipy_linalg_schur_complex_input",
+    _complex_parts(lambda z: _schur(z)), gen(randn(2, 3, 3), randn(2, 3, 3)),
+    _complex_parts(lambda z: _scipy_schur(z, "complex")), diff=False, rtol=1e-12, atol=1e-13)
+row("scipy_linalg_funm_exp", lambda a: _funm(a, fnp.exp), gen(randn(4, 4)),
+    lambda a: __import__("scipy.linalg").linalg.funm(a, np.exp).astype(complex),
+    diff=False, rtol=1e-10, atol=1e-12)
