@@ -278,6 +278,17 @@ def _window_out(size, window, stride, lo_hi):
     return 0 if span < 0 else span // stride + 1
 
 
+def _conv_apply(conv: Callable) -> Callable:
+    """A convolution layer's ``apply_fun``: ``conv(inputs, W) + b``, with inputs and W
+    promoted to one dtype first (lax's convolutions take one dtype: float32 inputs with
+    float64 params promote as fnp would)."""
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params  # noqa: N806
+        dt = fnp.result_type(inputs, W)
+        return conv(fnp.asarray(inputs).astype(dt), fnp.asarray(W).astype(dt)) + b
+    return apply_fun
+
+
 def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa: N802
                 filter_shape: Sequence[int], strides: Sequence[int] | None = None,
                 padding: str | Sequence[tuple[int, int]] = "VALID",
@@ -311,14 +322,8 @@ def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa:
         k1, k2 = random.split(rng)
         return out_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params  # noqa: N806
-        # lax's conv wants one dtype: promote as fnp would (float32 inputs, float64 params)
-        dt = fnp.result_type(inputs, W)
-        inputs, W = fnp.asarray(inputs).astype(dt), fnp.asarray(W).astype(dt)  # noqa: N806
-        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=dimension_numbers) + b
-    return init_fun, apply_fun
+    return init_fun, _conv_apply(lambda x, W: lax.conv_general_dilated(  # noqa: N803
+        x, W, strides, padding, one, one, dimension_numbers=dimension_numbers))
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -360,12 +365,7 @@ def GeneralConvTranspose(dimension_numbers: tuple[str, str, str], out_chan: int,
         k1, k2 = random.split(rng)
         return out_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params  # noqa: N806
-        dt = fnp.result_type(inputs, W)
-        inputs, W = fnp.asarray(inputs).astype(dt), fnp.asarray(W).astype(dt)  # noqa: N806
-        return apply_conv(inputs, W) + b
-    return init_fun, apply_fun
+    return init_fun, _conv_apply(apply_conv)
 
 
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
