@@ -53,7 +53,6 @@ LLVM_HOST = {
     "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
     "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS GEMM per group)",
     "debug_print": "prints from Python: a host callback by nature",
-    "sort": "sorting: its numpy impl (no native sort kernel)",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
     "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)",
     "mpi_allreduce": "native once functrans.primitives.collectives_native registers its "

@@ -1,0 +1,122 @@
+"""The CPU backend's native ``sort`` (``backends/llvm/sort``): bit for bit the
+primitive's numpy impl (a stable argsort/lexsort, then a gather) on every native dtype,
+along every dimension, with one or several keys and passengers, through strided and
+broadcast views, with NaNs, signed zeros, infinities and many ties; no host step, also
+inside a jitted loop and for the library functions built on it."""
+import time
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.primitives.sorting import sort_p
+
+_DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
+_SHAPES = [(0,), (1,), (2,), (17,), (3, 0), (1, 5), (4, 1), (3, 33), (2, 3, 4), (70,)]
+
+
+def _data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        special = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0])
+        x = np.round(rng.standard_normal(shape) * 2)            # many ties
+        pick = rng.random(shape) < 0.3
+        return np.where(pick, special[rng.integers(0, len(special), shape)], x).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    info = np.iinfo(dtype)
+    huge = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    small = rng.integers(max(info.min, -3), 4, shape).astype(dtype)
+    ext = np.array([info.min, info.max, 0], dtype)[rng.integers(0, 3, shape)]
+    r = rng.random(shape)
+    return np.where(r < 0.3, huge, np.where(r < 0.45, ext, small)).astype(dtype)
+
+
+def _bits(a):
+    return np.ascontiguousarray(np.asarray(a)).tobytes()
+
+
+def _check(f, args, what):
+    jf = ft.jit(f, backend="cpu")
+    assert jf.lower(*args).compile().cost_analysis()["host steps"] == 0, what
+    got, want = jf(*args), f(*args)          # eager: the primitive's numpy impl
+    got = got if isinstance(got, (list, tuple)) else [got]
+    want = want if isinstance(want, (list, tuple)) else [want]
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, what
+        assert _bits(g) == _bits(w), f"{what}: {g} != {w}"   # NaN payloads and -0.0 too
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_one_key_matches_the_numpy_impl(dtype):
+    for j, shape in enumerate(_SHAPES):
+        x, pas = _data(shape, dtype), _data(shape, "float64", 1)
+
+        def every_dim(a, p, nd=len(shape), stable=bool(j % 2)):   # one compile per shape
+            outs = []
+            for d in range(nd):
+                outs += sort_p.bind(a, dimension=d, is_stable=stable, num_keys=1)
+                outs += sort_p.bind(a, p, dimension=d, is_stable=not stable, num_keys=1)
+            return outs
+        _check(every_dim, (x, pas), f"{dtype} {shape}")
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_several_keys_are_lexicographic(dtype):
+    for shape in [(40,), (3, 21), (5, 2, 6)]:
+        k0, k1 = _data(shape, dtype, 2), _data(shape, "float32", 3)
+        k2 = _data(shape, "int32", 4) % 3
+        ps = [_data(shape, t, 5) for t in ("bool", "uint64", "float64")]
+
+        def every_dim(a, b, c, p, q, nd=len(shape)):
+            outs = []
+            for d in range(nd):
+                outs += sort_p.bind(a, b, c, p, dimension=d, is_stable=False, num_keys=2)
+                outs += sort_p.bind(b, a, c, p, q, dimension=d, is_stable=True, num_keys=3)
+            return outs
+        _check(every_dim, (k0, k1, k2, ps[0], ps[1]), f"2 and 3 keys {dtype} {shape}")
+        _check(lambda a, b, p: sort_p.bind(a, b, p, dimension=0, is_stable=True, num_keys=2),
+               (k2, k0, ps[2]), f"int key first {dtype} {shape}")
+
+
+def test_views_and_literals_are_read_in_place():
+    x = _data((6, 35), "float64")
+    _check(lambda a: fnp.sort(a.T, axis=0), (x,), "transposed")
+    _check(lambda a: fnp.sort(a[::2, 3:], axis=1), (x,), "strided slice")
+    _check(lambda a: lax.sort((fnp.broadcast_to(a[:, :1], (6, 35)), a), num_keys=1,
+                              dimension=1), (x,), "broadcast key")
+    _check(lambda a: lax.sort((a, fnp.zeros_like(a) + 2.0), num_keys=1), (x,), "constant passenger")
+
+
+def test_library_functions_on_sort_are_native():
+    x = _data((5, 40), "float64", 7)
+    _check(lambda a: fnp.argsort(a, axis=-1), (x,), "argsort")
+    _check(lambda a: fnp.sort(a, axis=0), (x,), "fnp.sort")
+    _check(lambda a: fnp.lexsort((a[0], a[1])), (x,), "lexsort")
+    _check(lambda a: lax.top_k(a, 5), (np.nan_to_num(x),), "top_k")
+    xs = np.random.default_rng(0).standard_normal((5, 41))
+    _check(lambda a: fnp.median(a, axis=1), (xs,), "median")
+
+
+def test_sort_inside_a_loop_runs_natively():
+    def f(x):
+        return lax.fori_loop(0, 200, lambda i, c: fnp.sort(c) * 0.5 + 1.0, x)
+    x = np.array([3.0, -1.0, np.nan, 0.0, -0.0])
+    _check(f, (x,), "fori_loop of sort")
+
+
+@pytest.mark.slow
+def test_large_sort_is_about_as_fast_as_numpy():
+    # ratios within one run, alternating, medians: a loose bound (noisy shared machines)
+    x = np.random.default_rng(0).standard_normal(1_000_000)
+    js = ft.jit(lambda a: fnp.sort(a))
+    assert _bits(js(x)) == _bits(np.sort(x, kind="stable"))
+    ours, theirs = [], []
+    for _ in range(5):
+        t = time.perf_counter(); js(x); ours.append(time.perf_counter() - t)
+        t = time.perf_counter(); np.sort(x, kind="stable"); theirs.append(time.perf_counter() - t)
+    assert np.median(ours) < 3.0 * np.median(theirs)
