@@ -36,7 +36,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # its numpy impl as a host step (a new segment after it), or never reaches a backend
 _INLINED = "call-like: inlined by jit's simplification before a backend sees it"
 _MPI = "collective over a mesh axis: its impl calls MPI (one host step per collective)"
-_COMPLEX = "complex dtype: the CPU backend generates no complex arithmetic"
 LLVM_HOST = {
     "all_gather": _MPI, "axis_index": _MPI, "pmax": _MPI, "pmin": _MPI, "psum": _MPI,
     "bitcast_convert_type": "reinterpreting bits across dtypes: no native lowering (numpy impl)",
@@ -45,14 +44,13 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "eig": "eigenvalues are complex: the CPU backend generates no complex arithmetic",
-    "sqrtm": "complex result (Schur method): the CPU backend generates no complex arithmetic",
+    "sqrtm": "complex Schur method: scipy's sqrtm on the host (no native binding yet)",
     "schur": "Schur decomposition: scipy's LAPACK ?gees on the host (no native binding yet)",
     "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
-    "complex": _COMPLEX, "conj": _COMPLEX, "imag": _COMPLEX, "real": _COMPLEX,
     "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS GEMM per group)",
     "debug_print": "prints from Python: a host callback by nature",
+    "sort": "sorting: its numpy impl (no native sort kernel)",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
     "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)",
     "mpi_allreduce": "native once functrans.primitives.collectives_native registers its "

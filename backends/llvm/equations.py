@@ -31,9 +31,13 @@ __all__ = ["NATIVE", "NativeOp"]
 
 
 class NativeOp:
-    def __init__(self, emit, supports=None):
+    """An emitter and its ``supports(eqn, planner)`` test; ``complex``: the emitter
+    handles complex operands and results (``program.classify`` asks no other)."""
+
+    def __init__(self, emit, supports=None, complex=False):
         self.emit = emit
         self._supports = supports
+        self.complex = complex
 
     def supports(self, eqn, planner):
         """Whether ``eqn`` has native code (``planner`` plans its sub-jaxprs, if any)."""
@@ -43,9 +47,9 @@ class NativeOp:
 NATIVE: dict = {}
 
 
-def native(name, supports=None):
+def native(name, supports=None, complex=False):
     def deco(f):
-        NATIVE[name] = NativeOp(f, supports)
+        NATIVE[name] = NativeOp(f, supports, complex)
         return f
     return deco
 
@@ -84,12 +88,12 @@ def if_then(fn, cond, body):
 
 # --------------------------------------------------------------------------- layout
 
-@native("reshape")           # reached only when the operand is not dense (no view)
+@native("reshape", complex=True)    # reached only when the operand is not dense (no view)
 def _reshape(lw, fn, eqn, ins, outs):
     lw.copy(fn, ins[0], fn.ptr(outs[0]))
 
 
-@native("copy")
+@native("copy", complex=True)
 def _copy(lw, fn, eqn, ins, outs):
     lw.copy(fn, ins[0], fn.ptr(outs[0]))
 
@@ -115,7 +119,7 @@ def _iota(lw, fn, eqn, ins, outs):
     fn.nest(list(shape), body)
 
 
-@native("concatenate")
+@native("concatenate", complex=True)
 def _concatenate(lw, fn, eqn, ins, outs):
     d = eqn.params["dimension"]
     out = eqn.outvars[0].aval
@@ -131,7 +135,7 @@ def _fill(lw, fn, ptr, dtype, n, value):
         fn.loop(n, lambda i: lw.store(fn, ptr, dtype, i, value))
 
 
-@native("pad")
+@native("pad", complex=True)
 def _pad(lw, fn, eqn, ins, outs):
     x, pv = ins
     out = eqn.outvars[0].aval
@@ -175,7 +179,7 @@ def _dyn_offset(fn, starts, strides):
     return o
 
 
-@native("dynamic_slice")
+@native("dynamic_slice", complex=True)
 def _dynamic_slice(lw, fn, eqn, ins, outs):
     x, starts = ins[0], ins[1:]
     sizes = eqn.params["slice_sizes"]
@@ -187,7 +191,7 @@ def _dynamic_slice(lw, fn, eqn, ins, outs):
     lw.copy(fn, src, fn.ptr(outs[0]), src_offset=off)
 
 
-@native("dynamic_update_slice")
+@native("dynamic_update_slice", complex=True)
 def _dynamic_update_slice(lw, fn, eqn, ins, outs):
     x, u, starts = ins[0], ins[1], ins[2:]
     ptr = fn.ptr(outs[0])
@@ -201,7 +205,7 @@ def _dynamic_update_slice(lw, fn, eqn, ins, outs):
 
 # --------------------------------------------------------------------------- gather / scatter
 
-@native("gather")
+@native("gather", complex=True)
 def _gather(lw, fn, eqn, ins, outs):
     k, mode = eqn.params["num_index_dims"], eqn.params["index_mode"]
     xa, ia = eqn.inputs[0].aval, eqn.inputs[1].aval
@@ -265,7 +269,11 @@ def _combine(fn, mode, dtype, cur, u):
     return choose(fn, dtype, cur, u, mode == "max")
 
 
-@native("scatter")
+def _scatter_supports(eqn, planner):    # complex: written, not combined
+    return eqn.inputs[0].aval.dtype.kind != "c" or eqn.params["mode"] == "set"
+
+
+@native("scatter", _scatter_supports, complex=True)
 def _scatter(lw, fn, eqn, ins, outs):
     k, mode = eqn.params["num_index_dims"], eqn.params["mode"]
     clip = eqn.params["index_mode"] == "clip"

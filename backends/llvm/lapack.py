@@ -41,7 +41,10 @@ from .lltypes import I8, I32, I64, lltype
 from .values import Val
 
 _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
-             "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd")
+             "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
+             "dgeev", "sgeev", "zgeev", "cgeev")
+_PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
+           np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
 
 
 def _capsule_pointer(capsule):
@@ -215,8 +218,8 @@ def _canonical_sign(lw, fn, pv, dt, n, c, cells):
 
 
 def routine_decl(lw, dt, stem, nargs):
-    prefix = "d" if dt == np.float64 else "s"
-    return _declare(lw, f"ft_lapack_{prefix}{stem}", nargs)
+    """The declaration of LAPACK's ``?<stem>`` for dtype ``dt`` (d, s, z or c)."""
+    return _declare(lw, f"ft_lapack_{_PREFIX[np.dtype(dt)]}{stem}", nargs)
 
 
 def supports_float(eqn, planner):

@@ -5,24 +5,31 @@ stores, shared by the kernel emitters (``kernels``, ``row_kernels``), the op tab
 
 A bool is an ``i1`` in registers but a byte in memory (numpy's layout): loads
 compare the byte with zero (any nonzero byte is true, as numpy reads it); stored
-values are widened to a 0/1 byte.
+values are widened to a 0/1 byte. A complex64/complex128 value is the literal struct
+``{float, float}`` / ``{double, double}`` (real part, imaginary part), in registers and
+in memory alike: numpy's interleaved layout, 8 or 16 bytes per element.
 
 >>> str(lltype("float32")), str(storage("bool")), str(const("int32", -1))
 ('float', 'i8', 'i32 -1')
+>>> str(lltype("complex64")), str(const("complex128", 1 - 2j))
+('{float, float}', '{double, double} {double 0x3ff0000000000000, double 0xc000000000000000}')
 """
 from __future__ import annotations
 
 import llvmlite.ir as ir
 import numpy as np
 
-__all__ = ["I1", "I8", "I32", "I64", "F32", "F64", "LLTYPES", "lltype", "storage", "const",
-           "load_elem", "stored"]
+__all__ = ["I1", "I8", "I32", "I64", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES",
+           "lltype", "storage", "const", "load_elem", "stored"]
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
            np.dtype("uint64"): I64, np.dtype("int32"): I32, np.dtype("uint32"): I32,
            np.dtype("bool"): I1}
+C64, C128 = ir.LiteralStructType([F32, F32]), ir.LiteralStructType([F64, F64])
+COMPLEX_DTYPES = frozenset((np.dtype("complex64"), np.dtype("complex128")))
+LLTYPES.update({np.dtype("complex64"): C64, np.dtype("complex128"): C128})
 
 
 def lltype(dtype):
@@ -42,6 +49,10 @@ def const(dtype, value):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         return ir.Constant(lltype(dtype), float(value))
+    if dtype.kind == "c":
+        z = complex(value)
+        part = lltype(dtype).elements[0]
+        return ir.Constant(lltype(dtype), [ir.Constant(part, z.real), ir.Constant(part, z.imag)])
     if dtype == np.bool_:
         return ir.Constant(I1, int(bool(value)))
     return ir.Constant(lltype(dtype), int(np.asarray(value, dtype).astype(np.int64)))

@@ -8,10 +8,11 @@ and a row kernel prefetches around its phase). Each ``Row.emit(em, eqn, *values)
 IRBuilder, ``em.const(dtype, v)`` a constant, ``em.module`` the module) and the
 operands' LLVM values, and returns the result's value. Values are held as double,
 float, i64 (int64 and uint64), i32 (int32 and uint32; the dtype says how to
-compare/divide/convert) or
-i1 (bool). Rules here never produce poison: integer division and remainder by 0 (and
-INT_MIN / -1) are defined, shifts are masked, float -> int conversions of nan or
-out-of-range values give what numpy gives on x86.
+compare/divide/convert), i1 (bool), or a ``{re, im}`` struct (complex64/complex128:
+the rows ``ops_complex`` registers or extends, marked ``complex``). Rules here never
+produce poison: integer division and remainder by 0 (and INT_MIN / -1) are defined,
+shifts are masked, float -> int conversions of nan or out-of-range values give what
+numpy gives on x86.
 
 >>> sorted(REDUCTIONS)
 ['reduce_and', 'reduce_max', 'reduce_min', 'reduce_or', 'reduce_prod', 'reduce_sum']
@@ -37,6 +38,7 @@ class Row:
     kinds: str = "fiub"      # dtype kinds of the first operand this row handles
     heavy: bool = False      # transcendental: kernels holding it are compute-bound
     routine: str | None = None   # the vmath routine ``emit`` calls, if any
+    complex: bool = False    # handles complex operands/results too (``ops_complex``)
 
     def supports(self, eqn):
         x = eqn.inputs[0] if eqn.inputs else eqn.outvars[0]

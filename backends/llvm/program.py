@@ -38,7 +38,7 @@ from jaxpr_ir import Literal, ShapedArray
 from .. import fusion
 from ..decompose import decompose
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
-from . import blas, control, engine, lapack, scans  # noqa: F401  (they register their equations)
+from . import blas, control, engine, lapack, lapack_eig, ops_complex, scans  # noqa: F401
 from .equations import NATIVE
 from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
@@ -178,8 +178,8 @@ def classify(eqn):
     'elementwise'
     """
     name = eqn.primitive.name
-    avals = [x.aval for x in eqn.inputs] + [v.aval for v in eqn.outvars]
-    if any(a.dtype not in NATIVE_DTYPES for a in avals):
+    odd = {x.aval.dtype for x in (*eqn.inputs, *eqn.outvars)} - NATIVE_DTYPES
+    if odd and not ops_complex.supports_complex(eqn, odd):     # complex: where a rule says
         return None
     op = NATIVE.get(name)
     if op is not None:
@@ -189,9 +189,7 @@ def classify(eqn):
     if name in REDUCTIONS:
         return REDUCE if eqn.inputs[0].aval.dtype.kind in REDUCTIONS[name].kinds else None
     row = TABLE.get(name)
-    if row is None or not row.supports(eqn):
-        return None
-    return ELEMENTWISE
+    return ELEMENTWISE if row is not None and row.supports(eqn) else None
 
 
 def plan_jaxpr(jaxpr) -> fusion.Plan:

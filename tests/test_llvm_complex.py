@@ -1,0 +1,192 @@
+"""Complex values on the CPU backend: complex64/complex128 buffers (interleaved re/im)
+as program inputs, outputs and temporaries; ``real``, ``imag``, ``conj``, ``complex``
+and complex ``add``/``sub``/``mul``/``neg``/``eq``/``ne``/``select_n``/conversions in
+fused kernels; layout equations on complex buffers; and ``eig`` through LAPACK's
+``dgeev``/``zgeev`` from the generated code. Each is checked against the eager
+(numpy) result bit for bit where numpy has one rule, and for running with no host
+step; what has no native rule (division, reductions, products of complex values)
+stays a host step and still gives numpy's values."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from backends.llvm import lapack
+from functrans import lax
+from functrans.primitives import linalg_decomp
+
+RNG = np.random.default_rng(11)
+CDTYPES = [np.complex64, np.complex128]
+
+
+def _host_steps(f, *args):
+    return ft.jit(f, backend="cpu").lower(*args).compile().cost_analysis()["host steps"]
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.tobytes() == want.tobytes() or np.array_equal(got, want, equal_nan=True) and \
+        np.array_equal(np.signbit(got.real), np.signbit(want.real)) and \
+        np.array_equal(np.signbit(np.imag(got)), np.signbit(np.imag(want))), (got, want)
+
+
+def _specials(dtype):
+    parts = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 1e-30])
+    re, im = np.meshgrid(parts, parts)
+    z = np.empty(re.size, dtype)
+    z.real, z.imag = re.ravel(), im.ravel()
+    return z
+
+
+def _random(shape, dtype):
+    z = RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+    return z.astype(dtype)
+
+
+# ------------------------------------------------------------------ elementwise
+
+UNARY = {"real": lax.real, "imag": lax.imag, "conj": lax.conj, "neg": lambda z: -z,
+         "parts": lambda z: lax.complex(lax.imag(z), lax.real(z)),
+         "widen": lambda z: z.astype(np.complex128), "narrow": lambda z: z.astype(np.complex64)}
+BINARY = {"add": lambda z, w: z + w, "sub": lambda z, w: z - w, "eq": lambda z, w: z == w,
+          "ne": lambda z, w: z != w, "where": lambda z, w: fnp.where(lax.real(z) > 0, z, w)}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_unary_complex_rules_are_native_and_numpys_bits(name, dtype):
+    f = UNARY[name]
+    z = _specials(dtype)
+    assert _host_steps(f, z) == 0
+    with np.errstate(all="ignore"):
+        _same(ft.jit(f, backend="cpu")(z), f(z))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_binary_complex_rules_are_native_and_numpys_bits(name, dtype):
+    f = BINARY[name]
+    z = _specials(dtype)
+    w = np.roll(z, 5)
+    assert _host_steps(f, z, w) == 0
+    with np.errstate(all="ignore"):
+        _same(ft.jit(f, backend="cpu")(z, w), f(z, w))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_complex_product_is_the_textbook_formula(dtype):
+    # (a+bi)(c+di) = (ac - bd) + (ad + bc)i, rounded per operation (numpy's scalar
+    # loop); numpy's SIMD loop fuses a multiply-add (one rounding less): within an ulp
+    z, w = _random(257, dtype), _random(257, dtype)
+    got = np.asarray(ft.jit(lambda x, y: x * y, backend="cpu")(z, w))
+    a, b, c, d = z.real, z.imag, w.real, w.imag
+    _same(got, (a * c - b * d) + 1j * (a * d + b * c))
+    eps = np.finfo(got.real.dtype).eps
+    np.testing.assert_allclose(got, z * w, rtol=4 * eps, atol=4 * eps)
+
+
+def test_real_to_complex_conversion_and_mixed_programs_fuse():
+    x = RNG.standard_normal(33)
+    i = np.arange(33, dtype=np.int32) - 16
+
+    def f(x, i):
+        z = lax.complex(x, x * 3.0 - 1.0) * 2.0 + i.astype(np.complex128)
+        return fnp.real(lax.conj(z) + z), z
+    exe = ft.jit(f, backend="cpu").lower(x, i).compile()
+    cost = exe.cost_analysis()
+    assert cost["host steps"] == 0 and cost["native kernels"] == 1
+    for g, w in zip(ft.jit(f, backend="cpu")(x, i), f(x, i)):
+        _same(g, w)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_layout_equations_move_complex_buffers_natively(dtype):
+    z = _random((4, 6), dtype)
+
+    def f(z):
+        t = z.T[1:5]
+        c = fnp.concatenate([t, fnp.conj(t)], axis=0)
+        p = lax.pad(c, dtype(1 - 2j), [(1, 0, 1), (0, 2, 0)])
+        d = lax.dynamic_slice(p, (2, 1), (3, 2))
+        return fnp.reshape(d, (6,))[::-1], z[fnp.array([3, 0])]
+    assert _host_steps(f, z) == 0
+    for g, w in zip(ft.jit(f, backend="cpu")(z), f(z)):
+        _same(g, w)
+
+
+def test_complex_equations_without_native_rules_stay_correct_host_steps():
+    z, w = _random((3, 3), np.complex128), _random((3, 3), np.complex128)
+    for f in (lambda z, w: z / w, lambda z, w: fnp.sum(z * w), lambda z, w: z @ w,
+              lambda z, w: fnp.abs(z) + fnp.real(w)):
+        assert _host_steps(f, z, w) >= 1
+        np.testing.assert_allclose(ft.jit(f, backend="cpu")(z, w), f(z, w), rtol=1e-14)
+
+
+# ------------------------------------------------------------------ eig
+
+def _no_host_step(*args, **kwargs):
+    raise AssertionError("ran as a host step")
+
+
+def _eig_native(monkeypatch, a, uv):
+    def f(m):
+        return linalg_decomp.eig(m, compute_right_eigenvectors=uv)
+    want = f(a)     # eager: the numpy implementation (numpy.linalg.eig / eigvals)
+    monkeypatch.setattr(linalg_decomp.eig_p, "impl", _no_host_step)
+    try:
+        got = ft.jit(f, backend="cpu")(a)
+        assert _host_steps(f, a) == 0
+    finally:
+        monkeypatch.undo()
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _same(g, w)
+
+
+needs_lapack = pytest.mark.skipif(not lapack.available(), reason="scipy's LAPACK not found")
+
+
+@needs_lapack
+@pytest.mark.parametrize("shape", [(5, 5), (1, 1), (3, 4, 4), (0, 0), (2, 0, 0), (0, 3, 3)])
+@pytest.mark.parametrize("uv", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64])
+def test_eig_under_jit_calls_geev_with_numpys_bits(monkeypatch, shape, uv, dtype):
+    a = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.standard_normal(shape)
+    # the same routine on the same double-precision copy: the same bits, same order
+    _eig_native(monkeypatch, a.astype(dtype), uv)
+
+
+@needs_lapack
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_eig_of_non_finite_matrices_is_nan_as_numpy(monkeypatch, dtype):
+    a = RNG.standard_normal((4, 3, 3)).astype(dtype)
+    a[1, 0, 0], a[2, 2, 1] = np.nan, np.inf
+    _eig_native(monkeypatch, a, True)
+    w, v = ft.jit(fnp.linalg.eig, backend="cpu")(a)
+    assert np.isnan(np.asarray(w)[1:3].real).all() and (np.asarray(v)[1:3].imag == 0).all()
+    assert np.isfinite(np.asarray(w)[[0, 3]]).all()
+
+
+@needs_lapack
+def test_eig_pairs_conjugate_vectors_as_numpy(monkeypatch):
+    rot = np.array([[0.0, -2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
+    _eig_native(monkeypatch, rot, True)
+    w, v = ft.jit(fnp.linalg.eig, backend="cpu")(rot)
+    np.testing.assert_allclose(rot @ np.asarray(v), np.asarray(v) * np.asarray(w), atol=1e-14)
+
+
+@needs_lapack
+def test_a_program_returning_complex_eigenvalues_runs_without_host_steps():
+    a = RNG.standard_normal((2, 4, 4))
+
+    def f(a):
+        w = fnp.linalg.eigvals(a)
+        return w * lax.conj(w) + 1.0, fnp.imag(w)
+    assert _host_steps(f, a) == 0
+    for g, w in zip(ft.jit(f, backend="cpu")(a), f(a)):
+        np.testing.assert_allclose(g, w, rtol=1e-13)
