@@ -34,6 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # every primitive the CPU backend does not run natively, and why: each runs through
 # its numpy impl as a host step (a new segment after it), or never reaches a backend
+# (conv_general_dilated is lowered, backends/llvm/conv.py, for float32/float64 with a
+# BLAS; integer, complex and mixed-precision convolutions stay its numpy impl)
 _INLINED = "call-like: inlined by jit's simplification before a backend sees it"
 _MPI = "collective over a mesh axis: its impl calls MPI (one host step per collective)"
 LLVM_HOST = {
@@ -48,7 +50,6 @@ LLVM_HOST = {
     "schur": "Schur decomposition: scipy's LAPACK ?gees on the host (no native binding yet)",
     "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
-    "conv_general_dilated": "convolution: its numpy impl (im2col + one BLAS GEMM per group)",
     "debug_print": "prints from Python: a host callback by nature",
     "sort": "sorting: its numpy impl (no native sort kernel)",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
