@@ -19,7 +19,8 @@ DEPTH, WIDTH, BATCH = 32, 512, 256
 
 def _model():
     rng = np.random.default_rng(0)
-    params = [(rng.standard_normal((WIDTH, WIDTH)).astype(np.float32) / np.sqrt(WIDTH),
+    # divided before the cast: float32 / np.sqrt's float64 scalar is float64 (NEP 50)
+    params = [((rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32),
                np.zeros(WIDTH, np.float32)) for _ in range(DEPTH)]
     return params, rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
 
