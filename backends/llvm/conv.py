@@ -1,14 +1,15 @@
 """``conv_general_dilated`` natively: shifted GEMMs on a zero-padded grid, BLAS
 ``?gemm`` called from the generated code (the library ``blas`` found), float32/float64.
 
-Stride-1 convolutions with an undilated lhs (any padding, negative pads crop; any
-kernel dilation; feature or batch groups; any dimension numbers) are lowered; the
-other configurations (window strides > 1, lhs dilation: a strided convolution and the
-lhs cotangent of one) stay the primitive's numpy host step.
+Every configuration of the primitive is lowered (window strides, padding with negative
+pads cropping, lhs and kernel dilation, feature or batch groups, any dimension numbers,
+0 to 3+ spatial dimensions) when the operands and the result share one float dtype and a
+BLAS was found; integer, complex and mixed-precision convolutions stay the numpy impl.
 
-In canonical layout (``x`` (N, C, X...), ``w`` (O, I, K...)) with the lhs padded into a
-grid of ``S`` elements (C-order strides ``g``), an output position ``y`` and a kernel tap
-``k`` are flat grid offsets ``pos(y) = sum y_j g_j`` and ``off(k) = sum k_j rd_j g_j``, and
+In canonical layout (``x`` (N, C, X...), ``w`` (O, I, K...)) with the lhs dilated and
+padded into a zero grid of ``S`` elements (C-order strides ``g``), an output position
+``y`` and a kernel tap ``k`` are flat grid offsets ``pos(y) = sum y_j s_j g_j`` and
+``off(k) = sum k_j rd_j g_j``, and
 
     out[n, o, y] = sum_{c, k} xp[n, c, pos(y) + off(k)] * w[o, c, k]
 
@@ -18,7 +19,8 @@ grid of ``S`` elements (C-order strides ``g``), an output position ``y`` and a k
 the thread pool, each thread with its own scratch, in cache), the image's channels are
 padded into ``xp`` (I, S), then one GEMM per tap ``acc (O, m) += w_k (O, I) @ xp[:, off(k):]``
 (``ldb = S``, beta 1 after the first; no im2col copy), then the valid positions of
-``acc`` are copied to the output.
+``acc`` are copied to the output. With window strides > 1 a tap's windows are not one
+shifted view: each tap's are gathered into ``cols`` (I, Y) for its GEMM.
 
 *few outputs* (a kernel cotangent: the "kernel" is an image, the output a few taps):
 the kernel is embedded in a zero grid ``we`` (O, I, S) at its taps, and per output
@@ -31,8 +33,8 @@ that thread instead of queueing for the BLAS's own. With the pool off (one free 
 ``FUNCTRANS_NUM_THREADS=1``), a forked process or a single work item, everything runs on
 the calling thread and the BLAS keeps the count ``threads.balance`` gave it.
 
->>> _lowered({"window_strides": (2,), "lhs_dilation": (1,)})
-False
+>>> _Conv.__name__
+'_Conv'
 """
 from __future__ import annotations
 
@@ -76,18 +78,12 @@ def _thread_control() -> bool:
     return _STATE["ok"]
 
 
-def _lowered(params) -> bool:
-    """Whether these parameters have native code (stride 1, undilated lhs)."""
-    return all(s == 1 for s in params["window_strides"]) and \
-        all(d == 1 for d in params["lhs_dilation"])
-
-
 def _supports(eqn, planner):
     x, w = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.outvars[0].aval
     if not (x.dtype == w.dtype == out.dtype and x.dtype in (np.float32, np.float64)):
         return False
-    if not blas.available() or not _lowered(eqn.params):
+    if not blas.available():
         return False
     if blas._library()["int"] == 32:     # every GEMM extent must fit the BLAS's int
         c = _Conv(eqn)
@@ -113,17 +109,22 @@ class _Conv:
         self.N2 = self.N // self.B
         self.Oq = self.O // self.Q
         self.pad = p["padding"]
-        self.rd = p["rhs_dilation"]
-        self.grid = tuple(n + lo + hi for n, (lo, hi) in zip(self.xsz, self.pad))
+        self.rd, self.s, self.ld = p["rhs_dilation"], p["window_strides"], p["lhs_dilation"]
+        dil = tuple((n - 1) * d + 1 if n else 0 for n, d in zip(self.xsz, self.ld))
+        self.grid = tuple(n + lo + hi for n, (lo, hi) in zip(dil, self.pad))
         self.S = int(np.prod(self.grid, dtype=np.int64))
         self.g = contiguous_strides(self.grid)
         self.kt = int(np.prod(self.ksz, dtype=np.int64))
         self.yt = int(np.prod(self.ysz, dtype=np.int64))
-        self.pos_max = sum((y - 1) * g for y, g in zip(self.ysz, self.g))
-        # the part of the lhs that lands in the grid: source start, destination start, count
-        self.src0 = tuple(max(-lo, 0) for lo, _ in self.pad)
-        self.dst0 = tuple(max(lo, 0) for lo, _ in self.pad)
-        self.cnt = tuple(n - max(-lo, 0) - max(-hi, 0) for n, (lo, hi) in zip(self.xsz, self.pad))
+        self.ps = tuple(s * g for s, g in zip(self.s, self.g))     # grid step per output
+        self.pos_max = sum((y - 1) * p for y, p in zip(self.ysz, self.ps))
+        # the lhs elements that land in the grid (at dst0 + t * dstep): first, count
+        self.src0 = tuple(-(min(lo, 0) // d) for (lo, _), d in zip(self.pad, self.ld))
+        self.dst0 = tuple(f * d + lo for f, d, (lo, _) in zip(self.src0, self.ld, self.pad))
+        self.cnt = tuple(min(n - 1, (gr - 1 - lo) // d) - f + 1 for n, gr, d, f, (lo, _) in
+                         zip(self.xsz, self.grid, self.ld, self.src0, self.pad))
+        self.dstep = tuple(d * g for d, g in zip(self.ld, self.g))
+        self.unit = all(v == 1 for v in self.s)     # shifted views, else a gather per tap
         self.dtype = oa.dtype
 
 
@@ -327,8 +328,9 @@ def _few_taps(lw, fn, c, x, w, optr, ocs):
     # the kernel as (K..., O, I): w_k is rows q*Oq.. of one contiguous (O, I) block
     wk = _buffer(lw, fn, dt, c.kt * c.O * c.I)
     lw.copy(fn, _permuted(w, tuple(range(2, 2 + nsp)) + (0, 1)), fn.ptr(wk))
-    m = c.pos_max + 1
-    per = c.I * c.S + c.Oq * c.S
+    m = c.pos_max + 1 if c.unit else c.yt         # GEMM columns
+    ldc = c.S if c.unit else c.yt                  # acc's row stride
+    per = c.I * c.S + c.Oq * ldc + (0 if c.unit else c.I * c.yt)
     scratch = _buffer(lw, fn, dt, per * _slots())
     lit = x.lit
     ptrs = [fn.ptr(wk), fn.ptr(scratch), optr] + ([] if lit is not None else [fn.ptr(x.ref)])
@@ -338,13 +340,14 @@ def _few_taps(lw, fn, c, x, w, optr, ocs):
         wkp, scr, op = p[0], p[1], p[2]
         xp = b.gep(scr, [b.mul(slot, ir.Constant(I64, per))], source_etype=lltype(dt))
         acc = b.gep(xp, [ir.Constant(I64, c.I * c.S)], source_etype=lltype(dt))
+        cols = b.gep(acc, [ir.Constant(I64, c.Oq * ldc)], source_etype=lltype(dt))
         _zero(h, xp, dt, c.I * c.S)
 
         def image(n):
             def group(q):
                 _pad_image(h, c, x, p[3] if lit is None else None, xp, n, q)
-                _tap_gemms(h, lw.module, c, wkp, xp, acc, q, m)
-                _crop(h, c, acc, op, n, q, ocs)
+                _tap_gemms(h, lw.module, c, wkp, xp, acc, q, m, cols)
+                _crop(h, c, acc, op, n, q, ocs, ldc)
             _loop(h, c.Q, group)
         _loop(h, b.sub(hi, lo), image, start=lo)
     _parallel(lw, fn, "conv_taps", c.N2, ptrs, body)
@@ -380,12 +383,13 @@ def _pad_image(h, c, x, xptr, xp, n, q):
         v = val if x.lit is not None else bb.load(
             _at(bb, xptr, dt, _lin(bb, _lin(bb, base, [ci], xs[1:2]), sp, xs[2:])),
             typ=lltype(dt))
-        bb.store(v, _at(bb, xp, dt, _lin(bb, dst0, [ci] + sp, (c.S,) + tuple(c.g))))
+        bb.store(v, _at(bb, xp, dt, _lin(bb, dst0, [ci] + sp, (c.S,) + c.dstep)))
     _nest(h, [c.I] + list(c.cnt), row)
 
 
-def _tap_gemms(h, module, c, wkp, xp, acc, q, m):
-    """acc (Oq, m; row stride S) = sum over taps of w_k[q block] @ xp[:, off(k):]."""
+def _tap_gemms(h, module, c, wkp, xp, acc, q, m, cols):
+    """acc (Oq, m) = sum over taps of w_k[q block] @ xp[:, off(k):] (row stride S, stride
+    1), or of w_k[q block] @ cols with the tap's strided windows gathered into ``cols``."""
     dt = c.dtype
     kst = contiguous_strides(c.ksz)
     offs = tuple(r * g for r, g in zip(c.rd, c.g))
@@ -398,22 +402,36 @@ def _tap_gemms(h, module, c, wkp, xp, acc, q, m):
                                   b.mul(q, ir.Constant(I64, c.Oq * c.I))))
         beta = b.select(b.icmp_signed("==", kidx, ir.Constant(I64, 0)),
                         ir.Constant(lltype(dt), 0.0), ir.Constant(lltype(dt), 1.0))
-        _gemm(h, module, dt, _NO_TRANS, c.Oq, m, c.I, a, c.I, _at(b, xp, dt, off), c.S,
-              beta, acc, c.S)
+        if c.unit:
+            _gemm(h, module, dt, _NO_TRANS, c.Oq, m, c.I, a, c.I, _at(b, xp, dt, off), c.S,
+                  beta, acc, c.S)
+            return
+        src = _at(b, xp, dt, off)
+
+        def gather(idxs):
+            bb = h.b
+            ci, ys = idxs[0], idxs[1:]
+            v = bb.load(_at(bb, src, dt, _lin(bb, 0, [ci] + ys, (c.S,) + c.ps)),
+                        typ=lltype(dt))
+            bb.store(v, _at(bb, cols, dt, _lin(bb, 0, [ci] + ys, contiguous_strides(
+                (c.I,) + c.ysz))))
+        _nest(h, [c.I] + list(c.ysz), gather)
+        _gemm(h, module, dt, _NO_TRANS, c.Oq, m, c.I, a, c.I, cols, c.yt, beta, acc, c.yt)
     _nest(h, list(c.ksz), tap)
 
 
-def _crop(h, c, acc, op, n, q, ocs):
-    """out[n, q*Oq + o, y] = acc[o, pos(y)]."""
+def _crop(h, c, acc, op, n, q, ocs, ldc):
+    """out[n, q*Oq + o, y] = acc[o, pos(y)] (acc's rows ``ldc`` apart: the grid, or dense)."""
     dt = c.dtype
+    ys = c.g if c.unit else contiguous_strides(c.ysz)
 
     def elem(idxs):
         b = h.b
-        o, ys = idxs[0], idxs[1:]
-        v = b.load(_at(b, acc, dt, _lin(b, b.mul(o, ir.Constant(I64, c.S)), ys, c.g)),
+        o, yi = idxs[0], idxs[1:]
+        v = b.load(_at(b, acc, dt, _lin(b, b.mul(o, ir.Constant(I64, ldc)), yi, ys)),
                    typ=lltype(dt))
         oo = b.add(b.mul(q, ir.Constant(I64, c.Oq)), o)
-        d = _lin(b, _lin(b, 0, [n, oo], ocs[:2]), ys, ocs[2:])
+        d = _lin(b, _lin(b, 0, [n, oo], ocs[:2]), yi, ocs[2:])
         b.store(v, _at(b, op, dt, d))
     _nest(h, [c.Oq] + list(c.ysz), elem)
 
@@ -426,7 +444,7 @@ def _few_outputs(lw, fn, c, x, w, optr, ocs):
     _zero(fn, fn.ptr(xp), dt, c.N * c.C * c.S)
     xv = x.reshaped((c.N, c.C) + c.cnt, offset=x.offset if x.lit is not None else
                     x.offset + sum(s0 * st for s0, st in zip(c.src0, x.strides[2:])))
-    lw.copy(fn, xv, fn.ptr(xp), (c.C * c.S, c.S) + tuple(c.g),
+    lw.copy(fn, xv, fn.ptr(xp), (c.C * c.S, c.S) + c.dstep,
             sum(d * g for d, g in zip(c.dst0, c.g)))
     we = _buffer(lw, fn, dt, c.O * c.I * c.S)
     _zero(fn, fn.ptr(we), dt, c.O * c.I * c.S)
@@ -444,7 +462,7 @@ def _few_outputs(lw, fn, c, x, w, optr, ocs):
             for j in reversed(range(nsp)):
                 yj = b.urem(rem, ir.Constant(I64, ysz[j])) if j else rem
                 rem = b.udiv(rem, ir.Constant(I64, ysz[j])) if j else rem
-                pos = b.add(pos, b.mul(yj, ir.Constant(I64, c.g[j])))
+                pos = b.add(pos, b.mul(yj, ir.Constant(I64, c.ps[j])))
 
             def group(q):
                 bb = h.b
