@@ -3,16 +3,19 @@
 memory), so a fused kernel loads, computes and stores it like any scalar.
 
 Registered here: ``real``, ``imag``, ``conj``, ``complex`` (the parts and their
-inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``neg``, ``eq``, ``ne``,
-``select_n`` and ``convert_element_type`` (real or complex to complex), each the
-row's real rule unchanged for real operands. Every rule is numpy's arithmetic on the
-parts: ``(a+bi)(c+di) = (ac - bd) + (ad + bc)i``, ``conj`` negates the imaginary part
-(``-0.0`` for ``+0.0``), ``==`` compares both parts. What is not here (division,
-``abs``, ``exp``..., complex reductions, products) stays a host step: ``program.classify``
-accepts a complex operand or result only for a row marked ``complex``.
+inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``eq``,
+``ne``, ``select_n``, ``stop_gradient``, ``convert_element_type`` (real or complex to
+complex) and ``reduce_sum``, each the row's real rule unchanged for real operands.
+Every rule is numpy's arithmetic on the parts: ``(a+bi)(c+di) = (ac - bd) + (ad + bc)i``
+(numpy's scalar loop; its AVX-512 loop fuses a multiply-add: an ulp apart at most),
+division by Smith's method as numpy's loop, ``conj`` negates the imaginary part
+(``-0.0`` for ``+0.0``), ``==`` compares both parts, a sum adds each part (reassociated
+like a real sum). What is not here (``abs``, ``exp``..., products, other reductions)
+stays a host step: ``program.classify`` accepts a complex operand or result only where
+``supports_complex`` says so.
 
->>> sorted(n for n, r in TABLE.items() if r.complex)[:6]
-['add', 'complex', 'conj', 'convert_element_type', 'eq', 'imag']
+>>> sorted(n for n, r in TABLE.items() if r.complex)[:4]
+['add', 'complex', 'conj', 'convert_element_type']
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import numpy as np
 
 from .equations import NATIVE
 from .lltypes import COMPLEX_DTYPES, F64, lltype
-from .ops import TABLE, Row
+from .ops import REDUCTIONS, TABLE, Row
 
 __all__ = ["parts", "make", "supports_complex"]
 
@@ -99,6 +102,44 @@ def _neg(em, eqn, z):
     return make(em.b, z.type, em.b.fneg(re), em.b.fneg(im))
 
 
+def _div(em, eqn, x, y):
+    """numpy's complex division (its scalar loop, Smith's method): scale by the larger
+    part of the divisor; a zero divisor divides each part by +0 (inf or nan)."""
+    b = em.b
+    (a, c), (d, e) = parts(b, x), parts(b, y)       # (a + ci) / (d + ei)
+    t = d.type
+    one, zero = ir.Constant(t, 1.0), ir.Constant(t, 0.0)
+    fabs = lambda v: b.call(_intrinsic(em, "fabs", t), [v])     # noqa: E731
+    ad, ae = fabs(d), fabs(e)
+    real_big = b.fcmp_ordered(">=", ad, ae)
+    both_zero = b.and_(b.fcmp_ordered("==", ad, zero), b.fcmp_ordered("==", ae, zero))
+    rat1 = b.fdiv(e, d)                              # |d| >= |e|
+    scl1 = b.fdiv(one, b.fadd(d, b.fmul(e, rat1)))
+    re1 = b.fmul(b.fadd(a, b.fmul(c, rat1)), scl1)
+    im1 = b.fmul(b.fsub(c, b.fmul(a, rat1)), scl1)
+    re0, im0 = b.fdiv(a, ad), b.fdiv(c, ad)          # 0 divisor: a/+0, c/+0
+    rat2 = b.fdiv(d, e)                              # |d| < |e| (or unordered: nan)
+    scl2 = b.fdiv(one, b.fadd(e, b.fmul(d, rat2)))
+    re2 = b.fmul(b.fadd(b.fmul(a, rat2), c), scl2)
+    im2 = b.fmul(b.fsub(b.fmul(c, rat2), a), scl2)
+    re = b.select(real_big, b.select(both_zero, re0, re1), re2)
+    im = b.select(real_big, b.select(both_zero, im0, im1), im2)
+    return make(b, x.type, re, im)
+
+
+def _intrinsic(em, name, t):
+    fname = f"llvm.{name}.{'f64' if t == F64 else 'f32'}"
+    fn = em.module.globals.get(fname)
+    return fn if fn is not None else ir.Function(em.module, ir.FunctionType(t, [t]), fname)
+
+
+def _sum_combine(em, dtype, acc, x):
+    b = em.b
+    (ar, ai), (xr, xi) = parts(b, acc), parts(b, x)
+    return make(b, acc.type, b.fadd(ar, xr, flags=("reassoc",)),
+                b.fadd(ai, xi, flags=("reassoc",)))
+
+
 def _equal(negate):
     def emit(em, eqn, x, y):
         b = em.b
@@ -120,7 +161,7 @@ def _to_real(b, x, src, t):
 
 def _convert(em, eqn, x):
     b = em.b
-    src, dst = eqn.inputs[0].aval.dtype, eqn.outvars[0].aval.dtype
+    src = eqn.inputs[0].aval.dtype
     t = _out_type(eqn)
     part = t.elements[0]
     if src.kind == "c":
@@ -136,8 +177,14 @@ _extend("mul", _mul)
 _extend("neg", _neg)
 _extend("eq", _equal(False))
 _extend("ne", _equal(True))
+_extend("div", _div)
+_extend("stop_gradient", lambda em, eqn, x: x)
 _extend("select_n", TABLE["select_n"].emit, kinds="")   # LLVM selects structs as scalars
 _extend("convert_element_type", _convert)
+_SUM = REDUCTIONS["reduce_sum"]
+REDUCTIONS["reduce_sum"] = dataclasses.replace(
+    _SUM, kinds=_SUM.kinds + "c",
+    combine=lambda em, d, acc, x: (_sum_combine if d.kind == "c" else _SUM.combine)(em, d, acc, x))
 
 
 def supports_complex(eqn, odd=None) -> bool:
@@ -158,6 +205,8 @@ def supports_complex(eqn, odd=None) -> bool:
         return False
     if name in NATIVE:
         return NATIVE[name].complex
+    if name in REDUCTIONS:
+        return name == "reduce_sum"
     row = TABLE.get(name)
     if row is None or not row.complex or eqn.primitive.multiple_results:
         return False
