@@ -39,7 +39,7 @@ from jaxpr_ir.cost import plan_cost
 from jaxpr_ir.structure import structural_key
 from .. import fusion
 from . import cache, engine, rewrite, runtime
-from . import lapack_decomp, sort  # noqa: F401  (they register their native equations)
+from . import host_calls, lapack_decomp, sort  # noqa: F401  (sort, lapack_decomp register)
 from .program import Lowering
 from .runtime import Program, builtin
 
@@ -119,6 +119,7 @@ class Executable:
         segs = sum(1 for k, _ in self.compiled.segments if k == "native")
         return {**plan_cost(self.plan),
                 "kernels": native + host, "native kernels": native, "host steps": host,
+                "host callbacks": host_calls.count(self.plan),
                 "native segments": segs, "workspace bytes": self.compiled.ws_size,
                 "temp bytes": self.temp_bytes,
                 **{f"compile seconds: {k}": v for k, v in self.compile_timings.items()}}

@@ -9,7 +9,9 @@ copied into them at the end of each iteration (through temporaries only where a 
 is itself a carry, e.g. a swap). A scan writes each iteration's ``ys`` straight into
 its row of the stacked output when the body defines it.
 
-An equation is native only when all its sub-jaxprs are (no host step inside).
+A host step inside a sub-jaxpr (an equation without native code: fft, debug_print...)
+is called back into Python from the loop (``host_calls``); only an equation with no
+impl at all makes its enclosing control flow a host step.
 
 >>> from backends.llvm.equations import NATIVE
 >>> sorted(n for n in ("cond", "while", "scan") if n in NATIVE)
@@ -20,6 +22,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from .. import fusion
+from . import host_calls
 from .equations import clamp, native, to_i64
 from .lltypes import I8, I64
 from .values import Ref, nbytes
@@ -28,13 +31,14 @@ _PLANS: dict = {}     # id(jaxpr) -> (jaxpr, plan, native?)
 
 
 def sub_plan(jaxpr, planner):
-    """(fusion plan, whether every step is native) of a sub-jaxpr planned by
-    ``planner`` (``program.plan_jaxpr``), memoised."""
+    """(fusion plan, whether it runs natively, its host steps called back) of a
+    sub-jaxpr planned by ``planner`` (``program.plan_jaxpr``), memoised."""
     hit = _PLANS.get(id(jaxpr))
     if hit is not None and hit[0] is jaxpr:
         return hit[1], hit[2]
     plan = planner(jaxpr)
-    ok = not any(isinstance(s, fusion.HostStep) for s in plan.steps)
+    ok = all(host_calls.callable_eqn(s.eqn) for s in plan.steps
+             if isinstance(s, fusion.HostStep))
     if len(_PLANS) > 4096:
         _PLANS.clear()
     _PLANS[id(jaxpr)] = (jaxpr, plan, ok)

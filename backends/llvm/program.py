@@ -41,6 +41,7 @@ from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_s
 from . import blas, control, engine, lapack, lapack_eig, ops_complex, scans  # noqa: F401
 from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs)
 from .equations import NATIVE
+from . import host_calls
 from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
 from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE
@@ -434,7 +435,7 @@ class Lowering:
             dying.setdefault(li, []).append(v)
         seg_local = self._segment_locals(plan, defs, last) if top else None
         for i, s in enumerate(plan.steps):
-            if isinstance(s, HostStep):
+            if isinstance(s, HostStep) and top:     # inside control flow: a host call
                 fn = self._host(fn, s, env, views)
                 continue
             outs = []
@@ -457,7 +458,8 @@ class Lowering:
                 self._kernel(fn, s, env, views)
             else:
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
-                NATIVE[s.eqn.primitive.name].emit(self, fn, s.eqn, ins, outs)
+                op = host_calls if isinstance(s, HostStep) else NATIVE[s.eqn.primitive.name]
+                op.emit(self, fn, s.eqn, ins, outs)
             for v in dying.get(i, ()):
                 if v in owned:
                     self.release(owned.pop(v))
@@ -511,10 +513,7 @@ class Lowering:
                 ins.append(("lit", np.full(v.shape, v.lit, v.dtype)))
                 continue
             r = v.ref
-            if r.kind == "slot":
-                where = ("slot", r.where)
-            else:
-                where = ("ws", r.where, nbytes(r.aval))
+            where = ("slot", r.where) if r.kind == "slot" else ("ws", r.where, nbytes(r.aval))
             ins.append(("ref", where, r.aval.dtype, r.aval.shape, v.shape, v.strides, v.offset))
         outs = []
         for o in s.eqn.outvars:
