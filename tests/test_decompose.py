@@ -51,7 +51,6 @@ LLVM_HOST = {
     "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
-    "sort": "sorting: its numpy impl (no native sort kernel)",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
     "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)",
     "mpi_allreduce": "native once functrans.primitives.collectives_native registers its "
