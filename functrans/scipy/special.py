@@ -24,12 +24,13 @@ from ._special_misc import (bernoulli, entr, exp1, i0, i0e, i1, i1e, kl_div, rel
                             xlog1py, xlogy)
 from ._special_extra import boxcox, boxcox1p, dawsn, expi, loggamma, spence
 from ._special_more import bessel_jn, expn, fresnel, hyp1f1, owens_t, sici
+from ._special_hyp2f1 import hyp2f1
 from ._special_sph import sph_harm_y
 from ._special_wofz import wofz
 from typing import Sequence
 from ..typing import Array, ArrayLike
 
-__all__ = ["bessel_jn", "expn", "fresnel", "hyp1f1", "owens_t", "sici", "sph_harm_y", "wofz", "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn",
+__all__ = ["bessel_jn", "expn", "fresnel", "hyp1f1", "hyp2f1", "owens_t", "sici", "sph_harm_y", "wofz", "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn",
            "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
            "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e",
            "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
