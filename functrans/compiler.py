@@ -263,9 +263,12 @@ def _backend_compile(be, closed, donate, name):
     if donate and getattr(be, "supports_donation", False):
         kwargs["donate"] = donate
     progress = _progress_line(be, name)
-    if progress is not None:
-        kwargs["progress"] = progress
-    return be.compile(closed, **kwargs)
+    if progress is None:
+        return be.compile(closed, **kwargs)
+    try:
+        return be.compile(closed, progress=progress, **kwargs)
+    finally:   # a failed compile too: no line may appear after it (the line's timer)
+        progress("done", 0, 0, 0)
 
 
 def _snapshot_consts(closed: ClosedJaxpr) -> ClosedJaxpr:

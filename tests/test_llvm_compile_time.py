@@ -246,6 +246,28 @@ def test_progress_line_rewrites_one_terminal_line_in_place():
     assert text.count("\n") == 1 and text.endswith("\n") and text.count("\r") == 2
 
 
+def test_progress_line_shows_a_long_stage_while_it_runs_and_nothing_after_done():
+    import io
+    import time
+    from backends.llvm.progress import ProgressLine
+    log = io.StringIO()
+    line = ProgressLine("h", stream=log, after=0.05)
+    line("llvm optimise", 3, 3, 500)        # one long stage: no further call until done
+    assert log.getvalue() == ""
+    deadline = time.monotonic() + 10.0
+    while not log.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert log.getvalue() == "compiling h: llvm optimise, 3/3 kernels, 500 equations\n"
+    line("done", 3, 3, 500)
+    line("done", 0, 0, 0)                   # the caller's second "done": ignored
+    quick = io.StringIO()
+    line = ProgressLine("q", stream=quick, after=0.05)
+    line("IR build", 1, 2, 10)
+    line("done", 2, 2, 10)                  # finished before the timer: never shown
+    time.sleep(0.2)
+    assert quick.getvalue() == "" and log.getvalue().count("\n") == 1
+
+
 # --------------------------------------------------------------------------- no host-step cliffs
 
 def test_threefry_runs_natively_with_the_impls_bits():
