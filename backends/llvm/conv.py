@@ -23,9 +23,14 @@ padded into ``xp`` (I, S), then one GEMM per tap ``acc (O, m) += w_k (O, I) @ xp
 shifted view: each tap's are gathered into ``cols`` (I, Y) for its GEMM.
 
 *few outputs* (a kernel cotangent: the "kernel" is an image, the output a few taps):
-the kernel is embedded in a zero grid ``we`` (O, I, S) at its taps, and per output
-position (spread over the pool) one GEMM contracts channels and grid at once:
-``out[:, :, y] = xp[:, :, pos(y):] (N, I*S) @ we (O, I*S).T``.
+the kernel is embedded in a zero grid ``we`` (O, I, S) at its taps. Per lhs feature
+``i`` (spread over the pool, partial sums per thread added at the end) the windows
+``xp[b, i, pos(y):][:m]`` of every (b, y) are gathered into ``cols`` (N'*Y, m) and
+``part (N'*Y, O) += cols @ we[:, i, :m].T``: one GEMM with N'*Y rows per feature (a
+64x64 product with a contraction of a whole batch of grids, one per output position,
+runs at a fraction of the BLAS's speed). When N'*Y is large, one GEMM per output
+position instead contracts channels and grid at once:
+``out[:, :, y] = xp[:, :, pos(y):] (N', I*S) @ we (O, I*S).T``.
 
 Threads: the pool splits the images (or positions); while it runs, the BLAS is set to
 one thread (its ``set_num_threads``, restored after) so that each thread's GEMMs run on
@@ -33,8 +38,8 @@ that thread instead of queueing for the BLAS's own. With the pool off (one free 
 ``FUNCTRANS_NUM_THREADS=1``), a forked process or a single work item, everything runs on
 the calling thread and the BLAS keeps the count ``threads.balance`` gave it.
 
->>> _Conv.__name__
-'_Conv'
+>>> "conv_general_dilated" in NATIVE
+True
 """
 from __future__ import annotations
 
@@ -45,12 +50,14 @@ from jaxpr_ir import ShapedArray
 from ..fusion import contiguous_strides
 from . import blas
 from .conv_gemm import NO_TRANS, TRANS, at, gemm, lin, loop, nest, parallel, permuted, slots, zero
-from .equations import native
+from .equations import NATIVE, native
 from .lltypes import I64, lltype
 from .values import Val
 
+__all__: list = []
 
 FEATURE_ROWS_MAX = 4096     # N' * Y at most for the per-feature kernel-cotangent GEMMs
+COLS_MAX = 1 << 22          # elements of a thread's gathered windows there (16 MiB in f32)
 
 
 def _supports(eqn, planner):
@@ -120,7 +127,7 @@ def _conv(lw, fn, eqn, ins, outs):
     ocs = tuple(ostr[d] for d in c.os)           # canonical (N', O, Y...) output strides
     if c.kt <= c.yt:
         _few_taps(lw, fn, c, x, w, optr, ocs)
-    elif c.yt <= FEATURE_ROWS_MAX // max(c.N2, 1):
+    elif c.N2 * c.yt <= FEATURE_ROWS_MAX and c.N2 * c.yt * c.S <= COLS_MAX:
         _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs)
     else:
         _few_outputs(lw, fn, c, x, w, optr, ocs)

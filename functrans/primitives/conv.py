@@ -14,7 +14,9 @@ Feature groups split C and O into G blocks, block g of O seeing block g of C; ba
 groups split N into B blocks (group-major) and O into B blocks, block b of O seeing
 block b of N; the output batch is N / B.
 
-The numpy implementation (also the CPU backend's host step) runs a stride-1, ungrouped
+The numpy implementation (the interpreter's; the CPU backend's host step only for integer,
+complex or mixed-precision convolutions: ``backends/llvm/conv.py`` lowers float32/float64
+ones to shifted BLAS GEMMs on a padded grid) runs a stride-1, ungrouped
 convolution with an undilated lhs (a ResNet 3x3 and both of its gradients) as one GEMM
 on the flattened padded grid (``_conv_shifted``); any other builds the dilated, padded
 lhs, takes every window with ``sliding_window_view`` (im2col) and contracts it with the
