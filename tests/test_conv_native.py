@@ -150,3 +150,22 @@ def test_literal_kernel_and_vmap():
         with ft.disable_jit():
             want = np.asarray(fn(*args))
         np.testing.assert_allclose(np.asarray(jf(*args)), want, rtol=2e-5, atol=2e-5)
+
+
+def test_same_bits_on_one_thread_and_on_the_pool(monkeypatch):
+    """The kernel cotangent sums its features in fixed blocks and the forward pass one
+    image per work item: the pool's thread count does not change a bit of the result."""
+    from backends.llvm import threads
+    x, w = _data((4, 6, 9, 9), (5, 6, 3, 3), np.float32, 3)
+
+    def loss(x, w):
+        y = lax.conv(x, w, (1, 1), "SAME")
+        return (y * fnp.sin(y)).sum()
+    f = ft.jit(ft.value_and_grad(loss, argnums=(0, 1)))
+    monkeypatch.setattr(threads, "balance", lambda now=None: threads._NTHREADS.value)
+    runs = []
+    for n in (1, threads.num_threads()):
+        monkeypatch.setattr(threads._NTHREADS, "value", n)
+        runs.append([np.asarray(v) for v in ft.tree_util.tree_leaves(f(x, w))])
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)

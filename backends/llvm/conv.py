@@ -314,28 +314,37 @@ def _few_outputs(lw, fn, c, x, w, optr, ocs):
 
 
 def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
-    """Per lhs feature i (spread over the pool, partial sums per thread): the windows
-    ``xp[b, i, pos(y):][:m]`` of every (b, y) gathered into ``cols`` (N'*Y, m), then
-    ``part[q] (N'*Y, Oq) += cols @ we[q block, i].T``; the threads' parts summed at the
-    end. One GEMM with N'*Y rows per feature: a better shape than a few rows (N') with a
-    long contraction when the batch N' is small."""
+    """Per lhs feature i: the windows ``xp[b, i, pos(y):][:m]`` of every (b, y) gathered
+    into ``cols`` (N'*Y, m), then ``part[q] (N'*Y, Oq) += cols @ we[q block, i].T``. One
+    GEMM with N'*Y rows per feature: a better shape than a few rows (N') with a long
+    contraction when the batch N' is small. The features are cut into a fixed number of
+    blocks (the pool's size), each summed in order into a part of its own, the parts
+    added in order at the end: the same sums however many threads run the blocks."""
     dt = c.dtype
     xp, we = _grid_operands(lw, fn, c, x, w)
     m = sum((k - 1) * r * g for k, r, g in zip(c.ksz, c.rd, c.g)) + 1    # taps span
     rows = c.N2 * c.yt
     part = c.Q * rows * c.Oq
-    nsl = slots()
+    items = c.Q * c.I
+    nsl = max(1, min(slots(), items))            # blocks of features
     parts = _buffer(lw, fn, dt, nsl * part)
     zero(fn, fn.ptr(parts), dt, nsl * part)
-    cols = _buffer(lw, fn, dt, nsl * rows * m)
+    cols = _buffer(lw, fn, dt, slots() * rows * m)
 
     def body(h, lo, hi, p, slot):
         xpp, wep, pp, cp = p
         b = h.b
-        mine = at(b, pp, dt, b.mul(slot, ir.Constant(I64, part)))
         cs = at(b, cp, dt, b.mul(slot, ir.Constant(I64, rows * m)))
 
-        def item(t):
+        def block(k):
+            bk = h.b
+            mine = at(bk, pp, dt, bk.mul(k, ir.Constant(I64, part)))
+            first = bk.udiv(bk.mul(k, ir.Constant(I64, items)), ir.Constant(I64, nsl))
+            end = bk.udiv(bk.mul(bk.add(k, ir.Constant(I64, 1)), ir.Constant(I64, items)),
+                          ir.Constant(I64, nsl))
+            loop(h, bk.sub(end, first), lambda t: item(t, mine), start=first)
+
+        def item(t, mine):
             bb = h.b
             q = bb.udiv(t, ir.Constant(I64, c.I))
             i = bb.urem(t, ir.Constant(I64, c.I))
@@ -355,8 +364,8 @@ def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
             bw = at(b3, wep, dt, lin(b3, 0, [q, i], (c.Oq * c.I * c.S, c.S)))
             cc = at(b3, mine, dt, b3.mul(q, ir.Constant(I64, rows * c.Oq)))
             gemm(h, lw.module, dt, TRANS, rows, c.Oq, m, cs, m, bw, c.I * c.S, 1.0, cc, c.Oq)
-        loop(h, b.sub(hi, lo), item, start=lo)
-    parallel(lw, fn, "conv_features", c.Q * c.I,
+        loop(h, b.sub(hi, lo), block, start=lo)
+    parallel(lw, fn, "conv_features", nsl,
              [fn.ptr(xp), fn.ptr(we), fn.ptr(parts), fn.ptr(cols)], body)
     pp = fn.ptr(parts)
 
