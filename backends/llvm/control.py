@@ -95,7 +95,8 @@ def _update_carry(lw, fn, vals, carry):
 
 # --------------------------------------------------------------------------- cond
 
-@native("cond", lambda eqn, planner: _all_native(planner, *eqn.params["branches"]))
+@native("cond", lambda eqn, planner: _all_native(planner, *eqn.params["branches"]),
+        complex=True)
 def _cond(lw, fn, eqn, ins, outs):
     branches = eqn.params["branches"]
     ops, temps = _refs(lw, fn, ins[1:])
@@ -122,7 +123,7 @@ def _cond(lw, fn, eqn, ins, outs):
 # --------------------------------------------------------------------------- while
 
 @native("while", lambda eqn, planner: _all_native(planner, eqn.params["cond_jaxpr"],
-                                                   eqn.params["body_jaxpr"]))
+                                                   eqn.params["body_jaxpr"]), complex=True)
 def _while(lw, fn, eqn, ins, outs):
     p = eqn.params
     cn, bn = p["cond_nconsts"], p["body_nconsts"]
@@ -158,7 +159,7 @@ def _row_ref(fn, ref, idx, row_aval):
     return Ref("ptr", p, row_aval)
 
 
-@native("scan", lambda eqn, planner: _all_native(planner, eqn.params["jaxpr"]))
+@native("scan", lambda eqn, planner: _all_native(planner, eqn.params["jaxpr"]), complex=True)
 def _scan(lw, fn, eqn, ins, outs):
     p = eqn.params
     body = p["jaxpr"]
