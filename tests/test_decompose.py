@@ -40,7 +40,6 @@ _INLINED = "call-like: inlined by jit's simplification before a backend sees it"
 _MPI = "collective over a mesh axis: its impl calls MPI (one host step per collective)"
 LLVM_HOST = {
     "all_gather": _MPI, "axis_index": _MPI, "pmax": _MPI, "pmin": _MPI, "psum": _MPI,
-    "bitcast_convert_type": "reinterpreting bits across dtypes: no native lowering (numpy impl)",
     "checkpoint": _INLINED, "pjit": _INLINED, "custom_jvp_call": _INLINED,
     "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED, "custom_self_call": _INLINED,
     "custom_linear_solve": _INLINED,
@@ -48,7 +47,6 @@ LLVM_HOST = {
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "sqrtm": "complex Schur method: scipy's sqrtm on the host (no native binding yet)",
     "schur": "Schur decomposition: scipy's LAPACK ?gees on the host (no native binding yet)",
-    "lu_pivots_to_permutation": "row swaps to a permutation: its numpy impl (a short loop)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,

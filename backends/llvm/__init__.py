@@ -39,7 +39,7 @@ from jaxpr_ir.cost import plan_cost
 from jaxpr_ir.structure import structural_key
 from .. import fusion
 from . import cache, engine, rewrite, runtime
-from . import host_calls, lapack_decomp, sort  # noqa: F401  (sort, lapack_decomp register)
+from . import host_calls, lapack_decomp, permutation, sort  # noqa: F401  (they register)
 from .program import Lowering
 from .runtime import Program, builtin
 

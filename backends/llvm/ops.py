@@ -282,6 +282,15 @@ def _convert(em, eqn, x):
 
 
 TABLE["convert_element_type"] = Row(_convert)
+
+
+def _bitcast(em, eqn, x):
+    """The same bits as the output dtype (the shape rule allows equal widths only)."""
+    t = lltype(eqn.outvars[0].aval.dtype)
+    return x if x.type == t else em.b.bitcast(x, t)
+
+
+TABLE["bitcast_convert_type"] = Row(_bitcast, "fiu")
 # the identity at run time (it only matters to autodiff); native, so it fuses
 TABLE["stop_gradient"] = Row(lambda em, eqn, x: x)
 

@@ -46,7 +46,7 @@ def _permutation_of(pivots, size):
     """numpy: the permutation the row swaps ``pivots`` (..., k) make of ``range(size)``."""
     pivots = np.asarray(pivots)
     batch = pivots.shape[:-1]
-    flat = pivots.reshape((-1, pivots.shape[-1]))
+    flat = pivots.reshape((int(np.prod(batch, dtype=np.int64)), pivots.shape[-1]))   # k may be 0
     out = np.tile(np.arange(size, dtype=np.int32), (flat.shape[0], 1))
     for r in range(flat.shape[0]):
         p = out[r]
