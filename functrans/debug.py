@@ -179,7 +179,7 @@ def eqn_text(jaxpr, eqn) -> str:
     >>> import functrans as ft
     >>> j = ft.make_jaxpr(lambda x: x * 2.0 + 1.0)(1.0)
     >>> eqn_text(j, j.eqns[1])
-    'c:f64[] = add b 1.0:f64[]'
+    'c:f64[]{weak} = add b 1.0:f64[]{weak}'
     """
     names = VarNames()
     format_jaxpr(jaxpr, names, 0)

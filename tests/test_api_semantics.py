@@ -95,6 +95,26 @@ def test_weak_python_scalars_and_default_dtypes():
     assert (f32 * 1j).dtype == np.complex64 and ft.jit(lambda v: v * 1j)(f32).dtype == np.complex64
 
 
+
+@pytest.mark.parametrize("t", [3, 2.5])
+@pytest.mark.parametrize("expr", [
+    lambda x, t: x * (1.0 - 0.9 ** t), lambda x, t: x * (t + 1), lambda x, t: x * (t * 0.5),
+    lambda x, t: x * (t / 2), lambda x, t: x * fnp.sin(t), lambda x, t: x * (t ** 2),
+    lambda x, t: x * fnp.maximum(t, 1.5), lambda x, t: x * fnp.where(t > 1, t, 2.0),
+    lambda x, t: x * fnp.power(2.0, t), lambda x, t: x * fnp.exp(t),
+    lambda x, t: x * (t - 0.5), lambda x, t: x * fnp.arctan2(t, 2.0)])
+def test_a_traced_python_scalar_combined_with_python_scalars_stays_weak(expr, t):
+    # an optimiser's step counter: JAX 0.10.2 (x64 on) gives float32 for every one of
+    # these; the weak scalar argument and the literals promoted to a strong float64,
+    # which turned the float32 arrays into float64
+    x = np.ones(3, np.float32)
+    assert ft.make_jaxpr(expr)(x, t).jaxpr.outvars[0].aval.dtype == np.float32
+    out = ft.jit(expr)(x, t)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, expr(x.astype(np.float64), float(t)), rtol=1e-6)
+    assert ft.make_jaxpr(lambda t: t * 0.5 + 1)(t).jaxpr.outvars[0].aval.weak_type
+
+
 _DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
 
 

@@ -26,6 +26,7 @@ from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
+                    const_as,
                     result_dtype, shape_of, unsupported_dtype_error)
 from ..array import Array
 from ..typing import ArrayLike
@@ -176,8 +177,11 @@ def _eager2(np_fn, x, y):
 
 
 def cast_to(x, dtype):
-    """Convert a tracer to ``dtype`` only if its dtype differs (weak types survive)."""
-    return x if x.dtype == dtype else E.convert_element_type(x, dtype)
+    """Convert a tracer to ``dtype`` only if its dtype differs (weak types survive, to a
+    numeric dtype: a weak int's ``sin`` or ``/ 2`` is a weak float, as in JAX)."""
+    if x.dtype == dtype:
+        return x
+    return E.convert_element_type(x, dtype, x.aval.weak_type and dtype.kind in "iufc")
 
 
 # --------------------------------------------------------------------------- builders
@@ -205,7 +209,7 @@ def _unary(name, np_fn, traced, example=None):
         out = out_dtypes.get(dt)
         if out is None:
             out = out_dtypes[dt] = out_dtype_of(name, np_fn, dt)
-        return traced(x if out == dt else E.convert_element_type(x, out))
+        return traced(x if out == dt else cast_to(x, out))
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``.", example)
 
 
@@ -222,9 +226,10 @@ def _binary(name, np_fn, traced, example=None):
                     and not ya.weak_type and out_dtype_of(name, np_fn, xa.dtype, xa.dtype) == xa.dtype):
                 return traced(x, y)
         check_args(name, x, y)
-        x, y = promote(name, x, y)
-        dt = out_dtype_of(name, np_fn, x.dtype, y.dtype)
-        return traced(*[cast_to(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt)
+        x, y = promote(name, x, y, weak_literals=True)
+        pdt = (x if isinstance(x, Tracer) else y).dtype
+        dt = out_dtype_of(name, np_fn, pdt, pdt)
+        return traced(*[cast_to(v, dt) if isinstance(v, Tracer) else const_as(v, dt)
                         for v in (x, y)])
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}`` with broadcasting and "
                   "NEP 50 promotion.", example)
@@ -316,9 +321,10 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
         dt = out_dtype_of("power", np.power, result_dtype(x, y), result_dtype(x, y))
         return E.integer_pow(cast_to(x, dt), int(y))
     check_args("power", x, y)
-    x, y = promote("power", x, y)
-    dt = out_dtype_of("power", np.power, x.dtype, y.dtype)
-    x, y = (cast_to(v, dt) if isinstance(v, Tracer) else np.asarray(v, dt) for v in (x, y))
+    x, y = promote("power", x, y, weak_literals=True)
+    pdt = (x if isinstance(x, Tracer) else y).dtype
+    dt = out_dtype_of("power", np.power, pdt, pdt)
+    x, y = (cast_to(v, dt) if isinstance(v, Tracer) else const_as(v, dt) for v in (x, y))
     return E.pow(x, y)
 
 

@@ -12,13 +12,14 @@ import numpy as np
 
 from jaxpr_ir import canonical_dtype
 from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
-from ..tracing import Tracer, wrap
-from ..primitives.elementwise import convert_element_type
+from ..tracing import Tracer, bind_outermost, get_aval, wrap
+from ..primitives.elementwise import convert_element_type, convert_element_type_p
 from ..primitives.slicing import concatenate
 from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+_PY_NUMBER = {"i": int, "f": float, "c": complex}
 
 
 def is_tracer(x):
@@ -127,18 +128,54 @@ def _contains_tracer(x):
     return False
 
 
-def promote(name, *args, dtype=None):
+def weak_scalar(x, dt):
+    """The Python number of value ``x`` whose (weak) type has dtype ``dt``, bound as a weak
+    literal; None where no Python number type has that dtype.
+
+    >>> weak_scalar(2, np.dtype(np.float64))
+    2.0
+    """
+    py = _PY_NUMBER.get(dt.kind)
+    if py is None:
+        return None
+    v = py(x)
+    return v if get_aval(v).dtype == dt else None
+
+
+def const_as(x, dt):
+    """A non-tracer operand in dtype ``dt``: a Python number stays one (a weak literal)
+    where a Python number type has ``dt``, anything else becomes an array."""
+    if isinstance(x, _PY_SCALARS):
+        w = weak_scalar(x, dt)
+        if w is not None:
+            return w
+    return np.asarray(x, dt)
+
+
+def promote(name, *args, dtype=None, weak_literals=False):
     """Convert ``args`` to one dtype and one broadcast shape (tracers stay tracers).
 
     Python scalars become arrays of the promoted dtype; the result is weak only
-    if every argument was weak.
+    if every argument was weak (as JAX: a weak-typed traced step counter ``t`` makes
+    ``0.9 ** t`` weak, so multiplying it into float32 arrays keeps them float32), and
+    then the Python scalars become weak constants: Python numbers (weak literals) with
+    ``weak_literals`` (for callers that read no ``dtype`` off a scalar), else converts
+    in the outermost trace.
     """
     dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
+    weak = dtype is None and dt.kind in "iufc" and all(
+        a.aval.weak_type if isinstance(a, Tracer) else
+        (isinstance(a, _PY_SCALARS) and not isinstance(a, bool)) for a in args)
     out = []
     for a in args:
         if isinstance(a, Tracer):
-            a = convert_element_type(a, dt, a.aval.weak_type and a.dtype == dt)
+            a = convert_element_type(a, dt, a.aval.weak_type and (weak or a.dtype == dt))
+        elif weak:
+            w = weak_scalar(a, dt) if weak_literals and not shape else None
+            a = w if w is not None else bind_outermost(
+                convert_element_type_p, (np.asarray(a, dtype=dt),),
+                dict(new_dtype=dt, weak_type=True))
         else:
             a = np.asarray(a, dtype=dt)
         out.append(broadcast_to_shape(a, shape))

@@ -34,6 +34,7 @@ __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n"
            "bitcast_convert_type", "eq", "ne", "lt", "le", "gt", "ge"]
 
 _PY_SCALARS = (bool, int, float, complex)
+_WEAK_NUMBER = {"i": int, "f": float, "c": complex}
 _ND = np.ndarray
 # --------------------------------------------------------------------------- table rows
 
@@ -239,6 +240,13 @@ def _as_operand(x, like):
     """Python scalars take the dtype and shape of the other operand (weak typing); a
     concrete numpy scalar of the other operand's dtype is broadcast to its shape."""
     if isinstance(x, _PY_SCALARS):
+        a = aval(like)
+        py = _WEAK_NUMBER.get(a.dtype.kind)
+        if a.weak_type and not a.shape and py is not None and not isinstance(x, bool) \
+                and (py is not int or (isinstance(x, int) and -2 ** 63 <= x < 2 ** 63)):
+            v = py(x)
+            if aval(v).dtype == a.dtype:
+                return v            # a weak literal: a weak operand stays weak (JAX's rule)
         return full_like(like, x)
     if isinstance(x, (np.generic, np.ndarray)) and x.ndim == 0:
         a = aval(like)
