@@ -42,6 +42,7 @@ from . import cache, engine, rewrite, runtime
 from . import host_calls, lapack_decomp, permutation, sort  # noqa: F401  (they register)
 from .program import Lowering
 from .runtime import Program, builtin
+from .split import split_module
 
 __all__ = ["compile", "Executable", "stats", "clear_plans", "clear_caches", "PLAN_CACHE_SIZE",
            "set_cache_size", "cache_entries"]
@@ -134,12 +135,12 @@ def _build(closed, donate, timings, progress):
     lw = Lowering(closed, donate, timings, progress)
     with engine.timed(timings, "IR build"):
         segments = lw.build()
-        ir_text = str(lw.module)
+        ir_text, parts = split_module(lw.module, engine.workers())
     stage = None
     if progress is not None:
         def stage(name):
             progress(name, lw.kernels, max(lw.kernels, lw.n_kernels), lw.n_eqns)
-    loaded, opt_text = cache.load(ir_text, timings, stage)
+    loaded, opt_text = cache.load(parts if len(parts) > 1 else ir_text, timings, stage)
     with engine.timed(timings, "bind functions"):
         return CompiledPlan(closed, lw, segments, ir_text, loaded, opt_text)
 

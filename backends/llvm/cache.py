@@ -130,11 +130,15 @@ def _stamp(key: str) -> str:
     return f"\ndefine void @{_stamp_name(key)}() {{\n  ret void\n}}\n"
 
 
-def load(ir_text: str, timings=None, stage=None):
+def load(ir_text, timings=None, stage=None):
     """(engine.Loaded, optimised IR text or None) for ``ir_text``, compiling if needed;
     the seconds of each stage are added to ``timings`` (a dict) when given; ``stage``:
-    see ``engine.compile_object``."""
-    key = _key(ir_text)
+    see ``engine.compile_object``. ``ir_text`` may be a list of module texts (the parts
+    of one module, ``split``): compiled concurrently, cached on disk one by one, linked
+    into one engine."""
+    parts = [ir_text] if isinstance(ir_text, str) else list(ir_text)
+    keys = [_key(p) for p in parts]
+    key = keys[0] if len(keys) == 1 else _key("\0".join(keys))
     with _LOCK:
         hit = _MEM.pop(key, None)
         if hit is not None:
@@ -143,32 +147,45 @@ def load(ir_text: str, timings=None, stage=None):
         stats["memory hits"] += 1
         return hit
     d = cache_dir()
-    loaded = opt_text = None
-    if d:
-        with engine.timed(timings, "disk cache read"):
-            obj = _read(_path(d, key), key)
-        if obj is not None:
-            try:
-                with engine.timed(timings, "llvm load"):
-                    loaded = engine.Loaded(obj)
-                loaded.address(_stamp_name(key))   # the object was built from this IR
-                stats["disk hits"] += 1
-            except Exception:      # a foreign or damaged object that passed the checksum
-                loaded = None
-        if loaded is None and os.path.lexists(_path(d, key)):
-            stats["rejected files"] += 1
+    loaded = _from_disk(d, keys, timings) if d else None
+    opt_text = None
     if loaded is None:
-        obj, opt_text = engine.compile_object(ir_text + _stamp(key), timings, stage)
+        texts = [p + _stamp(k) for p, k in zip(parts, keys)]
+        if len(texts) == 1:
+            obj, opt_text = engine.compile_object(texts[0], timings, stage)
+            objs = [obj]
+        else:
+            objs = engine.compile_objects(texts, timings, stage)
         stats["compiles"] += 1
         with engine.timed(timings, "llvm load"):
-            loaded = engine.Loaded(obj)
+            loaded = engine.Loaded(objs)
         if d:
             with engine.timed(timings, "disk cache write"):
-                _write(_path(d, key), key, obj)
+                for k, obj in zip(keys, objs):
+                    _write(_path(d, k), k, obj)
     with _LOCK:
         _MEM[key] = (loaded, opt_text)
         _trim()
     return loaded, opt_text
+
+
+def _from_disk(d, keys, timings):
+    """The parts' object code from the disk cache, loaded and checked, or None."""
+    with engine.timed(timings, "disk cache read"):
+        objs = [_read(_path(d, k), k) for k in keys]
+    loaded = None
+    if all(o is not None for o in objs):
+        try:
+            with engine.timed(timings, "llvm load"):
+                loaded = engine.Loaded(objs)
+            for k in keys:
+                loaded.address(_stamp_name(k))   # each object was built from its IR
+            stats["disk hits"] += 1
+        except Exception:      # a foreign or damaged object that passed the checksum
+            loaded = None
+    if loaded is None and any(os.path.lexists(_path(d, k)) for k in keys):
+        stats["rejected files"] += 1
+    return loaded
 
 
 def _trim():

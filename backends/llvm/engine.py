@@ -11,12 +11,16 @@ True
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from contextlib import contextmanager
 
+import ctypes
+
 import llvmlite
 import llvmlite.binding as llvm
+from llvmlite.binding import ffi
 
 LOCK = threading.RLock()   # LLVM's context is not safe to drive from several threads
 
@@ -72,19 +76,22 @@ def parse_and_verify(ir_text: str):
         return mod
 
 
-def optimize(mod):
-    """Run the O3 pipeline with loop and SLP vectorisation over ``mod`` in place."""
-    tm = target_machine()
-    with LOCK:
+def optimize(mod, tm=None):
+    """Run the O3 pipeline with loop and SLP vectorisation over ``mod`` in place (with
+    ``tm``, a thread's own target machine, outside the lock: ``compile_objects``)."""
+    def run():
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pto.loop_vectorization = True
         pto.slp_vectorization = True
         pto.loop_unrolling = True
         pto.loop_interleaving = True
-        pb = llvm.create_pass_builder(tm, pto)
-        mpm = pb.getModulePassManager()
-        mpm.run(mod, pb)
+        pb = llvm.create_pass_builder(tm or target_machine(), pto)
+        pb.getModulePassManager().run(mod, pb)
         return mod
+    if tm is not None:
+        return run()
+    with LOCK:
+        return run()
 
 
 @contextmanager
@@ -127,15 +134,124 @@ def compile_object(ir_text: str, timings=None, stage=None) -> tuple:
         return obj, str(mod)
 
 
-class Loaded:
-    """Object code living in an MCJIT engine; keeps the engine (and the code) alive."""
+def workers() -> int:
+    """How many threads compile the parts of one module: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
-    def __init__(self, obj: bytes):
+
+_THREAD = threading.local()
+
+
+def _unlocked(name):
+    """llvmlite's C function ``name`` without the one lock llvmlite puts around every
+    call (``ffi._lib_fn_wrapper``), which would run the threads' LLVM work one at a
+    time; only for objects one thread owns (its context, module, pass and target
+    machines), which LLVM allows to be used concurrently. The locked call where
+    llvmlite keeps no such wrapper."""
+    fn = getattr(ffi.lib, name)
+    return getattr(fn, "_cfn", fn)
+
+
+def _optimize_unlocked(mod, tm):
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = pto.slp_vectorization = True
+    pto.loop_unrolling = pto.loop_interleaving = True
+    pb = llvm.create_pass_builder(tm, pto)
+    mpm = pb.getModulePassManager()
+    _unlocked("LLVMPY_RunNewModulePassManager")(mpm, mod, pb)
+
+
+def _emit_unlocked(mod, tm) -> bytes:
+    with ffi.OutputString() as err:
+        mb = _unlocked("LLVMPY_TargetMachineEmitToMemory")(tm, mod, 1, err)
+        if not mb:
+            raise RuntimeError(str(err))
+    try:
+        return ctypes.string_at(ffi.lib.LLVMPY_GetBufferStart(mb), ffi.lib.LLVMPY_GetBufferSize(mb))
+    finally:
+        ffi.lib.LLVMPY_DisposeMemoryBuffer(mb)
+
+
+def _compile_part(text, times, started):
+    """Object code of one part, in the calling thread's own LLVM context and target
+    machine (LLVM allows one thread per context); seconds per stage into ``times``."""
+    tm = getattr(_THREAD, "tm", None)
+    if tm is None:
+        tm = _THREAD.tm = new_target_machine()
+    ctx = llvm.create_context()
+    t0 = time.perf_counter()
+    mod = llvm.parse_assembly(text, context=ctx)
+    mod.verify()
+    t1 = time.perf_counter()
+    _optimize_unlocked(mod, tm)
+    t2 = time.perf_counter()
+    started()
+    obj = _emit_unlocked(mod, tm)
+    t3 = time.perf_counter()
+    mod.close()
+    times.update({"llvm parse+verify": t1 - t0, "llvm optimise": t2 - t1,
+                  "llvm emit object": t3 - t2})
+    return obj
+
+
+def compile_objects(texts: list, timings=None, stage=None) -> list:
+    """Object code of each module text, compiled concurrently (part 0 on this thread).
+
+    ``timings`` gets the wall time of the whole, shared among the stages in proportion
+    to the threads' own times per stage (so the stages still sum to the wall time)."""
+    if len(texts) == 1:
+        return [compile_object(texts[0], timings, stage)[0]]
+    if stage is not None:
+        stage("llvm optimise")
+    once = threading.Lock()
+    emitting = []
+
+    def started():
+        with once:
+            if not emitting:
+                emitting.append(True)
+                if stage is not None:
+                    stage("llvm emit object")
+    objs, times, errors = [None] * len(texts), [{} for _ in texts], []
+
+    def work(i):
+        try:
+            objs[i] = _compile_part(texts[i], times[i], started)
+        except Exception as e:       # raised again on the calling thread
+            errors.append(e)
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=work, args=(i,), daemon=True)
+               for i in range(1, len(texts))]
+    for t in threads:
+        t.start()
+    work(0)
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    wall = time.perf_counter() - t0
+    if timings is not None:
+        per = {k: sum(t.get(k, 0.0) for t in times) for k in times[0]}
+        total = sum(per.values()) or 1.0
+        for k, v in per.items():
+            timings[k] = timings.get(k, 0.0) + wall * v / total
+    return objs
+
+
+class Loaded:
+    """Object code living in an MCJIT engine; keeps the engine (and the code) alive.
+    ``obj``: one object's bytes or a list of them (the parts of one module, linked)."""
+
+    def __init__(self, obj):
         with LOCK:
             tm = new_target_machine()   # owned (and freed) by the engine
             empty = llvm.parse_assembly(f'target triple = "{triple()}"\n')
             self._engine = llvm.create_mcjit_compiler(empty, tm)
-            self._engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            for o in ([obj] if isinstance(obj, bytes) else obj):
+                self._engine.add_object_file(llvm.ObjectFileRef.from_data(o))
             self._engine.finalize_object()
 
     def address(self, name: str) -> int:

@@ -41,6 +41,37 @@ _LINES_PER_CHUNK = 8     # cache lines of the next row prefetched per chunk of t
 _BLOCK = 16              # rows per block when rows are short...
 _BLOCK_ROWS_BELOW = 512  # ...shorter than this many elements
 _BLOCK_SCRATCH = 1 << 16  # bytes of scratch rows a block may keep on the stack
+KEEP_ROLLED = True       # loops of row kernels are not unrolled (``keep_rolled``)...
+_UNROLL_MAX_TRIPS = 16   # ...but those of at most this many iterations
+
+
+def keep_rolled(module, fn):
+    """Ask LLVM not to unroll the loops of ``fn`` (``llvm.loop.unroll.disable`` on each
+    back edge) but those of at most ``_UNROLL_MAX_TRIPS`` iterations; the loop
+    vectoriser still vectorises and interleaves them.
+
+    A row kernel's loops are short, nested and vectorised: fully unrolled (LLVM unrolls
+    a 64-trip loop before it vectorises), a transformer step's row kernels grew from
+    ~1,400 to ~9,800 instructions and took 2/3 of its LLVM time. Tiny loops stay as
+    they were: unrolled, they are a few instructions, and their sums keep the order of
+    the interpreter's (a row of 4 summed pairwise overflows where it does not)."""
+    seen = set()
+    disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    uses = module.__dict__.setdefault("_ft_loop_ids", [])
+    for blk in fn.blocks:
+        seen.add(blk.name)
+        br = blk.terminator
+        if not isinstance(br, ir.instructions.ConditionalBranch) or \
+                not any(t.name in seen for t in br.operands[1:]):
+            continue
+        cmp = br.operands[0]
+        bound = cmp.operands[1] if isinstance(cmp, ir.instructions.CompareInstr) else None
+        if isinstance(bound, ir.Constant) and bound.constant <= _UNROLL_MAX_TRIPS:
+            continue
+        md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
+        uses.append(md)
+        md.operands = (md, disable)     # self-referential, as LLVM requires
+        br.set_metadata("llvm.loop", md)
 
 
 def _collapse_part(dims, accesses, lo, hi):
@@ -176,6 +207,10 @@ class RowEmitter(KernelEmitter):
             else:
                 self._loops()
         self.b.ret_void()
+        if KEEP_ROLLED:
+            for f in (self.fn, self.module.globals.get(self.fn.name + ".par")):
+                if f is not None:
+                    keep_rolled(self.module, f)
 
     # ------------------------------------------------------------------ blocks of rows
     def _entry_alloca(self, typ, n=1):

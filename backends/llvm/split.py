@@ -1,0 +1,161 @@
+"""Splitting one lowered module into parts that LLVM optimises and emits concurrently.
+
+A lowered module (``program.Lowering``) holds the segment functions and the kernels
+they call. LLVM's time on it is nearly all per function (the pass pipeline and the
+code generator work one function at a time; the inliner only puts small kernels and
+math routines into their callers), so the kernels can go to other modules, compiled
+on other threads (``engine.compile_objects``) and linked in one JIT engine
+(``engine.Loaded``): a kernel moved out is called, not inlined, which costs one call
+per kernel run. Each part gets copies of the internal routines its functions use
+(``ft_exp_f32``...), declarations of everything else it names, and every metadata
+node; external helper definitions (the math library's keep-alive wrappers and vector
+variants) go to every part that needs them as ``weak_odr``, so the linker keeps one.
+
+``split_module(module, n)`` returns the whole module's text and the parts' texts (one part:
+no split). Kernels are assigned largest first to the lightest part (weights: IR
+instructions, inlined routines counted at each call), part 0 starting with the
+segments and what stays with them.
+
+>>> import llvmlite.ir as ir
+>>> m = ir.Module()
+>>> whole, parts = split_module(m, 2)
+>>> len(parts)
+1
+"""
+from __future__ import annotations
+
+import re
+
+import llvmlite.ir as ir
+
+__all__ = ["split_module", "MIN_SPLIT_WEIGHT"]
+
+# below this many IR instructions in movable kernels a module stays whole: a second
+# module's parse, verification and thread hand-off cost more than they save
+MIN_SPLIT_WEIGHT = 600
+_REF = re.compile(r'@"([^"]+)"')
+_VARIANT = re.compile(r"_ZGV\w+\(([^)]+)\)")
+
+
+def _instructions(fn) -> int:
+    return sum(len(b.instructions) for b in fn.blocks)
+
+
+def _movable(fn) -> bool:
+    """A kernel that may live in another module: internal, not always inlined, not a
+    shared routine (``ft_`` names)."""
+    return (fn.linkage == "internal" and "alwaysinline" not in fn.attributes
+            and not fn.name.startswith("ft_"))
+
+
+def _helper(fn) -> bool:
+    """A routine copied into each part that uses it (math routines, tiny kernels)."""
+    return fn.name.startswith("ft_") or (fn.linkage == "internal"
+                                         and "alwaysinline" in fn.attributes)
+
+
+def _owner(fn, defs):
+    """The unit a function moves with: ``k5.par`` with ``k5`` (its only caller)."""
+    base = fn.name[:-4] if fn.name.endswith(".par") else None
+    return base if base in defs else fn.name
+
+
+def _weights(defs, texts):
+    """IR instructions per defined function, each call to an always-inlined function
+    counted as that function's weight."""
+    memo = {}
+
+    def weight(name):
+        if name not in memo:
+            memo[name] = 0          # recursion guard
+            fn = defs[name]
+            w = _instructions(fn)
+            for r in _REF.findall(texts[name]):
+                g = defs.get(r)
+                if g is not None and r != name and "alwaysinline" in g.attributes:
+                    w += weight(r)
+            memo[name] = w
+        return memo[name]
+    return {n: weight(n) for n in defs}
+
+
+def _assign(units, fixed, nparts):
+    """Largest first to the lightest part; part 0 starts at ``fixed``. Returns
+    {unit: part} for units away from part 0 only, and the parts used."""
+    loads = [fixed] + [0] * (nparts - 1)
+    where = {}
+    for u, w in sorted(units.items(), key=lambda kv: -kv[1]):
+        p = min(range(nparts), key=lambda i: loads[i])
+        loads[p] += w
+        where[u] = p
+    return {u: p for u, p in where.items() if p}, sorted(set(where.values()) | {0})
+
+
+def _declaration(text):
+    head = text.split("\n", 1)[0]
+    return "declare " + head.removeprefix("define ").removeprefix("weak_odr ") + "\n"
+
+
+def split_module(module: ir.Module, nparts: int) -> tuple:
+    """(the whole module's IR text, [IR text of each part]); see the module docstring."""
+    defs = {g.name: g for g in module.globals.values()
+            if isinstance(g, ir.Function) and g.blocks}
+    units, fixed = {}, 0
+    w = _weights(defs, {n: str(f) for n, f in defs.items()})
+    for n, f in defs.items():
+        if _movable(f) or n.endswith(".par"):
+            u = _owner(f, defs)
+            units[u] = units.get(u, 0) + w[n]
+        elif not _helper(f):
+            fixed += w[n]
+    if sum(units.values()) < MIN_SPLIT_WEIGHT:
+        return str(module), [str(module)]
+    moved, used = _assign(units, fixed, max(nparts, 1))
+    part_of = {}
+    for n, f in defs.items():
+        if _movable(f) or n.endswith(".par"):
+            part_of[n] = moved.get(_owner(f, defs), 0)
+            # the same code whatever the number of parts: a kernel is never inlined
+            f.linkage = ""
+            f.attributes.add("noinline")
+        else:
+            part_of[n] = None if _helper(f) else 0            # None: a helper
+            if part_of[n] is None and f.linkage != "internal":
+                f.linkage = "weak_odr"     # a copy in several modules: the linker keeps one
+    texts = {n: str(g) for n, g in module.globals.items()}
+    head = (f'; ModuleID = "{module.name}"\ntarget triple = "{module.triple}"\n'
+            f'target datalayout = "{module.data_layout}"\n')
+    meta = "\n".join(str(md) for md in module.metadata)
+    whole = head + "\n" + "\n".join(texts.values()) + "\n" + meta
+    if len(used) == 1:
+        return whole, [whole]
+    return whole, [_part(p, defs, part_of, texts, head, meta) for p in used]
+
+
+def _part(p, defs, part_of, texts, head, meta):
+    """The IR text of part ``p``: its functions, the helpers they use, declarations."""
+    keep = [n for n, q in part_of.items() if q == p]
+    if p == 0:
+        keep += [n for n in texts if n not in defs]           # every declaration
+    seen = set(keep)
+    todo = list(keep)
+    keepalive = [n for n, q in part_of.items() if q is None and defs[n].linkage == "weak_odr"]
+    out = []
+    while todo:
+        while todo:
+            n = todo.pop()
+            if n in defs and part_of[n] not in (None, p):
+                out.append(_declaration(texts[n]))
+                continue
+            out.append(texts[n])
+            refs = _REF.findall(texts[n]) + [v for m in _VARIANT.findall(texts[n])
+                                             for v in m.split(",")]
+            for r in refs:
+                if r not in seen and r in texts:
+                    seen.add(r)
+                    todo.append(r)
+        for n in keepalive:     # wrappers that keep a vector variant's declaration alive
+            if n not in seen and any(r in seen for r in _REF.findall(texts[n])):
+                seen.add(n)
+                todo.append(n)
+    return head + "\n" + "\n".join(out) + "\n" + meta
