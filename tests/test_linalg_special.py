@@ -98,6 +98,42 @@ def test_slogdet_at_singular_matches_numpy():
     assert float(sign) == 0.0 and float(logabs) == -np.inf
 
 
+_INF, _NAN = np.inf, np.nan
+
+
+@pytest.mark.parametrize("a, grad, jvp_ones, jvp_eye", [   # JAX 0.10.2's numbers
+    (np.array([[1.0, 2.0], [2.0, 4.0]]), [[_INF, -_INF], [-_INF, _INF]], _INF, _INF),
+    (np.zeros((2, 2)), [[_NAN, _NAN], [_NAN, _NAN]], _NAN, _NAN),
+    (np.array([[0.0, 0.0], [0.0, 1.0]]), [[_INF, _NAN], [_NAN, _NAN]], _INF, _INF),
+    (np.zeros((1, 1)), [[_INF]], _INF, _INF),
+])
+def test_slogdet_derivatives_at_singular_small_matrices_as_jax(a, grad, jvp_ones, jvp_eye):
+    # JAX's analytic 1x1/2x2 rule: tr(adj(A) dA) / det A, so ±inf (NaN where 0/0)
+    logabs = lambda m: fnp.linalg.slogdet(m)[1]        # noqa: E731
+    for g in (ft.grad(logabs), ft.jit(ft.grad(logabs))):
+        np.testing.assert_array_equal(np.asarray(g(a)), np.array(grad))
+    for t, want in ((np.ones_like(a), jvp_ones), (np.eye(len(a)), jvp_eye)):
+        np.testing.assert_array_equal(float(ft.jvp(logabs, (a,), (t,))[1]), want)
+    stack = np.stack([a, np.eye(len(a)) * 2.0])                  # batched: regular lane exact
+    got = np.asarray(ft.vmap(ft.grad(logabs))(stack))
+    np.testing.assert_array_equal(got[0], np.array(grad))
+    np.testing.assert_allclose(got[1], np.eye(len(a)) / 2.0, rtol=1e-15)
+
+
+def test_det_of_2x2_and_3x3_is_jax_s_explicit_products():
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    np.testing.assert_array_equal(np.asarray(ft.grad(fnp.linalg.det)(a)), [[4.0, -2.0],
+                                                                          [-2.0, 1.0]])
+    h = np.asarray(ft.hessian(fnp.linalg.det)(a)).reshape(4, 4)
+    np.testing.assert_array_equal(h, np.rot90(np.diag([1.0, -1.0, -1.0, 1.0])))
+    b = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    np.testing.assert_array_equal(np.asarray(ft.grad(fnp.linalg.det)(b)),
+                                  [[-3.0, 6.0, -3.0], [6.0, -12.0, 6.0], [-3.0, 6.0, -3.0]])
+    m = RNG.standard_normal((4, 3, 3))
+    np.testing.assert_allclose(fnp.linalg.det(m), np.linalg.det(m), rtol=1e-13)
+    np.testing.assert_allclose(ft.jit(fnp.linalg.det)(m), np.linalg.det(m), rtol=1e-13)
+
+
 # --------------------------------------------------------------------------- complex norms
 
 @pytest.mark.parametrize("ord", [None, "fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf])

@@ -20,8 +20,9 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval, is_undefined
-from .elementwise import add, complex as make_complex, conj, imag, mul, neg, real
-from .structural import full
+from .elementwise import add, complex as make_complex, conj, div, imag, mul, neg, real, sub
+from .slicing import rev, slice as slice_
+from .structural import full, reshape
 from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
                             check_square, const_like, eye_like, hermitian_from_triangle, mT,
                             nan_on_error, real_dtype, trace_prod)
@@ -261,6 +262,25 @@ def _slogdet_impl(a):
     return [np.asarray(sign, a.dtype), np.asarray(logabs, real_dtype(a.dtype))]
 
 
+def _entry(a, i, j):
+    shape = aval(a).shape
+    nd = len(shape)
+    part = slice_(a, (0,) * (nd - 2) + (i, j), shape[:-2] + (i + 1, j + 1))
+    return reshape(part, shape[:-2])
+
+
+def _small_trace(a, da):
+    """tr(A⁻¹ dA) for 1x1 and 2x2 A as JAX's analytic rule: tr(adj(A) dA) / det A, the
+    division last, so a singular A gives ±inf (NaN where the numerator is 0 too) and its
+    gradient adj(A)ᵀ / 0 the same, where a solve would give NaN throughout."""
+    if aval(a).shape[-1] == 1:
+        return div(_entry(da, 0, 0), _entry(a, 0, 0))
+    nd = aval(a).ndim
+    cof = mul(rev(a, (nd - 2, nd - 1)), const_like(np.array([[1.0, -1.0], [-1.0, 1.0]]), a))
+    d = sub(mul(_entry(a, 0, 0), _entry(a, 1, 1)), mul(_entry(a, 0, 1), _entry(a, 1, 0)))
+    return div(trace_prod(cof, da), d)
+
+
 def _slogdet_jvp(primals, tangents):
     # t = tr(A⁻¹ dA):  d log|det A| = Re t; a real sign is locally constant, a complex
     # one (a phase) turns by i Im t
@@ -268,7 +288,10 @@ def _slogdet_jvp(primals, tangents):
     sign, logabs = slogdet_p.bind(a)
     if type(da) is Zero:
         return [sign, logabs], [Zero(aval(sign)), Zero(aval(logabs))]
-    t = trace_prod(_inv_transpose(a), da)
+    if aval(a).shape[-1] in (1, 2):
+        t = _small_trace(a, da)
+    else:
+        t = trace_prod(_inv_transpose(a), da)
     if aval(a).dtype.kind != "c":
         return [sign, logabs], [Zero(aval(sign)), t]
     turn = make_complex(full(aval(logabs).shape, 0, aval(logabs).dtype), imag(t))
