@@ -8,14 +8,16 @@ For a psum of 8 bytes (one float64) and of 8 MiB (2**20 float64), the median tim
 - ``compiled psum, host step``: a jitted psum called with the mesh's axis names bound
   (``sharding.bound_mesh``): the compiled program's call plus its host step (buffer views,
   the MPI call through mpi4py, the result);
-- ``jit(shard_map(psum))``: a whole call from Python: the outer compiled program, the
-  shard_map step (this process's block, the compiled body, the result), with the body's
-  psum a host step (``native_collectives(False)``) or calling MPI_Allreduce natively
-  (``functrans.primitives.collectives_native``, the default).
+- ``jit(shard_map(psum))``: a whole call from Python: with ``native_collectives(False)``
+  the outer compiled program runs the shard_map as a host step (this process's block, the
+  compiled body with its psum a host step, the result); by default the body is inlined
+  into the outer program, its psum calling MPI_Allreduce natively
+  (``functrans.primitives.collectives_native``): one native call from Python.
 
 Rank 0 prints one table row per (size, candidate): median microseconds and the ratio to
-Allreduce. Issue 17's targets: the compiled psum within 1.2x of Allreduce at 8 MiB and
-within 1.5x at 8 bytes.
+Allreduce, and writes them as their own section of BENCHMARKS.md (``--no-write``: print
+only). Issue 17's targets: the compiled psum within 1.2x of Allreduce at 8 MiB and within
+1.5x at 8 bytes.
 
 ``python -m benchmarks.distributed --strategies`` (no mpiexec: it launches ``mpiexec -n N``
 itself) runs one training step of every strategy of ``examples/parallel/``
@@ -66,7 +68,7 @@ def _candidates(ft, lax, mesh, comm, MPI, x, out):
         closed = ft.make_jaxpr(lambda v: lax.psum(v, "i"))(x)
     rewritten = native_body(closed, mesh)
     if rewritten is not None:
-        prog, handles, _ = rewritten
+        prog, handles = rewritten
         exe = compile_closed(prog, "cpu", name="psum body")
     else:                     # one process: nothing to call
         exe, handles = compile_closed(closed, "cpu"), ()
@@ -80,7 +82,7 @@ def _candidates(ft, lax, mesh, comm, MPI, x, out):
              "compiled psum, host step": host_step,
              "compiled psum, native MPI_Allreduce": lambda: run(x, *handles),
              "jit(shard_map(psum)), host step": host_body,
-             "jit(shard_map(psum)), native MPI_Allreduce in the body": lambda: body(x)}
+             "jit(shard_map(psum)), body inlined, native MPI_Allreduce": lambda: body(x)}
     for name, f in cands.items():
         r = f()
         if name not in ("mpi4py Allreduce", "native MPI_Allreduce (llvmlite), one ctypes call"):
@@ -88,9 +90,14 @@ def _candidates(ft, lax, mesh, comm, MPI, x, out):
     return cands
 
 
-def main():
+PSUM_SECTION = "Collectives in compiled programs: psum against mpi4py's Allreduce (issue 17)"
+
+
+def main(write=True):
     """Each candidate timed call by call, the candidates interleaved in rounds (the machine
     is shared: a slow spell hits them all); medians, the slowest rank's."""
+    import datetime
+    import os
     import functrans as ft
     from functrans import lax
     from functrans.sharding import Mesh
@@ -115,11 +122,23 @@ def main():
         med = {k: comm.allreduce(1e6 * float(np.median(v)), op=MPI.MAX) for k, v in ts.items()}
         base = med["mpi4py Allreduce"]
         rows += [(label, k, t, t / base) for k, t in med.items()]
-    if ft.process_index() == 0:
-        print(f"psum over {n} processes (median, slowest rank)")
-        print("| size | candidate | time (us) | vs Allreduce |\n|---|---|---:|---:|")
-        for label, cand, t, r in rows:
-            print(f"| {label} | {cand} | {t:.1f} | {r:.2f}x |")
+    if ft.process_index() != 0:
+        return
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    lines = [f"Written by `mpiexec -n {n} python -m benchmarks.distributed` on "
+             f"{datetime.date.today().isoformat()} (load average {load} on a machine shared "
+             f"with other work: noisy; the ratios are within one run, the candidates "
+             f"interleaved in rounds): median time of a psum over {n} processes, the "
+             f"slowest rank's, against mpi4py's `Allreduce` on the same buffers. Targets: "
+             f"the compiled psum <= 1.2x at 8 MiB and <= 1.5x at 8 bytes.", "",
+             "| size | candidate | time (us) | vs Allreduce |", "|---|---|---:|---:|"]
+    lines += [f"| {label} | {cand} | {t:.1f} | {r:.2f}x |" for label, cand, t, r in rows]
+    print("\n".join(lines))
+    if write:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "BENCHMARKS.md")
+        write_section(path, PSUM_SECTION, lines)
+        print(f"wrote the section {PSUM_SECTION!r} of {path}")
 
 
 # --------------------------------------------------------------------------- strategies
@@ -389,4 +408,4 @@ if __name__ == "__main__":
     elif "--throughput" in sys.argv:
         throughput_worker()
     else:
-        main()
+        main(write="--no-write" not in sys.argv)

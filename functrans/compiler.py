@@ -40,7 +40,7 @@ import weakref
 import numpy as np
 
 from backends import default_backend, get_backend
-from jaxpr_ir import ClosedJaxpr, Literal
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal
 from jaxpr_ir.passes import simplify
 from . import config
 
@@ -321,8 +321,37 @@ def compile_closed(closed: ClosedJaxpr, backend: str | None = None, *, name: str
         return _compile_closed(closed, backend, name, donate, cause, trace_seconds)
 
 
+def _inline_rules(closed, backend):
+    """Each top-level equation whose primitive has a ``compile_inline(eqn, backend)`` rule
+    that returns a replacement: (equations, new const vars, their values, {output var:
+    atom} for outputs no equation defines). A shard_map runs its body inside the compiled
+    program this way (``primitives.collectives_native.inline_shard_map``)."""
+    j = closed.jaxpr
+    rules = [getattr(e.primitive, "compile_inline", None) for e in j.eqns]
+    if not any(rules):
+        return closed
+    env, eqns = {}, []
+    cvars, consts = list(j.constvars), list(closed.consts)
+
+    def sub(a):
+        return a if isinstance(a, Literal) else env.get(a, a)
+    for e, rule in zip(j.eqns, rules):
+        if env:
+            e = Eqn(e.primitive, [sub(a) for a in e.inputs], e.outvars, e.params, e.source)
+        got = rule(e, backend) if rule is not None else None
+        if got is None:
+            eqns.append(e)
+            continue
+        new, new_vars, values, outs = got
+        eqns += new
+        cvars += new_vars
+        consts += values
+        env.update(outs)
+    return ClosedJaxpr(Jaxpr(cvars, j.invars, eqns, [sub(v) for v in j.outvars]), consts)
+
+
 def _compile_closed(closed, backend, name, donate, cause, trace_seconds):
-    closed = _snapshot_consts(closed)
+    closed = _inline_rules(_snapshot_consts(closed), backend or default_backend())
     be = get_backend(backend)
     if be.__name__ not in _USED_BACKENDS:
         _USED_BACKENDS[be.__name__] = be

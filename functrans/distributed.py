@@ -21,8 +21,10 @@ import os
 import sys
 import time
 
+import numpy as np
+
 __all__ = ["initialize", "process_index", "process_count", "world", "comm_stats",
-           "reset_comm_stats", "measure_comm", "traffic", "count_collective"]
+           "reset_comm_stats", "measure_comm", "traffic", "count_collective", "native_counter"]
 
 _state = {"comm": None, "initialized": False}
 _ABORT_GRACE_S = 1.0   # between a failing rank's message and MPI_Abort
@@ -102,6 +104,7 @@ def process_count() -> int:
 # --------------------------------------------------------------------------- accounting
 
 _stats: dict = {}    # collective kind -> [calls, bytes sent, bytes received] (this process)
+_native: dict = {}   # collective kind -> float64[3] of the same, added to by native code
 
 
 def traffic(kind: str, nbytes: float, n: int) -> float:
@@ -140,6 +143,32 @@ def count_collective(kind: str, sent: float, received: float) -> None:
     row[2] += received
 
 
+def native_counter(kind: str) -> np.ndarray:
+    """The float64[3] (calls, bytes sent, bytes received) of ``kind`` that compiled code
+    calling MPI itself adds to (``primitives.collectives_native``): one array per kind for
+    the life of the process (the code holds its address), read by ``comm_stats``.
+
+    >>> native_counter("psum") is native_counter("psum")
+    True
+    """
+    a = _native.get(kind)
+    if a is None:
+        a = _native[kind] = np.zeros(3, np.float64)
+    return a
+
+
+def _rows() -> dict:
+    """kind -> [calls, sent, received]: the counts from Python and from native code."""
+    rows = {k: list(v) for k, v in _stats.items()}
+    for k, a in _native.items():
+        if a[0]:
+            row = rows.setdefault(k, [0, 0.0, 0.0])
+            row[0] += int(a[0])
+            row[1] += float(a[1])
+            row[2] += float(a[2])
+    return rows
+
+
 def comm_stats() -> dict:
     """Per collective kind, this process's ``calls``, ``bytes_sent`` and ``bytes_received``
     since the last reset, for the collectives that involved other processes.
@@ -159,7 +188,7 @@ def comm_stats() -> dict:
     {}
     """
     return {k: {"calls": c, "bytes_sent": int(round(s)), "bytes_received": int(round(r))}
-            for k, (c, s, r) in sorted(_stats.items())}
+            for k, (c, s, r) in sorted(_rows().items())}
 
 
 def reset_comm_stats() -> None:
@@ -169,6 +198,8 @@ def reset_comm_stats() -> None:
     {}
     """
     _stats.clear()
+    for a in _native.values():
+        a[:] = 0.0           # in place: compiled code holds each array's address
 
 
 def measure_comm(fn) -> tuple:
@@ -178,10 +209,10 @@ def measure_comm(fn) -> tuple:
     >>> measure_comm(lambda: 42)
     (42, {})
     """
-    before = {k: list(v) for k, v in _stats.items()}
+    before = _rows()
     out = fn()
     diff = {}
-    for k, (c, s, r) in sorted(_stats.items()):
+    for k, (c, s, r) in sorted(_rows().items()):
         c0, s0, r0 = before.get(k, (0, 0.0, 0.0))
         if c > c0:
             diff[k] = {"calls": c - c0, "bytes_sent": int(round(s - s0)),

@@ -40,9 +40,10 @@ or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a s
 maps the body (the batch dimension is never split).
 
 Running it: the body is compiled once (CPU backend) and runs on this process's blocks, under
-``jit`` or not (op by op under ``ft.disable_jit()``); a collective in compiled code is one
-host step (an MPI call on numpy buffers, on the communicator of the mesh bound while the
-body runs).
+``jit`` or not (op by op under ``ft.disable_jit()``); a collective at the body's top level
+calls MPI from the compiled code (``primitives.collectives_native``), one elsewhere (inside
+a loop, say) is a host step (an MPI call on numpy buffers, on the communicator of the mesh
+bound while the body runs).
 
 >>> import functrans as ft, numpy as np
 >>> from functrans.sharding import Mesh, P
@@ -58,14 +59,14 @@ import numpy as np
 
 from backends import default_backend
 from jaxpr_ir import ClosedJaxpr, Jaxpr
-from jaxpr_ir.passes import dce, inline_calls
+from jaxpr_ir.passes import cse, dce, inline_calls
 from .compiler import compile_closed
 from .jit import jit_switch
 from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_undefined,
                               move_batch_axis, not_mapped_size)
 from .primitives.collectives import psum
 from .primitives.collectives_mesh import gather_blocks
-from .primitives.collectives_native import count_native, native_body, native_collectives
+from .primitives.collectives_native import inline_shard_map, native_body, native_collectives
 from .primitives.control_flow_common import BodyCache
 from .primitives.elementwise import mul
 from .shard_map_specs import (block_aval, check_replication, global_aval, normalize_spec,
@@ -145,33 +146,32 @@ _compiled_bodies = BodyCache()
 
 def _run_body(jaxpr, mesh, blocks):
     """The body on this process's blocks: compiled once per (body, mesh) for the CPU
-    backend, its top-level all-reduces calling MPI_Allreduce natively
-    (``collectives_native``; the other collectives are host steps that find the mesh bound
-    now); op by op under ``disable_jit`` or when another backend is the default."""
+    backend, its top-level collectives calling MPI natively (``collectives_native``; the
+    others, e.g. inside a loop, are host steps that find the mesh bound now); op by op
+    under ``disable_jit`` or when another backend is the default."""
     if jit_switch.disabled or default_backend() != "cpu":
         return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
     key = (mesh.key, native_collectives())
     hit = _compiled_bodies.get(jaxpr, *key)
     if hit is None:
-        # inner calls inlined first, so the all-reduces of an inner jit are found too, and
-        # dead ones dropped (each one left is counted per call); not the whole simplify: its
-        # last pass drops the barriers that keep a checkpoint's recomputation apart, and
-        # compile_closed simplifies again
-        nat = native_body(dce(inline_calls(jaxpr)), mesh) if mesh.size > 1 else None
-        body, handles, volumes = nat if nat is not None else (jaxpr, (), ())
+        # inner calls inlined first, so the collectives of an inner jit are found too,
+        # repeated ones merged and dead ones dropped (as compile_closed does to host steps;
+        # each one left is counted per call); not the whole simplify: its last pass drops
+        # the barriers that keep a checkpoint's recomputation apart, and compile_closed
+        # simplifies again
+        nat = native_body(dce(cse(inline_calls(jaxpr))), mesh) if mesh.size > 1 else None
+        body, handles = nat if nat is not None else (jaxpr, ())
         exe = compile_closed(body, "cpu", name="shard_map body")
         fast = getattr(exe, "fast_runner", None)
-        hit = _compiled_bodies.put(jaxpr, (exe, fast() if fast else None, tuple(handles),
-                                           volumes), *key)
-    exe, fast, handles, volumes = hit
+        hit = _compiled_bodies.put(jaxpr, (exe, fast() if fast else None, tuple(handles)),
+                                   *key)
+    exe, fast, handles = hit
     # the fast runner reads its arguments as the compiled types without checking them
     if fast is not None and all(type(b) is np.ndarray and b.dtype == a.dtype and
                                 b.shape == a.shape for b, a in zip(blocks, jaxpr.in_avals)):
         outs = fast(*blocks, *handles)
     else:
         outs = exe(*blocks, *handles)
-    if volumes:
-        count_native(volumes)
     return outs
 
 
@@ -304,6 +304,8 @@ def _shard_map_batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, check_rep)
 shard_map_p.def_rules(abstract_eval=_shard_map_aval, impl=_shard_map_impl,
                       jvp=_shard_map_jvp, transpose=_shard_map_transpose,
                       batch=_shard_map_batch)
+# under jit on the CPU backend the body runs inside the compiled program, MPI called natively
+shard_map_p.compile_inline = inline_shard_map
 
 
 # --------------------------------------------------------------------------- public

@@ -50,9 +50,12 @@ LLVM_HOST = {
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
-    "shard_map": "runs its body on this process's block inside the mesh context (numpy impl)",
+    "shard_map": "under jit inlined into the program (collectives_native.inline_shard_map) "
+                 "when its body allows; else a host step running the body in the mesh context",
     "mpi_allreduce": "native once functrans.primitives.collectives_native registers its "
-                     "emitter (a multi-process run); its impl (mpi4py) until then"}
+                     "emitter (a multi-process run); its impl (mpi4py) until then",
+    "mpi_collective": "native once functrans.primitives.collectives_native registers its "
+                      "emitter (a multi-process run); its impl (mpi4py) until then"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "conv_general_dilated", "name", "optimization_barrier",
@@ -62,7 +65,7 @@ CUDA_HOST = {
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
     "schur",
-    "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce"}
+    "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective"}
 
 
 def _llvm_lowered():

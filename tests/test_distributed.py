@@ -241,6 +241,17 @@ def test_native_allreduce_equals_the_host_step(n):
     assert r.stdout.split()[0] == "OK"
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_native_collectives_equal_the_host_steps(n):
+    # all_gather, psum_scatter, all_to_all and ppermute calling MPI from a compiled shard_map
+    # body: bit-equal to the mpi4py host steps for every dtype and axis argument, counted
+    # alike (tests/mpi_programs/native_collectives.py)
+    r = run_mpi(n, "native_collectives.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
 def test_cost_analysis_reports_collectives_one_process():
     m = Mesh((1,), ("i",))
     f = ft.jit(ft.shard_map(lambda x: lax.psum(x, "i"), m, in_specs=P("i"), out_specs=P()))

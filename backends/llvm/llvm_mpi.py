@@ -1,14 +1,27 @@
-"""A native emitter calling ``MPI_Allreduce``, registered by
-``functrans.primitives.collectives_native`` when a shard_map body first needs it (the
+"""Native emitters calling the MPI library's collectives, registered by
+``functrans.primitives.collectives_native`` when a shard_map body first needs them (the
 backend never imports MPI itself).
 
-``register_allreduce(prim, symbol, handle_bits)`` makes equations of primitive ``prim``
-(operands: the array, then an int64[3] of communicator, datatype and op handles) native:
-the emitted code makes the operand contiguous if it is a strided view (else reads it in
-place), loads the three handles (truncated to the MPI library's handle widths,
-``handle_bits``) and calls ``symbol`` (the library's MPI_Allreduce, registered with
-``llvm.add_symbol``) with the element count into the output buffer (a result of
-``STAGE_BYTES`` or more is received into the workspace and copied out: one copy).
+``register_collectives(handle_bits)`` makes two primitives native (symbols registered with
+``llvm.add_symbol`` under the names of ``SYMBOLS``; ``handle_bits``: the MPI library's
+widths of a communicator, datatype and op handle):
+
+- ``mpi_allreduce(x, handles)`` (int64[3]: communicator, datatype, op): ``MPI_Allreduce``
+  of the element count into the output buffer (a result of ``STAGE_BYTES`` or more is
+  received into the workspace and copied out: one copy);
+- ``mpi_collective(x, handles, kind=...)`` (int64[4]: communicator, datatype, then per
+  kind): ``allgather`` (``MPI_Allgather``, x's bytes from each member, in member order),
+  ``alltoall`` (``MPI_Alltoall``, x split into ``n`` equal chunks), ``reduce_scatter``
+  (``MPI_Reduce_scatter_block``, handle 2 the op) and ``sendrecv`` (``MPI_Sendrecv`` with
+  handles 2 and 3 the destination and source rank, ``MPI_PROC_NULL`` for none; an output
+  that receives nothing is zeros). The data moves count bytes (the datatype handle is
+  ``MPI_BYTE``), so every dtype moves bit for bit.
+
+Each operand is made contiguous if it is a strided view (else read in place), the handles
+are loaded at run time (truncated to the library's widths), and the call writes straight
+into the output buffer. The last handle is the address of a float64[3] counter (calls,
+bytes sent, bytes received) to which the code adds the equation's ``count`` param after
+the call (none when ``count`` is empty): the accounting needs no Python.
 
 >>> from backends.llvm.equations import NATIVE
 >>> "mpi_allreduce" in NATIVE or not NATIVE.get("mpi_allreduce")
@@ -30,38 +43,80 @@ from .values import PTR, Val
 # into memory it has not seen (measured, 8 MiB over 2 processes: ~24 ms into a fresh numpy
 # array, ~15 ms into a reused one, plus ~1 ms for the copy)
 STAGE_BYTES = 1 << 16
+SYMBOLS = {"allreduce": "ft_mpi_allreduce", "allgather": "ft_mpi_allgather",
+           "alltoall": "ft_mpi_alltoall", "reduce_scatter": "ft_mpi_reduce_scatter_block",
+           "sendrecv": "ft_mpi_sendrecv"}
+_TAG = 7                 # ppermute's tag, as its host step sends
+_STATUS_BYTES = 256      # room for an MPI_Status of any MPI library
+_F64 = ir.DoubleType()
 
-__all__ = ["register_allreduce"]
+__all__ = ["register_collectives", "SYMBOLS"]
 
 
-def register_allreduce(prim: str, symbol: str, handle_bits) -> None:
-    """Register the emitter of ``prim`` (see the module doc).
+def _nbytes(aval) -> int:
+    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
 
-    >>> callable(register_allreduce)
+
+def _handles(lw, fn, h, types):
+    """The handles of the int64 array ``h`` as register values of ``types`` (truncated)."""
+    hv, htemp = lw.materialize(fn, h)
+    hp = fn.ptr(hv)
+    out = []
+    for k, t in enumerate(types):
+        v = lw.load(fn, hp, np.int64, ir.Constant(I64, k))
+        out.append(fn.b.trunc(v, t) if t.width < 64 else v)
+    if htemp is not None:
+        lw.release(htemp)
+    return out
+
+
+def _count(lw, fn, h, eqn):
+    """Add the equation's ``count`` (kind, bytes sent, bytes received) to the float64[3]
+    counter whose address is the last handle: calls + 1, sent, received."""
+    count = eqn.params["count"]
+    if not count:
+        return
+    b = fn.b
+    hv, htemp = lw.materialize(fn, h)
+    last = ir.Constant(I64, eqn.inputs[1].aval.shape[0] - 1)
+    ptr = b.inttoptr(lw.load(fn, fn.ptr(hv), np.int64, last), PTR)
+    for k, add in enumerate((1.0, count[1], count[2])):
+        if add or k == 0:
+            p = b.gep(ptr, [ir.Constant(I64, k)], source_etype=_F64)
+            b.store(b.fadd(b.load(p, typ=_F64), ir.Constant(_F64, float(add))), p)
+    if htemp is not None:
+        lw.release(htemp)
+
+
+def _callee(lw, symbol, args):
+    f = lw.module.globals.get(symbol)
+    if f is None:
+        f = ir.Function(lw.module, ir.FunctionType(I32, args), symbol)
+    return f
+
+
+def register_collectives(handle_bits) -> None:
+    """Register the emitters of ``mpi_allreduce`` and ``mpi_collective`` (see the module
+    doc).
+
+    >>> callable(register_collectives)
     True
     """
     comm_t, dtype_t, op_t = (ir.IntType(b) for b in handle_bits)
 
-    def supports(eqn, planner):
-        x = eqn.inputs[0].aval
-        return x.size < 2 ** 31 and eqn.inputs[1].aval.shape == (3,)
+    def fits(eqn, planner):
+        return _nbytes(eqn.inputs[0].aval) < 2 ** 31 and eqn.inputs[1].aval.ndim == 1
 
-    @native(prim, supports)
-    def emit(lw, fn, eqn, ins, outs):
+    @native("mpi_allreduce", fits)
+    def emit_allreduce(lw, fn, eqn, ins, outs):
         x, h = ins
         n = int(np.prod(x.shape, dtype=np.int64))
         if n == 0:
+            _count(lw, fn, h, eqn)
             return
-        callee = lw.module.globals.get(symbol)
-        if callee is None:
-            callee = ir.Function(lw.module, ir.FunctionType(
-                I32, [PTR, PTR, I32, dtype_t, op_t, comm_t]), symbol)
+        callee = _callee(lw, SYMBOLS["allreduce"], [PTR, PTR, I32, dtype_t, op_t, comm_t])
         ref, temp = lw.materialize(fn, x)
-        hv, htemp = lw.materialize(fn, h)
-        hp = fn.ptr(hv)
-        comm, dtype, op = (fn.b.trunc(lw.load(fn, hp, np.int64, ir.Constant(I64, k)), t)
-                           if t.width < 64 else lw.load(fn, hp, np.int64, ir.Constant(I64, k))
-                           for k, t in enumerate((comm_t, dtype_t, op_t)))
+        comm, dtype, op = _handles(lw, fn, h, (comm_t, dtype_t, op_t))
         out_aval = eqn.outvars[0].aval
         staged = None
         if n * out_aval.dtype.itemsize >= STAGE_BYTES:
@@ -73,6 +128,44 @@ def register_allreduce(prim: str, symbol: str, handle_bits) -> None:
                             strides=contiguous_strides(out_aval.shape)), fn.ptr(outs[0]))
             if owned:
                 lw.release(staged)
-        for t in (temp, htemp):
-            if t is not None:
-                lw.release(t)
+        if temp is not None:
+            lw.release(temp)
+        _count(lw, fn, h, eqn)
+
+    @native("mpi_collective", fits)
+    def emit_collective(lw, fn, eqn, ins, outs):
+        x, h = ins
+        kind, out_aval = eqn.params["kind"], eqn.outvars[0].aval
+        size = _nbytes(eqn.inputs[0].aval)
+        if kind == "sendrecv" and not eqn.params["receives"] and out_aval.size:
+            lw.copy(fn, Val(out_aval.dtype, out_aval.shape, lit=0), fn.ptr(outs[0]))
+        if size == 0 or (kind == "sendrecv" and not (eqn.params["sends"] or
+                                                     eqn.params["receives"])):
+            _count(lw, fn, h, eqn)
+            return
+        ref, temp = lw.materialize(fn, x)
+        send, recv = fn.ptr(ref), fn.ptr(outs[0])
+        b = fn.b
+        if kind in ("allgather", "alltoall"):
+            comm, dtype = _handles(lw, fn, h, (comm_t, dtype_t))
+            count = ir.Constant(I32, size if kind == "allgather" else size // eqn.params["n"])
+            b.call(_callee(lw, SYMBOLS[kind], [PTR, I32, dtype_t, PTR, I32, dtype_t, comm_t]),
+                   [send, count, dtype, recv, count, dtype, comm])
+        elif kind == "reduce_scatter":
+            comm, dtype, op = _handles(lw, fn, h, (comm_t, dtype_t, op_t))
+            b.call(_callee(lw, SYMBOLS[kind], [PTR, PTR, I32, dtype_t, op_t, comm_t]),
+                   [send, recv, ir.Constant(I32, out_aval.size), dtype, op, comm])
+        elif kind == "sendrecv":
+            comm, dtype, dest, source = _handles(lw, fn, h, (comm_t, dtype_t, I32, I32))
+            status = fn.alloca(_STATUS_BYTES)
+            count = ir.Constant(I32, size)
+            tag = ir.Constant(I32, _TAG)
+            b.call(_callee(lw, SYMBOLS[kind], [PTR, I32, dtype_t, I32, I32, PTR, I32, dtype_t,
+                                               I32, I32, comm_t, PTR]),
+                   [send, count, dtype, dest, tag, recv, count, dtype, source, tag, comm,
+                    status])
+        else:
+            raise NotImplementedError(f"mpi_collective: no native code for kind {kind!r}")
+        if temp is not None:
+            lw.release(temp)
+        _count(lw, fn, h, eqn)

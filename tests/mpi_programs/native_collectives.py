@@ -1,0 +1,134 @@
+"""all_gather, psum_scatter, all_to_all and ppermute inside a compiled shard_map body
+called from native code (``functrans.primitives.collectives_native``: MPI_Allgather,
+MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Sendrecv) against the same bodies with every
+collective a host step (mpi4py): bit-equal values for each dtype (bool and float16 too for
+the data moves), every axis argument, strided operands, over a 1-d mesh and each axis and
+both axes of a 2 x 2 mesh; the same ``comm_stats``; the rewrite really taken. Prints
+``OK <count>`` on rank 0."""
+import numpy as np
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.primitives.collectives_native import native_collectives, stats
+from functrans.sharding import Mesh, P
+
+ft.distributed.initialize()
+n, me = ft.process_count(), ft.process_index()
+rng = np.random.default_rng(0)
+HOST = {"all_gather", "psum_scatter", "all_to_all", "ppermute", "psum", "pmax", "pmin"}
+
+
+def run(f, mesh, spec, x, native, wrap=ft.jit):
+    """wrap(shard_map(f)) on x with the native rewrite on or off: (value, comm_stats); the
+    value is this process's own result, whole (out_specs P(), unchecked). Under jit the
+    body runs inside the outer program (``inline_shard_map``), called directly in its own
+    compiled program (``native_body``)."""
+    before = native_collectives(native)
+    try:
+        g = wrap(ft.shard_map(f, mesh, in_specs=spec, out_specs=P(), check_rep=False))
+        g(x)
+        value, counted = ft.distributed.measure_comm(lambda: g(x))
+    finally:
+        native_collectives(before)
+    return np.asarray(value), counted
+
+
+def same(name, f, mesh, spec, x):
+    want, want_stats = run(f, mesh, spec, x, False)
+    for wrap in (ft.jit, lambda g: g):
+        before = dict(stats)
+        got, got_stats = run(f, mesh, spec, x, True, wrap)
+        if n > 1 and stats["collectives rewritten"] == before["collectives rewritten"]:
+            raise AssertionError(f"rank {me}, {name}: nothing was rewritten to a native call")
+        if n > 1 and wrap is ft.jit and stats["shard_maps inlined"] == before["shard_maps inlined"]:
+            raise AssertionError(f"rank {me}, {name}: the shard_map was not inlined")
+        if got.dtype != want.dtype or got.shape != want.shape or \
+                got.tobytes() != want.tobytes():
+            raise AssertionError(f"rank {me}, {name}: native {got.tolist()} != host "
+                                 f"{want.tolist()}")
+        if got_stats != want_stats:
+            raise AssertionError(f"rank {me}, {name}: counted {got_stats} != {want_stats}")
+
+
+def data(shape, dtype):
+    x = rng.normal(size=shape) * 100
+    if dtype == "bool":
+        return x > 0
+    return x.astype(dtype)
+
+
+DTYPES = ("float64", "float32", "int64", "int32", "bool", "float16")
+checks = 0
+meshes = [(Mesh((n,), ("i",)), P("i"), ("i",))]
+if n == 4:
+    meshes.append((Mesh((2, 2), ("a", "b")), P(("a", "b")), ("a", "b", ("a", "b"))))
+for mesh, spec, axes in meshes:
+    for ax in axes:
+        k = mesh.axis_size(ax)
+        ring = [(j, (j + 1) % k) for j in range(k)]
+        # (4 processes on a 2-core machine: fewer dtypes, the same code paths)
+        for dtype in DTYPES if n < 4 else ("float64", "int32", "bool"):
+            x = data((4 * n, 2 * k, 3), dtype)
+            for axis in (0, 1, 2, 3):
+                same(f"all_gather {dtype} axis {axis} over {ax}",
+                     lambda b, a=ax, d=axis: lax.all_gather(b, a, axis=d), mesh, spec, x)
+                checks += 1
+            for s, c in ((0, 1), (1, 0), (1, 1), (1, 2), (2, 0)):
+                if (4, 2 * k, 3)[s] % k or isinstance(ax, tuple):   # one axis name only
+                    continue
+                same(f"all_to_all {dtype} {s}->{c} over {ax}",
+                     lambda b, a=ax, s=s, c=c: lax.all_to_all(b, a, s, c, tiled=True),
+                     mesh, spec, x)
+                checks += 1
+            for dim in (0, 1):
+                if dtype in ("bool", "float16"):           # sums: the four MPI dtypes
+                    continue
+                same(f"psum_scatter {dtype} dim {dim} over {ax}",
+                     lambda b, a=ax, d=dim: lax.psum_scatter(b, a, scatter_dimension=d,
+                                                             tiled=True), mesh, spec, x)
+                checks += 1
+            if isinstance(ax, tuple):                   # ppermute: one axis name only
+                continue
+            same(f"ppermute {dtype} ring over {ax}",
+                 lambda b, a=ax, p=ring: lax.ppermute(b, a, p), mesh, spec, x)
+            same(f"ppermute {dtype} one pair over {ax}",
+                 lambda b, a=ax: lax.ppermute(b, a, [(0, k - 1)]), mesh, spec, x)
+            same(f"ppermute {dtype} transposed over {ax}",
+                 lambda b, a=ax, p=ring: lax.ppermute(b.transpose(1, 0, 2), a, p)
+                 .transpose(1, 0, 2), mesh, spec, x)
+            checks += 3
+# a body mixing them, and the gradient of ZeRO-3's pattern (all_gather <-> psum_scatter)
+mesh, spec = meshes[0][0], meshes[0][1]
+w = rng.normal(size=(4 * n, 3))
+
+
+def zero3(s):
+    loss = lambda s: fnp.sum(fnp.tanh(lax.all_gather(s, "i", tiled=True)) ** 2)  # noqa: E731
+    value, g = ft.value_and_grad(loss)(s)
+    return lax.ppermute(g, "i", [(j, (j + 1) % n) for j in range(n)]) + value
+
+
+same("zero3 gradient with a ppermute", zero3, mesh, spec, w)
+checks += 1
+# the batching rule of the native primitive: vmap equals a loop over the examples
+if n > 1:
+    from mpi4py import MPI
+    from functrans.primitives.collectives_native import _handles, mpi_collective_p
+    comm = mesh.comm("i")
+    peers = ((me + 1) % n, (me - 1) % n)
+    for kind, h, shape in (("allgather", (MPI.BYTE,), (2, 3)), ("alltoall", (MPI.BYTE,), (n, 2)),
+                           ("reduce_scatter", (MPI.DOUBLE, MPI.SUM), (2 * n, 3)),
+                           ("sendrecv", (MPI.BYTE,) + peers, (2, 3))):
+        hs = _handles(MPI, comm, *h, 0)
+        f = lambda v, k=kind, hs=hs: mpi_collective_p.bind(v, hs, kind=k, n=n, sends=True,  # noqa
+                                                           receives=True, count=())
+        xs = rng.normal(size=(5,) + shape)
+        for d in range(3):
+            got = np.asarray(ft.vmap(f, in_axes=d, out_axes=0)(np.moveaxis(xs, 0, d)))
+            want = np.stack([np.asarray(f(x)) for x in xs])
+            if not np.array_equal(got, want):
+                raise AssertionError(f"rank {me}: vmap of mpi_collective {kind} in_axes={d}")
+            checks += 1
+if me == 0:
+    print("OK", checks)
