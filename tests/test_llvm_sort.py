@@ -83,6 +83,15 @@ def test_several_keys_are_lexicographic(dtype):
                (k2, k0, ps[2]), f"int key first {dtype} {shape}")
 
 
+def test_complex_passengers_move_as_they_are():
+    x = _data((4, 30), "float32", 8)
+    z = np.empty((4, 30), np.complex64)
+    z.real, z.imag = _data((4, 30), "float32", 9), _data((4, 30), "float32", 10)
+    _check(lambda a, b: lax.sort((a, b), num_keys=1), (x, z), "complex64 passenger")
+    _check(lambda a, b: lax.sort((a, b.astype(np.complex128)), num_keys=1, dimension=0),
+           (x, z), "complex128 passenger")
+
+
 def test_views_and_literals_are_read_in_place():
     x = _data((6, 35), "float64")
     _check(lambda a: fnp.sort(a.T, axis=0), (x,), "transposed")

@@ -303,7 +303,7 @@ def _sort_supported(eqn, planner):
         all(x.aval.dtype.kind != "O" for x in eqn.inputs)
 
 
-@native("sort", _sort_supported)
+@native("sort", _sort_supported, complex=True)     # complex passengers move as bits
 def _sort(lw, fn, eqn, ins, outs):
     dim, nk = eqn.params["dimension"], eqn.params["num_keys"]
     shape = ins[0].shape
