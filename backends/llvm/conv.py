@@ -19,8 +19,10 @@ padded into a zero grid of ``S`` elements (C-order strides ``g``), an output pos
 the thread pool, each thread with its own scratch, in cache), the image's channels are
 padded into ``xp`` (I, S), then one GEMM per tap ``acc (O, m) += w_k (O, I) @ xp[:, off(k):]``
 (``ldb = S``, beta 1 after the first; no im2col copy), then the valid positions of
-``acc`` are copied to the output. With window strides > 1 a tap's windows are not one
-shifted view: each tap's are gathered into ``cols`` (I, Y) for its GEMM.
+``acc`` are copied to the output. With window strides > 1 (a tap's windows are then no
+shifted view) or few channels per group (GEMMs with a contraction of I < 16 waste the
+BLAS), every tap's windows are gathered into ``cols`` (I*K, Y) for one GEMM per image and
+group (im2col, in the thread's scratch).
 
 *few outputs* (a kernel cotangent: the "kernel" is an image, the output a few taps):
 the kernel is embedded in a zero grid ``we`` (O, I, S) at its taps. Per lhs feature
@@ -57,6 +59,7 @@ from .values import Val
 __all__: list = []
 
 FEATURE_ROWS_MAX = 4096     # N' * Y at most for the per-feature kernel-cotangent GEMMs
+SHIFT_MIN_CHANNELS = 16     # fewer input channels per group: one im2col GEMM per image
 COLS_MAX = 1 << 22          # elements of a thread's gathered windows there (16 MiB in f32)
 
 
@@ -141,12 +144,14 @@ def _buffer(lw, fn, dt, n):
 def _few_taps(lw, fn, c, x, w, optr, ocs):
     dt = c.dtype
     nsp = len(c.ksz)
-    # the kernel as (K..., O, I): w_k is rows q*Oq.. of one contiguous (O, I) block
+    shift = c.unit and c.I >= SHIFT_MIN_CHANNELS
+    # shifted views: the kernel as (K..., O, I), w_k rows q*Oq.. of a contiguous (O, I)
+    # block; im2col: as (O, I*K), rows q*Oq.. for group q
     wk = _buffer(lw, fn, dt, c.kt * c.O * c.I)
-    lw.copy(fn, permuted(w, tuple(range(2, 2 + nsp)) + (0, 1)), fn.ptr(wk))
-    m = c.pos_max + 1 if c.unit else c.yt         # GEMM columns
-    ldc = c.S if c.unit else c.yt                  # acc's row stride
-    per = c.I * c.S + c.Oq * ldc + (0 if c.unit else c.I * c.yt)
+    lw.copy(fn, permuted(w, tuple(range(2, 2 + nsp)) + (0, 1)) if shift else w, fn.ptr(wk))
+    m = c.pos_max + 1 if shift else c.yt          # GEMM columns
+    ldc = c.S if shift else c.yt                   # acc's row stride
+    per = c.I * c.S + c.Oq * ldc + (0 if shift else c.I * c.kt * c.yt)
     scratch = _buffer(lw, fn, dt, per * slots())
     lit = x.lit
     ptrs = [fn.ptr(wk), fn.ptr(scratch), optr] + ([] if lit is not None else [fn.ptr(x.ref)])
@@ -162,8 +167,11 @@ def _few_taps(lw, fn, c, x, w, optr, ocs):
         def image(n):
             def group(q):
                 _pad_image(h, c, x, p[3] if lit is None else None, xp, n, q)
-                _tap_gemms(h, lw.module, c, wkp, xp, acc, q, m, cols)
-                _crop(h, c, acc, op, n, q, ocs, ldc)
+                if shift:
+                    _tap_gemms(h, lw.module, c, wkp, xp, acc, q, m)
+                else:
+                    _im2col_gemm(h, lw.module, c, wkp, xp, acc, q, cols)
+                _crop(h, c, acc, op, n, q, ocs, shift)
             loop(h, c.Q, group)
         loop(h, b.sub(hi, lo), image, start=lo)
     parallel(lw, fn, "conv_taps", c.N2, ptrs, body)
@@ -203,9 +211,8 @@ def _pad_image(h, c, x, xptr, xp, n, q):
     nest(h, [c.I] + list(c.cnt), row)
 
 
-def _tap_gemms(h, module, c, wkp, xp, acc, q, m, cols):
-    """acc (Oq, m) = sum over taps of w_k[q block] @ xp[:, off(k):] (row stride S, stride
-    1), or of w_k[q block] @ cols with the tap's strided windows gathered into ``cols``."""
+def _tap_gemms(h, module, c, wkp, xp, acc, q, m):
+    """acc (Oq, m; rows S apart) = sum over taps of w_k[q block] @ xp[:, off(k):]."""
     dt = c.dtype
     kst = contiguous_strides(c.ksz)
     offs = tuple(r * g for r, g in zip(c.rd, c.g))
@@ -215,31 +222,36 @@ def _tap_gemms(h, module, c, wkp, xp, acc, q, m, cols):
         kidx = lin(b, 0, ks, kst)
         off = lin(b, 0, ks, offs)
         a = at(b, wkp, dt, b.add(b.mul(kidx, ir.Constant(I64, c.O * c.I)),
-                                  b.mul(q, ir.Constant(I64, c.Oq * c.I))))
+                                 b.mul(q, ir.Constant(I64, c.Oq * c.I))))
         beta = b.select(b.icmp_signed("==", kidx, ir.Constant(I64, 0)),
                         ir.Constant(lltype(dt), 0.0), ir.Constant(lltype(dt), 1.0))
-        if c.unit:
-            gemm(h, module, dt, NO_TRANS, c.Oq, m, c.I, a, c.I, at(b, xp, dt, off), c.S,
-                  beta, acc, c.S)
-            return
-        src = at(b, xp, dt, off)
-
-        def gather(idxs):
-            bb = h.b
-            ci, ys = idxs[0], idxs[1:]
-            v = bb.load(at(bb, src, dt, lin(bb, 0, [ci] + ys, (c.S,) + c.ps)),
-                        typ=lltype(dt))
-            bb.store(v, at(bb, cols, dt, lin(bb, 0, [ci] + ys, contiguous_strides(
-                (c.I,) + c.ysz))))
-        nest(h, [c.I] + list(c.ysz), gather)
-        gemm(h, module, dt, NO_TRANS, c.Oq, m, c.I, a, c.I, cols, c.yt, beta, acc, c.yt)
+        gemm(h, module, dt, NO_TRANS, c.Oq, m, c.I, a, c.I, at(b, xp, dt, off), c.S,
+             beta, acc, c.S)
     nest(h, list(c.ksz), tap)
 
 
-def _crop(h, c, acc, op, n, q, ocs, ldc):
-    """out[n, q*Oq + o, y] = acc[o, pos(y)] (acc's rows ``ldc`` apart: the grid, or dense)."""
+def _im2col_gemm(h, module, c, wkp, xp, acc, q, cols):
+    """cols[(ci, k), y] = xp[ci, off(k) + pos(y)]; acc (Oq, Y) = w[q block] (Oq, I*K) @ cols."""
     dt = c.dtype
-    ys = c.g if c.unit else contiguous_strides(c.ysz)
+    offs = tuple(r * g for r, g in zip(c.rd, c.g))
+    dst = contiguous_strides((c.I,) + c.ksz + c.ysz)
+
+    def gather(idxs):
+        b = h.b
+        v = b.load(at(b, xp, dt, lin(b, 0, idxs, (c.S,) + offs + c.ps)), typ=lltype(dt))
+        b.store(v, at(b, cols, dt, lin(b, 0, idxs, dst)))
+    nest(h, [c.I] + list(c.ksz) + list(c.ysz), gather)
+    b = h.b
+    k = c.I * c.kt
+    a = at(b, wkp, dt, b.mul(q, ir.Constant(I64, c.Oq * k)))
+    gemm(h, module, dt, NO_TRANS, c.Oq, c.yt, k, a, k, cols, c.yt, 0.0, acc, c.yt)
+
+
+def _crop(h, c, acc, op, n, q, ocs, shift):
+    """out[n, q*Oq + o, y] = acc[o, pos(y)] (``shift``: acc's rows on the grid, else dense)."""
+    dt = c.dtype
+    ldc = c.S if shift else c.yt
+    ys = c.g if shift else contiguous_strides(c.ysz)
 
     def elem(idxs):
         b = h.b
