@@ -17,6 +17,10 @@ stage in ``Compilation.timings``: ``trace`` (given by the caller), ``simplify: <
 for each pass of ``jaxpr_ir.passes.PIPELINE``, ``backend: <stage>`` for each stage the
 backend reports (``exe.compile_timings``); ``format_timings`` prints them.
 
+Before simplifying, a top-level equation whose primitive has a ``compile_inline(eqn,
+backend)`` rule is replaced by the equations that rule returns, when it returns any: a
+shard_map runs its body inside the program this way on the CPU backend.
+
 A compile slower than the option ``progress_after_seconds`` prints one progress line on
 stderr (the backend's ``progress.ProgressLine``) when stderr is a terminal or
 ``log_compiles`` is on, unless ``show_progress`` is off.
