@@ -1,11 +1,12 @@
 """Complex values on the CPU backend: complex64/complex128 buffers (interleaved re/im)
 as program inputs, outputs and temporaries; ``real``, ``imag``, ``conj``, ``complex``
 and complex ``add``/``sub``/``mul``/``div``/``neg``/``eq``/``ne``/``select_n``/
-conversions/sums in fused kernels; layout equations on complex buffers; and ``eig`` through LAPACK's
-``dgeev``/``zgeev`` from the generated code. Each is checked against the eager
-(numpy) result bit for bit where numpy has one rule, and for running with no host
-step; what has no native rule (``abs``, ``exp``, products, matrix products of complex
-values) stays a host step and still gives numpy's values."""
+conversions/sums in fused kernels; layout equations, loops and matrix products
+(``?gemm``) on complex buffers; and ``eig`` through LAPACK's ``dgeev``/``zgeev`` from
+the generated code. Each is checked against the eager (numpy) result bit for bit where
+numpy has one rule, and for running with no host step; what has no native rule
+(``abs``, ``exp``, products, cumulative sums of complex values) stays a host step and
+still gives numpy's values."""
 from __future__ import annotations
 
 import numpy as np
@@ -135,10 +136,27 @@ def test_layout_equations_move_complex_buffers_natively(dtype):
 
 def test_complex_equations_without_native_rules_stay_correct_host_steps():
     z, w = _random((3, 3), np.complex128), _random((3, 3), np.complex128)
-    for f in (lambda z, w: fnp.prod(z * w), lambda z, w: z @ w, lambda z, w: fnp.exp(z),
-              lambda z, w: fnp.abs(z) + fnp.real(w)):
+    for f in (lambda z, w: fnp.prod(z * w), lambda z, w: fnp.cumsum(z, axis=0),
+              lambda z, w: fnp.exp(z), lambda z, w: fnp.abs(z) + fnp.real(w)):
         assert _host_steps(f, z, w) >= 1
         np.testing.assert_allclose(ft.jit(f, backend="cpu")(z, w), f(z, w), rtol=1e-14)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((40, 50), (50, 30)),
+                                    ((3, 40, 50), (3, 50, 30)), ((7,), (7,))])
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_complex_matrix_products_are_native(shapes, dtype):
+    # ?gemm of the BLAS numpy calls (the same bits where both call it), generated
+    # loops for tiny products (within rounding)
+    a, b = _random(shapes[0], dtype), _random(shapes[1], dtype)
+
+    def f(a, b):
+        return a @ b, lax.conj(a) @ b
+    assert _host_steps(f, a, b) == 0
+    eps = np.finfo(a.real.dtype).eps
+    for g, w in zip(ft.jit(f, backend="cpu")(a, b), f(a, b)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=50 * eps, atol=50 * eps * np.abs(w).max())
 
 
 # ------------------------------------------------------------------ eig

@@ -1,5 +1,5 @@
-"""``dot_general`` natively: BLAS gemm for float32/float64 (the OpenBLAS numpy ships),
-generated loops for tiny or integer products.
+"""``dot_general`` natively: BLAS gemm for float32/float64/complex64/complex128 (the
+OpenBLAS numpy ships), generated loops for tiny or integer products.
 
 The library is the one numpy's wheel carries (``numpy.libs/libscipy_openblas*.so``, or
 the ``cblas_?gemm`` symbols of any BLAS numpy loaded); its ``cblas_dgemm``/
@@ -7,7 +7,8 @@ the ``cblas_?gemm`` symbols of any BLAS numpy loaded); its ``cblas_dgemm``/
 (``ft_cblas_dgemm``...), so the IR text (and the disk cache) does not depend on where
 the library is mapped. Row-major throughout (``CblasRowMajor``); an operand whose
 layout is neither ``(batch, free, contract)`` nor ``(batch, contract, free)`` is first
-copied into that order. Without a BLAS, large float products stay host steps.
+copied into that order. Without a BLAS (or its complex ``?gemm``), large float (complex)
+products stay host steps.
 
 >>> isinstance(available(), bool)
 True
@@ -27,6 +28,7 @@ from jaxpr_ir import ShapedArray
 from . import threads
 from .equations import native
 from .lltypes import I32, I64, lltype
+from .ops_complex import add as complex_add, mul as complex_mul
 from .values import Val
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
@@ -62,8 +64,12 @@ def _library():
             out = {"d": ctypes.cast(fd, ctypes.c_void_p).value,
                    "s": ctypes.cast(fs, ctypes.c_void_p).value, "int": bits, "lib": lib,
                    "path": path}
-            llvm.add_symbol("ft_cblas_dgemm", out["d"])
-            llvm.add_symbol("ft_cblas_sgemm", out["s"])
+            for p, name in (("z", d.replace("dgemm", "zgemm")), ("c", s.replace("sgemm", "cgemm"))):
+                f = getattr(lib, name, None)      # complex: alpha and beta by pointer
+                out[p] = None if f is None else ctypes.cast(f, ctypes.c_void_p).value
+            for p in "dszc":
+                if out[p] is not None:
+                    llvm.add_symbol(f"ft_cblas_{p}gemm", out[p])
             _register_thread_setter(lib, bits)
             return out
     return None
@@ -95,13 +101,23 @@ def _sizes(eqn):
     return lf, rf, p(la, lb), p(la, lf), p(ra, rf), p(la, lc)
 
 
+_PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
+           np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
+
+
+def _gemm(dtype):
+    """Whether a BLAS ``?gemm`` serves ``dtype`` (a float or complex dtype)."""
+    lib = _library()
+    return lib is not None and lib.get(_PREFIX.get(np.dtype(dtype))) is not None
+
+
 def _supports(eqn, planner):
     la, ra = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.outvars[0].aval
-    if la.dtype != ra.dtype or out.dtype != la.dtype or la.dtype.kind not in "fiu":
+    if la.dtype != ra.dtype or out.dtype != la.dtype or la.dtype.kind not in "fiuc":
         return False
     _, _, nb, m, n, k = _sizes(eqn)
-    return la.dtype.kind != "f" or available() or nb * m * n * k <= 64 * TINY
+    return la.dtype.kind in "iu" or _gemm(la.dtype) or nb * m * n * k <= 64 * TINY
 
 
 def _permuted(val, order):
@@ -127,7 +143,7 @@ def _merged(val, groups):
     return out
 
 
-@native("dot_general", _supports)
+@native("dot_general", _supports, complex=True)
 def _dot_general(lw, fn, eqn, ins, outs):
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     lf, rf, nb, m, n, k = _sizes(eqn)
@@ -145,7 +161,7 @@ def _dot_general(lw, fn, eqn, ins, outs):
         zero = lw.const(dt, 0)
         fn.loop(out.size, lambda i: lw.store(fn, optr, dt, i, zero))
         return
-    if dt.kind != "f" or not available() or nb * m * n * k <= TINY:
+    if dt.kind not in "fc" or not _gemm(dt) or nb * m * n * k <= TINY:
         _loops(lw, fn, a, bv, groups_a, groups_b, (nb, m, n, k), optr, dt)
         return
     temps = []
@@ -189,11 +205,19 @@ def _gemm_calls(lw, fn, dt, trans, dims, A, B, optr):
     lib = _library()
     it = I64 if lib["int"] == 64 else I32
     ft = _elt(dt)
-    name = "ft_cblas_dgemm" if dt == np.float64 else "ft_cblas_sgemm"
+    name = f"ft_cblas_{_PREFIX[dt]}gemm"
+    # alpha = 1, beta = 0: by value for real types, by pointer for complex ones
+    if dt.kind == "c":
+        alpha, beta = fn.alloca(dt.itemsize), fn.alloca(dt.itemsize)
+        fn.eb.store(lw.const(dt, 1), alpha)
+        fn.eb.store(lw.const(dt, 0), beta)
+        st = ir.PointerType()
+    else:
+        alpha, beta, st = ir.Constant(ft, 1.0), ir.Constant(ft, 0.0), ft
     f = lw.module.globals.get(name)
     if f is None:
         f = ir.Function(lw.module, ir.FunctionType(ir.VoidType(), [
-            I32, I32, I32, it, it, it, ft, ir.PointerType(), it, ir.PointerType(), it, ft,
+            I32, I32, I32, it, it, it, st, ir.PointerType(), it, ir.PointerType(), it, st,
             ir.PointerType(), it]), name)
     nb, m, n, k = dims
     (a_ptr, lda, sa), (b_ptr, ldb, sb) = A, B
@@ -205,8 +229,8 @@ def _gemm_calls(lw, fn, dt, trans, dims, A, B, optr):
         pb = b.gep(b_ptr, [b.mul(bi, ir.Constant(I64, sb))], source_etype=ft)
         pc = b.gep(optr, [b.mul(bi, ir.Constant(I64, m * n))], source_etype=ft)
         b.call(f, [ir.Constant(I32, _ROW_MAJOR), ir.Constant(I32, trans[0]),
-                   ir.Constant(I32, trans[1]), c(m), c(n), c(k), ir.Constant(ft, 1.0), pa,
-                   c(lda), pb, c(ldb), ir.Constant(ft, 0.0), pc, c(max(n, 1))])
+                   ir.Constant(I32, trans[1]), c(m), c(n), c(k), alpha, pa, c(lda), pb,
+                   c(ldb), beta, pc, c(max(n, 1))])
     fn.loop(nb, one)
 
 
@@ -216,7 +240,7 @@ def _loops(lw, fn, a, bv, ga, gb, dims, optr, dt):
     nb, m, n, k = dims
     sa = _group_walk(a, ga)
     sb = _group_walk(bv, gb)
-    f = dt.kind == "f"
+    kind = dt.kind
 
     def body(idxs):
         bi, i, j = idxs
@@ -231,7 +255,11 @@ def _loops(lw, fn, a, bv, ga, gb, dims, optr, dt):
             x = _read(lw, fn, a, [bi, i, kk], sa)
             y = _read(lw, fn, bv, [bi, kk, j], sb)
             cur = bb.load(acc_ptr, typ=_elt(dt))
-            bb.store(bb.fadd(cur, bb.fmul(x, y)) if f else bb.add(cur, bb.mul(x, y)), acc_ptr)
+            if kind == "c":
+                new = complex_add(bb, cur, complex_mul(bb, x, y))
+            else:
+                new = bb.fadd(cur, bb.fmul(x, y)) if kind == "f" else bb.add(cur, bb.mul(x, y))
+            bb.store(new, acc_ptr)
         fn.loop(k, red)
     fn.nest([nb, m, n], body)
 

@@ -28,7 +28,7 @@ from .equations import NATIVE
 from .lltypes import COMPLEX_DTYPES, F64, lltype
 from .ops import REDUCTIONS, TABLE, Row
 
-__all__ = ["parts", "make", "supports_complex"]
+__all__ = ["parts", "make", "mul", "add", "supports_complex"]
 
 
 def parts(b, z):
@@ -90,11 +90,17 @@ def _componentwise(op):
     return emit
 
 
-def _mul(em, eqn, x, y):
-    b = em.b
+def mul(b, x, y):
+    """The complex product ``x·y`` emitted with builder ``b`` (numpy's scalar loop)."""
     (a, c), (d, e) = parts(b, x), parts(b, y)       # (a + ci)(d + ei)
     return make(b, x.type, b.fsub(b.fmul(a, d), b.fmul(c, e)),
                 b.fadd(b.fmul(a, e), b.fmul(c, d)))
+
+
+def add(b, x, y):
+    """The complex sum ``x + y`` emitted with builder ``b``."""
+    (a, c), (d, e) = parts(b, x), parts(b, y)
+    return make(b, x.type, b.fadd(a, d), b.fadd(c, e))
 
 
 def _neg(em, eqn, z):
@@ -173,7 +179,7 @@ def _convert(em, eqn, x):
 
 _extend("add", _componentwise("fadd"))
 _extend("sub", _componentwise("fsub"))
-_extend("mul", _mul)
+_extend("mul", lambda em, eqn, x, y: mul(em.b, x, y))
 _extend("neg", _neg)
 _extend("eq", _equal(False))
 _extend("ne", _equal(True))
