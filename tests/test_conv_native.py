@@ -16,7 +16,8 @@ from tests.data.jax_lax_extra_cases import CONV_CASES
 # (lhs shape, rhs shape, keyword arguments of lax.conv_general_dilated)
 CASES = [
     # 16+ channels per group: one GEMM per tap on shifted views of the padded image
-    ((3, 16, 9, 8), (5, 16, 3, 3), dict(window_strides=(1, 1), padding="SAME")),
+    # (16+ output channels: rows of the GEMMs; fewer: the GEMMs transposed)
+    ((3, 16, 9, 8), (16, 16, 3, 3), dict(window_strides=(1, 1), padding="SAME")),
     ((2, 32, 7, 6), (6, 16, 3, 2), dict(window_strides=(1, 1), padding=((2, -1), (-1, 3)),
                                         rhs_dilation=(2, 1), feature_group_count=2)),
     ((4, 16, 5, 5), (4, 16, 3, 3), dict(window_strides=(1, 1), padding=((2, 2), (1, 2)),
@@ -49,7 +50,7 @@ CASES = [
                                       feature_group_count=2, rhs_dilation=(1, 1))),
     ((72, 2, 15, 18), (3, 2, 9, 9), dict(window_strides=(1, 1), padding="VALID")),   # N'*Y big
     # window strides (a tap's windows gathered), lhs dilation (a dilated grid)
-    ((2, 3, 9, 8), (4, 3, 3, 3), dict(window_strides=(2, 1), padding="SAME")),
+    ((2, 3, 9, 8), (16, 3, 3, 3), dict(window_strides=(2, 1), padding="SAME")),
     ((2, 3, 5, 5), (4, 3, 3, 3), dict(window_strides=(1, 1), padding=((2, 2), (2, 2)),
                                       lhs_dilation=(2, 2))),
     ((2, 4, 9, 10), (6, 2, 3, 2), dict(window_strides=(2, 3), padding=((1, -1), (3, 0)),

@@ -59,6 +59,7 @@ from .values import Val
 __all__: list = []
 
 FEATURE_ROWS_MAX = 4096     # N' * Y at most for the per-feature kernel-cotangent GEMMs
+NARROW_BELOW = 16           # fewer output channels per group: GEMMs with the outputs as rows
 SHIFT_MIN_CHANNELS = 16     # fewer input channels per group: one im2col GEMM per image
 COLS_MAX = 1 << 22          # elements of a thread's gathered windows there (16 MiB in f32)
 
@@ -110,6 +111,7 @@ class _Conv:
                          zip(self.xsz, self.grid, self.ld, self.src0, self.pad))
         self.dstep = tuple(d * g for d, g in zip(self.ld, self.g))
         self.unit = all(v == 1 for v in self.s)     # shifted views, else a gather per tap
+        self.narrow = self.Oq < NARROW_BELOW        # few output channels: GEMMs transposed
         self.dtype = oa.dtype
 
 
@@ -225,8 +227,12 @@ def _tap_gemms(h, module, c, wkp, xp, acc, q, m):
                                  b.mul(q, ir.Constant(I64, c.Oq * c.I))))
         beta = b.select(b.icmp_signed("==", kidx, ir.Constant(I64, 0)),
                         ir.Constant(lltype(dt), 0.0), ir.Constant(lltype(dt), 1.0))
-        gemm(h, module, dt, NO_TRANS, c.Oq, m, c.I, a, c.I, at(b, xp, dt, off), c.S,
-             beta, acc, c.S)
+        xs = at(b, xp, dt, off)
+        if c.narrow:        # acc.T (m, Oq) += xp[:, off(k):].T @ w_k[q block].T
+            gemm(h, module, dt, (TRANS, TRANS), m, c.Oq, c.I, xs, c.S, a, c.I, beta, acc, c.Oq)
+        else:
+            gemm(h, module, dt, (NO_TRANS, NO_TRANS), c.Oq, m, c.I, a, c.I, xs, c.S, beta,
+                 acc, c.S)
     nest(h, list(c.ksz), tap)
 
 
@@ -244,14 +250,21 @@ def _im2col_gemm(h, module, c, wkp, xp, acc, q, cols):
     b = h.b
     k = c.I * c.kt
     a = at(b, wkp, dt, b.mul(q, ir.Constant(I64, c.Oq * k)))
-    gemm(h, module, dt, NO_TRANS, c.Oq, c.yt, k, a, k, cols, c.yt, 0.0, acc, c.yt)
+    if c.narrow:            # acc.T (Y, Oq) = cols.T @ w[q block].T
+        gemm(h, module, dt, (TRANS, TRANS), c.yt, c.Oq, k, cols, c.yt, a, k, 0.0, acc, c.Oq)
+    else:
+        gemm(h, module, dt, (NO_TRANS, NO_TRANS), c.Oq, c.yt, k, a, k, cols, c.yt, 0.0, acc,
+             c.yt)
 
 
 def _crop(h, c, acc, op, n, q, ocs, shift):
-    """out[n, q*Oq + o, y] = acc[o, pos(y)] (``shift``: acc's rows on the grid, else dense)."""
+    """out[n, q*Oq + o, y] = acc[o, pos(y)] (``shift``: acc's columns on the grid, else
+    dense; ``c.narrow``: acc transposed)."""
     dt = c.dtype
-    ldc = c.S if shift else c.yt
     ys = c.g if shift else contiguous_strides(c.ysz)
+    ldc = 1 if c.narrow else (c.S if shift else c.yt)
+    if c.narrow:
+        ys = tuple(v * c.Oq for v in ys)
 
     def elem(idxs):
         b = h.b
@@ -314,8 +327,8 @@ def _few_outputs(lw, fn, c, x, w, optr, ocs):
                 bw = at(bb, wep, dt, bb.mul(q, ir.Constant(I64, c.Oq * c.I * c.S)))
                 cc = at(bb, tp, dt, bb.add(bb.mul(y, ir.Constant(I64, c.N2 * c.O)),
                                            bb.mul(q, ir.Constant(I64, c.Oq))))
-                gemm(h, lw.module, dt, TRANS, c.N2, c.Oq, m, a, c.C * c.S, bw, c.I * c.S,
-                     0.0, cc, c.O)
+                gemm(h, lw.module, dt, (NO_TRANS, TRANS), c.N2, c.Oq, m, a, c.C * c.S, bw,
+                     c.I * c.S, 0.0, cc, c.O)
             loop(h, c.Q, group)
         loop(h, h.b.sub(hi, lo), position, start=lo)
     parallel(lw, fn, "conv_outputs", c.yt, [fn.ptr(xp), fn.ptr(we), fn.ptr(t)], body)
@@ -375,7 +388,8 @@ def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
             b3 = h.b
             bw = at(b3, wep, dt, lin(b3, 0, [q, i], (c.Oq * c.I * c.S, c.S)))
             cc = at(b3, mine, dt, b3.mul(q, ir.Constant(I64, rows * c.Oq)))
-            gemm(h, lw.module, dt, TRANS, rows, c.Oq, m, cs, m, bw, c.I * c.S, 1.0, cc, c.Oq)
+            gemm(h, lw.module, dt, (NO_TRANS, TRANS), rows, c.Oq, m, cs, m, bw, c.I * c.S,
+                 1.0, cc, c.Oq)
         loop(h, b.sub(hi, lo), block, start=lo)
     parallel(lw, fn, "conv_features", nsl,
              [fn.ptr(xp), fn.ptr(we), fn.ptr(parts), fn.ptr(cols)], body)

@@ -125,8 +125,9 @@ def _extern(module, name, ret, args):
     return f if f is not None else ir.Function(module, ir.FunctionType(ret, args), name)
 
 
-def gemm(h, module, dt, transb, m, n, k, a, lda, bp, ldb, beta, c, ldc):
-    """One row-major ``C = A @ op(B) + beta C`` call (extents ints or i64 values)."""
+def gemm(h, module, dt, trans, m, n, k, a, lda, bp, ldb, beta, c, ldc):
+    """One row-major ``C = op(A) @ op(B) + beta C`` call, ``trans`` the two flags
+    (extents ints or i64 values)."""
     lib = blas._library()
     it = I64 if lib["int"] == 64 else I32
     ft = lltype(dt)
@@ -140,7 +141,7 @@ def gemm(h, module, dt, transb, m, n, k, a, lda, bp, ldb, beta, c, ldc):
             return ir.Constant(it, x)
         return x if it == I64 else b.trunc(x, it)
     beta = beta if isinstance(beta, ir.Value) else ir.Constant(ft, beta)
-    b.call(f, [ir.Constant(I32, 101), ir.Constant(I32, NO_TRANS), ir.Constant(I32, transb),
+    b.call(f, [ir.Constant(I32, 101), ir.Constant(I32, trans[0]), ir.Constant(I32, trans[1]),
                v(m), v(n), v(k), ir.Constant(ft, 1.0), a, v(lda), bp, v(ldb), beta, c, v(ldc)])
 
 
