@@ -31,9 +31,13 @@ from ..lax_special import erf_inv, lgamma  # noqa: F401  (composed from the prim
 from ..lax_window import *  # noqa: F401,F403,E402  (composed from pad, slice and the monoids)
 from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elementwise)
 from ..lax_solves import custom_root  # noqa: F401,E402  (a custom_jvp over traced bodies)
+from ..lax_more import *  # noqa: F401,F403,E402  (ragged_dot, reduce, select, split...)
+from ..lax_bits import *  # noqa: F401,F403,E402  (bit-level; JAX's round: halves away)
+from ..lax_shapes import *  # noqa: F401,F403,E402  (shape tuples; pshuffle, pbroadcast...)
 # special functions as JAX's lax names them, reusing functrans.scipy.special's (composed of
 # the ops above; imported last, since functrans.scipy itself imports this module)
-from ..scipy._special_gamma import digamma  # noqa: F401,E402
+from ..scipy._special_gamma import digamma, polygamma, zeta  # noqa: F401,E402
+from ..scipy._special_incomplete import betainc  # noqa: F401,E402
 from ..scipy._special_incomplete import gammainc as igamma  # noqa: F401,E402
 from ..scipy._special_incomplete import gammaincc as igammac  # noqa: F401,E402
 from ..scipy._special_misc import i0e as bessel_i0e, i1e as bessel_i1e  # noqa: F401,E402

@@ -265,7 +265,11 @@ row("lax_pow_int_negative", lax.pow, [np.array([2, -1, -1, 1, 0, 3]),
     lambda x, y: np.array([0, -1, 1, 1, 0, 9]), diff=False)
 row("lax_atan2", lax.atan2, gen(randn(4), randn(4)), np.arctan2)
 row("lax_exp2", lax.exp2, gen(randn(4)), np.exp2)
-row("lax_round", lax.round, [np.array([0.5, 1.5, -2.5, 0.2])], np.round, diff=False)
+# JAX's lax.round: halves away from zero by default, to even on request
+row("lax_round", lax.round, [np.array([0.5, 1.5, -2.5, 0.2])],
+    lambda x: np.array([1.0, 2.0, -3.0, 0.0]), diff=False)
+row("lax_round_even", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+    [np.array([0.5, 1.5, -2.5, 0.2])], np.round, diff=False)
 row("lax_is_finite", lax.is_finite, gen(_special()), np.isfinite, diff=False)
 row("lax_sign_u32", lax.sign, gen(_u32(4, high=3)), np.sign, diff=False)
 
