@@ -239,3 +239,28 @@ def test_loops_and_branches_carry_complex_values_natively():
     for g, w in zip(got, want):     # products: numpy's SIMD loop fuses multiply-adds
         assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_allclose(g, w, rtol=1e-14, atol=1e-14)
+
+
+@needs_lapack
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_complex_solve_calls_gesv(monkeypatch, dtype):
+    from functrans.primitives import linalg as linalg_prims
+    a, b = _random((3, 4, 4), dtype), _random((3, 4, 2), dtype)
+    a[1] = 0.0                                  # exactly singular: NaN + 0j, as numpy
+    want = linalg_prims.solve_p.bind(a, b)
+    monkeypatch.setattr(linalg_prims.solve_p, "impl", _no_host_step)
+    got = ft.jit(linalg_prims.solve_p.bind, backend="cpu")(a, b)
+    monkeypatch.undo()
+    if dtype == np.complex128:
+        _same(got, want)        # zgesv both ways
+    else:                       # numpy solves complex64 in complex128; here cgesv
+        _same(np.isnan(np.asarray(got)), np.isnan(np.asarray(want)))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@needs_lapack
+def test_eigenvalue_gradients_compile_without_host_steps():
+    a = RNG.standard_normal((4, 4))
+    g = ft.grad(lambda m: fnp.sum(fnp.real(fnp.linalg.eigvals(m)) ** 2))
+    assert _host_steps(g, a) == 0
+    _same(ft.jit(g, backend="cpu")(a), g(a))

@@ -1,6 +1,7 @@
 """``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det``, ``qr`` and ``pinv``
 natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, ``?trtrs``, ``?getrf``, ``?geqrf`` +
-``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call.
+``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call; ``solve``
+takes complex matrices too (``zgesv``/``cgesv``), the others real ones only.
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -37,12 +38,12 @@ try:    # optional: without scipy, eigh stays a host step
 except ImportError:   # pragma: no cover (scipy is a dependency)
     cython_lapack = None
 from . import threads
-from .lltypes import I8, I32, I64, lltype
+from .lltypes import I8, I32, I64, const, lltype
 from .values import Val
 
 _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
              "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
-             "dgeev", "sgeev", "zgeev", "cgeev")
+             "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv")
 _PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
            np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
 
@@ -228,7 +229,7 @@ def supports_float(eqn, planner):
 
 def fill_if_failed(lw, fn, info, ptrs_sizes, dt):
     failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
-    nan = ir.Constant(lltype(dt), float("nan"))
+    nan = const(dt, float("nan"))         # complex: nan + 0j, as numpy's np.full
 
     def poison():
         for ptr, size in ptrs_sizes:
@@ -280,7 +281,11 @@ def column_major(shape):
     return strides + [1, r]
 
 
-@native("solve", supports_float)
+def _supports_solve(eqn, planner):
+    return eqn.inputs[0].aval.dtype in _PREFIX and available()
+
+
+@native("solve", _supports_solve, complex=True)     # complex: ?zgesv / ?cgesv
 def _solve(lw, fn, eqn, ins, outs):
     a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
     n, k = a.shape[-1], b.shape[-1]
