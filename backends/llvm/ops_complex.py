@@ -177,7 +177,7 @@ def _convert(em, eqn, x):
     return make(b, t, _to_real(b, x, src, part), ir.Constant(part, 0.0))
 
 
-_extend("add", _componentwise("fadd"))
+_extend("add", lambda em, eqn, x, y: add(em.b, x, y))
 _extend("sub", _componentwise("fsub"))
 _extend("mul", lambda em, eqn, x, y: mul(em.b, x, y))
 _extend("neg", _neg)
