@@ -395,3 +395,79 @@ def test_long_large_kernels_are_called_functions_with_the_inlined_kernels_values
     np.testing.assert_array_equal(own_grad[0], inl_grad[0])
     np.testing.assert_allclose(own_grad[0], _reference_sin_chain_grad(120, v, 0.3),
                                rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- parts, rolled loops
+
+def _small_transformer_step(backend="cpu"):
+    from benchmarks.compile import transformer_inputs, transformer_loss
+    p, x = transformer_inputs(batch=2, seq=24, d=16)
+    return ft.jit(ft.value_and_grad(transformer_loss(fnp, d=16)), backend=backend), p, x
+
+
+def test_a_large_module_compiles_in_parts_with_the_same_values_on_any_core_count(monkeypatch):
+    import backends.llvm as cpu
+    from backends.llvm import cache, engine
+    parts = []
+    real = cpu.split_module
+    monkeypatch.setattr(cpu, "split_module", lambda m, n: _record(real, parts, m, n))
+    f, p, x = _small_transformer_step()
+    results = {}
+    for n in (1, 2, 3):
+        monkeypatch.setattr(engine, "workers", lambda n=n: n)
+        cache.clear_memory()
+        exe = f.lower(p, x).compile().exe
+        t = exe.compile_timings
+        assert sum(v for k, v in t.items() if k != "total") <= t["total"] + 1e-6
+        v, g = f(p, x)
+        results[n] = [np.asarray(v)] + [np.asarray(g[k]) for k in sorted(g)]
+    assert [len(ps) for ps in parts] == [1, 2, 3]
+    kernels = set(re.findall(r'^define void @"(k\d+)"', parts[0][0], re.M))
+    for texts in parts[1:]:          # each kernel is defined in exactly one part
+        defined = [set(re.findall(r'^define void @"(k\d+)"', t, re.M)) for t in texts]
+        assert sum(map(len, defined)) == len(kernels) == len(set().union(*defined)) > 4
+        assert re.search(r'^define ptr @"seg1"', texts[0], re.M) and all(defined[1:])
+    for n in (2, 3):                 # kernels are never inlined: the same code, bit for bit
+        for a, b in zip(results[1], results[n]):
+            np.testing.assert_array_equal(a, b)
+    ref, _, _ = _small_transformer_step("interpret")      # and the values are right
+    v, g = ref({k: a.astype(np.float64) for k, a in p.items()}, x.astype(np.float64))
+    for a, b in zip(results[1], [np.asarray(v)] + [np.asarray(g[k]) for k in sorted(g)]):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=1e-6)
+
+
+def _record(real, parts, m, n):
+    whole, texts = real(m, n)
+    parts.append(texts)
+    return whole, texts
+
+
+def test_small_modules_stay_whole_and_a_failing_part_raises(monkeypatch):
+    from backends.llvm import engine, split
+    import llvmlite.ir as ir
+    m = ir.Module()
+    assert split.split_module(m, 4)[1] == [str(m)]
+    ok = f'target triple = "{engine.triple()}"\ndefine void @"ft_part_ok"() {{\n  ret void\n}}\n'
+    with pytest.raises(RuntimeError):
+        engine.compile_objects([ok, "this is not IR"])
+    objs = engine.compile_objects([ok, ok.replace("ft_part_ok", "ft_part_ok2")])
+    loaded = engine.Loaded(objs)
+    assert loaded.address("ft_part_ok") and loaded.address("ft_part_ok2")
+
+
+def test_loops_over_a_blocks_rows_stay_rolled_and_loops_along_a_row_do_not():
+    from backends.llvm import row_kernels
+
+    def loops(c):                    # (trip count or None when not a constant, rolled)
+        return [(int(n) if n.isdigit() else None, bool(md)) for n, md in re.findall(
+            r'icmp ult i64 %"[^"]+", (\d+|%"[^"]+")\n\s+br i1 [^\n]*?(, !llvm.loop !\d+)?\n',
+            c.exe.compiled.ir_text)]
+    softmax = lambda x: ft.nn.softmax(x, axis=-1)     # noqa: E731
+    for shape in ((8, 64), (8, 4), (40, 100)):
+        found = loops(ft.jit(softmax).lower(np.ones(shape)).compile())
+        assert all(rolled == (n is None) for n, rolled in found), shape
+        assert {n for n, _ in found} >= {None, shape[1]}, shape
+    # long rows (one per block) keep LLVM's unrolling: their loops prefetch in chunks
+    assert row_kernels._BLOCK_ROWS_BELOW <= 2048
+    assert not any(rolled for _, rolled in
+                   loops(ft.jit(softmax).lower(np.ones((4, 2048))).compile()))

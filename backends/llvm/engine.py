@@ -3,7 +3,9 @@
 
 Compilation goes IR text -> verified module -> optimised module -> object code
 (bytes); loading puts object code into an MCJIT engine and returns function
-addresses. Splitting at object code is what makes the on-disk cache possible.
+addresses. Splitting at object code is what makes the on-disk cache possible. The
+parts of a split module (``split``) compile concurrently (``compile_objects``: one
+LLVM context and target machine per thread) and load into one engine.
 
 >>> host_key().startswith(triple())
 True
@@ -11,7 +13,6 @@ True
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import time
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ import ctypes
 import llvmlite
 import llvmlite.binding as llvm
 from llvmlite.binding import ffi
+
+from . import threads
 
 LOCK = threading.RLock()   # LLVM's context is not safe to drive from several threads
 
@@ -135,11 +138,10 @@ def compile_object(ir_text: str, timings=None, stage=None) -> tuple:
 
 
 def workers() -> int:
-    """How many threads compile the parts of one module: the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    """How many threads compile the parts of one module: the cores this process may use,
+    at most the user's thread limit (``FUNCTRANS_NUM_THREADS``, ``OMP_NUM_THREADS``...)."""
+    limit = threads.user_limit()
+    return max(1, min(threads.usable_cores(), limit or threads.usable_cores()))
 
 
 _THREAD = threading.local()
@@ -223,12 +225,12 @@ def compile_objects(texts: list, timings=None, stage=None) -> list:
         except Exception as e:       # raised again on the calling thread
             errors.append(e)
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=work, args=(i,), daemon=True)
+    helpers = [threading.Thread(target=work, args=(i,), daemon=True)
                for i in range(1, len(texts))]
-    for t in threads:
+    for t in helpers:
         t.start()
     work(0)
-    for t in threads:
+    for t in helpers:
         t.join()
     if errors:
         raise errors[0]
