@@ -66,8 +66,8 @@ def _array(addr, nbytes, shape, dtype, writeable):
 class HostCall:
     """One call site: the equation, its literal inputs, its buffers' shapes and dtypes.
     The numpy views of the buffers are kept and reused while their addresses stay the
-    same (every iteration of a loop, usually); each is an (address, view) pair, and the
-    pointer table a (pointer, table) pair, so a concurrent call never mixes two calls'."""
+    same (every iteration of a loop, usually): the pointer table and the views are
+    each swapped in as one (key, value) tuple, so concurrent calls never mix."""
 
     def __init__(self, eqn, lits):
         self.eqn, self.lits = eqn, lits           # lits: {input position: numpy value}
@@ -78,40 +78,32 @@ class HostCall:
         bufs += [v.aval for v in eqn.outvars]
         self.specs = [(int(a.size) * np.dtype(a.dtype).itemsize, tuple(a.shape),
                        np.dtype(a.dtype), k >= self.n_in) for k, a in enumerate(bufs)]
-        self.order = [("lit", lits[i]) if i in lits else ("buf", None)
+        k = iter(range(self.n_in))
+        self.order = [(-1, lits[i]) if i in lits else (next(k), None)
                       for i in range(len(eqn.inputs))]
         self._table = (None, None)
-        self._views = [(None, None)] * len(self.specs)
+        self._views = (None, None)
 
     def _buffers(self, ptrs):
         table = self._table
         if table[0] != ptrs:
-            table = self._table = (ptrs, (ctypes.c_void_p * len(self.specs)).from_address(ptrs))
-        addrs, views, out = table[1], self._views, []
-        for k, spec in enumerate(self.specs):
-            a, v = addrs[k], views[k]
-            if v[0] != a:
-                v = views[k] = (a, _array(a, *spec))
-            out.append(v[1])
-        return out
+            n = len(self.specs)
+            table = self._table = (ptrs, np.frombuffer(
+                (ctypes.c_char * (8 * n)).from_address(ptrs), np.uint64) if n else np.zeros(0))
+        key = table[1].tobytes()
+        views = self._views
+        if views[0] != key:
+            views = self._views = (key, [_array(int(a), *spec)
+                                         for a, spec in zip(table[1], self.specs)])
+        return views[1]
 
-    def _args(self, ptrs):
-        """The impl's operands: copies (the buffers are the loop's memory, reused after
-        the call: an impl keeping its operand, or a traceback holding it, keeps a copy)."""
-        it = iter(self._buffers(ptrs)[:self.n_in])
-        return [np.array(next(it)) if kind == "buf" else lit for kind, lit in self.order]
-
-    def _write(self, ptrs, results):
-        dsts = self._buffers(ptrs)[self.n_in:]
+    def _run(self, ptrs):
+        bufs = self._buffers(ptrs)
         try:
-            for dst, r in zip(dsts, results):
-                np.copyto(dst, r)
-        finally:
-            del dsts                         # no view of the buffers in a traceback
-
-    def __call__(self, ptrs):
-        try:
-            res = self.prim.impl(*self._args(ptrs), **self.params)
+            # the impl gets copies (the buffers are the loop's memory, reused after the
+            # call: an impl keeping its operand, or a traceback holding it, keeps a copy)
+            args = [np.array(bufs[j]) if j >= 0 else lit for j, lit in self.order]
+            res = self.prim.impl(*args, **self.params)
             if not self.prim.multiple_results:
                 res = (res,)
             results = []
@@ -121,8 +113,15 @@ class HostCall:
                     raise RuntimeError(f"llvm backend: host step '{self.name}' returned shape "
                                        f"{a.shape}, expected {shape}")
                 results.append(a)
-            self._write(ptrs, results)
-            return 0
+            for dst, a in zip(bufs[self.n_in:], results):
+                np.copyto(dst, a)
+        finally:
+            del bufs                         # no view of the buffers in a traceback
+        return 0
+
+    def __call__(self, ptrs):
+        try:
+            return self._run(ptrs)
         except BaseException as e:          # noqa: BLE001  (re-raised by the caller)
             try:
                 e.add_note(f"(in host step '{self.name}', called back from a compiled loop "
