@@ -110,7 +110,9 @@ class Executable:
     def cost_analysis(self) -> dict:
         """flops, transcendentals and bytes accessed of the plan (the one cost model,
         ``jaxpr_ir.cost.plan_cost``: 2·M·N·K per product, each kernel reading its inputs
-        (views at their base) and writing its outputs once), step counts, workspace."""
+        (views at their base) and writing its outputs once), step counts (``host steps``:
+        top-level equations run by numpy between segments; ``host callbacks``: call
+        sites inside compiled loops and branches, ``host_calls``), workspace."""
         native = host = 0
         for s in self.plan.steps:
             if isinstance(s, fusion.HostStep):
