@@ -3,19 +3,20 @@
 memory), so a fused kernel loads, computes and stores it like any scalar.
 
 Registered here: ``real``, ``imag``, ``conj``, ``complex`` (the parts and their
-inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``eq``,
-``ne``, ``select_n``, ``stop_gradient``, ``convert_element_type`` (real or complex to
-complex) and ``reduce_sum``, each the row's real rule unchanged for real operands.
-Every rule is numpy's arithmetic on the parts: ``(a+bi)(c+di) = (ac - bd) + (ad + bc)i``
-(numpy's scalar loop; its AVX-512 loop fuses a multiply-add: an ulp apart at most),
-division by Smith's method as numpy's loop, ``conj`` negates the imaginary part
+inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``abs``,
+``eq``, ``ne``, ``select_n``, ``stop_gradient``, ``convert_element_type`` (real or
+complex to complex) and ``reduce_sum``, each the row's real rule unchanged for real
+operands. Every rule is numpy's arithmetic on the parts: ``(a+bi)(c+di) = (ac - bd) +
+(ad + bc)i`` (numpy's scalar loop; its AVX-512 loop fuses a multiply-add: an ulp apart
+at most), division by Smith's method as numpy's loop, ``abs`` as numpy's vector loop
+(a fused multiply-add under the square root), ``conj`` negates the imaginary part
 (``-0.0`` for ``+0.0``), ``==`` compares both parts, a sum adds each part (reassociated
-like a real sum). What is not here (``abs``, ``exp``..., products, other reductions)
+like a real sum). What is not here (``exp``, ``sqrt``..., products, other reductions)
 stays a host step: ``program.classify`` accepts a complex operand or result only where
 ``supports_complex`` says so.
 
->>> sorted(n for n, r in TABLE.items() if r.complex)[:4]
-['add', 'complex', 'conj', 'convert_element_type']
+>>> all(TABLE[n].complex for n in ("real", "imag", "conj", "complex", "mul", "abs"))
+True
 """
 from __future__ import annotations
 
@@ -133,10 +134,36 @@ def _div(em, eqn, x, y):
     return make(b, x.type, re, im)
 
 
-def _intrinsic(em, name, t):
+def _intrinsic(em, name, t, nargs=1):
     fname = f"llvm.{name}.{'f64' if t == F64 else 'f32'}"
     fn = em.module.globals.get(fname)
-    return fn if fn is not None else ir.Function(em.module, ir.FunctionType(t, [t]), fname)
+    return fn if fn is not None else ir.Function(em.module, ir.FunctionType(t, [t] * nargs),
+                                                 fname)
+
+
+def _abs(em, eqn, z):
+    """numpy's complex absolute value (its vector loop, every array layout): inf if a part
+    is inf, else nan if one is nan, else ``larger · sqrt(fma(r, r, 1))`` with ``r =
+    smaller / larger`` (0 when larger is 0 or inf)."""
+    b = em.b
+    re, im = parts(b, z)
+    t = re.type
+    fabs, sqrt = _intrinsic(em, "fabs", t), _intrinsic(em, "sqrt", t)
+    inf, nan = ir.Constant(t, float("inf")), ir.Constant(t, float("nan"))
+    zero, one = ir.Constant(t, 0.0), ir.Constant(t, 1.0)
+    re, im = b.call(fabs, [re]), b.call(fabs, [im])
+    re_inf, im_inf = b.fcmp_ordered("==", re, inf), b.fcmp_ordered("==", im, inf)
+    im = b.select(re_inf, inf, im)
+    re = b.select(im_inf, inf, re)
+    re_nan, im_nan = b.fcmp_unordered("uno", re, re), b.fcmp_unordered("uno", im, im)
+    im = b.select(re_nan, nan, im)
+    re = b.select(im_nan, nan, re)
+    re_big = b.fcmp_ordered(">", re, im)       # both nan or neither, here
+    larger, smaller = b.select(re_big, re, im), b.select(re_big, im, re)
+    divide = b.not_(b.or_(b.fcmp_ordered("==", larger, zero), b.fcmp_ordered("==", larger, inf)))
+    ratio = b.select(divide, b.fdiv(smaller, b.select(divide, larger, one)), zero)
+    fma = _intrinsic(em, "fma", t, 3)
+    return b.fmul(b.call(sqrt, [b.call(fma, [ratio, ratio, one])]), larger)
 
 
 def _sum_combine(em, dtype, acc, x):
@@ -184,6 +211,7 @@ _extend("neg", _neg)
 _extend("eq", _equal(False))
 _extend("ne", _equal(True))
 _extend("div", _div)
+_extend("abs", _abs)
 _extend("stop_gradient", lambda em, eqn, x: x)
 _extend("select_n", TABLE["select_n"].emit, kinds="")   # LLVM selects structs as scalars
 _extend("convert_element_type", _convert)
