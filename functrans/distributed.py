@@ -8,7 +8,9 @@ as before: ``process_count()`` is then 1 and ``process_index()`` 0.
 ``initialize()`` reads the MPI world. With more than one process it installs an exception
 hook: an uncaught exception on any rank prints that rank's traceback, prefixed with its
 rank, and calls ``MPI_Abort``, so the whole job ends (non-zero exit) instead of the other
-ranks waiting forever in their next collective.
+ranks waiting forever in their next collective; and it keeps freed blocks of up to 1 GiB
+in the process's heap (``_keep_large_blocks``: MPICH is much faster into memory it has
+used before than into newly mapped pages).
 
 >>> import functrans as ft
 >>> ft.distributed.initialize()
@@ -66,6 +68,28 @@ def initialize() -> None:
     comm = world()
     if comm is not None and comm.Get_size() > 1:
         sys.excepthook = _abort_on_exception
+        _keep_large_blocks()
+
+
+# glibc's mallopt parameters, and the largest block kept in the heap
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _KEEP_BYTES = -1, -3, 1 << 30
+
+
+def _keep_large_blocks() -> bool:
+    """Keep freed blocks of up to 1 GiB in this process's heap (glibc's ``mallopt``; else
+    nothing): MPICH moves a large message into memory it has used before about twice as
+    fast as into newly mapped pages (8 MiB all-reduce over 2 processes, measured: 14 ms
+    against 30-38 ms), and by default every array of more than a few MiB (a compiled
+    call's result, say) is mapped afresh and unmapped when freed. The cost: memory freed
+    by the program stays with the process for reuse instead of going back to the system.
+    Returns whether the setting was taken."""
+    import ctypes
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):    # not glibc
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, _KEEP_BYTES)) and \
+        bool(mallopt(_M_TRIM_THRESHOLD, _KEEP_BYTES))
 
 
 def _abort_on_exception(exc_type, exc, tb):

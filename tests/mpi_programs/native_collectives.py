@@ -120,6 +120,16 @@ same("scan of psums beside an all_gather",
      + lax.all_gather(b, "i", tiled=True)[-1] * lax.axis_index("i"), mesh, spec, w,
      inlined=False)
 checks += 2
+# initialize() keeps large blocks in the heap (MPICH is much faster into memory it has
+# used): a fresh 8 MiB array is in the [heap] mapping, not a mapping of its own
+if n > 1:
+    big = np.empty(2 ** 20)
+    with open("/proc/self/maps") as maps:
+        heap = [[int(v, 16) for v in line.split()[0].split("-")] for line in maps
+                if line.rstrip().endswith("[heap]")]
+    if not any(lo <= big.ctypes.data < hi for lo, hi in heap):
+        raise AssertionError(f"rank {me}: an 8 MiB array is not in the heap: {heap}")
+    checks += 1
 # the batching rule of the native primitive: vmap equals a loop over the examples
 if n > 1:
     from mpi4py import MPI
