@@ -9,12 +9,10 @@ and accepts it by a uniform draw; ``a < 1`` is boosted to ``a + 1`` and scaled b
 ``u**(1/a)``. Here the same per-element loop is a ``while_loop`` vmapped over the
 elements, so it is jittable and vmappable like every other draw.
 
-Derivatives: JAX differentiates gamma draws with respect to ``a`` by the implicit
-reparameterisation gradient, which is not implemented here. Reverse mode (``grad``)
-through these draws raises (``while_loop`` has no reverse-mode rule); forward mode
-gives the exact derivative of the sample path actually computed (the accepted
-proposal for fixed keys), which differs from JAX's and, as an estimator of the
-gradient of an expectation, is biased.
+Derivatives: as JAX's, with respect to ``a`` by the implicit reparameterisation
+gradient (``lax.random_gamma_grad``: the sample held at its quantile, dx/da =
+-(dP/da)/p(x)), a ``custom_jvp`` over the draws, so ``grad`` works in both modes and
+the distributions built on gamma (beta, dirichlet, chisquare, f, t) inherit it.
 
 >>> from functrans import random
 >>> random.gamma(random.key(0), 2.0, (3,)).shape
@@ -28,10 +26,12 @@ import numpy as np
 
 from . import numpy as fnp
 from .batching import vmap
+from .custom_derivatives import custom_jvp
 from .primitives.control_flow import while_loop
 from .random_core import (check_broadcast, check_key, float_dtype, shape_tuple, split, split2,
                           normal, uniform)
 from .random_distributions import exponential, rademacher
+from .scipy._special_incomplete import random_gamma_grad
 from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
@@ -92,8 +92,29 @@ def _gamma(name, key, a, shape, dtype, log_space):
     check_broadcast(name, "a", a.shape, shape)
     n = math.prod(shape)
     alphas = fnp.reshape(fnp.broadcast_to(a, shape), (n,))
-    draws = vmap(lambda kk, aa: _gamma_one(kk, aa, log_space))(split(k, n), alphas)
+    draws = _gamma_draws(split(k, n), alphas, log_space)
     return fnp.reshape(draws, shape)
+
+
+def _gamma_draws_impl(keys, alphas, log_space):
+    return vmap(lambda kk, aa: _gamma_one(kk, aa, log_space))(keys, alphas)
+
+
+_gamma_draws = custom_jvp(_gamma_draws_impl, nondiff_argnums=(2,))
+
+
+@_gamma_draws.defjvp
+def _gamma_draws_jvp(log_space, primals, tangents):
+    """JAX's rule: d sample = random_gamma_grad(a, sample) da (divided by the sample
+    for log-space draws, a sample that rounds to 0 taken as the smallest float)."""
+    keys, alphas = primals
+    ta = tangents[1]
+    out = _gamma_draws(keys, alphas, log_space)
+    if log_space:
+        x = fnp.exp(out)
+        x = fnp.where(x == 0, x.dtype.type(np.finfo(x.dtype).tiny), x)
+        return out, random_gamma_grad(alphas, x) / x * ta
+    return out, random_gamma_grad(alphas, out) * ta
 
 
 def gamma(key: Array, a: ArrayLike, shape: Shape | None = None,

@@ -40,6 +40,7 @@ from ..scipy._special_gamma import digamma, polygamma, zeta  # noqa: F401,E402
 from ..scipy._special_incomplete import betainc  # noqa: F401,E402
 from ..scipy._special_incomplete import gammainc as igamma  # noqa: F401,E402
 from ..scipy._special_incomplete import gammaincc as igammac  # noqa: F401,E402
+from ..scipy._special_incomplete import igamma_grad_a, random_gamma_grad  # noqa: F401,E402
 from ..scipy._special_misc import i0e as bessel_i0e, i1e as bessel_i1e  # noqa: F401,E402
 
 __all__ = sorted(n for n in dir() if not n.startswith("_"))

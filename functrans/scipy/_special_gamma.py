@@ -35,20 +35,21 @@ _LOOP_MAX = 5000
 
 
 def converge(step, state, value_of, shape):
-    """Run ``state = step(state)`` until every element's ``value_of(state)`` stops
-    changing (relative change below eps), at most a few thousand times: one
-    ``while_loop`` for the whole array."""
+    """Run ``state = step(state)`` until every element's ``value_of(state)`` (an array,
+    or a tuple of arrays that must all settle) stops changing (relative change below
+    eps), at most a few thousand times: one ``while_loop`` for the whole array."""
     def cond(carry):
         i, done, _ = carry
         return (i < _LOOP_MAX) & fnp.logical_not(fnp.all(done))
 
     def body(carry):
         i, done, st = carry
-        old = value_of(st)
-        new_st = step(st)
-        new = value_of(new_st)
+        olds, news = value_of(st), value_of(new_st := step(st))
         keep = [fnp.where(done, o, n) for o, n in zip(st, new_st)]
-        now = fnp.abs(new - old) <= _eps(new) * fnp.abs(new)
+        olds, news = (olds, news) if isinstance(olds, tuple) else ((olds,), (news,))
+        now = fnp.ones(shape, bool)
+        for old, new in zip(olds, news):
+            now = now & (fnp.abs(new - old) <= _eps(new) * fnp.abs(new))
         return i + 1, done | now, tuple(keep)
 
     done0 = fnp.zeros(shape, bool)

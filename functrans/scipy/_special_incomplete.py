@@ -3,7 +3,10 @@ continued fraction (modified Lentz), whichever converges fast for the argument,
 each run to convergence in one ``while_loop``.  Derivatives are ``custom_jvp``
 rules: the closed form in ``x``; in the shape parameters the forward derivative of
 the same iteration (``jvp`` of the loop, evaluated with unit tangents), multiplied
-by the incoming tangent so that reverse mode only transposes a product.
+by the incoming tangent so that reverse mode only transposes a product. For the
+incomplete gamma function the derivative is iterated with the value until both have
+converged (``igamma_grad_a``, and ``random_gamma_grad``, the implicit gradient of gamma
+draws, which ``functrans.random.gamma`` differentiates by).
 """
 from __future__ import annotations
 
@@ -12,41 +15,44 @@ import numpy as np
 from .. import numpy as fnp
 from ..autodiff import jvp
 from ..custom_derivatives import custom_jvp
-from ._special_gamma import as_float, betaln, converge, gammaln
+from ._special_gamma import as_float, betaln, converge, digamma, gammaln
 from ..typing import Array, ArrayLike
 
-__all__ = ["gammainc", "gammaincc", "betainc"]
+__all__ = ["gammainc", "gammaincc", "betainc", "igamma_grad_a", "random_gamma_grad"]
 
 
 def _tiny(x):
     return x.dtype.type(np.finfo(x.dtype).tiny * 1e10)
 
 
-def _gamma_series(a, x):
-    """P(a, x) by sum_n x^n / ((a+1)...(a+n)), for x < a + 1."""
-    t = a.dtype.type
-    term = t(1) / a
+def _series_parts(x):
+    """The series of P(a, x) / (x^a e^-x / Gamma(a)) = sum_n x^n / (a (a+1)...(a+n)) as
+    (start state from a, step(state, a), index of the sum in the state)."""
+    def init(a):
+        term = a.dtype.type(1) / a
+        return a, term, term
 
-    def step(st):
+    def step(st, a):
         ap, trm, acc = st
-        ap = ap + t(1)
+        ap = ap + a.dtype.type(1)
         trm = trm * x / ap
         return ap, trm, acc + trm
 
-    _, _, acc = converge(step, (a, term, term), lambda st: st[2], a.shape)
-    return acc * fnp.exp(-x + a * fnp.log(x) - gammaln(a))
+    return init, step, 2
 
 
-def _gamma_cf(a, x):
-    """Q(a, x) by its continued fraction (modified Lentz), for x >= a + 1."""
-    t = a.dtype.type
-    tiny = _tiny(a)
-    b = x + t(1) - a
-    c = t(1) / tiny * fnp.ones_like(b)
-    d = t(1) / b
-    h = d
+def _cf_parts(x):
+    """The continued fraction (modified Lentz) of Q(a, x) / (x^a e^-x / Gamma(a)), as
+    (start state from a, step(state, a), index of the value in the state)."""
+    def init(a):
+        t = a.dtype.type
+        b = x + t(1) - a
+        d = t(1) / b
+        return fnp.ones_like(b), b, t(1) / _tiny(a) * fnp.ones_like(b), d, d
 
-    def step(st):
+    def step(st, a):
+        t = a.dtype.type
+        tiny = _tiny(a)
         i, b, c, d, h = st
         an = -i * (i - a)
         b = b + t(2)
@@ -57,20 +63,58 @@ def _gamma_cf(a, x):
         d = t(1) / d
         return i + t(1), b, c, d, h * d * c
 
-    one = fnp.ones_like(b)
-    *_, h = converge(step, (one, b, c, d, h), lambda st: st[4], b.shape)
-    return h * fnp.exp(-x + a * fnp.log(x) - gammaln(a))
+    return init, step, 4
 
 
-def _gammainc_pair(a, x):
-    """(P, Q) with the branch that converges; NaN outside a > 0, x >= 0."""
+def _run(parts, a):
+    init, step, k = parts
+    return converge(lambda st: step(st, a), init(a), lambda st: st[k], a.shape)[k]
+
+
+def _run_with_da(parts, a):
+    """The value and its derivative in a, iterated together (the forward derivative of
+    each step) until both have converged: the derivative of a loop that stops when the
+    value has converged can still be several digits short."""
+    init, step, k = parts
+    one = fnp.ones_like(a)
+    st, dst = jvp(init, (a,), (one,))
+    n = len(st)
+
+    def both(s2):
+        new, dnew = jvp(step, (tuple(s2[:n]), a), (tuple(s2[n:]), one))
+        return tuple(new) + tuple(dnew)
+
+    final = converge(both, tuple(st) + tuple(dst), lambda s2: (s2[k], s2[n + k]), a.shape)
+    return final[k], final[n + k]
+
+
+def _gamma_series_sum(a, x):
+    """P(a, x) / (x^a e^-x / Gamma(a)): the series alone."""
+    return _run(_series_parts(x), a)
+
+
+def _gamma_cf_sum(a, x):
+    """Q(a, x) / (x^a e^-x / Gamma(a)): the continued fraction alone."""
+    return _run(_cf_parts(x), a)
+
+
+def _gammainc_pair(a, x, with_da=False):
+    """(P, Q) with the branch that converges; NaN outside a > 0, x >= 0. With
+    ``with_da``, also dP/da (= -dQ/da), iterated to convergence with the values."""
     t = a.dtype.type
     a, x = fnp.broadcast_arrays(a, x)
     valid = (a > 0) & (x >= 0)
     series = valid & (x < a + t(1))
     cf = valid & fnp.logical_not(series)
-    p = _gamma_series(fnp.where(series, a, t(1)), fnp.where(series & (x > 0), x, t(0.5)))
-    q = _gamma_cf(fnp.where(cf, a, t(1)), fnp.where(cf, x, t(2)))
+    a_s, x_s = fnp.where(series, a, t(1)), fnp.where(series & (x > 0), x, t(0.5))
+    a_c, x_c = fnp.where(cf, a, t(1)), fnp.where(cf, x, t(2))
+    if with_da:
+        (ss, dss), (h, dh) = _run_with_da(_series_parts(x_s), a_s), _run_with_da(_cf_parts(x_c), a_c)
+    else:
+        ss, h = _run(_series_parts(x_s), a_s), _run(_cf_parts(x_c), a_c)
+    pre_s = fnp.exp(-x_s + a_s * fnp.log(x_s) - gammaln(a_s))
+    pre_c = fnp.exp(-x_c + a_c * fnp.log(x_c) - gammaln(a_c))
+    p, q = ss * pre_s, h * pre_c
     zero = x == 0
     p_out = fnp.where(series, fnp.where(zero, t(0), p), t(1) - q)
     q_out = fnp.where(cf, q, t(1) - fnp.where(zero, t(0), p))
@@ -78,7 +122,14 @@ def _gammainc_pair(a, x):
     p_out = fnp.where(valid, p_out, nan)
     q_out = fnp.where(valid, q_out, nan)
     inf = fnp.isinf(x) & valid
-    return fnp.where(inf, t(1), p_out), fnp.where(inf, t(0), q_out)
+    p_out, q_out = fnp.where(inf, t(1), p_out), fnp.where(inf, t(0), q_out)
+    if not with_da:
+        return p_out, q_out
+    dp_s = pre_s * ((fnp.log(x_s) - digamma(a_s)) * ss + dss)
+    dq_c = pre_c * ((fnp.log(x_c) - digamma(a_c)) * h + dh)
+    dp = fnp.where(series, fnp.where(zero, t(0), dp_s), -dq_c)
+    dp = fnp.where(inf, t(0), fnp.where(valid, dp, nan))
+    return p_out, q_out, dp
 
 
 def _dens_gamma(a, x):
@@ -94,7 +145,7 @@ def _gammainc(a, x):
 @_gammainc.defjvp
 def _gammainc_jvp(primals, tangents):
     (a, x), (ta, tx) = primals, tangents
-    val, dval_da = jvp(lambda aa: _gammainc_pair(aa, x)[0], (a,), (fnp.ones_like(a),))
+    val, _, dval_da = _gammainc_pair(a, x, with_da=True)
     return val, dval_da * ta + _dens_gamma(a, x) * tx
 
 
@@ -106,8 +157,8 @@ def _gammaincc(a, x):
 @_gammaincc.defjvp
 def _gammaincc_jvp(primals, tangents):
     (a, x), (ta, tx) = primals, tangents
-    val, dval_da = jvp(lambda aa: _gammainc_pair(aa, x)[1], (a,), (fnp.ones_like(a),))
-    return val, dval_da * ta - _dens_gamma(a, x) * tx
+    _, val, dp_da = _gammainc_pair(a, x, with_da=True)
+    return val, -dp_da * ta - _dens_gamma(a, x) * tx
 
 
 def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
@@ -134,6 +185,49 @@ def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     a, x = as_float(a, x)
     a, x = fnp.broadcast_arrays(a, x)
     return _gammaincc(a, x)
+
+
+def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> Array:
+    """dP(a, x)/da, the derivative of the regularized lower incomplete gamma function in
+    its shape parameter (JAX's ``lax.igamma_grad_a``); 0 at x = 0, NaN outside a > 0,
+    x >= 0.
+
+    >>> from functrans.lax import igamma_grad_a
+    >>> round(float(igamma_grad_a(2.0, 1.5)), 10)
+    -0.3134886378
+    """
+    a, x = as_float(a, x)
+    a, x = fnp.broadcast_arrays(a, x)
+    return _gammainc_pair(a, x, with_da=True)[2]
+
+
+def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Array:
+    """dx/da for a sample x of Gamma(a, 1) held at its quantile (the implicit
+    reparameterisation gradient, JAX's ``lax.random_gamma_grad``): -(dP/da) / p(x).
+
+    With P = x^a e^-x / Gamma(a) * S (series) or Q = the same prefactor * H (continued
+    fraction), the prefactor cancels against the density: the result is
+    -x ((log x - digamma(a)) S + dS/da), or +x (...H...), with no under- or overflow.
+    0 at x = 0 (JAX's value), NaN outside a > 0, x >= 0.
+
+    >>> from functrans.lax import random_gamma_grad
+    >>> round(float(random_gamma_grad(2.0, 1.5)), 10)
+    0.9366390679
+    """
+    a, x = as_float(a, x)
+    a, x = fnp.broadcast_arrays(a, x)
+    t = a.dtype.type
+    valid = (a > 0) & (x >= 0)
+    inner = valid & (x > 0) & fnp.isfinite(x)
+    series = inner & (x < a + t(1))
+    cf = inner & fnp.logical_not(series)
+    s, ds = _run_with_da(_series_parts(fnp.where(series, x, t(0.5))), fnp.where(series, a, t(1)))
+    h, dh = _run_with_da(_cf_parts(fnp.where(cf, x, t(2))), fnp.where(cf, a, t(1)))
+    xi = fnp.where(inner, x, t(1))
+    dlog = fnp.log(xi) - digamma(fnp.where(inner, a, t(1)))
+    out = fnp.where(series, -xi * (dlog * s + ds), xi * (dlog * h + dh))
+    out = fnp.where(inner, out, t(0))
+    return fnp.where(valid & fnp.logical_not(fnp.isnan(a) | fnp.isnan(x)), out, t(np.nan))
 
 
 def _beta_cf(a, b, x):
