@@ -1,0 +1,207 @@
+"""Every public name of jax.lax (tests/data/jax_lax_names.txt, listed once from JAX 0.10.2)
+is in functrans.lax or in LEFT_OUT with the reason (README lists the same); and the rows
+of the names added for it: ragged_dot / ragged_dot_general against a loop (value, both
+gradients, vmap, jit), the bit-level functions bit for bit against JAX 0.10.2
+(tests/data/jax_lax_bits_reference.npz, made by make_jax_lax_bits_reference.py), the
+structure helpers and collectives against JAX's outputs."""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.lax as lax
+from functrans.test_util import check_grads
+from tests.data.jax_lax_bits_cases import outputs
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+_SCATTER = ("functrans.lax.gather/scatter take a simpler index form (num_index_dims), not "
+            "XLA's dimension numbers; fnp's .at[] gives the same updates")
+_TOKENS = "XLA tokens and ordered effects: functrans has no tokens"
+_RNG = "XLA's RNG ops, discouraged by JAX: use functrans.random"
+_ALIAS = ("typing aliases for annotations: functrans.precision.PrecisionLike, "
+          "DotDimensionNumbers and functrans.primitives.conv_api.ConvDimensionsLike")
+LEFT_OUT = {
+    "AccuracyMode": "TPU accuracy settings of transcendental functions: no accuracy= here",
+    "Tolerance": "TPU accuracy settings of transcendental functions: no accuracy= here",
+    "DotAlgorithm": "dot algorithms of accelerators: products run at their dtype's precision",
+    "DotAlgorithmPreset": "dot algorithms of accelerators: products run at their dtype's "
+                          "precision",
+    "GatherDimensionNumbers": _SCATTER, "GatherScatterMode": _SCATTER,
+    "ScatterDimensionNumbers": _SCATTER, "scatter_apply": _SCATTER, "scatter_max": _SCATTER,
+    "scatter_min": _SCATTER, "scatter_mul": _SCATTER, "scatter_sub": _SCATTER,
+    "RandomAlgorithm": _RNG, "rng_bit_generator": _RNG, "rng_uniform": _RNG,
+    "after_all": _TOKENS, "create_token": _TOKENS, "precv": _TOKENS, "psend": _TOKENS,
+    "dce_sink": "XLA dead-code-elimination control: nothing to keep alive here",
+    "linalg": "JAX's lax.linalg conventions (eigh returning (v, w)...) are not mirrored: "
+              "lax.cholesky, qr, svd, lu, triangular_solve are at lax's top level",
+    "pcast": "shard_map's varying/invariant value types: functrans has none",
+    "platform_dependent": "functrans traces once for every backend: no per-platform staging",
+    "ragged_all_to_all": "a ragged collective of accelerator meshes: not written",
+    "scaled_dot": "microscaled (float8) products: no float8 dtypes here",
+    "PrecisionLike": _ALIAS, "DotDimensionNumbers": _ALIAS,
+    "ConvGeneralDilatedDimensionNumbers": _ALIAS,
+}
+PRIMITIVE_OBJECTS = ("JAX's Primitive objects (`*_p`), for rules written against JAX's "
+                     "interpreters; functrans's primitives are in functrans.primitives")
+
+
+def _names():
+    lines = (ROOT / "tests" / "data" / "jax_lax_names.txt").read_text().splitlines()
+    return [n.strip() for n in lines if n.strip() and not n.startswith("#")]
+
+
+def _left_out(name):
+    return name in LEFT_OUT or name.endswith("_p")
+
+
+def test_the_name_list_is_whole():
+    names = _names()
+    assert len(names) == len(set(names)) == 372
+    assert {"ragged_dot", "conv_general_dilated", "scan", "add_p"} <= set(names)
+
+
+def test_every_jax_lax_name_is_implemented_or_left_out_with_a_reason():
+    missing = [n for n in _names() if not hasattr(lax, n) and not _left_out(n)]
+    assert not missing, f"neither in functrans.lax nor in LEFT_OUT: {missing}"
+    implemented = sum(hasattr(lax, n) for n in _names())
+    assert implemented >= 190, implemented        # 190 of 372: all but LEFT_OUT and *_p
+
+
+def test_left_out_names_are_really_missing_and_in_the_readme():
+    assert not [n for n in LEFT_OUT if hasattr(lax, n)], "implemented names must leave LEFT_OUT"
+    assert set(LEFT_OUT) <= set(_names())
+    readme = (ROOT / "README.md").read_text()
+    for name in LEFT_OUT:
+        assert re.search(rf"`(lax\.)?{re.escape(name)}`", readme), f"{name} not in README"
+    assert "`*_p`" in readme
+
+
+# --------------------------------------------------------------------------- ragged dot
+
+def _ragged_loop(lhs, rhs, sizes):
+    out = np.zeros((lhs.shape[0], rhs.shape[2]))
+    start = 0
+    for g, n in enumerate(sizes):
+        out[start:start + n] = lhs[start:start + n] @ rhs[g]
+        start += n
+    return out
+
+
+def test_ragged_dot_value_gradients_vmap_jit():
+    rng = np.random.default_rng(0)
+    lhs, rhs = rng.standard_normal((7, 3)), rng.standard_normal((3, 3, 2))
+    sizes = np.array([2, 1, 3], np.int32)                  # row 6 is in no group: zeros
+    got = lax.ragged_dot(lhs, rhs, sizes)
+    np.testing.assert_allclose(np.asarray(got), _ragged_loop(lhs, rhs, sizes), rtol=1e-14)
+    assert not np.asarray(got)[6].any()
+    over = lax.ragged_dot(lhs, rhs, np.array([4, 4, 4], np.int32))      # cut at m
+    np.testing.assert_allclose(np.asarray(over), _ragged_loop(lhs, rhs, [4, 3, 0]), rtol=1e-14)
+    f = lambda a, b: lax.ragged_dot(a, b, sizes)          # noqa: E731
+    check_grads(f, (lhs, rhs), order=2, modes=("fwd", "rev"))
+    np.testing.assert_allclose(np.asarray(ft.jit(f)(lhs, rhs)), np.asarray(got), rtol=1e-14)
+    batched = ft.vmap(f, in_axes=(0, None))(np.stack([lhs, 2 * lhs]), rhs)
+    np.testing.assert_allclose(np.asarray(batched)[1], 2 * np.asarray(got), rtol=1e-14)
+    f32 = lax.ragged_dot(lhs.astype(np.float32), rhs.astype(np.float32), sizes,
+                         preferred_element_type=np.float64)
+    assert f32.dtype == np.float64
+    ints = lax.ragged_dot(np.ones((3, 2), np.int32), np.ones((2, 2, 1), np.int32),
+                          np.array([1, 2], np.int32))
+    assert ints.dtype == np.int32 and ints.tolist() == [[2], [2], [2]]
+    with pytest.raises(NotImplementedError, match="group_offset"):
+        lax.ragged_dot(lhs, rhs, sizes, group_offset=np.array([1]))
+    with pytest.raises(TypeError, match="group_sizes"):
+        lax.ragged_dot(lhs, rhs, np.array([2.0, 1.0, 3.0]))
+
+
+def test_ragged_dot_general_modes():
+    rng = np.random.default_rng(1)
+    RD = lax.RaggedDotDimensionNumbers
+    a, b, sizes = rng.standard_normal((4, 6)), rng.standard_normal((6, 5)), np.array([2, 3, 1])
+    out = np.asarray(lax.ragged_dot_general(a, b, sizes, RD((([1], [0]), ([], [])), [1], [])))
+    starts = [0, 2, 5, 6]
+    want = np.stack([a[:, s:e] @ b[s:e] for s, e in zip(starts[:-1], starts[1:])])
+    np.testing.assert_allclose(out, want, rtol=1e-13)            # ragged contraction
+    x, y = rng.standard_normal((5, 2, 3)), rng.standard_normal((5, 3, 4))
+    out = lax.ragged_dot_general(x, y, np.array([2, 2]), RD((([2], [1]), ([0], [0])), [0], []))
+    np.testing.assert_allclose(np.asarray(out), x @ y, rtol=1e-13)   # ragged batch, as JAX
+    x, y = rng.standard_normal((2, 7, 3)), rng.standard_normal((3, 2, 3, 4))
+    sizes = np.array([2, 1, 3], np.int32)
+    out = lax.ragged_dot_general(x, y, sizes, RD((([2], [2]), ([0], [1])), [1], [0]))
+    want = np.stack([_ragged_loop(x[i], y[:, i], sizes) for i in range(2)])
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-13)   # batched free ragged dim
+
+
+# --------------------------------------------------------------------------- bits
+
+def test_bit_functions_equal_jax_bit_for_bit():
+    want = np.load(ROOT / "tests" / "data" / "jax_lax_bits_reference.npz")
+    got = outputs(lax)
+    assert set(got) == set(want.files)
+    for k in want.files:
+        assert got[k].dtype == want[k].dtype and got[k].shape == want[k].shape, k
+        assert np.array_equal(got[k].view(np.uint8), want[k].view(np.uint8)), k
+
+
+def test_bit_functions_compile_natively():
+    x = np.array([1, 255, 2**31 - 1, -7], np.int64)
+    f = ft.jit(lambda v: (lax.population_count(v), lax.clz(v), lax.mulhi(v, v)))
+    assert f.lower(x).compile().cost_analysis()["host steps"] == 0
+    for a, b in zip(f(x), (lax.population_count(x), lax.clz(x), lax.mulhi(x, x))):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+    y = np.array([1.0 + 2.0 ** -9, 3e38, -1e-40, np.nan, 2.0 ** 200])
+    r = ft.jit(lambda v: (lax.reduce_precision(v, 8, 7), lax.nextafter(v, -v)))(y)
+    for a, b in zip(r, (lax.reduce_precision(y, 8, 7), lax.nextafter(y, -y))):
+        assert np.array_equal(np.asarray(a).view(np.uint64), np.asarray(b).view(np.uint64))
+
+
+# --------------------------------------------------------------------------- structure
+
+def test_structure_helpers_as_jax():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    assert lax.broadcast(np.ones(3), (2, 5)).shape == (2, 5, 3)
+    assert lax.broadcast_to_rank(np.ones(3), 3).shape == (1, 1, 3)
+    assert lax.collapse(x, 1).shape == (2, 12) and lax.collapse(x, 0, 2).shape == (6, 4)
+    assert lax.index_in_dim(x, -1, 2, keepdims=False).tolist() == x[:, :, -1].tolist()
+    assert [p.shape for p in lax.split(x, [1, 3], 2)] == [(2, 3, 1), (2, 3, 3)]
+    assert [u.tolist() for u in lax.unstack(x, 1)] == [x[:, i].tolist() for i in range(3)]
+    np.testing.assert_array_equal(lax.index_take(x, (np.array([1, 0]), np.array([2, 1])),
+                                                 (0, 2)), [[14, 18, 22], [1, 5, 9]])
+    np.testing.assert_array_equal(lax.tile(np.array([[1, 2]]), (2, 2)),
+                                  [[1, 2, 1, 2], [1, 2, 1, 2]])
+    np.testing.assert_array_equal(lax.dynamic_update_index_in_dim(np.zeros((3, 2)),
+                                                                  np.ones(2), -1, 0)[2], [1, 1])
+    assert lax.select(np.array([True, False]), np.ones(2), np.zeros(2)).tolist() == [1.0, 0.0]
+    assert lax.full_like(np.zeros(2, np.float32), 3, shape=(3,)).tolist() == [3.0] * 3
+    assert lax.dtype(1.0) == np.float64 and lax.shape_as_value((2, 3)).dtype == np.int32
+    s, p = lax.reduce((x[0], np.ones((3, 4))), (0.0, 0.0),
+                      lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,))
+    np.testing.assert_array_equal(s, x[0].sum(0))
+    np.testing.assert_array_equal(p, np.zeros(4))
+    assert lax.reduce(x[0], 1.0, lax.add, (1,)).tolist() == (x[0].sum(1) + 1).tolist()
+    assert lax.reduce_xor(np.array([[1, 2, 4], [7, 7, 1]], np.int32), (1,)).tolist() == [7, 1]
+    v, i = lax.approx_max_k(np.array([[3.0, 1, 2], [0, 5, 4]]), 2)
+    assert v.tolist() == [[3, 2], [5, 4]] and i.tolist() == [[0, 2], [1, 2]]
+    v, i = lax.approx_min_k(np.array([[3.0, 1, 2], [0, 5, 4]]), 2, reduction_dimension=0)
+    assert v.tolist() == [[0, 1, 2], [3, 5, 4]] and i.dtype == np.int32
+    assert lax.round(np.array([2.5, -0.5])).tolist() == [3.0, -1.0]        # JAX's default
+    assert np.asarray(lax.fft(np.arange(4.0), lax.FftType.RFFT, (4,))).shape == (3,)
+    assert lax.conv_general_permutations(("NHWC", "HWIO", "NHWC")) == \
+        ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    assert lax.conv_transpose_shape_tuple((1, 4, 4, 3), (3, 3, 3, 5), (2, 2), "SAME",
+                                          ("NHWC", "HWIO", "NHWC")) == (1, 8, 8, 5)
+    assert lax.reduce_window_shape_tuple((6, 5), (2, 2), (2, 1), ((0, 0), (1, 0))) == (3, 5)
+
+
+def test_collectives_under_vmap():
+    v = np.array([1.0, 2.0, 3.0])
+    assert ft.vmap(lambda a: lax.pshuffle(a, "i", [2, 0, 1]), axis_name="i")(v).tolist() == \
+        [3.0, 1.0, 2.0]
+    assert ft.vmap(lambda a: lax.pbroadcast(a, "i", 2), axis_name="i")(v).tolist() == [3.0] * 3
+    m = np.arange(4.0).reshape(2, 2)
+    assert ft.vmap(lambda a: lax.pswapaxes(a, "i", 0), axis_name="i")(m).tolist() == \
+        m.T.tolist()
