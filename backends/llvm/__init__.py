@@ -6,7 +6,8 @@ function per segment (``program``, with its plug-ins: fused kernels in ``kernels
 ``row_kernels``, the op table ``ops``, per-equation emitters in ``equations``, ``blas``,
 ``scans`` (cumulative ops, argmax/argmin) and ``control``; a new segment only after a
 host step), optimises and
-JITs the module (``engine``, through the object-code ``cache``), and returns an
+JITs the module (``engine``, through the object-code ``cache``; a large module's kernels
+in one module per core, compiled concurrently: ``split``), and returns an
 ``Executable`` running it (``runtime``). The compiled plan is cached in memory by the
 jaxpr's structure (``jaxpr_ir.structure.structural_key``: equal exactly when the printed
 texts are, built without printing; it carries every input type) and the donation set, so compiling the
