@@ -61,6 +61,10 @@ CASES = [
     ((2, 3, 11), (2, 3, 6), dict(window_strides=(2,), padding=((0, 0),))),       # few outputs
     ((2, 3, 4, 4), (5, 3, 1, 1), dict(window_strides=(1, 1), padding=((-1, -1), (-2, 0)),
                                       lhs_dilation=(3, 2))),                       # holes
+    # lhs dilation, 16+ channels: split by output phase over the undilated image
+    ((2, 16, 5, 4), (18, 16, 3, 2), dict(window_strides=(1, 1), padding=((2, -1), (3, 1)),
+                                         lhs_dilation=(3, 2), rhs_dilation=(2, 1))),
+    ((2, 16, 9, 9), (16, 16, 3, 3), dict(window_strides=(2, 2), padding="SAME")),  # its grads
 ]
 
 
@@ -74,7 +78,7 @@ def _tol(dtype):
 
 
 @pytest.mark.parametrize("j,dtype", [(j, np.float64) for j in range(len(CASES))]
-                         + [(j, np.float32) for j in (0, 1, 2, 4, 11, 17, 20, 24)])
+                         + [(j, np.float32) for j in (0, 1, 2, 4, 11, 17, 20, 24, 26)])
 def test_jit_equals_interpreter(j, dtype):
     xs, ws, kw = CASES[j]
     x, w = _data(xs, ws, dtype, j)
@@ -89,8 +93,8 @@ def test_jit_equals_interpreter(j, dtype):
     assert steps == (0 if blas.available() else 1), (kw, steps)
 
 
-@pytest.mark.parametrize("j", [0, 20, 24] + [pytest.param(j, marks=pytest.mark.slow)
-                                             for j in (1, 2, 6, 8, 11, 17, 22)])
+@pytest.mark.parametrize("j", [0, 20, 24, 27] + [pytest.param(j, marks=pytest.mark.slow)
+                                             for j in (1, 2, 6, 8, 11, 17, 22, 26)])
 def test_jit_gradients_equal_interpreter(j):
     xs, ws, kw = CASES[j]
     x, w = _data(xs, ws, np.float64, 100 + j)

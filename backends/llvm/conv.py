@@ -45,6 +45,8 @@ True
 """
 from __future__ import annotations
 
+import itertools
+
 import llvmlite.ir as ir
 import numpy as np
 
@@ -61,6 +63,7 @@ __all__: list = []
 FEATURE_ROWS_MAX = 4096     # N' * Y at most for the per-feature kernel-cotangent GEMMs
 NARROW_BELOW = 16           # fewer output channels per group: GEMMs with the outputs as rows
 SHIFT_MIN_CHANNELS = 16     # fewer input channels per group: one im2col GEMM per image
+PHASE_TAPS_MAX = 256        # taps of an lhs-dilated convolution split by output phase
 COLS_MAX = 1 << 22          # elements of a thread's gathered windows there (16 MiB in f32)
 
 
@@ -130,9 +133,12 @@ def _conv(lw, fn, eqn, ins, outs):
     w = permuted(ins[1], c.rs)
     ostr = contiguous_strides(eqn.outvars[0].aval.shape)
     ocs = tuple(ostr[d] for d in c.os)           # canonical (N', O, Y...) output strides
-    if c.kt <= c.yt:
+    if c.kt <= c.yt and c.unit and any(d > 1 for d in c.ld) and c.I >= SHIFT_MIN_CHANNELS \
+            and c.kt <= PHASE_TAPS_MAX:
+        _phase_taps(lw, fn, c, x, w, optr, ocs)
+    elif c.kt <= c.yt:
         _few_taps(lw, fn, c, x, w, optr, ocs)
-    elif c.N2 * c.yt <= FEATURE_ROWS_MAX and c.N2 * c.yt * c.S <= COLS_MAX:
+    elif c.N2 * c.yt <= FEATURE_ROWS_MAX and c.N2 * c.yt * c.kt <= COLS_MAX:
         _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs)
     else:
         _few_outputs(lw, fn, c, x, w, optr, ocs)
@@ -189,8 +195,9 @@ def _image_base(h, c, n, q):
     return nin, c0
 
 
-def _pad_image(h, c, x, xptr, xp, n, q):
-    """xp[ci, grid] = the lhs image's channels of group q, in the grid's valid part."""
+def _pad_image(h, c, x, xptr, xp, n, q, place=None):
+    """xp[ci, grid] = the lhs image's channels of group q, in the grid's valid part;
+    ``place`` = (first position, step per element, grid size) when not ``c``'s grid."""
     b = h.b
     dt = c.dtype
     nin, c0 = _image_base(h, c, n, q)
@@ -201,7 +208,7 @@ def _pad_image(h, c, x, xptr, xp, n, q):
     if x.lit is None:
         base = lin(b, x.offset + sum(s0 * st for s0, st in zip(c.src0, xs[2:])),
                     [nin, c0], xs[:2])
-    dst0 = sum(d * g for d, g in zip(c.dst0, c.g))
+    dst0, dstep, size = place or (sum(d * g for d, g in zip(c.dst0, c.g)), c.dstep, c.S)
 
     def row(idxs):
         ci, sp = idxs[0], idxs[1:]
@@ -209,7 +216,7 @@ def _pad_image(h, c, x, xptr, xp, n, q):
         v = val if x.lit is not None else bb.load(
             at(bb, xptr, dt, lin(bb, lin(bb, base, [ci], xs[1:2]), sp, xs[2:])),
             typ=lltype(dt))
-        bb.store(v, at(bb, xp, dt, lin(bb, dst0, [ci] + sp, (c.S,) + c.dstep)))
+        bb.store(v, at(bb, xp, dt, lin(bb, dst0, [ci] + sp, (size,) + dstep)))
     nest(h, [c.I] + list(c.cnt), row)
 
 
@@ -277,9 +284,105 @@ def _crop(h, c, acc, op, n, q, ocs, shift):
     nest(h, [c.Oq] + list(c.ysz), elem)
 
 
-def _grid_operands(lw, fn, c, x, w):
-    """The whole lhs padded into its grids (N, C, S) and the kernel embedded in a zero
-    grid at its taps (O, I, S), both in the workspace."""
+def _phase_plan(c):
+    """An lhs-dilated stride-1 convolution split by output phase: per spatial dim, for
+    each residue r of the output position (y = r + ld v), the count of such outputs and
+    the taps that reach a real lhs element, ``(k, e)`` with the lhs element ``v + e``
+    (relative to the first one in the grid); and the undilated grid holding them
+    (``lo`` zeros before the lhs elements, ``size`` positions)."""
+    plan = []
+    for j in range(len(c.ksz)):
+        ld, rd, d0 = c.ld[j], c.rd[j], c.dst0[j]
+        per_r = []
+        for r in range(ld):
+            taps = [(k, (r + k * rd - d0) // ld) for k in range(c.ksz[j])
+                    if (r + k * rd - d0) % ld == 0]
+            per_r.append((r, len(range(r, c.ysz[j], ld)), taps))
+        used = [(yr, e) for _, yr, taps in per_r if yr for _, e in taps]
+        lo = max([0] + [-e for _, e in used])
+        size = max([lo + c.cnt[j]] + [yr + e + lo for yr, e in used])
+        plan.append((per_r, lo, size))
+    return plan
+
+
+def _phase_taps(lw, fn, c, x, w, optr, ocs):
+    """The lhs-dilated stride-1 convolution (the lhs cotangent of a strided one) without
+    the dilation's zeros: per output phase, the taps that reach lhs elements as shifted
+    GEMMs over the undilated padded image (``prod(ld)`` times less work than the dilated
+    grid), each phase's outputs then written ``ld`` apart."""
+    dt = c.dtype
+    nsp = len(c.ksz)
+    plan = _phase_plan(c)
+    grid = tuple(size for _, _, size in plan)
+    g2 = contiguous_strides(grid)
+    s2 = int(np.prod(grid, dtype=np.int64))
+    wk = _buffer(lw, fn, dt, c.kt * c.O * c.I)
+    lw.copy(fn, permuted(w, tuple(range(2, 2 + nsp)) + (0, 1)), fn.ptr(wk))
+    per = (c.I + c.Oq) * s2
+    scratch = _buffer(lw, fn, dt, per * slots())
+    lit = x.lit
+    ptrs = [fn.ptr(wk), fn.ptr(scratch), optr] + ([] if lit is not None else [fn.ptr(x.ref)])
+    place = (sum(lo * g for (_, lo, _), g in zip(plan, g2)), g2, s2)
+
+    def body(h, lo, hi, p, slot):
+        b = h.b
+        xq = b.gep(p[1], [b.mul(slot, ir.Constant(I64, per))], source_etype=lltype(dt))
+        acc = b.gep(xq, [ir.Constant(I64, c.I * s2)], source_etype=lltype(dt))
+        zero(h, xq, dt, c.I * s2)
+
+        def image(n):
+            def group(q):
+                _pad_image(h, c, x, p[3] if lit is None else None, xq, n, q, place)
+                for combo in itertools.product(*[per_r for per_r, _, _ in plan]):
+                    _phase(h, lw.module, c, plan, g2, combo, p[0], xq, acc, p[2], n, q, ocs)
+            loop(h, c.Q, group)
+        loop(h, b.sub(hi, lo), image, start=lo)
+    parallel(lw, fn, "conv_phases", c.N2, ptrs, body)
+    for r in (wk, scratch):
+        lw.release(r)
+
+
+def _phase(h, module, c, plan, g2, combo, wkp, xq, acc, op, n, q, ocs):
+    """One output phase (one residue per dim): its taps' GEMMs into acc, then its
+    outputs (zeros when no tap reaches the lhs)."""
+    dt = c.dtype
+    yrs = [yr for _, yr, _ in combo]
+    if 0 in yrs:
+        return
+    kst = contiguous_strides(c.ksz)
+    taps = list(itertools.product(*[taps for _, _, taps in combo]))
+    m = sum((yr - 1) * g for yr, g in zip(yrs, g2)) + 1
+    s2 = g2[0] * plan[0][2]
+    for t, tap in enumerate(taps):
+        b = h.b
+        kidx = sum(k * ks for (k, _), ks in zip(tap, kst))
+        off = sum((e + lo) * g for (_, e), (_, lo, _), g in zip(tap, plan, g2))
+        a = at(b, wkp, dt, b.add(ir.Constant(I64, kidx * c.O * c.I),
+                                 b.mul(q, ir.Constant(I64, c.Oq * c.I))))
+        xs = at(b, xq, dt, off)
+        beta = 0.0 if t == 0 else 1.0
+        if c.narrow:
+            gemm(h, module, dt, (TRANS, TRANS), m, c.Oq, c.I, xs, s2, a, c.I, beta, acc, c.Oq)
+        else:
+            gemm(h, module, dt, (NO_TRANS, NO_TRANS), c.Oq, m, c.I, a, c.I, xs, s2, beta,
+                 acc, s2)
+    ldc, vs = (1, tuple(g * c.Oq for g in g2)) if c.narrow else (s2, g2)
+    base = sum(r * st for (r, _, _), st in zip(combo, ocs[2:]))
+    ystep = tuple(ld * st for ld, st in zip(c.ld, ocs[2:]))
+    zero_v = ir.Constant(lltype(dt), 0.0)
+
+    def elem(idxs):
+        b = h.b
+        o, vi = idxs[0], idxs[1:]
+        v = zero_v if not taps else b.load(
+            at(b, acc, dt, lin(b, b.mul(o, ir.Constant(I64, ldc)), vi, vs)), typ=lltype(dt))
+        oo = b.add(b.mul(q, ir.Constant(I64, c.Oq)), o)
+        b.store(v, at(b, op, dt, lin(b, lin(b, base, [n, oo], ocs[:2]), vi, ystep)))
+    nest(h, [c.Oq] + yrs, elem)
+
+
+def _padded_lhs(lw, fn, c, x):
+    """The whole lhs padded into its grids (N, C, S), in the workspace."""
     dt = c.dtype
     xp = _buffer(lw, fn, dt, c.N * c.C * c.S)
     zero(fn, fn.ptr(xp), dt, c.N * c.C * c.S)
@@ -287,6 +390,14 @@ def _grid_operands(lw, fn, c, x, w):
                     x.offset + sum(s0 * st for s0, st in zip(c.src0, x.strides[2:])))
     lw.copy(fn, xv, fn.ptr(xp), (c.C * c.S, c.S) + c.dstep,
             sum(d * g for d, g in zip(c.dst0, c.g)))
+    return xp
+
+
+def _grid_operands(lw, fn, c, x, w):
+    """The whole lhs padded into its grids (N, C, S) and the kernel embedded in a zero
+    grid at its taps (O, I, S), both in the workspace."""
+    dt = c.dtype
+    xp = _padded_lhs(lw, fn, c, x)
     we = _buffer(lw, fn, dt, c.O * c.I * c.S)
     zero(fn, fn.ptr(we), dt, c.O * c.I * c.S)
     lw.copy(fn, w, fn.ptr(we), (c.I * c.S, c.S) + tuple(r * g for r, g in zip(c.rd, c.g)))
@@ -339,15 +450,19 @@ def _few_outputs(lw, fn, c, x, w, optr, ocs):
 
 
 def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
-    """Per lhs feature i: the windows ``xp[b, i, pos(y):][:m]`` of every (b, y) gathered
-    into ``cols`` (N'*Y, m), then ``part[q] (N'*Y, Oq) += cols @ we[q block, i].T``. One
+    """Per lhs feature i: the taps' elements ``xp[b, i, pos(y) + off(k)]`` of every (b, y)
+    gathered into ``cols`` (N'*Y, K), then ``part[q] (N'*Y, Oq) += cols @ w[q block, i].T``
+    (the kernel dense: no holes of a kernel dilation in the contraction). One
     GEMM with N'*Y rows per feature: a better shape than a few rows (N') with a long
     contraction when the batch N' is small. The features are cut into a fixed number of
     blocks (the pool's size), each summed in order into a part of its own, the parts
     added in order at the end: the same sums however many threads run the blocks."""
     dt = c.dtype
-    xp, we = _grid_operands(lw, fn, c, x, w)
-    m = sum((k - 1) * r * g for k, r, g in zip(c.ksz, c.rd, c.g)) + 1    # taps span
+    xp = _padded_lhs(lw, fn, c, x)
+    wd = _buffer(lw, fn, dt, c.O * c.I * c.kt)          # the kernel (O, I, K) contiguous
+    lw.copy(fn, w, fn.ptr(wd))
+    m = c.kt
+    offs = tuple(r * g for r, g in zip(c.rd, c.g))
     rows = c.N2 * c.yt
     part = c.Q * rows * c.Oq
     items = c.Q * c.I
@@ -382,17 +497,21 @@ def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
                 src = at(b2, xpp, dt, b2.add(lin(b2, base, [idxs[0]], (c.C * c.S,)),
                                              _position(h, c, idxs[1])))
                 dst = at(b2, cs, dt, b2.mul(row, ir.Constant(I64, m)))
-                loop(h, m, lambda k: h.b.store(h.b.load(at(h.b, src, dt, k), typ=lltype(dt)),
-                                               at(h.b, dst, dt, k)))
+
+                def tap(ks):
+                    b4 = h.b
+                    v = b4.load(at(b4, src, dt, lin(b4, 0, ks, offs)), typ=lltype(dt))
+                    b4.store(v, at(b4, dst, dt, lin(b4, 0, ks, contiguous_strides(c.ksz))))
+                nest(h, list(c.ksz), tap)
             nest(h, [c.N2, c.yt], window)
             b3 = h.b
-            bw = at(b3, wep, dt, lin(b3, 0, [q, i], (c.Oq * c.I * c.S, c.S)))
+            bw = at(b3, wep, dt, lin(b3, 0, [q, i], (c.Oq * c.I * m, m)))
             cc = at(b3, mine, dt, b3.mul(q, ir.Constant(I64, rows * c.Oq)))
-            gemm(h, lw.module, dt, (NO_TRANS, TRANS), rows, c.Oq, m, cs, m, bw, c.I * c.S,
+            gemm(h, lw.module, dt, (NO_TRANS, TRANS), rows, c.Oq, m, cs, m, bw, c.I * m,
                  1.0, cc, c.Oq)
         loop(h, b.sub(hi, lo), block, start=lo)
     parallel(lw, fn, "conv_features", nsl,
-             [fn.ptr(xp), fn.ptr(we), fn.ptr(parts), fn.ptr(cols)], body)
+             [fn.ptr(xp), fn.ptr(wd), fn.ptr(parts), fn.ptr(cols)], body)
     pp = fn.ptr(parts)
 
     def out(idxs):
@@ -408,7 +527,7 @@ def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
                     ir.Constant(I64, 0))
         b.store(v, at(b, optr, dt, dst))
     nest(fn, [c.Q, c.N2, c.yt, c.Oq], out)
-    for r in (xp, we, parts, cols):
+    for r in (xp, wd, parts, cols):
         lw.release(r)
 
 
