@@ -22,17 +22,24 @@ padded into ``xp`` (I, S), then one GEMM per tap ``acc (O, m) += w_k (O, I) @ xp
 ``acc`` are copied to the output. With window strides > 1 (a tap's windows are then no
 shifted view) or few channels per group (GEMMs with a contraction of I < 16 waste the
 BLAS), every tap's windows are gathered into ``cols`` (I*K, Y) for one GEMM per image and
-group (im2col, in the thread's scratch).
+group (im2col, in the thread's scratch). With fewer than 16 output channels per group
+the per-image GEMMs are transposed (the output positions as their rows).
+
+An lhs-dilated stride-1 convolution (the lhs cotangent of a strided one) with 16+
+channels is split by output phase (``y = r + ld v`` per dim): each phase's outputs get
+only the taps that reach real lhs elements, as shifted GEMMs over the undilated padded
+image, instead of GEMMs over the dilated grid's zeros.
 
 *few outputs* (a kernel cotangent: the "kernel" is an image, the output a few taps):
-the kernel is embedded in a zero grid ``we`` (O, I, S) at its taps. Per lhs feature
-``i`` (spread over the pool, partial sums per thread added at the end) the windows
-``xp[b, i, pos(y):][:m]`` of every (b, y) are gathered into ``cols`` (N'*Y, m) and
-``part (N'*Y, O) += cols @ we[:, i, :m].T``: one GEMM with N'*Y rows per feature (a
-64x64 product with a contraction of a whole batch of grids, one per output position,
-runs at a fraction of the BLAS's speed). When N'*Y is large, one GEMM per output
-position instead contracts channels and grid at once:
-``out[:, :, y] = xp[:, :, pos(y):] (N', I*S) @ we (O, I*S).T``.
+per lhs feature ``i`` (spread over the pool in a fixed number of blocks, each summed in
+order into a part of its own, the parts added in order: the same bits on any number of
+threads) the taps' elements ``xp[b, i, pos(y) + off(k)]`` of every (b, y) are gathered
+into ``cols`` (N'*Y, K) and ``part (N'*Y, O) += cols @ w[:, i, :].T``: one GEMM with N'*Y
+rows per feature (a 64x64 product contracting a whole batch of grids, one per output
+position, runs at a fraction of the BLAS's speed). When N'*Y is large, the kernel is
+embedded in a zero grid ``we`` (O, I, S) at its taps and one GEMM per output position
+contracts channels and grid at once: ``out[:, :, y] = xp[:, :, pos(y):] (N', I*S) @
+we (O, I*S).T``.
 
 Threads: the pool splits the images (or positions); while it runs, the BLAS is set to
 one thread (its ``set_num_threads``, restored after) so that each thread's GEMMs run on
