@@ -11,8 +11,10 @@ operands. Every rule is numpy's arithmetic on the parts: ``(a+bi)(c+di) = (ac - 
 at most), division by Smith's method as numpy's loop, ``abs`` as numpy's vector loop
 (a fused multiply-add under the square root), ``conj`` negates the imaginary part
 (``-0.0`` for ``+0.0``), ``==`` compares both parts, a sum adds each part (reassociated
-like a real sum). What is not here (``exp``, ``sqrt``..., products, other reductions)
-stays a host step: ``program.classify`` accepts a complex operand or result only where
+like a real sum), and ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tan``, ``sinh``,
+``cosh``, ``tanh`` call libm's ``cexp``... as numpy's loops do. What is not here
+(``pow``, ``log1p``, inverse trigonometric functions, products, other reductions) stays
+a host step: ``program.classify`` accepts a complex operand or result only where
 ``supports_complex`` says so.
 
 >>> all(TABLE[n].complex for n in ("real", "imag", "conj", "complex", "mul", "abs"))
@@ -21,15 +23,22 @@ True
 from __future__ import annotations
 
 import dataclasses
+import platform
+import sys
 
 import llvmlite.ir as ir
 import numpy as np
 
 from .equations import NATIVE
-from .lltypes import COMPLEX_DTYPES, F64, lltype
+from .lltypes import C64, C128, COMPLEX_DTYPES, F32, F64, I32, lltype
 from .ops import REDUCTIONS, TABLE, Row
+from .vmath import libm_symbol
 
-__all__ = ["parts", "make", "mul", "add", "supports_complex"]
+__all__ = ["parts", "make", "mul", "add", "supports_complex", "LIBM"]
+
+# complex functions numpy computes with libm's C99 ``c<name>``: called here too (x86-64
+# System V calling convention only; elsewhere they stay host steps)
+LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh")
 
 
 def parts(b, z):
@@ -166,6 +175,27 @@ def _abs(em, eqn, z):
     return b.fmul(b.call(sqrt, [b.call(fma, [ratio, ratio, one])]), larger)
 
 
+def _libm(name):
+    """The complex rule calling C99's ``c<name>`` (libm's, the one numpy's loop calls,
+    under our own symbol as ``vmath.libm_symbol`` registers it; the x86-64 ABI: a
+    complex double as two doubles, a complex float as one <2 x float>)."""
+    def emit(em, eqn, z):
+        b = em.b
+        re, im = parts(b, z)
+        if z.type == C128:
+            return b.call(_declare(em, libm_symbol("c" + name), C128, [F64, F64]), [re, im])
+        vt, at = ir.VectorType(F32, 2), [ir.Constant(I32, 0), ir.Constant(I32, 1)]
+        v = b.insert_element(b.insert_element(ir.Constant(vt, ir.Undefined), re, at[0]), im, at[1])
+        r = b.call(_declare(em, libm_symbol("c" + name + "f"), vt, [vt]), [v])
+        return make(b, C64, b.extract_element(r, at[0]), b.extract_element(r, at[1]))
+    return emit
+
+
+def _declare(em, name, ret, args):
+    fn = em.module.globals.get(name)
+    return fn if fn is not None else ir.Function(em.module, ir.FunctionType(ret, args), name)
+
+
 def _sum_combine(em, dtype, acc, x):
     b = em.b
     (ar, ai), (xr, xi) = parts(b, acc), parts(b, x)
@@ -212,6 +242,9 @@ _extend("eq", _equal(False))
 _extend("ne", _equal(True))
 _extend("div", _div)
 _extend("abs", _abs)
+if platform.machine() in ("x86_64", "AMD64") and sys.platform != "win32":    # that ABI
+    for _name in LIBM:
+        _extend(_name, _libm(_name))
 _extend("stop_gradient", lambda em, eqn, x: x)
 _extend("select_n", TABLE["select_n"].emit, kinds="")   # LLVM selects structs as scalars
 _extend("convert_element_type", _convert)
