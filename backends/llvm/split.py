@@ -37,10 +37,6 @@ _REF = re.compile(r'@"([^"]+)"')
 _VARIANT = re.compile(r"_ZGV\w+\(([^)]+)\)")
 
 
-def _instructions(fn) -> int:
-    return sum(len(b.instructions) for b in fn.blocks)
-
-
 def _movable(fn) -> bool:
     """A kernel that may live in another module: internal, not always inlined, not a
     shared routine (``ft_`` names)."""
@@ -60,20 +56,22 @@ def _owner(fn, defs):
     return base if base in defs else fn.name
 
 
-def _weights(defs, texts):
+def _weights(defs):
     """IR instructions per defined function, each call to an always-inlined function
-    counted as that function's weight."""
+    counted as that function's weight (read from the instructions: no printing)."""
     memo = {}
 
     def weight(name):
         if name not in memo:
             memo[name] = 0          # recursion guard
-            fn = defs[name]
-            w = _instructions(fn)
-            for r in _REF.findall(texts[name]):
-                g = defs.get(r)
-                if g is not None and r != name and "alwaysinline" in g.attributes:
-                    w += weight(r)
+            w = 0
+            for blk in defs[name].blocks:
+                for ins in blk.instructions:
+                    w += 1
+                    g = getattr(ins, "callee", None)
+                    if isinstance(g, ir.Function) and g.name in defs and g.name != name \
+                            and "alwaysinline" in g.attributes:
+                        w += weight(g.name)
             memo[name] = w
         return memo[name]
     return {n: weight(n) for n in defs}
@@ -101,7 +99,7 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
     defs = {g.name: g for g in module.globals.values()
             if isinstance(g, ir.Function) and g.blocks}
     units, fixed = {}, 0
-    w = _weights(defs, {n: str(f) for n, f in defs.items()})
+    w = _weights(defs)
     for n, f in defs.items():
         if _movable(f) or n.endswith(".par"):
             u = _owner(f, defs)
