@@ -4,7 +4,8 @@
 
 The semantics are the primitives' numpy impls, exactly: a running value is
 ``out[k] = op(out[k - 1], x[k])`` in scan order (``np.add.accumulate`` and friends),
-so sums and products round as numpy's and integers wrap; a running max/min is
+so sums and products round as numpy's and integers wrap (complex sums and products
+too: each part added, the textbook product); a running max/min is
 ``np.maximum``'s (a NaN propagates, a tie takes the new element: ``-0.0`` then ``0.0``
 gives ``0.0``). ``argmax``/``argmin`` give the first index of the extreme, a NaN
 counting as the extreme (the first NaN's index), as ``np.argmax`` does.
@@ -32,6 +33,7 @@ from ..fusion import contiguous_strides
 from .equations import native
 from .lltypes import I1, I64, lltype
 from .ops import REDUCTIONS, choose
+from .ops_complex import add as complex_add, mul as complex_mul
 
 __all__ = ["combine", "better"]
 
@@ -49,6 +51,8 @@ def combine(fn, name, dtype, acc, x):
     'fadd'
     """
     b, k = fn.b, np.dtype(dtype).kind
+    if k == "c":            # complex: numpy's rules (ops_complex), cumsum/cumprod only
+        return (complex_add if name == "cumsum" else complex_mul)(b, acc, x)
     if name == "cumsum":
         return b.fadd(acc, x) if k == "f" else b.add(acc, x)
     if name == "cumprod":
@@ -198,11 +202,12 @@ def _scan(lw, fn, eqn, ins, outs):
 
 
 def _scan_supported(eqn, planner):
-    return eqn.inputs[0].aval.dtype.kind in "fiu"
+    kind = eqn.inputs[0].aval.dtype.kind
+    return kind in "fiu" or (kind == "c" and eqn.primitive.name in ("cumsum", "cumprod"))
 
 
 for _name in ("cumsum", "cumprod", "cummax", "cummin"):
-    native(_name, _scan_supported)(_scan)
+    native(_name, _scan_supported, complex=True)(_scan)
 
 
 # --------------------------------------------------------------------------- argmax / argmin
