@@ -107,7 +107,8 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
         elif not _helper(f):
             fixed += w[n]
     if sum(units.values()) < MIN_SPLIT_WEIGHT:
-        return str(module), [str(module)]
+        whole = str(module)
+        return whole, [whole]
     moved, used = _assign(units, fixed, max(nparts, 1))
     part_of = {}
     for n, f in defs.items():
