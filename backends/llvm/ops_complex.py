@@ -5,16 +5,17 @@ memory), so a fused kernel loads, computes and stores it like any scalar.
 Registered here: ``real``, ``imag``, ``conj``, ``complex`` (the parts and their
 inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``abs``,
 ``eq``, ``ne``, ``select_n``, ``stop_gradient``, ``convert_element_type`` (real or
-complex to complex) and ``reduce_sum``, each the row's real rule unchanged for real
-operands. Every rule is numpy's arithmetic on the parts: ``(a+bi)(c+di) = (ac - bd) +
-(ad + bc)i`` (numpy's scalar loop; its AVX-512 loop fuses a multiply-add: an ulp apart
-at most), division by Smith's method as numpy's loop, ``abs`` as numpy's vector loop
-(a fused multiply-add under the square root), ``conj`` negates the imaginary part
-(``-0.0`` for ``+0.0``), ``==`` compares both parts, a sum adds each part (reassociated
-like a real sum), and ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tan``, ``sinh``,
-``cosh``, ``tanh`` call libm's ``cexp``... as numpy's loops do. What is not here
-(``pow``, ``log1p``, inverse trigonometric functions, products, other reductions) stays
-a host step: ``program.classify`` accepts a complex operand or result only where
+complex to complex), ``reduce_sum`` and ``reduce_prod``, each the row's real rule
+unchanged for real operands. Every rule is numpy's arithmetic on the parts:
+``(a+bi)(c+di) = (ac - bd) + (ad + bc)i`` (numpy's scalar loop; its AVX-512 loop fuses
+a multiply-add: an ulp apart at most), division by Smith's method as numpy's loop,
+``abs`` as numpy's vector loop (a fused multiply-add under the square root), ``conj``
+negates the imaginary part (``-0.0`` for ``+0.0``), ``==`` compares both parts, a sum
+adds each part (reassociated like a real sum), a product multiplies in order (numpy's
+bits along the last axis); ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tan``,
+``sinh``, ``cosh``, ``tanh`` call libm's ``cexp``... as numpy's loops do. What is not
+here (``pow``, ``log1p``, inverse trigonometric functions, max/min) stays a host step:
+``program.classify`` accepts a complex operand or result only where
 ``supports_complex`` says so.
 
 >>> all(TABLE[n].complex for n in ("real", "imag", "conj", "complex", "mul", "abs"))
@@ -248,10 +249,17 @@ if platform.machine() in ("x86_64", "AMD64") and sys.platform != "win32":    # t
 _extend("stop_gradient", lambda em, eqn, x: x)
 _extend("select_n", TABLE["select_n"].emit, kinds="")   # LLVM selects structs as scalars
 _extend("convert_element_type", _convert)
-_SUM = REDUCTIONS["reduce_sum"]
-REDUCTIONS["reduce_sum"] = dataclasses.replace(
-    _SUM, kinds=_SUM.kinds + "c",
-    combine=lambda em, d, acc, x: (_sum_combine if d.kind == "c" else _SUM.combine)(em, d, acc, x))
+
+
+def _extend_reduction(name, rule):
+    red = REDUCTIONS[name]
+    REDUCTIONS[name] = dataclasses.replace(
+        red, kinds=red.kinds + "c",
+        combine=lambda em, d, acc, x: (rule if d.kind == "c" else red.combine)(em, d, acc, x))
+
+
+_extend_reduction("reduce_sum", _sum_combine)
+_extend_reduction("reduce_prod", lambda em, d, acc, x: mul(em.b, acc, x))   # in order
 
 
 def supports_complex(eqn, odd=None) -> bool:
@@ -273,7 +281,7 @@ def supports_complex(eqn, odd=None) -> bool:
     if name in NATIVE:
         return NATIVE[name].complex
     if name in REDUCTIONS:
-        return name == "reduce_sum"
+        return name in ("reduce_sum", "reduce_prod")
     row = TABLE.get(name)
     if row is None or not row.complex or eqn.primitive.multiple_results:
         return False
