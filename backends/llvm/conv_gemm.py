@@ -177,16 +177,15 @@ def parallel(lw, fn, name, count, ptrs, emit_body):
     h.b.ret_void()
 
     b = fn.b
-    counter = b.alloca(I64)
+    # the call's blocks live in the entry block's frame (``fn.alloca``): in a loop body a
+    # fresh alloca per iteration would grow the stack with every trip
+    counter, argp, dimp, stepp = (fn.alloca(8) for _ in range(4))
+    datap = fn.alloca(8 * (len(ptrs) + 1))
     b.store(ir.Constant(I64, 0), counter)
-    datap = b.alloca(PTR, size=ir.Constant(I64, len(ptrs) + 1))
     for j, p in enumerate(list(ptrs) + [counter]):
         b.store(p, b.gep(datap, [ir.Constant(I64, j)], source_etype=PTR))
-    argp = b.alloca(PTR)
     b.store(ir.Constant(PTR, None), argp)
-    dimp = b.alloca(I64)
     b.store(ir.Constant(I64, count), dimp)
-    stepp = b.alloca(I64)
     b.store(ir.Constant(I64, 1), stepp)
     if count < 2 or slots() < 2:
         b.call(body, [argp, dimp, stepp, datap])
