@@ -115,3 +115,34 @@ def test_precision_arguments():
         lax.dot(a, b, precision=3)
     with pytest.raises(TypeError, match="cannot hold"):
         fnp.dot(a, b, preferred_element_type=np.int32)
+
+
+def test_array_sort_methods_return_copies_as_jax():
+    # eager: ndarray's sort sorted in place and returned None; argsort was not stable
+    x = fnp.asarray([3.0, 1.0, 2.0, 1.0])
+    np.testing.assert_array_equal(x.sort(), [1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x, [3.0, 1.0, 2.0, 1.0])
+    np.testing.assert_array_equal(x.sort(descending=True), [3.0, 2.0, 1.0, 1.0])
+    ties = fnp.asarray([2, 1, 2, 1, 2, 1, 1, 1, 2, 2, 2, 1, 1, 2, 1, 2, 1, 1, 2, 2])
+    np.testing.assert_array_equal(ties.argsort(), np.argsort(np.asarray(ties), kind="stable"))
+    # numpy's own functions on functrans arrays keep working (they call these methods)
+    np.testing.assert_array_equal(np.sort(x), [1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.argsort(x), [1, 3, 2, 0])
+    np.testing.assert_array_equal(np.nonzero(x)[0], [0, 1, 2, 3])
+    assert float(x.ptp()) == 2.0
+    np.testing.assert_array_equal(x.nonzero(size=5)[0], [0, 1, 2, 3, 0])
+
+
+def test_traced_arrays_have_jaxs_sorting_and_search_methods():
+    x = np.array([3.0, 1.0, 2.0, 1.0])
+    f = ft.jit(lambda v: (v.sort(), v.argsort(), v.nonzero(size=2)[0], v.ptp(),
+                          v.searchsorted(2.0), v.conjugate(), v.copy(),
+                          v.compress(v > 1.5, size=2), v.itemsize, v.nbytes))
+    out = [np.asarray(o) for o in f(x)]
+    want = [np.sort(x), np.argsort(x, kind="stable"), [0, 1], 2.0, 2, x, x, [3.0, 2.0], 8, 32]
+    for o, w in zip(out, want):
+        np.testing.assert_array_equal(o, w)
+    g = ft.grad(lambda v: fnp.sum(v.sort() * fnp.arange(4.0)))(x)
+    np.testing.assert_array_equal(g, [3.0, 0.0, 2.0, 1.0])
+    np.testing.assert_array_equal(ft.vmap(lambda v: v.argsort())(np.stack([x, -x])),
+                                  [[1, 3, 2, 0], [0, 2, 1, 3]])

@@ -291,12 +291,68 @@ def _array_moment(name):
     return moment
 
 
+_NUMPY_CALL = object()    # numpy's np.sort/np.argsort pass order= by keyword: see _sort
+
+
+def _sort(self, axis=-1, *, kind=None, order=_NUMPY_CALL, stable=True, descending=False):
+    # JAX's: a sorted copy. np.sort(x) copies x and sorts the copy in place by this
+    # method, always passing order=: that call (only) keeps ndarray's in-place rule
+    if order is not _NUMPY_CALL and isinstance(self, np.ndarray):
+        return np.ndarray.sort(self, axis=axis, kind=kind, order=order, stable=stable)
+    return _fnp().sort(self, axis, kind, None if order is _NUMPY_CALL else order,
+                       stable=stable, descending=descending)
+
+
+def _argsort(self, axis=-1, *, kind=None, order=_NUMPY_CALL, stable=True, descending=False):
+    # JAX's: stable by default (ndarray's quicksort orders ties arbitrarily)
+    if order is not _NUMPY_CALL and isinstance(self, np.ndarray):
+        return np.ndarray.argsort(self, axis=axis, kind=kind, order=order, stable=stable)
+    return _fnp().argsort(self, axis, kind, None if order is _NUMPY_CALL else order,
+                          stable=stable, descending=descending)
+
+
+def _nonzero(self, *, fill_value=None, size=None):
+    if size is None and fill_value is None and isinstance(self, np.ndarray):
+        return tuple(tracing.wrap(i) for i in np.ndarray.nonzero(self))    # np.nonzero's call
+    return _fnp().nonzero(self, size=size, fill_value=fill_value)
+
+
+def _searchsorted(self, v, side="left", sorter=None, *, method=None):
+    return _fnp().searchsorted(self, v, side, sorter, method=method)
+
+
+def _ptp(self, axis=None, out=None, keepdims=False):
+    no_out_argument("ptp", out)
+    return _fnp().ptp(self, axis, keepdims=keepdims)
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    no_out_argument("compress", out)
+    return _fnp().compress(condition, self, axis, size=size, fill_value=fill_value)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+    return _fnp().choose(self, choices, out, mode)
+
+
+def _argpartition(self, kth, axis=-1):
+    return _fnp().argpartition(self, kth, axis)
+
+
+# JAX's Array methods that tracers lack; sort and argsort also on eager arrays, where
+# ndarray's sort works in place and returns None and its argsort is not stable
+_TRACER_METHODS = {"sort": _sort, "argsort": _argsort, "nonzero": _nonzero,
+                   "searchsorted": _searchsorted, "ptp": _ptp, "compress": _compress,
+                   "choose": _choose, "argpartition": _argpartition}
+
+
 def _install_array_methods():
     Array.at = property(_array_at)
     # mean, var, std as fnp's (numpy's warn of empty slices, where JAX gives nan quietly)
     for name, fn in (("__getitem__", _array_getitem), ("reshape", _array_reshape),
                      ("dot", _array_dot), ("mean", _array_mean), ("var", _array_moment("var")),
-                     ("std", _array_moment("std"))):
+                     ("std", _array_moment("std")), ("sort", _sort),
+                     ("argsort", _argsort), ("nonzero", _nonzero), ("ptp", _ptp)):
         fn.__name__, fn.__qualname__ = name, f"Array.{name}"
         setattr(Array, name, fn)
 
@@ -434,6 +490,12 @@ def _install_tracer_methods():
             return getattr(_fnp(), fn)(self, *a, **k)
         method.__name__ = name
         setattr(T, name, method)
+    for name, fn in _TRACER_METHODS.items():
+        setattr(T, name, fn)
+    T.conjugate = lambda self: _fnp().conjugate(self)
+    T.copy = lambda self: _fnp().copy(self)
+    T.itemsize = property(lambda self: np.dtype(self.dtype).itemsize)
+    T.nbytes = property(lambda self: np.dtype(self.dtype).itemsize * self.size)
 
 
 def install(fnp) -> None:
