@@ -1,9 +1,12 @@
 """ft.tree and the key-path / transpose / reduce additions to ft.tree_util."""
 import collections
 
+import numpy as np
 import pytest
 
 import functrans as ft
+import functrans.numpy as fnp
+from functrans import tree_util
 from functrans import tree_util as tu
 
 Point = collections.namedtuple("Point", "x y")
@@ -76,3 +79,42 @@ def test_tree_works_with_transforms():
     g = ft.grad(lambda p: ft.numpy.sum(p["w"] * 2.0) + p["b"])(params)
     assert ft.tree.structure(g) == ft.tree.structure(params)
     assert ft.tree.map(lambda x: x.tolist(), g) == {"w": [2.0, 2.0, 2.0], "b": 1.0}
+
+
+def test_register_dataclass_and_register_static_as_jax():
+    import dataclasses
+    import functools
+
+    @functools.partial(tree_util.register_dataclass, data_fields=["a", "b"], meta_fields=["n"])
+    @dataclasses.dataclass
+    class Cfg:
+        a: object
+        b: object
+        n: int
+
+    @tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Inferred:
+        x: object
+        k: int = dataclasses.field(default=2, metadata=dict(static=True))
+
+    c = Cfg(np.array(2.0), np.array([1.0, 2.0]), 3)
+    g = ft.grad(lambda c: c.a * fnp.sum(c.b) * c.n)(c)
+    assert isinstance(g, Cfg) and g.n == 3
+    np.testing.assert_allclose(g.a, 9.0)
+    np.testing.assert_allclose(g.b, [6.0, 6.0])
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(c)[0]]
+    assert paths == [".a", ".b"]
+    leaves, td = tree_util.tree_flatten(Inferred(np.ones(2), 5))
+    assert len(leaves) == 1 and tree_util.tree_unflatten(td, [np.zeros(2)]).k == 5
+    assert ft.jit(lambda v: v.x * v.k)(Inferred(np.ones(2), 5)).tolist() == [5.0, 5.0]
+    with pytest.raises(TypeError, match="both"):
+        tree_util.register_dataclass(Cfg, data_fields=["a"])
+
+    @tree_util.register_static
+    class Tag:
+        pass
+
+    t = Tag()
+    assert tree_util.tree_leaves([t, 1]) == [1]
+    assert tree_util.tree_map(lambda v: v + 1, [t, 1])[0] is t
