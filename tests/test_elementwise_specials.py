@@ -129,3 +129,21 @@ def test_row_gives_numpys_special_values_on_the_cuda_simulator(cuda_results, nam
         dt = np.dtype(dstr)
         got = np.array(bits, dtype=f"u{dt.itemsize}").view(dt)
         check_specials(name, xs, got, expected(name, xs))
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_second_derivative_at_finite_ties(name):
+    # the tie x == y used to take the constant 1/2, whose derivative is 0: d/dx of the
+    # jvp with tangents (t1, t2) is (t1 - t2) p'(0), p' = 1/4 (ln 2 / 4 for base 2)
+    f = getattr(lax, name)
+    x = np.array([0.3, -1.0])
+    t1, t2 = np.array([0.3, -1.0]), np.array([1.0, 0.2])
+    scale = 0.25 if name == "logaddexp" else np.log(2) / 4
+    jv = lambda a, b: ft.jvp(f, (a, b), (t1, t2))[1]
+    got = ft.jvp(jv, (x, x.copy()), (np.ones(2), np.zeros(2)))[1]
+    np.testing.assert_allclose(got, (t1 - t2) * scale, rtol=1e-12)
+    # the infinite ties keep 1/2 each (a - out is NaN there); a NaN operand stays NaN
+    inf = np.array([np.inf, -np.inf, np.nan])
+    tan = ft.jvp(f, (inf, np.array([np.inf, -np.inf, 1.0])), (np.ones(3), np.ones(3)))[1]
+    np.testing.assert_array_equal(np.asarray(tan)[:2], [1.0, 1.0])
+    assert np.isnan(np.asarray(tan)[2])

@@ -307,10 +307,13 @@ def _hypot_d(a):
 
 
 def _logaddexp_d(base_exp, a):
-    """d/da logaddexp(x, y) = exp(a - out) (exp2 for base 2); 1/2 where x == y, which
-    is exact for finite ties and the limit along x = y at (inf, inf) and (-inf, -inf)."""
+    """d/da logaddexp(x, y) = exp(a - out) (exp2 for base 2); 1/2 at the infinite ties
+    (inf, inf) and (-inf, -inf), the limit along x = y, where a - out is NaN. Finite ties
+    keep exp(a - out) (= 1/2): a constant there had a zero derivative, so second
+    derivatives at x == y were 0 instead of JAX's (t1 - t2) / 4."""
     def d(x, y, out):
-        return select_n(eq(x, y), base_exp(sub(a(x, y), out)), _c(x, 0.5))
+        e = base_exp(sub(a(x, y), out))
+        return select_n(eq(x, y), e, select_n(eq(e, e), _c(x, 0.5), e))
     return d
 
 
