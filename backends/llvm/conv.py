@@ -519,7 +519,16 @@ def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
         loop(h, b.sub(hi, lo), block, start=lo)
     parallel(lw, fn, "conv_features", nsl,
              [fn.ptr(xp), fn.ptr(wd), fn.ptr(parts), fn.ptr(cols)], body)
-    pp = fn.ptr(parts)
+    _sum_parts(fn, c, fn.ptr(parts), nsl, optr, ocs)
+    for r in (xp, wd, parts, cols):
+        lw.release(r)
+
+
+def _sum_parts(fn, c, pp, nsl, optr, ocs):
+    """out[n, q*Oq + o, y] = the sum over the ``nsl`` parts (Q, N'*Y, Oq), in order."""
+    dt = c.dtype
+    rows = c.N2 * c.yt
+    part = c.Q * rows * c.Oq
 
     def out(idxs):
         b = fn.b
@@ -530,12 +539,9 @@ def _few_outputs_per_feature(lw, fn, c, x, w, optr, ocs):
             v = b.fadd(v, b.load(at(b, pp, dt, b.add(src, ir.Constant(I64, s_ * part))),
                                  typ=lltype(dt)))
         yo = _out_position(fn, c, y, ocs)
-        dst = b.add(lin(b, yo, [n, b.add(b.mul(q, ir.Constant(I64, c.Oq)), o)], ocs[:2]),
-                    ir.Constant(I64, 0))
+        dst = lin(b, yo, [n, b.add(b.mul(q, ir.Constant(I64, c.Oq)), o)], ocs[:2])
         b.store(v, at(b, optr, dt, dst))
     nest(fn, [c.Q, c.N2, c.yt, c.Oq], out)
-    for r in (xp, wd, parts, cols):
-        lw.release(r)
 
 
 def _out_position(h, c, y, ocs):
