@@ -10,7 +10,7 @@ import pytest
 
 import functrans as ft
 from backends.llvm import lapack, threads
-from functrans.primitives import linalg as linalg_prims, linalg_decomp, linalg_lu
+from functrans.primitives import linalg_det as linalg_prims, linalg_decomp, linalg_lu
 
 RNG = np.random.default_rng(7)
 pytestmark = pytest.mark.skipif(not lapack.available(), reason="scipy's LAPACK not found")

@@ -120,6 +120,24 @@ def test_slogdet_derivatives_at_singular_small_matrices_as_jax(a, grad, jvp_ones
     np.testing.assert_allclose(got[1], np.eye(len(a)) / 2.0, rtol=1e-15)
 
 
+def test_slogdet_gradient_at_singular_3x3_as_jax():
+    # JAX's: LU (getrf), then trsm solves that divide by the zero pivot: ±inf and NaN
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    want = [[-_INF, _INF, -_INF], [_INF, -_INF, _INF], [_NAN, _NAN, _NAN]]
+    logabs = lambda m: fnp.linalg.slogdet(m)[1]        # noqa: E731
+    for g in (ft.grad(logabs), ft.jit(ft.grad(logabs))):
+        np.testing.assert_array_equal(np.asarray(g(a)), np.array(want))
+    assert np.isnan(float(ft.jvp(logabs, (a,), (np.eye(3),))[1]))
+    got = np.asarray(ft.vmap(ft.grad(logabs))(np.stack([a, np.eye(3) * 2.0])))
+    np.testing.assert_array_equal(got[0], np.array(want))
+    np.testing.assert_allclose(got[1], np.eye(3) / 2.0, rtol=1e-15)
+    # rank 2 of 4 (JAX 0.10.2's pattern)
+    b = np.array([[1.0, 2.0, 0.0, 1.0], [2.0, 4.0, 0.0, 2.0], [0.0, 1.0, 1.0, 0.0],
+                  [1.0, 3.0, 1.0, 1.0]])
+    g = np.asarray(ft.grad(logabs)(b))
+    assert np.isnan(g).all()                           # JAX 0.10.2: NaN throughout
+
+
 def test_det_of_2x2_and_3x3_is_jax_s_explicit_products():
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
     np.testing.assert_array_equal(np.asarray(ft.grad(fnp.linalg.det)(a)), [[4.0, -2.0],
@@ -332,7 +350,8 @@ def test_det_and_triangular_solve_under_jit_call_lapack_natively(monkeypatch, dt
     zero_diag = np.triu(np.ones((2, 2), dtype)) - np.eye(2, dtype=dtype)
     bad = ft.jit(lambda m, v: lax.triangular_solve(m, v, left_side=True), backend="cpu")(
         zero_diag, np.ones((2, 1), dtype))
-    assert np.isnan(np.asarray(bad)).all()
+    # JAX's (BLAS trsm, no singularity check): 1/0 = inf, then (1 - inf)/0 = -inf
+    assert np.asarray(bad).ravel().tolist() == [-np.inf, np.inf]
 
 
 def test_roots_against_numpy_and_finite_differences():

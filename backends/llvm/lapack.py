@@ -1,5 +1,5 @@
 """``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det``, ``qr`` and ``pinv``
-natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, ``?trtrs``, ``?getrf``, ``?geqrf`` +
+natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` +
 ``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call; ``solve``
 takes complex matrices too (``zgesv``/``cgesv``), the others real ones only.
 
@@ -34,9 +34,9 @@ from jaxpr_ir import ShapedArray
 from .equations import if_then, native
 
 try:    # optional: without scipy, eigh stays a host step
-    from scipy.linalg import cython_lapack
+    from scipy.linalg import cython_blas, cython_lapack
 except ImportError:   # pragma: no cover (scipy is a dependency)
-    cython_lapack = None
+    cython_blas = cython_lapack = None
 from . import threads
 from .lltypes import I8, I32, I64, const, lltype
 from .values import Val
@@ -44,6 +44,9 @@ from .values import Val
 _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
              "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
              "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv")
+# ?trsm, not ?trtrs, for triangular_solve: no singularity check, so a zero pivot gives
+# IEEE infs and NaNs as JAX's triangular solves do (trtrs's NaN fill hid them)
+_BLAS_ROUTINES = ("dtrsm", "strsm")
 _PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
            np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
 
@@ -87,6 +90,10 @@ def _library():
     out = {}
     for name in _ROUTINES:
         addr = _capsule_pointer(cython_lapack.__pyx_capi__[name])
+        llvm.add_symbol(f"ft_lapack_{name}", addr)
+        out[name] = addr
+    for name in _BLAS_ROUTINES:     # scipy's BLAS beside its LAPACK (the same library)
+        addr = _capsule_pointer(cython_blas.__pyx_capi__[name])
         llvm.add_symbol(f"ft_lapack_{name}", addr)
         out[name] = addr
     _register_thread_setter()
@@ -373,7 +380,7 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
         return
     dt = a.dtype
     ft = lltype(dt)
-    routine = routine_decl(lw, dt, "trtrs", 10)
+    routine = routine_decl(lw, dt, "trsm", 11)
     mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
     lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
     out = fn.ptr(outs[0])
@@ -387,18 +394,21 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
         rhs, own_b = None, False
         lw.copy(fn, ins[1], out)
         trans, nrhs, target = not p["transpose_a"], rows, out
-    cells = [char_cell(fn, "L" if p["lower"] else "U"), char_cell(fn, "T" if trans else "N"),
+    # op(A) X = 1 * X, A n x n, X n x nrhs: ?trsm(side, uplo, transa, diag, m, n, alpha,
+    # A, lda, B, ldb); a zero pivot divides by zero (JAX's infs), nothing is checked
+    cells = [char_cell(fn, "L"), char_cell(fn, "L" if p["lower"] else "U"),
+             char_cell(fn, "T" if trans else "N"),
              char_cell(fn, "U" if p["unit_diagonal"] else "N"), int_cell(fn, n),
              int_cell(fn, nrhs)]
-    info = int_cell(fn, 0)
+    alpha = fn.alloca(np.dtype(dt).itemsize)
+    fn.eb.store(const(dt, 1.0), alpha)
     m_ptr = fn.ptr(mats)
 
     def one(bi):
         bb = fn.b
         pa = bb.gep(m_ptr, [bb.mul(bi, ir.Constant(I64, n * n))], source_etype=ft)
         pb = bb.gep(target, [bb.mul(bi, ir.Constant(I64, rows * cols))], source_etype=ft)
-        bb.call(routine, cells + [pa, cells[3], pb, cells[3], info])
-        fill_if_failed(lw, fn, info, [(pb, rows * cols)], dt)
+        bb.call(routine, cells + [alpha, pa, cells[4], pb, cells[4]])
     fn.loop(nb, one)
     if rhs is not None:
         solution = Val(dt, b.shape, ref=rhs, strides=tuple(column_major(b.shape)), offset=0)

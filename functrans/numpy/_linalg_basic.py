@@ -131,7 +131,7 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     (a,) = as_float("slogdet", a, complex_ok=True)
     check_square("slogdet", a)
     if method != "qr":
-        return SlogdetResult(*L.slogdet(a))
+        return SlogdetResult(*LDet.slogdet(a))
     q, r = LD.qr(a, full_matrices=False)
     d = _diagonal(r, 0, -2, -1)
     size = _abs(d)

@@ -12,7 +12,7 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
 2. the families: ``structural``, ``arithmetic``, ``elementwise_math``, ``elementwise``
    (which gathers the two before it), ``dot``, ``reductions``, ``slicing``,
    ``indexing``, ``sorting``, ``linalg_common``, ``linalg``, ``linalg_decomp``,
-   ``linalg_det``, ``linalg_lu``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
+   ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
    ``conv_api``, ``random``, ``collectives_mesh``,
    ``collectives_prims``, ``collectives``, ``collectives_native``, ``control_flow_common``,
    ``control_flow_cond``, ``control_flow_loops``, ``control_flow``, ``custom_self``,

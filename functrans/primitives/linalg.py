@@ -1,5 +1,6 @@
-"""Linear-algebra primitives on stacks of matrices: ``cholesky``, ``triangular_solve``,
-``solve`` and ``slogdet`` (``det`` and the decompositions are in ``linalg_decomp``).
+"""Linear-algebra primitives on stacks of matrices: ``cholesky``, ``triangular_solve``
+and ``solve`` (``slogdet`` and ``det`` are in ``linalg_det``, the decompositions in
+``linalg_decomp``).
 
 Every operand is ``(..., m, n)``: the leading axes are batch axes, which must be
 equal between operands (``functrans.numpy.linalg`` broadcasts them first). The numpy
@@ -17,18 +18,17 @@ and complex dtypes are accepted (a complex ``cholesky`` reads a Hermitian matrix
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg.blas as scipy_blas
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval, is_undefined
-from .elementwise import add, complex as make_complex, conj, div, imag, mul, neg, real, sub
-from .slicing import rev, slice as slice_
-from .structural import full, reshape
+from .elementwise import add, conj, mul, neg
 from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
                             check_square, const_like, eye_like, hermitian_from_triangle, mT,
                             nan_on_error, real_dtype, trace_prod)
 from ..typing import Array, ArrayLike
 
-__all__ = ["cholesky", "triangular_solve", "solve", "slogdet"]
+__all__ = ["cholesky", "triangular_solve", "solve"]
 
 
 # --------------------------------------------------------------------------- cholesky
@@ -115,20 +115,21 @@ def _tri_mask(n, lower, unit_diagonal):
 
 
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, unit_diagonal):
+    # BLAS ?trsm per matrix, as the CPU backend calls it (and JAX): no singularity check,
+    # so a zero pivot gives IEEE infs and NaNs. X op(A) = B is solved as op(A)ᵀ Xᵀ = Bᵀ.
     a, b = np.asarray(a), np.asarray(b)
-    n = a.shape[-1]
-    t = a * _tri_mask(n, lower, unit_diagonal).astype(a.dtype)
-    if unit_diagonal:
-        t = t + np.eye(n, dtype=a.dtype)
-    if transpose_a:
-        t = np.swapaxes(t, -1, -2)
-    if left_side:   # op(A) X = B
-        return nan_on_error(np.linalg.solve, t, b, out_shape=b.shape, dtype=b.dtype)
-    # X op(A) = B  <=>  op(A)ᵀ Xᵀ = Bᵀ
-    bt = np.swapaxes(b, -1, -2)
-    x = nan_on_error(np.linalg.solve, np.swapaxes(t, -1, -2), bt, out_shape=bt.shape,
-                      dtype=b.dtype)
-    return np.ascontiguousarray(np.swapaxes(x, -1, -2))
+    trsm = scipy_blas.get_blas_funcs("trsm", (a, b))
+    trans = transpose_a if left_side else not transpose_a
+    rhs = b if left_side else np.swapaxes(b, -1, -2)
+    out = np.empty(rhs.shape, b.dtype)
+    with np.errstate(all="ignore"):
+        for i in np.ndindex(a.shape[:-2]):
+            if rhs[i].size:
+                out[i] = trsm(1.0, a[i], rhs[i], side=0, lower=int(lower),
+                              trans_a=int(trans), diag=int(unit_diagonal))
+            else:
+                out[i] = rhs[i]
+    return out if left_side else np.ascontiguousarray(np.swapaxes(out, -1, -2))
 
 
 def _triangular_solve_jvp(primals, tangents, **params):
@@ -236,78 +237,3 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     [[0.5], [0.5]]
     """
     return bind_checked(solve_p, a, b)
-
-
-def _inv_transpose(a):
-    """A⁻ᵀ, the gradient of log|det A|."""
-    return mT(solve_p.bind(a, eye_like(a)))
-
-
-# --------------------------------------------------------------------------- slogdet / det
-
-slogdet_p = Primitive("slogdet")
-slogdet_p.multiple_results = True
-
-
-def _slogdet_aval(a):
-    check_float("slogdet", a, complex_ok=True)
-    check_square("slogdet", a)
-    batch = a.shape[:-2]
-    return [ShapedArray(batch, a.dtype), ShapedArray(batch, real_dtype(a.dtype))]
-
-
-def _slogdet_impl(a):
-    a = np.asarray(a)
-    sign, logabs = np.linalg.slogdet(a)
-    return [np.asarray(sign, a.dtype), np.asarray(logabs, real_dtype(a.dtype))]
-
-
-def _entry(a, i, j):
-    shape = aval(a).shape
-    nd = len(shape)
-    part = slice_(a, (0,) * (nd - 2) + (i, j), shape[:-2] + (i + 1, j + 1))
-    return reshape(part, shape[:-2])
-
-
-def _small_trace(a, da):
-    """tr(A⁻¹ dA) for 1x1 and 2x2 A as JAX's analytic rule: tr(adj(A) dA) / det A, the
-    division last, so a singular A gives ±inf (NaN where the numerator is 0 too) and its
-    gradient adj(A)ᵀ / 0 the same, where a solve would give NaN throughout."""
-    if aval(a).shape[-1] == 1:
-        return div(_entry(da, 0, 0), _entry(a, 0, 0))
-    nd = aval(a).ndim
-    cof = mul(rev(a, (nd - 2, nd - 1)), const_like(np.array([[1.0, -1.0], [-1.0, 1.0]]), a))
-    d = sub(mul(_entry(a, 0, 0), _entry(a, 1, 1)), mul(_entry(a, 0, 1), _entry(a, 1, 0)))
-    return div(trace_prod(cof, da), d)
-
-
-def _slogdet_jvp(primals, tangents):
-    # t = tr(A⁻¹ dA):  d log|det A| = Re t; a real sign is locally constant, a complex
-    # one (a phase) turns by i Im t
-    (a,), (da,) = primals, tangents
-    sign, logabs = slogdet_p.bind(a)
-    if type(da) is Zero:
-        return [sign, logabs], [Zero(aval(sign)), Zero(aval(logabs))]
-    if aval(a).shape[-1] in (1, 2):
-        t = _small_trace(a, da)
-    else:
-        t = trace_prod(_inv_transpose(a), da)
-    if aval(a).dtype.kind != "c":
-        return [sign, logabs], [Zero(aval(sign)), t]
-    turn = make_complex(full(aval(logabs).shape, 0, aval(logabs).dtype), imag(t))
-    return [sign, logabs], [mul(sign, turn), real(t)]
-
-
-slogdet_p.def_rules(abstract_eval=_slogdet_aval, impl=_slogdet_impl, jvp=_slogdet_jvp)
-batch_front(slogdet_p)
-
-
-def slogdet(a: ArrayLike) -> tuple[Array, Array]:
-    """``(sign, log|det a|)`` of a square matrix or a stack of them (``sign`` of
-    ``a``'s dtype: a unit phase for a complex one; ``log|det a|`` real).
-
-    >>> import numpy as np
-    >>> [float(v) for v in slogdet(np.diag([-2.0, 1.0]))]
-    [-1.0, 0.6931471805599453]
-    """
-    return tuple(bind_checked(slogdet_p, a))

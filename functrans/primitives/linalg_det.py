@@ -1,7 +1,9 @@
-"""``det`` and ``pinv`` as primitives, on real or complex square (``det``) or any
-(``pinv``) matrices with leading batch axes; their derivatives use the ``svd`` of
-``linalg_decomp``: det's gradient is the transposed adjugate, finite at singular
-matrices too (as JAX's); pinv's is the closed form for a locally constant rank.
+"""``slogdet``, ``det`` and ``pinv`` as primitives, on real or complex square
+(``slogdet``, ``det``) or any (``pinv``) matrices with leading batch axes. slogdet's
+derivative is tr(A⁻¹ dA) as JAX computes it (analytic for 1x1 and 2x2, LU and
+triangular solves above); det's and pinv's use the ``svd`` of ``linalg_decomp``:
+det's gradient is the transposed adjugate, finite at singular matrices too (as
+JAX's); pinv's is the closed form for a locally constant rank.
 
 >>> import numpy as np
 >>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 9)
@@ -15,17 +17,21 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
-from .elementwise import add, le, mul, neg, select_n, sub
-from .linalg import solve_p
+from .elementwise import (add, complex as make_complex, convert_element_type, div, imag, le,
+                         mul, neg, real, select_n, sub)
+from .indexing import gather
+from .linalg import solve_p, triangular_solve_p
+from .linalg_lu import lu_p
+from .slicing import concatenate, rev, slice as slice_
 from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
-                            check_float, check_square, eye_like, host_multi, mT, real_dtype,
-                            scale_cols, spread, trace_prod)
+                            check_float, check_square, const_like, eye_like, host_multi, mT,
+                            real_dtype, scale_cols, spread, trace_prod)
 from .linalg_decomp import svd_p
 from .reductions import reduce_max, reduce_min, reduce_prod
-from .structural import broadcast_in_dim, full
+from .structural import broadcast_in_dim, broadcasted_iota, full, reshape
 from ..typing import Array, ArrayLike
 
-__all__ = ["det", "pinv"]
+__all__ = ["slogdet", "det", "pinv"]
 
 
 det_p = Primitive("det")
@@ -156,3 +162,101 @@ def pinv(a: ArrayLike, *, rtol: float) -> Array:
     [[0.5, 0.0], [0.0, 0.0]]
     """
     return bind_checked(pinv_p, a, rtol=float(rtol))
+
+
+# --------------------------------------------------------------------------- slogdet / det
+
+slogdet_p = Primitive("slogdet")
+slogdet_p.multiple_results = True
+
+
+def _slogdet_aval(a):
+    check_float("slogdet", a, complex_ok=True)
+    check_square("slogdet", a)
+    batch = a.shape[:-2]
+    return [ShapedArray(batch, a.dtype), ShapedArray(batch, real_dtype(a.dtype))]
+
+
+def _slogdet_impl(a):
+    a = np.asarray(a)
+    sign, logabs = np.linalg.slogdet(a)
+    return [np.asarray(sign, a.dtype), np.asarray(logabs, real_dtype(a.dtype))]
+
+
+def _entry(a, i, j):
+    shape = aval(a).shape
+    nd = len(shape)
+    part = slice_(a, (0,) * (nd - 2) + (i, j), shape[:-2] + (i + 1, j + 1))
+    return reshape(part, shape[:-2])
+
+
+def _small_trace(a, da):
+    """tr(A⁻¹ dA) for 1x1 and 2x2 A as JAX's analytic rule: tr(adj(A) dA) / det A, the
+    division last, so a singular A gives ±inf (NaN where the numerator is 0 too) and its
+    gradient adj(A)ᵀ / 0 the same, where a solve would give NaN throughout."""
+    if aval(a).shape[-1] == 1:
+        return div(_entry(da, 0, 0), _entry(a, 0, 0))
+    nd = aval(a).ndim
+    cof = mul(rev(a, (nd - 2, nd - 1)), const_like(np.array([[1.0, -1.0], [-1.0, 1.0]]), a))
+    d = sub(mul(_entry(a, 0, 0), _entry(a, 1, 1)), mul(_entry(a, 0, 1), _entry(a, 1, 0)))
+    return div(trace_prod(cof, da), d)
+
+
+def _rows(x, perm):
+    """``x[..., perm, :]`` by a gather (its transpose a scatter-add: exact with infs,
+    where a product with a 0/1 matrix would make NaNs)."""
+    shape = aval(x).shape
+    nb = len(shape) - 2
+    n = shape[-1]
+    ishape = shape[:-2] + (n, 1)
+    coords = [broadcasted_iota(np.int32, ishape, d) for d in range(nb)]
+    coords.append(reshape(convert_element_type(perm, np.int32), ishape))
+    idx = concatenate(coords, nb + 1) if nb else coords[0]
+    return gather(x, idx, nb + 1) if nb else gather(x, idx, 1)
+
+
+def _lu_trace(a, da):
+    """tr(A⁻¹ dA) as JAX's: A = P L U by getrf, dA's rows permuted, then the two
+    triangular solves (BLAS trsm) and the trace, so reverse mode runs JAX's transposed
+    solves and a singular A gives its ±inf / NaN pattern (not a solve's NaN fill)."""
+    lu, _, perm = lu_p.bind(a)
+    x = _rows(da, perm)
+    x = triangular_solve_p.bind(lu, x, left_side=True, lower=True, transpose_a=False,
+                                unit_diagonal=True)
+    x = triangular_solve_p.bind(lu, x, left_side=True, lower=False, transpose_a=False,
+                                unit_diagonal=False)
+    return trace_prod(eye_like(a), x)
+
+
+def _slogdet_jvp(primals, tangents):
+    # t = tr(A⁻¹ dA):  d log|det A| = Re t; a real sign is locally constant, a complex
+    # one (a phase) turns by i Im t
+    (a,), (da,) = primals, tangents
+    sign, logabs = slogdet_p.bind(a)
+    if type(da) is Zero:
+        return [sign, logabs], [Zero(aval(sign)), Zero(aval(logabs))]
+    if aval(a).shape[-1] in (1, 2):
+        t = _small_trace(a, da)
+    elif aval(a).dtype.kind == "c":     # lu is real-only: a solve (NaN at singular A)
+        t = trace_prod(mT(solve_p.bind(a, eye_like(a))), da)
+    else:
+        t = _lu_trace(a, da)
+    if aval(a).dtype.kind != "c":
+        return [sign, logabs], [Zero(aval(sign)), t]
+    turn = make_complex(full(aval(logabs).shape, 0, aval(logabs).dtype), imag(t))
+    return [sign, logabs], [mul(sign, turn), real(t)]
+
+
+slogdet_p.def_rules(abstract_eval=_slogdet_aval, impl=_slogdet_impl, jvp=_slogdet_jvp)
+batch_front(slogdet_p)
+
+
+def slogdet(a: ArrayLike) -> tuple[Array, Array]:
+    """``(sign, log|det a|)`` of a square matrix or a stack of them (``sign`` of
+    ``a``'s dtype: a unit phase for a complex one; ``log|det a|`` real).
+
+    >>> import numpy as np
+    >>> [float(v) for v in slogdet(np.diag([-2.0, 1.0]))]
+    [-1.0, 0.6931471805599453]
+    """
+    return tuple(bind_checked(slogdet_p, a))
