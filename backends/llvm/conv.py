@@ -83,7 +83,8 @@ def _supports(eqn, planner):
         return False
     if blas._library()["int"] == 32:     # every GEMM extent must fit the BLAS's int
         c = _Conv(eqn)
-        return max(c.C * c.S * max(c.N, c.O), c.O * c.I * c.S) < 2**31
+        return max(c.C * c.S * max(c.N, c.O), c.O * c.I * c.S, c.I * c.kt * c.yt,
+                   c.N2 * c.yt * c.kt) < 2**31
     return True
 
 
