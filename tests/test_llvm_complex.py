@@ -53,6 +53,7 @@ def _random(shape, dtype):
 
 UNARY = {"real": lax.real, "imag": lax.imag, "conj": lax.conj, "neg": lambda z: -z,
          "abs": fnp.abs,     # libm's cexp...: on x86-64 (elsewhere host steps)
+         **{f"pow{n}": (lambda z, n=n: lax.integer_pow(z, n)) for n in range(-4, 5)},
          **{n: getattr(fnp, n) for n in ops_complex.LIBM if ops_complex.TABLE[n].complex},
          "parts": lambda z: lax.complex(lax.imag(z), lax.real(z)),
          "widen": lambda z: z.astype(np.complex128), "narrow": lambda z: z.astype(np.complex64)}

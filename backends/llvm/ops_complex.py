@@ -4,9 +4,10 @@ memory), so a fused kernel loads, computes and stores it like any scalar.
 
 Registered here: ``real``, ``imag``, ``conj``, ``complex`` (the parts and their
 inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``abs``,
-``eq``, ``ne``, ``select_n``, ``stop_gradient``, ``convert_element_type`` (real or
-complex to complex), ``reduce_sum`` and ``reduce_prod``, each the row's real rule
-unchanged for real operands. Every rule is numpy's arithmetic on the parts:
+``integer_pow`` (|n| <= 4, numpy's ``nc_pow``), ``eq``, ``ne``, ``select_n``,
+``stop_gradient``, ``convert_element_type`` (real or complex to complex),
+``reduce_sum`` and ``reduce_prod``, each the row's real rule unchanged for real
+operands. Every rule is numpy's arithmetic on the parts:
 ``(a+bi)(c+di) = (ac - bd) + (ad + bc)i`` (numpy's scalar loop; its AVX-512 loop fuses
 a multiply-add: an ulp apart at most), division by Smith's method as numpy's loop,
 ``abs`` as numpy's vector loop (a fused multiply-add under the square root), ``conj``
@@ -144,6 +145,35 @@ def _div(em, eqn, x, y):
     return make(b, x.type, re, im)
 
 
+def _integer_pow(em, eqn, z):
+    """numpy's complex power by a small integer (its ``nc_pow``): 1 for n = 0, ``z``,
+    ``z·z``, ``z·(z·z)`` for n = 1, 2, 3, else square-and-multiply from 1 (then 1/r for
+    n < 0); a zero base gives 0 (n > 0) or nan + nan·i (n < 0)."""
+    n, dt = eqn.params["y"], eqn.inputs[0].aval.dtype
+    b, one = em.b, em.const(dt, 1)
+    if n == 0:
+        return one
+    if n in (1, 2, 3):
+        r = z if n == 1 else mul(b, z, z) if n == 2 else mul(b, z, mul(b, z, z))
+    else:
+        m, mask, r, p = abs(n), 1, one, z
+        while True:
+            if m & mask:
+                r = mul(b, r, p)
+            mask <<= 1
+            if m < mask:
+                break
+            p = mul(b, p, p)
+        if n < 0:
+            r = _div(em, eqn, one, r)
+    re, im = parts(b, z)
+    t = re.type
+    zero_base = b.and_(b.fcmp_ordered("==", re, ir.Constant(t, 0.0)),
+                       b.fcmp_ordered("==", im, ir.Constant(t, 0.0)))
+    nan = complex(float("nan"), float("nan"))
+    return b.select(zero_base, em.const(dt, 0 if n > 0 else nan), r)
+
+
 def _intrinsic(em, name, t, nargs=1):
     fname = f"llvm.{name}.{'f64' if t == F64 else 'f32'}"
     fn = em.module.globals.get(fname)
@@ -243,6 +273,7 @@ _extend("eq", _equal(False))
 _extend("ne", _equal(True))
 _extend("div", _div)
 _extend("abs", _abs)
+_extend("integer_pow", _integer_pow)
 if platform.machine() in ("x86_64", "AMD64") and sys.platform != "win32":    # that ABI
     for _name in LIBM:
         _extend(_name, _libm(_name))
