@@ -71,6 +71,7 @@ FEATURE_ROWS_MAX = 4096     # N' * Y at most for the per-feature kernel-cotangen
 NARROW_BELOW = 16           # fewer output channels per group: GEMMs with the outputs as rows
 SHIFT_MIN_CHANNELS = 16     # fewer input channels per group: one im2col GEMM per image
 PHASE_TAPS_MAX = 256        # taps of an lhs-dilated convolution split by output phase
+IM2COL_MAX = 1 << 24        # elements of a thread's im2col (more: shifted views if stride 1)
 COLS_MAX = 1 << 22          # elements of a thread's gathered windows there (16 MiB in f32)
 
 
@@ -160,7 +161,7 @@ def _buffer(lw, fn, dt, n):
 def _few_taps(lw, fn, c, x, w, optr, ocs):
     dt = c.dtype
     nsp = len(c.ksz)
-    shift = c.unit and c.I >= SHIFT_MIN_CHANNELS
+    shift = c.unit and (c.I >= SHIFT_MIN_CHANNELS or c.I * c.kt * c.yt > IM2COL_MAX)
     # shifted views: the kernel as (K..., O, I), w_k rows q*Oq.. of a contiguous (O, I)
     # block; im2col: as (O, I*K), rows q*Oq.. for group q
     wk = _buffer(lw, fn, dt, c.kt * c.O * c.I)
