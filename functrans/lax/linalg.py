@@ -1,0 +1,114 @@
+"""``functrans.lax.linalg``: the decompositions with ``jax.lax.linalg``'s signatures and
+defaults (``symmetrize_input=True`` for cholesky and eigh, ``eigh`` returning
+``(v, w)`` with ascending eigenvalues, ``conjugate_a`` on triangular_solve), over the
+primitives ``functrans.lax`` has at its top level. JAX's ``eig``, ``schur``,
+``hessenberg``, ``tridiagonal*``, ``householder_product``, ``qdwh``, ``ormqr``,
+``cholesky_update`` and ``symmetric_product`` are not here.
+
+>>> import numpy as np
+>>> from functrans.lax import linalg
+>>> v, w = linalg.eigh(np.diag([2.0, 1.0]))
+>>> w.tolist()
+[1.0, 2.0]
+"""
+from __future__ import annotations
+
+from .. import numpy as _fnp
+from ..primitives import linalg as _L
+from ..primitives import linalg_decomp as _LD
+from ..primitives import linalg_lu as _LU
+from ..primitives.linalg_lu import lu_pivots_to_permutation
+from ..typing import Array, ArrayLike
+
+__all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
+           "triangular_solve"]
+
+
+def _no_subset(name, subset):
+    if subset is not None:
+        raise NotImplementedError(f"lax.linalg.{name}: subset_by_index is not supported "
+                                  f"(nor is it by JAX 0.10.2 on CPU)")
+
+
+def _hermitian_part(x):
+    """(x + xᴴ) / 2, JAX's symmetrize_input."""
+    return (x + _fnp.conj(_fnp.swapaxes(x, -1, -2))) / x.dtype.type(2)
+
+
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
+    """The lower Cholesky factor; with ``symmetrize_input`` of (x + xᴴ) / 2, as JAX's.
+
+    >>> import numpy as np
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 3.0]])).round(3).tolist()
+    [[2.0, 0.0], [1.0, 1.414]]
+    """
+    x = _fnp.asarray(x)
+    return _L.cholesky(_hermitian_part(x) if symmetrize_input else x)
+
+
+def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index: tuple[int, int] | None = None
+         ) -> tuple[Array, Array]:
+    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of a Hermitian matrix,
+    as JAX's (``subset_by_index`` raises, as JAX's on CPU).
+
+    >>> import numpy as np
+    >>> eigh(np.diag([3.0, 1.0]))[1].tolist()
+    [1.0, 3.0]
+    """
+    _no_subset("eigh", subset_by_index)
+    x = _fnp.asarray(x)
+    return _LD.eigh(_hermitian_part(x) if symmetrize_input else x, lower=lower)
+
+
+def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
+    """``(lu, pivots, permutation)`` of partial-pivoted LU, as JAX's.
+
+    >>> import numpy as np
+    >>> lu(np.array([[1.0, 2.0], [3.0, 4.0]]))[2].tolist()
+    [1, 0]
+    """
+    return _LU.lu(x)
+
+
+def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True
+       ) -> tuple[Array, Array]:
+    """``(q, r)``, as JAX's (``pivoting=True`` is not supported).
+
+    >>> import numpy as np
+    >>> [m.shape for m in qr(np.ones((3, 2)), full_matrices=False)]
+    [(3, 2), (2, 2)]
+    """
+    if pivoting:
+        raise NotImplementedError("lax.linalg.qr: pivoting=True is not supported")
+    return _LD.qr(x, full_matrices=full_matrices)
+
+
+def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None) -> Array | tuple[Array, Array, Array]:
+    """``(u, s, vh)`` (or ``s``), singular values descending, as JAX's
+    (``subset_by_index`` raises, as JAX's on CPU).
+
+    >>> import numpy as np
+    >>> svd(np.diag([1.0, 3.0]), compute_uv=False).tolist()
+    [3.0, 1.0]
+    """
+    _no_subset("svd", subset_by_index)
+    return _LD.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def triangular_solve(a: ArrayLike, b: ArrayLike, *, left_side: bool = False,
+                     lower: bool = False, transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False) -> Array:
+    """``op(a) x = b`` (``left_side``) or ``x op(a) = b``, op transposing and/or
+    conjugating ``a``, as JAX's.
+
+    >>> import numpy as np
+    >>> triangular_solve(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[2.0], [3.0]]),
+    ...                  left_side=True, lower=True).tolist()
+    [[1.0], [2.0]]
+    """
+    if conjugate_a:
+        a = _fnp.conj(a)
+    return _L.triangular_solve(a, b, left_side=left_side, lower=lower,
+                               transpose_a=transpose_a, unit_diagonal=unit_diagonal)
