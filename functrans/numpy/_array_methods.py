@@ -279,15 +279,16 @@ def _array_dot(self, b, out=None):
     return _fnp().dot(self, b)
 
 
-def _array_mean(self, axis=None, dtype=None, out=None, keepdims=False):
+def _array_mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     no_out_argument("mean", out)
-    return _fnp().mean(self, axis, dtype, keepdims)
+    return _fnp().mean(self, axis, dtype, keepdims, where=where)
 
 
 def _array_moment(name):
-    def moment(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    def moment(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
         no_out_argument(name, out)
-        return getattr(_fnp(), name)(self, axis, dtype, ddof=ddof, keepdims=keepdims)
+        return getattr(_fnp(), name)(self, axis, dtype, ddof=ddof, keepdims=keepdims,
+                                     where=where)
     return moment
 
 

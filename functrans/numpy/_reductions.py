@@ -163,7 +163,10 @@ _ALL_AXES = [tuple(range(n)) for n in range(33)]
 
 def _sum_like(name, np_fn, prim_fn, prim):
     def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-          keepdims: bool = False) -> Array:
+          keepdims: bool = False, *, initial: ArrayLike | None = None,
+          where: ArrayLike | None = None) -> Array:
+        if initial is not None or where is not None:
+            return _masked(f, a, axis, keepdims, initial, where, dtype=dtype)
         if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
             av = a.aval
             if av.dtype.kind in "fc" and av.shape and not av.weak_type:  # the common case
@@ -222,13 +225,18 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
 # --------------------------------------------------------------------------- mean / var / std
 
 def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-         keepdims: bool = False) -> Array:
-    """Arithmetic mean; integers average as float64 (NaN for an empty slice).
+         keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+    """Arithmetic mean; integers average as float64 (NaN for an empty slice); ``where``:
+    of the elements where it is true only.
 
     >>> import numpy as np, functrans.numpy as fnp
     >>> fnp.mean(fnp.asarray([1, 2])).item()
     1.5
+    >>> fnp.mean(fnp.asarray([1.0, 2.0, 9.0]), where=fnp.asarray([True, True, False])).item()
+    1.5
     """
+    if where is not None:
+        return _masked_mean(a, axis, dtype, keepdims, where)
     a = _arr(a)
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
     if not isinstance(a, Tracer):
@@ -244,7 +252,10 @@ def _moment(name, np_fn, traced, doc):
     """``fnp.var``/``fnp.std``: numpy's on a concrete array (integers accumulate as
     float64), else ``traced(a, axis, dtype, ddof, keepdims)``."""
     def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-          ddof: int = 0, keepdims: bool = False) -> Array:
+          ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+        if where is not None:
+            v = _masked_var(a, axis, dtype, ddof, keepdims, where)
+            return E.sqrt(v) if name == "std" else v
         a = _arr(a)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
@@ -329,7 +340,12 @@ def _reduction(name, np_fn, traced, doc, prim_fn=None):
     """``fnp.<name>(a, axis=None, keepdims=False)``: ``np_fn`` on a concrete array (the
     eager path, written out here: it is hot), else ``traced(name, prim_fn, a, axis,
     keepdims)``."""
-    def f(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    def f(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False,
+          **masks: ArrayLike | None) -> Array:
+        if masks:     # initial= and where= (max, min, any, all as JAX's)
+            if name not in _IDENTITY or not set(masks) <= {"initial", "where"}:
+                raise TypeError(f"{name}() got unexpected keyword arguments {sorted(masks)}")
+            return _masked(f, a, axis, keepdims, masks.get("initial"), masks.get("where"))
         a = _arr(a)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
@@ -433,3 +449,56 @@ def _cumulative(name, np_fn, prim_fn):
 
 cumsum = _cumulative("cumsum", np.cumsum, R.cumsum)
 cumprod = _cumulative("cumprod", np.cumprod, R.cumprod)
+
+
+# --------------------------------------------------------------------------- where= / initial=
+
+# the value a masked-out element takes (None: max and min have none, initial= is needed)
+_IDENTITY = {"sum": 0, "prod": 1, "all": True, "any": False, "max": None, "min": None}
+_JOIN = {"sum": E.add, "prod": E.mul, "max": E.max, "min": E.min, "all": E.bitwise_and,
+         "any": E.bitwise_or}
+
+
+def _mask_of(a, where):
+    return broadcast_to(E.convert_element_type(_arr(where), np.bool_), a.shape)
+
+
+def _masked(f, a, axis, keepdims, initial, where, **kw):
+    """JAX's ``where=`` and ``initial=``: masked-out elements take the reduction's
+    identity (``initial`` for max and min, which have none), and ``initial`` joins the
+    result (so an empty or fully masked reduction gives it)."""
+    name = f.__name__
+    a = _arr(a)
+    if where is not None:
+        fill = _IDENTITY[name] if _IDENTITY[name] is not None else initial
+        if fill is None:
+            raise ValueError(f"reduction operation {name} does not have an identity, so to "
+                             "use a where mask one has to specify 'initial'")
+        a = E.select_n(_mask_of(a, where), np.full(a.shape, fill, a.dtype), a)
+    out = f(a, axis, keepdims=keepdims, **kw)
+    if initial is None:
+        return out
+    init = np.asarray(initial, out.dtype)
+    return _JOIN[name](out, np.broadcast_to(init, out.shape).copy())
+
+
+def _masked_mean(a, axis, dtype, keepdims, where):
+    a = _arr(a)
+    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    m = _mask_of(a, where)
+    s = sum(a, axis, dt, keepdims, where=m)
+    return E.div(s, sum(E.convert_element_type(m, dt), axis, dt, keepdims))
+
+
+def _masked_var(a, axis, dtype, ddof, keepdims, where):
+    a = _arr(a)
+    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    m = _mask_of(a, where)
+    x = E.convert_element_type(a, dt)
+    d = E.sub(x, broadcast_to(_masked_mean(x, axis, dt, True, m), a.shape))
+    sq = E.add(E.mul(E.real(d), E.real(d)), E.mul(E.imag(d), E.imag(d))) \
+        if d.dtype.kind == "c" else E.mul(d, d)
+    ss = sum(sq, axis, sq.dtype, keepdims, where=m)
+    n = sum(E.convert_element_type(m, ss.dtype), axis, ss.dtype, keepdims)
+    return E.div(ss, E.max(E.sub(n, np.full(n.shape, ddof, n.dtype)),
+                           np.zeros(n.shape, n.dtype)))
