@@ -39,11 +39,12 @@ block, no communication), so reverse mode does not run the forward pass again (w
 or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a shard_map
 maps the body (the batch dimension is never split).
 
-Running it: the body is compiled once (CPU backend) and runs on this process's blocks, under
-``jit`` or not (op by op under ``ft.disable_jit()``); a collective at the body's top level
-calls MPI from the compiled code (``primitives.collectives_native``), one elsewhere (inside
-a loop, say) is a host step (an MPI call on numpy buffers, on the communicator of the mesh
-bound while the body runs).
+Running it: the body is compiled once (CPU backend) and runs on this process's blocks (op
+by op under ``ft.disable_jit()``); a collective at the body's top level calls MPI from the
+compiled code (``primitives.collectives_native``), one elsewhere (inside a loop, say) is a
+host step (an MPI call on numpy buffers, on the communicator of the mesh bound while the
+body runs). Under ``jit`` the body is inlined into the enclosing compiled program
+(``collectives_native.inline_shard_map``) unless something in it needs that mesh bound.
 
 >>> import functrans as ft, numpy as np
 >>> from functrans.sharding import Mesh, P

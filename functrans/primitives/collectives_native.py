@@ -323,7 +323,7 @@ _REWRITES = {"psum": _allreduce, "pmax": _allreduce, "pmin": _allreduce,
              "all_to_all": _all_to_all, "ppermute": _ppermute}
 
 
-def _rewrite_eqns(eqns, mesh, MPI, r):
+def _rewrite_eqns(eqns, mesh, r):
     """Each equation of ``eqns`` into ``r``: a collective this module runs natively as
     its rewrite, ``axis_index`` of a mesh axis as this process's index (a literal), the
     others as they are. Returns how many collectives were rewritten."""
@@ -365,7 +365,7 @@ def native_body(jaxpr: ClosedJaxpr, mesh):
         return None
     from mpi4py import MPI    # lazily: a communicator of more than one process exists now
     r = _Rewrite(MPI)
-    if not _rewrite_eqns(jaxpr.jaxpr.eqns, mesh, MPI, r):
+    if not _rewrite_eqns(jaxpr.jaxpr.eqns, mesh, r):
         return None
     stats["bodies rewritten"] += 1
     j = jaxpr.jaxpr
@@ -456,7 +456,7 @@ def inline_shard_map(eqn, backend: str):
     env = {v: _block_of(x, s, mesh, r) for x, v, s in
            zip(eqn.inputs, j.invars, eqn.params["in_specs"])}
     eqns, outs = _renamed(j, env)
-    _rewrite_eqns(eqns, mesh, MPI, r)
+    _rewrite_eqns(eqns, mesh, r)
     if _needs_mesh(r.eqns):
         return None
     for o, atom, spec in zip(eqn.outvars, outs, eqn.params["out_specs"]):

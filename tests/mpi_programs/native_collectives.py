@@ -120,6 +120,31 @@ same("scan of psums beside an all_gather",
      + lax.all_gather(b, "i", tiled=True)[-1] * lax.axis_index("i"), mesh, spec, w,
      inlined=False)
 checks += 2
+# whole programs around inlined shard_maps: native and inlined equal the host steps
+S = lambda f, i, o: ft.shard_map(f, mesh, in_specs=i, out_specs=o)  # noqa: E731
+tp = S(lambda a: lax.psum(a * a, "i"), P("i"), P())
+programs = {
+    "identity and replicated outputs": lambda a: S(lambda a, b: (a, b * 2), (P("i"), P()),
+                                                   (P("i"), P()))(a, a[0]),
+    "one shard_map twice": lambda a: tp(a) + tp(a + 1.0),
+    "grad": ft.grad(lambda a: fnp.sum(S(lambda a: lax.pmean(fnp.tanh(a), "i"), P("i"),
+                                        P())(a) ** 2)),
+    "vmap": ft.vmap(S(lambda a: lax.psum(a, "i") * lax.axis_index("i"), P("i"), P("i"))),
+    "a literal argument": lambda a: S(lambda a, s: lax.psum(a * s, "i"), (P("i"), P()),
+                                      P())(a, 3.0),
+}
+for name, prog in programs.items():
+    x = w if name != "vmap" else np.stack([w, w + 1])
+    values = []
+    for native in (True, False):
+        before = native_collectives(native), stats["shard_maps inlined"]
+        values.append(ft.tree_util.tree_leaves(ft.jit(prog)(x)))
+        native_collectives(before[0])
+        if n > 1 and native and stats["shard_maps inlined"] == before[1]:
+            raise AssertionError(f"rank {me}, {name}: not inlined")
+    if any(np.asarray(a).tobytes() != np.asarray(b).tobytes() for a, b in zip(*values)):
+        raise AssertionError(f"rank {me}, {name}: inlined {values[0]} != host {values[1]}")
+    checks += 1
 # initialize() keeps large blocks in the heap (MPICH is much faster into memory it has
 # used): a fresh 8 MiB array is in the [heap] mapping, not a mapping of its own
 if n > 1:
