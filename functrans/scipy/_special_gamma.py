@@ -58,9 +58,10 @@ def converge(step, state, value_of, shape):
 
 
 def as_float(*xs):
-    """Arrays of a common float dtype (integers and bools become float64)."""
+    """Arrays of a common float dtype (integers and bools become float64). Python
+    scalars are weak, as in JAX: ``as_float(float32 array, 0.0)`` stays float32."""
     arrs = [fnp.asarray(x) for x in xs]
-    dt = np.result_type(*[a.dtype for a in arrs])
+    dt = fnp.result_type(*[x if type(x) in (int, float) else a.dtype for x, a in zip(xs, arrs)])
     if dt.kind in "iub":
         dt = np.dtype(np.float64)
     if dt not in (np.float32, np.float64):
