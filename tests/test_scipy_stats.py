@@ -131,3 +131,13 @@ def test_multinomial_against_scipy():
                                sst.multinomial.logpmf(x, 6, p), rtol=1e-13)
     np.testing.assert_allclose(np.asarray(fst.multinomial.pmf(x[0], 6, p)),
                                sst.multinomial.pmf(x[0], 6, p), rtol=1e-13)
+
+
+def test_python_scalar_parameters_keep_float32():
+    # JAX's Python scalars are weak: norm.logpdf(float32) with the default loc=0.0,
+    # scale=1.0 is float32 (it came out float64 in an f32 ADVI program)
+    w = np.linspace(-1, 1, 5).astype(np.float32)
+    assert fst.norm.logpdf(w).dtype == np.float32
+    assert fst.t.logpdf(w, np.float32(4.0), 0.5, 2.0).dtype == np.float32
+    assert fst.norm.logpdf(np.float64(1.0), 0.0, 1.0).dtype == np.float64
+    np.testing.assert_allclose(np.asarray(fst.norm.logpdf(w)), sst.norm.logpdf(w), rtol=1e-6)
