@@ -471,3 +471,25 @@ def test_loops_over_a_blocks_rows_stay_rolled_and_loops_along_a_row_do_not():
     assert row_kernels._BLOCK_ROWS_BELOW <= 2048
     assert not any(rolled for _, rolled in
                    loops(ft.jit(softmax).lower(np.ones((4, 2048))).compile()))
+
+
+def test_kernels_inside_a_loop_stay_inlinable_when_a_module_is_split(monkeypatch):
+    from functrans import lax
+    from backends.llvm import cache, engine, split
+    monkeypatch.setattr(split, "MIN_SPLIT_WEIGHT", 0)
+    monkeypatch.setattr(engine, "workers", lambda: 2)
+
+    def f(x, y):
+        z = fnp.tanh(x * y) + fnp.sin(y)                           # outside the loop: moves
+        body = lambda i, s: (fnp.tanh(s[0] * 0.9 + s[1]) * 0.5, s[1] * 0.99 + s[0] * 0.01)
+        return lax.fori_loop(0, 3, body, (z, y))
+
+    x = np.linspace(0.0, 1.0, 300)
+    cache.clear_memory()
+    text = ft.jit(f).lower(x, x[::-1].copy()).compile().exe.compiled.ir_text
+    assert len(re.findall(r'^define void @"k\d+"\([^)]*\) noinline', text, re.M)) == 1
+    assert re.search(r'^define internal void @"k\d+"', text, re.M)       # the loop's kernel
+    want = ft.jit(f, backend="interpret")(x, x[::-1].copy())
+    got = ft.jit(f)(x, x[::-1].copy())
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-13)
