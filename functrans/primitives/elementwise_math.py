@@ -172,9 +172,11 @@ def _unary_wrapper(row):
     ref = row.numpy
     f.__doc__ = f"Elementwise ``{p.name}`` (a primitive; the result has ``x``'s shape).\n\n"
     if isinstance(ref, np.ufunc):      # eagerly it is its numpy twin, bit for bit
+        # the row's own function (lax.round wraps the round row with JAX's tie rule)
         f.__doc__ += (f"Eagerly the same as ``numpy.{ref.__name__}``.\n\n>>> import numpy as np\n"
-                      f">>> from functrans import lax\n>>> x = np.array({x})\n"
-                      f">>> bool(np.array_equal(lax.{p.name}(x), np.{ref.__name__}(x)))\nTrue\n")
+                      ">>> from functrans.primitives import elementwise\n"
+                      f">>> x = np.array({x})\n>>> bool(np.array_equal("
+                      f"elementwise.{p.name}(x), np.{ref.__name__}(x)))\nTrue\n")
     else:
         f.__doc__ += (">>> import numpy as np\n>>> from functrans import lax\n"
                       f">>> lax.{p.name}(np.array({x}, np.float32)).shape\n(2,)\n")

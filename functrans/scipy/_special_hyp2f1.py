@@ -276,7 +276,7 @@ def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
 
     >>> from functrans.scipy.special import hyp2f1
     >>> round(float(hyp2f1(1.0, 1.0, 2.0, 0.5)), 12)     # -log(1 - x) / x
-    1.386294361120
+    1.38629436112
     """
     a, b, c, x = as_float(a, b, c, x)
     a, b, c, x = fnp.broadcast_arrays(a, b, c, x)
