@@ -140,4 +140,11 @@ def test_python_scalar_parameters_keep_float32():
     assert fst.norm.logpdf(w).dtype == np.float32
     assert fst.t.logpdf(w, np.float32(4.0), 0.5, 2.0).dtype == np.float32
     assert fst.norm.logpdf(np.float64(1.0), 0.0, 1.0).dtype == np.float64
+    u = np.linspace(0.1, 0.9, 5).astype(np.float32)
+    for r in (fst.t.logpdf(u, 4.0), fst.gamma.logpdf(u, 2.0), fst.gamma.cdf(u, 2.0),
+              fst.gennorm.logpdf(u, 2.0), fst.gennorm.cdf(u, 2.0), fst.pareto.logpdf(u + 1, 2.0),
+              fst.beta.logpdf(u, 2.0, 3.0), fst.beta.cdf(u, 2.0, 3.0),
+              fst.truncnorm.logpdf(u, -1.0, 1.0), fst.chi2.logpdf(u, 3.0)):
+        assert r.dtype == np.float32     # as jax.scipy.stats with x64 on
+    assert fst.t.logpdf(u.astype(np.float64), 4.0).dtype == np.float64
     np.testing.assert_allclose(np.asarray(fst.norm.logpdf(w)), sst.norm.logpdf(w), rtol=1e-6)

@@ -20,7 +20,7 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     0.0
     """
     z, log_scale = _standardize(x, loc, scale)
-    a, b = _as_float(a, b)
+    a, b, _ = _as_float(a, b, z)
     inside = (z >= 0) & (z <= 1)
     zs = _fnp.where(inside, z, 0.5)
     val = _xlogy(a - 1, zs) + _xlog1py(b - 1, -zs) - _betaln(a, b) - log_scale

@@ -8,8 +8,8 @@ from ...typing import Array, ArrayLike
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
-def _args(df, loc, scale):
-    df, loc, scale = _as_float(df, loc, scale)
+def _args(x, df, loc, scale):
+    df, loc, scale, _ = _as_float(df, loc, scale, x)    # x's dtype joins the promotion
     return df * 0.5, loc, scale * 2.0
 
 
@@ -21,7 +21,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
     >>> round(float(chi2.logpdf(2.0, 2.0)), 12)
     -1.69314718056
     """
-    return _gamma.logpdf(x, *_args(df, loc, scale))
+    return _gamma.logpdf(x, *_args(x, df, loc, scale))
 
 
 def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -31,7 +31,7 @@ def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.
     >>> round(float(chi2.pdf(2.0, 2.0)), 12)
     0.183939720586
     """
-    return _gamma.pdf(x, *_args(df, loc, scale))
+    return _gamma.pdf(x, *_args(x, df, loc, scale))
 
 
 def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -41,7 +41,7 @@ def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.
     >>> round(float(chi2.cdf(2.0, 2.0)), 12)
     0.632120558829
     """
-    return _gamma.cdf(x, *_args(df, loc, scale))
+    return _gamma.cdf(x, *_args(x, df, loc, scale))
 
 
 def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
@@ -52,7 +52,7 @@ def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
     >>> round(float(chi2.logcdf(2.0, 2.0)), 12)
     -0.458675145387
     """
-    return _gamma.logcdf(x, *_args(df, loc, scale))
+    return _gamma.logcdf(x, *_args(x, df, loc, scale))
 
 
 def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -62,7 +62,7 @@ def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0
     >>> round(float(chi2.sf(2.0, 2.0)), 12)
     0.367879441171
     """
-    return _gamma.sf(x, *_args(df, loc, scale))
+    return _gamma.sf(x, *_args(x, df, loc, scale))
 
 
 def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
@@ -73,4 +73,4 @@ def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
     >>> round(float(chi2.logsf(2.0, 2.0)), 12)
     -1.0
     """
-    return _gamma.logsf(x, *_args(df, loc, scale))
+    return _gamma.logsf(x, *_args(x, df, loc, scale))

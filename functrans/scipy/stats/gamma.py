@@ -20,7 +20,7 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,
     -1.0
     """
     z, log_scale = _standardize(x, loc, scale)
-    a = _as_float(a)
+    a = _as_float(a, z)[0]
     zs = _fnp.maximum(z, 0.0)
     val = _xlogy(a - 1, zs) - zs - _gammaln(a) - log_scale
     return _fnp.where(z < 0, z.dtype.type(-float("inf")), val)

@@ -22,7 +22,7 @@ def logpdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
     -0.572364942925
     """
     z, log_scale = _standardize(x, loc, scale)
-    beta = _as_float(beta)
+    beta = _as_float(beta, z)[0]
     return (_fnp.log(beta) - z.dtype.type(_math.log(2)) - _gammaln(1 / beta)
             - _fnp.abs(z) ** beta - log_scale)
 
@@ -47,6 +47,6 @@ def cdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
     0.5
     """
     z = _standardize(x, loc, scale)[0]
-    beta = _as_float(beta)
+    beta = _as_float(beta, z)[0]
     half = z.dtype.type(0.5)
     return half + half * _fnp.sign(z) * _gammainc(1 / beta, _fnp.abs(z) ** beta)

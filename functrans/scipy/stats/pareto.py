@@ -18,7 +18,7 @@ def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     0.69314718056
     """
     z, log_scale = _standardize(x, loc, scale)
-    b = _as_float(b)
+    b = _as_float(b, z)[0]
     zs = _fnp.where(z >= 1, z, 1.0)
     val = _fnp.log(b) - (b + 1) * _fnp.log(zs) - log_scale
     return _fnp.where(z >= 1, val, z.dtype.type(-float("inf")))

@@ -20,7 +20,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
     -1.144729885849
     """
     z, log_scale = _standardize(x, loc, scale)
-    df = _as_float(df)
+    df = _as_float(df, z)[0]          # z's float32 stays float32 for a Python df
     half = z.dtype.type(0.5)
     return (_gammaln(half * (df + 1)) - _gammaln(half * df) - half * _fnp.log(df * _math.pi)
             - half * (df + 1) * _fnp.log1p(z * z / df) - log_scale)

@@ -24,7 +24,7 @@ def _log_mass(lo, hi):
 
 def _prepare(x, a, b, loc, scale):
     z, log_scale = _standardize(x, loc, scale)
-    a, b = _as_float(a, b)
+    a, b, _ = _as_float(a, b, z)
     a, b = _fnp.broadcast_to(a, z.shape), _fnp.broadcast_to(b, z.shape)
     return z, a, b, log_scale, _log_mass(a, b)
 
