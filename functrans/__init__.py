@@ -16,7 +16,7 @@ from . import lax  # noqa: F401
 from . import nn, random  # noqa: F401
 from .autodiff import grad, value_and_grad, vjp, jvp, linearize  # noqa: F401
 from .autodiff import residuals  # noqa: F401
-from .jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
+from .jacobians import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .primitives.custom import stop_gradient  # noqa: F401
 from .remat import (checkpoint, remat, checkpoint_policies, checkpoint_name,  # noqa: F401
@@ -46,7 +46,8 @@ __version__ = "0.1.0"
 # checks that each has a docstring with an example
 __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "linearize", "residuals",
-    "jacfwd", "jacrev", "jacobian", "hessian", "custom_jvp", "custom_vjp", "stop_gradient",
+    "jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose", "custom_jvp", "custom_vjp",
+    "stop_gradient",
     "checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
     "print_saved_residuals", "vmap",
     "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",

@@ -30,8 +30,10 @@ from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, t
 from .traceback_util import api_boundary
 from .tracing import get_aval
 from .tree_util import tree_flatten, tree_unflatten
+from .primitives.base import UndefinedPrimal
+from .transforms.transpose import backward_pass
 
-__all__ = ["jacfwd", "jacrev", "jacobian", "hessian"]
+__all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose"]
 
 
 def _prepare(fun, args, argnums, fname, holomorphic=False):
@@ -293,3 +295,38 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     [[6.0, 0.0], [0.0, 12.0]]
     """
     return keep_metadata(jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux), fun)
+
+
+@api_boundary
+def linear_transpose(fun: Callable[..., Any], *primals: Any,
+                     reduce_axes: Sequence[Any] = ()) -> Callable[[Any], tuple]:
+    """The transpose of a linear ``fun`` (JAX's ``jax.linear_transpose``): a function
+    from an output cotangent to the tuple of input cotangents. ``primals`` only give the
+    input shapes and dtypes (arrays or ``ShapeDtypeStruct``); ``fun`` is traced once at
+    zeros and transposed equation by equation, so a non-linear ``fun`` raises.
+
+    >>> import numpy as np, functrans as ft
+    >>> t = ft.linear_transpose(lambda a: 2 * a + a[::-1], np.zeros(3))
+    >>> t(np.arange(3.0))[0].tolist()
+    [2.0, 3.0, 4.0]
+    """
+    del reduce_axes            # JAX's deprecated argument, ignored there too
+    flat, in_tree = tree_flatten(primals)
+    zeros = [np.zeros(np.shape(x), x.dtype if hasattr(x, "dtype") else np.result_type(x))
+             for x in flat]
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    jaxpr, consts, _ = trace_flat(flat_fun, zeros, concrete=False, name="linear_transpose")
+    # transposed once here, with zero cotangents: a non-linear fun raises now, as JAX's
+    backward_pass(jaxpr, consts, [UndefinedPrimal(v.aval) for v in jaxpr.invars],
+                  [np.zeros(v.aval.shape, v.aval.dtype) for v in jaxpr.outvars])
+    # for a linear fun the VJP at any point is its transpose; vjp also takes traced
+    # cotangents (inside jit or vmap)
+    f_vjp = vjp(lambda *a: fun(*a), *tree_unflatten(in_tree, zeros))[1]
+
+    def transposed(out_cotangent: Any) -> tuple:
+        ct_flat, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != out_tree():
+            raise TypeError(f"linear_transpose: cotangent structure {ct_tree} differs from "
+                            f"the output structure {out_tree()}")
+        return tuple(f_vjp(out_cotangent))
+    return transposed

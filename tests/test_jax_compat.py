@@ -146,3 +146,21 @@ def test_traced_arrays_have_jaxs_sorting_and_search_methods():
     np.testing.assert_array_equal(g, [3.0, 0.0, 2.0, 1.0])
     np.testing.assert_array_equal(ft.vmap(lambda v: v.argsort())(np.stack([x, -x])),
                                   [[1, 3, 2, 0], [0, 2, 1, 3]])
+
+
+def test_linear_transpose_as_jax():
+    x = np.arange(3.0)
+    t = ft.linear_transpose(lambda a, b: {"s": a @ np.ones((3, 2)) + b}, x, np.zeros(2))
+    ga, gb = t({"s": np.array([1.0, 2.0])})
+    np.testing.assert_array_equal(ga, [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(gb, [1.0, 2.0])
+    f = ft.linear_transpose(lambda a: 3 * a[::-1], ft.ShapeDtypeStruct((3,), np.float32))
+    (r,) = f(np.arange(3, dtype=np.float32))
+    assert r.dtype == np.float32 and r.tolist() == [6.0, 3.0, 0.0]
+    np.testing.assert_array_equal(ft.jit(lambda c: f(c)[0])(np.ones(3, np.float32)), [3.0] * 3)
+    np.testing.assert_array_equal(ft.vmap(lambda c: f(c)[0])(np.eye(3, dtype=np.float32)),
+                                  3 * np.eye(3)[::-1])
+    with pytest.raises(TypeError, match="transpose"):
+        ft.linear_transpose(lambda a: a * a, x)
+    with pytest.raises(TypeError, match="structure"):
+        t(np.ones(2))
