@@ -44,9 +44,10 @@ from .values import Val
 _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
              "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
              "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv")
+_ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf")     # complex cholesky, lu, det
 # ?trsm, not ?trtrs, for triangular_solve: no singularity check, so a zero pivot gives
 # IEEE infs and NaNs as JAX's triangular solves do (trtrs's NaN fill hid them)
-_BLAS_ROUTINES = ("dtrsm", "strsm")
+_BLAS_ROUTINES = ("dtrsm", "strsm", "ztrsm", "ctrsm")
 _PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
            np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
 
@@ -244,8 +245,8 @@ def fill_if_failed(lw, fn, info, ptrs_sizes, dt):
     if_then(fn, failed, poison)
 
 
-@native("cholesky", supports_float)
-def _cholesky(lw, fn, eqn, ins, outs):
+def cholesky_real(lw, fn, eqn, ins, outs):
+    """Real ``cholesky`` (``?potrf``); ``lapack_decomp`` registers it beside the complex."""
     a = eqn.inputs[0].aval
     n = a.shape[-1]
     nb = int(np.prod(a.shape[:-2], dtype=np.int64))

