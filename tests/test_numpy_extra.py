@@ -453,3 +453,25 @@ def test_save_savez_load_round_trip(tmp_path):
     with fnp.load(tmp_path / "xy.npz") as z:
         np.testing.assert_array_equal(z["arr_0"], np.asarray(x))
         assert z["y"].dtype == np.int32 and z["y"].tolist() == [1, 2]
+
+
+def test_vectorize_with_a_gufunc_signature():
+    # signature= raised NotImplementedError; JAX's: loop dimensions broadcast and are
+    # vmapped over, each argument keeps its core dimensions
+    mv = fnp.vectorize(lambda m, v: m @ v, signature="(m,n),(n)->(m)")
+    m = np.arange(24.0).reshape(4, 2, 3)
+    np.testing.assert_allclose(mv(m, np.ones(3)), m.sum(-1))
+    np.testing.assert_allclose(ft.jit(mv)(m, np.ones(3)), m.sum(-1))
+    s = fnp.vectorize(lambda a, b: a * fnp.sum(b), signature="(),(n)->()")
+    np.testing.assert_allclose(s(np.arange(3.0), np.ones((3, 4))), [0.0, 4.0, 8.0])
+    tot, dbl = fnp.vectorize(lambda v: (fnp.sum(v), v * 2), signature="(n)->(),(n)")(
+        np.arange(6.0).reshape(2, 3))
+    assert tot.tolist() == [3.0, 12.0] and dbl.shape == (2, 3)
+    assert fnp.vectorize(lambda v: v[::-1], signature="(n)->(n)")(np.arange(3.0)).tolist() \
+        == [2.0, 1.0, 0.0]
+    g = ft.grad(lambda a: fnp.sum(mv(a, np.arange(3.0))))(m)
+    np.testing.assert_allclose(g, np.broadcast_to(np.arange(3.0), m.shape))
+    with pytest.raises(ValueError, match="core dimension 'n'"):
+        fnp.vectorize(lambda a, b: a, signature="(n),(n)->()")(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="signature"):
+        fnp.vectorize(lambda a: a, signature="(n)")(np.ones(3))

@@ -10,7 +10,9 @@ histogram2d polydiv mask_indices``, and numpy's static helpers (printing, ``load
 from __future__ import annotations
 
 import functools
+import math
 import operator
+import re
 
 import numpy as np
 
@@ -132,22 +134,75 @@ def bitwise_count(x: ArrayLike) -> Array:
     return asarray(count, np.uint8)
 
 
+def _parse_signature(signature):
+    """'(m,n),(n)->(m)' -> ([('m', 'n'), ('n',)], [('m',)])."""
+    def dims(part):
+        groups = re.findall(r"\(([^()]*)\)", part)
+        if ",".join(f"({g})" for g in groups).replace(" ", "") != part.replace(" ", ""):
+            raise ValueError(f"vectorize: not a valid gufunc signature: {signature!r}")
+        return [tuple(d.strip() for d in g.split(",") if d.strip()) for g in groups]
+    if "->" not in signature:
+        raise ValueError(f"vectorize: not a valid gufunc signature: {signature!r}")
+    ins, outs = signature.split("->")
+    return dims(ins), dims(outs)
+
+
+def _vectorize_signature(pyfunc, signature, keep, args, kwargs):
+    """JAX's ``vectorize(signature=...)``: the loop (leading) dimensions broadcast and
+    are vmapped over, flattened into one; each argument keeps its core dimensions."""
+    in_core, out_core = _parse_signature(signature)
+    arrays = [asarray(a) for i, a in enumerate(args) if i not in keep]
+    if len(arrays) != len(in_core):
+        raise TypeError(f"vectorize: signature {signature!r} has {len(in_core)} inputs, got "
+                        f"{len(arrays)} arguments")
+    sizes, loops = {}, []
+    for a, core in zip(arrays, in_core):
+        if a.ndim < len(core):
+            raise ValueError(f"vectorize: input of shape {a.shape} has fewer dimensions than "
+                             f"its core dimensions {core} in {signature!r}")
+        for name, n in zip(core, a.shape[a.ndim - len(core):]):
+            if sizes.setdefault(name, n) != n:
+                raise ValueError(f"vectorize: inconsistent size for core dimension {name!r}: "
+                                 f"{sizes[name]} and {n}")
+        loops.append(a.shape[:a.ndim - len(core)])
+    loop = np.broadcast_shapes(*loops) if loops else ()
+    n = math.prod(loop)
+    flat = [st.reshape(st.broadcast_to(a, loop + a.shape[a.ndim - len(c):]),
+                       (n,) + a.shape[a.ndim - len(c):]) for a, c in zip(arrays, in_core)]
+
+    def core_fn(*vals):
+        it = iter(vals)
+        return pyfunc(*[args[i] if i in keep else next(it) for i in range(len(args))],
+                      **kwargs)
+    out = vmap(core_fn)(*flat)
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(out_core):
+        raise ValueError(f"vectorize: the function returned {len(outs)} outputs, the "
+                         f"signature {signature!r} names {len(out_core)}")
+    res = tuple(st.reshape(o, loop + tuple(o.shape[1:])) for o in outs)
+    return res if isinstance(out, tuple) else res[0]
+
+
 def vectorize(pyfunc: Callable[..., Any], *, excluded: Any = frozenset(),
               signature: str | None = None) -> Callable[..., Any]:
     """``pyfunc`` applied elementwise over broadcast arguments, via ``vmap`` (so it is
-    traced once, not called per element). ``signature`` is not supported.
+    traced once, not called per element); with a gufunc ``signature`` such as
+    ``"(m,n),(n)->(m)"``, over the leading dimensions, each argument keeping its core
+    dimensions (JAX's).
 
     >>> import functrans.numpy as fnp
     >>> f = fnp.vectorize(lambda a, b: fnp.where(a > b, a, b))
     >>> f(fnp.asarray([1, 5]), 3).tolist()
     [3, 5]
+    >>> g = fnp.vectorize(lambda m, v: m @ v, signature="(m,n),(n)->(m)")
+    >>> g(fnp.ones((4, 2, 3)), fnp.ones(3)).shape
+    (4, 2)
     """
-    if signature is not None:
-        raise NotImplementedError("vectorize: signature= is not supported")
-
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
         keep = {i for i in range(len(args)) if i in excluded}
+        if signature is not None:
+            return _vectorize_signature(pyfunc, signature, keep, args, kwargs)
         arrays = [asarray(a) for i, a in enumerate(args) if i not in keep]
         shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
         flat = [st.ravel(st.broadcast_to(a, shape)) for a in arrays]
