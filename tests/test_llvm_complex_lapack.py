@@ -61,3 +61,37 @@ def test_complex_cholesky_calls_potrf(monkeypatch, dtype, shape):
     if shape == (4, 5, 5):
         assert np.isnan(np.asarray(got)[1].real).all() and (np.asarray(got)[1].imag == 0).all()
         assert np.isfinite(np.asarray(got)[3]).all()
+
+
+def _triangular(shape, dtype, lower):
+    a = _random(shape, dtype)
+    n = shape[-1]
+    a = np.tril(a) if lower else np.triu(a)
+    return (a + 2 * n * np.eye(n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose_a", [True, False])
+@pytest.mark.parametrize("unit_diagonal", [True, False])
+def test_complex_triangular_solve_calls_trsm(monkeypatch, dtype, left_side, lower,
+                                             transpose_a, unit_diagonal):
+    a = _random((3, 4, 4), dtype)               # the other triangle is not read
+    a[1, 2, 2] = 0                              # a zero pivot: IEEE infs and nans
+    b = _random((3, 4, 2) if left_side else (3, 2, 4), dtype)
+    b[2, 0, 1] = complex(np.inf, np.nan)
+    got, want = _native(linalg_prims.triangular_solve_p, monkeypatch, a, b,
+                        left_side=left_side, lower=lower, transpose_a=transpose_a,
+                        unit_diagonal=unit_diagonal)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("shapes", [((1, 1), (1, 3)), ((0, 2, 2), (0, 2, 3)),
+                                    ((2, 0, 0), (2, 0, 3)), ((3, 3), (3, 0))])
+def test_complex_triangular_solve_small_and_empty(monkeypatch, dtype, shapes):
+    a, b = _triangular(shapes[0], dtype, True), _random(shapes[1], dtype)
+    got, want = _native(linalg_prims.triangular_solve_p, monkeypatch, a, b, left_side=True,
+                        lower=True, transpose_a=False, unit_diagonal=False)
+    _same(got, want)

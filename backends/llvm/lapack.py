@@ -1,7 +1,8 @@
 """``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det``, ``qr`` and ``pinv``
 natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` +
 ``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call; ``solve``
-takes complex matrices too (``zgesv``/``cgesv``), the others real ones only.
+and ``triangular_solve`` take complex matrices too (``?gesv``, ``?trsm``), the others
+real ones only (complex ``cholesky`` is ``lapack_decomp``'s).
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -370,7 +371,14 @@ def _det(lw, fn, eqn, ins, outs):
             lw.release(ref)
 
 
-@native("triangular_solve", supports_float)
+def _supports_trsm(eqn, planner):
+    return ({x.aval.dtype for x in eqn.inputs} <= set(_PREFIX) and
+            eqn.inputs[0].aval.dtype == eqn.inputs[1].aval.dtype and available())
+
+
+# complex: ?ztrsm / ?ctrsm in the operands' own precision, as the host step's scipy trsm;
+# transpose_a is 'T' (conjugation is lax.linalg's conj of a, before the primitive)
+@native("triangular_solve", _supports_trsm, complex=True)
 def _triangular_solve(lw, fn, eqn, ins, outs):
     a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
     p = eqn.params
