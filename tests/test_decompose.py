@@ -46,7 +46,6 @@ LLVM_HOST = {
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "sqrtm": "complex Schur method: scipy's sqrtm on the host (no native binding yet)",
-    "schur": "Schur decomposition: scipy's LAPACK ?gees on the host (no native binding yet)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,

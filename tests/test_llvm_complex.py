@@ -3,7 +3,8 @@ as program inputs, outputs and temporaries; ``real``, ``imag``, ``conj``, ``comp
 and complex ``add``/``sub``/``mul``/``div``/``neg``/``abs``/``eq``/``ne``/``select_n``/
 conversions/sums and libm's ``cexp``, ``clog``, ``csqrt``... in fused kernels; layout
 equations, loops and matrix products (``?gemm``) on complex buffers; ``solve``
-(``?gesv``) and ``eig`` (``dgeev``/``zgeev``) through LAPACK from the generated code.
+(``?gesv``), ``eig`` (``dgeev``/``zgeev``) and ``schur`` (``?gees``) through LAPACK from
+the generated code.
 Each is checked against the eager (numpy) result bit for bit where numpy has one rule,
 and for running with no host step; what has no native rule (``log1p``, ``arctan``,
 ``pow`` of complex values) stays a host step and still gives numpy's values."""
@@ -16,7 +17,7 @@ import functrans as ft
 import functrans.numpy as fnp
 from backends.llvm import lapack, ops_complex
 from functrans import lax
-from functrans.primitives import linalg_decomp
+from functrans.primitives import linalg_decomp, linalg_schur
 
 RNG = np.random.default_rng(11)
 CDTYPES = [np.complex64, np.complex128]
@@ -283,3 +284,40 @@ def test_eigenvalue_gradients_compile_without_host_steps():
     g = ft.grad(lambda m: fnp.sum(fnp.real(fnp.linalg.eigvals(m)) ** 2))
     assert _host_steps(g, a) == 0
     _same(ft.jit(g, backend="cpu")(a), g(a))
+
+
+# ------------------------------------------------------------------ schur
+
+def _schur_native(monkeypatch, a):
+    want = linalg_schur.schur(a)    # eager: scipy.linalg.schur per matrix (?gees)
+    monkeypatch.setattr(linalg_schur.schur_p, "impl", _no_host_step)
+    try:
+        got = ft.jit(linalg_schur.schur, backend="cpu")(a)
+        assert _host_steps(linalg_schur.schur, a) == 0
+    finally:
+        monkeypatch.undo()
+    for g, w in zip(got, want):
+        _same(g, w)
+
+
+@needs_lapack
+@pytest.mark.parametrize("shape", [(5, 5), (1, 1), (3, 4, 4), (2, 0, 0), (0, 3, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64])
+def test_schur_under_jit_calls_gees_with_scipys_bits(monkeypatch, shape, dtype):
+    a = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.standard_normal(shape)
+    # the same routine (sgees for float32, as scipy) and workspace: the same bits
+    _schur_native(monkeypatch, a.astype(dtype))
+
+
+@needs_lapack
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_schur_of_non_finite_matrices_is_nan_as_the_host_step(monkeypatch, dtype):
+    a = RNG.standard_normal((4, 3, 3)).astype(dtype)
+    a[1, 0, 0], a[2, 2, 1] = np.nan, np.inf
+    _schur_native(monkeypatch, a)
+    t, z = (np.asarray(v) for v in ft.jit(linalg_schur.schur, backend="cpu")(a))
+    assert np.isnan(t[1:3]).all() and np.isnan(z[1:3]).all()
+    assert np.isfinite(t[[0, 3]]).all() and np.isfinite(z[[0, 3]]).all()
+    np.testing.assert_allclose(z[0] @ t[0] @ z[0].conj().T, a[0], atol=1e-5)

@@ -44,7 +44,8 @@ from .values import Val
 
 _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf", "sgetrf",
              "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
-             "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv")
+             "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv", "dgees", "sgees",
+             "zgees", "cgees")
 _ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf")     # complex cholesky, lu, det
 # ?trsm, not ?trtrs, for triangular_solve: no singularity check, so a zero pivot gives
 # IEEE infs and NaNs as JAX's triangular solves do (trtrs's NaN fill hid them)

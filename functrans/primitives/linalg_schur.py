@@ -7,8 +7,8 @@ dtype. A real operand gives the real Schur form (``t`` quasi upper triangular, a
 block on the diagonal per complex eigenvalue pair), a complex one the complex form
 (``t`` upper triangular). The values are LAPACK's ``?gees`` through
 ``scipy.linalg.schur`` (no eigenvalue ordering), one matrix of the stack at a time;
-a matrix with a NaN or infinite entry gives NaN factors. It runs as a host step on
-every backend. Like JAX's it has no derivative: differentiating it raises.
+a matrix with a NaN or infinite entry gives NaN factors. The CPU backend calls the
+same ``?gees`` from its generated code (the same bits); elsewhere it is a host step. Like JAX's it has no derivative: differentiating it raises.
 
 >>> import numpy as np
 >>> t, z = schur(np.array([[2.0, 1.0], [0.0, 3.0]]))
