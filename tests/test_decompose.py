@@ -45,7 +45,9 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "sqrtm": "complex Schur method: scipy's sqrtm on the host (no native binding yet)",
+    "sqrtm": "scipy 1.17's compiled recursive Schur square root on the host: a native "
+             "zgees + point recurrence is not yet shown to match its rounding or its "
+             "inf/NaN pattern on singular matrices (e.g. a nilpotent Jordan block)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
