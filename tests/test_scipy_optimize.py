@@ -49,6 +49,9 @@ def _compare(ours, ref, rtol=1e-9, atol=1e-9):
     assert type(ours) is OptimizeResults
     for k in ("status", "nit", "nfev", "njev", "success"):
         assert np.asarray(getattr(ours, k)).item() == np.asarray(getattr(ref, k)).item(), k
+        # JAX (x64 on, as functrans always is) counts in int64: a program comparing dtypes
+        want = np.bool_ if k == "success" else np.int64
+        assert np.asarray(getattr(ours, k)).dtype == want, k
     for k in ("x", "fun", "jac"):
         np.testing.assert_allclose(np.asarray(getattr(ours, k)), np.asarray(getattr(ref, k)),
                                    rtol=rtol, atol=atol, err_msg=k)

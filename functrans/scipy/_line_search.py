@@ -111,13 +111,13 @@ def _zoom(phi_and_grad, wolfe_one, wolfe_two, lo, hi, g_0, pass_through):
     """Algorithm 3.6: shrink the bracket ``lo = (a, phi, dphi)``, ``hi`` (same) until
     the strong Wolfe conditions hold; ``pass_through`` skips it (no evaluation)."""
     dt = lo[0].dtype.type
-    i32 = np.int32
+    int_t = np.int64   # JAX with x64 on (functrans always is): its Python-int counters are int64
     state = _ZoomState(
-        done=fnp.asarray(False), failed=fnp.asarray(False), j=fnp.asarray(0, i32),
+        done=fnp.asarray(False), failed=fnp.asarray(False), j=fnp.asarray(0, int_t),
         a_lo=lo[0], phi_lo=lo[1], dphi_lo=lo[2], a_hi=hi[0], phi_hi=hi[1], dphi_hi=hi[2],
         a_rec=(lo[0] + hi[0]) / 2.0, phi_rec=(lo[1] + hi[1]) / 2.0,
         a_star=fnp.asarray(dt(1)), phi_star=lo[1], dphi_star=lo[2], g_star=g_0,
-        nfev=fnp.asarray(0, i32), ngev=fnp.asarray(0, i32))
+        nfev=fnp.asarray(0, int_t), ngev=fnp.asarray(0, int_t))
     return lax.while_loop(lambda s: ~s.done & ~pass_through & ~s.failed,
                           lambda s: _zoom_step(s, phi_and_grad, wolfe_one, wolfe_two), state)
 
@@ -225,18 +225,18 @@ def line_search(f: Callable[[Any], Any], xk: ArrayLike, pk: ArrayLike,
     def wolfe_two(dphi_i):
         return fnp.abs(dphi_i) <= -c2 * dphi_0
 
-    i32 = np.int32
+    int_t = np.int64   # JAX with x64 on (functrans always is): its Python-int counters are int64
     state = _LineSearchState(
         done=fnp.asarray(False), failed=fnp.asarray(False),
         # the algorithm counts from 1, as Nocedal and Wright do (scipy's starts at 0)
-        i=fnp.asarray(1, i32), a_i1=fnp.asarray(0.0, dt), phi_i1=phi_0, dphi_i1=dphi_0,
-        nfev=fnp.asarray(0 if given else 1, i32), ngev=fnp.asarray(0 if given else 1, i32),
+        i=fnp.asarray(1, int_t), a_i1=fnp.asarray(0.0, dt), phi_i1=phi_0, dphi_i1=dphi_0,
+        nfev=fnp.asarray(0 if given else 1, int_t), ngev=fnp.asarray(0 if given else 1, int_t),
         a_star=fnp.asarray(0.0, dt), phi_star=phi_0, dphi_star=dphi_0, g_star=gfk)
     state = lax.while_loop(
         lambda s: ~s.done & (s.i <= maxiter) & ~s.failed,
         lambda s: _search_step(s, phi_and_grad, wolfe_one, wolfe_two, start_value, gfk),
         state)
-    status = fnp.where(state.failed, 1, fnp.where(state.i > maxiter, 3, 0)).astype(i32)
+    status = fnp.where(state.failed, 1, fnp.where(state.i > maxiter, 3, 0)).astype(int_t)
     alpha = state.a_star
     if np.finfo(dt).bits != 64:
         # below 64 bits a tiny step stalls the minimiser: keep it at least 1e-8

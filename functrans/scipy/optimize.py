@@ -90,13 +90,13 @@ def _minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_ma
     if maxiter is None:
         maxiter = int(np.size(x0)) * 200
     f_0, g_0 = value_and_grad(fun)(x0)
-    i32 = np.int32
+    int_t = np.int64   # JAX with x64 on (functrans always is): its Python-int counters are int64
     state = _BFGSState(
         converged=fnp.linalg.norm(g_0, ord=norm) < gtol, failed=fnp.asarray(False),
-        k=fnp.asarray(0, i32), nfev=fnp.asarray(1, i32), ngev=fnp.asarray(1, i32),
+        k=fnp.asarray(0, int_t), nfev=fnp.asarray(1, int_t), ngev=fnp.asarray(1, int_t),
         x_k=x0, f_k=f_0, g_k=g_0, H_k=fnp.eye(x0.shape[0], dtype=x0.dtype),
         old_old_fval=f_0 + fnp.linalg.norm(g_0) / 2,
-        line_search_status=fnp.asarray(0, i32))
+        line_search_status=fnp.asarray(0, int_t))
     state = lax.while_loop(
         lambda s: ~s.converged & ~s.failed & (s.k < maxiter),
         lambda s: _bfgs_step(s, fun, norm, gtol, line_search_maxiter), state)
@@ -104,7 +104,7 @@ def _minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_ma
                        fnp.where(state.k == maxiter, 1,
                                  fnp.where(state.failed, 2 + state.line_search_status, -1)))
     return OptimizeResults(x=state.x_k, success=state.converged & ~state.failed,
-                           status=status.astype(i32), fun=state.f_k, jac=state.g_k,
+                           status=status.astype(int_t), fun=state.f_k, jac=state.g_k,
                            hess_inv=state.H_k, nfev=state.nfev, njev=state.ngev, nit=state.k)
 
 
