@@ -10,6 +10,7 @@ import pytest
 
 import functrans as ft
 from functrans.primitives import linalg as linalg_prims
+from functrans.primitives import linalg_det
 
 RNG = np.random.default_rng(5)
 CDTYPES = [np.complex64, np.complex128]
@@ -21,7 +22,7 @@ def _no_host_step(*args, **kwargs):
 
 def _same(got, want):
     """Equal bit for bit, signs of zeros and the parts of a nan included."""
-    got, want = np.asarray(got), np.asarray(want)
+    got, want = np.atleast_1d(got), np.atleast_1d(want)
     assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.tobytes() == want.tobytes() or np.array_equal(
         got.view(got.real.dtype), want.view(want.real.dtype), equal_nan=True), (got, want)
@@ -95,3 +96,19 @@ def test_complex_triangular_solve_small_and_empty(monkeypatch, dtype, shapes):
     got, want = _native(linalg_prims.triangular_solve_p, monkeypatch, a, b, left_side=True,
                         lower=True, transpose_a=False, unit_diagonal=False)
     _same(got, want)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("shape", [(5, 4, 4), (1, 1), (0, 3, 3), (2, 0, 0), (6, 6)])
+def test_complex_det_and_slogdet_call_getrf(monkeypatch, dtype, shape):
+    a = _random(shape, dtype)
+    if shape == (5, 4, 4):
+        a[1, :, 0] = 0                          # exactly singular: 0 and -inf
+        a[2, 0, 0] = np.nan
+        a[3, 1, 1] = np.inf
+        a[4] = np.diag([1e-30, 1e30, 1j, -1])   # numpy's product of unit phases, in order
+    got, want = _native(linalg_det.det_p, monkeypatch, a)
+    _same(got, want)
+    (sign, logabs), (want_sign, want_log) = _native(linalg_det.slogdet_p, monkeypatch, a)
+    _same(sign, want_sign)
+    _same(logabs, want_log)

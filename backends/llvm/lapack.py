@@ -2,7 +2,7 @@
 natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` +
 ``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call; ``solve``
 and ``triangular_solve`` take complex matrices too (``?gesv``, ``?trsm``), the others
-real ones only (complex ``cholesky`` is ``lapack_decomp``'s).
+real ones only (complex ``cholesky`` and ``det`` are ``lapack_decomp``'s).
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -327,8 +327,8 @@ def _solve(lw, fn, eqn, ins, outs):
             lw.release(ref)
 
 
-@native("det", supports_float)
-def _det(lw, fn, eqn, ins, outs):
+def det_real(lw, fn, eqn, ins, outs):
+    """Real ``det`` (``?getrf``); ``lapack_decomp`` registers it beside the complex."""
     # det(A) = det(Aᵀ): factor the row-major buffer as LAPACK's column-major Aᵀ = P L U;
     # det = prod(diag U) * (-1)^(row swaps). An exactly singular matrix (info > 0) still
     # has its factorization, with a zero pivot: det 0, as numpy.

@@ -8,8 +8,11 @@ signs of U's diagonal, and the sum of ``log|u_ii|`` in order (libm's log); an ex
 singular matrix (``info > 0``) gives sign 0 and ``-inf``. ``svd``'s workspace is sized
 by LAPACK's own query when the program is compiled; a matrix for which ``?gesdd``
 fails (``info != 0``: no convergence, NaN input) gives NaN outputs, as the numpy
-implementation does. Real float32/float64 only; complex and empty matrices stay host
-steps.
+implementation does. ``svd`` and ``lu`` take real float32/float64 only (complex
+``lu`` has no primitive; complex ``svd`` stays a host step). Complex ``cholesky``,
+``det`` and ``slogdet`` are numpy.linalg's: ``zpotrf``/``zgetrf`` in complex128 (numpy
+computes complex64 in double and rounds), then numpy's own loops, bit for bit; the
+real ``cholesky`` and ``det`` emitters (``lapack``) are registered here beside them.
 
 >>> sorted(n for n in ("slogdet", "svd", "lu") if n in NATIVE)
 ['lu', 'slogdet', 'svd']
@@ -21,10 +24,11 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .equations import NATIVE, if_then, native
-from .lapack import (available, char_cell, cholesky_real, column_major, fill_if_failed,
-                     int_cell, routine_decl)
+from .lapack import (available, char_cell, cholesky_real, column_major, det_real,
+                     fill_if_failed, int_cell, routine_decl)
 from .lapack_eig import Bufs, cast_complex, double_column_major
-from .lltypes import I32, I64, lltype
+from .ops_complex import make
+from .lltypes import F64, I32, I64, const, lltype
 from .values import Val
 from .vmath import libm_decl
 
@@ -86,14 +90,114 @@ def _cholesky(lw, fn, eqn, ins, outs):
     bufs.release()
 
 
-def _supports_slogdet(eqn, planner):
+def _complex_slogdet(lw, fn, a, val, finish):
+    """numpy.linalg's complex slogdet of each matrix of ``val`` (aval ``a``, n > 0):
+    zgetrf of the column-major copy in complex128 (numpy computes complex64 in double),
+    sign = ±1 from the row swaps times each ``u_ii / hypot(u_ii)`` (numpy's complex
+    product, in order), log = the sum of ``log(hypot(u_ii))``; info > 0 gives 0 and
+    -inf. ``finish(bi, sign_re, sign_im, log)`` stores matrix ``bi``'s results."""
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    kdt = np.dtype(np.complex128)
+    bufs = Bufs(lw, fn)
+    mats = double_column_major(lw, fn, bufs, val, a, kdt)
+    piv, _ = bufs.new((n,), np.int32)
+    getrf = routine_decl(lw, kdt, "getrf", 6)
+    hypot, log = libm_decl(lw.module, "hypot", F64, 2), libm_decl(lw.module, "log", F64, 1)
+    n_cell, info = int_cell(fn, n), int_cell(fn, 0)
+    sr, si, acc = fn.alloca(8), fn.alloca(8), fn.alloca(8)
+    one, zero = ir.Constant(F64, 1.0), ir.Constant(F64, 0.0)
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(mats, [bb.mul(bi, _c64(n * n))], source_etype=lltype(kdt))
+        bb.call(getrf, [n_cell, n_cell, pa, n_cell, piv, info])
+        for cell, v in ((sr, one), (si, zero), (acc, zero)):
+            bb.store(v, cell)
+
+        def swaps(i):
+            b2 = fn.b
+            swapped = b2.icmp_signed("!=", lw.load(fn, piv, np.int32, i),
+                                     b2.trunc(b2.add(i, _c64(1)), I32))
+            s = b2.load(sr, typ=F64)
+            b2.store(b2.select(swapped, b2.fneg(s), s), sr)
+        fn.loop(n, swaps)
+
+        def diagonal(i):
+            b2 = fn.b
+            u = lw.load(fn, pa, kdt, b2.mul(i, _c64(n + 1)))
+            ur, ui = b2.extract_value(u, 0), b2.extract_value(u, 1)
+            mag = b2.call(hypot, [ur, ui])
+            er, ei = b2.fdiv(ur, mag), b2.fdiv(ui, mag)
+            ar, ai = b2.load(sr, typ=F64), b2.load(si, typ=F64)
+            b2.store(b2.fsub(b2.fmul(ar, er), b2.fmul(ai, ei)), sr)
+            b2.store(b2.fadd(b2.fmul(ar, ei), b2.fmul(ai, er)), si)
+            b2.store(b2.fadd(b2.load(acc, typ=F64), b2.call(log, [mag])), acc)
+        fn.loop(n, diagonal)
+        failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
+
+        def singular():
+            for cell, v in ((sr, zero), (si, zero), (acc, ir.Constant(F64, float("-inf")))):
+                fn.b.store(v, cell)
+        if_then(fn, failed, singular)
+        finish(bi, fn.b.load(sr, typ=F64), fn.b.load(si, typ=F64), fn.b.load(acc, typ=F64))
+    fn.loop(nb, one_matrix)
+    bufs.release()
+
+
+def _complex_det_or_slogdet(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
-    return a.dtype in (np.float32, np.float64) and available()
+    n = a.shape[-1]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    cdt = a.dtype
+    ct = lltype(cdt)
+    outs_p = [fn.ptr(o) for o in outs]
+    if nb == 0:
+        return
+    if n == 0:
+        for p, v in zip(outs_p, (1.0, 0.0)):
+            dt = cdt if v else np.dtype(cdt.char.lower())
+            fn.loop(nb, lambda i, p=p, v=v, dt=dt: lw.store(fn, p, dt, i, const(dt, v)))
+        return
+    pt = ct.elements[0]
+
+    def narrow(b, v):
+        return v if pt == F64 else b.fptrunc(v, pt)
+
+    if eqn.primitive.name == "det":     # numpy: sign * (exp(log) + 0j), complex product
+        exp = libm_decl(lw.module, "exp", F64, 1)
+
+        def finish(bi, s_re, s_im, logdet):
+            b = fn.b
+            e, z = b.call(exp, [logdet]), ir.Constant(F64, 0.0)
+            re = b.fsub(b.fmul(s_re, e), b.fmul(s_im, z))
+            im = b.fadd(b.fmul(s_re, z), b.fmul(s_im, e))
+            lw.store(fn, outs_p[0], cdt, bi, cast_complex(b, make(b, lltype(np.complex128),
+                                                                  re, im), ct))
+    else:
+        def finish(bi, s_re, s_im, logdet):
+            b = fn.b
+            lw.store(fn, outs_p[0], cdt, bi, make(b, ct, narrow(b, s_re), narrow(b, s_im)))
+            lw.store(fn, outs_p[1], np.dtype(cdt.char.lower()), bi, narrow(b, logdet))
+    _complex_slogdet(lw, fn, a, ins[0], finish)
 
 
-@native("slogdet", _supports_slogdet)
+def _supports_det(eqn, planner):
+    return eqn.inputs[0].aval.dtype in _FLOATS and available()
+
+
+@native("det", _supports_det, complex=True)
+def _det(lw, fn, eqn, ins, outs):
+    if eqn.inputs[0].aval.dtype.kind == "c":
+        return _complex_det_or_slogdet(lw, fn, eqn, ins, outs)
+    return det_real(lw, fn, eqn, ins, outs)
+
+
+@native("slogdet", _supports_det, complex=True)
 def _slogdet(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
+    if a.dtype.kind == "c":
+        return _complex_det_or_slogdet(lw, fn, eqn, ins, outs)
     n = a.shape[-1]
     nb = int(np.prod(a.shape[:-2], dtype=np.int64))
     dt = a.dtype
