@@ -45,9 +45,10 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "sqrtm": "scipy 1.17's compiled recursive Schur square root on the host: a native "
-             "zgees + point recurrence is not yet shown to match its rounding or its "
-             "inf/NaN pattern on singular matrices (e.g. a nilpotent Jordan block)",
+    "sqrtm": "scipy 1.17's C sqrtm on the host (zgees unless already triangular, a "
+             "recursive halving square root: csqrt, C99 complex division, ztrsyl with its "
+             "scale, inf patches for singular 3x3 blocks; then two zgemm): not yet "
+             "reproduced natively (a point recurrence differs on singular matrices)",
     "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
