@@ -252,6 +252,18 @@ def test_native_collectives_equal_the_host_steps(n):
     assert r.stdout.split()[0] == "OK"
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_native_collectives_inside_loops_and_conds(n):
+    # psum / ppermute / all_gather inside scan, fori_loop, while (replicated predicate) and
+    # cond call MPI natively in an inlined shard_map; a local predicate stays a host step;
+    # reductions of int8 / uint* / bool / float16 / complex native; all bit-equal to the
+    # host steps, counted alike (tests/mpi_programs/native_loops.py)
+    r = run_mpi(n, "native_loops.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK"
+
+
 def test_cost_analysis_reports_collectives_one_process():
     m = Mesh((1,), ("i",))
     f = ft.jit(ft.shard_map(lambda x: lax.psum(x, "i"), m, in_specs=P("i"), out_specs=P()))

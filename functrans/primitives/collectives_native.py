@@ -7,17 +7,22 @@ than one process, payloads under 2 GiB) into a primitive the LLVM backend runs n
 calling the MPI library's own C symbol (the library mpi4py loaded) on the operand's
 buffer (made contiguous if it is a strided view) into the output buffer:
 
-- ``psum``/``pmax``/``pmin`` (float32/64, int32/64) -> ``mpi_allreduce`` (MPI_Allreduce);
+- ``psum``/``pmax``/``pmin`` -> ``mpi_allreduce`` (MPI_Allreduce with the datatype the
+  host step's mpi4py call uses: every int, uint, float, complex (sum only) dtype; bool as
+  uint8, as the host step);
 - ``all_gather`` -> ``mpi_collective`` kind ``allgather`` (MPI_Allgather of bytes), then a
   transpose moving the new member axis into place;
-- ``psum_scatter`` (float32/64, int32/64) -> a transpose bringing the scatter dimension
-  first, ``reduce_scatter`` (MPI_Reduce_scatter_block), the transpose back;
+- ``psum_scatter`` (not bool: its host step sums C_BOOL) -> a transpose bringing the
+  scatter dimension first, ``reduce_scatter`` (MPI_Reduce_scatter_block), the transpose
+  back;
 - ``all_to_all`` -> a transpose and reshape into (members, chunk, ...), ``alltoall``
   (MPI_Alltoall of bytes), a transpose and reshape concatenating the chunks received;
 - ``ppermute`` -> ``sendrecv`` (MPI_Sendrecv of bytes with this process's peers, fixed
   when the body is rewritten; zeros where no one sends here).
 
-These are the host steps' own MPI calls on the same buffers (``collectives_mesh``), so the
+Collectives inside ``scan`` / ``while`` / ``cond`` are rewritten the same way when every
+process is sure to run them alike (``collectives_native_flow``). These are the host
+steps' own MPI calls on the same buffers (``collectives_mesh``), so the
 values are bit for bit the same. The MPI handles (communicator, datatype, op, peers; an
 int64 array per collective, from mpi4py's ``MPI._handleof``) are extra arguments of the
 body, passed at every call, not constants in the code, so a compiled plan shared by two
@@ -45,6 +50,7 @@ from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
 from jaxpr_ir.passes import cse, dce, inline_calls
 from ..distributed import count_collective, native_counter, traffic
 from ..sharding import mesh_for
+from . import collectives_native_flow as flow
 from .base import Primitive, move_batch_axis
 from .basic import broadcast_in_dim_p, transpose_p
 from .slicing import slice_p
@@ -54,7 +60,6 @@ __all__ = ["mpi_allreduce_p", "mpi_collective_p", "native_body", "inline_shard_m
            "native_collectives", "stats"]
 
 _KINDS = {"psum": "sum", "pmax": "max", "pmin": "min"}
-_DTYPES = {np.dtype(d) for d in ("float64", "float32", "int64", "int32")}
 _state = {"on": True, "registered": False}
 _COMMS: dict = {}        # communicator handle -> the mpi4py communicator (for the impls)
 _LIMIT = 2 ** 31         # MPI's counts are C ints: payloads (in bytes) below this
@@ -76,9 +81,15 @@ def native_collectives(on: bool | None = None) -> bool:
     return before
 
 
-def _mpi_dtype(MPI, dtype):
-    return {"float64": MPI.DOUBLE, "float32": MPI.FLOAT, "int64": MPI.INT64_T,
-            "int32": MPI.INT32_T}[np.dtype(dtype).name]
+def _mpi_dtype(MPI, dtype, kind="sum"):
+    """The MPI datatype the host step's mpi4py call uses for ``dtype`` (its own buffer
+    type map: the same call, so the same bits), bool as uint8 as the host step views it
+    (``collectives_mesh._allreduce``); None where MPI has no such reduction (max/min of
+    complex) or no such type."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c" and kind != "sum" or dtype.kind not in "biufc":
+        return None
+    return MPI._typedict.get("B" if dtype == np.bool_ else dtype.char)
 
 
 def _mpi_op(MPI, kind):
@@ -92,7 +103,9 @@ def _allreduce_impl(x, handles, *, kind, count):
     comm = _COMMS[int(handles[0])]
     x = np.asarray(x, order="C")
     out = np.empty_like(x)
-    comm.Allreduce(x, out, op=_mpi_op(MPI, kind))
+    # bool as uint8, as the host step (MPI has no MAX/MIN on C_BOOL)
+    view = (lambda a: a.view(np.uint8)) if x.dtype == np.bool_ else (lambda a: a)
+    comm.Allreduce(view(x), view(out), op=_mpi_op(MPI, kind))
     count_collective(*count)
     return out
 
@@ -253,11 +266,12 @@ def _params(kind, n, sends=True, receives=True):
 
 def _allreduce(eqn, r):
     a = eqn.inputs[0].aval
-    if a.dtype not in _DTYPES:
-        return False
     kind, name = _KINDS[eqn.primitive.name], eqn.primitive.name
+    dtype = _mpi_dtype(r.MPI, a.dtype, kind)
+    if dtype is None:
+        return False
     vol = traffic(name, _nbytes(a), r.comm.Get_size())
-    r.mpi(mpi_allreduce_p, eqn.inputs[0], (_mpi_dtype(r.MPI, a.dtype), _mpi_op(r.MPI, kind)),
+    r.mpi(mpi_allreduce_p, eqn.inputs[0], (dtype, _mpi_op(r.MPI, kind)),
           {"kind": kind}, (name, vol, vol), eqn.outvars[0])
     return True
 
@@ -273,11 +287,12 @@ def _all_gather(eqn, r):
 
 def _psum_scatter(eqn, r):
     x, n, d = eqn.inputs[0], r.comm.Get_size(), eqn.params["scatter_dimension"]
-    if x.aval.dtype not in _DTYPES:
+    dtype = _mpi_dtype(r.MPI, x.aval.dtype)
+    if dtype is None or x.aval.dtype == np.bool_:    # the host step sums bools as C_BOOL
         return False
     xs = r.transpose(x, _moveaxis(x.aval.ndim, d, 0))
     vol = traffic("psum_scatter", _nbytes(x.aval), n)
-    y = r.mpi(mpi_collective_p, xs, (_mpi_dtype(r.MPI, x.aval.dtype), r.MPI.SUM),
+    y = r.mpi(mpi_collective_p, xs, (dtype, r.MPI.SUM),
               _params("reduce_scatter", n), ("psum_scatter", vol, vol))
     r.transpose(y, _moveaxis(x.aval.ndim, 0, d), eqn.outvars[0])
     return True
@@ -323,13 +338,20 @@ _REWRITES = {"psum": _allreduce, "pmax": _allreduce, "pmin": _allreduce,
              "all_to_all": _all_to_all, "ppermute": _ppermute}
 
 
-def _rewrite_eqns(eqns, mesh, r):
+def _rewrite_eqns(eqns, mesh, r, same=None):
     """Each equation of ``eqns`` into ``r``: a collective this module runs natively as
-    its rewrite, ``axis_index`` of a mesh axis as this process's index (a literal), the
-    others as they are. Returns how many collectives were rewritten."""
-    done = 0
+    its rewrite, ``axis_index`` of a mesh axis as this process's index (a literal), a
+    loop or cond whose collectives every process runs alike with its body rewritten so
+    (``collectives_native_flow``), the others as they are. ``same``: the vars known equal
+    on every process (grows). Returns how many collectives were rewritten."""
+    done, same = 0, set() if same is None else same
+    axes = tuple(a for a in mesh.axis_names if mesh.axis_size(a) > 1)
     for e in eqns:
         name = e.primitive.name
+        flow.mark(e, same, axes)
+        if name in flow.FLOW and flow.safe(e, same, axes):
+            done += _rewrite_flow(e, mesh, r, same, axes)
+            continue
         if name == "axis_index" and _in_mesh(e.params["axis_name"], mesh):
             i = np.int32(mesh.axis_index(e.params["axis_name"]))
             r.eqn(broadcast_in_dim_p, Literal(i, ShapedArray((), np.dtype("int32"))),
@@ -344,6 +366,28 @@ def _rewrite_eqns(eqns, mesh, r):
         else:
             del r.eqns[at:]
             r.eqns.append(e)
+    return done
+
+
+def _rewrite_flow(e, mesh, r, same, axes):
+    """A scan / while / cond with each sub-jaxpr rewritten by a child ``_Rewrite``, whose
+    handle arrays become new handle vars of ``r`` passed in as the sub-jaxpr's first
+    inputs. Returns how many collectives were rewritten."""
+    done, new, handles = 0, [], []
+    if not any(_needs_mesh(j.eqns) for j in flow.sub_jaxprs(e)):
+        r.eqns.append(e)
+        return 0
+    for closed, flags in flow.pieces(e, same, axes):
+        c, j = _Rewrite(r.MPI), closed.jaxpr
+        inner = {v for v, f in zip(j.invars, flags) if f} | set(j.constvars)
+        done += _rewrite_eqns(j.eqns, mesh, c, inner)
+        new.append(ClosedJaxpr(Jaxpr(j.constvars, c.hvars + list(j.invars), c.eqns,
+                                     j.outvars), closed.consts))
+        outer = [Var(v.aval) for v in c.hvars]
+        r.hvars += outer
+        r.harrays += c.harrays
+        handles.append(outer)
+    r.eqns.append(flow.rebuild(e, new, handles))
     return done
 
 
@@ -434,7 +478,8 @@ def inline_shard_map(eqn, backend: str):
     by ``MPI_Allgather`` as ``shard_map._assemble`` does (counted as ``shard_map_output``).
     No Python runs between the program's steps. None (the equation stays a host step)
     when the rewrite is off, the mesh is one process, or anything in the body would still
-    need the mesh bound while it runs (a collective inside a loop, say).
+    need the mesh bound while it runs (a collective inside a while whose predicate may
+    differ between processes, say: ``collectives_native_flow``).
 
     Returns (equations, new const vars, their values (the handle arrays), {output var:
     atom} for outputs no equation defines).
@@ -456,7 +501,9 @@ def inline_shard_map(eqn, backend: str):
     env = {v: _block_of(x, s, mesh, r) for x, v, s in
            zip(eqn.inputs, j.invars, eqn.params["in_specs"])}
     eqns, outs = _renamed(j, env)
-    _rewrite_eqns(eqns, mesh, r)
+    same = {a for a, s in zip(env.values(), eqn.params["in_specs"])
+            if isinstance(a, Var) and not any(s)}
+    _rewrite_eqns(eqns, mesh, r, same)
     if _needs_mesh(r.eqns):
         return None
     for o, atom, spec in zip(eqn.outvars, outs, eqn.params["out_specs"]):

@@ -113,12 +113,11 @@ def zero3(s):
 
 
 same("zero3 gradient with a ppermute", zero3, mesh, spec, w)
-# a psum inside a loop needs the mesh bound while it runs: the shard_map stays a host step
-# (not inlined); its top-level all_gather is still native in the body's program
+# a psum inside a scan is native too (a static trip count); the shard_map is inlined
+# (tests/mpi_programs/native_loops.py: while, cond, fori_loop, ppermute pipelines)
 same("scan of psums beside an all_gather",
      lambda b: lax.scan(lambda c, r: (c + lax.psum(r, "i"), None), fnp.zeros(3), b)[0]
-     + lax.all_gather(b, "i", tiled=True)[-1] * lax.axis_index("i"), mesh, spec, w,
-     inlined=False)
+     + lax.all_gather(b, "i", tiled=True)[-1] * lax.axis_index("i"), mesh, spec, w)
 checks += 2
 # whole programs around inlined shard_maps: native and inlined equal the host steps
 S = lambda f, i, o: ft.shard_map(f, mesh, in_specs=i, out_specs=o)  # noqa: E731
