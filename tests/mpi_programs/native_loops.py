@@ -104,5 +104,18 @@ for dtype in DTYPES:
     if dtype not in ("bool",):
         same(f"psum_scatter {dtype}",
              lambda b: lax.psum_scatter(b, "i", scatter_dimension=0, tiled=True), P("i"), (x,))
+# cost_analysis counts the collectives inside the loop per trip, native or not
+pipe = lambda b: lax.scan(lambda c, r: (lax.ppermute(c + lax.psum(r, "i"), "i", ring),  # noqa
+                                        None), fnp.zeros(3), b)[0]
+costs = []
+for native in (True, False):
+    before = native_collectives(native)
+    g = ft.jit(ft.shard_map(pipe, mesh, in_specs=P("i"), out_specs=P(), check_rep=False))
+    c = g.lower(w).compile().cost_analysis()
+    native_collectives(before)
+    costs.append((c["collectives"], c["bytes sent"], c["bytes received"]))
+if costs[0] != costs[1] or costs[0][0]["psum"]["calls"] != 4:
+    raise AssertionError(f"rank {me}: cost_analysis native {costs[0]} != host {costs[1]}")
+checks += 1
 if me == 0:
     print("OK", checks)
