@@ -181,6 +181,8 @@ ROWS = [
      [R(5), np.cumsum(P(5))], True),
     ("unwrap", fnp.unwrap, np.unwrap, [np.cumsum(R(8) * 3)], True),
     ("polyval", fnp.polyval, np.polyval, [R(4), R(5)], True),
+    # n-d p (one polynomial per trailing index), as JAX's odeint interpolates with
+    ("polyval_nd", fnp.polyval, np.polyval, [R(4, 3), R(2, 3)], True),
     ("polyfit", lambda x, y: fnp.polyfit(x, y, 2), lambda x, y: np.polyfit(x, y, 2),
      [np.linspace(0, 2, 6), R(6)], True),
     ("polyadd", fnp.polyadd, np.polyadd, [R(3), R(5)], True),

@@ -188,15 +188,18 @@ def unwrap(p: ArrayLike, discont: float | None = None, axis: int = -1,
 
 def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     """Value of the polynomial with coefficients ``p`` (highest power first) at ``x``,
-    by Horner's rule.
+    by Horner's rule. As in JAX, an n-d ``p`` holds one polynomial per trailing index
+    (``p[i]`` broadcasts against ``x``).
 
     >>> import functrans.numpy as fnp
     >>> fnp.polyval(fnp.asarray([2.0, 1.0]), fnp.asarray([0.0, 1.0])).tolist()
     [1.0, 3.0]
+    >>> fnp.polyval(fnp.asarray([[1.0, 2.0], [3.0, 4.0]]), 2.0).tolist()
+    [5.0, 8.0]
     """
     p, x = asarray(p), asarray(x)
-    if p.ndim != 1:
-        raise ValueError(f"polyval: p must be 1-d, got shape {p.shape}")
+    if p.ndim == 0:
+        raise ValueError(f"polyval: p must be at least 1-d, got shape {p.shape}")
     out = el.multiply(x, 0) if p.shape[0] == 0 else el.add(el.multiply(x, 0), p[0])
     for i in range(1, p.shape[0]):
         out = el.add(el.multiply(out, x), p[i])
