@@ -1,8 +1,8 @@
-"""Complex ``cholesky``, ``triangular_solve``, ``lu``, ``det`` and ``slogdet`` on the CPU
-backend: LAPACK/BLAS (``?potrf``, ``?trsm``, ``?getrf``) called from the generated code,
-no host step, equal bit for bit to the host steps (numpy/scipy, which the eager
-interpreter runs) on batched stacks, 1x1 and empty matrices, and inputs that are not
-positive definite, singular or not finite."""
+"""Complex ``cholesky``, ``triangular_solve``, ``det``, ``slogdet`` and ``qr`` on the CPU
+backend: LAPACK/BLAS (``?potrf``, ``?trsm``, ``?getrf``, ``?geqrf`` + ``?ungqr``) called
+from the generated code, no host step, equal bit for bit to the host steps (numpy/scipy,
+which the eager interpreter runs) on batched stacks, 1x1 and empty matrices, and inputs
+that are not positive definite, singular or not finite."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 
 import functrans as ft
 from functrans.primitives import linalg as linalg_prims
-from functrans.primitives import linalg_det
+from functrans.primitives import linalg_decomp, linalg_det
 
 RNG = np.random.default_rng(5)
 CDTYPES = [np.complex64, np.complex128]
@@ -112,3 +112,20 @@ def test_complex_det_and_slogdet_call_getrf(monkeypatch, dtype, shape):
     (sign, logabs), (want_sign, want_log) = _native(linalg_det.slogdet_p, monkeypatch, a)
     _same(sign, want_sign)
     _same(logabs, want_log)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES + [np.float64])
+@pytest.mark.parametrize("shape", [(3, 4, 4), (2, 5, 3), (2, 3, 5), (1, 1), (0, 3, 3),
+                                   (3, 0), (0, 3), (2, 3, 0)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_complex_qr_calls_geqrf_ungqr(monkeypatch, dtype, shape, full_matrices):
+    a = RNG.standard_normal(shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = _random(shape, dtype)
+    if shape == (3, 4, 4):
+        a[1, 2, 1] = np.nan
+        a[2, 0, 0] = np.inf
+    (q, r), (want_q, want_r) = _native(linalg_decomp.qr_p, monkeypatch, a,
+                                       full_matrices=full_matrices)
+    _same(q, want_q)        # an m x 0 matrix's complete Q: the identity, real input too
+    _same(r, want_r)

@@ -2,7 +2,7 @@
 natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` +
 ``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call; ``solve``
 and ``triangular_solve`` take complex matrices too (``?gesv``, ``?trsm``), the others
-real ones only (complex ``cholesky`` and ``det`` are ``lapack_decomp``'s).
+real ones only (complex ``cholesky``, ``det`` and ``qr`` are ``lapack_decomp``'s).
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -46,7 +46,7 @@ _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf",
              "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
              "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv", "dgees", "sgees",
              "zgees", "cgees")
-_ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf")     # complex cholesky, lu, det
+_ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf", "zgeqrf", "zungqr")  # complex
 # ?trsm, not ?trtrs, for triangular_solve: no singularity check, so a zero pivot gives
 # IEEE infs and NaNs as JAX's triangular solves do (trtrs's NaN fill hid them)
 _BLAS_ROUTINES = ("dtrsm", "strsm", "ztrsm", "ctrsm")
@@ -428,8 +428,8 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
             lw.release(ref)
 
 
-@native("qr", supports_float)
-def _qr(lw, fn, eqn, ins, outs):
+def qr_real(lw, fn, eqn, ins, outs):
+    """Real ``qr`` (``?geqrf`` + ``?orgqr``); ``lapack_decomp`` registers it."""
     # Householder QR of the column-major copy (?geqrf), R read off its upper triangle,
     # then Q formed from the reflectors (?orgqr) in a column-major buffer: the same
     # routines numpy.linalg.qr calls, so the same signs

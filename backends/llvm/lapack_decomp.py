@@ -10,9 +10,10 @@ by LAPACK's own query when the program is compiled; a matrix for which ``?gesdd`
 fails (``info != 0``: no convergence, NaN input) gives NaN outputs, as the numpy
 implementation does. ``svd`` and ``lu`` take real float32/float64 only (complex
 ``lu`` has no primitive; complex ``svd`` stays a host step). Complex ``cholesky``,
-``det`` and ``slogdet`` are numpy.linalg's: ``zpotrf``/``zgetrf`` in complex128 (numpy
-computes complex64 in double and rounds), then numpy's own loops, bit for bit; the
-real ``cholesky`` and ``det`` emitters (``lapack``) are registered here beside them.
+``det``, ``slogdet`` and ``qr`` are numpy.linalg's: ``zpotrf``/``zgetrf``/``zgeqrf`` +
+``zungqr`` in complex128 (numpy computes complex64 in double and rounds), then numpy's
+own loops, bit for bit; the real ``cholesky``, ``det`` and ``qr`` emitters
+(``lapack``) are registered here beside them.
 
 >>> sorted(n for n in ("slogdet", "svd", "lu") if n in NATIVE)
 ['lu', 'slogdet', 'svd']
@@ -25,7 +26,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .equations import NATIVE, if_then, native
 from .lapack import (available, char_cell, cholesky_real, column_major, det_real,
-                     fill_if_failed, int_cell, routine_decl)
+                     fill_if_failed, int_cell, qr_real, routine_decl)
 from .lapack_eig import Bufs, cast_complex, double_column_major
 from .ops_complex import make
 from .lltypes import F64, I32, I64, const, lltype
@@ -402,3 +403,82 @@ def _lu(lw, fn, eqn, ins, outs):
     lw.copy(fn, src, fn.ptr(outs[0]))
     if own_m:
         lw.release(mats)
+
+
+def _supports_qr(eqn, planner):
+    return eqn.inputs[0].aval.dtype in _FLOATS and available()
+
+
+@native("qr", _supports_qr, complex=True)
+def _qr(lw, fn, eqn, ins, outs):
+    # complex as numpy.linalg.qr (the host step): zgeqrf + zungqr in complex128 (numpy
+    # computes complex64 in double and rounds), R = triu of the first rows. An m x 0
+    # matrix has no reflectors: its complete Q is the identity (for real input too)
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    qdt, qcols = a.dtype, eqn.outvars[0].aval.shape[-1]
+    if nb == 0 or m == 0 or qcols == 0:
+        return
+    if n == 0:
+        q_out = fn.ptr(outs[0])
+        fn.loop(nb * m * qcols, lambda e: lw.store(fn, q_out, qdt, e, fn.b.select(
+            fn.b.icmp_signed("==", fn.b.urem(fn.b.urem(e, _c64(m * m)), _c64(m + 1)),
+                             _c64(0)), const(qdt, 1.0),
+            const(qdt, 0.0))))
+        return
+    if a.dtype.kind != "c":
+        return qr_real(lw, fn, eqn, ins, outs)
+    _complex_qr(lw, fn, eqn, ins, outs)
+
+
+def _complex_qr(lw, fn, eqn, ins, outs):
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    k = min(m, n)
+    qcols, rrows = eqn.outvars[0].aval.shape[-1], eqn.outvars[1].aval.shape[-2]
+    cdt, kdt = a.dtype, np.dtype(np.complex128)
+    ct, kt = lltype(cdt), lltype(kdt)
+    geqrf, ungqr = routine_decl(lw, kdt, "geqrf", 8), routine_decl(lw, kdt, "ungqr", 9)
+    lwork = 64 * max(m, n, qcols)
+    bufs = Bufs(lw, fn)
+    mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
+    q_ptr, _ = bufs.new((m, qcols), kdt)
+    tau, _ = bufs.new((k,), kdt)
+    work, _ = bufs.new((lwork,), kdt)
+    m_cell, n_cell, k_cell = int_cell(fn, m), int_cell(fn, n), int_cell(fn, k)
+    q_cell, lw_cell, info = int_cell(fn, qcols), int_cell(fn, lwork), int_cell(fn, 0)
+    q_out, r_out = fn.ptr(outs[0]), fn.ptr(outs[1])
+    zero = ir.Constant(kt, None)
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(mats, [bb.mul(bi, _c64(m * n))], source_etype=kt)
+        bb.call(geqrf, [m_cell, n_cell, pa, m_cell, tau, work, lw_cell, info])
+        pr = bb.gep(r_out, [bb.mul(bi, _c64(rrows * n))], source_etype=ct)
+
+        def r_row(i):
+            def r_cell(j):
+                b2 = fn.b
+                v = lw.load(fn, pa, kdt, b2.add(i, b2.mul(j, _c64(m))))
+                v = b2.select(b2.icmp_signed("<=", i, j), v, zero)
+                lw.store(fn, pr, cdt, b2.add(b2.mul(i, _c64(n)), j), cast_complex(b2, v, ct))
+            fn.loop(n, r_cell)
+        fn.loop(rrows, r_row)
+        filled = min(n, qcols) * m        # the reflectors, column-major with lda m
+        fn.loop(filled, lambda e: lw.store(fn, q_ptr, kdt, e, lw.load(fn, pa, kdt, e)))
+        fn.loop(m * qcols - filled, lambda e: lw.store(
+            fn, q_ptr, kdt, fn.b.add(e, _c64(filled)), zero))
+        fn.b.call(ungqr, [m_cell, q_cell, k_cell, q_ptr, m_cell, tau, work, lw_cell, info])
+        pq = fn.b.gep(q_out, [fn.b.mul(bi, _c64(m * qcols))], source_etype=ct)
+
+        def q_row(i):
+            def q_cell_(j):
+                b2 = fn.b
+                v = lw.load(fn, q_ptr, kdt, b2.add(i, b2.mul(j, _c64(m))))
+                lw.store(fn, pq, cdt, b2.add(b2.mul(i, _c64(qcols)), j), cast_complex(b2, v, ct))
+            fn.loop(qcols, q_cell_)
+        fn.loop(m, q_row)
+    fn.loop(nb, one_matrix)
+    bufs.release()
