@@ -30,7 +30,8 @@ LAYERS = [
                            "remat", "jit", "shard_map", "test_util"]),
     ("numpy", ["numpy", "numpy.*"]),
     ("libraries", ["lax", "lax.*", "lax_*", "scipy", "scipy.*", "random", "random_*",
-                   "nn", "nn.*", "example_libraries", "example_libraries.*"]),
+                   "nn", "nn.*", "example_libraries", "example_libraries.*", "experimental",
+                   "experimental.*"]),
     ("tools", ["profiler", "profile", "dump", "debug", "to_dot"]),
     ("the package", ["functrans"]),
 ]
