@@ -50,9 +50,12 @@ def test_closed_form_pytree_jit_and_vmap():
     np.testing.assert_allclose(float(dk), -2.0 * np.exp(-3.0), rtol=1e-6)
 
 
-def test_errors_are_clear():
+def test_errors_and_closures():
     with pytest.raises(TypeError, match="t must be an array of floats"):
         odeint(lambda y, t: -y, fnp.ones(1), fnp.arange(3))
-    # a value func closes over is not differentiated silently wrong: it raises
-    with pytest.raises(TypeError, match="closes over"):
-        ft.grad(lambda k: odeint(lambda y, t: -k * y, fnp.ones(1), fnp.asarray([0., 1.]))[1, 0])(1.0)
+    # as in JAX, a traced value func closes over is closure-converted and differentiated
+    ts = fnp.asarray([0., 1.])
+    end = lambda k: odeint(lambda y, t: -k * y, fnp.ones(1), ts, rtol=1e-10, atol=1e-10)[1, 0]
+    np.testing.assert_allclose(float(ft.grad(end)(1.5)), -np.exp(-1.5), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ft.vmap(ft.grad(end))(fnp.asarray([0.5, 2.0]))),
+                               -np.exp(-np.array([0.5, 2.0])), rtol=1e-6)

@@ -3,8 +3,8 @@
 values to rounding), differentiated by the adjoint method (a backwards ``odeint`` of the
 augmented system, Appendix C of arXiv:1806.07366) through a ``custom_vjp``.
 
-Unlike JAX, ``func`` is not closure-converted: differentiating with respect to a value
-``func`` closes over raises a ``TypeError`` (pass it through ``*args`` instead).
+As in JAX, ``func`` is closure-converted: the traced float values it closes over become
+extra differentiated arguments, so gradients flow to them too.
 
 >>> import functrans.numpy as fnp
 >>> ys = odeint(lambda y, t, k: -k * y, fnp.array([1.0]), fnp.array([0.0, 1.0]), 2.0)
@@ -19,11 +19,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jaxpr_ir import ShapedArray
 from .. import lax
 from .. import numpy as fnp
 from ..autodiff import vjp
 from ..batching import vmap
 from ..custom_derivatives import custom_vjp
+from ..tracing import Tracer, eval_jaxpr, trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = ["odeint"]
@@ -134,11 +136,32 @@ def odeint(func: Callable[..., Any], y0: Any, t: Any, *args: Any, rtol: float = 
     if not fnp.issubdtype(t.dtype, fnp.floating):
         raise TypeError(f"t must be an array of floats, but got {t}.")
     flat0, unravel = _ravel(y0)
+    leaves, argdef = tree_flatten(args)
 
     def flat_func(y, tt, *a):
-        return _ravel(func(unravel(y), tt, *a))[0]
-    out = _odeint(flat_func, rtol, atol, mxstep, hmax, flat0, t, *args)
+        return _ravel(func(unravel(y), tt, *tree_unflatten(argdef, a)))[0]
+    conv, consts = _closure_convert(flat_func, [flat0, t[0], *leaves])
+    out = _odeint(conv, rtol, atol, mxstep, hmax, flat0, t, *leaves, *consts)
     return vmap(unravel)(out)
+
+
+def _closure_convert(fun, example):
+    """``fun`` with the traced float values it closes over as trailing arguments (so
+    the custom_vjp differentiates them), and those values; ``fun`` itself if none."""
+    avals = [ShapedArray(np.shape(a), fnp.asarray(a).dtype) for a in example]
+    jaxpr, consts, _ = trace_to_jaxpr(lambda *a: [fun(*a)], avals)
+    hoist = [i for i, c in enumerate(consts) if isinstance(c, Tracer)
+             and fnp.issubdtype(c.dtype, fnp.inexact)]
+    if not hoist:
+        return fun, []
+    n = len(example)
+
+    def converted(*a):
+        cs = list(consts)
+        for i, c in zip(hoist, a[n:]):
+            cs[i] = c
+        return eval_jaxpr(jaxpr, cs, list(a[:n]))[0]
+    return converted, [consts[i] for i in hoist]
 
 
 @partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3, 4))
