@@ -90,6 +90,20 @@ def test_expm_against_scipy(scale):
                                atol=1e-12 * np.abs(want).max())
 
 
+def test_expm_complex_generator():
+    # exp(-iHt) of a Hermitian H: complex in, complex out (it raised TypeError), unitary,
+    # as scipy's; the gradient of a transition probability matches finite differences
+    h = np.array([[0.3, 0.7 - 0.2j], [0.7 + 0.2j, -0.3]])
+    u = fla.expm(-1j * h)
+    assert u.dtype == np.complex128
+    np.testing.assert_allclose(np.asarray(u), sl.expm(-1j * h), rtol=1e-12, atol=1e-14)
+    prob = lambda t: fnp.abs(fla.expm(-1j * t * h)[1, 0]) ** 2
+    eps = 1e-6
+    fd = (abs(sl.expm(-1j * (1 + eps) * h)[1, 0]) ** 2
+          - abs(sl.expm(-1j * (1 - eps) * h)[1, 0]) ** 2) / (2 * eps)
+    np.testing.assert_allclose(float(ft.grad(prob)(1.0)), fd, rtol=1e-6)
+
+
 def test_expm_derivative_jit_vmap():
     a = 0.3 * _RNG.normal(size=(4, 4))
     check_grads(fla.expm, (a,), order=1, modes=("fwd", "rev"))

@@ -182,7 +182,11 @@ def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 1
     >>> round(float(expm(_np.array([[1.0]]))[0, 0]), 12)
     2.718281828459
     """
-    a = _matrix(A)
+    a = _fnp.asarray(A)
+    # a complex generator (exp(-iHt) of a Hamiltonian) stays complex, as in JAX
+    a = a if _fnp.iscomplexobj(a) else _as_float(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"expected square matrices (..., n, n), got shape {a.shape}")
     n = a.shape[-1]
     norm = _fnp.max(_fnp.sum(_fnp.abs(a), axis=-2), axis=-1)
     s = _fnp.clip(_fnp.ceil(_fnp.log2(_fnp.maximum(norm, 1e-300) / _THETA13)), 0, max_squarings)
