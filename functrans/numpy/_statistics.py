@@ -411,7 +411,9 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     ab = st.reshape(a, (1,) * v.ndim + a.shape)
     vb = st.expand_dims(v, -1)
     hits = _sort_less(ab, vb) if side == "left" else el.logical_not(_sort_less(vb, ab))
-    return red.sum(asarray(hits, np.int64), axis=-1)
+    # JAX's index dtype: int32 (even with x64 on) unless a is too long for it
+    dtype = np.int32 if a.shape[0] <= np.iinfo(np.int32).max else np.int64
+    return asarray(red.sum(hits, axis=-1), dtype)
 
 
 def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
@@ -500,7 +502,7 @@ def histogram(a: ArrayLike, bins: ArrayLike = 10, range: tuple[float, float] | N
 
     >>> import functrans.numpy as fnp
     >>> [v.tolist() for v in fnp.histogram(fnp.asarray([0.0, 0.2, 1.0]), 2)]
-    [[2, 1], [0.0, 0.5, 1.0]]
+    [[2.0, 1.0], [0.0, 0.5, 1.0]]
     """
     a = st.ravel(_float(a))
     edges = histogram_bin_edges(a, bins, range)
@@ -509,10 +511,11 @@ def histogram(a: ArrayLike, bins: ArrayLike = 10, range: tuple[float, float] | N
     idx = sel.where(el.equal(a, edges[-1]), full_like(idx, nbins - 1), idx)
     outside = el.logical_or(el.less(a, edges[0]), el.greater(a, edges[-1]))
     idx = sel.where(outside, full_like(idx, nbins), idx)   # nbins is dropped by bincount
-    w = None if weights is None else st.ravel(asarray(weights))
+    # counts in a's float dtype (joined with the weights'), as JAX's histogram returns
+    cdt = a.dtype if weights is None else np.result_type(a.dtype, asarray(weights).dtype)
+    w = full_like(a, 1, cdt) if weights is None else st.ravel(asarray(weights, cdt))
     counts = bincount(idx, w, length=nbins)
     if density:
-        counts = asarray(counts, np.float64) if weights is None else counts
         counts = el.true_divide(counts, el.multiply(red.sum(counts), el.subtract(
             edges[1:], edges[:-1])))
     return counts, edges
