@@ -1,5 +1,6 @@
-"""Complex ``cholesky``, ``triangular_solve``, ``det``, ``slogdet`` and ``qr`` on the CPU
-backend: LAPACK/BLAS (``?potrf``, ``?trsm``, ``?getrf``, ``?geqrf`` + ``?ungqr``) called
+"""Complex ``cholesky``, ``triangular_solve``, ``det``, ``slogdet``, ``qr`` and ``svd`` on
+the CPU backend: LAPACK/BLAS (``?potrf``, ``?trsm``, ``?getrf``, ``?geqrf`` + ``?ungqr``,
+``zgesdd``) called
 from the generated code, no host step, equal bit for bit to the host steps (numpy/scipy,
 which the eager interpreter runs) on batched stacks, 1x1 and empty matrices, and inputs
 that are not positive definite, singular or not finite."""
@@ -129,3 +130,18 @@ def test_complex_qr_calls_geqrf_ungqr(monkeypatch, dtype, shape, full_matrices):
                                        full_matrices=full_matrices)
     _same(q, want_q)        # an m x 0 matrix's complete Q: the identity, real input too
     _same(r, want_r)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("shape", [(3, 4, 4), (2, 5, 3), (2, 3, 5), (1, 1), (0, 3, 3),
+                                   (40, 7)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+@pytest.mark.parametrize("compute_uv", [False, True])
+def test_complex_svd_calls_gesdd(monkeypatch, dtype, shape, full_matrices, compute_uv):
+    a = _random(shape, dtype)
+    if shape == (3, 4, 4):      # NaN: nan outputs (an inf hangs numpy's gesdd, and this)
+        a[1, 2, 1] = np.nan
+    got, want = _native(linalg_decomp.svd_p, monkeypatch, a, full_matrices=full_matrices,
+                        compute_uv=compute_uv)
+    for g, w in zip(got, want):
+        _same(g, w)

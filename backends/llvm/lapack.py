@@ -46,7 +46,8 @@ _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf",
              "dtrtrs", "strtrs", "dgeqrf", "sgeqrf", "dorgqr", "sorgqr", "dgesdd", "sgesdd",
              "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv", "dgees", "sgees",
              "zgees", "cgees")
-_ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf", "zgeqrf", "zungqr")  # complex
+_ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf", "zgeqrf", "zungqr",   # complex
+              "zgesdd")
 # ?trsm, not ?trtrs, for triangular_solve: no singularity check, so a zero pivot gives
 # IEEE infs and NaNs as JAX's triangular solves do (trtrs's NaN fill hid them)
 _BLAS_ROUTINES = ("dtrsm", "strsm", "ztrsm", "ctrsm")

@@ -8,10 +8,10 @@ signs of U's diagonal, and the sum of ``log|u_ii|`` in order (libm's log); an ex
 singular matrix (``info > 0``) gives sign 0 and ``-inf``. ``svd``'s workspace is sized
 by LAPACK's own query when the program is compiled; a matrix for which ``?gesdd``
 fails (``info != 0``: no convergence, NaN input) gives NaN outputs, as the numpy
-implementation does. ``svd`` and ``lu`` take real float32/float64 only (complex
-``lu`` has no primitive; complex ``svd`` stays a host step). Complex ``cholesky``,
-``det``, ``slogdet`` and ``qr`` are numpy.linalg's: ``zpotrf``/``zgetrf``/``zgeqrf`` +
-``zungqr`` in complex128 (numpy computes complex64 in double and rounds), then numpy's
+implementation does. ``lu`` takes real float32/float64 only (complex ``lu`` has no
+primitive). Complex ``cholesky``,
+``det``, ``slogdet``, ``qr`` and ``svd`` (non-empty) are numpy.linalg's: ``zpotrf``/
+``zgetrf``/``zgeqrf`` + ``zungqr``/``zgesdd`` in complex128 (numpy computes complex64 in double and rounds), then numpy's
 own loops, bit for bit; the real ``cholesky``, ``det`` and ``qr`` emitters
 (``lapack``) are registered here beside them.
 
@@ -281,13 +281,14 @@ def gesdd_lwork(dtype, m: int, n: int, compute_uv: bool, full_matrices: bool) ->
 
 def _supports_svd(eqn, planner):
     a = eqn.inputs[0].aval
-    return (a.dtype in (np.float32, np.float64) and available() and a.shape[-1] > 0 and
-            a.shape[-2] > 0)
+    return a.dtype in _FLOATS and available() and a.shape[-1] > 0 and a.shape[-2] > 0
 
 
-@native("svd", _supports_svd)
+@native("svd", _supports_svd, complex=True)
 def _svd(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
+    if a.dtype.kind == "c":
+        return _complex_svd(lw, fn, eqn, ins, outs)
     m, n = a.shape[-2:]
     k = min(m, n)
     nb = int(np.prod(a.shape[:-2], dtype=np.int64))
@@ -482,3 +483,80 @@ def _complex_qr(lw, fn, eqn, ins, outs):
         fn.loop(m, q_row)
     fn.loop(nb, one_matrix)
     bufs.release()
+
+
+def _zgesdd_lwork(m, n, compute_uv, full_matrices):
+    """numpy's ``zgesdd`` workspace: LAPACK's own query, as numpy asks it (the size
+    picks gesdd's path, so the same size gives the same bits)."""
+    k, big = min(m, n), max(m, n)
+    minimum = 2 * k + big + (k * k + k if compute_uv else 0)
+    if _scipy_lapack is None:   # pragma: no cover
+        return minimum
+    work, info = _scipy_lapack.zgesdd_lwork(m, n, compute_uv=int(compute_uv),
+                                            full_matrices=int(full_matrices))
+    return max(1, int(np.real(work))) if info == 0 else minimum
+
+
+def _complex_svd(lw, fn, eqn, ins, outs):
+    # as numpy.linalg.svd (the host step): zgesdd of the column-major copy in complex128
+    # (numpy computes complex64 in double and rounds), its workspace query; info != 0
+    # gives NaN (nan + 0j) outputs, as host_multi
+    a = eqn.inputs[0].aval
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if nb == 0:
+        return
+    cdt, kdt = a.dtype, np.dtype(np.complex128)
+    rdt = np.dtype(cdt.char.lower())
+    ct, kt = lltype(cdt), lltype(kdt)
+    full, uv = eqn.params["full_matrices"], eqn.params["compute_uv"]
+    ucols, vrows = (m, n) if full else (k, k)
+    lwork = _zgesdd_lwork(m, n, uv, full)
+    lrwork = k * max(5 * k + 7, 2 * max(m, n) + 2 * k + 1) + 7 * k
+    bufs = Bufs(lw, fn)
+    mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
+    work, _ = bufs.new((lwork,), kdt)
+    rwork, _ = bufs.new((lrwork,), np.float64)
+    iwork, _ = bufs.new((8 * k,), np.int32)
+    sbuf, _ = bufs.new((k,), np.float64)
+    u_ptr = bufs.new((m, ucols), kdt)[0] if uv else work     # not referenced by jobz='N'
+    v_ptr = bufs.new((vrows, n), kdt)[0] if uv else work
+    cells = dict(jobz=char_cell(fn, "N" if not uv else "A" if full else "S"),
+                 m=int_cell(fn, m), n=int_cell(fn, n), ldu=int_cell(fn, m if uv else 1),
+                 ldvt=int_cell(fn, vrows if uv else 1), lwork=int_cell(fn, lwork),
+                 info=int_cell(fn, 0))
+    gesdd = routine_decl(lw, kdt, "gesdd", 15)
+    s_out = fn.ptr(outs[0])
+
+    def to_row_major(src, dst, rows, cols):
+        def row(r):
+            def cell(c):
+                b = fn.b
+                v = lw.load(fn, src, kdt, b.add(r, b.mul(c, _c64(rows))))
+                lw.store(fn, dst, cdt, b.add(b.mul(r, _c64(cols)), c), cast_complex(b, v, ct))
+            fn.loop(cols, cell)
+        fn.loop(rows, row)
+
+    def one_matrix(bi):
+        bb = fn.b
+        pa = bb.gep(mats, [bb.mul(bi, _c64(m * n))], source_etype=kt)
+        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], sbuf, u_ptr,
+                        cells["ldu"], v_ptr, cells["ldvt"], work, cells["lwork"], rwork,
+                        iwork, cells["info"]])
+        ps = fn.b.gep(s_out, [fn.b.mul(bi, _c64(k))], source_etype=lltype(rdt))
+        fn.loop(k, lambda i: lw.store(fn, ps, rdt, i, _narrow_to(
+            fn.b, lw.load(fn, sbuf, np.float64, i), lltype(rdt))))
+        fill_if_failed(lw, fn, cells["info"], [(ps, k)], rdt)
+        if uv:
+            pu = fn.b.gep(fn.ptr(outs[1]), [fn.b.mul(bi, _c64(m * ucols))], source_etype=ct)
+            pv = fn.b.gep(fn.ptr(outs[2]), [fn.b.mul(bi, _c64(vrows * n))], source_etype=ct)
+            to_row_major(u_ptr, pu, m, ucols)
+            to_row_major(v_ptr, pv, vrows, n)
+            fill_if_failed(lw, fn, cells["info"], [(pu, m * ucols), (pv, vrows * n)], cdt)
+    fn.loop(nb, one_matrix)
+    bufs.release()
+
+
+def _narrow_to(b, v, t):
+    return v if v.type == t else b.fptrunc(v, t)
