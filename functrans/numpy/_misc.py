@@ -228,7 +228,7 @@ def histogramdd(sample: ArrayLike, bins: ArrayLike = 10, range: tuple[float, flo
     >>> import functrans.numpy as fnp
     >>> h, _ = fnp.histogramdd(fnp.asarray([[0.0, 0.0], [1.0, 1.0]]), bins=2)
     >>> h.tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
+    [[1, 0], [0, 1]]
     """
     sample = asarray(sample)
     if sample.ndim != 2:
@@ -251,8 +251,11 @@ def histogramdd(sample: ArrayLike, bins: ArrayLike = 10, range: tuple[float, flo
         sizes.append(nb)
     total = int(np.prod(sizes))
     flat_idx = sel.where(inside, flat_idx, el.add(el.multiply(flat_idx, 0), total))
+    # as JAX's: integer counts unweighted (floats for density), float with weights
     w = None if weights is None else asarray(weights)
-    counts = asarray(bincount(flat_idx, w, length=total), np.float64)
+    counts = bincount(flat_idx, w, length=total)
+    if w is not None or density:
+        counts = asarray(counts, np.result_type(np.float64, counts.dtype))
     counts = st.reshape(counts, tuple(sizes))
     if density:
         vol = None
@@ -274,7 +277,7 @@ def histogram2d(x: ArrayLike, y: ArrayLike, bins: ArrayLike = 10,
 
     >>> import functrans.numpy as fnp
     >>> fnp.histogram2d(fnp.asarray([0.0, 1.0]), fnp.asarray([0.0, 1.0]), bins=2)[0].tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
+    [[1, 0], [0, 1]]
     """
     h, e = histogramdd(jn.stack([asarray(x), asarray(y)], axis=1), bins, range, weights,
                        density)
