@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import functrans as ft
+import functrans.numpy as fnp
 from backends.llvm import lapack, threads
 from functrans.primitives import linalg_det as linalg_prims, linalg_decomp, linalg_lu
 
@@ -117,3 +118,26 @@ def test_lu_under_jit_calls_lapack_bit_for_bit(monkeypatch, dtype):
             g, w = np.asarray(g), np.asarray(w)
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "complex64"])
+@pytest.mark.parametrize("compute_uv", [False, True])
+def test_svd_of_a_matrix_holding_inf_or_nan_gives_nan_factors_and_returns(dtype, compute_uv):
+    # LAPACK's ?gesdd is undefined on non-finite input (numpy gives NaN singular values
+    # beside finite U and V): the host step and the native call both give such a matrix
+    # NaN factors, and leave the finite matrices of the stack alone
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 6, 6)).astype(dtype)
+    a[0, 2, 3] = np.inf
+    a[2, 1, 1] = np.nan
+    f = lambda m: fnp.linalg.svd(m, compute_uv=compute_uv)   # noqa: E731
+    for got in (f(a), ft.jit(f)(a)):
+        got = got if isinstance(got, tuple) else (got,)
+        for g in got:
+            g = np.asarray(g)
+            assert np.isnan(g[0]).all() and np.isnan(g[2]).all()
+            assert np.isfinite(g[1]).all()
+    out = ft.jit(f)(a)
+    s = np.asarray(out[1] if compute_uv else out)[1]      # (U, S, Vh): S of matrix 1
+    np.testing.assert_allclose(s, np.linalg.svd(a[1].astype(np.complex128), compute_uv=False),
+                               rtol=1e-5)

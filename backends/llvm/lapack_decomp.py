@@ -279,6 +279,26 @@ def gesdd_lwork(dtype, m: int, n: int, compute_uv: bool, full_matrices: bool) ->
     return max(1, minimum, query)
 
 
+def _call_if_finite(lw, fn, call, ptr, real_dt, count, info):
+    """``call()`` when the ``count`` reals (``real_dt``) at ``ptr`` are all finite; else
+    ``info`` = 1 without calling, so the caller's NaN fill runs, as the host step's
+    (LAPACK leaves non-finite input undefined: numpy's svd gives NaN singular values
+    beside finite vectors, or LinAlgError, by shape; a hang was reported once)."""
+    ok = int_cell(fn, 1)        # in the entry block; set again for each matrix
+    fn.b.store(ir.Constant(I32, 1), ok)
+    ft = lltype(real_dt)
+
+    def check(e):           # x - x is NaN exactly for inf and NaN
+        b = fn.b
+        v = lw.load(fn, ptr, real_dt, e)
+        bad = b.fcmp_unordered("uno", b.fsub(v, v), ir.Constant(ft, 0.0))
+        b.store(b.select(bad, ir.Constant(I32, 0), b.load(ok, typ=I32)), ok)
+    fn.loop(count, check)
+    finite = fn.b.icmp_signed("!=", fn.b.load(ok, typ=I32), ir.Constant(I32, 0))
+    if_then(fn, finite, call)
+    if_then(fn, fn.b.not_(finite), lambda: fn.b.store(ir.Constant(I32, 1), info))
+
+
 def _supports_svd(eqn, planner):
     a = eqn.inputs[0].aval
     return a.dtype in _FLOATS and available() and a.shape[-1] > 0 and a.shape[-2] > 0
@@ -326,9 +346,10 @@ def _svd(lw, fn, eqn, ins, outs):
         if uv:
             pu = bb.gep(u_ptr, [bb.mul(bi, _c64(m * ucols))], source_etype=ft)
             pv = bb.gep(v_ptr, [bb.mul(bi, _c64(vrows * n))], source_etype=ft)
-        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], ps, pu,
-                        cells["ldu"], pv, cells["ldvt"], fn.ptr(work), cells["lwork"],
-                        fn.ptr(iwork), cells["info"]])
+        _call_if_finite(lw, fn, lambda: fn.b.call(gesdd, [
+            cells["jobz"], cells["m"], cells["n"], pa, cells["m"], ps, pu, cells["ldu"], pv,
+            cells["ldvt"], fn.ptr(work), cells["lwork"], fn.ptr(iwork), cells["info"]]),
+            pa, dt, m * n, cells["info"])
         failed = [(ps, k)] + ([(pu, m * ucols), (pv, vrows * n)] if uv else [])
         fill_if_failed(lw, fn, cells["info"], failed, dt)
     fn.loop(nb, one_matrix)
@@ -541,9 +562,10 @@ def _complex_svd(lw, fn, eqn, ins, outs):
     def one_matrix(bi):
         bb = fn.b
         pa = bb.gep(mats, [bb.mul(bi, _c64(m * n))], source_etype=kt)
-        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], sbuf, u_ptr,
-                        cells["ldu"], v_ptr, cells["ldvt"], work, cells["lwork"], rwork,
-                        iwork, cells["info"]])
+        _call_if_finite(lw, fn, lambda: fn.b.call(gesdd, [
+            cells["jobz"], cells["m"], cells["n"], pa, cells["m"], sbuf, u_ptr, cells["ldu"],
+            v_ptr, cells["ldvt"], work, cells["lwork"], rwork, iwork, cells["info"]]),
+            pa, np.float64, 2 * m * n, cells["info"])
         ps = fn.b.gep(s_out, [fn.b.mul(bi, _c64(k))], source_etype=lltype(rdt))
         fn.loop(k, lambda i: lw.store(fn, ps, rdt, i, _narrow_to(
             fn.b, lw.load(fn, sbuf, np.float64, i), lltype(rdt))))

@@ -200,10 +200,15 @@ def _svd_impl(a, *, full_matrices, compute_uv):
     a = np.asarray(a)
     outs = _svd_aval(ShapedArray(a.shape, a.dtype), full_matrices=full_matrices,
                      compute_uv=compute_uv)
-    if not compute_uv:
-        return host_multi(lambda m: [np.linalg.svd(m, compute_uv=False)], a, outs)
 
     def run(m):
+        # ?gesdd's result on inf/NaN is undefined (numpy: NaN singular values beside
+        # finite vectors, or LinAlgError): such a matrix fails up front, so host_multi
+        # gives all its factors NaN, as the CPU backend does
+        if not np.isfinite(m).all():
+            raise np.linalg.LinAlgError("svd: non-finite input")
+        if not compute_uv:
+            return [np.linalg.svd(m, compute_uv=False)]
         u, s, vt = np.linalg.svd(m, full_matrices=full_matrices)
         return [s, u, vt]
     return host_multi(run, a, outs)
