@@ -76,7 +76,7 @@ checks += 1
 same("dead psum", lambda b: (lax.psum(b, "i"), b * 2)[1], meshes[0][0], meshes[0][1],
      rng.normal(size=(4 * n, 2)))
 checks += 1
-# results of STAGE_BYTES or more are received into the workspace and copied out
+# large results (>= 64 KiB per block, MPICH's large-message path) straight into the output
 for dtype in ("float64", "float32"):
     big = rng.normal(size=(n * 96, 257)).astype(dtype)        # >= 64 KiB per block
     for kind, coll in KINDS.items():
