@@ -238,6 +238,21 @@ def supports_float(eqn, planner):
     return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
 
 
+def nonfinite_status(lw, fn, ptr, rdt, count, status) -> None:
+    """Emit: ``status`` (an i32 cell) = 0 when the ``count`` reals of dtype ``rdt`` at
+    ``ptr`` are all finite, else 1 (a complex matrix: its 2n parts). LAPACK leaves inf
+    and NaN input undefined, so the emitters check before they call."""
+    fn.b.store(ir.Constant(I32, 0), status)
+    zero = const(rdt, 0.0)
+
+    def check(e):       # x - x is NaN exactly for inf and NaN
+        b = fn.b
+        v = lw.load(fn, ptr, rdt, e)
+        bad = b.fcmp_unordered("uno", b.fsub(v, v), zero)
+        b.store(b.select(bad, ir.Constant(I32, 1), b.load(status, typ=I32)), status)
+    fn.loop(count, check)
+
+
 def fill_if_failed(lw, fn, info, ptrs_sizes, dt):
     failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
     nan = const(dt, float("nan"))         # complex: nan + 0j, as numpy's np.full

@@ -26,7 +26,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .equations import NATIVE, if_then, native
 from .lapack import (available, char_cell, cholesky_real, column_major, det_real,
-                     fill_if_failed, int_cell, qr_real, routine_decl)
+                     fill_if_failed, int_cell, nonfinite_status, qr_real, routine_decl)
 from .lapack_eig import Bufs, cast_complex, double_column_major
 from .ops_complex import make
 from .lltypes import F64, I32, I64, const, lltype
@@ -284,17 +284,9 @@ def _call_if_finite(lw, fn, call, ptr, real_dt, count, info):
     ``info`` = 1 without calling, so the caller's NaN fill runs, as the host step's
     (LAPACK leaves non-finite input undefined: numpy's svd gives NaN singular values
     beside finite vectors, or LinAlgError, by shape; a hang was reported once)."""
-    ok = int_cell(fn, 1)        # in the entry block; set again for each matrix
-    fn.b.store(ir.Constant(I32, 1), ok)
-    ft = lltype(real_dt)
-
-    def check(e):           # x - x is NaN exactly for inf and NaN
-        b = fn.b
-        v = lw.load(fn, ptr, real_dt, e)
-        bad = b.fcmp_unordered("uno", b.fsub(v, v), ir.Constant(ft, 0.0))
-        b.store(b.select(bad, ir.Constant(I32, 0), b.load(ok, typ=I32)), ok)
-    fn.loop(count, check)
-    finite = fn.b.icmp_signed("!=", fn.b.load(ok, typ=I32), ir.Constant(I32, 0))
+    bad = int_cell(fn, 0)
+    nonfinite_status(lw, fn, ptr, real_dt, count, bad)
+    finite = fn.b.icmp_signed("==", fn.b.load(bad, typ=I32), ir.Constant(I32, 0))
     if_then(fn, finite, call)
     if_then(fn, fn.b.not_(finite), lambda: fn.b.store(ir.Constant(I32, 1), info))
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .equations import if_then, native
-from .lapack import available, char_cell, column_major, int_cell, routine_decl
+from .lapack import (available, char_cell, column_major, int_cell, nonfinite_status,
+                     routine_decl)
 from .lltypes import F64, I32, I64, const, lltype
 from .ops_complex import make
 
@@ -118,7 +119,7 @@ def _eig(lw, fn, eqn, ins, outs):
         pa = bb.gep(mats, [bb.mul(bi, _c64(n * n))], source_etype=lltype(kdt))
         pw = bb.gep(w_out, [bb.mul(bi, _c64(n))], source_etype=lltype(cdt))
         pv = bb.gep(v_out, [bb.mul(bi, _c64(n * n))], source_etype=lltype(cdt)) if uv else None
-        _check_finite(lw, fn, pa, n * n * (2 if cplx else 1), status)
+        nonfinite_status(lw, fn, pa, np.float64, n * n * (2 if cplx else 1), status)
         ok = lambda: fn.b.icmp_signed("==", fn.b.load(status, typ=I32),  # noqa: E731
                                       ir.Constant(I32, 0))
 
@@ -181,20 +182,6 @@ def cast_complex(b, z, ct):
     re, im = b.extract_value(z, 0), b.extract_value(z, 1)
     t = ct.elements[0]
     return make(b, ct, _narrow(b, re, t), _narrow(b, im, t))
-
-
-def _check_finite(lw, fn, ptr, count, status):
-    """``status`` = 0 when the ``count`` doubles at ``ptr`` are finite, else 1."""
-    fn.b.store(ir.Constant(I32, 0), status)
-    zero = ir.Constant(F64, 0.0)
-    rdt = np.dtype(np.float64)
-
-    def check(e):       # x - x is NaN exactly for inf and NaN
-        b = fn.b
-        v = lw.load(fn, ptr, rdt, e)
-        bad = b.fcmp_unordered("uno", b.fsub(v, v), zero)
-        b.store(b.select(bad, ir.Constant(I32, 1), b.load(status, typ=I32)), status)
-    fn.loop(count, check)
 
 
 def _transpose_into(lw, fn, n, kdt, cdt, vr, pv):

@@ -22,7 +22,8 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .equations import if_then, native
-from .lapack import available, char_cell, column_major, int_cell, routine_decl
+from .lapack import (available, char_cell, column_major, int_cell, nonfinite_status,
+                     routine_decl)
 from .lltypes import I32, I64, const, lltype
 from .values import Val
 
@@ -65,20 +66,6 @@ def _stack_buffer(lw, fn, held, shape, dtype):
     return ref
 
 
-def _all_finite(lw, fn, ptr, rdt, count, status):
-    """``status`` = 0 when the ``count`` reals (dtype ``rdt``) at ``ptr`` are finite,
-    else 1."""
-    fn.b.store(ir.Constant(I32, 0), status)
-    zero = const(rdt, 0.0)
-
-    def check(e):       # x - x is NaN exactly for inf and NaN
-        b = fn.b
-        v = lw.load(fn, ptr, rdt, e)
-        bad = b.fcmp_unordered("uno", b.fsub(v, v), zero)
-        b.store(b.select(bad, ir.Constant(I32, 1), b.load(status, typ=I32)), status)
-    fn.loop(count, check)
-
-
 @native("schur", _supports_schur, complex=True)
 def _schur(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
@@ -112,7 +99,7 @@ def _schur(lw, fn, eqn, ins, outs):
         b = fn.b
         pa = b.gep(m_ptr, [b.mul(bi, nn)], source_etype=ft)
         pv = b.gep(v_ptr, [b.mul(bi, nn)], source_etype=ft)
-        _all_finite(lw, fn, pa, rdt, n * n * (2 if cplx else 1), c["status"])
+        nonfinite_status(lw, fn, pa, rdt, n * n * (2 if cplx else 1), c["status"])
         ok = lambda: fn.b.icmp_signed("==", fn.b.load(c["status"], typ=I32),  # noqa: E731
                                       ir.Constant(I32, 0))
 
