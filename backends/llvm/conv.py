@@ -60,9 +60,9 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from ..fusion import contiguous_strides
 from . import blas
-from .conv_gemm import NO_TRANS, TRANS, at, gemm, lin, loop, nest, parallel, permuted, slots, zero
+from .conv_gemm import NO_TRANS, TRANS, at, gemm, lin, parallel, permuted, slots, zero
 from .equations import NATIVE, native
-from .lltypes import I64, lltype
+from .lltypes import I64, emit_loop as loop, emit_nest as nest, lltype
 from .values import Val
 
 __all__: list = []

@@ -16,10 +16,10 @@ import llvmlite.ir as ir
 import numpy as np
 
 from . import blas, threads
-from .lltypes import I32, I64, lltype
+from .lltypes import I32, I64, emit_loop as loop, lltype
 from .values import PTR, Val
 
-__all__ = ["NO_TRANS", "TRANS", "Body", "loop", "nest", "lin", "at", "gemm", "zero", "parallel",
+__all__ = ["NO_TRANS", "TRANS", "Body", "lin", "at", "gemm", "zero", "parallel",
            "slots", "permuted"]
 
 NO_TRANS, TRANS = 111, 112
@@ -65,45 +65,6 @@ class Body:
     def __init__(self, func):
         self.fn = func
         self.b = ir.IRBuilder(func.append_basic_block("entry"))
-
-
-def loop(h, n, body, start=None):
-    """``for i in range(start, start + n): body(i)`` in ``h`` (n an int or i64 value)."""
-    b = h.b
-    if isinstance(n, int):
-        if n <= 0:
-            return
-        n = ir.Constant(I64, n)
-    pre = b.block
-    head = h.fn.append_basic_block("head")
-    blk = h.fn.append_basic_block("loop")
-    done = h.fn.append_basic_block("done")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(ir.Constant(I64, 0), pre)
-    b.cbranch(b.icmp_signed("<", i, n), blk, done)
-    b.position_at_end(blk)
-    body(i if start is None else b.add(i, start))
-    i.add_incoming(b.add(i, ir.Constant(I64, 1), flags=("nsw",)), b.block)
-    b.branch(head)
-    b.position_at_end(done)
-
-
-def nest(h, dims, body):
-    idxs = []
-
-    def level(d):
-        if d == len(dims):
-            body(list(idxs))
-            return
-
-        def inner(i):
-            idxs.append(i)
-            level(d + 1)
-            idxs.pop()
-        loop(h, dims[d], inner)
-    level(0)
 
 
 def lin(b, base, idxs, strides):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
-__all__ = ["I1", "I8", "I32", "I64", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES",
+__all__ = ["emit_loop", "emit_nest", "I1", "I8", "I32", "I64", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES",
            "lltype", "storage", "const", "load_elem", "stored"]
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -68,3 +68,48 @@ def load_elem(b, ptr, dtype):
 def stored(b, v, dtype):
     """The ``dtype`` value ``v`` in its in-memory form (emitted with builder ``b``)."""
     return b.zext(v, I8) if np.dtype(dtype) == np.bool_ else v
+
+
+def emit_loop(h, n, body, start=None) -> None:
+    """``for i in range(start, start + n): body(i)``, top-tested, in ``h`` (anything with
+    ``fn``, the llvmlite function, and ``b``, its builder); ``n`` an int or an i64 value,
+    ``start`` None (0) or an i64 value. One trip known at compile time is no loop."""
+    b = h.b
+    if isinstance(n, int):
+        if n <= 0:
+            return
+        if n == 1:
+            body(ir.Constant(I64, 0) if start is None else start)
+            return
+        n = ir.Constant(I64, n)
+    pre = b.block
+    head = h.fn.append_basic_block("head")
+    blk = h.fn.append_basic_block("loop")
+    done = h.fn.append_basic_block("done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), pre)
+    b.cbranch(b.icmp_signed("<", i, n), blk, done)
+    b.position_at_end(blk)
+    body(i if start is None else b.add(i, start))
+    i.add_incoming(b.add(i, ir.Constant(I64, 1), flags=("nsw",)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+
+
+def emit_nest(h, dims, body) -> None:
+    """A loop nest over ``dims`` (ints or i64 values) in ``h``; ``body(list of indices)``."""
+    idxs = []
+
+    def level(d):
+        if d == len(dims):
+            body(list(idxs))
+            return
+
+        def inner(i):
+            idxs.append(i)
+            level(d + 1)
+            idxs.pop()
+        emit_loop(h, dims[d], inner)
+    level(0)

@@ -44,7 +44,7 @@ from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs
 from .equations import NATIVE
 from . import host_calls
 from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
-from .lltypes import I1, I8, I32, I64, const, load_elem, storage, stored
+from .lltypes import I1, I8, I32, I64, const, emit_loop, emit_nest, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE
 from .row_kernels import RowEmitter
 from .values import PTR, Arena, Ref, Val, nbytes, raw_const, raw_type
@@ -105,44 +105,11 @@ class Fn:
 
     def loop(self, n, body):
         """``for i in range(n): body(i)`` (n an int or an i64 value); top-tested."""
-        b = self.b
-        if isinstance(n, int):
-            if n <= 0:
-                return
-            if n == 1:
-                body(ir.Constant(I64, 0))
-                return
-            n = ir.Constant(I64, n)
-        pre = b.block
-        head = self.fn.append_basic_block("head")
-        blk = self.fn.append_basic_block("loop")
-        done = self.fn.append_basic_block("done")
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64)
-        i.add_incoming(ir.Constant(I64, 0), pre)
-        b.cbranch(b.icmp_signed("<", i, n), blk, done)
-        b.position_at_end(blk)
-        body(i)
-        i.add_incoming(b.add(i, ir.Constant(I64, 1), flags=("nsw",)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        emit_loop(self, n, body)
 
     def nest(self, dims, body):
         """Loop nest over ``dims`` (ints); ``body(list of i64 indices)``."""
-        idxs = []
-
-        def level(d):
-            if d == len(dims):
-                body(list(idxs))
-                return
-
-            def inner(i):
-                idxs.append(i)
-                level(d + 1)
-                idxs.pop()
-            self.loop(dims[d], inner)
-        level(0)
+        emit_nest(self, dims, body)
 
     def finish(self, nslots, check):
         """Close the function: slot-count and input-layout checks, then the body."""
