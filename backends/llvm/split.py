@@ -8,8 +8,10 @@ on other threads (``engine.compile_objects``) and linked in one JIT engine
 (``engine.Loaded``): a kernel moved out is called, not inlined, which costs one call
 per kernel run. Each part gets copies of the internal routines its functions use
 (``ft_exp_f32``...), declarations of everything else it names, and every metadata
-node; external helper definitions (the math library's keep-alive wrappers and vector
-variants) go to every part that needs them as ``weak_odr``, so the linker keeps one.
+node; external helper definitions (vector variants) go to every part that needs them as
+``weak_odr``, so the linker keeps one. Every text (whole or part) lists the vector
+variants it only declares (the math library's) in ``@llvm.compiler.used``
+(``keep_variants``), so that they survive until the loop vectoriser calls them.
 
 ``split_module(module, n)`` returns the whole module's text and the parts' texts (one part:
 no split). Kernels are assigned largest first to the lightest part (weights: IR
@@ -28,13 +30,33 @@ import re
 
 import llvmlite.ir as ir
 
-__all__ = ["split_module", "MIN_SPLIT_WEIGHT"]
+__all__ = ["split_module", "keep_variants", "MIN_SPLIT_WEIGHT"]
 
 # below this many IR instructions in movable kernels a module stays whole: a second
 # module's parse, verification and thread hand-off cost more than they save
 MIN_SPLIT_WEIGHT = 600
 _REF = re.compile(r'@"([^"]+)"')
 _VARIANT = re.compile(r"_ZGV\w+\(([^)]+)\)")
+_DECLARED = re.compile(r'^declare [^@\n]*@"([^"]+)"', re.M)
+
+
+def keep_variants(text: str) -> str:
+    """``text`` with the vector variants it declares but does not call listed in
+    ``@llvm.compiler.used``: LLVM deletes an unused declaration before the loop
+    vectoriser looks a variant up by name (``vector-function-abi-variant``), and the
+    list costs no code, where a caller per variant cost a function each to compile.
+
+    >>> t = 'declare <4 x double> @"f_v4"(<4 x double>)\\n; _ZGV_LLVM_N4v_f(f_v4)\\n'
+    >>> keep_variants(t).splitlines()[-1]
+    '@llvm.compiler.used = appending global [1 x ptr] [ptr @"f_v4"], section "llvm.metadata"'
+    """
+    declared = set(_DECLARED.findall(text))
+    names = sorted({v for m in _VARIANT.findall(text) for v in m.split(",")} & declared)
+    if not names:
+        return text
+    refs = ", ".join(f'ptr @"{n}"' for n in names)
+    return (f"{text}\n@llvm.compiler.used = appending global [{len(names)} x ptr] "
+            f'[{refs}], section "llvm.metadata"\n')
 
 
 def _movable(fn) -> bool:
@@ -145,7 +167,7 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
         elif not _helper(f):
             fixed += w[n]
     if sum(units.values()) < MIN_SPLIT_WEIGHT:
-        whole = str(module)
+        whole = keep_variants(str(module))
         return whole, [whole]
     moved, used = _assign(units, fixed, max(nparts, 1))
     part_of = {}
@@ -163,10 +185,10 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
     head = (f'; ModuleID = "{module.name}"\ntarget triple = "{module.triple}"\n'
             f'target datalayout = "{module.data_layout}"\n')
     meta = "\n".join(str(md) for md in module.metadata)
-    whole = head + "\n" + "\n".join(texts.values()) + "\n" + meta
+    whole = keep_variants(head + "\n" + "\n".join(texts.values()) + "\n" + meta)
     if len(used) == 1:
         return whole, [whole]
-    return whole, [_part(p, defs, part_of, texts, head, meta) for p in used]
+    return whole, [keep_variants(_part(p, defs, part_of, texts, head, meta)) for p in used]
 
 
 def _part(p, defs, part_of, texts, head, meta):
@@ -176,23 +198,17 @@ def _part(p, defs, part_of, texts, head, meta):
         keep += [n for n in texts if n not in defs]           # every declaration
     seen = set(keep)
     todo = list(keep)
-    keepalive = [n for n, q in part_of.items() if q is None and defs[n].linkage == "weak_odr"]
     out = []
     while todo:
-        while todo:
-            n = todo.pop()
-            if n in defs and part_of[n] not in (None, p):
-                out.append(_declaration(texts[n]))
-                continue
-            out.append(texts[n])
-            refs = _REF.findall(texts[n]) + [v for m in _VARIANT.findall(texts[n])
-                                             for v in m.split(",")]
-            for r in refs:
-                if r not in seen and r in texts:
-                    seen.add(r)
-                    todo.append(r)
-        for n in keepalive:     # wrappers that keep a vector variant's declaration alive
-            if n not in seen and any(r in seen for r in _REF.findall(texts[n])):
-                seen.add(n)
-                todo.append(n)
+        n = todo.pop()
+        if n in defs and part_of[n] not in (None, p):
+            out.append(_declaration(texts[n]))
+            continue
+        out.append(texts[n])
+        refs = _REF.findall(texts[n]) + [v for m in _VARIANT.findall(texts[n])
+                                         for v in m.split(",")]
+        for r in refs:
+            if r not in seen and r in texts:
+                seen.add(r)
+                todo.append(r)
     return head + "\n" + "\n".join(out) + "\n" + meta
