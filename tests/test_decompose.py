@@ -49,7 +49,6 @@ LLVM_HOST = {
              "recursive halving square root: csqrt, C99 complex division, ztrsyl with its "
              "scale, inf patches for singular 3x3 blocks; then two zgemm): not yet "
              "reproduced natively (a point recurrence differs on singular matrices)",
-    "fft": "discrete Fourier transform: numpy's pocketfft on the host (no native binding yet)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
     "shard_map": "under jit inlined into the program (collectives_native.inline_shard_map) "

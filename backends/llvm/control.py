@@ -9,7 +9,7 @@ copied into them at the end of each iteration (through temporaries only where a 
 is itself a carry, e.g. a swap). A scan writes each iteration's ``ys`` straight into
 its row of the stacked output when the body defines it.
 
-A host step inside a sub-jaxpr (an equation without native code: fft, debug_print...)
+A host step inside a sub-jaxpr (an equation without native code: debug_print...)
 is called back into Python from the loop (``host_calls``); only an equation with no
 impl at all makes its enclosing control flow a host step.
 

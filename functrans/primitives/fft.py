@@ -11,7 +11,10 @@ It is linear, so its JVP applies it to the tangent. The transposes use the pairi
 the DFT matrix is symmetric, so FFT and IFFT are their own transposes; RFFT's is the
 real part of an FFT of the zero-padded cotangent; IRFFT's is the conjugated, scaled
 RFFT of the cotangent with the doubled frequencies counted twice. The numpy
-implementation (pocketfft) is a host step on every backend.
+implementation is numpy's pocketfft (``numpy.fft.fftn``...); the CPU backend calls the
+same pocketfft loops from the generated code, with the same numbers bit for bit
+(``backends/llvm/pocketfft``); on the CUDA backend it is a host step. Every length is
+at least 1.
 
 >>> import numpy as np
 >>> fft(np.array([1.0, 0.0, 0.0, 0.0]) + 0j, "FFT", (4,)).tolist()
@@ -55,6 +58,9 @@ def _fft_aval(x, *, fft_type, fft_lengths):
         what = "real floating" if want_kind == "f" else "complex"
         raise TypeError(f"fft: {fft_type} needs a {what} operand, got {x.str_short()}")
     lengths = tuple(fft_lengths)
+    if min(lengths) < 1:
+        raise ValueError(f"fft: every fft length must be at least 1 (numpy's pocketfft has no "
+                         f"empty transform), got fft_lengths {lengths}")
     last = x.shape[-k:]
     if fft_type == "IRFFT":
         expect = lengths[:-1] + (lengths[-1] // 2 + 1,)
