@@ -45,10 +45,6 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
-    "sqrtm": "scipy 1.17's C sqrtm on the host (zgees unless already triangular, a "
-             "recursive halving square root: csqrt, C99 complex division, ztrsyl with its "
-             "scale, inf patches for singular 3x3 blocks; then two zgemm): not yet "
-             "reproduced natively (a point recurrence differs on singular matrices)",
     "debug_print": "prints from Python: a host callback by nature",
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
     "shard_map": "under jit inlined into the program (collectives_native.inline_shard_map) "

@@ -1,6 +1,9 @@
 """functrans.scipy.linalg lu, lu_factor, lu_solve and sqrtm against scipy (values),
 JAX (derivatives, computed with jax 0.10 under x64 and written down here) and finite
-differences, under jit and vmap."""
+differences, under jit and vmap; sqrtm compiled (native on the CPU backend) against
+its host implementation."""
+import warnings
+
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -126,9 +129,98 @@ def test_sqrtm_against_scipy():
     np.testing.assert_allclose(np.asarray(fla.sqrtm(z)), sl.sqrtm(z), atol=1e-12)
 
 
-def test_sqrtm_is_not_differentiable_as_in_jax():
-    with pytest.raises(NotImplementedError, match="sqrtm is not differentiable"):
-        ft.grad(lambda a: fnp.real(fla.sqrtm(a)).sum())(np.eye(2))
+def _sqrtm_inputs():
+    spd = _RNG.standard_normal((5, 5))
+    near = spd @ spd.T
+    near -= (np.linalg.eigvalsh(near)[0] - 1e-10) * np.eye(5)     # smallest eigenvalue 1e-10
+    return {"random": _RNG.standard_normal((6, 6)), "spd": spd @ spd.T + np.eye(5),
+            "nearly_singular": near, "f32": _RNG.standard_normal((4, 4)).astype(np.float32),
+            "complex": _RNG.standard_normal((4, 4)) + 1j * _RNG.standard_normal((4, 4)),
+            "c64": (_RNG.standard_normal((3, 3)) + 1j).astype(np.complex64),
+            "batched": _RNG.standard_normal((2, 3, 4, 4))}
+
+
+@pytest.mark.parametrize("name", list(_sqrtm_inputs()))
+def test_sqrtm_compiled_equals_eager_and_scipy(name):
+    # under jit the CPU backend runs sqrtm natively (zgees, the recurrence, two zgemm):
+    # the host implementation's steps, so the same numbers to rounding
+    a = _sqrtm_inputs()[name]
+    f = ft.jit(fla.sqrtm)
+    assert f.lower(a).compile().cost_analysis()["host steps"] == 0
+    eager, compiled = np.asarray(fla.sqrtm(a)), np.asarray(f(a))
+    single = a.dtype in (np.float32, np.complex64)
+    assert eager.dtype == compiled.dtype == (np.complex64 if single else np.complex128)
+    tight = 1e-5 if eager.dtype == np.complex64 else 1e-13
+    np.testing.assert_allclose(compiled, eager, rtol=tight, atol=tight * np.abs(eager).max())
+    flat = a.reshape((-1,) + a.shape[-2:]).astype(np.complex128)
+    want = np.stack([sl.sqrtm(m) for m in flat]).reshape(a.shape)
+    tol = 1e-5 if eager.dtype == np.complex64 else 1e-7 if name == "nearly_singular" else 1e-11
+    np.testing.assert_allclose(eager, want, rtol=tol, atol=tol * np.abs(want).max())
+    np.testing.assert_allclose(eager @ eager, a, rtol=10 * tol, atol=10 * tol * np.abs(a).max())
+
+
+def test_sqrtm_singular_matrices_same_on_host_and_compiled():
+    # zero eigenvalues: a root where one exists (the recurrence's 0/0 gives 0, JAX's rule);
+    # none for a nilpotent block: inf/NaN (JAX: NaN; scipy: inf in place), never finite junk
+    rooted = [np.zeros((2, 2)), np.diag([0.0, 0.0, 1.0]),
+              np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+              np.array([[1.0, 2.0], [2.0, 4.0]])]
+    rootless = [np.array([[0.0, 1.0], [0.0, 0.0]]),
+                np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])]
+    f = ft.jit(fla.sqrtm)
+    for m in rooted + rootless:
+        eager, compiled = np.asarray(fla.sqrtm(m)), np.asarray(f(m))
+        np.testing.assert_array_equal(compiled, eager)
+    for m in rooted:
+        r = np.asarray(fla.sqrtm(m))
+        np.testing.assert_allclose(r @ r, m, atol=1e-14)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # scipy: "Matrix is singular"
+            np.testing.assert_allclose(r, sl.sqrtm(m), atol=1e-14)
+    for m in rootless:
+        assert not np.isfinite(np.asarray(fla.sqrtm(m))).all()
+    bad = np.array([[np.inf, 0.0], [0.0, 1.0]])       # non-finite input: NaN, both ways
+    assert np.isnan(np.asarray(fla.sqrtm(bad)).real).all()
+    assert np.isnan(np.asarray(f(bad)).real).all()
+
+
+def _sqrtm_loss(a):
+    w = np.arange(a.shape[-1] ** 2, dtype=np.float64).reshape(a.shape[-2:])
+    r = fla.sqrtm(a)
+    return fnp.sum(fnp.real(r) * w) + fnp.sum(fnp.imag(r) ** 2)
+
+
+def test_sqrtm_derivatives_against_finite_differences():
+    # X dX + dX X = dA (a Sylvester equation in X's Schur basis); JAX's sqrtm has none
+    spd = _RNG.standard_normal((4, 4))
+    spd = spd @ spd.T + np.eye(4)
+    z = _RNG.standard_normal((3, 3)) + 1j * _RNG.standard_normal((3, 3))
+    da = _RNG.standard_normal((4, 4))
+    eps = 1e-6
+    fd = (sl.sqrtm(spd + eps * da) - sl.sqrtm(spd - eps * da)) / (2 * eps)
+    for run in (ft.jvp, ft.jit(ft.jvp, static_argnums=0)):
+        _, t = run(fla.sqrtm, (spd,), (da,))
+        np.testing.assert_allclose(np.asarray(t), fd, atol=1e-7)
+    dz = _RNG.standard_normal((3, 3)) + 1j * _RNG.standard_normal((3, 3))
+    _, t = ft.jvp(fla.sqrtm, (z,), (dz,))
+    fdz = (sl.sqrtm(z + eps * dz) - sl.sqrtm(z - eps * dz)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(t), fdz, atol=1e-7)
+    g = np.asarray(ft.grad(_sqrtm_loss)(spd))
+    np.testing.assert_allclose(g, _fd(lambda m: float(_sqrtm_loss(m)), spd), atol=1e-6)
+    jg = ft.jit(ft.grad(_sqrtm_loss))
+    assert jg.lower(spd).compile().cost_analysis()["host steps"] == 0
+    np.testing.assert_allclose(np.asarray(jg(spd)), g, atol=1e-12)
+    stack = np.stack([spd, spd + np.eye(4)])
+    np.testing.assert_allclose(np.asarray(ft.vmap(ft.grad(_sqrtm_loss))(stack)),
+                               np.stack([ft.grad(_sqrtm_loss)(m) for m in stack]), atol=1e-12)
+    # second order: the JVP of the JVP (the solve's Schur factors carry no derivative)
+    t2 = _RNG.standard_normal((4, 4))
+
+    def first(m):
+        return fnp.real(ft.jvp(fla.sqrtm, (m,), (da,))[1])
+    _, second = ft.jvp(first, (spd,), (t2,))
+    want = (np.asarray(first(spd + 1e-5 * t2)) - np.asarray(first(spd - 1e-5 * t2))) / 2e-5
+    np.testing.assert_allclose(np.asarray(second), want, atol=1e-7)
 
 
 def test_bad_inputs_are_clear():

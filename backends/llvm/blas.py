@@ -105,8 +105,12 @@ _PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
            np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
 
 
-def _gemm(dtype):
-    """Whether a BLAS ``?gemm`` serves ``dtype`` (a float or complex dtype)."""
+def has_gemm(dtype) -> bool:
+    """Whether a BLAS ``?gemm`` serves ``dtype`` (a float or complex dtype).
+
+    >>> has_gemm(np.int32)
+    False
+    """
     lib = _library()
     return lib is not None and lib.get(_PREFIX.get(np.dtype(dtype))) is not None
 
@@ -117,7 +121,7 @@ def _supports(eqn, planner):
     if la.dtype != ra.dtype or out.dtype != la.dtype or la.dtype.kind not in "fiuc":
         return False
     _, _, nb, m, n, k = _sizes(eqn)
-    return la.dtype.kind in "iu" or _gemm(la.dtype) or nb * m * n * k <= 64 * TINY
+    return la.dtype.kind in "iu" or has_gemm(la.dtype) or nb * m * n * k <= 64 * TINY
 
 
 def _permuted(val, order):
@@ -161,13 +165,13 @@ def _dot_general(lw, fn, eqn, ins, outs):
         zero = lw.const(dt, 0)
         fn.loop(out.size, lambda i: lw.store(fn, optr, dt, i, zero))
         return
-    if dt.kind not in "fc" or not _gemm(dt) or nb * m * n * k <= TINY:
+    if dt.kind not in "fc" or not has_gemm(dt) or nb * m * n * k <= TINY:
         _loops(lw, fn, a, bv, groups_a, groups_b, (nb, m, n, k), optr, dt)
         return
     temps = []
     ta, a_ptr, lda, sa = _gemm_operand(lw, fn, a, groups_a, (nb, m, k), temps)
     tb, b_ptr, ldb, sb = _gemm_operand(lw, fn, bv, groups_b, (nb, k, n), temps)
-    _gemm_calls(lw, fn, dt, (ta, tb), (nb, m, n, k), (a_ptr, lda, sa), (b_ptr, ldb, sb), optr)
+    gemm_calls(lw, fn, dt, (ta, tb), (nb, m, n, k), (a_ptr, lda, sa), (b_ptr, ldb, sb), optr)
     for t in temps:
         lw.release(t)
 
@@ -201,7 +205,11 @@ def _elt(dtype):
     return lltype(dtype)
 
 
-def _gemm_calls(lw, fn, dt, trans, dims, A, B, optr):
+def gemm_calls(lw, fn, dt, trans, dims, A, B, optr) -> None:
+    """Emit ``nb`` row-major ``?gemm`` calls ``C = op(A) op(B)`` (alpha 1, beta 0):
+    ``trans`` the two CBLAS flags (111 no transpose, 112 transpose, 113 conjugate
+    transpose), ``dims`` = (nb, m, n, k), ``A``/``B`` = (pointer, leading dimension,
+    elements between batch members), ``optr`` the contiguous (nb, m, n) result."""
     lib = _library()
     it = I64 if lib["int"] == 64 else I32
     ft = _elt(dt)

@@ -5,7 +5,8 @@ memory), so a fused kernel loads, computes and stores it like any scalar.
 Registered here: ``real``, ``imag``, ``conj``, ``complex`` (the parts and their
 inverse), and the complex cases of ``add``, ``sub``, ``mul``, ``div``, ``neg``, ``abs``,
 ``integer_pow`` (|n| <= 4, numpy's ``nc_pow``), ``eq``, ``ne``, ``select_n``,
-``stop_gradient``, ``convert_element_type`` (real or complex to complex),
+``stop_gradient``, ``convert_element_type`` (real or complex to complex, complex to
+real float: the real part, as numpy's ``astype``),
 ``reduce_sum`` and ``reduce_prod``, each the row's real rule unchanged for real
 operands. Every rule is numpy's arithmetic on the parts:
 ``(a+bi)(c+di) = (ac - bd) + (ad + bc)i`` (numpy's scalar loop; its AVX-512 loop fuses
@@ -36,11 +37,13 @@ from .lltypes import C64, C128, COMPLEX_DTYPES, F32, F64, I32, lltype
 from .ops import REDUCTIONS, TABLE, Row
 from .vmath import libm_symbol
 
-__all__ = ["parts", "make", "mul", "add", "supports_complex", "LIBM"]
+__all__ = ["parts", "make", "mul", "add", "div", "libm_call", "supports_complex", "LIBM",
+           "LIBM_ABI"]
 
 # complex functions numpy computes with libm's C99 ``c<name>``: called here too (x86-64
 # System V calling convention only; elsewhere they stay host steps)
 LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh")
+LIBM_ABI = platform.machine() in ("x86_64", "AMD64") and sys.platform != "win32"
 
 
 def parts(b, z):
@@ -121,13 +124,17 @@ def _neg(em, eqn, z):
 
 
 def _div(em, eqn, x, y):
-    """numpy's complex division (its scalar loop, Smith's method): scale by the larger
-    part of the divisor; a zero divisor divides each part by +0 (inf or nan)."""
-    b = em.b
+    return div(em.b, x, y)
+
+
+def div(b, x, y):
+    """numpy's complex division ``x / y`` emitted with builder ``b`` (its scalar loop,
+    Smith's method): scale by the larger part of the divisor; a zero divisor divides
+    each part by +0 (inf or nan)."""
     (a, c), (d, e) = parts(b, x), parts(b, y)       # (a + ci) / (d + ei)
     t = d.type
     one, zero = ir.Constant(t, 1.0), ir.Constant(t, 0.0)
-    fabs = lambda v: b.call(_intrinsic(em, "fabs", t), [v])     # noqa: E731
+    fabs = lambda v: b.call(_intrinsic(b, "fabs", t), [v])     # noqa: E731
     ad, ae = fabs(d), fabs(e)
     real_big = b.fcmp_ordered(">=", ad, ae)
     both_zero = b.and_(b.fcmp_ordered("==", ad, zero), b.fcmp_ordered("==", ae, zero))
@@ -210,16 +217,19 @@ def _libm(name):
     """The complex rule calling C99's ``c<name>`` (libm's, the one numpy's loop calls,
     under our own symbol as ``vmath.libm_symbol`` registers it; the x86-64 ABI: a
     complex double as two doubles, a complex float as one <2 x float>)."""
-    def emit(em, eqn, z):
-        b = em.b
-        re, im = parts(b, z)
-        if z.type == C128:
-            return b.call(_declare(em, libm_symbol("c" + name), C128, [F64, F64]), [re, im])
-        vt, at = ir.VectorType(F32, 2), [ir.Constant(I32, 0), ir.Constant(I32, 1)]
-        v = b.insert_element(b.insert_element(ir.Constant(vt, ir.Undefined), re, at[0]), im, at[1])
-        r = b.call(_declare(em, libm_symbol("c" + name + "f"), vt, [vt]), [v])
-        return make(b, C64, b.extract_element(r, at[0]), b.extract_element(r, at[1]))
-    return emit
+    return lambda em, eqn, z: libm_call(em.b, name, z)
+
+
+def libm_call(b, name: str, z):
+    """C99's ``c<name>`` of the complex ``z`` (one of ``LIBM``), emitted with builder
+    ``b``: a call to libm as numpy's loop makes it (x86-64 System V only)."""
+    re, im = parts(b, z)
+    if z.type == C128:
+        return b.call(_declare(b, libm_symbol("c" + name), C128, [F64, F64]), [re, im])
+    vt, at = ir.VectorType(F32, 2), [ir.Constant(I32, 0), ir.Constant(I32, 1)]
+    v = b.insert_element(b.insert_element(ir.Constant(vt, ir.Undefined), re, at[0]), im, at[1])
+    r = b.call(_declare(b, libm_symbol("c" + name + "f"), vt, [vt]), [v])
+    return make(b, C64, b.extract_element(r, at[0]), b.extract_element(r, at[1]))
 
 
 def _declare(em, name, ret, args):
@@ -257,11 +267,14 @@ def _convert(em, eqn, x):
     b = em.b
     src = eqn.inputs[0].aval.dtype
     t = _out_type(eqn)
-    part = t.elements[0]
     if src.kind == "c":
         re, im = parts(b, x)
         fsrc = np.dtype(np.float64 if src == np.complex128 else np.float32)
+        if not isinstance(t, ir.LiteralStructType):     # to a real float: numpy's real part
+            return _to_real(b, re, fsrc, t)
+        part = t.elements[0]
         return make(b, t, _to_real(b, re, fsrc, part), _to_real(b, im, fsrc, part))
+    part = t.elements[0]
     return make(b, t, _to_real(b, x, src, part), ir.Constant(part, 0.0))
 
 
@@ -274,7 +287,7 @@ _extend("ne", _equal(True))
 _extend("div", _div)
 _extend("abs", _abs)
 _extend("integer_pow", _integer_pow)
-if platform.machine() in ("x86_64", "AMD64") and sys.platform != "win32":    # that ABI
+if LIBM_ABI:
     for _name in LIBM:
         _extend(_name, _libm(_name))
 _extend("stop_gradient", lambda em, eqn, x: x)
@@ -303,7 +316,7 @@ def supports_complex(eqn, odd=None) -> bool:
     >>> import functrans  # registers the primitives
     >>> z = Var(ShapedArray((2,), "complex64"))
     >>> supports_complex(Eqn(primitives["convert_element_type"], [z],
-    ...     [Var(ShapedArray((2,), "float32"))], {"new_dtype": np.dtype("float32")}))
+    ...     [Var(ShapedArray((2,), "int32"))], {"new_dtype": np.dtype("int32")}))
     False
     """
     name = eqn.primitive.name
@@ -316,4 +329,4 @@ def supports_complex(eqn, odd=None) -> bool:
     row = TABLE.get(name)
     if row is None or not row.complex or eqn.primitive.multiple_results:
         return False
-    return name != "convert_element_type" or eqn.outvars[0].aval.dtype.kind == "c"
+    return name != "convert_element_type" or eqn.outvars[0].aval.dtype.kind in "cf"

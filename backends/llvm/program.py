@@ -39,7 +39,7 @@ from .. import fusion
 from ..decompose import decompose
 from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_strides
 from . import blas, control, engine, lapack, lapack_eig, ops_complex, scans  # noqa: F401
-from . import lapack_schur  # noqa: F401
+from . import lapack_schur, lapack_sqrtm  # noqa: F401
 from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs)
 from .equations import NATIVE
 from . import host_calls

@@ -1,25 +1,19 @@
-"""LU factorisation with partial pivoting and the principal matrix square root as
-primitives: ``lu``, ``lu_pivots_to_permutation`` and ``sqrtm`` (as
-``jax.lax.linalg.lu``, ``jax.lax.linalg.lu_pivots_to_permutation`` and the Schur
-method behind ``jax.scipy.linalg.sqrtm``).
+"""LU factorisation with partial pivoting as primitives: ``lu`` and
+``lu_pivots_to_permutation`` (as ``jax.lax.linalg.lu`` and
+``jax.lax.linalg.lu_pivots_to_permutation``).
 
 ``lu a`` returns ``(lu, pivots, permutation)`` for square real ``(..., n, n)``: ``lu``
 holds L (unit lower, below the diagonal) and U (upper), ``pivots`` LAPACK's row swaps
 (0-based: row i was swapped with row ``pivots[i]``), ``permutation`` the rows of ``a``
 in the order of ``L U`` (``a[permutation] = L U``). Its JVP is the standard one: with
 ``X = L⁻¹ P dA U⁻¹``, ``dL = L tril(X, -1)`` and ``dU = triu(X) U``.
-
-``sqrtm a`` is scipy's Schur-method square root (``scipy.linalg.sqrtm``), always
-complex as JAX's; like JAX's it has no derivative (differentiating it raises).
 Under jit the CPU backend calls LAPACK's ``?getrf`` for real ``lu`` (the same factors
-and pivots); the rest are host steps.
+and pivots) and runs ``lu_pivots_to_permutation`` natively.
 
 >>> import numpy as np
 >>> lu_, piv, perm = lu(np.array([[1.0, 2.0], [3.0, 4.0]]))
 >>> piv.tolist(), perm.tolist()
 ([1, 1], [1, 0])
->>> np.asarray(sqrtm(np.diag([4.0, 9.0]))).real.tolist()
-[[2.0, 0.0], [0.0, 3.0]]
 """
 from __future__ import annotations
 
@@ -37,7 +31,7 @@ from .linalg_common import (batch_front, batched_matmul, bind_checked, check_flo
                             check_square, const_like, eye_like)
 from .structural import broadcast_in_dim, broadcasted_iota
 
-__all__ = ["lu", "lu_pivots_to_permutation"]   # sqrtm: functrans.scipy.linalg's
+__all__ = ["lu", "lu_pivots_to_permutation"]
 
 
 # --------------------------------------------------------------------------- pivots
@@ -174,55 +168,3 @@ def lu(a: ArrayLike) -> tuple[Array, Array, Array]:
     ([[2.0, 3.0], [0.0, 1.0]], [1, 0])
     """
     return tuple(bind_checked(lu_p, a))
-
-
-# --------------------------------------------------------------------------- sqrtm
-
-sqrtm_p = Primitive("sqrtm")
-_COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.complex64): np.complex64,
-            np.dtype(np.float64): np.complex128, np.dtype(np.complex128): np.complex128}
-
-
-def _sqrtm_aval(a):
-    check_float("sqrtm", a, complex_ok=True)
-    check_square("sqrtm", a)
-    return ShapedArray(a.shape, _COMPLEX[np.dtype(a.dtype)])
-
-
-def _sqrtm_impl(a):
-    a = np.asarray(a)
-    dt = _COMPLEX[a.dtype]
-    flat = a.reshape((-1,) + a.shape[-2:])
-    out = np.empty(flat.shape, dt)
-    for i, m in enumerate(flat):
-        if m.shape[-1] == 0:
-            break
-        if not np.all(np.isfinite(m)):
-            out[i] = np.nan
-            continue
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")   # a singular matrix: scipy's value, as JAX's
-            out[i] = scipy.linalg.sqrtm(m.astype(np.complex128))
-    return out.reshape(a.shape)
-
-
-def _sqrtm_jvp(primals, tangents):
-    raise NotImplementedError("sqrtm is not differentiable (as in JAX, whose Schur "
-                              "decomposition has no derivative rule)")
-
-
-sqrtm_p.def_rules(abstract_eval=_sqrtm_aval, impl=_sqrtm_impl, jvp=_sqrtm_jvp)
-batch_front(sqrtm_p)
-
-
-def sqrtm(a):
-    """The principal square root of a square matrix (stack), by scipy's Schur method:
-    complex always (as JAX's), so a real matrix with negative eigenvalues has one.
-    Not differentiable (as in JAX).
-
-    >>> import numpy as np
-    >>> r = sqrtm(np.array([[-1.0, 0.0], [0.0, 4.0]]))
-    >>> np.asarray(r).tolist()
-    [[1j, 0j], [0j, (2+0j)]]
-    """
-    return bind_checked(sqrtm_p, a)

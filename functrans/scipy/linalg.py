@@ -4,7 +4,7 @@
 so it differentiates by composition.  qr, svd and eigh call
 ``functrans.numpy.linalg`` at call time.  lu, lu_factor and lu_solve stand on the
 ``lax.lu`` primitive (LU with partial pivoting, differentiable) and triangular solves;
-sqrtm on a Schur-method primitive (complex, not differentiable, as JAX's).
+sqrtm on a Schur-method primitive (complex as JAX's; differentiable, JAX's is not).
 
 >>> import numpy as np
 >>> from functrans.scipy import linalg
@@ -18,7 +18,7 @@ import numpy as _np
 
 from .. import lax as _lax
 from .. import numpy as _fnp
-from ..primitives.linalg_lu import sqrtm as _sqrtm
+from ..primitives.linalg_sqrtm import sqrtm as _sqrtm
 from ._special_gamma import as_float as _as_float
 from ._linalg_matrices import (circulant, companion, convolution_matrix, dft, fiedler,
                                fiedler_companion, hadamard, hankel, helmert, hilbert,
@@ -361,9 +361,10 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
 
 
 def sqrtm(A: ArrayLike, blocksize: int = 1) -> Array:
-    """The principal matrix square root, by scipy's Schur method (``scipy.linalg.sqrtm``'s
-    values), complex always as in JAX: a real matrix with negative eigenvalues has a
-    complex root. Not differentiable (as in JAX); ``blocksize`` must be 1 (as in JAX).
+    """The principal matrix square root by the Schur method (``scipy.linalg.sqrtm``'s
+    values to rounding), complex always as in JAX: a real matrix with negative
+    eigenvalues has a complex root. Differentiable (JAX's is not); ``blocksize`` must
+    be 1 (as in JAX). A singular matrix with no square root gives inf/NaN entries.
 
     >>> from functrans.scipy.linalg import sqrtm
     >>> sqrtm(_np.array([[4.0, 0.0], [0.0, 9.0]])).real.tolist()

@@ -341,6 +341,15 @@ row("lax_lu_pivots_to_permutation", lambda p: lax.lu_pivots_to_permutation(p, 4)
     lambda p: np.array([[2, 3, 0, 1], [0, 1, 3, 2]], np.int32), diff=False)
 row("scipy_linalg_sqrtm", lambda a: _sqrtm(a), gen(spd(3, 3)), _scipy_sqrtm, diff=False,
     rtol=1e-10, atol=1e-12)
+# derivatives (a Sylvester equation; JAX's sqrtm has none) on the parts, away from the
+# branch cut: a real matrix's negative eigenvalue sits on it (its root's sign flips
+# with the rounding of a zero imaginary part), so differences there mean nothing
+row("scipy_linalg_sqrtm_parts", lambda a: _parts(_sqrtm(a)), gen(spd(2, 3, 3)),
+    lambda a: (lambda z: (z.real, z.imag))(_scipy_sqrtm(a)), rtol=1e-10, atol=1e-12)
+row("scipy_linalg_sqrtm_complex_parts", lambda re, im: _parts(_sqrtm(lax.complex(re, im))),
+    gen(spd(3, 3), randn(3, 3, scale=0.3)),
+    lambda re, im: (lambda z: (z.real, z.imag))(_scipy_sqrtm(re + 1j * im)),
+    rtol=1e-10, atol=1e-12)
 row("scipy_linalg_sqrtm_negative_eigenvalues", lambda a: _sqrtm(a), gen(randn(2, 3, 3)),
     _scipy_sqrtm, diff=False, rtol=1e-10, atol=1e-12)
 
