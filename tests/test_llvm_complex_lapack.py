@@ -1,6 +1,7 @@
-"""Complex ``cholesky``, ``triangular_solve``, ``det``, ``slogdet``, ``qr`` and ``svd`` on
-the CPU backend: LAPACK/BLAS (``?potrf``, ``?trsm``, ``?getrf``, ``?geqrf`` + ``?ungqr``,
-``zgesdd``) called
+"""Complex ``cholesky``, ``triangular_solve``, ``det``, ``slogdet``, ``qr`` and ``svd``,
+real and complex ``eigh`` and ``pinv``, on the CPU backend: LAPACK/BLAS (``?potrf``,
+``?trsm``, ``?getrf``, ``?geqrf`` + ``?ungqr``, ``zgesdd``, ``?heevd``/``?syevd``,
+``?gesdd`` + ``?gemm``) called
 from the generated code, no host step, equal bit for bit to the host steps (numpy/scipy,
 which the eager interpreter runs) on batched stacks, 1x1 and empty matrices, and inputs
 that are not positive definite, singular or not finite."""
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import functrans as ft
+import functrans.numpy as fnp
 from functrans.primitives import linalg as linalg_prims
 from functrans.primitives import linalg_decomp, linalg_det
 
@@ -145,3 +147,83 @@ def test_complex_svd_calls_gesdd(monkeypatch, dtype, shape, full_matrices, compu
                         compute_uv=compute_uv)
     for g, w in zip(got, want):
         _same(g, w)
+
+
+FDTYPES = CDTYPES + [np.float32, np.float64]
+
+
+def _hermitian_stack(shape, dtype):
+    z = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        z = z + 1j * RNG.standard_normal(shape)
+    return (z + np.conj(np.swapaxes(z, -1, -2))).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", FDTYPES)
+@pytest.mark.parametrize("shape", [(5, 4, 4), (1, 1), (0, 3, 3), (2, 0, 0), (33, 33)])
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigh_calls_heevd(monkeypatch, dtype, shape, lower):
+    # ?heevd/?syevd in double as numpy.linalg.eigh, then canonical_signs' phase: the
+    # eager results to the bit (eigenvectors included), for real and complex stacks
+    a = _hermitian_stack(shape, dtype)
+    if shape == (5, 4, 4):
+        a[1, 2, 1] = a[1, 1, 2] = np.nan              # read either way: NaN outputs
+        a[2, 3, 3] = np.inf
+        a[3, 0, 3] = np.inf                           # only the upper triangle holds it
+        q = np.linalg.qr(_hermitian_stack((4, 4), dtype))[0]
+        a[4] = q @ np.diag([1.0, 1.0, 1.0, 3.0]).astype(dtype) @ np.conj(q.T)   # degenerate
+    (v, w), (want_v, want_w) = _native(linalg_decomp.eigh_p, monkeypatch, a, lower=lower)
+    _same(v, want_v)
+    _same(w, want_w)
+    if shape == (5, 4, 4):
+        v, w = np.asarray(v), np.asarray(w)
+        assert np.isnan(w[1:3]).all() and np.isnan(v[1:3].real).all()
+        assert np.isfinite(w[3]).all() == lower       # lower: the inf is not read
+        assert np.isfinite(w[[0, 4]]).all()
+        if np.dtype(dtype).kind == "c":
+            assert (v[1:3].imag == 0).all()           # nan + 0j, as numpy's np.full
+
+
+def test_eigh_canonical_phase_is_numpys_convention():
+    # each eigenvector's first entry of largest magnitude is real and non-negative,
+    # also where two entries tie in magnitude (the first one wins)
+    a = np.array([[2.0, 1j, 0], [-1j, 2.0, 0], [0, 0, 5.0]], np.complex128)
+    f = ft.jit(lambda x: fnp.linalg.eigh(x), backend="cpu")
+    assert f.lower(a).compile().cost_analysis()["host steps"] == 0
+    w, v = f(a)
+    v = np.asarray(v)
+    for j in range(3):
+        lead = v[np.argmax(np.abs(v[:, j]) >= np.abs(v[:, j]).max() * (1 - 2.0 ** -20)), j]
+        assert lead.imag == 0 and lead.real > 0
+    np.testing.assert_allclose(a @ v, v * np.asarray(w), atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", FDTYPES)
+@pytest.mark.parametrize("shape", [(3, 4, 4), (2, 5, 3), (2, 3, 5), (1, 1), (0, 3, 3),
+                                   (3, 0), (2, 3, 0), (30, 20)])
+def test_pinv_calls_gesdd_and_gemm(monkeypatch, dtype, shape):
+    # ?gesdd in double, s⁺ above rtol * s[0], ((U s⁺) Vt)ᴴ by scipy's ?gemm: the host
+    # step's calls, so the same bits; rank-deficient and NaN/inf stacks included
+    a = _hermitian_stack(shape[:-1] + shape[-2:-1], dtype)[..., :shape[-1]] \
+        if shape[-1] <= shape[-2] else RNG.standard_normal(shape).astype(dtype)
+    if shape == (3, 4, 4):
+        a[0, :, 3] = a[0, :, 0]                     # rank 3: one singular value dropped
+        a[1, 2, 1] = np.nan
+        a[2, 0, 0] = np.inf
+    got, want = _native(linalg_det.pinv_p, monkeypatch, a, rtol=1e-10)
+    _same(got, want)
+    if shape == (3, 4, 4):
+        got = np.asarray(got)
+        assert np.isnan(got[1:].real).all() and np.isfinite(got[0]).all()
+        np.testing.assert_allclose(a[0] @ got[0] @ a[0], a[0], atol=1e-4 if
+                                   np.dtype(dtype).itemsize <= 8 else 1e-10)
+
+
+def test_public_eigh_eigvalsh_pinv_jit_without_host_steps():
+    a = _hermitian_stack((2, 6, 6), np.complex128)
+    for fun in (fnp.linalg.eigh, fnp.linalg.eigvalsh, fnp.linalg.pinv,
+                lambda x: fnp.linalg.pinv(x, hermitian=True)):
+        f = ft.jit(fun, backend="cpu")
+        assert f.lower(a).compile().cost_analysis()["host steps"] == 0
+        for g, w in zip(ft.tree.leaves(f(a)), ft.tree.leaves(fun(a))):
+            _same(g, w)

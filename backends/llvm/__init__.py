@@ -41,6 +41,7 @@ from jaxpr_ir.structure import structural_key
 from .. import fusion
 from . import cache, engine, rewrite, runtime
 from . import host_calls, lapack_decomp, permutation, pocketfft, sort  # noqa: F401  (they register)
+from . import lapack_spectral  # noqa: F401  (registers eigh and pinv)
 from .program import Lowering
 from .runtime import Program, builtin
 from .split import split_module

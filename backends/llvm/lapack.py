@@ -1,8 +1,9 @@
-"""``eigh``, ``cholesky``, ``solve``, ``triangular_solve``, ``det``, ``qr`` and ``pinv``
-natively: LAPACK ``?syevd``, ``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` +
-``?orgqr`` and ``?gesdd`` called from the generated code, no Python per call; ``solve``
-and ``triangular_solve`` take complex matrices too (``?gesv``, ``?trsm``), the others
-real ones only (complex ``cholesky``, ``det`` and ``qr`` are ``lapack_decomp``'s).
+"""``cholesky``, ``solve``, ``triangular_solve``, ``det`` and ``qr`` natively: LAPACK
+``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` + ``?orgqr`` called from the
+generated code, no Python per call; ``solve`` and ``triangular_solve`` take complex
+matrices too (``?gesv``, ``?trsm``), the others real ones only (complex ``cholesky``,
+``det`` and ``qr`` are ``lapack_decomp``'s; ``eigh`` and ``pinv`` are
+``lapack_spectral``'s). This module registers every routine the emitters call.
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -11,10 +12,9 @@ so the IR text, and the disk cache, do not depend on where scipy is mapped. With
 scipy the primitive stays a host step (its numpy implementation).
 
 LAPACK is column-major: a row-major symmetric matrix is read as its transpose, so the
-row-major lower triangle is LAPACK's upper one (eigh, cholesky), and the eigenvectors
-LAPACK leaves in columns come back as rows, transposed into the output; ``solve``
+row-major lower triangle is LAPACK's upper one (cholesky); ``solve``
 copies its operands into column-major order and the solution back. A matrix for which
-LAPACK reports failure (``info != 0``: no convergence, not positive definite,
+LAPACK reports failure (``info != 0``: not positive definite,
 singular) gives NaN outputs, as the numpy implementations do.
 
 >>> isinstance(available(), bool)
@@ -34,7 +34,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .equations import if_then, native
 
-try:    # optional: without scipy, eigh stays a host step
+try:    # optional: without scipy, the LAPACK primitives stay host steps
     from scipy.linalg import cython_blas, cython_lapack
 except ImportError:   # pragma: no cover (scipy is a dependency)
     cython_blas = cython_lapack = None
@@ -47,10 +47,10 @@ _ROUTINES = ("dsyevd", "ssyevd", "dpotrf", "spotrf", "dgesv", "sgesv", "dgetrf",
              "dgeev", "sgeev", "zgeev", "cgeev", "zgesv", "cgesv", "dgees", "sgees",
              "zgees", "cgees")
 _ROUTINES += ("zpotrf", "cpotrf", "zgetrf", "cgetrf", "zgeqrf", "zungqr",   # complex
-              "zgesdd")
+              "zgesdd", "zheevd")
 # ?trsm, not ?trtrs, for triangular_solve: no singularity check, so a zero pivot gives
 # IEEE infs and NaNs as JAX's triangular solves do (trtrs's NaN fill hid them)
-_BLAS_ROUTINES = ("dtrsm", "strsm", "ztrsm", "ctrsm")
+_BLAS_ROUTINES = ("dtrsm", "strsm", "ztrsm", "ctrsm", "dgemm", "zgemm")   # + pinv's gemm
 _PREFIX = {np.dtype(np.float64): "d", np.dtype(np.float32): "s",
            np.dtype(np.complex128): "z", np.dtype(np.complex64): "c"}
 
@@ -129,113 +129,9 @@ def char_cell(fn, ch):
     return cell
 
 
-def _supports_eigh(eqn, planner):
-    return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
-
-
-@native("eigh", _supports_eigh)
-def _eigh(lw, fn, eqn, ins, outs):
-    a = eqn.inputs[0].aval
-    n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
-    if n == 0 or nb == 0:
-        return
-    dt = a.dtype
-    ft = lltype(dt)
-    routine = _declare(lw, "ft_lapack_dsyevd" if dt == np.float64 else "ft_lapack_ssyevd", 11)
-    lwork, liwork = 1 + 6 * n + 2 * n * n, 3 + 5 * n
-    mats, own_m = lw.new_buffer(fn, ShapedArray((nb, n, n), dt), False)
-    work, own_w = lw.new_buffer(fn, ShapedArray((lwork,), dt), False)
-    iwork, own_i = lw.new_buffer(fn, ShapedArray((liwork,), np.int32), False)
-    lw.copy(fn, ins[0], fn.ptr(mats))
-    lower = eqn.params["lower"]
-    args = dict(jobz=char_cell(fn, "V"), uplo=char_cell(fn, "U" if lower else "L"),
-                n=int_cell(fn, n), lwork=int_cell(fn, lwork), liwork=int_cell(fn, liwork),
-                info=int_cell(fn, 0))
-    v_ptr, w_ptr = fn.ptr(outs[0]), fn.ptr(outs[1])
-    m_ptr = fn.ptr(mats)
-    nan = ir.Constant(ft, float("nan"))
-    nn = ir.Constant(I64, n * n)
-
-    def one(bi):
-        b = fn.b
-        pa = b.gep(m_ptr, [b.mul(bi, nn)], source_etype=ft)
-        pw = b.gep(w_ptr, [b.mul(bi, ir.Constant(I64, n))], source_etype=ft)
-        b.call(routine, [args["jobz"], args["uplo"], args["n"], pa, args["n"], pw,
-                         fn.ptr(work), args["lwork"], fn.ptr(iwork), args["liwork"],
-                         args["info"]])
-        failed = b.icmp_signed("!=", b.load(args["info"], typ=I32), ir.Constant(I32, 0))
-
-        def poison():
-            fn.loop(n, lambda i: lw.store(fn, pw, dt, i, nan))
-            fn.loop(n * n, lambda i: lw.store(fn, pa, dt, i, nan))
-        if_then(fn, failed, poison)
-        pv = fn.b.gep(v_ptr, [fn.b.mul(bi, nn)], source_etype=ft)
-
-        def transpose_row(r):
-            def cell(c):
-                bb = fn.b
-                src = bb.add(bb.mul(c, ir.Constant(I64, n)), r)
-                dst = bb.add(bb.mul(r, ir.Constant(I64, n)), c)
-                lw.store(fn, pv, dt, dst, lw.load(fn, pa, dt, src))
-            fn.loop(n, cell)
-        fn.loop(n, transpose_row)
-        fn.loop(n, lambda c: _canonical_sign(lw, fn, pv, dt, n, c, cells))
-    cells = (fn.alloca(8), fn.alloca(8))
-    fn.loop(nb, one)
-    for ref, owned in ((mats, own_m), (work, own_w), (iwork, own_i)):
-        if owned:
-            lw.release(ref)
-
-
-def _canonical_sign(lw, fn, pv, dt, n, c, cells):
-    """Negate column ``c`` of the row-major (n, n) ``pv`` unless its first entry of
-    largest magnitude (within a relative 2^-20) is >= 0 (the convention of the numpy
-    implementation, ``linalg_decomp.canonical_signs``)."""
-    ft = lltype(dt)
-    best_cell, at_cell = cells
-    b = fn.b
-    b.store(ir.Constant(ft, 0.0), best_cell)
-
-    def elem(r):
-        bb = fn.b
-        return bb.add(bb.mul(r, ir.Constant(I64, n)), c)
-
-    def magnitude(r):
-        v = lw.load(fn, pv, dt, elem(r))
-        return fn.b.select(fn.b.fcmp_ordered("<", v, ir.Constant(ft, 0.0)), fn.b.fneg(v), v)
-
-    def track_max(r):
-        m = magnitude(r)
-        cur = fn.b.load(best_cell, typ=ft)
-        fn.b.store(fn.b.select(fn.b.fcmp_ordered(">", m, cur), m, cur), best_cell)
-    fn.loop(n, track_max)
-    thr = fn.b.fmul(fn.b.load(best_cell, typ=ft), ir.Constant(ft, 1.0 - 2.0 ** -20))
-    fn.b.store(ir.Constant(I64, 0), at_cell)
-
-    def track_first(i):     # walk down from the last row: the last hit is the first row
-        r = fn.b.sub(ir.Constant(I64, n - 1), i)
-        hit = fn.b.fcmp_ordered(">=", magnitude(r), thr)
-        fn.b.store(fn.b.select(hit, r, fn.b.load(at_cell, typ=I64)), at_cell)
-    fn.loop(n, track_first)
-    lead = lw.load(fn, pv, dt, elem(fn.b.load(at_cell, typ=I64)))
-    negative = fn.b.fcmp_ordered("<", lead, ir.Constant(ft, 0.0))
-
-    def flip():
-        def one(r):
-            e = elem(r)
-            lw.store(fn, pv, dt, e, fn.b.fneg(lw.load(fn, pv, dt, e)))
-        fn.loop(n, one)
-    if_then(fn, negative, flip)
-
-
 def routine_decl(lw, dt, stem, nargs):
     """The declaration of LAPACK's ``?<stem>`` for dtype ``dt`` (d, s, z or c)."""
     return _declare(lw, f"ft_lapack_{_PREFIX[np.dtype(dt)]}{stem}", nargs)
-
-
-def supports_float(eqn, planner):
-    return eqn.inputs[0].aval.dtype in (np.float32, np.float64) and available()
 
 
 def nonfinite_status(lw, fn, ptr, rdt, count, status) -> None:
@@ -503,74 +399,5 @@ def qr_real(lw, fn, eqn, ins, outs):
         fn.loop(m, q_row)
     fn.loop(nb, one)
     for ref, owned in ((mats, own_a), (qbuf, own_q), (tau, own_t), (work, own_w)):
-        if owned:
-            lw.release(ref)
-
-
-@native("pinv", supports_float)
-def _pinv(lw, fn, eqn, ins, outs):
-    # A = U S Vᵀ by ?gesdd (column-major copy, reduced factors); P = V S⁺ Uᵀ with the
-    # singular values at or below rtol * s_max dropped. P does not depend on the
-    # factors' signs, so it equals the numpy implementation's up to rounding.
-    a = eqn.inputs[0].aval
-    m, n = a.shape[-2:]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
-    k = min(m, n)
-    dt = a.dtype
-    ft = lltype(dt)
-    out = fn.ptr(outs[0])
-    if nb == 0 or m == 0 or n == 0:
-        return
-    gesdd = routine_decl(lw, dt, "gesdd", 14)
-    big = max(m, n)
-    lwork = 4 * k * k + 8 * k + 2 * big * big + 64 * (m + n)
-    bufs = [lw.new_buffer(fn, ShapedArray(shape, d), False) for shape, d in (
-        (a.shape, dt), ((lwork,), dt), ((8 * k,), np.int32), ((m, k), dt), ((k, n), dt),
-        ((k,), dt))]
-    (mats, _), (work, _), (iwork, _), (ubuf, _), (vbuf, _), (sbuf, _) = bufs
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
-    cells = dict(jobz=char_cell(fn, "S"), m=int_cell(fn, m), n=int_cell(fn, n),
-                 k=int_cell(fn, k), lwork=int_cell(fn, lwork), info=int_cell(fn, 0))
-    c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
-    rtol = ir.Constant(ft, float(eqn.params["rtol"]))
-    zero, one_ = ir.Constant(ft, 0.0), ir.Constant(ft, 1.0)
-    u_ptr, v_ptr, s_ptr = fn.ptr(ubuf), fn.ptr(vbuf), fn.ptr(sbuf)
-    acc = fn.alloca(8)
-
-    def one(bi):
-        bb = fn.b
-        pa = bb.gep(fn.ptr(mats), [bb.mul(bi, c64(m * n))], source_etype=ft)
-        bb.call(gesdd, [cells["jobz"], cells["m"], cells["n"], pa, cells["m"], s_ptr, u_ptr,
-                        cells["m"], v_ptr, cells["k"], fn.ptr(work), cells["lwork"],
-                        fn.ptr(iwork), cells["info"]])
-        cutoff = bb.fmul(lw.load(fn, s_ptr, dt, c64(0)), rtol)
-
-        def invert(l):                      # s[l] -> 1/s[l] above the cutoff, else 0
-            b2 = fn.b
-            sv = lw.load(fn, s_ptr, dt, l)
-            keep = b2.fcmp_ordered(">", sv, cutoff)
-            lw.store(fn, s_ptr, dt, l, b2.select(keep, b2.fdiv(one_, b2.select(keep, sv, one_)),
-                                                 zero))
-        fn.loop(k, invert)
-        po = fn.b.gep(out, [fn.b.mul(bi, c64(n * m))], source_etype=ft)
-
-        def p_row(i):                       # P[i, j] = sum_l Vt[l, i] s⁺[l] U[j, l]
-            def p_cell(j):
-                fn.b.store(zero, acc)
-
-                def term(l):
-                    b3 = fn.b
-                    vt = lw.load(fn, v_ptr, dt, b3.add(l, b3.mul(i, c64(k))))
-                    u = lw.load(fn, u_ptr, dt, b3.add(j, b3.mul(l, c64(m))))
-                    prod = b3.fmul(b3.fmul(vt, lw.load(fn, s_ptr, dt, l)), u)
-                    b3.store(b3.fadd(b3.load(acc, typ=ft), prod), acc)
-                fn.loop(k, term)
-                b2 = fn.b
-                lw.store(fn, po, dt, b2.add(b2.mul(i, c64(m)), j), b2.load(acc, typ=ft))
-            fn.loop(m, p_cell)
-        fn.loop(n, p_row)
-        fill_if_failed(lw, fn, cells["info"], [(po, n * m)], dt)
-    fn.loop(nb, one)
-    for ref, owned in bufs:
         if owned:
             lw.release(ref)

@@ -4,7 +4,7 @@ Operands are ``(..., m, n)`` with leading batch axes (numpy.linalg loops over th
 so batching moves the vmapped axis to the front), real or complex (``eigh`` reads a
 Hermitian matrix; its eigenvalues and ``svd``'s singular values are real); ``eig``
 always returns complex eigenvalues/eigenvectors. The numpy implementation is the
-host step; the CPU backend calls LAPACK natively for real ``eigh`` and ``qr``.
+host step; the CPU backend calls LAPACK natively, to the same bits.
 
 Derivatives follow the classic perturbation formulas (Giles, "An extended
 collection of matrix derivative results", 2008), with JAX's conventions where the
@@ -91,8 +91,10 @@ def _eigh_aval(a, *, lower):
 def canonical_signs(v):
     """Eigenvectors (columns of ``v``) with a fixed sign (phase): the first entry of
     largest magnitude (within a relative 2^-20) is made non-negative (real and
-    non-negative for complex ``v``), so every backend (numpy here, LAPACK called
-    natively by the LLVM backend) returns the same vectors.
+    non-negative for complex ``v``: the column times ``conj(lead) * (1/|lead|)``, as
+    real products, ``hypot`` for the magnitudes), so every backend (numpy here, LAPACK
+    called natively by the LLVM backend, which repeats these steps) returns the same
+    vectors.
 
     >>> canonical_signs(np.array([[0.6, 0.8], [-0.8, 0.6]])).tolist()
     [[-0.6, 0.8], [0.8, 0.6]]
@@ -100,21 +102,33 @@ def canonical_signs(v):
     v = np.asarray(v)
     if v.shape[-1] == 0:
         return v
-    mag = np.abs(v)
+    mag = np.hypot(v.real, v.imag) if v.dtype.kind == "c" else np.abs(v)
     big = mag >= np.max(mag, axis=-2, keepdims=True) * (1.0 - 2.0 ** -20)
     lead = np.take_along_axis(v, np.argmax(big, axis=-2)[..., None, :], -2)
     if v.dtype.kind != "c":
         return np.where(lead < 0, -v, v)
-    size = np.abs(lead)
-    return v * np.where(size > 0, np.conj(lead) / np.where(size > 0, size, 1), 1)
+    size = np.hypot(lead.real, lead.imag)
+    scale = 1.0 / np.where(size > 0, size, 1.0)
+    pr, pi = lead.real * scale, -lead.imag * scale
+    out = np.empty_like(v)
+    out.real = v.real * pr - v.imag * pi
+    out.imag = v.real * pi + v.imag * pr
+    return np.where(size > 0, out, v)
 
 
 def _eigh_impl(a, *, lower):
+    # as numpy.linalg.eigh computes (in double, float32/complex64 rounded at the end),
+    # with canonical_signs before the rounding; inf/NaN in the triangle read (LAPACK's
+    # result is undefined there) fails up front: host_multi's NaN outputs, as the CPU
+    # backend's native ?syevd/?heevd
     a = np.asarray(a)
     outs = _eigh_aval(ShapedArray(a.shape, a.dtype), lower=lower)
+    kdt = np.complex128 if a.dtype.kind == "c" else np.float64
 
     def run(m):
-        w, v = np.linalg.eigh(m, UPLO="L" if lower else "U")
+        if not np.isfinite(np.tril(m) if lower else np.triu(m)).all():
+            raise np.linalg.LinAlgError("eigh: non-finite input")
+        w, v = np.linalg.eigh(m.astype(kdt), UPLO="L" if lower else "U")
         return [canonical_signs(v), w]
     return host_multi(run, a, outs)
 

@@ -14,6 +14,7 @@ JAX's); pinv's is the closed form for a locally constant rank.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg.blas as scipy_blas
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
@@ -118,17 +119,33 @@ def _pinv_aval(a, *, rtol):
 
 
 def _pinv_impl(a, *, rtol):
+    # numpy.linalg.svd in double (float32/complex64 rounded at the end), s⁺ = 1/s above
+    # rtol * max(s), then P = ((U s⁺) Vt)ᴴ by scipy's ?gemm, one call per matrix: the
+    # calls the CPU backend makes natively, so the same bits. inf/NaN input (gesdd's
+    # result is undefined there) fails up front: NaN outputs, as the backend's
     a = np.asarray(a)
     out = _pinv_aval(ShapedArray(a.shape, a.dtype), rtol=rtol)
     if 0 in a.shape[-2:]:
         return np.zeros(out.shape, a.dtype)
+    cplx = a.dtype.kind == "c"
+    gemm = scipy_blas.zgemm if cplx else scipy_blas.dgemm
 
     def run(m):
-        u, s, vt = np.linalg.svd(m, full_matrices=False)
+        if not np.isfinite(m).all():
+            raise np.linalg.LinAlgError("pinv: non-finite input")
+        u, s, vt = np.linalg.svd(m.astype(np.complex128 if cplx else np.float64),
+                                 full_matrices=False)
         keep = s > rtol * np.max(s, axis=-1, keepdims=True)
-        s_inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
-        return [np.conj(np.swapaxes(vt, -1, -2)) * s_inv[..., None, :]
-                @ np.conj(np.swapaxes(u, -1, -2))]
+        s_inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)[..., None, :]
+        us = np.empty_like(u)
+        us.real = u.real * s_inv
+        if cplx:
+            us.imag = u.imag * s_inv
+        flat_u, flat_vt = us.reshape((-1,) + us.shape[-2:]), vt.reshape((-1,) + vt.shape[-2:])
+        prods = np.empty(flat_u.shape[:-1] + flat_vt.shape[-1:], us.dtype)
+        for i, (x, y) in enumerate(zip(flat_u, flat_vt)):
+            prods[i] = gemm(1.0, x, y)
+        return [np.conj(np.swapaxes(prods, -1, -2)).reshape(m.shape[:-2] + m.shape[:-3:-1])]
     return host_multi(run, a, [out])[0]
 
 

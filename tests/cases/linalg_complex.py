@@ -88,6 +88,35 @@ row("linalg_complex_eigh_upper_unsymmetrized",
 row("linalg_complex_eigvalsh", lambda re, im: fnp.linalg.eigvalsh(_fhpd(re, im)), pair(2, 4, 4),
     lambda re, im: np.linalg.eigvalsh(_hpd(re + 1j * im)))
 
+
+def _degenerate(rng):
+    """A Hermitian (2, 5, 5) stack with eigenvalues 1, 1, 2, 2, 2 (as rounding leaves
+    them): which basis of each eigenspace comes back is LAPACK's choice, the same on
+    every backend (the CPU backend calls the same ?heevd on the same bits)."""
+    z = rng.standard_normal((2, 5, 5)) + 1j * rng.standard_normal((2, 5, 5))
+    q = np.linalg.qr(z)[0]
+    h = q @ np.diag([1.0, 1.0, 2.0, 2.0, 2.0]) @ np.conj(np.swapaxes(q, -1, -2))
+    return [h.real, h.imag]
+
+
+# eigenvectors at repeated eigenvalues have no derivative; float32 parts no useful
+# finite differences: these rows check values, vmap and jit (every backend) only
+row("linalg_complex_eigh_degenerate",
+    lambda re, im: (lambda w, v: (w, *_parts(v)))(*fnp.linalg.eigh(
+        _z(re, im), symmetrize_input=False)),
+    _degenerate, lambda re, im: _np_eigh(re + 1j * im), diff=False)
+row("linalg_complex64_eigh_batched",
+    lambda re, im: (lambda w, v: (w, *_parts(v)))(*fnp.linalg.eigh(
+        _z(re, im).astype(np.complex64), symmetrize_input=False)),
+    lambda rng: [a.astype(np.float32) for a in _np_parts(_hpd(
+        rng.standard_normal((3, 4, 4)) + 1j * rng.standard_normal((3, 4, 4))))],
+    lambda re, im: _np_eigh(re + 1j * im), diff=False, rtol=1e-5, atol=1e-6)
+row("linalg_complex64_pinv_batched",
+    lambda re, im: _parts(fnp.linalg.pinv(_z(re, im).astype(np.complex64))),
+    gen(randn(2, 4, 3, dtype=np.float32), randn(2, 4, 3, dtype=np.float32)),
+    lambda re, im: _np_parts(np.linalg.pinv((re + 1j * im).astype(np.complex64))),
+    diff=False, rtol=1e-5, atol=1e-6)
+
 for _shape in ((4, 3), (3, 5), (3, 3), (2, 4, 3)):
     _tag = "x".join(map(str, _shape))
     row(f"linalg_complex_qr_reduced_{_tag}",
