@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from numpy.lib.stride_tricks import as_strided
 
 from jaxpr_ir import ShapedArray
 from ..typing import Array, ArrayLike
@@ -61,13 +62,16 @@ def _sqrtm_triu(t):
     n = t.shape[-1]
     d = np.sqrt(np.diagonal(t))
     r = np.diag(d)
+    flat, e = r.reshape(-1), r.itemsize
     for m in range(1, n):
         i = np.arange(n - m)
         j = i + m
         s = np.zeros(n - m, t.dtype)
-        if m > 1:
-            k = i[:, None] + np.arange(1, m)
-            s = s + np.cumsum(r[i[:, None], k] * r[k, j[:, None]], axis=1)[:, -1]
+        if m > 1:       # r[i, i+p] and r[i+p, i+m] (p = 1..m-1) as strided views of r
+            left = as_strided(flat[1:], (n - m, m - 1), ((n + 1) * e, e), writeable=False)
+            right = as_strided(flat[n + m:], (n - m, m - 1), ((n + 1) * e, n * e),
+                               writeable=False)
+            s = s + np.cumsum(left * right, axis=1)[:, -1]
         num = t[i, j] - s
         r[i, j] = np.where(num == 0, 0, num / (d[i] + d[j]))
     return r
