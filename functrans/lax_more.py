@@ -279,11 +279,10 @@ def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_ind
     x = fnp.asarray(operand)
     axis = axis % x.ndim
     start = fnp.asarray(start_index)
-    if allow_negative_indices:
-        start = fnp.where(start < 0, start + x.shape[axis], start)
     starts = [fnp.zeros((), start.dtype)] * x.ndim
     starts[axis] = start
-    return dynamic_update_slice(x, fnp.asarray(update, x.dtype), starts)
+    return dynamic_update_slice(x, fnp.asarray(update, x.dtype), starts,
+                                allow_negative_indices=allow_negative_indices)
 
 
 def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: ArrayLike,

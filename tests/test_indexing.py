@@ -289,3 +289,63 @@ def test_uint64_indices_of_2_63_and_more_are_huge_not_negative(backend):
                                   [1.0, 4.0, 0.0])
     np.testing.assert_array_equal(
         run(lambda v, i: lax.dynamic_slice(v, (i[1],), (2,)))(x, idx), [3.0, 4.0])
+
+
+# --------------------------------------------------------------------------- JAX's gradients
+
+def test_out_of_range_array_index_gets_no_gradient_as_jax():
+    """x[idx] is JAX's promise_in_bounds gather: out-of-range rows read the clamped
+    element but their cotangent is dropped (JAX 0.10.2: grad of sum(x[[7, 1]]) is
+    e_1, not e_1 + e_4); a scalar index is a dynamic_slice, whose gradient follows
+    the clamp; mode='clip' clamps both ways."""
+    x = fnp.arange(5.0)
+    e1, e14 = [0, 1, 0, 0, 0], [0, 1, 0, 0, 1]
+    f = lambda a, i: fnp.sum(a[i] ** 2)   # noqa: E731
+    i = fnp.array([7, 1])
+    assert (f(x, i) == 16 + 1).item()
+    for g in (ft.grad(f), ft.jit(ft.grad(f))):
+        np.testing.assert_array_equal(g(x, i) / (2 * x + (x == 0)), e1)
+    np.testing.assert_array_equal(ft.grad(lambda a: a.at[i].get().sum())(x), e1)
+    np.testing.assert_array_equal(ft.grad(lambda a: a[fnp.array([-7, 1])].sum())(x), e1)
+    np.testing.assert_array_equal(ft.grad(lambda a: a.at[i].get(mode="clip").sum())(x), e14)
+    np.testing.assert_array_equal(ft.jit(ft.grad(lambda a, j: a[j]))(x, 7), [0, 0, 0, 0, 1])
+    m = fnp.ones((3, 4))
+    gm = ft.jit(ft.grad(lambda a, r: a[r, fnp.array([0, 9])].sum()))(m, 1)
+    np.testing.assert_array_equal(gm, [[0] * 4, [1, 0, 0, 0], [0] * 4])
+
+
+def test_negative_dynamic_slice_start_counts_from_the_end():
+    """lax.dynamic_slice / dynamic_update_slice / dynamic_index_in_dim take a negative
+    start as JAX's allow_negative_indices=True: s + dim, then the clamp."""
+    x = fnp.arange(5.0)
+    for run in (lambda f, *a: f(*a), lambda f, *a: ft.jit(f)(*a)):
+        ds = run(lambda a, s: lax.dynamic_slice(a, (s,), (3,)), x, -1)
+        np.testing.assert_array_equal(ds, [2.0, 3.0, 4.0])
+        dus = run(lambda a, s: lax.dynamic_update_slice(a, fnp.full(2, 9.0), (s,)), x, -1)
+        np.testing.assert_array_equal(dus, [0.0, 1.0, 2.0, 9.0, 9.0])
+        np.testing.assert_array_equal(run(lambda a, s: lax.dynamic_index_in_dim(
+            a, s, keepdims=False), x, -2), 3.0)
+        np.testing.assert_array_equal(run(lambda a, s: lax.dynamic_slice_in_dim(a, s, 2), x, -3),
+                                      [2.0, 3.0])
+    np.testing.assert_array_equal(
+        lax.dynamic_slice(x, (-1,), (3,), allow_negative_indices=False), [0.0, 1.0, 2.0])
+    vm = ft.vmap(lambda s: lax.dynamic_slice(x, (s,), (2,)))(fnp.array([-1, 0, -5]))
+    np.testing.assert_array_equal(vm, [[3.0, 4.0], [0.0, 1.0], [0.0, 1.0]])
+
+
+def test_scatter_set_gradient_reaches_only_the_winning_update():
+    """x.at[[1, 1, 3]].set(u): the last row written to a position wins, so only it gets a
+    gradient (JAX: [0, 1, 9] below; it was [1, 1, 9]); traced, vmapped and clipped indices
+    too."""
+    x = fnp.arange(5.0)
+    f = lambda u, i: fnp.sum(x.at[i].set(u) * fnp.arange(5.0) ** 2)   # noqa: E731
+    u = fnp.array([2.0, 3.0, 4.0])
+    for g in (ft.grad(f), ft.jit(ft.grad(f))):
+        np.testing.assert_array_equal(g(u, fnp.array([1, 1, 3])), [0.0, 1.0, 9.0])
+    vm = ft.jit(ft.vmap(ft.grad(f), (None, 0)))(u, fnp.array([[1, 1, 3], [0, 2, 9]]))
+    np.testing.assert_array_equal(vm, [[0.0, 1.0, 9.0], [0.0, 4.0, 0.0]])
+    clip = ft.jit(ft.grad(lambda u, i: fnp.sum(x.at[i].set(u, mode="clip") * x)))
+    np.testing.assert_array_equal(clip(u, fnp.array([7, 9, 3])), [0.0, 4.0, 3.0])
+    rows = ft.grad(lambda u: fnp.sum(fnp.zeros((3, 2)).at[fnp.array([2, 0, 2])].set(u)
+                                     * fnp.arange(6.0).reshape(3, 2)))(fnp.ones((3, 2)))
+    np.testing.assert_array_equal(rows, [[0, 0], [0, 1], [4, 5]])

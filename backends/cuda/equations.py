@@ -83,7 +83,7 @@ def lower_gather(prog, e):
     x, idx = e.inputs
     k, mode = e.params["num_index_dims"], e.params["index_mode"]
     out = e.outvars[0]
-    if mode != "clip" or k == 0 or 0 in x.aval.shape[:k] or not _native(x, idx):
+    if mode == "fill" or k == 0 or 0 in x.aval.shape[:k] or not _native(x, idx):
         return False
     return _per_element(prog, out, (x, idx), lambda: equation_kernels.gather(
         x.aval.shape, k, _size(idx.aval.shape[:-1]), x.aval.dtype, idx.aval.dtype))

@@ -221,6 +221,13 @@ def _clamp_static(value, dim, shape):
     return np.clip(np.where(v < 0, v + size, v), 0, max(size - 1, 0))
 
 
+def _wrap_static(value, dim, shape):
+    """A concrete array index wrapped once (negatives + size) but not clamped: the gather
+    (promise_in_bounds) clamps the read and its transpose drops out-of-range rows."""
+    v = np.asarray(I.saturate_uint64(np.asarray(value))).astype(np.int64)
+    return np.where(v < 0, v + shape[dim], v)
+
+
 def _wrap_negative(i, size):
     """Traced indices: ``i + size`` where ``i < 0`` (once, as numpy), via a select."""
     a = i.aval
@@ -347,7 +354,7 @@ def _basic_tail(y, entries):
         for e in dyn:
             st[e.dim] = _wrap_negative(E.convert_element_type(e.value, dt), ysh[e.dim])
             sizes[e.dim] = 1
-        y = I.dynamic_slice(y, st, sizes)
+        y = I.dynamic_slice(y, st, sizes, allow_negative_indices=False)
     ysh = S.aval(y).shape
     final = [1 if e.kind == _NONE else ysh[e.dim] for e in entries
              if e.kind in (_NONE, _SLICE)]
@@ -366,14 +373,15 @@ def _advanced_tail(y, entries, shape):
         if isinstance(v, Tracer):
             v = _wrap_negative(E.convert_element_type(v, _index_dtype([v])), ysh[e.dim])
         else:
-            v = (_clamp_static if e.clamp else _check_static)(v, e.dim, shape)
+            v = (_wrap_static if e.clamp else _check_static)(v, e.dim, shape)
         values.append(v)
     bshape = _broadcast_index("getitem", values)
     dt = _index_dtype(values)
     cols = [S.reshape(_to_shape(v, bshape, dt), bshape + (1,)) for v in values]
     index = Sl.concatenate(cols, len(bshape)) if len(cols) > 1 else cols[0]
     y = S.transpose(y, tuple(e.dim for e in adv_e) + tuple(rest))
-    out = I.gather(y, index, len(adv_e))
+    # JAX's default mode: out-of-range rows read clamped and get no gradient
+    out = I.gather(y, index, len(adv_e), "promise_in_bounds")
     # place the broadcast block among the sliced axes, then insert the None axes
     axes = _result_axes(entries, True)
     q = sum(1 for a in axes[:axes.index("block")] if isinstance(a, _Entry))

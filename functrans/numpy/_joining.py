@@ -229,7 +229,8 @@ def roll(a: ArrayLike, shift: int | Sequence[int],
         if isinstance(s, Tracer) and s.val is None:
             start = subtract(n, remainder(s, n))   # in [1, n]: the window of [x, x] to keep
             doubled = concatenate([x, x], ax)
-            x = I.dynamic_slice_in_dim(doubled, E.convert_element_type(start, np.int64), n, ax)
+            x = I.dynamic_slice_in_dim(doubled, E.convert_element_type(start, np.int64), n, ax,
+                                        allow_negative_indices=False)
             continue
         k = int(s if not isinstance(s, Tracer) else s.val) % n
         if k:

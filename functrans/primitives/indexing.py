@@ -12,7 +12,8 @@ dimension numbers. With ``k = num_index_dims``:
   an integer array of shape ``(*B, k)``; the result has shape ``(*B, *rest)`` with
   ``out[b, r] = x[idx[b, 0], ..., idx[b, k-1], r]``. With ``index_mode="clip"``
   (the default) each index is clamped into ``[0, d_j - 1]``; with ``"fill"`` a row
-  with any index out of range reads zeros.
+  with any index out of range reads zeros; ``"promise_in_bounds"`` (JAX's ``x[idx]``)
+  reads as ``"clip"`` but such rows get no gradient (its transpose drops them).
 - ``scatter(x, idx, updates, mode=...)``: ``updates`` has shape ``(*B, *rest)``;
   row ``b`` of ``updates`` is combined into ``x[idx[b]]`` with ``mode`` one of
   ``set add mul min max``. With ``index_mode="drop"`` (the default) a row with
@@ -20,15 +21,14 @@ dimension numbers. With ``k = num_index_dims``:
   are clamped. Rows that hit the same position: add/mul/min/max accumulate all
   of them; ``set`` keeps the last row (in row-major order of ``B``).
 
-Derivatives. ``gather`` and scatter-add are linear; the transpose of a gather is
-a scatter-add into zeros (clip <-> clip, fill <-> drop) and vice versa. The JVP
-of scatter-set is the scatter-set of the tangents; its transpose gives ``x`` the
-cotangent with the written positions zeroed and ``updates`` the gathered
-cotangent. That transpose, and the JVPs of scatter mul/min/max, are exact when
-the in-range indices are unique (as in JAX); with duplicates they are not the
-derivative of "last writer wins" / the accumulated product. For min/max the
-tangent comes from whichever of ``x`` and the update wins; ties are split
-evenly between them, as JAX does for ``lax.min``/``lax.max``.
+Derivatives. ``gather`` and scatter-add are linear; the transpose of a gather is a
+scatter-add into zeros (clip <-> clip, fill and promise_in_bounds -> drop, drop -> fill)
+and vice versa. The JVP of scatter-set is the scatter-set of the tangents; its transpose
+gives ``x`` the cotangent with the written positions zeroed and each row of ``updates``
+the gathered cotangent if it won its position (as JAX). The JVPs of scatter
+mul/min/max are exact for unique in-range indices (as in JAX), not for duplicates. For
+min/max the tangent comes from whichever of ``x`` and the update wins; ties are split
+evenly, as JAX does for ``lax.min``/``lax.max``.
 
 Batching never loops: an operand batch axis becomes a ``rest`` axis, an index
 batch axis becomes a ``B`` axis, and when both are batched an iota column for
@@ -61,6 +61,7 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "gather", "scatter", "scatter_add", "clamp_indices"]
 
 _SCATTER_MODES = ("set", "add", "mul", "min", "max")
+_GATHER_MODES = ("clip", "fill", "promise_in_bounds")
 
 
 def _is_undefined(x):
@@ -166,18 +167,34 @@ dynamic_slice_p.def_rules(abstract_eval=_dynamic_slice_aval, impl=_dynamic_slice
                           batch=_dynamic_slice_batch)
 
 
-def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
-                  slice_sizes: Sequence[int]) -> Array:
-    """The window ``x[s0:s0+n0, ...]`` with traced starts, clamped to fit.
+def _wrap_starts(x, starts, negative_ok):
+    """Starts as arrays; with ``negative_ok`` (JAX's allow_negative_indices, default) a
+    negative start counts from the end of its axis (``s + dim``) before the clamp."""
+    out = []
+    for s, d in zip(starts, aval(x).shape):
+        if isinstance(s, (int, np.integer)) or (isinstance(s, np.ndarray) and s.ndim == 0):
+            s = np.asarray(s)
+            s = np.asarray(s + d, s.dtype) if negative_ok and s.dtype.kind == "i" and s < 0 else s
+        elif negative_ok and aval(s).dtype.kind == "i" and aval(s).shape == ():
+            dt = aval(s).dtype
+            s = E.select_n(E.lt(s, full((), 0, dt)), s, E.add(s, full((), d, dt)))
+        out.append(s)
+    return out + list(starts[len(out):])
 
-    >>> dynamic_slice(np.arange(5.0), (np.int32(4),), (2,)).tolist()
+
+def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
+                  slice_sizes: Sequence[int], *, allow_negative_indices: bool = True) -> Array:
+    """The window ``x[s0:s0+n0, ...]`` with traced starts (negative: from the end), clamped.
+
+    >>> dynamic_slice(np.arange(5.0), (np.int32(-2),), (2,)).tolist()
     [3.0, 4.0]
     """
-    starts = [np.asarray(s) if isinstance(s, (int, np.integer)) else s for s in start_indices]
+    starts = _wrap_starts(x, list(start_indices), allow_negative_indices)
     return checked_bind(dynamic_slice_p, x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
 
 
-def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 0) -> Array:
+def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True) -> Array:
     """``dynamic_slice`` along one axis (other axes taken whole).
 
     >>> import numpy as np
@@ -191,18 +208,18 @@ def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 
     starts[axis] = start
     sizes = list(shape)
     sizes[axis] = int(size)
-    return dynamic_slice(x, starts, sizes)
+    return dynamic_slice(x, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
 def dynamic_index_in_dim(x: ArrayLike, index: ArrayLike, axis: int = 0,
-                         keepdims: bool = True) -> Array:
-    """``x`` at one traced ``index`` along ``axis`` (clamped), optionally without that axis.
+                         keepdims: bool = True, *, allow_negative_indices: bool = True) -> Array:
+    """``x`` at a traced ``index`` (negative: from the end; clamped) along ``axis``.
 
     >>> import numpy as np
-    >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), 1, keepdims=False).tolist()
-    [2, 3]
+    >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), -1, keepdims=False).tolist()
+    [4, 5]
     """
-    out = dynamic_slice_in_dim(x, index, 1, axis)
+    out = dynamic_slice_in_dim(x, index, 1, axis, allow_negative_indices=allow_negative_indices)
     return out if keepdims else squeeze(out, (int(axis) % len(aval(x).shape),))
 
 
@@ -269,14 +286,14 @@ dynamic_update_slice_p.def_rules(abstract_eval=_dus_aval, impl=_dus_impl, jvp=_d
                                  transpose=_dus_transpose, batch=_dus_batch)
 
 
-def dynamic_update_slice(x: ArrayLike, update: ArrayLike,
-                         start_indices: Sequence[ArrayLike]) -> Array:
-    """``x`` with the window at ``start_indices`` (clamped to fit) replaced by ``update``.
+def dynamic_update_slice(x: ArrayLike, update: ArrayLike, start_indices: Sequence[ArrayLike],
+                         *, allow_negative_indices: bool = True) -> Array:
+    """``x`` with ``update`` at ``start_indices`` (negative: from the end; clamped to fit).
 
-    >>> dynamic_update_slice(np.zeros(4), np.ones(2), (np.int32(3),)).tolist()
-    [0.0, 0.0, 1.0, 1.0]
+    >>> dynamic_update_slice(np.zeros(4), np.ones(2), (np.int32(-3),)).tolist()
+    [0.0, 1.0, 1.0, 0.0]
     """
-    starts = [np.asarray(s) if isinstance(s, (int, np.integer)) else s for s in start_indices]
+    starts = _wrap_starts(x, list(start_indices), allow_negative_indices)
     return checked_bind(dynamic_update_slice_p, x, update, *starts)
 
 
@@ -295,10 +312,11 @@ def _check_index(name, x, idx, k):
 def _gather_aval(x, idx, *, num_index_dims, index_mode):
     k = num_index_dims
     _check_index("gather", x, idx, k)
-    if index_mode not in ("clip", "fill"):
-        raise ValueError(f"gather: index_mode must be 'clip' or 'fill', got {index_mode!r}")
+    if index_mode not in _GATHER_MODES:
+        raise ValueError(f"gather: index_mode must be one of {_GATHER_MODES}, got "
+                         f"{index_mode!r}")
     batch = idx.shape[:-1]
-    if index_mode == "clip" and 0 in x.shape[:k] and int(np.prod(batch)) > 0:
+    if index_mode != "fill" and 0 in x.shape[:k] and int(np.prod(batch)) > 0:
         raise IndexError(f"gather: cannot index into a zero-size axis of operand "
                          f"{x.str_short()}")
     return ShapedArray(batch + x.shape[k:], x.dtype, x.weak_type)
@@ -513,7 +531,31 @@ def _scatter_transpose(ct, x, idx, u, *, num_index_dims, mode, index_mode):
             index_mode=index_mode)
     if _is_undefined(u):
         ct_u = gather_p.bind(ct, idx, num_index_dims=num_index_dims, index_mode=gmode)
+        if mode == "set":
+            ct_u = _set_winners(ct_u, idx, aval(ct), num_index_dims, index_mode)
     return [ct_x, None, ct_u]
+
+
+def _set_winners(ct_u, idx, x_aval, k, index_mode):
+    """``ct_u`` zeroed on the rows of a scatter-set that a later row overwrote (only the
+    last reaches the output), as JAX's scatter JVP: row ids (from 1) are scattered and
+    gathered back; a row keeps its cotangent where it reads its own id."""
+    u_aval, bshape = aval(ct_u), aval(idx).shape[:-1]
+    if isinstance(idx, np.ndarray):   # concrete indices: nothing to do when none repeats
+        rows, dims = _int64_indices(idx).reshape(-1, k), np.asarray(x_aval.shape[:k])
+        rows = np.clip(rows, 0, dims - 1) if index_mode == "clip" else rows
+        rows = rows[np.all((rows >= 0) & (rows < dims), axis=1)]
+        if len(np.unique(rows, axis=0)) == len(rows):
+            return ct_u
+    n = int(np.prod(bshape))
+    dt = np.dtype(np.int32 if n < 2**31 - 1 else np.int64)
+    ids = E.add(reshape(broadcasted_iota(dt, (n,), 0), bshape), full(bshape, 1, dt))
+    ids = broadcast_in_dim(ids, u_aval.shape, tuple(range(len(bshape))))
+    written = scatter_p.bind(full(x_aval.shape, 0, dt), idx, ids, num_index_dims=k, mode="set",
+                             index_mode=index_mode)
+    back = gather_p.bind(written, idx, num_index_dims=k,
+                         index_mode="clip" if index_mode == "clip" else "fill")
+    return E.select_n(E.eq(back, ids), zeros_like_aval(u_aval), ct_u)
 
 
 def _scatter_batch(args, dims, *, num_index_dims, mode, index_mode):
