@@ -410,3 +410,19 @@ def test_complex_parts_and_abs_gradient():
         np.testing.assert_allclose(got, want, rtol=1e-15)
     g = ft.grad(lambda x, y: lax.abs(lax.complex(x, y)), argnums=(0, 1))(3.0, 4.0)
     np.testing.assert_allclose([float(g[0]), float(g[1])], [0.6, 0.8], rtol=1e-15)
+
+
+def test_kink_derivatives_are_jaxs():
+    """At their kinks these take JAX 0.10.2's values: hypot 1/2 at the origin (JAX's
+    max(|x|, |y|) split) and 0 where hypot is infinite; fmax/fmin's tie goes to the
+    second argument (JAX's where(x > y | isnan(y), x, y)); hard_tanh's is 1 at ±1."""
+    import functrans.nn as fnn
+    g2 = ft.grad(fnp.hypot, argnums=(0, 1))
+    assert [float(v) for v in g2(0.0, 0.0)] == [0.5, 0.5]
+    assert [float(v) for v in g2(1.0, np.inf)] == [0.0, 0.0]
+    assert [float(v) for v in g2(3.0, 4.0)] == [0.6, 0.8]
+    for f in (fnp.fmax, fnp.fmin):
+        assert [float(v) for v in ft.grad(f, argnums=(0, 1))(1.0, 1.0)] == [0.0, 1.0]
+        assert [float(v) for v in ft.grad(f, argnums=(0, 1))(1.0, np.nan)] == [1.0, 0.0]
+    assert float(ft.grad(fnp.fmax)(2.0, 1.0)) == 1.0 and float(ft.grad(fnp.fmin)(2.0, 1.0)) == 0.0
+    assert [float(ft.grad(fnn.hard_tanh)(v)) for v in (-1.0, 1.0, 1.5)] == [1.0, 1.0, 0.0]

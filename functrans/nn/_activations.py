@@ -80,13 +80,16 @@ hard_swish = hard_silu
 
 
 def hard_tanh(x: ArrayLike) -> Array:
-    """``clip(x, -1, 1)``.
+    """``clip(x, -1, 1)``, written as JAX's nested where, so the derivative at x = ±1 is
+    1 (clip's maximum/minimum would split the tie: 1/2).
 
     >>> import functrans.numpy as fnp
     >>> hard_tanh(fnp.asarray(0.25)).item()
     0.25
     """
-    return fnp.clip(_float(x), -1.0, 1.0)
+    x = _float(x)
+    one = fnp.ones((), x.dtype)
+    return fnp.where(x > 1, one, fnp.where(x < -1, -one, x))
 
 
 def mish(x: ArrayLike) -> Array:

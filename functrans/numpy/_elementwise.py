@@ -290,15 +290,21 @@ floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced,
 
 
 def _fmax_traced(x, y):
+    # JAX's where(x > y | isnan(y), x, y): a tie's derivative goes to y alone (maximum
+    # splits it); a tie of signed zeros keeps max's +0.0, as the eager np.fmax here
     if x.dtype.kind not in "fc":
         return E.max(x, y)
-    return E.select_n(E.ne(y, y), E.select_n(E.ne(x, x), E.max(x, y), y), x)
+    pick_x = E.bitwise_or(E.gt(x, y), E.ne(y, y))
+    zero_tie = E.bitwise_and(E.eq(x, y), E.eq(y, E.full_like(y, 0)))
+    return E.select_n(pick_x, E.select_n(zero_tie, y, E.max(x, y)), x)
 
 
 def _fmin_traced(x, y):
     if x.dtype.kind not in "fc":
         return E.min(x, y)
-    return E.select_n(E.ne(y, y), E.select_n(E.ne(x, x), E.min(x, y), y), x)
+    pick_x = E.bitwise_or(E.lt(x, y), E.ne(y, y))
+    zero_tie = E.bitwise_and(E.eq(x, y), E.eq(y, E.full_like(y, 0)))
+    return E.select_n(pick_x, E.select_n(zero_tie, y, E.min(x, y)), x)
 
 
 fmax = _binary("fmax", np.fmax, _fmax_traced)

@@ -301,10 +301,14 @@ def _tie_weight(x, y, out):
 
 
 def _hypot_d(a):
-    """d hypot / d a = a / hypot, taken as 0 at the origin (a kink: JAX's choice)."""
+    """d hypot / d a = a / hypot; JAX's values where that is 0/0 or inf/inf: 1/2 at the
+    origin (its max(|x|, |y|) splits the tie and |.|' is 1 at 0) and 0 where hypot is
+    infinite (a constant there)."""
     def d(x, y, out):
         zero = eq(out, _c(out, 0))
-        return div(a(x, y), select_n(zero, out, _c(out, 1)))
+        r = div(a(x, y), select_n(zero, out, _c(out, 1)))
+        r = select_n(zero, r, _c(out, 0.5))
+        return select_n(eq(out, _c(out, np.inf)), r, _c(out, 0))
     return d
 
 
