@@ -179,6 +179,10 @@ def test_sqrtm_singular_matrices_same_on_host_and_compiled():
             np.testing.assert_allclose(r, sl.sqrtm(m), atol=1e-14)
     for m in rootless:
         assert not np.isfinite(np.asarray(fla.sqrtm(m))).all()
+    for shape in ((0, 0), (2, 0, 0), (0, 3, 3)):       # empty matrices or stacks
+        for run in (fla.sqrtm, f):
+            r = np.asarray(run(np.zeros(shape)))
+            assert r.shape == shape and r.dtype == np.complex128
     bad = np.array([[np.inf, 0.0], [0.0, 1.0]])       # non-finite input: NaN, both ways
     assert np.isnan(np.asarray(fla.sqrtm(bad)).real).all()
     assert np.isnan(np.asarray(f(bad)).real).all()

@@ -80,10 +80,10 @@ def _sqrtm_triu(t):
 def _sqrtm_impl(a):
     a = np.asarray(a)
     dt = _COMPLEX[a.dtype]
-    flat = a.reshape((-1,) + a.shape[-2:])
+    flat = a.reshape((int(np.prod(a.shape[:-2], dtype=np.int64)),) + a.shape[-2:])
     out = np.empty(flat.shape, dt)
     for i, m in enumerate(flat):
-        if m.shape[-1] == 0:
+        if m.size == 0:
             break
         out[i] = np.nan
         if not np.all(np.isfinite(m)):
