@@ -11,8 +11,8 @@ size picks the routines' blocked or unblocked paths).
 
 ``eigh``: ``?heevd``/``?syevd`` with ``jobz='V'`` and the caller's triangle, then the
 eigenvector phase of ``canonical_signs`` in double (the first entry of largest
-magnitude, within 2^-20, made real and non-negative: ``hypot`` for the magnitudes,
-the column times ``conj(lead) * (1/|lead|)`` as real products), then rounded.
+magnitude, within 2^-20, made real and non-negative: ``re² + im²`` to find it, the
+column times ``conj(lead) * (1/hypot(lead))`` as real products), then rounded.
 ``pinv``: ``?gesdd`` (``jobz='S'``), ``s⁺ = 1/s`` above ``rtol * s[0]`` (else 0),
 ``M = (U s⁺) Vt`` by ``?gemm`` and ``P = Mᴴ``: the host step makes the same
 ``?gemm`` call through ``scipy.linalg.blas``. A matrix holding inf or NaN (for
@@ -131,8 +131,8 @@ def _canonical_phase(lw, fn, col, kdt, n, cells, hypot):
 
     def magnitude(r):
         re, im = parts(r)
-        if cplx:
-            return fn.b.call(hypot, [re, im])
+        if cplx:        # re² + im², unfused, as numpy computes it
+            return fn.b.fadd(fn.b.fmul(re, re), fn.b.fmul(im, im))
         return fn.b.select(fn.b.fcmp_ordered("<", re, zero), fn.b.fneg(re), re)
 
     fn.b.store(zero, best)

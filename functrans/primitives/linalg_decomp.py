@@ -27,7 +27,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
-from .elementwise import (abs as abs_, add, complex as make_complex, div, eq, ge, imag, mul,
+from .elementwise import (add, complex as make_complex, div, eq, ge, imag, mul,
                           neg, real, select_n, sub)
 from .linalg import solve_p, triangular_solve
 from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
@@ -90,11 +90,11 @@ def _eigh_aval(a, *, lower):
 
 def canonical_signs(v):
     """Eigenvectors (columns of ``v``) with a fixed sign (phase): the first entry of
-    largest magnitude (within a relative 2^-20) is made non-negative (real and
-    non-negative for complex ``v``: the column times ``conj(lead) * (1/|lead|)``, as
-    real products, ``hypot`` for the magnitudes), so every backend (numpy here, LAPACK
-    called natively by the LLVM backend, which repeats these steps) returns the same
-    vectors.
+    largest magnitude (within a relative 2^-20; of largest ``re² + im²`` for complex
+    ``v``) is made non-negative (real and non-negative for complex ``v``: the column
+    times ``conj(lead) * (1/hypot(lead))``, as real products), so every backend (numpy
+    here, LAPACK called natively by the LLVM backend, which repeats these steps)
+    returns the same vectors.
 
     >>> canonical_signs(np.array([[0.6, 0.8], [-0.8, 0.6]])).tolist()
     [[-0.6, 0.8], [0.8, 0.6]]
@@ -102,7 +102,7 @@ def canonical_signs(v):
     v = np.asarray(v)
     if v.shape[-1] == 0:
         return v
-    mag = np.hypot(v.real, v.imag) if v.dtype.kind == "c" else np.abs(v)
+    mag = v.real * v.real + v.imag * v.imag if v.dtype.kind == "c" else np.abs(v)
     big = mag >= np.max(mag, axis=-2, keepdims=True) * (1.0 - 2.0 ** -20)
     lead = np.take_along_axis(v, np.argmax(big, axis=-2)[..., None, :], -2)
     if v.dtype.kind != "c":
@@ -139,7 +139,7 @@ def _phase_gauge(v, dv):
     that keeps its lead entry (real positive, a locally constant row) real."""
     a = aval(v)
     nd, rdt = a.ndim, real_dtype(a.dtype)
-    mag = abs_(v)
+    mag = add(mul(real(v), real(v)), mul(imag(v), imag(v)))     # as canonical_signs
     thr = mul(reduce_max(mag, (nd - 2,)), full(a.shape[:-1], 1.0 - 2.0 ** -20, rdt))
     lead_row = argmax(ge(mag, spread(thr, "row")), nd - 2)
     rows = broadcasted_iota(np.int64, a.shape, nd - 2)
