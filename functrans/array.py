@@ -23,8 +23,24 @@ from .numpy_warnings import quiet_call
 from .device import SingleDeviceSharding, host_device
 
 
-class Array(np.ndarray):
+class _ArrayType(type(np.ndarray)):
+    """Makes ``isinstance(tracer, Array)`` true, as ``isinstance(t, jax.Array)`` is in JAX.
+
+    User code checks ``isinstance(x, jnp.ndarray)`` to tell arrays from lists and scalars;
+    under a transform ``x`` is a tracer and must still count as an array.
+    """
+
+    def __instancecheck__(cls, obj):
+        if cls is Array and isinstance(obj, tracing.Tracer):
+            return True
+        return super().__instancecheck__(obj)
+
+
+class Array(np.ndarray, metaclass=_ArrayType):
     """An eager functrans array: a numpy array with ``.at[idx].set/add/...``.
+
+    Under a transform, tracers count as arrays too: ``isinstance(x, fnp.ndarray)`` holds
+    inside ``grad``, ``jit`` and ``vmap`` as it does outside, as in JAX.
 
     Arrays are immutable: ``x.at[idx].set(v)`` (and ``add``, ``multiply``, ``min``,
     ``max``, ``get``) returns an updated copy.

@@ -164,3 +164,22 @@ def test_linear_transpose_as_jax():
         ft.linear_transpose(lambda a: a * a, x)
     with pytest.raises(TypeError, match="structure"):
         t(np.ones(2))
+
+
+def test_tracers_count_as_arrays_under_every_transform():
+    # JAX: isinstance(tracer, jax.Array) is True; code branches on it to tell arrays from
+    # lists and scalars, and must take the same branch inside grad/jit/vmap as outside
+    seen = []
+
+    def f(x):
+        seen.append((isinstance(x, fnp.ndarray), isinstance(x, ft.Array),
+                     isinstance([1.0], fnp.ndarray), isinstance(2.0, ft.Array)))
+        return fnp.sum(x * x)
+
+    x = fnp.ones(3)
+    f(x)
+    ft.grad(f)(x)
+    ft.jit(f)(x)
+    ft.vmap(f)(fnp.ones((2, 3)))
+    assert seen == [(True, True, False, False)] * 4
+    assert not isinstance(np.ones(2), ft.Array)   # plain numpy arrays are not functrans's
