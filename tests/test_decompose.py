@@ -52,7 +52,9 @@ LLVM_HOST = {
     "mpi_allreduce": "native once functrans.primitives.collectives_native registers its "
                      "emitter (a multi-process run); its impl (mpi4py) until then",
     "mpi_collective": "native once functrans.primitives.collectives_native registers its "
-                      "emitter (a multi-process run); its impl (mpi4py) until then"}
+                      "emitter (a multi-process run); its impl (mpi4py) until then",
+    "mpi_alltoall": "native once functrans.primitives.collectives_native registers its "
+                    "emitter (a multi-process run); its impl (mpi4py) until then"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "conv_general_dilated", "name", "optimization_barrier",
@@ -62,7 +64,8 @@ CUDA_HOST = {
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
     "schur",
-    "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective"}
+    "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective",
+    "mpi_alltoall"}
 
 
 def _llvm_lowered():

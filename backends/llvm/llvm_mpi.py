@@ -2,8 +2,8 @@
 ``functrans.primitives.collectives_native`` when a shard_map body first needs them (the
 backend never imports MPI itself).
 
-``register_collectives(handle_bits)`` makes two primitives native (symbols registered with
-``llvm.add_symbol`` under the names of ``SYMBOLS``; ``handle_bits``: the MPI library's
+``register_collectives(handle_bits)`` makes three primitives native (symbols registered
+with ``llvm.add_symbol`` under the names of ``SYMBOLS``; ``handle_bits``: the MPI library's
 widths of a communicator, datatype and op handle):
 
 - ``mpi_allreduce(x, handles)`` (int64[3]: communicator, datatype, op): ``MPI_Allreduce``
@@ -11,13 +11,22 @@ widths of a communicator, datatype and op handle):
   ``initialize()`` keeps freed blocks in the heap, so outputs land on warm pages);
 - ``mpi_collective(x, handles, kind=...)`` (int64[4]: communicator, datatype, then per
   kind): ``allgather`` (``MPI_Allgather``, x's bytes from each member, in member order),
-  ``alltoall`` (``MPI_Alltoall``, x split into ``n`` equal chunks), ``reduce_scatter``
-  (``MPI_Reduce_scatter_block``, handle 2 the op) and ``sendrecv`` (``MPI_Sendrecv`` with
-  handles 2 and 3 the destination and source rank, ``MPI_PROC_NULL`` for none; an output
-  that receives nothing is zeros). The data moves count bytes (the datatype handle is
-  ``MPI_BYTE``), so every dtype moves bit for bit.
+  ``reduce_scatter`` (``MPI_Reduce_scatter_block``, handle 2 the op) and ``sendrecv``
+  (``MPI_Sendrecv`` with handles 2 and 3 the destination and source rank,
+  ``MPI_PROC_NULL`` for none; an output that receives nothing is zeros). The data moves
+  count bytes (the datatype handle is ``MPI_BYTE``), so every dtype moves bit for bit;
+- ``mpi_alltoall(x, handles, counts=(send, receive), pack_axis=...)`` (int64[4]:
+  communicator, send datatype, receive datatype, then the counter): one ``MPI_Alltoall``
+  of the operand's buffer (or of the operand packed member-major along ``pack_axis`` into
+  a workspace buffer, one copy) into the output buffer with those counts and datatypes (a
+  derived receive type, built by functrans, places the chunks: no copy after the call).
 
-Each operand is made contiguous if it is a strided view (else read in place), the handles
+``stats`` counts, as code is emitted, the ``mpi_alltoall`` calls and the copies they make
+(at most one each: the operand packed member-major when ``pack_axis`` says so, else made
+contiguous when it is a strided view): a test reads it to prove the count.
+
+Each operand is read in place when it lies row-major in its buffer from some offset on (a
+static block cut by an inlined shard_map, say), else made contiguous first; the handles
 are loaded at run time (truncated to the library's widths), and the call writes straight
 into the output buffer. The last handle is the address of a float64[3] counter (calls,
 bytes sent, bytes received) to which the code adds the equation's ``count`` param after
@@ -32,8 +41,9 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
+from ..fusion import View, contiguous_strides
 from .equations import native
-from .lltypes import I32, I64
+from .lltypes import I8, I32, I64
 from .values import PTR, Val
 
 SYMBOLS = {"allreduce": "ft_mpi_allreduce", "allgather": "ft_mpi_allgather",
@@ -43,7 +53,8 @@ _TAG = 7                 # ppermute's tag, as its host step sends
 _STATUS_BYTES = 256      # room for an MPI_Status of any MPI library
 _F64 = ir.DoubleType()
 
-__all__ = ["register_collectives", "SYMBOLS"]
+__all__ = ["register_collectives", "SYMBOLS", "stats"]
+stats = {"alltoall calls": 0, "alltoall copies": 0}
 
 
 def _nbytes(aval) -> int:
@@ -81,6 +92,37 @@ def _count(lw, fn, h, eqn):
         lw.release(htemp)
 
 
+def _dense(x) -> bool:
+    """Whether Val ``x`` lies row-major in its buffer from some offset on (a buffer, or a
+    static block or slice of one)."""
+    return x.ref is not None and View(None, x.shape, x.strides, x.offset).dense
+
+
+def _operand(lw, fn, x):
+    """(pointer to x's first element, temp to release): x's own buffer when ``_dense``
+    (read in place), else a contiguous copy."""
+    if _dense(x):
+        ptr = fn.ptr(x.ref)
+        if x.offset:
+            at = ir.Constant(I64, x.offset * np.dtype(x.dtype).itemsize)
+            ptr = fn.b.gep(ptr, [at], source_etype=I8)
+        return ptr, None
+    ref, temp = lw.materialize(fn, x)
+    return fn.ptr(ref), temp
+
+
+def _packed(x, axis, n):
+    """Val ``x`` read member-major: its ``axis`` split into (n, chunk), n moved first (a
+    strided view of the same buffer; a literal stays a literal)."""
+    shape = tuple(x.shape)
+    k = shape[axis] // n
+    new = (n,) + shape[:axis] + (k,) + shape[axis + 1:]
+    if x.ref is None:
+        return Val(x.dtype, new, lit=x.lit)
+    st = tuple(contiguous_strides(shape) if x.strides is None else x.strides)
+    return x.reshaped(new, (k * st[axis],) + st[:axis] + (st[axis],) + st[axis + 1:])
+
+
 def _callee(lw, symbol, args):
     f = lw.module.globals.get(symbol)
     if f is None:
@@ -89,8 +131,8 @@ def _callee(lw, symbol, args):
 
 
 def register_collectives(handle_bits) -> None:
-    """Register the emitters of ``mpi_allreduce`` and ``mpi_collective`` (see the module
-    doc).
+    """Register the emitters of ``mpi_allreduce``, ``mpi_collective`` and ``mpi_alltoall``
+    (see the module doc).
 
     >>> callable(register_collectives)
     True
@@ -108,12 +150,12 @@ def register_collectives(handle_bits) -> None:
             _count(lw, fn, h, eqn)
             return
         callee = _callee(lw, SYMBOLS["allreduce"], [PTR, PTR, I32, dtype_t, op_t, comm_t])
-        ref, temp = lw.materialize(fn, x)
+        send, temp = _operand(lw, fn, x)
         comm, dtype, op = _handles(lw, fn, h, (comm_t, dtype_t, op_t))
         # received straight into the output: staging it in the pooled workspace and
         # copying out measured 1.30-1.65x mpi4py's Allreduce at 8 MiB, direct 0.71-1.02x
         # (2 processes, quiet machine, since initialize() keeps freed blocks warm)
-        fn.b.call(callee, [fn.ptr(ref), fn.ptr(outs[0]), ir.Constant(I32, n), dtype, op, comm])
+        fn.b.call(callee, [send, fn.ptr(outs[0]), ir.Constant(I32, n), dtype, op, comm])
         if temp is not None:
             lw.release(temp)
         _count(lw, fn, h, eqn)
@@ -129,12 +171,12 @@ def register_collectives(handle_bits) -> None:
                                                      eqn.params["receives"])):
             _count(lw, fn, h, eqn)
             return
-        ref, temp = lw.materialize(fn, x)
-        send, recv = fn.ptr(ref), fn.ptr(outs[0])
+        send, temp = _operand(lw, fn, x)
+        recv = fn.ptr(outs[0])
         b = fn.b
-        if kind in ("allgather", "alltoall"):
+        if kind == "allgather":
             comm, dtype = _handles(lw, fn, h, (comm_t, dtype_t))
-            count = ir.Constant(I32, size if kind == "allgather" else size // eqn.params["n"])
+            count = ir.Constant(I32, size)
             b.call(_callee(lw, SYMBOLS[kind], [PTR, I32, dtype_t, PTR, I32, dtype_t, comm_t]),
                    [send, count, dtype, recv, count, dtype, comm])
         elif kind == "reduce_scatter":
@@ -152,6 +194,36 @@ def register_collectives(handle_bits) -> None:
                     status])
         else:
             raise NotImplementedError(f"mpi_collective: no native code for kind {kind!r}")
+        if temp is not None:
+            lw.release(temp)
+        _count(lw, fn, h, eqn)
+
+    _register_alltoall(comm_t, dtype_t, fits)
+
+
+def _register_alltoall(comm_t, dtype_t, fits) -> None:
+    """Register the emitter of ``mpi_alltoall`` (see the module doc)."""
+
+    @native("mpi_alltoall", fits, complex=True)      # bytes: any dtype the backend holds
+    def emit_alltoall(lw, fn, eqn, ins, outs):
+        x, h = ins
+        if _nbytes(eqn.inputs[0].aval) == 0:
+            _count(lw, fn, h, eqn)
+            return
+        stats["alltoall calls"] += 1
+        pack = eqn.params["pack_axis"]
+        if pack is None:
+            stats["alltoall copies"] += not _dense(x)
+            send, temp = _operand(lw, fn, x)
+        else:     # one copy: the strided view of the chunks, member-major, into a buffer
+            stats["alltoall copies"] += 1
+            ref, temp = lw.materialize(fn, _packed(x, pack, eqn.params["n"]))
+            send = fn.ptr(ref)
+        comm, send_t, recv_t = _handles(lw, fn, h, (comm_t, dtype_t, dtype_t))
+        sc, rc = (ir.Constant(I32, c) for c in eqn.params["counts"])
+        fn.b.call(_callee(lw, SYMBOLS["alltoall"], [PTR, I32, dtype_t, PTR, I32, dtype_t,
+                                                    comm_t]),
+                  [send, sc, send_t, fn.ptr(outs[0]), rc, recv_t, comm])
         if temp is not None:
             lw.release(temp)
         _count(lw, fn, h, eqn)

@@ -14,8 +14,8 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    ``indexing``, ``sorting``, ``linalg_common``, ``linalg``, ``linalg_decomp``,
    ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
    ``conv_api``, ``random``, ``collectives_mesh``,
-   ``collectives_prims``, ``collectives``, ``collectives_native_flow``, ``collectives_native``,
-   ``control_flow_common``,
+   ``collectives_prims``, ``collectives``, ``collectives_native_flow``,
+   ``collectives_native_alltoall``, ``collectives_native``, ``control_flow_common``,
    ``control_flow_cond``, ``control_flow_loops``, ``control_flow``, ``custom_self``,
    ``custom``, ``call``, ``linear_solve``, ``linalg_sqrtm``.
 

@@ -15,8 +15,10 @@ buffer (made contiguous if it is a strided view) into the output buffer:
 - ``psum_scatter`` (not bool: its host step sums C_BOOL) -> a transpose bringing the
   scatter dimension first, ``reduce_scatter`` (MPI_Reduce_scatter_block), the transpose
   back;
-- ``all_to_all`` -> a transpose and reshape into (members, chunk, ...), ``alltoall``
-  (MPI_Alltoall of bytes), a transpose and reshape concatenating the chunks received;
+- ``all_to_all`` -> ``mpi_alltoall`` (``collectives_native_alltoall``): one MPI_Alltoall
+  whose receive datatype (built once per layout) places the chunks where they belong; the
+  operand is read in place, or packed member-major once when its chunks are strided (at
+  most one copy for any split and concat axis);
 - ``ppermute`` -> ``sendrecv`` (MPI_Sendrecv of bytes with this process's peers, fixed
   when the body is rewritten; zeros where no one sends here).
 
@@ -55,6 +57,7 @@ from .base import Primitive, move_batch_axis
 from .basic import broadcast_in_dim_p, transpose_p
 from .slicing import slice_p
 from .structural import reshape_p
+from .collectives_native_alltoall import alltoall_plan, mpi_alltoall_p
 
 __all__ = ["mpi_allreduce_p", "mpi_collective_p", "native_body", "inline_shard_map",
            "native_collectives", "stats"]
@@ -134,7 +137,7 @@ def _collective_aval(x, handles, *, kind, n, sends, receives, count):
         return ShapedArray((n,) + x.shape, x.dtype)
     if kind == "reduce_scatter":
         return ShapedArray((x.shape[0] // n,) + x.shape[1:], x.dtype)
-    return ShapedArray(x.shape, x.dtype)       # alltoall (x is (n, chunk...)), sendrecv
+    return ShapedArray(x.shape, x.dtype)       # sendrecv
 
 
 def _collective_impl(x, handles, *, kind, n, sends, receives, count):
@@ -145,8 +148,6 @@ def _collective_impl(x, handles, *, kind, n, sends, receives, count):
                                     count=count).shape, x.dtype)
     if kind == "allgather":
         comm.Allgather(x, out)
-    elif kind == "alltoall":
-        comm.Alltoall(x, out)
     elif kind == "reduce_scatter":
         comm.Reduce_scatter_block(x, out, op=MPI.SUM)
     elif sends or receives:
@@ -159,15 +160,15 @@ def _collective_impl(x, handles, *, kind, n, sends, receives, count):
 
 def _collective_batch(args, dims, *, kind, n, sends, receives, count):
     """Each example moves as the whole operand does: the batch dim goes after the member
-    axis (axis 0) of ``alltoall`` and ``reduce_scatter``; ``allgather`` puts the member
-    axis in front of it."""
+    axis (axis 0) of ``reduce_scatter``; ``allgather`` puts the member axis in front of
+    it."""
     (x, h), (dx, dh) = args, dims
     if dh is not None:
         raise NotImplementedError("mpi_collective: batched MPI handles")
     params = dict(kind=kind, n=n, sends=sends, receives=receives, count=count)
     if dx is None:
         return mpi_collective_p.bind(x, h, **params), None
-    if kind in ("alltoall", "reduce_scatter"):
+    if kind == "reduce_scatter":
         x, dx = move_batch_axis(x, dx, 1), 1
     return mpi_collective_p.bind(x, h, **params), dx + (kind == "allgather")
 
@@ -299,24 +300,18 @@ def _psum_scatter(eqn, r):
 
 
 def _all_to_all(eqn, r):
-    """As ``mesh_all_to_all``: chunk j of the split axis to member j; the chunks received
-    (member order) concatenated along the concat axis."""
+    """As ``mesh_all_to_all`` (chunk j of the split axis to member j; the chunks received,
+    in member order, concatenated along the concat axis), in one MPI_Alltoall whose
+    receive datatype places the chunks: at most one copy, the operand packed member-major
+    when its chunks are strided (``collectives_native_alltoall``)."""
     x, n = eqn.inputs[0], r.comm.Get_size()
     s, c = eqn.params["split_axis"], eqn.params["concat_axis"]
-    shape, nd = x.aval.shape, x.aval.ndim
-    xs = r.transpose(x, _moveaxis(nd, s, 0))
-    rest = [d for d in range(nd) if d != s]
-    send = r.reshape(xs, (n, shape[s] // n) + tuple(shape[d] for d in rest))
+    plan = alltoall_plan(r.MPI, x.aval.shape, x.aval.dtype, s, c, n)
+    pack, counts, types = plan or (None, (0, 0), (r.MPI.BYTE, r.MPI.BYTE))
     vol = traffic("all_to_all", _nbytes(x.aval), n)
-    recv = r.mpi(mpi_collective_p, send, (r.MPI.BYTE,), _params("alltoall", n),
-                 ("all_to_all", vol, vol))
-    # recv's axes: member "J", chunk "K", then x's other axes; each piece is x's axes with
-    # the split one "K"; the pieces side by side along the concat axis, member-major
-    labels = ["J", "K"] + rest
-    piece = ["K" if d == s else d for d in range(nd)]
-    order = piece[:c] + ["J"] + piece[c:]
-    t = r.transpose(recv, tuple(labels.index(k) for k in order))
-    r.reshape(t, eqn.outvars[0].aval.shape, eqn.outvars[0])
+    r.mpi(mpi_alltoall_p, x, types, {"n": n, "shape": eqn.outvars[0].aval.shape,
+                                     "pack_axis": pack, "counts": counts},
+          ("all_to_all", vol, vol), eqn.outvars[0])
     return True
 
 

@@ -1,6 +1,7 @@
 """all_gather, psum_scatter, all_to_all and ppermute inside a compiled shard_map body
 called from native code (``functrans.primitives.collectives_native``: MPI_Allgather,
-MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Sendrecv) against the same bodies with every
+MPI_Reduce_scatter_block, MPI_Alltoall with derived datatypes (every layout, and the copy
+count: native_alltoall.py), MPI_Sendrecv) against the same bodies with every
 collective a host step (mpi4py): bit-equal values for each dtype (bool and float16 too for
 the data moves), every axis argument, strided operands, over a 1-d mesh and each axis and
 both axes of a 2 x 2 mesh; the same ``comm_stats``; the rewrite really taken. Prints
@@ -160,7 +161,8 @@ if n > 1:
     from functrans.primitives.collectives_native import _handles, mpi_collective_p
     comm = mesh.comm("i")
     peers = ((me + 1) % n, (me - 1) % n)
-    for kind, h, shape in (("allgather", (MPI.BYTE,), (2, 3)), ("alltoall", (MPI.BYTE,), (n, 2)),
+    # (mpi_alltoall's impl and batching: tests/mpi_programs/native_alltoall.py)
+    for kind, h, shape in (("allgather", (MPI.BYTE,), (2, 3)),
                            ("reduce_scatter", (MPI.DOUBLE, MPI.SUM), (2 * n, 3)),
                            ("sendrecv", (MPI.BYTE,) + peers, (2, 3))):
         hs = _handles(MPI, comm, *h, 0)
