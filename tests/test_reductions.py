@@ -338,3 +338,19 @@ def test_where_and_initial_as_jax():
                                x[x > 0].mean())
     g = ft.grad(lambda a: fnp.mean(a, where=a > 0))(x)
     np.testing.assert_allclose(g, (x > 0) / (x > 0).sum())
+
+
+def test_einsum_interleaved_sublists_as_numpy():
+    # numpy's (and JAX's) second calling form: operand, sublist, ..., [output sublist]
+    rng = np.random.default_rng(0)
+    b, c, d = rng.standard_normal((2, 3)), rng.standard_normal((3, 4)), rng.standard_normal((5, 2, 3))
+    cases = [(b, [0, 1], c, [1, 2]), (b, [0, 1], c, [1, 2], [2, 0]),
+             (d, [Ellipsis, 0, 1], c, [1, 2], [Ellipsis, 2]), (b, [0, 1], [1])]
+    for args in cases:
+        np.testing.assert_allclose(fnp.einsum(*args), np.einsum(*args), rtol=1e-13)
+    g = ft.grad(lambda x: fnp.sum(fnp.einsum(x, [0, 1], c, [1, 2]) ** 2))(b)
+    np.testing.assert_allclose(g, 2 * (b @ c) @ c.T, rtol=1e-12)
+    jitted = ft.jit(lambda x, y: fnp.einsum(x, [0, 1], y, [1, 2], [2, 0]))
+    np.testing.assert_allclose(jitted(b, c), (b @ c).T, rtol=1e-13)
+    with pytest.raises(ValueError, match="sublist labels"):
+        fnp.einsum(b, [0, "i"])

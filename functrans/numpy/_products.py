@@ -455,18 +455,55 @@ def _contract_pair(a, la, b, lb, keep):
     return out, batch + [t for t in la if t not in common] + [t for t in lb if t not in common]
 
 
+_SUBLIST_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist_letters(sublist: Any, k: int) -> str:
+    try:
+        items = list(sublist)
+    except TypeError:
+        raise TypeError(f"einsum: operand {k}'s sublist must be a list of ints or Ellipsis, "
+                        f"got {type(sublist).__name__}") from None
+    out = []
+    for t in items:
+        if t is Ellipsis:
+            out.append("...")
+        elif isinstance(t, (int, np.integer)) and not isinstance(t, bool) and 0 <= t < 52:
+            out.append(_SUBLIST_LETTERS[int(t)])
+        else:
+            raise ValueError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
+                             f"got {t!r} in operand {k}'s sublist")
+    return "".join(out)
+
+
+def _interleaved_subscripts(args: tuple) -> tuple[str, tuple]:
+    """numpy's other calling form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])``, as a
+    subscripts string and the operands."""
+    ops, subs = args[0::2], args[1::2]
+    out = None
+    if len(args) % 2:                  # a trailing output sublist
+        out, ops = ops[-1], ops[:-1]
+    if not ops:
+        raise TypeError("einsum: expected a subscripts string or operand, sublist pairs")
+    spec = ",".join(_sublist_letters(sl, k) for k, sl in enumerate(subs))
+    if out is not None:
+        spec += "->" + _sublist_letters(out, len(subs))
+    return spec, tuple(ops)
+
+
 def einsum(subscripts: str, *operands: Any, optimize: Any = None, precision: PrecisionLike = None,
            preferred_element_type: DTypeLike | None = None) -> Array:
     """Einstein summation with numpy's subscripts: explicit (``'ij,jk->ik'``) or implicit
     (``'ij,jk'``) output, repeated labels in one operand (traces and diagonals), ``...``
-    and any number of operands (contracted left to right with ``dot_general``).
+    and any number of operands (contracted left to right with ``dot_general``); also
+    numpy's interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
 
     >>> import numpy as np, functrans.numpy as fnp
     >>> fnp.einsum("bij,bjk->bik", np.ones((2, 3, 4)), np.ones((2, 4, 5))).shape
     (2, 3, 5)
     """
     if not isinstance(subscripts, str):
-        raise TypeError(f"einsum: subscripts must be a string, got {type(subscripts).__name__}")
+        subscripts, operands = _interleaved_subscripts((subscripts,) + operands)
     ops = _arrays(*operands)
     shapes = [tuple(o.shape) for o in ops]
     if not _traced(*ops):
