@@ -1,5 +1,7 @@
-"""``lax.associative_scan``, ``lax.cumlogsumexp`` and ``lax.top_k``, composed from the
-slicing, sorting and elementwise primitives (so every transform applies through them).
+"""``lax.associative_scan``, ``lax.cumlogsumexp``, ``lax.top_k``, ``lax.map`` and
+``lax.clamp``, composed
+from the slicing, sorting, elementwise and scan primitives (so every transform applies
+through them).
 
 ``associative_scan`` is the work-efficient odd/even recursion: combine neighbouring
 pairs, scan that half-length sequence recursively, then fix up the remaining elements
@@ -16,7 +18,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import numpy as fnp
+from .batching import vmap
 from .primitives import elementwise as E
+from .primitives.control_flow import scan
+from .primitives.custom import stop_gradient
 from .primitives.slicing import concatenate, rev, slice_in_dim
 from .primitives.sorting import sort
 from .primitives.structural import broadcasted_iota, expand_dims, reshape
@@ -24,7 +30,7 @@ from .tracing import Tracer, get_aval, wrap
 from .tree_util import tree_flatten, tree_unflatten
 from .typing import Array, ArrayLike
 
-__all__ = ["associative_scan", "cumlogsumexp", "top_k"]
+__all__ = ["associative_scan", "cumlogsumexp", "top_k", "map", "clamp"]
 
 
 def _interleave(evens, odds, axis):
@@ -141,3 +147,58 @@ def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
     values, indices = outs[-2], outs[-1]
     return (slice_in_dim(values, 0, k, axis=a.ndim - 1),
             slice_in_dim(indices, 0, k, axis=a.ndim - 1))
+
+
+def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001
+    """``f`` applied to each slice of ``xs`` along the leading axis, results stacked; with
+    ``batch_size``, as JAX's: a scan over groups of that many slices, ``vmap(f)`` inside,
+    and the remainder mapped by one more ``vmap(f)``.
+
+    >>> from functrans import lax
+    >>> import numpy as np
+    >>> lax.map(lambda x: x * 2.0, np.arange(5.0), batch_size=2).tolist()
+    [0.0, 2.0, 4.0, 6.0, 8.0]
+    """
+    if not callable(f):
+        raise TypeError(f"lax.map: f must be callable, got {type(f).__name__}")
+    if batch_size is None:
+        return scan(lambda c, x: (c, f(x)), None, xs)[1]
+    if int(batch_size) < 1:
+        raise ValueError(f"lax.map: batch_size must be a positive integer, got {batch_size}")
+    leaves, tree = tree_flatten(xs)
+    leaves = [x if isinstance(x, Tracer) else wrap(np.asarray(x)) for x in leaves]
+    n = get_aval(leaves[0]).shape[0] if leaves else 0
+    bs = int(batch_size)
+    nb, rem = divmod(n, bs)
+    ys = None
+    if nb:
+        grouped = [reshape(slice_in_dim(x, 0, nb * bs, 1, 0), (nb, bs) + get_aval(x).shape[1:])
+                   for x in leaves]
+        ys = scan(lambda c, x: (c, vmap(f)(x)), None, tree_unflatten(tree, grouped))[1]
+        ys_l, ys_tree = tree_flatten(ys)
+        ys = [reshape(y, (nb * bs,) + get_aval(y).shape[2:]) for y in ys_l]
+    if rem:
+        tail = [slice_in_dim(x, nb * bs, n, 1, 0) for x in leaves]
+        tl, ys_tree = tree_flatten(vmap(f)(tree_unflatten(tree, tail)))
+        ys = tl if ys is None else [concatenate([a, b], 0) for a, b in zip(ys, tl)]
+    return tree_unflatten(ys_tree, ys) if ys is not None else scan(
+        lambda c, x: (c, f(x)), None, xs)[1]
+
+
+def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
+    """``min(max(x, lo), hi)`` (argument order as ``jax.lax.clamp``) with JAX's
+    derivatives: to ``x`` where ``lo < x < hi``, to ``lo`` where ``x < lo < hi``, to ``hi``
+    where ``hi < x``, none at a tie (``x == lo`` or ``x == hi``: min/max would split it).
+
+    >>> import numpy as np
+    >>> clamp(0.0, np.float64(3.0), 1.0).item()
+    1.0
+    """
+    v = E.min(E.max(x, lo), hi)
+    av = get_aval(v)
+    if av.dtype.kind not in "fc":
+        return v
+    lo, x, hi = (fnp.broadcast_to(fnp.asarray(a, av.dtype), av.shape) for a in (lo, x, hi))
+    out = E.select_n(E.lt(hi, x), stop_gradient(v), hi)
+    out = E.select_n(E.bitwise_and(E.gt(lo, x), E.lt(lo, hi)), out, lo)
+    return E.select_n(E.bitwise_and(E.gt(x, lo), E.lt(x, hi)), out, x)

@@ -432,11 +432,12 @@ def test_bad_inputs_raise_type_errors_naming_types_and_culprits():
         lax.switch(np.array([0, 1]), [lambda v: v], x)
     with pytest.raises(TypeError, match=r"index must be an integer scalar, got f64\[\]"):
         lax.switch(1.0, [lambda v: v], x)
-    # predicates: non-boolean, non-scalar
-    with pytest.raises(TypeError, match=r"predicate must be boolean, got i64\[\]"):
-        lax.cond(1, lambda v: v, lambda v: v, x)
-    with pytest.raises(TypeError, match=r"predicate must be boolean, got f32\[\]"):
-        lax.cond(np.float32(1.0), lambda v: v, lambda v: v, x)
+    # predicates: a number is true where nonzero (JAX's pred != 0); complex, non-scalar raise
+    for p, want in ((2, 1.0), (0, -1.0), (np.float32(0.5), 1.0), (np.uint8(0), -1.0)):
+        assert lax.cond(p, lambda: 1.0, lambda: -1.0) == want
+        assert ft.jit(lambda q: lax.cond(q, lambda: 1.0, lambda: -1.0))(p) == want
+    with pytest.raises(TypeError, match=r"predicate must be boolean or a real number, got c128"):
+        lax.cond(1j, lambda v: v, lambda v: v, x)
     with pytest.raises(TypeError, match=r"predicate must be a scalar, got bool\[2\]"):
         lax.cond(np.array([True, False]), lambda v: v, lambda v: v, x)
     with pytest.raises(TypeError, match=r"cond_fun must return a boolean scalar, got i64\[\]"):
@@ -555,3 +556,26 @@ def test_lorenz_rk4_5000_steps_and_its_gradient_against_finite_differences():
     g = ft.jit(ft.grad(proj), backend="interpret")(s0)
     fd = _fd_grad(lambda v: float(np.dot(w, _python_lorenz(tuple(v)))), s0, eps=1e-6)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_lax_map_batch_size_and_clamp_derivatives_as_jax():
+    """lax.map(batch_size=) (a ported program raised TypeError): groups of batch_size
+    slices scanned with vmap(f) inside, the remainder by one more vmap; lax.clamp's
+    derivatives are JAX's (0 at a tie x == lo or x == hi, not min/max's 1/2)."""
+    xs = fnp.arange(14.0).reshape(7, 2)
+    f = lambda v: (fnp.sin(v).sum(), {"d": v * 2})   # noqa: E731
+    want = lax.map(f, xs)
+    for bs in (1, 3, 7, 9):
+        for run in (lambda g: g, ft.jit):
+            got = run(lambda a: lax.map(f, a, batch_size=bs))(xs)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-15)
+            np.testing.assert_array_equal(got[1]["d"], want[1]["d"])
+    g = ft.grad(lambda a: lax.map(lambda v: fnp.sin(v).sum(), a, batch_size=3).sum())(xs)
+    np.testing.assert_allclose(g, np.cos(xs), rtol=1e-15)
+    x = fnp.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    gx = ft.vmap(ft.grad(lambda a: lax.clamp(0.0, a, 1.0)))(x)
+    np.testing.assert_array_equal(gx, [0.0, 0.0, 1.0, 0.0, 0.0])
+    g3 = ft.grad(lambda lo, a, hi: lax.clamp(lo, a, hi), argnums=(0, 1, 2))
+    assert [float(v) for v in g3(0.5, 0.2, 1.0)] == [1.0, 0.0, 0.0]
+    assert [float(v) for v in g3(0.5, 2.2, 1.0)] == [0.0, 0.0, 1.0]
+    np.testing.assert_array_equal(lax.clamp(0, fnp.arange(5), 3), [0, 1, 2, 3, 3])

@@ -25,10 +25,10 @@ from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import hoist, join_branch_consts, trace_closed
 from .control_flow_cond import clamp_index, cond_p
 from .control_flow_loops import scan_p, while_p
-from .elementwise import add, convert_element_type
+from .elementwise import add, convert_element_type, ne
 from ..typing import ArrayLike
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -143,7 +143,7 @@ def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[...,
          *operands: Any) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one staged branch.
 
-    ``pred`` is a boolean scalar. Both branches are traced; their outputs must
+    ``pred`` is a boolean scalar (a number: true where nonzero, as JAX). Both branches are traced; their outputs must
     agree in structure, shapes and dtypes.
 
     >>> from functrans import lax
@@ -156,9 +156,11 @@ def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[...,
     pa = get_aval(pred)
     if pa.shape != ():
         raise TypeError(f"lax.cond: the predicate must be a scalar, got {_type_str(pa)}")
-    if pa.dtype != np.bool_:
-        raise TypeError(f"lax.cond: the predicate must be boolean, got {_type_str(pa)}; compare "
-                        "it (e.g. x != 0) or use lax.switch for an integer index")
+    if pa.dtype.kind in "iuf":     # a number is true where nonzero, as JAX's pred != 0
+        pred = ne(pred, np.zeros((), pa.dtype))
+    elif pa.dtype != np.bool_:
+        raise TypeError(f"lax.cond: the predicate must be boolean or a real number, got "
+                        f"{_type_str(pa)}")
     leaves, branches, consts, out_tree = _trace_branches(
         [false_fun, true_fun], ["false_fun", "true_fun"], operands, "lax.cond")
     index = _cast(pred, np.int32)
@@ -399,15 +401,3 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
                        num_consts=len(consts), num_carry=n, linear=(False,) * len(ops),
                        unroll=unroll)
     return tree_unflatten(init_tree, outs[:n]), tree_unflatten(ys_tree, outs[n:])
-
-
-def map(f: Callable[..., Any], xs: Any) -> Any:  # noqa: A001  (the JAX name)
-    """``f`` applied to each slice of ``xs`` along the leading axis, results stacked.
-
-    >>> from functrans import lax
-    >>> import numpy as np
-    >>> lax.map(lambda x: x * 2.0, np.arange(3.0)).tolist()
-    [0.0, 2.0, 4.0]
-    """
-    _check_fun(f, "lax.map: f")
-    return scan(lambda c, x: (c, f(x)), None, xs)[1]

@@ -376,7 +376,7 @@ for _row in BINARY_TABLE:
                                       "i" not in _row.kinds or _row.name == "pow")
     globals()[_row.name].__module__ = __name__   # documented (and doctested) where made
 __all__ = [row.name for row in UNARY_TABLE + BINARY_TABLE] + [
-    "integer_pow", "clamp", "real", "imag", "conj", "complex"]
+    "integer_pow", "real", "imag", "conj", "complex"]
 rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
 
 >>> import numpy as np
@@ -395,17 +395,6 @@ logaddexp.__doc__ = """``log(exp(x) + exp(y))`` without overflow (numpy.logaddex
 >>> print(f"{logaddexp(np.float64(1000.0), np.float64(1000.0)).item():.4f}")
 1000.6931
 """
-
-
-def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
-    """``min(max(x, lo), hi)`` (argument order as ``jax.lax.clamp``).
-
-    >>> import numpy as np
-    >>> clamp(0.0, np.float64(3.0), 1.0).item()
-    1.0
-    """
-    return min(max(x, lo), hi)
-
 
 
 # --------------------------------------------------------------------------- complex parts
