@@ -83,7 +83,7 @@ def _register_thread_setter(lib, bits):
         if f is not None:
             f.argtypes = [ctypes.c_int]
             f.restype = None
-            threads.BLAS_SETTERS.append(f)
+            threads.add_blas_setter(f)     # also applies a count balance() already chose
             return
 
 
