@@ -12,9 +12,9 @@ buffer (made contiguous if it is a strided view) into the output buffer:
   uint8, as the host step);
 - ``all_gather`` -> ``mpi_collective`` kind ``allgather`` (MPI_Allgather of bytes), then a
   transpose moving the new member axis into place;
-- ``psum_scatter`` (not bool: its host step sums C_BOOL) -> a transpose bringing the
-  scatter dimension first, ``reduce_scatter`` (MPI_Reduce_scatter_block), the transpose
-  back;
+- ``psum_scatter`` (not bool: its host step sums C_BOOL) -> a transpose making the
+  operand member-major (none when the scatter dimension is the first), then
+  ``reduce_scatter`` (MPI_Reduce_scatter_block) straight into the result;
 - ``all_to_all`` -> ``mpi_alltoall`` (``collectives_native_alltoall``): one MPI_Alltoall
   whose receive datatype (built once per layout) places the chunks where they belong; the
   operand is read in place, or packed member-major once when its chunks are strided (at
@@ -57,7 +57,7 @@ from .base import Primitive, move_batch_axis
 from .basic import broadcast_in_dim_p, transpose_p
 from .slicing import slice_p
 from .structural import reshape_p
-from .collectives_native_alltoall import alltoall_plan, mpi_alltoall_p
+from .collectives_native_alltoall import alltoall_plan, mpi_alltoall_p, packed_order
 
 __all__ = ["mpi_allreduce_p", "mpi_collective_p", "native_body", "inline_shard_map",
            "native_collectives", "stats"]
@@ -291,11 +291,15 @@ def _psum_scatter(eqn, r):
     dtype = _mpi_dtype(r.MPI, x.aval.dtype)
     if dtype is None or x.aval.dtype == np.bool_:    # the host step sums bools as C_BOOL
         return False
-    xs = r.transpose(x, _moveaxis(x.aval.ndim, d, 0))
+    # member-major: the scatter dimension split into (n, block), n moved first (a copy
+    # unless only unit axes precede it); member i's block is then contiguous and already
+    # in the result's layout, so nothing is copied after the call
+    split, perm = packed_order(x.aval.shape, d, n)
+    xs = r.transpose(r.reshape(x, split), perm)
     vol = traffic("psum_scatter", _nbytes(x.aval), n)
-    y = r.mpi(mpi_collective_p, xs, (dtype, r.MPI.SUM),
-              _params("reduce_scatter", n), ("psum_scatter", vol, vol))
-    r.transpose(y, _moveaxis(x.aval.ndim, 0, d), eqn.outvars[0])
+    y = r.mpi(mpi_collective_p, xs, (dtype, r.MPI.SUM), _params("reduce_scatter", n),
+              ("psum_scatter", vol, vol))
+    r.reshape(y, eqn.outvars[0].aval.shape, eqn.outvars[0])
     return True
 
 
