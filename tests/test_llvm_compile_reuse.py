@@ -103,3 +103,39 @@ def test_larger_kernels_and_programs_of_several_steps_keep_their_constant_counts
     for n in (3, 4):
         a, b = np.linspace(0, 1, 2 * n).reshape(n, 2), np.ones((2, n))
         np.testing.assert_allclose(np.asarray(g(a, b)), np.tanh(a @ b) + 1.0, rtol=1e-15)
+
+
+def _chain(x, c):
+    for _ in range(9):            # 9 x (sin, mul, mul, add) + cos, sub: >= FOLD_TAIL_EQNS
+        x = fnp.sin(x) * 0.5 + x * c
+    return fnp.cos(x) - x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_long_counted_kernel_folds_its_tail_and_keeps_its_values(no_disk_cache,
+                                                                   monkeypatch, dtype):
+    """A run-time count over a long body: the loop's tail runs as masked vector
+    iterations (no scalar copy of the body for LLVM to compile), with the values of a
+    kernel compiled for the shape (whose tail is scalar) on every tail length."""
+    from backends.llvm import kernels
+    f = ft.jit(_chain)
+    exe = f.lower(np.ones(100, dtype), dtype(0.3)).compile().exe
+    (kernel,) = exe.plan.steps
+    assert len(kernel.eqns) >= kernels.FOLD_TAIL_EQNS
+    text = exe.as_text()
+    optimised = text.split("after optimisation")[1]
+    assert "llvm.loop.vectorize.predicate.enable" in text
+    assert "llvm.masked.store" in optimised
+    sfx = "f64" if dtype == np.float64 else "f32"
+    scalar = "double" if dtype == np.float64 else "float"
+    assert f"call {scalar} @ft_lib_sin_{sfx}(" not in optimised   # no scalar tail
+    for n in (3, 8, 17, 100, 1023):
+        x = np.linspace(-3.0, 3.0, n).astype(dtype)
+        ref = _own_kernel(monkeypatch, _chain, x, dtype(0.3))
+        np.testing.assert_array_equal(np.asarray(f(x, dtype(0.3))), ref)
+
+
+def test_a_short_counted_kernel_keeps_its_unmasked_loop(no_disk_cache):
+    f = ft.jit(lambda x: fnp.sin(x) * 2.0)     # masks would cost it ~8% of run time
+    text = f.lower(np.ones(100)).compile().exe.as_text()
+    assert "predicate.enable" not in text and "llvm.masked.store" not in text

@@ -35,6 +35,11 @@ _DIMS_OFFSET = 32        # PyArrayObject: ..., char *data, int nd, npy_intp *dim
 OWN_FUNCTION_EQNS = 64
 OWN_FUNCTION_ELEMENTS = 256
 WORKSPACE = "workspace"   # in ``buffers``: the argument is the workspace's base pointer
+# a loop over a run-time count with this many equations folds its tail into masked
+# vector iterations (``_fold_tail_md``): LLVM's time on the scalar tail copy it saves
+# grows with the body, the run time the masks cost (~2 ns an iteration: 8% of sin(x)*2
+# on 1,000 doubles, ~1% of the 10-step sin chain's grad) does not
+FOLD_TAIL_EQNS = 32
 
 
 def collapse(shape, accesses):
@@ -199,9 +204,13 @@ class KernelEmitter:
             i.add_incoming(nxt, self.b.block)
             done = self.fn.append_basic_block(f"done{d}")
             end = hi if (d == 0 and hi is not None) else ir.Constant(I64, dims[d])
-            if d == 0 and self.count_arg and dims is self.dims:
+            counted = d == 0 and self.count_arg and dims is self.dims
+            fold = counted and len(self.kernel.eqns) >= FOLD_TAIL_EQNS
+            if counted:
                 end = self.argv[-1]
-            self.b.cbranch(self.b.icmp_unsigned("<", nxt, end), loop, done)
+            br = self.b.cbranch(self.b.icmp_unsigned("<", nxt, end), loop, done)
+            if fold:
+                br.set_metadata("llvm.loop", _fold_tail_md(self.module))
             self.b.position_at_end(done)
 
         level(0)
@@ -302,6 +311,23 @@ class KernelEmitter:
             v = env[out] = self._emit_value(e, ins)
             if out in self.accesses:
                 self.store(self.accesses[out], idxs, v)
+
+
+def _fold_tail_md(module):
+    """A loop ID asking the vectoriser to fold the loop's tail into masked vector
+    iterations (``llvm.loop.vectorize.predicate.enable``) rather than add a scalar copy
+    of the body for it: a loop over a run-time count then holds its body once, which
+    halves LLVM's time on it (the 10-step sin chain's grad: ~3 ms of ~19). Loads and
+    stores are masked; the math library's calls stay unmasked (they read and write no
+    memory, so the inactive lanes are computed and dropped). Where the tail cannot be
+    folded (a call with memory effects) LLVM falls back to the scalar copy."""
+    fold = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.predicate.enable"),
+                                ir.Constant(ir.IntType(1), 1)])
+    uses = module.__dict__.setdefault("_ft_loop_ids", [])
+    md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
+    uses.append(md)
+    md.operands = (md, fold)     # self-referential, as LLVM requires
+    return md
 
 
 def count_source(plan, kernel, env):
