@@ -3,11 +3,14 @@
 ``cython_blas`` pointers, registered by ``lapack``) called from the generated code,
 per matrix of a stack, no Python per call.
 
-Each does what the numpy implementation (the host step the eager interpreter runs)
-does, so the results are the same bits: the column-major copy of each matrix in double
-precision (numpy.linalg computes float32/complex64 in double and rounds the results)
-and the workspace LAPACK's own query asks for (asked when the program is compiled: the
-size picks the routines' blocked or unblocked paths).
+Each does what the host step the eager interpreter runs does, through the same library
+(scipy's LAPACK and BLAS), so the results are the same bits: the column-major copy of
+each matrix in double precision (as numpy.linalg, which computes float32/complex64 in
+double and rounds the results) and the workspace LAPACK's own query asks for (asked
+when the program is compiled: the size picks the routines' blocked or unblocked
+paths). OpenBLAS's threaded kernels round by thread count: matrices large enough to be
+threaded (n ~ 100 and up) agree when both paths ran at the count ``threads.balance``
+last set, as they do once a compiled program has run.
 
 ``eigh``: ``?heevd``/``?syevd`` with ``jobz='V'`` and the caller's triangle, then the
 eigenvector phase of ``canonical_signs`` in double (the first entry of largest

@@ -10,6 +10,7 @@ axis to the front (numpy.linalg loops over leading axes itself).
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg.lapack as scipy_lapack
 
 from .base import aval, move_batch_axis, not_mapped_size
 from .dot import dot_general
@@ -21,7 +22,7 @@ from ..tracing import Tracer, get_aval
 __all__ = ["check_float", "check_square", "bind_checked", "mT", "H", "as_dtype_of",
            "real_dtype", "host_multi", "spread", "scale_cols", "hermitian_from_triangle",
            "batched_matmul", "const_like", "eye_like", "trace_prod", "batch_front",
-           "nan_on_error"]
+           "nan_on_error", "lapack_eigh", "lapack_svd"]
 
 
 def check_float(name, *avals, complex_ok=False):
@@ -217,3 +218,71 @@ def nan_on_error(fn, *arrays, out_shape, dtype):
         except np.linalg.LinAlgError:
             pass
     return out
+
+
+def _each_matrix(call, m, outs):
+    """``call(matrix)`` (a tuple of arrays, LinAlgError on failure) on each matrix of the
+    stack ``m``, stored into ``outs`` (arrays shaped ``m``'s batch + each result's)."""
+    flat = m.reshape((-1,) + m.shape[-2:])
+    flat_outs = [o.reshape((flat.shape[0],) + o.shape[m.ndim - 2:]) for o in outs]
+    for i, x in enumerate(flat):
+        for dst, src in zip(flat_outs, call(x)):
+            dst[i] = src
+    return outs
+
+
+def lapack_eigh(m, lower):
+    """``(w, v)`` of each matrix of the double-precision stack ``m`` by scipy's
+    ``dsyevd``/``zheevd`` (``jobz='V'``) with the workspace LAPACK's query gives, as
+    numpy.linalg.eigh calls it; the library and the calls the CPU backend makes
+    natively, so the same bits. LinAlgError where LAPACK fails.
+
+    >>> w, v = lapack_eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), True)
+    >>> w.tolist()
+    [1.0, 3.0]
+    """
+    n, cplx = m.shape[-1], m.dtype.kind == "c"
+    w, v = np.empty(m.shape[:-1], np.float64), np.empty(m.shape, m.dtype)
+    if n == 0:
+        return w, v
+    if cplx:
+        work, iwork, rwork, _ = scipy_lapack.zheevd_lwork(n, compute_v=1, lower=int(lower))
+        sizes = dict(lwork=int(np.real(work)), lrwork=int(rwork), liwork=int(iwork))
+    else:
+        work, iwork, _ = scipy_lapack.dsyevd_lwork(n, compute_v=1, lower=int(lower))
+        sizes = dict(lwork=int(work), liwork=int(iwork))
+    routine = scipy_lapack.zheevd if cplx else scipy_lapack.dsyevd
+
+    def call(x):
+        wi, vi, info = routine(x, compute_v=1, lower=int(lower), **sizes)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"eigh: ?syevd/?heevd info {info}")
+        return wi, vi
+    return _each_matrix(call, m, [w, v])
+
+
+def lapack_svd(m):
+    """The reduced ``(u, s, vt)`` of each matrix of the double-precision stack ``m``
+    (non-empty matrices) by scipy's ``dgesdd``/``zgesdd`` (``jobz='S'``) with the
+    workspace LAPACK's query gives, as numpy.linalg.svd calls it; the library the CPU
+    backend calls natively. LinAlgError where LAPACK fails.
+
+    >>> u, s, vt = lapack_svd(np.array([[3.0, 0.0], [0.0, -4.0]]))
+    >>> s.tolist()
+    [4.0, 3.0]
+    """
+    rows, cols = m.shape[-2:]
+    k = min(rows, cols)
+    outs = [np.empty(m.shape[:-1] + (k,), m.dtype), np.empty(m.shape[:-2] + (k,), np.float64),
+            np.empty(m.shape[:-2] + (k, cols), m.dtype)]
+    cplx = m.dtype.kind == "c"
+    query = scipy_lapack.zgesdd_lwork if cplx else scipy_lapack.dgesdd_lwork
+    work, _ = query(rows, cols, compute_uv=1, full_matrices=0)
+    routine = scipy_lapack.zgesdd if cplx else scipy_lapack.dgesdd
+
+    def call(x):
+        u, s, vt, info = routine(x, compute_uv=1, full_matrices=0, lwork=int(np.real(work)))
+        if info != 0:
+            raise np.linalg.LinAlgError(f"svd: ?gesdd info {info}")
+        return u, s, vt
+    return _each_matrix(call, m, outs)

@@ -32,8 +32,8 @@ from .elementwise import (add, complex as make_complex, div, eq, ge, imag, mul,
 from .linalg import solve_p, triangular_solve
 from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
                             check_float, check_square, const_like, eye_like,
-                            hermitian_from_triangle, host_multi, mT, real_dtype, scale_cols,
-                            spread)
+                            hermitian_from_triangle, host_multi, lapack_eigh, mT, real_dtype,
+                            scale_cols, spread)
 from .reductions import argmax, reduce_max, reduce_sum
 from .slicing import concatenate, slice as slice_
 from .structural import broadcast_in_dim, broadcasted_iota, full
@@ -118,9 +118,9 @@ def canonical_signs(v):
 
 def _eigh_impl(a, *, lower):
     # as numpy.linalg.eigh computes (in double, float32/complex64 rounded at the end),
-    # with canonical_signs before the rounding; inf/NaN in the triangle read (LAPACK's
-    # result is undefined there) fails up front: host_multi's NaN outputs, as the CPU
-    # backend's native ?syevd/?heevd
+    # through scipy's LAPACK (the library the CPU backend calls natively: the same bits
+    # at any BLAS thread count), canonical_signs before the rounding; inf/NaN in the
+    # triangle read (LAPACK's result is undefined there) fails up front: NaN outputs
     a = np.asarray(a)
     outs = _eigh_aval(ShapedArray(a.shape, a.dtype), lower=lower)
     kdt = np.complex128 if a.dtype.kind == "c" else np.float64
@@ -128,7 +128,7 @@ def _eigh_impl(a, *, lower):
     def run(m):
         if not np.isfinite(np.tril(m) if lower else np.triu(m)).all():
             raise np.linalg.LinAlgError("eigh: non-finite input")
-        w, v = np.linalg.eigh(m.astype(kdt), UPLO="L" if lower else "U")
+        w, v = lapack_eigh(m.astype(kdt), lower)
         return [canonical_signs(v), w]
     return host_multi(run, a, outs)
 

@@ -25,8 +25,8 @@ from .linalg import solve_p, triangular_solve_p
 from .linalg_lu import lu_p
 from .slicing import concatenate, rev, slice as slice_
 from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
-                            check_float, check_square, const_like, eye_like, host_multi, mT,
-                            real_dtype, scale_cols, spread, trace_prod)
+                            check_float, check_square, const_like, eye_like, host_multi,
+                            lapack_svd, mT, real_dtype, scale_cols, spread, trace_prod)
 from .linalg_decomp import svd_p
 from .reductions import reduce_max, reduce_min, reduce_prod
 from .structural import broadcast_in_dim, broadcasted_iota, full, reshape
@@ -119,10 +119,11 @@ def _pinv_aval(a, *, rtol):
 
 
 def _pinv_impl(a, *, rtol):
-    # numpy.linalg.svd in double (float32/complex64 rounded at the end), s⁺ = 1/s above
-    # rtol * max(s), then P = ((U s⁺) Vt)ᴴ by scipy's ?gemm, one call per matrix: the
-    # calls the CPU backend makes natively, so the same bits. inf/NaN input (gesdd's
-    # result is undefined there) fails up front: NaN outputs, as the backend's
+    # scipy's ?gesdd in double as numpy.linalg.svd (float32/complex64 rounded at the
+    # end), s⁺ = 1/s above rtol * max(s), then P = ((U s⁺) Vt)ᴴ by scipy's ?gemm, one
+    # call per matrix: the library and calls the CPU backend makes natively, so the
+    # same bits. inf/NaN input (gesdd's result is undefined there) fails up front: NaN
+    # outputs, as the backend's
     a = np.asarray(a)
     out = _pinv_aval(ShapedArray(a.shape, a.dtype), rtol=rtol)
     if 0 in a.shape[-2:]:
@@ -133,8 +134,7 @@ def _pinv_impl(a, *, rtol):
     def run(m):
         if not np.isfinite(m).all():
             raise np.linalg.LinAlgError("pinv: non-finite input")
-        u, s, vt = np.linalg.svd(m.astype(np.complex128 if cplx else np.float64),
-                                 full_matrices=False)
+        u, s, vt = lapack_svd(m.astype(np.complex128 if cplx else np.float64))
         keep = s > rtol * np.max(s, axis=-1, keepdims=True)
         s_inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)[..., None, :]
         us = np.empty_like(u)
