@@ -21,7 +21,13 @@ reduction; rows are independent, so a backend may split them over threads.
 *Views* (``broadcast_in_dim``, ``transpose``, ``reshape`` of a contiguous value) cost
 nothing: they become strided reads (``View``) of an existing buffer, folded into the
 index arithmetic of the kernels that read them, and are materialised with numpy only
-where a host step or an output needs them. This module owns that layout knowledge
+where a host step or an output needs them.
+
+*Recomputation* (``plan(..., recompute=cheap)``): a value a few cheap elementwise
+equations compute from values kept anyway (a backward pass's ``1 - t*t`` of a saved
+``t``) is computed again in the kernels that read it instead of being written out.
+
+This module owns that layout knowledge
 (shared by every native backend); the backend supplies ``classify(eqn)``, which says
 whether its code generator can compute an equation elementwise or as a reduction.
 
@@ -34,7 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from jaxpr_ir import Literal, Var
+from jaxpr_ir import Eqn, Literal, Var
 
 __all__ = ["View", "Kernel", "Phase", "HostStep", "Opaque", "Plan", "plan",
            "contiguous_strides", "VIEW_RULES", "ELEMENTWISE", "REDUCE", "OPAQUE", "INNER", "ROW"]
@@ -195,7 +201,8 @@ def _as_view(x, views):
     return View(x, x.aval.shape, contiguous_strides(x.aval.shape), 0)
 
 
-def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16, max_kernel_eqns=None):
+def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16, max_kernel_eqns=None,
+         recompute=None):
     """Group ``jaxpr``'s equations into kernels and host steps (see the module docstring).
 
     ``classify(eqn)`` returns ``ELEMENTWISE``, ``REDUCE``, ``OPAQUE`` (a native step of
@@ -203,7 +210,9 @@ def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16, max_kern
     kernels; ``max_carry_bytes`` bounds the bytes of one row of the values a row kernel
     carries between its phases (the backend keeps them in a per-row scratch);
     ``max_kernel_eqns``: a kernel holding that many equations is closed and the next
-    one opened (a compiler's time on one loop body grows faster than its size).
+    one opened (a compiler's time on one loop body grows faster than its size);
+    ``recompute(eqn)``: whether an elementwise equation is cheap enough to run again in
+    the kernels that read its value instead of saving that value (see ``_recompute``).
     """
     views: dict = {}
     steps: list = []
@@ -264,6 +273,13 @@ def plan(jaxpr, classify, *, row_fusion=False, max_carry_bytes=1 << 16, max_kern
         steps.append(Opaque(eqn) if kind == OPAQUE else HostStep(eqn))
     close()
     _wire(jaxpr, steps, views, defined_in)
+    if recompute is not None:
+        changed = _recompute(jaxpr, steps, views, defined_in, recompute)
+        if changed:
+            _wire(jaxpr, steps, views, defined_in)    # the outputs left, then the inputs
+            for k in changed:
+                _prune(k, views)
+            _wire(jaxpr, steps, views, defined_in)
     return Plan([s for s in steps if not isinstance(s, Kernel) or s.outputs], views)
 
 
@@ -421,3 +437,140 @@ def _wire(jaxpr, steps, views, defined_in):
                 if any(u != id(s) for u in needed_outside.get(o, ())):
                     outs.append(o)
         s.inputs, s.outputs = list(ins), outs
+
+
+# --------------------------------------------------------------------------- recomputation
+
+MAX_RECOMPUTED_EQNS = 8    # equations one recomputed value may cost each kernel reading it
+
+
+def _base_var(x, views):
+    b = views[x].base if x in views else x
+    return b if isinstance(b, Var) else None
+
+
+def _uses(jaxpr, steps, views, defined_in):
+    """(last step reading each base var, {base var: [(step index, plain kernel reading it
+    directly, or None for any other reader)]}); the outputs are read at step len(steps)."""
+    last, users = {}, {}
+    for i, s in enumerate(steps):
+        for e in (s.eqns if isinstance(s, Kernel) else [s.eqn]):
+            for x in e.inputs:
+                b = _base_var(x, views) if isinstance(x, Var) else None
+                if b is None:
+                    continue
+                last[b] = i
+                if defined_in.get(b) is not s:
+                    plain = isinstance(s, Kernel) and s.phases is None and x is b
+                    users.setdefault(b, []).append((i, s if plain else None))
+    for x in jaxpr.outvars:
+        b = _base_var(x, views) if isinstance(x, Var) else None
+        if b is not None:
+            last[b] = len(steps)
+            users.setdefault(b, []).append((len(steps), None))
+    return last, users
+
+
+def _expression(o, made, kept, views, cheap):
+    """(equations computing ``o`` from values outside them, in order; the base vars they
+    read) within one kernel (``made``: var -> its equation there), stopping at ``kept``
+    values and values from outside; None when an equation on the way is not ``cheap``."""
+    order, leaves, seen, entered = [], set(), set(), []
+
+    def visit(v):
+        if v in seen:
+            return True
+        seen.add(v)
+        e = made.get(v)
+        if e is None or (v is not o and v in kept):
+            leaves.add(v)
+            return True
+        entered.append(e)
+        if len(e.outvars) != 1 or not cheap(e) or len(entered) > MAX_RECOMPUTED_EQNS:
+            return False
+        for x in e.inputs:
+            if not isinstance(x, Var):
+                continue
+            if x in views:
+                b = views[x].base
+                if isinstance(b, Var):
+                    if b in made and b not in kept:
+                        return False
+                    leaves.add(b)
+                continue
+            if not visit(x):
+                return False
+        order.append(e)
+        return True
+    return (order, leaves) if visit(o) else None
+
+
+def _recompute(jaxpr, steps, views, defined_in, cheap):
+    """Recompute instead of saving: a plain kernel's output that only plain kernels of
+    its shape read (directly, not through views), and that a few ``cheap`` elementwise
+    equations compute from values kept in memory anyway (literals, the program's inputs,
+    the kernel's other outputs, values read later still), is no longer written: each
+    reader runs those equations again (a backward pass reads ``1 - t*t`` of a saved
+    ``t`` this way). A value whose life this extends (read later than before) costs its
+    bytes; the recomputation happens only when those are at most the saved value's, so
+    peak memory never grows. Returns the kernels that no longer write a value (their
+    wiring, and that of the kernels reading it, is stale)."""
+    last, users = _uses(jaxpr, steps, views, defined_in)
+    forever = set(jaxpr.invars) | set(jaxpr.constvars)
+    pinned, changed = set(), {}
+    for k in steps:
+        if not isinstance(k, Kernel) or k.phases is not None:
+            continue
+        made = {v: e for e in k.eqns for v in e.outvars}
+        removed = set()
+        for o in list(k.outputs):
+            readers = users.get(o, ())
+            if o in k.reduced or o in pinned or not readers or any(
+                    s is None or tuple(s.shape) != tuple(o.aval.shape) for _, s in readers):
+                continue
+            found = _expression(o, made, set(k.outputs) - removed, views, cheap)
+            if found is None:
+                continue
+            order, leaves = found
+            end = max(i for i, _ in readers)
+            cost = sum(b.aval.size * b.aval.dtype.itemsize for b in leaves
+                       if b not in forever and last.get(b, -1) < end)
+            if cost > o.aval.size * o.aval.dtype.itemsize:
+                continue
+            for s in {id(s): s for _, s in readers}.values():
+                _inline(s, o, order, defined_in)
+            for b in leaves:
+                last[b] = max(last.get(b, -1), end)
+            pinned.update(leaves)
+            removed.add(o)
+            changed[id(k)] = k
+    return list(changed.values())
+
+
+def _prune(k, views):
+    """Drop the equations of plain kernel ``k`` whose values nothing reads any more."""
+    live, keep = set(k.outputs), []
+    for e in reversed(k.eqns):
+        if any(v in live for v in e.outvars):
+            keep.append(e)
+            live.update(x for x in e.inputs if isinstance(x, Var))
+            live.update(views[x].base for x in e.inputs if isinstance(x, Var) and x in views)
+    k.eqns = keep[::-1]
+    k.reduced &= live
+
+
+def _inline(s, o, order, defined_in):
+    """Put fresh copies of ``order`` (computing ``o``) at the front of kernel ``s`` and
+    make its equations read the copy of ``o``."""
+    sub, clones = {}, []
+    for e in order:
+        outs = [Var(v.aval) for v in e.outvars]
+        clones.append(Eqn(e.primitive, [sub.get(x, x) if isinstance(x, Var) else x
+                                        for x in e.inputs], outs, e.params, e.source))
+        sub.update(zip(e.outvars, outs))
+        for v in outs:
+            defined_in[v] = s
+    new = sub[o]
+    s.eqns = clones + [e if not any(x is o for x in e.inputs) else
+                       Eqn(e.primitive, [new if x is o else x for x in e.inputs], e.outvars,
+                           e.params, e.source) for e in s.eqns]

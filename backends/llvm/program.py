@@ -20,9 +20,11 @@ emitter of their own, the op table ``ops``) and none imports it back: an emitter
 down. Composites are decomposed (``backends.decompose``) before planning: pieces fuse.
 
 Buffers: every value that lives in memory is contiguous. Small values local to one
-segment live on the stack (``alloca``: LLVM keeps them in registers); the others get a
-byte range of the workspace from an arena that reuses dead buffers of the same size
-(liveness per step). Outputs are written in place into the caller's arrays.
+segment live on the stack (``alloca``: LLVM keeps them in registers); the others live
+in an output buffer before that output's first write (``Lender``, as XLA's buffer
+assignment: a backward pass keeps its saved activations in the gradients' buffers), or
+get a byte range of the workspace from an arena that reuses dead buffers of the same
+size (liveness per step). Outputs are written in place into the caller's arrays.
 
 >>> STACK_MAX
 256
@@ -45,9 +47,9 @@ from .equations import NATIVE
 from . import host_calls
 from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
 from .lltypes import I1, I8, I32, I64, const, emit_loop, emit_nest, load_elem, storage, stored
-from .ops import REDUCTIONS, TABLE
+from .ops import REDUCTIONS, TABLE, heavy
 from .row_kernels import RowEmitter
-from .values import PTR, Arena, Ref, Val, nbytes, raw_const, raw_type
+from .values import PTR, Arena, Lender, Ref, Val, nbytes, raw_const, raw_type
 
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
@@ -90,10 +92,10 @@ class Fn:
     def ptr(self, ref):
         if ref.kind == "slot":
             return self.slot_data(ref.where)
-        if ref.kind == "ws":
-            base = self.slot_data(self.lw.ws_slot)
-            return self.b.gep(base, [ir.Constant(I64, ref.where)], source_etype=I8) \
-                if ref.where else base
+        if ref.kind in ("ws", "lent"):      # lent: (output slot, byte offset)
+            slot, off = (self.lw.ws_slot, ref.where) if ref.kind == "ws" else ref.where
+            base = self.slot_data(slot)
+            return self.b.gep(base, [ir.Constant(I64, off)], source_etype=I8) if off else base
         return ref.where
 
     def alloca(self, n):
@@ -172,7 +174,13 @@ def plan_jaxpr(jaxpr) -> fusion.Plan:
     ['Kernel']
     """
     return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True,
-                       max_kernel_eqns=MAX_KERNEL_EQNS)
+                       max_kernel_eqns=MAX_KERNEL_EQNS, recompute=_cheap)
+
+
+def _cheap(eqn) -> bool:
+    """Worth recomputing in each kernel that reads it rather than saving (fusion's
+    ``recompute``): elementwise here and not compute-heavy (``ops.heavy``)."""
+    return classify(eqn) == ELEMENTWISE and not heavy(eqn)
 
 
 def emitter(module, name, kernel, views, noalias=True, count=False, ws=None):
@@ -402,6 +410,7 @@ class Lowering:
         for v, li in last.items():
             dying.setdefault(li, []).append(v)
         seg_local = self._segment_locals(plan, defs, last) if top else None
+        lent = self._lend(plan, outvars, dest_of, defs, last, seg_local) if top else {}
         for i, s in enumerate(plan.steps):
             if isinstance(s, HostStep) and top:     # inside control flow: a host call
                 fn = self._host(fn, s, env, views)
@@ -415,10 +424,13 @@ class Lowering:
                     ref = dests[dest_of[o]]
                     placed[dest_of[o]] = True
                 else:
-                    is_local = local if not top else (o in seg_local)
-                    ref, own = self.new_buffer(fn, o.aval, is_local)
-                    if own:
-                        owned[o] = ref
+                    if o in lent:
+                        ref = Ref("lent", lent[o], o.aval)
+                    else:
+                        is_local = local if not top else (o in seg_local)
+                        ref, own = self.new_buffer(fn, o.aval, is_local)
+                        if own:
+                            owned[o] = ref
                 env[o] = ref
                 outs.append(ref)
             fn.empty = False
@@ -434,9 +446,30 @@ class Lowering:
         keep = [owned[x] for x in outvars if not isinstance(x, Literal) and x in owned]
         return fn, placed, keep
 
+    def _lend(self, plan, outvars, dest_of, defs, last, seg_local):
+        """{temporary: (output slot, byte offset)}: the top-level temporaries that live
+        in an output buffer before its first write (``Lender``). Lent: outputs a native
+        step writes whole, that no input is donated to (a kernel writing over its input
+        reads it there) and that the program returns once. Placed latest death first:
+        fewer outputs are still unwritten then (a backward pass's last layers)."""
+        lender, times = Lender(), {}
+        for x in outvars:
+            times[id(x)] = times.get(id(x), 0) + 1
+        for x, j in dest_of.items():
+            if j not in self.aliases and times[id(x)] == 1 and \
+                    not isinstance(plan.steps[defs[x]], HostStep):
+                lender.add(self.n_in + j, nbytes(x.aval), x.aval.dtype.alignment, defs[x])
+        temps = [(o, i) for i, s in enumerate(plan.steps) if not isinstance(s, HostStep)
+                 for o in _step_outputs(s) if o not in dest_of and o in seg_local
+                 and nbytes(o.aval) > STACK_MAX] if lender.outs else []
+        temps.sort(key=lambda t: (-last[t[0]], t[1]))
+        placed = ((o, lender.place(nbytes(o.aval), o.aval.dtype.alignment, i, last[o]))
+                  for o, i in temps)
+        return {o: at for o, at in placed if at is not None}
+
     def _segment_locals(self, plan, defs, last):
-        """Top-level vars that may live on the stack: defined and dead in one segment,
-        never read by a host step."""
+        """Top-level vars that may live on the stack or in an output: defined and dead in
+        one segment, never read by a host step."""
         seg, n = [], 0
         for s in plan.steps:
             if isinstance(s, HostStep):

@@ -14,16 +14,19 @@ each other.
 """
 from __future__ import annotations
 
+import bisect
+
 import llvmlite.ir as ir
 import numpy as np
 
 from ..fusion import View
 from .lltypes import I8, LLTYPES, const, storage
 
-__all__ = ["Ref", "Val", "Access", "Arena", "nbytes", "raw_type", "raw_const", "PTR"]
+__all__ = ["Ref", "Val", "Access", "Arena", "Lender", "nbytes", "raw_type", "raw_const", "PTR"]
 
 PTR = ir.PointerType()
 _ALIGN = 64
+_TRIES, _HELD = 16, 256     # bounds of one Lender.place search
 
 
 class Arena:
@@ -49,6 +52,57 @@ class Arena:
     def release(self, off, n):
         n = max(_ALIGN, -(-n // _ALIGN) * _ALIGN)
         self.free.setdefault(n, []).append(off)
+
+
+class Lender:
+    """Byte ranges of the caller's output buffers lent to temporaries (buffer
+    assignment as XLA's): an output is free memory until the step that first writes it,
+    so a temporary whose steps of life ``[first, last]`` all come before that step may
+    live inside it. Each output lends first-fit at 64-byte offsets; a temporary goes to
+    the output written soonest after its last use (the later ones stay free longer).
+
+    >>> lender = Lender()
+    >>> lender.add(3, 4096, 4, written_at=5)          # output slot 3, float32, 4 KiB
+    >>> lender.place(1024, 4, 0, 2), lender.place(4096, 4, 1, 2), lender.place(1024, 4, 1, 5)
+    ((3, 0), None, None)
+    >>> lender.place(3072, 4, 1, 4), lender.place(64, 8, 0, 1)    # float64 in float32's
+    ((3, 1024), None)
+    """
+
+    def __init__(self):
+        self.outs = []       # [written_at, slot, size, alignment, [(off, n, first, last)]]
+        self._at = None      # the outputs' first writes, sorted (None: not yet)
+
+    def add(self, slot, size, alignment, written_at):
+        """Output ``slot`` (``size`` bytes, its dtype's ``alignment``) is first written
+        at step ``written_at`` and read by no step before."""
+        self.outs.append([written_at, slot, size, alignment, []])
+        self._at = None
+
+    def place(self, n, alignment, first, last):
+        """(slot, byte offset) of ``n`` bytes free during steps ``[first, last]``, or None.
+        At most ``_TRIES`` outputs are searched, each holding at most ``_HELD`` ranges
+        (planning stays linear in the program's size)."""
+        if self._at is None:
+            self.outs.sort(key=lambda o: o[0])
+            self._at = [o[0] for o in self.outs]
+        tries = 0
+        for written_at, slot, size, align, held in self.outs[bisect.bisect_right(self._at, last):]:
+            if alignment > align or n > size or len(held) >= _HELD:
+                continue
+            busy = sorted((o, o + k) for o, k, f, t in held if f <= last and first <= t)
+            off = 0
+            for lo, hi in busy:
+                if off + n <= lo:
+                    break
+                off = max(off, -(-hi // _ALIGN) * _ALIGN)
+            if off + n <= size:
+                held.append((off, n, first, last))
+                return slot, off
+            tries += 1
+            if tries == _TRIES:
+                break
+        return None
 
 
 def nbytes(aval) -> int:
