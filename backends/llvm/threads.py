@@ -137,13 +137,13 @@ def free_cores(ours: int) -> int:
     process's own (counted where /proc says, else taken as ``ours``: the reader and its
     pool's threads still spinning).
 
-    A reading that sees other processes is confirmed by up to ``CONFIRM_READINGS - 1``
-    more and the fewest seen counts. One reading is one instant, and its two counts are
-    taken apart (the per-thread scan takes 0.1-0.4 ms): an in-process pool spinning down
-    between them (XLA's after a JAX call, OpenBLAS's after ours) or a short-lived
-    process reads as a competitor, and giving up a core for 0.25 s costs a
-    BLAS-bound step ~1.7x (MLP step: 1.2 ms on one thread, 0.72 ms on two). A busy
-    process is runnable in every reading, so it still counts.
+    A reading that sees 1 to ``n`` other runnable threads is confirmed by up to
+    ``CONFIRM_READINGS - 1`` more and the fewest seen counts. One reading is one
+    instant, and its two counts are taken apart (the per-thread scan takes 0.1-0.4 ms):
+    an in-process pool spinning down between them (XLA's after a JAX call, OpenBLAS's
+    after ours) or a short-lived process reads as a competitor, and giving up a core
+    for 0.25 s costs a BLAS-bound step ~1.7x (MLP step: 1.2 ms on one thread, 0.72 ms
+    on two). A busy process is runnable in every reading, so it still counts.
 
     >>> 1 <= free_cores(1) <= usable_cores()
     True
@@ -151,7 +151,7 @@ def free_cores(ours: int) -> int:
     n = usable_cores()
     others = _others_runnable(ours)
     for _ in range(CONFIRM_READINGS - 1):
-        if not others:
+        if not others or others > n:     # none, or more than a blip could explain
             break
         again = _others_runnable(ours)
         others = others if again is None else min(others, again)
