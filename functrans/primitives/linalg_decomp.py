@@ -3,8 +3,9 @@
 Operands are ``(..., m, n)`` with leading batch axes (numpy.linalg loops over them,
 so batching moves the vmapped axis to the front), real or complex (``eigh`` reads a
 Hermitian matrix; its eigenvalues and ``svd``'s singular values are real); ``eig``
-always returns complex eigenvalues/eigenvectors. The numpy implementation is the
-host step; the CPU backend calls LAPACK natively, to the same bits.
+always returns complex eigenvalues/eigenvectors. The numpy implementation (scipy's
+LAPACK for ``eigh``) is the host step; the CPU backend calls LAPACK natively (``eigh``,
+``eig`` and the complex factors to the host step's bits).
 
 Derivatives follow the classic perturbation formulas (Giles, "An extended
 collection of matrix derivative results", 2008), with JAX's conventions where the
