@@ -240,16 +240,18 @@ class _Checker:
                 return   # the body's signature, checked above, is the rule
             fail(f"primitive {prim.name!r} has no abstract_eval rule to check against")
         in_avals = [x.aval for x in eqn.inputs]
-        sig = _signature(rule)
-        if sig is not None:
-            try:
-                sig.bind(*in_avals, **params)
-            except TypeError as e:
-                fail(f"wrong number of inputs ({len(in_avals)}) or params for "
-                     f"{prim.name!r}: {e}")
         try:
             out = rule(*in_avals, **params)
         except Exception as e:   # any rule failure is a type error of this equation
+            # binding the signature says which arity or param is wrong; only on failure
+            # (a third of the checker's time when done for every equation)
+            sig = _signature(rule)
+            if sig is not None:
+                try:
+                    sig.bind(*in_avals, **params)
+                except TypeError as bad:
+                    fail(f"wrong number of inputs ({len(in_avals)}) or params for "
+                         f"{prim.name!r}: {bad}")
             fail(f"{prim.name!r} rejects its inputs "
                  f"({', '.join(_aval_str(a) for a in in_avals)}): {type(e).__name__}: {e}", e)
         if prim.multiple_results:
