@@ -278,6 +278,10 @@ def test_linspace_traced_bounds_are_differentiable():
     y, step = ft.jit(lambda a: fnp.linspace(a, 1.0, 5, retstep=True))(0.0)
     assert step.item() == 0.25 and y.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert ft.jit(lambda a: fnp.linspace(a, 7, 4, dtype=int))(0).tolist() == [0, 2, 4, 7]
+    # eager Array bounds (x[0], not Python floats): numpy wrote into an Array and raised
+    x = fnp.array([0.3, -1.2])
+    np.testing.assert_array_equal(fnp.linspace(x[0], x[1], 5), np.linspace(0.3, -1.2, 5))
+    np.testing.assert_array_equal(fnp.linspace(x, x[::-1], 3), np.linspace([0.3, -1.2], [-1.2, 0.3], 3))
 
 
 _EDGE_UNARY = ["negative", "abs", "sign", "exp", "log", "sqrt", "square", "reciprocal", "sin",

@@ -236,8 +236,9 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
     if isinstance(start, Tracer) or isinstance(stop, Tracer):   # (also under grad: not constant)
         return _linspace_traced(start, stop, int(num), endpoint, retstep, dt, axis)
-    start = _static("linspace", "start", start)
-    stop = _static("linspace", "stop", stop)
+    # plain ndarrays: numpy writes into its result, which an Array bound would make an Array
+    start = np.asarray(_static("linspace", "start", start))
+    stop = np.asarray(_static("linspace", "stop", stop))
     res = np.linspace(start, stop, int(num), endpoint=endpoint, retstep=retstep, dtype=dt,
                       axis=axis)
     if retstep:
