@@ -19,6 +19,13 @@ Allreduce, and writes them as their own section of BENCHMARKS.md (``--no-write``
 only). Issue 17's targets: the compiled psum within 1.2x of Allreduce at 8 MiB and within
 1.5x at 8 bytes.
 
+``mpiexec -n 2 python -m benchmarks.distributed --alltoall`` times an all_to_all of an
+8 MiB float32 block per process the same way (``alltoall_table``): jitted shard_maps whose
+all_to_all reads its operand in place (split 0), packs it once (split 1) and / or has a
+derived datatype place the chunks (concat 1), the host step, against mpi4py's
+``Alltoall`` on data already member-major (no layout work at all: the floor), and writes
+its own section.
+
 ``python -m benchmarks.distributed --strategies`` (no mpiexec: it launches ``mpiexec -n N``
 itself) runs one training step of every strategy of ``examples/parallel/``
 (``benchmarks/distributed_strategies.py``) on 1, 2 and 4 processes, and the data-parallel
@@ -139,6 +146,90 @@ def main(write=True):
                             "BENCHMARKS.md")
         write_section(path, PSUM_SECTION, lines)
         print(f"wrote the section {PSUM_SECTION!r} of {path}")
+
+
+ALLTOALL_SECTION = ("Collectives in compiled programs: all_to_all against mpi4py's Alltoall "
+                    "(issue 17)")
+
+
+def _alltoall_candidates(ft, lax, mesh, comm, x, rows, cols):
+    """{name: zero-argument callable}: the all_to_all candidates on this process's block,
+    each checked against the host step (bit for bit) first."""
+    from functrans.primitives.collectives_native import native_collectives
+    from functrans.sharding import P
+    n, me = comm.Get_size(), comm.Get_rank()
+    k = cols // n
+
+    def sm(s, c):
+        return ft.jit(ft.shard_map(lambda b: lax.all_to_all(b, "i", s, c, tiled=True), mesh,
+                                   in_specs=P("i"), out_specs=P(), check_rep=False))
+    send = np.ascontiguousarray(x[me * rows:(me + 1) * rows].reshape(rows, n, k)
+                                .transpose(1, 0, 2))
+    recv = np.empty_like(send)
+    cands = {"mpi4py Alltoall, data already member-major": lambda: comm.Alltoall(send, recv)}
+    for s, c, what in ((0, 0, "read in place"), (1, 0, "packed once"),
+                       (0, 1, "derived receive type"), (1, 1, "packed once, derived receive")):
+        f = sm(s, c)
+        before = native_collectives(False)
+        host = np.asarray(sm(s, c)(x)).tobytes()
+        native_collectives(before)
+        if np.asarray(f(x)).tobytes() != host:
+            raise AssertionError(f"all_to_all split {s} concat {c}: native != host step")
+        cands[f"jit(shard_map(all_to_all)) split {s} concat {c}: {what}"] = \
+            lambda f=f: f(x)
+    host_f = sm(1, 0)
+
+    def host_step():
+        before = native_collectives(False)
+        host_f(x)
+        native_collectives(before)
+    cands["jit(shard_map(all_to_all)) split 1 concat 0, host step"] = host_step
+    return cands
+
+
+def alltoall_table(write=True, rounds=40):
+    """Under mpiexec: the all_to_all candidates timed call by call, interleaved in rounds
+    (alternating order), medians and minima of the slowest rank; rank 0 prints and writes
+    the section."""
+    import datetime
+    import os
+    import functrans as ft
+    from functrans import lax
+    from functrans.sharding import Mesh
+    from mpi4py import MPI
+    ft.distributed.initialize()
+    comm = MPI.COMM_WORLD
+    n = ft.process_count()
+    rows, cols = 1024, 2048                   # float32: 8 MiB per process
+    x = np.random.default_rng(0).normal(size=(n * rows, cols)).astype(np.float32)
+    cands = _alltoall_candidates(ft, lax, Mesh((n,), ("i",)), comm, x, rows, cols)
+    ts = {k: [] for k in cands}
+    for r in range(rounds):
+        for k in (list(cands) if r % 2 == 0 else list(cands)[::-1]):
+            comm.Barrier()
+            t0 = time.perf_counter()
+            cands[k]()
+            ts[k].append(comm.allreduce(time.perf_counter() - t0, op=MPI.MAX))
+    if ft.process_index() != 0:
+        return
+    base = float(np.median(ts["mpi4py Alltoall, data already member-major"]))
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    lines = [f"Written by `mpiexec -n {n} python -m benchmarks.distributed --alltoall` on "
+             f"{datetime.date.today().isoformat()} (load average {load} on a machine shared "
+             f"with other work: noisy; {rounds} rounds, the candidates interleaved in "
+             f"alternating order): time of an all_to_all of a float32 {rows} x {cols} block "
+             f"(8 MiB) per process over {n} processes, the slowest rank's, median and "
+             f"fastest call, against mpi4py's `Alltoall` on data already member-major.", "",
+             "| candidate | median (us) | fastest (us) | median vs Alltoall |",
+             "|---|---:|---:|---:|"]
+    lines += [f"| {k} | {1e6 * np.median(v):.0f} | {1e6 * min(v):.0f} | "
+              f"{np.median(v) / base:.2f}x |" for k, v in ts.items()]
+    print("\n".join(lines))
+    if write:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "BENCHMARKS.md")
+        write_section(path, ALLTOALL_SECTION, lines)
+        print(f"wrote the section {ALLTOALL_SECTION!r} of {path}")
 
 
 # --------------------------------------------------------------------------- strategies
@@ -416,5 +507,7 @@ if __name__ == "__main__":
         strategies_worker()
     elif "--throughput" in sys.argv:
         throughput_worker()
+    elif "--alltoall" in sys.argv:
+        alltoall_table(write="--no-write" not in sys.argv)
     else:
         main(write="--no-write" not in sys.argv)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
+from jaxpr_ir import ShapedArray
 from ..fusion import View, contiguous_strides
 from .equations import native
 from .lltypes import I8, I32, I64
@@ -109,6 +110,33 @@ def _operand(lw, fn, x):
         return ptr, None
     ref, temp = lw.materialize(fn, x)
     return fn.ptr(ref), temp
+
+
+def _pack(lw, fn, x, axis, n):
+    """(pointer, temp to release): x member-major in a fresh buffer, one copy: a dense x as
+    outer x n runs of one chunk's share, each one ``llvm.memcpy`` of a length known here;
+    a strided x through its member-major view (``_packed``)."""
+    if not _dense(x):
+        ref, temp = lw.materialize(fn, _packed(x, axis, n))
+        return fn.ptr(ref), temp
+    shape, b = tuple(x.shape), fn.b
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    run = shape[axis] // n * int(np.prod(shape[axis + 1:], dtype=np.int64)) * x.dtype.itemsize
+    ref, owned = lw.new_buffer(fn, ShapedArray(shape, x.dtype), True)
+    src, dst = _operand(lw, fn, x)[0], fn.ptr(ref)
+    memcpy = lw.module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
+
+    def at(ptr, block):
+        return b.gep(ptr, [b.mul(block, ir.Constant(I64, run))], source_etype=I8)
+
+    def body(idx):
+        o, j = idx
+        frm = b.add(b.mul(o, ir.Constant(I64, n)), j)
+        to = b.add(b.mul(j, ir.Constant(I64, outer)), o)
+        b.call(memcpy, [at(dst, to), at(src, frm), ir.Constant(I64, run),
+                        ir.Constant(ir.IntType(1), 0)])
+    fn.nest([outer, n], body)
+    return dst, (ref if owned else None)
 
 
 def _packed(x, axis, n):
@@ -215,10 +243,9 @@ def _register_alltoall(comm_t, dtype_t, fits) -> None:
         if pack is None:
             stats["alltoall copies"] += not _dense(x)
             send, temp = _operand(lw, fn, x)
-        else:     # one copy: the strided view of the chunks, member-major, into a buffer
+        else:     # one copy: the chunks, member-major, into a buffer
             stats["alltoall copies"] += 1
-            ref, temp = lw.materialize(fn, _packed(x, pack, eqn.params["n"]))
-            send = fn.ptr(ref)
+            send, temp = _pack(lw, fn, x, pack, eqn.params["n"])
         comm, send_t, recv_t = _handles(lw, fn, h, (comm_t, dtype_t, dtype_t))
         sc, rc = (ir.Constant(I32, c) for c in eqn.params["counts"])
         fn.b.call(_callee(lw, SYMBOLS["alltoall"], [PTR, I32, dtype_t, PTR, I32, dtype_t,
