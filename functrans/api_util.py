@@ -7,6 +7,7 @@ tracing it, argnums handling.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, TypeVar
 
 import numpy as np
@@ -150,3 +151,74 @@ def normalize_argnums(argnums, nargs, fname):
             raise TypeError(f"{fname}: argnums {argnums} out of range for a function called "
                             f"with {nargs} positional argument(s)")
     return single, tuple(a % nargs for a in nums)
+
+
+# ------------------------------------------------------------------ jit's fast path keys
+
+FAST_SIG = operator.attrgetter("shape", "dtype", "__class__")   # an array argument's key
+# Python scalars on the fast path: their key is their type (their aval is a weak-typed
+# scalar of this dtype), and they are converted to a 0-d array of it for the native call
+FAST_SCALARS = {int: np.dtype(np.int64), float: np.dtype(np.float64),
+                bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
+
+
+FAST_DEPTH = 8    # tuples and lists nested deeper than this take the slow path
+
+
+def mixed_key(args, depth: int = 0) -> tuple:
+    """jit's fast-path key for arguments among which are Python scalars (which have no
+    ``shape``) or plain tuples and lists: a scalar's type in place of (shape, dtype,
+    class), a tuple's or list's class and its items' keys. Raises AttributeError for
+    anything else without a shape, and for nesting deeper than ``FAST_DEPTH``.
+
+    >>> mixed_key((np.zeros(2), 1.5, (np.ones(3, np.float32),)))[1:]
+    (<class 'float'>, (<class 'tuple'>, (((3,), dtype('float32'), <class 'numpy.ndarray'>),)))
+    """
+    if depth > FAST_DEPTH:
+        raise AttributeError("arguments nested too deep for jit's fast path")
+    return tuple(a.__class__ if a.__class__ in FAST_SCALARS
+                 else (a.__class__, mixed_key(a, depth + 1)) if a.__class__ in (tuple, list)
+                 else FAST_SIG(a) for a in args)
+
+
+def fast_key(args) -> Any:
+    """jit's fast-path key of a call's positional arguments (``mixed_key`` unless all are
+    arrays)."""
+    try:
+        return FAST_SIG(args[0]) if len(args) == 1 else tuple(map(FAST_SIG, args))
+    except AttributeError:
+        return mixed_key(args)
+
+
+def flat_leaves(args, out: list, leaf_types: tuple | None = None, depth: int = 0) -> bool:
+    """Append the leaves of ``args`` (nested plain tuples and lists) to ``out`` in
+    ``tree_flatten``'s order; False at the first leaf whose type is not one of
+    ``leaf_types`` exactly (None: any leaf) or past ``FAST_DEPTH`` levels.
+
+    >>> out = []; flat_leaves(((np.ones(1), [np.zeros(2)]), np.ones(3)), out, (np.ndarray,))
+    True
+    >>> [a.size for a in out]
+    [1, 2, 3]
+    """
+    if depth > FAST_DEPTH:
+        return False
+    for a in args:
+        if a.__class__ in (tuple, list):
+            if not flat_leaves(a, out, leaf_types, depth + 1):
+                return False
+        elif leaf_types is not None and type(a) not in leaf_types:
+            return False
+        else:
+            out.append(a)
+    return True
+
+
+def flattening(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` (taking the leaves) called with arguments that hold tuples and lists of
+    arrays, flattened by ``flat_leaves`` (the leaves' types were checked when the fast
+    path was registered, and the key checks them on every call)."""
+    def call(*args):
+        flat: list = []
+        flat_leaves(args, flat)
+        return run(*flat)
+    return call

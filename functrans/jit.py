@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import threading
 import time
 import weakref
@@ -24,7 +23,8 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, ShapedArray
 from jaxpr_ir.passes import simplify
-from .api_util import StrictStatic, as_array, flatten_fun
+from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, fast_key,
+                       flat_leaves, flatten_fun, flattening, mixed_key)
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed, temp_bytes)
 from .cost import jaxpr_cost
@@ -174,33 +174,14 @@ def _interpreter_cost(closed):
     return {**jaxpr_cost(closed), "kernels": len(closed.jaxpr.eqns)}
 
 
-_SIG = operator.attrgetter("shape", "dtype", "__class__")   # the fast path's key per array
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
-# Python scalars on the fast path: their key is their type (their aval is a weak-typed
-# scalar of this dtype), and they are converted to a 0-d array of it for the native call
-_SCALAR_DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64),
-                  bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
-
-
-def _mixed_sig(args):
-    """The fast path's key for arguments among which are Python scalars (which have no
-    ``shape``): their type in place of (shape, dtype, class). Raises AttributeError for
-    anything else without a shape."""
-    return tuple(a.__class__ if a.__class__ in _SCALAR_DTYPES else _SIG(a) for a in args)
-
-
-def _fast_key(args):
-    try:
-        return _SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))
-    except AttributeError:
-        return _mixed_sig(args)
 
 
 def _with_scalars_converted(run, args, slow):
     """``run`` for calls whose scalar arguments (Python numbers, numpy scalars) become
     0-d arrays first; a Python int beyond int64 takes the ``slow`` path (the compile
     path's own conversion decides what it means)."""
-    convert = tuple(_SCALAR_DTYPES.get(a.__class__) or
+    convert = tuple(FAST_SCALARS.get(a.__class__) or
                     (a.dtype if isinstance(a, np.generic) else None) for a in args)
     asarray = np.asarray
 
@@ -304,10 +285,11 @@ class Jitted:
             # fast path: positional arrays and scalars whose signature already has a
             # native runner
             try:
-                run = self._fast[_SIG(args[0]) if len(args) == 1 else tuple(map(_SIG, args))]
-            except AttributeError:   # a Python scalar among the arguments
+                run = self._fast[FAST_SIG(args[0]) if len(args) == 1
+                                 else tuple(map(FAST_SIG, args))]
+            except AttributeError:   # a Python scalar, tuple or list among the arguments
                 try:
-                    run = self._fast.get(_mixed_sig(args)) if self._fast else None
+                    run = self._fast.get(mixed_key(args)) if self._fast else None
                 except (AttributeError, TypeError):
                     run = None
             except (KeyError, TypeError, IndexError):
@@ -404,11 +386,13 @@ class Jitted:
         arguments, no debugging tools."""
         fast_runner = getattr(exe, "fast_runner", None)
         cls = Array
+        nested = any(a.__class__ in (tuple, list) for a in args)   # a model's parameters
         if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
                 or self.donate_argnums
-                or not all(type(a) is np.ndarray or type(a) is cls
-                           or type(a) in _SCALAR_DTYPES or isinstance(a, np.generic)
-                           for a in args)
+                or not (flat_leaves(args, [], (np.ndarray, cls)) if nested else
+                        all(type(a) is np.ndarray or type(a) is cls
+                            or type(a) in FAST_SCALARS or isinstance(a, np.generic)
+                            for a in args))
                 or observed()):       # last: it asks every tool's hook
             return
         single = treedef_is_leaf(out_tree)
@@ -418,11 +402,13 @@ class Jitted:
         if not single:
             inner = run
             run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
-        if not all(type(a) is np.ndarray or type(a) is cls for a in args):
+        if nested:
+            run = flattening(run)
+        elif not all(type(a) is np.ndarray or type(a) is cls for a in args):
             run = _with_scalars_converted(run, args, lambda a: self._call_slow(a, {}))
         if len(self._fast) >= _config.read("compile_cache_size"):
             self._fast.clear()   # bounded like the compile cache (the runners hold executables)
-        self._fast[_fast_key(args)] = run
+        self._fast[fast_key(args)] = run
         _WITH_FAST.add(self)
 
     def clear_cache(self) -> None:
