@@ -1,12 +1,16 @@
 """checkpoint under jit (issue 16): a 32-layer tanh MLP (width 512, batch 256, float32),
 one jitted gradient step, every layer checkpointed or none.
 
-Targets: the checkpointed step's peak temporaries (``cost_analysis()["temp_bytes"]``,
-the buffer plan's workspace) at most 0.55x the un-checkpointed step's and its time at
-most 1.4x; ``everything_saveable`` equal to no checkpoint within 1% (temporaries and
-time). Temporaries are deterministic; ``python -m benchmarks.remat`` prints them (and
-JAX's figures on the same model when jax is installed). The suite checks the same
-ratios on a smaller MLP (tests/test_remat_jit.py); times live here, not in a test.
+Targets: the checkpointed step's time at most 1.4x; ``everything_saveable`` equal to
+no checkpoint within 1% (temporaries and time); peak temporaries
+(``cost_analysis()["temp_bytes"]``, the workspace: arguments and outputs not counted, as
+XLA's ``memory_analysis().temp_size_in_bytes``) at most JAX's (issue 15). A tanh layer's
+backward needs only its output (1 - t*t is recomputed from it, and the saved outputs
+live in the weight gradients' buffers until those are written), so checkpointing has
+nothing to drop on this model, in XLA too; the temporaries that checkpointing saves are
+checked on a sin MLP (tests/test_remat_jit.py). ``python -m benchmarks.remat`` prints
+the temporaries (and JAX's on the same model when jax is installed); times live here,
+not in a test.
 """
 from __future__ import annotations
 

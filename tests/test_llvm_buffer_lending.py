@@ -204,3 +204,17 @@ def test_temp_bytes_is_what_a_call_with_lent_buffers_allocates_beyond_its_output
         # the workspace, plus the Python objects of the call and of its 12 arrays
         assert exe.temp_bytes <= temps <= exe.temp_bytes + 2048 + 400 * len(outs), \
             (temps, exe.temp_bytes)
+
+
+def test_a_loop_reads_a_temporary_living_in_a_later_output():
+    x, w = _rand(16, 16), _rand(16, 16, seed=1) / np.float32(4)
+
+    def f(x, w):
+        t = fnp.tanh(x @ w)          # lives in z's buffer while the loop reads it
+        y = lax.fori_loop(0, 3, lambda i, c: fnp.tanh(c @ w) + t, t)
+        s = lax.scan(lambda c, r: (c + r * t[0], c), t[1], t)[1]
+        z = (y @ w + s)[:, :, None] * x[None]
+        return z, y
+
+    assert _temps(f, x, w) <= 2 * 16 * 16 * 4      # 3 of them without lending
+    _agree(f, x, w)
