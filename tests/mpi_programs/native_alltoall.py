@@ -175,6 +175,30 @@ def check_impl_and_batching():
     return checks
 
 
+def check_transforms():
+    """grad and vmap around an inlined shard_map's all_to_all (split 1, concat 0: packed;
+    its transpose, split 0 concat 1: a derived receive type): native equals host."""
+    import functrans.numpy as fnp
+    mesh = Mesh((n,), ("i",))
+    S = lambda f: ft.shard_map(f, mesh, in_specs=P("i"), out_specs=P("i"))  # noqa: E731
+    a2a = S(lambda b: lax.all_to_all(fnp.tanh(b), "i", 1, 0, tiled=True))
+    progs = {"grad": ft.grad(lambda x: fnp.sum(a2a(x) ** 3)),
+             "vmap": ft.vmap(S(lambda b: lax.all_to_all(b, "i", 1, 0, tiled=True)))}
+    x = rng.normal(size=(2 * n, 4 * n))
+    for name, prog in progs.items():
+        arg = np.stack([x, x + 1, x * 2]) if name == "vmap" else x
+        got = []
+        for native in (True, False):
+            before, inlined = native_collectives(native), rewrites["shard_maps inlined"]
+            got.append(np.asarray(ft.jit(prog)(arg)))
+            native_collectives(before)
+            if native and rewrites["shard_maps inlined"] == inlined:
+                raise AssertionError(f"rank {me}, {name}: the shard_map was not inlined")
+        if bits(got[0]) != bits(got[1]):
+            raise AssertionError(f"rank {me}, {name}: native {got[0]} != host {got[1]}")
+    return len(progs)
+
+
 checks = 0
 if n > 1:
     meshes = [(Mesh((n,), ("i",)), "i")]
@@ -184,5 +208,6 @@ if n > 1:
     for mesh, ax in meshes:
         checks += check_mesh(mesh, ax, ax != "b")       # "b": the same shapes as "a"
     checks += check_impl_and_batching()
+    checks += check_transforms()
 if me == 0:
     print("OK", checks)
