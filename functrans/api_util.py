@@ -18,6 +18,9 @@ from .tree_util import tree_flatten, tree_structure, tree_unflatten  # noqa: F40
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
+# JAX's float0: the tangent dtype of integer and boolean values (no data); jvp takes it
+FLOAT0 = np.dtype([("float0", np.void, 0)])
+
 
 def keep_metadata(wrapper: _F, fun: Callable[..., Any]) -> _F:
     """Give the function a transform returns the identity of the function it transforms.

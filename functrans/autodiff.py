@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
+from .api_util import (FLOAT0, as_array, flatten_fun, keep_metadata, normalize_argnums,
+                       trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .tracing import Tracer, leaked_tracer_error, get_aval, wrap
 from .transforms.jvp import jvp_eval
@@ -78,7 +79,10 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if p_tree != t_tree:
         raise TypeError(f"jvp: primal structure {p_tree} and tangent structure {t_tree} differ")
     p_flat = [as_array(x) for x in p_flat]
-    t_flat = [as_array(x) for x in t_flat]
+    # a float0 tangent (JAX's, for integer and bool primals) is a zero of the primal's type
+    t_flat = [np.zeros(np.shape(t), get_aval(p).dtype)
+              if getattr(t, "dtype", None) == FLOAT0 and get_aval(p).dtype.kind not in "fc"
+              else as_array(t) for p, t in zip(p_flat, t_flat)]
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         _check_tangent(i, p, t)
     flat_fun, out_tree, aux = _flatten_with_aux(fun, p_tree, has_aux)

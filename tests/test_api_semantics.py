@@ -365,3 +365,13 @@ def test_hypothesis_reductions_match_numpy(data):
     for got in (f(x), ft.jit(f)(x)):
         assert got.shape == want.shape and got.dtype == want.dtype, (name, dt, axis)
         np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_jax_dtypes_module_and_float0_tangents():
+    """functrans.dtypes as jax.dtypes (a ported program raised AttributeError): float0
+    tangents for integer primals in jvp (zeros), canonicalize_dtype, scalar_type_of."""
+    import functrans.dtypes as dtypes
+    out, t = ft.jvp(lambda v, i: v * i, (2.0, 3), (1.0, np.zeros((), dtypes.float0)))
+    assert (out.item(), t.item()) == (6.0, 3.0)
+    assert dtypes.canonicalize_dtype(float) == np.float64 and dtypes.itemsize_bits(dtypes.float0) == 0
+    assert dtypes.scalar_type_of(np.int8(1)) is int and not dtypes.issubdtype(np.uint32, dtypes.prng_key)
