@@ -46,9 +46,10 @@ def _map_subjaxprs(eqn, fn, memo: dict) -> dict:
     ``memo`` maps id(sub-jaxpr) to its result so that a body shared by several
     equations stays one shared object (and is processed once).
     """
-    keys = _sub_keys(eqn.primitive)
-    if not keys:
+    prim = eqn.primitive
+    if not (prim.subjaxpr_params or prim.call_param):    # most equations: no set built
         return eqn.params
+    keys = _sub_keys(prim)
 
     def go(v):
         if isinstance(v, (Jaxpr, ClosedJaxpr)):
@@ -76,8 +77,11 @@ def _subjaxprs(eqn):
 
 def _effectful(eqn, memo: dict) -> bool:
     """has_effects, or a sub-jaxpr (a cond branch, a loop body) contains an effect."""
-    if eqn.primitive.has_effects:
+    prim = eqn.primitive
+    if prim.has_effects:
         return True
+    if not (prim.subjaxpr_params or prim.call_param):    # no sub-jaxprs: no generator
+        return False
     for j in _subjaxprs(eqn):
         if id(j) not in memo:
             memo[id(j)] = (j, any(_effectful(e, memo) for e in j.eqns))
