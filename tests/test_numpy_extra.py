@@ -499,3 +499,24 @@ def test_index_and_count_dtypes_are_jaxs():
     assert fnp.histogram2d(x, x, 2)[0].dtype == np.int64
     assert fnp.histogram2d(x, x, 2, weights=w)[0].dtype == np.float64
     assert fnp.histogram2d(x, x, 2, density=True)[0].dtype == np.float64
+
+
+@pytest.mark.parametrize("mode,kw", [
+    ("linear_ramp", {}), ("linear_ramp", {"end_values": ((1.0, -1.0), (2.0, 3.0))}),
+    ("maximum", {}), ("minimum", {"stat_length": 2}), ("mean", {}),
+    ("mean", {"stat_length": ((1, 2), (2, 1))}), ("median", {}), ("median", {"stat_length": 2})])
+def test_pad_computed_modes_match_numpy(mode, kw):
+    """pad's linear_ramp / maximum / minimum / mean / median (a ported program raised
+    NotImplementedError): numpy's values eagerly and under jit (axis after axis, corners
+    from the padded axes); the gradient flows into the statistic's elements."""
+    x = np.array([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]])
+    for w in (2, ((1, 2), (3, 0))):
+        want = np.pad(x, w, mode, **kw)
+        np.testing.assert_allclose(fnp.pad(x, w, mode, **kw), want, rtol=1e-15)
+        np.testing.assert_allclose(ft.jit(lambda a: fnp.pad(a, w, mode, **kw))(x), want, rtol=1e-14)
+    g = ft.grad(lambda a: fnp.sum(fnp.pad(a, 1, mode, **kw) ** 2))(x)
+    eps = 1e-6
+    d = np.zeros_like(x)
+    d[0, 1] = eps
+    fd = (np.sum(np.pad(x + d, 1, mode, **kw) ** 2) - np.sum(np.pad(x - d, 1, mode, **kw) ** 2)) / (2 * eps)
+    np.testing.assert_allclose(g[0, 1], fd, rtol=1e-6)

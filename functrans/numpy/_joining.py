@@ -24,6 +24,7 @@ from ._elementwise import remainder, subtract
 from ._util import any_tracer, canonicalize_axis, result_dtype
 from ._structural import array_or_tracer, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
 from ._take import take
+from ._pad_stats import COMPUTED_MODES, pad_computed
 from typing import Any, Sequence
 from ..array import Array
 from ..typing import ArrayLike, DTypeLike
@@ -254,7 +255,8 @@ def _pairs(name, value, nd):
 
 def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Array:
     """Pad with numpy's ``pad_width`` forms; modes constant (``constant_values``), edge,
-    reflect, symmetric and wrap.
+    reflect, symmetric, wrap, and linear_ramp (``end_values``), maximum, minimum, mean and
+    median (``stat_length``).
 
     >>> import functrans.numpy as fnp
     >>> fnp.pad(fnp.arange(3.0), (1, 2), constant_values=9.0).tolist()
@@ -262,7 +264,7 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     """
     a = array_or_tracer(array)
     nd = a.ndim
-    if mode not in _PAD_MODES:
+    if mode not in _PAD_MODES + COMPUTED_MODES:
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (supported: "
                                   f"{', '.join(_PAD_MODES)})")
     widths = _pairs("pad_width", pad_width, nd)
@@ -271,6 +273,10 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     if (widths < 0).any():
         raise ValueError(f"pad: pad_width must not be negative, got {pad_width!r}")
     widths = [(int(lo), int(hi)) for lo, hi in widths]
+    if mode in COMPUTED_MODES:
+        if not any_tracer(a, *kwargs.values()):
+            return wrap(np.pad(np.asarray(a), widths, mode, **kwargs))
+        return pad_computed(a, widths, mode, dict(kwargs))
     cv = kwargs.pop("constant_values", 0)
     if kwargs:
         raise TypeError(f"pad: unsupported keyword arguments {sorted(kwargs)} for mode {mode!r}")
