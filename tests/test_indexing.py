@@ -244,8 +244,10 @@ def test_structural_argument_errors():
         fnp.split(np.zeros(5), 2)
     with pytest.raises(ValueError, match="broadcast"):
         fnp.broadcast_to(np.zeros(3), (2, 4))
-    with pytest.raises(NotImplementedError, match="linear_ramp"):
-        ft.jit(lambda x: fnp.pad(x, 1, mode="linear_ramp"))(np.zeros(3))
+    with pytest.raises(NotImplementedError, match="'mean' on a traced int64"):
+        ft.jit(lambda x: fnp.pad(x, 1, mode="mean"))(np.zeros(3, np.int64))
+    with pytest.raises(NotImplementedError, match="'bogus' is not supported"):
+        fnp.pad(np.zeros(3), 1, mode="bogus")
     with pytest.raises(IndexError, match="mode='raise'"):
         ft.jit(lambda x, i: fnp.take(x, i, mode="raise"))(np.zeros(3), np.array([1]))
     with pytest.raises(IndexError, match="out of bounds"):
