@@ -520,3 +520,11 @@ def test_pad_computed_modes_match_numpy(mode, kw):
     d[0, 1] = eps
     fd = (np.sum(np.pad(x + d, 1, mode, **kw) ** 2) - np.sum(np.pad(x - d, 1, mode, **kw) ** 2)) / (2 * eps)
     np.testing.assert_allclose(g[0, 1], fd, rtol=1e-6)
+
+
+def test_argpartition_is_int32_as_jax():
+    """JAX 0.10.2 returns int32 argpartition indices (even with x64); it was int64."""
+    a = np.array([3.0, 1.0, 2.0, 0.5])
+    for f in (fnp.argpartition, ft.jit(fnp.argpartition, static_argnums=1)):
+        idx = f(a, 1)
+        assert idx.dtype == np.int32 and sorted(a[np.asarray(idx)][:2].tolist()) == [0.5, 1.0]

@@ -574,7 +574,8 @@ def partition(a: ArrayLike, kth: int | Sequence[int], axis: int = -1) -> Array:
 
 
 def argpartition(a: ArrayLike, kth: int | Sequence[int], axis: int = -1) -> Array:
-    """Indices that ``partition`` ``a`` (here: the stable sorting permutation).
+    """Indices that ``partition`` ``a`` (here: the stable sorting permutation), int32 as
+    JAX's (its top_k indices; checked with x64 on).
 
     >>> import functrans.numpy as fnp
     >>> fnp.argpartition(fnp.asarray([3, 1, 2]), 1)[1].item()
@@ -582,4 +583,4 @@ def argpartition(a: ArrayLike, kth: int | Sequence[int], axis: int = -1) -> Arra
     """
     a = asarray(a)
     partition(a, kth, axis)        # bounds check
-    return argsort(a, axis=axis)
+    return argsort(a, axis=axis).astype(np.int32)
