@@ -513,8 +513,9 @@ def _recompute(jaxpr, steps, views, defined_in, cheap):
     reader runs those equations again (a backward pass reads ``1 - t*t`` of a saved
     ``t`` this way). A value whose life this extends (read later than before) costs its
     bytes; the recomputation happens only when those are at most the saved value's, so
-    peak memory never grows. Returns the kernels that no longer write a value (their
-    wiring, and that of the kernels reading it, is stale)."""
+    peak memory never grows, and when each reader reads at most twice the saved value's
+    bytes anew (the write and the read it saves). Returns the kernels that no longer
+    write a value (their wiring, and that of the kernels reading it, is stale)."""
     last, users = _uses(jaxpr, steps, views, defined_in)
     forever = set(jaxpr.invars) | set(jaxpr.constvars)
     pinned, changed = set(), {}
@@ -533,11 +534,16 @@ def _recompute(jaxpr, steps, views, defined_in, cheap):
                 continue
             order, leaves = found
             end = max(i for i, _ in readers)
-            cost = sum(b.aval.size * b.aval.dtype.itemsize for b in leaves
-                       if b not in forever and last.get(b, -1) < end)
-            if cost > o.aval.size * o.aval.dtype.itemsize:
+            size = _nbytes(o)
+            if sum(_nbytes(b) for b in leaves if b not in forever and last.get(b, -1) < end) \
+                    > size:
                 continue
-            for s in {id(s): s for _, s in readers}.values():
+            kernels = {id(s): s for _, s in readers}.values()
+            # bytes each reader reads anew, at most the write and read of ``o`` it saves
+            if any(sum(_nbytes(b) for b in leaves - _bases(s, views)) > 2 * size
+                   for s in kernels):
+                continue
+            for s in kernels:
                 _inline(s, o, order, defined_in)
             for b in leaves:
                 last[b] = max(last.get(b, -1), end)
@@ -557,6 +563,16 @@ def _prune(k, views):
             live.update(views[x].base for x in e.inputs if isinstance(x, Var) and x in views)
     k.eqns = keep[::-1]
     k.reduced &= live
+
+
+def _nbytes(v):
+    return v.aval.size * v.aval.dtype.itemsize
+
+
+def _bases(k, views):
+    """The buffer vars kernel ``k``'s equations read."""
+    return {b for e in k.eqns for x in e.inputs if isinstance(x, Var)
+            for b in (_base_var(x, views),) if b is not None}
 
 
 def _inline(s, o, order, defined_in):

@@ -90,6 +90,15 @@ def test_recomputation_never_keeps_more_alive_than_it_frees():
     assert _kernel_outputs(g, a, w)[0] == 1       # tanh(c) only, not c
     _agree(g, a, w)
 
+    def h(a, w, b):
+        c = a * w + b                 # its reader would read a, w and b instead of c
+        d = fnp.tanh(c) @ w
+        return fnp.exp(c) + d
+
+    b = _rand(16, 16, seed=2)
+    assert _kernel_outputs(h, a, w, b)[0] == 2    # more bytes read than saved: c stays
+    _agree(h, a, w, b)
+
 
 # --------------------------------------------------------------------------- lending
 
