@@ -54,7 +54,9 @@ LLVM_HOST = {
     "mpi_collective": "native once functrans.primitives.collectives_native registers its "
                       "emitter (a multi-process run); its impl (mpi4py) until then",
     "mpi_alltoall": "native once functrans.primitives.collectives_native registers its "
-                    "emitter (a multi-process run); its impl (mpi4py) until then"}
+                    "emitter (a multi-process run); its impl (mpi4py) until then",
+    "mpi_allgather": "native once functrans.primitives.collectives_native registers its "
+                     "emitter (a multi-process run); its impl (mpi4py) until then"}
 CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "conv_general_dilated", "name", "optimization_barrier",
@@ -65,7 +67,7 @@ CUDA_HOST = {
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
     "schur",
     "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective",
-    "mpi_alltoall"}
+    "mpi_alltoall", "mpi_allgather"}
 
 
 def _llvm_lowered():

@@ -268,6 +268,21 @@ def test_native_all_to_all_copies_at_most_once(n):
 
 @needs_mpi
 @pytest.mark.parametrize("n", [2, 4])
+def test_native_all_gather_and_others_copy_at_most_once(n):
+    # all_gather as one MPI_Allgather (a derived receive datatype places each member's
+    # block along the new axis): every axis of 0- to 4-d operands, tiled and untiled,
+    # transposed / sliced / empty operands, each axis of a 2 x 2 mesh, a shard_map output
+    # gathered on its last axis; psum_scatter packed by its emitter, psum and ppermute of
+    # strided operands: bit-equal to the host steps, counted alike, no transpose added to
+    # the body, and each emitter's calls and copies exactly the expected ones
+    # (tests/mpi_programs/native_allgather.py)
+    r = run_mpi(n, "native_allgather.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split()[0] == "OK" and int(r.stdout.split()[1]) > (100 if n == 2 else 300)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
 def test_native_collectives_inside_loops_and_conds(n):
     # psum / ppermute / all_gather inside scan, fori_loop, while (replicated predicate) and
     # cond call MPI natively in an inlined shard_map; a local predicate stays a host step;

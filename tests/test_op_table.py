@@ -309,7 +309,8 @@ TESTED_ELSEWHERE = {
     **{n: "tests/test_vmap.py" for n in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
     **{n: "tests/test_distributed.py" for n in ("psum_scatter", "all_to_all", "ppermute",
                                                 "shard_map", "mpi_allreduce",
-                                                "mpi_collective", "mpi_alltoall")},
+                                                "mpi_collective", "mpi_alltoall",
+                                                "mpi_allgather")},
 }
 
 

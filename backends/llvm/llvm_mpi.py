@@ -9,21 +9,27 @@ widths of a communicator, datatype and op handle):
 - ``mpi_allreduce(x, handles)`` (int64[3]: communicator, datatype, op): ``MPI_Allreduce``
   of the element count straight into the output buffer (no copy: a multi-process
   ``initialize()`` keeps freed blocks in the heap, so outputs land on warm pages);
-- ``mpi_collective(x, handles, kind=...)`` (int64[4]: communicator, datatype, then per
-  kind): ``allgather`` (``MPI_Allgather``, x's bytes from each member, in member order),
-  ``reduce_scatter`` (``MPI_Reduce_scatter_block``, handle 2 the op) and ``sendrecv``
-  (``MPI_Sendrecv`` with handles 2 and 3 the destination and source rank,
-  ``MPI_PROC_NULL`` for none; an output that receives nothing is zeros). The data moves
-  count bytes (the datatype handle is ``MPI_BYTE``), so every dtype moves bit for bit;
+- ``mpi_collective(x, handles, kind=..., axis=...)`` (int64[4]: communicator, datatype,
+  then per kind): ``reduce_scatter`` (``MPI_Reduce_scatter_block``, handle 2 the op; the
+  operand packed member-major along ``axis`` first, one copy, unless only unit axes
+  precede it) and ``sendrecv`` (``MPI_Sendrecv`` of bytes with handles 2 and 3 the
+  destination and source rank, ``MPI_PROC_NULL`` for none; an output that receives
+  nothing is zeros);
+- ``mpi_allgather(x, handles, counts=(send, receive))`` (int64[4]: communicator, send
+  datatype, receive datatype, then the counter): one ``MPI_Allgather`` of the operand's
+  buffer into the output buffer (a derived receive type, built by functrans, places each
+  member's block along the new axis: no copy after the call);
 - ``mpi_alltoall(x, handles, counts=(send, receive), pack_axis=...)`` (int64[4]:
   communicator, send datatype, receive datatype, then the counter): one ``MPI_Alltoall``
   of the operand's buffer (or of the operand packed member-major along ``pack_axis`` into
   a workspace buffer, one copy) into the output buffer with those counts and datatypes (a
   derived receive type, built by functrans, places the chunks: no copy after the call).
 
-``stats`` counts, as code is emitted, the ``mpi_alltoall`` calls and the copies they make
-(at most one each: the operand packed member-major when ``pack_axis`` says so, else made
-contiguous when it is a strided view): a test reads it to prove the count.
+``stats`` counts, as code is emitted, each kind's calls and the copies they make (at most
+one each: the operand packed member-major when the layout needs it, else made contiguous
+when it is a strided view): ``"<kind> calls"`` and ``"<kind> copies"`` for ``allreduce``,
+``allgather``, ``reduce_scatter``, ``sendrecv`` and ``alltoall``; a test reads it to prove
+the count.
 
 Each operand is read in place when it lies row-major in its buffer from some offset on (a
 static block cut by an inlined shard_map, say), else made contiguous first; the handles
@@ -55,7 +61,19 @@ _STATUS_BYTES = 256      # room for an MPI_Status of any MPI library
 _F64 = ir.DoubleType()
 
 __all__ = ["register_collectives", "SYMBOLS", "stats"]
-stats = {"alltoall calls": 0, "alltoall copies": 0}
+stats = {f"{k} {what}": 0 for k in ("allreduce", "allgather", "reduce_scatter", "sendrecv",
+                                    "alltoall") for what in ("calls", "copies")}
+
+
+def _note(kind, copies) -> None:
+    stats[f"{kind} calls"] += 1
+    stats[f"{kind} copies"] += int(copies)
+
+
+def _send(lw, fn, x, kind):
+    """``_operand``, noted in ``stats`` as one ``kind`` call (a copy if x is strided)."""
+    _note(kind, not _dense(x))
+    return _operand(lw, fn, x)
 
 
 def _nbytes(aval) -> int:
@@ -159,8 +177,8 @@ def _callee(lw, symbol, args):
 
 
 def register_collectives(handle_bits) -> None:
-    """Register the emitters of ``mpi_allreduce``, ``mpi_collective`` and ``mpi_alltoall``
-    (see the module doc).
+    """Register the emitters of ``mpi_allreduce``, ``mpi_collective``, ``mpi_alltoall`` and
+    ``mpi_allgather`` (see the module doc).
 
     >>> callable(register_collectives)
     True
@@ -178,7 +196,7 @@ def register_collectives(handle_bits) -> None:
             _count(lw, fn, h, eqn)
             return
         callee = _callee(lw, SYMBOLS["allreduce"], [PTR, PTR, I32, dtype_t, op_t, comm_t])
-        send, temp = _operand(lw, fn, x)
+        send, temp = _send(lw, fn, x, "allreduce")
         comm, dtype, op = _handles(lw, fn, h, (comm_t, dtype_t, op_t))
         # received straight into the output: staging it in the pooled workspace and
         # copying out measured 1.30-1.65x mpi4py's Allreduce at 8 MiB, direct 0.71-1.02x
@@ -199,15 +217,15 @@ def register_collectives(handle_bits) -> None:
                                                      eqn.params["receives"])):
             _count(lw, fn, h, eqn)
             return
-        send, temp = _operand(lw, fn, x)
+        axis, shape = eqn.params["axis"], eqn.inputs[0].aval.shape
+        if kind == "reduce_scatter" and int(np.prod(shape[:axis], dtype=np.int64)) > 1:
+            _note(kind, True)          # one copy: the blocks, member-major, into a buffer
+            send, temp = _pack(lw, fn, x, axis, eqn.params["n"])
+        else:
+            send, temp = _send(lw, fn, x, kind)
         recv = fn.ptr(outs[0])
         b = fn.b
-        if kind == "allgather":
-            comm, dtype = _handles(lw, fn, h, (comm_t, dtype_t))
-            count = ir.Constant(I32, size)
-            b.call(_callee(lw, SYMBOLS[kind], [PTR, I32, dtype_t, PTR, I32, dtype_t, comm_t]),
-                   [send, count, dtype, recv, count, dtype, comm])
-        elif kind == "reduce_scatter":
+        if kind == "reduce_scatter":
             comm, dtype, op = _handles(lw, fn, h, (comm_t, dtype_t, op_t))
             b.call(_callee(lw, SYMBOLS[kind], [PTR, PTR, I32, dtype_t, op_t, comm_t]),
                    [send, recv, ir.Constant(I32, out_aval.size), dtype, op, comm])
@@ -230,7 +248,24 @@ def register_collectives(handle_bits) -> None:
 
 
 def _register_alltoall(comm_t, dtype_t, fits) -> None:
-    """Register the emitter of ``mpi_alltoall`` (see the module doc)."""
+    """Register the emitters of ``mpi_alltoall`` and ``mpi_allgather`` (see the module
+    doc)."""
+    signature = [PTR, I32, dtype_t, PTR, I32, dtype_t, comm_t]
+
+    @native("mpi_allgather", fits, complex=True)     # bytes: any dtype the backend holds
+    def emit_allgather(lw, fn, eqn, ins, outs):
+        x, h = ins
+        if _nbytes(eqn.inputs[0].aval) == 0:
+            _count(lw, fn, h, eqn)
+            return
+        send, temp = _send(lw, fn, x, "allgather")
+        comm, send_t, recv_t = _handles(lw, fn, h, (comm_t, dtype_t, dtype_t))
+        sc, rc = (ir.Constant(I32, c) for c in eqn.params["counts"])
+        fn.b.call(_callee(lw, SYMBOLS["allgather"], signature),
+                  [send, sc, send_t, fn.ptr(outs[0]), rc, recv_t, comm])
+        if temp is not None:
+            lw.release(temp)
+        _count(lw, fn, h, eqn)
 
     @native("mpi_alltoall", fits, complex=True)      # bytes: any dtype the backend holds
     def emit_alltoall(lw, fn, eqn, ins, outs):
@@ -238,18 +273,15 @@ def _register_alltoall(comm_t, dtype_t, fits) -> None:
         if _nbytes(eqn.inputs[0].aval) == 0:
             _count(lw, fn, h, eqn)
             return
-        stats["alltoall calls"] += 1
         pack = eqn.params["pack_axis"]
         if pack is None:
-            stats["alltoall copies"] += not _dense(x)
-            send, temp = _operand(lw, fn, x)
+            send, temp = _send(lw, fn, x, "alltoall")
         else:     # one copy: the chunks, member-major, into a buffer
-            stats["alltoall copies"] += 1
+            _note("alltoall", True)
             send, temp = _pack(lw, fn, x, pack, eqn.params["n"])
         comm, send_t, recv_t = _handles(lw, fn, h, (comm_t, dtype_t, dtype_t))
         sc, rc = (ir.Constant(I32, c) for c in eqn.params["counts"])
-        fn.b.call(_callee(lw, SYMBOLS["alltoall"], [PTR, I32, dtype_t, PTR, I32, dtype_t,
-                                                    comm_t]),
+        fn.b.call(_callee(lw, SYMBOLS["alltoall"], signature),
                   [send, sc, send_t, fn.ptr(outs[0]), rc, recv_t, comm])
         if temp is not None:
             lw.release(temp)

@@ -29,6 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from .base import aval
+from .basic import broadcast_in_dim
 # the primitives are re-exported for importers (tests, other modules)
 from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_names,  # noqa: F401
                                 psum_invariant, record_axis_index, varies, all_gather_p,
@@ -215,7 +216,10 @@ def all_to_all(x: ArrayLike, axis_name: str | int | Sequence[str | int], split_a
     p = c if c <= s else c + 1
     s2 = s + 1 if s >= p else s
     shape = aval(x).shape
-    x = reshape(x, shape[:p] + (1,) + shape[p:])
+    # broadcast_in_dim, not reshape: a view of a strided operand too (no copy before the
+    # collective's own; a reshape of a strided value is a copy)
+    x = broadcast_in_dim(x, shape[:p] + (1,) + shape[p:],
+                         tuple(d if d < p else d + 1 for d in range(len(shape))))
     y = all_to_all_p.bind(x, axis_name=axis_name, split_axis=s2, concat_axis=p, axis_size=n)
     ys = aval(y).shape
     return reshape(y, ys[:s2] + ys[s2 + 1:])

@@ -10,11 +10,13 @@ buffer (made contiguous if it is a strided view) into the output buffer:
 - ``psum``/``pmax``/``pmin`` -> ``mpi_allreduce`` (MPI_Allreduce with the datatype the
   host step's mpi4py call uses: every int, uint, float, complex (sum only) dtype; bool as
   uint8, as the host step);
-- ``all_gather`` -> ``mpi_collective`` kind ``allgather`` (MPI_Allgather of bytes), then a
-  transpose moving the new member axis into place;
-- ``psum_scatter`` (not bool: its host step sums C_BOOL) -> a transpose making the
-  operand member-major (none when the scatter dimension is the first), then
-  ``reduce_scatter`` (MPI_Reduce_scatter_block) straight into the result;
+- ``all_gather`` -> ``mpi_allgather`` (``collectives_native_alltoall``): one
+  MPI_Allgather whose receive datatype (built once per layout) places each member's block
+  along the new axis; the operand is read in place, or made contiguous once when strided;
+- ``psum_scatter`` (not bool: its host step sums C_BOOL) -> ``mpi_collective`` kind
+  ``reduce_scatter`` (MPI_Reduce_scatter_block) straight into the result, the operand
+  packed member-major once by the emitter (the scatter dimension split into (n, block),
+  n moved first) unless only unit axes precede that dimension;
 - ``all_to_all`` -> ``mpi_alltoall`` (``collectives_native_alltoall``): one MPI_Alltoall
   whose receive datatype (built once per layout) places the chunks where they belong; the
   operand is read in place, or packed member-major once when its chunks are strided (at
@@ -54,10 +56,11 @@ from ..distributed import count_collective, native_counter, traffic
 from ..sharding import mesh_for
 from . import collectives_native_flow as flow
 from .base import Primitive, move_batch_axis
-from .basic import broadcast_in_dim_p, transpose_p
+from .basic import broadcast_in_dim_p
 from .slicing import slice_p
 from .structural import reshape_p
-from .collectives_native_alltoall import alltoall_plan, mpi_alltoall_p, packed_order
+from .collectives_native_alltoall import (allgather_plan, alltoall_plan, mpi_allgather_p,
+                                          mpi_alltoall_p, packed_order)
 
 __all__ = ["mpi_allreduce_p", "mpi_collective_p", "native_body", "inline_shard_map",
            "native_collectives", "stats"]
@@ -132,25 +135,25 @@ mpi_allreduce_p.def_rules(abstract_eval=_allreduce_aval, impl=_allreduce_impl,
                           batch=_allreduce_batch)
 
 
-def _collective_aval(x, handles, *, kind, n, sends, receives, count):
-    if kind == "allgather":
-        return ShapedArray((n,) + x.shape, x.dtype)
-    if kind == "reduce_scatter":
-        return ShapedArray((x.shape[0] // n,) + x.shape[1:], x.dtype)
+def _collective_aval(x, handles, *, kind, n, axis, sends, receives, count):
+    if kind == "reduce_scatter":      # axis: the scatter dimension
+        return ShapedArray(x.shape[:axis] + (x.shape[axis] // n,) + x.shape[axis + 1:],
+                           x.dtype)
     return ShapedArray(x.shape, x.dtype)       # sendrecv
 
 
-def _collective_impl(x, handles, *, kind, n, sends, receives, count):
+def _collective_impl(x, handles, *, kind, n, axis, sends, receives, count):
     from mpi4py import MPI    # lazily: only a multi-process run has these equations
     comm = _COMMS[int(handles[0])]
-    x = np.asarray(x, order="C")
-    out = np.zeros(_collective_aval(x, None, kind=kind, n=n, sends=sends, receives=receives,
-                                    count=count).shape, x.dtype)
-    if kind == "allgather":
-        comm.Allgather(x, out)
-    elif kind == "reduce_scatter":
-        comm.Reduce_scatter_block(x, out, op=MPI.SUM)
+    x = np.asarray(x)
+    out = np.zeros(_collective_aval(x, None, kind=kind, n=n, axis=axis, sends=sends,
+                                    receives=receives, count=count).shape, x.dtype)
+    if kind == "reduce_scatter":      # member-major: member i's block contiguous
+        split, perm = packed_order(x.shape, axis, n)
+        comm.Reduce_scatter_block(np.ascontiguousarray(x.reshape(split).transpose(perm)),
+                                  out, op=MPI.SUM)
     elif sends or receives:
+        x = np.ascontiguousarray(x)
         comm.Sendrecv(x, dest=int(handles[2]), sendtag=_TAG, recvbuf=out,
                       source=int(handles[3]), recvtag=_TAG)
     if count:
@@ -158,19 +161,19 @@ def _collective_impl(x, handles, *, kind, n, sends, receives, count):
     return out
 
 
-def _collective_batch(args, dims, *, kind, n, sends, receives, count):
-    """Each example moves as the whole operand does: the batch dim goes after the member
-    axis (axis 0) of ``reduce_scatter``; ``allgather`` puts the member axis in front of
-    it."""
+def _collective_batch(args, dims, *, kind, n, axis, sends, receives, count):
+    """Each example moves as the whole operand does: ``reduce_scatter``'s batch dim goes
+    first, the scatter dimension one further (member i's block then holds every
+    example's block)."""
     (x, h), (dx, dh) = args, dims
     if dh is not None:
         raise NotImplementedError("mpi_collective: batched MPI handles")
-    params = dict(kind=kind, n=n, sends=sends, receives=receives, count=count)
+    params = dict(kind=kind, n=n, axis=axis, sends=sends, receives=receives, count=count)
     if dx is None:
         return mpi_collective_p.bind(x, h, **params), None
     if kind == "reduce_scatter":
-        x, dx = move_batch_axis(x, dx, 1), 1
-    return mpi_collective_p.bind(x, h, **params), dx + (kind == "allgather")
+        x, dx, params["axis"] = move_batch_axis(x, dx, 0), 0, axis + 1
+    return mpi_collective_p.bind(x, h, **params), dx
 
 
 mpi_collective_p = Primitive("mpi_collective")
@@ -190,13 +193,6 @@ def _handles(MPI, comm, *values):
     out = np.array([v & (2 ** 64 - 1) for v in raw], np.uint64).view(np.int64)
     _COMMS[int(out[0])] = comm
     return out
-
-
-def _moveaxis(nd, src, dst):
-    """The permutation of ``np.moveaxis(x, src, dst)`` for an ``nd``-d ``x``."""
-    order = [i for i in range(nd) if i != src]
-    order.insert(dst, src)
-    return tuple(order)
 
 
 class _Rewrite:
@@ -226,21 +222,23 @@ class _Rewrite:
         self.eqns.append(Eqn(prim, ins, [out], params))
         return out
 
-    def transpose(self, x, perm, out=None):
-        if perm == tuple(range(len(perm))) and out is None:
-            return x
-        return self.eqn(transpose_p, x, {"permutation": perm}, out)
-
     def reshape(self, x, shape, out=None):
         return self.eqn(reshape_p, x, {"new_sizes": tuple(shape)}, out)
+
+    def allgather(self, x, axis, kind, out=None):
+        """Every member of ``self.comm``'s ``x`` stacked along a new axis ``axis`` in
+        member order (``mpi_allgather``: no copy after the call), counted as ``kind``."""
+        n = self.comm.Get_size()
+        plan = allgather_plan(self.MPI, x.aval.shape, x.aval.dtype, axis, n)
+        counts, types = plan or ((0, 0), (self.MPI.BYTE, self.MPI.BYTE))
+        vol = traffic(kind, _nbytes(x.aval), n)
+        return self.mpi(mpi_allgather_p, x, types, {"n": n, "axis": axis, "counts": counts},
+                        (kind, vol, vol), out)
 
     def gather(self, x, comm, dim, kind, out=None):
         """Every member's ``x`` concatenated along ``dim`` in member order (all-gather)."""
         self.comm, n, shape = comm, comm.Get_size(), x.aval.shape
-        vol = traffic(kind, _nbytes(x.aval), n)
-        g = self.mpi(mpi_collective_p, x, (self.MPI.BYTE,), _params("allgather", n),
-                     (kind, vol, vol))
-        g = self.transpose(g, _moveaxis(len(shape) + 1, 0, dim))
+        g = self.allgather(x, dim, kind)
         return self.reshape(g, shape[:dim] + (n * shape[dim],) + shape[dim + 1:], out)
 
 
@@ -261,8 +259,8 @@ def _nbytes(aval) -> int:
     return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
 
 
-def _params(kind, n, sends=True, receives=True):
-    return {"kind": kind, "n": n, "sends": sends, "receives": receives}
+def _params(kind, n, sends=True, receives=True, axis=0):
+    return {"kind": kind, "n": n, "axis": axis, "sends": sends, "receives": receives}
 
 
 def _allreduce(eqn, r):
@@ -278,11 +276,7 @@ def _allreduce(eqn, r):
 
 
 def _all_gather(eqn, r):
-    x, n = eqn.inputs[0], r.comm.Get_size()
-    vol = traffic("all_gather", _nbytes(x.aval), n)
-    g = r.mpi(mpi_collective_p, x, (r.MPI.BYTE,), _params("allgather", n),
-              ("all_gather", vol, vol))
-    r.transpose(g, _moveaxis(x.aval.ndim + 1, 0, eqn.params["axis"]), eqn.outvars[0])
+    r.allgather(eqn.inputs[0], eqn.params["axis"], "all_gather", eqn.outvars[0])
     return True
 
 
@@ -291,15 +285,12 @@ def _psum_scatter(eqn, r):
     dtype = _mpi_dtype(r.MPI, x.aval.dtype)
     if dtype is None or x.aval.dtype == np.bool_:    # the host step sums bools as C_BOOL
         return False
-    # member-major: the scatter dimension split into (n, block), n moved first (a copy
-    # unless only unit axes precede it); member i's block is then contiguous and already
-    # in the result's layout, so nothing is copied after the call
-    split, perm = packed_order(x.aval.shape, d, n)
-    xs = r.transpose(r.reshape(x, split), perm)
+    # the emitter packs the operand member-major (the scatter dimension split into
+    # (n, block), n moved first: one copy unless only unit axes precede it); member i's
+    # block is then contiguous and already in the result's layout: no copy after the call
     vol = traffic("psum_scatter", _nbytes(x.aval), n)
-    y = r.mpi(mpi_collective_p, xs, (dtype, r.MPI.SUM), _params("reduce_scatter", n),
-              ("psum_scatter", vol, vol))
-    r.reshape(y, eqn.outvars[0].aval.shape, eqn.outvars[0])
+    r.mpi(mpi_collective_p, x, (dtype, r.MPI.SUM), _params("reduce_scatter", n, axis=d),
+          ("psum_scatter", vol, vol), eqn.outvars[0])
     return True
 
 

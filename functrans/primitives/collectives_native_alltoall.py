@@ -1,5 +1,6 @@
-"""all_to_all called from native code with at most one copy of the buffer: one
-``MPI_Alltoall`` whose receive datatype places the chunks where they belong.
+"""all_to_all and all_gather called from native code with at most one copy of the
+buffer: one ``MPI_Alltoall`` (``MPI_Allgather``) whose receive datatype places the chunks
+(the members' blocks) where they belong.
 
 Chunk ``j`` of the operand (of ``n`` along the split axis) goes to member ``j``; the chunk
 from member ``j`` lands in block ``j`` of the output along the concat axis. Seen as bytes,
@@ -33,8 +34,14 @@ their handles in its handle array, so they are never freed under it. The cache i
 by the layout ``(outer, block, stride, unit)``, not by the shape, so it holds at most one
 entry per distinct all_to_all layout a process compiles.
 
->>> mpi_alltoall_p.name
-'mpi_alltoall'
+all_gather (``mpi_allgather``, ``allgather_plan``) is the same receive side: member
+``j``'s operand (``outer`` runs of ``run`` bytes) lands at ``j * run`` of each run of the
+output (``shape[:axis] + (n,) + shape[axis:]``), runs ``n * run`` bytes apart, so its
+receive type is that vector resized to ``run``; the operand is read in place, or made
+contiguous once when it is a strided view.
+
+>>> mpi_alltoall_p.name, mpi_allgather_p.name
+('mpi_alltoall', 'mpi_allgather')
 """
 from __future__ import annotations
 
@@ -46,7 +53,8 @@ from .base import Primitive, aval, move_batch_axis
 from .slicing import concatenate, slice_in_dim
 from .structural import reshape
 
-__all__ = ["mpi_alltoall_p", "alltoall_plan", "alltoall_shape", "packed_order"]
+__all__ = ["mpi_alltoall_p", "mpi_allgather_p", "alltoall_plan", "allgather_plan",
+           "alltoall_shape", "packed_order"]
 
 _TYPES: dict = {}        # (outer, block, stride, unit) -> a committed MPI datatype
 _UNIT_TYPES = {8: "UINT64_T", 4: "UINT32_T", 2: "UINT16_T", 1: "BYTE"}
@@ -150,22 +158,80 @@ def _impl(x, handles, *, n, shape, pack_axis, counts, count):
     return out
 
 
-def _batch(args, dims, *, n, shape, pack_axis, counts, count):
+def _per_example(prim, args, dims, params):
     """The datatypes describe one example's layout: one call per example (each process
     runs the same calls in the same order), the results stacked on axis 0."""
     (x, h), (dx, dh) = args, dims
     if dh is not None:
-        raise NotImplementedError("mpi_alltoall: batched MPI handles")
-    params = dict(n=n, shape=shape, pack_axis=pack_axis, counts=counts, count=count)
+        raise NotImplementedError(f"{prim.name}: batched MPI handles")
     if dx is None:
-        return mpi_alltoall_p.bind(x, h, **params), None
+        return prim.bind(x, h, **params), None
     x = move_batch_axis(x, dx, 0)
     size = aval(x).shape
-    ys = [mpi_alltoall_p.bind(reshape(slice_in_dim(x, i, i + 1, axis=0), size[1:]), h,
-                              **params) for i in range(size[0])]
-    return concatenate([reshape(y, (1,) + tuple(shape)) for y in ys], 0), 0
+    ys = [prim.bind(reshape(slice_in_dim(x, i, i + 1, axis=0), size[1:]), h, **params)
+          for i in range(size[0])]
+    return concatenate([reshape(y, (1,) + tuple(aval(y).shape)) for y in ys], 0), 0
+
+
+def _batch(args, dims, *, n, shape, pack_axis, counts, count):
+    params = dict(n=n, shape=shape, pack_axis=pack_axis, counts=counts, count=count)
+    return _per_example(mpi_alltoall_p, args, dims, params)
 
 
 mpi_alltoall_p = Primitive("mpi_alltoall")
 mpi_alltoall_p.not_differentiable = True      # made only in compiled bodies, after autodiff
 mpi_alltoall_p.def_rules(abstract_eval=_aval, impl=_impl, batch=_batch)
+
+
+# --------------------------------------------------------------------------- all_gather
+
+def allgather_plan(MPI, shape, dtype, axis: int, n: int):
+    """((send count, receive count), (send datatype, receive datatype)) of the
+    ``MPI_Allgather`` stacking every member's ``dtype`` array of ``shape`` along a new
+    axis ``axis`` of the output (see the module doc): plain units when ``outer`` is 1, else
+    a derived receive type. None for an empty array.
+
+    >>> allgather_plan(None, (0, 2), "float32", 1, 2) is None
+    True
+    """
+    itemsize = np.dtype(dtype).itemsize
+    total = int(np.prod(shape, dtype=np.int64)) * itemsize
+    if total == 0:
+        return None
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    run = total // outer
+    unit = next(u for u in (8, 4, 2, 1) if run % u == 0)
+    base = getattr(MPI, _UNIT_TYPES[unit])
+    if outer == 1:
+        return (total // unit, total // unit), (base, base)
+    return (total // unit, 1), (base, _datatype(MPI, outer, run, n * run, unit))
+
+
+def _gather_aval(x, handles, *, n, axis, counts, count):
+    return ShapedArray(x.shape[:axis] + (n,) + x.shape[axis:], x.dtype)
+
+
+def _gather_impl(x, handles, *, n, axis, counts, count):
+    """The same MPI call on numpy buffers (a backend without native code, eagerly)."""
+    from mpi4py import MPI    # lazily: only a multi-process run has these equations
+    x = np.asarray(x, order="C")
+    out = np.empty(_gather_aval(x, None, n=n, axis=axis, counts=None, count=None).shape,
+                   x.dtype)
+    if x.size:
+        h = np.asarray(handles)
+        send, recv = (_type_of(MPI, h[k]) for k in (1, 2))
+        _comm_of(MPI, h[0]).Allgather([x.reshape(-1).view(np.uint8), counts[0], send],
+                                      [out.view(np.uint8), counts[1], recv])
+    if count:
+        count_collective(*count)
+    return out
+
+
+def _gather_batch(args, dims, *, n, axis, counts, count):
+    params = dict(n=n, axis=axis, counts=counts, count=count)
+    return _per_example(mpi_allgather_p, args, dims, params)
+
+
+mpi_allgather_p = Primitive("mpi_allgather")
+mpi_allgather_p.not_differentiable = True     # made only in compiled bodies, after autodiff
+mpi_allgather_p.def_rules(abstract_eval=_gather_aval, impl=_gather_impl, batch=_gather_batch)

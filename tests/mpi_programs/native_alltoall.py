@@ -73,6 +73,9 @@ def body(cs, ax):
             outs.append(lax.all_to_all(b, ax, s, c, tiled=tiled))
         # a strided operand (blocks[2] is 2-d): made contiguous at most once
         outs.append(lax.all_to_all(blocks[2].transpose(1, 0), ax, 1, 0, tiled=True))
+        # untiled, strided: the unit axis inserted as a view (broadcast_in_dim), one copy
+        k = blocks[2].shape[0] // 2
+        outs.append(lax.all_to_all(blocks[2].transpose(1, 0)[:, :k], ax, 1, 0, tiled=False))
         return tuple(outs)
     return f
 
@@ -100,15 +103,18 @@ def check_mesh(mesh, ax, fresh=True):
     cs = cases(k)
     xs = [data((k * sh[0],) + sh[1:], dt) for sh, dt, *_ in cs]
     sm = ft.shard_map(body(cs, ax), mesh, in_specs=(P(ax),) * len(cs),
-                      out_specs=(P(),) * (len(cs) + 1), check_rep=False)
+                      out_specs=(P(),) * (len(cs) + 2), check_rep=False)
     want = [model(x, s, c, k, i, tiled) for x, (_, _, s, c, tiled) in zip(xs, cs)]
     strided = np.concatenate([b.T for b in np.split(xs[2], k)])
     want.append(model(strided, 1, 0, k, i, True))
+    want.append(model(np.concatenate([b.T[:, :k] for b in np.split(xs[2], k)]), 1, 0, k, i,
+                      False))
+    extra = [("strided",), ("strided untiled",)]
     host, host_stats = run(ft.jit(sm), xs, False)
-    for h, w, case in zip(host, want, cs + [("strided",)]):
+    for h, w, case in zip(host, want, cs + extra):
         if bits(h) != bits(w):
             raise AssertionError(f"rank {me}, host step {case} over {ax}: {h} != {w}")
-    checks = len(cs) + 1
+    checks = len(cs) + 2
     for wrap in (ft.jit, lambda g: g):                # inlined; the body compiled alone
         before, inlined = dict(emitted), rewrites["shard_maps inlined"]
         got, got_stats = run(wrap(sm), xs, True)
@@ -116,35 +122,37 @@ def check_mesh(mesh, ax, fresh=True):
         copies = emitted["alltoall copies"] - before["alltoall copies"]
         if wrap is ft.jit and rewrites["shard_maps inlined"] == inlined:
             raise AssertionError(f"rank {me}: the shard_map over {ax} was not inlined")
-        # + 1: the strided case (packed: its chunks are strided); a case packs (one copy)
-        # when a non-unit axis precedes the split axis, else copies nothing
+        # + 2: the strided cases (packed: their chunks are strided); a case packs (one
+        # copy) when a non-unit axis precedes the split axis, else copies nothing
         native = [(sh, s) for sh, dt, s, *_ in cs if dt in NATIVE and np.prod(sh) > 0]
-        want = (len(native) + 1, sum(np.prod(sh[:s]) > 1 for sh, s in native) + 1)
+        want = (len(native) + 2, sum(np.prod(sh[:s]) > 1 for sh, s in native) + 2)
         if (calls, copies) not in ((want,) if fresh else ((0, 0), want)):
             raise AssertionError(f"rank {me}, over {ax}: {calls} MPI_Alltoall calls "
                                  f"emitted making {copies} copies, want {want}")
-        for g_, h, case in zip(got, host, cs + [("strided",)]):
+        for g_, h, case in zip(got, host, cs + extra):
             if bits(g_) != bits(h):
                 raise AssertionError(f"rank {me}, native {case} over {ax}: {g_} != {h}")
         if got_stats != host_stats:
             raise AssertionError(f"rank {me}, over {ax}: counted {got_stats} != "
                                  f"{host_stats}")
-        checks += len(cs) + 2
-    return checks + check_rewrite(sm, xs, mesh, ax, len(cs) + 1)
+        checks += len(cs) + 3
+    return checks + check_rewrite(sm, xs, mesh, ax, len(cs) + 2)
 
 
 def check_rewrite(sm, xs, mesh, ax, count):
     """The rewritten body: one mpi_alltoall per all_to_all, reading the operand and
     writing the result with no layout equation between (the one transpose is the body's
-    own, for the strided case; the reshapes are untiled all_to_all's own, a unit axis
-    in and out, views of the same buffer)."""
+    own, for the strided cases; an untiled all_to_all inserts its unit axis with a
+    broadcast_in_dim and removes it with a reshape of the result, views of the same
+    buffer, for a strided operand too)."""
     (eqn,) = ft.make_jaxpr(sm)(*xs).jaxpr.eqns
     closed = eqn.params["jaxpr"]
     body, _ = native_body(closed, mesh)
     names = [e.primitive.name for e in body.jaxpr.eqns]
+    untiled = sum(not tiled for *_, tiled in cases(mesh.axis_size(ax))) + 1
     if names.count("mpi_alltoall") != count or "all_to_all" in names or \
-            names.count("transpose") != 1 or names.count("reshape") != 2 * sum(
-                not tiled for *_, tiled in cases(mesh.axis_size(ax))):
+            names.count("transpose") != 2 or names.count("reshape") != untiled or \
+            names.count("broadcast_in_dim") != untiled:
         raise AssertionError(f"rank {me}: rewritten body {names}")
     return 1
 

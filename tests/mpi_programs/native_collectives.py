@@ -168,12 +168,13 @@ if n > 1:
     comm = mesh.comm("i")
     peers = ((me + 1) % n, (me - 1) % n)
     # (mpi_alltoall's impl and batching: tests/mpi_programs/native_alltoall.py)
-    for kind, h, shape in (("allgather", (MPI.BYTE,), (2, 3)),
-                           ("reduce_scatter", (MPI.DOUBLE, MPI.SUM), (2 * n, 3)),
-                           ("sendrecv", (MPI.BYTE,) + peers, (2, 3))):
+    # (mpi_allgather's: tests/mpi_programs/native_allgather.py)
+    for kind, h, shape, axis in (("reduce_scatter", (MPI.DOUBLE, MPI.SUM), (2 * n, 3), 0),
+                                 ("reduce_scatter", (MPI.DOUBLE, MPI.SUM), (2, 3 * n), 1),
+                                 ("sendrecv", (MPI.BYTE,) + peers, (2, 3), 0)):
         hs = _handles(MPI, comm, *h, 0)
-        f = lambda v, k=kind, hs=hs: mpi_collective_p.bind(v, hs, kind=k, n=n, sends=True,  # noqa
-                                                           receives=True, count=())
+        f = lambda v, k=kind, hs=hs, a=axis: mpi_collective_p.bind(  # noqa: E731
+            v, hs, kind=k, n=n, axis=a, sends=True, receives=True, count=())
         xs = rng.normal(size=(5,) + shape)
         for d in range(3):
             got = np.asarray(ft.vmap(f, in_axes=d, out_axes=0)(np.moveaxis(xs, 0, d)))
