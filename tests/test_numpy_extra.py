@@ -528,3 +528,22 @@ def test_argpartition_is_int32_as_jax():
     for f in (fnp.argpartition, ft.jit(fnp.argpartition, static_argnums=1)):
         idx = f(a, 1)
         assert idx.dtype == np.int32 and sorted(a[np.asarray(idx)][:2].tolist()) == [0.5, 1.0]
+
+
+def test_gradient_with_sample_coordinates_matches_numpy():
+    """fnp.gradient(f, x) with 1-d sample coordinates (a ported program raised
+    NotImplementedError): numpy's nonuniform second-order weights inside, one-sided ends;
+    per axis, mixed with scalar spacings, under jit, differentiable in the coordinates."""
+    f = np.array([[0.3, -1.2, 2.0, 0.7], [1.1, -0.4, 0.2, 5.0], [1.0, 2.0, 3.0, 4.5]])
+    xs, ys = np.array([0.0, 1.0, 1.5, 3.0]), np.array([0.0, 0.3, 1.0])
+    for args, kw in (((xs,), {"axis": 1}), ((ys, xs), {}), ((ys, 2.0), {})):
+        want = np.gradient(f, *args, **kw)
+        for g in (fnp.gradient, ft.jit(lambda a: fnp.gradient(a, *args, **kw))):
+            got = g(f, *args, **kw) if g is fnp.gradient else g(f)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-14)
+    d = ft.grad(lambda c: fnp.sum(fnp.gradient(f[0], c)))(xs)
+    e = np.eye(4) * 1e-6
+    fd = [(np.sum(np.gradient(f[0], xs + h)) - np.sum(np.gradient(f[0], xs - h))) / 2e-6 for h in e]
+    np.testing.assert_allclose(d, fd, rtol=1e-6)
+    with pytest.raises(ValueError, match="length 4"):
+        fnp.gradient(f[0], xs[:3])

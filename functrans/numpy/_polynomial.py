@@ -99,8 +99,8 @@ def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Pre
 
 def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
              edge_order: int = 1) -> Array | list[Array]:
-    """Second-order central differences inside, first-order one-sided at the edges,
-    for scalar spacings (one for all axes or one per axis).
+    """Second-order central differences inside, first-order one-sided at the edges, for
+    scalar spacings or 1-d sample coordinates (one for all axes or one per axis).
 
     >>> import functrans.numpy as fnp
     >>> fnp.gradient(fnp.asarray([1.0, 2.0, 4.0, 7.0])).tolist()
@@ -124,19 +124,41 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
         raise TypeError(f"gradient: {len(varargs)} spacings for {len(axes)} axes")
     outs = []
     for ax, h in zip(axes, spacing):
-        if asarray(h).ndim != 0:
-            raise NotImplementedError("gradient: coordinate-array spacings are not supported; "
-                                      "pass scalar spacings")
         n = f.shape[ax]
         if n < 2:
             raise ValueError("gradient: each axis needs at least 2 (edge_order + 1) points")
         x = st.moveaxis(f, ax, 0)
+        if asarray(h).ndim != 0:
+            outs.append(st.moveaxis(_gradient_coords(x, asarray(h), ax), 0, ax))
+            continue
         parts = [el.true_divide(el.subtract(x[1:2], x[0:1]), h)]
         if n > 2:
             parts.append(el.true_divide(el.subtract(x[2:], x[:-2]), el.multiply(2.0, h)))
         parts.append(el.true_divide(el.subtract(x[-1:], x[-2:-1]), h))
         outs.append(st.moveaxis(jn.concatenate(parts), 0, ax))
     return outs[0] if len(outs) == 1 else outs
+
+
+def _gradient_coords(x, coords, ax):
+    """numpy's gradient along axis 0 of ``x`` at sample points ``coords`` (1-d, one per
+    row): its second-order weights a, b, c inside, one-sided differences at the ends."""
+    n = x.shape[0]
+    if coords.ndim != 1 or coords.shape[0] != n:
+        raise ValueError(f"gradient: coordinates along axis {ax} must be 1-d of length {n}, "
+                         f"got shape {tuple(coords.shape)}")
+    d = el.subtract(coords[1:], coords[:-1])
+    col = (-1,) + (1,) * (x.ndim - 1)
+    parts = [el.true_divide(el.subtract(x[1:2], x[0:1]), st.reshape(d[:1], col[:1] + col[1:]))]
+    if n > 2:
+        d1, d2 = d[:-1], d[1:]
+        a = el.true_divide(el.negative(d2), el.multiply(d1, el.add(d1, d2)))
+        b = el.true_divide(el.subtract(d2, d1), el.multiply(d1, d2))
+        c = el.true_divide(d1, el.multiply(d2, el.add(d1, d2)))
+        a, b, c = (st.reshape(w, col) for w in (a, b, c))
+        parts.append(el.add(el.add(el.multiply(a, x[:-2]), el.multiply(b, x[1:-1])),
+                            el.multiply(c, x[2:])))
+    parts.append(el.true_divide(el.subtract(x[-1:], x[-2:-1]), st.reshape(d[-1:], col)))
+    return jn.concatenate(parts)
 
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int = -1) -> Array:
