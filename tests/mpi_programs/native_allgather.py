@@ -10,7 +10,7 @@ the native results (jit with the shard_map inlined, and the body called directly
 the host step's (mpi4py) and a numpy model bit for bit and count the same bytes; the
 emitted calls and copies (``llvm_mpi.stats``) are exactly the expected ones, and the
 rewritten body has no layout equation of its own. The primitive's impl and batching rule
-too. Prints ``OK <count>`` on rank 0."""
+too, and the same emitters inside a fori_loop. Prints ``OK <count>`` on rank 0."""
 import numpy as np
 
 import functrans as ft
@@ -207,6 +207,32 @@ def check_impl_and_batching():
     return checks
 
 
+def check_loop():
+    """The same emitters inside a native loop: a fori_loop whose body psum_scatters a
+    transposed carry (packed once), all_gathers the result on axis 1 (no copy) and psums a
+    slice of the carry (one copy): emitted once, native equals host."""
+    from backends.llvm.llvm_mpi import stats as emitted
+    mesh, m = Mesh((n,), ("i",)), 2 * n
+
+    def step(k, c):
+        s = lax.psum_scatter(c.T, "i", scatter_dimension=1, tiled=True)
+        return lax.all_gather(s, "i", axis=1, tiled=True) * 0.5 + lax.psum(c[:, 1:], "i").sum()
+    sm = ft.shard_map(lambda b: lax.fori_loop(0, 3, step, b), mesh, in_specs=P(),
+                      out_specs=P(), check_rep=False)
+    x = rng.normal(size=(m, m))
+    before, inlined = dict(emitted), rewrites["shard_maps inlined"]
+    got, got_stats = run(ft.jit(sm), [x], True)
+    d = {k: emitted[k] - before[k] for k in emitted if emitted[k] != before[k]}
+    want = {"reduce_scatter calls": 1, "reduce_scatter copies": 1, "allgather calls": 1,
+            "allreduce calls": 1, "allreduce copies": 1}
+    if d != want or rewrites["shard_maps inlined"] == inlined:
+        raise AssertionError(f"rank {me}: the loop emitted {d}, want {want}")
+    host, host_stats = run(ft.jit(sm), [x], False)
+    if bits(got[0]) != bits(host[0]) or got_stats != host_stats:
+        raise AssertionError(f"rank {me}: the loop: native {got} != host {host}")
+    return 2
+
+
 checks = 0
 if n > 1:
     meshes = [(Mesh((n,), ("i",)), "i")]
@@ -216,5 +242,6 @@ if n > 1:
     for mesh, ax in meshes:
         checks += check_mesh(mesh, ax, ax != "b")       # "b": the same shapes as "a"
     checks += check_impl_and_batching()
+    checks += check_loop()
 if me == 0:
     print("OK", checks)
