@@ -547,3 +547,18 @@ def test_gradient_with_sample_coordinates_matches_numpy():
     np.testing.assert_allclose(d, fd, rtol=1e-6)
     with pytest.raises(ValueError, match="length 4"):
         fnp.gradient(f[0], xs[:3])
+
+
+def test_unique_along_an_axis_as_jax():
+    """unique(axis=) of a concrete array (a ported program raised NotImplementedError):
+    numpy's unique slices, index/inverse/counts, size= padding (first slice or
+    fill_value), as JAX 0.10.2 gives them; a traced array raises a clear error."""
+    a = np.array([[1, 2], [1, 2], [0, 5]])
+    np.testing.assert_array_equal(fnp.unique(a, axis=0), [[0, 5], [1, 2]])
+    v, i, inv, c = fnp.unique(a, True, True, True, axis=1)
+    assert v.tolist() == a.tolist() and i.tolist() == [0, 1] and inv.tolist() == [0, 1] \
+        and c.tolist() == [1, 1]
+    assert fnp.unique(a, axis=0, size=3).tolist() == [[0, 5], [1, 2], [0, 5]]
+    assert fnp.unique(a, axis=0, size=3, fill_value=-1).tolist() == [[0, 5], [1, 2], [-1, -1]]
+    with pytest.raises(NotImplementedError, match="concrete"):
+        ft.jit(lambda x: fnp.unique(x, axis=0, size=3))(a)

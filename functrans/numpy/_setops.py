@@ -168,15 +168,17 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
            return_counts: bool = False, axis: int | None = None, *,
            equal_nan: bool = True, size: int | None = None, fill_value: ArrayLike | None = None,
            sorted: bool = True) -> Array | tuple[Array, ...]:  # noqa: A002
-    """Sorted unique values (of the flattened array), optionally with first indices,
-    inverse and counts; ``fill_value`` defaults to the smallest value, as in JAX.
+    """Sorted unique values (of the flattened array, or the unique slices along ``axis``
+    of a concrete array), optionally with first indices, inverse and counts;
+    ``fill_value`` defaults to the smallest value, as in JAX.
 
     >>> import functrans.numpy as fnp
     >>> [v.tolist() for v in fnp.unique(fnp.asarray([2, 1, 2]), return_counts=True)]
     [[1, 2], [1, 2]]
     """
     if axis is not None:
-        raise NotImplementedError("unique: axis= is not supported (only flattened input)")
+        return _unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan,
+                            size, fill_value)
     ar = asarray(ar)
     values, index, inverse, counts = _unique_parts(ar, size, fill_value, equal_nan)
     out = [values]
@@ -186,6 +188,36 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
         out.append(st.reshape(inverse, ar.shape) if ar.ndim else inverse)
     if return_counts:
         out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan, size,
+                 fill_value):
+    """``unique(axis=...)`` of a concrete array: numpy's unique slices (lexicographic
+    order), padded to ``size`` with ``fill_value`` (default: the first unique slice)."""
+    if isinstance(ar, Tracer) and ar.val is None:
+        raise NotImplementedError("unique: axis= needs a concrete array here (not a traced "
+                                  "value); use it outside jit/vmap")
+    a = np.asarray(ar.val if isinstance(ar, Tracer) else ar)
+    axis = canonicalize_axis(axis, a.ndim)
+    res = np.unique(a, True, True, True, axis=axis, equal_nan=equal_nan)
+    values, index, inverse, counts = res[0], res[1], np.ravel(res[2]), res[3]
+    if size is not None:
+        k = values.shape[axis]
+        if k > size:
+            values, index, counts = np.take(values, np.arange(size), axis), index[:size], counts[:size]
+        elif k < size:
+            fill = (np.take(values, [0], axis) if fill_value is None and k
+                    else np.full_like(np.take(a, [0], axis) if a.shape[axis] else values[:0],
+                                      0 if fill_value is None else fill_value))
+            pad = np.repeat(fill, size - k, axis) if fill.shape[axis] else fill
+            values = np.concatenate([values, pad], axis)
+            index = np.concatenate([index, np.zeros(size - k, index.dtype)])
+            counts = np.concatenate([counts, np.zeros(size - k, counts.dtype)])
+    out = [asarray(values)]
+    for flag, v in ((return_index, index), (return_inverse, inverse), (return_counts, counts)):
+        if flag:
+            out.append(asarray(v))
     return out[0] if len(out) == 1 else tuple(out)
 
 
