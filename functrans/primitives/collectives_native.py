@@ -11,8 +11,9 @@ buffer (made contiguous if it is a strided view) into the output buffer:
   host step's mpi4py call uses: every int, uint, float, complex (sum only) dtype; bool as
   uint8, as the host step);
 - ``all_gather`` -> ``mpi_allgather`` (``collectives_native_alltoall``): one
-  MPI_Allgather whose receive datatype (built once per layout) places each member's block
-  along the new axis; the operand is read in place, or made contiguous once when strided;
+  MPI_Allgather, at most one copy: a dense operand read in place (its member-major
+  result copied into place once unless the member axis leads), a strided one made
+  contiguous once and placed by a receive datatype (built once per layout);
 - ``psum_scatter`` (not bool: its host step sums C_BOOL) -> ``mpi_collective`` kind
   ``reduce_scatter`` (MPI_Reduce_scatter_block) straight into the result, the operand
   packed member-major once by the emitter (the scatter dimension split into (n, block),

@@ -37,8 +37,14 @@ entry per distinct all_to_all layout a process compiles.
 all_gather (``mpi_allgather``, ``allgather_plan``) is the same receive side: member
 ``j``'s operand (``outer`` runs of ``run`` bytes) lands at ``j * run`` of each run of the
 output (``shape[:axis] + (n,) + shape[axis:]``), runs ``n * run`` bytes apart, so its
-receive type is that vector resized to ``run``; the operand is read in place, or made
-contiguous once when it is a strided view.
+receive type is that vector resized to ``run``. The emitter uses it for a strided
+operand (made contiguous once, no copy after the call). A dense operand is read in place
+and, when ``outer`` > 1, gathered member-major into a workspace and copied into place
+once (``outer x n`` memcpys): MPICH's allgather with the derived receive type measured
+slower than that copy (its ring forwards each block from the strided receive buffer, a
+pack on top of the unpack; 8 MiB float32 axis 1, 2 processes, load ~6, medians of 100
+alternating calls: derived 6.5 ms, contiguous + copy 5.1 ms, contiguous alone 3.6 ms).
+At most one copy either way.
 
 >>> mpi_alltoall_p.name, mpi_allgather_p.name
 ('mpi_alltoall', 'mpi_allgather')
