@@ -351,3 +351,18 @@ def test_scatter_set_gradient_reaches_only_the_winning_update():
     rows = ft.grad(lambda u: fnp.sum(fnp.zeros((3, 2)).at[fnp.array([2, 0, 2])].set(u)
                                      * fnp.arange(6.0).reshape(3, 2)))(fnp.ones((3, 2)))
     np.testing.assert_array_equal(rows, [[0, 0], [0, 1], [4, 5]])
+
+
+def test_take_clip_clamps_negative_indices_to_zero_as_numpy_and_jax():
+    """take(mode='clip') does not index from the end: -1 reads element 0 (numpy and JAX
+    0.10.2); it read the last, a wrong value and gradient. take_along_axis and
+    x.at[].get(mode='clip') keep JAX's wrap-then-clamp."""
+    x = np.arange(5.0)
+    i = np.array([-1, 7, -7, 2])
+    want = np.take(x, i, mode="clip")
+    for f in (lambda a, j: fnp.take(a, j, mode="clip"),
+              ft.jit(lambda a, j: fnp.take(a, j, mode="clip"))):
+        np.testing.assert_array_equal(f(x, i), want)
+    np.testing.assert_array_equal(ft.grad(lambda a: fnp.take(a, i, mode="clip").sum())(x),
+                                  [2.0, 0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(fnp.take_along_axis(x, i[:2], 0, mode="clip"), [4.0, 4.0])

@@ -6,8 +6,8 @@ indices (numpy arrays, Arrays, traced values) give NaN for floats (as JAX's defa
 ``mode="fill"``), eagerly and under jit alike. Both lower to one ``gather``.
 
 >>> import functrans.numpy as fnp
->>> fnp.take(fnp.arange(4.0), [0, -1, 9], mode="clip").tolist()
-[0.0, 3.0, 3.0]
+>>> fnp.take(fnp.arange(4.0), [0, -1, 9], mode="clip").tolist()   # as numpy: -1 clips to 0
+[0.0, 0.0, 3.0]
 """
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ __all__ = ["take", "take_along_axis", "repeat"]
 # Python ints (an int or a list of them) raise ``IndexError`` as numpy does and as
 # ``x[idx]`` does, while arrays (data, whose values may be unknown under jit) get JAX's
 # default ``"fill"`` wherever they are used, so eager and compiled results agree.
-# ``"clip"`` wraps a negative index once and then clamps into range; ``"wrap"`` takes
+# ``"clip"`` wraps a negative index once and then clamps into range (``take`` clamps
+# it to 0 first, as numpy's and JAX's take do: no negative indexing); ``"wrap"`` takes
 # it modulo the axis size; ``"fill"`` returns ``fill_value`` at out-of-range positions
 # (by default as JAX: NaN for inexact dtypes, the most negative value for signed
 # integers, the largest for unsigned, True for bool); ``"raise"`` checks static indices
@@ -139,6 +140,9 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
     if n == 0 and int(np.prod(idx.shape)) and mode != "fill":
         raise IndexError(f"take: cannot take indices from an empty axis {axis} of an array of "
                          f"shape {tuple(a.shape)}")
+    if mode == "clip" and idx.dtype.kind == "i":   # numpy's and JAX's take: -1 clips to 0
+        idx = (np.maximum(np.asarray(idx), 0) if not isinstance(idx, Tracer) else
+               I.clamp_indices(idx, 0, np.iinfo(idx.dtype).max))
     if not isinstance(idx, Tracer):
         norm, valid = _norm_static("take", idx, n, _default_mode(indices, mode))
         if not isinstance(a, Tracer):
