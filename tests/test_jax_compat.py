@@ -183,3 +183,19 @@ def test_tracers_count_as_arrays_under_every_transform():
     ft.vmap(f)(fnp.ones((2, 3)))
     assert seen == [(True, True, False, False)] * 4
     assert not isinstance(np.ones(2), ft.Array)   # plain numpy arrays are not functrans's
+
+
+def test_scalar_types_convert_traced_values_as_jax():
+    # jnp.float32(x) is asarray(x, float32) in JAX, traced x included; numpy's np.float32
+    # would need x's concrete value (inside grad/jit it has none)
+    g = ft.grad(lambda x: fnp.sum(fnp.float32(x) * 2.0))(np.ones(3, np.float32))
+    np.testing.assert_array_equal(g, [2.0, 2.0, 2.0])
+    idx = ft.jit(lambda w: fnp.int64(w))(np.array([1.5, 2.5]))
+    assert idx.dtype == np.int64 and idx.tolist() == [1, 2]
+    assert fnp.float32(1.0).dtype == np.float32 and isinstance(fnp.float32(1.0), ft.Array)
+    # and they still stand for numpy's types wherever a dtype is read
+    assert fnp.float32 == np.float32 and np.dtype("float32") == fnp.float32
+    assert {np.float32: "f"}[fnp.float32] == "f"
+    assert fnp.zeros(2, fnp.int32).dtype == np.int32 and fnp.dtype(fnp.uint8) == np.uint8
+    assert fnp.issubdtype(fnp.float16, fnp.floating) and isinstance(np.float32(1), fnp.float32)
+    assert fnp.finfo(fnp.float32).bits == 32 and fnp.iinfo(fnp.int8).max == 127

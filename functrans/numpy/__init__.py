@@ -43,18 +43,7 @@ from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401
 
-float64 = _np.float64
-float32 = _np.float32
-float16 = _np.float16
-int64 = _np.int64
-int32 = _np.int32
-int8 = _np.int8
-uint64 = _np.uint64
-uint32 = _np.uint32
-uint8 = _np.uint8
-bool_ = _np.bool_
-complex64 = _np.complex64
-complex128 = _np.complex128
+from ._scalar_types import *  # noqa: F401,F403,E402
 dtype = _np.dtype
 pi = _np.pi
 e = _np.e
@@ -67,15 +56,14 @@ ndarray = Array
 from . import (_elementwise, _elementwise_select, _structural, _joining, _take,  # noqa: E402
                _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
                _extra_functional, _statistics, _polynomial, _gather_ops, _setops,
-               _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc)
+               _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types)
 
 __all__ = sorted(set(
     [n for m in (_elementwise, _elementwise_select, _structural, _joining, _take, _reductions,
                  _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
                  _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
-                 _misc, _float_bits, _bits, _ufunc) for n in m.__all__]
-    + ["linalg", "fft", "Array", "ndarray", "float64", "float32", "float16", "int64", "int32", "int8",
-       "uint64", "uint32", "uint8", "bool_", "complex64", "complex128", "dtype", "pi", "e", "inf", "nan",
+                 _misc, _float_bits, _bits, _ufunc, _scalar_types) for n in m.__all__]
+    + ["linalg", "fft", "Array", "ndarray", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma"]))
 euler_gamma = 0.5772156649015329
 

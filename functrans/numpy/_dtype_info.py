@@ -20,8 +20,7 @@ from ..typing import ArrayLike, DTypeLike
 __all__ = ["finfo", "iinfo", "promote_types", "result_type", "can_cast", "issubdtype",
            "isdtype", "generic", "number", "inexact", "floating", "complexfloating",
            "integer", "signedinteger", "unsignedinteger", "character", "flexible", "object_",
-           "int16", "uint16", "uint", "int_", "float_", "double", "single",
-           "cdouble", "csingle", "complex_"]
+           "int16", "uint16"]
 
 
 def _dt(x):
@@ -108,11 +107,3 @@ flexible = np.flexible
 object_ = np.object_
 int16 = np.int16
 uint16 = np.uint16
-uint = np.uint
-int_ = np.int64
-float_ = np.float64
-double = np.float64
-single = np.float32
-cdouble = np.complex128
-csingle = np.complex64
-complex_ = np.complex128
