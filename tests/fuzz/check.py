@@ -290,7 +290,10 @@ class Checker:
             self.compare("jit_cpu∘jvp", lambda: tangent(x, t), ty, max(_grad_scale([ty]), exact))
         self.compare("jvp(primal)", lambda: y, out, _scale(list(ref_all.values())))
         lhs, rhs = np.sum(c * ty, dtype=np.float64), np.sum(g * t, dtype=np.float64)
-        if np.isfinite(lhs) and np.isfinite(rhs) and np.all(np.isfinite(g)):
+        # an out-of-range array index: as JAX's default (promise_in_bounds) gather, the value
+        # and jvp read the clamped row while grad drops it, so the two need not agree
+        oob_rows = any(s.op == "oob_gather" for s in self.program.steps)
+        if np.isfinite(lhs) and np.isfinite(rhs) and np.all(np.isfinite(g)) and not oob_rows:
             # derivatives of cancelling terms: error on the scale of the values, not the sum
             size = float(np.sum(np.abs(c * ty), dtype=np.float64) + np.sum(np.abs(g * t))
                          + _scale(list(ref_all.values())))
