@@ -27,6 +27,11 @@ widths of a communicator, datatype and op handle):
   a workspace buffer, one copy) into the output buffer with those counts and datatypes (a
   derived receive type, built by functrans, places the chunks: no copy after the call).
 
+Complex operands too: the sums (``mpi_allreduce``, ``reduce_scatter``) with the datatype
+functrans passes, the host step's own (MPI's C complex types: the same call, the same
+bits; functrans keeps ``pmax``/``pmin`` of complex a host step, a TypeError as there), the
+moves as bytes.
+
 ``stats`` counts, as code is emitted, each kind's calls and the copies they make (at most
 one each: the operand packed member-major when the layout needs it, else made contiguous
 when it is a strided view): ``"<kind> calls"`` and ``"<kind> copies"`` for ``allreduce``,
@@ -199,7 +204,7 @@ def register_collectives(handle_bits) -> None:
     def fits(eqn, planner):
         return _nbytes(eqn.inputs[0].aval) < 2 ** 31 and eqn.inputs[1].aval.ndim == 1
 
-    @native("mpi_allreduce", fits)
+    @native("mpi_allreduce", fits, complex=True)     # complex: sum only (functrans asks)
     def emit_allreduce(lw, fn, eqn, ins, outs):
         x, h = ins
         n = int(np.prod(x.shape, dtype=np.int64))
@@ -217,7 +222,7 @@ def register_collectives(handle_bits) -> None:
             lw.release(temp)
         _count(lw, fn, h, eqn)
 
-    @native("mpi_collective", fits)
+    @native("mpi_collective", fits, complex=True)    # complex: sum, or bytes moved
     def emit_collective(lw, fn, eqn, ins, outs):
         x, h = ins
         kind, out_aval = eqn.params["kind"], eqn.outvars[0].aval

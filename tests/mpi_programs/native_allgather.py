@@ -12,7 +12,8 @@ results (jit with the shard_map inlined, and the body called directly) equal
 the host step's (mpi4py) and a numpy model bit for bit and count the same bytes; the
 emitted calls and copies (``llvm_mpi.stats``) are exactly the expected ones, and the
 rewritten body has no layout equation of its own. The primitive's impl and batching rule
-too, and the same emitters inside a fori_loop. Prints ``OK <count>`` on rank 0."""
+too, and the same emitters inside a fori_loop. complex64 / complex128 all_gather,
+psum_scatter, psum and ppermute are native too (counted in ``llvm_mpi.stats``). Prints ``OK <count>`` on rank 0."""
 import numpy as np
 
 import functrans as ft
@@ -25,9 +26,12 @@ from functrans.sharding import Mesh, P
 ft.distributed.initialize()
 n, me = ft.process_count(), ft.process_index()
 rng = np.random.default_rng(2)
-DTYPES = ("float32", "float64", "bool", "float16", "int8", "complex128", "int32", "uint8")
-NATIVE = {"float32", "float64", "bool", "complex128", "int32"}   # mpi_allgather in native code
-NATIVE_RS = {"float32", "float64", "int32"}     # psum_scatter / psum / ppermute in native code
+DTYPES = ("float32", "float64", "bool", "float16", "int8", "complex128", "int32", "uint8",
+          "complex64")
+NATIVE = {"float32", "float64", "bool", "complex128", "int32", "complex64"}  # mpi_allgather
+# psum_scatter / psum / ppermute in native code (complex: MPI's complex types, the host
+# step's own, so the same sums)
+NATIVE_RS = {"float32", "float64", "int32", "complex64", "complex128"}
 
 
 def ag_cases(k):
@@ -53,15 +57,16 @@ def rs_cases(k):
     return [((2 * k, 3 * k), "float32", 0, None), ((2 * k, 3 * k), "float64", 1, None),
             ((1, 3, 2 * k), "float32", 2, None), ((2, 2 * k, 3), "int32", 1, None),
             ((2 * k, 3 * k), "float64", 0, "T"), ((2 * k, 3 * k), "float64", 1, "T"),
-            ((2 * k, 3 * k + 1), "float32", 1, "slice"), ((2 * k, 4), "float16", 0, None)]
+            ((2 * k, 3 * k + 1), "float32", 1, "slice"), ((2 * k, 4), "float16", 0, None),
+            ((2 * k, 3 * k), "complex128", 1, None), ((2 * k, 3 * k), "complex64", 0, "T")]
 
 
 def data(shape, dtype):
     x = rng.normal(size=shape) * 100
     if dtype == "bool":
         return x > 0
-    if dtype == "complex128":
-        return x + 1j * rng.normal(size=shape)
+    if dtype.startswith("complex"):
+        return (x + 1j * rng.normal(size=shape)).astype(dtype)
     return x.astype(dtype)
 
 
@@ -80,15 +85,17 @@ def block_of(x, k, j):
 
 def body(ags, rss, ax):
     def f(*blocks):
-        a, r, p, q = blocks[:len(ags)], blocks[len(ags):-2], blocks[-2], blocks[-1]
+        a, r, (p, q, pc, qc) = blocks[:len(ags)], blocks[len(ags):-4], blocks[-4:]
         outs = [lax.all_gather(view(b, st), ax, axis=d, tiled=t)
                 for b, (_, _, d, t, st) in zip(a, ags)]
         outs += [lax.psum_scatter(view(b, st), ax, scatter_dimension=d, tiled=True)
                  for b, (_, _, d, st) in zip(r, rss)]
-        outs.append(lax.psum(p.T, ax))                                  # strided: one copy
-        outs.append(lax.psum(p, ax))                                    # dense: none
-        outs.append(lax.ppermute(q[:, 1:], ax, [(i, (i + 1) % N[ax]) for i in range(N[ax])]))
-        outs.append(lax.ppermute(q, ax, [(i, (i + 1) % N[ax]) for i in range(N[ax])]))
+        ring = [(i, (i + 1) % N[ax]) for i in range(N[ax])]
+        for p_, q_ in ((p, q), (pc, qc)):                  # real, then complex128 / complex64
+            outs.append(lax.psum(p_.T, ax))                             # strided: one copy
+            outs.append(lax.psum(p_, ax))                               # dense: none
+            outs.append(lax.ppermute(q_[:, 1:], ax, ring))              # strided: one copy
+            outs.append(lax.ppermute(q_, ax, ring))
         outs.append(q * 2)          # split on its last axis below: gathered natively
         return tuple(outs)
     return f
@@ -131,7 +138,7 @@ def expected(ags, rss):
     rs = [st is not None or np.prod(sh[:d]) > 1 for sh, dt, d, st in rss if dt in NATIVE_RS]
     # + 1 gather of the shard_map output split on its last axis (copied into place)
     return {"allgather": (len(ag) + 1, sum(ag) + 1), "reduce_scatter": (len(rs), sum(rs)),
-            "allreduce": (2, 1), "sendrecv": (2, 1)}
+            "allreduce": (4, 2), "sendrecv": (4, 2)}
 
 
 def check_mesh(mesh, ax, fresh=True):
@@ -142,9 +149,10 @@ def check_mesh(mesh, ax, fresh=True):
     ags, rss = ag_cases(k), rs_cases(k)
     xs = [data((k * sh[0],) + sh[1:] if sh else (), dt) for sh, dt, *_ in ags]
     xs += [data((k * sh[0],) + sh[1:], dt) for sh, dt, *_ in rss]
-    xs += [data((2 * k, 3), "float64"), data((2 * k, 3), "float32")]
+    xs += [data((2 * k, 3), "float64"), data((2 * k, 3), "float32"),
+           data((2 * k, 3), "complex128"), data((2 * k, 3), "complex64")]
     specs = tuple(P(ax) if x.ndim else P() for x in xs)
-    outs = (P(),) * (len(ags) + len(rss) + 4) + (P(None, ax),)
+    outs = (P(),) * (len(ags) + len(rss) + 8) + (P(None, ax),)
     sm = ft.shard_map(body(ags, rss, ax), mesh, in_specs=specs, out_specs=outs,
                       check_rep=False)
     host, host_stats = run(ft.jit(sm), xs, False)
@@ -167,8 +175,8 @@ def check_mesh(mesh, ax, fresh=True):
             if d not in ((pair,) if fresh else ((0, 0), pair)):
                 raise AssertionError(f"rank {me}, over {ax}: {d[0]} {kind} calls emitted "
                                      f"making {d[1]} copies, want {pair}")
-        for g_, h, case in zip(got, host, ags + rss + [("psum",)] * 2 + [("ppermute",)] * 2
-                               + [("output",)]):
+        extra = ([("psum",)] * 2 + [("ppermute",)] * 2) * 2 + [("output",)]
+        for g_, h, case in zip(got, host, ags + rss + extra):
             if bits(g_) != bits(h):
                 raise AssertionError(f"rank {me}, native {case} over {ax}: {g_} != {h}")
         if got_stats != host_stats:
