@@ -22,10 +22,11 @@ from functrans.sharding import Mesh, P
 ft.distributed.initialize()
 n, me = ft.process_count(), ft.process_index()
 rng = np.random.default_rng(1)
-DTYPES = ("float32", "float64", "bool", "float16", "int8", "complex128", "int32", "uint8")
+DTYPES = ("float32", "float64", "bool", "float16", "int8", "complex128", "int32", "uint8",
+          "complex64")
 # dtypes the LLVM backend keeps in native code (the others' equations are host steps:
 # the primitive's impl, the same MPI call on numpy buffers)
-NATIVE = {"float32", "float64", "bool", "complex128", "int32"}
+NATIVE = {"float32", "float64", "bool", "complex128", "int32", "complex64"}
 
 
 def cases(k):
@@ -52,8 +53,8 @@ def data(shape, dtype):
     x = rng.normal(size=shape) * 100
     if dtype == "bool":
         return x > 0
-    if dtype == "complex128":
-        return x + 1j * rng.normal(size=shape)
+    if dtype.startswith("complex"):
+        return (x + 1j * rng.normal(size=shape)).astype(dtype)
     return x.astype(dtype)
 
 

@@ -3,7 +3,7 @@ called from native code (``functrans.primitives.collectives_native``: MPI_Allgat
 MPI_Reduce_scatter_block, MPI_Alltoall with derived datatypes (every layout, and the copy
 count: native_alltoall.py), MPI_Sendrecv) against the same bodies with every
 collective a host step (mpi4py): bit-equal values for each dtype (bool and float16 too for
-the data moves), every axis argument, strided operands, over a 1-d mesh and each axis and
+the data moves, complex for the sums too), every axis argument, strided operands, over a 1-d mesh and each axis and
 both axes of a 2 x 2 mesh; the same ``comm_stats``; the rewrite really taken. Prints
 ``OK <count>`` on rank 0."""
 import numpy as np
@@ -17,6 +17,7 @@ from functrans.sharding import Mesh, P
 ft.distributed.initialize()
 n, me = ft.process_count(), ft.process_index()
 rng = np.random.default_rng(0)
+crng = np.random.default_rng(1)
 HOST = {"all_gather", "psum_scatter", "all_to_all", "ppermute", "psum", "pmax", "pmin"}
 
 
@@ -56,13 +57,16 @@ def same(name, f, mesh, spec, x, inlined=True):
 
 
 def data(shape, dtype):
+    if dtype.startswith("complex"):      # its own generator: the others' data unchanged
+        re, im = crng.normal(size=(2,) + shape) * 100
+        return (re + 1j * im).astype(dtype)
     x = rng.normal(size=shape) * 100
     if dtype == "bool":
         return x > 0
     return x.astype(dtype)
 
 
-DTYPES = ("float64", "float32", "int64", "int32", "bool", "float16")
+DTYPES = ("float64", "float32", "int64", "int32", "bool", "float16", "complex64")
 checks = 0
 meshes = [(Mesh((n,), ("i",)), P("i"), ("i",))]
 if n == 4:
@@ -72,7 +76,7 @@ for mesh, spec, axes in meshes:
         k = mesh.axis_size(ax)
         ring = [(j, (j + 1) % k) for j in range(k)]
         # (4 processes on a 2-core machine: fewer dtypes, the same code paths)
-        for dtype in DTYPES if n < 4 else ("float64", "int32", "bool"):
+        for dtype in DTYPES if n < 4 else ("float64", "int32", "bool", "complex128"):
             x = data((4 * n, 2 * k, 3), dtype)
             for axis in (0, 1, 2, 3):
                 same(f"all_gather {dtype} axis {axis} over {ax}",
