@@ -40,6 +40,10 @@ WORKSPACE = "workspace"   # in ``buffers``: the argument is the workspace's base
 # grows with the body, the run time the masks cost (~2 ns an iteration: 8% of sin(x)*2
 # on 1,000 doubles, ~1% of the 10-step sin chain's grad) does not
 FOLD_TAIL_EQNS = 32
+# a transposing kernel (``KernelEmitter._tile_axis``) walks TILE x TILE tiles when it has
+# at least TILE_MIN_ELEMENTS elements (fewer fit in cache as they are)
+TILE = 32
+TILE_MIN_ELEMENTS = 4096
 
 
 def collapse(shape, accesses):
@@ -243,8 +247,95 @@ class KernelEmitter:
         self.b.ret_void()
 
     def _loops(self, lo=None, hi=None):
-        """The kernel's loop nest; the outer loop over ``[lo, hi)`` when given."""
-        self._loop_nest(self.dims, self._body, lo, hi)
+        """The kernel's loop nest; the outer loop over ``[lo, hi)`` when given. A kernel
+        reading some input across its innermost axis (a transpose) walks tiles
+        (``_tile_axis``, ``_tiled_nest``)."""
+        j = self._tile_axis()
+        if j is None:
+            self._loop_nest(self.dims, self._body, lo, hi)
+        else:
+            self._tiled_nest(j, lo, hi)
+
+    def _tile_axis(self):
+        """The axis ``j`` to tile with the innermost one, or None: a kernel with no
+        reduction (tiling reorders nothing else) where some input steps far (a cache
+        line or more) along the innermost axis and by one element along ``j``. Walking
+        the output row-major would miss cache (and TLB) on every such read; tiles of
+        ``TILE`` x ``TILE`` keep both its rows and the output's in cache."""
+        dims = self.dims
+        if self.reduce_info or self.count_arg or len(dims) < 2:
+            return None
+        if dims[-1] < TILE or int(np.prod(dims, dtype=np.int64)) < TILE_MIN_ELEMENTS:
+            return None
+        for a in self.accesses.values():
+            if abs(a.strides[-1]) * a.dtype.itemsize < 64:
+                continue
+            for j in range(len(dims) - 2, -1, -1):
+                if a.strides[j] == 1 and dims[j] >= TILE:
+                    return j
+        return None
+
+    def _tiled_nest(self, j, lo, hi):
+        """Loops over ``self.dims`` with axes ``j`` and the last walked in tiles: the
+        other axes outside in order, then the tile loops of ``j`` and the last, then
+        the element loops, ``j``'s innermost: the input then streams along its unit
+        stride and the output's rows of the tile stay in cache (2048 x 1024 float32
+        ``a.T + 0``: 2.2 ms, against 5.9 ms with the last axis innermost and 11.5 ms
+        untiled; 32 beat 16 and 64 for float32 and float64); a tile at an edge is cut
+        short. The outer axis runs over ``[lo, hi)`` when given (a thread's share; any
+        split is exact: each element lies in one tile of one share)."""
+        dims, n = self.dims, len(self.dims)
+        last = n - 1
+        idxs = [None] * n
+        c = lambda v: ir.Constant(I64, v)
+        bounds = [(c(0), c(d)) for d in dims]
+        if lo is not None:
+            bounds[0] = (lo, hi)
+
+        def elements(tj, tl):
+            def col(k):
+                idxs[last] = k
+
+                def row(i):
+                    idxs[j] = i
+                    self._body(list(idxs))
+                self._range(tj, self._min(self.b.add(tj, c(TILE)), bounds[j][1]), 1, row)
+            self._range(tl, self._min(self.b.add(tl, c(TILE)), bounds[last][1]), 1, col)
+
+        def level(d):
+            if d == n:
+                self._range(bounds[j][0], bounds[j][1], TILE, lambda tj: self._range(
+                    bounds[last][0], bounds[last][1], TILE, lambda tl: elements(tj, tl)))
+                return
+            if d in (j, last):
+                level(d + 1)
+                return
+
+            def at(i):
+                idxs[d] = i
+                level(d + 1)
+            self._range(bounds[d][0], bounds[d][1], 1, at)
+        level(0)
+
+    def _min(self, x, y):
+        """The smaller of two i64 values."""
+        return self.b.select(self.b.icmp_signed("<", x, y), x, y)
+
+    def _range(self, start, end, step, body):
+        """``for i in range(start, end, step): body(i)``, bottom-tested: the caller
+        knows ``start < end``."""
+        pre = self.b.block
+        loop = self.fn.append_basic_block("tloop")
+        self.b.branch(loop)
+        self.b.position_at_end(loop)
+        i = self.b.phi(I64)
+        i.add_incoming(start, pre)
+        body(i)
+        nxt = self.b.add(i, ir.Constant(I64, step), flags=("nuw", "nsw"))
+        i.add_incoming(nxt, self.b.block)
+        done = self.fn.append_basic_block("tdone")
+        self.b.cbranch(self.b.icmp_signed("<", nxt, end), loop, done)
+        self.b.position_at_end(done)
 
     def _emit_parallel(self):
         """The loops go into a body function run by the thread pool over shares of the
