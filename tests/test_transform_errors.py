@@ -90,7 +90,8 @@ ERRORS = {
         TypeError, r"false_fun returns f32"),
     "switch branch": (lambda: lax.switch(1, [lambda a: a, lambda a: a, lambda a: a[0]], _X),
                       TypeError, r"branch 2 has type f64\[\]"),
-    "cond predicate": (lambda: lax.cond(1.5, lambda a: a, lambda a: a, _X), TypeError, "boolean"),
+    "cond predicate": (lambda: lax.cond(2.0 + 0j, lambda a: a, lambda a: a, _X), TypeError,
+                       "boolean or a real number"),
     "while reverse mode": (
         lambda: ft.grad(lambda x: lax.while_loop(lambda c: c < 3, lambda c: c * 2, x))(1.0),
         TypeError, r"while_loop.*lax\.scan.*fori_loop"),
