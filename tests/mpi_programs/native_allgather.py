@@ -18,10 +18,11 @@ import numpy as np
 
 import functrans as ft
 from functrans import lax
-from functrans.primitives.collectives_native import _handles, native_body, native_collectives
+from functrans.primitives.collectives_native import _handles, native_body
 from functrans.primitives.collectives_native import stats as rewrites
 from functrans.primitives.collectives_native_alltoall import allgather_plan, mpi_allgather_p
 from functrans.sharding import Mesh, P
+from native_common import bits, run
 
 ft.distributed.initialize()
 n, me = ft.process_count(), ft.process_index()
@@ -102,20 +103,6 @@ def body(ags, rss, ax):
 
 
 N = {}
-
-
-def run(g, xs, native):
-    before = native_collectives(native)
-    try:
-        g(*xs)
-        values, counted = ft.distributed.measure_comm(lambda: g(*xs))
-    finally:
-        native_collectives(before)
-    return [np.asarray(v) for v in values], counted
-
-
-def bits(a):
-    return a.dtype, a.shape, a.tobytes()
 
 
 def models(xs, ags, rss, k, i):

@@ -18,6 +18,7 @@ from functrans.primitives.collectives_native import stats as rewrites
 from functrans.primitives.collectives_native_alltoall import (alltoall_plan, alltoall_shape,
                                                             mpi_alltoall_p)
 from functrans.sharding import Mesh, P
+from native_common import bits, run
 
 ft.distributed.initialize()
 n, me = ft.process_count(), ft.process_index()
@@ -79,20 +80,6 @@ def body(cs, ax):
         outs.append(lax.all_to_all(blocks[2].transpose(1, 0)[:, :k], ax, 1, 0, tiled=False))
         return tuple(outs)
     return f
-
-
-def run(g, xs, native):
-    before = native_collectives(native)
-    try:
-        g(*xs)
-        values, counted = ft.distributed.measure_comm(lambda: g(*xs))
-    finally:
-        native_collectives(before)
-    return [np.asarray(v) for v in values], counted
-
-
-def bits(a):
-    return a.dtype, a.shape, a.tobytes()
 
 
 def check_mesh(mesh, ax, fresh=True):
