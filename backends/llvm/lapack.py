@@ -149,6 +149,11 @@ def nonfinite_status(lw, fn, ptr, rdt, count, status) -> None:
     fn.loop(count, check)
 
 
+def stack_count(aval) -> int:
+    """How many matrices a stack of shape ``(..., m, n)`` holds (1 for one matrix)."""
+    return int(np.prod(aval.shape[:-2], dtype=np.int64))
+
+
 def fill_if_failed(lw, fn, info, ptrs_sizes, dt):
     failed = fn.b.icmp_signed("!=", fn.b.load(info, typ=I32), ir.Constant(I32, 0))
     nan = const(dt, float("nan"))         # complex: nan + 0j, as numpy's np.full
@@ -163,7 +168,7 @@ def cholesky_real(lw, fn, eqn, ins, outs):
     """Real ``cholesky`` (``?potrf``); ``lapack_decomp`` registers it beside the complex."""
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if n == 0 or nb == 0:
         return
     dt = a.dtype
@@ -211,7 +216,7 @@ def _supports_solve(eqn, planner):
 def _solve(lw, fn, eqn, ins, outs):
     a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
     n, k = a.shape[-1], b.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if n == 0 or k == 0 or nb == 0:
         return
     dt = a.dtype
@@ -246,7 +251,7 @@ def det_real(lw, fn, eqn, ins, outs):
     # has its factorization, with a zero pivot: det 0, as numpy.
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     dt = a.dtype
     ft = lltype(dt)
     out = fn.ptr(outs[0])
@@ -296,7 +301,7 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
     a, b = eqn.inputs[0].aval, eqn.inputs[1].aval
     p = eqn.params
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     rows, cols = b.shape[-2:]
     if n == 0 or rows == 0 or cols == 0 or nb == 0:
         return
@@ -347,7 +352,7 @@ def qr_real(lw, fn, eqn, ins, outs):
     # routines numpy.linalg.qr calls, so the same signs
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     k = min(m, n)
     qcols = eqn.outvars[0].aval.shape[-1]
     rrows = eqn.outvars[1].aval.shape[-2]

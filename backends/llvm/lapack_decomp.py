@@ -26,7 +26,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .equations import NATIVE, if_then, native
 from .lapack import (available, char_cell, cholesky_real, column_major, det_real,
-                     fill_if_failed, int_cell, nonfinite_status, qr_real, routine_decl)
+                     fill_if_failed, int_cell, nonfinite_status, qr_real, routine_decl, stack_count)
 from .lapack_eig import Bufs, cast_complex, double_column_major
 from .ops_complex import make
 from .lltypes import F64, I32, I64, const, lltype
@@ -61,7 +61,7 @@ def _cholesky(lw, fn, eqn, ins, outs):
     if a.dtype.kind != "c":
         return cholesky_real(lw, fn, eqn, ins, outs)
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if n == 0 or nb == 0:
         return
     cdt, kdt = a.dtype, np.dtype(np.complex128)
@@ -98,7 +98,7 @@ def _complex_slogdet(lw, fn, a, val, finish):
     product, in order), log = the sum of ``log(hypot(u_ii))``; info > 0 gives 0 and
     -inf. ``finish(bi, sign_re, sign_im, log)`` stores matrix ``bi``'s results."""
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     kdt = np.dtype(np.complex128)
     bufs = Bufs(lw, fn)
     mats = double_column_major(lw, fn, bufs, val, a, kdt)
@@ -149,7 +149,7 @@ def _complex_slogdet(lw, fn, a, val, finish):
 def _complex_det_or_slogdet(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     cdt = a.dtype
     ct = lltype(cdt)
     outs_p = [fn.ptr(o) for o in outs]
@@ -200,7 +200,7 @@ def _slogdet(lw, fn, eqn, ins, outs):
     if a.dtype.kind == "c":
         return _complex_det_or_slogdet(lw, fn, eqn, ins, outs)
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     dt = a.dtype
     ft = lltype(dt)
     sign_out, log_out = fn.ptr(outs[0]), fn.ptr(outs[1])
@@ -303,7 +303,7 @@ def _svd(lw, fn, eqn, ins, outs):
         return _complex_svd(lw, fn, eqn, ins, outs)
     m, n = a.shape[-2:]
     k = min(m, n)
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if nb == 0:
         return
     dt = a.dtype
@@ -366,7 +366,7 @@ def _lu(lw, fn, eqn, ins, outs):
     # holding inf or NaN (LAPACK's result is undefined there)
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if nb == 0:
         return
     dt = a.dtype
@@ -430,7 +430,7 @@ def _qr(lw, fn, eqn, ins, outs):
     # matrix has no reflectors: its complete Q is the identity (for real input too)
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     qdt, qcols = a.dtype, eqn.outvars[0].aval.shape[-1]
     if nb == 0 or m == 0 or qcols == 0:
         return
@@ -449,7 +449,7 @@ def _qr(lw, fn, eqn, ins, outs):
 def _complex_qr(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     k = min(m, n)
     qcols, rrows = eqn.outvars[0].aval.shape[-1], eqn.outvars[1].aval.shape[-2]
     cdt, kdt = a.dtype, np.dtype(np.complex128)
@@ -517,7 +517,7 @@ def _complex_svd(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
     k = min(m, n)
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if nb == 0:
         return
     cdt, kdt = a.dtype, np.dtype(np.complex128)

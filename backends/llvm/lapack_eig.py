@@ -25,7 +25,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .equations import if_then, native
 from .lapack import (available, char_cell, column_major, int_cell, nonfinite_status,
-                     routine_decl)
+                     routine_decl, stack_count)
 from .lltypes import F64, I32, I64, const, lltype
 from .ops_complex import make
 
@@ -88,7 +88,7 @@ class Bufs:
 def _eig(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if n == 0 or nb == 0:
         return
     cplx = a.dtype.kind == "c"

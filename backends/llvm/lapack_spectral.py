@@ -34,7 +34,7 @@ import numpy as np
 
 from .equations import if_then, native
 from .lapack import available, char_cell, fill_if_failed, int_cell, nonfinite_status, \
-    routine_decl
+    routine_decl, stack_count
 from .lapack_eig import Bufs, cast_complex, double_column_major
 from .lltypes import F64, I32, I64, const, lltype
 from .ops_complex import make
@@ -188,7 +188,7 @@ def _narrow(b, v, dt):
 def _eigh(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if n == 0 or nb == 0:
         return
     vdt, wdt = a.dtype, eqn.outvars[1].aval.dtype
@@ -274,7 +274,7 @@ def _scale_column(lw, fn, u, s, kdt, m, ell, cutoff):
 def _pinv(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if nb == 0 or m == 0 or n == 0:
         return
     k, pdt = min(m, n), a.dtype

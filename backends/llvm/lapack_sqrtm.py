@@ -25,7 +25,7 @@ import numpy as np
 from .blas import gemm_calls, has_gemm
 from .equations import if_then, native
 from .lapack import available, char_cell, column_major, int_cell, nonfinite_status, \
-    routine_decl
+    routine_decl, stack_count
 from .lapack_eig import Bufs, cast_complex
 from .lapack_schur import gees_lwork
 from .lltypes import C128, F64, I32, I64, const, lltype
@@ -109,7 +109,7 @@ def _triangular_root(lw, fn, n, t, r, acc):
 def _sqrtm(lw, fn, eqn, ins, outs):
     a = eqn.inputs[0].aval
     n = a.shape[-1]
-    nb = int(np.prod(a.shape[:-2], dtype=np.int64))
+    nb = stack_count(a)
     if n == 0 or nb == 0:
         return
     cdt = np.dtype(eqn.outvars[0].aval.dtype)
