@@ -315,7 +315,9 @@ def test_thread_counts_follow_the_cores_other_processes_leave_free(monkeypatch):
     assert threads.balance(now=0.1) == 2                           # not re-checked yet
     assert threads.balance(now=1.0) == 4 and seen == [2, 4]
     monkeypatch.setattr(threads, "_runnable_now", lambda: 4 + 9)   # a crowded machine
-    assert threads.balance(now=2.0) == 1 and seen[-1] == 1
+    assert threads.balance(now=2.0) == 4 and seen[-1] == 4         # seen once: not yet
+    assert threads.balance(now=2.01) == 4                          # confirmed 20 ms on
+    assert threads.balance(now=2.0 + threads.DROP_CONFIRM_SECONDS) == 1 and seen[-1] == 1
     threads._NTHREADS.value = threads._LAUNCHED[0]                 # leave the pool as found
 
 

@@ -51,6 +51,33 @@ def test_unknown_counts_leave_every_core(monkeypatch):
     assert threads.free_cores(1) == 2
 
 
+def test_fewer_cores_must_still_be_free_a_moment_later(monkeypatch):
+    # a process living a millisecond can be in all of free_cores' readings (they are
+    # ~0.1 ms apart); a second check DROP_CONFIRM_SECONDS later must agree before a core
+    # is given up, while more cores are taken at once
+    for var in threads._LIMIT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    seen, others = [], [0]
+    monkeypatch.setattr(threads, "BLAS_SETTERS", [seen.append])
+    monkeypatch.setattr(threads, "usable_cores", lambda: 2)
+    monkeypatch.setattr(threads, "_STATE", {"checked": -1e9, "in use": None, "drop seen": None})
+    monkeypatch.setattr(threads, "_own_runnable", lambda: 1)
+    monkeypatch.setattr(threads, "_runnable_now", lambda: 1 + others[0])
+    wait = threads.DROP_CONFIRM_SECONDS
+    assert threads.balance(now=0.0) == 2 and seen == [2]
+    others[0] = 1                                     # a blip...
+    assert threads.balance(now=1.0) == 2 and seen == [2]
+    others[0] = 0                                     # ...gone at the confirming check
+    assert threads.balance(now=1.0 + wait) == 2 and seen == [2]
+    others[0] = 1                                     # a busy process: seen twice
+    assert threads.balance(now=2.0) == 2
+    assert threads.balance(now=2.0 + wait / 2) == 2   # too soon to confirm
+    assert threads.balance(now=2.0 + wait) == 1 and seen == [2, 1]
+    others[0] = 0                                     # it ends: the core back at once
+    assert threads.balance(now=3.0) == 2 and seen == [2, 1, 2]
+    threads._NTHREADS.value = threads._LAUNCHED[0]
+
+
 def test_a_late_blas_gets_the_count_in_use(monkeypatch):
     seen = []
 
