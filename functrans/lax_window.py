@@ -6,7 +6,7 @@ between elements, then the low/high padding; negative padding crops); every wind
 is then one strided slice, and the taps are combined with the monoid, starting from the
 initial value, which enters once per window (as JAX computes it: padding adds nothing). Each step is a primitive with all its rules, so the result has
 JVPs, transposes (the sum's is a pad-and-scatter of the cotangent, a max's routes it to
-the chosen element) and batching without rules of its own. The cost is one slice per
+the first maximum of the window, as JAX's) and batching without rules of its own. The cost is one slice per
 window tap, which suits pooling windows (2×2, 3×3), not huge windows.
 
 >>> import numpy as np
@@ -85,12 +85,27 @@ def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callab
     out = tuple(max(0, (n - e) // s + 1) if n >= e else 0
                 for n, e, s in zip(size, eff, strides))
     acc = broadcast_in_dim(init, out, ()) if a.ndim else init
-    for tap in np.ndindex(*wd):
+    for i, tap in enumerate(np.ndindex(*wd)):
         start = tuple(k * d for k, d in zip(tap, wdil))
         limit = tuple(st + (o - 1) * s + 1 if o else st
                       for st, o, s in zip(start, out, strides))
-        acc = op(acc, lax_slice(xp, start, limit, strides))
+        acc = _combine(op, acc, lax_slice(xp, start, limit, strides), i == 0)
     return acc
+
+
+def _combine(op, acc, tap, first):
+    """``op(acc, tap)``; a max/min keeps the earlier window element on a tie, so its
+    derivative goes wholly to the first maximum of each window, as JAX's (XLA's
+    select-and-scatter), not half to each as ``lax.max``'s. A NaN still wins."""
+    if op not in (elementwise.max, elementwise.min) or get_aval(tap).dtype.kind == "c":
+        return op(acc, tap)
+    beats = elementwise.gt if op is elementwise.max else elementwise.lt
+    if first:  # the initial value only: ties go to the element
+        beats = elementwise.ge if op is elementwise.max else elementwise.le
+    take = beats(tap, acc)
+    if get_aval(tap).dtype.kind == "f":
+        take = elementwise.bitwise_or(take, elementwise.ne(tap, tap))
+    return elementwise.select_n(take, acc, tap)
 
 
 def _helper(computation, identity):

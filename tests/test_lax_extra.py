@@ -41,6 +41,25 @@ def test_reduce_window_matches_jax(j):
         np.testing.assert_allclose(ft.vjp(f, x)[1](ct)[0], r[f"g{j}"], rtol=1e-12)
 
 
+def test_reduce_window_max_min_grad_goes_to_first_tie_as_jax():
+    # JAX 0.10.2 (select-and-scatter): each window's cotangent goes wholly to its first
+    # maximum (minimum); an elementwise-max fold split it in halves on ties (max pooling)
+    x = np.array([2., 2., 1., 3., 3.])
+
+    def g(op, pad, init):
+        return ft.grad(lambda z: lax.reduce_window(z, init, op, (2,), (1,), pad).sum())
+    np.testing.assert_array_equal(g(lax.max, "VALID", -np.inf)(x), [1., 1., 0., 2., 0.])
+    np.testing.assert_array_equal(ft.jit(g(lax.max, "SAME", -np.inf))(x), [1., 1., 0., 2., 1.])
+    np.testing.assert_array_equal(g(lax.min, "VALID", np.inf)(x), [1., 0., 2., 1., 0.])
+    xt = np.array([[1., 1., 2.], [2., 0., 2.], [1., 2., 2.]])
+    pool = ft.grad(lambda z: lax.reduce_window(z, -np.inf, lax.max, (2, 2), (1, 1),
+                                               "SAME").sum())
+    np.testing.assert_array_equal(ft.vmap(pool)(np.stack([xt, xt])),
+                                  [[[0., 0., 2.], [2., 0., 2.], [0., 2., 1.]]] * 2)
+    nan = lax.reduce_window(np.array([1., np.nan, 0.]), -np.inf, lax.max, (2,), (1,))
+    np.testing.assert_array_equal(nan, [np.nan, np.nan])
+
+
 CUM_GRADS_JAX = """cumsum False [[6.0, 6.0, 5.0, 3.0], [22.0, 18.0, 13.0, 7.0]]
 cumsum True [[0.0, 1.0, 3.0, 6.0], [4.0, 9.0, 15.0, 22.0]]
 cumprod False [[-9.6, 2.4, -1.26, -2.16], [1.22, -13.9, 5.4, -0.98]]
