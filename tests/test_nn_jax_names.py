@@ -129,3 +129,55 @@ def test_attention_residual_is_logsumexp_of_logits():
     np.testing.assert_allclose(res, want, rtol=1e-13)
     out1, res1 = nn.dot_product_attention(q[0], k[0], k[0], return_residual=True)
     np.testing.assert_allclose(res1, want[0], rtol=1e-13)
+
+
+# rows with +-inf and nan; the values and gradients jax.nn / jax.scipy.special 0.10.2 give
+# (x64) for them: a +inf entry makes a softmax row NaN (inf - inf), as JAX and scipy have it
+_I, _N = np.inf, np.nan
+_SPECIAL_ROWS = np.array([[1., _I], [-_I, -_I], [_I, _I], [_I, -_I], [1., _N], [-_I, 1.]])
+_SPECIAL_WANT = {
+    "softmax": [[_N, _N], [_N, _N], [_N, _N], [_N, _N], [_N, _N], [0.0, 1.0]],
+    "log_softmax": [[_N, _N], [_N, _N], [_N, _N], [_N, _N], [_N, _N], [-_I, 0.0]],
+    "softmax_where": [[1.0, 0.0], [_N, 0.0], [_N, 0.0], [_N, 0.0], [1.0, 0.0], [_N, 0.0]],
+    "log_softmax_where": [[0.0, -_I], [_N, -_I], [_N, -_I], [_N, -_I], [0.0, -_I],
+                          [_N, -_I]],
+    "logsumexp": [_I, -_I, _I, _I, _N, 1.0],
+    "logsumexp_where": [1.0, -_I, _I, _I, 1.0, -_I],
+    "logsumexp_b0": [_I, -_I, _I, -_I, _N, 1.0],
+    "softmax_grad": [[_N, _N], [_N, _N], [_N, _N], [_N, _N], [_N, _N], [0.0, 0.0]],
+    "log_softmax_grad": [[_N, _N], [_N, _N], [_N, _N], [_N, _N], [_N, _N], [1.0, -1.0]],
+    "logsumexp_grad": [[0.0, _N], [_N, _N], [_N, _N], [_N, 0.0], [_N, _N], [0.0, 1.0]],
+    "logsumexp_where_grad": [[1.0, 0.0], [_N, 0.0], [_N, 0.0], [_N, 0.0], [1.0, 0.0],
+                             [_N, 0.0]],
+}
+
+
+def _special_case(name):
+    from functrans.scipy import special
+    wm, wt = np.array([True, False]), np.array([1.0, 2.0])
+    rows = {
+        "softmax": special.softmax, "log_softmax": special.log_softmax,
+        "softmax_where": lambda r: nn.softmax(r, where=wm),
+        "log_softmax_where": lambda r: nn.log_softmax(r, where=wm),
+        "logsumexp": special.logsumexp,
+        "logsumexp_where": lambda r: special.logsumexp(r, where=wm),
+        "logsumexp_b0": lambda r: special.logsumexp(r, b=np.array([0.0, 1.0])),
+        "softmax_grad": ft.grad(lambda r: fnp.sum(nn.softmax(r) * wt)),
+        "log_softmax_grad": ft.grad(lambda r: fnp.sum(nn.log_softmax(r) * wt)),
+        "logsumexp_grad": ft.grad(nn.logsumexp),
+        "logsumexp_where_grad": ft.grad(lambda r: nn.logsumexp(r, where=wm)),
+    }
+    return rows[name]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # inf - inf, on purpose
+@pytest.mark.parametrize("name", sorted(_SPECIAL_WANT))
+def test_softmax_logsumexp_special_values_are_jaxs(name):
+    """softmax([1, inf]) is [nan, nan] (it was [0, nan]); logsumexp's b == 0 drops an
+    entry even when it is infinite; where= masks give JAX's 0 / -inf outside; eager, jit
+    and vmap alike."""
+    f, want = _special_case(name), np.array(_SPECIAL_WANT[name])
+    rows = [np.asarray(f(r)) for r in _SPECIAL_ROWS]
+    np.testing.assert_array_equal(np.array(rows), want, err_msg="eager")
+    np.testing.assert_array_equal(np.asarray(ft.jit(ft.vmap(f))(_SPECIAL_ROWS)), want,
+                                  err_msg="jit(vmap)")

@@ -163,11 +163,16 @@ def _reduced_shape(shape, axes):
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
-def _safe_max(x, axes):
-    """max over ``axes`` (kept), with non-finite maxima replaced by 0, gradient stopped."""
-    m = fnp.max(x, axis=axes, keepdims=True)
-    m = fnp.where(fnp.isfinite(m), m, fnp.zeros_like(m))
-    return _stop_gradient(m)
+def _masked_max(x, axes, where):
+    """max over ``axes`` (kept) of the entries in ``where``, -inf where none is (JAX's
+    ``max(x, where=where, initial=-inf)``)."""
+    if where is None:
+        return fnp.max(x, axis=axes, keepdims=True)
+    return fnp.max(x, axis=axes, keepdims=True, where=where, initial=-np.inf)
+
+
+def _sum_kept(x, axes, where):
+    return fnp.sum(x, axis=axes, keepdims=True, where=where)
 
 
 def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
@@ -177,8 +182,10 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     """``log(sum(b * exp(a)))`` over ``axis``, stable for large and ``-inf`` entries;
     only the entries in ``where`` are summed when it is given.
 
-    With ``return_sign`` (for weights ``b`` of either sign) returns
-    ``(log|sum|, sign(sum))``.
+    JAX's formula step for step, so its special values are JAX's: an entry whose weight
+    ``b`` is 0 takes no part (even an infinite one), ``+inf`` and ``-inf`` together give
+    ``inf``, a NaN gives NaN, and a negative sum gives NaN (``return_sign`` gives
+    ``(log|sum|, sign(sum))`` instead).
 
     >>> import functrans.numpy as fnp
     >>> round(float(logsumexp(fnp.log(fnp.asarray([1.0, 3.0])))), 6)
@@ -189,9 +196,8 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     if any(a.shape[i] == 0 for i in axes):
         raise ValueError(f"logsumexp: zero-size reduction over axes {axes} of an array of "
                          f"shape {tuple(a.shape)}")
-    a = _masked(a, where, -np.inf)
-    m = _safe_max(a, axes)
-    e = _masked(fnp.exp(a - m), where, 0.0)
+    if where is not None:
+        a = fnp.where(where, a, fnp.zeros_like(a))
     if b is not None:
         b = fnp.asarray(b)
         try:
@@ -199,23 +205,27 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
         except ValueError:
             raise ValueError(f"logsumexp: b of shape {tuple(b.shape)} does not broadcast "
                              f"against a of shape {tuple(a.shape)}") from None
-        e = b * e
-    s = fnp.sum(e, axis=axes, keepdims=True)
-    sign = None
-    if return_sign:
-        sign = fnp.sign(s)
+        dt = fnp.result_type(a, b)
+        a, b = fnp.asarray(a, dt), fnp.asarray(b, dt)
+        a = fnp.where(b != 0, a, fnp.full_like(a, -np.inf))
+    m = _masked_max(fnp.real(a), axes, where)
+    m = _stop_gradient(fnp.where(fnp.isfinite(m), m, fnp.zeros_like(m)))
+    e = fnp.exp(a - m.astype(a.dtype))
+    if b is not None:
+        e = e * b
+    s = _sum_kept(e, axes, where)
+    sign = fnp.sign(s)
+    if return_sign or s.dtype.kind != "c":
         s = fnp.abs(s)
-    out = fnp.log(s) + m
+    out = fnp.log(s) + m.astype(s.dtype)
     if not keepdims:
         shape = _reduced_shape(out.shape, axes)
-        out = fnp.reshape(out, shape)
-        sign = fnp.reshape(sign, shape) if sign is not None else None
-    return (out, sign) if return_sign else out
-
-
-def _masked(x, where, fill):
-    """x with the entries outside ``where`` replaced by ``fill`` (x when where is None)."""
-    return x if where is None else fnp.where(where, x, fill)
+        out, sign = fnp.reshape(out, shape), fnp.reshape(sign, shape)
+    if return_sign:
+        return out, sign
+    if b is not None and out.dtype.kind != "c":
+        out = fnp.where(sign < 0, fnp.full_like(out, np.nan), out)
+    return out
 
 
 def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1,
@@ -223,20 +233,26 @@ def softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1,
     """``exp(x) / sum(exp(x))`` along ``axis`` (an int or a tuple); entries outside
     ``where`` take no part and give 0.
 
+    JAX's formula step for step: a ``+inf`` entry makes its whole row NaN (``inf/inf``),
+    as ``jax.nn.softmax`` and ``scipy.special.softmax`` give it.
+
     >>> import functrans.numpy as fnp
     >>> softmax(fnp.asarray([0.0, 0.0])).tolist()
     [0.5, 0.5]
     """
     x = _float(x)
     axes = canonicalize_axes(axis, x.ndim)
-    xs = _masked(x, where, -np.inf)
-    e = _masked(fnp.exp(xs - _safe_max(xs, axes)), where, 0.0)
-    return e / fnp.sum(e, axis=axes, keepdims=True)
+    m = _masked_max(x, axes, where)
+    xs = x if where is None else fnp.where(where, x, fnp.full_like(x, -np.inf))
+    e = fnp.exp(xs - _stop_gradient(m))
+    out = e / _sum_kept(e, axes, where)
+    return out if where is None else fnp.where(where, out, fnp.zeros_like(out))
 
 
 def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1,
                 where: ArrayLike | None = None) -> Array:
-    """``x - logsumexp(x)`` along ``axis``; entries outside ``where`` give ``-inf``.
+    """``x - logsumexp(x)`` along ``axis``; entries outside ``where`` give ``-inf``
+    (JAX's formula step for step: a ``+inf`` entry makes its whole row NaN).
 
     >>> import functrans.numpy as fnp
     >>> [round(v, 6) for v in log_softmax(fnp.asarray([0.0, 0.0])).tolist()]
@@ -244,10 +260,11 @@ def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = -1,
     """
     x = _float(x)
     axes = canonicalize_axes(axis, x.ndim)
-    xs = _masked(x, where, -np.inf)
-    shifted = xs - _safe_max(xs, axes)
-    total = fnp.sum(_masked(fnp.exp(shifted), where, 0.0), axis=axes, keepdims=True)
-    return _masked(shifted - fnp.log(total), where, -np.inf)
+    m = _masked_max(x, axes, where)
+    xs = x if where is None else fnp.where(where, x, fnp.full_like(x, -np.inf))
+    shifted = xs - _stop_gradient(m)
+    out = shifted - fnp.log(_sum_kept(fnp.exp(shifted), axes, where))
+    return out if where is None else fnp.where(where, out, fnp.full_like(out, -np.inf))
 
 
 def logmeanexp(x: ArrayLike, axis: int | Sequence[int] | None = None,

@@ -61,15 +61,17 @@ def logit(x: ArrayLike) -> Array:
 
 def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
               b: ArrayLike | None = None, keepdims: bool = False,
-              return_sign: bool = False) -> Array | tuple[Array, Array]:
+              return_sign: bool = False,
+              where: ArrayLike | None = None) -> Array | tuple[Array, Array]:
     """log(sum(b * exp(a))) over ``axis``, stable; with ``return_sign`` (weights of
-    either sign) returns ``(log|sum|, sign)``.
+    either sign) returns ``(log|sum|, sign)``; only the entries in ``where`` count.
 
     >>> from functrans.scipy.special import logsumexp
     >>> round(float(logsumexp(_fnp.array([0.0, 0.0]))), 12)
     0.69314718056
     """
-    return _nn.logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
+    return _nn.logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign,
+                         where=where)
 
 
 def softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
