@@ -185,6 +185,17 @@ def test_bernoulli_numbers_and_errors():
         fss.factorial(3, exact=True)
 
 
+def test_polygamma_derivatives_at_positive_integers():
+    # trigamma's reflection branch (1/sin^2(pi x)) is unselected at x >= 1/2 but was
+    # still differentiated: at integers its infinite derivative turned grad into NaN
+    x = np.array([1.0, 2.0, 3.0, 0.25])
+    for n in (0, 1, 2):
+        got = ft.vmap(ft.grad(lambda v: fss.polygamma(n, v)))(x)
+        np.testing.assert_allclose(np.asarray(got), sps.polygamma(n + 1, x), rtol=1e-12)
+    got2 = ft.vmap(ft.grad(ft.grad(fss.digamma)))(x)
+    np.testing.assert_allclose(np.asarray(got2), sps.polygamma(2, x), rtol=1e-12)
+
+
 def test_incomplete_functions_differentiate_in_their_shape_parameters():
     h = 1e-6
     for f, args, i in ((fss.gammainc, (2.5, 1.3), 0), (fss.gammaincc, (2.5, 4.1), 0),

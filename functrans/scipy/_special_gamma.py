@@ -223,7 +223,9 @@ def trigamma(x):
     reflect = x < t(0.5)
     xr = fnp.where(reflect, t(1) - x, x)
     base = zeta(t(2) * fnp.ones_like(xr), xr)
-    frac = x - fnp.round(x)
+    # the reflected branch only where it is taken: elsewhere sin(pi frac) can be 0 (x an
+    # integer >= 1), and the unselected branch's infinite derivative would make grad NaN
+    frac = fnp.where(reflect, x - fnp.round(x), t(0.5))
     s = fnp.sin(t(math.pi) * frac)
     refl = t(math.pi ** 2) / (s * s) - base
     out = fnp.where(reflect, refl, base)
