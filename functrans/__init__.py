@@ -39,6 +39,7 @@ from . import typing  # noqa: F401,E402  (ArrayLike, DTypeLike, Shape)
 from . import scipy  # noqa: F401,E402  (already loaded: lax's special functions live there)
 from . import ops  # noqa: F401,E402  (jax.ops: segment_sum and friends)
 from . import dtypes  # noqa: F401,E402  (jax.dtypes: float0, canonicalize_dtype...)
+from . import flatten_util  # noqa: F401,E402  (jax.flatten_util.ravel_pytree)
 from .device import Device, host_device  # noqa: E402
 from .jit import jit_switch as _jit_switch  # noqa: E402
 
@@ -56,7 +57,7 @@ __all__ = [
     "Array", "device_put", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
-    "disable_jit", "scipy", "typing", "ops", "dtypes",
+    "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util",
 ]
 
 

@@ -375,3 +375,27 @@ def test_jax_dtypes_module_and_float0_tangents():
     assert (out.item(), t.item()) == (6.0, 3.0)
     assert dtypes.canonicalize_dtype(float) == np.float64 and dtypes.itemsize_bits(dtypes.float0) == 0
     assert dtypes.scalar_type_of(np.int8(1)) is int and not dtypes.issubdtype(np.uint32, dtypes.prng_key)
+
+
+def test_flatten_util_ravel_pytree_as_jax():
+    """jax.flatten_util.ravel_pytree (a ported DP-SGD program raised ModuleNotFoundError):
+    tree_flatten order, promoted dtype, casts back on unravel, empty tree float32, equal
+    unravel functions (a jit static argument), and flat vectors under grad / vmap / jit."""
+    from functrans.flatten_util import ravel_pytree
+    tree = {"w": np.arange(6.).reshape(2, 3), "b": (np.ones(2, np.int32), 3.0)}
+    flat, unravel = ravel_pytree(tree)
+    assert flat.dtype == np.float64 and flat.tolist() == [1., 1., 3., 0., 1., 2., 3., 4., 5.]
+    back = unravel(flat + 0.5)
+    assert back["b"][0].dtype == np.int32 and back["b"][0].tolist() == [1, 1]
+    assert back["w"].shape == (2, 3) and back["w"][1, 2] == 5.5
+    with pytest.raises(TypeError, match="dtype"):
+        unravel(flat.astype(np.float32))
+    empty, un0 = ravel_pytree({})
+    assert empty.shape == (0,) and empty.dtype == np.float32 and un0(empty) == {}
+    assert ravel_pytree(tree)[1] == unravel and hash(ravel_pytree(tree)[1]) == hash(unravel)
+    p = {"a": np.array([1., 2.]), "c": np.array(3.)}
+    f, un = ravel_pytree(p)
+    loss = lambda v: fnp.sum(un(v)["a"] ** 2) * un(v)["c"]  # noqa: E731
+    np.testing.assert_allclose(ft.jit(ft.grad(loss))(f), [6., 12., 5.])
+    per = ft.vmap(lambda t: ravel_pytree(t)[0])({"a": np.ones((4, 2)), "c": np.arange(4.)})
+    assert per.shape == (4, 3) and per[:, 2].tolist() == [0., 1., 2., 3.]
