@@ -81,6 +81,9 @@ class _Split:
 # never end. Per thread, like the trace stack: ``owners`` holds their ids, ``stack``
 # (innermost last) what a self-call may be recorded as (``_self_call``).
 _RULES_TRACING = threading.local()
+# how many rule tracings of one function may nest through calls with other static
+# arguments (each is one more order of differentiation through the rules)
+_NESTED_RULES = 4
 
 
 def _in_rule() -> set:
@@ -177,6 +180,10 @@ class _CustomFunction:
             return self._fun(*args)       # no transform active
         if id(self) in _in_rule():
             return self._self_call(name, args)
+        return self._custom_call(name, args)
+
+    def _custom_call(self, name, args):
+        """Trace ``fun`` and bind the custom equation (its rules traced too)."""
         s = _Split(self._kind, self._nondiff, args)
         flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
         avals, vals = abstract_and_concrete(s.flat)
@@ -191,20 +198,31 @@ class _CustomFunction:
         stack = _rule_stack()
         owner, outer = stack[-1] if stack else (None, None)
         if owner != id(self) or outer is None:
-            return self._fun(*args)
+            return self._other_call(name, args)
         s0, avals0 = outer
         s = _Split(self._kind, self._nondiff, args)
         if s.in_tree != s0.in_tree or s.nd != s0.nd or not _same_static(s.static, s0.static):
-            return self._fun(*args)
+            return self._other_call(name, args)
         avals, vals = abstract_and_concrete(s.flat)
         if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in avals0]:
-            return self._fun(*args)
+            return self._other_call(name, args)
         flat_fun, out_tree = flatten_fun(lambda *d: self._fun(*s.full(d)), s.in_tree)
         call, _ = _trace(flat_fun, avals, vals, f"{self._kind}({name}) self-call")
         (cj,), consts = hoist_many([call])
         outs = custom_self_call_p.bind(*consts, *s.flat, call_jaxpr=cj,
                                        num_consts=len(consts), name=name)
         return tree_unflatten(out_tree(), outs)
+
+    def _other_call(self, name, args):
+        """A call from one of this function's rules with other static arguments or types
+        (the implicit-function fixed point's bwd calls it on ``partial(rev_iter, f)``): a
+        custom equation of its own, as in JAX, so that differentiating the rule uses its
+        rules and not the body (a while_loop there has no reverse mode). Rules are traced
+        when bound, not when transposed as JAX does, so each such call traces one more
+        level; past _NESTED_RULES levels of this function the body runs inline."""
+        if sum(o == id(self) for o, _ in _rule_stack()) >= _NESTED_RULES:
+            return self._fun(*args)
+        return self._custom_call(name, args)
 
     def _bind_traced(self, name, s, call, otree, avals, vals):
         """Trace the rules for the split arguments ``s`` and bind the call: flat outputs."""

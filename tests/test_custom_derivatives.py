@@ -165,6 +165,39 @@ def test_custom_vjp_nondiff_argnums_pytrees_and_none_cotangents():
     close(gp["b"], 0.0)
 
 
+def test_custom_vjp_implicit_fixed_point_second_order():
+    # JAX's "Custom derivative rules" guide: bwd calls fixed_point on partial(rev_iter, f),
+    # other static arguments; it must stay a custom call (its while_loop has no reverse
+    # mode), so grad(grad) goes through the rules: JAX's -1/(4 a^1.5) at a = 2
+    @functools.partial(ft.custom_vjp, nondiff_argnums=(0,))
+    def fixed_point(f, a, x0):
+        def body(c):
+            return c[1], f(a, c[1])
+        return lax.while_loop(lambda c: fnp.abs(c[0] - c[1]) > 1e-12, body, (x0, f(a, x0)))[1]
+
+    def fwd(f, a, x0):
+        x = fixed_point(f, a, x0)
+        return x, (a, x)
+
+    def rev_iter(f, packed, u):
+        a, x, x_bar = packed
+        return x_bar + ft.vjp(lambda x: f(a, x), x)[1](u)[0]
+
+    def bwd(f, res, x_bar):
+        a, x = res
+        _, vjp_a = ft.vjp(lambda a: f(a, x), a)
+        return vjp_a(fixed_point(functools.partial(rev_iter, f), (a, x, x_bar), x_bar))[0], 0.0 * x
+
+    fixed_point.defvjp(fwd, bwd)
+
+    def sqrt(a):
+        return fixed_point(lambda a, x: 0.5 * (x + a / x), a, a)
+
+    close(ft.grad(sqrt)(2.0), 0.5 / np.sqrt(2.0), 1e-9)
+    close(ft.grad(ft.grad(sqrt))(2.0), -0.25 * 2.0 ** -1.5, 1e-9)
+    close(ft.jit(ft.grad(ft.grad(ft.grad(sqrt))))(2.0), 0.375 * 2.0 ** -2.5, 1e-9)
+
+
 def test_custom_vjp_bwd_structure_errors():
     def make(bwd):
         @ft.custom_vjp
