@@ -24,7 +24,7 @@ from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import linearize_fun
 from .transforms.transpose import backward_pass
 from .traceback_util import api_boundary
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import Partial, tree_flatten, tree_unflatten
 
 
 def _out(x):
@@ -224,28 +224,43 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
 
 
 def _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, nargs):
-    out_avals = [get_aval(o) for o in outs]
-    lin_avals = [get_aval(x) for x, m in zip(in_flat, mask) if m]
+    """The vjp function: a ``tree_util.Partial`` of a static ``_VjpRule`` over the
+    residuals, so it is a pytree (as JAX's) and can be returned from and passed to ``jit``."""
+    rule = _VjpRule(lin, in_flat, in_tree, mask, outs, out_tree, nargs)
+    return Partial(rule, list(lin.residuals))
 
-    def vjp_fn(cotangent):
+
+class _VjpRule:
+    """What a vjp function keeps besides its residuals: the linear jaxpr and the
+    structures, shapes and dtypes of the inputs and outputs. Called as
+    ``rule(residuals, cotangent)``; compared by identity (a jit cache key)."""
+
+    def __init__(self, lin, in_flat, in_tree, mask, outs, out_tree, nargs):
+        self.jaxpr, self.all_linear = lin.jaxpr, lin.all_linear
+        self.in_tree, self.mask, self.out_tree, self.nargs = in_tree, mask, out_tree, nargs
+        self.out_avals = [get_aval(o) for o in outs]
+        self.lin_avals = [get_aval(x) for x, m in zip(in_flat, mask) if m]
+        self.zeros = [None if m else (get_aval(x), isinstance(x, Tracer))
+                      for x, m in zip(in_flat, mask)]
+
+    def __call__(self, residuals, cotangent):
         ct_flat, ct_tree = tree_flatten(cotangent)
-        if ct_tree != out_tree:
+        if ct_tree != self.out_tree:
             raise TypeError(f"vjp: cotangent structure {ct_tree} does not match the output "
-                            f"structure {out_tree}")
+                            f"structure {self.out_tree}")
         ct_flat = [as_array(c) for c in ct_flat]
-        for i, (c, a) in enumerate(zip(ct_flat, out_avals)):
+        for i, (c, a) in enumerate(zip(ct_flat, self.out_avals)):
             ca = get_aval(c)
             if ca.shape != a.shape or (a.dtype.kind in "fc" and ca.dtype != a.dtype):
                 raise TypeError(f"vjp: cotangent {i} has type {ca.str_short()} but the primal "
                                 f"output has type {a.str_short()}; they must match")
-        args = [UndefinedPrimal(a) for a in lin_avals]
-        cts = backward_pass(lin.jaxpr, lin.residuals, args, ct_flat, lin.all_linear)
+        args = [UndefinedPrimal(a) for a in self.lin_avals]
+        cts = backward_pass(self.jaxpr, list(residuals), args, ct_flat, self.all_linear)
         it = iter(cts)
-        leaves = [_out(instantiate(next(it))) if m else _out(np.zeros_like(np.asarray(x)))
-                  if not isinstance(x, Tracer) else _zeros_like(x) for x, m in zip(in_flat, mask)]
-        return tuple(tree_unflatten(in_tree, leaves))[:nargs]
-
-    return vjp_fn
+        leaves = [_out(instantiate(next(it))) if z is None else
+                  np.zeros(z[0].shape, z[0].dtype) if z[1] else
+                  _out(np.zeros(z[0].shape, z[0].dtype)) for z in self.zeros]
+        return tuple(tree_unflatten(self.in_tree, leaves))[:self.nargs]
 
 
 def _zeros_like(x):
@@ -299,7 +314,8 @@ def check_argnums(argnums, fname):
 
 
 def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
+                   has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False) -> Callable[..., Any]:
     """A function returning both ``fun(*args)`` and its gradient, from one forward and one
     backward pass.
 
@@ -313,6 +329,7 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
       has_aux: when True, ``fun`` returns a pair ``(output, aux)``; only ``output`` is
         differentiated and ``aux`` is returned with it.
       holomorphic: as in ``grad``.
+      allow_int: as in ``grad``.
 
     Returns:
       A function with ``fun``'s arguments returning ``(value, gradient)``, or
@@ -326,8 +343,8 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     (9.0, 6.0)
     """
     # keep_metadata sets __wrapped__: inspect.signature (vmap's argument names) sees fun's
-    return keep_metadata(api_boundary(_value_and_grad(fun, argnums, has_aux, holomorphic)),
-                         fun)
+    return keep_metadata(api_boundary(_value_and_grad(fun, argnums, has_aux, holomorphic,
+                                                      allow_int)), fun)
 
 
 def _check_grad_output(oa, holomorphic):
@@ -350,7 +367,7 @@ def _check_holomorphic_inputs(leaves):
                             f"{dt}")
 
 
-def _value_and_grad(fun, argnums, has_aux, holomorphic=False):
+def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
     """value_and_grad's function without the api boundary (grad puts its own around it)."""
     check_argnums(argnums, "grad")
     simple = not has_aux and type(argnums) is int and argnums in (0, -1)
@@ -371,7 +388,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False):
         if holomorphic:
             _check_holomorphic_inputs(tree_flatten([args[i] for i in nums])[0])
         in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
-            f, args, nums, has_aux, "grad")
+            f, args, nums, has_aux, "grad", skip_ints=allow_int)
         if len(outs) != 1 or out_tree.children is not None:
             raise TypeError(f"grad requires a function returning a scalar, but it returned a "
                             f"pytree {out_tree}" + ("" if has_aux else
@@ -384,12 +401,15 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False):
         cts = backward_pass(lin.jaxpr, lin.residuals,
                             [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
                             [np.ones((), oa.dtype)], lin.all_linear)
-        it = iter(cts)
+        it, at = iter(cts), 0
         per_arg = {}
         for i, sub in enumerate(in_tree.children):
-            if i in nums:
-                per_arg[i] = tree_unflatten(sub, [_out(instantiate(next(it)))
-                                                  for _ in range(sub.num_leaves)])
+            if i in nums:   # an integer leaf (allow_int): JAX's float0 zeros
+                per_arg[i] = tree_unflatten(sub, [
+                    _out(instantiate(next(it))) if mask[at + j]
+                    else np.zeros(get_aval(in_flat[at + j]).shape, FLOAT0)
+                    for j in range(sub.num_leaves)])
+            at += sub.num_leaves
         g = per_arg[nums[0]] if single else tuple(per_arg[i] for i in nums)
         value = _out(outs[0])
         return ((value, aux), g) if has_aux else (value, g)
@@ -427,7 +447,8 @@ def _value_and_grad_single(fun, x, holomorphic=False):
 
 
 def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-         has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
+         has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False) -> Callable[..., Any]:
     """The gradient of a scalar-valued function, as a new function (reverse mode).
 
     Args:
@@ -444,6 +465,9 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
       holomorphic: as in JAX. False requires a real output; for complex inputs the
         gradient is JAX's ``df/dx - i df/dy`` (z = x + iy). True requires complex inputs
         and a complex output, and returns ``df/dz`` of a holomorphic ``fun``.
+      allow_int: as in JAX: integer and bool leaves among the differentiated arguments
+        are allowed and get zero gradients of dtype ``float0`` (``functrans.dtypes``),
+        instead of raising TypeError.
 
     Returns:
       A function taking ``fun``'s arguments and returning the gradient of ``fun`` with
@@ -461,7 +485,7 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> float(g), aux
     (3.0, 'note')
     """
-    vg = _value_and_grad(fun, argnums, has_aux, holomorphic)   # g is the api boundary
+    vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)  # g: the boundary
 
     def g(*args, **kwargs):
         (v, g_) = vg(*args, **kwargs)

@@ -299,6 +299,24 @@ def test_vjp_cotangent_errors_name_both_types():
         ft.jvp(fnp.sin, (np.ones(3),), (np.ones(2),))
 
 
+def test_vjp_function_is_a_pytree_through_jit():
+    # JAX's vjp-objects guide: fwd = jit(lambda *a: vjp(f, *a)), bwd = jit(f_vjp(ct))
+    def layer(w, x):
+        return fnp.tanh(x @ w)
+
+    fwd = ft.jit(lambda w, x: ft.vjp(layer, w, x))
+    bwd = ft.jit(lambda f_vjp, ct: f_vjp(ct))
+    w, x = np.full((3, 3), 0.3), np.arange(6.0).reshape(2, 3) / 6
+    y, f_vjp = fwd(w, x)
+    assert len(tree_leaves(f_vjp)) > 0      # the residuals are its leaves
+    dw, dx = bwd(f_vjp, np.ones_like(y))
+    rw, rx = ft.grad(lambda w, x: fnp.sum(layer(w, x)), argnums=(0, 1))(w, x)
+    np.testing.assert_allclose(dw, rw, rtol=1e-12)
+    np.testing.assert_allclose(dx, rx, rtol=1e-12)
+    scaled = tree_map(lambda r: r, f_vjp)   # rebuilt from its leaves, still callable
+    np.testing.assert_allclose(scaled(np.ones_like(y))[0], rw, rtol=1e-12)
+
+
 def test_integer_inputs_get_zero_tangents_when_not_differentiated():
     g = ft.grad(lambda x, n: x * n, argnums=0)(2.0, 3)
     assert float(g) == 3.0
