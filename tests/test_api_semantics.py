@@ -399,3 +399,21 @@ def test_flatten_util_ravel_pytree_as_jax():
     np.testing.assert_allclose(ft.jit(ft.grad(loss))(f), [6., 12., 5.])
     per = ft.vmap(lambda t: ravel_pytree(t)[0])({"a": np.ones((4, 2)), "c": np.arange(4.)})
     assert per.shape == (4, 3) and per[:, 2].tolist() == [0., 1., 2., 3.]
+
+
+def test_grad_allow_int_gives_float0_zeros():
+    """grad/value_and_grad(allow_int=True) as JAX's (a ported optimiser-state program
+    raised on the keyword): integer leaves get float0 zero gradients, float leaves theirs;
+    without it an integer leaf is still a TypeError."""
+    import functrans.dtypes as dtypes
+    f = lambda s: fnp.sum(s["m"] ** 2) + fnp.sum(s["count"]) * 0.0  # noqa: E731
+    state = {"count": np.arange(3, dtype=np.int32), "m": np.array([1., 2.])}
+    g = ft.grad(f, allow_int=True)(state)
+    assert g["count"].dtype == dtypes.float0 and g["count"].shape == (3,)
+    assert g["m"].tolist() == [2., 4.]
+    (v, g2) = ft.value_and_grad(f, allow_int=True)(state)
+    assert v == 5.0 and g2["m"].tolist() == [2., 4.]
+    inner = ft.jit(lambda s: ft.grad(f, allow_int=True)(s)["m"])
+    assert inner(state).tolist() == [2., 4.]
+    with pytest.raises(TypeError, match="floating"):
+        ft.grad(f)(state)
