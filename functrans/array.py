@@ -356,3 +356,60 @@ def _signed_zero_extreme(np_fn, negative_zero_wins):
 
 numpy_max = _signed_zero_extreme(np.max, negative_zero_wins=False)
 numpy_min = _signed_zero_extreme(np.min, negative_zero_wins=True)
+
+
+def winning_zero(v, negative_wins: bool):
+    """Where ``v`` is the zero that wins a max (+0.0) or, with ``negative_wins``, a min
+    (-0.0)."""
+    return (v == 0) & (np.signbit(v) == negative_wins)
+
+
+def signed_zero_result(out, won, negative_wins: bool):
+    """``out`` (a max, or with ``negative_wins`` a min) with each zero made the zero that
+    wins where ``won`` (a winning zero took part), else the other one: -0.0 is below
+    +0.0, as JAX orders them (numpy keeps whichever came first on a tie).
+
+    >>> signed_zero_result(np.float64(-0.0), True, False).item()
+    0.0
+    """
+    out = np.asarray(out)
+    if out.dtype.kind != "f":
+        return out
+    zero = out == 0
+    if not zero.any():
+        return out
+    flip = zero & (np.signbit(out) != (np.asarray(won) == negative_wins))
+    return np.where(flip, -out, out)
+
+
+def _signed_zero_pair(np_fn, negative_wins):
+    def pair(x, y):
+        out = np_fn(x, y)
+        if out.dtype.kind != "f" or not (out == 0).any():    # the common case: no work
+            return out
+        return signed_zero_result(out, winning_zero(x, negative_wins)
+                                  | winning_zero(y, negative_wins), negative_wins)
+    pair.__name__ = np_fn.__name__
+    pair.__doc__ = (f"``numpy.{np_fn.__name__}`` with -0.0 below +0.0 in either order, "
+                    "as JAX's (numpy gives the first operand of a tie).")
+    return pair
+
+
+numpy_maximum = _signed_zero_pair(np.maximum, negative_wins=False)
+numpy_minimum = _signed_zero_pair(np.minimum, negative_wins=True)
+
+
+def _signed_zero_at(np_fn, negative_wins):
+    def at(out, index, u):
+        won = winning_zero(out, negative_wins) if out.dtype.kind == "f" else None
+        np_fn.at(out, index, u)
+        if won is not None:
+            np.logical_or.at(won, index, winning_zero(u, negative_wins))
+            out[...] = signed_zero_result(out, won, negative_wins)
+    at.__doc__ = (f"``numpy.{np_fn.__name__}.at`` in place, with -0.0 below +0.0 as "
+                  "JAX's (numpy keeps the first of a tie).")
+    return at
+
+
+maximum_at = _signed_zero_at(np.maximum, negative_wins=False)
+minimum_at = _signed_zero_at(np.minimum, negative_wins=True)

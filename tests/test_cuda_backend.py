@@ -291,6 +291,20 @@ def _check_uint64_is_a_host_step_with_numpy_values():
         np.testing.assert_array_equal(g, w)
 
 
+def _check_signed_zeros_order_as_jax():
+    # -0.0 is below +0.0 in max/min (elementwise, reductions, scans), as JAX's
+    import functrans as ft
+    import functrans.numpy as fnp
+    from functrans import lax
+    x = np.array([0.0, -0.0, 0.0, -0.0], np.float32)
+    y = np.array([-0.0, 0.0, 0.0, -0.0], np.float32)
+    got = ft.jit(lambda a, b: (fnp.maximum(a, b), fnp.minimum(a, b), fnp.max(a),
+                               fnp.min(b[1:]), lax.cummax(b, 0), lax.cummin(a, 0)),
+                 backend="cuda")(x, y)
+    want = [[0, 0, 0, 1], [1, 1, 0, 1], [0], [1], [1, 0, 0, 0], [0, 1, 1, 1]]
+    assert [np.signbit(g).astype(int).ravel().tolist() for g in got] == want
+
+
 SIM_CHECKS = {n[len("_check_"):]: f for n, f in list(globals().items())
               if n.startswith("_check_")}
 

@@ -57,3 +57,34 @@ def test_axis_keepdims_and_vmap_keep_the_rule(mode):
     y = np.array([[np.nan, -0.0], [0.0, -0.0]], np.float32)
     got = np.asarray(run(lambda v: fnp.min(v, axis=1))(y))
     assert np.isnan(got[0]) and _sign(got[1:]) == [True] and got.dtype == np.float32
+
+
+# jax 0.10.2, eager and jitted alike: maximum/minimum order -0.0 below +0.0 in either
+# operand order; fmax/fmin are where(x > y | isnan(y), x, y) and give y on a tie; clip is
+# minimum(hi, maximum(lo, x)); cummax/cummin and scatter max/min combine as maximum/minimum
+_PAIRS = [(0.0, -0.0), (-0.0, 0.0), (0.0, 0.0), (-0.0, -0.0)]
+_PAIR_WANT = {"maximum": [False, False, False, True], "minimum": [True, True, False, True],
+              "fmax": [True, False, False, True], "fmin": [True, False, False, True]}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", MODES)
+def test_elementwise_extremes_order_signed_zeros_as_jax(mode, dtype):
+    run = MODES[mode]
+    x = np.array([p[0] for p in _PAIRS], dtype)
+    y = np.array([p[1] for p in _PAIRS], dtype)
+    for name, want in _PAIR_WANT.items():
+        got = run(getattr(fnp, name))(x, y)
+        assert got.dtype == dtype and _sign(got) == want, (mode, name, _sign(got))
+    clip = [(-0.0, 0.0, 1.0, False), (0.0, -0.0, 1.0, False), (-0.0, -1.0, 0.0, True),
+            (0.0, -1.0, -0.0, True), (-0.0, 0.0, 0.0, False), (0.0, -0.0, -0.0, True)]
+    for v, lo, hi, neg in clip:
+        got = run(lambda a, lo=lo, hi=hi: fnp.clip(a, lo, hi))(np.array([v], dtype))
+        assert _sign(got) == [neg], (mode, "clip", v, lo, hi)
+    z = np.array([0.0, -0.0, 0.0, -0.0], dtype)
+    assert _sign(run(lambda a: ft.lax.cummax(a, 0))(z)) == [False] * 4
+    assert _sign(run(lambda a: ft.lax.cummin(a, 0))(z[::-1].copy())) == [True] * 4
+    assert _sign(run(lambda a: ft.lax.cummax(a, 0, reverse=True))(z)) == [False] * 3 + [True]
+    neg, pos = fnp.full(2, -0.0, dtype), fnp.zeros(2, dtype)
+    assert _sign(run(lambda a: neg.at[np.array([0, 0, 1])].max(a))(z[1:])) == [False, True]
+    assert _sign(run(lambda a: pos.at[np.array([0, 1, 1])].min(a))(z[:3])) == [False, True]

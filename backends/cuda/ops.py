@@ -126,9 +126,20 @@ def _rem(eqn, a, b):
 
 
 TABLE["rem"] = _row(_rem, "fiu")
-# numpy's maximum/minimum: nan wins, ties give the second operand
-TABLE["max"] = _row(lambda eqn, a, b: f"({a} if ({a} > {b} or {a} != {a}) else {b})", "fiub")
-TABLE["min"] = _row(lambda eqn, a, b: f"({a} if ({a} < {b} or {a} != {a}) else {b})", "fiub")
+
+# JAX's max/min: nan wins, and -0.0 is below +0.0: a tie of zeros is their sum for max,
+# minus the sum of their negations for min (0 for integers); other ties are one value
+_PICK = "({a} if ({a} %s {b} or {a} != {a}) else {b})"
+_MAX = "(({a} + {b}) if ({a} == 0 and {b} == 0) else %s)" % (_PICK % ">")
+_MIN = "((-((-{a}) + (-{b}))) if ({a} == 0 and {b} == 0) else %s)" % (_PICK % "<")
+
+
+def _choose(signed_zeros, pick):
+    return lambda eqn, a, b: (signed_zeros if _dt(eqn).kind == "f" else pick).format(a=a, b=b)
+
+
+TABLE["max"] = _row(_choose(_MAX, _PICK % ">"), "fiub")
+TABLE["min"] = _row(_choose(_MIN, _PICK % "<"), "fiub")
 for _n, _op in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
                 ("ge", ">=")):
     TABLE[_n] = _row(lambda eqn, a, b, _op=_op: f"({a} {_op} {b})", "fiub")
@@ -235,8 +246,6 @@ TABLE["select_n"] = _row(_select_n, "bi")
 TABLE["iota"] = _row(lambda eqn: None, "fiu")    # handled by kernels (needs the loop index)
 
 # reductions: (identity(dtype) -> source, combine(a, b) -> source, dtype kinds)
-_MAX = "({a} if ({a} > {b} or {a} != {a}) else {b})"
-_MIN = "({a} if ({a} < {b} or {a} != {a}) else {b})"
 
 
 def _extreme(dtype, largest):

@@ -170,11 +170,16 @@ TABLE["rem"] = Row(_rem, "fiu")
 
 
 def choose(em, dtype, x, y, biggest):
-    """numpy's maximum/minimum: x if (x > y or isnan(x)) else y (nan wins, ties -> y)."""
+    """JAX's max/min: x if (x > y or isnan(x)) else y (nan wins), and of two equal values
+    (-0.0 and +0.0 are, but -0.0 is below) the AND (max) or OR (min) of their bits."""
     b, k = em.b, np.dtype(dtype).kind
     pred = ">" if biggest else "<"
     if k == "f":
-        return b.select(b.or_(b.fcmp_ordered(pred, x, y), _isnan(em, x)), x, y)
+        it = ir.IntType(64 if x.type == F64 else 32)
+        bx, by = b.bitcast(x, it), b.bitcast(y, it)
+        tie = b.bitcast(b.and_(bx, by) if biggest else b.or_(bx, by), x.type)
+        pick = b.select(b.or_(b.fcmp_ordered(pred, x, y), _isnan(em, x)), x, y)
+        return b.select(b.fcmp_ordered("==", x, y), tie, pick)
     if k == "b":
         return b.or_(x, y) if biggest else b.and_(x, y)
     cmp = b.icmp_signed(pred, x, y) if k == "i" else b.icmp_unsigned(pred, x, y)

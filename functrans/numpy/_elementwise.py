@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from ..array import Array as _Array
+from ..array import Array as _Array, numpy_maximum, numpy_minimum
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
@@ -290,25 +290,31 @@ floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced,
 
 
 def _fmax_traced(x, y):
-    # JAX's where(x > y | isnan(y), x, y): a tie's derivative goes to y alone (maximum
-    # splits it); a tie of signed zeros keeps max's +0.0, as the eager np.fmax here
+    # JAX's where(x > y | isnan(y), x, y): a tie gives y, its derivative too (maximum
+    # splits it), and so fmax(0.0, -0.0) is -0.0 (jitted JAX and eager alike)
     if x.dtype.kind not in "fc":
         return E.max(x, y)
-    pick_x = E.bitwise_or(E.gt(x, y), E.ne(y, y))
-    zero_tie = E.bitwise_and(E.eq(x, y), E.eq(y, E.full_like(y, 0)))
-    return E.select_n(pick_x, E.select_n(zero_tie, y, E.max(x, y)), x)
+    return E.select_n(E.bitwise_or(E.gt(x, y), E.ne(y, y)), y, x)
 
 
 def _fmin_traced(x, y):
     if x.dtype.kind not in "fc":
         return E.min(x, y)
-    pick_x = E.bitwise_or(E.lt(x, y), E.ne(y, y))
-    zero_tie = E.bitwise_and(E.eq(x, y), E.eq(y, E.full_like(y, 0)))
-    return E.select_n(pick_x, E.select_n(zero_tie, y, E.min(x, y)), x)
+    return E.select_n(E.bitwise_or(E.lt(x, y), E.ne(y, y)), y, x)
 
 
-fmax = _binary("fmax", np.fmax, _fmax_traced)
-fmin = _binary("fmin", np.fmin, _fmin_traced)
+def _tie_gives_y(np_fn):
+    def f(x, y):     # numpy's fmax/fmin give x on a tie (of signed zeros); JAX gives y
+        out = np_fn(x, y)
+        if out.dtype.kind != "f" or not (out == 0).any():
+            return out
+        return np.asarray(np.where(np.equal(x, y), y, out), out.dtype)
+    f.__name__ = np_fn.__name__
+    return f
+
+
+fmax = _binary("fmax", _tie_gives_y(np.fmax), _fmax_traced)
+fmin = _binary("fmin", _tie_gives_y(np.fmin), _fmin_traced)
 
 
 def power(x: ArrayLike, y: ArrayLike) -> Array:
@@ -547,6 +553,8 @@ _EXAMPLES = {"true_divide": ("fnp.true_divide(1, 4).item()", "0.25"),
              "square": ("fnp.square(3).item()", "9"),
              "hypot": ("fnp.hypot(3.0, 4.0).item()", "5.0"),
              "logaddexp2": ("fnp.logaddexp2(1.0, 1.0).item()", "2.0")}
+# numpy's maximum/minimum give the first of two signed zeros; JAX orders -0.0 below +0.0
+_EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum}
 # numpy's other names for the same functions
 _ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
             "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
@@ -558,7 +566,8 @@ def _generated() -> dict:
     for row in E.LINEAR_TABLE + E.UNARY_TABLE + E.BINARY_TABLE:
         if row.fnp and row.fnp not in _HAND_WRITTEN:
             build = _unary if E.ARITY[row.name] == 1 else _binary
-            out[row.fnp] = build(row.fnp, getattr(np, row.fnp), getattr(E, row.name),
+            out[row.fnp] = build(row.fnp, _EAGER.get(row.fnp, getattr(np, row.fnp)),
+                                 getattr(E, row.name),
                                  example=_EXAMPLES.get(row.fnp))
     out.update({alias: out[name] for alias, name in _ALIASES.items()})
     return out

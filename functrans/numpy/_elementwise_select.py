@@ -12,7 +12,7 @@ import builtins
 
 import numpy as np
 
-from ..array import Array as _Array
+from ..array import Array as _Array, numpy_maximum, numpy_minimum
 from ..errors import ConcretizationError
 from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
@@ -75,6 +75,16 @@ def _int_bound_in_range(x, bound):
     return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
 
 
+def _np_clip(x, lo, hi):
+    """numpy's clip with JAX's signed zeros (``minimum(hi, maximum(lo, x))``, -0.0 below
+    +0.0): clip(-0.0, 0.0, 1.0) is 0.0."""
+    out = np.clip(x, lo, hi)
+    if out.dtype.kind != "f" or not (out == 0).any():
+        return out
+    x = x if lo is None else numpy_maximum(lo, x)
+    return np.asarray(x if hi is None else numpy_minimum(hi, x), out.dtype)
+
+
 def clip(x: ArrayLike, a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALUE, *,
          min: ArrayLike = _NO_VALUE, max: ArrayLike = _NO_VALUE) -> Array:  # noqa: A002
     """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
@@ -95,8 +105,8 @@ def clip(x: ArrayLike, a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALU
         if not bounds:
             return wrap(np.asarray(x))
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
-        return eager_call(lambda *a: np.clip(a[0], lo if lo is None else a[1],
-                                         hi if hi is None else a[-1]), [x] + bounds)
+        return eager_call(lambda *a: _np_clip(a[0], lo if lo is None else a[1],
+                                          hi if hi is None else a[-1]), [x] + bounds)
     check_args("clip", x, *bounds)
     lo, hi = _int_bound_in_range(x, lo), _int_bound_in_range(x, hi)
     bounds = [b for b in (lo, hi) if b is not None]

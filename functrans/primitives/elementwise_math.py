@@ -36,6 +36,7 @@ from .base import Primitive, batch_elementwise, defjvp
 from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
                          select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
+from ..array import numpy_maximum, numpy_minimum
 from ..typing import Array, ArrayLike
 
 
@@ -340,12 +341,12 @@ BINARY_TABLE = [
           0, "remainder", impl=_rem_impl, domain=(0.5, 3.0)),
     OpRow("pow", np.power, "fciu", (_pow_jvp_x, _pow_jvp_y), 4, "power", impl=_pow_impl,
           domain=(0.5, 3.0)),
-    OpRow("max", np.maximum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+    OpRow("max", numpy_maximum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
                                       lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
-          0, "maximum", impl=np_impl(np.maximum)),
-    OpRow("min", np.minimum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+          0, "maximum", impl=np_impl(numpy_maximum)),
+    OpRow("min", numpy_minimum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
                                       lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
-          0, "minimum", impl=np_impl(np.minimum)),
+          0, "minimum", impl=np_impl(numpy_minimum)),
     # atan2(x, y) = angle of (y, x): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
     OpRow("atan2", np.arctan2, "f",
           (lambda t, x, y, out: mul(t, div(y, add(_sq(x), _sq(y)))),
@@ -383,7 +384,8 @@ rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integ
 >>> rem(np.float64(-1.0), np.float64(3.0)).item()
 2.0
 """
-max.__doc__ = """Elementwise maximum (nan propagates); the derivative splits ties evenly.
+max.__doc__ = """Elementwise maximum (nan propagates, -0.0 is below +0.0 as in JAX); the
+derivative splits ties evenly.
 
 >>> import numpy as np
 >>> max(np.float64(1.0), np.float64(2.0)).item()

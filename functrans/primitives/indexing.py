@@ -51,10 +51,10 @@ from jaxpr_ir import ShapedArray
 from .base import (Primitive, UndefinedPrimal, Zero, add_tangents, aval, instantiate,
                    move_batch_axis, not_mapped_size)
 from .structural import (broadcast_in_dim, checked_bind, broadcasted_iota, full, reshape,
-                         zeros_like_aval)
+                         squeeze, zeros_like_aval)
 from .slicing import concatenate
 from . import elementwise as E
-from .structural import squeeze
+from ..array import maximum_at, minimum_at
 from ..typing import Array, ArrayLike
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
@@ -437,7 +437,7 @@ def _scatter_aval(x, idx, u, *, num_index_dims, mode, index_mode):
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
-_UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
+_UFUNCS = {"add": np.add.at, "mul": np.multiply.at, "min": minimum_at, "max": maximum_at}
 
 
 def _scatter_impl(x, idx, u, *, num_index_dims, mode, index_mode):
@@ -470,7 +470,7 @@ def _scatter_into(out, idx, u, k, mode, index_mode):
         last = idx.shape[0] - 1 - first_rev
         out[tuple(idx[last].T)] = u[last]
     else:
-        _UFUNCS[mode].at(out, tuple(idx.T), u)
+        _UFUNCS[mode](out, tuple(idx.T), u)
 
 
 def _scatter_jvp(primals, tangents, *, num_index_dims, mode, index_mode):

@@ -27,7 +27,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .. import tracing as _tracing
-from ..array import numpy_max, numpy_min
+from ..array import numpy_max, numpy_min, signed_zero_result, winning_zero
 from ..tracing import Tracer, get_aval
 from . import elementwise as E
 from .base import Primitive, Zero, aval, deflinear
@@ -279,12 +279,21 @@ def _cum_aval(name, kinds):
     return rule
 
 
-def _cum_impl(accumulate):
+def _cum_impl(accumulate, negative_wins=None):
+    """numpy's ``accumulate``; for cummax/cummin (``negative_wins`` False/True) a zero
+    result is the zero that wins if one came so far: -0.0 below +0.0, as JAX's."""
+    def run(x, axis):
+        out = np.asarray(accumulate(x, axis=axis, dtype=x.dtype))
+        if negative_wins is None or x.dtype.kind != "f":
+            return out
+        won = np.logical_or.accumulate(winning_zero(x, negative_wins), axis=axis)
+        return signed_zero_result(out, won, negative_wins)
+
     def impl(x, *, axis, reverse):
         x = np.asarray(x)
         if reverse:
-            return np.flip(accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis).copy()
-        return np.asarray(accumulate(x, axis=axis, dtype=x.dtype))
+            return np.flip(run(np.flip(x, axis), axis), axis).copy()
+        return run(x, axis)
     return impl
 
 
@@ -346,13 +355,13 @@ def _cumchooser_jvp(prim):
 
 cummax_p = Primitive("cummax")
 cummax_p.def_rules(abstract_eval=_cum_aval("cummax", "fiu"),
-                   impl=_cum_impl(np.maximum.accumulate))
+                   impl=_cum_impl(np.maximum.accumulate, False))
 _cumchooser_jvp(cummax_p)
 _batch_axis_param(cummax_p)
 
 cummin_p = Primitive("cummin")
 cummin_p.def_rules(abstract_eval=_cum_aval("cummin", "fiu"),
-                   impl=_cum_impl(np.minimum.accumulate))
+                   impl=_cum_impl(np.minimum.accumulate, True))
 _cumchooser_jvp(cummin_p)
 _batch_axis_param(cummin_p)
 
