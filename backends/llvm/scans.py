@@ -6,7 +6,8 @@ The semantics are the primitives' numpy impls, exactly: a running value is
 ``out[k] = op(out[k - 1], x[k])`` in scan order (``np.add.accumulate`` and friends),
 so sums and products round as numpy's and integers wrap (complex sums and products
 too: each part added, the textbook product); a running max/min is
-JAX's ``max`` (a NaN propagates, ``-0.0`` is below ``0.0`` in either order). ``argmax``/``argmin`` give the first index of the extreme, a NaN
+JAX's ``max`` (a NaN propagates, ``-0.0`` is below ``0.0`` in either order).
+``argmax``/``argmin`` give the first index of the extreme, a NaN
 counting as the extreme (the first NaN's index), as ``np.argmax`` does.
 
 Loops: the operand is read through its view (strided, broadcast or a literal), the
