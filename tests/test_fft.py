@@ -71,6 +71,39 @@ def test_errors():
         ft.lax.fft(np.ones(3), "FFT", (3,))
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_zero_length_axes_give_empty_results_as_jax(jit):
+    """jax 0.10.2: a transform over an axis of length 0 is an empty array (it was a
+    trace-time ValueError); n=0 / s with a 0 and an rfft of an empty last axis raise
+    ValueError in JAX and here."""
+    run = (lambda f: ft.jit(f, backend="cpu")) if jit else (lambda f: f)
+    f32, c64 = np.zeros((3, 0), np.float32), np.zeros((0, 4), np.complex64)
+    cases = [  # (function, input, kwargs, JAX's shape and dtype)
+        (fnp.fft.fft, np.zeros(0), {}, ((0,), np.complex128)),
+        (fnp.fft.ifft, f32, {}, ((3, 0), np.complex64)),
+        (fnp.fft.fft, c64, {"axis": 0}, ((0, 4), np.complex64)),
+        (fnp.fft.irfft, np.zeros(0), {}, ((0,), np.float64)),
+        (fnp.fft.irfft, np.zeros(1), {}, ((0,), np.float64)),      # n = 2 (1 - 1) = 0
+        (fnp.fft.irfft, c64, {"axis": 0}, ((0, 4), np.float32)),
+        (fnp.fft.hfft, np.zeros((3, 0)), {}, ((3, 0), np.float64)),
+        (fnp.fft.fftn, np.zeros((0, 4)), {}, ((0, 4), np.complex128)),
+        (fnp.fft.ifft2, f32, {"norm": "ortho"}, ((3, 0), np.complex64)),
+        (fnp.fft.rfftn, np.zeros((0, 4), np.float32), {}, ((0, 3), np.complex64)),
+        (fnp.fft.irfftn, np.zeros((0, 4)), {"norm": "forward"}, ((0, 6), np.float64)),
+        (fnp.fft.irfft2, np.zeros((3, 0)), {}, ((3, 0), np.float64)),
+    ]
+    for f, x, kw, (shape, dtype) in cases:
+        got = run(lambda v, f=f, kw=kw: f(v, **kw))(x)
+        assert (got.shape, got.dtype) == (shape, dtype), (f.__name__, x.shape, kw)
+    for f, x, kw in [(fnp.fft.rfft, np.zeros(0), {}), (fnp.fft.rfftn, f32, {}),
+                     (fnp.fft.fft, np.ones(4), {"n": 0}),
+                     (fnp.fft.irfftn, np.ones((3, 4)), {"s": (3, 0)})]:
+        with pytest.raises(ValueError):
+            run(lambda v, f=f, kw=kw: f(v, **kw))(x)
+    assert fnp.fft.fftfreq(0).shape == (0,) and np.isnan(fnp.fft.rfftfreq(0)).all()
+    assert ft.grad(lambda v: fnp.fft.fft(v).real.sum())(np.zeros(0)).shape == (0,)
+
+
 def test_public_names():
     assert sorted(fnp.fft.__all__) == sorted(
         ["fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2",

@@ -21,7 +21,7 @@ import numpy as np
 from ..primitives.fft import fft as _fft_prim
 from ..primitives.elementwise import complex as make_complex
 from ..primitives.slicing import slice_in_dim
-from ._creation import zeros_like
+from ._creation import zeros, zeros_like
 from ._elementwise import multiply, true_divide
 from ._elementwise_select import conj
 from ._joining import pad, roll
@@ -85,10 +85,11 @@ def _axes_and_sizes(name, x, s, axes, inverse_real):
     axes = tuple(int(a) % x.ndim if x.ndim else int(a) for a in np.atleast_1d(axes))
     if len(set(axes)) != len(axes) or not axes:
         raise ValueError(f"{name}: axes {axes} must be distinct and at least one")
-    if s is None:
+    if s is None:    # a zero-size axis gives an empty result (as JAX), not an error
         s = [x.shape[a] for a in axes]
         if inverse_real:
-            s[-1] = 2 * (x.shape[axes[-1]] - 1)
+            s[-1] = max(0, 2 * (x.shape[axes[-1]] - 1))
+        return axes, tuple(s)
     s = tuple(int(n) for n in np.atleast_1d(s))
     if len(s) != len(axes):
         raise ValueError(f"{name}: s {s} and axes {axes} must have the same length")
@@ -97,10 +98,29 @@ def _axes_and_sizes(name, x, s, axes, inverse_real):
     return axes, s
 
 
+def _empty_transform(name, x, axes, s, fft_type):
+    """The empty result of a transform over an axis of length 0, as JAX gives it (an
+    rfft of an empty last axis has no frequencies to keep: a ValueError, as in JAX)."""
+    shape = list(x.shape)
+    for ax, n in zip(axes, s):
+        shape[ax] = n
+    if fft_type == "RFFT":
+        if s[-1] == 0:
+            raise ValueError(f"{name}: the transformed last axis {axes[-1]} of an array of "
+                             f"shape {tuple(x.shape)} has length 0")
+        shape[axes[-1]] = s[-1] // 2 + 1
+    single = x.dtype in (np.dtype(np.float32), np.dtype(np.complex64))
+    dtype = {"IRFFT": np.float32 if single else np.float64,
+             "RFFT": np.complex64 if single else np.complex128}.get(fft_type, x.dtype)
+    return zeros(tuple(shape), dtype)
+
+
 def _transform(name, a, s, axes, norm, fft_type):
     kind = "f" if fft_type == "RFFT" else "c"
     x = _as(name, a, kind)
     axes, s = _axes_and_sizes(name, x, s, axes, fft_type == "IRFFT")
+    if 0 in s:
+        return _empty_transform(name, x, axes, s, fft_type)
     for ax, n in zip(axes, s):
         keep = n // 2 + 1 if (fft_type == "IRFFT" and ax == axes[-1]) else n
         x = _resize(x, ax, keep)
@@ -283,7 +303,8 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None,
     >>> fnp.fft.fftfreq(4).tolist()
     [0.0, 0.25, -0.5, -0.25]
     """
-    return _freq(np.fft.fftfreq(int(n), 1.0), d, dtype)
+    # n = 0: JAX's formula gives no frequencies (numpy divides by zero)
+    return _freq(np.fft.fftfreq(int(n), 1.0) if int(n) else np.zeros(0), d, dtype)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None,
@@ -294,7 +315,8 @@ def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None,
     >>> fnp.fft.rfftfreq(4).tolist()
     [0.0, 0.25, 0.5]
     """
-    return _freq(np.fft.rfftfreq(int(n), 1.0), d, dtype)
+    # n = 0: JAX's formula gives one frequency, 0 / 0 (numpy divides by zero)
+    return _freq(np.fft.rfftfreq(int(n), 1.0) if int(n) else np.full(1, np.nan), d, dtype)
 
 
 def _shift(x, axes, sign):
