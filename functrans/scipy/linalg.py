@@ -38,8 +38,20 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "
            "schur", "funm"]
 
 
+def _inexact(*xs):
+    """Arrays of one inexact dtype: complex inputs promote all to complex (as jax.scipy,
+    whose linalg takes Hermitian/complex matrices), otherwise ``as_float``'s rules."""
+    arrs = [_fnp.asarray(x) for x in xs]
+    if not any(_fnp.iscomplexobj(a) for a in arrs):
+        return _as_float(*xs)
+    dt = _fnp.result_type(*[x if type(x) in (int, float, complex) else a.dtype
+                            for x, a in zip(xs, arrs)])
+    out = [_fnp.asarray(a, dt) for a in arrs]
+    return out[0] if len(out) == 1 else out
+
+
 def _matrix(a):
-    a = _as_float(a)
+    a = _inexact(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"expected square matrices (..., n, n), got shape {a.shape}")
     return a
@@ -79,11 +91,12 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
     ...                  lower=True).tolist()
     [1.0, 2.0]
     """
-    a = _matrix(a)
-    b = _fnp.asarray(_as_float(b), a.dtype)
+    a, b = _inexact(_matrix(a), b)
     code = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}.get(trans)
     if code is None:
         raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    if code == 2:                     # a^H x = b is conj(a)^T x = b
+        a = _fnp.conj(a)
     vector = b.ndim == a.ndim - 1
     rhs = b[..., None] if vector else b
     x = _lax.triangular_solve(a, rhs, left_side=True, lower=lower, transpose_a=code != 0,
@@ -101,10 +114,10 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bo
     [1.0, 0.0]
     """
     c, lower = c_and_lower
-    if lower:
+    if lower:                 # a = c c^H (c^T for real c)
         y = solve_triangular(c, b, lower=True)
-        return solve_triangular(c, y, trans=1, lower=True)
-    y = solve_triangular(c, b, trans=1, lower=False)
+        return solve_triangular(c, y, trans=2, lower=True)
+    y = solve_triangular(c, b, trans=2, lower=False)
     return solve_triangular(c, y, lower=False)
 
 
@@ -140,7 +153,7 @@ def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = F
         return cho_solve(cho_factor(a, lower=lower), b)
     if assume_a not in ("gen", "sym", "her"):
         raise ValueError(f"solve: assume_a must be 'gen', 'sym', 'her' or 'pos', got {assume_a!r}")
-    return _fnp.linalg.solve(_matrix(a), _as_float(b))
+    return _fnp.linalg.solve(*_inexact(_matrix(a), b))
 
 
 def block_diag(*arrs: ArrayLike) -> Array:
@@ -253,7 +266,7 @@ def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: 
     modes = {"full": "complete", "economic": "reduced", "r": "complete"}
     if mode not in modes:
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
-    q, r = _numpy_linalg("qr")(_as_float(a), mode=modes[mode])
+    q, r = _numpy_linalg("qr")(_inexact(a), mode=modes[mode])
     return (r,) if mode == "r" else (q, r)    # scipy's 'r' is the full (M, N) R
 
 
@@ -266,7 +279,7 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
     >>> [round(v, 12) for v in svd(_np.diag([3.0, 2.0]), compute_uv=False).tolist()]
     [3.0, 2.0]
     """
-    return _numpy_linalg("svd")(_as_float(a), full_matrices=full_matrices, compute_uv=compute_uv)
+    return _numpy_linalg("svd")(_inexact(a), full_matrices=full_matrices, compute_uv=compute_uv)
 
 
 def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: bool = False,
