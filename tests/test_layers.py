@@ -27,7 +27,7 @@ LAYERS = [
     ("rule helpers", ["primitives.base"]),
     ("primitive families", ["primitives", "primitives.*", "precision"]),
     ("public transforms", ["autodiff", "batching", "jacobians", "custom_derivatives",
-                           "remat", "jit", "shard_map", "test_util"]),
+                           "remat", "ad_checkpoint", "jit", "shard_map", "test_util"]),
     ("numpy", ["numpy", "numpy.*"]),
     ("libraries", ["lax", "lax.*", "lax_*", "scipy", "scipy.*", "random", "random_*",
                    "nn", "nn.*", "example_libraries", "example_libraries.*", "experimental",
