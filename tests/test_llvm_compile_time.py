@@ -495,3 +495,18 @@ def test_kernels_inside_a_loop_stay_inlinable_when_a_module_is_split(monkeypatch
     got = ft.jit(f)(x, x[::-1].copy())
     for a, b in zip(got, want):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-13)
+
+
+def test_a_segment_that_only_calls_kernels_of_their_own_is_compiled_unoptimised():
+    from backends.llvm import cache
+    y = np.linspace(0.0, 1.0, 1000)
+    cache.clear_memory()
+    lone = ft.jit(ft.grad(_sin_chain(10))).lower(y, 0.3).compile()
+    text = lone.exe.compiled.ir_text
+    # the segment: no loop, calls one noinline kernel; the kernel keeps O3
+    assert re.search(r'define ptr @"seg\d+"\([^)]*\) noinline nounwind optnone', text)
+    assert re.search(r'define internal void @"k\d+"\([^)]*\) noinline nounwind\n', text)
+    np.testing.assert_allclose(lone(y, 0.3), _reference_sin_chain_grad(10, y, 0.3), rtol=1e-12)
+    # a segment holding an inlinable kernel's loop is optimised
+    small = ft.jit(lambda a: fnp.sin(a) * 2.0 + 1.0).lower(y).compile()
+    assert "optnone" not in small.exe.compiled.ir_text
