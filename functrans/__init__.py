@@ -23,7 +23,9 @@ from .remat import (checkpoint, remat, checkpoint_policies, checkpoint_name,  # 
                     saved_residuals, print_saved_residuals)
 from .batching import vmap  # noqa: F401
 from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct, clear_caches  # noqa: F401
+from .callbacks import pure_callback, effects_barrier  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
+from .tracing import Tracer as _Tracer, get_aval as _get_aval
 from .array import Array  # noqa: F401
 from .device import device_put  # noqa: F401
 from . import distributed, sharding  # noqa: F401
@@ -59,6 +61,7 @@ __all__ = [
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint",
+    "pure_callback", "effects_barrier", "typeof",
 ]
 
 
@@ -75,6 +78,17 @@ def block_until_ready(x: Any) -> Any:
         if callable(wait):
             wait()
     return x
+
+
+def typeof(x: Any) -> Any:
+    """The type of ``x`` as transforms see it: its abstract value (shape, dtype and weak
+    type), for arrays, scalars and tracers alike (JAX's ``jax.typeof``).
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> ft.typeof(fnp.ones((2, 3), "float32")).str_short()
+    'f32[2,3]'
+    """
+    return _get_aval(x if isinstance(x, _Tracer) else numpy.asarray(x))
 
 
 def default_backend() -> str:

@@ -561,6 +561,18 @@ class ShapeDtypeStruct:
     def __repr__(self):
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
 
+    @classmethod
+    def like(cls, x: Any) -> "ShapeDtypeStruct":
+        """The shape and dtype of ``x`` (an array, a scalar, a tracer), as JAX's
+        ``ShapeDtypeStruct.like``.
+
+        >>> import functrans as ft, numpy as np
+        >>> ft.ShapeDtypeStruct.like(np.zeros((2, 1), np.float32))
+        ShapeDtypeStruct(shape=(2, 1), dtype=float32)
+        """
+        a = get_aval(x if isinstance(x, Tracer) else as_array(x))
+        return cls(a.shape, a.dtype, a.weak_type)
+
 
 def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Output shapes and dtypes of ``fun(*args)``, computed without running it.

@@ -46,6 +46,8 @@ LLVM_HOST = {
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "debug_print": "prints from Python: a host callback by nature",
+    **{n: "calls the user's Python function: a host callback by nature"
+       for n in ("pure_callback", "io_callback", "debug_callback")},
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
     "shard_map": "under jit inlined into the program (collectives_native.inline_shard_map) "
                  "when its body allows; else a host step running the body in the mesh context",
@@ -61,7 +63,7 @@ CUDA_HOST = {
     "all_gather", "axis_index", "checkpoint", "cholesky", "complex", "conj",
     "conv_general_dilated", "name", "optimization_barrier",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "custom_self_call", "debug_print",
-    "custom_linear_solve",
+    "pure_callback", "io_callback", "debug_callback", "custom_linear_solve",
     "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",

@@ -305,6 +305,9 @@ TESTED_ELSEWHERE = {
     "pjit": "tests/test_transforms.py",
     # a custom function's call from its own rule, inside that rule's jaxpr
     "custom_self_call": "tests/test_no_silent_errors_custom_rules.py",
+    # host callbacks: a Python function's values, not an operation's
+    **{n: "tests/test_callbacks.py" for n in ("pure_callback", "io_callback",
+                                              "debug_callback")},
     # collectives never survive into a jaxpr (their named vmap resolves them)
     **{n: "tests/test_vmap.py" for n in ("psum", "pmax", "pmin", "all_gather", "axis_index")},
     **{n: "tests/test_distributed.py" for n in ("psum_scatter", "all_to_all", "ppermute",

@@ -1,0 +1,109 @@
+"""pure_callback, io_callback and debug.callback (JAX's external-callbacks guide): values
+eager, under jit (a host step, also inside a compiled loop), under vmap for each
+vmap_method, and the errors JAX raises (JVP, unset vmap_method, ordered vmap, bad results)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax
+from functrans.experimental import io_callback
+
+
+def _sin_cb(x):
+    return ft.pure_callback(np.sin, ft.ShapeDtypeStruct.like(x), x, vmap_method="sequential")
+
+
+def test_pure_callback_eager_jit_scan_and_grad_error():
+    x = np.linspace(0.0, 1.0, 4)
+    np.testing.assert_array_equal(_sin_cb(x), np.sin(x))
+    np.testing.assert_array_equal(ft.jit(_sin_cb)(x), np.sin(x))
+    loop = ft.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: _sin_cb(c), x))
+    np.testing.assert_allclose(loop(x), np.sin(np.sin(np.sin(x))), rtol=1e-15)
+    with pytest.raises(ValueError, match="Pure callbacks do not support JVP"):
+        ft.grad(lambda x: _sin_cb(x).sum())(x)
+    assert "pure_callback" in str(ft.make_jaxpr(_sin_cb)(x))
+
+
+def test_pure_callback_vmap_methods():
+    calls = []
+
+    def f(x, y):
+        calls.append((x.shape, y.shape))
+        return x * y
+
+    def g(method):
+        return ft.vmap(lambda x, y: ft.pure_callback(f, ft.ShapeDtypeStruct((), x.dtype), x, y,
+                                                     vmap_method=method), in_axes=(0, None))
+
+    xs = np.arange(3.0)
+    for method, shapes in [("sequential", [((), ())] * 3), ("expand_dims", [((3,), (1,))]),
+                           ("broadcast_all", [((3,), (3,))])]:
+        calls.clear()
+        np.testing.assert_array_equal(g(method)(xs, 2.0), 2 * xs)
+        assert calls == shapes, method
+    with pytest.raises(NotImplementedError, match="vmap_method"):
+        g(None)(xs, 2.0)
+
+
+def test_pure_callback_result_checks_and_pytrees():
+    spec = {"a": ft.ShapeDtypeStruct((2,), np.float64), "b": ft.ShapeDtypeStruct((), np.int64)}
+    out = ft.jit(lambda x: ft.pure_callback(lambda v: {"a": v * 2, "b": np.int64(7)}, spec, x))(
+        np.ones(2))
+    np.testing.assert_array_equal(out["a"], [2.0, 2.0])
+    assert int(out["b"]) == 7
+    with pytest.raises(ValueError, match="shape"):
+        ft.pure_callback(lambda v: v[:1], ft.ShapeDtypeStruct((2,), np.float64), np.ones(2))
+    with pytest.raises(TypeError, match="dtype"):
+        ft.pure_callback(lambda v: v.astype(np.float32), ft.ShapeDtypeStruct((2,), np.float64),
+                         np.ones(2))
+
+
+def test_io_callback_kept_in_order_and_per_lane():
+    seen = []
+
+    def log(x):
+        seen.append(np.asarray(x).tolist())
+        return np.float64(len(seen))
+
+    def f(x):
+        io_callback(log, ft.ShapeDtypeStruct((), np.float64), x)   # result unused: kept
+        return io_callback(log, ft.ShapeDtypeStruct((), np.float64), x + 1)
+
+    assert float(ft.jit(f)(1.0)) == 2.0 and seen == [1.0, 2.0]
+    seen.clear()
+    ft.vmap(f)(np.array([5.0, 6.0]))
+    assert sorted(seen) == [5.0, 6.0, 6.0, 7.0]
+    with pytest.raises(ValueError, match="ordered"):
+        ft.vmap(lambda x: io_callback(log, ft.ShapeDtypeStruct((), np.float64), x,
+                                      ordered=True))(np.ones(2))
+    with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
+        ft.grad(lambda x: io_callback(log, ft.ShapeDtypeStruct((), np.float64), x))(1.0)
+
+
+def test_debug_callback_primal_once_per_lane_and_in_loops():
+    seen = []
+
+    def f(x):
+        ft.debug.callback(lambda v: seen.append(np.asarray(v).tolist()), x)
+        return x * x
+
+    assert float(ft.grad(f)(3.0)) == 6.0 and seen == [3.0]
+    seen.clear()
+    ft.jit(ft.vmap(f))(np.array([1.0, 2.0]))
+    assert seen == [1.0, 2.0]
+    seen.clear()
+    ft.jit(lambda x: lax.scan(lambda c, _: (f(c), None), x, None, length=3)[0])(2.0)
+    assert seen == [2.0, 4.0, 16.0]
+    ft.effects_barrier()
+
+
+def test_typeof_and_shape_dtype_struct_like():
+    assert ft.typeof(np.ones((2, 3), np.float32)).str_short() == "f32[2,3]"
+    shapes = []
+    ft.vmap(lambda x: shapes.append(ft.typeof(x).shape) or x)(np.ones((4, 2)))
+    assert shapes == [(2,)]
+    s = ft.ShapeDtypeStruct.like(np.zeros(3, np.int32))
+    assert (s.shape, s.dtype) == ((3,), np.dtype(np.int32))
