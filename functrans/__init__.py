@@ -16,7 +16,7 @@ from . import lax  # noqa: F401
 from . import nn, random  # noqa: F401
 from .autodiff import grad, value_and_grad, vjp, jvp, linearize  # noqa: F401
 from .autodiff import residuals  # noqa: F401
-from .jacobians import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
+from .jacobians import jacfwd, jacrev, jacobian, hessian, linear_transpose, fwd_and_bwd  # noqa: F401,E501
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .primitives.custom import stop_gradient  # noqa: F401
 from .remat import (checkpoint, remat, checkpoint_policies, checkpoint_name,  # noqa: F401
@@ -61,7 +61,7 @@ __all__ = [
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint",
-    "pure_callback", "effects_barrier", "typeof",
+    "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd",
 ]
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from .autodiff import check_argnums, jvp, vjp
 from .batching import vmap
+from .jit import jit
 from .primitives.structural import reshape, transpose
 from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .traceback_util import api_boundary
@@ -33,7 +34,7 @@ from .tree_util import tree_flatten, tree_unflatten
 from .primitives.base import UndefinedPrimal
 from .transforms.transpose import backward_pass
 
-__all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose"]
+__all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose", "fwd_and_bwd"]
 
 
 def _prepare(fun, args, argnums, fname, holomorphic=False):
@@ -330,3 +331,36 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any,
                             f"the output structure {out_tree()}")
         return tuple(f_vjp(out_cotangent))
     return transposed
+
+
+def fwd_and_bwd(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The forward and backward passes of ``fun`` as two functions (JAX's
+    ``jax.fwd_and_bwd``): ``fwd(*args)`` is ``vjp`` of ``fun`` in the ``argnums``
+    arguments, ``(out, residuals)`` (``(out, residuals, aux)`` with ``has_aux``), and
+    ``bwd(residuals, cotangent)`` the cotangents of those arguments (one, for an int
+    ``argnums``). With ``jitted`` both are jitted, so ``bwd`` compiles once for every
+    ``residuals`` of the same types (they are the pytree vjp returns).
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> fwd, bwd = fwd_and_bwd(lambda x, w: fnp.sum(x * w), argnums=1)
+    >>> y, res = fwd(fnp.arange(3.0), fnp.ones(3))
+    >>> bwd(res, 1.0).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    check_argnums(argnums, "fwd_and_bwd")
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def fwd(*args):
+        def at(*dyn):
+            full = list(args)
+            for i, v in zip(nums, dyn):
+                full[i] = v
+            return fun(*full)
+        return vjp(at, *[args[i] for i in nums], has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        g = f_vjp(outgrad)
+        return g[0] if isinstance(argnums, int) else g
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)

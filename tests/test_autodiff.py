@@ -317,6 +317,20 @@ def test_vjp_function_is_a_pytree_through_jit():
     np.testing.assert_allclose(scaled(np.ones_like(y))[0], rw, rtol=1e-12)
 
 
+def test_fwd_and_bwd_compiles_bwd_once():
+    fwd, bwd = ft.fwd_and_bwd(lambda w, x: fnp.sum(fnp.tanh(x @ w)), argnums=(0, 1))
+    w, x = np.full((3, 3), 0.2), np.ones((2, 3))
+    for k in range(3):
+        y, res = fwd(w * k, x)
+        dw, dx = bwd(res, 1.0)
+    rw, rx = ft.grad(lambda w, x: fnp.sum(fnp.tanh(x @ w)), argnums=(0, 1))(w * 2, x)
+    np.testing.assert_allclose(dw, rw, rtol=1e-12)
+    np.testing.assert_allclose(dx, rx, rtol=1e-12)
+    assert bwd.cache_info()["misses"] == 1
+    one = ft.fwd_and_bwd(lambda w: fnp.sum(w ** 2), argnums=0, jitted=False)
+    np.testing.assert_allclose(one[1](one[0](w)[1], 1.0), 2 * w)
+
+
 def test_integer_inputs_get_zero_tangents_when_not_differentiated():
     g = ft.grad(lambda x, n: x * n, argnums=0)(2.0, 3)
     assert float(g) == 3.0
