@@ -87,6 +87,14 @@ def test_regular_grid_interpolator_grads_vmap_errors():
         fint.RegularGridInterpolator(_PTS, _VALS, method="cubic")
 
 
+def test_regular_grid_interpolator_derivative_on_a_knot_uses_the_cell_below():
+    # JAX (searchsorted side='left', as scipy) takes the slope of the cell below a knot
+    f = fint.RegularGridInterpolator((np.array([0.0, 1.0, 3.0]),), np.array([0.0, 2.0, 3.0]))
+    g = ft.grad(lambda x: f(fnp.reshape(x, (1, 1)))[0])
+    assert float(g(1.0)) == 2.0 and float(g(0.0)) == 2.0 and float(g(3.0)) == 0.5
+    assert float(f(np.array([[1.0]]))[0]) == 2.0
+
+
 @pytest.mark.parametrize("dims", [1, 2])
 def test_vq_against_scipy(dims):
     obs, book = _RNG.normal(size=(10, 3)), _RNG.normal(size=(4, 3))

@@ -70,7 +70,9 @@ class RegularGridInterpolator:
         for k, grid in enumerate(self.grid):
             x = xi[..., k]
             n = grid.shape[0]
-            i = fnp.clip(fnp.searchsorted(grid, x, side="right") - 1, 0, max(n - 2, 0))
+            # side="left", as JAX and scipy: a point on an inner knot belongs to the cell
+            # below it, which decides the (one-sided) derivative there
+            i = fnp.clip(fnp.searchsorted(grid, x) - 1, 0, max(n - 2, 0))
             lo, hi = grid[i], grid[fnp.minimum(i + 1, n - 1)]
             width = hi - lo
             t = fnp.where(width == 0, 0, (x - lo) / fnp.where(width == 0, 1, width))
