@@ -221,9 +221,21 @@ def test_undefined_derivatives_raise():
         ft.jvp(lambda a: fnp.linalg.eig(a)[1], (np.eye(2) + 1.0,), (np.eye(2),))
     with pytest.raises(NotImplementedError, match="full_matrices"):
         ft.jvp(lambda a: fnp.linalg.svd(a)[0], (np.ones((3, 2)),), (np.ones((3, 2)),))
-    with pytest.raises(NotImplementedError, match="complete"):
-        ft.jvp(lambda a: fnp.linalg.qr(a, mode="complete")[0], (np.ones((3, 2)),),
-               (np.ones((3, 2)),))
+
+
+def test_complete_qr_of_a_tall_matrix_differentiates_as_lapacks_q():
+    # JAX differentiates the Householder Q (its extra columns are LAPACK's choice, a
+    # smooth function of the input): finite differences of numpy's qr, jvp and grad
+    x = RNG.standard_normal((5, 3))
+    t = RNG.standard_normal((5, 3))
+    _, (dq, dr) = ft.jvp(lambda a: fnp.linalg.qr(a, mode="complete"), (x,), (t,))
+    eps = 1e-6
+    (qp, rp), (qm, rm) = np.linalg.qr(x + eps * t, "complete"), np.linalg.qr(x - eps * t, "complete")
+    np.testing.assert_allclose(dq, (qp - qm) / (2 * eps), atol=1e-7)
+    np.testing.assert_allclose(dr, (rp - rm) / (2 * eps), atol=1e-7)
+    w = RNG.standard_normal((5, 5))
+    g = ft.grad(lambda a: fnp.sum(fnp.linalg.qr(a, mode="complete")[0] * w))(x)
+    np.testing.assert_allclose(np.sum(g * t), np.sum(dq * w), rtol=1e-12)
 
 
 def test_bad_arguments():

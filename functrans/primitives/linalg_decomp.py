@@ -12,8 +12,9 @@ collection of matrix derivative results", 2008), with JAX's conventions where th
 derivative does not exist: eigenvector tangents of ``eigh`` are infinite/NaN at
 repeated eigenvalues (the eigenvalue tangents stay finite); ``svd`` drops the
 coupling terms of repeated singular values; eigenvector derivatives of ``eig`` and
-derivatives of non-square ``svd(full_matrices=True)``/``qr(full_matrices=True)``
-factors (not unique) raise an error.
+derivatives of non-square ``svd(full_matrices=True)`` factors (not unique) raise an
+error; those of a tall ``qr(full_matrices=True)`` follow JAX's rule for LAPACK's
+Householder Q.
 
 >>> import numpy as np
 >>> v, w = eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
@@ -67,6 +68,11 @@ def _cols(x, start, stop):
     lo = (0,) * a.ndim
     hi = a.shape[:-1] + (stop,)
     return slice_(x, lo[:-1] + (start,), hi)
+
+
+def _row_block(x, start, stop):
+    a = aval(x)
+    return slice_(x, (0,) * (a.ndim - 2) + (start, 0), a.shape[:-2] + (stop, a.shape[-1]))
 
 
 def _safe_reciprocal(x):
@@ -335,6 +341,24 @@ def _qr_square_or_tall_jvp(dx, q, r):
     return dq, dr
 
 
+def _qr_complete_tall_jvp(dx, q, r, n):
+    # JAX's rule for the Householder Q of LAPACK (Roberts & Roberts, arXiv 2409.13374,
+    # eqs. 32-33): the thin part as usual; with Q_mn = [Q_nn; Q_pn] and Z = Q_pn
+    # (Q_nn - I)^-1, dQ_mp = dQ_mn Zᴴ - (Q_mn + Q_mp Z)(dQ_pn - Z dQ_nn)ᴴ, dR = [dR_nn; 0]
+    m = aval(q).shape[-1]
+    q_mn, q_mp = _cols(q, 0, n), _cols(q, n, m)
+    dq_mn, dr_nn = _qr_square_or_tall_jvp(dx, q_mn, _row_block(r, 0, n))
+    q_nn, q_pn = _row_block(q_mn, 0, n), _row_block(q_mn, n, m)
+    z_h = solve_p.bind(H(sub(q_nn, eye_like(q_nn))), H(q_pn))
+    z = H(z_h)
+    coupled = sub(_row_block(dq_mn, n, m), batched_matmul(z, _row_block(dq_mn, 0, n)))
+    dq_mp = sub(batched_matmul(dq_mn, z_h),
+                batched_matmul(add(q_mn, batched_matmul(q_mp, z)), H(coupled)))
+    nd = aval(q).ndim
+    zeros = full(aval(dr_nn).shape[:-2] + (m - n, n), 0, aval(dr_nn).dtype)
+    return concatenate([dq_mn, dq_mp], nd - 1), concatenate([dr_nn, zeros], nd - 2)
+
+
 def _qr_jvp(primals, tangents, *, full_matrices):
     (x,), (dx,) = primals, tangents
     q, r = qr_p.bind(x, full_matrices=full_matrices)
@@ -342,9 +366,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
         return [q, r], [Zero(aval(q)), Zero(aval(r))]
     m, n = aval(x).shape[-2:]
     if full_matrices and m > n:
-        raise NotImplementedError(
-            "qr: derivatives of mode='complete' factors of a tall matrix are not defined "
-            "(the extra columns of Q are not unique); use mode='reduced'")
+        return [q, r], list(_qr_complete_tall_jvp(dx, q, r, n))
     if m >= n:
         dq, dr = _qr_square_or_tall_jvp(dx, q, r)
         return [q, r], [dq, dr]
