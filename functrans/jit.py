@@ -1,4 +1,4 @@
-"""Staging out: ``jit``, ``make_jaxpr`` and ``eval_shape``.
+"""Staging out: ``jit`` and ``make_jaxpr`` (``eval_shape``: stages.py).
 
 ``jit`` traces with abstract values (no concrete values, so Python control flow
 on arguments raises ``ConcretizationError``), simplifies the jaxpr and hands it
@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, ShapedArray
+from jaxpr_ir import ClosedJaxpr
 from jaxpr_ir.passes import simplify
 from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, fast_key,
                        flat_leaves, flatten_fun, flattening, mixed_key)
@@ -35,6 +35,7 @@ from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
+from .stages import ShapeDtypeStruct, Traced, eval_shape  # noqa: F401  (jit's re-exports)
 from . import config as _config
 from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
 
@@ -274,6 +275,19 @@ class Jitted:
             raise TypeError("lower: the function closes over a traced value; lower it outside "
                             "the enclosing transform")
         return Lowered(ClosedJaxpr(jaxpr, consts), self.backend, out_tree, self._name())
+
+    def trace(self, *args, **kwargs) -> Traced:
+        """The traced stage for these arguments, as JAX's ``jit(f).trace(*args)``:
+        ``.jaxpr`` (the traced jaxpr), ``.out_info`` (output ShapeDtypeStructs),
+        ``.lower()``.
+
+        >>> import functrans as ft
+        >>> print(ft.jit(lambda x: x * 2.0).trace(1.0).jaxpr)
+        { lambda ; a:f64[]{weak}. let
+            b:f64[]{weak} = mul a 2.0:f64[]{weak}
+          in (b,) }
+        """
+        return Traced(self.lower(*args, **kwargs), self._name())
 
     def _name(self):
         return f"jit({getattr(self.fun, '__name__', 'fun')})"
@@ -525,74 +539,3 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
         return ClosedJaxpr(jaxpr, consts)
 
     return make
-
-
-class ShapeDtypeStruct:
-    """Shape and dtype of an array, without data (what ``eval_shape`` returns, and what
-    it accepts in place of an argument).
-
-    >>> import functrans as ft
-    >>> s = ft.ShapeDtypeStruct((2, 3), "float32")
-    >>> s, s.ndim, s.size
-    (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
-    """
-    __slots__ = ("shape", "dtype", "weak_type")
-
-    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape))
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
-
-    def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
-
-    @classmethod
-    def like(cls, x: Any) -> "ShapeDtypeStruct":
-        """The shape and dtype of ``x`` (an array, a scalar, a tracer), as JAX's
-        ``ShapeDtypeStruct.like``.
-
-        >>> import functrans as ft, numpy as np
-        >>> ft.ShapeDtypeStruct.like(np.zeros((2, 1), np.float32))
-        ShapeDtypeStruct(shape=(2, 1), dtype=float32)
-        """
-        a = get_aval(x if isinstance(x, Tracer) else as_array(x))
-        return cls(a.shape, a.dtype, a.weak_type)
-
-
-def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Output shapes and dtypes of ``fun(*args)``, computed without running it.
-
-    ``args``, ``kwargs``: ``fun``'s positional and keyword arguments: arrays, scalars,
-    anything with ``.shape`` and ``.dtype`` (a ``ShapeDtypeStruct``), or pytrees of them.
-
-    >>> import functrans as ft, functrans.numpy as fnp
-    >>> ft.eval_shape(lambda x: x.sum(0), ft.ShapeDtypeStruct((3, 4), "float32"))
-    ShapeDtypeStruct(shape=(4,), dtype=float32)
-    """
-    flat, in_tree = tree_flatten((args, kwargs))
-    avals = []
-    for x in flat:
-        if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, Tracer)):
-            avals.append(ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False)))
-        else:
-            avals.append(get_aval(as_array(x)))
-    flat_fun, out_tree = flatten_fun(lambda a, k: fun(*a, **k), in_tree)
-    jaxpr, _, _ = trace_to_jaxpr(flat_fun, avals, None, name="eval_shape")
-    return tree_unflatten(out_tree(), [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                       for a in jaxpr.out_avals])
-

@@ -296,3 +296,13 @@ def test_the_garbage_collector_pauses_during_a_compile_only():
     finally:
         gc.enable()
         compiler.remove_hook(hook)
+
+
+def test_trace_stage_gives_the_jaxpr_out_info_and_lowers():
+    # JAX's newer guides print jaxprs with jax.jit(f).trace(x).jaxpr
+    f = ft.jit(lambda x, n: fnp.sin(x)[:n] * 2.0, static_argnums=1)
+    t = f.trace(np.ones(4), 2)
+    assert str(t.jaxpr).startswith("{ lambda ; a:f64[4]. let")
+    assert "sin" in str(t.jaxpr)
+    assert (t.out_info.shape, t.out_info.dtype) == ((2,), np.dtype(np.float64))
+    np.testing.assert_allclose(t.lower().compile()(np.ones(4)), 2 * np.sin(np.ones(2)))
