@@ -328,7 +328,8 @@ def saved_residuals(fun: Callable[..., Any], *args: Any) -> SavedResiduals:
     """
     flat, in_tree = tree_flatten(tuple(args))
     flat = [as_array(x) for x in flat]
-    mask = [np.dtype(x.dtype).kind in "fc" for x in flat]
+    mask = [np.dtype(getattr(x, "dtype", None) or np.result_type(x)).kind in "fc"
+            for x in flat]      # Python floats stay Python floats in as_array
     flat_fun, _ = flatten_fun(lambda *a: fun(*a), in_tree)
 
     def stage(*xs):

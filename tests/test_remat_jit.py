@@ -156,6 +156,9 @@ def test_saved_residuals_report_names_the_line():
     text = str(r)
     assert r.count == len(r.entries) and r.bytes == sum(e[2] for e in r.entries)
     assert "test_remat_jit.py" in text and "total:" in text
+    # a Python float argument (JAX's remat guide: print_saved_residuals(f, 3.)) is differentiated
+    assert ft.saved_residuals(lambda x: fnp.sin(fnp.sin(x)), 3.0).count == 2
+    assert ft.saved_residuals(lambda x, n: fnp.sin(x) * n, 3.0, 2).count == 2   # cos x, n
 
 
 def test_checkpointed_scan_body_and_nested_checkpoints_under_jit():
