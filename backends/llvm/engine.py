@@ -258,6 +258,16 @@ def _empty_object() -> bytes:
         return target_machine().emit_object(_empty_module())
 
 
+def _loader_target_machine():
+    """A target machine for an engine that generates no code (it only loads object code
+    and serves its empty module's from the cache): no CPU name or features, whose
+    parsing is most of a host target machine's 0.15 ms (0.02 ms without). The data
+    layout, all the engine takes from it, depends on the triple alone."""
+    _initialized()
+    return llvm.Target.from_default_triple().create_target_machine(
+        cpu="", features="", opt=0, codemodel="jitdefault")
+
+
 class Loaded:
     """Object code living in an MCJIT engine; keeps the engine (and the code) alive.
     ``obj``: one object's bytes or a list of them (the parts of one module, linked).
@@ -270,7 +280,7 @@ class Loaded:
     def __init__(self, obj):
         empty_obj = _empty_object()
         with LOCK:
-            tm = new_target_machine()   # owned (and freed) by the engine
+            tm = _loader_target_machine()   # owned (and freed) by the engine
             self._engine = llvm.create_mcjit_compiler(_empty_module(), tm)
             self._engine.set_object_cache(getbuffer_func=lambda _module: empty_obj)
             for o in ([obj] if isinstance(obj, bytes) else obj):
