@@ -43,6 +43,7 @@ from . import ops  # noqa: F401,E402  (jax.ops: segment_sum and friends)
 from . import dtypes  # noqa: F401,E402  (jax.dtypes: float0, canonicalize_dtype...)
 from . import flatten_util  # noqa: F401,E402  (jax.flatten_util.ravel_pytree)
 from . import ad_checkpoint  # noqa: F401,E402  (jax.ad_checkpoint.checkpoint_name...)
+from . import image  # noqa: F401,E402  (jax.image.resize, scale_and_translate)
 from .device import Device, host_device  # noqa: E402
 from .jit import jit_switch as _jit_switch  # noqa: E402
 
@@ -60,7 +61,7 @@ __all__ = [
     "Array", "device_put", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
-    "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint",
+    "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint", "image",
     "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd",
 ]
 

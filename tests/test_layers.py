@@ -32,7 +32,7 @@ LAYERS = [
     ("numpy", ["numpy", "numpy.*"]),
     ("libraries", ["lax", "lax.*", "lax_*", "scipy", "scipy.*", "random", "random_*",
                    "nn", "nn.*", "example_libraries", "example_libraries.*", "experimental",
-                   "experimental.*", "ops", "dtypes", "flatten_util"]),
+                   "experimental.*", "ops", "dtypes", "flatten_util", "image"]),
     ("tools", ["profiler", "profile", "dump", "debug", "to_dot"]),
     ("the package", ["functrans"]),
 ]
