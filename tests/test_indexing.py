@@ -316,6 +316,20 @@ def test_out_of_range_array_index_gets_no_gradient_as_jax():
     np.testing.assert_array_equal(gm, [[0] * 4, [1, 0, 0, 0], [0] * 4])
 
 
+def test_at_get_static_out_of_range_index_reads_clamped_as_jax():
+    """JAX's Sharp Bits: jnp.arange(10.0).at[11].get() is 9.0 (x[11] still raises, a
+    documented difference); values and gradients equal to JAX 0.10.2's."""
+    x, m = fnp.arange(10.0), fnp.arange(12.0).reshape(3, 4)
+    assert x.at[11].get().item() == 9.0 and x.at[-11].get().item() == 0.0
+    assert m.at[5, 1].get().item() == 9.0 and m.at[1, 7].get().item() == 7.0
+    np.testing.assert_array_equal(m.at[5].get(), [8, 9, 10, 11])
+    np.testing.assert_array_equal(m.at[0, [1, 9]].get(), [1, 3])
+    np.testing.assert_array_equal(ft.grad(lambda a: a.at[11].get())(x), np.eye(10)[9])
+    np.testing.assert_array_equal(ft.jit(ft.vmap(lambda r: r.at[9].get()))(m), [3, 7, 11])
+    with pytest.raises(IndexError):
+        x[11]
+
+
 def test_negative_dynamic_slice_start_counts_from_the_end():
     """lax.dynamic_slice / dynamic_update_slice / dynamic_index_in_dim take a negative
     start as JAX's allow_negative_indices=True: s + dim, then the clamp."""

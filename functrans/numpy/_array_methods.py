@@ -109,6 +109,25 @@ def _remap_index(shape, index, how):
     return tuple(items), axes
 
 
+def _data_index(index):
+    """``index`` with its static integer items (ints, lists of ints) as numpy arrays,
+    which indexing reads as data: out of range they read clamped and get no gradient, as
+    JAX's default (promise_in_bounds) ``.at[].get()``, instead of raising as numpy's
+    ``x[11]`` does (``jnp.arange(10.0).at[11].get()`` is 9.0 in JAX's Sharp Bits)."""
+    def data(it):
+        if isinstance(it, (bool, np.bool_)):
+            return it
+        if isinstance(it, (int, np.integer)):
+            return np.asarray(it)
+        if isinstance(it, list) and not _has_tracer(it):
+            arr = np.asarray(it)
+            return arr if arr.dtype.kind in "iu" else it
+        return it
+    if isinstance(index, tuple):
+        return tuple(data(it) for it in index)
+    return data(index)
+
+
 def _get_filled(x, index, fill_value):
     """``x[index]`` with ``fill_value`` where an integer index is out of range: each
     such axis gets one padded slot of ``fill_value``, which out-of-range indices select."""
@@ -156,7 +175,7 @@ class _IndexUpdateRef:
             return _get_filled(self.array, self.index, fill_value)
         if mode == "clip":
             return self.array[_remap_index(tuple(self.array.shape), self.index, "clip")[0]]
-        return self.array[self.index]
+        return self.array[_data_index(self.index)]
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """Out-of-place ``x[idx] = values``; out-of-range updates are dropped."""
