@@ -53,7 +53,12 @@ register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
 
 
 def _dict_flatten(d):
-    keys = sorted(d)
+    try:
+        keys = sorted(d)
+    except TypeError as e:      # JAX's ValueError, naming the keys
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys "
+                         f"{list(d)!r:.120}: a dict's keys must be mutually orderable "
+                         f"({e})") from None
     return [d[k] for k in keys], tuple(keys)
 
 

@@ -118,3 +118,10 @@ def test_register_dataclass_and_register_static_as_jax():
     t = Tag()
     assert tree_util.tree_leaves([t, 1]) == [1]
     assert tree_util.tree_map(lambda v: v + 1, [t, 1])[0] is t
+
+
+def test_dict_with_unorderable_keys_raises_jax_value_error():
+    # JAX's pytrees guide: tree.map over {1: 7, "y": 42} is a ValueError naming the sort
+    with pytest.raises(ValueError, match="sorting pytree dictionary keys"):
+        ft.tree.map(lambda x: x + 1, {1: 7, "y": 42})
+    assert ft.tree.map(lambda x: x + 1, {2: 7, 1: 42}) == {1: 43, 2: 8}
