@@ -11,7 +11,9 @@ per kernel run. Each part gets copies of the internal routines its functions use
 node; external helper definitions (vector variants) go to every part that needs them as
 ``weak_odr``, so the linker keeps one. Every text (whole or part) lists the vector
 variants it only declares (the math library's) in ``@llvm.compiler.used``
-(``keep_variants``), so that they survive until the loop vectoriser calls them.
+(``keep_variants``), so that they survive until the loop vectoriser calls them. A
+segment that only checks its arguments and calls kernels of their own is compiled
+``optnone`` (``_dispatch_only``): it runs once per call.
 
 ``split_module(module, n)`` returns the whole module's text and the parts' texts (one part:
 no split). Kernels are assigned largest first to the lightest part (weights: IR
