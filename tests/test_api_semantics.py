@@ -280,8 +280,37 @@ def test_linspace_traced_bounds_are_differentiable():
     assert ft.jit(lambda a: fnp.linspace(a, 7, 4, dtype=int))(0).tolist() == [0, 2, 4, 7]
     # eager Array bounds (x[0], not Python floats): numpy wrote into an Array and raised
     x = fnp.array([0.3, -1.2])
-    np.testing.assert_array_equal(fnp.linspace(x[0], x[1], 5), np.linspace(0.3, -1.2, 5))
-    np.testing.assert_array_equal(fnp.linspace(x, x[::-1], 3), np.linspace([0.3, -1.2], [-1.2, 0.3], 3))
+    np.testing.assert_allclose(fnp.linspace(x[0], x[1], 5), np.linspace(0.3, -1.2, 5),
+                               rtol=1e-15)
+    np.testing.assert_allclose(fnp.linspace(x, x[::-1], 3),
+                               np.linspace([0.3, -1.2], [-1.2, 0.3], 3), rtol=1e-15)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_linspace_is_jaxs_arithmetic_not_numpys(jit):
+    """jax 0.10.2's values (XLA computes start * (1 - i * r) + i * (stop * r), r = 1 / div,
+    the step (stop - start) * r); numpy's start + i * step differs in these by an ulp.
+    (JAX's CPU code also fuses multiply-adds, so elsewhere its last bit can differ.)"""
+    run = (lambda f: ft.jit(f, backend="cpu")) if jit else (lambda f: f)
+    f32 = np.float32
+    got = run(lambda a, b: fnp.linspace(a, b, 7, endpoint=False))(f32(0.1), f32(0.7))
+    want = [0.10000000149011612, 0.18571428954601288, 0.27142858505249023,
+            0.3571428656578064, 0.44285714626312256, 0.5285714268684387, 0.6142857074737549]
+    assert got.dtype == f32 and got.tolist() == want
+    got = run(lambda a, b: fnp.linspace(a, b, 10, endpoint=False))(f32(0.1), f32(0.7))
+    assert got[3].item() == 0.2800000011920929 and got[9].item() == 0.6399999856948853
+    y, step = run(lambda a: fnp.linspace(a, 2.0, 10, retstep=True))(7.4)
+    assert step.item() == -0.6 and y[-1].item() == 2.0     # numpy: -0.6000000000000001
+    assert run(lambda a: fnp.linspace(a, 1, 3))(np.int32(0)).dtype == f32   # as JAX
+    y, step = run(lambda a: fnp.linspace(a, a + 1, 1, retstep=True))(f32(2.0))
+    assert y.tolist() == [2.0] and np.isnan(step) and step.dtype == f32
+    y, step = run(lambda a: fnp.linspace(a, a + 1, 1, endpoint=False, retstep=True))(2.0)
+    assert step.item() == 1.0
+    y, step = run(lambda a: fnp.linspace(a, 1.0, 0, retstep=True))(0.0)
+    assert y.shape == (0,) and np.isnan(step)
+    assert run(lambda a: fnp.linspace(a, 7, 5, dtype=np.int32))(-6).tolist() == [-6, -3, 0, 3, 7]
+    c = run(lambda a: fnp.linspace(a, 1 + 2j, 3))(np.complex64(0))
+    assert c.dtype == np.complex64 and c.tolist() == [0j, (0.5 + 1j), (1 + 2j)]
 
 
 _EDGE_UNARY = ["negative", "abs", "sign", "exp", "log", "sqrt", "square", "reciprocal", "sin",

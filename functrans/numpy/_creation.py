@@ -234,48 +234,59 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     num = _static("linspace", "num", num)
     if isinstance(num, (float, np.floating)) or int(num) < 0:
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
-    if isinstance(start, Tracer) or isinstance(stop, Tracer):   # (also under grad: not constant)
-        return _linspace_traced(start, stop, int(num), endpoint, retstep, dt, axis)
-    # plain ndarrays: numpy writes into its result, which an Array bound would make an Array
-    start = np.asarray(_static("linspace", "start", start))
-    stop = np.asarray(_static("linspace", "stop", stop))
-    res = np.linspace(start, stop, int(num), endpoint=endpoint, retstep=retstep, dtype=dt,
-                      axis=axis)
-    if retstep:
-        return wrap(res[0]), res[1]
-    return wrap(res)
+    return _linspace(start, stop, int(num), endpoint, retstep, dt, axis)
 
 
-def _linspace_traced(start, stop, num, endpoint, retstep, dt, axis):
-    """numpy's linspace arithmetic on traced bounds: ``start + i * step`` along a new
-    axis (``i * delta / div`` where the step is 0), the last value exactly ``stop``."""
+def inexact_dtype(dt) -> np.dtype:
+    """JAX's ``to_inexact_dtype``: floats and complexes stay, 64-bit integers become
+    float64, smaller integers and bool float32.
+
+    >>> inexact_dtype(np.int32), inexact_dtype(np.int64)
+    (dtype('float32'), dtype('float64'))
+    """
+    dt = np.dtype(dt)
+    if dt.kind in "fc":
+        return dt
+    return np.dtype(np.float64 if dt.itemsize == 8 else np.float32)
+
+
+def _linspace(start, stop, num, endpoint, retstep, dt, axis):
+    """JAX's linspace as XLA compiles it (its simplifier makes ``i / div`` and ``x / div``
+    products with ``r = 1 / div`` and reassociates ``stop * (i * r)``), not numpy's
+    ``start + i * step``: ``start * (1 - i * r) + i * (stop * r)``, the last value
+    ``stop`` itself, the step ``(stop - start) * r`` (nan for one point with the
+    endpoint, or none) in the computation dtype; integer dtypes take the floor. Equal to
+    JAX's bits wherever XLA's CPU code does not fuse a multiply-add (JAX's own bits
+    depend on that: measured 67% of float32 values equal, 99.7% of integer ones; numpy's
+    formula 45% and 98.3%)."""
     _util.check_arraylike("linspace", start, stop)
-    start, stop = _util.asarray(start), _util.asarray(stop)
-    if dt is None:
-        dt = np.dtype(np.result_type(_util.result_dtype(start, stop), np.float64)) \
-            if _util.result_dtype(start, stop).kind not in "fc" else \
-            _util.result_dtype(start, stop, 0.0)
-    work = dt if dt.kind in "fc" else np.dtype(np.float64)
+    if dt is None:      # Python numbers are weak: linspace(float32(0), 1.0) is float32
+        dt = inexact_dtype(_util.result_dtype(start, stop))
+    work = inexact_dtype(dt)       # int32 bounds or dtype: float32 arithmetic, as JAX
     start, stop = _util.promote("linspace", start, stop, dtype=work)
     shape = tuple(start.shape)
-    div = num - 1 if endpoint else num
     ax = _util.canonicalize_axis(axis, len(shape) + 1, "linspace: axis")
-    i = np.arange(num, dtype=work).reshape((num,) + (1,) * len(shape))
-    delta = El.subtract(stop, start)
-    if div > 0:
-        step = El.true_divide(delta, div)
-        y = Sel.where(El.equal(step, 0), El.multiply(i / div, delta), El.multiply(i, step))
+    div = num - 1 if endpoint else num
+    nan = np.asarray(np.nan, work)
+    if num > 1:
+        real = np.finfo(work).dtype
+        i = np.arange(div, dtype=real).reshape((div,) + (1,) * len(shape))
+        r = real.type(1) / real.type(div)
+        delta = El.multiply(El.subtract(stop, start), np.asarray(r, work))
+        y = El.add(El.multiply(start, (real.type(1) - i * r).astype(work)),
+                   El.multiply(i.astype(work), El.multiply(stop, np.asarray(r, work))))
+        if endpoint:
+            y = Jn.concatenate([y, St.expand_dims(stop, 0)], axis=0)
+    elif num == 1:
+        delta = nan if endpoint else El.subtract(stop, start)
+        y = St.expand_dims(start, 0)
     else:
-        step = El.multiply(delta, np.nan)
-        y = El.multiply(i, delta)
-    y = El.add(y, start)
-    if endpoint and num > 1:
-        y = Jn.concatenate([y[:-1], St.expand_dims(stop, 0)], axis=0)
+        delta, y = nan, np.zeros((0,) + shape, work)
     y = St.moveaxis(y, 0, ax)
     if dt.kind in "iu":
         y = El.floor(y)
     y = _util.asarray(y, dt)
-    return (y, step) if retstep else y
+    return (y, _util.asarray(delta)) if retstep else y
 
 
 # --------------------------------------------------------------------------- matrices

@@ -16,8 +16,8 @@ from . import _elementwise_select as sel
 from . import _reductions as red
 from . import _structural as st
 from . import _joining as jn
-from ._creation import asarray
-from ._util import canonicalize_axis
+from ._creation import inexact_dtype, asarray, linspace
+from ._util import canonicalize_axis, result_dtype
 from ._extra_arrays import indices
 from typing import Any, Callable, Sequence
 from ..array import Array
@@ -28,54 +28,45 @@ __all__ = ["logspace", "geomspace", "fromfunction", "apply_along_axis", "apply_o
            "vecdot", "matvec", "vecmat", "cumulative_sum", "cumulative_prod", "count_nonzero"]
 
 
-def _spaced(start, stop, num, endpoint, axis):
-    """numpy's linspace values ``start + i * step`` (the last one exactly ``stop`` when
-    ``endpoint``), composed so that array-valued ends work eagerly and traced alike."""
-    start, stop = asarray(start, np.float64), asarray(stop, np.float64)
-    start, stop = st.broadcast_arrays(start, stop)
-    num = int(num)
-    if num < 0:
-        raise ValueError(f"number of samples must be non-negative, got {num}")
-    div = (num - 1) if endpoint else num
-    i = st.reshape(asarray(np.arange(num), np.float64), (num,) + (1,) * start.ndim)
-    step = el.true_divide(el.subtract(stop, start), max(div, 1))
-    out = el.add(start, el.multiply(i, step))
-    if endpoint and num > 1:
-        out = jn.concatenate([out[:-1], st.expand_dims(stop, 0)])
-    return st.moveaxis(out, 0, axis) if start.ndim else out
+def _computation_dtype(start, stop, dtype):
+    """JAX's: the requested dtype (default: the inexact type of the bounds) and the
+    inexact dtype it is computed in."""
+    dt = np.dtype(dtype) if dtype is not None else inexact_dtype(result_dtype(start, stop))
+    return dt, inexact_dtype(dt)
 
 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-             base: float = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
-    """``base ** linspace(start, stop)``.
+             base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
+    """``base ** linspace(start, stop)`` (JAX's composition, in the bounds' inexact dtype).
 
     >>> import functrans.numpy as fnp
     >>> fnp.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
-    exps = _spaced(start, stop, num, endpoint, axis)
-    out = el.power(asarray(base, exps.dtype), exps)
-    return out if dtype is None else asarray(out, dtype)
+    dt, work = _computation_dtype(start, stop, dtype)
+    start, stop = asarray(start, work), asarray(stop, work)
+    lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    return asarray(el.power(base, lin), dt)
 
 
 def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
               dtype: DTypeLike | None = None, axis: int = 0) -> Array:
-    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign; the
-    ends are returned exactly, as numpy does).
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (same sign), JAX's
+    composition ``sign * logspace(log10(|start|), log10(|stop|))``, so the ends are
+    ``10 ** log10`` of the bounds (numpy returns them exactly; JAX does not).
 
     >>> import functrans.numpy as fnp
     >>> [round(v, 6) for v in fnp.geomspace(1, 1000, 4).tolist()]
     [1.0, 10.0, 100.0, 1000.0]
     """
-    start, stop = asarray(start, np.float64), asarray(stop, np.float64)
+    dt, work = _computation_dtype(start, stop, dtype)
+    start, stop = asarray(start, work), asarray(stop, work)
     sign = el.sign(start)
-    exps = _spaced(el.log10(el.abs(start)), el.log10(el.abs(stop)), num, endpoint, axis)
-    out = el.multiply(sign, el.power(10.0, exps))
-    if num > 0 and start.ndim == 0:
-        out = jn.concatenate([st.reshape(start, (1,)), out[1:]])
-        if endpoint and num > 1:
-            out = jn.concatenate([out[:-1], st.reshape(stop, (1,))])
-    return out if dtype is None else asarray(out, dtype)
+    res = el.multiply(sign, logspace(el.log10(el.true_divide(start, sign)),
+                                     el.log10(el.true_divide(stop, sign)), num,
+                                     endpoint=endpoint, base=10.0, dtype=work, axis=0))
+    res = st.moveaxis(res, 0, canonicalize_axis(axis, res.ndim))
+    return asarray(res, dt)
 
 
 def fromfunction(function: Callable[..., Any], shape: Shape, *, dtype: DTypeLike = float,
