@@ -78,14 +78,15 @@ class Fn:
         self.stack = 0
         self.empty = True
 
-    def slot_obj(self, k):
-        p = self.eb.gep(self.fn.args[1], [ir.Constant(I64, k)], source_etype=PTR)
-        return self.eb.load(p, typ=PTR)
+    def slot_obj(self, k):      # loaded once, in the entry block: it dominates every use
+        if ("obj", k) not in self._data:
+            p = self.eb.gep(self.fn.args[1], [ir.Constant(I64, k)], source_etype=PTR)
+            self._data["obj", k] = self.eb.load(p, typ=PTR)
+        return self._data["obj", k]
 
     def slot_data(self, k):
         if k not in self._data:
-            obj = self.slot_obj(k)
-            dp = self.eb.gep(obj, [ir.Constant(I64, _DATA_OFFSET)], source_etype=I8)
+            dp = self.eb.gep(self.slot_obj(k), [ir.Constant(I64, _DATA_OFFSET)], source_etype=I8)
             self._data[k] = self.eb.load(dp, typ=PTR)
         return self._data[k]
 
