@@ -18,6 +18,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from ..errors import ConcretizationError
 from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
@@ -38,8 +39,8 @@ __all__ = ["nonzero", "flatnonzero", "argwhere", "extract", "compress", "unique"
 
 def _need_size(name, *xs):
     if any(isinstance(x, Tracer) for x in xs):
-        raise TypeError(f"{name}: the output size depends on the values; under a transform "
-                        f"pass a static size= (as in JAX)")
+        raise ConcretizationError(f"{name}: the output size depends on the values; under a "
+                                  f"transform pass a static size= (as in JAX)")
 
 
 def _compact(x, mask, size, fill_value):
