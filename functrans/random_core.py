@@ -69,10 +69,10 @@ def check_key(name, k):
 
 
 def float_dtype(name, dtype):
-    """A float32 or float64 dtype, or a TypeError."""
+    """A float32 or float64 dtype, or JAX's ValueError."""
     dt = canonical_dtype(np.float64 if dtype is None else dtype)
     if dt not in (np.float32, np.float64):
-        raise TypeError(f"{name}: dtype must be a floating dtype (float32 or float64), got {dt}")
+        raise ValueError(f"{name}: dtype must be a floating dtype (float32 or float64), got {dt}")
     return dt
 
 
@@ -349,7 +349,9 @@ def uniform(key: Array, shape: Shape = (), dtype: DTypeLike | None = None,
 
 def normal(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples: ``sqrt(2) * erf_inv(u)``, u uniform on (-1, 1) (JAX's
-    algorithm; equal to JAX's draws within a few ulp, see the README).
+    algorithm; equal to JAX's draws within a few ulp, see the README). A complex dtype
+    draws the real and imaginary parts from the two keys of ``split(key)``, each scaled
+    by 1/sqrt(2) (unit variance in all), as JAX does.
 
     >>> from functrans import random
     >>> [round(v, 6) for v in random.normal(random.key(0), (3,)).tolist()]
@@ -357,6 +359,12 @@ def normal(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Arr
     """
     k = check_key("normal", key)
     shape = shape_tuple("normal", shape)
+    if dtype is not None and np.dtype(dtype).kind == "c":   # JAX's: (re + i im) / sqrt(2)
+        cdt = canonical_dtype(dtype)
+        k_re, k_im = split2(k)
+        rdt = np.finfo(cdt).dtype
+        re, im = (E.convert_element_type(normal(kk, shape, rdt), cdt) for kk in (k_re, k_im))
+        return (re + 1j * im) / np.sqrt(2).astype(cdt)
     dt = float_dtype("normal", dtype)
     lo = np.nextafter(dt.type(-1.0), dt.type(0.0))
     u = uniform(k, shape, dt, lo, dt.type(1.0))

@@ -95,6 +95,19 @@ def test_normal_ulps_from_jax(dtype):
         assert np.mean(ulp <= 2) > 0.95 and ulp.max() <= 32
 
 
+def test_complex_normal_as_jax():
+    """normal(key, shape, complex dtype) as JAX 0.10.2's (it raised TypeError): real and
+    imaginary parts from split(key)'s two keys, divided by sqrt(2); eager and jit."""
+    want = [0.24862191 - 0.36817454j, -0.81614277 - 0.22538821j, -0.03265663 + 0.50844016j]
+    for f in (random.normal, ft.jit(random.normal, static_argnums=(1, 2))):
+        got = f(random.PRNGKey(7), (3,), np.complex128)
+        assert got.dtype == np.complex128
+        np.testing.assert_allclose(got, want, atol=1e-8)
+    c64 = random.normal(random.PRNGKey(7), (2,), np.complex64)
+    assert c64.dtype == np.complex64
+    np.testing.assert_allclose(c64, [0.7877503 + 0.3211209j, 0.10014845 + 0.66408837j], atol=1e-6)
+
+
 # --------------------------------------------------------------------------- erf_inv
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
