@@ -62,7 +62,8 @@ __all__ = [
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint", "image",
-    "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd",
+    "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd", "debug_nans", "log_compiles",
+    "enable_checks",
 ]
 
 
@@ -167,3 +168,49 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
         _jit_switch.disabled = previous
         with _DISABLE_LOCK:
             switch.anywhere -= bool(disable)
+
+
+@contextlib.contextmanager
+def _option_set(name: str, value: Any) -> Iterator[None]:
+    old = config.read(name)
+    config.update(name, value)
+    try:
+        yield
+    finally:
+        config.update(name, old)
+
+
+def debug_nans(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """The ``debug_nans`` option set to ``new_val`` inside a ``with`` block, as JAX's
+    ``with jax.debug_nans(False): ...``.
+
+    >>> import functrans as ft
+    >>> with ft.debug_nans(True):
+    ...     ft.config.read("debug_nans")
+    True
+    """
+    return _option_set("debug_nans", bool(new_val))
+
+
+def log_compiles(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """The ``log_compiles`` option set to ``new_val`` inside a ``with`` block (JAX's
+    ``jax.log_compiles``).
+
+    >>> import functrans as ft
+    >>> with ft.log_compiles(False):
+    ...     ft.config.read("log_compiles")
+    False
+    """
+    return _option_set("log_compiles", bool(new_val))
+
+
+def enable_checks(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """The ``enable_checks`` option set to ``new_val`` inside a ``with`` block (JAX's
+    ``jax.enable_checks``).
+
+    >>> import functrans as ft
+    >>> with ft.enable_checks(True):
+    ...     ft.config.read("enable_checks")
+    True
+    """
+    return _option_set("enable_checks", bool(new_val))

@@ -355,6 +355,18 @@ def test_debug_nans_recompiles_functions_compiled_before_it_was_on():
     assert np.isnan(jf(np.ones(2)))
 
 
+def test_debug_nans_as_a_context_manager():
+    # JAX's debugging guide: with jax.debug_nans(False): ... under the global option
+    jf = ft.jit(_nan_maker)
+    with ft.debug_nans(True):
+        with pytest.raises(FloatingPointError, match="'log'"):
+            jf(np.ones(2))
+        with ft.debug_nans(False):
+            assert np.isnan(jf(np.ones(2)))
+        assert config.read("debug_nans") is True
+    assert config.read("debug_nans") is False
+
+
 def test_debug_nans_blames_a_nan_argument():
     config.update("debug_nans", True)
     with pytest.raises(FloatingPointError, match="argument 0 .* already holds a NaN"):
