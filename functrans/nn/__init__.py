@@ -214,13 +214,16 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     if b is not None:
         e = e * b
     s = _sum_kept(e, axes, where)
-    sign = fnp.sign(s)
+    # the sign only where it is used: a dead equation would still reach the fusion
+    # planner of an unsimplified jaxpr (make_jaxpr) and split the row-wise kernel
+    sign = fnp.sign(s) if return_sign or b is not None else None
     if return_sign or s.dtype.kind != "c":
         s = fnp.abs(s)
     out = fnp.log(s) + m.astype(s.dtype)
     if not keepdims:
         shape = _reduced_shape(out.shape, axes)
-        out, sign = fnp.reshape(out, shape), fnp.reshape(sign, shape)
+        out = fnp.reshape(out, shape)
+        sign = None if sign is None else fnp.reshape(sign, shape)
     if return_sign:
         return out, sign
     if b is not None and out.dtype.kind != "c":

@@ -155,16 +155,32 @@ def _like(name, a, dtype, shape):
     return dt, (tuple(a.shape) if shape is None else _shape(name, shape))
 
 
+def _filled_like(a, shape, value, dtype):
+    """``value`` in ``shape``: for a traced ``a`` one broadcast of a scalar recorded in
+    the trace (as JAX's), not an array of that shape baked into the jaxpr as a constant
+    (which a compiled program would read from memory element by element, and which
+    keeps a row-wise chain such as logsumexp from fusing into one row kernel)."""
+    if isinstance(a, Tracer):
+        out = S.full(shape, value, dtype)
+        return out if isinstance(out, Tracer) else wrap(out)
+    return wrap(np.full(shape, value, dtype))
+
+
 def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
-    """Zeros of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
+    """Zeros of ``a``'s shape and dtype (a constant, also for a traced ``a``).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.zeros_like(fnp.ones((2,), "int32")).tolist()
+    [0, 0]
+    """
     dt, shp = _like("zeros_like", a, dtype, shape)
-    return wrap(np.zeros(shp, dt))
+    return _filled_like(a, shp, 0, dt)
 
 
 def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
     """Ones of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
     dt, shp = _like("ones_like", a, dtype, shape)
-    return wrap(np.ones(shp, dt))
+    return _filled_like(a, shp, 1, dt)
 
 
 def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
@@ -182,6 +198,9 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = Non
               shape: Shape | None = None) -> Array:
     """``fill_value`` in ``a``'s shape and dtype (the fill value may be traced)."""
     dt, shp = _like("full_like", a, dtype, shape)
+    if isinstance(a, Tracer) and not isinstance(fill_value, Tracer) and np.ndim(fill_value) == 0:
+        _util.check_arraylike("full_like", fill_value)
+        return _filled_like(a, shp, fill_value, dt)
     return full(shp, fill_value, dt)
 
 
