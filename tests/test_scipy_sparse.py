@@ -63,6 +63,11 @@ def test_complex_systems(name):
     b = _B + 1j * _B[::-1]
     got = np.asarray(_solve(name, A, b))
     np.testing.assert_allclose(got, np.linalg.solve(A, b), rtol=0, atol=1e-11)
+    # reverse mode through a complex (Hermitian) operator: the transpose is conj(A), not
+    # A, so cg's grad was wrong when it declared the system symmetric; vs forward mode
+    loss = lambda s: fnp.sum(fnp.abs(_solve(name, A + s * np.diag(np.arange(_N)), b)) ** 2)
+    np.testing.assert_allclose(float(ft.grad(loss)(0.5)), float(ft.jacfwd(loss)(0.5)),
+                               rtol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["cg", "bicgstab", "gmres"])

@@ -216,7 +216,10 @@ def cg(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.0,
     >>> float(cg(lambda v: 2.0 * v, np.array([4.0]))[0][0])
     2.0
     """
-    return _solve("cg", A, b, x0, M, maxiter, True,
+    # a Hermitian A is symmetric only when real: complex A's transpose is conj(A), so
+    # custom_linear_solve gets cg itself as the transpose solve (as JAX decides, by b)
+    symmetric = not any(fnp.iscomplexobj(leaf) for leaf in tree_flatten(b)[0])
+    return _solve("cg", A, b, x0, M, maxiter, symmetric,
                   lambda mv, rhs, x, pre, it: _cg_solve(mv, rhs, x, pre, tol, atol, it))
 
 
