@@ -562,3 +562,23 @@ def test_unique_along_an_axis_as_jax():
     assert fnp.unique(a, axis=0, size=3, fill_value=-1).tolist() == [[0, 5], [1, 2], [-1, -1]]
     with pytest.raises(NotImplementedError, match="concrete"):
         ft.jit(lambda x: fnp.unique(x, axis=0, size=3))(a)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_fmod_heaviside_float_power_i0_special_values_are_jaxs(jit):
+    """jax 0.10.2 (and C's fmod): fmod(x, +-inf) is x (it was nan), a zero fmod keeps
+    x's sign; heaviside(nan, y) is nan (it was y) and heaviside(0, -0.0) is -0.0;
+    float_power keeps float32 (numpy widens); i0 of the largest floats is inf (was 0)."""
+    run = (lambda f: ft.jit(f, backend="cpu")) if jit else (lambda f: f)
+    sign = lambda v: np.signbit(np.asarray(v)).tolist()  # noqa: E731
+    x = np.array([-1.0, -0.0, 0.0, 1e308, -4.0, 4.0, 5.5])
+    y = np.array([np.inf, np.inf, -np.inf, np.inf, 2.0, -2.0, -2.0])
+    got = run(fnp.fmod)(x, y)
+    assert got.tolist() == [-1.0, 0.0, 0.0, 1e308, 0.0, 0.0, 1.5]
+    assert sign(got) == [True, True, False, False, True, False, False]
+    got = run(fnp.heaviside)(np.array([np.nan, 0.0, -0.0, -2.0, 3.0]),
+                             np.array([0.5, -0.0, 0.5, 0.5, 0.5]))
+    assert np.isnan(got[0]) and got[1:].tolist() == [0.0, 0.5, 0.0, 1.0] and sign(got[1:2]) == [True]
+    f32 = np.array([2.0, 3.0], np.float32)
+    assert run(fnp.float_power)(f32, f32).dtype == np.float32
+    assert run(fnp.i0)(np.array([1.7e308, -1e308, 3.0])).tolist()[:2] == [np.inf, np.inf]

@@ -16,7 +16,8 @@ from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
 from . import _reductions as red
-from ._creation import asarray, zeros_like, ones_like, full_like
+from ._creation import asarray, inexact_dtype, zeros_like, ones_like, full_like
+from ._util import result_dtype
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -206,7 +207,13 @@ def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
     r = el.remainder(x1, x2)
     # remainder takes the divisor's sign; shift back where that differs from x1's
     fix_needed = el.logical_and(el.not_equal(r, 0), el.not_equal(el.less(r, 0), el.less(x1, 0)))
-    return sel.where(fix_needed, el.subtract(r, x2), r)
+    r = sel.where(fix_needed, el.subtract(r, x2), r)
+    if r.dtype.kind != "f":
+        return r
+    # C's (and JAX's): a zero keeps x1's sign, and fmod(x, +-inf) is x (remainder's
+    # inf - inf made it nan)
+    r = sel.where(el.equal(r, 0), el.copysign(r, x1), r)
+    return sel.where(el.logical_and(el.isinf(x2), el.isfinite(x1)), asarray(x1, r.dtype), r)
 
 
 def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -218,19 +225,20 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """
     x1, x2 = _float(x1), _float(x2)
     one, zero = ones_like(x1), zeros_like(x1)
-    return sel.where(el.greater(x1, 0), one,
-                     sel.where(el.less(x1, 0), zero, el.add(zero, x2)))
+    # JAX's: x2 itself at zero (heaviside(0, -0.0) is -0.0), nan for nan
+    at_zero = sel.where(el.isnan(x1), x1, x2)
+    return sel.where(el.greater(x1, 0), one, sel.where(el.less(x1, 0), zero, at_zero))
 
 
 def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """``x1 ** x2`` computed in float64 (complex128 for complex input), as numpy does.
+    """``x1 ** x2`` in the inexact type of the operands, as JAX (numpy always widens to
+    float64): float32 stays float32, int32 becomes float32, int64 float64.
 
     >>> import functrans.numpy as fnp
     >>> fnp.float_power(2, 3).item()
     8.0
     """
-    x1, x2 = asarray(x1), asarray(x2)
-    dt = np.complex128 if "c" in (x1.dtype.kind, x2.dtype.kind) else np.float64
+    dt = inexact_dtype(result_dtype(x1, x2))
     return el.power(asarray(x1, dt), asarray(x2, dt))
 
 

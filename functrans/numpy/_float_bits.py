@@ -109,7 +109,9 @@ def i0(x: ArrayLike) -> Array:
     inv_root = el.true_divide(1.0, el.sqrt(el.multiply(xl, 2 * np.pi)))
     near_overflow = el.greater(xl, 700.0)
     split = el.multiply(el.exp(sel.where(near_overflow, full_like(xl, 0.0), xl)), inv_root)
-    joined = el.exp(el.subtract(xl, el.multiply(0.5, el.log(el.multiply(xl, 2 * np.pi)))))
+    # log(x) + log(2 pi), not log(2 pi x): that overflowed for x near the float64 max
+    # and made i0 of it 0
+    joined = el.exp(el.subtract(xl, el.multiply(0.5, el.add(el.log(xl), np.log(2 * np.pi)))))
     scale = sel.where(near_overflow, joined, split)
     out = sel.where(small, series, el.multiply(scale, asym))
     return asarray(out, out_dtype)
