@@ -14,7 +14,7 @@
 | ``enable_x64`` | True (``FUNCTRANS_ENABLE_X64``) | accepted for JAX programs (``jax_enable_x64``); changes nothing, since 64-bit types are always on; setting it False raises, as functrans cannot turn them off |
 
 Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``) or JAX's ``jax_``
-(``"jax_enable_x64"``).
+(``"jax_enable_x64"``); JAX's ``explain_cache_misses`` is ``log_compiles``.
 
 >>> import functrans as ft
 >>> ft.config.read("log_compiles") in (True, False)
@@ -97,6 +97,10 @@ _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
              "enable_checks": False,
              "enable_x64": True, "show_progress": True, "progress_after_seconds": 2.0}
 
+# JAX's names for the same switch: explain_cache_misses logs why each (re)compile happens,
+# which is what the compile log's reason says ("argument 'x': shape (3,) -> (4,)")
+_ALIASES = {"explain_cache_misses": "log_compiles"}
+
 _values: dict = {}
 _listeners: list = []   # fn(name, old, new), called after every change
 
@@ -109,6 +113,7 @@ def _canonical(name: str) -> str:
         if n.startswith(prefix):
             n = n[len(prefix):]
             break
+    n = _ALIASES.get(n, n)
     if n not in _PARSERS:
         raise AttributeError(f"unknown functrans option {name!r}; options: "
                              f"{', '.join(sorted(_PARSERS))}")

@@ -49,6 +49,9 @@ def test_config_read_update_and_errors():
     assert ft.config.log_compiles is True
     config.update("functrans_log_compiles", "off")
     assert config.read("log_compiles") is False
+    config.update("jax_explain_cache_misses", True)     # JAX's jit guide: the compile log
+    assert config.read("log_compiles") is True
+    config.update("log_compiles", False)
     with pytest.raises(AttributeError, match="unknown functrans option 'debug_nan'"):
         config.update("debug_nan", True)
     with pytest.raises(ValueError, match="boolean"):
