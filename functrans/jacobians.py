@@ -37,7 +37,7 @@ from .transforms.transpose import backward_pass
 __all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose", "fwd_and_bwd"]
 
 
-def _prepare(fun, args, argnums, fname, holomorphic=False):
+def _prepare(fun, args, argnums, fname, holomorphic=False, complex_ok=False):
     single, nums = normalize_argnums(argnums, len(args), fname)
     dyn = tuple(args[i] for i in nums)
     flat, in_tree = tree_flatten(dyn)
@@ -47,7 +47,7 @@ def _prepare(fun, args, argnums, fname, holomorphic=False):
         if holomorphic and a.dtype.kind != "c":
             raise TypeError(f"{fname} with holomorphic=True requires complex inputs, but "
                             f"input leaf {i} has dtype {a.dtype}")
-        if not holomorphic and a.dtype.kind not in "f":
+        if not holomorphic and a.dtype.kind not in ("fc" if complex_ok else "f"):
             raise TypeError(f"{fname} requires real floating inputs to differentiate, but "
                             f"input leaf {i} has dtype {a.dtype}; convert it with "
                             ".astype(float) or exclude it with argnums")
@@ -165,7 +165,8 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     Args:
       fun: the function to differentiate; arguments and outputs are arrays, scalars or
-        pytrees of them, and the differentiated inputs and the outputs must be real floating.
+        pytrees of them; the outputs must be real floating, the differentiated inputs
+        real or complex (a complex input's block is what ``grad`` gives, as in JAX).
       argnums: which positional argument(s) to differentiate with respect to: an int
         (default 0) or a tuple of ints; each block of the result then holds a tuple of
         Jacobians, one per argument in that order. Negative numbers count from the end.
@@ -188,8 +189,9 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 
     @api_boundary
     def jacfun(*args):
+        # as JAX's: complex inputs of a real-valued function differentiate as in grad
         single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacrev",
-                                                                  holomorphic)
+                                                                  holomorphic, complex_ok=True)
         res = vjp(f_flat, *flat, has_aux=has_aux)
         y, vjp_fn = res[0], res[1]
         y_leaves, y_tree = tree_flatten(y)
@@ -229,7 +231,7 @@ def jacobian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     Args:
       fun: the function to differentiate; arguments and outputs are arrays, scalars or
         pytrees of them; the differentiated inputs (and in reverse mode the outputs) must
-        be real floating.
+        be real floating, except complex inputs, which take reverse mode (as ``jacrev``).
       argnums: which positional argument(s) to differentiate with respect to: an int
         (default 0) or a tuple of ints; each block of the result then holds a tuple of
         Jacobians, one per argument in that order. Negative numbers count from the end.
@@ -265,7 +267,10 @@ def jacobian_mode(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux
     >>> jacobian_mode(lambda x: x.sum(), 0, False, np.ones(3))
     'rev'
     """
-    single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacobian")
+    single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacobian",
+                                                        complex_ok=True)
+    if any(get_aval(x).dtype.kind == "c" for x in flat):
+        return "rev"        # JAX's jacobian is jacrev, which alone takes complex inputs
     flat_fun, _ = flatten_fun(f_flat, tree_flatten(tuple(flat))[1], has_aux)
     jaxpr, _, _ = trace_flat(flat_fun, flat, name="jacobian (output sizes)")
     n_in = _total_size([get_aval(x) for x in flat])

@@ -45,6 +45,21 @@ def test_jacobians_holomorphic():
     np.testing.assert_allclose(ft.jacrev(fnp.sin, holomorphic=True)(Z), want, atol=1e-6)
 
 
+def test_jacrev_and_jacobian_of_a_real_function_of_complex_inputs_follow_jax():
+    # JAX's jacrev (and jacobian, which is jacrev) takes complex inputs when the outputs
+    # are real: each row is grad's df/dx - i df/dy; jacfwd still raises, as JAX's
+    want = np.diag(np.conj(Z) / np.abs(Z))
+    np.testing.assert_allclose(ft.jacrev(fnp.abs)(Z), want, rtol=1e-12)
+    np.testing.assert_allclose(ft.jacobian(fnp.abs)(Z), want, rtol=1e-12)
+    got = ft.jacrev(lambda d: fnp.abs(d["z"]) + d["x"])({"z": Z, "x": np.ones(3)})
+    np.testing.assert_allclose(got["z"], want, rtol=1e-12)
+    np.testing.assert_allclose(got["x"], np.eye(3), rtol=0)
+    with pytest.raises(TypeError, match="real floating inputs"):
+        ft.jacfwd(fnp.abs)(Z)
+    with pytest.raises(TypeError, match="real floating outputs"):
+        ft.jacrev(lambda z: z * 2)(Z)
+
+
 def test_var_std_of_complex_inputs_under_transforms():
     np.testing.assert_allclose(ft.jit(fnp.var)(Z), 2.564444, atol=1e-6)
     assert ft.jit(fnp.var)(Z).dtype == np.float64
