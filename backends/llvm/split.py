@@ -32,11 +32,18 @@ import re
 
 import llvmlite.ir as ir
 
-__all__ = ["split_module", "keep_variants", "MIN_SPLIT_WEIGHT"]
+__all__ = ["split_module", "keep_variants", "MIN_SPLIT_WEIGHT", "PIN_BUDGET"]
 
 # below this many IR instructions in movable kernels a module stays whole: a second
 # module's parse, verification and thread hand-off cost more than they save
 MIN_SPLIT_WEIGHT = 600
+# kernels called inside a segment's loops stay inlinable while the segment with them weighs
+# at most this many IR instructions; in a heavier one they are called: inlined, they made
+# the segment one function too large for LLVM's per-function passes, whose time grows
+# faster than its size (an adaptive RK45 while loop with its forward Jacobian: a segment
+# of 6,141 instructions calling 69 such kernels in its loop, 10,400 after O3). The
+# looping segments of the benchmarked programs weigh 350-3,000 with their kernels.
+PIN_BUDGET = 4096
 _REF = re.compile(r'@"([^"]+)"')
 _VARIANT = re.compile(r"_ZGV\w+\(([^)]+)\)")
 _DECLARED = re.compile(r'^declare [^@\n]*@"([^"]+)"', re.M)
@@ -186,11 +193,15 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
             f.attributes.add("optnone")
     w = _weights(defs)
     # a kernel run inside a loop of its caller (a fori_loop's body) stays inlinable:
-    # called, a 300-element body kernel ran 1.15x slower
+    # called, a 300-element body kernel ran 1.15x slower; unless the loops' kernels
+    # weigh more than PIN_BUDGET together (see there)
     pinned = set()
     for f in defs.values():
         if not (_movable(f) or f.name.endswith(".par") or _helper(f)):
-            pinned |= _called_in_loops(f)
+            inner = _called_in_loops(f)
+            if w[f.name] + sum(w[n] for n in inner if n in defs and not _helper(defs[n])) \
+                    <= PIN_BUDGET:
+                pinned |= inner
     movable = {n for n, f in defs.items() if (_movable(f) or n.endswith(".par"))
                and _owner(f, defs) not in pinned}
     for n, f in defs.items():
