@@ -193,8 +193,8 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
             f.attributes.add("optnone")
     w = _weights(defs)
     # a kernel run inside a loop of its caller (a fori_loop's body) stays inlinable:
-    # called, a 300-element body kernel ran 1.15x slower; unless the loops' kernels
-    # weigh more than PIN_BUDGET together (see there)
+    # called, a 300-element body kernel ran 1.15x slower; unless the segment with
+    # those kernels would weigh more than PIN_BUDGET (see there)
     pinned = set()
     for f in defs.values():
         if not (_movable(f) or f.name.endswith(".par") or _helper(f)):
