@@ -18,7 +18,7 @@ from .primitives import elementwise as E
 from .typing import Array, ArrayLike
 
 __all__ = ["population_count", "clz", "mulhi", "nextafter", "reduce_precision",
-           "RoundingMethod", "round", "FftType"]
+           "RoundingMethod", "round", "FftType", "rem", "div"]
 
 _UNSIGNED = {1: np.uint8, 4: np.uint32, 8: np.uint64}
 
@@ -211,3 +211,38 @@ class FftType(enum.Enum):
 
     def __str__(self) -> str:
         return self.name
+
+
+# --------------------------------------------------------------------------- rem / div
+# JAX's lax.rem and lax.div are XLA's: truncating (C's), where the primitives rem and div
+# (and fnp.remainder / floor_divide over them) are numpy's flooring ones
+
+def rem(x: ArrayLike, y: ArrayLike) -> Array:
+    """JAX's remainder ``x - y * trunc(x / y)``: the sign of ``x`` (C's fmod; numpy's
+    remainder takes ``y``'s), ``rem(x, +-inf)`` is ``x``, an integer ``x rem 0`` is ``x``.
+
+    >>> import numpy as np
+    >>> rem(np.float64(-3.0), np.float64(2.0)).item(), rem(np.int32(-7), np.int32(0)).item()
+    (-1.0, -7)
+    """
+    dt = E.rem(x, y).dtype            # lax's operand rules (one dtype, scalars adapt)
+    x, y = fnp.asarray(x, dt), fnp.asarray(y, dt)
+    r = fnp.fmod(x, y)
+    return fnp.where(y == 0, x, r) if dt.kind in "iu" else r
+
+
+def div(x: ArrayLike, y: ArrayLike) -> Array:
+    """JAX's division: true division of floats; integers round toward zero (numpy's
+    floor division rounds down) and ``x / 0`` is -1 (all ones unsigned), as XLA.
+
+    >>> import numpy as np
+    >>> div(np.int32(-7), np.int32(2)).item(), div(np.int32(7), np.int32(0)).item()
+    (-3, -1)
+    """
+    q = E.div(x, y)
+    if q.dtype.kind not in "iu":
+        return q
+    x, y = fnp.asarray(x, q.dtype), fnp.asarray(y, q.dtype)
+    inexact = (fnp.remainder(x, y) != 0) & ((x < 0) != (y < 0))
+    q = fnp.where(inexact, q + np.asarray(1, q.dtype), q)
+    return fnp.where(y == 0, np.asarray(-1).astype(q.dtype), q)

@@ -79,3 +79,20 @@ def test_cumulative_reductions_gradients_match_jax():
         name, rev, want = line.split(" ", 2)
         f = lambda x: (getattr(lax, name)(x, axis=1, reverse=rev == "True") * w).sum()  # noqa
         np.testing.assert_allclose(ft.grad(f)(x), ast.literal_eval(want), atol=1e-6, err_msg=line)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_rem_and_div_truncate_as_jax(jit):
+    """jax 0.10.2's lax.rem / lax.div (XLA's): the remainder has x's sign and integer
+    division rounds toward zero; x rem 0 is x, x / 0 is -1 (all ones unsigned). They were
+    the primitives' numpy (flooring) rules: lax.rem(-3., 2.) gave 1.0, lax.div(-7, 2) -4."""
+    run = (lambda f: ft.jit(f, backend="cpu")) if jit else (lambda f: f)
+    i32 = np.iinfo(np.int32).min
+    x = np.array([7, -7, 7, -7, 5, -5, 0, i32], np.int32)
+    y = np.array([2, 2, -2, -2, 0, 0, 0, -1], np.int32)
+    assert run(lax.rem)(x, y).tolist() == [1, -1, 1, -1, 5, -5, 0, 0]
+    assert run(lax.div)(x, y).tolist() == [3, -3, -3, 3, -1, -1, -1, i32]
+    u, v = np.array([7, 5], np.uint32), np.array([2, 0], np.uint32)
+    assert run(lax.rem)(u, v).tolist() == [1, 5] and run(lax.div)(u, v).tolist() == [3, 2**32 - 1]
+    f = run(lax.rem)(np.array([-3.0, 3.0, -4.0, -1.0]), np.array([2.0, -2.0, 2.0, np.inf]))
+    assert f.tolist() == [-1.0, 1.0, -0.0, -1.0] and np.signbit(f[2])
