@@ -452,7 +452,7 @@ class Jitted:
 
 def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
-        backend: str | None = None) -> Any:
+        donate_argnames: str | Sequence[str] = (), backend: str | None = None) -> Any:
     """Compile ``fun``: trace it once per argument signature, optimise, run native code.
 
     Usable as ``@jit``, ``@jit(backend=...)`` or ``jit(f, static_argnums=...)``. The
@@ -475,6 +475,8 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
         for its outputs (saving an allocation and a copy). Do not read a donated array
         after the call: its contents may have been overwritten. Only the CPU backend
         uses donation; the others ignore it.
+      donate_argnames: the same, by parameter name (a name or a sequence of names): the
+        argument at that parameter's position is donated when passed by position.
       backend: where the compiled code runs: ``"cpu"`` (LLVM through llvmlite),
         ``"cuda"`` (Numba-CUDA) or ``"interpret"`` (the numpy reference interpreter).
         None uses ``FUNCTRANS_BACKEND`` if set, else ``"cpu"`` (``"interpret"`` when
@@ -502,10 +504,27 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     """
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                             donate_argnums=donate_argnums, backend=backend)
+                             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                             backend=backend)
     if not callable(fun):
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}")
+    if donate_argnames:
+        donate_argnums = _donated_positions(fun, donate_argnums, donate_argnames)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
+
+
+def _donated_positions(fun, nums, names) -> tuple:
+    """``donate_argnums`` with the positions of the parameters ``names`` added."""
+    nums = (nums,) if isinstance(nums, int) else tuple(nums)
+    names = (names,) if isinstance(names, str) else tuple(names)
+    params = [p for p in inspect.signature(fun).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    where = {p.name: i for i, p in enumerate(params)}
+    unknown = [n for n in names if n not in where]
+    if unknown:
+        raise ValueError(f"jit: donate_argnames {tuple(unknown)} are not positional "
+                         f"parameters of {getattr(fun, '__name__', 'the function')}")
+    return tuple(dict.fromkeys(nums + tuple(where[n] for n in names)))
 
 
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()

@@ -46,6 +46,17 @@ def test_a_donated_functrans_array_is_reused_and_deleted():
             use()
 
 
+def test_donate_argnames_donates_that_parameter():
+    # JAX's jit(..., donate_argnames='p'), as the optimiser-step idiom writes it
+    f = ft.jit(lambda p, g: p - 0.1 * g, donate_argnames="p")
+    a = f(np.ones(3), np.ones(3))
+    b = f(a, np.ones(3))
+    np.testing.assert_allclose(b, [0.8] * 3)
+    assert isinstance(a, ft.array.DeletedArray)
+    with pytest.raises(ValueError, match="donate_argnames"):
+        ft.jit(lambda p: p, donate_argnames="q")
+
+
 def test_a_buffer_with_another_view_is_not_donated():
     f = ft.jit(lambda x: x * 2.0, donate_argnums=0)
     a = f(np.ones(3))
