@@ -11,7 +11,7 @@ it, and only for the ``dtypes`` the backend generates code for (other dtypes sta
 host step through the composite's numpy ``impl``).
 
 Special values are as numpy's: ``logaddexp``/``logaddexp2`` of two equal infinities
-is that infinity, ``sign`` gives nan on nan and +0 on ±0,
+is that infinity, ``sign`` gives nan on nan and ±0 on ±0 (JAX's),
 ``is_finite`` is ``|x| < inf`` (false on nan), and
 ``rsqrt``/``reciprocal`` divide 1 by ``sqrt(x)``/``x`` (±0 -> ±inf, inf -> 0,
 negative -> nan, as ``1 / np.sqrt(x)``).
@@ -116,8 +116,8 @@ def _is_finite(b, x):
 @decomposition("sign")
 def _sign(b, x):
     """1 where x > 0, -1 where x < 0, else 0 (select_n picks its second case where the
-    predicate holds). For floats the last case is ``x + 0``: nan stays nan and both
-    zeros give +0, as numpy's sign (``np.sign(-0.0)`` is ``0.0``)."""
+    predicate holds). For floats the last case is ``x`` itself: nan stays nan and a zero
+    keeps its sign, as JAX's sign (numpy's ``np.sign(-0.0)`` is ``0.0``)."""
     if b.kind not in "fiu":
         return None
     zero, one = b.const(0), b.const(1)
@@ -126,7 +126,7 @@ def _sign(b, x):
         return b.op("select_n", positive, zero, one, out=True)
     minus_one = b.const(-1)
     negative = b.op("lt", x, zero, dtype=np.bool_)
-    rest = b.op("add", x, zero) if b.kind == "f" else zero
+    rest = x if b.kind == "f" else zero
     rest = b.op("select_n", negative, rest, minus_one)
     return b.op("select_n", positive, rest, one, out=True)
 

@@ -413,3 +413,16 @@ def _signed_zero_at(np_fn, negative_wins):
 
 maximum_at = _signed_zero_at(np.maximum, negative_wins=False)
 minimum_at = _signed_zero_at(np.minimum, negative_wins=True)
+
+
+def numpy_sign(x):
+    """``numpy.sign`` with JAX's zeros: a zero keeps its sign (``sign(-0.0)`` is -0.0;
+    numpy gives 0.0).
+
+    >>> numpy_sign(np.array([-0.0, -2.0, 0.0])).tolist()
+    [-0.0, -1.0, 0.0]
+    """
+    out = np.sign(x)
+    if out.dtype.kind != "f" or not (out == 0).any():
+        return out
+    return np.asarray(np.where(out == 0, x, out), out.dtype)

@@ -88,3 +88,13 @@ def test_elementwise_extremes_order_signed_zeros_as_jax(mode, dtype):
     neg, pos = fnp.full(2, -0.0, dtype), fnp.zeros(2, dtype)
     assert _sign(run(lambda a: neg.at[np.array([0, 0, 1])].max(a))(z[1:])) == [False, True]
     assert _sign(run(lambda a: pos.at[np.array([0, 1, 1])].min(a))(z[:3])) == [False, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", MODES)
+def test_sign_keeps_the_sign_of_zero_as_jax(mode, dtype):
+    """jax 0.10.2: sign(-0.0) is -0.0 (numpy's is 0.0, which eager and the decomposition
+    for the native backends followed); nan stays nan."""
+    got = MODES[mode](fnp.sign)(np.array([-0.0, 0.0, -2.0, 3.0, np.nan], dtype))
+    assert got.dtype == dtype and _sign(got[:4]) == [True, False, True, False]
+    assert got[2:4].tolist() == [-1.0, 1.0] and np.isnan(got[4])

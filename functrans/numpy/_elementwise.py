@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from ..array import Array as _Array, numpy_maximum, numpy_minimum
+from ..array import Array as _Array, numpy_maximum, numpy_minimum, numpy_sign
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
@@ -346,7 +346,7 @@ pow = power
 # --------------------------------------------------------------------------- unary arithmetic
 
 positive = _unary("positive", np.positive, lambda x: x)
-sign = _unary("sign", np.sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),)
+sign = _unary("sign", numpy_sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),)
 
 
 def _csign(x):

@@ -36,7 +36,7 @@ from .base import Primitive, batch_elementwise, defjvp
 from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
                          select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
-from ..array import numpy_maximum, numpy_minimum
+from ..array import numpy_maximum, numpy_minimum, numpy_sign
 from ..typing import Array, ArrayLike
 
 
@@ -103,7 +103,7 @@ _LN10 = math.log(10.0)
 
 # name, numpy function, dtype kinds, d(out)/dx as a function of (x, out), ulp [, fnp name]
 UNARY_TABLE = [
-    OpRow("sign", np.sign, "fiu", None, 0, "sign"),
+    OpRow("sign", numpy_sign, "fiu", None, 0, "sign"),
     OpRow("floor", np.floor, "f", None, 0, "floor"),
     OpRow("ceil", np.ceil, "f", None, 0, "ceil"),
     OpRow("round", np.rint, "f", None, 0, "rint"),          # half to even, as numpy.rint
