@@ -380,3 +380,29 @@ def test_take_clip_clamps_negative_indices_to_zero_as_numpy_and_jax():
     np.testing.assert_array_equal(ft.grad(lambda a: fnp.take(a, i, mode="clip").sum())(x),
                                   [2.0, 0.0, 1.0, 0.0, 1.0])
     np.testing.assert_array_equal(fnp.take_along_axis(x, i[:2], 0, mode="clip"), [4.0, 4.0])
+
+
+def test_row_updates_scatter_whole_rows_with_numpys_values():
+    """x.at[ids].add(u) on an (n, d) x scatters len(ids) rows of d (one index per row, as
+    JAX's segment_sum), not n*d single elements with an index row each (4.6x JAX's time);
+    the trailing axes taken whole stay the rows' windows, the others keep their indices."""
+    rng = np.random.default_rng(0)
+    x = fnp.asarray(rng.standard_normal((5, 3, 4)))
+    ids = np.array([4, 0, 4, 9, -1, 2])            # a repeat, one out of range, one negative
+    u = rng.standard_normal((6, 3, 4))
+    jaxpr = ft.make_jaxpr(lambda x, i, u: x.at[i].add(u))(x, ids, u)
+    (eq,) = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "scatter"]
+    assert eq.params["num_index_dims"] == 1 and eq.inputs[1].aval.shape == (6, 1)
+    want = np.array(x)
+    np.add.at(want, ids[ids < 5], u[ids < 5])
+    for f in (lambda x, i, u: x.at[i].add(u), ft.jit(lambda x, i, u: x.at[i].add(u))):
+        np.testing.assert_allclose(np.asarray(f(x, ids, u)), want, rtol=1e-15)
+    # partial trailing slices and a middle index keep element indices where they must
+    for idx in [(ids[:3], slice(None), slice(1, 3)), (slice(None), 1), (Ellipsis, 2),
+                (ids[:3], slice(None, None, -1)), (None, 1, slice(None))]:
+        want = np.array(x)
+        np.add.at(want, idx, 1.5)
+        np.testing.assert_array_equal(np.asarray(ft.jit(lambda x: x.at[idx].add(1.5))(x)), want)
+    g = ft.grad(lambda u: fnp.sum(x.at[ids].set(u) ** 2))(u)
+    wins = np.array([0, 1, 0, 0, 1, 1.0])[:, None, None]   # -1 is row 4: the last to it wins
+    np.testing.assert_allclose(np.asarray(g), 2 * u * wins, rtol=1e-15)

@@ -488,7 +488,9 @@ def index_update(x, idx, values, mode):
         x = np.asarray(x)
     shape = tuple(x.shape)
     entries = _parse(shape, idx)
-    grid, out_shape = _index_grid(shape, entries)
+    k, entries = _window_split(shape, entries)
+    grid, out_shape = _index_grid(shape[:k], entries)
+    out_shape += shape[k:]
     v = asarray(values)
     if isinstance(v, Tracer):
         v = E.convert_element_type(v, x.dtype, False)
@@ -502,5 +504,23 @@ def index_update(x, idx, values, mode):
         v = S.broadcast_in_dim(v, out_shape, tuple(range(nd - v.ndim, nd)))
     else:
         v = np.broadcast_to(v, out_shape)
-    out = I.scatter(x, grid, v, len(shape), mode)
+    out = I.scatter(x, grid, v, k, mode)
     return out if isinstance(out, Tracer) else wrap(out)
+
+
+def _window_split(shape, entries):
+    """(k, the entries indexing axes < k): the trailing axes that ``idx`` takes whole (full
+    slices after every other item) stay windows of one scatter row, so ``x.at[ids].add(u)``
+    on an (n, d) ``x`` scatters len(ids) rows of d, not len(ids)*d single elements each
+    with its own index row (segment_sum over 20,000 x 64 floats: 3.5 ms -> JAX's 0.75)."""
+    k = len(shape)
+    cut = len(entries)
+    while cut > 0 and k > 1:
+        e = entries[cut - 1]
+        if e.kind != _SLICE or shape[e.dim] == 0 or \
+                len(_slice_positions(e.value, shape[e.dim])) != shape[e.dim] or \
+                _slice_positions(e.value, shape[e.dim])[0] != 0:
+            break
+        cut -= 1
+        k = e.dim
+    return k, entries[:cut]
