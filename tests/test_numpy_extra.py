@@ -582,3 +582,17 @@ def test_fmod_heaviside_float_power_i0_special_values_are_jaxs(jit):
     f32 = np.array([2.0, 3.0], np.float32)
     assert run(fnp.float_power)(f32, f32).dtype == np.float32
     assert run(fnp.i0)(np.array([1.7e308, -1e308, 3.0])).tolist()[:2] == [np.inf, np.inf]
+
+
+def test_one_argument_where_takes_size_and_fill_value_under_jit():
+    """fnp.where(cond, size=, fill_value=) as JAX's (a round-4 program raised TypeError on
+    size=): the nonzero indices padded to ``size``, usable under jit; the three-argument
+    form refuses size=."""
+    v = np.array([0., 3., 0., -1., 2., 0., 2.])
+    got = ft.jit(lambda a: fnp.where(a > 0, size=4, fill_value=-1))(v)
+    assert len(got) == 1 and got[0].tolist() == [1, 4, 6, -1]
+    assert fnp.where(v > 0)[0].tolist() == [1, 4, 6]
+    assert fnp.where(v > 0, v, 0.0).tolist() == [0., 3., 0., 0., 2., 0., 2.]
+    with pytest.raises(ValueError, match="one-argument"):
+        fnp.where(v > 0, v, 0.0, size=2)
+

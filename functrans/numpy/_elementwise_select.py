@@ -23,7 +23,7 @@ from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
 from ..array import Array
 from ..typing import ArrayLike
 
-__all__ = ["where", "clip", "real", "imag", "conjugate", "conj"]
+__all__ = ["clip", "real", "imag", "conjugate", "conj"]   # where: _setops' (size=)
 
 
 # --------------------------------------------------------------------------- complex parts

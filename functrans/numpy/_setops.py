@@ -32,7 +32,7 @@ from ._gather_ops import unravel_index
 from ..array import Array
 from ..typing import ArrayLike
 
-__all__ = ["nonzero", "flatnonzero", "argwhere", "extract", "compress", "unique",
+__all__ = ["where", "nonzero", "flatnonzero", "argwhere", "extract", "compress", "unique",
            "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
            "intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros"]
 
@@ -59,6 +59,31 @@ def _compact(x, mask, size, fill_value):
     fill = picked[0] * 0 if fill_value is None else fill_value
     return sel.where(el.less(arange(size), count), picked, el.add(el.multiply(picked, 0),
                                                                   asarray(fill, x.dtype)))
+
+
+def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /, *,
+          size: int | None = None,
+          fill_value: ArrayLike | None = None) -> Array | tuple[Array, ...]:
+    """``x`` where ``condition`` holds, else ``y`` (broadcast together, numpy 2 dtypes);
+    with ``condition`` alone, the indices of its true entries (``nonzero``), which under
+    a transform needs ``size=`` (and ``fill_value=`` for the padding), as JAX's.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.where(fnp.arange(3) > 0, 1.0, -1.0).tolist()
+    [-1.0, 1.0, 1.0]
+    >>> fnp.where(fnp.asarray([0, 2, 0, 3]), size=3, fill_value=-1)[0].tolist()
+    [1, 3, -1]
+    """
+    if x is None and y is None:
+        if size is None and fill_value is None:
+            return sel.where(condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise ValueError("where: size and fill_value are only for the one-argument form "
+                         "where(condition)")
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    return sel.where(condition, x, y)
 
 
 def nonzero(a: ArrayLike, *, size: int | None = None,
