@@ -426,3 +426,30 @@ def numpy_sign(x):
     if out.dtype.kind != "f" or not (out == 0).any():
         return out
     return np.asarray(np.where(out == 0, x, out), out.dtype)
+
+
+def numpy_remainder(x, y):
+    """``numpy.remainder`` with JAX's zeros: a zero result has the dividend's sign (JAX
+    computes C's fmod, then adds ``y`` where the signs differ); numpy gives it the
+    divisor's.
+
+    >>> numpy_remainder(np.array([-4.0, 4.0]), np.array([2.0, -2.0])).tolist()
+    [-0.0, 0.0]
+    """
+    out = np.remainder(x, y)
+    if out.dtype.kind != "f" or not (out == 0).any():
+        return out
+    return np.asarray(np.where(out == 0, np.copysign(out, x), out), out.dtype)
+
+
+def numpy_floor_divide(x, y):
+    """``numpy.floor_divide`` with JAX's zeros: a zero quotient has the divisor's sign
+    (``-1.0 // -3.0`` is -0.0 in JAX, 0.0 in numpy).
+
+    >>> numpy_floor_divide(np.array([-1.0, -0.0]), np.array([-3.0, np.inf])).tolist()
+    [-0.0, 0.0]
+    """
+    out = np.floor_divide(x, y)
+    if out.dtype.kind != "f" or not (out == 0).any():
+        return out
+    return np.asarray(np.where(out == 0, np.copysign(out, y), out), out.dtype)

@@ -596,3 +596,19 @@ def test_one_argument_where_takes_size_and_fill_value_under_jit():
     with pytest.raises(ValueError, match="one-argument"):
         fnp.where(v > 0, v, 0.0, size=2)
 
+
+@pytest.mark.parametrize("mode", ["eager", "cpu", "interpret"])
+def test_remainder_floor_divide_zero_signs_and_exact_fmod_as_jax(mode):
+    """jax 0.10.2: a zero remainder has the dividend's sign (remainder(-4, 2) is -0.0;
+    numpy's +0.0), a zero quotient the divisor's (-1 // -3 is -0.0), -1 // inf is -1
+    (under jit it was nan: inf - inf), and fmod is exact (fmod(0.3, -1) was
+    0.30000000000000004)."""
+    run = (lambda f: f) if mode == "eager" else (lambda f: ft.jit(f, backend=mode))
+    sign = lambda v: np.signbit(np.asarray(v)).tolist()  # noqa: E731
+    x = np.array([-4.0, 4.0, -0.0, -1.0, -1.0, 1.0, 0.3])
+    y = np.array([2.0, -2.0, np.inf, -3.0, np.inf, -np.inf, -1.0])
+    r = run(fnp.remainder)(x, y)
+    assert sign(r[:3]) == [True, False, True] and r[3:].tolist() == [-1.0, np.inf, -np.inf, -0.7]
+    q = run(fnp.floor_divide)(x, y)
+    assert q.tolist() == [-2.0, -2.0, 0.0, 0.0, -1.0, -1.0, -1.0] and sign(q[2:4]) == [False, True]
+    assert run(fnp.fmod)(x, y).tolist() == [-0.0, 0.0, -0.0, -1.0, -1.0, 1.0, 0.3]

@@ -120,9 +120,8 @@ def _rem(eqn, a, b):
     if _dt(eqn).kind != "f":
         return f"(({a} % {b}) if {b} != 0 else ({a} - {a}))"
     f = "f" if _dt(eqn) == np.float32 else ""
-    r = f"lm.fmod{f}({a}, {b})"   # numpy: the divisor's sign, a zero result included
-    m = f"(({r} + {b}) if ({r} != 0 and (({r} < 0) != ({b} < 0))) else {r})"
-    return f"({m} if {m} != 0 else lm.copysign{f}({const(_dt(eqn), 0.0)}, {b}))"
+    r = f"lm.fmod{f}({a}, {b})"   # the divisor's sign; a zero keeps fmod's, as JAX's
+    return f"(({r} + {b}) if ({r} != 0 and (({r} < 0) != ({b} < 0))) else {r})"
 
 
 TABLE["rem"] = _row(_rem, "fiu")

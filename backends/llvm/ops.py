@@ -160,9 +160,8 @@ def _rem(em, eqn, x, y):
     m = b.frem(x, y)
     fix = b.and_(b.fcmp_ordered("!=", m, zero),
                  b.xor(b.fcmp_ordered("<", m, zero), b.fcmp_ordered("<", y, zero)))
-    m = b.select(fix, b.fadd(m, y), m)
-    signed0 = _call(em, f"llvm.copysign.{_fsuffix(x.type)}", x.type, [x.type, x.type], [zero, y])
-    return b.select(b.fcmp_ordered("==", m, zero), signed0, m)
+    # a zero keeps frem's sign, the dividend's (JAX's remainder; numpy gives the divisor's)
+    return b.select(fix, b.fadd(m, y), m)
 
 
 TABLE["div"] = Row(_div, "fiu")

@@ -21,7 +21,8 @@ import functools
 
 import numpy as np
 
-from ..array import Array as _Array, numpy_maximum, numpy_minimum, numpy_sign
+from ..array import (Array as _Array, numpy_floor_divide, numpy_maximum, numpy_minimum,
+                     numpy_remainder, numpy_sign)
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
@@ -271,7 +272,7 @@ def _eager_numpy(np_fn):
 # --------------------------------------------------------------------------- arithmetic
 
 add = _binary("add", np.add, E.add, example=("fnp.add(1, 2).item()", "3"))
-remainder = mod = _binary("remainder", np.remainder, E.rem,
+remainder = mod = _binary("remainder", numpy_remainder, E.rem,
                           example=("fnp.remainder(-7, 3).item()", "2"))
 
 
@@ -282,10 +283,18 @@ def _floor_divide_traced(x, y):
     # x / y (inf or nan) where y == 0, and never 0 * inf where y is infinite
     m = E.rem(x, y)
     q = E.round(E.div(E.sub(x, m), y))
-    return E.select_n(E.eq(y, E.full_like(y, 0)), q, E.div(x, y))
+    q = E.select_n(E.eq(y, E.full_like(y, 0)), q, E.div(x, y))
+    # JAX's: a zero quotient has y's sign, and for a finite x over an infinite y (where
+    # x - x mod y was inf - inf) the quotient is -1 if x is nonzero of the other sign
+    zero = E.full_like(q, 0)
+    q = E.select_n(E.eq(q, zero), q, E.copysign(zero, y))
+    inf = E.full_like(q, np.inf)
+    over_inf = E.bitwise_and(E.eq(E.abs(y), inf), E.lt(E.abs(x), inf))
+    other = E.bitwise_and(E.ne(x, zero), E.ne(E.lt(x, zero), E.lt(y, zero)))
+    return E.select_n(over_inf, q, E.select_n(other, E.copysign(zero, y), E.full_like(q, -1)))
 
 
-floor_divide = _binary("floor_divide", np.floor_divide, _floor_divide_traced,
+floor_divide = _binary("floor_divide", numpy_floor_divide, _floor_divide_traced,
                        example=("fnp.floor_divide(-7, 2).item()", "-4"))
 
 

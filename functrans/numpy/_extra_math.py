@@ -205,15 +205,15 @@ def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
     """
     x1, x2 = asarray(x1), asarray(x2)
     r = el.remainder(x1, x2)
+    if r.dtype.kind == "f":
+        # C's fmod exactly: of |x1| and |x2| the floored remainder is the truncated one,
+        # with no rounding (shifting remainder(x1, x2) by x2 rounded: fmod(0.3, -1) gave
+        # 0.30000000000000004, fmod(-1, inf) nan); then x1's sign, zeros included
+        return el.copysign(el.remainder(el.abs(asarray(x1, r.dtype)),
+                                        el.abs(asarray(x2, r.dtype))), x1)
     # remainder takes the divisor's sign; shift back where that differs from x1's
     fix_needed = el.logical_and(el.not_equal(r, 0), el.not_equal(el.less(r, 0), el.less(x1, 0)))
-    r = sel.where(fix_needed, el.subtract(r, x2), r)
-    if r.dtype.kind != "f":
-        return r
-    # C's (and JAX's): a zero keeps x1's sign, and fmod(x, +-inf) is x (remainder's
-    # inf - inf made it nan)
-    r = sel.where(el.equal(r, 0), el.copysign(r, x1), r)
-    return sel.where(el.logical_and(el.isinf(x2), el.isfinite(x1)), asarray(x1, r.dtype), r)
+    return sel.where(fix_needed, el.subtract(r, x2), r)
 
 
 def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:

@@ -36,7 +36,7 @@ from .base import Primitive, batch_elementwise, defjvp
 from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
                          select_n, sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
-from ..array import numpy_maximum, numpy_minimum, numpy_sign
+from ..array import numpy_maximum, numpy_minimum, numpy_remainder, numpy_sign
 from ..typing import Array, ArrayLike
 
 
@@ -254,7 +254,7 @@ def integer_pow(x: ArrayLike, y: int) -> Array:
 def _rem_impl(x, y):
     x = np.asarray(x)
     with np.errstate(all="ignore"):   # integer x rem 0 is 0, float gives nan, as numpy
-        return np.asarray(np.remainder(x, np.asarray(y, dtype=x.dtype)), dtype=x.dtype)
+        return np.asarray(numpy_remainder(x, np.asarray(y, dtype=x.dtype)), dtype=x.dtype)
 
 
 def _pow_impl(x, y):
@@ -336,7 +336,7 @@ def _second(x, y):
 # name, numpy function, dtype kinds, (tangent map in x, tangent map in y), ulp [, fnp name]
 # rem = x - y * floor(x / y); the floor is locally constant
 BINARY_TABLE = [
-    OpRow("rem", np.remainder, "fiu",
+    OpRow("rem", numpy_remainder, "fiu",
           (lambda t, x, y, out: t, lambda t, x, y, out: neg(mul(t, floor(div(x, y))))),
           0, "remainder", impl=_rem_impl, domain=(0.5, 3.0)),
     OpRow("pow", np.power, "fciu", (_pow_jvp_x, _pow_jvp_y), 4, "power", impl=_pow_impl,
@@ -378,7 +378,8 @@ for _row in BINARY_TABLE:
     globals()[_row.name].__module__ = __name__   # documented (and doctested) where made
 __all__ = [row.name for row in UNARY_TABLE + BINARY_TABLE] + [
     "integer_pow", "real", "imag", "conj", "complex"]
-rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder); integer x rem 0 is 0.
+rem.__doc__ = """Remainder with the sign of the divisor (numpy.remainder; a zero has the
+dividend's sign, as jnp.remainder); integer x rem 0 is 0.
 
 >>> import numpy as np
 >>> rem(np.float64(-1.0), np.float64(3.0)).item()
