@@ -406,3 +406,19 @@ def test_row_updates_scatter_whole_rows_with_numpys_values():
     g = ft.grad(lambda u: fnp.sum(x.at[ids].set(u) ** 2))(u)
     wins = np.array([0, 1, 0, 0, 1, 1.0])[:, None, None]   # -1 is row 4: the last to it wins
     np.testing.assert_allclose(np.asarray(g), 2 * u * wins, rtol=1e-15)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_reflect_type_odd_as_numpy_and_jax(mode):
+    """pad(reflect_type='odd') (a round-4 UNet program raised TypeError): 2 * edge minus the
+    even reflection, only in the padding (an inf inside stays inf), eager, jit and grad."""
+    x = np.array([1., 4., 2., 8., np.inf])
+    m = np.arange(12.).reshape(3, 4) ** 1.5
+    for a, w in ((x[:4], (2, 3)), (m, ((1, 2), (3, 2))), (x, (1, 0))):
+        want = np.pad(a, w, mode, reflect_type="odd")
+        np.testing.assert_array_equal(fnp.pad(a, w, mode, reflect_type="odd"), want)
+        np.testing.assert_array_equal(
+            ft.jit(lambda v: fnp.pad(v, w, mode, reflect_type="odd"))(a), want)
+    g = ft.grad(lambda v: fnp.sum(fnp.pad(v, (2, 1), mode, reflect_type="odd")
+                                  * np.arange(7.)))(x[:4])
+    np.testing.assert_array_equal(g, [4., 2., -2., 17.] if mode == "reflect" else [3., 3., 4., 11.])

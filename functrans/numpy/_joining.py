@@ -20,7 +20,7 @@ from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import slicing as Sl
-from ._elementwise import remainder, subtract
+from ._elementwise import multiply, remainder, subtract
 from ._util import any_tracer, canonicalize_axis, result_dtype
 from ._structural import array_or_tracer, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
 from ._take import take
@@ -278,8 +278,11 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
             return wrap(np.pad(np.asarray(a), widths, mode, **kwargs))
         return pad_computed(a, widths, mode, dict(kwargs))
     cv = kwargs.pop("constant_values", 0)
+    odd = mode in ("reflect", "symmetric") and kwargs.pop("reflect_type", "even") == "odd"
     if kwargs:
         raise TypeError(f"pad: unsupported keyword arguments {sorted(kwargs)} for mode {mode!r}")
+    if odd:
+        return _pad_odd(a, widths, mode)
     if not any_tracer(a, cv):
         if mode == "constant":
             return wrap(np.pad(np.asarray(a), widths, mode, constant_values=cv))
@@ -308,4 +311,26 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
         if lo or hi:
             idx = np.pad(np.arange(a.shape[j]), (lo, hi), mode)
             a = take(a, idx, axis=j)
+    return a
+
+
+def _pad_odd(a, widths, mode):
+    """numpy's ``reflect_type='odd'``: ``2 * edge - (the even reflection)``, one axis at a
+    time (the reflection of a pad no wider than the axis; wider ones iterate in numpy)."""
+    if not any_tracer(a):
+        return wrap(np.pad(np.asarray(a), widths, mode, reflect_type="odd"))
+    for j, (lo, hi) in enumerate(widths):
+        if not (lo or hi):
+            continue
+        n = a.shape[j]
+        if max(lo, hi) > n - (mode == "reflect"):
+            raise NotImplementedError(f"pad: reflect_type='odd' of a traced array pads at "
+                                      f"most {n - (mode == 'reflect')} entries per side of "
+                                      f"an axis of {n} (got {(lo, hi)})")
+        even = np.pad(np.arange(n), (lo, hi), mode)
+        left = subtract(multiply(2, take(a, np.zeros(lo, np.int64), axis=j)),
+                        take(a, even[:lo], axis=j))
+        right = subtract(multiply(2, take(a, np.full(hi, n - 1), axis=j)),
+                         take(a, even[lo + n:], axis=j))
+        a = concatenate([left, a, right], j)   # the inside untouched (an inf stays inf)
     return a
