@@ -612,3 +612,15 @@ def test_remainder_floor_divide_zero_signs_and_exact_fmod_as_jax(mode):
     q = run(fnp.floor_divide)(x, y)
     assert q.tolist() == [-2.0, -2.0, 0.0, 0.0, -1.0, -1.0, -1.0] and sign(q[2:4]) == [False, True]
     assert run(fnp.fmod)(x, y).tolist() == [-0.0, 0.0, -0.0, -1.0, -1.0, 1.0, 0.3]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_frexp_of_the_largest_floats(dtype):
+    """frexp(float max) is (1 - eps/2, 1024) in numpy and JAX; 2**1024 overflowed to inf
+    and the mantissa came out 0."""
+    fi = np.finfo(dtype)
+    x = np.array([fi.max, -fi.max, fi.max / 2, fi.tiny], dtype)
+    want_m, want_e = np.frexp(x)
+    for f in (fnp.frexp, ft.jit(fnp.frexp, backend="cpu")):
+        m, e = f(x)
+        assert np.asarray(m).tolist() == want_m.tolist() and np.asarray(e).tolist() == want_e.tolist()

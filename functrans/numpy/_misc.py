@@ -107,7 +107,10 @@ def frexp(x: ArrayLike) -> tuple[Array, Array]:
     special = el.logical_or(el.equal(x, 0), el.logical_not(el.isfinite(x)))
     safe = sel.where(special, el.add(zeros_like(x), 1), x)
     e = el.add(el.floor(el.log2(el.abs(safe))), 1)
-    m = el.true_divide(safe, el.exp2(e))
+    # x * 2**-e in two exact power-of-two steps: 2**e alone overflows for the largest
+    # floats (e = 1024 gave a mantissa of 0), 2**-e for the smallest
+    h = el.floor(el.multiply(e, 0.5))
+    m = el.multiply(el.multiply(safe, el.exp2(el.negative(h))), el.exp2(el.subtract(h, e)))
     # log2 may round across a power of two; one correction step each way fixes it
     low = el.less(el.abs(m), 0.5)
     m, e = sel.where(low, el.multiply(m, 2), m), sel.where(low, el.subtract(e, 1), e)
