@@ -287,7 +287,7 @@ def planned(closed):
     >>> import numpy as np, functrans as ft
     >>> closed, plan = planned(ft.make_jaxpr(ft.numpy.sign)(np.ones(4)))
     >>> [e.primitive.name for e in closed.jaxpr.eqns if e.primitive.name != "broadcast_in_dim"]
-    ['gt', 'lt', 'add', 'select_n', 'select_n']
+    ['gt', 'lt', 'select_n', 'select_n']
     >>> len(plan.steps)
     1
     """
