@@ -28,21 +28,11 @@ from . import threads
 LOCK = threading.RLock()   # LLVM's context is not safe to drive from several threads
 
 
-# LoopUnroll's cost threshold (O3's is 300): at 300 LLVM fully unrolled small loop nests
-# the vectoriser had already done (a 40-line `x - mean` kernel of a ResNet step became
-# 1,024 vector stores); at 100 the ResNet training step compiles in 3.5 s instead of 16 s
-# and a 100-step LSTM in 0.43 s instead of 1.6 s, with every jit_cpu / programs workload's
-# run time unchanged (alternated A/B, one thread). A process-wide LLVM option: numba's
-# compiles in the same process see it too.
-UNROLL_THRESHOLD = 100
-
-
 @functools.lru_cache(maxsize=None)
 def _initialized():
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     llvm.initialize_native_asmparser()
-    llvm.set_option("functrans", f"-unroll-threshold={UNROLL_THRESHOLD}")
     return True
 
 
