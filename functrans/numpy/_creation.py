@@ -118,6 +118,8 @@ def _filled(shape, value, dtype) -> Array:
     if shape and _staging():
         out = S.full(shape, value, dtype)
         return out if isinstance(out, Tracer) else wrap(out)
+    if isinstance(value, int) and value == 0:    # calloc's zero pages: no write pass
+        return wrap(np.zeros(shape, dtype))
     return wrap(np.full(shape, value, dtype))
 
 
