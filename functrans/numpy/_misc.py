@@ -129,7 +129,8 @@ def bitwise_count(x: ArrayLike) -> Array:
     x = asarray(x)
     if x.dtype.kind not in "iub":
         raise TypeError(f"bitwise_count: integer input required, got {x.dtype}")
-    v = el.abs(asarray(x, np.int64))
+    # uint64 counts its own bits (logical shifts): as int64, values >= 2**63 went negative
+    v = x if x.dtype == np.uint64 else el.abs(asarray(x, np.int64))
     count = zeros_like(v)
     for _ in range(64):
         count = el.add(count, el.bitwise_and(v, 1))
