@@ -322,6 +322,15 @@ def test_pow_gradients_at_zero():
     assert float(gx) == 12.0 and np.isclose(float(gy), 8 * math.log(2.0))
 
 
+
+def test_pow_mixed_second_derivative_at_zero_exponent():
+    # JAX's testPowSecondDerivative: the Hessian of x**y at (4, 0) is [[0, 1/x], [1/x, log(x)**2]];
+    # the x-derivative's guard at y == 0 once zeroed the cross terms
+    want = np.array([[0.0, 0.25], [0.25, math.log(4.0) ** 2]])
+    for jac in (ft.jacfwd, ft.jacrev):
+        got = jac(jac(lax.pow, (0, 1)), (0, 1))(4.0, 0.0)
+        np.testing.assert_allclose(np.array(got, dtype=float), want, rtol=1e-12)
+
 def test_abs_and_clip_gradients_at_kinks():
     assert float(ft.grad(fnp.abs)(0.0)) == 1.0          # as JAX
     assert float(ft.grad(fnp.abs)(-2.0)) == -1.0

@@ -282,10 +282,12 @@ def _times(d):
 
 
 def _pow_jvp_x(t, x, y, out):
-    # y * x**(y-1), taken as 0 where y == 0 (x**0 is constant, even at x = 0)
-    y_is_0 = eq(y, _c(y, 0))
-    d = mul(y, pow(x, sub(y, _c(y, 1))))
-    return mul(t, select_n(y_is_0, d, _c(y, 0)))
+    # y * x**(y-1), taken as 0 at x = y = 0 (x**0 is constant, even at x = 0; JAX: nan).
+    # Only the base is guarded there: selecting 0 wherever y == 0 would also zero this
+    # factor's y-derivative, d2(x**y)/dxdy = 1/x at y = 0 (JAX's testPowSecondDerivative).
+    x_is_0 = eq(x, _c(x, 0))
+    safe_x = select_n(eq(y, _c(y, 0)), x, select_n(x_is_0, x, _c(x, 1)))
+    return mul(t, mul(y, pow(safe_x, sub(y, _c(y, 1)))))
 
 
 def _pow_jvp_y(t, x, y, out):
