@@ -17,25 +17,45 @@ from typing import Any
 import numpy as np
 
 from .tracing import Tracer, wrap
+from .tree_util import tree_map
 
 __all__ = ["device_put", "Device", "SingleDeviceSharding", "host_device"]
 
 _DEVICES = ("cpu", "cuda")
 
 
-def device_put(x: Any, device: str | None = None) -> Any:
-    """``x`` (an array or a number) on ``device``: ``"cuda"`` or ``"cpu"``/None (host).
+def device_put(x: Any, device: Any = None) -> Any:
+    """``x`` (an array, a number or a pytree of them) on ``device``: ``"cuda"`` or
+    ``"cpu"``/None (host), or a ``Device`` / ``SingleDeviceSharding`` as ``ft.devices()``
+    and ``Array.sharding`` give them (JAX's ``device_put(x, jax.devices()[0])``).
 
-    On ``"cuda"`` the result is a ``DeviceArray`` that ``jit(..., backend="cuda")``
-    functions take without copying; on the host it is an ``Array`` (a copy of ``x``).
+    On ``"cuda"`` a leaf becomes a ``DeviceArray`` that ``jit(..., backend="cuda")``
+    functions take without copying; on the host an ``Array`` (a copy of the leaf).
 
     >>> import functrans as ft
-    >>> y = ft.device_put([1.0, 2.0])
+    >>> y = ft.device_put(np.array([1.0, 2.0]))
     >>> type(y).__name__, y.tolist()
     ('Array', [1.0, 2.0])
+    >>> ft.device_put({"w": np.ones(2), "b": None}, ft.devices()[0])["w"].tolist()
+    [1.0, 1.0]
     """
+    platform = _platform(device)
+    return tree_map(lambda v: _put_leaf(v, platform), x)
+
+
+def _platform(device: Any) -> str | None:
+    """``"cpu"``, ``"cuda"`` or None from a name, a ``Device`` or a sharding of one."""
+    if isinstance(device, SingleDeviceSharding):
+        device = device._device
+    if isinstance(device, Device):
+        device = device.platform
     if device is not None and device not in _DEVICES:
-        raise ValueError(f"device_put: unknown device {device!r}; choose one of {_DEVICES}")
+        raise ValueError(f"device_put: unknown device {device!r}; choose one of {_DEVICES}, "
+                         "or a Device from ft.devices()")
+    return device
+
+
+def _put_leaf(x: Any, device: str | None) -> Any:
     if isinstance(x, Tracer):
         return x           # inside a transform placement is the backend's business
     if device == "cuda":

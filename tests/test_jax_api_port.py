@@ -1,0 +1,25 @@
+"""Regressions found by running cases of JAX's tests/api_test.py, jax_jit_test.py and
+tree_util_test.py against functrans (driver: /work/jt/api). Each test names the JAX test
+it comes from."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+
+def test_device_put_pytree_and_device_objects():
+    # api_test.test_device_put_aliasing / test_device_put_and_get: device_put maps over a
+    # pytree and takes a Device (ft.devices()[0]) or a sharding, as JAX's does
+    params = {"w": np.ones((2, 3)), "b": (np.zeros(3), None)}
+    out = ft.device_put(params, ft.devices()[0])
+    assert ft.tree_util.tree_structure(out) == ft.tree_util.tree_structure(params)
+    assert isinstance(out["w"], ft.Array) and out["b"][1] is None
+    np.testing.assert_array_equal(out["w"], params["w"])
+    x = fnp.arange(3.0)
+    np.testing.assert_array_equal(ft.device_put(x, x.sharding), x)
+    assert [type(v) for v in ft.device_put([1.0, 2.0])] == [ft.Array, ft.Array]
+    with pytest.raises(ValueError, match="unknown device"):
+        ft.device_put(x, "tpu")
