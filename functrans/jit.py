@@ -35,7 +35,7 @@ from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
-from .stages import ShapeDtypeStruct, Traced, eval_shape  # noqa: F401  (jit's re-exports)
+from .stages import ShapeDtypeStruct, Traced, abstractify, eval_shape  # noqa: F401 (re-exports)
 from . import config as _config
 from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
 
@@ -269,7 +269,17 @@ class Jitted:
         return jaxpr, consts, out_tree()
 
     def lower(self, *args, **kwargs) -> Lowered:
-        flat, in_tree, avals, key, f = self._trace(args, kwargs)
+        """The traced and optimised stage for these arguments: arrays, scalars or their
+        types (``ShapeDtypeStruct``s), as JAX's ``jit(f).lower(*args)``.
+
+        >>> import functrans as ft
+        >>> ft.jit(lambda x: 2 * x).lower(ft.ShapeDtypeStruct((), "float32")).compile()(1.0)
+        Array(2., dtype=float32)
+        """
+        dyn_args, dyn_kwargs, _, f = _split_static(
+            self.fun, args, kwargs, self.static_argnums, self.static_argnames)
+        flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(abstractify(x) for x in flat)
         jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
         if any(isinstance(c, Tracer) for c in consts):
             raise TypeError("lower: the function closes over a traced value; lower it outside "

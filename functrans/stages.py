@@ -79,17 +79,23 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     ShapeDtypeStruct(shape=(4,), dtype=float32)
     """
     flat, in_tree = tree_flatten((args, kwargs))
-    avals = []
-    for x in flat:
-        if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, Tracer)):
-            avals.append(ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False)))
-        else:
-            avals.append(get_aval(as_array(x)))
+    avals = [abstractify(x) for x in flat]
     flat_fun, out_tree = flatten_fun(lambda a, k: fun(*a, **k), in_tree)
     jaxpr, _, _ = trace_to_jaxpr(flat_fun, avals, None, name="eval_shape")
     return tree_unflatten(out_tree(), [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
                                        for a in jaxpr.out_avals])
 
+
+def abstractify(x: Any) -> ShapedArray:
+    """The type of an argument leaf: of anything with ``.shape`` and ``.dtype`` that is
+    not an array (a ``ShapeDtypeStruct``, JAX's duck typing), else of the array it makes.
+
+    >>> abstractify(ShapeDtypeStruct((2,), "float32"))
+    ShapedArray(f32[2])
+    """
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.ndarray, Tracer)):
+        return ShapedArray(tuple(x.shape), np.dtype(x.dtype), getattr(x, "weak_type", False))
+    return get_aval(as_array(x))
 
 
 class Traced:

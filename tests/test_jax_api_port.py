@@ -23,3 +23,14 @@ def test_device_put_pytree_and_device_objects():
     assert [type(v) for v in ft.device_put([1.0, 2.0])] == [ft.Array, ft.Array]
     with pytest.raises(ValueError, match="unknown device"):
         ft.device_put(x, "tpu")
+
+
+def test_lower_takes_shape_dtype_structs():
+    # api_test.test_jit_lower_duck_typing: jit(f).lower(ShapeDtypeStruct) (AOT without data)
+    f = ft.jit(lambda x, n: x * n, static_argnums=1)
+    exe = f.lower(ft.ShapeDtypeStruct((3,), np.float32), 2).compile()
+    out = exe(np.ones(3, np.float32))
+    assert out.dtype == np.float32 and out.tolist() == [2.0, 2.0, 2.0]
+    low = ft.jit(lambda d: d["a"] @ d["b"]).lower(
+        {"a": ft.ShapeDtypeStruct((2, 3), "float64"), "b": np.ones((3, 4))})
+    assert low.compile()({"a": np.ones((2, 3)), "b": np.ones((3, 4))}).shape == (2, 4)
