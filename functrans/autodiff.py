@@ -16,12 +16,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxpr_ir import ShapedArray
 from .api_util import (FLOAT0, as_array, flatten_fun, keep_metadata, normalize_argnums,
                        trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .tracing import Tracer, leaked_tracer_error, get_aval, wrap
 from .transforms.jvp import jvp_eval
-from .transforms.partial_eval import linearize_fun
+from .transforms.partial_eval import LinearJaxpr, linearize_fun
 from .transforms.transpose import backward_pass
 from .traceback_util import api_boundary
 from .tree_util import Partial, tree_flatten, tree_unflatten
@@ -39,7 +40,8 @@ def _out(x):
 
 
 def _check_tangent(i, p, t):
-    pa, ta = get_aval(p), get_aval(t)
+    pa = p if isinstance(p, ShapedArray) else get_aval(p)   # a primal or its type
+    ta = get_aval(t)
     want = pa.dtype if pa.dtype.kind in "fc" else None
     if ta.shape != pa.shape or (want is not None and ta.dtype != want):
         raise TypeError(f"jvp: tangent {i} has type {ta.str_short()} but its primal has type "
@@ -210,17 +212,30 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
     """
     in_flat, in_tree, mask, outs, out_tree, lin, _ = _linearize_flat(
         fun, primals, tuple(range(len(primals))), False, "linearize")
-
-    def f_jvp(*tangents):
-        t_flat, t_tree = tree_flatten(tuple(tangents))
-        if t_tree != in_tree:
-            raise TypeError(f"linearize: tangent structure {t_tree} differs from the primals' {in_tree}")
-        for i, (p, t) in enumerate(zip(in_flat, t_flat)):
-            _check_tangent(i, p, as_array(t))
-        touts = lin(*[as_array(t) for t in t_flat])
-        return tree_unflatten(out_tree, [_out(t) for t in touts])
-
+    # a Partial over the residuals: a pytree (as JAX's), so jit can return and take it
+    f_jvp = Partial(_JvpRule(lin.jaxpr, in_flat, in_tree, out_tree), list(lin.residuals))
     return tree_unflatten(out_tree, [_out(o) for o in outs]), f_jvp
+
+
+class _JvpRule:
+    """What a linearize function keeps besides its residuals: the linear jaxpr and the
+    input and output structures. Called as ``rule(residuals, *tangents)``; compared by
+    identity (a jit cache key)."""
+
+    def __init__(self, jaxpr, in_flat, in_tree, out_tree):
+        self.jaxpr, self.in_tree, self.out_tree = jaxpr, in_tree, out_tree
+        self.in_avals = [get_aval(x) for x in in_flat]
+
+    def __call__(self, residuals, *tangents):
+        t_flat, t_tree = tree_flatten(tuple(tangents))
+        if t_tree != self.in_tree:
+            raise TypeError(f"linearize: tangent structure {t_tree} differs from the "
+                            f"primals' {self.in_tree}")
+        t_flat = [as_array(t) for t in t_flat]
+        for i, (a, t) in enumerate(zip(self.in_avals, t_flat)):
+            _check_tangent(i, a, t)
+        touts = LinearJaxpr(self.jaxpr, residuals)(*t_flat)
+        return tree_unflatten(self.out_tree, [_out(t) for t in touts])
 
 
 def _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, nargs):

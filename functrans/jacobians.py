@@ -30,7 +30,7 @@ from .primitives.structural import reshape, transpose
 from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .traceback_util import api_boundary
 from .tracing import get_aval
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import Partial, tree_flatten, tree_structure, tree_unflatten
 from .primitives.base import UndefinedPrimal
 from .transforms.transpose import backward_pass
 
@@ -328,14 +328,23 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any,
     # for a linear fun the VJP at any point is its transpose; vjp also takes traced
     # cotangents (inside jit or vmap)
     f_vjp = vjp(lambda *a: fun(*a), *tree_unflatten(in_tree, zeros))[1]
+    # a Partial over the vjp function (itself a pytree of residuals): jit can return it
+    return Partial(_TransposeRule(out_tree()), f_vjp)
 
-    def transposed(out_cotangent: Any) -> tuple:
-        ct_flat, ct_tree = tree_flatten(out_cotangent)
-        if ct_tree != out_tree():
+
+class _TransposeRule:
+    """``linear_transpose``'s function less its vjp: the output structure it checks.
+    Called as ``rule(f_vjp, out_cotangent)``; compared by identity (a jit cache key)."""
+
+    def __init__(self, out_tree):
+        self.out_tree = out_tree
+
+    def __call__(self, f_vjp, out_cotangent):
+        ct_tree = tree_structure(out_cotangent)
+        if ct_tree != self.out_tree:
             raise TypeError(f"linear_transpose: cotangent structure {ct_tree} differs from "
-                            f"the output structure {out_tree()}")
+                            f"the output structure {self.out_tree}")
         return tuple(f_vjp(out_cotangent))
-    return transposed
 
 
 def fwd_and_bwd(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool = False,

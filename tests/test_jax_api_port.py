@@ -34,3 +34,23 @@ def test_lower_takes_shape_dtype_structs():
     low = ft.jit(lambda d: d["a"] @ d["b"]).lower(
         {"a": ft.ShapeDtypeStruct((2, 3), "float64"), "b": np.ones((3, 4))})
     assert low.compile()({"a": np.ones((2, 3)), "b": np.ones((3, 4))}).shape == (2, 4)
+
+
+def test_linearize_and_linear_transpose_functions_are_pytrees():
+    # api_test.test_linearize_fun_jit / test_linear_transpose_fun_jit: the functions
+    # linearize and linear_transpose return are Partials, so jit returns and takes them
+    from functools import partial
+    f = lambda x: 2.0 * x * x   # noqa: E731
+
+    @partial(ft.jit, static_argnums=0)
+    def lin(f, x):
+        return ft.linearize(f, x)[1]
+    f_jvp = lin(f, 3.0)
+    assert float(ft.jit(lambda g: g(1.0))(f_jvp)) == 12.0
+    assert float(f_jvp(2.0)) == 24.0
+    t = ft.jit(lambda x: ft.linear_transpose(lambda v: 2.0 * v, x))(1.0)
+    assert float(ft.jit(lambda g: g(1.0)[0])(t)) == 2.0
+    with pytest.raises(TypeError, match="tangent"):
+        f_jvp(np.ones(2))
+    with pytest.raises(TypeError, match="structure"):
+        t((1.0, 2.0))
