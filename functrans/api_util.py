@@ -131,6 +131,9 @@ def as_array(x):
         if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "OUSVMm":
             raise TypeError(f"argument of dtype {x.dtype} is not a valid array (object and "
                             f"string arrays are not numeric): {x!r:.60}")
+        if isinstance(x, np.ma.MaskedArray):   # its mask would be dropped silently (JAX raises)
+            raise ValueError("numpy masked arrays are not supported as arguments of a "
+                             "transformed function; use x.filled() for a plain array")
         return x
     if x is None or getattr(x, "__device_array__", False):   # device arrays stay put
         return x

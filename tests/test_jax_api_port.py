@@ -54,3 +54,11 @@ def test_linearize_and_linear_transpose_functions_are_pytrees():
         f_jvp(np.ones(2))
     with pytest.raises(TypeError, match="structure"):
         t((1.0, 2.0))
+
+
+@pytest.mark.parametrize("transform", [ft.jit, ft.vmap, ft.grad])
+def test_masked_array_argument_raises(transform):
+    # api_test.test_jit_masked_array: the mask would be dropped silently
+    x = np.ma.array([1.0, 2.0, 3.0], mask=[True, False, True])
+    with pytest.raises(ValueError, match="masked arrays"):
+        transform(lambda x: (x * 1.0).sum())(x)
