@@ -391,7 +391,8 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
         # the common call, one float array (or tracer) and no options: no pytree work
         if simple and not kwargs and len(args) == 1:
             x = args[0]
-            if isinstance(x, (np.ndarray, Tracer)) and x.dtype.kind in "fc":
+            if isinstance(x, (np.ndarray, Tracer)) and x.dtype.kind in "fc" \
+                    and not isinstance(x, np.ma.MaskedArray):   # as_array raises on that
                 if holomorphic:
                     _check_holomorphic_inputs([x])
                 return _value_and_grad_single(fun, x, holomorphic)
