@@ -527,14 +527,14 @@ def _donated_positions(fun, nums, names) -> tuple:
     """``donate_argnums`` with the positions of the parameters ``names`` added."""
     nums = (nums,) if isinstance(nums, int) else tuple(nums)
     names = (names,) if isinstance(names, str) else tuple(names)
-    params = [p for p in inspect.signature(fun).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    sig = inspect.signature(fun).parameters.values()
+    params = [p for p in sig if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     where = {p.name: i for i, p in enumerate(params)}
     unknown = [n for n in names if n not in where]
-    if unknown:
+    if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig):   # JAX: **kwargs may take it
         raise ValueError(f"jit: donate_argnames {tuple(unknown)} are not positional "
                          f"parameters of {getattr(fun, '__name__', 'the function')}")
-    return tuple(dict.fromkeys(nums + tuple(where[n] for n in names)))
+    return tuple(dict.fromkeys(nums + tuple(where[n] for n in names if n in where)))
 
 
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()

@@ -62,3 +62,12 @@ def test_masked_array_argument_raises(transform):
     x = np.ma.array([1.0, 2.0, 3.0], mask=[True, False, True])
     with pytest.raises(ValueError, match="masked arrays"):
         transform(lambda x: (x * 1.0).sum())(x)
+
+
+def test_donate_argnames_unknown_name_with_var_keywords():
+    # api_test.test_jit_argnames_validation: a name **kwargs may take is accepted
+    def g(a, b, **kwargs):
+        return a + b
+    assert float(ft.jit(g, donate_argnames=("a", "not_defined"))(1.0, 2.0)) == 3.0
+    with pytest.raises(ValueError, match="not_defined"):
+        ft.jit(lambda a, b: a, donate_argnames=("b", "not_defined"))
