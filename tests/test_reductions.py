@@ -240,6 +240,20 @@ def test_einsum_empty_and_int_eager_jit_agree():
         _close(ft.jit(lambda *o: fnp.einsum(spec, *o))(*ops), want)
 
 
+def test_einsum_path_of_traced_operands_and_opt_einsum_names():
+    """JAX's einsum_path plans from shapes, so it runs under jit, and takes opt_einsum's
+    strategy names ('auto', 'eager'): ours refused tracers and raised KeyError on those."""
+    ops = [np.ones((2, 2)), np.ones((2, 3, 4)), np.ones((3, 4, 2))]
+    for opt in ("auto", "eager", "greedy", "optimal", True):
+        assert fnp.einsum_path("ij,jkl,klm", *ops, optimize=opt)[0] == [
+            "einsum_path", (1, 2), (0, 1)]
+
+    def f(*o):
+        path, _ = fnp.einsum_path("ij,jkl,klm", *o, optimize="auto")
+        return fnp.einsum("ij,jkl,klm", *o, optimize=path)
+    _close(ft.jit(f)(*ops), np.einsum("ij,jkl,klm", *ops))
+
+
 # --------------------------------------------------------------------------- errors
 
 def test_error_messages():

@@ -371,8 +371,25 @@ fromfile = _wrapped_numpy("fromfile", np.fromfile)
 fromiter = _wrapped_numpy("fromiter", np.fromiter)
 fromstring = _wrapped_numpy("fromstring", np.fromstring)
 from_dlpack = _wrapped_numpy("from_dlpack", np.from_dlpack)
-einsum_path = _concrete("einsum_path", lambda subscripts, *ops, **kw: np.einsum_path(
-    subscripts, *[np.empty(asarray(o).shape) for o in ops], **kw), "tuple[list[Any], str]")
+
+
+def einsum_path(subscripts: str, *operands: Any, optimize: Any = "greedy",
+                **kwargs: Any) -> tuple[list[Any], str]:
+    """numpy's contraction path for ``einsum``; it needs the operands' shapes only, so
+    traced operands work too (as JAX's). opt_einsum's strategy names that numpy lacks
+    (``'auto'``, ``'eager'``, ``'dp'``, ``'branch-2'``, ...) plan as numpy's ``'optimal'``
+    for up to 4 operands, else ``'greedy'``.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.einsum_path("ij,jk,kl->il", fnp.ones((2, 2)), fnp.ones((2, 5)), fnp.ones((5, 2)),
+    ...                 optimize="auto")[0]
+    ['einsum_path', (1, 2), (0, 1)]
+    """
+    if isinstance(optimize, str) and optimize not in ("greedy", "optimal"):
+        optimize = "optimal" if len(operands) <= 4 else "greedy"
+    shapes = [np.shape(o) if isinstance(o, Tracer) else asarray(o).shape for o in operands]
+    return np.einsum_path(subscripts, *[np.empty(sh) for sh in shapes], optimize=optimize,
+                          **kwargs)
 ComplexWarning = np.exceptions.ComplexWarning
 
 
