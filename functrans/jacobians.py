@@ -29,9 +29,9 @@ from .jit import jit
 from .primitives.structural import reshape, transpose
 from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
 from .traceback_util import api_boundary
-from .tracing import get_aval
+from .tracing import Tracer, get_aval, wrap
 from .tree_util import Partial, tree_flatten, tree_structure, tree_unflatten
-from .primitives.base import UndefinedPrimal
+from .primitives.base import UndefinedPrimal, instantiate
 from .transforms.transpose import backward_pass
 
 __all__ = ["jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose", "fwd_and_bwd"]
@@ -322,11 +322,19 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any,
              for x in flat]
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts, _ = trace_flat(flat_fun, zeros, concrete=False, name="linear_transpose")
+    kinds = {z.dtype.kind in "fc" for z in zeros} | {v.aval.dtype.kind in "fc"
+                                                      for v in jaxpr.outvars}
+    if len(kinds) > 1:      # as JAX: an integer cotangent of a float has no meaning
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        "complex], and integer -> integer functions, but got "
+                        f"{[z.dtype for z in zeros]} -> {[v.aval.dtype for v in jaxpr.outvars]}")
     # transposed once here, with zero cotangents: a non-linear fun raises now, as JAX's
     backward_pass(jaxpr, consts, [UndefinedPrimal(v.aval) for v in jaxpr.invars],
                   [np.zeros(v.aval.shape, v.aval.dtype) for v in jaxpr.outvars])
     # for a linear fun the VJP at any point is its transpose; vjp also takes traced
     # cotangents (inside jit or vmap)
+    if kinds == {False}:    # integer -> integer: vjp would not differentiate integers
+        return Partial(_IntTransposeRule(jaxpr, in_tree, out_tree()), list(consts))
     f_vjp = vjp(lambda *a: fun(*a), *tree_unflatten(in_tree, zeros))[1]
     # a Partial over the vjp function (itself a pytree of residuals): jit can return it
     return Partial(_TransposeRule(out_tree()), f_vjp)
@@ -345,6 +353,32 @@ class _TransposeRule:
             raise TypeError(f"linear_transpose: cotangent structure {ct_tree} differs from "
                             f"the output structure {self.out_tree}")
         return tuple(f_vjp(out_cotangent))
+
+
+class _IntTransposeRule(_TransposeRule):
+    """``linear_transpose`` of an integer -> integer function: its jaxpr transposed
+    directly. Called as ``rule(consts, out_cotangent)``."""
+
+    def __init__(self, jaxpr, in_tree, out_tree):
+        super().__init__(out_tree)
+        self.jaxpr, self.in_tree = jaxpr, in_tree
+
+    def __call__(self, consts, out_cotangent):
+        ct_flat, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != self.out_tree:
+            raise TypeError(f"linear_transpose: cotangent structure {ct_tree} differs from "
+                            f"the output structure {self.out_tree}")
+        ct_flat = [as_array(c) for c in ct_flat]
+        for i, (c, v) in enumerate(zip(ct_flat, self.jaxpr.outvars)):
+            if np.shape(c) != v.aval.shape:
+                raise TypeError(f"linear_transpose: cotangent {i} has shape {np.shape(c)} "
+                                f"but the output has type {v.aval.str_short()}")
+        cts = backward_pass(self.jaxpr, list(consts),
+                            [UndefinedPrimal(v.aval) for v in self.jaxpr.invars], ct_flat)
+        leaves = [instantiate(c) if c is not None else np.zeros(v.aval.shape, v.aval.dtype)
+                  for c, v in zip(cts, self.jaxpr.invars)]
+        return tuple(tree_unflatten(self.in_tree, [x if isinstance(x, Tracer) else
+                                                    wrap(np.asarray(x)) for x in leaves]))
 
 
 def fwd_and_bwd(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool = False,

@@ -71,3 +71,21 @@ def test_donate_argnames_unknown_name_with_var_keywords():
     assert float(ft.jit(g, donate_argnames=("a", "not_defined"))(1.0, 2.0)) == 3.0
     with pytest.raises(ValueError, match="not_defined"):
         ft.jit(lambda a, b: a, donate_argnames=("b", "not_defined"))
+
+
+def test_linear_transpose_integer_functions():
+    # api_test.test_linear_transpose_integer: integer -> integer functions transpose
+    # (ft gave 0: the vjp it used does not differentiate integers); mixed raises as JAX
+    t = ft.linear_transpose(lambda x: 2 * x, 1)
+    assert int(t(3)[0]) == 6 and t(3)[0].dtype == np.int64
+    t2 = ft.linear_transpose(lambda x, y: (x * 2 + y, y[::-1]), 1, np.arange(3))
+    a, b = t2((np.arange(3), np.arange(3) + 5))
+    assert int(a) == 6 and b.tolist() == [7, 7, 7]
+    assert ft.vmap(t)(np.arange(3))[0].tolist() == [0, 2, 4]
+    assert int(ft.jit(lambda c: t(c)[0])(4)) == 8
+    with pytest.raises(TypeError, match="integer -> integer"):
+        ft.linear_transpose(lambda x: x.astype(np.float32), 1)
+    with pytest.raises(TypeError, match="integer -> integer"):
+        ft.linear_transpose(lambda x, y: x * 2.0 + y, 1.0, 2)
+    with pytest.raises(TypeError, match="shape"):
+        t(np.ones(2, int))
