@@ -27,7 +27,7 @@ from .callbacks import pure_callback, effects_barrier  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
 from .tracing import Tracer as _Tracer, get_aval as _get_aval
 from .array import Array  # noqa: F401
-from .device import device_put  # noqa: F401
+from .device import device_get, device_put  # noqa: F401
 from . import distributed, sharding  # noqa: F401
 from .distributed import process_index, process_count  # noqa: F401
 from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
@@ -58,7 +58,7 @@ __all__ = [
     "checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
     "print_saved_residuals", "vmap",
     "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",
-    "Array", "device_put", "profile", "to_dot",
+    "Array", "device_put", "device_get", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint", "image",

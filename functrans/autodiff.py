@@ -189,7 +189,8 @@ def _check_leaves(flat):
 
 
 @api_boundary
-def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False
+              ) -> tuple[Any, ...]:
     """``fun(*primals)`` and a function evaluating its derivative at ``primals`` along any tangent.
 
     The forward pass runs once; what the derivative needs is saved, so each call of
@@ -200,21 +201,25 @@ def linearize(fun: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...
       *primals: the point, one value per positional argument of ``fun``; every leaf
         must have a floating (or complex) dtype.
 
+      has_aux: when True, ``fun`` returns a pair ``(output, aux)``; ``aux`` is returned
+        as it is, not differentiated.
+
     Returns:
-      ``(primals_out, f_jvp)``: ``f_jvp(*tangents)`` takes tangents of the primals'
-      structure, shapes and dtypes and returns ``J(primals) · tangents`` in the output's
-      structure.
+      ``(primals_out, f_jvp)``, or ``(primals_out, f_jvp, aux)`` with ``has_aux``:
+      ``f_jvp(*tangents)`` takes tangents of the primals' structure, shapes and dtypes
+      and returns ``J(primals) · tangents`` in the output's structure.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> y, f_jvp = ft.linearize(fnp.sin, 0.0)
     >>> float(f_jvp(3.0))
     3.0
     """
-    in_flat, in_tree, mask, outs, out_tree, lin, _ = _linearize_flat(
-        fun, primals, tuple(range(len(primals))), False, "linearize")
+    in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
+        fun, primals, tuple(range(len(primals))), has_aux, "linearize")
     # a Partial over the residuals: a pytree (as JAX's), so jit can return and take it
     f_jvp = Partial(_JvpRule(lin.jaxpr, in_flat, in_tree, out_tree), list(lin.residuals))
-    return tree_unflatten(out_tree, [_out(o) for o in outs]), f_jvp
+    out = tree_unflatten(out_tree, [_out(o) for o in outs])
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
 
 class _JvpRule:

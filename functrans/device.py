@@ -19,7 +19,7 @@ import numpy as np
 from .tracing import Tracer, wrap
 from .tree_util import tree_map
 
-__all__ = ["device_put", "Device", "SingleDeviceSharding", "host_device"]
+__all__ = ["device_put", "device_get", "Device", "SingleDeviceSharding", "host_device"]
 
 _DEVICES = ("cpu", "cuda")
 
@@ -41,6 +41,31 @@ def device_put(x: Any, device: Any = None) -> Any:
     """
     platform = _platform(device)
     return tree_map(lambda v: _put_leaf(v, platform), x)
+
+
+def device_get(x: Any) -> Any:
+    """``x`` (a pytree) with its arrays as host numpy arrays, as JAX's ``device_get``:
+    an ``Array`` becomes a read-only ``np.ndarray`` view (no copy), a GPU
+    ``DeviceArray`` is copied back; numpy arrays and Python values stay as they are.
+
+    >>> import functrans as ft, functrans.numpy as fnp
+    >>> out = ft.device_get({"loss": fnp.ones(()), "step": 3})
+    >>> type(out["loss"]).__name__, out["step"]
+    ('ndarray', 3)
+    """
+    return tree_map(_get_leaf, x)
+
+
+def _get_leaf(x: Any) -> Any:
+    if isinstance(x, Tracer):
+        return x
+    if isinstance(x, np.ndarray) and type(x) is not np.ndarray:
+        view = x.view(np.ndarray)
+        view.flags.writeable = False     # an Array's memory is immutable
+        return view
+    if getattr(x, "__device_array__", False):
+        return np.asarray(x)
+    return x
 
 
 def _platform(device: Any) -> str | None:

@@ -224,7 +224,7 @@ def _total_size(avals):
 
 
 def jacobian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-             has_aux: bool = False) -> Callable[..., Any]:
+             has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
     """Jacobian choosing the mode: ``jacfwd`` when the differentiated inputs have
     fewer elements than the outputs, ``jacrev`` otherwise (ties go to reverse).
 
@@ -254,7 +254,7 @@ def jacobian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     def jacfun(*args):
         mode = jacobian_mode(fun, argnums, has_aux, *args)
         f = jacfwd if mode == "fwd" else jacrev
-        return f(fun, argnums, has_aux)(*args)
+        return f(fun, argnums, has_aux, holomorphic)(*args)
 
     return keep_metadata(jacfun, fun)
 
@@ -279,7 +279,7 @@ def jacobian_mode(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux
 
 
 def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
-            has_aux: bool = False) -> Callable[..., Any]:
+            has_aux: bool = False, holomorphic: bool = False) -> Callable[..., Any]:
     """``jacfwd(jacrev(fun))``: the matrix of second derivatives of a scalar function.
 
     Args:
@@ -290,6 +290,8 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         ``[i][j]`` is d²fun / d arg_i d arg_j). Negative numbers count from the end.
       has_aux: when True, ``fun`` returns ``(output, aux)`` and the new function
         returns ``(hessian, aux)``.
+      holomorphic: when True, the inputs and the output are complex and ``fun`` is
+        taken as holomorphic: the blocks are ``d²f/dz²``.
 
     Returns:
       A function of ``fun``'s arguments returning the Hessian: for an input leaf of
@@ -300,7 +302,8 @@ def hessian(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> ft.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0])).tolist()
     [[6.0, 0.0], [0.0, 12.0]]
     """
-    return keep_metadata(jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux), fun)
+    return keep_metadata(jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux,
+                                holomorphic), fun)
 
 
 @api_boundary

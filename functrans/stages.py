@@ -33,9 +33,16 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
+        if dtype is None:    # np.dtype(None) would be float64 silently; JAX raises too
+            raise ValueError("ShapeDtypeStruct: dtype must be specified")
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
 
     @property
     def ndim(self):

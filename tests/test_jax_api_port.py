@@ -89,3 +89,30 @@ def test_linear_transpose_integer_functions():
         ft.linear_transpose(lambda x, y: x * 2.0 + y, 1.0, 2)
     with pytest.raises(TypeError, match="shape"):
         t(np.ones(2, int))
+
+
+def test_hessian_jacobian_holomorphic_and_linearize_aux():
+    # api_test.test_hessian_holomorphic / test_linearize_aux
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((3, 3))
+    x = rng.standard_normal(3) * (1 + 2j)
+    h = ft.hessian(lambda z: fnp.dot(z, fnp.dot(A.astype(z.dtype), z)), holomorphic=True)(x)
+    np.testing.assert_allclose(h, (A + A.T).astype(complex), rtol=1e-12)
+    j = ft.jacobian(lambda z: z * z, holomorphic=True)(x)
+    np.testing.assert_allclose(j, np.diag(2 * x), rtol=1e-12)
+    out, f_jvp, aux = ft.linearize(lambda v: (v ** 2 - 3, v ** 2 + 4), 2.0, has_aux=True)
+    assert (float(out), float(aux), float(f_jvp(1.0))) == (1.0, 8.0, 4.0)
+
+
+def test_device_get_and_shape_dtype_struct_len():
+    # api_test.test_device_put_and_get / test_device_get_scalar / test_shape_dtype_struct
+    x = np.arange(12.0).reshape(3, 4)
+    y = ft.device_get([ft.device_put(x), (2 * fnp.asarray(x), 2)])
+    assert type(y) is list and type(y[0]) is np.ndarray and type(y[1][0]) is np.ndarray
+    assert y[1][1] == 2 and not y[0].flags.writeable
+    np.testing.assert_array_equal(y[1][0], 2 * x)
+    assert len(ft.ShapeDtypeStruct((2, 3), np.float32)) == 2
+    with pytest.raises(TypeError):
+        len(ft.ShapeDtypeStruct((), np.float32))
+    with pytest.raises(ValueError, match="dtype"):
+        ft.ShapeDtypeStruct((2,), None)
