@@ -347,7 +347,15 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None
     [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
     N, M = _nm("eye", N, M)
-    return wrap(np.eye(N, M, int(k), dtype=_dtype("eye", dtype) or np.float64))
+    dt = _dtype("eye", dtype) or np.float64
+    if isinstance(k, Tracer) and k.val is None:   # a traced diagonal: col == row + k
+        if k.ndim != 0 or k.dtype.kind not in "iu":
+            raise TypeError(f"eye: k must be an integer scalar, got {k.aval.str_short()}")
+        rows = S.broadcasted_iota(np.int64, (N, M), 0)
+        cols = S.broadcasted_iota(np.int64, (N, M), 1)
+        kk = S.broadcast_in_dim(E.convert_element_type(k, np.int64), (N, M), ())
+        return E.convert_element_type(E.eq(cols, E.add(rows, kk)), dt)
+    return wrap(np.eye(N, M, int(k), dtype=dt))
 
 
 def identity(n: int, dtype: DTypeLike | None = None) -> Array:

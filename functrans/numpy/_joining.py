@@ -64,7 +64,8 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int = 0,
     axis = canonicalize_axis(axis, len(arrays[0].shape), "concatenate: axis")
     _check_concat_shapes("concatenate", arrays, axis)
     if not any_tracer(*arrays):
-        return wrap(np.concatenate(arrays, axis=axis, dtype=dtype))
+        return wrap(np.concatenate(arrays, axis=axis,
+                                   dtype=dtype if dtype is not None else result_dtype(*arrays)))
     dt = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
     arrays = [E.convert_element_type(a, dt) if isinstance(a, Tracer) else np.asarray(a, dt)
               for a in arrays]
@@ -91,7 +92,8 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DTypeLike | None = 
                              f"(argument 0) and {tuple(a.shape)} (argument {i})")
     axis = canonicalize_axis(axis, len(s0) + 1, "stack: axis")
     if not any_tracer(*arrays):
-        return wrap(np.stack(arrays, axis, dtype=dtype))
+        return wrap(np.stack(arrays, axis,
+                             dtype=dtype if dtype is not None else result_dtype(*arrays)))
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
 
 
@@ -273,6 +275,8 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
     if (widths < 0).any():
         raise ValueError(f"pad: pad_width must not be negative, got {pad_width!r}")
     widths = [(int(lo), int(hi)) for lo, hi in widths]
+    if nd == 0:   # nothing to pad (numpy broadcasts any pad_width to no axes)
+        return a if isinstance(a, Tracer) else wrap(np.array(a))
     if mode in COMPUTED_MODES:
         if not any_tracer(a, *kwargs.values()):
             return wrap(np.pad(np.asarray(a), widths, mode, **kwargs))
@@ -316,21 +320,30 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
 
 def _pad_odd(a, widths, mode):
     """numpy's ``reflect_type='odd'``: ``2 * edge - (the even reflection)``, one axis at a
-    time (the reflection of a pad no wider than the axis; wider ones iterate in numpy)."""
+    time; a pad wider than the axis repeats numpy's chunks, each reflected about the
+    outermost value so far (the inside untouched, so an inf stays inf)."""
     if not any_tracer(a):
         return wrap(np.pad(np.asarray(a), widths, mode, reflect_type="odd"))
+    sym = mode == "symmetric"
     for j, (lo, hi) in enumerate(widths):
-        if not (lo or hi):
-            continue
         n = a.shape[j]
-        if max(lo, hi) > n - (mode == "reflect"):
-            raise NotImplementedError(f"pad: reflect_type='odd' of a traced array pads at "
-                                      f"most {n - (mode == 'reflect')} entries per side of "
-                                      f"an axis of {n} (got {(lo, hi)})")
-        even = np.pad(np.arange(n), (lo, hi), mode)
-        left = subtract(multiply(2, take(a, np.zeros(lo, np.int64), axis=j)),
-                        take(a, even[:lo], axis=j))
-        right = subtract(multiply(2, take(a, np.full(hi, n - 1), axis=j)),
-                         take(a, even[lo + n:], axis=j))
-        a = concatenate([left, a, right], j)   # the inside untouched (an inf stays inf)
+        if n == 1 and (lo or hi):   # numpy extends a singleton axis by its edge
+            a = take(a, np.zeros(lo + 1 + hi, np.int64), axis=j)
+            continue
+        while lo or hi:   # numpy's _set_reflect_both, on the valid region so far
+            length = a.shape[j]
+            period = length // n * n if sym else (length - 1) // (n - 1) * (n - 1)
+            if lo:
+                c = min(period, lo)
+                chunk = take(a, np.arange(c - sym, -sym, -1), axis=j)
+                edge = take(a, np.zeros(c, np.int64), axis=j)
+                a = concatenate([subtract(multiply(2, edge), chunk), a], j)
+                lo -= c
+            if hi:
+                c = min(period, hi)
+                m = a.shape[j]
+                chunk = take(a, np.arange(m - 2 + sym, m - 2 + sym - c, -1), axis=j)
+                edge = take(a, np.full(c, m - 1), axis=j)
+                a = concatenate([a, subtract(multiply(2, edge), chunk)], j)
+                hi -= c
     return a

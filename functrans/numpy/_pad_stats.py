@@ -56,9 +56,10 @@ def pad_computed(a: Any, widths: list[tuple[int, int]], mode: str, kwargs: dict)
     """``a`` padded by ``widths`` in one of ``COMPUTED_MODES`` (numpy's keywords
     ``stat_length`` and ``end_values``)."""
     nd = S.aval(a).ndim
-    if S.aval(a).dtype.kind not in "fc" and mode in ("linear_ramp", "mean", "median"):
-        raise NotImplementedError(f"pad: mode {mode!r} on a traced {S.aval(a).dtype} array "
-                                  f"(numpy rounds its values); cast to float first")
+    dtype = S.aval(a).dtype
+    # numpy computes these in float64 and rounds back to an integer dtype: linspace
+    # floors (linear_ramp), mean and median round half to even
+    rounded = dtype.kind not in "fc" and mode in ("linear_ramp", "mean", "median")
     key = "end_values" if mode == "linear_ramp" else "stat_length"
     extra = kwargs.pop(key, 0 if mode == "linear_ramp" else None)
     if kwargs:
@@ -71,18 +72,23 @@ def pad_computed(a: Any, widths: list[tuple[int, int]], mode: str, kwargs: dict)
         if n == 0:
             raise ValueError(f"pad: can't extend the empty axis {j} in mode {mode!r}")
         parts = [a]
+        src = E.convert_element_type(a, np.float64) if rounded else a
         for side, w in ((0, lo), (1, hi)):
             if not w:
                 continue
             if mode == "linear_ramp":
-                edge = Sl.slice_in_dim(a, 0 if side == 0 else n - 1, 1 if side == 0 else n, 1, j)
+                edge = Sl.slice_in_dim(src, 0 if side == 0 else n - 1, 1 if side == 0 else n, 1, j)
                 part = _ramp(edge, pairs[j][side], w, j, side == 1)
             else:
                 m = n if pairs is None else max(1, min(int(pairs[j][side]), n))
-                region = Sl.slice_in_dim(a, 0 if side == 0 else n - m, m if side == 0 else n, 1, j)
+                region = Sl.slice_in_dim(src, 0 if side == 0 else n - m, m if side == 0 else n, 1, j)
                 v = _stat(region, mode, j)
                 sh = S.aval(v).shape
                 part = S.broadcast_in_dim(v, sh[:j] + (w,) + sh[j + 1:], tuple(range(nd)))
+            if rounded:   # (a bool's 0.5 is True: numpy rounds integer dtypes only)
+                if dtype.kind in "iu":
+                    part = (E.floor if mode == "linear_ramp" else E.round)(part)
+                part = E.convert_element_type(part, dtype)
             parts.insert(0 if side == 0 else len(parts), part)
         a = Sl.concatenate(parts, j) if len(parts) > 1 else a
     return a

@@ -70,8 +70,14 @@ def _promotion_key(x):
 
 
 def result_dtype(*args):
-    """numpy 2 (NEP 50) promotion: Python scalars and weak tracers adapt to arrays."""
-    return np.result_type(*[_promotion_key(x) for x in args])
+    """numpy 2 (NEP 50) promotion: Python scalars and weak tracers adapt to arrays.
+    int16 from mixing int8 and uint8 is widened to int64, as eager results are (no
+    16-bit type here)."""
+    keys = [_promotion_key(x) for x in args]
+    dt = np.result_type(*keys)
+    if dt.itemsize == 2 and dt.kind in "iu" and dt not in keys:
+        return np.dtype(np.int64 if dt.kind == "i" else np.uint64)
+    return dt
 
 
 def shape_of(x):

@@ -1,0 +1,67 @@
+"""Regressions found by running cases of JAX's own tests/lax_numpy_test.py,
+lax_numpy_indexing_test.py and lax_numpy_setops_test.py against functrans (driver in
+/work/jt/numpy_main): numpy's values eagerly and under jit, where they differed or raised."""
+import itertools
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_odd_wider_than_axis_under_jit(mode):
+    """reflect_type='odd' pads wider than the axis raised NotImplementedError under jit;
+    numpy repeats chunks reflected about the outermost value (chained)."""
+    for n, (lo, hi) in itertools.product([1, 2, 3, 4], [(0, 5), (7, 1), (10, 13), (2, 2)]):
+        x = np.random.default_rng(n).normal(size=(n, 2))
+        w = ((lo, hi), (1, 0))
+        want = np.pad(x, w, mode, reflect_type="odd")
+        got = ft.jit(lambda a: fnp.pad(a, w, mode, reflect_type="odd"))(x)
+        np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=f"{n} {(lo, hi)}")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.bool_])
+@pytest.mark.parametrize("mode,kw", [("mean", {}), ("median", {}), ("mean", {"stat_length": 2}),
+                                     ("linear_ramp", {"end_values": (-3, 7)})])
+def test_pad_integer_stat_modes_under_jit(dtype, mode, kw):
+    """mean / median / linear_ramp of an integer array raised under jit: numpy computes in
+    float64 and rounds half to even (mean, median) or floors (linear_ramp's linspace)."""
+    if dtype == np.bool_ and mode != "median":
+        return
+    if dtype == np.uint32 and mode == "linear_ramp":
+        kw = {"end_values": (0, 7)}
+    x = np.array([[1, 2, 4], [5, 0, 3]]).astype(dtype)
+    for w in (2, ((1, 2), (3, 0))):
+        want = np.pad(x, w, mode, **kw)
+        got = ft.jit(lambda a: fnp.pad(a, w, mode, **kw))(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_pad_of_a_scalar_is_the_scalar():
+    """numpy broadcasts any pad_width to a 0-d array's no axes; functrans raised TypeError."""
+    assert fnp.pad(np.float32(3), ((1, 2),)).tolist() == 3.0
+    assert ft.jit(lambda a: fnp.pad(a, 1, "edge"))(np.float32(2)).tolist() == 2.0
+
+
+def test_eye_traced_k():
+    """jnp.eye takes a traced diagonal offset (JAX's testEyeDynamicK); it raised."""
+    for k in (-4, -1, 0, 2, 5):
+        got = ft.jit(lambda k: fnp.eye(3, 4, k, dtype=np.int32))(np.int32(k))
+        np.testing.assert_array_equal(got, np.eye(3, 4, k, dtype=np.int32))
+    np.testing.assert_array_equal(ft.vmap(lambda k: fnp.eye(2, k=k))(np.arange(-1, 2)),
+                                  np.stack([np.eye(2, k=k) for k in (-1, 0, 1)]))
+
+
+def test_int8_uint8_mix_is_int64_eagerly_and_under_jit():
+    """uint8 with int8 promotes to numpy's int16, which functrans has not: eager results
+    were widened to int64, but jit raised (and eager concatenate/stack leaked int16)."""
+    c = np.array([True, False])
+    a, b = np.array([1, 2], np.uint8), np.array([-1, 3], np.int8)
+    assert ft.jit(lambda a, b: a * b)(a, b).dtype == np.int64
+    assert ft.jit(lambda c, a, b: fnp.where(c, a, b))(c, a, b).tolist() == [1, 3]
+    for f in (fnp.concatenate, fnp.stack):
+        assert f([a, b]).dtype == np.int64
+        assert ft.jit(lambda a, b: f([a, b]))(a, b).dtype == np.int64
