@@ -110,3 +110,20 @@ def test_public_names():
          "rfft2", "irfft2", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"])
     import functrans.numpy.fft as mod
     assert mod is fnp.fft
+
+
+def test_out_of_range_axes_raise_instead_of_wrapping():
+    # fftn(x(2, 3), axes=[2]) used to transform axis 0 (2 % 2): a wrong number, not an error
+    x = np.arange(6.0).reshape(2, 3)
+    for f, kw in [(fnp.fft.fftn, {"axes": [2]}), (fnp.fft.fftn, {"axes": [-3]}),
+                  (fnp.fft.rfft2, {"axes": [2, 3]}), (fnp.fft.fft, {"axis": 2}),
+                  (fnp.fft.irfft, {"axis": -3})]:
+        with pytest.raises(ValueError, match="out of bounds"):
+            f(x, **kw)
+    np.testing.assert_allclose(fnp.fft.fftn(x, axes=[-2]), np.fft.fftn(x, axes=[-2]))
+
+
+def test_lax_fft_takes_lower_case_kinds():
+    x = np.arange(5.0) + 1j
+    np.testing.assert_allclose(ft.lax.fft(x, "fft", fft_lengths=(5,)), np.fft.fft(x))
+    np.testing.assert_allclose(ft.lax.fft(x, "ifft", fft_lengths=(5,)), np.fft.ifft(x))

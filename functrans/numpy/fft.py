@@ -26,7 +26,7 @@ from ._elementwise import multiply, true_divide
 from ._elementwise_select import conj
 from ._joining import pad, roll
 from ._structural import moveaxis
-from ._util import asarray, check_arraylike, result_dtype
+from ._util import asarray, canonicalize_axis, check_arraylike, result_dtype
 from typing import Sequence
 from ..array import Array
 from ..typing import ArrayLike, DTypeLike, Shape
@@ -82,7 +82,9 @@ def _scale(out, norm, n_total, forward):
 def _axes_and_sizes(name, x, s, axes, inverse_real):
     if axes is None:
         axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
-    axes = tuple(int(a) % x.ndim if x.ndim else int(a) for a in np.atleast_1d(axes))
+    # out-of-range axes raise (as numpy and JAX): wrapping them modulo ndim transformed
+    # another axis than the one asked for
+    axes = tuple(canonicalize_axis(a, x.ndim, f"{name}: axis") for a in np.atleast_1d(axes))
     if len(set(axes)) != len(axes) or not axes:
         raise ValueError(f"{name}: axes {axes} must be distinct and at least one")
     if s is None:    # a zero-size axis gives an empty result (as JAX), not an error

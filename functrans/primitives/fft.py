@@ -139,4 +139,6 @@ def fft(x: ArrayLike, fft_type: str, fft_lengths: Sequence[int]) -> Array:
     [(6+0j), (-1.5+0.866025j)]
     """
     lengths = tuple(int(n) for n in np.atleast_1d(fft_lengths))
-    return bind_checked(fft_p, x, fft_type=str(fft_type), fft_lengths=lengths)
+    # JAX takes the kind in either case ("fft" or "FFT") or as an enum member
+    kind = str(getattr(fft_type, "name", fft_type)).upper()
+    return bind_checked(fft_p, x, fft_type=kind, fft_lengths=lengths)
