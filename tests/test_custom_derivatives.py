@@ -115,6 +115,19 @@ def test_custom_jvp_defjvps_and_pytree_output():
     close(ft.grad(lambda x: pair(x)["a"])(1.0), 5.0)
 
 
+def test_custom_jvp_rule_applying_the_function_to_its_tangent_transposes():
+    # JAX's test_linear_in_scan: a linear custom_jvp function whose rule is f(x_dot) puts
+    # custom_jvp_call on the tangent path; reverse mode transposes it through its body
+    @ft.custom_jvp
+    def f(x):
+        return -x
+    f.defjvp(lambda p, t: (f(p[0]), f(t[0])))
+    scanned = lambda x: lax.scan(lambda c, _: (f(c), None), x, None, length=1)[0]
+    for fun in (f, ft.jit(f), scanned):
+        assert float(ft.grad(fun)(3.0)) == -1.0
+    np.testing.assert_array_equal(ft.vmap(ft.grad(f))(np.arange(3.0)), [-1.0, -1.0, -1.0])
+
+
 def test_custom_vjp_rule_is_used_everywhere():
     x = 0.7
     close(g(x), np.sin(x))

@@ -242,8 +242,16 @@ def insert_tangent_slots(closed, n_primals, avals):
                    "custom rule vmap (tangent slots)")
 
 
+def _custom_jvp_transpose(cts, *args, call_jaxpr, jvp_jaxpr, num_consts, name):
+    # a custom_jvp function applied to a tangent (a rule such as ``f(x_dot)`` for a linear
+    # ``f``) is transposed through its own body, as JAX does: the rule only says how to
+    # differentiate it, and the body is linear in those inputs
+    return backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(cts))
+
+
 custom_jvp_call_p.def_rules(abstract_eval=_custom_jvp_aval, impl=_custom_jvp_impl,
-                            jvp=_custom_jvp_jvp, batch=_custom_jvp_batch)
+                            jvp=_custom_jvp_jvp, transpose=_custom_jvp_transpose,
+                            batch=_custom_jvp_batch)
 
 
 # --------------------------------------------------------------------------- custom_vjp_call
