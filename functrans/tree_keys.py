@@ -6,7 +6,7 @@ kind of child, as JAX's.
 """
 from __future__ import annotations
 
-__all__ = ["SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey"]
+__all__ = ["SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey", "keystr"]
 
 
 class _Key:
@@ -87,3 +87,25 @@ class FlattenedIndexKey(_Key):
 
     def __str__(self):
         return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+    """A key path as text, e.g. ``['a'][0]``; ``simple`` drops brackets and quotes.
+
+    >>> keystr((DictKey("a"), SequenceKey(0))), keystr((DictKey("a"), SequenceKey(0)), simple=True, separator="/")
+    ("['a'][0]", 'a/0')
+    """
+    if not simple:
+        return separator.join(str(k) for k in keys)
+
+    def plain(k):
+        if isinstance(k, SequenceKey):
+            return str(k.idx)
+        if isinstance(k, DictKey):
+            return str(k.key)
+        if isinstance(k, GetAttrKey):
+            return k.name
+        if isinstance(k, FlattenedIndexKey):
+            return str(k.key)
+        return str(k)
+    return separator.join(plain(k) for k in keys)

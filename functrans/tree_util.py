@@ -8,12 +8,13 @@
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 from typing import Any, Callable, Iterable, Sequence
 
 from . import tree_walk
-from .tree_keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
+from .tree_keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr
 
 __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_leaves", "tree_structure", "PyTreeDef", "all_leaves", "treedef_is_leaf",
@@ -63,6 +64,13 @@ def _dict_flatten(d):
 
 
 register_pytree_node(dict, _dict_flatten, lambda keys, c: dict(zip(keys, c)))
+# as JAX's: an OrderedDict keeps its key order (and differs from a dict), a defaultdict
+# sorts its keys and keeps its default_factory
+register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), tuple(d)),
+                     lambda keys, c: collections.OrderedDict(zip(keys, c)))
+register_pytree_node(collections.defaultdict,
+                     lambda d: (lambda c, k: (c, (d.default_factory, k)))(*_dict_flatten(d)),
+                     lambda aux, c: collections.defaultdict(aux[0], zip(aux[1], c)))
 
 
 class PyTreeDef:
@@ -138,6 +146,12 @@ class PyTreeDef:
             out.append(opening)
             stack += [closing] + items[::-1]
         return "".join(out)
+
+    def flatten_up_to(self, tree: Any) -> list:
+        """The subtrees of ``tree`` at this structure's leaves (it must be a prefix of
+        ``tree``'s), as JAX's: ``tree_structure((1, 2)).flatten_up_to((1, [2, 3]))`` is
+        ``[1, [2, 3]]``; a mismatch is a ValueError naming its key path."""
+        return tree_walk.flatten_up_to(_node, _aux_equal, self, tree)
 
     @property
     def num_nodes(self):
@@ -220,16 +234,19 @@ def _flatten(tree, leaves, is_leaf):
     return _flatten_deep(tree, leaves, is_leaf)
 
 
+def _node(x, is_leaf=None):
+    """``(type, aux, children)`` of a node, None for a leaf (tree_walk's view)."""
+    if is_leaf is not None and is_leaf(x):
+        return None
+    t, h = node_handlers(x)
+    if h is None:
+        return None
+    children, aux = h[0](x)
+    return t, aux, children
+
+
 def _flatten_deep(tree, leaves, is_leaf):
-    def node(x):
-        if is_leaf is not None and is_leaf(x):
-            return None
-        t, h = node_handlers(x)
-        if h is None:
-            return None
-        children, aux = h[0](x)
-        return t, aux, children
-    return tree_walk.flatten(node, PyTreeDef, _LEAF, tree, leaves)
+    return tree_walk.flatten(lambda x: _node(x, is_leaf), PyTreeDef, _LEAF, tree, leaves)
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -320,26 +337,31 @@ def all_leaves(iterable: Iterable[Any]) -> bool:
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
              is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """Apply ``f`` to corresponding leaves of ``tree`` and ``rest`` (same structure).
+    """Apply ``f`` to corresponding leaves of ``tree`` and ``rest``: each of ``rest`` has
+    ``tree``'s structure or one it is a prefix of (``f`` then gets the subtree), as JAX's.
 
     >>> tree_map(lambda a, b: a + b, (1, [2]), (10, [20]))
     (11, [22])
     """
     leaves, td = tree_flatten(tree, is_leaf)
-    others = []
-    for r in rest:
-        rl, rtd = tree_flatten(r, is_leaf)
-        if rtd != td:
-            raise ValueError(f"tree_map: structures differ: {td} vs {rtd}")
-        others.append(rl)
+    others = [_up_to(td, r, is_leaf) for r in rest]
     return tree_unflatten(td, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def _up_to(td, tree, is_leaf):
+    """The leaves of ``tree`` when its structure is ``td`` (the fast, common case), else
+    its subtrees at ``td``'s leaves."""
+    leaves, rtd = tree_flatten(tree, is_leaf)
+    return leaves if rtd == td else td.flatten_up_to(tree)
 
 
 # ---- key paths (JAX's tree_flatten_with_path and friends) ----
 
 def _child_keys(x, t, children, aux):
-    if t is dict:
+    if t is dict or t is collections.OrderedDict:
         return [DictKey(k) for k in aux]
+    if t is collections.defaultdict:
+        return [DictKey(k) for k in aux[1]]
     if t in (tuple, list):
         return [SequenceKey(i) for i in range(len(children))]
     if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -391,35 +413,8 @@ def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | N
     {'a': "['a']1"}
     """
     pairs, td = tree_flatten_with_path(tree, is_leaf)
-    others = []
-    for r in rest:
-        rl, rtd = tree_flatten(r, is_leaf)
-        if rtd != td:
-            raise ValueError(f"tree_map_with_path: structures differ: {td} vs {rtd}")
-        others.append(rl)
+    others = [_up_to(td, r, is_leaf) for r in rest]
     return tree_unflatten(td, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
-
-
-def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
-    """A key path as text, e.g. ``['a'][0]``; ``simple`` drops brackets and quotes.
-
-    >>> keystr((DictKey("a"), SequenceKey(0))), keystr((DictKey("a"), SequenceKey(0)), simple=True, separator="/")
-    ("['a'][0]", 'a/0')
-    """
-    if not simple:
-        return separator.join(str(k) for k in keys)
-
-    def plain(k):
-        if isinstance(k, SequenceKey):
-            return str(k.idx)
-        if isinstance(k, DictKey):
-            return str(k.key)
-        if isinstance(k, GetAttrKey):
-            return k.name
-        if isinstance(k, FlattenedIndexKey):
-            return str(k.key)
-        return str(k)
-    return separator.join(plain(k) for k in keys)
 
 
 def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
@@ -429,8 +424,9 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef,
     >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
     ([1, 3], [2, 4])
     """
-    if inner_treedef is None:
-        raise ValueError("tree_transpose: inner_treedef must be given")
+    if inner_treedef is None:     # as JAX: the structure of the first outer leaf's subtree
+        subtrees = outer_treedef.flatten_up_to(pytree_to_transpose)
+        inner_treedef = tree_structure(subtrees[0] if subtrees else None)
     flat = tree_leaves(pytree_to_transpose)
     n_in, n_out = inner_treedef.num_leaves, outer_treedef.num_leaves
     if len(flat) != n_in * n_out:

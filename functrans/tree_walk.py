@@ -76,3 +76,37 @@ def unflatten(build: Callable[[Any, list], Any], td: Any, it: Iterator) -> Any:
         if not stack:
             return value
         stack[-1][2].append(value)
+
+
+def flatten_up_to(node: Callable[[Any], tuple | None], equal: Callable[[Any, Any], bool],
+                  td: Any, tree: Any) -> list:
+    """The subtrees of ``tree`` at the leaves of treedef ``td`` (read through its
+    ``node_type``, ``aux`` and ``children``), which must be a prefix of ``tree``'s
+    structure; a mismatch raises JAX's ValueError ``pytree structure error`` with its path.
+
+    >>> class TD:
+    ...     def __init__(self, children): self.node_type, self.aux, self.children = list, None, children
+    >>> node = lambda x: (list, None, x) if isinstance(x, list) else None
+    >>> flatten_up_to(node, lambda a, b: a == b, TD([TD(None), TD(None)]), [1, [2, 3]])
+    [1, [2, 3]]
+    """
+    out, stack = [], [(td, tree, "")]
+    while stack:
+        t, x, path = stack.pop()
+        if t.children is None:
+            out.append(x)
+            continue
+        n = node(x)
+        where = f"at key path {path or '()'}"
+        if n is None or n[0] is not t.node_type:
+            raise ValueError(f"pytree structure error: different types {where}: expected "
+                             f"{t.node_type.__name__}, got {type(x).__name__}")
+        if len(n[2]) != len(t.children):
+            raise ValueError(f"pytree structure error: different numbers of children {where}: "
+                             f"expected {len(t.children)}, got {len(n[2])}")
+        if not equal(n[1], t.aux):
+            raise ValueError(f"pytree structure error: different pytree metadata {where}: "
+                             f"expected {t.aux!r:.80}, got {n[1]!r:.80}")
+        stack.extend((c, v, f"{path}[{i}]") for i, (c, v) in
+                     reversed(list(enumerate(zip(t.children, n[2])))))
+    return out

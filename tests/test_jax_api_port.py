@@ -116,3 +116,40 @@ def test_device_get_and_shape_dtype_struct_len():
         len(ft.ShapeDtypeStruct((), np.float32))
     with pytest.raises(ValueError, match="dtype"):
         ft.ShapeDtypeStruct((2,), None)
+
+
+def test_ordereddict_and_defaultdict_are_pytree_nodes():
+    # tree_util_test: TREES / testFlattenWithPathOrderedDict / testFlattenDefaultDictKeyOrder
+    import collections
+    from functrans import tree_util as tu
+    od = collections.OrderedDict([("b", 2), ("a", 1), ("c", {"b": 2, "a": 1})])
+    leaves, td = tu.tree_flatten(od)
+    assert leaves == [2, 1, 1, 2] and list(tu.tree_unflatten(td, leaves)) == ["b", "a", "c"]
+    assert td != tu.tree_structure(dict(od))
+    assert [tu.keystr(k) for k, _ in tu.tree_leaves_with_path(od)][:2] == ["['b']", "['a']"]
+    dd = collections.defaultdict(int, {"b": 2, "a": 1})
+    back = tu.tree_map(lambda x: x * 10, dd)
+    assert type(back) is collections.defaultdict and back.default_factory is int
+    assert list(back.items()) == [("a", 10), ("b", 20)]
+    g = ft.grad(lambda p: p["w"] * p["b"])(collections.OrderedDict([("w", 2.0), ("b", 3.0)]))
+    assert type(g) is collections.OrderedDict and list(g.values()) == [3.0, 2.0]
+
+
+def test_tree_map_takes_rest_trees_the_first_is_a_prefix_of():
+    # tree_util_test.testTreeMap / testTreeMapWithIsLeafArgument, testTransposeInferInnerTreedef
+    from functrans import tree_util as tu
+    x = ((1, 2), (3, 4, 5))
+    y = (([3], None), ({"foo": "bar"}, 7, [5, 6]))
+    assert tu.tree_map(lambda *xs: tuple(xs), x, y) == (
+        ((1, [3]), (2, None)), ((3, {"foo": "bar"}), (4, 7), (5, [5, 6])))
+    assert tu.tree_structure((1, 2)).flatten_up_to((1, [2, 3])) == [1, [2, 3]]
+    for bad in [(1, 2, 3), [1, 2], {"a": 1}]:
+        with pytest.raises(ValueError, match="pytree structure error"):
+            tu.tree_map(lambda a, b: a, (1, 2), bad)
+    with pytest.raises(ValueError, match="metadata"):
+        tu.tree_map(lambda a, b: a, {"a": 1}, {"b": 1})
+    with pytest.raises(ValueError, match="different types"):
+        tu.tree_map(lambda a, b: a, (1, None), (1, 2))
+    outer = tu.tree_structure({"a": 0, "b": 0})
+    assert tu.tree_transpose(outer, None, {"a": [1, (2,)], "b": [3, (4,)]}) == [
+        {"a": 1, "b": 3}, ({"a": 2, "b": 4},)]
