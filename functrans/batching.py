@@ -12,6 +12,7 @@ trace), so the cost is one trace plus one vectorised op per equation.
 """
 from __future__ import annotations
 
+import collections
 import inspect
 from typing import Any, Callable, Hashable
 
@@ -42,8 +43,10 @@ def _is_axis(a):
 def _child_keys(t, h, x):
     """Path components of the children of node ``x`` (type ``t``, handlers ``h``)."""
     children, aux = h[0](x)
-    if t is dict:
+    if t is dict or t is collections.OrderedDict:   # keys compared, not positions
         return children, [f"[{k!r}]" for k in aux]
+    if t is collections.defaultdict:
+        return children, [f"[{k!r}]" for k in aux[1]]
     if hasattr(x, "_fields"):
         return children, [f".{f}" for f in x._fields]
     return children, [f"[{i}]" for i in range(len(children))]

@@ -153,3 +153,15 @@ def test_tree_map_takes_rest_trees_the_first_is_a_prefix_of():
     outer = tu.tree_structure({"a": 0, "b": 0})
     assert tu.tree_transpose(outer, None, {"a": [1, (2,)], "b": [3, (4,)]}) == [
         {"a": 1, "b": 3}, ({"a": 2, "b": 4},)]
+
+
+def test_vmap_ordereddict_in_axes_match_by_key():
+    # api_test.test_vmap_structured_in_axes (OrderedDict): in_axes entries were matched to
+    # the argument's by position, so a reordered OrderedDict swapped the axes silently
+    import collections
+    od = collections.OrderedDict([("a", np.ones((3, 3))), ("b", np.arange(9.0).reshape(3, 3))])
+    axes = collections.OrderedDict([("a", 0), ("b", 1)])
+    np.testing.assert_array_equal(ft.vmap(lambda d: d["b"], in_axes=(axes,))(od), od["b"].T)
+    with pytest.raises(ValueError, match="must match"):
+        ft.vmap(lambda d: d["a"] + d["b"],
+                in_axes=(collections.OrderedDict([("b", 1), ("a", 0)]),))(od)
