@@ -65,3 +65,61 @@ def test_int8_uint8_mix_is_int64_eagerly_and_under_jit():
     for f in (fnp.concatenate, fnp.stack):
         assert f([a, b]).dtype == np.int64
         assert ft.jit(lambda a, b: f([a, b]))(a, b).dtype == np.int64
+
+
+def test_sort_and_argsort_complex():
+    """Complex arrays raised TypeError; numpy and JAX sort them by real part, then
+    imaginary part, NaNs last in each (testSortComplex)."""
+    a = np.array([1 + 1j, np.nan + 0j, 1 - 1j, 0 + np.nan * 1j, -1 + 0j,
+                  np.nan + np.nan * 1j, 2 + 0j, 1 - 1j], np.complex64)
+    for f in (fnp.sort, ft.jit(fnp.sort)):
+        np.testing.assert_array_equal(f(a), np.sort(a))
+    for f in (fnp.argsort, ft.jit(fnp.argsort)):
+        np.testing.assert_array_equal(f(a), np.argsort(a, kind="stable"))
+    desc = ft.jit(lambda a: fnp.argsort(a, descending=True))(a)
+    np.testing.assert_array_equal(desc, fnp.argsort(a, descending=True))
+    b = np.random.default_rng(0).normal(size=(3, 4, 2)).round().view(np.complex128)[..., 0]
+    np.testing.assert_array_equal(ft.jit(lambda b: fnp.sort(b, axis=0))(b), np.sort(b, axis=0))
+
+
+def test_digitize_decreasing_bins():
+    """Decreasing bins took the wrong searchsorted side: values equal to a bin edge fell
+    into the neighbouring bin."""
+    x = np.array([-2.0, 0, 1, 1.5, 2.5, 3, 7, np.nan])
+    bins = np.array([3.0, 1, -1])
+    for right in (False, True):
+        want = np.digitize(x, bins, right=right)
+        np.testing.assert_array_equal(fnp.digitize(x, bins, right=right), want)
+        np.testing.assert_array_equal(ft.jit(lambda x: fnp.digitize(x, bins, right=right))(x), want)
+
+
+def test_ix_boolean_mask_is_its_nonzero_positions():
+    """ix_ of a boolean mask used the mask's 0/1 values as indices (numpy: positions)."""
+    rows, cols = fnp.ix_(np.array([True, False, True]), np.array([1, 0]))
+    want = np.ix_(np.array([True, False, True]), np.array([1, 0]))
+    np.testing.assert_array_equal(rows, want[0])
+    np.testing.assert_array_equal(cols, want[1])
+    with pytest.raises(TypeError, match="mask"):
+        ft.jit(lambda m: fnp.ix_(m))(np.array([True, False]))
+
+
+def test_bincount_traced_negatives_count_at_zero_and_bools():
+    """Under jit negative values were dropped; JAX counts them at 0 (testBincountNegative).
+    numpy counts a bool array as 0/1; functrans raised."""
+    x, w = np.array([-1, 0, 3, -5]), np.array([1.0, 2.0, 3.0, 4.0])
+    got = ft.jit(lambda x, w: fnp.bincount(x, w, length=5))(x, w)
+    np.testing.assert_array_equal(got, [7.0, 0, 0, 3, 0])
+    np.testing.assert_array_equal(fnp.bincount(np.array([True, False, True])), [1, 2])
+
+
+def test_polymul_trim_leading_zeros_and_convolve_preferred_type():
+    """polymul ignored trim_leading_zeros=True (numpy always trims); convolve/correlate
+    ignored preferred_element_type."""
+    p, q = np.array([0.0, 1, 2]), np.array([1.0, 2])
+    np.testing.assert_array_equal(fnp.polymul(p, q, trim_leading_zeros=True), np.polymul(p, q))
+    assert fnp.polymul(p, q).shape == (4,)
+    a = np.array([1, 2, 3], np.int32)
+    for f in (fnp.convolve, fnp.correlate):
+        r = f(a, a, preferred_element_type=np.float64)
+        assert r.dtype == np.float64
+        np.testing.assert_array_equal(r, getattr(np, f.__name__)(a, a))

@@ -16,6 +16,7 @@ from . import _structural as st
 from . import _joining as jn
 from ._creation import asarray, arange, linspace
 from ..array import Array
+from ..tracing import Tracer
 from ..typing import ArrayLike
 
 __all__ = ["r_", "c_", "ix_", "mgrid", "ogrid", "index_exp", "s_"]
@@ -121,6 +122,11 @@ def ix_(*args: ArrayLike) -> tuple[Array, ...]:
         a = asarray(a)
         if a.ndim != 1:
             raise ValueError(f"ix_: arguments must be 1-d, got shape {a.shape}")
+        if a.dtype == np.bool_:   # numpy: a mask stands for its nonzero positions
+            if isinstance(a, Tracer):
+                raise TypeError("ix_: a traced boolean mask has a value-dependent size; "
+                                "pass integer indices (e.g. fnp.nonzero(mask, size=...)[0])")
+            a = asarray(np.nonzero(np.asarray(a))[0])
         out.append(st.reshape(a, tuple(a.shape[0] if j == i else 1 for j in range(n))))
     return tuple(out)
 

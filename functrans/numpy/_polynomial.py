@@ -54,13 +54,15 @@ def _crop(full, n, m, mode):
     raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
 
 
-def _vectors(name, a, v):
+def _vectors(name, a, v, pet=None):
+    """Both 1-d operands in their common dtype (``pet``, JAX's preferred_element_type,
+    if given: the operands are converted to it first, as the products do)."""
     a, v = asarray(a), asarray(v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"{name}: both inputs must be 1-d, got {a.shape} and {v.shape}")
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError(f"{name}: inputs must not be empty")
-    dt = np.result_type(a.dtype, v.dtype)
+    dt = np.result_type(a.dtype, v.dtype) if pet is None else pet
     return asarray(a, dt), asarray(v, dt)
 
 
@@ -72,7 +74,7 @@ def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: Preci
     >>> fnp.convolve(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 1.0])).tolist()
     [1.0, 3.0, 2.0]
     """
-    a, v = _vectors("convolve", a, v)
+    a, v = _vectors("convolve", a, v, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
     if n < m:
         a, v = v, a
@@ -87,7 +89,7 @@ def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Pre
     >>> fnp.correlate(fnp.asarray([1.0, 2.0, 3.0]), fnp.asarray([0.0, 1.0])).tolist()
     [2.0, 3.0]
     """
-    a, v = _vectors("correlate", a, v)
+    a, v = _vectors("correlate", a, v, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
     vc = st.flip(sel.conj(v) if v.dtype.kind == "c" else v, 0)
     full = _full_convolution(a, vc) if n >= m else _full_convolution(vc, a)
@@ -288,7 +290,19 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
     >>> import functrans.numpy as fnp
     >>> fnp.polymul(fnp.asarray([1.0, 1.0]), fnp.asarray([1.0, -1.0])).tolist()
     [1.0, 0.0, -1.0]
+
+    ``trim_leading_zeros=True`` (JAX's option; needs concrete values) strips leading zeros
+    first, as numpy's ``polymul`` always does.
     """
+    if trim_leading_zeros:
+        a1, a2 = asarray(a1), asarray(a2)
+        if (a1.shape[0] > 1 or a2.shape[0] > 1) and not (is_tracer(a1) or is_tracer(a2)):
+            t1, t2 = np.trim_zeros(np.asarray(a1), "f"), np.trim_zeros(np.asarray(a2), "f")
+            a1 = asarray(t1 if t1.size else np.zeros(1, a1.dtype))
+            a2 = asarray(t2 if t2.size else np.zeros(1, a2.dtype))
+        elif a1.shape[0] > 1 or a2.shape[0] > 1:
+            raise TypeError("polymul: trim_leading_zeros=True needs concrete coefficients "
+                            "(the result's length depends on their values)")
     return convolve(a1, a2)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tracing import Tracer, wrap
 from ..primitives import structural as S
-from ..primitives.elementwise import sub
+from ..primitives.elementwise import imag, real, sub
 from ..primitives.sorting import sort_p
 from ._util import asarray, canonicalize_axis, check_arraylike
 from ..array import Array
@@ -27,9 +27,15 @@ def _prepare(name, a, axis):
         axis = 0
     if a.ndim == 0:
         raise ValueError(f"{name}: axis {axis} is out of bounds for a scalar (rank 0)")
-    if a.dtype.kind == "c":
-        raise TypeError(f"{name}: complex arrays ({a.dtype}) cannot be sorted")
     return a, canonicalize_axis(axis, a.ndim)
+
+
+def _sort_by(a, other, axis):
+    """``sort_p`` of ``other`` keyed by ``a``; complex ``a`` lexicographically by (real,
+    imag), each NaN-last, which is numpy's complex order."""
+    if a.dtype.kind != "c":
+        return sort_p.bind(a, other, dimension=axis, is_stable=True, num_keys=1)[1]
+    return sort_p.bind(real(a), imag(a), other, dimension=axis, is_stable=True, num_keys=2)[2]
 
 
 def _reverse(x, axis):
@@ -41,7 +47,8 @@ def _reverse(x, axis):
 
 def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None, *,
          stable: bool = True, descending: bool = False) -> Array:
-    """A sorted copy of ``a`` along ``axis`` (None: flattened); NaNs sort last.
+    """A sorted copy of ``a`` along ``axis`` (None: flattened); NaNs sort last, complex
+    numbers by real part, then imaginary part.
 
     >>> import functrans.numpy as fnp
     >>> fnp.sort(fnp.asarray([[3, 1], [0, 2]]), axis=0).tolist()
@@ -53,7 +60,8 @@ def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | Non
     if not isinstance(a, Tracer):
         out = np.sort(a, axis=axis, kind="stable")
         return wrap(np.flip(out, axis) if descending else out)
-    out = sort_p.bind(a, dimension=axis, is_stable=True, num_keys=1)[0]
+    out = (sort_p.bind(a, dimension=axis, is_stable=True, num_keys=1)[0]
+           if a.dtype.kind != "c" else _sort_by(a, a, axis))
     return _reverse(out, axis) if descending else out
 
 
@@ -77,7 +85,7 @@ def argsort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | 
         return wrap((n - 1 - np.flip(idx, axis)).astype(np.int64))
     iota = S.broadcast_in_dim(np.arange(n, dtype=np.int64), tuple(a.shape), (axis,))
     if not descending:
-        return sort_p.bind(a, iota, dimension=axis, is_stable=True, num_keys=1)[1]
+        return _sort_by(a, iota, axis)
     # stable descending: sort the reversed array, reverse the result, map the indices back
-    idx = sort_p.bind(_reverse(a, axis), iota, dimension=axis, is_stable=True, num_keys=1)[1]
+    idx = _sort_by(_reverse(a, axis), iota, axis)
     return sub(np.full(a.shape, n - 1, np.int64), _reverse(idx, axis))

@@ -332,8 +332,10 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     x = _float(m)
     if x.ndim > 2:
         raise ValueError(f"cov: m has more than 2 dimensions (shape {x.shape})")
+    # numpy >= 2.2 (and JAX): a 2-d m is transposed even with one row
+    transpose = not rowvar and x.ndim != 1
     x = st.atleast_2d(x)
-    if not rowvar and x.shape[0] != 1:
+    if transpose:
         x = st.transpose(x)
     if y is not None:
         yy = st.atleast_2d(_float(y))
@@ -364,6 +366,9 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         xw = el.subtract(x, avg[:, None])
         xw_w = el.multiply(xw, w)
     c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if xw.dtype.kind == "c" else xw))
+    # no degrees of freedom left: numpy and JAX divide by 0 (inf, or nan for no samples),
+    # not by the negative count (which gave -0.0 for empty data)
+    fact = sel.where(el.less_equal(fact, 0), 0, fact)
     return st.squeeze(el.true_divide(c, fact))
 
 
@@ -428,8 +433,7 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
         raise ValueError(f"digitize: bins must be one-dimensional, got shape {bins.shape}")
     side = "left" if right else "right"
     inc = searchsorted(bins, x, side=side)
-    dec = el.subtract(bins.shape[0], searchsorted(st.flip(bins, 0), x,
-                                                  side="right" if right else "left"))
+    dec = el.subtract(bins.shape[0], searchsorted(st.flip(bins, 0), x, side=side))
     if bins.shape[0] < 2:
         return inc
     return sel.where(el.greater_equal(bins[-1], bins[0]), inc, dec)
@@ -438,13 +442,16 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
 def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,
              length: int | None = None) -> Array:
     """Counts (or summed ``weights``) of each non-negative integer in ``x``. Under a
-    trace pass a static ``length``; values at or past it are dropped, as in JAX.
+    trace pass a static ``length``; values at or past it are dropped and negative ones
+    count at 0, as in JAX (eagerly a negative value raises, as in numpy).
 
     >>> import functrans.numpy as fnp
     >>> fnp.bincount(fnp.asarray([0, 1, 1, 3])).tolist()
     [1, 2, 0, 1]
     """
     x = asarray(x)
+    if x.dtype == np.bool_:   # numpy counts bools as 0 and 1
+        x = asarray(x, np.int64)
     if x.ndim != 1 or x.dtype.kind not in "iu":
         raise TypeError(f"bincount: x must be a 1-d integer array, got {x.dtype}{list(x.shape)}")
     if length is None:
@@ -458,7 +465,8 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
     length = operator.index(length)
     w = asarray(1, np.int64) if weights is None else asarray(weights)
     w = st.broadcast_to(w, x.shape)
-    inside = el.logical_and(el.greater_equal(x, 0), el.less(x, length))
+    x = el.maximum(x, 0) if x.dtype.kind == "i" else x   # traced negatives count at 0, as JAX
+    inside = el.less(x, length)
     w = sel.where(inside, w, zeros_like(w))
     onehot = el.equal(st.expand_dims(x, 1), arange(length, dtype=x.dtype)[None, :])
     return red.sum(sel.where(onehot, st.expand_dims(w, 1), zeros((1, length), w.dtype)), axis=0)
