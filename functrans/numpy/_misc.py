@@ -26,6 +26,7 @@ from . import _joining as jn
 from ._creation import asarray, zeros_like
 from ._joining import array_split
 from ._statistics import histogram_bin_edges, searchsorted, bincount
+from ._util import promote
 from typing import Any, Callable, Sequence
 from ..array import Array
 from ..typing import ArrayLike
@@ -68,7 +69,8 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> fnp.gcd(0, 5).item()
     5
     """
-    x1, x2 = asarray(x1), asarray(x2)
+    # numpy's result dtype (a Python int adapts to the array: gcd(6, int32) is int32)
+    x1, x2 = promote("gcd", x1, x2)
     if x1.dtype.kind not in "iub" or x2.dtype.kind not in "iub":
         raise TypeError(f"gcd: integer inputs required, got {x1.dtype} and {x2.dtype}")
     if not isinstance(x1, Tracer) and not isinstance(x2, Tracer):
@@ -88,10 +90,12 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> fnp.lcm(4, 6).item()
     12
     """
-    x1, x2 = asarray(x1), asarray(x2)
+    x1, x2 = promote("lcm", x1, x2)
     g = gcd(x1, x2)
     safe = sel.where(el.equal(g, 0), el.add(g, 1), g)
-    return el.abs(el.multiply(el.floor_divide(x1, safe), x2))
+    # |x1| / g * |x2|, as numpy and JAX: a product that overflows wraps (int8 lcm(34, 102)
+    # is -102 there); taking abs after the product gave +102
+    return el.multiply(el.floor_divide(el.abs(x1), safe), el.abs(x2))
 
 
 def frexp(x: ArrayLike) -> tuple[Array, Array]:
