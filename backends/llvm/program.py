@@ -46,91 +46,18 @@ from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs
 from .equations import NATIVE
 from . import host_calls
 from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
-from .lltypes import I1, I8, I32, I64, const, emit_loop, emit_nest, load_elem, storage, stored
+from .lltypes import I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .row_kernels import RowEmitter
+from .segments import Fn, outline
 from .values import PTR, Arena, Lender, Ref, Val, nbytes, raw_const, raw_type
 
-_DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
-_FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
-_NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
 _STACK_TOTAL = 1 << 16
 # equations per fused kernel: LLVM's time on one loop body grows faster than linearly
 # (a chain of 4,000 adds in one loop: 6 s of optimisation; 1,000: 0.3 s)
 MAX_KERNEL_EQNS = 512
 _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
-
-
-class Fn:
-    """One segment function under construction; ``b`` is the builder of its body."""
-
-    def __init__(self, lw, name):
-        self.lw = lw
-        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR, PTR, I64]), name)
-        self.fn.attributes.add("nounwind")
-        self.pre = self.fn.append_basic_block("pre")
-        self.entry = self.fn.append_basic_block("entry")
-        self.eb = ir.IRBuilder(self.entry)
-        self.body = self.fn.append_basic_block("body")
-        self.b = ir.IRBuilder(self.body)
-        self._data = {}
-        self.stack = 0
-        self.empty = True
-
-    def slot_obj(self, k):      # loaded once, in the entry block: it dominates every use
-        if ("obj", k) not in self._data:
-            p = self.eb.gep(self.fn.args[1], [ir.Constant(I64, k)], source_etype=PTR)
-            self._data["obj", k] = self.eb.load(p, typ=PTR)
-        return self._data["obj", k]
-
-    def slot_data(self, k):
-        if k not in self._data:
-            dp = self.eb.gep(self.slot_obj(k), [ir.Constant(I64, _DATA_OFFSET)], source_etype=I8)
-            self._data[k] = self.eb.load(dp, typ=PTR)
-        return self._data[k]
-
-    def ptr(self, ref):
-        if ref.kind == "slot":
-            return self.slot_data(ref.where)
-        if ref.kind in ("ws", "lent"):      # lent: (output slot, byte offset)
-            slot, off = (self.lw.ws_slot, ref.where) if ref.kind == "ws" else ref.where
-            base = self.slot_data(slot)
-            return self.b.gep(base, [ir.Constant(I64, off)], source_etype=I8) if off else base
-        return ref.where
-
-    def alloca(self, n):
-        a = self.eb.alloca(ir.ArrayType(I8, max(n, 1)))
-        a.align = 16
-        self.stack += n
-        a.type = PTR        # an opaque pointer like every other buffer (the IR is the same)
-        return a
-
-    def loop(self, n, body):
-        """``for i in range(n): body(i)`` (n an int or an i64 value); top-tested."""
-        emit_loop(self, n, body)
-
-    def nest(self, dims, body):
-        """Loop nest over ``dims`` (ints); ``body(list of i64 indices)``."""
-        emit_nest(self, dims, body)
-
-    def finish(self, nslots, check):
-        """Close the function: slot-count and input-layout checks, then the body."""
-        self.b.ret(self.lw.none_ptr(self.b))
-        pb = ir.IRBuilder(self.pre)
-        bad = self.fn.append_basic_block("bad")
-        pb.cbranch(pb.icmp_signed("==", self.fn.args[2], ir.Constant(I64, nslots)), self.entry, bad)
-        bb = ir.IRBuilder(bad)
-        bb.ret(self.lw.new_ref(bb, "ft_py_notimplemented"))
-        ok = ir.Constant(I1, 1)
-        for k in check:
-            obj = self.slot_obj(k)
-            fp = self.eb.gep(obj, [ir.Constant(I64, _FLAGS_OFFSET)], source_etype=I8)
-            flags = self.eb.load(fp, typ=I32)
-            good = self.eb.icmp_unsigned("==", self.eb.and_(flags, ir.Constant(I32, _NEEDED_FLAGS)),
-                                         ir.Constant(I32, _NEEDED_FLAGS))
-            ok = self.eb.and_(ok, good)
-        self.eb.cbranch(ok, self.body, bad)
 
 
 # --------------------------------------------------------------------------- what is native
@@ -440,7 +367,11 @@ class Lowering:
             else:
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
                 op = host_calls if isinstance(s, HostStep) else NATIVE[s.eqn.primitive.name]
-                op.emit(self, fn, s.eqn, ins, outs)
+                if top:            # its own function (``segments``): LLVM's time stays linear
+                    outline(self, fn, lambda f, s=s, op=op, ins=ins, outs=outs:
+                            op.emit(self, f, s.eqn, ins, outs), [v.ref for v in ins] + outs)
+                else:
+                    op.emit(self, fn, s.eqn, ins, outs)
             for v in dying.get(i, ()):
                 if v in owned:
                     self.release(owned.pop(v))
@@ -587,7 +518,8 @@ class Lowering:
             if j in placed:
                 continue
             fn.empty = False
-            self.copy(fn, self.val(x, env, self.plan.views), fn.ptr(out_refs[j]))
+            v, out = self.val(x, env, self.plan.views), out_refs[j]
+            outline(self, fn, lambda f, v=v, out=out: self.copy(f, v, f.ptr(out)), [v.ref, out])
         self.segments.append(("native", fn))
         first = True
         for kind, item in self.segments:

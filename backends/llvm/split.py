@@ -32,6 +32,8 @@ import re
 
 import llvmlite.ir as ir
 
+from .segments import STEP_PREFIX
+
 __all__ = ["split_module", "keep_variants", "MIN_SPLIT_WEIGHT", "PIN_BUDGET"]
 
 # below this many IR instructions in movable kernels a module stays whole: a second
@@ -73,6 +75,12 @@ def _movable(fn) -> bool:
     shared routine (``ft_`` names)."""
     return (fn.linkage == "internal" and "alwaysinline" not in fn.attributes
             and not fn.name.startswith("ft_"))
+
+
+def _step(fn) -> bool:
+    """A top-level step's own function (``segments.outline``) that loops: it may move
+    to another part, and pins the kernels its loops call as a segment does."""
+    return fn.name.startswith(STEP_PREFIX) and "noinline" in fn.attributes
 
 
 def _helper(fn) -> bool:
@@ -195,15 +203,17 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
     # a kernel run inside a loop of its caller (a fori_loop's body) stays inlinable:
     # called, a 300-element body kernel ran 1.15x slower; unless the segment with
     # those kernels would weigh more than PIN_BUDGET (see there)
-    pinned = set()
+    pinned, pinning = set(), set()
     for f in defs.values():
-        if not (_movable(f) or f.name.endswith(".par") or _helper(f)):
+        if _step(f) or not (_movable(f) or f.name.endswith(".par") or _helper(f)):
             inner = _called_in_loops(f)
             if w[f.name] + sum(w[n] for n in inner if n in defs and not _helper(defs[n])) \
                     <= PIN_BUDGET:
                 pinned |= inner
+                pinning |= {f.name} if inner & defs.keys() else set()
+    # a step function that keeps kernels inlinable stays with them (and its segment)
     movable = {n for n, f in defs.items() if (_movable(f) or n.endswith(".par"))
-               and _owner(f, defs) not in pinned}
+               and _owner(f, defs) not in pinned and n not in pinning}
     for n, f in defs.items():
         if n in movable:
             u = _owner(f, defs)

@@ -1,0 +1,171 @@
+"""The native functions a lowered program is made of: the segment (``Fn``, one per run
+of native steps between host steps) and, inside it, the functions of its top-level
+steps that loop (``StepFn``).
+
+A segment is a CPython ``METH_FASTCALL`` function (``program`` describes the calling
+convention). Each top-level equation with an emitter of its own (a dot_general's batch
+loop and transposes, a reshape's copy, a pad, a while loop...) is emitted into a function
+of its own, ``step<N>(slots, stack buffers...)``, which the segment calls (``outline``):
+one function holding every step's loop nests was too large for LLVM's per-function
+passes, whose time grows faster than a function's size (the loop vectoriser, loop
+strength reduction and induction-variable passes over the 286 loops of a 4-layer GPT
+training step's segment), and one function cannot be compiled on two threads
+(``split``). A step without loops is always inlined back: it is a call or a few stores.
+A step function returns null when it failed (an exception is set: a host callback's
+error, say), else its ``slots`` argument; the segment then returns null too.
+
+>>> STEP_PREFIX
+'step'
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from .lltypes import I1, I8, I32, I64, emit_loop, emit_nest
+from .values import PTR
+
+__all__ = ["Fn", "StepFn", "STEP_PREFIX", "outline"]
+
+_DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
+_FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
+_NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+STEP_PREFIX = "step"     # the names of outlined step functions (``split`` knows them)
+
+
+class Fn:
+    """One segment function under construction; ``b`` is the builder of its body."""
+
+    def __init__(self, lw, name):
+        self.lw = lw
+        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR, PTR, I64]), name)
+        self.fn.attributes.add("nounwind")
+        self.pre = self.fn.append_basic_block("pre")
+        self._start(self.fn.args[1])
+
+    def _start(self, slots):
+        self.slots = slots
+        self.entry = self.fn.append_basic_block("entry")
+        self.eb = ir.IRBuilder(self.entry)
+        self.body = self.fn.append_basic_block("body")
+        self.b = ir.IRBuilder(self.body)
+        self._data = {}
+        self.stack = 0
+        self.empty = True
+
+    def slot_obj(self, k):      # loaded once, in the entry block: it dominates every use
+        if ("obj", k) not in self._data:
+            p = self.eb.gep(self.slots, [ir.Constant(I64, k)], source_etype=PTR)
+            self._data["obj", k] = self.eb.load(p, typ=PTR)
+        return self._data["obj", k]
+
+    def slot_data(self, k):
+        if k not in self._data:
+            dp = self.eb.gep(self.slot_obj(k), [ir.Constant(I64, _DATA_OFFSET)], source_etype=I8)
+            self._data[k] = self.eb.load(dp, typ=PTR)
+        return self._data[k]
+
+    def ptr(self, ref):
+        if ref.kind == "slot":
+            return self.slot_data(ref.where)
+        if ref.kind in ("ws", "lent"):      # lent: (output slot, byte offset)
+            slot, off = (self.lw.ws_slot, ref.where) if ref.kind == "ws" else ref.where
+            base = self.slot_data(slot)
+            return self.b.gep(base, [ir.Constant(I64, off)], source_etype=I8) if off else base
+        return ref.where
+
+    def alloca(self, n):
+        a = self.eb.alloca(ir.ArrayType(I8, max(n, 1)))
+        a.align = 16
+        self.stack += n
+        a.type = PTR        # an opaque pointer like every other buffer (the IR is the same)
+        return a
+
+    def loop(self, n, body):
+        """``for i in range(n): body(i)`` (n an int or an i64 value); top-tested."""
+        emit_loop(self, n, body)
+
+    def nest(self, dims, body):
+        """Loop nest over ``dims`` (ints); ``body(list of i64 indices)``."""
+        emit_nest(self, dims, body)
+
+    def finish(self, nslots, check):
+        """Close the function: slot-count and input-layout checks, then the body."""
+        self.b.ret(self.lw.none_ptr(self.b))
+        pb = ir.IRBuilder(self.pre)
+        bad = self.fn.append_basic_block("bad")
+        pb.cbranch(pb.icmp_signed("==", self.fn.args[2], ir.Constant(I64, nslots)), self.entry, bad)
+        bb = ir.IRBuilder(bad)
+        bb.ret(self.lw.new_ref(bb, "ft_py_notimplemented"))
+        ok = ir.Constant(I1, 1)
+        for k in check:
+            obj = self.slot_obj(k)
+            fp = self.eb.gep(obj, [ir.Constant(I64, _FLAGS_OFFSET)], source_etype=I8)
+            flags = self.eb.load(fp, typ=I32)
+            good = self.eb.icmp_unsigned("==", self.eb.and_(flags, ir.Constant(I32, _NEEDED_FLAGS)),
+                                         ir.Constant(I32, _NEEDED_FLAGS))
+            ok = self.eb.and_(ok, good)
+        self.eb.cbranch(ok, self.body, bad)
+
+
+class StepFn(Fn):
+    """The function of one top-level step: ``ptr step(ptr slots, ptr buffer...)``; the
+    buffers are the data pointers of the step's operands and results (``refs``, in
+    order; the caller computes them), so that the same step on buffers elsewhere (the
+    next layer's) is the same function (``fold``). Anything else (a temporary of its
+    own in the workspace) is reached from ``slots`` as in a segment."""
+
+    def __init__(self, lw, name, refs):
+        self.lw = lw
+        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR] * (1 + len(refs))), name)
+        self.fn.linkage = "internal"
+        self.fn.attributes.add("nounwind")
+        self._start(self.fn.args[0])
+        self._args = {_key(r): a for r, a in zip(refs, self.fn.args[1:])}
+
+    def ptr(self, ref):
+        a = self._args.get(_key(ref))
+        return super().ptr(ref) if a is None else a
+
+    def close(self):
+        """End the body (return ``slots``: success); True when the function loops."""
+        self.b.ret(self.slots)
+        self.eb.branch(self.body)
+        order = {blk.name: i for i, blk in enumerate(self.fn.blocks)}
+        return any(order[t.name] <= order[blk.name] for blk in self.fn.blocks
+                   for t in _targets(blk.terminator))
+
+
+def _key(ref):
+    """What identifies a buffer: its kind and place (an LLVM value by identity)."""
+    w = ref.where
+    return ref.kind, (id(w) if isinstance(w, ir.Value) else w)
+
+
+def _targets(term):
+    out = [op for op in getattr(term, "operands", ()) if isinstance(op, ir.Block)]
+    if isinstance(term, ir.SwitchInstr):
+        out += [term.default] + [blk for _, blk in term.cases]
+    return out
+
+
+def outline(lw, fn, emit, refs):
+    """Emit one step through ``emit(step_fn)`` into a function of its own called from
+    segment ``fn``; ``refs``: the Refs of the step's operands and results (None for a
+    literal). A step with loops is never inlined (``noinline``; ``split`` may move it to
+    another part), one without always is."""
+    args, seen = [], set()
+    for r in refs:
+        if r is not None and _key(r) not in seen:
+            seen.add(_key(r))
+            args.append(r)
+    step = StepFn(lw, lw.name(STEP_PREFIX), args)
+    emit(step)
+    fails = any(isinstance(blk.terminator, ir.Ret) for blk in step.fn.blocks)
+    step.fn.attributes.add("noinline" if step.close() else "alwaysinline")
+    res = fn.b.call(step.fn, [fn.slots] + [fn.ptr(r) for r in args])
+    if fails:                          # a failure path returned null: so does the segment
+        bad = fn.fn.append_basic_block("step_failed")
+        ok = fn.fn.append_basic_block("step_done")
+        fn.b.cbranch(fn.b.icmp_unsigned("==", res, ir.Constant(PTR, None)), bad, ok)
+        ir.IRBuilder(bad).ret(ir.Constant(PTR, None))
+        fn.b.position_at_end(ok)
