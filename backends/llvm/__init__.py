@@ -42,6 +42,7 @@ from .. import fusion
 from . import cache, engine, rewrite, runtime
 from . import host_calls, lapack_decomp, permutation, pocketfft, sort  # noqa: F401  (they register)
 from . import lapack_spectral  # noqa: F401  (registers eigh and pinv)
+from .fold import fold_identical
 from .program import Lowering
 from .runtime import Program, builtin
 from .split import split_module
@@ -75,6 +76,7 @@ class CompiledPlan:
                          or any(kind == "host" and item[0].primitive.name in _BLAS_HOST_STEPS
                                 for kind, item in segments))
         self.n_kernels = lw.kernels
+        self.folded = lw.folded       # functions compiled once for several call sites
         self.aliases = dict(lw.aliases)
         self.functions = {}
         self._keep = []
@@ -114,7 +116,8 @@ class Executable:
         ``jaxpr_ir.cost.plan_cost``: 2·M·N·K per product, each kernel reading its inputs
         (views at their base) and writing its outputs once), step counts (``host steps``:
         top-level equations run by numpy between segments; ``host callbacks``: call
-        sites inside compiled loops and branches, ``host_calls``), workspace."""
+        sites inside compiled loops and branches, ``host_calls``; ``functions folded``:
+        kernels and steps emitted more than once but compiled once, ``fold``), workspace."""
         native = host = 0
         for s in self.plan.steps:
             if isinstance(s, fusion.HostStep):
@@ -125,7 +128,8 @@ class Executable:
         return {**plan_cost(self.plan),
                 "kernels": native + host, "native kernels": native, "host steps": host,
                 "host callbacks": host_calls.count(self.plan),
-                "native segments": segs, "workspace bytes": self.compiled.ws_size,
+                "native segments": segs, "functions folded": self.compiled.folded,
+                "workspace bytes": self.compiled.ws_size,
                 "temp bytes": self.temp_bytes,
                 **{f"compile seconds: {k}": v for k, v in self.compile_timings.items()}}
 
@@ -139,6 +143,7 @@ def _build(closed, donate, timings, progress):
     lw = Lowering(closed, donate, timings, progress)
     with engine.timed(timings, "IR build"):
         segments = lw.build()
+        lw.folded = fold_identical(lw.module)
         ir_text, parts = split_module(lw.module, engine.workers())
     stage = None
     if progress is not None:
