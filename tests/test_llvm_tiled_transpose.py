@@ -74,3 +74,16 @@ def test_only_transposing_kernels_tile():
     assert "tloop" not in _ir(lambda a: a * 2 + 1, x)
     assert "tloop" not in _ir(lambda a: fnp.sum(a.T * 2, axis=1), x)   # a reduction: order kept
     assert "tloop" not in _ir(lambda a: a.T + 0, _arr((8, 8), np.float32))   # fits in cache
+
+
+@pytest.mark.parametrize("shape", [(32, 512), (256, 256), (64, 96)])
+def test_tile_element_loop_unrolled_not_scattered(shape):
+    # the tile's innermost loop steps along the output's strided axis: left to LLVM's
+    # unroll threshold it was vectorised into scatters (4x slower on a 32 x 512 a + b.T);
+    # unrolled, the loop along the output's rows is vectorised instead (whole tiles
+    # only: an edge tile keeps its loop)
+    a, b = _arr(shape, np.float32), _arr(shape[::-1], np.float32)
+    text = _ir(lambda a, b: a + b.T, a, b)
+    assert '"llvm.loop.unroll.full"' in text
+    assert "masked.scatter" not in text
+    np.testing.assert_array_equal(np.asarray(ft.jit(lambda a, b: a + b.T)(a, b)), a + b.T)
