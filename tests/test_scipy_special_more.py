@@ -138,3 +138,13 @@ def test_hyp1f1_differentiates_in_its_parameters():
     check_grads(lambda a, b, x: fsp.hyp1f1(a, b, x), (np.array([1.5, -0.5]), np.array([2.5, 3.0]),
                                                      np.array([1.0, -2.0])),
                 order=1, modes=("fwd", "rev"), rtol=1e-5)
+
+
+def test_erfcx_complex_is_wofz_at_i_z():
+    # jax.scipy.special.erfcx takes complex input (JAX's special-functions test runs it on
+    # complex64/128); it used to raise TypeError here
+    z = np.array([0.5 + 0.3j, -2 + 1j, 3 - 4j, -1.5 - 2.5j, 10 + 0.1j, 0j, -6 + 0.5j])
+    np.testing.assert_allclose(fsp.erfcx(z), ssp.erfcx(z), rtol=1e-13)
+    assert fsp.erfcx(z.astype(np.complex64)).dtype == np.complex64
+    _, t = ft.jvp(fsp.erfcx, (z,), (np.ones_like(z),))
+    np.testing.assert_allclose(t, 2 * z * ssp.erfcx(z) - 2 / np.sqrt(np.pi), rtol=1e-12)

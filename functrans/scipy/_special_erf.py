@@ -14,6 +14,7 @@ from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..lax_special import erf_inv
 from ._special_gamma import as_float
+from ._special_wofz import wofz
 from ..typing import Array, ArrayLike
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri"]
@@ -233,5 +234,11 @@ def erfcx(x: ArrayLike) -> Array:
     >>> from functrans.scipy.special import erfcx
     >>> round(float(erfcx(0.0)), 12)
     1.0
+
+    Complex ``x`` (as ``jax.scipy.special.erfcx`` and scipy) is the Faddeeva function at
+    ``i x``: ``exp(x^2) erfc(x) = w(i x)``.
     """
+    x = fnp.asarray(x)
+    if x.dtype.kind == "c":
+        return wofz(x * x.dtype.type(1j))
     return _erfcx(as_float(x))
