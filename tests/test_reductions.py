@@ -254,6 +254,27 @@ def test_einsum_path_of_traced_operands_and_opt_einsum_names():
     _close(ft.jit(f)(*ops), np.einsum("ij,jkl,klm", *ops))
 
 
+def test_reduction_keywords_of_jax_and_the_array_api():
+    """JAX's promote_integers= (sum/prod), correction= (var/std) and max/min of empty
+    slices with initial= (eager and jitted): TypeError / ValueError before."""
+    x = (np.arange(6, dtype=np.int8) * 50).reshape(2, 3)
+    for f in (fnp.sum, ft.jit(fnp.sum, static_argnames="promote_integers")):
+        assert f(x, promote_integers=False).dtype == np.int8
+        assert f(x, promote_integers=False).item() == np.sum(x, dtype=np.int8)
+        assert f(x, promote_integers=True).dtype == np.int64
+    assert fnp.prod(np.array([True, False]), promote_integers=False).dtype == np.int64
+    y = np.arange(10.0)
+    for f in (fnp.var, fnp.std, ft.jit(fnp.var, static_argnames="correction")):
+        _close(f(y, correction=1), getattr(np, f.__name__)(y, ddof=1))
+    with pytest.raises(ValueError, match="ddof and correction"):
+        fnp.var(y, ddof=1, correction=0)
+    e = np.zeros((3, 0), np.float32)
+    for f in (lambda a: fnp.max(a, axis=1, initial=1.0), ft.jit(lambda a: fnp.min(a, initial=2))):
+        got = f(e)
+        want = np.max(e, axis=1, initial=1.0) if got.ndim else np.min(e, initial=2)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 # --------------------------------------------------------------------------- errors
 
 def test_error_messages():

@@ -164,7 +164,13 @@ _ALL_AXES = [tuple(range(n)) for n in range(33)]
 def _sum_like(name, np_fn, prim_fn, prim):
     def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
           keepdims: bool = False, *, initial: ArrayLike | None = None,
-          where: ArrayLike | None = None) -> Array:
+          where: ArrayLike | None = None, promote_integers: bool = True) -> Array:
+        if not promote_integers and dtype is None:
+            # JAX's option: small integers keep their dtype (bools sum as int64)
+            kind = a.aval.dtype.kind if isinstance(a, Tracer) else _arr(a).dtype.kind
+            if kind in "iub":
+                dtype = np.int64 if kind == "b" else (a.aval.dtype if isinstance(a, Tracer)
+                                                      else _arr(a).dtype)
         if initial is not None or where is not None:
             return _masked(f, a, axis, keepdims, initial, where, dtype=dtype)
         if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
@@ -252,7 +258,12 @@ def _moment(name, np_fn, traced, doc):
     """``fnp.var``/``fnp.std``: numpy's on a concrete array (integers accumulate as
     float64), else ``traced(a, axis, dtype, ddof, keepdims)``."""
     def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-          ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+          ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+          correction: int | None = None) -> Array:
+        if correction is not None:     # the array API's name for ddof (JAX's, numpy's)
+            if ddof != 0:
+                raise ValueError(f"{name}: ddof and correction can't both be given")
+            ddof = correction
         if where is not None:
             v = _masked_var(a, axis, dtype, ddof, keepdims, where)
             return E.sqrt(v) if name == "std" else v
@@ -469,6 +480,11 @@ def _masked(f, a, axis, keepdims, initial, where, **kw):
     result (so an empty or fully masked reduction gives it)."""
     name = f.__name__
     a = _arr(a)
+    if _IDENTITY[name] is None and initial is not None and 0 in a.shape:
+        # max/min of empty slices with initial= are initial, whatever the values (and
+        # where=) are; f itself raises on an empty slice
+        return wrap(np.asarray(getattr(np, name)(np.zeros(a.shape, a.dtype), axis=axis,
+                                                 keepdims=keepdims, initial=initial)))
     if where is not None:
         fill = _IDENTITY[name] if _IDENTITY[name] is not None else initial
         if fill is None:
