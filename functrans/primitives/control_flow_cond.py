@@ -31,8 +31,8 @@ from .control_flow_common import (check_types, is_float, join_branch_consts, jvp
                                   no_consts, split_jvp, tangents_staged, transpose_closed,
                                   vmap_closed, zeros_eqn)
 from .elementwise_math import max_p, min_p
-from .structural import broadcast_in_dim
-from .elementwise import select_n
+from .structural import broadcast_in_dim, stop_gradient_p
+from .elementwise import eq, select_n
 from ..transforms.vmap import vmap_eval
 
 __all__ = []
@@ -167,11 +167,12 @@ def _cond_batch(args, dims, *, branches):
         outs = cond_p.bind(index, *consts, *ops, branches=tuple(bjs))
         return outs, to
     # a batched index: every branch runs on all lanes, and a select picks per lane
-    per_branch = []
-    for b in branches:
-        outs, ods = vmap_eval(b.jaxpr, b.consts, ops, op_dims, size)
-        per_branch.append([move_batch_axis(o, d, 0, size) for o, d in zip(outs, ods)])
     idx = clamp_index(move_batch_axis(index, dims[0], 0, size), len(branches))
+    per_branch = []
+    for i, b in enumerate(branches):
+        b_ops, b_dims = _lanes_of_branch(idx, i, ops, op_dims, size, len(branches))
+        outs, ods = vmap_eval(b.jaxpr, b.consts, b_ops, b_dims, size)
+        per_branch.append([move_batch_axis(o, d, 0, size) for o, d in zip(outs, ods)])
     res = []
     for k in range(len(per_branch[0])):
         cases = [p[k] for p in per_branch]
@@ -181,6 +182,27 @@ def _cond_batch(args, dims, *, branches):
         else:
             res.append(select_n(which, *cases))
     return res, [0] * len(res)
+
+
+
+def _lanes_of_branch(idx, i, ops, op_dims, size, n_branches):
+    """Branch ``i``'s float operands, their derivative cut (stop_gradient) on the lanes
+    that select another branch, as JAX does: a branch's value there is discarded, and a
+    derivative it cannot take (sqrt at 0: 0 * inf) would otherwise come back as NaN."""
+    if n_branches == 1:
+        return ops, op_dims
+    out_ops, out_dims = [], []
+    for x, d in zip(ops, op_dims):
+        if not is_float(aval(x)):
+            out_ops.append(x)
+            out_dims.append(d)
+            continue
+        x = move_batch_axis(x, d, 0, size)
+        mine = broadcast_in_dim(eq(idx, broadcast_in_dim(np.int32(i), aval(idx).shape, ())),
+                                aval(x).shape, (0,))
+        out_ops.append(select_n(mine, stop_gradient_p.bind(x), x))
+        out_dims.append(0)
+    return out_ops, out_dims
 
 
 cond_p.def_rules(abstract_eval=_cond_aval, impl=_cond_impl, jvp=_cond_jvp,

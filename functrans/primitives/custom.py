@@ -35,7 +35,7 @@ from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_
 from .control_flow_common import BodyCache, check_operands
 from .custom_self import custom_self_call_p, run_rule
 from .reductions import reduce_sum
-from .structural import broadcast_in_dim_p
+from .structural import broadcast_in_dim_p, stop_gradient_p
 
 __all__ = ["stop_gradient"]
 
@@ -137,19 +137,6 @@ def _prepend_inputs(closed, avals):
 
 
 # --------------------------------------------------------------------------- stop_gradient
-
-stop_gradient_p = Primitive("stop_gradient")
-
-
-def _stop_gradient_jvp(primals, tangents):
-    (x,) = primals
-    out = stop_gradient_p.bind(x)
-    return out, Zero(tangent_aval(aval(out)))
-
-
-stop_gradient_p.def_rules(abstract_eval=lambda a: a, impl=lambda x: x, jvp=_stop_gradient_jvp,
-                          batch=lambda args, dims: (stop_gradient_p.bind(args[0]), dims[0]))
-
 
 def stop_gradient(x: Any) -> Any:
     """The identity on values, with derivative zero (a pytree of arrays is mapped leafwise).

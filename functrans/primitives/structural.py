@@ -25,7 +25,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .. import tracing as _tracing
 from ..tracing import Tracer
-from .base import Primitive, Zero, aval, deflinear
+from .base import Primitive, Zero, aval, deflinear, tangent_aval
 from .basic import (broadcast_constant, broadcast_in_dim, broadcast_in_dim_p,  # noqa: F401
                     full, transpose, transpose_p)
 from ..typing import Array, ArrayLike, DTypeLike, Shape
@@ -242,3 +242,20 @@ def iota(dtype: DTypeLike, size: int) -> Array:
     [0, 1, 2]
     """
     return broadcasted_iota(dtype, (int(size),), 0)
+
+
+# --------------------------------------------------------------------------- stop_gradient
+# (the primitive sits here, in the first family, so that control flow can use it: vmap of
+# a cond with a batched index; ``custom.stop_gradient`` is the public function)
+
+stop_gradient_p = Primitive("stop_gradient")
+
+
+def _stop_gradient_jvp(primals, tangents):
+    (x,) = primals
+    out = stop_gradient_p.bind(x)
+    return out, Zero(tangent_aval(aval(out)))
+
+
+stop_gradient_p.def_rules(abstract_eval=lambda a: a, impl=lambda x: x, jvp=_stop_gradient_jvp,
+                          batch=lambda args, dims: (stop_gradient_p.bind(args[0]), dims[0]))
