@@ -232,6 +232,10 @@ def test_fori_loop_static_is_a_reverse_differentiable_scan():
     # empty and reversed ranges run zero times
     assert float(lax.fori_loop(5, 5, lambda i, v: v + 1.0, 1.0)) == 1.0
     assert float(lax.fori_loop(5, 2, lambda i, v: v + 1.0, 1.0)) == 1.0
+    for up in (0, -1):   # ... fully unrolled too (JAX's nonpositive-length test; it raised)
+        assert float(lax.fori_loop(0, up, lambda i, v: v + 1.0, 10.0, unroll=True)) == 10.0
+        assert float(ft.jit(lambda v: lax.fori_loop(0, up, lambda i, v: v + 1.0, v,
+                                                    unroll=True))(10.0)) == 10.0
     # numpy-int bounds are static as well
     out = lax.fori_loop(np.int32(0), np.int32(3), lambda i, v: v * i + 1.0, 1.0)
     assert float(out) == 5.0

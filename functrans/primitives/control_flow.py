@@ -316,7 +316,7 @@ def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],
             i, x = carry
             return (add(i, 1), body_fun(i, x)), None
 
-        u = length if unroll is True else (1 if unroll in (None, False) else int(unroll))
+        u = max(length, 1) if unroll is True else (1 if unroll in (None, False) else int(unroll))
         (_, out), _ = scan(step, (i0, init_val), None, length=length, unroll=u)
         return out
 
