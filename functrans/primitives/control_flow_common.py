@@ -17,7 +17,8 @@ that emits residuals and a part linear in the tangents (``split_jvp``).
 from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
-from ..tracing import Tracer, checked, trace_to_jaxpr
+from .. import tracing
+from ..tracing import Tracer, axis_frames, checked, trace_to_jaxpr
 from .base import Zero, instantiate, tangent_aval
 from .structural import broadcast_in_dim_p
 from ..transforms.jvp import jvp_eval
@@ -45,10 +46,15 @@ def check_types(got, want, message):
             raise TypeError(message(i, a.str_short(), w.str_short()))
 
 
+def _as_tuple(body) -> tuple:
+    return body if type(body) is tuple else (body,)
+
+
 class BodyCache:
-    """What a transform derives from a body (a ClosedJaxpr), keyed by the body's identity
-    and the other parts of ``key``. An entry holds its body, so the id stays unique; the
-    cache is bounded, since every retrace of a function makes new bodies.
+    """What a transform derives from a body (a ClosedJaxpr, or a tuple of them), keyed by
+    the bodies' identities and the other parts of ``key``. An entry holds its bodies, so
+    the ids stay unique; the cache is bounded, since every retrace of a function makes new
+    bodies.
 
     >>> c = BodyCache(); body = ClosedJaxpr(Jaxpr([], [], [], []), [])
     >>> c.get(body, 1) is None, c.put(body, "derived", 1), c.get(body, 1)
@@ -58,13 +64,16 @@ class BodyCache:
         self._entries, self._size = {}, size
 
     def get(self, body, *key):
-        hit = self._entries.get((id(body),) + key)
-        return hit[1] if hit is not None and hit[0] is body else None
+        hit = self._entries.get(tuple(map(id, _as_tuple(body))) + key)
+        if hit is None or not all(a is b for a, b in zip(hit[0], _as_tuple(body))):
+            return None
+        return hit[1]
 
     def put(self, body, value, *key):
         if len(self._entries) >= self._size:
             self._entries.clear()
-        self._entries[(id(body),) + key] = (body, value)
+        bodies = _as_tuple(body)
+        self._entries[tuple(map(id, bodies)) + key] = (bodies, value)
         return value
 
 
@@ -257,3 +266,62 @@ def vmap_closed(closed: ClosedJaxpr, in_dims, size, out_dims_to=None):
     # the axis name is inherited from the enclosing vmap (collectives in the body)
     bj, out_dims = vmap_jaxpr(closed, list(in_dims), size, out_dims_to=out_dims_to)
     return ClosedJaxpr(_no_literal_outputs(bj.jaxpr), bj.consts), out_dims
+
+
+def _tracers(x, found):
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            _tracers(y, found)
+    elif isinstance(x, Tracer):
+        found.append(x)
+    return found
+
+
+class BatchMemo:
+    """Batched bodies kept by ``memo_batching``: results free of tracers in ``plain``;
+    results holding constants of the outermost trace (``bind_outermost`` records the
+    broadcast constants of batching rules there) in ``owned``, valid while that trace
+    (``owner``) is the outermost one, and dropped when another trace starts."""
+    def __init__(self):
+        self.plain, self.owned, self.owner = BodyCache(), BodyCache(), None
+
+
+def memo_batching(memo: BatchMemo, prim, params, bodies, key, make):
+    """``make()``, the part of ``prim``'s batching rule that batches its bodies (a
+    ClosedJaxpr or a tuple of them), cached by the bodies' identities, ``key`` (which
+    operands are batched, the axis size) and the axis name. Without it nested loops
+    multiply their work: an enclosing loop batches its body several times (the fixed point
+    over which carries are batched, then the final body), and each time every loop inside
+    would be batched anew, its own fixed point included. Not cached: bodies with
+    collectives (they read the axis env) and results holding tracers of a trace other
+    than the outermost.
+
+    >>> m = BatchMemo(); body = ClosedJaxpr(Jaxpr([], [], [], []), [])
+    >>> memo_batching(m, None, {}, body, (1,), lambda: ("batched", []))
+    ('batched', [])
+    >>> memo_batching(m, None, {}, body, (1,), lambda: 1 / 0)
+    ('batched', [])
+    """
+    frames = axis_frames()
+    full = (tuple(key), frames[-1].name if frames else None)
+    try:
+        hash(full)
+    except TypeError:
+        return make()
+    if prim is not None and tracing.body_defers_concrete(prim, params):
+        return make()
+    outer = tracing.trace_at_level(0) if tracing.trace_depth() else None
+    hit = memo.plain.get(bodies, *full)
+    if hit is None and outer is not None and memo.owner is outer:
+        hit = memo.owned.get(bodies, *full)
+    if hit is not None:
+        return hit
+    hit = make()
+    found = _tracers(hit, [])
+    if not found:
+        memo.plain.put(bodies, hit, *full)
+    elif outer is not None and outer.alive and all(t._trace is outer for t in found):
+        if memo.owner is not outer:
+            memo.owned, memo.owner = BodyCache(), outer
+        memo.owned.put(bodies, hit, *full)
+    return hit

@@ -31,13 +31,14 @@ from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from ..tracing import Tracer, checked, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
-from .control_flow_common import (check_types, copy_jaxpr, hoist, is_float, jvp_closed,
-                                  no_consts, relist, split_jvp, tangents_staged, trace_hoisted,
-                                  transpose_closed, vmap_closed)
+from .control_flow_common import (BatchMemo, check_types, copy_jaxpr, hoist, is_float,
+                                  jvp_closed, memo_batching, no_consts, relist, split_jvp,
+                                  tangents_staged, trace_hoisted, transpose_closed,
+                                  vmap_closed)
 from .elementwise import add, select_n
 from .reductions import reduce_or
 from .structural import broadcast_in_dim
-from ..transforms.vmap import vmap_eval
+from ..transforms.vmap import batched_aval, vmap_eval
 
 __all__ = []
 
@@ -143,14 +144,38 @@ def _while_transpose(cts, *args, **params):
         "which are reverse-differentiable; forward mode (jvp, jacfwd) works with while_loop.")
 
 
+_batched_bodies = BatchMemo()
+
+
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     size = not_mapped_size(args, dims)
     nc, nb = cond_nconsts, body_nconsts
+    flags = tuple(d is not None for d in dims)
+    params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=nc,
+                  body_nconsts=nb)
+    carry_b, pred_b, cj, c_consts, bj, b_consts = memo_batching(
+        _batched_bodies, while_p, params, (cond_jaxpr, body_jaxpr), (flags, size, nc),
+        lambda: _while_batch_bodies(cond_jaxpr, body_jaxpr, flags, nc, nb, size))
     cc, bc, init = args[:nc], args[nc:nc + nb], args[nc + nb:]
-    cc_d, bc_d, init_d = dims[:nc], dims[nc:nc + nb], dims[nc + nb:]
-    cc_b = [d is not None for d in cc_d]
-    bc_b = [d is not None for d in bc_d]
-    carry_b = [d is not None for d in init_d]
+    cc = [x if d is None else move_batch_axis(x, d, 0, size) for x, d in zip(cc, dims[:nc])]
+    bc = [x if d is None else move_batch_axis(x, d, 0, size)
+          for x, d in zip(bc, dims[nc:nc + nb])]
+    init = [move_batch_axis(x, d, 0, size) if b else x
+            for x, d, b in zip(init, dims[nc + nb:], carry_b)]
+    if not pred_b:
+        outs = while_p.bind(*c_consts, *cc, *b_consts, *bc, *init, cond_jaxpr=cj, body_jaxpr=bj,
+                            cond_nconsts=len(c_consts) + nc, body_nconsts=len(b_consts) + nb)
+        return outs, [0 if b else None for b in carry_b]
+    outs = while_p.bind(*c_consts, *cc, *b_consts, *cc, *bc, *init, cond_jaxpr=cj,
+                        body_jaxpr=bj, cond_nconsts=len(c_consts) + nc,
+                        body_nconsts=len(b_consts) + nc + nb)
+    return outs, [0] * len(outs)
+
+
+def _while_batch_bodies(cond_jaxpr, body_jaxpr, flags, nc, nb, size):
+    """(which carries are batched, whether the predicate is, the batched cond and body with
+    their hoisted consts). Every batched operand has its batch axis at 0."""
+    cc_b, bc_b, carry_b = list(flags[:nc]), list(flags[nc:nc + nb]), list(flags[nc + nb:])
     nd = lambda bs: [0 if b else None for b in bs]  # noqa: E731
     while True:
         _, ods = vmap_closed(body_jaxpr, nd(bc_b) + nd(carry_b), size)
@@ -161,22 +186,17 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         if new == carry_b:
             break
         carry_b = new
-    cc = [move_batch_axis(x, d, 0, size) if d is not None else x for x, d in zip(cc, cc_d)]
-    bc = [move_batch_axis(x, d, 0, size) if d is not None else x for x, d in zip(bc, bc_d)]
-    init = [move_batch_axis(x, d, 0, size) if b else x
-            for x, d, b in zip(init, init_d, carry_b)]
     carry_dims = nd(carry_b)
     if pd is None:
         cj, c_consts = hoist(vmap_closed(cond_jaxpr, nd(cc_b) + carry_dims, size)[0])
         bj, b_consts = hoist(vmap_closed(body_jaxpr, nd(bc_b) + carry_dims, size, carry_dims)[0])
-        outs = while_p.bind(*c_consts, *cc, *b_consts, *bc, *init, cond_jaxpr=cj, body_jaxpr=bj,
-                            cond_nconsts=len(c_consts) + nc, body_nconsts=len(b_consts) + nb)
-        return outs, carry_dims
+        return carry_b, False, cj, c_consts, bj, b_consts
     # a batched predicate: loop while any lane runs; finished lanes keep their carry
-    carry_avals = [aval(x) for x in init]
-    cc_avals = [aval(x) for x in cc]
-    bc_avals = [aval(x) for x in bc]
-    n_cc, n_bc = len(cc), len(bc)
+    in_avals = [batched_aval(a, d, size) for a, d in
+                zip(list(cond_jaxpr.in_avals) + list(body_jaxpr.in_avals),
+                    nd(cc_b) + carry_dims + nd(bc_b) + carry_dims)]
+    cc_avals, carry_avals = in_avals[:nc], in_avals[nc + len(carry_b) + nb:]
+    bc_avals = in_avals[nc + len(carry_b):nc + len(carry_b) + nb]
 
     def lanes_running(ccs, carry):
         (p,), (d,) = vmap_eval(cond_jaxpr.jaxpr, (), list(ccs) + list(carry),
@@ -184,10 +204,10 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         return move_batch_axis(p, d, 0, size)
 
     def any_running(*a):
-        return [reduce_or(lanes_running(a[:n_cc], a[n_cc:]), (0,))]
+        return [reduce_or(lanes_running(a[:nc], a[nc:]), (0,))]
 
     def step(*a):
-        ccs, bcs, carry = a[:n_cc], a[n_cc:n_cc + n_bc], a[n_cc + n_bc:]
+        ccs, bcs, carry = a[:nc], a[nc:nc + nb], a[nc + nb:]
         p = lanes_running(ccs, carry)
         new, ods = vmap_eval(body_jaxpr.jaxpr, (), list(bcs) + list(carry),
                              nd(bc_b) + carry_dims, size)
@@ -200,10 +220,7 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
     cj, c_consts = trace_hoisted(any_running, cc_avals + carry_avals, "batched while cond")
     bj, b_consts = trace_hoisted(step, cc_avals + bc_avals + carry_avals, "batched while body")
-    outs = while_p.bind(*c_consts, *cc, *b_consts, *cc, *bc, *init, cond_jaxpr=cj,
-                        body_jaxpr=bj, cond_nconsts=len(c_consts) + n_cc,
-                        body_nconsts=len(b_consts) + n_cc + n_bc)
-    return outs, [0] * len(outs)
+    return carry_b, True, cj, c_consts, bj, b_consts
 
 
 while_p.def_rules(abstract_eval=_while_aval, impl=_while_impl, jvp=_while_jvp,
@@ -428,27 +445,38 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, l
 def _scan_batch(args, dims, *, jaxpr, length, reverse, num_consts, num_carry, linear, unroll):
     size = not_mapped_size(args, dims)
     nc, nk = num_consts, num_carry
+    flags = tuple(d is not None for d in dims)
+    to, bj, b_consts = memo_batching(
+        _batched_bodies, scan_p, dict(jaxpr=jaxpr), jaxpr, (flags, size, nc, nk),
+        lambda: _scan_batch_body(jaxpr, flags, nc, nk, size))
     consts, init, xs = _split3(args, nc, nk)
     c_d, init_d, xs_d = _split3(dims, nc, nk)
-    nd = lambda ds: [None if d is None else 0 for d in ds]  # noqa: E731
-    carry_b = [d is not None for d in init_d]
-    while True:
-        in_dims = nd(c_d) + [0 if b else None for b in carry_b] + nd(xs_d)
-        _, ods = vmap_closed(jaxpr, in_dims, size)
-        new = [b or d is not None for b, d in zip(carry_b, ods[:nk])]
-        if new == carry_b:
-            break
-        carry_b = new
-    to = [0 if b else None for b in carry_b] + [None if d is None else 0 for d in ods[nk:]]
-    bj, b_consts = hoist(vmap_closed(jaxpr, in_dims, size, to)[0])
     consts = [x if d is None else move_batch_axis(x, d, 0, size) for x, d in zip(consts, c_d)]
-    init = [move_batch_axis(x, d, 0, size) if b else x for x, d, b in zip(init, init_d, carry_b)]
+    init = [move_batch_axis(x, d, 0, size) if t is not None else x
+            for x, d, t in zip(init, init_d, to)]
     xs = [x if d is None else move_batch_axis(x, d, 1, size) for x, d in zip(xs, xs_d)]
     ops = [*b_consts, *consts, *init, *xs]
     lin = (False,) * len(b_consts) + tuple(linear or (False,) * len(args))
     outs = scan_p.bind(*ops, jaxpr=bj, length=length, reverse=reverse,
                        num_consts=len(b_consts) + nc, num_carry=nk, linear=lin, unroll=unroll)
     return outs, to[:nk] + [None if d is None else 1 for d in to[nk:]]
+
+
+def _scan_batch_body(jaxpr, flags, nc, nk, size):
+    """(the batched outputs' dims, the batched body, its hoisted consts): batched consts
+    and carries have their batch axis at 0, batched xs at 1 (0 in a slice)."""
+    c_b, carry_b, xs_b = _split3(list(flags), nc, nk)
+    nd = lambda bs: [0 if b else None for b in bs]  # noqa: E731
+    while True:
+        in_dims = nd(c_b) + nd(carry_b) + nd(xs_b)
+        _, ods = vmap_closed(jaxpr, in_dims, size)
+        new = [b or d is not None for b, d in zip(carry_b, ods[:nk])]
+        if new == carry_b:
+            break
+        carry_b = new
+    to = nd(carry_b) + [None if d is None else 0 for d in ods[nk:]]
+    bj, b_consts = hoist(vmap_closed(jaxpr, in_dims, size, to)[0])
+    return to, bj, b_consts
 
 
 scan_p.def_rules(abstract_eval=_scan_aval, impl=_scan_impl, jvp=_scan_jvp,
