@@ -80,3 +80,51 @@ def test_jit_vmap_grad():
     _eq(ft.jit(lambda x: _ADD.at(x, np.array([1, 1]), 2.0, inplace=False))(a),
         a + np.array([0, 4.0, 0, 0, 0]))
     assert _ADD.nin == 2 and _ADD.nout == 1 and _ADD.identity == 0
+
+
+_NAMED = ["add", "subtract", "multiply", "maximum", "minimum", "logaddexp", "logaddexp2",
+          "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+          "bitwise_xor"]
+
+
+@pytest.mark.parametrize("name", _NAMED)
+def test_named_ufunc_methods_against_numpy(name):
+    """fnp.add & co. carry JAX's jnp.ufunc methods and attributes (AttributeError before):
+    values and dtypes as numpy's (accumulate keeps the dtype), eager and jitted."""
+    f, npf = getattr(fnp, name), getattr(np, name)
+    assert (f.identity, f.nin, f.nout, f.nargs) == (npf.identity, 2, 1, 2)
+    x = (np.arange(12).reshape(3, 4) % 5 + 1).astype(
+        np.float64 if name.startswith("logaddexp") else np.int32)
+    w = np.arange(12).reshape(3, 4) % 3 > 0
+    cases = [(lambda a: f.reduce(a, axis=1), lambda a: npf.reduce(a, axis=1)),
+             (lambda a: f.accumulate(a, axis=0), lambda a: npf.accumulate(a, axis=0)),
+             (lambda a: f.reduceat(a, [0, 2, 1], axis=1), lambda a: npf.reduceat(a, [0, 2, 1], axis=1)),
+             (lambda a: f.outer(a[0], a[1, :3]), lambda a: npf.outer(a[0], a[1, :3])),
+             (lambda a: f.reduce(a, axis=0, initial=3), lambda a: npf.reduce(a, axis=0, initial=3))]
+    if npf.identity is not None:
+        cases.append((lambda a: f.reduce(a, axis=1, where=w), lambda a: npf.reduce(a, axis=1, where=w)))
+    if name in ("add", "multiply", "maximum", "minimum", "subtract"):
+        def np_at(a):
+            a = a.copy()
+            npf.at(a, np.array([0, 0, 2]), 2)
+            return a
+        cases.append((lambda a: f.at(a, np.array([0, 0, 2]), 2, inplace=False), np_at))
+    for got_f, want_f in cases:
+        want = want_f(x)
+        for g in (got_f, ft.jit(got_f)):
+            got = g(x)
+            assert got.dtype == want.dtype, (got.dtype, want.dtype)
+            _eq(got, want)
+    with pytest.raises(NotImplementedError):
+        f.at(x, 0, 1)                # in place: impossible (as JAX)
+    if npf.identity is None:
+        with pytest.raises(ValueError):
+            f.reduce(np.zeros((0, 2)), axis=0)
+
+
+def test_named_unary_ufunc_at():
+    got = fnp.negative.at(np.arange(4.0), np.array([1, 1, 3]), inplace=False)
+    want = np.arange(4.0)
+    np.negative.at(want, np.array([1, 1, 3]))
+    _eq(got, want)
+    assert (fnp.negative.nin, fnp.negative.identity) == (1, None)

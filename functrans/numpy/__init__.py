@@ -39,6 +39,7 @@ from ._misc import *  # noqa: F401,F403
 from ._float_bits import *  # noqa: F401,F403
 from ._bits import *  # noqa: F401,F403
 from ._ufunc import *  # noqa: F401,F403
+from . import _ufunc_named  # noqa: F401  (ufunc methods on fnp.add, fnp.maximum, ...)
 from . import _indexing  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401

@@ -49,6 +49,16 @@ class ufunc:
         self.identity = identity
         self.__name__ = name or getattr(func, "__name__", "ufunc")
 
+    def __eq__(self, other: object) -> bool:
+        # equal ufuncs hash alike, so a ufunc as a static jit argument hits the cache
+        return isinstance(other, ufunc) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self):
+        return (self._func, self.nin, self.nout, self.nargs, self.identity)
+
     def __repr__(self) -> str:
         return f"<functrans.numpy.ufunc '{self.__name__}'>"
 
@@ -80,7 +90,9 @@ class ufunc:
     def _start(self, a, initial, what):
         """(carry, rest): the fold's start (of the shape of one slice) and what follows."""
         if initial is not None:
-            carry, rest = asarray(initial), a
+            # a Python number takes a's dtype (numpy's typed loops; int32 stays int32)
+            weak = isinstance(initial, (bool, int, float, complex))
+            carry, rest = (asarray(initial, a.dtype) if weak else asarray(initial)), a
         elif a.shape[0] == 0:
             if self.identity is None:
                 raise ValueError(f"{self.__name__}.{what}: an empty reduction needs an "
