@@ -128,3 +128,26 @@ def test_named_unary_ufunc_at():
     np.negative.at(want, np.array([1, 1, 3]))
     _eq(got, want)
     assert (fnp.negative.nin, fnp.negative.identity) == (1, None)
+
+
+def test_traced_indices_initial_and_where():
+    """JAX's ufuncs take traced indices in at=, traced initial= values and where= on
+    frompyfunc reductions (which raised), and reduceat with no indices is empty."""
+    x = np.arange(12.0).reshape(3, 4)
+    w = x % 3 > 0
+    i = np.array([0, 0, 2])
+    _eq(ft.jit(lambda a, ii, v: fnp.add.at(a, ii, v, inplace=False))(x[0], i, 1.0),
+        [2.0, 1.0, 3.0, 3.0])
+    _eq(ft.jit(lambda a, ii: _MUL.at(a, ii, 2.0, inplace=False))(x[0] + 1, i), [4.0, 2.0, 6.0, 4.0])
+    _eq(ft.jit(lambda a, v: fnp.minimum.reduce(a, axis=0, where=w, initial=v))(x, 2.0),
+        np.minimum.reduce(x, axis=0, where=w, initial=2.0))
+    _eq(ft.jit(lambda a, v: fnp.max(a, axis=0, initial=v))(np.zeros((0, 3)), 2.0), [2.0] * 3)
+    div = fnp.frompyfunc(lambda a, b: a / b, 2, 1)
+    _eq(div.reduce(x, axis=0, where=w, initial=1.0),
+        np.frompyfunc(lambda a, b: a / b, 2, 1).reduce(x, axis=0, where=w, initial=1.0)
+        .astype(float))
+    _eq(fnp.subtract.reduce(x, axis=1, where=w, initial=1.0),
+        np.subtract.reduce(x, axis=1, where=w, initial=1.0))
+    with pytest.raises(ValueError):
+        div.reduce(x, where=w)       # no identity, no initial
+    assert fnp.add.reduceat(x, np.array([], int), axis=1).shape == (3, 0)

@@ -483,19 +483,27 @@ def _masked(f, a, axis, keepdims, initial, where, **kw):
     if _IDENTITY[name] is None and initial is not None and 0 in a.shape:
         # max/min of empty slices with initial= are initial, whatever the values (and
         # where=) are; f itself raises on an empty slice
-        return wrap(np.asarray(getattr(np, name)(np.zeros(a.shape, a.dtype), axis=axis,
-                                                 keepdims=keepdims, initial=initial)))
+        shape = getattr(np, name)(np.zeros(a.shape, a.dtype), axis=axis, keepdims=keepdims,
+                                  initial=0).shape
+        out = _filled(initial, shape, a.dtype)
+        return out if isinstance(out, Tracer) else wrap(out)
     if where is not None:
         fill = _IDENTITY[name] if _IDENTITY[name] is not None else initial
         if fill is None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to "
                              "use a where mask one has to specify 'initial'")
-        a = E.select_n(_mask_of(a, where), np.full(a.shape, fill, a.dtype), a)
+        a = E.select_n(_mask_of(a, where), _filled(fill, a.shape, a.dtype), a)
     out = f(a, axis, keepdims=keepdims, **kw)
     if initial is None:
         return out
-    init = np.asarray(initial, out.dtype)
-    return _JOIN[name](out, np.broadcast_to(init, out.shape).copy())
+    return _JOIN[name](out, _filled(initial, out.shape, out.dtype))
+
+
+def _filled(value, shape, dtype):
+    """``value`` (a traced one too) broadcast to ``shape`` in ``dtype``."""
+    if isinstance(value, Tracer):
+        return broadcast_to(E.convert_element_type(value, np.dtype(dtype)), shape)
+    return np.full(shape, np.asarray(value, dtype), dtype)
 
 
 def _masked_mean(a, axis, dtype, keepdims, where):

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..batching import vmap
 from ..primitives.control_flow import fori_loop, scan
-from ._creation import asarray, zeros
+from ._creation import arange, asarray, zeros
+from ._elementwise_select import where as _select
 from ._joining import concatenate, stack
 from ._structural import (broadcast_arrays, broadcast_to, expand_dims, moveaxis, ravel,
                           reshape)
@@ -117,10 +118,12 @@ class ufunc:
         [2, 12]
         """
         self._binary("reduce")
-        if out is not None or where is not None:
-            raise NotImplementedError(f"{self.__name__}.reduce: out= and where= are not "
-                                      "supported (as in JAX)")
+        if out is not None:
+            raise NotImplementedError(f"{self.__name__}.reduce: out= is not supported "
+                                      "(as in JAX)")
         a = asarray(a, dtype) if dtype is not None else asarray(a)
+        if where is not None:
+            return self._reduce_where(a, axis, keepdims, initial, where)
         axes = tuple(range(a.ndim)) if axis is None else \
             tuple(sorted({canonicalize_axis(x, a.ndim) for x in np.atleast_1d(axis).tolist()}))
         # the reduced axes as one leading axis (several axes: the function must not care
@@ -132,6 +135,36 @@ class ufunc:
         result, _ = scan(lambda c, x: (self(c, x).astype(c.dtype), None), carry, rest)
         if keepdims:
             for ax in sorted(axes):
+                result = expand_dims(result, ax)
+        return result
+
+    def _reduce_where(self, a, axis, keepdims, initial, where):
+        """JAX's reduce with where=: the fold starts at ``initial`` (else the identity)
+        and skips the masked-out elements."""
+        if initial is None and self.identity is None:
+            raise ValueError(f"{self.__name__}.reduce: where= needs an initial value or "
+                             "a ufunc with an identity")
+        start = self.identity if initial is None else initial
+        axes = tuple(range(a.ndim)) if axis is None else \
+            tuple(sorted({canonicalize_axis(x, a.ndim) for x in np.atleast_1d(axis).tolist()}))
+        lead = tuple(range(len(axes)))
+        mask = moveaxis(broadcast_to(asarray(where, np.bool_), a.shape), axes, lead)
+        moved = moveaxis(a, axes, lead)
+        size = int(np.prod(moved.shape[:len(axes)]))
+        moved = reshape(moved, (size,) + moved.shape[len(axes):])
+        mask = reshape(mask, moved.shape)
+        weak = isinstance(start, (bool, int, float, complex))
+        carry = broadcast_to(asarray(start, a.dtype) if weak else asarray(start),
+                             moved.shape[1:])
+        if size:
+            carry = carry.astype(asarray(self(carry, moved[0])).dtype)
+
+        def step(c, xw):
+            x, w = xw
+            return _select(w, self(c, x).astype(c.dtype), c), None
+        result, _ = scan(step, carry, (moved, mask))
+        if keepdims:
+            for ax in axes:
                 result = expand_dims(result, ax)
         return result
 
@@ -174,6 +207,8 @@ class ufunc:
         idx = [int(i) for i in np.asarray(indices).ravel()]
         n = a.shape[ax]
         moved = moveaxis(a, ax, 0)
+        if not idx:
+            return moveaxis(zeros((0,) + moved.shape[1:], a.dtype), 0, ax)
         parts = []
         for k, start in enumerate(idx):
             if not 0 <= start < n:
@@ -213,8 +248,9 @@ class ufunc:
             raise ValueError(f"{self.__name__}.at: needs nout=1 and a b argument exactly "
                              "when nin=2")
         a = asarray(a)
-        positions = np.arange(a.size).reshape(a.shape)[indices]
-        flat_pos = asarray(positions.ravel())
+        # positions by indexing an arange: traced indices work too (a gather)
+        positions = reshape(arange(a.size), a.shape)[indices]
+        flat_pos = ravel(positions)
         count = int(flat_pos.shape[0])
         values = ravel(a)
         if b is not None:

@@ -16,7 +16,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _elementwise as el
-from . import _elementwise_select as sel
 from . import _reductions as red
 from ._creation import asarray
 from ._structural import reshape
@@ -59,12 +58,8 @@ def _methods(name: str, func: Callable[..., Any], nin: int) -> None:
             if name in ("add", "multiply"):
                 kw["dtype"] = dtype
             return fast(x, axis=axis, keepdims=keepdims, **kw)
-        if where is not None:
-            if identity is None:
-                raise ValueError(f"{name}.reduce: where= needs a ufunc with an identity")
-            x = _in(a, dtype)
-            a = sel.where(where, x, asarray(identity, x.dtype))
-        return generic.reduce(_in(a, dtype), axis=axis, keepdims=keepdims, initial=initial)
+        return generic.reduce(_in(a, dtype), axis=axis, keepdims=keepdims, initial=initial,
+                              where=where)
 
     def accumulate(a: ArrayLike, axis: int = 0, dtype: DTypeLike | None = None,
                    out: None = None) -> Array:
