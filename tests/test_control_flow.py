@@ -306,6 +306,22 @@ def test_scan_matches_python_loop_in_value_grad_and_vmap_over_each_operand():
                 np.testing.assert_allclose(np.asarray(g1)[k], g2, rtol=1e-10, atol=1e-12)
 
 
+
+def test_scan_unroll_zero_means_one_and_true_unrolls_empty_scans():
+    # JAX's SCAN_IMPLS run every scan test with unroll=0 (no unrolling); unroll=True of
+    # a length-0 scan asked for unroll=0 and raised
+    f = lambda c, x: (fnp.sin(c) * x, c)
+    xs = np.arange(4.0)
+    want = lax.scan(f, 0.5, xs)
+    for u in (0, 2, True):
+        got = lax.scan(f, 0.5, xs, unroll=u)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    c, ys = lax.scan(f, 0.5, np.zeros(0), unroll=True)
+    assert float(c) == 0.5 and ys.shape == (0,)
+    with pytest.raises(ValueError, match="unroll"):
+        lax.scan(f, 0.5, xs, unroll=-1)
+
 def test_scan_carry_becomes_batched_inside_the_body():
     # the carry starts unbatched; the batched const makes it batched after one step
     w = np.array([0.5, 1.0, 2.0])

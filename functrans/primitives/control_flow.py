@@ -370,9 +370,10 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
         length = lengths[0][1].shape[0]
     else:
         raise ValueError("lax.scan: give xs or an explicit length")
-    unroll = length if unroll is True else (1 if unroll is False else int(unroll))
-    if unroll < 1:
-        raise ValueError(f"lax.scan: unroll must be >= 1, got {unroll}")
+    unroll = max(length, 1) if unroll is True else (1 if unroll is False else int(unroll))
+    if unroll < 0:
+        raise ValueError(f"lax.scan: unroll must be a bool or an int >= 0, got {unroll}")
+    unroll = max(unroll, 1)   # 0 means no unrolling, as 1 (JAX)
     init_avals = [get_aval(x) for x in init_leaves]
     x_avals = [get_aval(x) for x in xs_leaves]
     x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in x_avals]
