@@ -644,3 +644,14 @@ def test_frexp_of_the_largest_floats(dtype):
     for f in (fnp.frexp, ft.jit(fnp.frexp, backend="cpu")):
         m, e = f(x)
         assert np.asarray(m).tolist() == want_m.tolist() and np.asarray(e).tolist() == want_e.tolist()
+
+
+def test_heaviside_result_dtype_is_numpys():
+    """heaviside(float32, int8) is float32 as in numpy and JAX (it was float64: each
+    integer operand became float64 before promotion)."""
+    x = np.array([-1.0, 0.0, 2.0, np.nan], np.float32)
+    h = np.array([1, 2, 3, 4], np.int8)
+    for f in (fnp.heaviside, ft.jit(fnp.heaviside)):
+        got = f(x, h)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, np.heaviside(x, h))

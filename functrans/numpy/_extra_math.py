@@ -223,7 +223,10 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> fnp.heaviside(fnp.asarray([-1.0, 0.0, 2.0]), 0.5).tolist()
     [0.0, 0.5, 1.0]
     """
-    x1, x2 = _float(x1), _float(x2)
+    # numpy's result dtype (float32 with int8 stays float32); integers alone: float64
+    dt = result_dtype(x1, x2)
+    dt = dt if dt.kind in "fc" else np.dtype(np.float64)
+    x1, x2 = asarray(x1, dt), asarray(x2, dt)
     one, zero = ones_like(x1), zeros_like(x1)
     # JAX's: x2 itself at zero (heaviside(0, -0.0) is -0.0), nan for nan
     at_zero = sel.where(el.isnan(x1), x1, x2)
