@@ -33,7 +33,7 @@ from .primitives.collectives_mesh import plan_traffic
 from .primitives.control_flow_common import hoist
 from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
-from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
+from .tracing import Tracer, axis_frames, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
 from .stages import ShapeDtypeStruct, Traced, abstractify, eval_shape  # noqa: F401 (re-exports)
 from . import config as _config
@@ -242,6 +242,7 @@ class Jitted:
             else (donate_argnums,)
         self.backend = backend
         self._cache = LRUCache()   # the signature key -> (executable, output tree)
+        self._staged = LRUCache()  # key -> (jaxpr, consts, out_tree) traced under a transform
         self._last_key = None      # the key of the latest compile, for the compile log
         self._fast = {}      # (shape, dtype, type) per positional array -> native runner
         self._hits = 0
@@ -336,11 +337,7 @@ class Jitted:
             if not kwargs:   # a signature compiled for another leaf type (0-d array, np.int64)
                 self._register_fast(args, kwargs, exe, out_tree)
             return tree_unflatten(out_tree, self._run(exe, args, flat))
-        try:
-            jaxpr, consts, out_tree = self._stage(in_tree, avals, f)
-        except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
-            _filter_traceback(e)
-            raise
+        jaxpr, consts, out_tree = self._stage_cached(key, in_tree, avals, f, flat)
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
             # whose rules the enclosing transform needs (pjit's impl optimises)
@@ -360,6 +357,23 @@ class Jitted:
         self._cache.put(key, (exe, out_tree))
         self._register_fast(args, kwargs, exe, out_tree)
         return tree_unflatten(out_tree, self._run(exe, args, flat))
+
+    def _stage_cached(self, key, in_tree, avals, f, flat):
+        """``_stage``, reusing the jaxpr traced for the same signature under a transform
+        (grad(jit(f)) called again traces f once, as JAX's), unless it closed over a
+        tracer or ran under named axes (its collectives would see another axis env)."""
+        reuse = any(isinstance(x, Tracer) for x in flat) and not axis_frames()
+        staged = self._staged.get(key) if reuse else None
+        if staged is not None:
+            return staged
+        try:
+            staged = self._stage(in_tree, avals, f)
+        except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
+            _filter_traceback(e)
+            raise
+        if reuse and not any(isinstance(c, Tracer) for c in staged[1]):
+            self._staged.put(key, staged)
+        return staged
 
     def _run(self, exe, args, flat):
         """Call a compiled function. Donated arguments hand over their buffer only when
@@ -445,6 +459,7 @@ class Jitted:
         0
         """
         self._cache.clear()
+        self._staged.clear()
         self._fast.clear()
         self._last_key = None
 

@@ -165,3 +165,28 @@ def test_vmap_ordereddict_in_axes_match_by_key():
     with pytest.raises(ValueError, match="must match"):
         ft.vmap(lambda d: d["a"] + d["b"],
                 in_axes=(collections.OrderedDict([("b", 1), ("a", 0)]),))(od)
+
+
+def test_jit_under_a_transform_traces_once_per_signature():
+    # api_test.test_grad_of_jit / test_jvp_jit_cached / test_inner_jit_function_retracing
+    side = []
+
+    @ft.jit
+    def f(x):
+        side.append(None)
+        return x * x
+    assert float(ft.grad(f)(1.0)) == 2.0 and float(ft.grad(f)(2.0)) == 4.0
+    assert len(side) == 1
+    ft.jvp(f, (np.ones(2),), (np.ones(2),))
+    ft.jvp(f, (np.zeros(2),), (np.ones(2),))
+    assert len(side) == 2
+    count = []
+    inner = ft.jit(lambda x: count.append(None) or x ** 2)
+    ft.jit(lambda x: inner(x) + inner(x))(1.0)
+    assert len(count) == 1
+    # a jitted function closing over an outer tracer is traced again each time
+    g = lambda y: ft.jit(lambda x: x * y)(1.0)   # noqa: E731
+    assert float(ft.grad(g)(3.0)) == 1.0 and float(ft.grad(g)(5.0)) == 1.0
+    f.clear_cache()
+    ft.grad(f)(1.0)
+    assert len(side) == 3
