@@ -123,8 +123,9 @@ def test_boxcox_jit_vmap():
                                sps.boxcox1p(x, 0.3), rtol=1e-14)
 
 
-@pytest.mark.parametrize("name", NAMES + ["boxcox", "boxcox1p"])
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "loggamma"] + ["boxcox", "boxcox1p"])
 def test_complex_input_is_refused(name):
+    # loggamma takes complex input (scipy's principal branch): test_scipy_special_more
     args = (np.array([1.0 + 1.0j]),) + ((0.5,) if name.startswith("boxcox") else ())
     with pytest.raises(TypeError, match=f"{name}: complex input"):
         getattr(fss, name)(*args)

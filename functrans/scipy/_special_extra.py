@@ -14,6 +14,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..typing import Array, ArrayLike
+from ._special_cgamma import complex_loggamma
 from ._special_gamma import as_float, gammaln
 from ._special_misc import exp1
 
@@ -36,13 +37,16 @@ def _real_float(name, *xs):
 def loggamma(x: ArrayLike) -> Array:
     """The principal branch of log Gamma(x) for real x: ``gammaln(x)`` for x > 0,
     +inf at x = 0 (the pole) and NaN for x < 0, as ``scipy.special.loggamma`` on
-    real input (``jax.scipy.special.loggamma`` gives NaN at 0).  Complex input is not
-    supported (it raises TypeError).
+    real input (``jax.scipy.special.loggamma`` gives NaN at 0).  Complex input: the
+    principal branch, continuous off the negative real axis, as scipy's.
 
     >>> from functrans.scipy.special import loggamma
     >>> round(float(loggamma(5.0)), 12), float(loggamma(-1.5))
     (3.178053830348, nan)
     """
+    x = fnp.asarray(x)
+    if x.dtype.kind == "c":
+        return complex_loggamma(x)
     (x,) = _real_float("loggamma", x)
     val = fnp.where(x > 0, gammaln(fnp.where(x > 0, x, 1.0)), x.dtype.type(np.nan))
     return fnp.where(x == 0, x.dtype.type(np.inf), val)

@@ -17,6 +17,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..lax_special import lgamma
+from ._special_cgamma import complex_gamma
 # the primitives' own modules, not functrans.lax: lax re-exports digamma from here
 from ..primitives.control_flow import while_loop
 from ..primitives.custom import stop_gradient
@@ -119,7 +120,12 @@ def gamma(x: ArrayLike) -> Array:
     >>> from functrans.scipy.special import gamma
     >>> round(float(gamma(5.0)), 10)
     24.0
+
+    Complex ``x`` (as scipy and JAX): ``exp(loggamma(x))``, NaN + NaN j at the poles.
     """
+    x = fnp.asarray(x)
+    if x.dtype.kind == "c":
+        return complex_gamma(x)
     x = as_float(x)
     return gammasgn(x) * fnp.exp(gammaln(x))
 
