@@ -3,6 +3,8 @@ against numpy (eager and jit), derivatives at ties (max/min split evenly) and at
 zeros (prod/cumprod, one and two zeros), vmap of the rules, and error messages."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -389,3 +391,28 @@ def test_einsum_interleaved_sublists_as_numpy():
     np.testing.assert_allclose(jitted(b, c), (b @ c).T, rtol=1e-13)
     with pytest.raises(ValueError, match="sublist labels"):
         fnp.einsum(b, [0, "i"])
+
+
+def test_nan_reductions_take_where_and_initial():
+    """nansum/nanprod/nanmax/nanmin take initial= and where=, nanmean/nanvar/nanstd take
+    where= (JAX's and numpy's; TypeError before), eager and jitted; nanvar with no
+    degrees of freedom left is NaN as numpy's (0 / -1 gave -0.0)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 5))
+    x[0, 1] = np.nan
+    x[2, :] = np.nan
+    w = rng.random((4, 5)) > 0.3
+    cases = [("nansum", dict(initial=1.0, where=w)), ("nanprod", dict(where=w, initial=2.0)),
+             ("nanmax", dict(where=w, initial=-5.0)), ("nanmin", dict(initial=5.0)),
+             ("nanmean", dict(where=w)), ("nanvar", dict(where=w, ddof=1)),
+             ("nanstd", dict(where=w)), ("nanvar", dict(ddof=4))]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, kw in cases:
+            for axis in (None, 1):
+                want = getattr(np, name)(x, axis=axis, **kw)
+                f = lambda a: getattr(fnp, name)(a, axis=axis, **kw)  # noqa: E731
+                for g in (f, ft.jit(f)):
+                    got = g(x)
+                    assert got.shape == np.shape(want)
+                    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)

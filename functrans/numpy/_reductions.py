@@ -209,7 +209,8 @@ prod.__doc__ = """Product over ``axis``; 1 for an empty reduction.
 
 
 def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-           keepdims: bool = False) -> Array:
+           keepdims: bool = False, *, initial: ArrayLike | None = None,
+           where: ArrayLike | None = None) -> Array:
     """Sum treating NaNs as zero.
 
     >>> import numpy as np, functrans.numpy as fnp
@@ -217,6 +218,10 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
     1.0
     """
     a = _arr(a)
+    if initial is not None or where is not None:
+        if a.dtype.kind in "fc":
+            a = E.select_n(E.eq(a, a), np.zeros(a.shape, a.dtype), a)
+        return sum(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
@@ -468,6 +473,17 @@ cumprod = _cumulative("cumprod", np.cumprod, R.cumprod)
 _IDENTITY = {"sum": 0, "prod": 1, "all": True, "any": False, "max": None, "min": None}
 _JOIN = {"sum": E.add, "prod": E.mul, "max": E.max, "min": E.min, "all": E.bitwise_and,
          "any": E.bitwise_or}
+
+
+def nan_kept(a, nan, where):
+    """The elements a nan-reduction uses: not NaN (``nan``: None for exact dtypes) and
+    selected by ``where`` (JAX's and numpy's where=).
+
+    >>> nan_kept(np.array([1.0, np.nan, 2.0]), np.array([False, True, False]), [1, 1, 0]).tolist()
+    [True, False, False]
+    """
+    keep = E.bitwise_not(nan) if nan is not None else np.ones(np.shape(a), bool)
+    return keep if where is None else E.bitwise_and(keep, _mask_of(a, where))
 
 
 def _mask_of(a, where):

@@ -185,7 +185,7 @@ def _nan_filled(a, fill):
 
 
 def nanmean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-            keepdims: bool = False) -> Array:
+            keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
     """Mean of the non-NaN entries (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
@@ -194,13 +194,16 @@ def nanmean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeL
     """
     a = _float(a)
     filled, nan = _nan_filled(a, 0)
-    count = red.sum(el.logical_not(nan), axis=axis, keepdims=keepdims)
-    return el.true_divide(red.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims),
+    keep = red.nan_kept(a, nan, where)
+    count = red.sum(keep, axis=axis, keepdims=keepdims)
+    return el.true_divide(red.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims,
+                                  where=None if where is None else keep),
                           asarray(count, a.dtype))
 
 
+
 def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-           ddof: int = 0, keepdims: bool = False) -> Array:
+           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
     """Variance of the non-NaN entries.
 
     >>> import functrans.numpy as fnp
@@ -208,65 +211,72 @@ def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
     1.0
     """
     a = _float(a)
-    mean = nanmean(a, axis=axis, keepdims=True)
+    mean = nanmean(a, axis=axis, keepdims=True, where=where)
     filled, nan = _nan_filled(a, 0)
-    dev = sel.where(nan, zeros_like(a), el.subtract(a, mean))
+    keep = red.nan_kept(a, nan, where)
+    dev = sel.where(keep, el.subtract(a, mean), zeros_like(a))
     sq = sel.real(el.multiply(dev, sel.conj(dev))) if a.dtype.kind == "c" else el.square(dev)
-    count = red.sum(el.logical_not(nan), axis=axis, keepdims=keepdims)
-    return el.true_divide(red.sum(sq, axis=axis, dtype=dtype, keepdims=keepdims),
-                          el.subtract(asarray(count, sq.dtype), ddof))
+    ss = red.sum(sq, axis=axis, dtype=dtype, keepdims=keepdims)
+    dof = el.subtract(asarray(red.sum(keep, axis=axis, keepdims=keepdims), ss.dtype), ddof)
+    out = el.true_divide(ss, dof)
+    return sel.where(el.greater(dof, 0), out, full_like(out, np.nan))   # numpy's NaN
 
 
 def nanstd(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-           ddof: int = 0, keepdims: bool = False) -> Array:
+           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
     """Standard deviation of the non-NaN entries.
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanstd(fnp.asarray([1.0, fnp.nan, 3.0])).item()
     1.0
     """
-    return el.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    return el.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
 
 
-def _nan_extreme(a, axis, keepdims, fill, reduce):
+def _nan_extreme(a, axis, keepdims, fill, reduce, initial=None, where=None):
     a = asarray(a)
     filled, nan = _nan_filled(a, fill)
-    out = reduce(filled, axis=axis, keepdims=keepdims)
-    if nan is None:
+    masks = {k: v for k, v in (("initial", initial), ("where", where)) if v is not None}
+    out = reduce(filled, axis=axis, keepdims=keepdims, **masks)
+    if nan is None or initial is not None:      # initial: numpy's answer for all-NaN
         return out
-    all_nan = red.all(nan, axis=axis, keepdims=keepdims)
+    all_nan = el.logical_not(red.any(red.nan_kept(a, nan, where), axis=axis, keepdims=keepdims))
     return sel.where(all_nan, full_like(out, np.nan), out)
 
 
-def nanmax(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+def nanmax(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, *,
+           initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """Maximum ignoring NaNs (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanmax(fnp.asarray([1.0, fnp.nan, 3.0])).item()
     3.0
     """
-    return _nan_extreme(a, axis, keepdims, -np.inf, red.max)
+    return _nan_extreme(a, axis, keepdims, -np.inf, red.max, initial, where)
 
 
-def nanmin(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+def nanmin(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, *,
+           initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """Minimum ignoring NaNs (NaN for an all-NaN slice).
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanmin(fnp.asarray([1.0, fnp.nan, 3.0])).item()
     1.0
     """
-    return _nan_extreme(a, axis, keepdims, np.inf, red.min)
+    return _nan_extreme(a, axis, keepdims, np.inf, red.min, initial, where)
 
 
 def nanprod(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-            keepdims: bool = False) -> Array:
+            keepdims: bool = False, *, initial: ArrayLike | None = None,
+            where: ArrayLike | None = None) -> Array:
     """Product treating NaNs as 1.
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanprod(fnp.asarray([2.0, fnp.nan, 3.0])).item()
     6.0
     """
-    return red.prod(_nan_filled(a, 1)[0], axis=axis, dtype=dtype, keepdims=keepdims)
+    return red.prod(_nan_filled(a, 1)[0], axis=axis, dtype=dtype, keepdims=keepdims,
+                    initial=initial, where=where)
 
 
 def _nan_arg(a, axis, keepdims, fill, reduce):
@@ -332,11 +342,8 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     x = _float(m)
     if x.ndim > 2:
         raise ValueError(f"cov: m has more than 2 dimensions (shape {x.shape})")
-    # numpy >= 2.2 (and JAX): a 2-d m is transposed even with one row
-    transpose = not rowvar and x.ndim != 1
-    x = st.atleast_2d(x)
-    if transpose:
-        x = st.transpose(x)
+    transpose = not rowvar and x.ndim != 1    # numpy >= 2.2, JAX: also a 1-row 2-d m
+    x = st.transpose(st.atleast_2d(x)) if transpose else st.atleast_2d(x)
     if y is not None:
         yy = st.atleast_2d(_float(y))
         if not rowvar and yy.shape[0] != 1:
@@ -366,8 +373,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         xw = el.subtract(x, avg[:, None])
         xw_w = el.multiply(xw, w)
     c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if xw.dtype.kind == "c" else xw))
-    # no degrees of freedom left: numpy and JAX divide by 0 (inf, or nan for no samples),
-    # not by the negative count (which gave -0.0 for empty data)
+    # no degrees of freedom left: divide by 0 (inf; nan for no samples), as numpy and JAX
     fact = sel.where(el.less_equal(fact, 0), 0, fact)
     return st.squeeze(el.true_divide(c, fact))
 
