@@ -655,3 +655,13 @@ def test_heaviside_result_dtype_is_numpys():
         got = f(x, h)
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, np.heaviside(x, h))
+
+
+def test_cov_of_float32_stays_float32():
+    """cov of float32 data is float32 (as JAX) after the degrees-of-freedom guard of
+    0d47025 made the divisor an int64 array (a float64 result of float32 numbers)."""
+    x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    for f in (fnp.cov, ft.jit(fnp.cov)):
+        got = f(x)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, np.cov(x), rtol=1e-5)

@@ -374,7 +374,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         xw_w = el.multiply(xw, w)
     c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if xw.dtype.kind == "c" else xw))
     # no degrees of freedom left: divide by 0 (inf; nan for no samples), as numpy and JAX
-    fact = sel.where(el.less_equal(fact, 0), 0, fact)
+    fact = max(fact, 0) if isinstance(fact, int) else sel.where(el.less_equal(fact, 0), 0, fact)
     return st.squeeze(el.true_divide(c, fact))
 
 
