@@ -210,3 +210,14 @@ def test_incomplete_functions_differentiate_in_their_shape_parameters():
 def test_public_names_are_exactly_all():
     public = public_names(fss)
     assert public == set(fss.__all__)
+
+
+def test_logsumexp_of_an_empty_axis_is_minus_inf():
+    # JAX's testLogSumExpWhere runs shape (0,): -inf (sign 0), as scipy; it raised here
+    assert float(fss.logsumexp(np.zeros(0))) == -np.inf == sps.logsumexp(np.zeros(0))
+    np.testing.assert_array_equal(fss.logsumexp(np.zeros((0, 3)), axis=0), [-np.inf] * 3)
+    out, sign = fss.logsumexp(np.zeros(0), return_sign=True)
+    assert (float(out), float(sign)) == (-np.inf, 0.0)
+    assert float(fss.logsumexp(np.zeros(0), where=np.zeros(0, bool))) == -np.inf
+    assert float(ft.jit(fss.logsumexp)(np.zeros(0))) == -np.inf
+    assert ft.grad(lambda x: fss.logsumexp(x))(np.zeros(0)).shape == (0,)

@@ -165,8 +165,8 @@ def _reduced_shape(shape, axes):
 
 def _masked_max(x, axes, where):
     """max over ``axes`` (kept) of the entries in ``where``, -inf where none is (JAX's
-    ``max(x, where=where, initial=-inf)``)."""
-    if where is None:
+    ``max(x, where=where, initial=-inf)``; -inf too over an empty axis)."""
+    if where is None and all(x.shape[i] for i in axes):
         return fnp.max(x, axis=axes, keepdims=True)
     return fnp.max(x, axis=axes, keepdims=True, where=where, initial=-np.inf)
 
@@ -185,7 +185,8 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     JAX's formula step for step, so its special values are JAX's: an entry whose weight
     ``b`` is 0 takes no part (even an infinite one), ``+inf`` and ``-inf`` together give
     ``inf``, a NaN gives NaN, and a negative sum gives NaN (``return_sign`` gives
-    ``(log|sum|, sign(sum))`` instead).
+    ``(log|sum|, sign(sum))`` instead). An empty sum (a zero-length axis, or nothing in
+    ``where``) gives ``-inf`` with sign 0, as JAX and scipy.
 
     >>> import functrans.numpy as fnp
     >>> round(float(logsumexp(fnp.log(fnp.asarray([1.0, 3.0])))), 6)
@@ -193,9 +194,6 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     """
     a = _float(a)
     axes = canonicalize_axes(axis, a.ndim)
-    if any(a.shape[i] == 0 for i in axes):
-        raise ValueError(f"logsumexp: zero-size reduction over axes {axes} of an array of "
-                         f"shape {tuple(a.shape)}")
     if where is not None:
         a = fnp.where(where, a, fnp.zeros_like(a))
     if b is not None:
