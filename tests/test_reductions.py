@@ -416,3 +416,18 @@ def test_nan_reductions_take_where_and_initial():
                     got = g(x)
                     assert got.shape == np.shape(want)
                     np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+def test_average_with_weights_over_several_axes():
+    """numpy 2's (JAX's) average: weights of shape a.shape[axis] for a tuple axis, in the
+    axis order given (TypeError before)."""
+    rng = np.random.default_rng(1)
+    for shape, axis in [((2, 3, 4), (1, 2)), ((2, 3, 4), (2, 0)), ((2, 3, 4, 5), (3, 0, 2, 1)),
+                        ((2, 3, 4), -1)]:
+        a = rng.normal(size=shape)
+        w = rng.random(tuple(shape[x] for x in np.atleast_1d(axis)))
+        want = np.average(a, axis, w)
+        _close(fnp.average(a, axis, w), want)
+        _close(ft.jit(lambda x, v: fnp.average(x, axis, v))(a, w), want)
+    with pytest.raises(ValueError, match="do not match"):
+        fnp.average(np.ones((2, 3)), 1, np.ones(2))

@@ -30,7 +30,7 @@ from ..primitives import reductions as R
 from ..primitives import elementwise as E
 from ..primitives.structural import reshape as _reshape
 from ._elementwise import multiply, true_divide
-from ._structural import broadcast_to
+from ._structural import broadcast_to, reshape as _np_reshape, transpose as _transpose
 from ._util import asarray, canonicalize_axes, canonicalize_axis
 from typing import Sequence
 from ..array import Array
@@ -334,16 +334,17 @@ def average(a: ArrayLike, axis: int | Sequence[int] | None = None, weights: Arra
         return avg, wrap(np.broadcast_to(np.asarray(n, avg.dtype), avg.shape).copy())
     w = _arr(weights)
     if w.shape != a.shape:
-        if axis is None or w.ndim != 1 or not isinstance(axis, (int, np.integer)):
+        if axis is None:
             raise TypeError(f"average: weights of shape {w.shape} do not match a of shape "
-                            f"{a.shape}; 1-D weights need an int axis")
-        ax = canonicalize_axis(axis, a.ndim)
-        if w.shape[0] != a.shape[ax]:
-            raise ValueError(f"average: weights of length {w.shape[0]} do not match axis {ax} "
+                            f"{a.shape}; weights of another shape need an axis")
+        # numpy 2's (and JAX's) rule: weights of shape a.shape[axis] (axes in the given order)
+        axes = tuple(canonicalize_axis(x, a.ndim) for x in np.atleast_1d(axis).tolist())
+        if w.shape != tuple(a.shape[x] for x in axes):
+            raise ValueError(f"average: weights of shape {w.shape} do not match axis {axis} "
                              f"of a of shape {a.shape}")
-        w = _reshape(w, tuple(w.shape[0] if i == ax else 1 for i in range(a.ndim))) \
-            if isinstance(w, Tracer) else w.reshape([-1 if i == ax else 1 for i in range(a.ndim)])
-        w = broadcast_to(w, a.shape)
+        w = _transpose(w, tuple(np.argsort(axes).tolist()))
+        w = broadcast_to(_np_reshape(w, tuple(n if i in axes else 1
+                                               for i, n in enumerate(a.shape))), a.shape)
     scl = sum(w, axis=axis, keepdims=keepdims)
     avg = true_divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), scl)
     return (avg, broadcast_to(scl, avg.shape)) if returned else avg
