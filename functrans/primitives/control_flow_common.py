@@ -312,16 +312,18 @@ def memo_batching(memo: BatchMemo, prim, params, bodies, key, make):
         return make()
     outer = tracing.trace_at_level(0) if tracing.trace_depth() else None
     hit = memo.plain.get(bodies, *full)
-    if hit is None and outer is not None and memo.owner is outer:
-        hit = memo.owned.get(bodies, *full)
     if hit is not None:
         return hit
+    if outer is not None:
+        owned = memo.owned.get(bodies, *full, id(outer))
+        if owned is not None and owned[0] is outer:   # (another thread may own the memo)
+            return owned[1]
     hit = make()
     found = _tracers(hit, [])
     if not found:
         memo.plain.put(bodies, hit, *full)
     elif outer is not None and outer.alive and all(t._trace is outer for t in found):
-        if memo.owner is not outer:
+        if memo.owner is not outer:    # drop the entries of traces that have ended
             memo.owned, memo.owner = BodyCache(), outer
-        memo.owned.put(bodies, hit, *full)
+        memo.owned.put(bodies, (outer, hit), *full, id(outer))
     return hit
