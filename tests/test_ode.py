@@ -84,6 +84,12 @@ def test_vmap_batches_each_loop_body_a_bounded_number_of_times(monkeypatch):
                                    np.asarray(odeint(_lotka, y0, ts, k, 0.5, rtol=1e-6,
                                                      atol=1e-6)), rtol=1e-13)
     assert max(calls.values()) <= 4 and sum(calls.values()) < 200, sorted(calls.values())
+    # jit of it compiles once; the second call reuses the executable
+    jf = ft.jit(ft.vmap(lambda k: odeint(_lotka, y0, ts, k, 0.5, rtol=1e-6, atol=1e-6)))
+    with ft.enable_checks(False):
+        for _ in range(2):
+            np.testing.assert_allclose(np.asarray(jf(a)), np.asarray(ys), rtol=1e-13)
+    assert jf.cache_info()["misses"] == 1 and jf.cache_info()["hits"] == 1, jf.cache_info()
 
 
 def _eqn_counts(jaxpr, acc):
