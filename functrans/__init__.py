@@ -18,6 +18,7 @@ from .autodiff import grad, value_and_grad, vjp, jvp, linearize  # noqa: F401
 from .autodiff import residuals  # noqa: F401
 from .jacobians import jacfwd, jacrev, jacobian, hessian, linear_transpose, fwd_and_bwd  # noqa: F401,E501
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .closures import closure_convert, custom_gradient, named_call, named_scope  # noqa: F401
 from .primitives.custom import stop_gradient  # noqa: F401
 from .remat import (checkpoint, remat, checkpoint_policies, checkpoint_name,  # noqa: F401
                     saved_residuals, print_saved_residuals)
@@ -54,6 +55,7 @@ __version__ = "0.1.0"
 __all__ = [
     "grad", "value_and_grad", "jvp", "vjp", "linearize", "residuals",
     "jacfwd", "jacrev", "jacobian", "hessian", "linear_transpose", "custom_jvp", "custom_vjp",
+    "closure_convert", "custom_gradient", "named_call", "named_scope",
     "stop_gradient",
     "checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
     "print_saved_residuals", "vmap",

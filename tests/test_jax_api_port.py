@@ -190,3 +190,32 @@ def test_jit_under_a_transform_traces_once_per_signature():
     f.clear_cache()
     ft.grad(f)(1.0)
     assert len(side) == 3
+
+
+def test_closure_convert_custom_gradient_named_call_named_scope():
+    # api_test: closure_convert, custom_gradient, NamedCallTest, named_scope
+    from functools import partial
+
+    @partial(ft.custom_vjp, nondiff_argnums=(0,))
+    def apply(conv, x, *consts):
+        return conv(x, *consts)
+    apply.defvjp(lambda conv, x, *c: (conv(x, *c), (x, c)),
+                 lambda conv, res, g: ft.vjp(conv, res[0], *res[1])[1](g))
+
+    def outer(y):
+        conv, consts = ft.closure_convert(lambda x: fnp.sin(x) * y, 1.0)
+        assert len(consts) == 1
+        return apply(conv, 1.0, *consts)
+    assert float(ft.grad(outer)(2.0)) == pytest.approx(np.sin(1.0), rel=1e-14)
+    assert float(ft.jit(ft.grad(outer))(2.0)) == pytest.approx(np.sin(1.0), rel=1e-14)
+
+    @ft.custom_gradient
+    def f(x, y):
+        return x * y, lambda g: (g * y * 10, g * x)
+    gx, gy = ft.grad(f, argnums=(0, 1))(2.0, 3.0)
+    assert (float(gx), float(gy), float(f(2.0, 3.0))) == (30.0, 2.0, 6.0)
+    assert ft.vmap(ft.grad(f))(np.arange(3.0), np.ones(3)).tolist() == [10.0, 10.0, 10.0]
+    g = ft.named_call(lambda x: fnp.sin(x) * 2, name="foo")
+    assert g.__name__ == "foo" and float(ft.jit(ft.grad(g))(0.0)) == 2.0
+    with ft.named_scope("block"):
+        assert float(g(0.0)) == 0.0

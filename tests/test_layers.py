@@ -26,7 +26,7 @@ LAYERS = [
     ("transforms", ["transforms", "transforms.*"]),
     ("rule helpers", ["primitives.base"]),
     ("primitive families", ["primitives", "primitives.*", "precision"]),
-    ("public transforms", ["autodiff", "batching", "jacobians", "custom_derivatives",
+    ("public transforms", ["autodiff", "batching", "jacobians", "custom_derivatives", "closures",
                            "remat", "ad_checkpoint", "stages", "jit", "shard_map",
                            "test_util", "callbacks"]),
     ("numpy", ["numpy", "numpy.*"]),
