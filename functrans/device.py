@@ -86,6 +86,8 @@ def _put_leaf(x: Any, device: str | None) -> Any:
     if device == "cuda":
         from backends.cuda import device_put as put   # loads Numba: only for GPU placement
         return put(x)
+    if isinstance(x, np.ma.MaskedArray):    # its mask would be dropped silently
+        raise ValueError("device_put: numpy masked arrays are not supported; use x.filled()")
     a = np.asarray(x)
     if a.dtype == object or a.dtype.kind not in "biufc":
         raise TypeError(f"device_put: cannot place a {type(x).__name__} (dtype {a.dtype}) "

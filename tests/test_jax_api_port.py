@@ -58,10 +58,13 @@ def test_linearize_and_linear_transpose_functions_are_pytrees():
 
 @pytest.mark.parametrize("transform", [ft.jit, ft.vmap, ft.grad])
 def test_masked_array_argument_raises(transform):
+    # (device_put too, below)
     # api_test.test_jit_masked_array: the mask would be dropped silently
     x = np.ma.array([1.0, 2.0, 3.0], mask=[True, False, True])
     with pytest.raises(ValueError, match="masked arrays"):
         transform(lambda x: (x * 1.0).sum())(x)
+    with pytest.raises(ValueError, match="masked arrays"):
+        ft.device_put(x)
 
 
 def test_donate_argnames_unknown_name_with_var_keywords():
