@@ -431,3 +431,18 @@ def test_average_with_weights_over_several_axes():
         _close(ft.jit(lambda x, v: fnp.average(x, axis, v))(a, w), want)
     with pytest.raises(ValueError, match="do not match"):
         fnp.average(np.ones((2, 3)), 1, np.ones(2))
+
+
+def test_var_std_with_a_given_mean():
+    """numpy 2's (JAX's) mean= of var/std: a precomputed mean of keepdims shape (TypeError
+    before), eager, jitted, and differentiable in the mean."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(5, 4, 3))
+    mu = rng.normal(size=(1, 4, 1))
+    for name in ("var", "std"):
+        want = getattr(np, name)(x, axis=(0, 2), ddof=1, mean=mu)
+        f = lambda a, m: getattr(fnp, name)(a, axis=(0, 2), ddof=1, mean=m)  # noqa: E731
+        _close(f(x, mu), want)
+        _close(ft.jit(f)(x, mu), want)
+    g = ft.grad(lambda m: fnp.var(np.arange(4.0), mean=m))(np.array(1.0))
+    assert float(g) == -1.0         # d/dm mean((x - m)^2) = -2 mean(x - m)

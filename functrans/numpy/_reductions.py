@@ -264,37 +264,45 @@ def _moment(name, np_fn, traced, doc):
     float64), else ``traced(a, axis, dtype, ddof, keepdims)``."""
     def f(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
-          correction: int | None = None) -> Array:
+          correction: int | None = None, mean: ArrayLike | None = None) -> Array:
         if correction is not None:     # the array API's name for ddof (JAX's, numpy's)
             if ddof != 0:
                 raise ValueError(f"{name}: ddof and correction can't both be given")
             ddof = correction
         if where is not None:
+            if mean is not None:
+                raise NotImplementedError(f"{name}: mean= together with where=")
             v = _masked_var(a, axis, dtype, ddof, keepdims, where)
             return E.sqrt(v) if name == "std" else v
         a = _arr(a)
-        if not isinstance(a, Tracer):
+        if not isinstance(a, Tracer) and not isinstance(mean, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
+            if mean is not None:      # numpy 2's precomputed mean (keepdims shape)
+                return wrap(_quiet(np_fn, np.asarray(a, _float_dtype(a.dtype)), axis=axis,
+                                   dtype=dtype, ddof=ddof, keepdims=keepdims,
+                                   mean=np.asarray(mean), slices=True))
             dt = np.dtype(dtype) if dtype is not None else None
             if dt is None and a.dtype.kind not in "fc":
                 dt = np.dtype(np.float64)
             # (numpy's function on an Array would call the Array method, which is this)
             return wrap(_quiet(np_fn, np.asarray(a), axis=axis, dtype=dt, ddof=ddof,
                                keepdims=keepdims, slices=True))
-        return traced(a, axis, dtype, ddof, keepdims)
+        return traced(a, axis, dtype, ddof, keepdims, mean)
     f.__name__ = name
     f.__doc__ = doc
     return f
 
 
-def _traced_var(a, axis, dtype, ddof, keepdims):
+def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
     axes = _traced_axes(a, axis)
     x = E.convert_element_type(a, dt)
-    m = R.reduce_sum(x, axes)
-    m = _div_by(m, _count(a.shape, axes))
-    d = E.sub(x, R._expand(m, a.shape, axes))
+    if mean is None:
+        m = R._expand(_div_by(R.reduce_sum(x, axes), _count(a.shape, axes)), a.shape, axes)
+    else:
+        m = broadcast_to(E.convert_element_type(_arr(mean), dt), a.shape)
+    d = E.sub(x, m)
     if d.dtype.kind == "c":
         # |d|^2, real like numpy's complex variance (and JAX's)
         re, im = E.real(d), E.imag(d)
@@ -305,8 +313,8 @@ def _traced_var(a, axis, dtype, ddof, keepdims):
                  keepdims)
 
 
-def _traced_std(a, axis, dtype, ddof, keepdims):
-    return E.sqrt(_traced_var(a, axis, dtype, ddof, keepdims))
+def _traced_std(a, axis, dtype, ddof, keepdims, mean=None):
+    return E.sqrt(_traced_var(a, axis, dtype, ddof, keepdims, mean))
 
 
 var = _moment("var", np.var, _traced_var, _doc(
