@@ -157,9 +157,7 @@ _PROD_AT_ZEROS = ("cumprod's JVP rule at inputs with zeros is right to first ord
                   "its own derivative is wrong")
 SECOND_ORDER_BUGS = {
     "jvp": {"cumprod_zeros": _PROD_AT_ZEROS,
-            "lax_cumprod_reverse": _PROD_AT_ZEROS,
-            "checkpoint": "jvp of jvp of a checkpointed function: a tracer of the inner "
-                          "jvp escapes (UnexpectedTracerError)"},
+            "lax_cumprod_reverse": _PROD_AT_ZEROS},
     "vjp": {"cumprod_zeros": _PROD_AT_ZEROS,
             "lax_cumprod_reverse": _PROD_AT_ZEROS},
 }

@@ -124,3 +124,25 @@ def test_checkpoint_bad_policy():
     with pytest.raises(TypeError, match="policy"):
         ft.checkpoint(fnp.sin, policy=3)
     assert ft.remat is ft.checkpoint
+
+
+def test_jvp_of_jvp_of_checkpoint_whose_body_closes_over_a_jvp_value():
+    # JAX's testIssue711 with scan under checkpoint, to second order: the tangent body's
+    # consts held the inner jvp's tracer (p), and its cache handed them to the outer jvp
+    def loss(p):
+        return ft.checkpoint(lambda c: c + ft.grad(lambda x: fnp.sum(x * p))(c))(
+            fnp.ones(3)).sum()
+    inner = lambda p: ft.jvp(loss, (p,), (1.0,))[1]
+    out, t = ft.jvp(inner, (0.25,), (1.0,))
+    assert float(out) == 3.0 and float(t) == 0.0
+    # ... and a scan body under checkpoint (nothing saveable) with a grad inside
+    pol = ft.checkpoint_policies.nothing_saveable
+
+    def loss2(p):
+        body = lambda c, _: (c - 0.1 * ft.grad(lambda x: fnp.sum(fnp.sin(x) * p))(c), None)
+        return fnp.sum(ft.checkpoint(lambda c: lax.scan(body, c, None, length=4)[0],
+                                     policy=pol)(fnp.array([1.0, 2.0])))
+    d1 = lambda p: ft.jvp(loss2, (p,), (1.0,))[1]
+    d2_fwd = ft.jvp(d1, (0.25,), (1.0,))[1]
+    d2_rev = ft.grad(ft.grad(loss2))(0.25)
+    np.testing.assert_allclose(float(d2_fwd), float(d2_rev), rtol=1e-12)

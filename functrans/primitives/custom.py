@@ -520,6 +520,11 @@ def _tangent_body(closed, saveable, nz):
     tj = Jaxpr(tj.constvars, [v for v, u in zip(tj.invars, used) if u] + tj.invars[n + ns:],
                tj.eqns, tj.outvars)
     (body,), consts = hoist_many([ClosedJaxpr(tj, tc)])
+    if any(isinstance(c, Tracer) for c in consts):
+        # captured from the trace around this one (a closed-over value of an enclosing
+        # jvp): valid only here, so not cached (a later jvp of this body, jvp-of-jvp,
+        # would bind a tracer of a jvp that has ended)
+        return body, consts, used
     return _tangent_cache.put(closed, (body, consts, used), saveable, nz)
 
 
