@@ -123,3 +123,20 @@ def test_polymul_trim_leading_zeros_and_convolve_preferred_type():
         r = f(a, a, preferred_element_type=np.float64)
         assert r.dtype == np.float64
         np.testing.assert_array_equal(r, getattr(np, f.__name__)(a, a))
+
+
+def test_intersect1d_return_indices_promotion_and_fill():
+    """intersect1d(return_indices=True) raised NotImplementedError; the values kept ar1's
+    dtype (numpy promotes: it concatenates); with size= the padding defaulted to 0 where
+    JAX pads with the smallest common value (setxor1d too)."""
+    a, b = np.array([5, 1, 3, 1], np.uint8), np.array([3, 0, 5, 5], np.int32)
+    want = np.intersect1d(a, b, return_indices=True)
+    for w, g in zip(want, fnp.intersect1d(a, b, return_indices=True)):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype or w.dtype.kind == "i"
+    vals, i1, i2 = ft.jit(lambda a, b: fnp.intersect1d(a, b, return_indices=True, size=4))(a, b)
+    assert vals.dtype == np.int32
+    assert vals.tolist() == [3, 5, 3, 3] and i1.tolist() == [2, 0, 4, 4]
+    assert i2.tolist() == [0, 2, 4, 4]
+    x = ft.jit(lambda a, b: fnp.setxor1d(a, b, size=5))(np.array([4.0, 2.0]), np.array([2.0, 7.0]))
+    assert x.tolist() == [4.0, 7.0, 4.0, 4.0, 4.0]

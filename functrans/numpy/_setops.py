@@ -322,20 +322,50 @@ def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = Fal
     return el.logical_not(hit) if invert else hit
 
 
+def _fill_smallest(vals, keep, size):
+    """JAX's default padding of ``intersect1d`` / ``setxor1d``: the smallest (first)
+    result, 0 when there is none."""
+    if not size:
+        return vals
+    count = red.sum(asarray(keep, np.int64))
+    return sel.where(el.less(arange(size), count), vals, el.add(el.multiply(vals, 0), vals[0]))
+
+
 def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
                 return_indices: bool = False, *, size: int | None = None,
-                fill_value: ArrayLike | None = None) -> Array:
-    """Sorted unique values present in both arrays.
+                fill_value: ArrayLike | None = None) -> Array | tuple[Array, Array, Array]:
+    """Sorted unique values present in both arrays (in their promoted dtype); with
+    ``return_indices`` also the first index of each in the flattened ``ar1`` and ``ar2``
+    (padded with their sizes, as JAX, when ``size`` asks for more).
 
     >>> import functrans.numpy as fnp
     >>> fnp.intersect1d(fnp.asarray([1, 3, 4]), fnp.asarray([3, 1, 5])).tolist()
     [1, 3]
     """
-    if return_indices:
-        raise NotImplementedError("intersect1d: return_indices=True is not supported")
-    u, _, _, counts = _unique_parts(ar1, st.ravel(asarray(ar1)).shape[0], None)
-    keep = el.logical_and(el.greater(counts, 0), isin(u, ar2))
-    return _compact(u, keep, size, fill_value)
+    a1, a2 = st.ravel(asarray(ar1)), st.ravel(asarray(ar2))
+    dt = np.result_type(a1.dtype, a2.dtype)      # numpy concatenates the two
+    a1, a2 = asarray(a1, dt), asarray(a2, dt)
+    n1, n2 = a1.shape[0], a2.shape[0]
+    if size is None:
+        _need_size("intersect1d", a1, a2)
+        r = np.intersect1d(np.asarray(a1), np.asarray(a2), return_indices=return_indices)
+        return tuple(asarray(x) for x in r) if return_indices else asarray(r)
+    if n1 == 0:
+        vals = full((size,), 0 if fill_value is None else fill_value, dt)
+        return (vals, full((size,), n1, np.int64), full((size,), n2, np.int64)) \
+            if return_indices else vals
+    u, first1, _, counts = _unique_parts(a1, n1, None)
+    keep = el.logical_and(el.greater(counts, 0), isin(u, a2))
+    vals = _compact(u, keep, size, fill_value)
+    if fill_value is None:
+        vals = _fill_smallest(vals, keep, size)
+    if not return_indices:
+        return vals
+    if n2:   # the first position of each value in ar2
+        first2 = red.argmax(el.equal(st.expand_dims(u, -1), a2), axis=-1)
+    else:
+        first2 = zeros((n1,), np.int64)
+    return vals, _compact(first1, keep, size, n1), _compact(asarray(first2, np.int64), keep, size, n2)
 
 
 def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
@@ -377,7 +407,8 @@ def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
     u, _, _, counts = _unique_parts(both, n, None)
     in1, in2 = isin(u, ar1), isin(u, ar2)
     keep = el.logical_and(el.greater(counts, 0), el.not_equal(in1, in2))
-    return _compact(u, keep, size, fill_value)
+    vals = _compact(u, keep, size, fill_value)
+    return _fill_smallest(vals, keep, size) if fill_value is None and size is not None else vals
 
 
 def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
