@@ -552,11 +552,13 @@ def _donated_positions(fun, nums, names) -> tuple:
     return tuple(dict.fromkeys(nums + tuple(where[n] for n in names if n in where)))
 
 
-def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
-               ) -> Callable[..., ClosedJaxpr]:
+def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),
+               return_shape: bool = False) -> Callable[..., Any]:
     """A function returning the traced (abstract) jaxpr of ``fun`` for given arguments.
 
     ``static_argnums`` (an int or ints): arguments given as Python values, not traced.
+    Arguments may be ``ShapeDtypeStruct``s. ``return_shape``: also return the output's
+    ``ShapeDtypeStruct`` pytree, as JAX's.
 
     >>> import functrans as ft, functrans.numpy as fnp
     >>> print(ft.make_jaxpr(fnp.sin)(1.0))
@@ -570,16 +572,18 @@ def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = ()
     def make(*args, **kwargs):
         dyn_args, dyn_kwargs, static, f = _split_static(fun, args, kwargs, static_argnums, ())
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        flat = [as_array(x) for x in flat]
         if DeletedArray in map(type, flat):
             flat[list(map(type, flat)).index(DeletedArray)].item()   # raises: deleted
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
         try:
-            jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], None,
+            jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [abstractify(x) for x in flat], None,
                                               name="make_jaxpr")
         except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
             _filter_traceback(e)
             raise
-        return ClosedJaxpr(jaxpr, consts)
+        if not return_shape:
+            return ClosedJaxpr(jaxpr, consts)
+        return ClosedJaxpr(jaxpr, consts), tree_unflatten(out_tree(), [
+            ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in jaxpr.out_avals])
 
     return make

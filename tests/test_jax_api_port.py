@@ -222,3 +222,11 @@ def test_closure_convert_custom_gradient_named_call_named_scope():
     assert g.__name__ == "foo" and float(ft.jit(ft.grad(g))(0.0)) == 2.0
     with ft.named_scope("block"):
         assert float(g(0.0)) == 0.0
+
+
+def test_make_jaxpr_shape_dtype_structs_and_return_shape():
+    # api_test.test_make_jaxpr_return_shape; JaxprTest.test_abstract_inputs
+    jp, shape = ft.make_jaxpr(lambda x: (x + 1, x.sum()), return_shape=True)(np.ones(2))
+    assert shape == (ft.ShapeDtypeStruct((2,), np.float64), ft.ShapeDtypeStruct((), np.float64))
+    jp = ft.make_jaxpr(lambda x: x * 2)(ft.ShapeDtypeStruct((3,), np.float32))
+    assert [(a.shape, a.dtype) for a in jp.in_avals] == [((3,), np.float32)]
