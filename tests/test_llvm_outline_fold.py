@@ -13,7 +13,7 @@ import numpy as np
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
-from backends.llvm import cache
+from backends.llvm import cache, program
 from backends.llvm.fold import fold_identical
 
 _DEFINE = re.compile(r'^define [^@]*@"([^"]+)"\(', re.M)
@@ -58,7 +58,8 @@ def test_each_layers_kernels_compiled_once(rng):
     np.testing.assert_allclose(np.asarray(exe(x, ws)), want, rtol=1e-5, atol=1e-5)
 
 
-def test_looping_steps_leave_the_segment(rng):
+def test_looping_steps_leave_the_segment(rng, monkeypatch):
+    monkeypatch.setattr(program, "OUTLINE_STEPS", 1)     # this program is small
     def f(x, w):
         y = fnp.transpose(x @ w).reshape(-1)             # a copy loop (a reshape of a view)
         z = lax.fori_loop(0, 4, lambda i, c: fnp.sin(c) * 0.5 + c, fnp.pad(x, 1))
@@ -106,3 +107,15 @@ def test_fold_compares_loop_ids_by_content_and_follows_workers():
     assert fold_identical(m) == 2
     assert sorted(f.name for f in m.functions) == ["k1", "w1", "w3"]
     assert '@"w2"' not in str(m)
+
+
+def test_a_small_programs_steps_stay_in_its_segment():
+    def f(v):
+        return lax.fori_loop(0, 100, lambda i, c: c * 0.9 + fnp.sin(c), fnp.pad(v, 1))
+    x = np.linspace(0.0, 1.0, 3)
+    exe = _compiled(f, x)
+    assert not any(n.startswith("step") for n in _functions(exe.as_text()))
+    want = np.pad(x, 1)
+    for _ in range(100):
+        want = want * 0.9 + np.sin(want)
+    np.testing.assert_allclose(np.asarray(exe(x)), want, rtol=1e-12)

@@ -45,7 +45,7 @@ from . import lapack_spectral  # noqa: F401  (registers eigh and pinv)
 from .fold import fold_identical
 from .program import Lowering
 from .runtime import Program, builtin
-from .split import split_module
+from .split import looped_callees, split_module
 
 __all__ = ["compile", "Executable", "stats", "clear_plans", "clear_caches", "PLAN_CACHE_SIZE",
            "set_cache_size", "cache_entries"]
@@ -143,7 +143,7 @@ def _build(closed, donate, timings, progress):
     lw = Lowering(closed, donate, timings, progress)
     with engine.timed(timings, "IR build"):
         segments = lw.build()
-        lw.folded = fold_identical(lw.module)
+        lw.folded = fold_identical(lw.module, looped_callees(lw.module))
         ir_text, parts = split_module(lw.module, engine.workers())
     stage = None
     if progress is not None:

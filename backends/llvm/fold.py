@@ -6,6 +6,9 @@ Two functions are the same when their IR text is, but for their own names and th
 numbers of the metadata they use (loop IDs, which are distinct per loop, are compared by
 content). Only internal functions that are not always inlined are folded: the caller of
 an always-inlined routine gets its own copy anyway, and segments are called by name.
+The caller keeps the functions it names in ``keep``: the kernels of loop bodies
+(``split.looped_callees``), which LLVM inlines into their loop because each has one
+call site (folded, the Lorenz RK4 gradient's reverse scan called them: 5x slower).
 Calls and function pointers (``ft_parallel_for``'s worker) to a folded copy are
 redirected to the one kept; a kernel whose worker was folded may become equal to
 another in turn, so folding repeats until nothing changes.
@@ -34,8 +37,8 @@ __all__ = ["fold_identical"]
 _MD = re.compile(r"!(\d+)\b")
 
 
-def _foldable(fn) -> bool:
-    return bool(fn.blocks) and fn.linkage == "internal" and \
+def _foldable(fn, keep) -> bool:
+    return bool(fn.blocks) and fn.linkage == "internal" and fn.name not in keep and \
         "alwaysinline" not in fn.attributes and not fn.name.startswith("ft_")
 
 
@@ -90,16 +93,16 @@ def _redirect(module, folded) -> set:
     return changed
 
 
-def fold_identical(module: ir.Module) -> int:
+def fold_identical(module: ir.Module, keep=frozenset()) -> int:
     """Fold the module's identical internal functions into one each (see the module
-    docstring); returns how many copies were removed."""
+    docstring), but for those named in ``keep``; returns how many copies were removed."""
     md_form = _md_form(module)
     removed = 0
     keys: dict = {}
     while True:
         kept, folded = {}, {}
         for fn in module.functions:
-            if not _foldable(fn):
+            if not _foldable(fn, keep):
                 continue
             if fn.name not in keys:
                 keys[fn.name] = _key(fn, md_form)

@@ -49,7 +49,7 @@ from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
 from .lltypes import I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .row_kernels import RowEmitter
-from .segments import Fn, outline
+from .segments import OUTLINE_STEPS, Fn, outline
 from .values import PTR, Arena, Lender, Ref, Val, nbytes, raw_const, raw_type
 
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
@@ -184,6 +184,8 @@ class Lowering:
             self.plan = plan_jaxpr(jaxpr)
         self.n_eqns = len(jaxpr.eqns)
         self.n_kernels = sum(1 for s in self.plan.steps if isinstance(s, Kernel))
+        self.outlining = sum(1 for s in self.plan.steps
+                             if not isinstance(s, (Kernel, HostStep))) >= OUTLINE_STEPS
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs
@@ -338,6 +340,7 @@ class Lowering:
         for v, li in last.items():
             dying.setdefault(li, []).append(v)
         seg_local = self._segment_locals(plan, defs, last) if top else None
+        apart = top and self.outlining
         lent = self._lend(plan, outvars, dest_of, defs, last, seg_local) if top else {}
         for i, s in enumerate(plan.steps):
             if isinstance(s, HostStep) and top:     # inside control flow: a host call
@@ -367,9 +370,9 @@ class Lowering:
             else:
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
                 op = host_calls if isinstance(s, HostStep) else NATIVE[s.eqn.primitive.name]
-                if top:            # its own function (``segments``): LLVM's time stays linear
+                if apart:          # its own function (``segments``): LLVM's time stays linear
                     outline(self, fn, lambda f, s=s, op=op, ins=ins, outs=outs:
-                            op.emit(self, f, s.eqn, ins, outs), [v.ref for v in ins] + outs)
+                            op.emit(self, f, s.eqn, ins, outs), [v.ref for v in ins], outs)
                 else:
                     op.emit(self, fn, s.eqn, ins, outs)
             for v in dying.get(i, ()):
@@ -519,7 +522,11 @@ class Lowering:
                 continue
             fn.empty = False
             v, out = self.val(x, env, self.plan.views), out_refs[j]
-            outline(self, fn, lambda f, v=v, out=out: self.copy(f, v, f.ptr(out)), [v.ref, out])
+            if self.outlining:
+                outline(self, fn, lambda f, v=v, out=out: self.copy(f, v, f.ptr(out)), [v.ref],
+                        [out])
+            else:
+                self.copy(fn, v, fn.ptr(out))
         self.segments.append(("native", fn))
         first = True
         for kind, item in self.segments:

@@ -10,7 +10,11 @@ one function holding every step's loop nests was too large for LLVM's per-functi
 passes, whose time grows faster than a function's size (the loop vectoriser, loop
 strength reduction and induction-variable passes over the 286 loops of a 4-layer GPT
 training step's segment), and one function cannot be compiled on two threads
-(``split``). A step without loops is always inlined back: it is a call or a few stores.
+(``split``). A step without loops is always inlined back: it is a call or a few stores. A program
+with fewer than OUTLINE_STEPS such steps keeps them in its segment: its LLVM time is
+small, and a scalar loop outlined (then inlined back) got its carries promoted to
+registers and vectorised with shuffles: the Lorenz RK4 Jacobian's (jacfwd) loop ran 1.4x
+slower.
 A step function returns null when it failed (an exception is set: a host callback's
 error, say), else its ``slots`` argument; the segment then returns null too.
 
@@ -24,12 +28,13 @@ import llvmlite.ir as ir
 from .lltypes import I1, I8, I32, I64, emit_loop, emit_nest
 from .values import PTR
 
-__all__ = ["Fn", "StepFn", "STEP_PREFIX", "outline"]
+__all__ = ["Fn", "StepFn", "STEP_PREFIX", "OUTLINE_STEPS", "outline"]
 
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STEP_PREFIX = "step"     # the names of outlined step functions (``split`` knows them)
+OUTLINE_STEPS = 8        # top-level steps with emitters of their own before they are outlined
 
 
 class Fn:
@@ -148,13 +153,13 @@ def _targets(term):
     return out
 
 
-def outline(lw, fn, emit, refs):
+def outline(lw, fn, emit, ins, outs):
     """Emit one step through ``emit(step_fn)`` into a function of its own called from
-    segment ``fn``; ``refs``: the Refs of the step's operands and results (None for a
-    literal). A step with loops is never inlined (``noinline``; ``split`` may move it to
-    another part), one without always is."""
+    segment ``fn``; ``ins``, ``outs``: the Refs of the step's operands (None for a
+    literal) and results. A step with loops is never inlined (``noinline``; ``split`` may
+    move it to another part), one without always is."""
     args, seen = [], set()
-    for r in refs:
+    for r in [*ins, *outs]:
         if r is not None and _key(r) not in seen:
             seen.add(_key(r))
             args.append(r)

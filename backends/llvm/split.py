@@ -34,7 +34,8 @@ import llvmlite.ir as ir
 
 from .segments import STEP_PREFIX
 
-__all__ = ["split_module", "keep_variants", "MIN_SPLIT_WEIGHT", "PIN_BUDGET"]
+__all__ = ["split_module", "keep_variants", "looped_callees", "MIN_SPLIT_WEIGHT",
+           "PIN_BUDGET"]
 
 # below this many IR instructions in movable kernels a module stays whole: a second
 # module's parse, verification and thread hand-off cost more than they save
@@ -144,6 +145,13 @@ def _called_in_loops(fn) -> set:
                 inside |= body
     return {ins.callee.name for b in fn.blocks if b.name in inside for ins in b.instructions
             if isinstance(getattr(ins, "callee", None), ir.Function)}
+
+
+def looped_callees(module: ir.Module) -> set:
+    """Names of the functions some function of ``module`` calls inside one of its loops
+    (kernels of a loop body: they stay inlinable while their caller is small, and must
+    keep one call site each to be inlined; ``fold`` leaves them alone)."""
+    return {n for g in module.functions if g.blocks for n in _called_in_loops(g)}
 
 
 def _has_loop(fn) -> bool:
