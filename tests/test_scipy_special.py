@@ -221,3 +221,18 @@ def test_logsumexp_of_an_empty_axis_is_minus_inf():
     assert float(fss.logsumexp(np.zeros(0), where=np.zeros(0, bool))) == -np.inf
     assert float(ft.jit(fss.logsumexp)(np.zeros(0))) == -np.inf
     assert ft.grad(lambda x: fss.logsumexp(x))(np.zeros(0)).shape == (0,)
+
+
+def test_logsumexp_reduces_over_the_shape_a_and_b_broadcast_to():
+    # a (4,), b (3, 4), axis=-1: the sum runs over the broadcast (3, 4) (JAX, scipy);
+    # the axis was taken against a alone, giving shape (1, 4) for keepdims / raising
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=4), rng.normal(size=(3, 4))
+    for kw in [dict(axis=-1), dict(axis=-2), dict(axis=1, keepdims=True), dict(axis=None)]:
+        got, sign = fss.logsumexp(a, b=b, return_sign=True, **kw)
+        want, wsign = sps.logsumexp(a, b=b, return_sign=True, **kw)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+        np.testing.assert_array_equal(np.asarray(sign), wsign)
+    g = ft.grad(lambda a: fss.logsumexp(a, b=np.abs(b), axis=-1).sum())(a)
+    e = np.abs(b) * np.exp(a)
+    np.testing.assert_allclose(g, (e / e.sum(-1, keepdims=True)).sum(0), rtol=1e-13)

@@ -193,19 +193,20 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     1.386294
     """
     a = _float(a)
-    axes = canonicalize_axes(axis, a.ndim)
-    if where is not None:
-        a = fnp.where(where, a, fnp.zeros_like(a))
     if b is not None:
         b = fnp.asarray(b)
         try:
-            np.broadcast_shapes(tuple(b.shape), tuple(a.shape))
+            shape = np.broadcast_shapes(tuple(b.shape), tuple(a.shape))
         except ValueError:
             raise ValueError(f"logsumexp: b of shape {tuple(b.shape)} does not broadcast "
                              f"against a of shape {tuple(a.shape)}") from None
         dt = fnp.result_type(a, b)
-        a, b = fnp.asarray(a, dt), fnp.asarray(b, dt)
+        # reduce over the broadcast shape (as JAX and scipy): b may have more dimensions
+        a, b = fnp.broadcast_to(fnp.asarray(a, dt), shape), fnp.asarray(b, dt)
         a = fnp.where(b != 0, a, fnp.full_like(a, -np.inf))
+    axes = canonicalize_axes(axis, a.ndim)
+    if where is not None:
+        a = fnp.where(where, a, fnp.zeros_like(a))
     m = _masked_max(fnp.real(a), axes, where)
     m = _stop_gradient(fnp.where(fnp.isfinite(m), m, fnp.zeros_like(m)))
     e = fnp.exp(a - m.astype(a.dtype))
