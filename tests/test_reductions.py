@@ -446,3 +446,18 @@ def test_var_std_with_a_given_mean():
         _close(ft.jit(f)(x, mu), want)
     g = ft.grad(lambda m: fnp.var(np.arange(4.0), mean=m))(np.array(1.0))
     assert float(g) == -1.0         # d/dm mean((x - m)^2) = -2 mean(x - m)
+
+
+def test_initial_must_be_a_scalar_and_complex_var_dtype():
+    """JAX's ValueError for a non-scalar initial= (it broadcast silently), and
+    var/std with a complex dtype= are complex under jit as eagerly (jit gave float64)."""
+    for f in (fnp.sum, fnp.max, fnp.nansum, fnp.nanmin):
+        with pytest.raises(ValueError, match="initial value must be a scalar"):
+            f(np.ones((2, 3, 4)), axis=-1, initial=np.zeros((1, 2, 3)))
+    x = np.arange(10).reshape(2, 5)
+    for name in ("var", "std"):
+        want = getattr(np, name)(x, dtype=np.complex128)
+        for g in (getattr(fnp, name), ft.jit(getattr(fnp, name), static_argnames="dtype")):
+            got = g(x, dtype=np.complex128)
+            assert got.dtype == np.complex128
+            _close(got, want)

@@ -309,8 +309,10 @@ def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
         ss = R.reduce_sum(E.add(E.mul(re, re), E.mul(im, im)), axes)
     else:
         ss = R.reduce_sum(E.mul(d, d), axes)
-    return _keep(_div_by(ss, builtins.max(_count(a.shape, axes) - ddof, 0)), a.shape, axes,
-                 keepdims)
+    out = _keep(_div_by(ss, builtins.max(_count(a.shape, axes) - ddof, 0)), a.shape, axes,
+                keepdims)
+    # a complex dtype= gives a complex result (zero imaginary part), as numpy's eagerly
+    return E.convert_element_type(out, dt) if dt.kind == "c" else out
 
 
 def _traced_std(a, axis, dtype, ddof, keepdims, mean=None):
@@ -505,6 +507,9 @@ def _masked(f, a, axis, keepdims, initial, where, **kw):
     result (so an empty or fully masked reduction gives it)."""
     name = f.__name__
     a = _arr(a)
+    if initial is not None and np.ndim(initial) != 0:
+        raise ValueError(f"{name}: initial value must be a scalar. Got array of shape "
+                         f"{np.shape(initial)}")
     if _IDENTITY[name] is None and initial is not None and 0 in a.shape:
         # max/min of empty slices with initial= are initial, whatever the values (and
         # where=) are; f itself raises on an empty slice
