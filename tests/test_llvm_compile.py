@@ -13,7 +13,7 @@ import functrans as ft
 import functrans.numpy as fnp
 import jaxpr_ir
 from backends import llvm as cpu
-from backends.llvm import cache
+from backends.llvm import cache, engine
 from functrans.primitives.base import Primitive
 
 
@@ -263,3 +263,25 @@ def test_large_kernels_split_over_threads_match_numpy_and_survive_fork():
     p.start()
     p.join(60)
     assert p.exitcode == 0 and q.get(timeout=5)
+
+
+def test_small_loops_in_a_loop_body_stay_vector_loops():
+    # LoopUnroll's options (engine.LLVM_OPTIONS): O3 fully unrolled 8-element kernels
+    # before the vectorisers ran, leaving scalar runs stitched by lane moves (the RK45
+    # solve ran 2x slower); the loop vectoriser now takes them whole
+    A = np.eye(8) * 0.9
+
+    def f(y0):
+        def step(i, y):
+            k1 = A @ y
+            k2 = A @ (y + 0.05 * k1)
+            return y + 0.1 * (k1 + k2) * fnp.tanh(y)
+        return ft.lax.fori_loop(0, 100, step, y0)
+
+    y0 = np.linspace(0.0, 1.0, 8)
+    text = ft.jit(f, backend="cpu").lower(y0).compile().as_text()
+    optimised = text.split("; ---- LLVM IR after optimisation")[1]
+    assert optimised.count("extractelement") <= 16, optimised.count("extractelement")
+    assert len(optimised.splitlines()) < 450
+    np.testing.assert_allclose(np.asarray(ft.jit(f)(y0)), np.asarray(f(y0)), rtol=1e-13)
+    assert "unroll-full-max-count=4" in engine.host_key()     # object code is keyed by them
