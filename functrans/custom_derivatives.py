@@ -158,10 +158,11 @@ class _CustomFunction:
     _kind = ""          # "custom_jvp" or "custom_vjp"
     _no_rule = ""       # the AttributeError message while no rule is set, for format(name=)
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: tuple[int, ...] = ()) -> None:
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: tuple[int, ...] = (),
+                 nondiff_argnames: tuple[str, ...] = ()) -> None:
         functools.update_wrapper(self, fun)
         self._fun = fun
-        self._nondiff = tuple(nondiff_argnums)
+        self._nondiff = tuple(nondiff_argnums) + _argnames_to_nums(fun, nondiff_argnames)
         self._rules = None
 
     def __get__(self, obj, objtype=None):
@@ -229,6 +230,19 @@ class _CustomFunction:
         raise NotImplementedError
 
 
+def _argnames_to_nums(fun, names) -> tuple[int, ...]:
+    """``nondiff_argnames`` as positions in ``fun``'s signature (as JAX)."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not names:
+        return ()
+    params = list(inspect.signature(fun).parameters)
+    missing = [n for n in names if n not in params]
+    if missing:
+        raise TypeError(f"nondiff_argnames {missing} are not parameters of "
+                        f"{getattr(fun, '__name__', 'fun')}{inspect.signature(fun)}")
+    return tuple(params.index(n) for n in names)
+
+
 class custom_jvp(_CustomFunction):
     """A function with a user-defined JVP rule (``@f.defjvp``).
 
@@ -245,6 +259,7 @@ class custom_jvp(_CustomFunction):
       nondiff_argnums: positions of arguments that are not differentiated and are
         passed to the rule first, as Python values (for example a function or a
         tolerance): a tuple of ints.
+      nondiff_argnames: the same given by parameter names (added to nondiff_argnums).
 
     Define the rule with ``f.defjvp(rule)`` (usable as a decorator): it is called as
     ``rule(*nondiff_args, primals, tangents)``, ``primals`` and ``tangents`` being
@@ -364,6 +379,7 @@ class custom_vjp(_CustomFunction):
         supported). It keeps ``fun``'s ``__name__``, ``__doc__`` and ``__wrapped__``.
       nondiff_argnums: positions of arguments that are not differentiated and are
         passed to ``bwd`` first, as Python values: a tuple of ints.
+      nondiff_argnames: the same given by parameter names (added to nondiff_argnums).
 
     Define the rule with ``f.defvjp(fwd, bwd)``: ``fwd`` takes ``fun``'s arguments and
     returns ``(output, residuals)`` (``residuals`` any pytree of arrays, saved for the

@@ -98,6 +98,23 @@ def test_custom_jvp_nondiff_argnums():
     close(ft.vmap(ft.grad(lambda x: apply(fnp.sin, x)))(np.ones(2)), [7.0, 7.0])
 
 
+def test_custom_jvp_and_vjp_nondiff_argnames():
+    # JAX's test_nondiff_argnames: names are positions of the signature
+    @functools.partial(ft.custom_jvp, nondiff_argnames=("fn",))
+    def apply(fn, x):
+        return fn(x)
+    apply.defjvp(lambda fn, p, t: (apply(fn, p[0]), 3.0 * t[0]))
+    close(ft.jvp(lambda x: apply(lambda y: 2 * y, x), (1.0,), (1.0,))[1], 3.0)
+
+    @functools.partial(ft.custom_vjp, nondiff_argnames=("n",))
+    def pw(x, n):
+        return x ** n
+    pw.defvjp(lambda x, n: (pw(x, n), x), lambda n, x, g: (10.0 * n * g,))
+    close(ft.grad(lambda x: pw(x, n=3))(2.0), 30.0)
+    with pytest.raises(TypeError, match="nondiff_argnames"):
+        ft.custom_jvp(lambda x: x, nondiff_argnames=("q",))
+
+
 def test_custom_jvp_defjvps_and_pytree_output():
     @ft.custom_jvp
     def h(x):
