@@ -140,3 +140,20 @@ def test_intersect1d_return_indices_promotion_and_fill():
     assert i2.tolist() == [0, 2, 4, 4]
     x = ft.jit(lambda a, b: fnp.setxor1d(a, b, size=5))(np.array([4.0, 2.0]), np.array([2.0, 7.0]))
     assert x.tolist() == [4.0, 7.0, 4.0, 4.0, 4.0]
+
+
+def test_at_wrap_negative_indices_false():
+    """x.at[idx] methods lacked JAX's wrap_negative_indices (a TypeError): with False a
+    negative index is out of range, so get clamps it to 0 or fills, updates drop it
+    (testWrapNegativeIndices1D)."""
+    x = np.arange(5.0) + 1
+    idx = np.array([-6, -1, 0, 4, 7])
+    f = lambda x, i: x.at[i].get(mode="fill", fill_value=-9.0, wrap_negative_indices=False)
+    for g in (lambda x, i: f(fnp.asarray(x), i), ft.jit(f)):
+        assert g(x, idx).tolist() == [-9.0, -9.0, 1.0, 5.0, -9.0]
+    clip = ft.jit(lambda x, i: x.at[i].get(wrap_negative_indices=False))(x, idx)
+    assert clip.tolist() == [1.0, 1.0, 1.0, 5.0, 5.0]
+    up = ft.jit(lambda x, i: x.at[i].add(10.0, wrap_negative_indices=False))(x, idx)
+    assert up.tolist() == [11.0, 2.0, 3.0, 4.0, 15.0]
+    assert fnp.asarray(x).at[-1].set(0.0, wrap_negative_indices=False).tolist() == x.tolist()
+    assert fnp.asarray(x).at[-1].set(0.0, mode="clip", wrap_negative_indices=False).tolist()[0] == 0.0

@@ -73,22 +73,23 @@ def _width(item):
     return arr.ndim if arr.dtype.kind == "b" else 1
 
 
-def _remap_one(item, n, how):
-    """An integer index along an axis of size ``n``, negatives wrapped, then clamped
-    (``how="clip"``) or sent to ``n`` when out of range (``"fill"``: the padded slot)."""
+def _remap_one(item, n, how, wrap=True):
+    """An integer index along an axis of size ``n``, negatives wrapped (unless not
+    ``wrap``: then they are out of range), then clamped (``how="clip"``) or sent to ``n``
+    when out of range (``"fill"``: the padded slot)."""
     if isinstance(item, (int, np.integer)):
-        i = int(item) + n if int(item) < 0 else int(item)
+        i = int(item) + n if int(item) < 0 and wrap else int(item)
         if how == "clip":
             return min(max(i, 0), n - 1)
         return i if 0 <= i < n else n
     f = _fnp() if isinstance(item, Tracer) else np
-    i = f.where(item < 0, item + n, item)
+    i = f.where(item < 0, item + n, item) if wrap else item
     if how == "clip":
         return f.clip(i, 0, n - 1)
     return f.where((i < 0) | (i >= n), n, i)
 
 
-def _remap_index(shape, index, how):
+def _remap_index(shape, index, how, wrap=True):
     """The index with each integer item remapped by ``how``, and the axes they index."""
     items = list(index) if isinstance(index, tuple) else [index]
     widths = [_width(it) for it in items]
@@ -103,7 +104,7 @@ def _remap_index(shape, index, how):
             w == 1 and not isinstance(item, slice) and _as_index(item).dtype.kind in "iu")
         if is_int and axis < len(shape) and shape[axis] > 0:
             items[k] = _remap_one(item if isinstance(item, (int, np.integer))
-                                  else _as_index(item), shape[axis], how)
+                                  else _as_index(item), shape[axis], how, wrap)
             axes.append(axis)
         axis += w
     return tuple(items), axes
@@ -128,11 +129,11 @@ def _data_index(index):
     return data(index)
 
 
-def _get_filled(x, index, fill_value):
+def _get_filled(x, index, fill_value, wrap=True):
     """``x[index]`` with ``fill_value`` where an integer index is out of range: each
     such axis gets one padded slot of ``fill_value``, which out-of-range indices select."""
     fnp = _fnp()
-    items, axes = _remap_index(tuple(x.shape), index, "fill")
+    items, axes = _remap_index(tuple(x.shape), index, "fill", wrap)
     fill = _default_fill(x.dtype) if fill_value is None else fill_value
     for d in sorted(set(axes)):
         pad = fnp.full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]), fill, x.dtype)
@@ -141,8 +142,9 @@ def _get_filled(x, index, fill_value):
 
 
 class _IndexUpdateRef:
-    """``x.at[idx]``: out-of-place indexed reads and updates with JAX's keywords (``mode``;
-    ``indices_are_sorted`` and ``unique_indices`` are accepted as hints).
+    """``x.at[idx]``: out-of-place indexed reads and updates with JAX's keywords (``mode``,
+    ``wrap_negative_indices``; ``indices_are_sorted`` and ``unique_indices`` are accepted
+    as hints).
 
     >>> import functrans.numpy as fnp
     >>> fnp.arange(3.0).at[[0, 5]].get(mode="fill", fill_value=-1.0).tolist()
@@ -154,37 +156,44 @@ class _IndexUpdateRef:
         self.array = array
         self.index = index
 
-    def _update(self, how, values, mode):
+    def _update(self, how, values, mode, wrap=True):
         _check_mode(mode)
         index = self.index
         if mode == "clip":
-            index = _remap_index(tuple(self.array.shape), index, "clip")[0]
+            index = _remap_index(tuple(self.array.shape), index, "clip", wrap)[0]
+        elif not wrap:   # negative indices are out of range: dropped
+            index = _data_index(_remap_index(tuple(self.array.shape), index, "fill", False)[0])
         return index_update(self.array, index, values, how)
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None):
+            fill_value=None, wrap_negative_indices=True):
         """``x[idx]``; ``mode="fill"`` (or ``"drop"``) gives ``fill_value`` (default NaN,
         or the integer extreme) for out-of-range indices, ``"clip"`` clamps every index.
+        ``wrap_negative_indices=False`` makes negative indices out of range too.
 
         >>> import functrans.numpy as fnp
         >>> fnp.arange(3.0).at[4].get(mode="clip").item()
         2.0
         """
         _check_mode(mode)
+        wrap = wrap_negative_indices
         if mode in ("fill", "drop"):
-            return _get_filled(self.array, self.index, fill_value)
-        if mode == "clip":
-            return self.array[_remap_index(tuple(self.array.shape), self.index, "clip")[0]]
+            return _get_filled(self.array, self.index, fill_value, wrap)
+        if mode == "clip" or not wrap:
+            return self.array[_remap_index(tuple(self.array.shape), self.index, "clip", wrap)[0]]
         return self.array[_data_index(self.index)]
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
         """Out-of-place ``x[idx] = values``; out-of-range updates are dropped."""
-        return self._update("set", values, mode)
+        return self._update("set", values, mode, wrap_negative_indices)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update("add", values, mode)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        return self._update("add", values, mode, wrap_negative_indices)
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 wrap_negative_indices=True):
         """``x[idx] -= values`` (repeated indices subtract repeatedly).
 
         >>> import functrans.numpy as fnp
@@ -192,42 +201,49 @@ class _IndexUpdateRef:
         [-1.0, 1.0, 1.0]
         """
         v = _fnp().asarray(values).astype(self.array.dtype)
-        return self._update("add", _fnp().negative(v), mode)
+        return self._update("add", _fnp().negative(v), mode, wrap_negative_indices)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update("mul", values, mode)
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        return self._update("mul", values, mode, wrap_negative_indices)
 
     mul = multiply
 
-    def _scaled(self, op, values, mode):
+    def _scaled(self, op, values, mode, wrap=True):
         ones = _fnp().ones_like(self.array)
-        return op(self.array, _IndexUpdateRef(ones, self.index).multiply(values, mode=mode))
+        return op(self.array, _IndexUpdateRef(ones, self.index).multiply(
+            values, mode=mode, wrap_negative_indices=wrap))
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 wrap_negative_indices=True):
         """``x[idx] /= values``, as JAX: ``x / ones_like(x).at[idx].multiply(values)``.
 
         >>> import functrans.numpy as fnp
         >>> fnp.full(3, 8.0).at[1].divide(2.0).tolist()
         [8.0, 4.0, 8.0]
         """
-        return self._scaled(_fnp().divide, values, mode)
+        return self._scaled(_fnp().divide, values, mode, wrap_negative_indices)
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 wrap_negative_indices=True):
         """``x[idx] **= values``, as JAX: ``x ** ones_like(x).at[idx].multiply(values)``.
 
         >>> import functrans.numpy as fnp
         >>> fnp.full(3, 2.0).at[2].power(3.0).tolist()
         [2.0, 2.0, 8.0]
         """
-        return self._scaled(_fnp().power, values, mode)
+        return self._scaled(_fnp().power, values, mode, wrap_negative_indices)
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update("min", values, mode)
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        return self._update("min", values, mode, wrap_negative_indices)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        return self._update("max", values, mode)
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        return self._update("max", values, mode, wrap_negative_indices)
 
-    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
         """``func`` (elementwise, unary) applied at ``x[idx]``, once per occurrence of an
         index, as JAX's ``x.at[idx].apply(func)``.
 
@@ -237,7 +253,7 @@ class _IndexUpdateRef:
         """
         fnp, x = _fnp(), self.array
         counts = _IndexUpdateRef(fnp.zeros(tuple(x.shape), np.int32), self.index).add(
-            1, mode=mode)
+            1, mode=mode, wrap_negative_indices=wrap_negative_indices)
 
         def step(i, y):
             return fnp.where(counts > i, fnp.asarray(func(y)).astype(x.dtype), y)
