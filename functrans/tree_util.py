@@ -147,6 +147,10 @@ class PyTreeDef:
             stack += [closing] + items[::-1]
         return "".join(out)
 
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        """``tree_unflatten(self, leaves)``, as JAX's ``treedef.unflatten``."""
+        return tree_unflatten(self, leaves)
+
     def flatten_up_to(self, tree: Any) -> list:
         """The subtrees of ``tree`` at this structure's leaves (it must be a prefix of
         ``tree``'s), as JAX's: ``tree_structure((1, 2)).flatten_up_to((1, [2, 3]))`` is

@@ -146,6 +146,7 @@ def test_tree_map_takes_rest_trees_the_first_is_a_prefix_of():
     assert tu.tree_map(lambda *xs: tuple(xs), x, y) == (
         ((1, [3]), (2, None)), ((3, {"foo": "bar"}), (4, 7), (5, [5, 6])))
     assert tu.tree_structure((1, 2)).flatten_up_to((1, [2, 3])) == [1, [2, 3]]
+    assert tu.tree_structure({"a": (1, 2)}).unflatten([5, 6]) == {"a": (5, 6)}
     for bad in [(1, 2, 3), [1, 2], {"a": 1}]:
         with pytest.raises(ValueError, match="pytree structure error"):
             tu.tree_map(lambda a, b: a, (1, 2), bad)
