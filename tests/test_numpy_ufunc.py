@@ -151,3 +151,18 @@ def test_traced_indices_initial_and_where():
     with pytest.raises(ValueError):
         div.reduce(x, where=w)       # no identity, no initial
     assert fnp.add.reduceat(x, np.array([], int), axis=1).shape == (3, 0)
+
+
+def test_reduceat_with_traced_indices():
+    """reduceat under jit with the indices an argument (JAX's test passes them traced;
+    it needed concrete ones): a masked fold per segment, numpy's values."""
+    sub = fnp.frompyfunc(lambda x, y: x - y, 2, 1)
+    x = np.arange(8.0)
+    i = np.array([0, 4, 1, 5])
+    _eq(ft.jit(sub.reduceat)(x, i), np.subtract.reduceat(x, i))
+    y = np.arange(12.0).reshape(3, 4)
+    j = np.array([3, 0, 2])
+    _eq(ft.jit(lambda a, ii: fnp.maximum.reduceat(a, ii, axis=1))(y, j),
+        np.maximum.reduceat(y, j, axis=1))
+    _eq(ft.jit(lambda a, ii: fnp.add.reduceat(a, ii, axis=0))(y, np.array([2, 1])),
+        np.add.reduceat(y, [2, 1], axis=0))

@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..batching import vmap
+from ..tracing import Tracer
 from ..primitives.control_flow import fori_loop, scan
 from ._creation import arange, asarray, zeros
 from ._elementwise_select import where as _select
@@ -204,6 +205,8 @@ class ufunc:
         self._binary("reduceat")
         a = asarray(a, dtype) if dtype is not None else asarray(a)
         ax = canonicalize_axis(axis, a.ndim)
+        if isinstance(indices, Tracer):
+            return moveaxis(self._reduceat_traced(moveaxis(a, ax, 0), indices), 0, ax)
         idx = [int(i) for i in np.asarray(indices).ravel()]
         n = a.shape[ax]
         moved = moveaxis(a, ax, 0)
@@ -217,6 +220,28 @@ class ufunc:
             parts.append(self.reduce(moved[start:stop], axis=0) if stop > start
                          else moved[start])
         return moveaxis(stack(parts, axis=0), 0, ax)
+
+    def _reduceat_traced(self, moved, indices):
+        """reduceat along axis 0 with traced indices (as JAX's): each segment starts at
+        ``moved[start]`` and folds the positions in (start, stop) by a masked scan."""
+        idx = ravel(indices)
+        n = moved.shape[0]
+        if idx.shape[0] == 0 or n == 0:
+            return zeros((0,) + moved.shape[1:], moved.dtype)
+        stops = concatenate([idx[1:], asarray([n], idx.dtype)])
+        pos = reshape(arange(n), (n,) + (1,) * (moved.ndim - 1))
+        parts = []
+        for k in range(idx.shape[0]):
+            start, stop = idx[k], stops[k]
+            carry = moved[start]
+            carry = carry.astype(asarray(self(carry, moved[0])).dtype)
+            inside = broadcast_to((pos > start) & (pos < stop), moved.shape)
+
+            def step(c, xw):
+                x, w = xw
+                return _select(w, self(c, x).astype(c.dtype), c), None
+            parts.append(scan(step, carry, (moved, inside))[0])
+        return stack(parts, axis=0)
 
     def outer(self, A: ArrayLike, B: ArrayLike, /) -> Any:
         """The function of every pair: shape ``A.shape + B.shape``.
