@@ -21,12 +21,13 @@ __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_flatten_with_path", "tree_map_with_path", "tree_leaves_with_path", "keystr",
            "tree_transpose", "tree_all", "tree_reduce", "SequenceKey", "DictKey",
            "GetAttrKey", "FlattenedIndexKey", "register_pytree_node_class", "Partial",
-           "register_dataclass", "register_static"]
+           "register_dataclass", "register_static", "register_pytree_with_keys"]
 
 # type -> (flatten(x) -> (children, aux), unflatten(aux, children) -> x)
 _registry: dict = {}
 _NO_INITIAL = object()     # tree_reduce's default: no initializer given
 _data_fields: dict = {}    # register_dataclass's classes -> their child fields (key paths)
+_keyed: dict = {}          # register_pytree_with_keys's classes -> their flatten_with_keys
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple],
@@ -372,6 +373,8 @@ def _child_keys(x, t, children, aux):
         return [GetAttrKey(f) for f in x._fields]
     if t in _data_fields:
         return [GetAttrKey(f) for f in _data_fields[t]]
+    if t in _keyed:
+        return [k for k, _ in _keyed[t](x)[0]]
     return [FlattenedIndexKey(i) for i in range(len(children))]
 
 
@@ -485,6 +488,22 @@ def register_pytree_node_class(cls: type) -> type:
     """
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unflatten_func:
+                              Callable, flatten_func: Callable | None = None) -> None:
+    """Register ``nodetype`` by ``flatten_with_keys(x) -> (((key, child), ...), aux)``,
+    whose keys name the children in key paths, as JAX's.
+
+    >>> class P:
+    ...     def __init__(self, a): self.a = a
+    >>> register_pytree_with_keys(P, lambda p: (((GetAttrKey("a"), p.a),), 0), lambda _, c: P(*c))
+    >>> keystr(tree_leaves_with_path([P(1.0)])[0][0])
+    '[0].a'
+    """
+    register_pytree_node(nodetype, flatten_func or (lambda x: (lambda pairs, aux: (
+        [c for _, c in pairs], aux))(*flatten_with_keys(x))), unflatten_func)
+    _keyed[nodetype] = flatten_with_keys
 
 
 def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,

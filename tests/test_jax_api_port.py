@@ -231,3 +231,21 @@ def test_make_jaxpr_shape_dtype_structs_and_return_shape():
     assert shape == (ft.ShapeDtypeStruct((2,), np.float64), ft.ShapeDtypeStruct((), np.float64))
     jp = ft.make_jaxpr(lambda x: x * 2)(ft.ShapeDtypeStruct((3,), np.float32))
     assert [(a.shape, a.dtype) for a in jp.in_avals] == [((3,), np.float32)]
+
+
+def test_register_pytree_with_keys_names_children_in_key_paths():
+    # tree_util_test.testTreeFlattenWithPathCustom (register_pytree_with_keys)
+    from functrans import tree_util as tu
+
+    class KObj:
+        def __init__(self, x, y, z):
+            self.x, self.y, self.z = x, y, z
+    tu.register_pytree_with_keys(
+        KObj, lambda o: (((tu.GetAttrKey("x"), o.x), (tu.GetAttrKey("y"), o.y)), o.z),
+        lambda z, xy: KObj(xy[0], xy[1], z))
+    flat, td = tu.tree_flatten_with_path([KObj(1.0, {"a": 2.0}, "zz")])
+    assert [(tu.keystr(k), v) for k, v in flat] == [("[0].x", 1.0), ("[0].y['a']", 2.0)]
+    back = tu.tree_unflatten(td, [3.0, 4.0])[0]
+    assert (back.x, back.y, back.z) == (3.0, {"a": 4.0}, "zz")
+    g = ft.grad(lambda o: o.x * o.y["a"])(KObj(2.0, {"a": 5.0}, "zz"))
+    assert (float(g.x), float(g.y["a"])) == (5.0, 2.0)
