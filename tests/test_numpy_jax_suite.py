@@ -157,3 +157,19 @@ def test_at_wrap_negative_indices_false():
     assert up.tolist() == [11.0, 2.0, 3.0, 4.0, 15.0]
     assert fnp.asarray(x).at[-1].set(0.0, wrap_negative_indices=False).tolist() == x.tolist()
     assert fnp.asarray(x).at[-1].set(0.0, mode="clip", wrap_negative_indices=False).tolist()[0] == 0.0
+
+
+def test_complex_to_bool_under_jit_is_nonzero():
+    """astype(bool) of a complex array under jit read the real part only (1j -> False);
+    numpy and jnp test x != 0."""
+    x = np.array([1j, 0, 2 + 0j, 0 + 0j, 1 - 1j], np.complex64)
+    for f in (lambda a: a.astype(bool), lambda a: fnp.astype(a, bool),
+              lambda a: fnp.asarray(a, bool)):
+        np.testing.assert_array_equal(ft.jit(f)(x), x.astype(bool))
+
+
+def test_argwhere_of_a_0d_array_has_no_columns():
+    """numpy's argwhere of a 0-d array is (k, 0); functrans gave (k, 1)."""
+    assert fnp.argwhere(np.float32(2)).shape == np.argwhere(np.float32(2)).shape == (1, 0)
+    assert fnp.argwhere(np.float32(0)).shape == (0, 0)
+    assert ft.jit(lambda a: fnp.argwhere(a, size=3))(np.float32(2)).shape == (3, 0)

@@ -127,8 +127,9 @@ def argwhere(a: ArrayLike, *, size: int | None = None,
     >>> fnp.argwhere(fnp.asarray([[0, 1], [2, 0]])).tolist()
     [[0, 1], [1, 0]]
     """
-    a = st.atleast_1d(asarray(a))
-    return jn.stack(list(nonzero(a, size=size, fill_value=fill_value)), axis=-1)
+    a = asarray(a)
+    out = jn.stack(list(nonzero(st.atleast_1d(a), size=size, fill_value=fill_value)), axis=-1)
+    return out[:, :0] if a.ndim == 0 else out   # numpy: a 0-d array's rows have no columns
 
 
 def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None,

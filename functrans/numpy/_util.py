@@ -13,7 +13,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
-from ..primitives.elementwise import convert_element_type, convert_element_type_p
+from ..primitives.elementwise import convert_element_type, convert_element_type_p, ne
 from ..primitives.slicing import concatenate
 from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
 
@@ -101,6 +101,8 @@ def asarray(x, dtype=None):
     if dtype is not None:
         dtype = canonical_dtype(dtype)
     if isinstance(x, Tracer):
+        if dtype == np.bool_ and x.dtype.kind == "c":   # numpy's (and jnp's) x != 0: the
+            return ne(x, np.zeros((), x.dtype))          # lax cast reads the real part only
         return convert_element_type(x, dtype) if dtype is not None else x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
