@@ -193,7 +193,7 @@ class ufunc:
 
     def reduceat(self, a: ArrayLike, indices: ArrayLike, axis: int = 0,
                  dtype: DTypeLike | None = None, out: None = None) -> Array:
-        """numpy's reduceat with concrete ``indices``: for each i, the fold of
+        """numpy's reduceat (``indices`` may be traced): for each i, the fold of
         ``a[indices[i]:indices[i+1]]`` along ``axis`` (``a[indices[i]]`` where the next
         index is not larger; the last runs to the end).
 
