@@ -74,3 +74,13 @@ def test_wofz_derivative_is_holomorphic():
     np.testing.assert_allclose(np.asarray(tangent), numeric, rtol=1e-8)
     batched = ft.vmap(fsp.wofz)(z)
     np.testing.assert_allclose(np.asarray(batched), ssp.wofz(z), rtol=5e-14)
+
+
+def test_sph_harm_y_polar_angle_outside_0_pi_as_scipy():
+    # JAX's testSphHarmY draws theta in [-2, 1]: odd |m| had the wrong sign for theta < 0
+    import scipy.special as sps
+    from functrans.scipy import special as fsp
+    n, m = np.array([1, 1, 3, 3, 2]), np.array([-1, 1, -3, 1, -2])
+    theta, phi = np.array([-2.0, -0.7, -1.2, 3.5, -0.4]), np.array([-4.0, 0.3, 1.0, 2.0, 5.0])
+    np.testing.assert_allclose(fsp.sph_harm_y(n, m, theta, phi, n_max=3),
+                               sps.sph_harm_y(n, m, theta, phi), rtol=1e-13, atol=1e-15)

@@ -61,7 +61,9 @@ def sph_harm_y(n: ArrayLike, m: ArrayLike, theta: ArrayLike, phi: ArrayLike,
             raise ValueError("sph_harm_y: pass n_max when n is not a concrete array") from err
     n_max = max(int(n_max), 0)
     n, m, theta, phi = fnp.broadcast_arrays(n, m, theta, phi)
-    table = _normalized_legendre(fnp.cos(theta), fnp.sin(theta), n_max)
+    # P_n^m(cos theta) has the factor (1 - cos^2)^(m/2) = |sin theta|: a polar angle outside
+    # [0, pi] gives scipy's value, even in theta (sin theta flipped the odd-m signs there)
+    table = _normalized_legendre(fnp.cos(theta), fnp.abs(fnp.sin(theta)), n_max)
     am = fnp.abs(m)
     valid = (am <= n) & (n >= 0) & (n <= n_max)
     picked = fnp.take_along_axis(
