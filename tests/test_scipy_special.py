@@ -236,3 +236,21 @@ def test_logsumexp_reduces_over_the_shape_a_and_b_broadcast_to():
     g = ft.grad(lambda a: fss.logsumexp(a, b=np.abs(b), axis=-1).sum())(a)
     e = np.abs(b) * np.exp(a)
     np.testing.assert_allclose(g, (e / e.sum(-1, keepdims=True)).sum(0), rtol=1e-13)
+
+
+def test_xlogy_xlog1py_entr_edges_as_jax_and_scipy():
+    # from JAX's lax_scipy_test: NaN in y propagates (it gave 0), the Hessian at x = 0
+    # keeps the mixed term 1 / y (it gave 0: the d/dy rule was masked at every x = 0),
+    # entr'(0) = +inf forward and reverse (it gave 0)
+    assert np.isnan(float(fss.xlogy(0.0, np.nan))) and np.isnan(float(fss.xlog1py(0.0, np.nan)))
+    assert float(fss.xlogy(0.0, 0.0)) == 0.0 == float(fss.xlog1py(0.0, -1.0))
+    for f, mixed in [(fss.xlogy, 1 / 3), (fss.xlog1py, 1 / 4)]:
+        h = ft.hessian(f, argnums=(0, 1))(0.0, 3.0)
+        np.testing.assert_allclose(np.array(h, dtype=float), [[0, mixed], [mixed, 0]], rtol=1e-15)
+        check_grads(f, (0.5, 3.0), order=2)
+    assert float(ft.jacfwd(fss.entr)(0.0)) == np.inf == float(ft.jacrev(fss.entr)(0.0))
+    x = np.array([-1.0, 0.0, 2.0, np.nan])
+    np.testing.assert_array_equal(np.asarray(fss.entr(x)), sps.entr(x))
+    assert not np.signbit(np.asarray(fss.entr(0.0)))
+    np.testing.assert_allclose(ft.grad(fss.entr)(2.0), -np.log(2.0) - 1)
+    assert float(ft.grad(fss.entr)(-1.0)) == 0.0

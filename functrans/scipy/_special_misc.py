@@ -27,14 +27,18 @@ _ASYM_FROM = 30.0
 @custom_jvp
 def _xlogy(x, y):
     t = x.dtype.type
-    return fnp.where(x == 0, t(0), x * fnp.log(fnp.where(x == 0, t(1), y)))
+    zero = (x == 0) & ~fnp.isnan(y)     # 0 * log(y) is 0 for every y but NaN (scipy)
+    return fnp.where(zero, t(0), x * fnp.log(fnp.where(zero, t(1), y)))
 
 
 @_xlogy.defjvp
 def _xlogy_jvp(primals, tangents):
     (x, y), (tx, ty) = primals, tangents
     t = x.dtype.type
-    dy = fnp.where(x == 0, t(0), x / fnp.where(x == 0, t(1), y))
+    # d/dy = x / y, guarded only at x = y = 0 (not at every x = 0: its own derivative in
+    # x, the mixed second derivative 1 / y, must survive there)
+    both0 = (x == 0) & (y == 0)
+    dy = fnp.where(both0, t(0), x / fnp.where(both0, t(1), y))
     return _xlogy(x, y), tx * fnp.log(y) + ty * dy
 
 
@@ -53,14 +57,16 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
 @custom_jvp
 def _xlog1py(x, y):
     t = x.dtype.type
-    return fnp.where(x == 0, t(0), x * fnp.log1p(fnp.where(x == 0, t(0), y)))
+    zero = (x == 0) & ~fnp.isnan(y)     # NaN in y stays NaN (scipy)
+    return fnp.where(zero, t(0), x * fnp.log1p(fnp.where(zero, t(0), y)))
 
 
 @_xlog1py.defjvp
 def _xlog1py_jvp(primals, tangents):
     (x, y), (tx, ty) = primals, tangents
     t = x.dtype.type
-    dy = fnp.where(x == 0, t(0), x / (t(1) + fnp.where(x == 0, t(0), y)))
+    both0 = (x == 0) & (y == -1)        # guarded only there (see _xlogy_jvp)
+    dy = fnp.where(both0, t(0), x / (t(1) + fnp.where(both0, t(0), y)))
     return _xlog1py(x, y), tx * fnp.log1p(y) + ty * dy
 
 
@@ -76,8 +82,23 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     return _xlog1py(x, y)
 
 
+@custom_jvp
+def _xlogx(x):
+    t = x.dtype.type
+    return fnp.where(x == 0, t(0), x * fnp.log(fnp.where(x == 0, t(1), x)))
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (tx,) = primals, tangents
+    t = x.dtype.type
+    # log x + 1: -inf at 0 (JAX's entr'(0) = inf); x < 0 is masked out by entr
+    return _xlogx(x), tx * (fnp.log(fnp.where(x < 0, t(1), x)) + t(1))
+
+
 def entr(x: ArrayLike) -> Array:
-    """-x log x for x > 0, 0 at 0, -inf for x < 0.
+    """-x log x for x > 0, 0 at 0, -inf for x < 0; the derivative -log x - 1 is +inf at
+    0 (as JAX's).
 
     >>> from functrans.scipy.special import entr
     >>> float(entr(1.0))
@@ -85,9 +106,7 @@ def entr(x: ArrayLike) -> Array:
     """
     x = as_float(x)
     t = x.dtype.type
-    pos = x > 0
-    val = -_xlogy(fnp.where(pos, x, t(1)), fnp.where(pos, x, t(1)))
-    return fnp.where(pos, val, fnp.where(x == 0, t(0), t(-np.inf)))
+    return fnp.where(x < 0, t(-np.inf), t(0) - _xlogx(x))   # +0 at 0, as scipy
 
 
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
