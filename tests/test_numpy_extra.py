@@ -665,3 +665,11 @@ def test_cov_of_float32_stays_float32():
         got = f(x)
         assert got.dtype == np.float32
         np.testing.assert_allclose(got, np.cov(x), rtol=1e-5)
+
+
+def test_trapezoid_nd_x_differenced_along_its_own_axis():
+    # JAX's testIntegrateTrapezoid: y (2, 3, 10), x (3, 10), axis=-2 raised (x was
+    # differenced along y's axis number 1, which is x's last axis)
+    rng = np.random.default_rng(0)
+    y, x = rng.normal(size=(2, 3, 10)), rng.normal(size=(3, 10))
+    np.testing.assert_allclose(fnp.trapezoid(y, x, axis=-2), np.trapezoid(y, x, axis=-2), rtol=1e-13)

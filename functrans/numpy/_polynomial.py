@@ -172,13 +172,16 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: i
     4.0
     """
     y = asarray(y)
-    axis = canonicalize_axis(axis, y.ndim)
-    y = st.moveaxis(y, axis, -1)
+    y_axis = canonicalize_axis(axis, y.ndim)
+    y = st.moveaxis(y, y_axis, -1)
     if x is None:
         d = asarray(dx)
     else:
         x = asarray(x)
-        d = diff(x) if x.ndim == 1 else diff(st.moveaxis(x, axis, -1), axis=-1)
+        # an n-d x is differenced along ``axis`` counted in x's own dimensions (numpy's
+        # diff(x, axis=axis)), not along y's canonical axis number
+        d = diff(x) if x.ndim == 1 else diff(
+            st.moveaxis(x, canonicalize_axis(axis, x.ndim), -1), axis=-1)
     avg = el.multiply(el.add(y[..., 1:], y[..., :-1]), 0.5)
     return red.sum(el.multiply(d, avg), axis=-1)
 
