@@ -173,3 +173,12 @@ def test_argwhere_of_a_0d_array_has_no_columns():
     assert fnp.argwhere(np.float32(2)).shape == np.argwhere(np.float32(2)).shape == (1, 0)
     assert fnp.argwhere(np.float32(0)).shape == (0, 0)
     assert ft.jit(lambda a: fnp.argwhere(a, size=3))(np.float32(2)).shape == (3, 0)
+
+
+def test_setdiff1d_assume_unique_keeps_ar1_order():
+    """numpy (and JAX) return ar1's order with assume_unique=True; functrans sorted."""
+    a, b = np.array([2, 8, 4, 9, 3]), np.array([3, 7])
+    np.testing.assert_array_equal(fnp.setdiff1d(a, b, assume_unique=True),
+                                  np.setdiff1d(a, b, assume_unique=True))
+    got = ft.jit(lambda a, b: fnp.setdiff1d(a, b, assume_unique=True, size=6, fill_value=0))(a, b)
+    assert got.tolist() == [2, 8, 4, 9, 0, 0]

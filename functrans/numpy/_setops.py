@@ -383,12 +383,16 @@ def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
 
 def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
               size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
-    """Sorted unique values of ``ar1`` not in ``ar2``.
+    """Sorted unique values of ``ar1`` not in ``ar2`` (with ``assume_unique``, in
+    ``ar1``'s order, as numpy).
 
     >>> import functrans.numpy as fnp
     >>> fnp.setdiff1d(fnp.asarray([3, 1, 2]), fnp.asarray([1])).tolist()
     [2, 3]
     """
+    if assume_unique:   # numpy keeps ar1's order then (no sort)
+        flat = st.ravel(asarray(ar1))
+        return _compact(flat, isin(flat, ar2, invert=True), size, fill_value)
     n = st.ravel(asarray(ar1)).shape[0]
     u, _, _, counts = _unique_parts(ar1, n, None)
     keep = el.logical_and(el.greater(counts, 0), isin(u, ar2, invert=True))
