@@ -248,3 +248,11 @@ def test_bad_inputs_are_clear():
     # integers are promoted to float64, as the other scipy.linalg functions do
     np.testing.assert_allclose(np.asarray(fla.lu_factor(np.array([[2, 1], [4, 3]]))[0]),
                                sl.lu_factor(np.array([[2., 1.], [4., 3.]]))[0])
+
+
+def test_lu_of_a_0x0_matrix():
+    # JAX's testLu runs shape (0, 0): the impl's reshape((-1, 0, 0)) raised
+    for shape in [(0, 0), (3, 0, 0), (0, 2, 2)]:
+        p, l, u = fla.lu(np.zeros(shape))
+        assert p.shape == l.shape == u.shape == shape
+    assert ft.jit(fla.lu)(np.zeros((0, 0)))[0].shape == (0, 0)

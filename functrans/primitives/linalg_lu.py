@@ -102,7 +102,7 @@ def _lu_aval(a):
 def _lu_impl(a):
     a = np.asarray(a)
     n = a.shape[-1]
-    flat = a.reshape((-1, n, n))
+    flat = a.reshape((int(np.prod(a.shape[:-2])), n, n))   # -1 is ambiguous when n == 0
     lus = np.empty_like(flat)
     pivs = np.zeros(flat.shape[:2], np.int32)
     for i, m in enumerate(flat):
