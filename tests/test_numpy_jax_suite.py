@@ -18,7 +18,8 @@ def test_pad_odd_wider_than_axis_under_jit(mode):
         x = np.random.default_rng(n).normal(size=(n, 2))
         w = ((lo, hi), (1, 0))
         want = np.pad(x, w, mode, reflect_type="odd")
-        got = ft.jit(lambda a: fnp.pad(a, w, mode, reflect_type="odd"))(x)
+        backend = None if (n, lo) == (3, 10) else "interpret"   # the grid cheaply, one compiled
+        got = ft.jit(lambda a: fnp.pad(a, w, mode, reflect_type="odd"), backend=backend)(x)
         np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=f"{n} {(lo, hi)}")
 
 
