@@ -122,3 +122,17 @@ def test_two_adjoint_levels_grad_of_grad_matches_jax():
         np.testing.assert_allclose(float(g2), 2.2805899656768354, rtol=1e-9)
         with pytest.raises(TypeError, match="does not work for lax.while_loop"):
             ft.grad(ft.grad(ft.grad(loss)))(1.1)
+
+
+def test_grad_of_grad_through_jit():
+    """grad(grad(jit(loss))): the jitted call's JVP gave the residual constants (the
+    Runge-Kutta tableau) tangents of zeros instead of symbolic zeros, and the adjoint's
+    custom_vjp, which closes over them, raised at second order."""
+    ts = fnp.linspace(0.0, 1.0, 2)
+    f = lambda y, t, a: fnp.stack([a * y[0] - 0.4 * y[0] * y[1],  # noqa: E731
+                                   -0.4 * y[1] + 0.1 * y[0] * y[1]])
+    loss = lambda a: fnp.sum(odeint(f, fnp.array([10.0, 5.0]), ts, a,  # noqa: E731
+                                    rtol=1e-6, atol=1e-6))
+    with ft.enable_checks(False):
+        g2 = ft.grad(ft.grad(ft.jit(loss)))(1.1)
+        np.testing.assert_allclose(float(g2), 2.2805899656768354, rtol=1e-9)

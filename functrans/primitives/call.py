@@ -49,7 +49,7 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
     # tangents): the primal is computed once, and in reverse mode only the linear
     # call is staged, reading the residuals instead of recomputing them.
     nz = tuple(type(t) is not Zero for t in tangents)
-    known, unknown, tk_idx, tu_idx = _jvp_split(jaxpr, nz)
+    known, unknown, tk_idx, tu_idx, zero_out = _jvp_split(jaxpr, nz)
     n_out = len(jaxpr.out_avals)
     (kbody, kconsts), (ubody, uconsts) = known, unknown
     kres = pjit_p.bind(*kconsts, *primals, jaxpr=kbody,
@@ -66,7 +66,11 @@ def _pjit_jvp(primals, tangents, *, jaxpr, name, backend):
                          name=f"jvp({name})", backend=backend)
         for i, t in zip(tu_idx, tu):
             touts[i] = t
-    return out, touts
+    # an output whose tangent the body's JVP left a symbolic zero stays one (as JAX's
+    # instantiate=False): a constant passed through the call otherwise came back with a
+    # tangent of zeros, and a custom_vjp closing over it raised at second order
+    return out, [Zero(tangent_aval(a)) if z else t
+                 for a, z, t in zip(jaxpr.out_avals, zero_out, touts)]
 
 
 _split_cache = BodyCache()
@@ -81,10 +85,13 @@ def _jvp_split(jaxpr, nz):
     n_in, n_out = len(in_avals), len(jaxpr.out_avals)
     t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
 
+    zero_out = []
+
     def fun(*xs):
         it = iter(xs[n_in:])
         ts = [next(it) if m else Zero(tangent_aval(a)) for a, m in zip(in_avals, nz)]
         outs, touts = jvp_eval(jaxpr.jaxpr, jaxpr.consts, xs[:n_in], ts)
+        zero_out[:] = [type(t) is Zero for t in touts]
         return list(outs) + [instantiate(t) for t in touts]
 
     j, c, _ = trace_to_jaxpr(fun, list(in_avals) + t_avals, name="pjit jvp", staged=True)
@@ -92,7 +99,7 @@ def _jvp_split(jaxpr, nz):
     assert all(out_known[:n_out]), "a primal output depends on tangents"
     tk_idx = [i for i in range(n_out) if out_known[n_out + i]]
     tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
-    res = (hoist(kj), hoist(uj), tk_idx, tu_idx)
+    res = (hoist(kj), hoist(uj), tk_idx, tu_idx, tuple(zero_out))
     return _split_cache.put(jaxpr, res, nz)
 
 
