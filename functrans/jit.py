@@ -337,11 +337,12 @@ class Jitted:
             if not kwargs:   # a signature compiled for another leaf type (0-d array, np.int64)
                 self._register_fast(args, kwargs, exe, out_tree)
             return tree_unflatten(out_tree, self._run(exe, args, flat))
-        jaxpr, consts, out_tree = self._stage_cached(key, in_tree, avals, f, flat)
+        jaxpr, consts, out_tree, held = self._stage_cached(key, in_tree, avals, f, flat)
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
-            # whose rules the enclosing transform needs (pjit's impl optimises)
-            body, hoisted = hoist(ClosedJaxpr(jaxpr, consts))
+            # whose rules the enclosing transform needs (pjit's impl optimises); a reused
+            # trace binds the same body, so pjit's rules find what they derived from it
+            body, hoisted = held or hoist(ClosedJaxpr(jaxpr, consts))
             outs = pjit_p.bind(*hoisted, *flat, jaxpr=body,
                                name=getattr(self.fun, "__name__", "fun"), backend=self.backend)
             return tree_unflatten(out_tree, outs)
@@ -372,8 +373,10 @@ class Jitted:
             _filter_traceback(e)
             raise
         if reuse and not any(isinstance(c, Tracer) for c in staged[1]):
+            staged = (*staged, hoist(ClosedJaxpr(staged[0], staged[1])))
             self._staged.put(key, staged)
-        return staged
+            return staged
+        return (*staged, None)
 
     def _run(self, exe, args, flat):
         """Call a compiled function. Donated arguments hand over their buffer only when

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr
 from ..compiler import LRUCache, compile_closed
-from ..tracing import trace_to_jaxpr
+from ..tracing import Tracer, trace_to_jaxpr
 from ..transforms.jvp import jvp_eval
 from ..transforms.partial_eval import partial_eval
 from ..transforms.transpose import transpose_jaxpr
@@ -103,10 +103,17 @@ def _jvp_split(jaxpr, nz):
     return _split_cache.put(jaxpr, res, nz)
 
 
+_transpose_cache = BodyCache()
+
+
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
     mask = [is_undefined(a) for a in args]
-    tj = transpose_jaxpr(jaxpr, mask)
-    tbody, tconsts = hoist(tj)
+    hit = _transpose_cache.get(jaxpr, tuple(mask))
+    if hit is None:
+        hit = hoist(transpose_jaxpr(jaxpr, mask))
+        if not any(isinstance(c, Tracer) for c in hit[1]):
+            _transpose_cache.put(jaxpr, hit, tuple(mask))
+    tbody, tconsts = hit
     nonlin = [a for a in args if not is_undefined(a)]
     cts = [instantiate(c) for c in cts]
     outs = pjit_p.bind(*tconsts, *nonlin, *cts, jaxpr=tbody,
@@ -115,10 +122,21 @@ def _pjit_transpose(cts, *args, jaxpr, name, backend):
     return [next(it) if m else None for m in mask]
 
 
+_batch_cache = BodyCache()
+
+
 def _pjit_batch(args, dims, *, jaxpr, name, backend):
     size = not_mapped_size(args, dims)
-    bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
-    body, consts = hoist(bj)
+    key = (tuple(dims), size)
+    hit = _batch_cache.get(jaxpr, *key)
+    if hit is None:
+        bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
+        body, consts = hoist(bj)
+        hit = (body, consts, out_dims)
+        # a batched body holding tracers of a live trace is not reused past it
+        if not any(isinstance(c, Tracer) for c in consts):
+            _batch_cache.put(jaxpr, hit, *key)
+    body, consts, out_dims = hit
     outs = pjit_p.bind(*consts, *args, jaxpr=body, name=f"vmap({name})",
                        backend=backend)
     return outs, out_dims
