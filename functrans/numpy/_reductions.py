@@ -311,8 +311,9 @@ def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
         ss = R.reduce_sum(E.mul(d, d), axes)
     out = _keep(_div_by(ss, builtins.max(_count(a.shape, axes) - ddof, 0)), a.shape, axes,
                 keepdims)
-    # a complex dtype= gives a complex result (zero imaginary part), as numpy's eagerly
-    return E.convert_element_type(out, dt) if dt.kind == "c" else out
+    # a complex dtype= gives a complex result (zero imaginary part), as numpy's eagerly;
+    # complex data without one gives a real variance
+    return E.convert_element_type(out, dt) if dtype is not None and dt.kind == "c" else out
 
 
 def _traced_std(a, axis, dtype, ddof, keepdims, mean=None):

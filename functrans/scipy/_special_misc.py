@@ -106,7 +106,9 @@ def entr(x: ArrayLike) -> Array:
     """
     x = as_float(x)
     t = x.dtype.type
-    return fnp.where(x < 0, t(-np.inf), t(0) - _xlogx(x))   # +0 at 0, as scipy
+    # scipy's signed zeros: +0 at 0, -0 at 1 (-(1 log 1)); the added zero carries no tangent
+    zero = fnp.where(x == 0, t(0), t(-0.0))
+    return fnp.where(x < 0, t(-np.inf), zero - _xlogx(x))
 
 
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:

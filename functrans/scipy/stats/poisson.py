@@ -68,7 +68,10 @@ def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     mu = _fnp.broadcast_arrays(mu, loc)[0]
     small = _fnp.where((mu > 0) & (mu < _ENTROPY_SUM_BELOW), mu, 1.0)
     k = _fnp.arange(_ENTROPY_TERMS, dtype=mu.dtype).reshape((-1,) + (1,) * mu.ndim)
-    terms = _entr(pmf(k, small[None]))
+    p = pmf(k, small[None])
+    # p underflows to 0 far in the tail, where entr' is infinite: entr(1) = 0 stands in
+    # there, so the gradient gets 0, not inf * 0
+    terms = _entr(_fnp.where(p > 0, p, 1.0))
     summed = _fnp.sum(_fnp.where(k < small + 12 * _fnp.sqrt(small) + 40, terms, 0.0), axis=0)
     big = _fnp.where(mu >= _ENTROPY_SUM_BELOW, mu, _ENTROPY_SUM_BELOW)
     inv = 1.0 / big
