@@ -7,6 +7,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
+from functrans.experimental import ode
 from functrans.experimental.ode import odeint
 
 
@@ -142,7 +143,6 @@ def test_solver_is_jitted_and_reused():
     # odeint's solve runs under jit as JAX's: a second call with the same func,
     # tolerances and shapes reuses the compiled solver (eager vmap(odeint) of a
     # 2-state system: ~1.1 s per call before, ~0.3 s)
-    from functrans.experimental import ode
     f = lambda y, t, k: -k * y   # noqa: E731
     ts = fnp.linspace(0.0, 1.0, 3)
     before = ode._jitted_solve.cache_info()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr
 from ..compiler import LRUCache, compile_closed
-from ..tracing import Tracer, trace_to_jaxpr
+from ..tracing import Tracer, axis_frames, trace_to_jaxpr
 from ..transforms.jvp import jvp_eval
 from ..transforms.partial_eval import partial_eval
 from ..transforms.transpose import transpose_jaxpr
@@ -106,12 +106,18 @@ def _jvp_split(jaxpr, nz):
 _transpose_cache = BodyCache()
 
 
+def _reusable(consts):
+    """Whether a body derived here may serve later calls: not when it holds tracers of a
+    live trace, nor when derived under named axes (collectives see that axis env)."""
+    return not axis_frames() and not any(isinstance(c, Tracer) for c in consts)
+
+
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
     mask = [is_undefined(a) for a in args]
     hit = _transpose_cache.get(jaxpr, tuple(mask))
     if hit is None:
         hit = hoist(transpose_jaxpr(jaxpr, mask))
-        if not any(isinstance(c, Tracer) for c in hit[1]):
+        if _reusable(hit[1]):
             _transpose_cache.put(jaxpr, hit, tuple(mask))
     tbody, tconsts = hit
     nonlin = [a for a in args if not is_undefined(a)]
@@ -133,8 +139,7 @@ def _pjit_batch(args, dims, *, jaxpr, name, backend):
         bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
         body, consts = hoist(bj)
         hit = (body, consts, out_dims)
-        # a batched body holding tracers of a live trace is not reused past it
-        if not any(isinstance(c, Tracer) for c in consts):
+        if _reusable(consts):
             _batch_cache.put(jaxpr, hit, *key)
     body, consts, out_dims = hit
     outs = pjit_p.bind(*consts, *args, jaxpr=body, name=f"vmap({name})",
