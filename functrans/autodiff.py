@@ -132,7 +132,7 @@ def _linearize_flat(fun, args, diff_argnums, has_aux, fname, skip_ints=False):
     in_flat, in_tree = tree_flatten(tuple(args))
     # which leaves are differentiated
     mask = []
-    for i, sub in enumerate(in_tree.children):
+    for i, sub in enumerate(in_tree.child_defs):
         mask += [i in diff_argnums] * sub.num_leaves
     # a leaf not differentiated may be anything (a function, a string): passed through
     in_flat = [as_array(x) if m else _as_array_or_self(x) for x, m in zip(in_flat, mask)]
@@ -410,7 +410,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
             _check_holomorphic_inputs(tree_flatten([args[i] for i in nums])[0])
         in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
             f, args, nums, has_aux, "grad", skip_ints=allow_int)
-        if len(outs) != 1 or out_tree.children is not None:
+        if len(outs) != 1 or out_tree.child_defs is not None:
             raise TypeError(f"grad requires a function returning a scalar, but it returned a "
                             f"pytree {out_tree}" + ("" if has_aux else
                                                     " (to return auxiliary data use has_aux=True)"))
@@ -424,7 +424,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
                             [np.ones((), oa.dtype)], lin.all_linear)
         it, at = iter(cts), 0
         per_arg = {}
-        for i, sub in enumerate(in_tree.children):
+        for i, sub in enumerate(in_tree.child_defs):
             if i in nums:   # an integer leaf (allow_int): JAX's float0 zeros
                 per_arg[i] = tree_unflatten(sub, [
                     _out(instantiate(next(it))) if mask[at + j]
@@ -452,7 +452,7 @@ def _value_and_grad_single(fun, x, holomorphic=False):
         return leaves
 
     outs, lin = linearize_fun(flat, [x], [True], name="grad", prune=False)
-    if tree and (len(outs) != 1 or tree[0].children is not None):
+    if tree and (len(outs) != 1 or tree[0].child_defs is not None):
         raise TypeError(f"grad requires a function returning a scalar, but it returned a "
                         f"pytree {tree[0]} (to return auxiliary data use has_aux=True)")
     out = outs[0]

@@ -34,7 +34,8 @@ from .primitives.control_flow_common import hoist
 from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, axis_frames, get_aval, trace_to_jaxpr, wrap
-from .tree_util import tree_flatten, tree_unflatten, treedef_is_leaf
+from .tree_def import treedef_is_strict_leaf
+from .tree_util import tree_flatten, tree_unflatten
 from .stages import ShapeDtypeStruct, Traced, abstractify, eval_shape  # noqa: F401 (re-exports)
 from . import config as _config
 from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
@@ -436,7 +437,7 @@ class Jitted:
                             for a in args))
                 or observed()):       # last: it asks every tool's hook
             return
-        single = treedef_is_leaf(out_tree)
+        single = treedef_is_strict_leaf(out_tree)
         run = fast_runner(cls, single=single)
         if run is None:
             return

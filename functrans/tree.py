@@ -8,10 +8,13 @@ PyTreeDef([*, (*, None)])
 """
 from __future__ import annotations
 
+import dataclasses as _dataclasses
+
 from . import tree_util as _tu
 
 __all__ = ["map", "leaves", "flatten", "unflatten", "structure", "transpose", "all",
-           "reduce", "flatten_with_path", "map_with_path", "leaves_with_path"]
+           "reduce", "flatten_with_path", "map_with_path", "leaves_with_path", "broadcast",
+           "reduce_associative", "static"]
 
 
 def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (JAX's name)
@@ -116,3 +119,39 @@ def map_with_path(f, tree, *rest, is_leaf=None):
     [11, [22]]
     """
     return _tu.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf)
+
+
+def broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``full_tree``'s structure, each leaf the leaf of ``prefix_tree`` above it.
+
+    >>> broadcast([1, 2], [(0, 0), {"a": 0}])
+    [(1, 1), {'a': 2}]
+    """
+    return _tu.tree_broadcast(prefix_tree, full_tree, is_leaf)
+
+
+def reduce_associative(operation, tree, *, identity=_NO_INITIALIZER, is_leaf=None):
+    """Reduce the leaves with an associative ``operation`` as a balanced tree of calls.
+
+    >>> reduce_associative(max, [3, (7, 1)])
+    7
+    """
+    if identity is _NO_INITIALIZER:
+        return _tu.tree_reduce_associative(operation, tree, is_leaf=is_leaf)
+    return _tu.tree_reduce_associative(operation, tree, identity=identity, is_leaf=is_leaf)
+
+
+def static(**kwargs):
+    """A dataclass field marked static for ``tree_util.register_dataclass``: aux data,
+    not a child.
+
+    >>> @_tu.register_dataclass
+    ... @_dataclasses.dataclass
+    ... class Op:
+    ...     x: float
+    ...     name: str = static(default="add")
+    >>> leaves(Op(1.0))
+    [1.0]
+    """
+    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
+    return _dataclasses.field(metadata=metadata, **kwargs)

@@ -13,7 +13,10 @@ import dataclasses
 import functools
 from typing import Any, Callable, Iterable, Sequence
 
-from . import tree_walk
+from .tree_def import (PyTreeDef, flatten_one_level, is_tree_node, node_handlers,
+                       register_pytree_node, tree_flatten, tree_leaves, tree_structure,
+                       tree_unflatten, treedef_children, treedef_is_leaf,
+                       treedef_is_strict_leaf, treedef_tuple)
 from .tree_keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr
 
 __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
@@ -21,323 +24,30 @@ __all__ = ["register_pytree_node", "tree_flatten", "tree_unflatten", "tree_map",
            "tree_flatten_with_path", "tree_map_with_path", "tree_leaves_with_path", "keystr",
            "tree_transpose", "tree_all", "tree_reduce", "SequenceKey", "DictKey",
            "GetAttrKey", "FlattenedIndexKey", "register_pytree_node_class", "Partial",
-           "register_dataclass", "register_static", "register_pytree_with_keys"]
+           "register_dataclass", "register_static", "register_pytree_with_keys",
+           "register_pytree_with_keys_class", "treedef_children", "treedef_tuple",
+           "is_tree_node", "flatten_one_level", "flatten_one_level_with_keys",
+           "tree_broadcast", "tree_reduce_associative", "KeyEntry", "KeyPath"]
 
-# type -> (flatten(x) -> (children, aux), unflatten(aux, children) -> x)
-_registry: dict = {}
+KeyEntry = Any             # a key of one child: SequenceKey, DictKey, GetAttrKey, ...
+KeyPath = tuple            # a leaf's key path: a tuple of KeyEntry
 _NO_INITIAL = object()     # tree_reduce's default: no initializer given
 _data_fields: dict = {}    # register_dataclass's classes -> their child fields (key paths)
 _keyed: dict = {}          # register_pytree_with_keys's classes -> their flatten_with_keys
 
 
-def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple],
-                         unflatten_func: Callable[[Any, Any], Any]) -> None:
-    """Make instances of ``nodetype`` pytree nodes.
+def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether every item is a leaf (no tuple, list, dict, None or registered node), or
+    one that ``is_leaf`` accepts.
 
-    ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data, children) -> x``.
-    aux_data is part of jit's cache key: compared by equality (and hashed when hashable).
-
-    >>> class Pair:
-    ...     def __init__(self, a, b):
-    ...         self.a, self.b = a, b
-    >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
-    >>> tree_leaves(Pair(1, (2, 3)))
-    [1, 2, 3]
-    >>> tree_map(lambda x: 10 * x, Pair(1, 2)).b
-    20
+    >>> all_leaves([1.0, "a"]), all_leaves([1.0, (2.0,)]), all_leaves([None])
+    (True, False, False)
     """
-    _registry[nodetype] = (flatten_func, unflatten_func)
-
-
-register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
-register_pytree_node(list, lambda l: (l, None), lambda _, c: list(c))
-register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
-
-
-def _dict_flatten(d):
-    try:
-        keys = sorted(d)
-    except TypeError as e:      # JAX's ValueError, naming the keys
-        raise ValueError("Comparator raised exception while sorting pytree dictionary keys "
-                         f"{list(d)!r:.120}: a dict's keys must be mutually orderable "
-                         f"({e})") from None
-    return [d[k] for k in keys], tuple(keys)
-
-
-register_pytree_node(dict, _dict_flatten, lambda keys, c: dict(zip(keys, c)))
-# as JAX's: an OrderedDict keeps its key order (and differs from a dict), a defaultdict
-# sorts its keys and keeps its default_factory
-register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), tuple(d)),
-                     lambda keys, c: collections.OrderedDict(zip(keys, c)))
-register_pytree_node(collections.defaultdict,
-                     lambda d: (lambda c, k: (c, (d.default_factory, k)))(*_dict_flatten(d)),
-                     lambda aux, c: collections.defaultdict(aux[0], zip(aux[1], c)))
-
-
-class PyTreeDef:
-    """The structure of a pytree: node type, aux data and children (None for a leaf).
-
-    >>> td = tree_structure({"w": (1, 2), "b": 3})
-    >>> td, td.num_leaves
-    (PyTreeDef({'b': *, 'w': (*, *)}), 3)
-    """
-    __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
-
-    def __init__(self, node_type: type | None, aux: Any, children: list | None) -> None:
-        self.node_type = node_type
-        self.aux = aux
-        self.children = children
-        if children is None:
-            self.num_leaves, self._hash = 1, 0
-        else:   # from the children's, so no walk (nor recursion) is ever needed for it
-            self.num_leaves = sum([c.num_leaves for c in children])
-            try:
-                aux_hash = hash(aux)
-            except TypeError:       # unhashable aux data: see _aux_hash
-                aux_hash = _aux_hash(aux)
-            self._hash = hash((node_type, aux_hash, tuple([c._hash for c in children])))
-
-    def __eq__(self, other):
-        if self is other:
-            return True
-        if not isinstance(other, PyTreeDef) or self._hash != other._hash:
-            return False
-        try:    # by recursion (the children lists compare their items), fastest
-            return (self.node_type is other.node_type and _aux_equal(self.aux, other.aux)
-                    and self.children == other.children)
-        except RecursionError:   # deeper than the limit allows (JAX takes such trees)
-            return self._equal_deep(other)
-
-    def _equal_deep(self, other):
-        """Equality with an explicit stack of node pairs instead of recursion."""
-        pairs = [(self, other)]
-        while pairs:
-            a, b = pairs.pop()
-            if a is b:
-                continue
-            if a.node_type is not b.node_type or not _aux_equal(a.aux, b.aux):
-                return False
-            if a.children is None or b.children is None:
-                if a.children is not b.children:
-                    return False
-                continue
-            if len(a.children) != len(b.children):
-                return False
-            pairs.extend(zip(a.children, b.children))
-        return True
-
-    def __hash__(self):
-        return self._hash
-
-    def __repr__(self):
-        # JAX prints ``PyTreeDef((*, [*]))``: the structure wrapped once at the top
-        return f"PyTreeDef({self._structure_text()})"
-
-    def _structure_text(self):
-        out, stack = [], [self]     # an explicit stack: pytrees may nest thousands deep
-        while stack:
-            n = stack.pop()
-            if type(n) is str or n.children is None:
-                out.append(n if type(n) is str else "*")
-                continue
-            opening, closing = _brackets(n)
-            keys = [f"{k!r}: " for k in n.aux] if n.node_type is dict else [""] * len(n.children)
-            items = [x for i, kc in enumerate(zip(keys, n.children))
-                     for x in (", " * (i > 0),) + kc]
-            out.append(opening)
-            stack += [closing] + items[::-1]
-        return "".join(out)
-
-    def unflatten(self, leaves: Iterable[Any]) -> Any:
-        """``tree_unflatten(self, leaves)``, as JAX's ``treedef.unflatten``."""
-        return tree_unflatten(self, leaves)
-
-    def flatten_up_to(self, tree: Any) -> list:
-        """The subtrees of ``tree`` at this structure's leaves (it must be a prefix of
-        ``tree``'s), as JAX's: ``tree_structure((1, 2)).flatten_up_to((1, [2, 3]))`` is
-        ``[1, [2, 3]]``; a mismatch is a ValueError naming its key path."""
-        return tree_walk.flatten_up_to(_node, _aux_equal, self, tree)
-
-    @property
-    def num_nodes(self):
-        n, stack = 0, [self]
-        while stack:
-            t = stack.pop()
-            n += 1
-            if t.children is not None:
-                stack.extend(t.children)
-        return n
-
-
-_BRACKETS = {list: ("[", "]"), dict: ("{", "}"), type(None): ("None", "")}
-
-
-def _brackets(td):
-    """The text around the children of node ``td`` in its printed structure."""
-    t = td.node_type
-    if t is tuple:
-        return "(", ",)" if len(td.children) == 1 else ")"
-    if t in _BRACKETS:
-        return _BRACKETS[t]
-    name = f"{t.__name__}[{td.aux!r}]" if t in _registry else f"namedtuple[{t.__name__}]"
-    return f"CustomNode({name}, [", "])"
-
-
-def _aux_hash(aux):
-    """A hash of aux data; unhashable aux data (a dict, say) all hash alike and are told
-    apart by equality, as JAX does."""
-    try:
-        return hash(aux)
-    except TypeError:
-        return hash(type(aux).__name__)
-
-
-def _aux_equal(a, b) -> bool:
-    if a is b:
-        return True
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):     # e.g. arrays in aux data: not provably equal
-        return False
-
-
-_LEAF = PyTreeDef(None, None, None)
-
-
-def node_handlers(x):
-    t = type(x)
-    h = _registry.get(t)
-    if h is not None:
-        return t, h
-    if isinstance(x, tuple) and hasattr(x, "_fields"):   # namedtuple
-        return t, (lambda n: (tuple(n), None), lambda _, c, t=t: t(*c))
-    return t, None
-
-
-def _flatten_shallow(x, leaves, is_leaf):
-    """``_flatten`` by recursion: faster on the trees programs pass (a few levels)."""
-    if is_leaf is not None and is_leaf(x):
-        leaves.append(x)
-        return _LEAF
-    t, h = node_handlers(x)
-    if h is None:
-        leaves.append(x)
-        return _LEAF
-    children, aux = h[0](x)
-    return PyTreeDef(t, aux, [_flatten_shallow(c, leaves, is_leaf) for c in children])
-
-
-def _flatten(tree, leaves, is_leaf):
-    """The treedef of ``tree``, appending its leaves in order: by recursion, and for a
-    tree deeper than the recursion limit allows, with an explicit stack of [type, aux,
-    children, next child, built child treedefs]."""
-    n = len(leaves)
-    try:
-        return _flatten_shallow(tree, leaves, is_leaf)
-    except RecursionError:
-        del leaves[n:]
-    return _flatten_deep(tree, leaves, is_leaf)
-
-
-def _node(x, is_leaf=None):
-    """``(type, aux, children)`` of a node, None for a leaf (tree_walk's view)."""
-    if is_leaf is not None and is_leaf(x):
-        return None
-    t, h = node_handlers(x)
-    if h is None:
-        return None
-    children, aux = h[0](x)
-    return t, aux, children
-
-
-def _flatten_deep(tree, leaves, is_leaf):
-    return tree_walk.flatten(lambda x: _node(x, is_leaf), PyTreeDef, _LEAF, tree, leaves)
-
-
-def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
-                 ) -> tuple[list, PyTreeDef]:
-    """(leaves, treedef); dict children come in sorted key order. ``is_leaf(x)`` True
-    makes ``x`` a leaf even if it is a node.
-
-    >>> tree_flatten([1, (2, None)])
-    ([1, 2], PyTreeDef([*, (*, None)]))
-    >>> tree_flatten([1, (2, 3)], is_leaf=lambda x: isinstance(x, tuple))[0]
-    [1, (2, 3)]
-    """
-    leaves = []
-    return leaves, _flatten(tree, leaves, is_leaf)
-
-
-def _build(td, children):
-    h = _registry.get(td.node_type)
-    if h is None:  # namedtuple
-        return td.node_type(*children)
-    return h[1](td.aux, children)
-
-
-def _unflatten_shallow(td, it):
-    if td.children is None:
-        return next(it)
-    return _build(td, [_unflatten_shallow(c, it) for c in td.children])
-
-
-def _unflatten(td, leaves):
-    """The pytree of ``td`` over ``leaves`` (a list): by recursion, or with an explicit
-    stack for a tree deeper than the recursion limit allows."""
-    try:
-        return _unflatten_shallow(td, iter(leaves))
-    except RecursionError:
-        return tree_walk.unflatten(_build, td, iter(leaves))
-
-
-def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
-    """Rebuild a pytree of structure ``treedef`` from ``leaves``.
-
-    >>> leaves, td = tree_flatten({"a": 1, "b": [2, 3]})
-    >>> tree_unflatten(td, [x + 1 for x in leaves])
-    {'a': 2, 'b': [3, 4]}
-    """
-    leaves = list(leaves)
-    if len(leaves) != treedef.num_leaves:
-        raise ValueError(f"tree_unflatten: structure {treedef} has {treedef.num_leaves} leaves, "
-                         f"got {len(leaves)}")
-    return _unflatten(treedef, leaves)
-
-
-def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
-    """The leaves of ``tree``, in ``tree_flatten``'s order (dict keys sorted).
-
-    >>> tree_leaves({"b": [2, 3], "a": 1})
-    [1, 2, 3]
-    """
-    return tree_flatten(tree, is_leaf)[0]
-
-
-def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
-    """The structure of ``tree`` without its leaves.
-
-    >>> tree_structure((1.0, {"x": 2.0}))
-    PyTreeDef((*, {'x': *}))
-    """
-    return tree_flatten(tree, is_leaf)[1]
-
-
-def treedef_is_leaf(td: PyTreeDef) -> bool:
-    """Whether the structure is a single leaf.
-
-    >>> treedef_is_leaf(tree_structure(3.0)), treedef_is_leaf(tree_structure((3.0,)))
-    (True, False)
-    """
-    return td.children is None
-
-
-def all_leaves(iterable: Iterable[Any]) -> bool:
-    """Whether every item is a leaf (no tuple, list, dict, None or registered node).
-
-    >>> all_leaves([1.0, "a"]), all_leaves([1.0, (2.0,)])
-    (True, False)
-    """
-    return all(treedef_is_leaf(tree_structure(x)) for x in iterable)
+    items = list(iterable)
+    if is_leaf is None:
+        return all(treedef_is_strict_leaf(tree_structure(x)) for x in items)
+    leaves = tree_leaves(items, is_leaf)
+    return len(leaves) == len(items) and all(a is b for a, b in zip(items, leaves))
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
@@ -471,6 +181,52 @@ def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIAL,
     return functools.reduce(function, leaves, initializer)
 
 
+def tree_reduce_associative(operation: Callable, tree: Any, *, identity: Any = _NO_INITIAL,
+                            is_leaf: Callable | None = None) -> Any:
+    """Reduce the leaves with an associative ``operation``, pairing halves (a balanced
+    tree of calls, as JAX's); an empty tree needs ``identity``.
+
+    >>> tree_reduce_associative(lambda a, b: a + b, [1, (2, 3), {"x": 4}])
+    10
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_INITIAL:
+            raise TypeError("tree_reduce_associative: an empty tree needs identity=")
+        return identity
+
+    def halves(items):
+        if len(items) == 1:
+            return items[0]
+        mid = len(items) // 2
+        return operation(halves(items[:mid]), halves(items[mid:]))
+    return halves(leaves)
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: Callable | None = None) -> Any:
+    """``full_tree``'s structure, each leaf the leaf of ``prefix_tree`` above it.
+
+    >>> tree_broadcast((1, {"a": 2}), (["x", "y"], {"a": {"b": 3, "c": 4}}))
+    ([1, 1], {'a': {'b': 2, 'c': 2}})
+    """
+    p_leaves, p_def = tree_flatten(prefix_tree, is_leaf)
+    subtrees = p_def.flatten_up_to(full_tree)
+    leaves = [x for x, sub in zip(p_leaves, subtrees)
+              for _ in range(tree_structure(sub).num_leaves)]
+    return tree_unflatten(tree_structure(full_tree), leaves)
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[tuple, Any]:
+    """``(((key, child), ...), aux data)`` of a pytree node, one level down.
+
+    >>> flatten_one_level_with_keys({"a": 1, "b": [2]})
+    (((DictKey(key='a'), 1), (DictKey(key='b'), [2])), ('a', 'b'))
+    """
+    children, aux = flatten_one_level(tree)
+    keys = _child_keys(tree, type(tree), children, aux)
+    return tuple(zip(keys, children)), aux
+
+
 def register_pytree_node_class(cls: type) -> type:
     """Class decorator: register ``cls`` by its ``tree_flatten()`` method and its
     ``tree_unflatten(aux_data, children)`` classmethod, as JAX's.
@@ -504,6 +260,27 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unfla
     register_pytree_node(nodetype, flatten_func or (lambda x: (lambda pairs, aux: (
         [c for _, c in pairs], aux))(*flatten_with_keys(x))), unflatten_func)
     _keyed[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: register ``cls`` by its ``tree_flatten_with_keys()`` method (and
+    ``tree_flatten()`` if it has one) and its ``tree_unflatten`` classmethod, as JAX's.
+
+    >>> @register_pytree_with_keys_class
+    ... class Box:
+    ...     def __init__(self, v): self.v = v
+    ...     def tree_flatten_with_keys(self):
+    ...         return ((GetAttrKey("v"), self.v),), None
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux, children):
+    ...         return cls(*children)
+    >>> keystr(tree_leaves_with_path(Box(1.0))[0][0])
+    '.v'
+    """
+    flatten = (lambda x: x.tree_flatten()) if hasattr(cls, "tree_flatten") else None
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              flatten)
+    return cls
 
 
 def register_dataclass(nodetype: type, data_fields: Sequence[str] | None = None,

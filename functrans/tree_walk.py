@@ -4,7 +4,7 @@
 pass (a few levels), and falls back to these when a tree is too deep for it (JAX takes
 trees 1,000 levels deep). They know nothing of pytree types: ``node(x)`` says whether
 ``x`` is a node (``(type, aux, children)``) or a leaf (None), ``make(type, aux,
-child_treedefs)`` builds a treedef, and a treedef is read through its ``children``.
+child_treedefs)`` builds a treedef, and a treedef is read through its ``child_defs``.
 
 >>> node = lambda x: (list, None, x) if isinstance(x, list) else None
 >>> make = lambda t, aux, kids: ("node", kids)
@@ -53,20 +53,20 @@ def unflatten(build: Callable[[Any, list], Any], td: Any, it: Iterator) -> Any:
     makes one node.
 
     >>> class TD:
-    ...     def __init__(self, children): self.children = children
+    ...     def __init__(self, children): self.child_defs = children
     >>> unflatten(lambda td, kids: kids, TD([TD(None), TD([TD(None)])]), iter([1, 2]))
     [1, [2]]
     """
-    if td.children is None:
+    if td.child_defs is None:
         return next(it)
     stack = [[td, 0, []]]   # [treedef, next child, built children]
     while True:
         f = stack[-1]
         node, i = f[0], f[1]
-        if i < len(node.children):
+        if i < len(node.child_defs):
             f[1] = i + 1
-            c = node.children[i]
-            if c.children is None:
+            c = node.child_defs[i]
+            if c.child_defs is None:
                 f[2].append(next(it))
             else:
                 stack.append([c, 0, []])
@@ -85,7 +85,8 @@ def flatten_up_to(node: Callable[[Any], tuple | None], equal: Callable[[Any, Any
     structure; a mismatch raises JAX's ValueError ``pytree structure error`` with its path.
 
     >>> class TD:
-    ...     def __init__(self, children): self.node_type, self.aux, self.children = list, None, children
+    ...     def __init__(self, kids):
+    ...         self.node_type, self.aux, self.child_defs = list, None, kids
     >>> node = lambda x: (list, None, x) if isinstance(x, list) else None
     >>> flatten_up_to(node, lambda a, b: a == b, TD([TD(None), TD(None)]), [1, [2, 3]])
     [1, [2, 3]]
@@ -93,7 +94,7 @@ def flatten_up_to(node: Callable[[Any], tuple | None], equal: Callable[[Any, Any
     out, stack = [], [(td, tree, "")]
     while stack:
         t, x, path = stack.pop()
-        if t.children is None:
+        if t.child_defs is None:
             out.append(x)
             continue
         n = node(x)
@@ -101,12 +102,12 @@ def flatten_up_to(node: Callable[[Any], tuple | None], equal: Callable[[Any, Any
         if n is None or n[0] is not t.node_type:
             raise ValueError(f"pytree structure error: different types {where}: expected "
                              f"{t.node_type.__name__}, got {type(x).__name__}")
-        if len(n[2]) != len(t.children):
+        if len(n[2]) != len(t.child_defs):
             raise ValueError(f"pytree structure error: different numbers of children {where}: "
-                             f"expected {len(t.children)}, got {len(n[2])}")
+                             f"expected {len(t.child_defs)}, got {len(n[2])}")
         if not equal(n[1], t.aux):
             raise ValueError(f"pytree structure error: different pytree metadata {where}: "
                              f"expected {t.aux!r:.80}, got {n[1]!r:.80}")
         stack.extend((c, v, f"{path}[{i}]") for i, (c, v) in
-                     reversed(list(enumerate(zip(t.children, n[2])))))
+                     reversed(list(enumerate(zip(t.child_defs, n[2])))))
     return out

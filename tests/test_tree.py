@@ -1,5 +1,6 @@
 """ft.tree and the key-path / transpose / reduce additions to ft.tree_util."""
 import collections
+import dataclasses
 
 import numpy as np
 import pytest
@@ -82,7 +83,6 @@ def test_tree_works_with_transforms():
 
 
 def test_register_dataclass_and_register_static_as_jax():
-    import dataclasses
     import functools
 
     @functools.partial(tree_util.register_dataclass, data_fields=["a", "b"], meta_fields=["n"])
@@ -125,3 +125,72 @@ def test_dict_with_unorderable_keys_raises_jax_value_error():
     with pytest.raises(ValueError, match="sorting pytree dictionary keys"):
         ft.tree.map(lambda x: x + 1, {1: 7, "y": 42})
     assert ft.tree.map(lambda x: x + 1, {2: 7, 1: 42}) == {1: 43, 2: 8}
+
+
+def test_treedef_methods_and_structure_functions_match_jax():
+    # values printed by JAX 0.10.2's jax.tree_util for the same calls
+    td = tu.tree_structure({"a": (1, 2), "b": None})
+    assert td.children() == [tu.tree_structure((0, 0)), tu.tree_structure(None)]
+    assert td.node_data() == (dict, ("a", "b")) and td.num_nodes == 5
+    assert tu.tree_structure(1).node_data() is None and tu.tree_structure(1).children() == []
+    assert tu.treedef_children(td) == td.children()
+    composed = tu.tree_structure((1, 2)).compose(tu.tree_structure([1, {"x": 2}]))
+    assert composed == tu.tree_structure(([0, {"x": 0}], [0, {"x": 0}]))
+    assert tu.treedef_tuple([tu.tree_structure(1), tu.tree_structure([1, 2])]) == \
+        tu.tree_structure((0, [0, 0]))
+    # JAX: a node with no children is a leaf treedef, yet not a leaf for all_leaves
+    assert tu.treedef_is_leaf(tu.tree_structure(None)) and tu.treedef_is_leaf(tu.tree_structure(()))
+    assert not tu.all_leaves([None]) and not tu.all_leaves([1, ()])
+    assert tu.all_leaves([1, 2], is_leaf=lambda x: x == 1)
+    assert ft.jit(lambda: None)() is None and ft.jit(lambda: ())() == ()
+
+
+def test_one_level_flattening_broadcast_and_associative_reduce():
+    assert tu.flatten_one_level(None) == ((), None)
+    assert tu.flatten_one_level({"a": [1, 2], "b": 3}) == (([1, 2], 3), ("a", "b"))
+    with pytest.raises(ValueError, match="can't tree-flatten type"):
+        tu.flatten_one_level(3)
+    pairs, aux = tu.flatten_one_level_with_keys(Point(1, [2]))
+    assert [tu.keystr((k,)) for k, _ in pairs] == [".x", ".y"] and aux is None
+    assert tu.is_tree_node(type(None)) and tu.is_tree_node(Point) and not tu.is_tree_node(int)
+    got = tu.tree_broadcast((1, {"a": 2}), (["x", "y"], {"a": {"b": 3, "c": 4}}))
+    assert got == ([1, 1], {"a": {"b": 2, "c": 2}})
+    assert ft.tree.broadcast([1, 2], [(0, 0), {"a": 0}]) == [(1, 1), {"a": 2}]
+    with pytest.raises(ValueError):
+        tu.tree_broadcast([1, 2], [0, 0, 0])
+    calls = []
+    total = tu.tree_reduce_associative(lambda a, b: calls.append((a, b)) or a + b,
+                                       [1, (2, 3), {"x": 4}])
+    assert total == 10 and calls[0] == (1, 2) and calls[-1] == (3, 7)   # halves, as JAX's
+    assert ft.tree.reduce_associative(max, [], identity=-1) == -1
+    with pytest.raises(TypeError, match="identity"):
+        ft.tree.reduce_associative(max, [])
+
+
+def test_register_pytree_with_keys_class_and_tree_static():
+    @tu.register_pytree_with_keys_class
+    class Keyed:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def tree_flatten_with_keys(self):
+            return ((tu.GetAttrKey("a"), self.a), (tu.GetAttrKey("b"), self.b)), "aux"
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            assert aux == "aux"
+            return cls(*children)
+
+    paths = [tu.keystr(p) for p, _ in tu.tree_leaves_with_path(Keyed(1.0, [2.0]))]
+    assert paths == [".a", ".b[0]"]
+    out = ft.jit(lambda k: Keyed(k.a * 2, k.b))(Keyed(np.float64(3.0), [np.float64(4.0)]))
+    assert float(out.a) == 6.0 and float(out.b[0]) == 4.0
+
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: float
+        name: str = ft.tree.static(default="add")
+
+    assert ft.tree.leaves(Op(1.0, "mul")) == [1.0]
+    assert ft.tree.map(lambda v: v + 1, Op(1.0, "mul")) == Op(2.0, "mul")

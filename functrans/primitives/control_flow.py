@@ -35,14 +35,14 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
 
 def _leaf_paths(treedef, prefix=""):
     """Printable paths of a pytree's leaves, e.g. ``[1]['w']``."""
-    if treedef.children is None:
+    if treedef.child_defs is None:
         return [prefix]
     if treedef.node_type is dict:
         keys = [f"[{k!r}]" for k in treedef.aux]
     else:
-        keys = [f"[{i}]" for i in range(len(treedef.children))]
+        keys = [f"[{i}]" for i in range(len(treedef.child_defs))]
     out = []
-    for k, c in zip(keys, treedef.children):
+    for k, c in zip(keys, treedef.child_defs):
         out += _leaf_paths(c, prefix + k)
     return out
 
@@ -388,12 +388,12 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
         return tuple(out)
 
     def carry_of(t):
-        _check_carry_tree("lax.scan", "f", init_tree, t.children[0])
+        _check_carry_tree("lax.scan", "f", init_tree, t.child_defs[0])
         return 0, n
 
     closed, out_tree, carry_avals = _trace_carry_fun(
         body, in_tree, init_avals, x_avals, carry_of, "f", "lax.scan", _leaf_paths(init_tree))
-    ys_tree = out_tree.children[1]
+    ys_tree = out_tree.child_defs[1]
     init_leaves = [x if _same(get_aval(x), a) else _cast(x, a.dtype)
                    for x, a in zip(init_leaves, carry_avals)]
     bj, consts = hoist(closed)
