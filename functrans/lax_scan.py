@@ -194,6 +194,11 @@ def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     >>> clamp(0.0, np.float64(3.0), 1.0).item()
     1.0
     """
+    xshape = fnp.shape(x)
+    # JAX's clamp takes 0-d bounds with any operand: broadcast them (the elementwise
+    # primitives want equal shapes once traced)
+    lo, hi = (fnp.broadcast_to(a, xshape) if xshape and fnp.ndim(a) == 0
+              and not isinstance(a, (bool, int, float, complex)) else a for a in (lo, hi))
     v = E.min(E.max(x, lo), hi)
     av = get_aval(v)
     if av.dtype.kind not in "fc":

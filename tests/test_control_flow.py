@@ -601,3 +601,13 @@ def test_lax_map_batch_size_and_clamp_derivatives_as_jax():
     assert [float(v) for v in g3(0.5, 2.2, 1.0)] == [0.0, 0.0, 1.0]
     np.testing.assert_array_equal(lax.clamp(0, fnp.arange(5), 3), [0, 1, 2, 3, 3])
 
+
+def test_clamp_zero_d_array_bounds_under_jit():
+    """JAX's lax_test testClamp: 0-d array bounds with an (2, 3) operand; jit raised
+    (min/max primitives want equal shapes once traced)."""
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    lo, hi = np.array(1, np.int32), np.array(4, np.int32)
+    for run in (lambda g: g, ft.jit):
+        np.testing.assert_array_equal(run(lax.clamp)(lo, x, hi), np.clip(x, 1, 4))
+        np.testing.assert_array_equal(run(lax.clamp)(x - 1, x, hi), np.clip(x, x - 1, 4))
+
