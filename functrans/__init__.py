@@ -26,7 +26,7 @@ from .batching import vmap  # noqa: F401
 from .jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct, clear_caches  # noqa: F401
 from .callbacks import pure_callback, effects_barrier  # noqa: F401
 from .tracing import eval_jaxpr  # noqa: F401
-from .tracing import Tracer as _Tracer, get_aval as _get_aval
+from .tracing import Tracer as _Tracer, get_aval as _get_aval, own_constants as _own_constants
 from .array import Array  # noqa: F401
 from .device import device_get, device_put  # noqa: F401
 from . import distributed, sharding  # noqa: F401
@@ -65,7 +65,7 @@ __all__ = [
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint", "image",
     "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd", "debug_nans", "log_compiles",
-    "enable_checks",
+    "enable_checks", "ensure_compile_time_eval",
 ]
 
 
@@ -170,6 +170,29 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
         _jit_switch.disabled = previous
         with _DISABLE_LOCK:
             switch.anywhere -= bool(disable)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval() -> Iterator[None]:
+    """Inside the block, values that depend on no traced input are computed now, while
+    tracing, instead of being recorded in the enclosing jaxpr (JAX's
+    ``jax.ensure_compile_time_eval``). Plain numpy-style operations on constants already
+    run at once; this also covers what is otherwise staged as a constant of the outermost
+    jaxpr (``random`` draws from a fixed key, ``arange`` inside library code), so the
+    result is a concrete ``Array`` that Python control flow can read.
+
+    >>> import functrans as ft
+    >>> @ft.jit
+    ... def f(x):
+    ...     with ft.ensure_compile_time_eval():
+    ...         noise = ft.random.normal(ft.random.PRNGKey(0), (2,))
+    ...         flip = bool(noise[0] > 0)        # a concrete value: Python may branch on it
+    ...     return x + noise if flip else x - noise
+    >>> f(1.0).shape
+    (2,)
+    """
+    with _own_constants():
+        yield
 
 
 @contextlib.contextmanager

@@ -98,3 +98,26 @@ def test_import_functrans_gives_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert abs(float(out.stdout) - np.log(24.0)) < 1e-12
+
+
+def test_ensure_compile_time_eval_computes_constants_while_tracing():
+    def f(x):
+        with ft.ensure_compile_time_eval():
+            noise = ft.random.normal(ft.random.PRNGKey(0), (3,))
+            assert not isinstance(noise, ft.tracing.Tracer)     # concrete, not staged
+            shift = 1.0 if float(noise.sum()) > 0 else -1.0     # Python may read it
+        return x * noise + shift
+
+    eager = ft.random.normal(ft.random.PRNGKey(0), (3,))
+    want = 2.0 * np.asarray(eager) + (1.0 if float(eager.sum()) > 0 else -1.0)
+    np.testing.assert_allclose(ft.jit(f)(2.0), want, rtol=0, atol=0)
+    jaxpr = ft.make_jaxpr(f)(2.0)
+    assert "threefry2x32" not in str(jaxpr)    # without the block, the draw is staged
+    assert "threefry2x32" in str(ft.make_jaxpr(lambda x: x * ft.random.normal(
+        ft.random.PRNGKey(0), (3,)))(2.0))
+    # values that depend on a traced input stay traced inside the block
+    def g(x):
+        with ft.ensure_compile_time_eval():
+            return fnp.sin(x)
+    assert "sin" in str(ft.make_jaxpr(g)(1.0))
+    np.testing.assert_allclose(ft.grad(ft.jit(g))(0.5), np.cos(0.5))
