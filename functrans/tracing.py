@@ -42,6 +42,7 @@ class _TraceContext(threading.local):
     def __init__(self):
         self.stack = []
         self.axis_frames = []
+        self.floor = 0     # bind_outermost records in stack[floor] (see own_constants)
 
 
 _CONTEXT = _TraceContext()
@@ -176,8 +177,7 @@ class Trace:
             aval, val = array_aval(x), x
         v = Var(aval)
         self.constvars.append(v)
-        self.consts.append(x)   # also keeps x alive, so its id stays unique
-        # keyed by the object kept alive in consts, so that its id stays unique
+        self.consts.append(x)   # also keeps x alive, so its id (the memo's key) stays unique
         entry = self._lifted[id(x)] = (v, aval, val)
         return entry
 
@@ -510,18 +510,30 @@ def trace_at_level(level: int) -> Trace:
 
 
 def bind_outermost(prim, args, params):
-    """Apply ``prim`` in the outermost trace of this thread (eagerly if none): for values
-    that depend on no input (constants, iotas), so that they stay constants of the
-    outermost jaxpr instead of becoming inputs of every inner one.
+    """Apply ``prim`` in the outermost trace of this thread (eagerly if none; inside
+    ``own_constants``, the outermost since): for values that depend on no input (constants,
+    iotas), so that they stay constants of the outermost jaxpr, not inputs of inner ones.
 
     >>> from functrans.primitives.structural import iota_p
     >>> bind_outermost(iota_p, (), dict(dtype="int32", shape=(3,), dimension=0))
     Array([0, 1, 2], dtype=int32)
     """
-    stack = _CONTEXT.stack
-    if stack:
-        return stack[0].process(prim, args, params)
-    return bind(prim, *args, **params)
+    t = outermost_trace()
+    return bind(prim, *args, **params) if t is None else t.process(prim, args, params)
+
+
+def outermost_trace():
+    """The trace ``bind_outermost`` records in (None: eager)."""
+    return (_CONTEXT.stack[_CONTEXT.floor:] or [None])[0]
+
+
+class own_constants:
+    """Context: what is traced in it (a body to cache) records its own constants."""
+    def __enter__(self):
+        self.prev, _CONTEXT.floor = _CONTEXT.floor, len(_CONTEXT.stack)
+
+    def __exit__(self, *exc):
+        _CONTEXT.floor = self.prev
 
 
 def axis_frames() -> list:
@@ -541,17 +553,9 @@ def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, deta
     trace.staged = staged
     trace.detaches = detaches
     try:
-        if in_vals is None:
-            in_vals = [None] * len(in_avals)
-        args = [trace.new_arg(a, v) for a, v in zip(in_avals, in_vals)]
-        outs = fun(*args)
-        outs = list(outs)
-        out_vals = []
-        for o in outs:
-            if isinstance(o, Tracer):
-                out_vals.append(o.val if o._trace is trace else concrete_value(o))
-            else:
-                out_vals.append(o)
+        vals = [None] * len(in_avals) if in_vals is None else in_vals
+        outs = list(fun(*[trace.new_arg(a, v) for a, v in zip(in_avals, vals)]))
+        out_vals = [concrete_value(o) for o in outs]
         jaxpr = trace.to_jaxpr(outs)
     finally:
         end_trace(trace)
@@ -560,9 +564,7 @@ def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, deta
 
 def concrete_value(x):
     """The concrete numpy value of x (array, scalar or tracer), or None if unknown."""
-    if isinstance(x, Tracer):
-        return x.val
-    return x
+    return x.val if isinstance(x, Tracer) else x
 
 
 def get_aval(x) -> ShapedArray:
