@@ -10,10 +10,12 @@ zero by default, as JAX's).
 from __future__ import annotations
 
 import enum
+import functools
 
 import numpy as np
 
 from . import numpy as fnp
+from .custom_derivatives import custom_jvp
 from .primitives import elementwise as E
 from .typing import Array, ArrayLike
 
@@ -134,12 +136,39 @@ def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
 def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:
     """``operand`` rounded (to nearest, ties to even) to ``mantissa_bits`` and clamped to
     the range of ``exponent_bits`` (overflow to inf, underflow to zero), kept in its
-    dtype: XLA's ReducePrecision, e.g. (8, 7) for bfloat16.
+    dtype: XLA's ReducePrecision, e.g. (8, 7) for bfloat16. Its derivative passes the
+    tangent through (JAX's is linear too, and rounds the tangent as well; here it stays
+    unrounded: the bit operations have no transpose).
 
     >>> import numpy as np
     >>> float(reduce_precision(np.float32(1.0 + 2.0 ** -10), 8, 7))
     1.0
     """
+    return _reduce_precision(int(exponent_bits), int(mantissa_bits), operand)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1))
+def _reduce_precision_st(ebits: int, mbits: int, x: ArrayLike) -> Array:
+    return _reduce_precision_bits(x, ebits, mbits)
+
+
+@_reduce_precision_st.defjvp
+def _reduce_precision_jvp(ebits, mbits, primals, tangents):
+    # straight through: the bit twiddling would give a zero derivative
+    return _reduce_precision_st(ebits, mbits, primals[0]), tangents[0]
+
+
+def _reduce_precision(ebits: int, mbits: int, operand: ArrayLike) -> Array:
+    x = fnp.asarray(operand)
+    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
+        raise TypeError(f"reduce_precision: a float32 or float64 operand, got {x.dtype}")
+    if ebits < 1 or mbits < 0:
+        raise ValueError(f"reduce_precision: exponent_bits >= 1 and mantissa_bits >= 0, got "
+                         f"{ebits}, {mbits}")
+    return _reduce_precision_st(ebits, mbits, x)
+
+
+def _reduce_precision_bits(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:
     x = fnp.asarray(operand)
     if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
         raise TypeError(f"reduce_precision: a float32 or float64 operand, got {x.dtype}")

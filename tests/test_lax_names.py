@@ -157,6 +157,17 @@ def test_bit_functions_compile_natively():
         assert np.array_equal(np.asarray(a).view(np.uint64), np.asarray(b).view(np.uint64))
 
 
+def test_reduce_precision_derivative_passes_the_tangent():
+    """JAX's lax_test testReducePrecisionGrad: reduce_precision is linear in JAX (its
+    tangent is reduce_precision(t)); the bit operations gave a zero gradient here."""
+    f = lambda v: lax.reduce_precision(v, 8, 7)   # noqa: E731
+    assert float(ft.grad(f)(np.pi)) == 1.0
+    assert float(ft.jit(ft.grad(f))(np.float32(2.5))) == 1.0
+    assert float(ft.jvp(f, (1.0,), (0.5,))[1]) == 0.5
+    np.testing.assert_array_equal(ft.vmap(ft.grad(f))(np.array([1.0, 3e38])), [1.0, 1.0])
+    assert float(f(np.pi)) == 3.140625
+
+
 # --------------------------------------------------------------------------- structure
 
 def test_structure_helpers_as_jax():
