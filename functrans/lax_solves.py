@@ -5,7 +5,7 @@ the solver.
 If ``f(m, x*(m)) = 0`` then ``∂ₘf + ∂ₓf ∂x* = 0``, so ``dx* = -(∂ₓf)⁻¹ ∂ₘf[dm]``:
 the JVP takes the JVP of ``f`` in what it closes over (``m``) at the root and hands
 it to ``tangent_solve(g, y)``, which solves the linear ``g(t) = y`` for ``g = ∂ₓf``
-(``f``'s own closure under ``stop_gradient`` there). Reverse mode transposes that
+(``f``'s own closure, its tangent zero there). Reverse mode transposes that
 tangent computation, so ``tangent_solve`` must be transposable: an expression
 linear in ``y`` (``y / g(1.0)`` for a scalar) or a ``lax.custom_linear_solve``.
 
@@ -33,7 +33,6 @@ import numpy as np
 from .custom_derivatives import custom_jvp
 from .primitives.base import Zero, instantiate, tangent_aval
 from .primitives.control_flow_common import hoist, trace_closed
-from .primitives.custom import stop_gradient
 from .primitives.elementwise import convert_element_type, neg
 from .tracing import Tracer, eval_jaxpr, get_aval
 from .transforms.jvp import jvp_eval
@@ -149,9 +148,12 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any,
     s_body, s_consts = _trace(solve_flat, avals, "solve")
 
     def l_and_s(*xs):
-        # tangent_solve(∂ₓf at x, y), f's closure held constant (stop_gradient)
+        # tangent_solve(∂ₓf at x, y). f's closure enters ∂ₓf as it is (no
+        # stop_gradient): it becomes l_and_s's consts, arguments of the custom_jvp
+        # function, so a second derivative sees how ∂ₓf moves with it (as JAX's
+        # linearize_and_solve); only its tangent here is zero
         x, y = list(xs[:n]), tree_unflatten(tree, list(xs[n:]))
-        fixed = [stop_gradient(c) for c in f_consts]
+        fixed = list(f_consts)
         zeros = [Zero(tangent_aval(get_aval(c))) for c in f_consts]
 
         def g(t):

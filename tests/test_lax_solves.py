@@ -187,3 +187,27 @@ def test_custom_root_with_a_linear_solve_tangent_and_aux():
                                atol=1e-7)
     np.testing.assert_allclose(np.asarray(ft.jit(ft.grad(loss))(c)),
                                np.asarray(ft.grad(loss)(c)), atol=1e-12)
+
+
+def test_custom_root_second_derivative_through_the_jacobians_closure():
+    # JAX's test_custom_root_vector_with_solve_closure, order 2: ∂ₓf = a depends on what f
+    # closes over, so a second derivative must see ∂ₓf move with a (it was dropped: the
+    # tangent solve held f's closure under stop_gradient)
+    def root(a, b):
+        tangent_solve = lambda g, y: fnp.linalg.solve(ft.jacobian(g)(y), y)  # noqa: E731
+        sol = fnp.linalg.solve(a, b)
+        return lax.custom_root(lambda y: a @ y - b, fnp.zeros_like(b), lambda f, x0: sol,
+                               tangent_solve)
+
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 2)) + 2 * np.eye(2), rng.standard_normal(2)
+    ta, tb, sa, sb = (rng.standard_normal(s) for s in [(2, 2), (2,), (2, 2), (2,)])
+    for f in (root, lambda a, b: fnp.linalg.solve(a, b)):
+        d1 = lambda a, b, f=f: ft.jvp(f, (a, b), (ta, tb))[1]  # noqa: E731
+        got = np.asarray(ft.jvp(d1, (a, b), (sa, sb))[1])
+        if f is root:
+            first = got
+    np.testing.assert_allclose(first, got, rtol=1e-12)
+    hess = ft.hessian(lambda a: fnp.sum(root(a, b) * W[:2]))(a)
+    ref = ft.hessian(lambda a: fnp.sum(fnp.linalg.solve(a, b) * W[:2]))(a)
+    np.testing.assert_allclose(np.asarray(hess), np.asarray(ref), rtol=1e-10, atol=1e-12)
