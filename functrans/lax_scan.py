@@ -120,9 +120,9 @@ def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Ar
     return associative_scan(_logaddexp, operand, reverse=reverse, axis=axis)
 
 
-def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
-    """The ``k`` largest entries along the last axis, descending, and their int32 indices
-    (ties: lower index first; nan counts as largest, as in JAX).
+def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
+    """The ``k`` largest entries along ``axis`` (the last by default), descending, and
+    their int32 indices (ties: lower index first; nan counts as largest, as in JAX).
 
     >>> import numpy as np
     >>> v, i = top_k(np.array([1.0, 4.0, 2.0, 4.0]), 2)
@@ -131,10 +131,14 @@ def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
     """
     a = get_aval(operand)
     k = int(k)
-    if a.ndim < 1 or not 0 <= k <= a.shape[-1]:
-        raise ValueError(f"top_k: k={k} must be between 0 and the last axis' length "
-                         f"({a.shape[-1] if a.ndim else 'a scalar has none'})")
-    idx = broadcasted_iota(np.int32, a.shape, a.ndim - 1)
+    if a.ndim < 1 or not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"top_k: axis={axis} is out of range for an operand of shape "
+                         f"{a.shape}")
+    ax = axis % a.ndim
+    if not 0 <= k <= a.shape[ax]:
+        raise ValueError(f"top_k: k={k} must be between 0 and axis {axis}'s length "
+                         f"({a.shape[ax]})")
+    idx = broadcasted_iota(np.int32, a.shape, ax)
     if a.dtype.kind == "f":
         not_nan = E.convert_element_type(E.eq(operand, operand), np.int32)
         keys = (not_nan, E.neg(operand))
@@ -142,11 +146,9 @@ def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
         keys = (E.bitwise_not(operand),)     # order-reversing without overflow
     else:
         raise TypeError(f"top_k: dtype {a.dtype} is not supported (floats and integers)")
-    outs = sort(keys + (operand, idx), dimension=a.ndim - 1, is_stable=True,
-                num_keys=len(keys))
+    outs = sort(keys + (operand, idx), dimension=ax, is_stable=True, num_keys=len(keys))
     values, indices = outs[-2], outs[-1]
-    return (slice_in_dim(values, 0, k, axis=a.ndim - 1),
-            slice_in_dim(indices, 0, k, axis=a.ndim - 1))
+    return slice_in_dim(values, 0, k, axis=ax), slice_in_dim(indices, 0, k, axis=ax)
 
 
 def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001

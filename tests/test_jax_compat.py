@@ -199,3 +199,18 @@ def test_scalar_types_convert_traced_values_as_jax():
     assert fnp.zeros(2, fnp.int32).dtype == np.int32 and fnp.dtype(fnp.uint8) == np.uint8
     assert fnp.issubdtype(fnp.float16, fnp.floating) and isinstance(np.float32(1), fnp.float32)
     assert fnp.finfo(fnp.float32).bits == 32 and fnp.iinfo(fnp.int8).max == 127
+
+
+def test_top_k_along_any_axis_with_gradients():
+    # JAX's lax.top_k(operand, k, axis=...) (testTopKGrad runs axis 0 and -1)
+    x = np.random.default_rng(0).permutation(24).reshape(2, 3, 4).astype(np.float64)
+    for axis in (0, 1, -1):
+        v, i = lax.top_k(x, 2, axis=axis)
+        m = np.moveaxis(x, axis, -1)
+        order = np.argsort(-m, axis=-1, kind="stable")[..., :2]
+        np.testing.assert_array_equal(np.asarray(i), np.moveaxis(order, -1, axis))
+        np.testing.assert_array_equal(np.asarray(v),
+                                      np.moveaxis(np.take_along_axis(m, order, -1), -1, axis))
+        check_grads(lambda a, axis=axis: lax.top_k(a, 2, axis=axis)[0], (x,), order=2)
+    with pytest.raises(ValueError, match="axis=3"):
+        lax.top_k(x, 1, axis=3)
