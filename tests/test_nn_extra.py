@@ -180,3 +180,37 @@ def test_orthogonal_and_delta_orthogonal():
     centre = w[1, 1]
     np.testing.assert_allclose(centre @ centre.T, np.eye(2), atol=1e-12)
     assert np.abs(w).sum() == pytest.approx(np.abs(centre).sum())
+
+
+def _derivs(f, x, n):
+    out = []
+    for _ in range(n):
+        f = ft.grad(f)
+        out.append(float(f(x)))
+    return out
+
+
+def test_kinks_nan_and_tails_as_jax():
+    """Found by JAX's nn_test cases: relu/relu6 turned NaN into 0 (jax.nn gives NaN);
+    softplus(-inf) and log_sigmoid(inf) were NaN (0 and -0); mish's softplus had
+    derivative 0 at 0 (mish''(0) = 0.64, was 0); celu'(0) was 1/2 (both sides are 1);
+    hard_sigmoid'(±3) was 1/12 (JAX's relu6 rule: 0), hard_silu'(±inf) NaN (0, 1);
+    exact gelu lost its left tail to 1 + erf cancellation (gelu(-30) = -3.7e-197, was 0)."""
+    nan, inf = float("nan"), float("inf")
+    for f in (nn.relu, nn.relu6, nn.hard_sigmoid, nn.softplus, nn.celu, nn.mish):
+        assert np.isnan(float(f(nan))) and np.isnan(float(ft.jit(f)(nan)))
+    assert float(nn.softplus(-inf)) == 0.0 and float(nn.log_sigmoid(inf)) == 0.0
+    np.testing.assert_allclose(_derivs(nn.softplus, 0.0, 4), [0.5, 0.25, 0.0, -0.125],
+                               atol=1e-15)
+    np.testing.assert_allclose(_derivs(nn.mish, 0.0, 4), [0.6, 0.64, -0.096, -1.1008],
+                               atol=1e-12)
+    assert [float(ft.grad(nn.softplus)(v)) for v in (inf, -inf)] == [1.0, 0.0]
+    assert float(ft.grad(nn.celu)(0.0)) == 1.0 and float(ft.grad(nn.celu)(-0.0)) == 1.0
+    assert [float(ft.grad(nn.hard_sigmoid)(v)) for v in (-3.0, 3.0)] == [0.0, 0.0]
+    assert [float(ft.grad(nn.hard_silu)(v)) for v in (-inf, -3.0, 3.0, inf)] == \
+        [0.0, 0.0, 1.0, 1.0]
+    assert [float(ft.grad(nn.relu6)(v)) for v in (0.0, 6.0)] == [0.0, 0.0]
+    x = np.array([-30.0, -10.0, -1.0, 2.0])
+    want = x * 0.5 * np.array([math.erfc(-v / math.sqrt(2)) for v in x])
+    for g in (nn.gelu(x, approximate=False), ft.jit(lambda v: nn.gelu(v, False))(x)):
+        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-13)

@@ -46,28 +46,6 @@ def _stop_gradient(x):
     return stop_gradient(x)
 
 
-def relu(x: ArrayLike) -> Array:
-    """``max(x, 0)``; its derivative at 0 is 0 (as in JAX).
-
-    >>> import functrans.numpy as fnp
-    >>> relu(fnp.asarray([-2, 3])).tolist()
-    [0, 3]
-    """
-    x = fnp.asarray(x)
-    return fnp.where(x > 0, x, fnp.zeros_like(x))
-
-
-def relu6(x: ArrayLike) -> Array:
-    """``min(max(x, 0), 6)``.
-
-    >>> import functrans.numpy as fnp
-    >>> relu6(fnp.asarray([-1.0, 3.0, 9.0])).tolist()
-    [0.0, 3.0, 6.0]
-    """
-    x = fnp.asarray(x)
-    return fnp.where(x > 0, fnp.where(x < 6, x, fnp.full_like(x, 6)), fnp.zeros_like(x))
-
-
 def sigmoid(x: ArrayLike) -> Array:
     """The logistic function ``1 / (1 + exp(-x))``.
 
@@ -75,18 +53,6 @@ def sigmoid(x: ArrayLike) -> Array:
     0.5
     """
     return lax.logistic(_float(x))
-
-
-def softplus(x: ArrayLike) -> Array:
-    """``log(1 + exp(x))``, computed as ``max(x, 0) + log1p(exp(-|x|))``.
-
-    >>> round(softplus(0.0).item(), 6)
-    0.693147
-    """
-    x = _float(x)
-    ax = fnp.abs(x)
-    # max(x, 0) written as (x + |x|) / 2 keeps the derivative at 0 equal to 1/2
-    return 0.5 * x + 0.5 * ax + fnp.log1p(fnp.exp(-ax))
 
 
 def log_sigmoid(x: ArrayLike) -> Array:
@@ -109,7 +75,9 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     if approximate:
         inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))
         return 0.5 * x * (1.0 + fnp.tanh(inner))
-    return 0.5 * x * (1.0 + lax.erf(x * (1.0 / math.sqrt(2.0))))
+    # erfc(-x/√2) / 2 is Φ(x) without the cancellation of 1 + erf in the left tail (JAX's
+    # form): gelu(-30) is -3e-197, not 0
+    return x * (lax.erfc(x * (-1.0 / math.sqrt(2.0))) * 0.5)
 
 
 def silu(x: ArrayLike) -> Array:
@@ -368,7 +336,7 @@ def standardize(x: ArrayLike, axis: int | Sequence[int] | None = -1,
 
 
 from ._activations import (celu, glu, hard_sigmoid, hard_silu, hard_swish,  # noqa: E402
-                           hard_tanh, mish, soft_sign, squareplus, log1mexp, sparse_plus,
-                           sparse_sigmoid)
+                           hard_tanh, mish, relu, relu6, soft_sign, softplus, squareplus,
+                           log1mexp, sparse_plus, sparse_sigmoid)
 from ._attention import dot_product_attention  # noqa: E402
 from . import initializers  # noqa: E402

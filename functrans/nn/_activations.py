@@ -13,8 +13,9 @@ import numpy as np
 from .. import numpy as fnp
 from ..typing import Array, ArrayLike
 
-__all__ = ["celu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "mish",
-           "soft_sign", "squareplus", "log1mexp", "sparse_plus", "sparse_sigmoid"]
+__all__ = ["relu", "relu6", "softplus", "celu", "glu", "hard_sigmoid", "hard_silu",
+           "hard_swish", "hard_tanh", "mish", "soft_sign", "squareplus", "log1mexp",
+           "sparse_plus", "sparse_sigmoid"]
 
 
 def _float(x):
@@ -22,9 +23,47 @@ def _float(x):
     return x if x.dtype.kind in "fc" else fnp.asarray(x, np.float64)
 
 
-def _softplus(x):
-    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): never exponentiates a positive number
-    return fnp.maximum(x, 0.0) + fnp.log1p(fnp.exp(-fnp.abs(x)))
+def _zero_or_nan(x):
+    # 0 where x is a number, NaN where x is NaN (x * 0 sees only x <= 0 or NaN here, so
+    # no inf * 0); its derivative is 0 either way, as JAX's relu rule gives
+    return fnp.where(x <= 0, fnp.zeros_like(x), x * fnp.zeros_like(x))
+
+
+def relu(x: ArrayLike) -> Array:
+    """``max(x, 0)``: NaN stays NaN and the derivative at 0 is 0 (as in JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> relu(fnp.asarray([-2, 3])).tolist()
+    [0, 3]
+    """
+    x = fnp.asarray(x)
+    return fnp.where(x > 0, x, _zero_or_nan(x))
+
+
+def relu6(x: ArrayLike) -> Array:
+    """``min(max(x, 0), 6)``: NaN stays NaN; the derivative at 0 and 6 is 0 (as in JAX).
+
+    >>> import functrans.numpy as fnp
+    >>> relu6(fnp.asarray([-1.0, 3.0, 9.0])).tolist()
+    [0.0, 3.0, 6.0]
+    """
+    x = fnp.asarray(x)
+    return fnp.where(x > 0, fnp.where(x < 6, x, fnp.full_like(x, 6)), _zero_or_nan(x))
+
+
+def softplus(x: ArrayLike) -> Array:
+    """``log(1 + exp(x))``: ``x + log1p(exp(-x))`` above 0, ``log1p(exp(x))`` at or below,
+    each branch analytic with a safe argument, so every derivative is exact at 0 and
+    finite at ±inf (softplus(-inf) = 0, softplus'(inf) = 1), as JAX's ``logaddexp(x, 0)``.
+
+    >>> round(softplus(0.0).item(), 6)
+    0.693147
+    """
+    x = _float(x)
+    pos = x > 0
+    xp = fnp.where(pos, x, fnp.zeros_like(x))
+    xn = fnp.where(pos, fnp.zeros_like(x), x)
+    return fnp.where(pos, xp + fnp.log1p(fnp.exp(-xp)), fnp.log1p(fnp.exp(xn)))
 
 
 def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
@@ -35,8 +74,9 @@ def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     -0.786939
     """
     x = _float(x)
-    neg = alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha)
-    return fnp.where(x > 0, x, neg)
+    # JAX's formula: the ties of maximum and minimum at 0 each take half, so the
+    # derivative there is 1 (both one-sided derivatives are 1)
+    return fnp.maximum(x, 0.0) + alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha)
 
 
 def glu(x: ArrayLike, axis: int = -1) -> Array:
@@ -62,7 +102,8 @@ def hard_sigmoid(x: ArrayLike) -> Array:
     [0.0, 0.5, 1.0]
     """
     x = _float(x)
-    return fnp.clip(x + 3.0, 0.0, 6.0) / 6.0
+    # relu6 (not clip): JAX's derivative 0 at the kinks ±3, and NaN stays NaN
+    return relu6(x + 3.0) / 6.0
 
 
 def hard_silu(x: ArrayLike) -> Array:
@@ -100,7 +141,7 @@ def mish(x: ArrayLike) -> Array:
     0.865098
     """
     x = _float(x)
-    return x * fnp.tanh(_softplus(x))
+    return x * fnp.tanh(softplus(x))
 
 
 def soft_sign(x: ArrayLike) -> Array:
