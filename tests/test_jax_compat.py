@@ -214,3 +214,18 @@ def test_top_k_along_any_axis_with_gradients():
         check_grads(lambda a, axis=axis: lax.top_k(a, 2, axis=axis)[0], (x,), order=2)
     with pytest.raises(ValueError, match="axis=3"):
         lax.top_k(x, 1, axis=3)
+
+
+def test_lax_full_of_a_traced_scalar_and_default_dtype():
+    # jax.lax.full(shape, fill_value, dtype=None): a traced fill value (a custom_vjp bwd
+    # rule's cotangent, JAX's testGatherTransposeCotangentDtype) raised
+    # TracerArrayConversionError
+    f = lambda g: fnp.sum(lax.full((2, 3), g * 2.0, np.float32) * np.arange(6.).reshape(2, 3))  # noqa: E731
+    assert float(ft.grad(f)(1.0)) == 30.0
+    np.testing.assert_array_equal(np.asarray(ft.vmap(lambda g: lax.full((2,), g))(np.arange(3.))),
+                                  [[0., 0.], [1., 1.], [2., 2.]])
+    y = ft.jit(lambda g: lax.full((2,), g, np.int32))(3.7)
+    assert y.dtype == np.int32 and y.tolist() == [3, 3]
+    assert lax.full((2,), 3.5).dtype == np.float64
+    with pytest.raises(TypeError, match="scalar"):
+        ft.jit(lambda g: lax.full((2,), g))(np.ones(2))

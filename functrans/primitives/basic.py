@@ -211,16 +211,27 @@ def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
 
 # --------------------------------------------------------------------------- constants
 
-def full(shape: Shape, value: ArrayLike, dtype: DTypeLike) -> Array:
-    """A constant of ``shape`` filled with ``value``: a broadcast scalar, no per-element memory.
+def full(shape: Shape, value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
+    """``shape`` filled with the scalar ``value``: a broadcast scalar, no per-element memory
+    (``dtype`` defaults to ``value``'s, as ``jax.lax.full``).
 
-    Under a trace it is recorded (a literal broadcast in the outermost trace, see
-    ``_bind_nullary``) rather than baked into the jaxpr as an array constant.
+    Under a trace a constant is recorded (a literal broadcast in the outermost trace, see
+    ``_bind_nullary``) rather than baked into the jaxpr as an array constant; a traced
+    ``value`` is broadcast in its own trace (it carries derivatives and batch axes).
 
     >>> full((2, 2), 7, "int32").tolist()
     [[7, 7], [7, 7]]
     """
     shape = tuple(int(s) for s in shape)
+    if isinstance(value, Tracer):
+        a = get_aval(value)
+        if a.ndim:
+            raise TypeError(f"full: value must be a scalar, got shape {a.shape}")
+        dt = a.dtype if dtype is None else np.dtype(dtype)
+        if dt != a.dtype:
+            value = convert_element_type_p.bind(value, new_dtype=dt)
+        return broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=()) \
+            if shape else value
     scalar = np.asarray(value, dtype=dtype)
     if not shape:
         return scalar
