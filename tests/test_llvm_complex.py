@@ -162,6 +162,20 @@ def test_complex_equations_without_native_rules_stay_correct_host_steps():
         np.testing.assert_allclose(ft.jit(f, backend="cpu")(z, w), f(z, w), rtol=1e-14)
 
 
+def test_complex_log1p_is_accurate_for_small_z():
+    """JAX's lax_test testLog1pNearOne: numpy's complex log1p is log(1 + z), 100% off for
+    complex64(1e-5) and 8e-8 for complex128(1e-10); JAX's (and here) keep every digit."""
+    z = np.array([1e-5, 1e-10 + 1e-10j, -1e-8 + 1e-5j, 3 + 4j, -0.5, 100 + 1j], np.complex128)
+    want = np.array([9.999950000333332e-06, 1e-10 + 9.999999999e-11j,
+                     -9.9500000490025e-09 + 1.000000009966667e-05j,
+                     np.log(np.abs(4 + 4j)) + 1j * np.pi / 4, np.log(0.5),
+                     np.log(np.abs(101 + 1j)) + 1j * np.arctan2(1, 101)])
+    for f in (lax.log1p, fnp.log1p, ft.jit(lax.log1p), ft.jit(fnp.log1p)):
+        np.testing.assert_allclose(f(z), want, rtol=1e-15)
+        np.testing.assert_allclose(f(z.astype(np.complex64)), want, rtol=1e-6)
+    assert np.isinf(fnp.log1p(np.complex128(-1))).any()
+
+
 @pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((40, 50), (50, 30)),
                                     ((3, 40, 50), (3, 50, 30)), ((7,), (7,))])
 @pytest.mark.parametrize("dtype", CDTYPES)

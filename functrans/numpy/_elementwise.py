@@ -562,8 +562,17 @@ _EXAMPLES = {"true_divide": ("fnp.true_divide(1, 4).item()", "0.25"),
              "square": ("fnp.square(3).item()", "9"),
              "hypot": ("fnp.hypot(3.0, 4.0).item()", "5.0"),
              "logaddexp2": ("fnp.logaddexp2(1.0, 1.0).item()", "2.0")}
+_LOG1P = next(r.impl for r in E.UNARY_TABLE if r.name == "log1p")
+
+
+def log1p_np(x):
+    """numpy.log1p, accurate for small complex z as JAX's (numpy's computes log(1 + z))."""
+    return _LOG1P(x)
+
+
+log1p_np.__name__ = "log1p"
 # numpy's maximum/minimum give the first of two signed zeros; JAX orders -0.0 below +0.0
-_EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum}
+_EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum, "log1p": log1p_np}
 # numpy's other names for the same functions
 _ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
             "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
