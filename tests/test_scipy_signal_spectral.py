@@ -59,7 +59,8 @@ def test_fftconvolve_axes_grads_jit_vmap():
 
 
 @pytest.mark.parametrize("kw", [{"type": "linear"}, {"type": "constant"}, {"bp": [10, 31]},
-                                {"axis": 0}, {"bp": 49}])
+                                {"axis": 0}, {"bp": 49}, {"bp": [0, 2]}, {"bp": [1, 3, 48]},
+                                {"axis": 0, "bp": 2}])
 def test_detrend_against_scipy(kw):
     _close(fsg.detrend(_X, **kw), ssg.detrend(_X, **kw))
 

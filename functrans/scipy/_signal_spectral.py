@@ -86,7 +86,8 @@ def _detrend_last(x, kind, bp=()):
         t = np.arange(hi - lo, dtype=np.float64)
         t = t - t.mean()
         # the least-squares line through the segment: mean + slope * (t - mean t)
-        slope = (seg @ t.astype(seg.dtype)) / max(float(t @ t), 1.0)
+        # (a one-sample piece has t @ t = 0 and no slope; two samples have t @ t = 0.5)
+        slope = (seg @ t.astype(seg.dtype)) / (float(t @ t) or 1.0)
         pieces.append(seg - fnp.mean(seg, axis=-1, keepdims=True) - slope[..., None] * t)
     return fnp.concatenate(pieces, axis=-1)
 
