@@ -3,7 +3,7 @@
 kernel's entries of shifted, scaled slices of the padded input: every piece is an
 existing operation, so it differentiates in both inputs, batches and compiles.
 The cost is one multiply-add of the whole output per kernel entry (meant for small
-kernels, as ``method='direct'``).
+kernels, as ``method='direct'``; ``method='fft'`` goes through ``fftconvolve``).
 
 >>> import numpy as np
 >>> from functrans.scipy import signal
@@ -52,8 +52,8 @@ def _crop(full, x_shape, h_shape, mode):
 
 
 def _inputs(in1, in2, method):
-    if method not in ("auto", "direct"):
-        raise ValueError(f"method={method!r}: only the direct method is available")
+    if method not in ("auto", "direct", "fft"):
+        raise ValueError(f"method must be 'auto', 'direct' or 'fft', got {method!r}")
     x, h = _fnp.asarray(in1), _fnp.asarray(in2)
     if x.ndim != h.ndim:
         raise ValueError(f"inputs must have the same number of dimensions, got {x.ndim} and {h.ndim}")
@@ -72,6 +72,11 @@ def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "
     [3.0, 5.0]
     """
     x, h = _inputs(in1, in2, method)
+    if method == "fft":
+        out = fftconvolve(x, h, mode=mode)
+        kind = _np.result_type(x.dtype, h.dtype)
+        # scipy rounds an integer convolution computed through the FFT
+        return _fnp.round(out).astype(kind) if kind.kind in "iub" else out
     if mode == "valid":
         bigger = all(a >= b for a, b in zip(x.shape, h.shape))
         smaller = all(a <= b for a, b in zip(x.shape, h.shape))
@@ -94,6 +99,8 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = 
     """
     x, h = _inputs(in1, in2, method)
     h = _fnp.conj(h[tuple(slice(None, None, -1) for _ in range(h.ndim))])
+    if method == "fft":
+        return convolve(x, h, mode=mode, method="fft")
     if mode == "valid" and all(a <= b for a, b in zip(x.shape, h.shape)) \
             and not all(a >= b for a, b in zip(x.shape, h.shape)):
         # scipy swaps the inputs here, so the output is the reversed swapped correlation
@@ -132,6 +139,11 @@ def correlate2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: st
     [[1.0, 1.0], [1.0, 1.0]]
     """
     x, h = _check_2d(in1, in2, boundary, fillvalue)
+    if mode == "valid" and x.shape[0] <= h.shape[0] and x.shape[1] <= h.shape[1] \
+            and x.shape != h.shape:
+        # scipy's 2-D correlate reverses the swapped correlation without conjugating
+        # it (its N-D correlate conjugates too)
+        return _fnp.conj(correlate(x, h, mode=mode))
     if mode != "same":
         return correlate(x, h, mode=mode)
     # scipy's 2-D 'same' window starts at K // 2 of the full correlation, where the
