@@ -303,7 +303,8 @@ def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: Ar
 
 def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -> Array:
     """``src`` at the index arrays ``idxs`` (one per axis of ``axes``): result
-    ``(n,) + the other axes``.
+    ``(n,) + the other axes``. Indices are taken modulo their axis's length, as JAX's
+    (-1 is the last, 5 on an axis of 4 is 1).
 
     >>> import numpy as np
     >>> index_take(np.arange(6.0).reshape(2, 3), [np.array([1, 0])], [0]).tolist()
@@ -312,7 +313,7 @@ def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -
     x = fnp.asarray(src)
     axes = [a % x.ndim for a in axes]
     x = fnp.moveaxis(x, axes, list(range(len(axes))))
-    return x[tuple(fnp.asarray(i) for i in idxs)]
+    return x[tuple(fnp.asarray(i) % n for i, n in zip(idxs, x.shape))]
 
 
 def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array]:

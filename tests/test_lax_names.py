@@ -157,6 +157,16 @@ def test_bit_functions_compile_natively():
         assert np.array_equal(np.asarray(a).view(np.uint64), np.asarray(b).view(np.uint64))
 
 
+def test_index_take_wraps_indices_modulo_the_axis_as_jax():
+    """JAX's lax_test testIndexTake draws out-of-range and negative indices: JAX's
+    index_take takes them modulo the axis length (it clamped past the end here)."""
+    src = np.arange(60).reshape(3, 4, 5)
+    idxs = (np.array([-1, 7, 2]), np.array([5, -1, 9]))
+    for run in (lambda g: g, lambda g: ft.jit(g, static_argnums=2)):
+        got = run(lax.index_take)(src, idxs, (0, 1))
+        np.testing.assert_array_equal(got, src[[2, 1, 2], [1, 3, 1]])
+
+
 def test_reduce_precision_derivative_passes_the_tangent():
     """JAX's lax_test testReducePrecisionGrad: reduce_precision is linear in JAX (its
     tangent is reduce_precision(t)); the bit operations gave a zero gradient here."""
