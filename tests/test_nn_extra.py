@@ -214,3 +214,22 @@ def test_kinks_nan_and_tails_as_jax():
     want = x * 0.5 * np.array([math.erfc(-v / math.sqrt(2)) for v in x])
     for g in (nn.gelu(x, approximate=False), ft.jit(lambda v: nn.gelu(v, False))(x)):
         np.testing.assert_allclose(np.asarray(g), want, rtol=1e-13)
+
+
+def test_attention_padded_queries_output_zero():
+    """JAX's padding: query positions past query_seq_lengths output 0 (they gave the
+    uniform average of the values), eagerly, jitted and in the gradient."""
+    r = np.random.RandomState(0)
+    q, k, v = r.randn(2, 5, 2, 3), r.randn(2, 7, 2, 3), r.randn(2, 7, 2, 3)
+    lens = np.array([3, 5], np.int32)
+    f = lambda q, k, v: nn.dot_product_attention(q, k, v, query_seq_lengths=lens)
+    full = np.asarray(nn.dot_product_attention(q, k, v))
+    for out in (f(q, k, v), ft.jit(f)(q, k, v)):
+        out = np.asarray(out)
+        assert np.all(out[0, 3:] == 0)
+        np.testing.assert_allclose(out[0, :3], full[0, :3], rtol=1e-13)
+        np.testing.assert_allclose(out[1], full[1], rtol=1e-13)
+    dv = ft.grad(lambda v: fnp.sum(f(q, k, v)))(v)
+    dv_ref = ft.grad(lambda v: fnp.sum(nn.dot_product_attention(q[:, :3], k, v)[0]) +
+                     fnp.sum(nn.dot_product_attention(q, k, v)[1]))(v)
+    np.testing.assert_allclose(np.asarray(dv), np.asarray(dv_ref), rtol=1e-12)

@@ -66,7 +66,7 @@ def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
     attention); the batch axis may be absent. ``bias`` and ``mask`` broadcast to
     ``(B, N, T, S)``; ``mask`` is True where attention is allowed. Masked logits become
     the dtype's most negative finite value, so a fully masked row averages uniformly, as
-    in JAX. ``implementation`` may be None or 'xla' (the computation here). With
+    in JAX; query positions past ``query_seq_lengths`` output 0 (JAX's padding). ``implementation`` may be None or 'xla' (the computation here). With
     ``return_residual`` also the logsumexp of each query's logits, shape ``(B, T, N)``
     (FlashAttention-2's residual, as JAX returns it).
 
@@ -106,6 +106,10 @@ def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
         logits = fnp.where(m, logits, lowest)
     probs = _softmax_last(logits).reshape(B, K, G, T, S)
     out = fnp.einsum("bkgts,bskh->btkgh", probs, value).reshape(B, T, N, H)
+    if query_seq_lengths is not None:
+        # padded query positions output 0, as JAX's (not the uniform average of values)
+        keep = np.arange(T)[None, :] < fnp.asarray(query_seq_lengths).reshape(B, 1)
+        out = out * fnp.asarray(keep, out.dtype)[:, :, None, None]
     out = out[0] if unbatched else out
     if not return_residual:
         return out
