@@ -30,10 +30,10 @@ from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches
 from .cost import jaxpr_cost
 from .primitives.call import pjit_p
 from .primitives.collectives_mesh import plan_traffic
-from .primitives.control_flow_common import hoist
+from .primitives.control_flow_common import axis_env_key, hoist
 from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
-from .tracing import Tracer, axis_frames, get_aval, trace_to_jaxpr, wrap
+from .tracing import Tracer, get_aval, own_constants, trace_to_jaxpr, wrap
 from .tree_def import treedef_is_strict_leaf
 from .tree_util import tree_flatten, tree_unflatten
 from .stages import ShapeDtypeStruct, Traced, abstractify, eval_shape  # noqa: F401 (re-exports)
@@ -265,8 +265,11 @@ class Jitted:
     def _stage(self, in_tree, avals, f):
         t0 = time.perf_counter()
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
-        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, list(avals), None,
-                                          name=f"jit({getattr(self.fun, '__name__', 'fun')})")
+        # under a transform, f's constants stay in its own jaxpr (not in the enclosing
+        # trace, as closed-over tracers), so that the trace can serve the next call
+        with own_constants():
+            jaxpr, consts, _ = trace_to_jaxpr(
+                flat_fun, list(avals), None, name=f"jit({getattr(self.fun, '__name__', 'fun')})")
         self._trace_seconds = time.perf_counter() - t0
         return jaxpr, consts, out_tree()
 
@@ -362,9 +365,12 @@ class Jitted:
 
     def _stage_cached(self, key, in_tree, avals, f, flat):
         """``_stage``, reusing the jaxpr traced for the same signature under a transform
-        (grad(jit(f)) called again traces f once, as JAX's), unless it closed over a
-        tracer or ran under named axes (its collectives would see another axis env)."""
-        reuse = any(isinstance(x, Tracer) for x in flat) and not axis_frames()
+        (grad(jit(f)) or vmap(jit(f)) called again traces f once, as JAX's), unless it
+        closed over a tracer. The axis env is part of the key: a collective or
+        ``axis_size`` in f reads the names and sizes of the enclosing vmaps and meshes."""
+        reuse = any(isinstance(x, Tracer) for x in flat)
+        if reuse:
+            key = (key, axis_env_key())
         staged = self._staged.get(key) if reuse else None
         if staged is not None:
             return staged

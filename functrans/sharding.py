@@ -194,6 +194,11 @@ class bound_mesh:
         _mesh_stack.frames.pop()
 
 
+def mesh_frames() -> tuple:
+    """The bound meshes of this thread, innermost last."""
+    return tuple(_mesh_stack.frames)
+
+
 def find_mesh_frame(name):
     """The innermost bound mesh with an axis ``name``, or None."""
     for f in reversed(_mesh_stack.frames):

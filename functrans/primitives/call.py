@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr
 from ..compiler import LRUCache, compile_closed
-from ..tracing import Tracer, axis_frames, trace_to_jaxpr
+from ..tracing import Tracer, own_constants, trace_to_jaxpr
 from ..transforms.jvp import jvp_eval
 from ..transforms.partial_eval import partial_eval
 from ..transforms.transpose import transpose_jaxpr
 from ..transforms.vmap import vmap_jaxpr
 from .base import Primitive, Zero, instantiate, is_undefined, not_mapped_size, tangent_aval
-from .control_flow_common import BodyCache, check_operands, hoist
+from .control_flow_common import BodyCache, axis_env_key, check_operands, hoist
 
 pjit_p = Primitive("pjit", multiple_results=True)
 pjit_p.subjaxpr_params = ("jaxpr",)
@@ -77,10 +77,21 @@ _split_cache = BodyCache()
 
 
 def _jvp_split(jaxpr, nz):
-    """(known call, linear call, tangent outputs known, tangent outputs linear) for a body."""
-    hit = _split_cache.get(jaxpr, nz)
+    """(known call, linear call, tangent outputs known, tangent outputs linear, tangent
+    outputs left symbolic zeros) for a body; each call a (body, consts) pair, cached
+    while the consts hold no tracer (see ``_derived``)."""
+    key = (nz, axis_env_key())
+    hit = _split_cache.get(jaxpr, *key)
     if hit is not None:
         return hit
+    with own_constants():
+        hit = _split_jvp(jaxpr, nz)
+    if not any(isinstance(c, Tracer) for c in hit[0][1] + hit[1][1]):
+        _split_cache.put(jaxpr, hit, *key)
+    return hit
+
+
+def _split_jvp(jaxpr, nz):
     in_avals = jaxpr.in_avals
     n_in, n_out = len(in_avals), len(jaxpr.out_avals)
     t_avals = [tangent_aval(a) for a, m in zip(in_avals, nz) if m]
@@ -99,26 +110,34 @@ def _jvp_split(jaxpr, nz):
     assert all(out_known[:n_out]), "a primal output depends on tangents"
     tk_idx = [i for i in range(n_out) if out_known[n_out + i]]
     tu_idx = [i for i in range(n_out) if not out_known[n_out + i]]
-    res = (hoist(kj), hoist(uj), tk_idx, tu_idx, tuple(zero_out))
-    return _split_cache.put(jaxpr, res, nz)
+    return hoist(kj), hoist(uj), tk_idx, tu_idx, tuple(zero_out)
+
+
+def _derived(cache, body, key, make):
+    """``make()`` -> (a body derived from ``body``, its constants, *rest), cached per
+    ``body``, ``key`` and the axis env (a collective's rule reads the enclosing names and
+    sizes), so repeated calls of vmap(jit(f)) or grad(jit(f)) bind the same derived body
+    and find its executable again. The derivation records its constants itself
+    (``own_constants``), not in the enclosing trace, so it holds no value of that trace;
+    one still holding a tracer (a collective's rule records in the vmap's trace) is not
+    kept past this call."""
+    key = (*key, axis_env_key())
+    hit = cache.get(body, *key)
+    if hit is None:
+        with own_constants():
+            hit = make()
+        if not any(isinstance(c, Tracer) for c in hit[1]):
+            cache.put(body, hit, *key)
+    return hit
 
 
 _transpose_cache = BodyCache()
 
 
-def _reusable(consts):
-    """Whether a body derived here may serve later calls: not when it holds tracers of a
-    live trace, nor when derived under named axes (collectives see that axis env)."""
-    return not axis_frames() and not any(isinstance(c, Tracer) for c in consts)
-
-
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
     mask = [is_undefined(a) for a in args]
-    hit = _transpose_cache.get(jaxpr, tuple(mask))
-    if hit is None:
-        hit = hoist(transpose_jaxpr(jaxpr, mask))
-        if _reusable(hit[1]):
-            _transpose_cache.put(jaxpr, hit, tuple(mask))
+    hit = _derived(_transpose_cache, jaxpr, (tuple(mask),),
+                   lambda: hoist(transpose_jaxpr(jaxpr, mask)))
     tbody, tconsts = hit
     nonlin = [a for a in args if not is_undefined(a)]
     cts = [instantiate(c) for c in cts]
@@ -133,15 +152,11 @@ _batch_cache = BodyCache()
 
 def _pjit_batch(args, dims, *, jaxpr, name, backend):
     size = not_mapped_size(args, dims)
-    key = (tuple(dims), size)
-    hit = _batch_cache.get(jaxpr, *key)
-    if hit is None:
+
+    def make():
         bj, out_dims = vmap_jaxpr(jaxpr, dims, size)
-        body, consts = hoist(bj)
-        hit = (body, consts, out_dims)
-        if _reusable(consts):
-            _batch_cache.put(jaxpr, hit, *key)
-    body, consts, out_dims = hit
+        return (*hoist(bj), out_dims)
+    body, consts, out_dims = _derived(_batch_cache, jaxpr, (tuple(dims), size), make)
     outs = pjit_p.bind(*consts, *args, jaxpr=body, name=f"vmap({name})",
                        backend=backend)
     return outs, out_dims

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
 from .. import tracing
+from ..sharding import mesh_frames
 from ..tracing import Tracer, axis_frames, checked, trace_to_jaxpr
 from .base import Zero, instantiate, tangent_aval
 from .structural import broadcast_in_dim_p
@@ -75,6 +76,23 @@ class BodyCache:
         bodies = _as_tuple(body)
         self._entries[tuple(map(id, bodies)) + key] = (bodies, value)
         return value
+
+
+def axis_env_key() -> tuple:
+    """What of this thread's axis env a body traced or derived now may have read (the
+    collectives and ``axis_size`` read it): the named vmap frames with their positions and
+    sizes, the innermost frame, the bound meshes. ``()`` outside every vmap and mesh, so a
+    cache keyed by it serves a body again only under the same names and sizes.
+
+    >>> axis_env_key()
+    ()
+    """
+    frames, meshes = axis_frames(), mesh_frames()
+    if not frames and not meshes:
+        return ()
+    return (len(frames), frames[-1].name if frames else None,
+            tuple((i, f.name, f.size) for i, f in enumerate(frames) if f.name is not None),
+            tuple((m.mesh.key, m.tracing, m.vmap_depth) for m in meshes))
 
 
 def check_operands(what, avals, body):
@@ -310,7 +328,7 @@ def memo_batching(memo: BatchMemo, prim, params, bodies, key, make):
         return make()
     if prim is not None and tracing.body_defers_concrete(prim, params):
         return make()
-    outer = tracing.trace_at_level(0) if tracing.trace_depth() else None
+    outer = tracing.outermost_trace()     # where bind_outermost records the constants
     hit = memo.plain.get(bodies, *full)
     if hit is not None:
         return hit
