@@ -25,7 +25,7 @@ from .primitives import elementwise
 from .primitives.conv_api import padtype_to_pads
 from .primitives.slicing import pad, slice as lax_slice
 from .primitives.structural import broadcast_in_dim
-from .tracing import get_aval
+from .tracing import Tracer, get_aval
 from .typing import Array, ArrayLike
 
 __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min",
@@ -78,13 +78,17 @@ def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callab
     padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     if len(padding) != nd:
         raise TypeError(f"reduce_window: padding {padding} needs {nd} (lo, hi) pairs")
-    init = np.asarray(init_value, dtype=a.dtype)
+    # a traced initial value (an argument of a jitted function) is allowed, as in JAX
+    init = (elementwise.convert_element_type(init_value, a.dtype)
+            if isinstance(init_value, Tracer) else np.asarray(init_value, dtype=a.dtype))
     # JAX's fold: the initial value once, padding and dilation holes contribute nothing
     xp = pad(operand, np.asarray(_IDENTITY[op](a.dtype), a.dtype), tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, bd)))
     size = get_aval(xp).shape
     out = tuple(max(0, (n - e) // s + 1) if n >= e else 0
                 for n, e, s in zip(size, eff, strides))
     acc = broadcast_in_dim(init, out, ()) if a.ndim else init
+    if 0 in out:  # a window larger than the (padded) operand: an empty result
+        return acc
     for i, tap in enumerate(np.ndindex(*wd)):
         start = tuple(k * d for k, d in zip(tap, wdil))
         limit = tuple(st + (o - 1) * s + 1 if o else st

@@ -60,6 +60,19 @@ def test_reduce_window_max_min_grad_goes_to_first_tie_as_jax():
     np.testing.assert_array_equal(nan, [np.nan, np.nan])
 
 
+def test_reduce_window_traced_init_and_empty_output_as_jax():
+    """JAX's lax_test testReduceWindow passes init_value as a jit argument (raised
+    TracerArrayConversionError), testReduceWindowWithEmptyOutput a window longer than
+    the padded operand (raised a slice error): an empty result."""
+    x = np.arange(24.0).reshape(2, 3, 4)
+    f = lambda v, i: lax.reduce_window(v, i, lax.max, (1, 2, 2), (1, 1, 1), "VALID")  # noqa: E731
+    np.testing.assert_array_equal(ft.jit(f)(x, -np.inf), f(x, -np.inf))
+    np.testing.assert_array_equal(ft.jit(f)(x, 100.0), np.full((2, 2, 3), 100.0))
+    e = lambda v: lax.reduce_window(v, 0.0, lax.add, (7, 1, 1), (1, 1, 1), [(1, 0), (0, 0), (0, 0)])  # noqa: E731
+    for run in (lambda g: g, ft.jit):
+        assert run(e)(np.ones((5, 3, 2))).shape == (0, 3, 2)
+
+
 CUM_GRADS_JAX = """cumsum False [[6.0, 6.0, 5.0, 3.0], [22.0, 18.0, 13.0, 7.0]]
 cumsum True [[0.0, 1.0, 3.0, 6.0], [4.0, 9.0, 15.0, 22.0]]
 cumprod False [[-9.6, 2.4, -1.26, -2.16], [1.22, -13.9, 5.4, -0.98]]
