@@ -356,7 +356,8 @@ def _svd(lw, fn, eqn, ins, outs):
 
 def _supports_lu(eqn, planner):
     a = eqn.inputs[0].aval
-    return a.dtype in (np.float32, np.float64) and available() and a.shape[-1] > 0
+    return (a.dtype in (np.float32, np.float64) and available() and a.shape[-1] > 0
+            and a.shape[-1] == a.shape[-2])      # rectangular: the impl, as a host step
 
 
 @native("lu", _supports_lu)

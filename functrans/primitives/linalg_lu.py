@@ -2,13 +2,16 @@
 ``lu_pivots_to_permutation`` (as ``jax.lax.linalg.lu`` and
 ``jax.lax.linalg.lu_pivots_to_permutation``).
 
-``lu a`` returns ``(lu, pivots, permutation)`` for square real ``(..., n, n)``: ``lu``
-holds L (unit lower, below the diagonal) and U (upper), ``pivots`` LAPACK's row swaps
-(0-based: row i was swapped with row ``pivots[i]``), ``permutation`` the rows of ``a``
-in the order of ``L U`` (``a[permutation] = L U``). Its JVP is the standard one: with
-``X = L⁻¹ P dA U⁻¹``, ``dL = L tril(X, -1)`` and ``dU = triu(X) U``.
-Under jit the CPU backend calls LAPACK's ``?getrf`` for real ``lu`` (the same factors
-and pivots) and runs ``lu_pivots_to_permutation`` natively.
+``lu a`` returns ``(lu, pivots, permutation)`` for real or complex ``(..., m, n)``
+(as JAX's, rectangular too): ``lu`` holds L (unit lower, below the diagonal, m x k with
+k = min(m, n)) and U (upper, k x n), ``pivots`` (k) LAPACK's row swaps (0-based: row i
+was swapped with row ``pivots[i]``), ``permutation`` (m) the rows of ``a`` in the order
+of ``L U`` (``a[permutation] = L U``). Its JVP is JAX's: L and U padded to the square
+``L̃`` (m x m, unit) and ``Ũ`` (n x n, identity below row k), ``X = L̃⁻¹ P dA Ũ⁻¹``,
+``dL = L̃ tril(X, -1)`` and ``dU = triu(X) Ũ``.
+Under jit the CPU backend calls LAPACK's ``?getrf`` for square real ``lu`` (the same
+factors and pivots; complex and rectangular ones run the numpy impl as a host step)
+and runs ``lu_pivots_to_permutation`` natively.
 
 >>> import numpy as np
 >>> lu_, piv, perm = lu(np.array([[1.0, 2.0], [3.0, 4.0]]))
@@ -28,7 +31,8 @@ from .base import Primitive, Zero, aval, tangent_aval
 from .elementwise import add, convert_element_type, eq, mul
 from .linalg import triangular_solve
 from .linalg_common import (batch_front, batched_matmul, bind_checked, check_float,
-                            check_square, const_like, eye_like)
+                            const_like)
+from .slicing import pad, slice as slice_
 from .structural import broadcast_in_dim, broadcasted_iota
 
 __all__ = ["lu", "lu_pivots_to_permutation"]
@@ -93,30 +97,35 @@ lu_p = Primitive("lu", multiple_results=True)
 
 
 def _lu_aval(a):
-    check_float("lu", a)
-    check_square("lu", a)
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], np.int32),
+    check_float("lu", a, complex_ok=True)
+    if a.ndim < 2:
+        raise ValueError(f"lu: expected a matrix or a stack of them (shape (..., m, n)), "
+                         f"got {a.str_short()}")
+    m, n = a.shape[-2:]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-2] + (min(m, n),), np.int32),
             ShapedArray(a.shape[:-1], np.int32)]
 
 
 def _lu_impl(a):
     a = np.asarray(a)
-    n = a.shape[-1]
-    flat = a.reshape((int(np.prod(a.shape[:-2])), n, n))   # -1 is ambiguous when n == 0
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    flat = a.reshape((int(np.prod(a.shape[:-2])), m, n))   # -1 is ambiguous when m n == 0
     lus = np.empty_like(flat)
-    pivs = np.zeros(flat.shape[:2], np.int32)
-    for i, m in enumerate(flat):
-        if n == 0:
-            break
-        if not np.all(np.isfinite(m)):       # LAPACK's result is undefined: NaN, as a failure
-            lus[i], pivs[i] = np.nan, np.arange(n)
+    pivs = np.zeros((flat.shape[0], k), np.int32)
+    for i, x in enumerate(flat):
+        if k == 0:
+            lus[i] = x
+            continue
+        if not np.all(np.isfinite(x)):       # LAPACK's result is undefined: NaN, as a failure
+            lus[i], pivs[i] = np.nan, np.arange(k)
             continue
         with warnings.catch_warnings():     # an exactly singular matrix still factors
             warnings.simplefilter("ignore")
-            lus[i], pivs[i] = scipy.linalg.lu_factor(m, check_finite=False)
+            lus[i], pivs[i] = scipy.linalg.lu_factor(x, check_finite=False)
     batch = a.shape[:-2]
-    pivs = pivs.reshape(batch + (n,))
-    return [lus.reshape(a.shape), pivs, _permutation_of(pivs, n)]
+    pivs = pivs.reshape(batch + (k,))
+    return [lus.reshape(a.shape), pivs, _permutation_of(pivs, m)]
 
 
 def _permute_rows(x, permutation):
@@ -128,22 +137,38 @@ def _permute_rows(x, permutation):
     return batched_matmul(convert_element_type(eq(rows, cols), a.dtype), x)
 
 
+def _square_factors(lu_):
+    """JAX's padded factors of an (m, n) ``lu``: unit lower ``L̃`` (m, m), its first k
+    columns L's, and upper ``Ũ`` (n, n), its first k rows U's and the identity below."""
+    a = aval(lu_)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lo, zero = (0,) * a.ndim, np.zeros((), a.dtype)
+    nopad = [(0, 0, 0)] * (a.ndim - 2)
+    cols = slice_(lu_, lo, a.shape[:-1] + (k,))
+    l_ = pad(cols, zero, nopad + [(0, 0, 0), (0, m - k, 0)])
+    l_ = add(_mul_mask(l_, np.tril(np.ones((m, m)), -1)), const_like(np.eye(m), l_))
+    rows = slice_(lu_, lo, a.shape[:-2] + (k, n))
+    u_ = pad(rows, zero, nopad + [(0, n - k, 0), (0, 0, 0)])
+    below = np.diag((np.arange(n) >= k).astype(float))
+    u_ = add(_mul_mask(u_, np.triu(np.ones((n, n)))), const_like(below, u_))
+    return l_, u_
+
+
 def _lu_jvp(primals, tangents):
-    # P A = L U  =>  L⁻¹ P dA U⁻¹ = L⁻¹ dL + dU U⁻¹ (strictly lower + upper)
+    # P A = L U  =>  L̃⁻¹ P dA Ũ⁻¹ = L̃⁻¹ dL + dU Ũ⁻¹ (strictly lower + upper)
     (a,), (da,) = primals, tangents
     lu_, piv, perm = lu_p.bind(a)
     int_zeros = [Zero(tangent_aval(aval(piv))), Zero(tangent_aval(aval(perm)))]
     if type(da) is Zero:
         return [lu_, piv, perm], [Zero(aval(lu_))] + int_zeros
-    n = aval(a).shape[-1]
+    m, n = aval(a).shape[-2:]
+    l_, u_ = _square_factors(lu_)
     x = _permute_rows(da, perm)
-    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
-    x = triangular_solve(lu_, x, left_side=False, lower=False)
-    strict = np.tril(np.ones((n, n)), -1)
-    l_ = add(_mul_mask(lu_, strict), eye_like(lu_))
-    u_ = _mul_mask(lu_, 1.0 - strict)
-    dl = batched_matmul(l_, _mul_mask(x, strict))
-    du = batched_matmul(_mul_mask(x, 1.0 - strict), u_)
+    x = triangular_solve(l_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = triangular_solve(u_, x, left_side=False, lower=False)
+    dl = batched_matmul(l_, _mul_mask(x, np.tril(np.ones((m, n)), -1)))
+    du = batched_matmul(_mul_mask(x, np.triu(np.ones((m, n)))), u_)
     return [lu_, piv, perm], [add(dl, du)] + int_zeros
 
 
@@ -157,10 +182,11 @@ batch_front(lu_p)
 
 
 def lu(a: ArrayLike) -> tuple[Array, Array, Array]:
-    """LU decomposition with partial pivoting of a square real matrix (stack):
+    """LU decomposition with partial pivoting of a real or complex (m, n) matrix (stack):
     ``(lu, pivots, permutation)`` as ``jax.lax.linalg.lu``; ``a[permutation]`` equals
-    ``L @ U`` with L the unit lower triangle of ``lu`` and U its upper triangle;
-    ``pivots`` are 0-based (int32). Differentiable in ``a`` (forward and reverse).
+    ``L @ U`` with L the unit lower triangle of ``lu[..., :, :k]`` and U the upper
+    triangle of ``lu[..., :k, :]`` (k = min(m, n)); ``pivots`` (k) are 0-based (int32),
+    ``permutation`` has m entries. Differentiable in ``a`` (forward and reverse).
 
     >>> import numpy as np
     >>> lu_, piv, perm = lu(np.array([[0.0, 1.0], [2.0, 3.0]]))

@@ -300,44 +300,52 @@ def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_o
 
 def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
        check_finite: bool = True) -> tuple[Array, Array] | tuple[Array, Array, Array]:
-    """LU decomposition with partial pivoting of a square matrix (stack), as scipy's:
-    ``(p, l, u)`` with ``a = p @ l @ u`` (``p`` a permutation matrix, ``l`` unit lower,
-    ``u`` upper), or ``(p @ l, u)`` with ``permute_l``. Differentiable (``lax.lu``'s JVP).
+    """LU decomposition with partial pivoting of an (m, n) matrix (stack), real or
+    complex, as scipy's: ``(p, l, u)`` with ``a = p @ l @ u`` (``p`` an (m, m)
+    permutation matrix, ``l`` (m, k) unit lower, ``u`` (k, n) upper, k = min(m, n)), or
+    ``(p @ l, u)`` with ``permute_l``. Differentiable (``lax.lu``'s JVP).
 
     >>> from functrans.scipy.linalg import lu
     >>> p, l, u = lu(_np.array([[0.0, 1.0], [2.0, 3.0]]))
     >>> p.tolist(), l.tolist(), u.tolist()
     ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[2.0, 3.0], [0.0, 1.0]])
     """
-    a = _matrix(a)
+    a = _inexact(a)
+    if a.ndim < 2:
+        raise ValueError(f"lu: expected a matrix (stack) (..., m, n), got shape {a.shape}")
     lu_, _, perm = _lax.lu(a)
-    n = a.shape[-1]
-    # a[perm] = l u, so a = p l u with p[j, i] = (perm[i] == j)
-    p = (perm[..., None, :] == _np.arange(n, dtype=_np.int32)[:, None]).astype(a.dtype)
-    l = _fnp.tril(lu_, -1) + _np.eye(n, dtype=a.dtype)     # noqa: E741
-    u = _fnp.triu(lu_)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    # a[perm] = l u, so a = p l u with p[j, i] = (perm[i] == j); p is real (scipy's)
+    real = _np.empty(0, a.dtype).real.dtype
+    p = (perm[..., None, :] == _np.arange(m, dtype=_np.int32)[:, None]).astype(real)
+    l = _fnp.tril(lu_[..., :, :k], -1) + _np.eye(m, k, dtype=a.dtype)     # noqa: E741
+    u = _fnp.triu(lu_[..., :k, :])
     return (p @ l, u) if permute_l else (p, l, u)
 
 
 def lu_factor(a: ArrayLike, overwrite_a: bool = False,
               check_finite: bool = True) -> tuple[Array, Array]:
-    """``(lu, piv)`` as scipy's: L (unit diagonal implied) and U in one matrix, and the
-    0-based row swaps (int32): row ``i`` was interchanged with row ``piv[i]``.
+    """``(lu, piv)`` as scipy's (real or complex, (m, n)): L (unit diagonal implied)
+    and U in one matrix, and the 0-based row swaps (int32): row ``i`` was interchanged
+    with row ``piv[i]``.
 
     >>> from functrans.scipy.linalg import lu_factor
     >>> lu_, piv = lu_factor(_np.array([[0.0, 1.0], [2.0, 3.0]]))
     >>> lu_.tolist(), piv.tolist()
     ([[2.0, 3.0], [0.0, 1.0]], [1, 1])
     """
-    lu_, piv, _ = _lax.lu(_matrix(a))
+    lu_, piv, _ = _lax.lu(_inexact(a))
     return lu_, piv
 
 
 def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
              overwrite_b: bool = False, check_finite: bool = True) -> Array:
-    """Solve ``op(a) x = b`` from ``lu_factor(a)``; ``trans`` 0 (``a``), 1 or 2 (``aᵀ``,
-    ``aᴴ``; the same for real factors), as scipy's. ``b`` of rank ``lu.ndim - 1`` is one vector. Differentiable in
-    ``b`` and in the factors (it is triangular solves and a row permutation).
+    """Solve ``op(a) x = b`` from ``lu_factor(a)`` of a square ``a``; ``trans`` 0
+    (``a``), 1 or 2 (``aᵀ``, ``aᴴ``; the same for real factors), as scipy's; complex
+    ``b`` with real factors gives a complex ``x``. ``b`` of rank ``lu.ndim - 1`` is one
+    vector. Differentiable in ``b`` and in the factors (triangular solves and a row
+    permutation).
 
     >>> from functrans.scipy.linalg import lu_factor, lu_solve
     >>> a = _np.array([[0.0, 1.0], [2.0, 3.0]])
@@ -355,7 +363,7 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
         raise ValueError(f"lu_solve: trans must be 0, 1 or 2, got {trans!r}")
     code = int(trans)
     perm = _lax.lu_pivots_to_permutation(piv.astype(_np.int32), n)
-    b = _fnp.asarray(_as_float(b), lu_.dtype)
+    lu_, b = _inexact(lu_, b)        # complex b and real factors: a complex solve
     vector = b.ndim == lu_.ndim - 1
     rhs = b[..., None] if vector else b
     if rhs.ndim != lu_.ndim or rhs.shape[:-2] != lu_.shape[:-2] or rhs.shape[-2] != n:
@@ -366,9 +374,10 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
         x = _fnp.take_along_axis(rhs, perm[..., :, None], axis=-2)
         x = tri(lu_, x, left_side=True, lower=True, unit_diagonal=True)
         x = tri(lu_, x, left_side=True, lower=False)
-    else:              # aᵀ = Uᵀ Lᵀ P: x = Pᵀ L⁻ᵀ U⁻ᵀ b (real factors: 'C' is 'T')
-        x = tri(lu_, rhs, left_side=True, lower=False, transpose_a=True)
-        x = tri(lu_, x, left_side=True, lower=True, transpose_a=True, unit_diagonal=True)
+    else:              # aᵀ = Uᵀ Lᵀ P: x = Pᵀ L⁻ᵀ U⁻ᵀ b (aᴴ: conjugated; real: 'C' is 'T')
+        f = _fnp.conj(lu_) if code == 2 else lu_
+        x = tri(f, rhs, left_side=True, lower=False, transpose_a=True)
+        x = tri(f, x, left_side=True, lower=True, transpose_a=True, unit_diagonal=True)
         x = _fnp.take_along_axis(x, _fnp.argsort(perm, axis=-1)[..., :, None], axis=-2)
     return x[..., 0] if vector else x
 
