@@ -73,6 +73,31 @@ def test_reduce_window_traced_init_and_empty_output_as_jax():
         assert run(e)(np.ones((5, 3, 2))).shape == (0, 3, 2)
 
 
+def test_lax_binary_ops_broadcast_size_one_axes_and_0d_operands_as_jax():
+    """JAX's lax_test/lax_vmap_op_test op tables pair shapes (3, 4) with (3, 1) and
+    (3, 1) with (1, 4), and LazyConstantTest adds a 0-d array to a (2, 3) one: JAX's
+    lax binary ops broadcast them; traced (jit, vmap) they raised here. Operands of
+    different ranks (> 0) still raise, as in JAX; broadcast_in_dim takes its
+    dimensions in any order, as JAX's."""
+    a, b, c = np.ones((3, 4)), np.arange(3.0).reshape(3, 1), np.arange(4.0).reshape(1, 4)
+    for run in (lambda g: g, ft.jit):
+        np.testing.assert_array_equal(run(lax.add)(a, b), a + b)
+        np.testing.assert_allclose(run(lax.atan2)(b, c), np.arctan2(b, c), rtol=1e-15)
+        np.testing.assert_array_equal(run(lax.lt)(b, c), b < c)
+        np.testing.assert_array_equal(run(lax.sub)(np.array(2.0), a), 2.0 - a)
+    np.testing.assert_array_equal(ft.vmap(lax.mul, (1, None))(np.ones((3, 5, 4)), b),
+                                  np.broadcast_to(b, (5, 3, 4)))
+    np.testing.assert_array_equal(ft.grad(lambda v: ft.jit(lax.mul)(a, v).sum())(b), [[4.0]] * 3)
+    with pytest.raises(TypeError, match="same shape"):
+        ft.jit(lax.add)(np.ones(3), np.ones((1, 3)))
+    with pytest.raises(TypeError, match="same shape"):
+        ft.jit(lax.add)(np.ones((2, 3)), np.ones((3, 3)))
+    x = np.arange(6.0).reshape(3, 2)
+    want = np.broadcast_to(x.T[:, None, :], (2, 4, 3))
+    for run in (lambda g: g, ft.jit):
+        np.testing.assert_array_equal(run(lambda v: lax.broadcast_in_dim(v, (2, 4, 3), (2, 0)))(x), want)
+
+
 CUM_GRADS_JAX = """cumsum False [[6.0, 6.0, 5.0, 3.0], [22.0, 18.0, 13.0, 7.0]]
 cumsum True [[0.0, 1.0, 3.0, 6.0], [4.0, 9.0, 15.0, 22.0]]
 cumprod False [[-9.6, 2.4, -1.26, -2.16], [1.22, -13.9, 5.4, -0.98]]

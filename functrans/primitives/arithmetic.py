@@ -24,8 +24,8 @@ from jaxpr_ir import ShapedArray
 from ..tracing import ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer, wrap
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
                    deflinear, instantiate, is_undefined)
-from .basic import (add_p, convert_element_type_p, elementwise_aval, full,  # noqa: F401
-                    np_impl)
+from .basic import (add_p, broadcast_in_dim, convert_element_type_p,  # noqa: F401
+                    elementwise_aval, full, np_impl)
 from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n",
@@ -265,6 +265,21 @@ def full_like(like, value):
 _BITWISE_NAMES = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
 
 
+def _broadcast_pair(x, y):
+    """JAX's lax binary ops also take a 0-d operand with any other, and operands of one
+    rank whose shapes differ only where one has size 1: both broadcast to the common
+    shape (the primitives want equal shapes). Anything else is returned as it is (the
+    bind then raises its own error)."""
+    xs, ys = aval(x).shape, aval(y).shape
+    if xs == ys or (len(xs) != len(ys) and xs and ys):
+        return x, y
+    if len(xs) == len(ys) and any(a != b and 1 not in (a, b) for a, b in zip(xs, ys)):
+        return x, y
+    out = ys if not xs else xs if not ys else tuple(max(a, b) for a, b in zip(xs, ys))
+    return tuple(broadcast_in_dim(v, out, tuple(range(len(s)))) if s != out else v
+                 for v, s in ((x, xs), (y, ys)))
+
+
 def lax_binary(p, float_only=False):
     """The lax function binding the binary primitive ``p`` (its doctest example uses
     floats when ``float_only``)."""
@@ -279,10 +294,14 @@ def lax_binary(p, float_only=False):
                 return out if _INTERNAL.on else out.view(ARRAY_CLASS[0])
             return wrap(out)
         # tracers and arrays of rank >= 1 are operands as they are (the common case)
-        if (isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and \
-                (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim):
+        if not ((isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and
+                (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim)):
+            x, y = _as_operand(x, y), _as_operand(y, x)
+        try:
             return p.bind(x, y)
-        return p.bind(_as_operand(x, y), _as_operand(y, x))
+        except TypeError:
+            x, y = _broadcast_pair(x, y)
+            return p.bind(x, y)
     # the lax name: the bitwise primitives are called and/or/xor, as in JAX
     f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)
     f.__annotations__ = {"x": "ArrayLike", "y": "ArrayLike", "return": "Array"}

@@ -175,6 +175,11 @@ def broadcast_in_dim(x: ArrayLike, shape: Shape,
     shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
     if get_aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return x
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)) and \
+            len(set(broadcast_dimensions)) == len(broadcast_dimensions) == get_aval(x).ndim:
+        # JAX takes the dimensions in any order: permute the operand to increasing order
+        perm = tuple(int(i) for i in np.argsort(broadcast_dimensions))
+        x, broadcast_dimensions = transpose(x, perm), tuple(sorted(broadcast_dimensions))
     if not isinstance(x, Tracer) and trace_depth():
         return broadcast_constant(x, shape, broadcast_dimensions)
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
