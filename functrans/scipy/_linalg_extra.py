@@ -65,8 +65,9 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False,
                      select: str = "a", select_range: tuple[float, float] | None = None,
                      tol: float | None = None, key: Array | None = None
                      ) -> Array | tuple[Array, Array]:
-    """Eigenvalues (ascending; and eigenvectors unless ``eigvals_only``) of the real
-    symmetric tridiagonal matrix with diagonal ``d`` and off-diagonal ``e``;
+    """Eigenvalues (ascending; and eigenvectors unless ``eigvals_only``) of the
+    Hermitian tridiagonal matrix with diagonal ``d`` (its real part), superdiagonal
+    ``e`` and subdiagonal ``conj(e)`` (JAX's reading of complex input);
     ``select='i'`` keeps the eigenvalues of indices ``select_range[0]..[1]``
     (inclusive). ``select='v'`` (a value range, a data-dependent count) is not supported.
 
@@ -84,7 +85,10 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False,
         raise ValueError(f"eigh_tridiagonal: select must be 'a', 'i' or 'v', got {select!r}")
     if select == "v":
         raise NotImplementedError("eigh_tridiagonal: select='v' (a value range) is not supported")
-    t = fnp.diag(d) + fnp.diag(e, 1) + fnp.diag(e, -1)
+    dt = fnp.result_type(d, e)
+    # Hermitian for complex input, as JAX's: diagonal real(d), e above, conj(e) below
+    t = (fnp.diag(fnp.real(d)).astype(dt) + fnp.diag(e.astype(dt), 1)
+         + fnp.diag(fnp.conj(e).astype(dt), -1))
     w, v = fnp.linalg.eigh(t)
     if select == "i":
         lo, hi = (int(i) for i in select_range)
