@@ -306,3 +306,33 @@ def test_gumbel_exponential_categorical_statistics():
     assert rows.tolist() == [0, 1]
     with pytest.raises(ValueError, match="categorical"):
         random.categorical(k, np.zeros((2, 3)), shape=(4,))
+
+
+def test_large_eager_draws_run_compiled_with_jit_values():
+    R = random
+    k = ft.random.PRNGKey(7)
+    n = R.EAGER_COMPILE_MIN
+    R._compiled_samplers._entries.clear()
+    x = ft.random.normal(k, (n,))
+    assert len(R._compiled_samplers) == 1
+    np.testing.assert_array_equal(x, ft.jit(lambda k: ft.random.normal(k, (n,)))(k))
+    np.testing.assert_array_equal(x, ft.random.normal(k, (n,)))       # same draw again
+    assert len(R._compiled_samplers) == 1                             # and no new compile
+    # a float argument is a traced input, not baked in: new bounds, new values
+    u1 = ft.random.uniform(k, (n,), minval=-1.0, maxval=1.0)
+    u2 = ft.random.uniform(k, (n,), minval=2.0, maxval=3.0)
+    assert float(u1.min()) >= -1.0 and float(u1.max()) < 1.0
+    assert float(u2.min()) >= 2.0 and float(u2.max()) < 3.0
+    np.testing.assert_array_equal(u1, ft.random.uniform(k, (n,), minval=-1.0, maxval=1.0))
+    # an int argument stays static (a population size): each gets its own range
+    c = ft.random.choice(k, 3, (n,))
+    assert set(np.unique(c).tolist()) == {0, 1, 2}
+    assert int(ft.random.choice(k, 1000, (n,)).max()) > 900
+    # below the size, or under a trace, nothing is compiled for the draw
+    small = ft.random.normal(k, (8,))
+    assert small.shape == (8,) and len(R._compiled_samplers) == 4
+    jaxpr = ft.make_jaxpr(lambda s: s * ft.random.normal(k, (n,)))(1.0)
+    assert "threefry2x32" in str(jaxpr)
+    keys = ft.random.split(k, 2)
+    batched = ft.vmap(lambda kk: ft.random.normal(kk, (n,)))(keys)
+    np.testing.assert_allclose(batched[1], ft.random.normal(keys[1], (n,)), rtol=1e-13)
