@@ -62,6 +62,17 @@ def test_polar_grads_jit():
     _close(u, sl.polar(a)[0], 1e-12)
 
 
+def test_polar_of_a_stack():
+    # JAX's polar takes (..., m, n) (linalg_test testPolar batch); it raised ValueError
+    a = np.random.default_rng(4).normal(size=(2, 5, 3))
+    for side in ("right", "left"):
+        u, p = (np.asarray(x) for x in fla.polar(a, side))
+        for k in range(2):
+            us, ps = sl.polar(a[k], side)
+            _close(u[k], us, 1e-12)
+            _close(p[k], ps, 1e-12)
+
+
 def test_expm_frechet_against_scipy_and_jvp():
     a, e = _RNG.normal(size=(4, 4)), _RNG.normal(size=(4, 4))
     x, l = fla.expm_frechet(a, e)

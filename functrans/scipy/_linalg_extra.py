@@ -36,7 +36,8 @@ def _h(m):
 
 def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh",
           eps: float | None = None, max_iterations: int | None = None) -> tuple[Array, Array]:
-    """The polar decomposition ``a = u p`` (``side='right'``) or ``a = p u`` ('left'):
+    """The polar decomposition ``a = u p`` (``side='right'``) or ``a = p u`` ('left') of
+    a matrix or a stack of them (as JAX's):
     ``u`` with orthonormal columns (rows), ``p`` Hermitian positive semi-definite, from
     the SVD ``a = w s vh`` (``u = w vh``); ``method`` ('qdwh' or 'svd') names JAX's
     algorithms, both give this one's values.
@@ -52,11 +53,11 @@ def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh",
     if method not in ("qdwh", "svd"):
         raise ValueError(f"polar: method must be 'qdwh' or 'svd', got {method!r}")
     a = as_float(a)
-    if a.ndim != 2:
-        raise ValueError(f"polar: expected a matrix, got shape {a.shape}")
+    if a.ndim < 2:
+        raise ValueError(f"polar: expected a matrix (stack) (..., m, n), got shape {a.shape}")
     w, s, vh = fnp.linalg.svd(a, full_matrices=False)
     u = w @ vh
-    s = s.astype(a.dtype)
+    s = s.astype(a.dtype)[..., None, :]
     p = (_h(vh) * s) @ vh if side == "right" else (w * s) @ _h(w)
     return u, p
 
