@@ -7,6 +7,7 @@ tracing it, argnums handling.
 """
 from __future__ import annotations
 
+import inspect
 import operator
 from typing import Any, Callable, TypeVar
 
@@ -228,3 +229,53 @@ def flattening(run: Callable[..., Any]) -> Callable[..., Any]:
         flat_leaves(args, flat)
         return run(*flat)
     return call
+
+
+def static_positions_and_names(fun, nums, names):
+    """``static_argnums`` and ``static_argnames`` completed from ``fun``'s signature, so a
+    static argument is static passed by position or by keyword (as JAX does); either
+    naming a parameter ``fun`` does not have raises ValueError."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):      # no signature (a builtin): taken as given
+        return nums, names
+    kinds = inspect.Parameter
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind == kinds.VAR_KEYWORD for p in params)
+    bad = [i for i in nums if not (-len(positional) <= i < len(positional))]
+    if bad and not var_pos:
+        raise ValueError(f"jit: static_argnums {tuple(bad)} out of range: "
+                         f"{getattr(fun, '__name__', 'the function')} takes "
+                         f"{len(positional)} positional argument(s)")
+    if not var_pos:      # negative positions count from the signature, not the call
+        nums = tuple(i % len(positional) for i in nums)
+    by_name = {p.name: i for i, p in enumerate(positional) if p.kind != kinds.POSITIONAL_ONLY}
+    keyword = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
+                                                    kinds.KEYWORD_ONLY)}
+    unknown = [n for n in names if n not in keyword]
+    if unknown and not var_kw:
+        raise ValueError(f"jit: static_argnames {tuple(unknown)} are not parameters of "
+                         f"{getattr(fun, '__name__', 'the function')} "
+                         f"(its parameters: {', '.join(p.name for p in params)})")
+    nums = tuple(dict.fromkeys(
+        nums + tuple(by_name[n] for n in names if n in by_name)))
+    names = tuple(dict.fromkeys(names + tuple(
+        positional[i].name for i in nums if -len(positional) <= i < len(positional)
+        and positional[i].name in by_name)))
+    return nums, names
+
+
+def donated_positions(fun, nums, names) -> tuple:
+    """``donate_argnums`` with the positions of the parameters ``names`` added."""
+    nums = (nums,) if isinstance(nums, int) else tuple(nums)
+    names = (names,) if isinstance(names, str) else tuple(names)
+    sig = inspect.signature(fun).parameters.values()
+    params = [p for p in sig if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    where = {p.name: i for i, p in enumerate(params)}
+    unknown = [n for n in names if n not in where]
+    if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig):   # JAX: **kwargs may take it
+        raise ValueError(f"jit: donate_argnames {tuple(unknown)} are not positional "
+                         f"parameters of {getattr(fun, '__name__', 'the function')}")
+    return tuple(dict.fromkeys(nums + tuple(where[n] for n in names if n in where)))

@@ -23,8 +23,9 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr
 from jaxpr_ir.passes import simplify
-from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, fast_key,
-                       flat_leaves, flatten_fun, flattening, mixed_key)
+from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, donated_positions,
+                       fast_key, flat_leaves, flatten_fun, flattening, mixed_key,
+                       static_positions_and_names)
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed, temp_bytes)
 from .cost import jaxpr_cost
@@ -81,42 +82,6 @@ def _unshared(out, inputs):
             isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
         return out.copy()
     return out
-
-
-def _static_positions_and_names(fun, nums, names):
-    """``static_argnums`` and ``static_argnames`` completed from ``fun``'s signature, so a
-    static argument is static passed by position or by keyword (as JAX does); either
-    naming a parameter ``fun`` does not have raises ValueError."""
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):      # no signature (a builtin): taken as given
-        return nums, names
-    kinds = inspect.Parameter
-    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
-                                                  kinds.POSITIONAL_OR_KEYWORD)]
-    var_pos = any(p.kind == kinds.VAR_POSITIONAL for p in params)
-    var_kw = any(p.kind == kinds.VAR_KEYWORD for p in params)
-    bad = [i for i in nums if not (-len(positional) <= i < len(positional))]
-    if bad and not var_pos:
-        raise ValueError(f"jit: static_argnums {tuple(bad)} out of range: "
-                         f"{getattr(fun, '__name__', 'the function')} takes "
-                         f"{len(positional)} positional argument(s)")
-    if not var_pos:      # negative positions count from the signature, not the call
-        nums = tuple(i % len(positional) for i in nums)
-    by_name = {p.name: i for i, p in enumerate(positional) if p.kind != kinds.POSITIONAL_ONLY}
-    keyword = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
-                                                    kinds.KEYWORD_ONLY)}
-    unknown = [n for n in names if n not in keyword]
-    if unknown and not var_kw:
-        raise ValueError(f"jit: static_argnames {tuple(unknown)} are not parameters of "
-                         f"{getattr(fun, '__name__', 'the function')} "
-                         f"(its parameters: {', '.join(p.name for p in params)})")
-    nums = tuple(dict.fromkeys(
-        nums + tuple(by_name[n] for n in names if n in by_name)))
-    names = tuple(dict.fromkeys(names + tuple(
-        positional[i].name for i in nums if -len(positional) <= i < len(positional)
-        and positional[i].name in by_name)))
-    return nums, names
 
 
 class Lowered:
@@ -231,17 +196,19 @@ jit_switch = _JitSwitch()
 class Jitted:
     """A jit-compiled function (see ``jit``)."""
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, backend):
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, backend,
+                 inline=False):
         self.fun = fun
         if isinstance(static_argnums, int):
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
-        self.static_argnums, self.static_argnames = _static_positions_and_names(
+        self.static_argnums, self.static_argnames = static_positions_and_names(
             fun, tuple(static_argnums), tuple(static_argnames))
         self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
             else (donate_argnums,)
         self.backend = backend
+        self.inline = bool(inline)   # traced calls run fun in the caller's trace
         self._cache = LRUCache()   # the signature key -> (executable, output tree)
         self._staged = LRUCache()  # key -> (jaxpr, consts, out_tree) traced under a transform
         self._last_key = None      # the key of the latest compile, for the compile log
@@ -334,6 +301,8 @@ class Jitted:
 
     def _call_slow(self, args, kwargs):
         flat, in_tree, avals, key, f = self._trace(args, kwargs)
+        if self.inline and any(isinstance(x, Tracer) for x in flat):
+            return self.fun(*args, **kwargs)    # jit(inline=True): the caller's trace records it
         entry = self._cache.get(key)
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
@@ -487,7 +456,8 @@ class Jitted:
 
 def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
-        donate_argnames: str | Sequence[str] = (), backend: str | None = None) -> Any:
+        donate_argnames: str | Sequence[str] = (), backend: str | None = None,
+        keep_unused: bool = False, inline: bool = False) -> Any:
     """Compile ``fun``: trace it once per argument signature, optimise, run native code.
 
     Usable as ``@jit``, ``@jit(backend=...)`` or ``jit(f, static_argnums=...)``. The
@@ -516,6 +486,11 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
         ``"cuda"`` (Numba-CUDA) or ``"interpret"`` (the numpy reference interpreter).
         None uses ``FUNCTRANS_BACKEND`` if set, else ``"cpu"`` (``"interpret"`` when
         llvmlite cannot be imported).
+      keep_unused: accepted for JAX's signature. JAX may drop unused arguments from its
+        executable; here every argument is passed either way, so results are the same.
+      inline: when True, a call under another trace (an enclosing ``jit``, ``grad``,
+        ``vmap``...) runs ``fun`` in that trace, adding its equations to the caller's
+        jaxpr instead of one ``pjit`` equation. Eager calls still compile.
 
     Returns:
       The compiled function, a ``Jitted`` object with ``fun``'s ``__name__``,
@@ -540,26 +515,12 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
                              donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                             backend=backend)
+                             backend=backend, keep_unused=keep_unused, inline=inline)
     if not callable(fun):
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}")
     if donate_argnames:
-        donate_argnums = _donated_positions(fun, donate_argnums, donate_argnames)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
-
-
-def _donated_positions(fun, nums, names) -> tuple:
-    """``donate_argnums`` with the positions of the parameters ``names`` added."""
-    nums = (nums,) if isinstance(nums, int) else tuple(nums)
-    names = (names,) if isinstance(names, str) else tuple(names)
-    sig = inspect.signature(fun).parameters.values()
-    params = [p for p in sig if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    where = {p.name: i for i, p in enumerate(params)}
-    unknown = [n for n in names if n not in where]
-    if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig):   # JAX: **kwargs may take it
-        raise ValueError(f"jit: donate_argnames {tuple(unknown)} are not positional "
-                         f"parameters of {getattr(fun, '__name__', 'the function')}")
-    return tuple(dict.fromkeys(nums + tuple(where[n] for n in names if n in where)))
+        donate_argnums = donated_positions(fun, donate_argnums, donate_argnames)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend, inline)
 
 
 def make_jaxpr(fun: Callable[..., Any], static_argnums: int | Sequence[int] = (),

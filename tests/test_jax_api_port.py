@@ -265,3 +265,18 @@ def test_grad_of_jit_compiles_once_per_signature(monkeypatch):
     n = len(compiles)
     np.testing.assert_allclose(g(w, x), first, rtol=0, atol=0)
     assert n > 0 and len(compiles) == n
+
+
+def test_jit_inline_records_the_body_in_the_callers_trace():
+    f = ft.jit(lambda x: fnp.sin(x) * 2.0, inline=True)
+    g = ft.jit(lambda x: fnp.sin(x) * 2.0)
+    assert "pjit" not in str(ft.make_jaxpr(lambda x: f(x) + 1.0)(1.0))
+    assert "pjit" in str(ft.make_jaxpr(lambda x: g(x) + 1.0)(1.0))
+    for h in (f, g):
+        np.testing.assert_allclose(h(0.3), 2 * np.sin(0.3))
+        np.testing.assert_allclose(ft.grad(h)(0.3), 2 * np.cos(0.3))
+        np.testing.assert_allclose(ft.jit(lambda x: h(x) + 1.0)(0.3), 2 * np.sin(0.3) + 1)
+        np.testing.assert_allclose(ft.vmap(h)(np.array([0.1, 0.2])), 2 * np.sin([0.1, 0.2]))
+    assert f.cache_info()["misses"] == 1      # the eager call compiled; traced ones inlined
+    kept = ft.jit(lambda x, unused: x * 3.0, keep_unused=True)
+    assert float(kept(2.0, np.ones(3))) == 6.0
