@@ -85,6 +85,7 @@ def test_lax_binary_ops_broadcast_size_one_axes_and_0d_operands_as_jax():
         np.testing.assert_allclose(run(lax.atan2)(b, c), np.arctan2(b, c), rtol=1e-15)
         np.testing.assert_array_equal(run(lax.lt)(b, c), b < c)
         np.testing.assert_array_equal(run(lax.sub)(np.array(2.0), a), 2.0 - a)
+        np.testing.assert_array_equal(run(lax.complex)(b, c), b + 1j * c)
     np.testing.assert_array_equal(ft.vmap(lax.mul, (1, None))(np.ones((3, 5, 4)), b),
                                   np.broadcast_to(b, (5, 3, 4)))
     np.testing.assert_array_equal(ft.grad(lambda v: ft.jit(lax.mul)(a, v).sum())(b), [[4.0]] * 3)

@@ -265,7 +265,7 @@ def full_like(like, value):
 _BITWISE_NAMES = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
 
 
-def _broadcast_pair(x, y):
+def broadcast_operands(x, y):
     """JAX's lax binary ops also take a 0-d operand with any other, and operands of one
     rank whose shapes differ only where one has size 1: both broadcast to the common
     shape (the primitives want equal shapes). Anything else is returned as it is (the
@@ -300,7 +300,7 @@ def lax_binary(p, float_only=False):
         try:
             return p.bind(x, y)
         except TypeError:
-            x, y = _broadcast_pair(x, y)
+            x, y = broadcast_operands(x, y)
             return p.bind(x, y)
     # the lax name: the bitwise primitives are called and/or/xor, as in JAX
     f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)

@@ -33,8 +33,9 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, batch_elementwise, defjvp
-from .arithmetic import (OpRow, add, define_row, div, eq, full_like, ge, lax_binary, mul, neg,
-                         select_n, sub, Zero, aval, deflinear, is_undefined)
+from .arithmetic import (OpRow, add, broadcast_operands, define_row, div, eq, full_like, ge,
+                         lax_binary, mul, neg, select_n, sub, Zero, aval, deflinear,
+                         is_undefined)
 from .basic import elementwise_aval, np_impl
 from ..array import numpy_maximum, numpy_minimum, numpy_remainder, numpy_sign
 from ..typing import Array, ArrayLike
@@ -531,7 +532,11 @@ def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (lax's name)
     >>> complex(np.float64(1.0), np.float64(2.0)).item()
     (1+2j)
     """
-    return complex_p.bind(x, y)
+    try:
+        return complex_p.bind(x, y)
+    except (TypeError, ValueError):    # a 0-d operand or size-1 axes: broadcast, as JAX's
+        x, y = broadcast_operands(x, y)
+        return complex_p.bind(x, y)
 
 
 # |z| on complex z: a float result; d|z| = re(conj(z) t) / |z| (0 at z = 0)
