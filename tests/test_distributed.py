@@ -164,6 +164,28 @@ def test_new_collectives_under_vmap():
         [3.0, 3.0, 3.0]
 
 
+def test_ppermute_and_all_to_all_over_a_tuple_of_axes():
+    # members of ("i", "j") ordered row-major: the same as one axis over the flattened batch
+    X = np.arange(2 * 3 * 6 * 5.0).reshape(2, 3, 6, 5)
+    flat = X.reshape(6, 6, 5)
+    perm = [(0, 5), (5, 2), (2, 0), (3, 4)]
+    two = lambda f: ft.vmap(ft.vmap(f, axis_name="j"), axis_name="i")   # noqa: E731
+    one = lambda f: ft.vmap(f, axis_name="k")                            # noqa: E731
+    got = two(lambda v: lax.ppermute(v, ("i", "j"), perm))(X)
+    np.testing.assert_array_equal(np.asarray(got).reshape(6, 6, 5),
+                                  one(lambda v: lax.ppermute(v, "k", perm))(flat))
+    for s, c, tiled in ((0, 1, False), (0, 0, True), (1, 0, True)):
+        x = X if s == 0 else np.tile(X, (1, 1, 1, 6))
+        got = two(lambda v: lax.all_to_all(v, ("i", "j"), s, c, tiled=tiled))(x)
+        want = one(lambda v: lax.all_to_all(v, "k", s, c, tiled=tiled))(
+            x.reshape((6,) + x.shape[2:]))
+        np.testing.assert_array_equal(np.asarray(got).reshape(want.shape), want)
+    g = ft.grad(lambda x: (two(lambda v: lax.ppermute(v, ("i", "j"), perm))(x) * X).sum())(X)
+    np.testing.assert_array_equal(
+        np.asarray(g).reshape(6, 6, 5),
+        ft.grad(lambda x: (one(lambda v: lax.ppermute(v, "k", perm))(x) * flat).sum())(flat))
+
+
 # --------------------------------------------------------------------------- mpiexec
 
 @needs_mpi

@@ -81,6 +81,12 @@ if n == 4:   # two axes, collectives over one and over both
         "all_gather_ab": (lambda x: lax.all_gather(x * x, ("a", "b")), (3,)),
         "psum_scatter_ab": (lambda x: lax.psum_scatter(x * x, ("a", "b"), tiled=True), (8,)),
         "axis_index_ab": (lambda x: x * lax.axis_index(("a", "b")), (3,)),
+        # over a tuple of axes (members row-major): JAX's ring over a 2-d mesh
+        "ppermute_ba": (lambda x: lax.ppermute(x * x, ("b", "a"), [(0, 3), (3, 1), (1, 0)]),
+                        (3,)),
+        "all_to_all_ab": (lambda x: lax.all_to_all(x * x, ("a", "b"), 0, 1), (4, 3)),
+        "all_to_all_ba_tiled": (lambda x: lax.all_to_all(x * x, ("b", "a"), 1, 0, tiled=True),
+                                (2, 8)),
     }
     for name, (f, shape) in cases2.items():
         count += check(name, f, shape, mesh2, P("a", "b"), vm2)
