@@ -253,3 +253,25 @@ def test_lax_linalg_has_jax_s_signatures_and_defaults():
         L.eigh(spd, subset_by_index=(0, 2))
     with pytest.raises(NotImplementedError, match="pivoting"):
         L.qr(a, pivoting=True)
+
+
+def test_lax_linalg_cholesky_update():
+    # JAX's cholesky_update_test: the upper factor of r^T r + w w^T (it was missing)
+    from functrans.lax import linalg as L
+    from functrans.test_util import check_grads
+    for dtype, atol in [(np.float64, 1e-10), (np.float32, 2e-2)]:
+        r = np.triu(np.ones((32, 32))).astype(dtype)
+        w = np.arange(1, 33).astype(dtype)
+        want = np.linalg.cholesky((r.T @ r + np.outer(w, w)).astype(np.float64), upper=True)
+        got = L.cholesky_update(r, w)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(np.asarray(got), want, atol=atol)
+        np.testing.assert_allclose(np.asarray(ft.jit(L.cholesky_update)(r, w)), np.asarray(got),
+                                   atol=1e-12 if dtype == np.float64 else 1e-5)
+    r0 = np.triu(np.random.default_rng(1).standard_normal((4, 4))) + 3 * np.eye(4)
+    w0 = np.array([0.5, 0.0, -1.0, 2.0])         # a zero entry: the identity rotation
+    want = np.linalg.cholesky(r0.T @ r0 + np.outer(w0, w0), upper=True)
+    np.testing.assert_allclose(np.asarray(L.cholesky_update(r0, w0)), want, atol=1e-13)
+    check_grads(L.cholesky_update, (r0, w0), order=2, modes=("fwd", "rev"))
+    with pytest.raises(ValueError, match="square"):
+        L.cholesky_update(np.ones((2, 3)), np.ones(3))

@@ -2,8 +2,8 @@
 defaults (``symmetrize_input=True`` for cholesky and eigh, ``eigh`` returning
 ``(v, w)`` with ascending eigenvalues, ``conjugate_a`` on triangular_solve), over the
 primitives ``functrans.lax`` has at its top level. JAX's ``eig``, ``schur``,
-``hessenberg``, ``tridiagonal*``, ``householder_product``, ``qdwh``, ``ormqr``,
-``cholesky_update`` and ``symmetric_product`` are not here.
+``hessenberg``, ``tridiagonal*``, ``householder_product``, ``qdwh``, ``ormqr`` and
+``symmetric_product`` are not here; ``cholesky_update`` is JAX's Givens sweep.
 
 >>> import numpy as np
 >>> from functrans.lax import linalg
@@ -17,10 +17,11 @@ from .. import numpy as _fnp
 from ..primitives import linalg as _L
 from ..primitives import linalg_decomp as _LD
 from ..primitives import linalg_lu as _LU
+from ..primitives.control_flow import fori_loop as _fori_loop
 from ..primitives.linalg_lu import lu_pivots_to_permutation
 from ..typing import Array, ArrayLike
 
-__all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
+__all__ = ["cholesky", "cholesky_update", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
            "triangular_solve"]
 
 
@@ -44,6 +45,37 @@ def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
     """
     x = _fnp.asarray(x)
     return _L.cholesky(_hermitian_part(x) if symmetrize_input else x)
+
+
+def cholesky_update(r_matrix: ArrayLike, w_vector: ArrayLike) -> Array:
+    """The upper Cholesky factor of ``rᵀ r + w wᵀ`` from the upper factor ``r`` in
+    O(n²), as JAX's: one Givens rotation (BLAS drotg's) per row folds ``w`` into ``r``.
+    Real matrices only (JAX's rotations are real); differentiable (a loop of
+    elementwise steps).
+
+    >>> import numpy as np
+    >>> cholesky_update(np.eye(2), np.array([0.0, 1.0])).round(4).tolist()
+    [[1.0, 0.0], [0.0, 1.4142]]
+    """
+    r, w = _fnp.asarray(r_matrix), _fnp.asarray(w_vector)
+    if r.ndim != 2 or r.shape[0] != r.shape[1] or w.shape != r.shape[:1]:
+        raise ValueError("cholesky_update: a square matrix and a vector of its size, got "
+                         f"shapes {r.shape} and {w.shape}")
+    if r.dtype != w.dtype or r.dtype.kind != "f":
+        raise TypeError(f"cholesky_update: operands of one real floating dtype, got "
+                        f"{r.dtype} and {w.dtype}")
+
+    def rotate(k, carry):
+        r, z = carry
+        x, y = r[k, k], z[k]
+        zero = y == 0
+        scale = _fnp.where(zero, 1, _fnp.maximum(_fnp.abs(x), _fnp.abs(y)))
+        xs, ys = x / scale, y / scale
+        rh = 1 / _fnp.sqrt(xs * xs + ys * ys)
+        c, s = _fnp.where(zero, 1, xs * rh), _fnp.where(zero, 0, -ys * rh)
+        row = r[k]
+        return r.at[k].set(c * row - s * z), c * z + s * row
+    return _fori_loop(0, r.shape[0], rotate, (r, w))[0]
 
 
 def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
