@@ -129,3 +129,17 @@ def test_large_sort_is_about_as_fast_as_numpy():
         t = time.perf_counter(); js(x); ours.append(time.perf_counter() - t)
         t = time.perf_counter(); np.sort(x, kind="stable"); theirs.append(time.perf_counter() - t)
     assert np.median(ours) < 3.0 * np.median(theirs)
+
+
+def test_complex_keys_sort_by_real_then_imaginary_as_jax():
+    """JAX's lax_test testSortNumKeys sorts complex keys (lexicographic (re, im)); the
+    sort primitive refused a complex key."""
+    k = np.array([1 + 2j, 1 + 1j, 5j, -1 - 1j, 1 + 1j], np.complex64)
+    v = np.arange(5.0)
+    want = np.array([-1 - 1j, 5j, 1 + 1j, 1 + 1j, 1 + 2j], np.complex64)
+    for run in (lambda g: g, ft.jit):
+        got_k, got_v = run(lambda a, b: lax.sort((a, b), num_keys=1))(k, v)
+        np.testing.assert_array_equal(got_k, want)
+        np.testing.assert_array_equal(got_v, [3.0, 2.0, 1.0, 4.0, 0.0])
+    np.testing.assert_array_equal(ft.vmap(lax.sort)(np.stack([k, k[::-1]])), [want, want])
+    assert lax.sort(k).dtype == np.complex64

@@ -19,6 +19,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis, not_mapped_size
+from .elementwise_math import imag, real
 from .structural import broadcast_in_dim
 from ..tracing import Tracer, get_aval
 from ..typing import Array, ArrayLike
@@ -119,6 +120,7 @@ def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1,
          is_stable: bool = True, num_keys: int = 1) -> Array | tuple[Array, ...]:
     """Sort along ``dimension``. ``operand`` is an array or a sequence of arrays of one
     shape; a sequence is ordered by its first ``num_keys`` arrays and a tuple returned.
+    Complex keys order by real part, then imaginary part.
 
     >>> import numpy as np
     >>> sort(np.array([2.0, 1.0])).tolist()
@@ -133,6 +135,12 @@ def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1,
         raise ValueError("sort: operands must have at least one dimension, got a scalar")
     if not -nd <= dimension < nd:
         raise ValueError(f"sort: dimension {dimension} is out of range for rank {nd}")
+    if any(aval(o).dtype.kind == "c" for o in ops[:int(num_keys)]):
+        # complex keys order lexicographically by (real, imag), as JAX's
+        keys = [p for o in ops[:int(num_keys)]
+                for p in ((real(o), imag(o)) if aval(o).dtype.kind == "c" else (o,))]
+        outs = sort(keys + ops, dimension, is_stable, len(keys))[len(keys):]
+        return outs[0] if single else tuple(outs)
     params = dict(dimension=int(dimension) % nd, is_stable=bool(is_stable),
                   num_keys=int(num_keys))
     if not any(isinstance(o, Tracer) for o in ops):
