@@ -13,7 +13,7 @@ import numpy as np
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
-from backends.llvm import cache, program
+from backends.llvm import cache, program, segments
 from backends.llvm.fold import fold_identical
 
 _DEFINE = re.compile(r'^define [^@]*@"([^"]+)"\(', re.M)
@@ -119,3 +119,34 @@ def test_a_small_programs_steps_stay_in_its_segment():
     for _ in range(100):
         want = want * 0.9 + np.sin(want)
     np.testing.assert_allclose(np.asarray(exe(x)), want, rtol=1e-12)
+
+
+def test_long_kernel_runs_become_chunks(rng, monkeypatch):
+    """A loop body's run of looping kernels is emitted in chunks, functions of their own
+    that inline their kernels (``segments.Chunk``); the values are the same bits."""
+    def f(x):
+        def body(i, c):
+            c = c / fnp.sum(c * c)         # each reduction ends a kernel
+            c = fnp.sin(c) - fnp.max(c)
+            c = c * fnp.mean(c) + 1.0
+            return fnp.tanh(c) * fnp.min(c)
+        return lax.fori_loop(0, 3, body, x)
+    x = rng.standard_normal(8)
+    whole = _compiled(f, x)
+    monkeypatch.setattr(segments, "CHUNK_MIN_LOOPS", 2)
+    monkeypatch.setattr(segments, "CHUNK_LOOPS", 2)
+    exe = _compiled(f, x)
+    fns = _functions(exe.as_text().split("; ---- LLVM IR after")[0])
+    chunks = [t.split("\n", 1)[0] for n, t in fns.items() if n.startswith("step")]
+    assert not any(n.startswith("step") for n in _functions(whole.as_text()))
+    assert len(chunks) >= 2 and all("noinline" in h and h.count("ptr %") == 2 for h in chunks)
+    ks = [t.split("\n", 1)[0] for n, t in fns.items() if re.fullmatch(r"k\d+", n)]
+    assert ks and all("alwaysinline" in h for h in ks)
+    assert np.array_equal(np.asarray(exe(x)), np.asarray(whole(x)))
+    c = x
+    for _ in range(3):
+        c = c / np.sum(c * c)
+        c = np.sin(c) - np.max(c)
+        c = c * np.mean(c) + 1.0
+        c = np.tanh(c) * np.min(c)
+    np.testing.assert_allclose(np.asarray(exe(x)), c, rtol=1e-6, atol=1e-7)

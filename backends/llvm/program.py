@@ -45,11 +45,12 @@ from . import lapack_schur, lapack_sqrtm  # noqa: F401
 from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs)
 from .equations import NATIVE
 from . import host_calls
-from .kernels import WORKSPACE, KernelEmitter, array_size, count_source
+from .kernels import (OWN_FUNCTION_ELEMENTS, OWN_FUNCTION_EQNS, WORKSPACE, KernelEmitter,
+                      array_size, count_source)
 from .lltypes import I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .row_kernels import RowEmitter
-from .segments import OUTLINE_STEPS, Fn, outline
+from .segments import OUTLINE_STEPS, Chunk, Fn, kernel_chunks, outline
 from .values import PTR, Arena, Lender, Ref, Val, nbytes, raw_const, raw_type
 
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
@@ -117,6 +118,15 @@ def emitter(module, name, kernel, views, noalias=True, count=False, ws=None):
     if kernel.phases:
         return RowEmitter(module, name, kernel, views, noalias)
     return KernelEmitter(module, name, kernel, views, noalias, count, ws)
+
+
+def _loops(step):
+    """None for a step that is no kernel, else whether the kernel's code loops (more than
+    one element, inlined: ``kernel_chunks``)."""
+    if not isinstance(step, Kernel):
+        return None
+    return int(np.prod(step.shape, dtype=np.int64)) > 1 and not (
+        len(step.eqns) >= OWN_FUNCTION_EQNS and np.prod(step.shape) >= OWN_FUNCTION_ELEMENTS)
 
 
 # --------------------------------------------------------------------------- liveness
@@ -342,7 +352,14 @@ class Lowering:
         seg_local = self._segment_locals(plan, defs, last) if top else None
         apart = top and self.outlining
         lent = self._lend(plan, outvars, dest_of, defs, last, seg_local) if top else {}
+        # a control-flow body's kernel runs in chunks (at the top level kernels fold instead)
+        chunks = {} if top else kernel_chunks([_loops(s) for s in plan.steps])
+        chunk, end = None, 0
         for i, s in enumerate(plan.steps):
+            if chunk is not None and i == end:
+                chunk = chunk.end()
+            if i in chunks:               # a run of kernels in a function of its own
+                chunk, end = Chunk(self, fn), chunks[i]
             if isinstance(s, HostStep) and top:     # inside control flow: a host call
                 fn = self._host(fn, s, env, views)
                 continue
@@ -359,14 +376,15 @@ class Lowering:
                         ref = Ref("lent", lent[o], o.aval)
                     else:
                         is_local = local if not top else (o in seg_local)
-                        ref, own = self.new_buffer(fn, o.aval, is_local)
+                        inner = chunk is not None and last.get(o, i) < end
+                        ref, own = self.new_buffer(chunk if inner else fn, o.aval, is_local)
                         if own:
                             owned[o] = ref
                 env[o] = ref
                 outs.append(ref)
             fn.empty = False
             if isinstance(s, Kernel):
-                self._kernel(fn, s, env, views)
+                self._kernel(chunk or fn, s, env, views)
             else:
                 ins = [self.val(x, env, views) for x in s.eqn.inputs]
                 op = host_calls if isinstance(s, HostStep) else NATIVE[s.eqn.primitive.name]
@@ -378,6 +396,8 @@ class Lowering:
             for v in dying.get(i, ()):
                 if v in owned:
                     self.release(owned.pop(v))
+        if chunk is not None:
+            chunk.end()
         keep = [owned[x] for x in outvars if not isinstance(x, Literal) and x in owned]
         return fn, placed, keep
 
@@ -430,6 +450,8 @@ class Lowering:
         em = emitter(self.module, self.name("k"), k, views, id(k) not in self.shared_kernels,
                      src is not None, lambda v: env[v].where if env[v].kind == "ws" else None)
         em.emit()
+        if isinstance(fn, Chunk) and "noinline" not in em.fn.attributes:
+            em.fn.attributes.add("alwaysinline")     # one call site; never folded
         args = [fn.slot_data(self.ws_slot) if v is WORKSPACE else fn.ptr(env[v])
                 for v in em.buffers]
         if em.count_arg:

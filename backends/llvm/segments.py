@@ -15,6 +15,12 @@ with fewer than OUTLINE_STEPS such steps keeps them in its segment: its LLVM tim
 small, and a scalar loop outlined (then inlined back) got its carries promoted to
 registers and vectorised with shuffles: the Lorenz RK4 Jacobian's (jacfwd) loop ran 1.4x
 slower.
+A long run of kernels that loop in a control-flow body (a while loop's body: an adaptive RK45 step with its
+forward Jacobian, ~250 kernels over 8 elements) is emitted in chunks of CHUNK_LOOPS such
+kernels, each a function of its own (``Chunk``) that inlines its kernels: LLVM's loop
+vectoriser (with this LLVM's assertions, which verify the whole function after each loop
+it vectorises) and loop passes took time growing with the square of the loops in one
+function (256 eight-element loops: 0.99 s in one function, 0.31 s in 16 of 16).
 A step function returns null when it failed (an exception is set: a host callback's
 error, say), else its ``slots`` argument; the segment then returns null too.
 
@@ -28,13 +34,17 @@ import llvmlite.ir as ir
 from .lltypes import I1, I8, I32, I64, emit_loop, emit_nest
 from .values import PTR
 
-__all__ = ["Fn", "StepFn", "STEP_PREFIX", "OUTLINE_STEPS", "outline"]
+__all__ = ["Fn", "StepFn", "STEP_PREFIX", "OUTLINE_STEPS", "outline", "Chunk", "kernel_chunks",
+           "CHUNK_LOOPS", "CHUNK_MIN_LOOPS"]
 
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STEP_PREFIX = "step"     # the names of outlined step functions (``split`` knows them)
 OUTLINE_STEPS = 8        # top-level steps with emitters of their own before they are outlined
+CHUNK_MIN_LOOPS = 48     # looping kernels in one plan before its kernel runs are chunked
+CHUNK_LOOPS = 24         # looping kernels per chunk
+_REACHABLE = ("slot", "ws", "lent")   # buffers a step function finds from ``slots``
 
 
 class Fn:
@@ -174,3 +184,73 @@ def outline(lw, fn, emit, ins, outs):
         fn.b.cbranch(fn.b.icmp_unsigned("==", res, ir.Constant(PTR, None)), bad, ok)
         ir.IRBuilder(bad).ret(ir.Constant(PTR, None))
         fn.b.position_at_end(ok)
+
+
+def kernel_chunks(flags: list) -> dict:
+    """{first step: end step} of the runs of consecutive kernels emitted as ``Chunk``s;
+    ``flags[i]`` is None where step i is no kernel, else whether the kernel loops. Only
+    plans with CHUNK_MIN_LOOPS looping kernels are chunked, CHUNK_LOOPS of them a chunk;
+    a run with fewer than two stays in its caller.
+
+    >>> kernel_chunks([True] * 60 + [None, True, False, True])
+    {0: 24, 24: 48, 48: 60, 61: 64}
+    >>> kernel_chunks([True] * 10)
+    {}
+    """
+    if sum(1 for f in flags if f) < CHUNK_MIN_LOOPS:
+        return {}
+    out, start, n = {}, None, 0
+    for i, f in enumerate([*flags, None]):
+        if f is None or (f and n == CHUNK_LOOPS):
+            if n >= 2:
+                out[start] = i
+            start, n = None, 0
+        if f is None:
+            continue
+        if start is None:
+            start = i
+        n += bool(f)
+    return out
+
+
+
+class Chunk(Fn):
+    """A run of kernels in a function of its own, ``ptr chunk(ptr slots, ptr argv)``,
+    called once from ``caller`` where the run stands (never inlined back: see the module
+    docstring). A buffer the chunk cannot reach from ``slots`` (the caller's stack
+    buffers, a scan's row pointers) comes in ``argv``, which the caller fills as the
+    chunk first asks for each (``ptr``); one defined and dead inside the chunk is
+    allocated on its own stack."""
+
+    def __init__(self, lw, caller):
+        self.lw, self.caller, self.refs, self._own = lw, caller, [], set()
+        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR, PTR]), lw.name(STEP_PREFIX))
+        self.fn.linkage = "internal"
+        self.fn.attributes.add("nounwind")
+        self.fn.attributes.add("noinline")
+        self._start(self.fn.args[0])
+
+    def alloca(self, n):
+        a = super().alloca(n)
+        self._own.add(id(a))
+        return a
+
+    def ptr(self, ref):
+        if ref.kind in _REACHABLE or id(ref.where) in self._own:
+            return super().ptr(ref)
+        k = ("arg", _key(ref))
+        if k not in self._data:
+            p = self.eb.gep(self.fn.args[1], [ir.Constant(I64, len(self.refs))], source_etype=PTR)
+            self._data[k] = self.eb.load(p, typ=PTR)
+            self.refs.append(ref)
+        return self._data[k]
+
+    def end(self):
+        """Close the chunk and call it from the caller."""
+        self.b.ret(self.slots)
+        self.eb.branch(self.body)
+        c = self.caller
+        argv = c.alloca(8 * len(self.refs)) if self.refs else ir.Constant(PTR, None)
+        for j, r in enumerate(self.refs):
+            c.b.store(c.ptr(r), c.b.gep(argv, [ir.Constant(I64, j)], source_etype=PTR))
+        c.b.call(self.fn, [c.slots, argv])
