@@ -152,3 +152,18 @@ def test_istft_two_sided_axes_grads_jit():
     _close(ft.jit(lambda z: fsg.istft(z, nperseg=16))(z), ssg.istft(z, nperseg=16))
     loss = ft.grad(lambda x: fnp.sum(fsg.istft(fsg.stft(x, nperseg=16)[2], nperseg=16)[1] ** 2))
     np.testing.assert_allclose(np.asarray(loss(_X[0])), 2 * _X[0], atol=1e-12)
+
+
+def test_single_precision_stays_single():
+    # float32 / complex64 data give float32 / complex64 results, as JAX (the windows and
+    # scale factors are float64 numpy values and used to promote everything)
+    x = _X[0].astype(np.float32)
+    assert fsg.detrend(x).dtype == np.float32
+    assert fsg.detrend(x, bp=[10]).dtype == np.float32
+    f, t, z = fsg.stft(x, nperseg=16)
+    assert (f.dtype, t.dtype, z.dtype) == (np.float32, np.float32, np.complex64)
+    assert [a.dtype for a in fsg.welch(x, nperseg=16, average="median")] == [np.float32] * 2
+    assert [a.dtype for a in fsg.csd(x, x[::-1], nperseg=16)] == [np.float32, np.complex64]
+    assert [a.dtype for a in fsg.istft(z, nperseg=16)] == [np.float32] * 2
+    np.testing.assert_allclose(np.asarray(fsg.welch(x, nperseg=16)[1]),
+                               ssg.welch(_X[0], nperseg=16)[1], rtol=2e-5, atol=1e-6)

@@ -84,7 +84,7 @@ def _detrend_last(x, kind, bp=()):
     for lo, hi in zip(edges[:-1], edges[1:]):
         seg = x[..., lo:hi]
         t = np.arange(hi - lo, dtype=np.float64)
-        t = t - t.mean()
+        t = (t - t.mean()).astype(fnp.finfo(seg.dtype).dtype)
         # the least-squares line through the segment: mean + slope * (t - mean t)
         # (a one-sample piece has t @ t = 0 and no slope; two samples have t @ t = 0.5)
         slope = (seg @ t.astype(seg.dtype)) / (float(t @ t) or 1.0)
@@ -177,13 +177,15 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_kind, return_on
         streams.append(s)
     ffts = [_segments(s, win, nperseg, noverlap, nfft, detrend_kind, onesided)
             for s in streams]
+    # float32 / complex64 data stay single precision, as JAX (the window is float64)
+    real = fnp.finfo(ffts[0].dtype).dtype
     if mode == "stft":
-        result = ffts[0] / win.sum()
+        result = ffts[0] / np.asarray(win.sum(), real)
     else:
         scale = 1.0 / (fs * (win * win).sum()) if scaling == "density" else 1.0 / win.sum() ** 2
-        result = fnp.conj(ffts[0]) * ffts[-1] * scale
+        result = fnp.conj(ffts[0]) * ffts[-1] * np.asarray(scale, real)
         if onesided:
-            doubled = np.ones(result.shape[-1])
+            doubled = np.ones(result.shape[-1], real)
             doubled[1:result.shape[-1] - (0 if nfft % 2 else 1)] = 2.0
             result = result * doubled
     freqs = np.fft.rfftfreq(nfft, 1 / fs) if onesided else np.fft.fftfreq(nfft, 1 / fs)
@@ -191,7 +193,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_kind, return_on
     time = np.arange(nperseg / 2, length - nperseg / 2 + 1, nperseg - noverlap) / float(fs)
     if boundary is not None:
         time = time - (nperseg / 2) / fs
-    return freqs, time, result, axis
+    return freqs.astype(real), time.astype(real), result, axis
 
 
 def stft(x: ArrayLike, fs: float = 1.0, window: Any = "hann", nperseg: int = 256,
@@ -231,7 +233,7 @@ def _average(pxy, average):
                + 1j * fnp.median(fnp.imag(pxy), axis=-1))
     else:
         med = fnp.median(pxy, axis=-1)
-    return med / bias
+    return med / np.asarray(bias, fnp.finfo(med.dtype).dtype)
 
 
 def csd(x: ArrayLike, y: ArrayLike | None, fs: float = 1.0, window: Any = "hann",
@@ -314,7 +316,8 @@ def istft(Zxx: ArrayLike, fs: float = 1.0, window: Any = "hann", nperseg: int | 
     step = nperseg - noverlap
     win, _ = _window(window, nperseg, nperseg)
     segs = fnp.fft.irfft(z, nfft) if input_onesided else fnp.fft.ifft(z, nfft)
-    segs = segs[..., :nperseg] * (win * win.sum())
+    real = fnp.finfo(segs.dtype).dtype
+    segs = segs[..., :nperseg] * (win * win.sum()).astype(real)
     length = nperseg + (nseg - 1) * step
     idx = np.arange(nseg)[:, None] * step + np.arange(nperseg)[None, :]
     out = fnp.zeros(segs.shape[:-2] + (length,), segs.dtype).at[..., idx].add(segs)
@@ -328,4 +331,4 @@ def istft(Zxx: ArrayLike, fs: float = 1.0, window: Any = "hann", nperseg: int | 
         out = fnp.moveaxis(out, -1, t_ax - 1 if f_ax < t_ax else t_ax)
     # scipy and JAX count the times along the output's first axis, also when it is a
     # batch axis: kept, so ported code gets the same arrays
-    return fnp.asarray(np.arange(out.shape[0]) / float(fs)), out
+    return fnp.asarray((np.arange(out.shape[0]) / float(fs)).astype(real)), out
