@@ -39,6 +39,9 @@ def test_map_coordinates_rounding_ints_grads_vmap():
     assert np.asarray(fnd.map_coordinates(np.arange(4.0), half, 0)).tolist() == [1.0, 2.0, 3.0]
     ints = fnd.map_coordinates(np.arange(4) * 3, [np.array([0.5, 1.2])], 1)
     assert ints.dtype == np.int64 and np.asarray(ints).tolist() == [2, 4]
+    # integer results round half away from zero, as scipy (not half to even)
+    halves = fnd.map_coordinates(np.arange(-3, 3), [np.array([0.5, 1.5, 2.5, 3.5])], 1)
+    assert np.asarray(halves).tolist() == [-3, -2, -1, 1]
     inside = [np.array([0.3, 2.6, 3.9]), np.array([1.2, 4.4, 0.7])]
     check_grads(lambda img, c: fnd.map_coordinates(img, [inside[0], c], 1), (_IMG, inside[1]),
                 order=1, modes=("fwd", "rev"))
@@ -69,6 +72,21 @@ def test_regular_grid_interpolator_against_scipy(method, fill):
     other = "nearest" if method == "linear" else "linear"
     np.testing.assert_allclose(np.asarray(ours(_XI[:3], method=other)),
                                ref(_XI[:3], method=other), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("method", ["linear", "nearest"])
+def test_regular_grid_interpolator_takes_scipys_point_forms(method):
+    # a tuple of coordinate arrays (broadcast, stacked last), and for one grid a vector
+    ours = fint.RegularGridInterpolator(_PTS, _VALS, method=method)
+    ref = sint.RegularGridInterpolator(_PTS, _VALS, method=method, bounds_error=False)
+    xs, ys = _XI[:2, 0], _XI[:2, 1]         # two points: a stacked (2, 2) reads wrongly
+    for xi in [(xs, ys), (xs[:, None], ys[None, :]), _XI[0]]:
+        np.testing.assert_allclose(np.asarray(ours(xi)), ref(xi), rtol=1e-13, atol=1e-13)
+    one = fint.RegularGridInterpolator(_PTS[:1], _VALS[:, 0, 0], method=method)
+    ref1 = sint.RegularGridInterpolator(_PTS[:1], _VALS[:, 0, 0], method=method,
+                                        bounds_error=False)
+    for xi in [_XI[:, 0], (_XI[:, 0],)]:
+        np.testing.assert_allclose(np.asarray(one(xi)), ref1(xi), rtol=1e-13, atol=1e-13)
 
 
 def test_regular_grid_interpolator_grads_vmap_errors():

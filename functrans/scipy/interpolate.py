@@ -22,6 +22,18 @@ from ..typing import ArrayLike
 __all__ = ["RegularGridInterpolator"]
 
 
+def _points(xi, ndim, dtype):
+    """scipy's reading of ``xi``: a tuple of coordinate arrays broadcast and stacked on
+    a last axis; a 1-d array as points of ``ndim`` coordinates (so, for one grid, a
+    vector of points)."""
+    if isinstance(xi, tuple) and len(xi) == 1:
+        xi = xi[0]
+    if isinstance(xi, tuple):
+        return fnp.stack(fnp.broadcast_arrays(*[fnp.asarray(c, dtype) for c in xi]), axis=-1)
+    xi = fnp.asarray(xi, dtype)
+    return xi.reshape(-1, ndim) if xi.ndim == 1 and xi.shape[0] % ndim == 0 else xi
+
+
 class RegularGridInterpolator:
     """Interpolation on a rectilinear grid: ``points`` holds the strictly ascending
     coordinates of each of the first ``len(points)`` axes of ``values`` (trailing axes
@@ -93,8 +105,8 @@ class RegularGridInterpolator:
             raise ValueError(f"RegularGridInterpolator: method must be 'linear' or 'nearest', "
                              f"got {method!r}")
         ndim = len(self.grid)
-        xi = fnp.asarray(xi, self.values.dtype)
-        if xi.ndim == 1 and ndim > 1 or xi.shape[-1] != ndim:
+        xi = _points(xi, ndim, self.values.dtype)
+        if xi.ndim == 0 or xi.shape[-1] != ndim:
             raise ValueError(f"RegularGridInterpolator: xi must end in an axis of {ndim}")
         cells = self._cells(xi)
         trailing = self.values.ndim - ndim

@@ -96,5 +96,6 @@ def map_coordinates(input: ArrayLike, coordinates: Sequence[ArrayLike], order: i
         out = out + (value if weight is None else weight * value)
     result = fnp.asarray(out)
     if not fnp.issubdtype(input.dtype, fnp.inexact):
-        result = fnp.round(result)
+        # scipy (and JAX) round an integer image's values half away from zero
+        result = fnp.sign(result) * fnp.floor(fnp.abs(result) + 0.5)
     return result.astype(input.dtype)
