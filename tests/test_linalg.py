@@ -225,3 +225,23 @@ def test_jax_keyword_arguments():
         fnp.linalg.tensordot(a, a, axes=1, precision="bogus")
     assert fnp.fft.fftfreq(4, device=None).tolist() == [0.0, 0.25, -0.5, -0.25]
     assert fnp.fft.rfftfreq(4, device=None).tolist() == [0.0, 0.25, 0.5]
+
+
+@pytest.mark.parametrize("fn", [fnp.vecdot, fnp.linalg.vecdot])
+def test_vecdot_axis_is_each_operands_own(fn):
+    # numpy's gufunc rule (and JAX's moveaxis): axis=0 of (2, 2, 2) and (2, 2) pairs a's
+    # axis 0 with b's axis 0; summing the broadcast product's axis 0 gave other numbers
+    # (JAX's linalg_test testVecdot); int32 stays int32 (sum promoted it to int64)
+    rng = np.random.default_rng(5)
+    for ls, rs, ax in [((2, 2, 2), (2, 2), 0), ((2, 2, 2), (2, 2), 1), ((4, 3, 2), (3, 1), -2)]:
+        a = rng.standard_normal(ls) + 1j * rng.standard_normal(ls)
+        b = rng.standard_normal(rs) + 1j * rng.standard_normal(rs)
+        np.testing.assert_allclose(np.asarray(fn(a, b, axis=ax)), np.vecdot(a, b, axis=ax),
+                                   rtol=1e-13)
+        ai, bi = (np.round(3 * x.real).astype(np.int32) for x in (a, b))
+        got = fn(ai, bi, axis=ax)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(got), np.vecdot(ai, bi, axis=ax))
+    # d/da sum(vecdot(a, b, axis=-2)) for a (4, 3, 2), b (3, 1): b broadcast over a's axes
+    g = ft.grad(lambda x: fn(x, b.real, axis=-2).sum())(a.real)
+    np.testing.assert_allclose(np.asarray(g), np.broadcast_to(b.real, a.shape), rtol=1e-15)

@@ -120,7 +120,8 @@ def apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequence
 
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
            preferred_element_type: DTypeLike | None = None) -> Array:
-    """Vector dot product ``sum(conj(x1) * x2)`` over ``axis``, batched by broadcasting
+    """Vector dot product ``sum(conj(x1) * x2)`` over ``axis`` (each operand's own axis,
+    numpy's gufunc rule), the other axes broadcast; integers keep their dtype as numpy's
     (``precision``/``preferred_element_type`` as in ``functrans.precision``).
 
     >>> import functrans.numpy as fnp
@@ -133,7 +134,9 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = 
         x1, x2 = asarray(x1, preferred_element_type), asarray(x2, preferred_element_type)
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
-    return red.sum(el.multiply(sel.conj(x1) if x1.dtype.kind == "c" else x1, x2), axis=axis)
+    x1, x2 = st.moveaxis(x1, axis, -1), st.moveaxis(x2, axis, -1)
+    prod = el.multiply(sel.conj(x1) if x1.dtype.kind == "c" else x1, x2)
+    return red.sum(prod, axis=-1, dtype=prod.dtype)
 
 
 def matvec(x1: ArrayLike, x2: ArrayLike) -> Array:

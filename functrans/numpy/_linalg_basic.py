@@ -188,14 +188,20 @@ def matrix_transpose(x: ArrayLike, /) -> Array:
 
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: PrecisionLike = None,
            preferred_element_type: DTypeLike | None = None) -> Array:
-    """``sum(conj(x1) * x2, axis)``, the vector dot product along ``axis`` (broadcasting).
+    """``sum(conj(x1) * x2)`` over ``axis``, the vector dot product; ``axis`` names each
+    operand's own axis (numpy's gufunc rule, JAX's moveaxis), the other axes broadcast.
+    Integers keep their dtype (numpy's vecdot, not ``sum``'s promotion).
 
     >>> import functrans.numpy as fnp
     >>> fnp.linalg.vecdot(fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])).item()
     11.0
     """
     def dot(a, b):
-        return _sum(multiply(conj(a), b), axis=axis)
+        a, b = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
+        if a.shape[-1] != b.shape[-1]:
+            raise ValueError(f"vecdot: axis {axis} has sizes {a.shape[-1]} and {b.shape[-1]}")
+        prod = multiply(conj(a), b)
+        return _sum(prod, axis=-1, dtype=prod.dtype)
     return with_precision_args(dot)(x1, x2, precision=precision,
                                     preferred_element_type=preferred_element_type)
 
