@@ -187,6 +187,14 @@ def _vectorize_signature(pyfunc, signature, keep, args, kwargs):
     if len(outs) != len(out_core):
         raise ValueError(f"vectorize: the function returned {len(outs)} outputs, the "
                          f"signature {signature!r} names {len(out_core)}")
+    for o, core in zip(outs, out_core):     # JAX's output checks
+        if o.ndim - 1 != len(core):
+            raise ValueError(f"vectorize: output shape {tuple(o.shape[1:])} does not match "
+                             f"core dimensions {core} of {signature!r}")
+        for name, k in zip(core, o.shape[1:]):
+            if sizes.setdefault(name, k) != k:
+                raise ValueError(f"vectorize: inconsistent size for core dimension "
+                                 f"{name!r}: {sizes[name]} and {k}")
     res = tuple(st.reshape(o, loop + tuple(o.shape[1:])) for o in outs)
     return res if isinstance(out, tuple) else res[0]
 
@@ -206,25 +214,41 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: Any = frozenset(),
     >>> g(fnp.ones((4, 2, 3)), fnp.ones(3)).shape
     (4, 2)
     """
+    if any(not isinstance(e, (int, str)) for e in excluded):
+        raise TypeError(f"vectorize: excluded may hold only integers and strings, got "
+                        f"{excluded!r}")
+    if any(isinstance(e, int) and e < 0 for e in excluded):
+        raise ValueError(f"vectorize: excluded={excluded!r} contains negative numbers")
+
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        keep = {i for i in range(len(args)) if i in excluded}
+        # None arguments are passed through as excluded ones (JAX's)
+        keep = {i for i in range(len(args)) if i in excluded or args[i] is None}
         if signature is not None:
+            nones = {i for i in range(len(args)) if args[i] is None and i not in excluded}
+            if nones:
+                raise ValueError(f"vectorize: cannot pass None at locations {nones} with "
+                                 f"signature={signature!r}")
             return _vectorize_signature(pyfunc, signature, keep, args, kwargs)
+        # keyword arguments not excluded are vectorized too (numpy's; JAX drops them)
+        static_kw = {k: v for k, v in kwargs.items() if k in excluded or v is None}
+        names = [k for k in kwargs if k not in static_kw]
         arrays = [asarray(a) for i, a in enumerate(args) if i not in keep]
+        arrays += [asarray(kwargs[k]) for k in names]
         shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
         flat = [st.ravel(st.broadcast_to(a, shape)) for a in arrays]
 
         def scalar_fn(*vals):
             it = iter(vals)
             full = [args[i] if i in keep else next(it) for i in range(len(args))]
-            return pyfunc(*full, **kwargs)
+            return pyfunc(*full, **{k: next(it) for k in names}, **static_kw)
         if not shape:
             return asarray(scalar_fn(*arrays))
         out = vmap(scalar_fn)(*flat)
+        # an output may have dimensions of its own after the broadcast ones
         if isinstance(out, tuple):
-            return tuple(st.reshape(o, shape) for o in out)
-        return st.reshape(out, shape)
+            return tuple(st.reshape(o, shape + tuple(o.shape[1:])) for o in out)
+        return st.reshape(out, shape + tuple(out.shape[1:]))
     return wrapped
 
 
