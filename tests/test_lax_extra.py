@@ -135,3 +135,24 @@ def test_rem_and_div_truncate_as_jax(jit):
     assert run(lax.rem)(u, v).tolist() == [1, 5] and run(lax.div)(u, v).tolist() == [3, 2**32 - 1]
     f = run(lax.rem)(np.array([-3.0, 3.0, -4.0, -1.0]), np.array([2.0, -2.0, 2.0, np.inf]))
     assert f.tolist() == [-1.0, 1.0, -0.0, -1.0] and np.signbit(f[2])
+
+
+def test_reshape_dimensions_and_scalar_select_predicate_as_jax():
+    """JAX's lax_vmap_test testReshape passes ``dimensions=`` (a transpose first; it was
+    not a parameter here) and testSelect a 0-d predicate with (3,) cases under vmap
+    (raised: the predicate must have the cases' shape)."""
+    x = np.arange(24.0).reshape(2, 3, 4)
+    f = lambda v: lax.reshape(v, (4, 6), dimensions=(2, 0, 1))   # noqa: E731
+    want = np.transpose(x, (2, 0, 1)).reshape(4, 6)
+    for run in (lambda g: g, ft.jit):
+        np.testing.assert_array_equal(run(f)(x), want)
+    np.testing.assert_array_equal(ft.vmap(f)(np.stack([x, x + 1])), [want, want + 1])
+    with pytest.raises(ValueError, match="permutation"):
+        lax.reshape(x, (24,), dimensions=(0, 1))
+    g = lambda p, a, b: lax.select_n(p, a, b)   # noqa: E731
+    np.testing.assert_array_equal(ft.jit(g)(np.array(True), np.zeros(3), np.ones(3)), np.ones(3))
+    np.testing.assert_array_equal(
+        ft.vmap(g, (0, 0, 0))(np.array([True, False]), np.zeros((2, 3)), np.ones((2, 3))),
+        [[1.0] * 3, [0.0] * 3])
+    np.testing.assert_array_equal(
+        ft.grad(lambda a: g(np.array(False), a, 2 * a).sum())(np.ones(3)), np.ones(3))

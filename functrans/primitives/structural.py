@@ -78,13 +78,24 @@ deflinear(reshape_p, lambda ct, x, *, new_sizes: [
     Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)])
 
 
-def reshape(x: ArrayLike, new_sizes: Shape) -> Array:
+def reshape(x: ArrayLike, new_sizes: Shape,
+            dimensions: Sequence[int] | None = None) -> Array:
     """Row-major reshape; a no-op (no equation) when the shape already matches.
+    ``dimensions`` (JAX's) transposes ``x`` to that axis order first.
 
     >>> import numpy as np
     >>> reshape(np.arange(6), (2, 3)).tolist()
     [[0, 1, 2], [3, 4, 5]]
+    >>> reshape(np.arange(6).reshape(2, 3), (6,), dimensions=(1, 0)).tolist()
+    [0, 3, 1, 4, 2, 5]
     """
+    if dimensions is not None:
+        dimensions = tuple(int(d) for d in dimensions)
+        if sorted(dimensions) != list(range(aval(x).ndim)):
+            raise ValueError(f"reshape: dimensions {dimensions} must be a permutation of the "
+                             f"axes of {aval(x).str_short()}")
+        if dimensions != tuple(range(len(dimensions))):
+            x = transpose(x, dimensions)
     new_sizes = tuple(int(s) for s in new_sizes)
     if aval(x).shape == new_sizes:
         return x
