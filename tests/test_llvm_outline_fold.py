@@ -122,12 +122,14 @@ def test_a_small_programs_steps_stay_in_its_segment():
 
 
 def test_long_kernel_runs_become_chunks(rng, monkeypatch):
-    """A loop body's run of looping kernels is emitted in chunks, functions of their own
+    """A loop body's run of looping steps is emitted in chunks, functions of their own
     that inline their kernels (``segments.Chunk``); the values are the same bits."""
+    w = rng.standard_normal((8, 8)) * 0.3
+
     def f(x):
         def body(i, c):
             c = c / fnp.sum(c * c)         # each reduction ends a kernel
-            c = fnp.sin(c) - fnp.max(c)
+            c = fnp.sin(fnp.dot(w, c)) - fnp.max(c)     # a dot_general's own loops
             c = c * fnp.mean(c) + 1.0
             return fnp.tanh(c) * fnp.min(c)
         return lax.fori_loop(0, 3, body, x)
@@ -146,7 +148,7 @@ def test_long_kernel_runs_become_chunks(rng, monkeypatch):
     c = x
     for _ in range(3):
         c = c / np.sum(c * c)
-        c = np.sin(c) - np.max(c)
+        c = np.sin(w.astype(np.float32) @ c) - np.max(c)
         c = c * np.mean(c) + 1.0
         c = np.tanh(c) * np.min(c)
     np.testing.assert_allclose(np.asarray(exe(x)), c, rtol=1e-6, atol=1e-7)

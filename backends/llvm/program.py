@@ -121,10 +121,13 @@ def emitter(module, name, kernel, views, noalias=True, count=False, ws=None):
 
 
 def _loops(step):
-    """None for a step that is no kernel, else whether the kernel's code loops (more than
-    one element, inlined: ``kernel_chunks``)."""
-    if not isinstance(step, Kernel):
+    """None for a host step, else whether the step's code loops (``kernel_chunks``): an
+    equation with an emitter of its own is taken to, a kernel when it has more than one
+    element and is inlined."""
+    if isinstance(step, HostStep):
         return None
+    if not isinstance(step, Kernel):
+        return True
     return int(np.prod(step.shape, dtype=np.int64)) > 1 and not (
         len(step.eqns) >= OWN_FUNCTION_EQNS and np.prod(step.shape) >= OWN_FUNCTION_ELEMENTS)
 
@@ -392,7 +395,7 @@ class Lowering:
                     outline(self, fn, lambda f, s=s, op=op, ins=ins, outs=outs:
                             op.emit(self, f, s.eqn, ins, outs), [v.ref for v in ins], outs)
                 else:
-                    op.emit(self, fn, s.eqn, ins, outs)
+                    op.emit(self, chunk or fn, s.eqn, ins, outs)
             for v in dying.get(i, ()):
                 if v in owned:
                     self.release(owned.pop(v))

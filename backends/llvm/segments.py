@@ -15,9 +15,10 @@ with fewer than OUTLINE_STEPS such steps keeps them in its segment: its LLVM tim
 small, and a scalar loop outlined (then inlined back) got its carries promoted to
 registers and vectorised with shuffles: the Lorenz RK4 Jacobian's (jacfwd) loop ran 1.4x
 slower.
-A long run of kernels that loop in a control-flow body (a while loop's body: an adaptive RK45 step with its
-forward Jacobian, ~250 kernels over 8 elements) is emitted in chunks of CHUNK_LOOPS such
-kernels, each a function of its own (``Chunk``) that inlines its kernels: LLVM's loop
+A control-flow body with many steps that loop (a while loop's body: an adaptive RK45
+step with its forward Jacobian, ~250 kernels and ~100 loops of other steps over 8
+elements) is emitted in chunks of CHUNK_LOOPS such steps, each a function of its own
+(``Chunk``) that inlines its kernels: LLVM's loop
 vectoriser (with this LLVM's assertions, which verify the whole function after each loop
 it vectorises) and loop passes took time growing with the square of the loops in one
 function (256 eight-element loops: 0.99 s in one function, 0.31 s in 16 of 16).
@@ -179,16 +180,21 @@ def outline(lw, fn, emit, ins, outs):
     step.fn.attributes.add("noinline" if step.close() else "alwaysinline")
     res = fn.b.call(step.fn, [fn.slots] + [fn.ptr(r) for r in args])
     if fails:                          # a failure path returned null: so does the segment
-        bad = fn.fn.append_basic_block("step_failed")
-        ok = fn.fn.append_basic_block("step_done")
-        fn.b.cbranch(fn.b.icmp_unsigned("==", res, ir.Constant(PTR, None)), bad, ok)
-        ir.IRBuilder(bad).ret(ir.Constant(PTR, None))
-        fn.b.position_at_end(ok)
+        _check(fn, res)
+
+
+def _check(fn, res):
+    """In ``fn``: return null when the call's result ``res`` is null (it failed)."""
+    bad = fn.fn.append_basic_block("step_failed")
+    ok = fn.fn.append_basic_block("step_done")
+    fn.b.cbranch(fn.b.icmp_unsigned("==", res, ir.Constant(PTR, None)), bad, ok)
+    ir.IRBuilder(bad).ret(ir.Constant(PTR, None))
+    fn.b.position_at_end(ok)
 
 
 def kernel_chunks(flags: list) -> dict:
-    """{first step: end step} of the runs of consecutive kernels emitted as ``Chunk``s;
-    ``flags[i]`` is None where step i is no kernel, else whether the kernel loops. Only
+    """{first step: end step} of the runs of consecutive native steps emitted as ``Chunk``s;
+    ``flags[i]`` is None where step i is a host step, else whether its code loops. Only
     plans with CHUNK_MIN_LOOPS looping kernels are chunked, CHUNK_LOOPS of them a chunk;
     a run with fewer than two stays in its caller.
 
@@ -246,11 +252,15 @@ class Chunk(Fn):
         return self._data[k]
 
     def end(self):
-        """Close the chunk and call it from the caller."""
+        """Close the chunk and call it from the caller (which returns null when the
+        chunk failed, as after an outlined step)."""
+        fails = any(isinstance(blk.terminator, ir.Ret) for blk in self.fn.blocks)
         self.b.ret(self.slots)
         self.eb.branch(self.body)
         c = self.caller
         argv = c.alloca(8 * len(self.refs)) if self.refs else ir.Constant(PTR, None)
         for j, r in enumerate(self.refs):
             c.b.store(c.ptr(r), c.b.gep(argv, [ir.Constant(I64, j)], source_etype=PTR))
-        c.b.call(self.fn, [c.slots, argv])
+        res = c.b.call(self.fn, [c.slots, argv])
+        if fails:
+            _check(c, res)
