@@ -164,6 +164,22 @@ def test_new_collectives_under_vmap():
         [3.0, 3.0, 3.0]
 
 
+def test_grad_inside_vmap_of_a_collective_whose_cotangent_is_a_constant():
+    # grad's seed (and a constant's broadcast) is the same for every example: the transpose
+    # rules used to bind the collective on it outside the vmap's trace (a NameError, or a
+    # mesh collective when a mesh binds the same name). JAX's values.
+    per_ex = lambda f, x: np.asarray(ft.vmap(ft.grad(f), axis_name="i")(x))   # noqa: E731
+    np.testing.assert_array_equal(per_ex(lambda v: -lax.psum(v, "i"), np.ones(5)), -5.0)
+    np.testing.assert_array_equal(
+        per_ex(lambda v: lax.ppermute(v, "i", [(0, 1), (1, 0)]), np.array([1.0, 2.0])), 1.0)
+    x = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_array_equal(per_ex(lambda v: lax.all_gather(v, "i").sum(), x), 4.0)
+    np.testing.assert_array_equal(
+        per_ex(lambda v: lax.psum_scatter(v, "i", tiled=True).sum(), np.ones((4, 4))), 1.0)
+    np.testing.assert_array_equal(
+        per_ex(lambda v: lax.all_to_all(v, "i", 0, 0).sum(), np.ones((4, 4))), 1.0)
+
+
 def test_ppermute_and_all_to_all_over_a_tuple_of_axes():
     # members of ("i", "j") ordered row-major: the same as one axis over the flattened batch
     X = np.arange(2 * 3 * 6 * 5.0).reshape(2, 3, 6, 5)

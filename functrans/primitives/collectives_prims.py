@@ -142,7 +142,7 @@ def _psum_transpose(ct, x, *, axis_name):
     # y_b = sum_b' x_b' for every b, so ct_x_b = sum_b' ct_b': psum again
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    return [psum_p.bind(ct, axis_name=axis_name)]
+    return [psum_p.bind(per_member(ct, axis_name), axis_name=axis_name)]
 
 
 psum_p.def_rules(abstract_eval=_same_aval("psum", "fciu"),
@@ -229,6 +229,15 @@ def lift_invariant(x, frame):
     return x
 
 
+def per_member(ct, axis_name):
+    """A cotangent as a value of the trace binding ``axis_name``, before a transpose rule
+    binds a collective on it: one the same for every member of a vmap axis (grad's seed,
+    a constant) would otherwise never reach that vmap's batching rule and run as a mesh
+    collective (a NameError without a mesh, the wrong communication with one)."""
+    frame = binding(axis_name)
+    return into_body(lift_invariant(ct, frame), frame)
+
+
 def _rebind_batched(prim, x, d, shift_params, params):
     """A collective of an outer vmap or a mesh axis under an inner vmap: the same collective
     on the batched value (batch dim moved to 0, axis params shifted past it)."""
@@ -295,8 +304,8 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size):
     # ct_x_b = sum_b' ct_b'[b]: the sum of the cotangents, block b to member b
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    s = psum_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=axis,
-                            axis_size=axis_size)
+    s = psum_scatter_p.bind(per_member(ct, axis_name), axis_name=axis_name,
+                            scatter_dimension=axis, axis_size=axis_size)
     return [reshape(s, x.aval.shape)]
 
 
@@ -352,8 +361,8 @@ def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size):
     # ct_x_c = concatenation over b of ct_b: all_gather, tiled
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    g = all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension,
-                          axis_size=axis_size)
+    g = all_gather_p.bind(per_member(ct, axis_name), axis_name=axis_name,
+                          axis=scatter_dimension, axis_size=axis_size)
     return [_merge(g, scatter_dimension)]
 
 
@@ -405,7 +414,8 @@ def _ppermute_transpose(ct, x, *, axis_name, perm, axis_size):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     inverse = tuple((d, s) for s, d in perm)
-    return [ppermute_p.bind(ct, axis_name=axis_name, perm=inverse, axis_size=axis_size)]
+    return [ppermute_p.bind(per_member(ct, axis_name), axis_name=axis_name, perm=inverse,
+                            axis_size=axis_size)]
 
 
 ppermute_p.def_rules(abstract_eval=lambda x, **_: x, batch=_ppermute_batch)
@@ -459,7 +469,8 @@ def _all_to_all_batch(args, dims, *, axis_name, split_axis, concat_axis, axis_si
 def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_size):
     if type(ct) is Zero:
         return [Zero(x.aval)]
-    return [all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis,
+    return [all_to_all_p.bind(per_member(ct, axis_name), axis_name=axis_name,
+                              split_axis=concat_axis,
                               concat_axis=split_axis, axis_size=axis_size)]
 
 
