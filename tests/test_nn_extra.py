@@ -233,3 +233,24 @@ def test_attention_padded_queries_output_zero():
     dv_ref = ft.grad(lambda v: fnp.sum(nn.dot_product_attention(q[:, :3], k, v)[0]) +
                      fnp.sum(nn.dot_product_attention(q, k, v)[1]))(v)
     np.testing.assert_allclose(np.asarray(dv), np.asarray(dv_ref), rtol=1e-12)
+
+
+def test_initializer_shapes_from_jax_nn_test():
+    """delta_orthogonal puts the matrix at JAX's centre (k - 1) // 2 (an even kernel
+    size took k // 2: zeros where JAX has the matrix); variance_scaling with explicit
+    in/out axes works at rank 0 and 1 (fan 1 for an empty axis list); orthogonal of a
+    shape with a zero dimension is empty (ZeroDivisionError)."""
+    from functrans.nn import initializers as I
+    key = random.PRNGKey(0)
+    w = np.asarray(I.delta_orthogonal()(key, (2, 3, 4, 5)))
+    assert np.abs(w[0, 1]).sum() > 0 and np.abs(w).sum() == np.abs(w[0, 1]).sum()
+    np.testing.assert_allclose(w[0, 1] @ w[0, 1].T, np.eye(4), atol=1e-12)
+    vs = I.variance_scaling(1.0, "fan_in", "normal", in_axis=[], out_axis=[])
+    assert vs(key, (), "float32").shape == () and vs(key, (2,)).shape == (2,)
+    assert I.variance_scaling(1.0, "fan_in", "normal", in_axis=[0], out_axis=[])(
+        key, (3,)).shape == (3,)
+    with pytest.raises(ValueError, match="explicit in_axis"):
+        I.variance_scaling(1.0, "fan_avg", "truncated_normal")(key, (5,))
+    for shape in [(0, 0), (3, 0), (0, 2)]:
+        z = I.orthogonal()(key, shape, "float32")
+        assert z.shape == shape and z.dtype == np.float32

@@ -107,8 +107,10 @@ def truncated_normal(stddev: float = 1e-2, dtype: DTypeLike | None = None,
 
 def _fans(shape, in_axis, out_axis, batch_axis):
     nd = len(shape)
-    if nd < 2:
-        raise ValueError(f"variance_scaling: needs a shape of rank >= 2, got {shape}")
+    if nd < 2 and isinstance(in_axis, int) and in_axis == -2:
+        # explicit axes (even empty ones: fan 1) work at any rank, as JAX's
+        raise ValueError(f"variance_scaling: a shape of rank {nd} needs an explicit "
+                         f"in_axis (the default -2 needs rank >= 2), got {shape}")
     in_axes = [a % nd for a in ((in_axis,) if isinstance(in_axis, int) else in_axis)]
     out_axes = [a % nd for a in ((out_axis,) if isinstance(out_axis, int) else out_axis)]
     b_axes = [a % nd for a in ((batch_axis,) if isinstance(batch_axis, int) else batch_axis)]
@@ -199,6 +201,8 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1,
         shape = tuple(shape)
         if len(shape) < 2:
             raise ValueError(f"orthogonal: needs a shape of rank >= 2, got {shape}")
+        if 0 in shape:
+            return fnp.zeros(shape, np.float64 if dtype is None else dtype)
         n_cols = shape[column_axis]
         n_rows = math.prod(shape) // n_cols
         tall = (max(n_rows, n_cols), min(n_rows, n_cols))
@@ -231,6 +235,7 @@ def delta_orthogonal(scale: float = 1.0, column_axis: int = -1,
         if shape[-2] > shape[-1]:
             raise ValueError("delta_orthogonal: in channels must not exceed out channels")
         ortho = orthogonal(scale, column_axis, dtype)(key, shape[-2:])
-        centre = tuple(s // 2 for s in shape[:-2])
+        # JAX's centre (k - 1) // 2: for an even kernel size the earlier of the two
+        centre = tuple((s - 1) // 2 for s in shape[:-2])
         return fnp.zeros(shape, dtype).at[centre].set(ortho)
     return init
