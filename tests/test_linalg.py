@@ -245,3 +245,15 @@ def test_vecdot_axis_is_each_operands_own(fn):
     # d/da sum(vecdot(a, b, axis=-2)) for a (4, 3, 2), b (3, 1): b broadcast over a's axes
     g = ft.grad(lambda x: fn(x, b.real, axis=-2).sum())(a.real)
     np.testing.assert_allclose(np.asarray(g), np.broadcast_to(b.real, a.shape), rtol=1e-15)
+
+
+def test_max_norms_of_empty_arrays_are_zero():
+    # numpy 2 and JAX give 0 (linalg_test's empty-matrix norms); the max over an empty
+    # axis raised ValueError
+    for shape in [(0, 2), (2, 0), (0, 0), (3, 0, 2)]:
+        for o in [np.inf, 1, 2, "nuc", "fro"]:
+            got = fnp.linalg.matrix_norm(np.zeros(shape), ord=o)
+            np.testing.assert_array_equal(np.asarray(got), np.linalg.matrix_norm(np.zeros(shape), ord=o))
+    assert float(fnp.linalg.vector_norm(np.zeros(0), ord=np.inf)) == 0.0
+    np.testing.assert_array_equal(np.asarray(fnp.linalg.norm(np.zeros((2, 0)), ord=np.inf, axis=1)),
+                                  np.zeros(2))

@@ -86,13 +86,19 @@ def norm(x: ArrayLike, ord: int | float | str | None = None,
     return _matrix_norm(x, ord, axes, keepdims)
 
 
+def _max_norm(x, axis, keepdims=False):
+    """The max of nonnegative magnitudes; 0 over an empty axis (numpy 2's, JAX's norms)."""
+    empty = x.shape[axis] == 0 if x.ndim else False
+    return _max(x, axis=axis, keepdims=keepdims, **({"initial": 0.0} if empty else {}))
+
+
 def _vector_norm(x, ord, ax, keepdims):
     kw = dict(axis=ax, keepdims=keepdims)
     if ord is None or ord == 2:
         return sqrt(_sum(_abs2(x), **kw))
     mag = _abs(x)
     if ord == np.inf:
-        return _max(mag, **kw)
+        return _max_norm(mag, **kw)
     if ord == -np.inf:
         return _min(mag, **kw)
     if ord == 0:
@@ -109,13 +115,13 @@ def _matrix_norm(x, ord, axes, keepdims):
         out = sqrt(_sum(_abs2(x), axis=axes, keepdims=True))
     elif ord in ("nuc", 2, -2):
         s = svdvals(moveaxis(x, (row, col), (-2, -1)))
-        red = {"nuc": _sum, 2: _max, -2: _min}[ord]
+        red = {"nuc": _sum, 2: _max_norm, -2: _min}[ord]
         out = red(s, axis=-1)
         # the two reduced axes come back as size-1 axes at their places
         for ax in sorted(axes):
             out = expand_dims(out, ax)
     else:
-        red = _max if ord in (1, np.inf) else _min
+        red = _max_norm if ord in (1, np.inf) else _min
         # ord ±1: extreme column sum (sum over rows); ord ±inf: extreme row sum
         inner, outer = (row, col) if ord in (1, -1) else (col, row)
         out = red(_sum(_abs(x), axis=inner, keepdims=True), axis=outer, keepdims=True)
