@@ -27,7 +27,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from .primitives import dot as _dot
 from .primitives.elementwise import convert_element_type
-from .tracing import Tracer
+from .tracing import Tracer, get_aval
 from .typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["Precision", "check_precision", "dot", "dot_general", "batch_matmul",
@@ -105,6 +105,30 @@ def _convert_operands(a, b, preferred_element_type):
     return _as_element_type(a, dtype), _as_element_type(b, dtype)
 
 
+def _rank(dt: np.dtype) -> tuple:
+    """XLA's HigherPrecisionType order (JAX's dot dtype rule): complex, then exponent
+    range, mantissa, bit width, signedness."""
+    c = np.dtype(dt.char.lower()) if dt.kind == "c" else dt
+    fl = c.kind == "f"
+    bits = 1 if c.kind == "b" else c.itemsize * 8
+    return (dt.kind == "c", np.finfo(c).maxexp if fl else -1, np.finfo(c).nmant if fl else -1,
+            bits, c.kind != "u")
+
+
+def _same_dtype(lhs, rhs, preferred):
+    """Operands of different dtypes, as JAX's dot: both converted to the higher-precision
+    one (int8 with uint8 gives int8, float32 with int64 float32) or to
+    ``preferred_element_type``; equal ranks of different dtypes raise."""
+    lt, rt = get_aval(lhs).dtype, get_aval(rhs).dtype
+    if lt == rt:
+        return lhs, rhs
+    if _rank(lt) == _rank(rt):
+        raise TypeError(f"lax.dot_general argument type error: {lt}, {rt}")
+    to = np.dtype(preferred) if preferred is not None else max(lt, rt, key=_rank)
+    return tuple(convert_element_type(x, to) if get_aval(x).dtype != to else x
+                 for x in (lhs, rhs))
+
+
 def dot_general(lhs: ArrayLike, rhs: ArrayLike,
                 dimension_numbers: DotDimensionNumbers,
                 precision: PrecisionLike = None,
@@ -117,6 +141,7 @@ def dot_general(lhs: ArrayLike, rhs: ArrayLike,
     [3.0, 3.0]
     """
     check_precision(precision)
+    lhs, rhs = _same_dtype(lhs, rhs, preferred_element_type)
     return _dot.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
 
 
@@ -129,6 +154,7 @@ def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
     3.0
     """
     check_precision(precision)
+    lhs, rhs = _same_dtype(lhs, rhs, preferred_element_type)
     return _dot.dot(lhs, rhs, preferred_element_type)
 
 

@@ -275,3 +275,23 @@ def test_lax_linalg_cholesky_update():
     check_grads(L.cholesky_update, (r0, w0), order=2, modes=("fwd", "rev"))
     with pytest.raises(ValueError, match="square"):
         L.cholesky_update(np.ones((2, 3)), np.ones(3))
+
+
+def test_dot_of_mixed_dtypes_follows_jax():
+    """JAX's lax_test testDot pairs dtypes (int32 with int8, float64 with uint64, int32
+    with complex128, float32 with int64...): JAX computes in the higher-precision type
+    (XLA's order: complex, exponent, mantissa, bits, signed), so int8 with uint8 is
+    int8 (wrapping 200) unless preferred_element_type says otherwise. It raised here."""
+    x = (np.arange(3) + 200)
+    y = np.arange(6).reshape(3, 2) * 3 + 1.5
+    want = {(np.int32, np.int8): (np.int32, [4233, 6042]),
+            (np.float32, np.int64): (np.float32, [4233.0, 6042.0]),
+            (np.int8, np.uint8): (np.int8, [-119, -102]),
+            (np.float32, np.complex64): (np.complex64, [4534.5, 6343.5])}
+    for (a, b), (dt, vals) in want.items():
+        for run in (lambda g: g, ft.jit):
+            got = run(lax.dot)(x.astype(a), y.astype(b))
+            assert got.dtype == dt, (a, b, got.dtype)
+            np.testing.assert_array_equal(got, vals)
+    one = lax.dot(np.array([1], np.int8), np.array([200], np.uint8), preferred_element_type=np.int32)
+    assert int(one) == 200
