@@ -164,6 +164,20 @@ def test_new_collectives_under_vmap():
         [3.0, 3.0, 3.0]
 
 
+def test_collectives_take_pytrees_and_psum_counts_booleans():
+    # JAX pmap_test testCollectivesWithTreesOfDifferentDtypes, testPsumOnBooleanDtype
+    t = {"a": np.arange(6.0).reshape(3, 2), "b": np.arange(3, dtype=np.int32)}
+    for f, ref in ((lax.psum, np.sum), (lax.pmax, np.max), (lax.pmin, np.min)):
+        out = ft.vmap(lambda v: f(v, "i"), axis_name="i")(t)
+        for k in t:
+            assert out[k].dtype == t[k].dtype
+            np.testing.assert_array_equal(out[k], np.broadcast_to(ref(t[k], 0), t[k].shape))
+    g = ft.vmap(lambda v: lax.all_gather(v, "i"), axis_name="i")((t["b"], [t["a"]]))
+    np.testing.assert_array_equal(g[1][0][2], t["a"])
+    c = ft.vmap(lambda v: lax.psum(v, "i"), axis_name="i")(np.array([True, True, False]))
+    assert c.dtype == np.int32 and c.tolist() == [2, 2, 2]
+
+
 def test_grad_inside_vmap_of_a_collective_whose_cotangent_is_a_constant():
     # grad's seed (and a constant's broadcast) is the same for every example: the transpose
     # rules used to bind the collective on it outside the vmap's trace (a NameError, or a

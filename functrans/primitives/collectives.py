@@ -24,6 +24,7 @@ see ``functrans.shard_map``.
 """
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -39,6 +40,7 @@ from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_n
 from .elementwise import convert_element_type, div, select_n
 from .indexing import dynamic_index_in_dim, dynamic_slice_in_dim
 from .structural import reshape, transpose
+from ..tree_util import tree_flatten, tree_unflatten
 from ..typing import Array, ArrayLike
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
@@ -46,14 +48,31 @@ __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_t
 
 # --------------------------------------------------------------------------- lax wrappers
 
+def _over_leaves(fn):
+    """``fn`` on each leaf of a pytree operand, as JAX's collectives take pytrees."""
+    @functools.wraps(fn)
+    def f(x, *args, **kwargs):
+        leaves, tree = tree_flatten(x)
+        if len(leaves) == 1 and leaves[0] is x:
+            return fn(x, *args, **kwargs)
+        return tree_unflatten(tree, [fn(v, *args, **kwargs) for v in leaves])
+    return f
 
+
+
+@_over_leaves
 def psum(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
-    """Sum of ``x`` over the members of the axis (or axes) ``axis_name``.
+    """Sum of ``x`` over the members of the axis (or axes) ``axis_name`` (a pytree: each
+    leaf; booleans are counted as int32, as JAX does).
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: psum(x, "i"), axis_name="i")(np.arange(3.0)).tolist()
     [3.0, 3.0, 3.0]
+    >>> ft.vmap(lambda t: psum(t, "i"), axis_name="i")({"a": np.ones(2)})["a"].tolist()
+    [2.0, 2.0]
     """
+    if aval(x).dtype == np.bool_:
+        x = convert_element_type(x, np.int32)
     for n in axis_names(axis_name, "psum"):
         frame = binding(n)
         x = (psum_p.bind(into_body(x, frame), axis_name=n) if varies(x, frame)
@@ -74,6 +93,7 @@ def axis_size(axis_name: str | int | Sequence[str | int]) -> int:
     return n
 
 
+@_over_leaves
 def pmean(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
     """Mean of ``x`` over the axis (or axes) ``axis_name``; integers give float64.
 
@@ -109,8 +129,8 @@ def _chooser(prim, what, result):
     return f
 
 
-pmax = _chooser(pmax_p, "Maximum", [5.0, 5.0])
-pmin = _chooser(pmin_p, "Minimum", [1.0, 1.0])
+pmax = _over_leaves(_chooser(pmax_p, "Maximum", [5.0, 5.0]))
+pmin = _over_leaves(_chooser(pmin_p, "Minimum", [1.0, 1.0]))
 
 
 def _norm_axis(axis, nd, what):
@@ -119,6 +139,7 @@ def _norm_axis(axis, nd, what):
     return axis % nd
 
 
+@_over_leaves
 def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *, axis: int = 0,
                tiled: bool = False) -> Array:
     """Every member's ``x``, stacked along a new axis ``axis`` (concatenated if ``tiled``).
@@ -139,6 +160,7 @@ def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *, axis
     return x
 
 
+@_over_leaves
 def psum_scatter(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
                  scatter_dimension: int = 0, tiled: bool = False) -> Array:
     """The sum over the axis of ``x``, of which member ``i`` keeps block ``i`` along
@@ -164,6 +186,7 @@ def psum_scatter(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
     return x
 
 
+@_over_leaves
 def ppermute(x: ArrayLike, axis_name: str | int | Sequence[str | int],
              perm: Sequence[tuple[int, int]]) -> Array:
     """Send ``x`` from member ``src`` to member ``dst`` for each pair in ``perm``; members
@@ -190,6 +213,7 @@ def ppermute(x: ArrayLike, axis_name: str | int | Sequence[str | int],
                            perm=perm, axis_size=frame.size)
 
 
+@_over_leaves
 def all_to_all(x: ArrayLike, axis_name: str | int | Sequence[str | int], split_axis: int,
                concat_axis: int, *, tiled: bool = False) -> Array:
     """Split ``x`` along ``split_axis`` into one chunk per member, send chunk ``j`` to
