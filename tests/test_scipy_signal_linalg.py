@@ -205,3 +205,19 @@ def test_qr_svd_eigh_against_scipy():
                 modes=("fwd", "rev"))
     with pytest.raises(ValueError, match="generalized"):
         fla.eigh(sym, sym)
+
+
+def test_solve_triangular_broadcasts_batches_as_jax():
+    # JAX's rule (linalg_test testSolveTriangularBroadcasting): batch axes of a and b
+    # broadcast; b of rank a.ndim - 1 is a vector stack only when it ends in n (a
+    # (2, 4, 4) with b (4, 2) is one 4x2 right-hand side). These raised ValueError.
+    rng = np.random.default_rng(11)
+    for ls, rs in [((2, 4, 4), (4, 2)), ((4, 4), (2, 4, 3)), ((3, 1, 4, 4), (2, 4, 1)),
+                   ((2, 4, 4), (2, 4))]:
+        a, b = rng.standard_normal(ls) + 4 * np.eye(4), rng.standard_normal(rs)
+        vec = len(rs) == len(ls) - 1 and rs[-1] == 4
+        bb = b[..., None] if vec else b
+        want = np.linalg.solve(np.broadcast_to(np.tril(a), np.broadcast_shapes(a.shape[:-2], bb.shape[:-2]) + (4, 4)), bb)
+        want = want[..., 0] if vec else want
+        np.testing.assert_allclose(np.asarray(fla.solve_triangular(a, b, lower=True)), want,
+                                   rtol=1e-12, atol=1e-12)

@@ -84,7 +84,8 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
                      unit_diagonal: bool = False, overwrite_b: bool = False,
                      check_finite: bool = True) -> Array:
     """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` 0/'N', 1/'T' or 2/'C'.
-    ``b`` of rank ``a.ndim - 1`` is one vector.
+    ``b`` 1-d, or of rank ``a.ndim - 1`` ending in n, is one vector (JAX's rule); the
+    batch axes of ``a`` and ``b`` broadcast.
 
     >>> from functrans.scipy.linalg import solve_triangular
     >>> solve_triangular(_np.array([[2.0, 0.0], [1.0, 1.0]]), _np.array([2.0, 3.0]),
@@ -97,8 +98,13 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
         raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
     if code == 2:                     # a^H x = b is conj(a)^T x = b
         a = _fnp.conj(a)
-    vector = b.ndim == a.ndim - 1
+    # JAX's rule: b is one vector (or a stack of them) when 1-d or one rank below a with
+    # a matching last axis, else (..., n, k); the batch axes of a and b broadcast
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape[-1] == a.shape[-1])
     rhs = b[..., None] if vector else b
+    batch = _np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    a = _fnp.broadcast_to(a, batch + a.shape[-2:])
+    rhs = _fnp.broadcast_to(rhs, batch + rhs.shape[-2:])
     x = _lax.triangular_solve(a, rhs, left_side=True, lower=lower, transpose_a=code != 0,
                               unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
