@@ -32,7 +32,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .api_util import as_array
-from .primitives.base import Primitive, move_batch_axis, not_mapped_size
+from .primitives.base import EffectPrimitive, Primitive, move_batch_axis, not_mapped_size
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["pure_callback", "io_callback", "debug_callback", "effects_barrier",
@@ -169,8 +169,7 @@ pure_callback_p.def_rules(abstract_eval=_abstract_eval, impl=_impl, jvp=_pure_jv
 
 # ------------------------------------------------------------------ io_callback
 
-io_callback_p = Primitive("io_callback", multiple_results=True)
-io_callback_p.has_effects = True
+io_callback_p = EffectPrimitive("io_callback", multiple_results=True)
 io_callback_p.defer_concrete = True
 
 
@@ -193,8 +192,7 @@ io_callback_p.def_rules(abstract_eval=_abstract_eval, impl=_impl, jvp=_io_jvp,
 
 # ------------------------------------------------------------------ debug.callback
 
-debug_callback_p = Primitive("debug_callback", multiple_results=True)
-debug_callback_p.has_effects = True
+debug_callback_p = EffectPrimitive("debug_callback", multiple_results=True)
 debug_callback_p.defer_concrete = True
 
 

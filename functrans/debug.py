@@ -27,13 +27,12 @@ from . import config
 from .api_util import as_array
 from .callbacks import debug_callback as callback
 from .compiler import CompileHook, add_hook, clear_compiled
-from .primitives.base import Primitive, move_batch_axis, not_mapped_size
+from .primitives.base import EffectPrimitive, move_batch_axis, not_mapped_size
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["print", "callback", "debug_print_p", "find_nan_source"]
 
-debug_print_p = Primitive("debug_print", multiple_results=True)
-debug_print_p.has_effects = True      # DCE and CSE keep it although it has no outputs
+debug_print_p = EffectPrimitive("debug_print", multiple_results=True)
 debug_print_p.defer_concrete = True   # tracing with known values must not print early
 
 # The (args, kwargs) structures met so far; a param refers to one by index, so params

@@ -425,6 +425,8 @@ def bind(prim, *args, **params):
                 raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
+    if trace is None and prim.has_effects:   # recorded, not run now: see EffectPrimitive
+        trace = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
     if trace is None:
         token = QUIET_VAR.set(QUIET)   # numpy's IEEE results, without its warnings
         try:
@@ -496,11 +498,7 @@ def end_trace(t: Trace):
 
 
 def trace_depth() -> int:
-    """How many traces this thread is recording (0: eager).
-
-    >>> trace_depth()
-    0
-    """
+    """How many traces this thread is recording (0: eager, as at top level)."""
     return len(_CONTEXT.stack)
 
 

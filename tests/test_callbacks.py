@@ -107,3 +107,31 @@ def test_typeof_and_shape_dtype_struct_like():
     assert shapes == [(2,)]
     s = ft.ShapeDtypeStruct.like(np.zeros(3, np.int32))
     assert (s.shape, s.dtype) == ((3,), np.dtype(np.int32))
+
+
+def test_effects_without_traced_arguments_run_with_their_body(capsys):
+    # debug.print("step") / a no-argument io_callback inside a traced body ran once at
+    # trace time (scan: once, not per step; cond: both branches; a cached jit: never
+    # again); JAX stages them (debugging_primitives_test, custom_linear_solve ordered
+    # effects). Under grad they still run once, with the primal computation.
+    p = lambda s: ft.debug.print(s)  # noqa: E731
+    lax.scan(lambda c, x: (p("step"), (c + x, None))[1], 0.0, fnp.arange(3.0))
+    assert capsys.readouterr().out == "step\n" * 3
+    lax.cond(True, lambda x: (p("T"), x)[1], lambda x: (p("F"), x)[1], 1.0)
+    assert capsys.readouterr().out == "T\n"
+    f = ft.jit(lambda x: (p("hi"), x * 2)[1])
+    f(1.0), f(2.0)
+    assert capsys.readouterr().out == "hi\nhi\n"
+    ft.grad(lambda x: (p("g"), ft.debug.print("x {}", x), x * x)[2])(3.0)
+    assert capsys.readouterr().out == "g\nx 3.0\n"
+    ft.jit(ft.grad(lambda x: (p("jg"), x * x)[1]))(3.0)
+    assert capsys.readouterr().out == "jg\n"
+    b = np.arange(3.0)
+    x = lax.custom_linear_solve(lambda v: (ft.debug.callback(lambda: print("mv")), v)[1], b,
+                                lambda mv, r: mv(r))
+    np.testing.assert_array_equal(np.asarray(x), b)
+    assert capsys.readouterr().out == "mv\n"
+    calls = []
+    g = ft.jit(lambda: io_callback(lambda: calls.append(1) or np.int32(len(calls)),
+                                   ft.ShapeDtypeStruct((), np.int32)))
+    assert [int(g()), int(g())] == [1, 2]

@@ -33,7 +33,7 @@ from ..tracing import bind
 from ..transforms.ad_util import (UndefinedPrimal, Zero, add_tangents, aval,  # noqa: F401
                                   instantiate, is_undefined, tangent_aval, zeros_array)
 from ..transforms.vmap import move_batch_axis, not_mapped_size  # noqa: F401
-from .primitive import Primitive  # noqa: F401
+from .primitive import EffectPrimitive, Primitive  # noqa: F401
 
 
 # --------------------------------------------------------------------------- rule helpers

@@ -54,3 +54,17 @@ class Primitive(jaxpr_ir.Primitive):
         if not_differentiable is not None:
             self.not_differentiable = not_differentiable
         return self
+
+
+class EffectPrimitive(Primitive):
+    """A primitive with a side effect (debug printing, io callbacks): kept by DCE and
+    CSE, and applied to no traced value (``debug.print("step")``, a no-argument
+    ``io_callback``) it still belongs to the body being traced, not to tracing time:
+    ``bind`` records it in the innermost recording trace, so it runs each time that body
+    runs (per scan step, in the branch taken, per jit call), as under JAX's omnistaging.
+    linearize's traces record no primal computation (it runs one level down, eagerly or
+    in an outer trace) and are passed over; with none left, it runs eagerly."""
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        super().__init__(name, multiple_results)
+        self.has_effects = True
