@@ -321,7 +321,7 @@ def _scipy_lu(a):
     import scipy.linalg as sl
     flat = a.reshape((-1,) + a.shape[-2:])
     lus, pivs = zip(*(sl.lu_factor(m) for m in flat))
-    piv = np.array(pivs, np.int32).reshape(a.shape[:-1])
+    piv = np.array(pivs, np.int32).reshape(a.shape[:-2] + (min(a.shape[-2:]),))
     # scipy's a = p l u: a[perm] = l u with perm[i] the row of p's column i holding 1
     perm = np.array([np.argmax(sl.lu(m)[0], axis=0) for m in flat], np.int32)
     return np.array(lus).reshape(a.shape), piv, perm.reshape(a.shape[:-1])
@@ -336,6 +336,8 @@ def _scipy_sqrtm(a):
 row("lax_lu", lax.lu, gen(randn(4, 4)), _scipy_lu)
 row("lax_lu_batched", lax.lu, gen(randn(2, 3, 3)), _scipy_lu)
 row("lax_lu_f32", lax.lu, gen(randn(3, 3, dtype=F32)), _scipy_lu, rtol=1e-5, atol=1e-6)
+row("lax_lu_wide", lax.lu, gen(randn(3, 5)), _scipy_lu)         # rectangular, as JAX's
+row("lax_lu_tall_batched", lax.lu, gen(randn(2, 5, 3)), _scipy_lu)
 row("lax_lu_pivots_to_permutation", lambda p: lax.lu_pivots_to_permutation(p, 4),
     [np.array([[2, 3, 2, 3], [0, 1, 3, 3]], np.int32)],
     lambda p: np.array([[2, 3, 0, 1], [0, 1, 3, 2]], np.int32), diff=False)

@@ -53,6 +53,16 @@ def _np_eigh(h):
     return (w,) + _np_parts(canonical_signs(v))
 
 
+def _np_lu(z):
+    import scipy.linalg as sl
+    flat = z.reshape((-1,) + z.shape[-2:])
+    lus, pivs = zip(*(sl.lu_factor(m) for m in flat))
+    perm = np.array([np.argmax(sl.lu(m)[0], axis=0) for m in flat], np.int32)
+    k = min(z.shape[-2:])
+    return (*_np_parts(np.array(lus).reshape(z.shape)),
+            np.array(pivs, np.int32).reshape(z.shape[:-2] + (k,)), perm.reshape(z.shape[:-1]))
+
+
 def pair(*shape):
     return gen(randn(*shape), randn(*shape))
 
@@ -81,6 +91,9 @@ row("linalg_complex_solve",
     lambda re, im, b: _parts(fnp.linalg.solve(_shifted(_z(re, im), 3), b)),
     gen(randn(2, 3, 3), randn(2, 3, 3), randn(2, 3, 2)),
     lambda re, im, b: _np_parts(np.linalg.solve(_shifted(re + 1j * im, 3), b)))
+row("linalg_complex_lu",        # the factors' parts; pivots and permutation as they are
+    lambda re, im: (lambda f, p, q: (*_parts(f), p, q))(*lax.lu(_z(re, im))),
+    pair(2, 4, 3), lambda re, im: _np_lu(re + 1j * im))
 row("linalg_complex_eigh_upper_unsymmetrized",
     lambda re, im: (lambda w, v: (w, *_parts(v)))(
         *fnp.linalg.eigh(_fhpd(re, im), UPLO="U", symmetrize_input=False)),
