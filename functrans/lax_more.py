@@ -20,6 +20,7 @@ from . import numpy as fnp
 from .precision import DotDimensionNumbers, PrecisionLike, dot_general
 from .primitives import elementwise as E
 from .primitives.control_flow import scan
+from .primitives import reductions as R
 from .primitives.reductions import reduce_max, reduce_min, reduce_prod, reduce_sum
 from .primitives.indexing import dynamic_update_slice
 from .primitives.slicing import slice_in_dim
@@ -32,7 +33,7 @@ __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general", "sel
            "broadcast", "broadcast_to_rank", "broadcast_shapes", "broadcast_like", "collapse",
            "dtype", "full_like", "empty", "index_in_dim", "dynamic_update_slice_in_dim",
            "dynamic_update_index_in_dim", "index_take", "split", "stack", "unstack", "tile",
-           "reduce", "reduce_xor", "approx_max_k", "approx_min_k", "optimization_barrier",
+           "reduce", "reduce_and", "reduce_or", "reduce_xor", "approx_max_k", "approx_min_k", "optimization_barrier",
            "stage", "shape_as_value", "with_sharding_constraint", "composite"]
 
 
@@ -404,6 +405,32 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
 
     final, _ = scan(body, inits, rows)
     return tree_unflatten(tree, final)
+
+
+def reduce_and(operand: ArrayLike, axes: Sequence[int]) -> Array:
+    """Logical and of booleans, bitwise and of integers, over ``axes`` (JAX's).
+
+    >>> import numpy as np
+    >>> reduce_and(np.array([[7, 5], [2, 3]], np.int32), (1,)).tolist()
+    [5, 2]
+    """
+    x = fnp.asarray(operand)
+    if x.dtype.kind in "iu":
+        return reduce(x, ~np.zeros((), x.dtype), E.bitwise_and, axes)
+    return R.reduce_and(x, axes)
+
+
+def reduce_or(operand: ArrayLike, axes: Sequence[int]) -> Array:
+    """Logical or of booleans, bitwise or of integers, over ``axes`` (JAX's).
+
+    >>> import numpy as np
+    >>> reduce_or(np.array([[1, 4], [2, 3]], np.int32), (1,)).tolist()
+    [5, 3]
+    """
+    x = fnp.asarray(operand)
+    if x.dtype.kind in "iu":
+        return reduce(x, np.zeros((), x.dtype), E.bitwise_or, axes)
+    return R.reduce_or(x, axes)
 
 
 def reduce_xor(operand: ArrayLike, axes: Sequence[int]) -> Array:

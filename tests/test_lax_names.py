@@ -295,3 +295,15 @@ def test_dot_of_mixed_dtypes_follows_jax():
             np.testing.assert_array_equal(got, vals)
     one = lax.dot(np.array([1], np.int8), np.array([200], np.uint8), preferred_element_type=np.int32)
     assert int(one) == 200
+
+
+def test_reduce_and_or_take_integers_as_jax():
+    """JAX's lax_test testNamedReduceOperators: lax.reduce_and/reduce_or of integers are
+    bitwise reductions; they raised (the primitives are boolean)."""
+    x = np.array([[7, 5, 12], [2, 3, 255]], np.uint8)
+    for run in (lambda g: g, ft.jit):
+        np.testing.assert_array_equal(run(lambda v: lax.reduce_and(v, (1,)))(x),
+                                      np.bitwise_and.reduce(x, axis=1))
+        np.testing.assert_array_equal(run(lambda v: lax.reduce_or(v, (0, 1)))(x.astype(np.int32)),
+                                      np.bitwise_or.reduce(x.astype(np.int32), axis=(0, 1)))
+    assert not bool(lax.reduce_and(np.array([True, False]), (0,)))
