@@ -152,3 +152,32 @@ def test_long_kernel_runs_become_chunks(rng, monkeypatch):
         c = c * np.mean(c) + 1.0
         c = np.tanh(c) * np.min(c)
     np.testing.assert_allclose(np.asarray(exe(x)), c, rtol=1e-6, atol=1e-7)
+
+
+def test_chunk_in_chunk_with_scan_rows(rng, monkeypatch):
+    """A scan inside a chunked body, its own body chunked too: the rows it reads are
+    pointers the outer chunk computes (its own values, not arguments)."""
+    m = rng.standard_normal((3, 8)).astype(np.float32)
+
+    def f(x):
+        def body(i, c):
+            c = c / fnp.sum(c * c)
+            c, ys = lax.scan(lambda c, r: (c * r + fnp.sum(c), fnp.max(c) * r), c, m)
+            return fnp.sin(c) + fnp.mean(ys)
+        return lax.fori_loop(0, 2, body, x)
+    x = rng.standard_normal(8).astype(np.float32)
+    whole = _compiled(f, x)
+    monkeypatch.setattr(segments, "CHUNK_MIN_LOOPS", 2)
+    monkeypatch.setattr(segments, "CHUNK_LOOPS", 2)
+    exe = _compiled(f, x)
+    assert sum(n.startswith("step") for n in _functions(exe.as_text())) >= 2
+    assert np.array_equal(np.asarray(exe(x)), np.asarray(whole(x)))
+    c = x
+    for _ in range(2):
+        c = c / np.sum(c * c)
+        ys = []
+        for r in m:
+            ys.append(np.max(c) * r)
+            c = c * r + np.sum(c)
+        c = np.sin(c) + np.mean(ys)
+    np.testing.assert_allclose(np.asarray(exe(x)), c, rtol=1e-3, atol=1e-4)   # f32 sums

@@ -226,23 +226,20 @@ class Chunk(Fn):
     docstring). A buffer the chunk cannot reach from ``slots`` (the caller's stack
     buffers, a scan's row pointers) comes in ``argv``, which the caller fills as the
     chunk first asks for each (``ptr``); one defined and dead inside the chunk is
-    allocated on its own stack."""
+    allocated on its own stack, and a pointer computed in it (a scan's row inside the
+    chunk) is its own value."""
 
     def __init__(self, lw, caller):
-        self.lw, self.caller, self.refs, self._own = lw, caller, [], set()
+        self.lw, self.caller, self.refs = lw, caller, []
         self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR, PTR]), lw.name(STEP_PREFIX))
         self.fn.linkage = "internal"
         self.fn.attributes.add("nounwind")
         self.fn.attributes.add("noinline")
         self._start(self.fn.args[0])
 
-    def alloca(self, n):
-        a = super().alloca(n)
-        self._own.add(id(a))
-        return a
-
     def ptr(self, ref):
-        if ref.kind in _REACHABLE or id(ref.where) in self._own:
+        blk = getattr(ref.where, "parent", None)      # its own: a value computed here
+        if ref.kind in _REACHABLE or (isinstance(blk, ir.Block) and blk.parent is self.fn):
             return super().ptr(ref)
         k = ("arg", _key(ref))
         if k not in self._data:
