@@ -45,6 +45,8 @@ LLVM_HOST = {
     "custom_linear_solve": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
+    "qr_pivots": "LAPACK ?geqp3 through scipy's wrapper as a host step (only the "
+                 "permutation; the QR of the permuted columns is native)",
     "debug_print": "prints from Python: a host callback by nature",
     **{n: "calls the user's Python function: a host callback by nature"
        for n in ("pure_callback", "io_callback", "debug_callback")},
@@ -67,7 +69,7 @@ CUDA_HOST = {
     "det", "imag",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
-    "schur",
+    "schur", "qr_pivots",
     "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective",
     "mpi_alltoall", "mpi_allgather"}
 

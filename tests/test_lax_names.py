@@ -251,8 +251,11 @@ def test_lax_linalg_has_jax_s_signatures_and_defaults():
     assert L.lu(a[0])[2].dtype == np.int32 or L.lu(a[0])[2].dtype.kind == "i"
     with pytest.raises(NotImplementedError, match="subset_by_index"):
         L.eigh(spd, subset_by_index=(0, 2))
-    with pytest.raises(NotImplementedError, match="pivoting"):
-        L.qr(a, pivoting=True)
+    q, r, p = L.qr(a, pivoting=True)          # column pivoting, as JAX's (it raised)
+    np.testing.assert_allclose(np.asarray(q @ r), np.take_along_axis(a, np.asarray(p)[:, None, :], -1),
+                               atol=1e-12)
+    d = np.abs(np.diagonal(np.asarray(r), axis1=-2, axis2=-1))
+    assert (np.diff(d, axis=-1) <= 1e-12).all()
 
 
 def test_lax_linalg_cholesky_update():

@@ -153,3 +153,21 @@ def test_solve_sylvester_against_scipy_grads_jit():
     _close(ft.jit(fla.solve_sylvester)(a, b, c), sl.solve_sylvester(a, b, c), 1e-12)
     check_grads(fla.solve_sylvester, (a[:3, :3] + 3 * np.eye(3), b[:2, :2], c[:3, :2]),
                 order=1, modes=("fwd", "rev"))
+
+
+def test_qr_pivoting_is_scipys():
+    # JAX's linalg_test testScipyQrModes(pivoting=True): it raised ValueError
+    rng = np.random.default_rng(8)
+    for shape, cplx in [((4, 4), False), ((3, 5), True), ((5, 3), False)]:
+        a = rng.normal(size=shape) + (1j * rng.normal(size=shape) if cplx else 0)
+        a[:, 1] = a[:, 0]                                   # rank deficient
+        for mode in ("full", "economic", "r"):
+            got, want = fla.qr(a, mode=mode, pivoting=True), sl.qr(a, mode=mode, pivoting=True)
+            assert len(got) == len(want)
+            np.testing.assert_array_equal(np.asarray(got[-1]), want[-1])
+            for g, w in zip(got[:-1], want[:-1]):
+                _close(np.abs(np.asarray(g)), np.abs(w), 1e-12)
+    q, r, p = ft.jit(lambda m: fla.qr(m, pivoting=True))(a)
+    _close(np.asarray(q) @ np.asarray(r), a[:, np.asarray(p)], 1e-12)
+    check_grads(lambda m: fla.qr(m, mode="economic", pivoting=True)[1], (rng.normal(size=(4, 3)),),
+                order=1, modes=("fwd", "rev"))

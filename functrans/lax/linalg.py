@@ -104,16 +104,21 @@ def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
 
 
 def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True
-       ) -> tuple[Array, Array]:
-    """``(q, r)``, as JAX's (``pivoting=True`` is not supported).
+       ) -> tuple[Array, ...]:
+    """``(q, r)``, or ``(q, r, p)`` with ``pivoting`` (column pivoting, LAPACK's
+    ``?geqp3``: ``x[..., :, p] = q r``), as JAX's.
 
     >>> import numpy as np
     >>> [m.shape for m in qr(np.ones((3, 2)), full_matrices=False)]
     [(3, 2), (2, 2)]
     """
-    if pivoting:
-        raise NotImplementedError("lax.linalg.qr: pivoting=True is not supported")
-    return _LD.qr(x, full_matrices=full_matrices)
+    if not pivoting:
+        return _LD.qr(x, full_matrices=full_matrices)
+    x = _fnp.asarray(x)
+    p = _LD.qr_pivots(x)
+    q, r = _LD.qr(_fnp.take_along_axis(x, p[..., None, :], axis=-1),
+                  full_matrices=full_matrices)
+    return q, r, p
 
 
 def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,

@@ -26,6 +26,7 @@ Householder Q.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg.lapack as _lapack
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
@@ -395,6 +396,45 @@ def qr(a: ArrayLike, *, full_matrices: bool = True) -> tuple[Array, Array]:
     """
     q, r = bind_checked(qr_p, a, full_matrices=bool(full_matrices))
     return q, r
+
+
+qr_pivots_p = Primitive("qr_pivots")
+qr_pivots_p.not_differentiable = True       # a permutation: piecewise constant
+
+
+def _qr_pivots_aval(a):
+    check_float("qr_pivots", a, complex_ok=True)
+    if a.ndim < 2:
+        raise ValueError(f"qr_pivots: expected a matrix or a stack of them, got {a.str_short()}")
+    return ShapedArray(a.shape[:-2] + (a.shape[-1],), np.int32)
+
+
+def _qr_pivots_impl(a):
+    a = np.asarray(a)
+    m, n = a.shape[-2:]
+    flat = a.reshape((int(np.prod(a.shape[:-2])), m, n))
+    out = np.tile(np.arange(n, dtype=np.int32), (flat.shape[0], 1))
+    geqp3, = _lapack.get_lapack_funcs(("geqp3",), (flat,))
+    for i, x in enumerate(flat):
+        if m and n and np.all(np.isfinite(x)):
+            out[i] = geqp3(x)[1] - 1                   # LAPACK's 1-based jpvt
+    return out.reshape(a.shape[:-2] + (n,))
+
+
+qr_pivots_p.def_rules(abstract_eval=_qr_pivots_aval, impl=_qr_pivots_impl)
+batch_front(qr_pivots_p)
+
+
+def qr_pivots(a: ArrayLike) -> Array:
+    """The column permutation ``p`` (int32, (..., n)) of column-pivoted QR (LAPACK's
+    ``?geqp3``, as scipy's and JAX's ``pivoting=True``): ``a[..., :, p] = q r`` with
+    ``|r[0, 0]| >= |r[1, 1]| >= ...``; the QR of the permuted ``a`` is the pivoted one.
+
+    >>> import numpy as np
+    >>> qr_pivots(np.array([[1.0, 3.0], [0.0, 4.0]])).tolist()
+    [1, 0]
+    """
+    return bind_checked(qr_pivots_p, a)
 
 
 # --------------------------------------------------------------------------- eig

@@ -18,6 +18,7 @@ import numpy as _np
 
 from .. import lax as _lax
 from .. import numpy as _fnp
+from ..primitives.linalg_decomp import qr_pivots as _qr_pivots
 from ..primitives.linalg_sqrtm import sqrtm as _sqrtm
 from ._special_gamma import as_float as _as_float
 from ._linalg_matrices import (circulant, companion, convolution_matrix, dft, fiedler,
@@ -261,19 +262,24 @@ def _numpy_linalg(name):
 def qr(a: ArrayLike, overwrite_a: bool = False, lwork: int | None = None, mode: str = "full",
        pivoting: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
     """``(q, r)`` (``mode='full'`` or ``'economic'``; ``'r'`` returns ``(r,)``), from
-    ``functrans.numpy.linalg.qr``.
+    ``functrans.numpy.linalg.qr``; with ``pivoting`` also the column permutation ``p``
+    (LAPACK's ``?geqp3``, as scipy's): ``a[:, p] = q r``, ``|diag(r)|`` non-increasing,
+    ``(q, r, p)`` or ``(r, p)``. Differentiable in ``a`` (``p`` is piecewise constant).
 
     >>> from functrans.scipy.linalg import qr
     >>> [m.shape for m in qr(_np.ones((3, 2)), mode="economic")]
     [(3, 2), (2, 2)]
     """
-    if pivoting:
-        raise ValueError("qr: pivoting=True is not supported (as jax.scipy)")
     modes = {"full": "complete", "economic": "reduced", "r": "complete"}
     if mode not in modes:
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
-    q, r = _numpy_linalg("qr")(_inexact(a), mode=modes[mode])
-    return (r,) if mode == "r" else (q, r)    # scipy's 'r' is the full (M, N) R
+    a = _inexact(a)
+    p = _qr_pivots(a) if pivoting else None
+    if pivoting:          # the pivoted QR is the plain QR of the permuted columns
+        a = _fnp.take_along_axis(a, p[..., None, :], axis=-1)
+    q, r = _numpy_linalg("qr")(a, mode=modes[mode])
+    out = (r,) if mode == "r" else (q, r)    # scipy's 'r' is the full (M, N) R
+    return out + (p,) if pivoting else out
 
 
 def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,

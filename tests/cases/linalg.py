@@ -6,7 +6,7 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans import lax
-from functrans.primitives.linalg_decomp import canonical_signs
+from functrans.primitives.linalg_decomp import canonical_signs, qr_pivots
 from functrans.scipy.linalg import funm as _funm, schur as _schur, sqrtm as _sqrtm
 from tests.cases import OpCase, gen, randn
 
@@ -338,6 +338,15 @@ row("lax_lu_batched", lax.lu, gen(randn(2, 3, 3)), _scipy_lu)
 row("lax_lu_f32", lax.lu, gen(randn(3, 3, dtype=F32)), _scipy_lu, rtol=1e-5, atol=1e-6)
 row("lax_lu_wide", lax.lu, gen(randn(3, 5)), _scipy_lu)         # rectangular, as JAX's
 row("lax_lu_tall_batched", lax.lu, gen(randn(2, 5, 3)), _scipy_lu)
+def _scipy_qr_pivots(a):
+    import scipy.linalg as sl
+    flat = a.reshape((-1,) + a.shape[-2:])
+    return np.array([sl.qr(m, mode="r", pivoting=True)[1] for m in flat],
+                    np.int32).reshape(a.shape[:-2] + a.shape[-1:])
+
+
+row("qr_pivots", qr_pivots, gen(randn(4, 5)), _scipy_qr_pivots, diff=False)
+row("qr_pivots_batched", qr_pivots, gen(randn(2, 5, 3)), _scipy_qr_pivots, diff=False)
 row("lax_lu_pivots_to_permutation", lambda p: lax.lu_pivots_to_permutation(p, 4),
     [np.array([[2, 3, 2, 3], [0, 1, 3, 3]], np.int32)],
     lambda p: np.array([[2, 3, 0, 1], [0, 1, 3, 2]], np.int32), diff=False)
