@@ -30,6 +30,7 @@ from ._extra_math import *  # noqa: F401,F403
 from ._extra_arrays import *  # noqa: F401,F403
 from ._extra_functional import *  # noqa: F401,F403
 from ._statistics import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
 from ._polynomial import *  # noqa: F401,F403
 from ._gather_ops import *  # noqa: F401,F403
 from ._setops import *  # noqa: F401,F403
@@ -56,14 +57,14 @@ ndarray = Array
 
 from . import (_elementwise, _elementwise_select, _structural, _joining, _take,  # noqa: E402
                _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
-               _extra_functional, _statistics, _polynomial, _gather_ops, _setops,
-               _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types)
+               _extra_functional, _statistics, _searching, _polynomial, _gather_ops,
+               _setops, _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types)
 
 __all__ = sorted(set(
     [n for m in (_elementwise, _elementwise_select, _structural, _joining, _take, _reductions,
                  _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
-                 _statistics, _polynomial, _gather_ops, _setops, _index_tricks, _dtype_info,
-                 _misc, _float_bits, _bits, _ufunc, _scalar_types) for n in m.__all__]
+                 _statistics, _searching, _polynomial, _gather_ops, _setops, _index_tricks,
+                 _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types) for n in m.__all__]
     + ["linalg", "fft", "Array", "ndarray", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma"]))
 euler_gamma = 0.5772156649015329

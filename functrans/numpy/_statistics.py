@@ -1,6 +1,6 @@
 """Statistics of ``functrans.numpy`` composed from existing functions: ``median
 percentile quantile`` (methods linear, lower, higher, nearest, midpoint), the NaN-ignoring
-reductions, ``cov corrcoef histogram histogram_bin_edges bincount digitize searchsorted
+reductions, ``cov corrcoef histogram histogram_bin_edges bincount
 interp partition argpartition``.
 
 Where the output shape would depend on values, a static argument fixes it, as in JAX:
@@ -31,6 +31,7 @@ from . import _products as pr
 from ._creation import asarray, arange, zeros, full_like, zeros_like
 from ._sorting import sort, argsort
 from ._take import take_along_axis
+from ._searching import searchsorted
 from ._util import canonicalize_axes, canonicalize_axis
 from typing import Sequence
 from ..array import Array
@@ -38,8 +39,7 @@ from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
            "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanprod", "nanargmax",
-           "nanargmin", "nancumsum", "nancumprod", "cov", "corrcoef", "searchsorted",
-           "digitize", "bincount", "histogram_bin_edges", "histogram", "interp",
+           "nanargmin", "nancumsum", "nancumprod", "cov", "corrcoef", "bincount", "histogram_bin_edges", "histogram", "interp",
            "partition", "argpartition"]
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
@@ -395,54 +395,6 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> A
     if c.dtype.kind == "c":
         return el.add(sel.clip(sel.real(c), -1, 1), el.multiply(sel.imag(c), 1j))
     return sel.clip(c, -1, 1)
-
-
-def _sort_less(x, y):
-    """numpy's sort order as a comparison: NaN is greater than everything else."""
-    return el.logical_or(el.less(x, y), el.logical_and(el.isnan(y), el.logical_not(el.isnan(x)))) \
-        if x.dtype.kind in "fc" or y.dtype.kind in "fc" else el.less(x, y)
-
-
-def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLike | None = None, *,
-                 method: str | None = None) -> Array:
-    """Insertion points of ``v`` into the sorted 1-d ``a`` (NaNs sorted last), found by
-    comparing every pair (O(len(a) * size(v)), jittable).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.searchsorted(fnp.asarray([1, 2, 2, 3]), fnp.asarray([2, 5])).tolist()
-    [1, 4]
-    """
-    if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
-    a, v = asarray(a), asarray(v)
-    if a.ndim != 1:
-        raise ValueError(f"searchsorted: a must be one-dimensional, got shape {a.shape}")
-    if sorter is not None:
-        a = a[asarray(sorter)]
-    ab = st.reshape(a, (1,) * v.ndim + a.shape)
-    vb = st.expand_dims(v, -1)
-    hits = _sort_less(ab, vb) if side == "left" else el.logical_not(_sort_less(vb, ab))
-    # JAX's index dtype: int32 (even with x64 on) unless a is too long for it
-    dtype = np.int32 if a.shape[0] <= np.iinfo(np.int32).max else np.int64
-    return asarray(red.sum(hits, axis=-1), dtype)
-
-
-def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
-    """Index of the bin of each ``x`` (bins monotonic, increasing or decreasing).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.digitize(fnp.asarray([0.5, 1.5, 9.0]), fnp.asarray([1.0, 2.0])).tolist()
-    [0, 1, 2]
-    """
-    bins = asarray(bins)
-    if bins.ndim != 1:
-        raise ValueError(f"digitize: bins must be one-dimensional, got shape {bins.shape}")
-    side = "left" if right else "right"
-    inc = searchsorted(bins, x, side=side)
-    dec = el.subtract(bins.shape[0], searchsorted(st.flip(bins, 0), x, side=side))
-    if bins.shape[0] < 2:
-        return inc
-    return sel.where(el.greater_equal(bins[-1], bins[0]), inc, dec)
 
 
 def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,

@@ -1,0 +1,45 @@
+"""Performance cliffs against JAX (issue 15 item 5), checked by mechanism, never by time:
+the algorithm a function uses (counted work), and its values against numpy."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+
+def _gathers(jaxpr):
+    return sum(e.primitive.name == "gather" for e in jaxpr.jaxpr.eqns)
+
+
+def test_searchsorted_binary_search_matches_numpy_exhaustively():
+    rng = np.random.default_rng(0)
+    for n in list(range(0, 34)) + [1023, 1024, 1025]:
+        a = np.sort(rng.integers(0, n // 2 + 1, n).astype(float))
+        if n > 3 and n % 2:
+            a[-2:] = np.nan                      # NaNs sort last
+        v = np.concatenate([rng.integers(-1, n // 2 + 3, 40).astype(float),
+                            [np.nan, -np.inf, np.inf]])
+        for side in ("left", "right"):
+            want = np.searchsorted(a, v, side=side)
+            for method in (None, "scan_unrolled", "compare_all"):
+                got = fnp.searchsorted(a, v, side=side, method=method)
+                np.testing.assert_array_equal(got, want, err_msg=f"n={n} {side} {method}")
+            if n in (0, 1, 7, 1024):
+                jitted = ft.jit(lambda a, v: fnp.searchsorted(a, v, side=side))(a, v)
+                np.testing.assert_array_equal(jitted, want)
+    ints = np.array([1, 2, 2, 3])
+    assert fnp.searchsorted(ints, np.array([[2, 5], [0, 3]])).tolist() == [[1, 4], [0, 3]]
+    with pytest.raises(ValueError, match="method"):
+        fnp.searchsorted(ints, 2, method="bisect")
+
+
+def test_searchsorted_is_log_n_gathers_not_all_pairs():
+    # all pairs of 1e5 x 1e5 was a 1e10-element comparison (tens of GB); binary search is
+    # ceil(log2(n + 1)) gathers of size(v)
+    a, v = np.sort(np.random.default_rng(1).standard_normal(100000)), np.linspace(-3, 3, 100000)
+    jaxpr = ft.make_jaxpr(fnp.searchsorted)(a, v)
+    assert _gathers(jaxpr) == 17
+    assert max(np.prod(var.aval.shape) for e in jaxpr.jaxpr.eqns for var in e.outvars) <= 100000
+    np.testing.assert_array_equal(fnp.searchsorted(a, v), np.searchsorted(a, v))
+    np.testing.assert_allclose(fnp.interp(v, a, np.sin(a)), np.interp(v, a, np.sin(a)),
+                               rtol=1e-12, atol=1e-15)
