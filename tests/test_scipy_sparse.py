@@ -91,3 +91,35 @@ def test_tolerance_and_maxiter_stop_early():
     one = np.asarray(fsl.cg(_SPD, _B, maxiter=1)[0])
     r = _B    # one step from zero: the exact line minimum along b
     np.testing.assert_allclose(one, (r @ r) / (r @ _SPD @ r) * r, rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["cg", "bicgstab", "gmres"])
+def test_matrix_operators_apply_to_b_shape_and_bad_inputs_raise_as_jax(name):
+    # JAX's lax_scipy_sparse_test: test_*_matmul (an object with @ and .shape, b of shape
+    # (3, 3) solved column by column: ft raveled b and raised), test_cg_errors
+    class Op:
+        def __init__(self, a):
+            self.a, self.shape = a, a.shape
+
+        def __matmul__(self, x):
+            return self.a @ x
+    solver = getattr(fsl, name)
+    b = np.arange(9.0).reshape(3, 3)
+    for A in (Op(2 * np.eye(3)), 2 * np.eye(3), fnp.asarray(2 * np.eye(3))):
+        np.testing.assert_allclose(np.asarray(solver(A, b)[0]), b / 2, rtol=1e-6)
+    with pytest.raises(ValueError, match="matching tree structure"):
+        solver(lambda x: x, {"x": np.zeros(2)}, {"y": np.zeros(2)})
+    with pytest.raises(ValueError, match="matching shapes"):
+        solver(lambda x: x, np.zeros(2), np.zeros((2, 1)))
+    with pytest.raises(ValueError, match="square matrix"):
+        solver(np.zeros((3, 2)), np.zeros(2))
+    with pytest.raises(TypeError, match="function or ndarray"):
+        solver([[1.0]], np.zeros(1))
+
+
+def test_gmres_info_is_an_int_as_jax():
+    # JAX's gmres returns info (0, or -1 for a NaN solution); ft returned None
+    x, info = fsl.gmres(_GEN, _B)
+    assert int(info) == 0 and np.asarray(info).dtype.kind == "i"
+    assert int(ft.jit(lambda b: fsl.gmres(_GEN, b)[1])(_B)) == 0
+    assert fsl.cg(_SPD, _B)[1] is None

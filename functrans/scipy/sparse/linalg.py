@@ -5,8 +5,8 @@
 (the solvers work on their leaves raveled into one vector). Each solver is a
 ``lax.while_loop`` inside ``lax.custom_linear_solve``, so derivatives are taken
 implicitly (one more solve with the transposed operator, never through the
-iterations), and it jits and vmaps like any loop. ``info`` is ``None``, as JAX's
-(convergence is not reported).
+iterations), and it jits and vmaps like any loop. ``info`` is ``None`` (``gmres``: 0,
+or -1 for a NaN solution), as JAX's (convergence is not reported).
 
 >>> import numpy as np
 >>> from functrans.scipy.sparse.linalg import cg
@@ -46,12 +46,22 @@ def _ravel(tree):
 
 
 def _operator(A, unravel):
-    if callable(A):
-        def mv(v):
-            return _ravel(A(unravel(v)))[0].astype(v.dtype)
-        return mv
-    A = fnp.asarray(A)
-    return lambda v: (A @ v).astype(v.dtype)
+    # as JAX's _normalize_matvec: a function, a square matrix, or an object with @
+    # (a matrix or operator applies to b's shape: b of shape (n, k) solves k columns)
+    if not callable(A):
+        if hasattr(A, "__matmul__"):
+            shape = getattr(A, "shape", None)
+            if shape is not None and (len(shape) != 2 or shape[0] != shape[1]):
+                raise ValueError(f"linear operator must be a square matrix, but has shape: "
+                                 f"{tuple(shape)}")
+            op = A
+            A = lambda x: op @ x  # noqa: E731
+        else:
+            raise TypeError(f"linear operator must be either a function or ndarray: {A!r:.60}")
+
+    def mv(v):
+        return _ravel(A(unravel(v)))[0].astype(v.dtype)
+    return mv
 
 
 def _dot(a, b):
@@ -62,7 +72,11 @@ def _setup(name, A, b, x0, M, maxiter):
     if x0 is not None:
         bs, xs = tree_flatten(b)[1], tree_flatten(x0)[1]
         if bs != xs:
-            raise ValueError(f"{name}: x0 and b must have the same tree structure")
+            raise ValueError(f"{name}: x0 and b must have matching tree structure: {xs} vs {bs}")
+        shapes = [[np.shape(v) for v in tree_flatten(t)[0]] for t in (x0, b)]
+        if shapes[0] != shapes[1]:
+            raise ValueError(f"{name}: arrays in x0 and b must have matching shapes: "
+                             f"{shapes[0]} vs {shapes[1]}")
     flat_b, unravel = _ravel(b)
     x0 = fnp.zeros_like(flat_b) if x0 is None else _ravel(x0)[0].astype(flat_b.dtype)
     matvec = _operator(A, unravel)
@@ -240,8 +254,9 @@ def bicgstab(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float =
 
 def gmres(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.0,
           restart: int = 20, maxiter: int | None = None, M: Any = None,
-          solve_method: str = "batched") -> tuple[Any, None]:
-    """Restarted GMRES for a general square ``A``: ``(x, None)``. Each cycle builds a
+          solve_method: str = "batched") -> tuple[Any, Any]:
+    """Restarted GMRES for a general square ``A``: ``(x, info)``, ``info`` -1 where
+    ``x`` is NaN (a breakdown), else 0, as JAX's. Each cycle builds a
     Krylov basis of ``restart`` vectors (Arnoldi, Gram-Schmidt twice, Givens rotations)
     and takes the least-squares step; cycles stop when the (left-preconditioned)
     residual is below ``max(tol |M b|, atol)`` or after ``maxiter`` cycles (default
@@ -259,7 +274,10 @@ def gmres(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.
                          f"got {solve_method!r}")
     n = sum(int(np.size(x)) for x in tree_flatten(b)[0])
     restart = max(1, min(int(restart), n))
-    return _solve("gmres", A, b, x0, M, maxiter, False,
+    x, _ = _solve("gmres", A, b, x0, M, maxiter, False,
                   lambda mv, rhs, x, pre, it: _gmres_solve(mv, rhs, x, pre, tol, atol,
                                                            restart, it))
+    # JAX's gmres info: -1 where the solution is NaN (a breakdown), else 0
+    failed = fnp.isnan(fnp.linalg.norm(_ravel(x)[0]))
+    return x, fnp.where(failed, -1, 0)
 
