@@ -260,3 +260,21 @@ def test_conv_promotes_mixed_input_and_param_dtypes(x_dtype, p_dtype):
         np.testing.assert_allclose(a, b, rtol=2e-4, atol=1e-5)
     assert [a.dtype for a in ft.tree_util.tree_leaves(g[0])] == [np.dtype(p_dtype)] * 4
     assert g[1].dtype == np.dtype(x_dtype)
+
+
+def test_sm3_keeps_a_0d_parameter_0d():
+    """sm3's get_params gave a 0-d parameter back with shape (1,) (JAX restores the
+    shape; found by optimizers_test on a tree with a 0-d leaf); the update is unchanged."""
+    init, update, get_params = optimizers.sm3(0.1)
+    st = init({"b": np.array(0.5), "w": np.array([1.0, -1.0])})
+    for i in range(3):
+        p = get_params(st)
+        st = update(i, ft.tree_util.tree_map(lambda v: 2 * v + fnp.cos(v), p), st)
+    p = get_params(st)
+    assert p["b"].shape == () and p["w"].shape == (2,)
+    init1, update1, get1 = optimizers.sm3(0.1)
+    s1 = init1(np.array([0.5]))
+    for i in range(3):
+        q = get1(s1)
+        s1 = update1(i, 2 * q + fnp.cos(q), s1)
+    np.testing.assert_allclose(float(p["b"]), float(get1(s1)[0]), rtol=1e-14)

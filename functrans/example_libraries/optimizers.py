@@ -380,12 +380,17 @@ def sm3(step_size: float | Schedule,
     def along(v, axis, ndim):
         return fnp.reshape(v, tuple(v.shape[0] if j == axis else 1 for j in range(ndim)))
 
+    # x and m keep the parameter's own shape (a 0-d one came back as shape (1,); JAX's
+    # get_params restores it); the update works on their 1-d-at-least views
     def init(x0):
-        x0 = fnp.atleast_1d(fnp.asarray(x0))
-        return x0, fnp.zeros_like(x0), [fnp.zeros(n, x0.dtype) for n in x0.shape]
+        x0 = fnp.asarray(x0)
+        return x0, fnp.zeros_like(x0), [fnp.zeros(n, x0.dtype)
+                                        for n in fnp.atleast_1d(x0).shape]
 
     def update(i, g, state):
         x, m, vs = state
+        shape = x.shape
+        x, m = fnp.atleast_1d(x), fnp.atleast_1d(m)
         g = fnp.reshape(g, x.shape)
         accum = functools.reduce(fnp.minimum, [along(v, j, x.ndim) for j, v in enumerate(vs)])
         accum = accum + g * g
@@ -394,7 +399,7 @@ def sm3(step_size: float | Schedule,
         x = x - step_size(i) * m
         vs = [fnp.max(accum, axis=tuple(k for k in range(x.ndim) if k != j))
               for j in range(x.ndim)]
-        return x, m, vs
+        return fnp.reshape(x, shape), fnp.reshape(m, shape), vs
     return init, update, lambda state: state[0]
 
 
