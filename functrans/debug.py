@@ -18,6 +18,7 @@ lane 1
 from __future__ import annotations
 
 import builtins
+import string
 
 import numpy as np
 
@@ -112,9 +113,34 @@ def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (the public name, a
     if not isinstance(fmt, str):
         raise TypeError(f"debug.print: the first argument is the format string, got "
                         f"{type(fmt).__name__}")
+    _check_fields(fmt, args, kwargs)
     leaves, treedef = tree_flatten((args, kwargs))
     leaves = [as_array(x) for x in leaves]
     debug_print_p.bind(*leaves, fmt=fmt, tree=_tree_id(treedef), lanes=0)
+
+
+def _check_fields(fmt, args, kwargs):
+    # JAX's errors for arguments the format never uses (often an f-string passed by
+    # mistake: its fields are already filled in, so every argument goes unused)
+    pos, kw, auto = set(), set(), 0
+    for _, field, _, _ in string.Formatter().parse(fmt):
+        if field is not None:
+            name = field.split(".")[0].split("[")[0]
+            if name == "":
+                pos.add(auto)
+                auto += 1
+            elif name.isdigit():
+                pos.add(int(name))
+            else:
+                kw.add(name)
+    unused = [k for k in kwargs if k not in kw]
+    if unused:
+        raise ValueError(f"Unused keyword arguments to `debug.print`: {unused}. You may be "
+                         f"passing an f-string (i.e, `f\"{{x}}\"`) into `debug.print` and "
+                         f"instead should pass in a regular string.")
+    unused = [i for i in range(len(args)) if i not in pos]
+    if unused:
+        raise ValueError(f"Unused positional arguments to `debug.print`: at {unused}")
 
 
 # --------------------------------------------------------------------------- debug_nans

@@ -135,3 +135,15 @@ def test_effects_without_traced_arguments_run_with_their_body(capsys):
     g = ft.jit(lambda: io_callback(lambda: calls.append(1) or np.int32(len(calls)),
                                    ft.ShapeDtypeStruct((), np.int32)))
     assert [int(g()), int(g())] == [1, 2]
+
+
+def test_debug_print_unused_arguments_raise_as_jax():
+    # debugging_primitives_test: test_format_string_errors_with_unused_args and
+    # test_accidental_fstring (ft printed the f-string's tracer repr)
+    f = ft.jit(lambda x: ft.debug.print("hello: {x}", x=x, y=x))
+    with pytest.raises(ValueError, match="Unused keyword arguments"):
+        f(np.arange(2))
+    with pytest.raises(ValueError, match="Unused positional arguments"):
+        ft.jit(lambda x: ft.debug.print("hello", x))(np.arange(2))
+    with pytest.raises(ValueError, match="f-string"):
+        ft.jit(lambda x: ft.debug.print(f"hello: {x}", x=x))(np.arange(2))
