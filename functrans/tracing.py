@@ -425,8 +425,9 @@ def bind(prim, *args, **params):
                 raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
-    if trace is None and prim.has_effects:   # recorded, not run now: see EffectPrimitive
-        trace = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
+    if prim.has_effects:   # in the innermost body, not now nor hoisted: see EffectPrimitive
+        inner = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
+        trace = trace if inner is None or (trace and trace.level > inner.level) else inner
     if trace is None:
         token = QUIET_VAR.set(QUIET)   # numpy's IEEE results, without its warnings
         try:

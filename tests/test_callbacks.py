@@ -147,3 +147,22 @@ def test_debug_print_unused_arguments_raise_as_jax():
         ft.jit(lambda x: ft.debug.print("hello", x))(np.arange(2))
     with pytest.raises(ValueError, match="f-string"):
         ft.jit(lambda x: ft.debug.print(f"hello: {x}", x=x))(np.arange(2))
+
+
+def test_effects_on_closed_over_values_stay_in_their_loop_body():
+    # python_callback_test batching_with_side_effects_while_loop: an io_callback of a value
+    # closed over from outside a while body was recorded in the outer trace (hoisted out
+    # of the loop): jit ran it once for a two-iteration loop
+    seen = []
+
+    def f(x):
+        def body(i):
+            io_callback(lambda v: seen.append(float(v)), None, x, ordered=False)
+            ft.debug.callback(lambda v: seen.append(-float(v)), x)
+            return i + 1
+        return lax.while_loop(lambda i: i < 2, body, 0)
+    ft.jit(f)(1.0)
+    assert seen == [1.0, -1.0, 1.0, -1.0]
+    seen.clear()
+    ft.vmap(ft.jit(f))(fnp.arange(2.0))
+    assert sorted(seen) == [-1.0, -1.0, -0.0, -0.0, 0.0, 0.0, 1.0, 1.0]

@@ -60,8 +60,10 @@ class EffectPrimitive(Primitive):
     """A primitive with a side effect (debug printing, io callbacks): kept by DCE and
     CSE, and applied to no traced value (``debug.print("step")``, a no-argument
     ``io_callback``) it still belongs to the body being traced, not to tracing time:
-    ``bind`` records it in the innermost recording trace, so it runs each time that body
-    runs (per scan step, in the branch taken, per jit call), as under JAX's omnistaging.
+    ``bind`` records it in the innermost recording trace (also when its arguments are
+    closed-over values of an outer trace: it is not hoisted out of a loop body), so it
+    runs each time that body runs (per scan step or loop iteration, in the branch
+    taken, per jit call), as under JAX's omnistaging.
     linearize's traces record no primal computation (it runs one level down, eagerly or
     in an outer trace) and are passed over; with none left, it runs eagerly."""
 
