@@ -99,12 +99,14 @@ debug_print_p.def_rules(abstract_eval=_abstract_eval, impl=_impl, jvp=_jvp, batc
                         transpose=_transpose)
 
 
-def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (the public name, as in JAX)
+def print(fmt: str, *args, ordered: bool = False, partitioned: bool = False,  # noqa: A001
+          **kwargs) -> None:
     """Print ``fmt.format(*args, **kwargs)`` when the computation runs, under any transform.
 
     Arguments may be arrays, tracers or pytrees of them. Under ``jit`` it prints on
     every call (not while tracing); under ``vmap`` once per lane; under ``grad`` the
-    primal values, once.
+    primal values, once. ``ordered``/``partitioned`` are JAX's options (prints run in
+    program order on this single host either way).
 
     >>> import functrans as ft
     >>> ft.debug.print("{} and {b}", 1.5, b=2)

@@ -166,3 +166,9 @@ def test_effects_on_closed_over_values_stay_in_their_loop_body():
     seen.clear()
     ft.vmap(ft.jit(f))(fnp.arange(2.0))
     assert sorted(seen) == [-1.0, -1.0, -0.0, -0.0, 0.0, 0.0, 1.0, 1.0]
+
+
+def test_debug_print_takes_jax_options_not_as_format_arguments(capsys):
+    ft.jit(lambda x: ft.debug.print("x: {x}", x=x, ordered=True))(2)
+    ft.debug.print("y: {}", 3, ordered=False, partitioned=False)
+    assert capsys.readouterr().out == "x: 2\ny: 3\n"
