@@ -8,6 +8,7 @@ import pytest
 import scipy.stats as sst
 
 import functrans as ft
+import functrans.numpy as fnp
 from functrans.scipy import stats as fst
 from functrans.test_util import check_grads
 from tests.public_names import public_names
@@ -148,3 +149,35 @@ def test_python_scalar_parameters_keep_float32():
         assert r.dtype == np.float32     # as jax.scipy.stats with x64 on
     assert fst.t.logpdf(u.astype(np.float64), 4.0).dtype == np.float64
     np.testing.assert_allclose(np.asarray(fst.norm.logpdf(w)), sst.norm.logpdf(w), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dist,fn,args", [
+    ("gamma", "logpdf", (0.5, 2.0, 1.0, 1.0)), ("gamma", "pdf", (0.5, 2.0, 1.0, 1.0)),
+    ("gamma", "cdf", (0.5, 0.5, 1.0)), ("gamma", "logcdf", (0.5, 2.0, 1.0)),
+    ("gamma", "logsf", (0.5, 2.0, 1.0)), ("expon", "logcdf", (0.5, 1.0, 1.0)),
+    ("chi2", "logcdf", (-0.5, 2.0)), ("beta", "logcdf", (-0.5, 2.0, 3.0)),
+    ("beta", "logsf", (1.5, 2.0, 3.0))])
+def test_gradient_outside_the_support_is_zero_not_nan(dist, fn, args):
+    # a point outside the support (log-density or log-probability -inf, or a constant
+    # 0 / 1) has zero slopes, as JAX; nan there (0 * inf in the chain) poisons every
+    # sum it enters, e.g. a mixture's logsumexp over components
+    f = getattr(getattr(fst, dist), fn)
+    for i in range(len(args)):
+        g = float(ft.grad(f, argnums=i)(*args))
+        assert g == 0.0, (dist, fn, i, g)
+    points = np.array([args[0], 1.7])
+    total = ft.grad(lambda x: fnp.sum(fnp.exp(f(x, *args[1:]))))(points)
+    assert np.isfinite(np.asarray(total)).all()
+
+
+def test_truncnorm_broadcasts_a_b_beyond_x_and_reversed_bounds_are_nan():
+    # a, b of more dims than x, loc, scale broadcast (raised); b <= a gives nan (gave
+    # -inf / 0), as scipy and JAX
+    a = np.array([[-1.0, 0.5, 1.0, -0.2], [0.0, -2.0, 0.1, 0.3], [-0.5, 0.2, 0.4, 3.0]])
+    b = np.array([[2.0], [-3.0], [0.5]])
+    for fn in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+        got = np.asarray(getattr(fst.truncnorm, fn)(0.3, a, b, np.zeros((3, 1)), 1.0))
+        want = getattr(sst.truncnorm, fn)(0.3, a, b, np.zeros((3, 1)), 1.0)
+        assert got.shape == want.shape == (3, 4)
+        np.testing.assert_allclose(got, want, rtol=1e-10, equal_nan=True, err_msg=fn)
+        assert np.isnan(got[1]).all()

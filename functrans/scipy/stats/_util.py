@@ -28,9 +28,12 @@ def nan_if(cond, value):
 
 def log_prob(p, complement):
     """log p, from log1p(-complement) where p > 1/2 (where log p would lose the
-    digits of a value near 0)."""
-    return fnp.where(p < 0.5, fnp.log(fnp.where(p < 0.5, p, 0.25)),
-                     fnp.log1p(-fnp.where(p < 0.5, 0.25, complement)))
+    digits of a value near 0).  p = 0 (outside the support) gives -inf with a zero
+    gradient, not 0 * inf = nan: the log never sees the 0."""
+    low = (p < 0.5) & (p > 0)
+    val = fnp.where(p < 0.5, fnp.log(fnp.where(low, p, 0.25)),
+                    fnp.log1p(-fnp.where(p < 0.5, 0.25, complement)))
+    return fnp.where(p == 0, val.dtype.type(-np.inf), val)
 
 
 def log1m_exp(t):

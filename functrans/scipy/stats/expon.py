@@ -48,7 +48,9 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -inf
     """
     z = _standardize(x, loc, scale)[0]
-    return _fnp.log(-_fnp.expm1(-_fnp.maximum(z, 0.0)))
+    # -inf at and below 0 with a zero gradient (log's slope there is infinite)
+    zs = _fnp.where(z > 0, z, 1.0)
+    return _fnp.where(z > 0, _fnp.log(-_fnp.expm1(-zs)), z.dtype.type(-float("inf")))
 
 
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:

@@ -21,7 +21,7 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,
     """
     z, log_scale = _standardize(x, loc, scale)
     a = _as_float(a, z)[0]
-    zs = _fnp.maximum(z, 0.0)
+    zs = _fnp.where(z < 0, 1.0, z)     # not max(z, 0): xlogy's inf slope at 0 times 0
     val = _xlogy(a - 1, zs) - zs - _gammaln(a) - log_scale
     return _fnp.where(z < 0, z.dtype.type(-float("inf")), val)
 
@@ -44,7 +44,9 @@ def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0
     0.632120558829
     """
     z = _standardize(x, loc, scale)[0]
-    return _gammainc(a, _fnp.maximum(z, 0.0))
+    # z <= 0 reads a safe 1 (the slopes of gammainc at 0 are 0 * inf = nan for the chain)
+    zs = _fnp.where(z > 0, z, 1.0)
+    return _fnp.where(z > 0, _gammainc(a, zs), 0.0)
 
 
 def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,
@@ -66,7 +68,8 @@ def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0)
     0.367879441171
     """
     z = _standardize(x, loc, scale)[0]
-    return _gammaincc(a, _fnp.maximum(z, 0.0))
+    zs = _fnp.where(z > 0, z, 1.0)
+    return _fnp.where(z > 0, _gammaincc(a, zs), 1.0)
 
 
 def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0,

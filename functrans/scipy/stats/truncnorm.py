@@ -25,8 +25,14 @@ def _log_mass(lo, hi):
 def _prepare(x, a, b, loc, scale):
     z, log_scale = _standardize(x, loc, scale)
     a, b, _ = _as_float(a, b, z)
-    a, b = _fnp.broadcast_to(a, z.shape), _fnp.broadcast_to(b, z.shape)
+    # a and b may have more dims than x, loc, scale: all broadcast together
+    z, a, b = _fnp.broadcast_arrays(z, a, b)
     return z, a, b, log_scale, _log_mass(a, b)
+
+
+def _nan_unless_ordered(a, b, value):
+    """nan where the interval is empty or reversed (b <= a), as scipy and JAX."""
+    return _fnp.where(a < b, value, value.dtype.type(float("nan")))
 
 
 def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -39,7 +45,8 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     """
     z, a, b, log_scale, log_z = _prepare(x, a, b, loc, scale)
     val = -0.5 * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale - log_z
-    return _fnp.where((z >= a) & (z <= b), val, z.dtype.type(-float("inf")))
+    val = _fnp.where((z >= a) & (z <= b), val, z.dtype.type(-float("inf")))
+    return _nan_unless_ordered(a, b, val)
 
 
 def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -66,7 +73,7 @@ def _log_cdf_sf(x, a, b, loc, scale):
     log_sf = _fnp.where(right > half, _fnp.log1p(-_fnp.exp(_fnp.minimum(left, half))), right)
     log_cdf = _fnp.where(z <= a, t(-float("inf")), _fnp.where(z >= b, t(0), log_cdf))
     log_sf = _fnp.where(z >= b, t(-float("inf")), _fnp.where(z <= a, t(0), log_sf))
-    return log_cdf, log_sf
+    return _nan_unless_ordered(a, b, log_cdf), _nan_unless_ordered(a, b, log_sf)
 
 
 def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
