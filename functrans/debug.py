@@ -135,6 +135,11 @@ def _check_fields(fmt, args, kwargs):
                 pos.add(int(name))
             else:
                 kw.add(name)
+    missing = [k for k in kw if k not in kwargs]     # format's own errors come first
+    if missing:
+        raise KeyError(missing[0])
+    if pos and max(pos) >= len(args):
+        raise IndexError("tuple index out of range")
     unused = [k for k in kwargs if k not in kw]
     if unused:
         raise ValueError(f"Unused keyword arguments to `debug.print`: {unused}. You may be "

@@ -172,3 +172,10 @@ def test_debug_print_takes_jax_options_not_as_format_arguments(capsys):
     ft.jit(lambda x: ft.debug.print("x: {x}", x=x, ordered=True))(2)
     ft.debug.print("y: {}", 3, ordered=False, partitioned=False)
     assert capsys.readouterr().out == "x: 2\ny: 3\n"
+
+
+def test_debug_print_missing_fields_raise_format_errors_first():
+    with pytest.raises(KeyError):
+        ft.jit(lambda x: ft.debug.print("hello: {x}", x))(np.arange(2))
+    with pytest.raises(IndexError):
+        ft.jit(lambda x: ft.debug.print("hello: {}", x=x))(np.arange(2))
