@@ -43,3 +43,20 @@ def test_searchsorted_is_log_n_gathers_not_all_pairs():
     np.testing.assert_array_equal(fnp.searchsorted(a, v), np.searchsorted(a, v))
     np.testing.assert_allclose(fnp.interp(v, a, np.sin(a)), np.interp(v, a, np.sin(a)),
                                rtol=1e-12, atol=1e-15)
+
+
+def test_large_eager_special_functions_run_compiled_with_scipy_values():
+    import scipy.special as S
+    from functrans.scipy import special as sp
+    n = sp._EAGER_COMPILE_MIN
+    x = np.random.default_rng(2).uniform(0.02, 0.98, n)
+    sp._compiled._entries.clear()
+    got = sp.ndtri(x)
+    assert len(sp._compiled) == 1                     # it ran through the cached jit
+    np.testing.assert_allclose(got, S.ndtri(x), rtol=1e-14, atol=1e-15)
+    np.testing.assert_array_equal(got, ft.jit(sp.ndtri)(x))
+    np.testing.assert_allclose(sp.betainc(2.0 + x, 3.0, x), S.betainc(2.0 + x, 3.0, x), rtol=1e-12)
+    assert len(sp._compiled) == 2
+    sp.ndtri(x[:100])                                  # small: eager, no compile
+    ft.grad(lambda t: sp.ndtri(t).sum())(x)            # traced: no eager path
+    assert len(sp._compiled) == 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math as _math
 
 from ... import numpy as _fnp
-from .._special_erf import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
+from ..special import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
 from ._util import standardize as _standardize, as_float as _as_float
 from ...typing import Array, ArrayLike
 
