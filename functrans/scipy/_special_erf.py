@@ -164,24 +164,57 @@ def log_ndtr(x: ArrayLike) -> Array:
     return _log_ndtr(as_float(x))
 
 
+# Cephes ndtri's rational approximations (scipy's and JAX's), highest power first
+_NDTRI_P0 = (-5.99633501014107895267E1, 9.80010754185999661536E1,
+             -5.66762857469070293439E1, 1.39312609387279679503E1, -1.23916583867381258016E0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834E0, 4.67627912898881538453E0,
+             8.63602421390890590575E1, -2.25462687854119370527E2, 2.00260212380060660359E2,
+             -8.20372256168333339912E1, 1.59056225126211695515E1, -1.18331621121330003142E0)
+_NDTRI_P1 = (4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+             -8.57456785154685413611E-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731E1, 4.53907635128879210584E1,
+             4.13172038254672030440E1, 1.50425385692907503408E1, 2.50464946208309415979E0,
+             -1.42182922854787788574E-1, -3.80806407691578277194E-2,
+             -9.33259480895457427372E-4)
+_NDTRI_P2 = (3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1,
+             1.23716634817820021358E-2, 3.01581553508235416007E-4,
+             2.65806974686737550832E-6, 6.23974539184983293730E-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0,
+             1.37702099489081330271E0, 2.16236993594496635890E-1,
+             1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9)
+
+
+def _horner(coefs, x):
+    t = x.dtype.type
+    acc = fnp.full_like(x, t(coefs[0]))
+    for c in coefs[1:]:
+        acc = acc * x + t(c)
+    return acc
+
+
 def _ndtri_value(p):
+    """Cephes' ndtri (scipy's, JAX's): one rational function per range of p, about
+    1e-16 relative (four Newton steps on log_ndtr cost 70x JAX's time under jit)."""
     t = p.dtype.type
-    lower = p < t(0.5)
-    q = fnp.where(lower, p, t(1) - p)             # exact for p in [1/2, 1]
-    q_safe = fnp.where((q > 0) & (q <= t(0.5)), q, t(0.25))
-    guess = t(math.sqrt(2)) * erf_inv(t(2) * q_safe - t(1))
-    ln_q = fnp.log(q_safe)
-    u = -t(2) * ln_q
-    tail_guess = -fnp.sqrt(u - fnp.log(u) - t(math.log(2 * math.pi)))
-    x = fnp.where(q_safe < t(1e-12), tail_guess, guess)
-    for _ in range(4):
-        # Newton on log ndtr(x) = log q: converges quadratically in the log
-        log_pdf = -t(0.5) * x * x - t(0.5 * math.log(2 * math.pi))
-        log_cdf = _log_ndtr(x)
-        x = x - (log_cdf - ln_q) * fnp.exp(log_cdf - log_pdf)
-    x = fnp.where(lower, x, -x)
-    x = fnp.where(q == 0, fnp.where(lower, t(-np.inf), t(np.inf)), x)
-    x = fnp.where(p == t(0.5), t(0), x)
+    upper = p > t(1 - math.exp(-2))
+    mcp = fnp.where(upper, t(1) - p, p)
+    mcp = fnp.where((mcp > 0) & (mcp < t(1)), mcp, t(0.5))
+    w = mcp - t(0.5)
+    ww = w * w
+    big = w + w * ww * (_horner(_NDTRI_P0, ww) / _horner(_NDTRI_Q0, ww))
+    big = big * -t(math.sqrt(2 * math.pi))
+    z = fnp.sqrt(-t(2) * fnp.log(mcp))
+    iz = t(1) / z
+    first = z - fnp.log(z) / z
+    small = first - _horner(_NDTRI_P2, iz) / _horner(_NDTRI_Q2, iz) / z
+    other = first - _horner(_NDTRI_P1, iz) / _horner(_NDTRI_Q1, iz) / z
+    x = fnp.where(mcp > t(math.exp(-2)), big, fnp.where(z >= t(8), small, other))
+    x = fnp.where(upper, x, -x)
+    x = fnp.where(p == 0, t(-np.inf), fnp.where(p == 1, t(np.inf), x))
     return fnp.where((p < 0) | (p > 1) | fnp.isnan(p), t(np.nan), x)
 
 
