@@ -1,7 +1,7 @@
 """The error-function family: erfc without cancellation in the tail (the continued
 fraction of Q(1/2, z^2) beyond z = 1.25, where 1 - erf(z) would lose digits), the
 normal CDF and its log for every x (the log form never underflows), and its inverse
-(Newton steps on log_ndtr from the erf_inv guess).
+(Cephes' rational approximations, as scipy's and JAX's).
 """
 from __future__ import annotations
 
