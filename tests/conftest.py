@@ -1,5 +1,6 @@
 import os
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -23,8 +24,23 @@ def rng():
     return np.random.default_rng(0)
 
 
+@pytest.fixture
+def loop_batchings(monkeypatch):
+    """A Counter of how often the loop rules batch each (body, in_dims, out_dims); the
+    bodies are kept alive so that their ids stay unique."""
+    calls, keep, orig = Counter(), [], control_flow_loops.vmap_closed
+
+    def counted(closed, in_dims, size, out_dims_to=None):
+        keep.append(closed)
+        calls[(id(closed), tuple(in_dims), out_dims_to and tuple(out_dims_to))] += 1
+        return orig(closed, in_dims, size, out_dims_to)
+    monkeypatch.setattr(control_flow_loops, "vmap_closed", counted)
+    return calls
+
+
 # Every jaxpr a trace or transform builds is type-checked during the suite (a transform
 # that builds an ill-typed program fails loudly, naming itself, rather than later).
 import functrans as _ft  # noqa: E402
+from functrans.primitives import control_flow_loops  # noqa: E402
 
 _ft.config.update("enable_checks", True)

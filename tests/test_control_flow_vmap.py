@@ -3,14 +3,12 @@ NaN out of the gradient, and nested loops batch each body a bounded number of ti
 (the loop rules' memo of batched bodies)."""
 from __future__ import annotations
 
-from collections import Counter
 
 import numpy as np
 
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
-from functrans.primitives import control_flow_loops
 
 def test_cond_vmap_batched_predicate_grad_has_no_nan_from_the_other_branch():
     # JAX's testCondGradVmapNan: a lane's discarded branch (sqrt at 0) must not send
@@ -25,26 +23,13 @@ def test_cond_vmap_batched_predicate_grad_has_no_nan_from_the_other_branch():
     np.testing.assert_array_equal(g, [1.0, 0.25, np.inf])
 
 
-def _count_batched_bodies(monkeypatch):
-    """How often each (body, in_dims, out_dims) is batched by the loop rules; the bodies
-    are kept alive so that their ids stay unique."""
-    calls, keep, orig = Counter(), [], control_flow_loops.vmap_closed
-
-    def counted(closed, in_dims, size, out_dims_to=None):
-        keep.append(closed)
-        calls[(id(closed), tuple(in_dims), out_dims_to and tuple(out_dims_to))] += 1
-        return orig(closed, in_dims, size, out_dims_to)
-    monkeypatch.setattr(control_flow_loops, "vmap_closed", counted)
-    return calls
-
-
-def test_vmap_of_nested_loops_batches_each_body_a_bounded_number_of_times(monkeypatch):
+def test_vmap_of_nested_loops_batches_each_body_a_bounded_number_of_times(loop_batchings):
     """scan > scan > while (batched predicate: Newton per lane) > fori_loop under vmap.
     Each loop rule batches its body a few times (fixed point over the batched carries,
     then the final body); the batched bodies of the loops inside are reused, not batched
     anew each time (21 batchings of the innermost body at this depth, 3 more per level,
     before: the odeint of issue #15 took 47 s eagerly)."""
-    calls = _count_batched_bodies(monkeypatch)
+    calls = loop_batchings
 
     def newton_sqrt(a):
         body = lambda s: (lax.fori_loop(0, 2, lambda i, y: 0.5 * (y + a / y), s[0]),  # noqa: E731

@@ -65,21 +65,13 @@ def test_errors_and_closures():
                                -np.exp(-np.array([0.5, 2.0])), rtol=1e-6)
 
 
-def test_vmap_batches_each_loop_body_a_bounded_number_of_times(monkeypatch):
+def test_vmap_batches_each_loop_body_a_bounded_number_of_times(loop_batchings):
     """vmap of odeint (issue #15: 47 s eagerly, jit(vmap(grad)) over 3 minutes): the
     custom_vjp's call, fwd and bwd nest scan > while (a batched predicate: lanes take
     different steps) > fori_loop, several adjoint levels deep. Each loop body is batched
     at most a few times for each set of batch dims (before: up to 486 times, 3684
     batchings in all); the values are a Python loop's over the lanes."""
-    from collections import Counter
-    from functrans.primitives import control_flow_loops
-    calls, keep, orig = Counter(), [], control_flow_loops.vmap_closed
-
-    def counted(closed, in_dims, size, out_dims_to=None):
-        keep.append(closed)
-        calls[(id(closed), tuple(in_dims), out_dims_to and tuple(out_dims_to))] += 1
-        return orig(closed, in_dims, size, out_dims_to)
-    monkeypatch.setattr(control_flow_loops, "vmap_closed", counted)
+    calls = loop_batchings
     ts, y0, a = fnp.asarray([0., 0.7]), fnp.asarray(_Y0), np.array([1.0, 1.2])
     with ft.enable_checks(False):   # the other tests type-check these programs (10x slower)
         ys = ft.vmap(lambda k: odeint(_lotka, y0, ts, k, 0.5, rtol=1e-6, atol=1e-6))(a)
@@ -113,7 +105,6 @@ def test_two_adjoint_levels_grad_of_grad_matches_jax():
     program of one odeint held 4 of them (9726 equations, vmap(odeint) 4.3 s eagerly,
     vmap(grad) 14 s). Two levels give grad and grad of grad (JAX 0.10.2's value below;
     its third order raises); a third order raises the while_loop reverse-mode error."""
-    from collections import Counter
     ts = fnp.linspace(0.0, 1.0, 2)
     f = lambda y, t, a: fnp.stack([a * y[0] - 0.4 * y[0] * y[1],  # noqa: E731
                                    -0.4 * y[1] + 0.1 * y[0] * y[1]])
