@@ -106,14 +106,17 @@ def _compiled_when_large(draw):
 
     @functools.wraps(draw)
     def sampler(*args, **kwargs):
+        # cheapest first: every draw passes here, traced ones included
+        if outermost_trace() is not None or any(
+                isinstance(x, Tracer) for x in tree_leaves((args, kwargs))):
+            return draw(*args, **kwargs)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError:
             return draw(*args, **kwargs)        # its own error message
         bound.apply_defaults()
         given = bound.arguments
-        if (outermost_trace() is not None or _draw_size(given) < EAGER_COMPILE_MIN
-                or any(isinstance(x, Tracer) for x in tree_leaves(list(given.values())))):
+        if _draw_size(given) < EAGER_COMPILE_MIN:
             return draw(*args, **kwargs)
         dyn = tuple(n for n, v in given.items() if _dynamic(v))
         static = tuple((n, tuple(v) if isinstance(v, list) else v)
