@@ -60,3 +60,46 @@ def test_large_eager_special_functions_run_compiled_with_scipy_values():
     sp.ndtri(x[:100])                                  # small: eager, no compile
     ft.grad(lambda t: sp.ndtri(t).sum())(x)            # traced: no eager path
     assert len(sp._compiled) == 2
+
+
+def test_bincount_is_a_scatter_add_not_a_one_hot_sum():
+    # the one-hot form built len(x) * length values (1M into 50 bins: 50M); JAX scatters
+    x = np.random.default_rng(3).integers(-2, 60, 1000)
+    w = np.random.default_rng(4).standard_normal(1000)
+    jaxpr = ft.make_jaxpr(lambda x, w: fnp.bincount(x, w, length=50))(x, w)
+    assert max(np.prod(var.aval.shape) for e in jaxpr.jaxpr.eqns for var in e.outvars) <= 1000
+    assert sum(e.primitive.name == "scatter" for e in jaxpr.jaxpr.eqns) == 1
+    want = np.bincount(np.clip(x, 0, None), w, minlength=60)[:50]
+    np.testing.assert_allclose(ft.jit(lambda x, w: fnp.bincount(x, w, length=50))(x, w), want,
+                               rtol=1e-13, atol=1e-13)
+    xs = np.clip(x, 0, None)
+    np.testing.assert_array_equal(fnp.bincount(xs), np.bincount(xs))
+    np.testing.assert_array_equal(fnp.bincount(xs, minlength=70), np.bincount(xs, minlength=70))
+    assert fnp.bincount(xs.astype(np.uint8)).dtype == np.int64
+    assert fnp.bincount(xs, w.astype(np.float32)).dtype == np.float32
+    g = ft.grad(lambda w: fnp.bincount(xs, w, length=50)[7])(w)
+    np.testing.assert_array_equal(g, (xs == 7).astype(float))
+    batched = ft.vmap(lambda x: fnp.bincount(x, length=60))(xs.reshape(4, 250))
+    np.testing.assert_array_equal(batched.sum(0), np.bincount(xs, minlength=60))
+    a = np.random.default_rng(5).standard_normal(3000)
+    for got, want in zip(fnp.histogram(a, 17, weights=a), np.histogram(a, 17, weights=a)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_large_eager_searchsorted_runs_compiled():
+    from functrans.numpy import _searching
+    n = _searching.EAGER_COMPILE_MIN
+    rng = np.random.default_rng(6)
+    a, v = np.sort(rng.standard_normal(300)), rng.standard_normal(n)
+    a[-3:] = np.nan
+    _searching._COMPILED.clear()
+    fnp.searchsorted(a, v[:100])                        # small: eager, no compile
+    assert not _searching._COMPILED
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(fnp.searchsorted(a, v, side=side),
+                                      np.searchsorted(a, v, side=side))
+    assert set(_searching._COMPILED) == {"left", "right"}
+    x = np.sort(rng.standard_normal(1000))
+    np.testing.assert_allclose(fnp.interp(v, x, np.cos(x)), np.interp(v, x, np.cos(x)),
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(fnp.histogram(v, 40)[0], np.histogram(v, 40)[0])

@@ -17,6 +17,8 @@ from . import _reductions as red
 from . import _structural as st
 from ._creation import asarray, full, zeros
 from ..array import Array
+from ..jit import jit
+from ..tracing import Tracer, outermost_trace
 from ..typing import ArrayLike
 
 __all__ = ["searchsorted", "digitize"]
@@ -49,6 +51,25 @@ def _binary_search(a, v, side):
     return high
 
 
+# An eager search for at least this many queries runs through a cached jit (one per
+# side; JAX's searchsorted is a jitted function too): eagerly each of the log2(n)
+# halvings is ~10 numpy passes over the queries (histogram of 1M values into 50 bins:
+# 72 ms of CPU eager, ~16 ms compiled; JAX 0.10.2's eager histogram ~27 ms).
+EAGER_COMPILE_MIN = 1 << 16
+_COMPILED: dict = {}
+
+
+def _search(a, v, side):
+    """``_binary_search``, compiled when eager on at least ``EAGER_COMPILE_MIN`` queries."""
+    if (v.size < EAGER_COMPILE_MIN or outermost_trace() is not None
+            or isinstance(a, Tracer) or isinstance(v, Tracer)):
+        return _binary_search(a, v, side)
+    compiled = _COMPILED.get(side)
+    if compiled is None:
+        compiled = _COMPILED[side] = jit(lambda a, v: _binary_search(a, v, side))
+    return compiled(a, v)
+
+
 def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLike | None = None, *,
                  method: str | None = None) -> Array:
     """Insertion points of ``v`` into the sorted 1-d ``a`` (NaNs sorted last), found by
@@ -71,7 +92,7 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     # JAX's index dtype: int32 (even with x64 on) unless a is too long for it
     dtype = np.int32 if a.shape[0] <= np.iinfo(np.int32).max else np.int64
     if method != "compare_all":
-        return asarray(_binary_search(a, v, side), dtype)
+        return asarray(_search(a, v, side), dtype)
     ab = st.reshape(a, (1,) * v.ndim + a.shape)
     vb = st.expand_dims(v, -1)
     hits = _sort_less(ab, vb) if side == "left" else el.logical_not(_sort_less(vb, ab))
