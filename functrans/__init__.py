@@ -32,6 +32,7 @@ from .device import device_get, device_put  # noqa: F401
 from . import distributed, sharding  # noqa: F401
 from .distributed import process_index, process_count  # noqa: F401
 from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
+from .pmap import pmap  # noqa: F401
 # ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
 from . import config, debug, dump  # noqa: F401,E402  (debug, dump: compile hooks)
 from .profiler import profile  # noqa: F401,E402
@@ -46,6 +47,16 @@ from . import flatten_util  # noqa: F401,E402  (jax.flatten_util.ravel_pytree)
 from . import ad_checkpoint  # noqa: F401,E402  (jax.ad_checkpoint.checkpoint_name...)
 from . import image  # noqa: F401,E402  (jax.image.resize, scale_and_translate)
 from .device import Device, host_device  # noqa: E402
+# JAX's option context managers and host queries (issue: the JAX top-level API)
+from .config_api import (debug_infs, numpy_rank_promotion, numpy_dtype_promotion,  # noqa: E402
+                         default_device, default_matmul_precision, enable_x64, transfer_guard,
+                         transfer_guard_host_to_device, transfer_guard_device_to_host,
+                         transfer_guard_device_to_device, check_tracer_leaks, checking_leaks,
+                         explain_cache_misses, no_tracing, no_execution, softmax_custom_jvp,
+                         threefry_partitionable, default_prng_impl, host_id, host_count,
+                         host_ids, process_indices, live_arrays, print_environment_info)
+from .config_api import option_set as _option_set  # noqa: E402
+from .dtypes import float0  # noqa: E402
 from .jit import jit_switch as _jit_switch  # noqa: E402
 
 __version__ = "0.1.0"
@@ -58,7 +69,7 @@ __all__ = [
     "closure_convert", "custom_gradient", "named_call", "named_scope",
     "stop_gradient",
     "checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
-    "print_saved_residuals", "vmap",
+    "print_saved_residuals", "vmap", "pmap",
     "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",
     "Array", "device_put", "device_get", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
@@ -66,6 +77,12 @@ __all__ = [
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint", "image",
     "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd", "debug_nans", "log_compiles",
     "enable_checks", "ensure_compile_time_eval",
+    "debug_infs", "numpy_rank_promotion", "numpy_dtype_promotion", "default_device",
+    "default_matmul_precision", "enable_x64", "transfer_guard", "transfer_guard_host_to_device",
+    "transfer_guard_device_to_host", "transfer_guard_device_to_device", "check_tracer_leaks",
+    "checking_leaks", "explain_cache_misses", "no_tracing", "no_execution", "softmax_custom_jvp",
+    "threefry_partitionable", "default_prng_impl", "host_id", "host_count", "host_ids",
+    "process_indices", "live_arrays", "print_environment_info", "local_devices", "float0",
 ]
 
 
@@ -134,6 +151,23 @@ def local_device_count(backend: str | None = None) -> int:
     return len(devices(backend))
 
 
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list:
+    """The devices of process ``process_index`` (None: this one), as ``devices(backend)``
+    for this process (JAX's ``jax.local_devices``); another process's devices raise
+    ``ValueError`` (each process sees only its own host).
+
+    >>> import functrans as ft
+    >>> ft.local_devices() == ft.devices()
+    True
+    """
+    index = process_index if process_index is not None else host_id
+    if index is not None and index != distributed.process_index():
+        raise ValueError(f"local_devices: process {index} is not this process "
+                         f"({distributed.process_index()}); each process lists its own devices")
+    return devices(backend)
+
+
 def device_count(backend: str | None = None) -> int:
     """How many devices of ``backend`` (None: the default) all processes have together
     (one host each under MPI).
@@ -193,16 +227,6 @@ def ensure_compile_time_eval() -> Iterator[None]:
     """
     with _own_constants():
         yield
-
-
-@contextlib.contextmanager
-def _option_set(name: str, value: Any) -> Iterator[None]:
-    old = config.read(name)
-    config.update(name, value)
-    try:
-        yield
-    finally:
-        config.update(name, old)
 
 
 def debug_nans(new_val: bool = True) -> contextlib.AbstractContextManager:

@@ -27,7 +27,7 @@ LAYERS = [
     ("rule helpers", ["primitives.base"]),
     ("primitive families", ["primitives", "primitives.*", "precision"]),
     ("public transforms", ["autodiff", "batching", "jacobians", "custom_derivatives", "closures",
-                           "remat", "ad_checkpoint", "stages", "jit", "shard_map",
+                           "remat", "ad_checkpoint", "stages", "jit", "shard_map", "pmap",
                            "test_util", "callbacks"]),
     ("numpy", ["numpy", "numpy.*"]),
     ("libraries", ["lax", "lax.*", "lax_*", "scipy", "scipy.*", "random", "random_*",
