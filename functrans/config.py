@@ -12,6 +12,21 @@
 | ``progress_after_seconds`` | 2.0 (``FUNCTRANS_PROGRESS_AFTER``) | how long a compile runs before its progress line appears |
 | ``enable_checks`` | False (``FUNCTRANS_ENABLE_CHECKS``) | every jaxpr a transform builds (traces, JVP, linearize, partial evaluation, transpose, vmap, control-flow and custom-rule bodies) is type-checked; a failure raises ``TypeCheckError`` naming the pass that built it |
 | ``enable_x64`` | True (``FUNCTRANS_ENABLE_X64``) | accepted for JAX programs (``jax_enable_x64``); changes nothing, since 64-bit types are always on; setting it False raises, as functrans cannot turn them off |
+| ``debug_infs`` | False (``FUNCTRANS_DEBUG_INFS``) | as ``debug_nans``, for infinities: a jitted call whose outputs hold an inf is re-run equation by equation and raises ``FloatingPointError`` naming the first equation that made one |
+| ``numpy_rank_promotion`` | ``"allow"`` (``FUNCTRANS_NUMPY_RANK_PROMOTION``) | ``"warn"`` / ``"raise"``: a ``functrans.numpy`` elementwise function, operator or ``where`` whose array operands have different ranks (one broadcast to more axes; scalars excepted) warns / raises ``ValueError``, as JAX |
+| ``numpy_dtype_promotion`` | ``"standard"`` (``FUNCTRANS_NUMPY_DTYPE_PROMOTION``) | ``"strict"``: those functions raise ``TypePromotionError`` when operands of different dtypes would be promoted (a Python scalar may still adapt to an array of its kind or wider: int to int/float/complex, float to float/complex), as JAX |
+| ``no_tracing`` | False | a ``jit`` function that must trace (a cache miss) raises ``RuntimeError`` |
+| ``disable_jit`` | False | ``jit`` functions run as plain Python in every thread (``ft.disable_jit()`` is the per-thread form and wins inside its block) |
+| ``default_device`` | None | accepted: None, ``"cpu"`` or the host ``Device`` (where arrays already live); a GPU raises (use ``jit(backend="cuda")`` / ``device_put(x, "cuda")``) |
+| ``default_matmul_precision`` | None | accepted: None or one of JAX's level names (``"highest"``, ``"float32"``, ``"tensorfloat32"``, ``"bfloat16"``, ``"high"``, ``"default"``); changes nothing, as ``precision=`` (``functrans.precision``): products are computed at the dtype's full precision; JAX's algorithm names raise |
+| ``transfer_guard`` (and ``_host_to_device``, ``_device_to_host``, ``_device_to_device``) | None | accepted levels (``"allow"``, ``"log"``, ``"disallow"``, ``"log_explicit"``, ``"disallow_explicit"``) with no effect: on the host CPU there are no transfers to guard (JAX's CPU backend does not fire either); the CUDA backend's copies are not guarded |
+| ``softmax_custom_jvp`` | False | accepted; ``nn.softmax``'s derivative is the same value either way |
+| ``threefry_partitionable`` | True | accepted True: ``functrans.random`` has JAX's partitionable threefry layout only; False raises |
+| ``default_prng_impl`` | ``"threefry2x32"`` | the only PRNG; other names raise |
+| ``platform_name`` / ``platforms`` | None | accepted when naming the default backend (``"cpu"`` for the CPU and interpreter backends, ``"cuda"``/``"gpu"`` under ``FUNCTRANS_BACKEND=cuda``); others raise (choose with ``FUNCTRANS_BACKEND`` or ``jit(backend=...)``) |
+| ``compilation_cache_dir`` | None | the folder of the CPU backend's on-disk object cache (sets ``FUNCTRANS_CACHE_DIR``; None: as that variable says, by default ``~/.cache/functrans``) |
+| ``persistent_cache_min_compile_time_secs`` | 1.0 | accepted, with no effect (every compile is cached) |
+| ``check_tracer_leaks`` / ``no_execution`` | False | only False: True raises ``NotImplementedError`` (there is no leak scan at the end of a trace: a leaked tracer raises when it is used; and no execution guard) |
 
 Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``) or JAX's ``jax_``
 (``"jax_enable_x64"``); JAX's ``explain_cache_misses`` is ``log_compiles``.
@@ -22,11 +37,13 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: backend_cache_size, compile_cache_size, debug_nans, dump_dir, enable_checks, enable_x64, log_compiles, progress_after_seconds, show_progress, traceback_filtering
+AttributeError: unknown functrans option 'nope'; options: backend_cache_size, check_tracer_leaks, ...
 """
 from __future__ import annotations
 
 import os
+
+from backends import default_backend as _default_backend
 
 __all__ = ["update", "read", "options"]
 
@@ -80,22 +97,102 @@ def _as_x64(name, value):
     return True
 
 
+def _choice(*allowed):
+    def parse(name, value):
+        if value not in allowed:
+            raise ValueError(f"option {name!r} takes one of {list(allowed)}, got {value!r:.60}")
+        return value
+    return parse
+
+
+def _only(value_ok, why):
+    """A parser accepting the values ``value_ok`` approves, else NotImplementedError(why)."""
+    def parse(name, value):
+        if not value_ok(value):
+            raise NotImplementedError(f"option {name!r} = {value!r:.60}: {why}")
+        return value
+    return parse
+
+
+def _as_device(name, value):
+    if value is None or value == "cpu" or getattr(value, "platform", None) == "cpu":
+        return value
+    raise NotImplementedError(
+        f"option {name!r}: only the host CPU (None, 'cpu' or ft.devices('cpu')[0]) can be the "
+        f"default device here, got {value!r:.60}; run on the GPU with jit(..., "
+        "backend='cuda') and device_put(x, 'cuda')")
+
+
+_PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+               "fastest", "bfloat16_3x")
+
+
+def _as_precision(name, value):
+    v = value.name.lower() if hasattr(value, "name") else value   # a lax.Precision
+    if v not in _PRECISIONS:
+        raise ValueError(f"option {name!r} takes None or one of {list(_PRECISIONS[1:])} "
+                         f"(JAX's dot algorithm names are not supported), got {value!r:.60}")
+    return v
+
+
+def _as_platform(name, value):
+    if value in (None, ""):
+        return None
+    first = str(value).split(",")[0].strip().lower()
+    backend = _default_backend()
+    if first == backend or (first == "cpu" and backend == "interpret") or \
+            (first == "gpu" and backend == "cuda"):
+        return value
+    raise ValueError(f"option {name!r}: the platform is chosen by FUNCTRANS_BACKEND (now "
+                     f"{backend!r}) or jit(..., backend=...), got {value!r:.60}")
+
+
+_GUARD = _choice(None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
 _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
             "dump_dir": _as_dir, "traceback_filtering": _as_bool, "compile_cache_size": _as_size,
             "backend_cache_size": _as_size, "enable_checks": _as_bool, "enable_x64": _as_x64,
             "show_progress": _as_bool,
-            "progress_after_seconds": _as_seconds}
+            "progress_after_seconds": _as_seconds,
+            "debug_infs": _as_bool, "no_tracing": _as_bool, "disable_jit": _as_bool,
+            "numpy_rank_promotion": _choice("allow", "warn", "raise"),
+            "numpy_dtype_promotion": _choice("standard", "strict"),
+            "default_device": _as_device, "default_matmul_precision": _as_precision,
+            "transfer_guard": _GUARD, "transfer_guard_host_to_device": _GUARD,
+            "transfer_guard_device_to_host": _GUARD, "transfer_guard_device_to_device": _GUARD,
+            "softmax_custom_jvp": _as_bool,
+            "threefry_partitionable": _only(lambda v: v is True or v == 1, "functrans.random "
+                                            "has JAX's partitionable threefry layout only"),
+            "default_prng_impl": _only(lambda v: v in ("threefry2x32", "threefry"),
+                                       "the only PRNG here is 'threefry2x32'"),
+            "platform_name": _as_platform, "platforms": _as_platform,
+            "compilation_cache_dir": _as_dir,
+            "persistent_cache_min_compile_time_secs": _as_seconds,
+            "check_tracer_leaks": _only(lambda v: not v, "functrans has no leak scan at the "
+                                        "end of a trace (a leaked tracer raises when used)"),
+            "no_execution": _only(lambda v: not v, "functrans has no execution guard")}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
         "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
         "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE",
         "backend_cache_size": "FUNCTRANS_BACKEND_CACHE_SIZE",
         "enable_checks": "FUNCTRANS_ENABLE_CHECKS", "enable_x64": "FUNCTRANS_ENABLE_X64",
         "show_progress": "FUNCTRANS_SHOW_PROGRESS",
-        "progress_after_seconds": "FUNCTRANS_PROGRESS_AFTER"}
+        "progress_after_seconds": "FUNCTRANS_PROGRESS_AFTER",
+        "debug_infs": "FUNCTRANS_DEBUG_INFS",
+        "numpy_rank_promotion": "FUNCTRANS_NUMPY_RANK_PROMOTION",
+        "numpy_dtype_promotion": "FUNCTRANS_NUMPY_DTYPE_PROMOTION"}
 _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
              "traceback_filtering": True, "compile_cache_size": 256, "backend_cache_size": 512,
              "enable_checks": False,
-             "enable_x64": True, "show_progress": True, "progress_after_seconds": 2.0}
+             "enable_x64": True, "show_progress": True, "progress_after_seconds": 2.0,
+             "debug_infs": False, "no_tracing": False, "disable_jit": False,
+             "numpy_rank_promotion": "allow", "numpy_dtype_promotion": "standard",
+             "default_device": None, "default_matmul_precision": None,
+             "transfer_guard": None, "transfer_guard_host_to_device": None,
+             "transfer_guard_device_to_host": None, "transfer_guard_device_to_device": None,
+             "softmax_custom_jvp": False, "threefry_partitionable": True,
+             "default_prng_impl": "threefry2x32", "platform_name": None, "platforms": None,
+             "compilation_cache_dir": None, "persistent_cache_min_compile_time_secs": 1.0,
+             "check_tracer_leaks": False, "no_execution": False}
 
 # JAX's names for the same switch: explain_cache_misses logs why each (re)compile happens,
 # which is what the compile log's reason says ("argument 'x': shape (3,) -> (4,)")
@@ -121,7 +218,7 @@ def _canonical(name: str) -> str:
 
 
 def _from_env(name):
-    raw = os.environ.get(_ENV[name])
+    raw = os.environ.get(_ENV[name]) if name in _ENV else None
     if raw is None:
         return _DEFAULTS[name]
     try:
@@ -133,8 +230,8 @@ def _from_env(name):
 def options() -> dict:
     """Every option with its current value.
 
-    >>> sorted(options())
-    ['backend_cache_size', 'compile_cache_size', 'debug_nans', 'dump_dir', 'enable_checks', 'enable_x64', 'log_compiles', 'progress_after_seconds', 'show_progress', 'traceback_filtering']
+    >>> sorted(options())[:4]
+    ['backend_cache_size', 'check_tracer_leaks', 'compilation_cache_dir', 'compile_cache_size']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 
@@ -184,5 +281,19 @@ def __getattr__(name):   # ft.config.debug_nans reads an option
     return read(name)
 
 
+_CACHE_ENV = os.environ.get("FUNCTRANS_CACHE_DIR")   # as the process started
+
+
+def _cache_dir_to_env(name, old, new):
+    # the CPU backend reads its disk cache's folder from FUNCTRANS_CACHE_DIR at each compile
+    if name == "compilation_cache_dir":
+        value = new if new is not None else _CACHE_ENV
+        if value is None:
+            os.environ.pop("FUNCTRANS_CACHE_DIR", None)
+        else:
+            os.environ["FUNCTRANS_CACHE_DIR"] = value
+
+
+_listeners.append(_cache_dir_to_env)
 for _n in _PARSERS:
     _values[_n] = _from_env(_n)

@@ -152,15 +152,19 @@ def _check_fields(fmt, args, kwargs):
 
 # --------------------------------------------------------------------------- debug_nans
 
-def _has_nan(x) -> bool:
+def _has_nan(x, test=np.isnan) -> bool:
     a = np.asarray(x)
-    return a.dtype.kind in "fc" and bool(np.isnan(a).any())
+    return a.dtype.kind in "fc" and bool(test(a).any())
 
 
-def find_nan_source(closed, args):
+# what debug_nans / debug_infs look for: the option, the test, the word in messages
+_KINDS = {"nan": ("debug_nans", np.isnan, "NaN"), "inf": ("debug_infs", np.isinf, "inf")}
+
+
+def find_nan_source(closed, args, kind="nan"):
     """Re-run ``closed`` in the interpreter equation by equation; the first equation that
-    produced a NaN from NaN-free inputs as ``(index, eqn)``, ``("input", i)`` when argument
-    ``i`` already held one, or None.
+    produced a NaN (``kind="inf"``: an infinity) from inputs free of them as
+    ``(index, eqn)``, ``("input", i)`` when argument ``i`` already held one, or None.
 
     >>> import functrans as ft, numpy as np
     >>> j = ft.make_jaxpr(lambda x: ft.numpy.log(x) * 2.0)(-1.0)
@@ -168,12 +172,13 @@ def find_nan_source(closed, args):
     >>> i, eqn.primitive.name
     (0, 'log')
     """
+    test = _KINDS[kind][1]
     for i, x in enumerate(args):
-        if _has_nan(x):
+        if _has_nan(x, test):
             return ("input", i)
 
     def stop_at_new_nan(i, eqn, ins, outs):
-        if any(_has_nan(o) for o in outs) and not any(_has_nan(x) for x in ins):
+        if any(_has_nan(o, test) for o in outs) and not any(_has_nan(x, test) for x in ins):
             raise _NanFound(i, eqn)
 
     with np.errstate(all="ignore"):
@@ -188,21 +193,23 @@ class _NanFound(Exception):
     """Raised by the NaN finder's hook to stop the evaluation at the first NaN."""
 
 
-def nan_error(closed, args, name) -> FloatingPointError:
-    """The FloatingPointError debug_nans raises for a call of ``closed`` on ``args``."""
-    hit = find_nan_source(closed, args)
+def nan_error(closed, args, name, kind="nan") -> FloatingPointError:
+    """The FloatingPointError debug_nans (``kind="inf"``: debug_infs) raises for a call of
+    ``closed`` on ``args``."""
+    option, _, what = _KINDS[kind]
+    hit = find_nan_source(closed, args, kind)
     if hit is None:
         return FloatingPointError(
-            f"debug_nans: the compiled function {name} returned a NaN, but re-running it "
+            f"{option}: the compiled function {name} returned a {what}, but re-running it "
             "equation by equation in the interpreter produced none (the backend differs "
             "from the interpreter here; please report it)")
     if hit[0] == "input":
-        return FloatingPointError(f"debug_nans: argument {hit[1]} of {name} already holds "
-                                  "a NaN")
+        return FloatingPointError(f"{option}: argument {hit[1]} of {name} already holds "
+                                  f"a{'n' if kind == 'inf' else ''} {what}")
     i, eqn = hit
-    where = eqn.source or "<unknown source line: set debug_nans before tracing>"
+    where = eqn.source or f"<unknown source line: set {option} before tracing>"
     return FloatingPointError(
-        f"debug_nans: NaN produced in {name} by equation {i} (primitive "
+        f"{option}: {what} produced in {name} by equation {i} (primitive "
         f"'{eqn.primitive.name}'):\n    {eqn_text(closed, eqn)}\n  created at {where}")
 
 
@@ -224,13 +231,14 @@ def eqn_text(jaxpr, eqn) -> str:
     return f"{outs} = {eqn.primitive.name}{ps} {ins}".rstrip()
 
 
-def nan_checked(exe, closed, name):
-    """``exe`` wrapped so that NaN outputs raise ``nan_error`` (used by jit under
-    debug_nans)."""
+def nan_checked(exe, closed, name, kinds=("nan",)):
+    """``exe`` wrapped so that NaN (and, with ``"inf"`` in ``kinds``, inf) outputs raise
+    ``nan_error`` (used by jit under debug_nans / debug_infs)."""
     def run(*args):
         outs = exe(*args)
-        if any(_has_nan(o) for o in outs):
-            raise nan_error(closed, [np.asarray(a) for a in args], name)
+        for kind in kinds:
+            if any(_has_nan(o, _KINDS[kind][1]) for o in outs):
+                raise nan_error(closed, [np.asarray(a) for a in args], name, kind)
         return outs
     for attr in ("as_text", "cost_analysis", "plan", "jaxpr"):
         if hasattr(exe, attr):
@@ -240,16 +248,17 @@ def nan_checked(exe, closed, name):
 
 
 class NanCheck(CompileHook):
-    """debug_nans as an observer of the compile path: every executable compiled while it
-    is on raises ``nan_error`` when an output holds a NaN. It re-runs the arguments, so
-    they must not be donated."""
+    """debug_nans / debug_infs as an observer of the compile path: every executable
+    compiled while one is on raises ``nan_error`` when an output holds a NaN / an inf. It
+    re-runs the arguments, so they must not be donated."""
     keeps_inputs = True
 
     def active(self) -> bool:
-        return bool(config.read("debug_nans"))
+        return bool(config.read("debug_nans") or config.read("debug_infs"))
 
     def compiled(self, c, exe):
-        return nan_checked(exe, c.optimized, c.name)
+        kinds = tuple(k for k, (option, _, _) in _KINDS.items() if config.read(option))
+        return nan_checked(exe, c.optimized, c.name, kinds)
 
 
 add_hook(NanCheck())
@@ -257,7 +266,7 @@ add_hook(NanCheck())
 
 def _recompile_on_debug_nans(name, old, new):
     # executables compiled before the switch are (un)checked the wrong way: drop them
-    if name == "debug_nans":
+    if name in ("debug_nans", "debug_infs"):
         clear_compiled()
 
 

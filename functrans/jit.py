@@ -187,10 +187,28 @@ _config._listeners.append(_drop_fast_paths)
 
 
 class _JitSwitch(threading.local):
-    disabled, anywhere = False, 0   # this thread in disable_jit(); threads in one (class-wide)
+    # disabled: this thread's innermost disable_jit(flag), None outside any; everywhere: the
+    # disable_jit option (config), for threads outside a disable_jit(); anywhere: threads in
+    # a disable_jit(True), plus one while the option is on (class-wide: the fast test)
+    disabled, anywhere, everywhere = None, 0, False
 
 
 jit_switch = _JitSwitch()
+
+
+def jit_disabled() -> bool:
+    """Whether ``jit`` functions run as plain Python in this thread now (``disable_jit``)."""
+    here = jit_switch.disabled
+    return bool(_JitSwitch.everywhere if here is None else here)
+
+
+def _disable_jit_option(name, old, new):
+    if name == "disable_jit":
+        _JitSwitch.everywhere = new
+        _JitSwitch.anywhere += 1 if new else -1
+
+
+_config.on_update(_disable_jit_option)
 
 
 class Jitted:
@@ -230,6 +248,9 @@ class Jitted:
         return flat, in_tree, avals, key, f
 
     def _stage(self, in_tree, avals, f):
+        if _config.read("no_tracing"):
+            raise RuntimeError(f"re-tracing function {self._name()} for `jit`, but "
+                               "'no_tracing' is set")
         t0 = time.perf_counter()
         flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
         # under a transform, f's constants stay in its own jaxpr (not in the enclosing
@@ -275,7 +296,7 @@ class Jitted:
         return f"jit({getattr(self.fun, '__name__', 'fun')})"
 
     def __call__(self, *args, **kwargs):
-        if _JitSwitch.anywhere and jit_switch.disabled:   # disable_jit(): run as Python
+        if _JitSwitch.anywhere and jit_disabled():   # disable_jit(): run as Python
             return self.fun(*args, **kwargs)
         if not kwargs and self._fast:
             # fast path: positional arrays and scalars whose signature already has a

@@ -62,7 +62,7 @@ from backends import default_backend
 from jaxpr_ir import ClosedJaxpr, Jaxpr
 from jaxpr_ir.passes import cse, dce, inline_calls
 from .compiler import compile_closed
-from .jit import jit_switch
+from .jit import jit_disabled
 from .primitives.base import (Primitive, UndefinedPrimal, Zero, instantiate, is_undefined,
                               move_batch_axis, not_mapped_size)
 from .primitives.collectives import psum
@@ -150,7 +150,7 @@ def _run_body(jaxpr, mesh, blocks):
     backend, its top-level collectives calling MPI natively (``collectives_native``; the
     others, e.g. inside a loop, are host steps that find the mesh bound now); op by op
     under ``disable_jit`` or when another backend is the default."""
-    if jit_switch.disabled or default_backend() != "cpu":
+    if jit_disabled() or default_backend() != "cpu":
         return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
     key = (mesh.key, native_collectives())
     hit = _compiled_bodies.get(jaxpr, *key)

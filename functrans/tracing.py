@@ -57,7 +57,8 @@ CHECK_JAXPRS = False
 
 def _sync_flags(name=None, old=None, new=None):
     global CAPTURE_SOURCE, CHECK_JAXPRS
-    CAPTURE_SOURCE = bool(config.read("debug_nans") or config.read("dump_dir"))
+    CAPTURE_SOURCE = bool(config.read("debug_nans") or config.read("debug_infs")
+                          or config.read("dump_dir"))
     CHECK_JAXPRS = bool(config.read("enable_checks"))
 
 

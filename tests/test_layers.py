@@ -17,7 +17,8 @@ from tests.test_hygiene import ROOT, all_imports, modules, _where
 # bottom to top; entries are module names under ``functrans.`` (``x.*``: x's submodules,
 # ``x*``: names starting with x); the most specific entry that matches a module wins
 LAYERS = [
-    ("foundation", ["errors", "config", "tree_keys", "tree_def", "tree_util", "tree_walk", "tree",
+    ("foundation", ["errors", "config", "config_api", "tree_keys", "tree_def", "tree_util",
+                    "tree_walk", "tree",
                     "traceback_util", "numpy_warnings", "distributed", "sharding", "compiler",
                     "cost"]),
     ("tracing", ["tracing", "api_util", "device", "array", "numpy_dispatch",

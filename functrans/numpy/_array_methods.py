@@ -22,6 +22,7 @@ from ..primitives.control_flow import while_loop
 from ..tracing import Tracer
 from ._indexing import getitem, index_update, numpy_indexes_alike
 from ._structural import resolve_shape
+from . import _promotion_mode
 
 # the functrans.numpy namespace, given by install(): its functions are looked up there
 # when called, since tools (ft.profile) may replace them
@@ -426,12 +427,13 @@ _UFUNC = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
           "equal": np.equal, "not_equal": np.not_equal}
 
 
-def _array_binop(name, reflected=False):
+def _array_binop(name, reflected=False, fast=True):
     """An operator of eager Arrays, with fnp's semantics (numpy 2 dtypes kept to the
     supported ones, shape errors naming both shapes). Tracers and foreign types get
-    NotImplemented, so that their reflected operator (or Python's TypeError) answers."""
+    NotImplemented, so that their reflected operator (or Python's TypeError) answers.
+    ``fast``: call numpy's ufunc directly where fnp's function is exactly it."""
     fnp = []
-    ufunc = _UFUNC.get(name)
+    ufunc = _UFUNC.get(name) if fast else None
     base = np.ndarray
     attrs = Array.__dict__
 
@@ -464,15 +466,17 @@ def _array_binop(name, reflected=False):
     return op
 
 
-def _install_array_operators():
+def _install_array_operators(fast=True):
+    """``fast=False`` while a promotion check is on (``_promotion_mode``): every operator
+    then goes through fnp's function, which checks."""
     for dunder, fname in _BINOPS.items():
-        setattr(Array, f"__{dunder}__", _array_binop(fname))
-        setattr(Array, f"__r{dunder}__", _array_binop(fname, reflected=True))
+        setattr(Array, f"__{dunder}__", _array_binop(fname, fast=fast))
+        setattr(Array, f"__r{dunder}__", _array_binop(fname, reflected=True, fast=fast))
         # arrays are immutable: ``x += y`` rebinds x to a new array (numpy would write
         # into x's memory, which a user's numpy array may share)
-        setattr(Array, f"__i{dunder}__", _array_binop(fname))
+        setattr(Array, f"__i{dunder}__", _array_binop(fname, fast=fast))
     for dunder, fname in _COMPARE.items():
-        setattr(Array, f"__{dunder}__", _array_binop(fname))
+        setattr(Array, f"__{dunder}__", _array_binop(fname, fast=fast))
 
 
 
@@ -544,6 +548,7 @@ def install(fnp) -> None:
     """
     _FNP[:] = [fnp]
     _install_array_methods()
-    _install_array_operators()
+    _install_array_operators(fast=not _promotion_mode.ACTIVE)
+    _promotion_mode._listeners.append(lambda active: _install_array_operators(fast=not active))
     _install_tracer_methods()
     numpy_dispatch.install(fnp)

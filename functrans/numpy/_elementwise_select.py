@@ -20,6 +20,7 @@ from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
                            out_dtype_of)
 from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
+from . import _promotion_mode
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -141,6 +142,9 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
         return tuple(wrap(i) for i in np.nonzero(condition))
     if x is _NO_VALUE or y is _NO_VALUE:
         raise ValueError("where: give both x and y, or neither")
+    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
+        _promotion_mode.check_operands("where", (condition, x, y), dtypes=False)
+        _promotion_mode.check_operands("where", (x, y))
     if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))

@@ -21,7 +21,7 @@ from ._creation import asarray
 
 __all__ = ["float64", "float32", "float16", "int64", "int32", "int8", "uint64",
            "uint32", "uint8", "uint", "bool_", "complex64", "complex128", "int_",
-           "float_", "double", "single", "cdouble", "csingle", "complex_"]
+           "float_", "double", "single", "cdouble", "csingle", "complex_", "bool"]
 
 
 class _ScalarType(type):
@@ -79,3 +79,5 @@ single = _scalar_type("single", np.float32)
 cdouble = _scalar_type("cdouble", np.complex128)
 csingle = _scalar_type("csingle", np.complex64)
 complex_ = _scalar_type("complex_", np.complex128)
+# numpy 2's (and jax.numpy's) name for bool_; bound last, as it shadows the builtin here
+globals()["bool"] = _scalar_type("bool", np.bool_)

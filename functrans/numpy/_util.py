@@ -16,6 +16,7 @@ from ..tracing import Tracer, bind_outermost, get_aval, wrap
 from ..primitives.elementwise import convert_element_type, convert_element_type_p, ne
 from ..primitives.slicing import concatenate
 from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
+from . import _promotion_mode
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -170,6 +171,8 @@ def promote(name, *args, dtype=None, weak_literals=False):
     ``weak_literals`` (for callers that read no ``dtype`` off a scalar), else converts
     in the outermost trace.
     """
+    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
+        _promotion_mode.check_operands(name, args, dtypes=dtype is None)
     dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
     weak = dtype is None and dt.kind in "iufc" and all(

@@ -1,0 +1,158 @@
+"""``jax.lax``'s platform, low-level random and token functions and its dimension-number
+type names.
+
+``platform_dependent`` picks the branch of the default backend; ``rng_bit_generator``
+draws with functrans's threefry (JAX's bits are backend-specific, and so are these);
+``rng_uniform`` (stateful) and the effect tokens (``create_token``, ``after_all``) have no
+counterpart here and raise ``NotImplementedError``.
+
+>>> from functrans import lax
+>>> lax.platform_dependent(2.0, cpu=lambda x: x * 10, default=lambda x: x).item()
+20.0
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any, Callable
+
+import numpy as np
+
+from backends import default_backend
+from jaxpr_ir import canonical_dtype
+from .precision import DotDimensionNumbers  # noqa: F401  (the type name, as jax.lax's)
+from .primitives.conv_api import ConvDimensionsLike
+from .primitives.elementwise import add, convert_element_type, lt
+from .primitives.structural import reshape
+from .primitives.slicing import concatenate, slice as _slice
+from .random_core import bits, fold_in
+from .typing import Array, ArrayLike, DTypeLike, Shape
+
+__all__ = ["platform_dependent", "rng_bit_generator", "RandomAlgorithm", "rng_uniform",
+           "create_token", "after_all", "ConvGeneralDilatedDimensionNumbers",
+           "DotDimensionNumbers"]
+
+# jax.lax's name for what conv_general_dilated's dimension_numbers= may be
+ConvGeneralDilatedDimensionNumbers = ConvDimensionsLike
+
+# the branch names of each backend, most specific first
+_PLATFORMS = {"cpu": ("cpu",), "interpret": ("cpu",), "cuda": ("cuda", "gpu")}
+
+
+def platform_dependent(*args: Any, default: Callable | None = None,
+                       **per_platform: Callable) -> Any:
+    """``per_platform[p](*args)`` for the platform ``p`` of the default backend (``cpu``
+    for the CPU and interpreter backends, ``cuda`` or ``gpu`` for CUDA), else
+    ``default(*args)`` (JAX's ``lax.platform_dependent``). The choice is made when the
+    call is traced, for the default backend: a function jitted with another ``backend=``
+    still gets the default backend's branch.
+
+    >>> from functrans import lax
+    >>> lax.platform_dependent(1.0, tpu=lambda x: x + 1, default=lambda x: x - 1).item()
+    0.0
+    """
+    backend = default_backend()
+    for name in _PLATFORMS.get(backend, (backend,)):
+        if name in per_platform:
+            return per_platform[name](*args)
+    if default is None:
+        raise NotImplementedError(
+            f"platform_dependent: no branch for the platform {backend!r} (branches: "
+            f"{sorted(per_platform)}) and no default=")
+    return default(*args)
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """The algorithm names of ``rng_bit_generator`` (JAX's ``lax.RandomAlgorithm``);
+    every one draws with functrans's threefry.
+
+    >>> RandomAlgorithm.RNG_THREE_FRY.name
+    'RNG_THREE_FRY'
+    """
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+
+_BIT_DTYPES = ("uint8", "uint32", "uint64")
+
+
+def rng_bit_generator(key: ArrayLike, shape: Shape, dtype: DTypeLike = np.uint32,
+                      algorithm: RandomAlgorithm = RandomAlgorithm.RNG_DEFAULT,
+                      out_sharding: Any = None) -> tuple[Array, Array]:
+    """``(new_key, bits)``: uniformly random unsigned integers of ``shape`` and ``dtype``
+    (uint8, uint32 or uint64) from a uint32 key of shape ``(4,)``, and the key to pass to
+    the next call (JAX's ``lax.rng_bit_generator``). The words are functrans's threefry
+    of the key's first two words with the last two as a 64-bit counter, which the new key
+    advances by one; like JAX's, whose words differ between backends, they are not
+    JAX's words. Prefer ``functrans.random``.
+
+    >>> import numpy as np
+    >>> from functrans import lax
+    >>> k, b = lax.rng_bit_generator(np.zeros(4, np.uint32), (2, 3))
+    >>> k.tolist(), b.shape, b.dtype
+    ([0, 0, 1, 0], (2, 3), dtype('uint32'))
+    """
+    dt = canonical_dtype(dtype)
+    if str(dt) not in _BIT_DTYPES:
+        raise TypeError(f"rng_bit_generator: dtype must be one of {list(_BIT_DTYPES)}, "
+                        f"got {dt}")
+    if RandomAlgorithm(algorithm) not in RandomAlgorithm:
+        raise ValueError(f"rng_bit_generator: unknown algorithm {algorithm!r}")
+    if tuple(np.shape(key)) != (4,) or np.result_type(key) != np.uint32:
+        raise TypeError("rng_bit_generator: key must be uint32 of shape (4,), got "
+                        f"{np.result_type(key)}{list(np.shape(key))}")
+    if out_sharding is not None:
+        raise NotImplementedError("rng_bit_generator: out_sharding is not supported")
+    key = convert_element_type(key, np.dtype(np.uint32))
+    words = [reshape(_slice(key, (i,), (i + 1,)), ()) for i in range(4)]
+    k = fold_in(fold_in(concatenate([reshape(w, (1,)) for w in words[:2]], 0), words[2]),
+                words[3])
+    low = add(words[2], np.uint32(1))
+    high = add(words[3], convert_element_type(lt(low, words[2]), np.dtype(np.uint32)))
+    new_key = concatenate([reshape(w, (1,)) for w in (words[0], words[1], low, high)], 0)
+    return new_key, bits(k, tuple(shape), dt)
+
+
+def rng_uniform(a: ArrayLike, b: ArrayLike, shape: Shape) -> Array:
+    """JAX's stateful uniform generator (``lax.rng_uniform``): functrans has no hidden
+    random state, so this raises ``NotImplementedError``; use ``functrans.random.uniform``
+    with a key.
+
+    >>> from functrans import lax
+    >>> lax.rng_uniform(0.0, 1.0, (2,))
+    Traceback (most recent call last):
+    ...
+    NotImplementedError: rng_uniform: functrans has no stateful random generator; use functrans.random.uniform(key, shape, minval=a, maxval=b)
+    """
+    raise NotImplementedError("rng_uniform: functrans has no stateful random generator; "
+                              "use functrans.random.uniform(key, shape, minval=a, maxval=b)")
+
+
+_NO_TOKENS = ("functrans has no effect tokens: effects (callbacks, debug.print, io_callback "
+              "with ordered=True) are ordered by the program itself")
+
+
+def create_token(*operands: Any) -> Any:
+    """JAX's effect token (``lax.create_token``): not supported, raises
+    ``NotImplementedError``.
+
+    >>> from functrans import lax
+    >>> lax.create_token()
+    Traceback (most recent call last):
+    ...
+    NotImplementedError: create_token: functrans has no effect tokens: ...
+    """
+    raise NotImplementedError(f"create_token: {_NO_TOKENS}")
+
+
+def after_all(*operands: Any) -> Any:
+    """JAX's token join (``lax.after_all``): not supported, raises
+    ``NotImplementedError``, as ``create_token``.
+
+    >>> from functrans import lax
+    >>> lax.after_all()
+    Traceback (most recent call last):
+    ...
+    NotImplementedError: after_all: functrans has no effect tokens: ...
+    """
+    raise NotImplementedError(f"after_all: {_NO_TOKENS}")
