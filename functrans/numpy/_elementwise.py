@@ -26,6 +26,7 @@ from ..array import (Array as _Array, numpy_floor_divide, numpy_maximum, numpy_m
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
+from . import _promotion_mode
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
                     const_as,
                     result_dtype, shape_of, unsupported_dtype_error)
@@ -157,6 +158,8 @@ def _eager1(np_fn, x):
 
 
 def _eager2(np_fn, x, y):
+    if _promotion_mode.ACTIVE:
+        _promotion_mode.check_operands(np_fn.__name__, (x, y))
     if type(x) is _Array:
         x = x.view(np.ndarray)
     if type(y) is _Array:
@@ -336,7 +339,7 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
     """
     if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("power", x, y)
-        return eager_call(np.power, (x, y))
+        return _eager2(np.power, x, y)
     if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
             and isinstance(x, Tracer):
         dt = out_dtype_of("power", np.power, result_dtype(x, y), result_dtype(x, y))
