@@ -8,6 +8,7 @@ import importlib
 import inspect
 import os
 import types
+import typing
 import warnings
 
 import numpy as np
@@ -45,6 +46,8 @@ def _public_objects():
                 out += [(f"{module.__name__}.{name}.{k}", v) for k, v in vars(obj).items()]
             elif isinstance(obj, type) and not obj.__module__.startswith("functrans"):
                 continue    # numpy's own classes re-exported (float_, ComplexWarning...)
+            elif typing.get_origin(obj) is not None:
+                continue    # a type alias (lax.DotDimensionNumbers): no docstring of its own
             elif isinstance(obj, types.ModuleType) or callable(obj):
                 out.append((f"{module.__name__}.{name}", obj))
     return out
