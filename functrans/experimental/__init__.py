@@ -1,11 +1,30 @@
-"""``functrans.experimental``: ``ode`` (``odeint``, adaptive Dormand-Prince) and
-``io_callback``, with the API of ``jax.experimental``.
+"""``functrans.experimental``: ``ode`` (``odeint``, adaptive Dormand-Prince),
+``io_callback`` and the older ``enable_x64`` / ``disable_x64`` context managers, with the
+API of ``jax.experimental``.
 
 >>> from functrans.experimental import ode
 >>> callable(ode.odeint)
 True
 """
+import contextlib
+
 from . import ode  # noqa: F401
 from ..callbacks import io_callback
+from ..config_api import enable_x64, option_set
 
-__all__ = ["ode", "io_callback"]
+__all__ = ["ode", "io_callback", "enable_x64", "disable_x64"]
+
+
+def disable_x64() -> contextlib.AbstractContextManager:
+    """32-bit default types inside a ``with`` block (older JAX's
+    ``jax.experimental.disable_x64``): functrans always has 64-bit types, so entering it
+    raises ``ValueError``.
+
+    >>> from functrans import experimental
+    >>> with experimental.disable_x64():
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: enable_x64 cannot be turned off: ...
+    """
+    return option_set("enable_x64", False)
