@@ -30,6 +30,7 @@ from .tracing import Tracer as _Tracer, get_aval as _get_aval, own_constants as 
 from .array import Array  # noqa: F401
 from .device import device_get, device_put  # noqa: F401
 from . import distributed, sharding  # noqa: F401
+from .sharding import NamedSharding, P, make_mesh, set_mesh  # noqa: F401
 from .distributed import process_index, process_count  # noqa: F401
 from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
 from .pmap import pmap  # noqa: F401
@@ -69,7 +70,7 @@ __all__ = [
     "closure_convert", "custom_gradient", "named_call", "named_scope",
     "stop_gradient",
     "checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
-    "print_saved_residuals", "vmap", "pmap",
+    "print_saved_residuals", "vmap", "pmap", "make_mesh", "NamedSharding", "P", "set_mesh",
     "jit", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "eval_jaxpr",
     "Array", "device_put", "device_get", "profile", "to_dot",
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",

@@ -59,8 +59,8 @@ class Array(np.ndarray, metaclass=_ArrayType):
         return {host_device()}
 
     @property
-    def sharding(self):
-        return SingleDeviceSharding(host_device())
+    def sharding(self):   # a NamedSharding that device_put recorded, else the host
+        return self.__dict__.get("_sharding") or SingleDeviceSharding(host_device())
 
     def __setitem__(self, key, value):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "

@@ -16,10 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from .sharding import (Device, NamedSharding, PartitionSpec, SingleDeviceSharding, as_sharding,
+                       host_device)
 from .tracing import Tracer, wrap
 from .tree_util import tree_map
 
-__all__ = ["device_put", "device_get", "Device", "SingleDeviceSharding", "host_device"]
+__all__ = ["device_put", "device_get", "Device", "SingleDeviceSharding", "host_device",
+           "sharding_constraint"]
 
 _DEVICES = ("cpu", "cuda")
 
@@ -27,7 +30,12 @@ _DEVICES = ("cpu", "cuda")
 def device_put(x: Any, device: Any = None) -> Any:
     """``x`` (an array, a number or a pytree of them) on ``device``: ``"cuda"`` or
     ``"cpu"``/None (host), or a ``Device`` / ``SingleDeviceSharding`` as ``ft.devices()``
-    and ``Array.sharding`` give them (JAX's ``device_put(x, jax.devices()[0])``).
+    and ``Array.sharding`` give them (JAX's ``device_put(x, jax.devices()[0])``), or a
+    ``NamedSharding`` (a bare ``PartitionSpec`` under ``ft.set_mesh``): each leaf is
+    checked against it (rank, each split dimension divisible, as JAX does) and keeps its
+    whole (global) value on the host, with ``.sharding`` the NamedSharding (every process
+    holds global arrays whole; ``shard_map`` cuts the blocks). Inside a transform a leaf
+    is checked and returned as it is.
 
     On ``"cuda"`` a leaf becomes a ``DeviceArray`` that ``jit(..., backend="cuda")``
     functions take without copying; on the host an ``Array`` (a copy of the leaf).
@@ -38,9 +46,43 @@ def device_put(x: Any, device: Any = None) -> Any:
     ('Array', [1.0, 2.0])
     >>> ft.device_put({"w": np.ones(2), "b": None}, ft.devices()[0])["w"].tolist()
     [1.0, 1.0]
+    >>> s = ft.NamedSharding(ft.make_mesh((1,), ("i",)), ft.P("i"))
+    >>> ft.device_put(np.ones(4), s).sharding == s
+    True
     """
+    if isinstance(device, (NamedSharding, PartitionSpec)):
+        return sharding_constraint(x, as_sharding(device, "device_put"), "device_put")
     platform = _platform(device)
     return tree_map(lambda v: _put_leaf(v, platform), x)
+
+
+def sharding_constraint(x: Any, sharding: Any, what: str) -> Any:
+    """Each leaf of ``x`` checked against ``sharding`` (a NamedSharding, or a
+    PartitionSpec on the current mesh) and, outside a transform, a host ``Array`` that
+    carries it; tracers come back as they are (a functrans process is one device).
+
+    >>> s = sharding_constraint(np.ones(2), SingleDeviceSharding(host_device()), "x").sharding
+    >>> s == SingleDeviceSharding(host_device())
+    True
+    """
+    sharding = as_sharding(sharding, what)
+    if isinstance(sharding, SingleDeviceSharding):
+        return tree_map(lambda v: v if isinstance(v, Tracer) else _put_leaf(v, None), x)
+    if not isinstance(sharding, NamedSharding):
+        raise TypeError(f"{what}: expected a NamedSharding, a PartitionSpec or a "
+                        f"SingleDeviceSharding, got {sharding!r}")
+
+    def leaf(v):
+        try:
+            sharding.shard_shape(np.shape(v))
+        except ValueError as e:
+            raise ValueError(f"{what}: {e}") from None
+        if isinstance(v, Tracer):
+            return v
+        out = _put_leaf(v, None)
+        out.__dict__["_sharding"] = sharding
+        return out
+    return tree_map(leaf, x)
 
 
 def device_get(x: Any) -> Any:
@@ -93,72 +135,3 @@ def _put_leaf(x: Any, device: str | None) -> Any:
         raise TypeError(f"device_put: cannot place a {type(x).__name__} (dtype {a.dtype}) "
                         "on a device; pass numbers or arrays")
     return wrap(np.array(a))
-
-
-class Device:
-    """The device an eager ``Array`` lives on (always the host CPU), as JAX's
-    ``Array.devices()`` reports it.
-
-    >>> host_device()
-    CpuDevice(id=0)
-    """
-    __slots__ = ("id", "platform")
-
-    def __init__(self, platform="cpu", id=0):  # noqa: A002 (JAX's name)
-        self.platform = platform
-        self.id = id
-
-    @property
-    def device_kind(self):
-        return self.platform
-
-    def __repr__(self):
-        return f"{self.platform.capitalize()}Device(id={self.id})"
-
-    def __eq__(self, other):
-        return isinstance(other, Device) and (other.platform, other.id) == (self.platform,
-                                                                          self.id)
-
-    def __hash__(self):
-        return hash((self.platform, self.id))
-
-
-_HOST = Device()
-
-
-def host_device() -> Device:
-    """The host CPU device."""
-    return _HOST
-
-
-class SingleDeviceSharding:
-    """JAX's sharding of an array that lives whole on one device.
-
-    >>> SingleDeviceSharding(host_device()).device_set == {host_device()}
-    True
-    """
-    __slots__ = ("_device",)
-
-    def __init__(self, device):
-        self._device = device
-
-    @property
-    def device_set(self):
-        return {self._device}
-
-    @property
-    def is_fully_replicated(self):
-        return True
-
-    @property
-    def is_fully_addressable(self):
-        return True
-
-    def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r})"
-
-    def __eq__(self, other):
-        return isinstance(other, SingleDeviceSharding) and other._device == self._device
-
-    def __hash__(self):
-        return hash(("SingleDeviceSharding", self._device))

@@ -26,7 +26,9 @@ from .primitives.indexing import dynamic_update_slice
 from .primitives.slicing import slice_in_dim
 from .lax_scan import top_k
 from .primitives.structural import broadcast_in_dim, reshape
-from .tree_util import tree_flatten, tree_unflatten
+from .device import sharding_constraint
+from .sharding import PartitionSpec, Sharding
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general", "select",
@@ -519,13 +521,22 @@ def shape_as_value(shape: Shape) -> Array:
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
-    """``x`` unchanged: a sharding hint, and functrans's ``jit`` runs on one device
-    (``shard_map`` places data explicitly).
+    """``x``'s values unchanged, each leaf checked against ``shardings`` (a
+    ``NamedSharding``, a ``PartitionSpec`` under ``ft.set_mesh``, or a pytree prefix of
+    them): rank, mesh axis names, each split dimension divisible, as JAX checks. A
+    functrans process is one device and holds arrays whole, so there is nothing to move;
+    outside a transform the result carries the sharding (``.sharding``).
 
-    >>> with_sharding_constraint(1.0, None)
-    1.0
+    >>> import functrans as ft
+    >>> mesh = ft.make_mesh((1,), ("i",))
+    >>> with_sharding_constraint(np.ones(2), ft.NamedSharding(mesh, ft.P("i"))).tolist()
+    [1.0, 1.0]
     """
-    return x
+    if isinstance(shardings, (Sharding, PartitionSpec)):
+        return sharding_constraint(x, shardings, "with_sharding_constraint")
+    return tree_map(lambda s, v: sharding_constraint(v, s, "with_sharding_constraint"),
+                    shardings, x,
+                    is_leaf=lambda s: s is None or isinstance(s, (Sharding, PartitionSpec)))
 
 
 def composite(decomposition: Callable, name: str, version: int = 0) -> Callable:

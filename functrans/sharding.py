@@ -24,13 +24,16 @@ PartitionSpec('i', None)
 """
 from __future__ import annotations
 
+import contextlib
 import threading
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import distributed
 
-__all__ = ["Mesh", "PartitionSpec", "P"]
+__all__ = ["Mesh", "PartitionSpec", "P", "Sharding", "NamedSharding", "SingleDeviceSharding",
+           "make_mesh", "set_mesh", "get_mesh"]
 
 
 class PartitionSpec(tuple):
@@ -47,6 +50,9 @@ class PartitionSpec(tuple):
                 raise TypeError(f"PartitionSpec entries are None, a mesh axis name or a tuple "
                                 f"of names; got {e!r}")
         return super().__new__(cls, entries)
+
+    def __init__(self, *entries: None | str | tuple) -> None:   # the entries: __new__'s
+        super().__init__()
 
     def __repr__(self):
         return f"PartitionSpec{tuple.__repr__(self)}" if len(self) != 1 else \
@@ -139,6 +145,12 @@ class Mesh:
         self._comms[key] = c
         return c
 
+    @property
+    def devices(self) -> np.ndarray:
+        """The mesh's devices in its shape: process ``r``'s CPU is ``CpuDevice(id=r)``."""
+        return np.array([Device("cpu", r) for r in range(self.size)],
+                        dtype=object).reshape(self.shape)
+
 
 _meshes: dict = {}   # Mesh.key -> the first Mesh made with it (its communicators are reused)
 
@@ -156,6 +168,248 @@ def mesh_for(key) -> Mesh:
         names, shape = zip(*key) if key else ((), ())
         m = Mesh(shape, names)
     return m
+
+
+# --------------------------------------------------------------------------- devices, shardings
+
+class Device:
+    """The device an eager ``Array`` lives on (always the host CPU), as JAX's
+    ``Array.devices()`` reports it.
+
+    >>> host_device()
+    CpuDevice(id=0)
+    """
+    __slots__ = ("id", "platform")
+
+    def __init__(self, platform="cpu", id=0):  # noqa: A002 (JAX's name)
+        self.platform = platform
+        self.id = id
+
+    @property
+    def device_kind(self):
+        return self.platform
+
+    def __repr__(self):
+        return f"{self.platform.capitalize()}Device(id={self.id})"
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (other.platform, other.id) == (self.platform,
+                                                                          self.id)
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+
+_HOST = Device()
+
+
+def host_device() -> Device:
+    """The host CPU device."""
+    return _HOST
+
+
+class Sharding:
+    """The base of the shardings (JAX's ``jax.sharding.Sharding``): how an array is laid
+    out over devices.
+
+    >>> isinstance(SingleDeviceSharding(host_device()), Sharding)
+    True
+    """
+    __slots__ = ()
+
+
+class SingleDeviceSharding(Sharding):
+    """JAX's sharding of an array that lives whole on one device.
+
+    >>> SingleDeviceSharding(host_device()).device_set == {host_device()}
+    True
+    """
+    __slots__ = ("_device",)
+
+    def __init__(self, device):
+        self._device = device
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self._device))
+
+
+class NamedSharding(Sharding):
+    """An array laid out over ``mesh`` as ``spec`` says (JAX's
+    ``jax.sharding.NamedSharding``): each dimension whole, or split over the named axes.
+
+    In functrans every process holds a global array whole (``shard_map``'s convention),
+    so the sharding is a checked record: ``ft.device_put(x, sharding)`` checks that the
+    spec fits ``x`` (rank, axis names, each split dimension divisible) and returns ``x``'s
+    value carrying the sharding (``.sharding``); ``shard_map`` is what cuts blocks.
+
+    >>> s = NamedSharding(Mesh((1,), ("i",)), P("i"))
+    >>> s.shard_shape((4, 3)), s.is_fully_replicated, s.num_devices
+    ((4, 3), True, 1)
+    """
+    __slots__ = ("mesh", "spec", "memory_kind")
+
+    def __init__(self, mesh: Mesh, spec: PartitionSpec, *,
+                 memory_kind: str | None = None) -> None:
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"NamedSharding: mesh must be a functrans.sharding.Mesh "
+                            f"(ft.make_mesh), got {mesh!r}")
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(f"NamedSharding: spec must be a PartitionSpec (P), got {spec!r}")
+        seen = set()
+        for e in spec:
+            for n in (() if e is None else e if isinstance(e, tuple) else (e,)):
+                if n not in mesh.axis_names or n in seen:
+                    raise ValueError(f"NamedSharding: the spec {spec!r} names {n!r}, which "
+                                     f"is {'used twice' if n in seen else 'not an axis'} "
+                                     f"of {mesh!r}")
+                seen.add(n)
+        if memory_kind not in (None, "device"):
+            raise ValueError(f"NamedSharding: memory_kind {memory_kind!r} is not supported "
+                             "(one memory: 'device' or None)")
+        self.mesh, self.spec, self.memory_kind = mesh, spec, memory_kind
+
+    def _splits(self):
+        return [1 if e is None else self.mesh.axis_size(e) for e in self.spec]
+
+    def shard_shape(self, global_shape) -> tuple:
+        """The shape of one device's block of an array of ``global_shape``."""
+        shape = tuple(int(d) for d in global_shape)
+        if len(self.spec) > len(shape):
+            raise ValueError(f"{self!r} names {len(self.spec)} dimensions, but the array has "
+                             f"rank {len(shape)} (shape {shape})")
+        for dim, k in enumerate(self._splits()):
+            if shape[dim] % k:
+                raise ValueError(f"{self!r} implies that dimension {dim} of an array of shape "
+                                 f"{shape} is split {k} ways, but {shape[dim]} is not "
+                                 f"divisible by {k}")
+        return tuple(d // k for d, k in zip(shape, self._splits() + [1] * len(shape)))
+
+    @property
+    def num_devices(self) -> int:
+        return self.mesh.size
+
+    @property
+    def device_set(self) -> set:
+        return set(self.mesh.devices.flat) if self.mesh.size > 1 else {host_device()}
+
+    @property
+    def addressable_devices(self) -> set:
+        return {host_device()}
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return all(k == 1 for k in self._splits())
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return self.mesh.size == 1
+
+    def with_spec(self, spec: PartitionSpec) -> "NamedSharding":
+        return NamedSharding(self.mesh, spec, memory_kind=self.memory_kind)
+
+    def __repr__(self):
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+
+    def __eq__(self, other):
+        return (isinstance(other, NamedSharding) and other.mesh == self.mesh
+                and tuple(other.spec) == tuple(self.spec))
+
+    def __hash__(self):
+        return hash(("NamedSharding", self.mesh, tuple(self.spec)))
+
+
+def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
+              axis_types: Any = None, *, devices: Sequence[Device] | None = None) -> Mesh:
+    """A ``Mesh`` of every process with these axis sizes and names (JAX's
+    ``jax.make_mesh``; a process is one device, so the product of ``axis_shapes`` must be
+    ``process_count()``). ``axis_types`` other than None and ``devices`` other than None or
+    this world's devices (``ft.devices()`` in one process) are not supported (an error).
+
+    >>> make_mesh((1,), ("data",))
+    Mesh({'data': 1})
+    """
+    if axis_types is not None:
+        raise NotImplementedError(f"make_mesh: axis_types={axis_types!r} is not supported "
+                                  "(functrans meshes have JAX's Auto axes); leave it None")
+    mesh = Mesh(axis_shapes, axis_names)
+    if devices is not None and list(devices) != list(mesh.devices.flat) and \
+            list(devices) != [host_device()] * mesh.size:
+        raise ValueError(f"make_mesh: devices must be None or the world's devices in process "
+                         f"order ({list(mesh.devices.flat)}), got {list(devices)!r}")
+    return mesh
+
+
+_context = {"mesh": None}
+
+
+class _MeshSetting:
+    """What ``set_mesh`` returns: a ``with`` block around it restores the previous mesh."""
+
+    def __init__(self, previous):
+        self.previous = previous
+
+    def __enter__(self):
+        return _context["mesh"]
+
+    def __exit__(self, *exc):
+        _context["mesh"] = self.previous
+
+
+def set_mesh(mesh: Mesh | None) -> contextlib.AbstractContextManager:
+    """Make ``mesh`` the current mesh (JAX's ``jax.set_mesh``): called, it stays set; in a
+    ``with`` block, the previous one comes back at the end. A bare ``PartitionSpec`` given
+    to ``ft.device_put`` or ``lax.with_sharding_constraint`` means a ``NamedSharding`` on
+    it. (functrans's ``shard_map`` and ``pmap`` do not read it: ``shard_map`` takes its
+    mesh explicitly.)
+
+    >>> with set_mesh(make_mesh((1,), ("i",))):
+    ...     get_mesh()
+    Mesh({'i': 1})
+    >>> get_mesh() is None
+    True
+    """
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"set_mesh: expected a functrans Mesh or None, got {mesh!r}")
+    previous = _context["mesh"]
+    _context["mesh"] = mesh
+    return _MeshSetting(previous)
+
+
+def get_mesh() -> Mesh | None:
+    """The mesh ``set_mesh`` made current, or None.
+
+    >>> get_mesh() is None
+    True
+    """
+    return _context["mesh"]
+
+
+def as_sharding(sharding, what: str) -> Sharding:
+    """``sharding`` itself, or a PartitionSpec as a NamedSharding on the current mesh."""
+    if isinstance(sharding, PartitionSpec):
+        if _context["mesh"] is None:
+            raise ValueError(f"{what}: a bare PartitionSpec {sharding!r} needs a mesh: use "
+                             "NamedSharding(mesh, spec) or `with ft.set_mesh(mesh):`")
+        return NamedSharding(_context["mesh"], sharding)
+    return sharding
 
 
 # --------------------------------------------------------------------------- mesh context

@@ -70,5 +70,19 @@ for bad, msg in [
         assert msg in str(e), str(e)
     else:
         raise AssertionError(f"no error: {msg}")
+# device_put onto a mesh of every process: the global value stays whole, the sharding is
+# checked (divisible) and recorded; shard_map then cuts this process's block
+mesh = ft.make_mesh((n,), ("i",))
+g = ft.device_put(xs[:, 0], ft.NamedSharding(mesh, ft.P("i")))
+assert g.sharding.spec == ft.P("i") and not g.sharding.is_fully_addressable
+close(g, xs[:, 0])
+close(ft.shard_map(lambda b: b * 2.0, mesh, in_specs=ft.P("i"), out_specs=ft.P("i"))(g),
+      2.0 * xs[:, 0])
+try:
+    ft.device_put(np.ones(n + 1), ft.NamedSharding(mesh, ft.P("i")))
+except ValueError as e:
+    assert "not divisible by" in str(e), str(e)
+else:
+    raise AssertionError("no error for an indivisible dimension")
 if me == 0:
     print("OK")
