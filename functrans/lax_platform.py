@@ -7,7 +7,7 @@ draws with functrans's threefry (JAX's bits are backend-specific, and so are the
 counterpart here and raise ``NotImplementedError``.
 
 >>> from functrans import lax
->>> lax.platform_dependent(2.0, cpu=lambda x: x * 10, default=lambda x: x).item()
+>>> float(lax.platform_dependent(2.0, cpu=lambda x: x * 10, default=lambda x: x))
 20.0
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def platform_dependent(*args: Any, default: Callable | None = None,
     still gets the default backend's branch.
 
     >>> from functrans import lax
-    >>> lax.platform_dependent(1.0, tpu=lambda x: x + 1, default=lambda x: x - 1).item()
+    >>> float(lax.platform_dependent(1.0, tpu=lambda x: x + 1, default=lambda x: x - 1))
     0.0
     """
     backend = default_backend()
