@@ -673,3 +673,17 @@ def test_trapezoid_nd_x_differenced_along_its_own_axis():
     rng = np.random.default_rng(0)
     y, x = rng.normal(size=(2, 3, 10)), rng.normal(size=(3, 10))
     np.testing.assert_allclose(fnp.trapezoid(y, x, axis=-2), np.trapezoid(y, x, axis=-2), rtol=1e-13)
+
+
+def test_fmod_nextafter_python_float_keeps_float32():
+    """fmod(f32, 0.7) and nextafter(f32, 1.0) were float64: the Python float became a
+    float64 array before promotion (numpy 2 / NEP 50 and JAX keep float32). Found by
+    /work/fuzz_jax (a lax.cond branch returning fmod(t, 0.7) no longer matched the other)."""
+    x = np.array([1.5, -2.3, 0.0, 0.7], np.float32)
+    for f in (lambda v: (fnp.fmod(v, 0.7), fnp.nextafter(v, 1.0)),
+              ft.jit(lambda v: (fnp.fmod(v, 0.7), fnp.nextafter(v, 1.0)))):
+        fm, na = f(x)
+        assert fm.dtype == np.float32 and na.dtype == np.float32
+        np.testing.assert_array_equal(fm, np.fmod(x, 0.7))
+        np.testing.assert_array_equal(na, np.nextafter(x, np.float32(1.0)))
+    assert fnp.fmod(np.arange(-3, 3, dtype=np.int32), 2).dtype == np.int32

@@ -203,7 +203,9 @@ def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> fnp.fmod(fnp.asarray([-3, 3]), 2).tolist()
     [-1, 1]
     """
-    x1, x2 = asarray(x1), asarray(x2)
+    # one dtype by NEP 50 first: a Python float divisor keeps float32 float32
+    dt = result_dtype(x1, x2)
+    x1, x2 = asarray(x1, dt), asarray(x2, dt)
     r = el.remainder(x1, x2)
     if r.dtype.kind == "f":
         # C's fmod exactly: of |x1| and |x2| the floored remainder is the truncated one,

@@ -16,6 +16,7 @@ from . import _elementwise as el
 from . import _elementwise_select as sel
 from ._creation import asarray, full_like
 from ._structural import broadcast_arrays
+from ._util import result_dtype
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -25,8 +26,8 @@ _INT_OF = {np.dtype(np.float64): np.int64, np.dtype(np.float32): np.int32}
 
 
 def _floats(*xs):
+    dt = result_dtype(*xs)      # NEP 50: a Python float keeps float32 float32
     xs = [asarray(x) for x in xs]
-    dt = np.result_type(*[x.dtype for x in xs])
     if dt.kind != "f":
         dt = np.dtype(np.float64)
     if dt not in _INT_OF:
