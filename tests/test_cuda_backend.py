@@ -145,15 +145,15 @@ def _check_two_pass_reduction():
 
 def _check_gather_scatter():
     import functrans as ft
-    from functrans import lax
+    from functrans.primitives import gather_scatter as gs
     x = np.arange(12.0).reshape(4, 3)
     idx = np.array([[5], [-2], [1]])
-    comp = ft.jit(lambda x, i: lax.gather(x, i, 1), backend="cuda").lower(x, idx).compile()
+    comp = ft.jit(lambda x, i: gs.gather(x, i, 1), backend="cuda").lower(x, idx).compile()
     assert any(k.name.startswith("gather_") for k in comp.exe.kernels)
     _close(comp(x, idx), x[[3, 0, 1]], "gather clamps")
     u = np.ones((3, 3))
     for imode, rows in (("drop", [1]), ("clip", [3, 0, 1])):
-        f = ft.jit(lambda x, i, u: lax.scatter(x, i, u, 1, "add", index_mode=imode),
+        f = ft.jit(lambda x, i, u: gs.scatter(x, i, u, 1, "add", index_mode=imode),
                    backend="cuda")
         want = x.copy()
         np.add.at(want, rows, 1.0)

@@ -19,8 +19,6 @@ from tests.data.jax_lax_bits_cases import outputs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-_SCATTER = ("functrans.lax.gather/scatter take a simpler index form (num_index_dims), not "
-            "XLA's dimension numbers; fnp's .at[] gives the same updates")
 _TOKENS = "XLA tokens and ordered effects: functrans has no tokens"
 _RNG = "XLA's RNG ops, discouraged by JAX: use functrans.random"
 _ALIAS = ("typing aliases for annotations: functrans.precision.PrecisionLike, "
@@ -31,9 +29,6 @@ LEFT_OUT = {
     "DotAlgorithm": "dot algorithms of accelerators: products run at their dtype's precision",
     "DotAlgorithmPreset": "dot algorithms of accelerators: products run at their dtype's "
                           "precision",
-    "GatherDimensionNumbers": _SCATTER, "GatherScatterMode": _SCATTER,
-    "ScatterDimensionNumbers": _SCATTER, "scatter_apply": _SCATTER, "scatter_max": _SCATTER,
-    "scatter_min": _SCATTER, "scatter_mul": _SCATTER, "scatter_sub": _SCATTER,
     "RandomAlgorithm": _RNG, "rng_bit_generator": _RNG, "rng_uniform": _RNG,
     "after_all": _TOKENS, "create_token": _TOKENS, "precv": _TOKENS, "psend": _TOKENS,
     "dce_sink": "XLA dead-code-elimination control: nothing to keep alive here",

@@ -33,6 +33,7 @@ from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elem
 from ..lax_solves import custom_root  # noqa: F401,E402  (a custom_jvp over traced bodies)
 from ..lax_more import *  # noqa: F401,F403,E402  (ragged_dot, reduce, select, split...)
 from ..lax_bits import *  # noqa: F401,F403,E402  (bit-level; JAX's round: halves away)
+from ..lax_gather import *  # noqa: F401,F403,E402  (XLA dimension numbers on gather/scatter)
 from ..lax_shapes import *  # noqa: F401,F403,E402  (shape tuples; pshuffle, pbroadcast...)
 from ..lax_platform import *  # noqa: F401,F403,E402  (platform_dependent, rng_bit_generator...)
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg's signatures and defaults)

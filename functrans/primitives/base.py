@@ -11,8 +11,8 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    (``ad_util``, jvp, partial_eval, transpose, vmap), then this module;
 2. the families: ``structural``, ``arithmetic``, ``elementwise_math``, ``elementwise``
    (which gathers the two before it), ``dot``, ``reductions``, ``slicing``,
-   ``indexing``, ``sorting``, ``linalg_common``, ``linalg``, ``linalg_decomp``,
-   ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
+   ``gather_scatter``, ``indexing``, ``sorting``, ``linalg_common``, ``linalg``,
+   ``linalg_decomp``, ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
    ``conv_api``, ``random``, ``collectives_mesh``,
    ``collectives_prims``, ``collectives``, ``collectives_native_flow``,
    ``collectives_native_alltoall``, ``collectives_native``, ``control_flow_common``,

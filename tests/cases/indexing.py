@@ -5,6 +5,7 @@ import numpy as np
 
 import functrans.numpy as fnp
 from functrans import lax
+from functrans.primitives import gather_scatter as gs
 from tests.cases import OpCase, gen, ints, randn
 
 
@@ -135,14 +136,14 @@ CASES = [
            lambda x, i, j: x[_clamped_window(x, (i, j), (2, 3))]),
     OpCase("lax_dynamic_update_slice", lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)),
            gen(randn(4, 5), randn(2, 3), ints(low=-2, high=5), ints(low=0, high=6)), _dus_ref),
-    OpCase("lax_gather", lambda x, i: lax.gather(x, i, 2), gen(randn(3, 4, 2), ints(5, 2, low=-1, high=5)),
+    OpCase("lax_gather", lambda x, i: gs.gather(x, i, 2), gen(randn(3, 4, 2), ints(5, 2, low=-1, high=5)),
            lambda x, i: x[np.clip(i[:, 0], 0, 2), np.clip(i[:, 1], 0, 3)]),
-    OpCase("lax_gather_fill", lambda x, i: lax.gather(x, i, 1, index_mode="fill"), gen(randn(3, 2), ints(4, 1, low=-2, high=5)),
+    OpCase("lax_gather_fill", lambda x, i: gs.gather(x, i, 1, index_mode="fill"), gen(randn(3, 2), ints(4, 1, low=-2, high=5)),
            lambda x, i: np.where(((i >= 0) & (i < 3)), x[np.clip(i[:, 0], 0, 2)], 0.0)),
-    OpCase("lax_scatter_add", lambda x, i, u: lax.scatter(x, i, u, 1, "add"),
+    OpCase("lax_scatter_add", lambda x, i, u: gs.scatter(x, i, u, 1, "add"),
            gen(randn(4, 2), ints(5, 1, low=-1, high=5), randn(5, 2)),
            lambda x, i, u: at_ref(x, i[(i[:, 0] >= 0) & (i[:, 0] < 4), 0], u[(i[:, 0] >= 0) & (i[:, 0] < 4)], "add")),
-    OpCase("lax_scatter_set_2d", lambda x, i, u: lax.scatter(x, i, u, 2, "set"),
+    OpCase("lax_scatter_set_2d", lambda x, i, u: gs.scatter(x, i, u, 2, "set"),
            gen(randn(3, 3), lambda rng: np.stack(np.unravel_index(rng.permutation(9)[:4], (3, 3)), -1), randn(4)),
            lambda x, i, u: at_ref(x, (i[:, 0], i[:, 1]), u, "set")),
 ]
