@@ -2,9 +2,9 @@
 type names.
 
 ``platform_dependent`` picks the branch of the default backend; ``rng_bit_generator``
-draws with functrans's threefry (JAX's bits are backend-specific, and so are these);
-``rng_uniform`` (stateful) and the effect tokens (``create_token``, ``after_all``) have no
-counterpart here and raise ``NotImplementedError``.
+draws with functrans's threefry (JAX's bits are backend-specific, and so are these).
+``rng_uniform`` (stateful) and the effect tokens (``create_token``, ``after_all``) are
+left out (README's lax section says why).
 
 >>> from functrans import lax
 >>> float(lax.platform_dependent(2.0, cpu=lambda x: x * 10, default=lambda x: x))
@@ -19,7 +19,7 @@ import numpy as np
 
 from backends import default_backend
 from jaxpr_ir import canonical_dtype
-from .precision import DotDimensionNumbers  # noqa: F401  (the type name, as jax.lax's)
+from .precision import DotDimensionNumbers, PrecisionLike  # noqa: F401  (jax.lax's type names)
 from .primitives.conv_api import ConvDimensionsLike
 from .primitives.elementwise import add, convert_element_type, lt
 from .primitives.structural import reshape
@@ -27,9 +27,8 @@ from .primitives.slicing import concatenate, slice as _slice
 from .random_core import bits, fold_in
 from .typing import Array, ArrayLike, DTypeLike, Shape
 
-__all__ = ["platform_dependent", "rng_bit_generator", "RandomAlgorithm", "rng_uniform",
-           "create_token", "after_all", "ConvGeneralDilatedDimensionNumbers",
-           "DotDimensionNumbers"]
+__all__ = ["platform_dependent", "rng_bit_generator", "RandomAlgorithm",
+           "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers", "PrecisionLike"]
 
 # jax.lax's name for what conv_general_dilated's dimension_numbers= may be
 ConvGeneralDilatedDimensionNumbers = ConvDimensionsLike
@@ -111,48 +110,3 @@ def rng_bit_generator(key: ArrayLike, shape: Shape, dtype: DTypeLike = np.uint32
     high = add(words[3], convert_element_type(lt(low, words[2]), np.dtype(np.uint32)))
     new_key = concatenate([reshape(w, (1,)) for w in (words[0], words[1], low, high)], 0)
     return new_key, bits(k, tuple(shape), dt)
-
-
-def rng_uniform(a: ArrayLike, b: ArrayLike, shape: Shape) -> Array:
-    """JAX's stateful uniform generator (``lax.rng_uniform``): functrans has no hidden
-    random state, so this raises ``NotImplementedError``; use ``functrans.random.uniform``
-    with a key.
-
-    >>> from functrans import lax
-    >>> lax.rng_uniform(0.0, 1.0, (2,))
-    Traceback (most recent call last):
-    ...
-    NotImplementedError: rng_uniform: functrans has no stateful random generator; use functrans.random.uniform(key, shape, minval=a, maxval=b)
-    """
-    raise NotImplementedError("rng_uniform: functrans has no stateful random generator; "
-                              "use functrans.random.uniform(key, shape, minval=a, maxval=b)")
-
-
-_NO_TOKENS = ("functrans has no effect tokens: effects (callbacks, debug.print, io_callback "
-              "with ordered=True) are ordered by the program itself")
-
-
-def create_token(*operands: Any) -> Any:
-    """JAX's effect token (``lax.create_token``): not supported, raises
-    ``NotImplementedError``.
-
-    >>> from functrans import lax
-    >>> lax.create_token()
-    Traceback (most recent call last):
-    ...
-    NotImplementedError: create_token: functrans has no effect tokens: ...
-    """
-    raise NotImplementedError(f"create_token: {_NO_TOKENS}")
-
-
-def after_all(*operands: Any) -> Any:
-    """JAX's token join (``lax.after_all``): not supported, raises
-    ``NotImplementedError``, as ``create_token``.
-
-    >>> from functrans import lax
-    >>> lax.after_all()
-    Traceback (most recent call last):
-    ...
-    NotImplementedError: after_all: functrans has no effect tokens: ...
-    """
-    raise NotImplementedError(f"after_all: {_NO_TOKENS}")

@@ -275,11 +275,8 @@ def test_rng_bit_generator_shapes_dtypes_and_key_advance():
         lax.rng_bit_generator(key, (2,), dtype=np.float32)
 
 
-def test_stateful_random_and_tokens_raise():
-    with pytest.raises(NotImplementedError, match="stateful"):
-        lax.rng_uniform(0.0, 1.0, (2,))
-    with pytest.raises(NotImplementedError, match="effect tokens"):
-        lax.create_token()
-    with pytest.raises(NotImplementedError, match="effect tokens"):
-        lax.after_all()
+def test_type_names_and_the_left_out_stateful_rng_and_tokens():
     assert lax.DotDimensionNumbers is not None and lax.ConvGeneralDilatedDimensionNumbers
+    assert lax.PrecisionLike is not None
+    # left out as README's lax section says (tests/test_lax_names.py's LEFT_OUT)
+    assert not any(hasattr(lax, n) for n in ("rng_uniform", "create_token", "after_all"))
