@@ -13,7 +13,8 @@ Modes (``GatherScatterMode``): ``CLIP`` clamps each start so the window fits;
 ``FILL_OR_DROP`` fills a gathered window that is partly out of range with ``fill_value``
 (JAX's default: NaN, the dtype's min for signed, max for unsigned, True for bool) and
 drops a scattered one; ``PROMISE_IN_BOUNDS`` gathers as ``CLIP`` and scatters as
-``FILL_OR_DROP`` (JAX on XLA). Default: ``PROMISE_IN_BOUNDS`` for ``gather``,
+``FILL_OR_DROP`` (JAX on XLA: a gathered window whose start is out of range reads the
+clamped window and gets no gradient). Default: ``PROMISE_IN_BOUNDS`` for ``gather``,
 ``FILL_OR_DROP`` for the scatters, as JAX. ``indices_are_sorted``/``unique_indices`` are
 accepted hints (never trusted: results are right either way).
 
@@ -36,6 +37,7 @@ from .batching import vmap
 from .primitives import elementwise as E
 from .primitives.base import aval
 from .primitives.control_flow import while_loop
+from .primitives.custom import stop_gradient
 from .primitives.gather_scatter import gather_p, scatter_p
 from .primitives.reductions import reduce_max
 from .primitives.structural import broadcast_in_dim, checked_bind, full, reshape, transpose
@@ -109,6 +111,10 @@ def gather(operand: ArrayLike, start_indices: ArrayLike, dimension_numbers: Any,
     sizes = tuple(int(s) for s in slice_sizes)
     dn = dimension_numbers
     out_shape = check_gather(xa.shape, ia.shape, dn, sizes)
+    if 0 not in ia.shape and any(sizes[d] == 0 for d in dn.operand_batching_dims):
+        raise NotImplementedError(f"gather: a slice size of 0 on an operand batching axis "
+                                  f"(slice_sizes={sizes}, operand_batching_dims="
+                                  f"{tuple(dn.operand_batching_dims)}) is not supported")
     dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
     p = plan(xa.shape, tuple(dn.start_index_map), tuple(dn.operand_batching_dims),
              tuple(dn.start_indices_batching_dims), sizes, dropped)
@@ -123,6 +129,12 @@ def gather(operand: ArrayLike, start_indices: ArrayLike, dimension_numbers: Any,
     canon_shape = ia.shape[:-1] + wshape + tuple(xa.shape[d] for d in p.rest)
     if aval(out).shape != canon_shape:      # the simple case's size-1 window axes
         out = reshape(out, canon_shape)
+    if m is _M.PROMISE_IN_BOUNDS and not p.simple:   # out-of-range windows: no gradient
+        ok = rows_in_range(start_columns(start_indices, index_dtype(ia.dtype, xa.shape)), p,
+                           xa.shape, dn.start_index_map)
+        if ok is not None:
+            ok = broadcast_in_dim(ok, canon_shape, tuple(range(nb)))
+            out = E.select_n(ok, stop_gradient(out), out)
     if m is _M.FILL_OR_DROP:
         fill = _default_fill(xa.dtype) if fill_value is None else fill_value
         if not (np.ndim(fill) == 0 and not isinstance(fill, Tracer) and fill == 0):

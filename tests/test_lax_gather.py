@@ -287,3 +287,15 @@ def test_scatter_dimension_number_errors(args, msg):
     with pytest.raises(TypeError, match="same dtypes"):
         lax.scatter(np.ones(3), np.zeros((1, 1), np.int32), np.ones(1, np.float32),
                     S((), (0,), (0,)))
+
+
+def test_promise_in_bounds_window_out_of_range_reads_clamped_and_gets_no_gradient():
+    """JAX's values and gradients (0.10.2): a window of 3 at start 8 of 10 reads x[7:10]
+    (clamped) and its gradient is dropped; in-range windows get theirs."""
+    d = G((1,), (), (0,))
+    idx = np.array([[5], [9], [0]])
+    f = lambda x: (lax.gather(x, idx, d, (3,), mode="promise_in_bounds") * np.arange(3.0)).sum()
+    x = np.arange(10.0)
+    assert float(f(x)) == 51.0
+    np.testing.assert_array_equal(ft.grad(f)(x), [0, 1, 2, 0, 0, 0, 1, 2, 0, 0])
+    np.testing.assert_array_equal(ft.jit(ft.grad(f))(x), [0, 1, 2, 0, 0, 0, 1, 2, 0, 0])
