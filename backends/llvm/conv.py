@@ -30,6 +30,11 @@ channels is split by output phase (``y = r + ld v`` per dim): each phase's outpu
 only the taps that reach real lhs elements, as shifted GEMMs over the undilated padded
 image, instead of GEMMs over the dilated grid's zeros.
 
+With at most ``DIRECT_MAX_OUT`` output channels per group (numpy's 1-d ``convolve``, a
+depthwise convolution) and stride 1, the taps are no GEMMs but vector loops, ``acc[o,
+:] += w_k[o, ci] * xp[ci, off(k):]`` per tap and channel: the GEMMs there are
+matrix-vector products of degenerate shapes running at scalar speed.
+
 *few outputs* (a kernel cotangent: the "kernel" is an image, the output a few taps):
 per lhs feature ``i`` (spread over the pool in a fixed number of blocks, each summed in
 order into a part of its own, the parts added in order: the same bits on any number of
@@ -73,6 +78,7 @@ SHIFT_MIN_CHANNELS = 16     # fewer input channels per group: one im2col GEMM pe
 PHASE_TAPS_MAX = 256        # taps of an lhs-dilated convolution split by output phase
 IM2COL_MAX = 1 << 24        # elements of a thread's im2col (more: shifted views if stride 1)
 COLS_MAX = 1 << 22          # elements of a thread's gathered windows there (16 MiB in f32)
+DIRECT_MAX_OUT = 2          # output channels per group at most: stride-1 taps as vector loops
 
 
 def _supports(eqn, planner):
@@ -161,7 +167,8 @@ def _buffer(lw, fn, dt, n):
 def _few_taps(lw, fn, c, x, w, optr, ocs):
     dt = c.dtype
     nsp = len(c.ksz)
-    shift = c.unit and (c.I >= SHIFT_MIN_CHANNELS or c.I * c.kt * c.yt > IM2COL_MAX)
+    direct = c.unit and c.Oq <= DIRECT_MAX_OUT
+    shift = direct or (c.unit and (c.I >= SHIFT_MIN_CHANNELS or c.I * c.kt * c.yt > IM2COL_MAX))
     # shifted views: the kernel as (K..., O, I), w_k rows q*Oq.. of a contiguous (O, I)
     # block; im2col: as (O, I*K), rows q*Oq.. for group q
     wk = _buffer(lw, fn, dt, c.kt * c.O * c.I)
@@ -184,11 +191,13 @@ def _few_taps(lw, fn, c, x, w, optr, ocs):
         def image(n):
             def group(q):
                 _pad_image(h, c, x, p[3] if lit is None else None, xp, n, q)
-                if shift:
+                if direct:
+                    _tap_loops(h, c, wkp, xp, acc, q, m)
+                elif shift:
                     _tap_gemms(h, lw.module, c, wkp, xp, acc, q, m)
                 else:
                     _im2col_gemm(h, lw.module, c, wkp, xp, acc, q, cols)
-                _crop(h, c, acc, op, n, q, ocs, shift)
+                _crop(h, c, acc, op, n, q, ocs, shift, c.narrow and not direct)
             loop(h, c.Q, group)
         loop(h, b.sub(hi, lo), image, start=lo)
     parallel(lw, fn, "conv_taps", c.N2, ptrs, body)
@@ -252,6 +261,40 @@ def _tap_gemms(h, module, c, wkp, xp, acc, q, m):
     nest(h, list(c.ksz), tap)
 
 
+def _tap_loops(h, c, wkp, xp, acc, q, m):
+    """acc (Oq, m; rows S apart) = sum over taps k and channels ci of w_k[q*Oq + o, ci] *
+    xp[ci, off(k):], one vector loop (an axpy over the grid) per (tap, o, ci). With one
+    or two output channels the GEMMs are matrix-vector products: per tap a BLAS call of
+    a degenerate shape, or an im2col copy of every window, both ~1 ns per product (the
+    1-d convolve of 1e4 by 101 taps: ~1 ms, numpy 0.2 ms)."""
+    dt = c.dtype
+    zero(h, acc, dt, c.Oq * c.S)
+    kst = contiguous_strides(c.ksz)
+    offs = tuple(r * g for r, g in zip(c.rd, c.g))
+
+    def tap(ks):
+        b = h.b
+        kbase = b.add(b.mul(lin(b, 0, ks, kst), ir.Constant(I64, c.O * c.I)),
+                      b.mul(q, ir.Constant(I64, c.Oq * c.I)))
+        off = lin(b, 0, ks, offs)
+
+        def pair(idxs):
+            o, ci = idxs
+            bb = h.b
+            wv = bb.load(at(bb, wkp, dt, lin(bb, kbase, [o, ci], (c.I, 1))), typ=lltype(dt))
+            src = at(bb, xp, dt, lin(bb, off, [ci], (c.S,)))
+            dst = at(bb, acc, dt, lin(bb, 0, [o], (c.S,)))
+
+            def axpy(j):
+                b2 = h.b
+                xv = b2.load(at(b2, src, dt, j), typ=lltype(dt))
+                d = at(b2, dst, dt, j)
+                b2.store(b2.fadd(b2.load(d, typ=lltype(dt)), b2.fmul(wv, xv)), d)
+            loop(h, m, axpy)
+        nest(h, [c.Oq, c.I], pair)
+    nest(h, list(c.ksz), tap)
+
+
 def _im2col_gemm(h, module, c, wkp, xp, acc, q, cols):
     """cols[(ci, k), y] = xp[ci, off(k) + pos(y)]; acc (Oq, Y) = w[q block] (Oq, I*K) @ cols."""
     dt = c.dtype
@@ -273,13 +316,13 @@ def _im2col_gemm(h, module, c, wkp, xp, acc, q, cols):
              c.yt)
 
 
-def _crop(h, c, acc, op, n, q, ocs, shift):
+def _crop(h, c, acc, op, n, q, ocs, shift, narrow):
     """out[n, q*Oq + o, y] = acc[o, pos(y)] (``shift``: acc's columns on the grid, else
-    dense; ``c.narrow``: acc transposed)."""
+    dense; ``narrow``: acc transposed)."""
     dt = c.dtype
     ys = c.g if shift else contiguous_strides(c.ysz)
-    ldc = 1 if c.narrow else (c.S if shift else c.yt)
-    if c.narrow:
+    ldc = 1 if narrow else (c.S if shift else c.yt)
+    if narrow:
         ys = tuple(v * c.Oq for v in ys)
 
     def elem(idxs):

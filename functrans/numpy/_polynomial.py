@@ -2,8 +2,10 @@
 ``convolve correlate gradient trapezoid unwrap polyval polyfit polyadd polysub polymul
 polyder polyint poly``.
 
-``convolve``/``correlate`` build the sliding windows with one static gather and contract
-them with a matrix product (O(n m), differentiable in both operands). ``polyfit`` solves
+``convolve``/``correlate`` of real floats are one ``lax.conv_general_dilated``, as JAX's
+(natively the LLVM backend's stride-1 tap loops); other dtypes build the sliding windows
+with one static gather and contract them with a matrix product (both O(n m),
+differentiable in both operands). ``polyfit`` solves
 the least-squares problem through the normal equations with ``linalg.solve``.
 
 >>> import functrans.numpy as fnp
@@ -26,6 +28,7 @@ from . import linalg
 from ._creation import asarray, eye, zeros
 from ._util import canonicalize_axis, is_tracer
 from ._extra_arrays import diff, vander
+from ..primitives.conv_api import conv_general_dilated
 from typing import Any, Callable, Sequence
 from ..array import Array
 from ..precision import PrecisionLike
@@ -36,8 +39,14 @@ __all__ = ["convolve", "correlate", "gradient", "trapezoid", "unwrap", "polyval"
 
 
 def _full_convolution(a, v):
-    """``out[k] = sum_j a[k - j] v[j]`` for k in [0, n + m - 1), by a windowed matmul."""
+    """``out[k] = sum_j a[k - j] v[j]`` for k in [0, n + m - 1): a convolution primitive
+    for real floats (the windowed matmul gathered an (n + m - 1, m) matrix: 1e4 by 101
+    taps took 1 ms compiled, 4.7 ms eager; numpy 0.2), else a windowed matmul."""
     n, m = a.shape[0], v.shape[0]
+    if a.dtype in (np.float32, np.float64):
+        out = conv_general_dilated(st.reshape(a, (1, 1, n)), st.reshape(st.flip(v, 0), (1, 1, m)),
+                                   (1,), [(m - 1, m - 1)])
+        return st.reshape(out, (n + m - 1,))
     padded = jn.concatenate([zeros((m - 1,), a.dtype), a, zeros((m - 1,), a.dtype)])
     windows = padded[np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]]
     return pr.matmul(windows, st.flip(v, 0))

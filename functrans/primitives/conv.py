@@ -234,6 +234,14 @@ def _conv_shifted(x, w, padding, rhs_dilation, osp):
     o = w.shape[0]
     ksz = w.shape[2:]
     kt, yt = int(np.prod(ksz)), int(np.prod(osp))
+    if o == c == 1 and len(osp) == 1 and kt <= yt:
+        # one 1-d signal per image (numpy's convolve): numpy's correlate of each, no
+        # im2col copy of every window (1e4 by 101 taps: 1.8 ms -> 0.3)
+        xp, _ = _padded_flat(x, padding, 0)                      # (N, 1, S)
+        wd = np.zeros(((ksz[0] - 1) * rhs_dilation[0] + 1,), x.dtype)
+        wd[::rhs_dilation[0]] = w[0, 0]
+        rows = [np.correlate(r, np.conj(wd), "valid")[:osp[0]] for r in xp[:, 0]]
+        return np.stack(rows)[:, None].astype(x.dtype, copy=False)
     if kt <= yt:
         xp, grid = _padded_flat(x, padding, 1)                   # (C, N, S)
         S = xp.shape[2]
