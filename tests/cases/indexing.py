@@ -19,6 +19,28 @@ def clamp_idx(i, n):
     return np.clip(np.where(i < 0, i + n, i), 0, n - 1)
 
 
+def _window_rows(x, starts, w, lo_ok, fill):
+    """x[s:s+w] per start (a window of axis 0), ``fill`` where the window does not fit."""
+    return np.stack([x[s:s + w] if lo_ok(s) else np.full((w,) + x.shape[1:], fill)
+                     for s in starts])
+
+
+def _scatter_window_ref(x, i, u, op):
+    """rows of u (each a (2, 3) window of axis 0) combined into x[s:s+2], out-of-range
+    windows dropped (XLA's scatter)."""
+    out = np.array(x, copy=True)
+    for s, w in zip(i[:, 0], u):
+        if 0 <= s <= x.shape[0] - 2:
+            out[s:s + 2] = op(out[s:s + 2], w)
+    return out
+
+
+def _mul_at(x, i, u):
+    out = np.array(x, copy=True)
+    np.multiply.at(out, i[:, 0], u)
+    return out
+
+
 def at_ref(x, idx, v, mode):
     """numpy reference for ``x.at[idx].<mode>(v)`` (in-range unique or accumulating)."""
     out = np.array(x, copy=True)
@@ -146,4 +168,22 @@ CASES = [
     OpCase("lax_scatter_set_2d", lambda x, i, u: gs.scatter(x, i, u, 2, "set"),
            gen(randn(3, 3), lambda rng: np.stack(np.unravel_index(rng.permutation(9)[:4], (3, 3)), -1), randn(4)),
            lambda x, i, u: at_ref(x, (i[:, 0], i[:, 1]), u, "set")),
+    # lax.gather / scatter with XLA dimension numbers (composed onto the rows above)
+    OpCase("lax_gather_dims_window_fill",
+           lambda x, i: lax.gather(x, i, lax.GatherDimensionNumbers((1, 2), (), (0,)), (2, 4),
+                                   mode="fill", fill_value=0.5),
+           gen(randn(5, 4), ints(3, 1, low=-2, high=6)),
+           lambda x, i: _window_rows(x, i[:, 0], 2, lambda s: 0 <= s <= 3, 0.5)),
+    OpCase("lax_gather_dims_batching",
+           lambda x, i: lax.gather(x, i, lax.GatherDimensionNumbers((), (1,), (1,), (0,), (0,)),
+                                   (1, 1), mode="clip"),
+           gen(randn(2, 5), ints(2, 3, 1, low=-2, high=7)),
+           lambda x, i: np.take_along_axis(x, np.clip(i[..., 0], 0, 4), axis=1)),
+    OpCase("lax_scatter_mul_repeated",
+           lambda x, i, u: lax.scatter_mul(x, i, u, lax.ScatterDimensionNumbers((), (0,), (0,))),
+           gen(randn(3), lambda rng: np.array([[0], [2], [0], [0], [1]]), randn(5)), _mul_at),
+    OpCase("lax_scatter_max_window",
+           lambda x, i, u: lax.scatter_max(x, i, u, lax.ScatterDimensionNumbers((1, 2), (), (0,))),
+           gen(randn(6, 3), ints(3, 1, low=-1, high=6), randn(3, 2, 3)),
+           lambda x, i, u: _scatter_window_ref(x, i, u, np.maximum)),
 ]
