@@ -110,19 +110,21 @@ class Array(np.ndarray, metaclass=_ArrayType):
         no_out_argument("round", out)
         if self.dtype.kind in "biu" and decimals >= 0:
             return self    # already integral; numpy would give float16 for bool
+        if self.dtype == _F16 and decimals:     # in float32, rounded once (as fnp.round)
+            return _fix(quiet_call(np.ndarray.round, self.astype(_F32), decimals).astype(_F16))
         return _fix(quiet_call(np.ndarray.round, self, decimals))
 
     def sum(self, *a, **k):
-        return _fix(quiet_call(np.ndarray.sum, self, *a, **k))
+        return _accumulated(np.ndarray.sum, self, 1, a, k)
 
     def prod(self, *a, **k):
-        return _fix(quiet_call(np.ndarray.prod, self, *a, **k))
+        return _accumulated(np.ndarray.prod, self, 1, a, k)
 
     def cumsum(self, *a, **k):
-        return _fix(quiet_call(np.ndarray.cumsum, self, *a, **k))
+        return _accumulated(np.ndarray.cumsum, self, 1, a, k)
 
     def cumprod(self, *a, **k):
-        return _fix(quiet_call(np.ndarray.cumprod, self, *a, **k))
+        return _accumulated(np.ndarray.cumprod, self, 1, a, k)
 
     def argmax(self, *a, **k):
         return _fix(np.ndarray.argmax(self, *a, **k))
@@ -131,7 +133,7 @@ class Array(np.ndarray, metaclass=_ArrayType):
         return _fix(np.ndarray.argmin(self, *a, **k))
 
     def trace(self, *a, **k):
-        return _fix(quiet_call(np.ndarray.trace, self, *a, **k))
+        return _accumulated(np.ndarray.trace, self, 3, a, k)
 
     def take(self, *a, **k):
         return _fix(np.ndarray.take(self, *a, **k))
@@ -217,16 +219,28 @@ _ONLY_BASE = _only_base_references()
 tracing.ARRAY_CLASS[0] = Array
 tracing.EAGER_TYPES.add(Array)
 
-# numpy's accumulators outside the supported dtypes, mapped as fnp maps them
-_WIDEN = {np.dtype(np.float16): np.dtype(np.float64)}
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
 def _fix(r):
-    """A numpy method's result as an Array of a supported dtype."""
-    if type(r) is not Array:
-        r = tracing.wrap(r)
-    wide = _WIDEN.get(r.dtype)
-    return r if wide is None else r.astype(wide)
+    """A numpy method's result as an Array."""
+    return r if type(r) is Array else tracing.wrap(r)
+
+
+def _accumulated(method, x, dtype_at, a, k):
+    """numpy's accumulating ``method`` (sum, prod, cumsum, cumprod, trace: ``dtype`` its
+    positional argument ``dtype_at``) of Array ``x``; float16 accumulates in float32 and
+    rounds once, as fnp's functions and JAX's (numpy's own sums round every partial sum
+    to float16)."""
+    dt = a[dtype_at] if len(a) > dtype_at else k.get("dtype")
+    dt = x.dtype if dt is None else np.dtype(dt)
+    if dt != _F16 or x.dtype.kind not in "fiub":
+        return _fix(quiet_call(method, x, *a, **k))
+    if len(a) > dtype_at:
+        a = a[:dtype_at] + (_F32,) + a[dtype_at + 1:]
+    else:
+        k = dict(k, dtype=_F32)
+    return _fix(quiet_call(np.asarray, quiet_call(method, x, *a, **k), dtype=_F16))
 
 
 def no_out_argument(name, out):

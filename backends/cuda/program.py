@@ -216,7 +216,8 @@ class Program:
         multi = e.primitive.multiple_results
 
         def step(env):
-            res = impl(*[g(env) for g in getters], **params)
+            with np.errstate(all="ignore"):   # IEEE results (inf, nan), as the kernels'
+                res = impl(*[g(env) for g in getters], **params)
             if not multi:
                 res = (res,)
             for (i, dt), r in zip(outs, res):

@@ -187,7 +187,8 @@ class Program:
                     args.append(base.reshape(-1)[offset:offset + n].reshape(shape))
                 else:
                     args.append(_materialise(base, shape, strides, offset))
-            res = impl(*args, **params)
+            with np.errstate(all="ignore"):   # IEEE results (inf, nan) as native code's
+                res = impl(*args, **params)
             if not multi:
                 res = (res,)
             for (k, dt, shape), r in zip(outs, res):

@@ -5,9 +5,8 @@ promotion is the library's; under a trace the arguments are promoted and
 broadcast explicitly and the strict primitive is bound. The output dtype under
 a trace is the one numpy's own type resolution picks for the promoted dtype
 (asked once per dtype on empty arrays), so eager and traced results agree.
-Small dtypes that no input has (numpy gives int8 for ``bool % bool`` and float16 for
-``sin(bool)``) are widened to int64 / float64 in both modes; int8 and uint8 inputs keep
-their dtype and wrap around, as in numpy and JAX (uint8 200 + 200 is 144).
+Small dtypes that no input has (int8 for ``bool % bool``, float16 for ``sin(bool)``) are
+widened to int64 / float64; int8, uint8, float16 inputs keep theirs (uint8 200 + 200 is 144).
 
 >>> import functrans.numpy as fnp
 >>> fnp.multiply(fnp.ones(2, "float32"), 2.0).dtype
@@ -54,8 +53,8 @@ WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.ui
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 
 
-# small integer dtypes kept when an input has them (arithmetic wraps, as numpy and JAX)
-_SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8"))
+# small dtypes kept when an input has them (as numpy and JAX; float16 of sin(int8) is not)
+_SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8", "float16"))
 
 
 def _supported(dt, in_dtypes=()):
@@ -65,7 +64,7 @@ def _supported(dt, in_dtypes=()):
 
 
 def kept_small(dt, args):
-    """Whether numpy's small integer result dtype is one of the arguments' own."""
+    """Whether numpy's small (8-bit int, float16) result dtype is an argument's own."""
     return dt in _SMALL_INTS and any(getattr(a, "dtype", None) == dt for a in args)
 
 
@@ -152,7 +151,7 @@ def _eager1(np_fn, x):
         raise
     finally:
         QUIET_VAR.reset(token)
-    if r.dtype not in SUPPORTED:
+    if r.dtype not in SUPPORTED and not kept_small(r.dtype, (x,)):
         return eager_call(np_fn, (x,))
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
@@ -175,7 +174,7 @@ def _eager2(np_fn, x, y):
         raise
     finally:
         QUIET_VAR.reset(token)
-    if r.dtype not in SUPPORTED:
+    if r.dtype not in SUPPORTED and not kept_small(r.dtype, (x, y)):
         return eager_call(np_fn, (x, y))
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
@@ -408,8 +407,11 @@ reciprocal = _unary("reciprocal", np.reciprocal, _reciprocal_traced)
 # --------------------------------------------------------------------------- transcendental
 
 def _scale_const(num, den):
-    # numpy multiplies by the constant num/den rounded in the argument's own precision
-    return lambda x: E.mul(x, E.full_like(x, x.dtype.type(num) / x.dtype.type(den)))
+    # numpy: x times num/den in x's precision; float16 in float32, rounded once (numpy's loop)
+    def scale(x):
+        y = cast_to(x, np.promote_types(x.dtype, np.float32))
+        return cast_to(E.mul(y, E.full_like(y, y.dtype.type(num) / y.dtype.type(den))), x.dtype)
+    return scale
 
 
 deg2rad = radians = _unary("deg2rad", np.deg2rad, _scale_const(np.pi, 180.0))
@@ -441,7 +443,7 @@ def round(x: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 (numpy's name
         x = np.asarray(x)
         if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals >= 0):
             return wrap(x)      # as under a trace (numpy gives float16 for bool)
-        return wrap(quiet_call(np.ndarray.round, x, decimals))
+        return _Array.round(wrap(x), decimals)    # (float16 in float32, as under a trace)
     kind = x.dtype.kind
     if kind == "b" or (kind in "iu" and decimals >= 0):
         return x
@@ -449,9 +451,8 @@ def round(x: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 (numpy's name
         raise TypeError("round: complex arguments are not supported under a transform")
     if decimals == 0:
         return E.round(x)
-    # as numpy: scale by a power of ten (in the argument's precision), round, unscale;
-    # integers with decimals < 0 go through float64 and back
-    y = cast_to(x, np.dtype(np.float64)) if kind in "iu" else x
+    # numpy's scale by 10**d, round, unscale; ints (d < 0) in float64, float16 in float32 (JAX)
+    y = cast_to(x, np.dtype(np.float64) if kind in "iu" else np.promote_types(x.dtype, np.float32))
     f = E.full_like(y, 10.0 ** (decimals if decimals > 0 else -decimals))
     if decimals > 0:
         out = E.div(E.round(E.mul(y, f)), f)

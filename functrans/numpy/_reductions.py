@@ -5,7 +5,8 @@ tuple, None, negative) and ``keepdims`` where numpy has them.
 Result dtypes are numpy 2's: bool and narrow signed integer sums and products (plain
 and cumulative) are int64, narrow unsigned ones uint64 (wrapping modulo 2**64 as
 numpy's do), ``mean``/``var``/``std`` of integers are float64, ``argmax``/``argmin``
-are int64.
+are int64. float16 sums, products, means and variances accumulate in float32 and
+round once to float16, as JAX's (numpy's own accumulate in float16).
 
 Eagerly (no tracer) each function calls numpy at once; under a trace it binds the
 strict reduction primitives of ``functrans.primitives.reductions``.
@@ -39,7 +40,7 @@ from ..typing import ArrayLike, DTypeLike
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
            "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
 
-_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.int64, np.int32,
+_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.float16, np.int64, np.int32,
                                              np.uint64, np.uint32, np.bool_, np.complex128,
                                              np.complex64))
 
@@ -64,6 +65,14 @@ def accumulation_dtype(dt):
     if dt.kind == "u" and dt.itemsize < 8:
         return np.dtype(np.uint64)
     return dt
+
+
+def _rounded(x, dt):
+    """``x`` (an accumulator's result) in ``dt``: float32 accumulations of float16 round
+    once at the end."""
+    if isinstance(x, Tracer):
+        return x if x.dtype == dt else E.convert_element_type(x, dt)
+    return x if x.dtype == dt else quiet_call(np.asarray, x, dtype=dt)
 
 
 def _float_dtype(dt):
@@ -175,18 +184,20 @@ def _sum_like(name, np_fn, prim_fn, prim):
             return _masked(f, a, axis, keepdims, initial, where, dtype=dtype)
         if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
             av = a.aval
-            if av.dtype.kind in "fc" and av.shape and not av.weak_type:  # the common case
+            if av.dtype.kind in "fc" and av.shape and not av.weak_type \
+                    and av.dtype != np.float16:                          # the common case
                 # axes canonical, operand typed: the primitive directly (the trace's
                 # shape rule still checks it)
                 return prim.bind(a, axes=_ALL_AXES[len(av.shape)])
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
+        acc = R.accumulator(dt)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
-            return wrap(_quiet(np_fn, a, axis=axis, dtype=dt, keepdims=keepdims))
+            return wrap(_rounded(_quiet(np_fn, a, axis=axis, dtype=acc, keepdims=keepdims), dt))
         axes = _traced_axes(a, axis)
-        out = prim_fn(E.convert_element_type(a, dt), axes)
+        out = _rounded(prim_fn(E.convert_element_type(a, acc), axes), dt)
         return _keep(out, a.shape, axes, keepdims)
     f.__name__ = name
     return f
@@ -226,7 +237,8 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
-        return wrap(quiet_call(np.nansum, a, axis=axis, dtype=dt, keepdims=keepdims))
+        return wrap(_rounded(quiet_call(np.nansum, a, axis=axis, dtype=R.accumulator(dt),
+                                        keepdims=keepdims), dt))
     if a.dtype.kind in "fc":
         zero = np.zeros(a.shape, a.dtype)
         a = E.select_n(E.eq(a, a), zero, a)     # x != x only for NaN
@@ -250,13 +262,14 @@ def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike
         return _masked_mean(a, axis, dtype, keepdims, where)
     a = _arr(a)
     dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    acc = R.accumulator(dt)
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
-        return wrap(_mean_eager(a, axis, dt, keepdims))
+        return wrap(_rounded(_mean_eager(a, axis, acc, keepdims), dt))
     axes = _traced_axes(a, axis)
-    s = R.reduce_sum(E.convert_element_type(a, dt), axes)
-    return _keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims)
+    s = R.reduce_sum(E.convert_element_type(a, acc), axes)
+    return _rounded(_keep(_div_by(s, _count(a.shape, axes)), a.shape, axes, keepdims), dt)
 
 
 def _moment(name, np_fn, traced, doc):
@@ -278,6 +291,13 @@ def _moment(name, np_fn, traced, doc):
         if not isinstance(a, Tracer) and not isinstance(mean, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
+            dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+            if R.accumulator(dt) != dt and dt.kind == "f":
+                # float16: the variance in float32, rounded once; std its float16 root
+                v = _rounded(_quiet(np.var, np.asarray(a), axis=axis, dtype=np.float32,
+                                    ddof=ddof, keepdims=keepdims, slices=True,
+                                    **({} if mean is None else {"mean": np.asarray(mean)})), dt)
+                return wrap(quiet_call(np.sqrt, v) if name == "std" else v)
             if mean is not None:      # numpy 2's precomputed mean (keepdims shape)
                 return wrap(_quiet(np_fn, np.asarray(a, _float_dtype(a.dtype)), axis=axis,
                                    dtype=dtype, ddof=ddof, keepdims=keepdims,
@@ -295,7 +315,8 @@ def _moment(name, np_fn, traced, doc):
 
 
 def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
-    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    out_dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    dt = R.accumulator(out_dt)         # float16 in float32, rounded once (as JAX)
     axes = _traced_axes(a, axis)
     x = E.convert_element_type(a, dt)
     if mean is None:
@@ -313,7 +334,9 @@ def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
                 keepdims)
     # a complex dtype= gives a complex result (zero imaginary part), as numpy's eagerly;
     # complex data without one gives a real variance
-    return E.convert_element_type(out, dt) if dtype is not None and dt.kind == "c" else out
+    if dtype is not None and dt.kind == "c":
+        return E.convert_element_type(out, dt)
+    return out if dt == out_dt else _rounded(out, out_dt)
 
 
 def _traced_std(a, axis, dtype, ddof, keepdims, mean=None):
@@ -461,12 +484,13 @@ def _cumulative(name, np_fn, prim_fn):
     def f(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
         a = _arr(a)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
+        acc = R.accumulator(dt)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
-            return wrap(np_fn(a, axis=axis, dtype=dt))
+            return wrap(_rounded(quiet_call(np_fn, a, axis=axis, dtype=acc), dt))
         x, ax = _one_axis(a, axis)
-        return prim_fn(E.convert_element_type(x, dt), 0 if ax is None else ax)
+        return _rounded(prim_fn(E.convert_element_type(x, acc), 0 if ax is None else ax), dt)
     f.__name__ = name
     f.__doc__ = _doc(f"``numpy.{name}`` along ``axis`` (None: of the flattened array); bools "
                      f"and 32-bit ints accumulate as int64.",
@@ -539,15 +563,17 @@ def _filled(value, shape, dtype):
 
 def _masked_mean(a, axis, dtype, keepdims, where):
     a = _arr(a)
-    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    out_dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    dt = R.accumulator(out_dt)
     m = _mask_of(a, where)
-    s = sum(a, axis, dt, keepdims, where=m)
-    return E.div(s, sum(E.convert_element_type(m, dt), axis, dt, keepdims))
+    s = sum(E.convert_element_type(a, dt), axis, dt, keepdims, where=m)
+    return _rounded(E.div(s, sum(E.convert_element_type(m, dt), axis, dt, keepdims)), out_dt)
 
 
 def _masked_var(a, axis, dtype, ddof, keepdims, where):
     a = _arr(a)
-    dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    out_dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
+    dt = R.accumulator(out_dt)
     m = _mask_of(a, where)
     x = E.convert_element_type(a, dt)
     d = E.sub(x, broadcast_to(_masked_mean(x, axis, dt, True, m), a.shape))
@@ -555,5 +581,5 @@ def _masked_var(a, axis, dtype, ddof, keepdims, where):
         if d.dtype.kind == "c" else E.mul(d, d)
     ss = sum(sq, axis, sq.dtype, keepdims, where=m)
     n = sum(E.convert_element_type(m, ss.dtype), axis, ss.dtype, keepdims)
-    return E.div(ss, E.max(E.sub(n, np.full(n.shape, ddof, n.dtype)),
-                           np.zeros(n.shape, n.dtype)))
+    v = E.div(ss, E.max(E.sub(n, np.full(n.shape, ddof, n.dtype)), np.zeros(n.shape, n.dtype)))
+    return v if dt == out_dt else _rounded(v, out_dt)

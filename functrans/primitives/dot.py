@@ -78,8 +78,10 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type=Non
     nb, k = int(np.prod(bshape)), int(np.prod([lhs.shape[d] for d in lc]))
     a = np.transpose(lhs, tuple(lb) + lf + tuple(lc)).reshape(nb, int(np.prod(lfs)), k)
     b = np.transpose(rhs, tuple(rb) + tuple(rc) + rf).reshape(nb, k, int(np.prod(rfs)))
-    if out_dtype != a.dtype:
-        a, b = a.astype(out_dtype), b.astype(out_dtype)
+    # float16 products accumulate in float32 and round once, as XLA's CPU dot
+    work = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
+    if work != a.dtype:
+        a, b = a.astype(work), b.astype(work)
     out = np.matmul(a, b)
     return np.asarray(out.reshape(bshape + lfs + rfs), dtype=out_dtype)
 

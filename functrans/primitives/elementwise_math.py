@@ -87,6 +87,8 @@ def _log1p_impl(x):
 
 def _rsqrt_impl(x):
     x = np.asarray(x)
+    if x.dtype == np.float16:     # in float32, rounded once (as XLA; two roundings here)
+        return _rsqrt_impl(x.astype(np.float32)).astype(np.float16)
     return x.dtype.type(1) / np.sqrt(x)
 
 

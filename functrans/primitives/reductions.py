@@ -109,10 +109,26 @@ def _expand(y, x_shape, axes):
 reduce_sum_p = Primitive("reduce_sum")
 
 
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def accumulator(dtype: np.dtype) -> np.dtype:
+    """The dtype a sum or product of ``dtype`` accumulates in: float16 in float32, rounded
+    once at the end (JAX's and XLA's CPU reductions; numpy's own float16 sums accumulate
+    in float16, so 3000 ones cumsum to 2048 there), any other dtype in itself.
+
+    >>> accumulator(np.dtype(np.float16)), accumulator(np.dtype(np.int32))
+    (dtype('float32'), dtype('int32'))
+    """
+    return _F32 if dtype == _F16 else dtype
+
+
 def _reduce_sum_impl(x, *, axes):
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)
     # the ufunc method directly: np.sum's dispatch costs more than a small sum
+    if x.dtype == _F16:
+        return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=_F32).astype(_F16))
     return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=x.dtype))
 
 
@@ -200,7 +216,7 @@ reduce_prod_p = Primitive("reduce_prod")
 
 def _reduce_prod_impl(x, *, axes):
     x = np.asarray(x)
-    return np.asarray(np.prod(x, axis=tuple(axes), dtype=x.dtype))
+    return np.asarray(np.prod(x, axis=tuple(axes), dtype=accumulator(x.dtype)), x.dtype)
 
 
 # its JVP shifts with pad, so ``slicing`` (a later family) attaches it
@@ -283,7 +299,7 @@ def _cum_impl(accumulate, negative_wins=None):
     """numpy's ``accumulate``; for cummax/cummin (``negative_wins`` False/True) a zero
     result is the zero that wins if one came so far: -0.0 below +0.0, as JAX's."""
     def run(x, axis):
-        out = np.asarray(accumulate(x, axis=axis, dtype=x.dtype))
+        out = np.asarray(accumulate(x, axis=axis, dtype=accumulator(x.dtype)), x.dtype)
         if negative_wins is None or x.dtype.kind != "f":
             return out
         won = np.logical_or.accumulate(winning_zero(x, negative_wins), axis=axis)
