@@ -340,8 +340,8 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
               axis_types: Any = None, *, devices: Sequence[Device] | None = None) -> Mesh:
     """A ``Mesh`` of every process with these axis sizes and names (JAX's
     ``jax.make_mesh``; a process is one device, so the product of ``axis_shapes`` must be
-    ``process_count()``). ``axis_types`` other than None and ``devices`` other than None or
-    this world's devices (``ft.devices()`` in one process) are not supported (an error).
+    ``process_count()``). ``axis_types`` other than None, and ``devices`` other than None,
+    ``ft.devices()`` or the mesh's devices in process order, are not supported (an error).
 
     >>> make_mesh((1,), ("data",))
     Mesh({'data': 1})
@@ -350,10 +350,9 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
         raise NotImplementedError(f"make_mesh: axis_types={axis_types!r} is not supported "
                                   "(functrans meshes have JAX's Auto axes); leave it None")
     mesh = Mesh(axis_shapes, axis_names)
-    if devices is not None and list(devices) != list(mesh.devices.flat) and \
-            list(devices) != [host_device()] * mesh.size:
-        raise ValueError(f"make_mesh: devices must be None or the world's devices in process "
-                         f"order ({list(mesh.devices.flat)}), got {list(devices)!r}")
+    if devices is not None and list(devices) not in (list(mesh.devices.flat), [host_device()]):
+        raise ValueError(f"make_mesh: devices must be None, ft.devices() or the mesh's devices "
+                         f"in process order ({list(mesh.devices.flat)}), got {list(devices)!r}")
     return mesh
 
 

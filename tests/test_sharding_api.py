@@ -29,6 +29,9 @@ def test_make_mesh_and_named_sharding():
     assert s.with_spec(P()).spec == P()
     with pytest.raises(ValueError, match="needs 2 processes, but the MPI world has 1"):
         make_mesh((2,), ("i",))
+    assert make_mesh((1,), ("i",), devices=ft.devices()) == Mesh((1,), ("i",))
+    with pytest.raises(ValueError, match="devices must be None"):
+        make_mesh((1,), ("i",), devices=["gpu"])
     with pytest.raises(NotImplementedError, match="axis_types"):
         make_mesh((1,), ("i",), axis_types=("Explicit",))
     with pytest.raises(ValueError, match="'k', which is not an axis"):

@@ -72,7 +72,7 @@ for bad, msg in [
         raise AssertionError(f"no error: {msg}")
 # device_put onto a mesh of every process: the global value stays whole, the sharding is
 # checked (divisible) and recorded; shard_map then cuts this process's block
-mesh = ft.make_mesh((n,), ("i",))
+mesh = ft.make_mesh((n,), ("i",), devices=ft.devices())
 g = ft.device_put(xs[:, 0], ft.NamedSharding(mesh, ft.P("i")))
 assert g.sharding.spec == ft.P("i") and not g.sharding.is_fully_addressable
 close(g, xs[:, 0])
