@@ -51,10 +51,17 @@ def _compact(x, mask, size, fill_value):
         return asarray(np.asarray(x)[np.asarray(mask)])
     size = operator.index(size)
     n = x.shape[0]
-    order = argsort(asarray(el.logical_not(mask), np.int64))   # stable: kept ones first
-    if size > n:
-        order = jn.concatenate([order, zeros((size - n,), order.dtype)])
-    picked = x[order[:size]] if n else full((size,), 0, x.dtype)
+    # JAX's O(n) form: the k-th kept entry sits where the running count of kept ones
+    # first reaches k + 1, i.e. at the number of positions whose count is <= k (a
+    # scatter-add of the counts, then a cumsum; n past the last kept one). A stable
+    # argsort of the mask was O(n log n): nonzero(size=1000) of 1M values 56 ms, JAX 13.
+    if isinstance(x, Tracer) or isinstance(mask, Tracer):
+        running = red.cumsum(asarray(mask, np.int64))
+        at_most = red.cumsum(zeros((size,), np.int64).at[running].add(1, mode="drop"))
+    else:     # concrete: numpy finds the same positions in one pass
+        kept = np.flatnonzero(np.asarray(mask))[:size]
+        at_most = np.concatenate([kept, np.full((size - kept.shape[0],), n, np.int64)])
+    picked = x[sel.clip(at_most, 0, n - 1)] if n else full((size,), 0, x.dtype)
     count = red.sum(asarray(mask, np.int64))
     fill = picked[0] * 0 if fill_value is None else fill_value
     return sel.where(el.less(arange(size), count), picked, el.add(el.multiply(picked, 0),
