@@ -26,7 +26,8 @@
 | ``platform_name`` / ``platforms`` | None | accepted when naming the default backend (``"cpu"`` for the CPU and interpreter backends, ``"cuda"``/``"gpu"`` under ``FUNCTRANS_BACKEND=cuda``); others raise (choose with ``FUNCTRANS_BACKEND`` or ``jit(backend=...)``) |
 | ``compilation_cache_dir`` | None | the folder of the CPU backend's on-disk object cache (sets ``FUNCTRANS_CACHE_DIR``; None: as that variable says, by default ``~/.cache/functrans``) |
 | ``persistent_cache_min_compile_time_secs`` | 1.0 | accepted, with no effect (every compile is cached) |
-| ``check_tracer_leaks`` / ``no_execution`` | False | only False: True raises ``NotImplementedError`` (there is no leak scan at the end of a trace: a leaked tracer raises when it is used; and no execution guard) |
+| ``check_tracer_leaks`` | False | after each ``jit`` trace, a garbage-collector scan for tracers of that trace (and of the traces ended inside it) still alive: a leak raises ``UnexpectedTracerError`` at once, not only when the leaked tracer is used (slow: for debugging) |
+| ``no_execution`` | False | only False: True raises ``NotImplementedError`` (no execution guard) |
 
 Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``) or JAX's ``jax_``
 (``"jax_enable_x64"``); JAX's ``explain_cache_misses`` is ``log_compiles``.
@@ -167,8 +168,7 @@ _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
             "platform_name": _as_platform, "platforms": _as_platform,
             "compilation_cache_dir": _as_dir,
             "persistent_cache_min_compile_time_secs": _as_seconds,
-            "check_tracer_leaks": _only(lambda v: not v, "functrans has no leak scan at the "
-                                        "end of a trace (a leaked tracer raises when used)"),
+            "check_tracer_leaks": _as_bool,
             "no_execution": _only(lambda v: not v, "functrans has no execution guard")}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
         "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",

@@ -174,28 +174,29 @@ def transfer_guard(new_val: str) -> Iterator[None]:
 
 
 def check_tracer_leaks(new_val: bool = True) -> contextlib.AbstractContextManager:
-    """JAX's leak scan at the end of each trace (``jax.check_tracer_leaks``): functrans
-    has none, so ``True`` raises ``NotImplementedError`` on entering the block; a leaked
-    tracer raises ``UnexpectedTracerError`` whenever it is used, checked or not.
+    """Inside the block, each ``jit`` trace ends with a scan for its tracers (and those of
+    the transforms inside it) still alive, as JAX's ``jax.check_tracer_leaks``: a leak
+    raises ``UnexpectedTracerError`` at once (unchecked, a leaked tracer raises only when
+    it is used). The scan runs the garbage collector: for debugging.
 
     >>> import functrans as ft
-    >>> with ft.check_tracer_leaks(False):
-    ...     ft.config.read("check_tracer_leaks")
-    False
+    >>> kept = []
+    >>> with ft.check_tracer_leaks():
+    ...     ft.jit(lambda x: kept.append(x) or x)(1.0)
+    Traceback (most recent call last):
+    ...
+    functrans.errors.UnexpectedTracerError: check_tracer_leaks: 1 tracer(s) leaked out of jit(<lambda>): ...
     """
     return option_set("check_tracer_leaks", bool(new_val))
 
 
 def checking_leaks() -> contextlib.AbstractContextManager:
-    """``check_tracer_leaks(True)`` (JAX's ``jax.checking_leaks``): raises
-    ``NotImplementedError`` here, as that does.
+    """``check_tracer_leaks(True)`` (JAX's ``jax.checking_leaks``).
 
     >>> import functrans as ft
     >>> with ft.checking_leaks():
-    ...     pass
-    Traceback (most recent call last):
-    ...
-    NotImplementedError: option 'check_tracer_leaks' = True: functrans has no leak scan at the end of a trace (a leaked tracer raises when used)
+    ...     ft.jit(lambda x: x * 2)(1.0).item()
+    2.0
     """
     return check_tracer_leaks(True)
 

@@ -18,7 +18,9 @@ lane 1
 from __future__ import annotations
 
 import builtins
+import gc
 import string
+import weakref
 
 import numpy as np
 
@@ -28,7 +30,9 @@ from . import config
 from .api_util import as_array
 from .callbacks import debug_callback as callback
 from .compiler import CompileHook, add_hook, clear_compiled
+from .errors import UnexpectedTracerError
 from .primitives.base import EffectPrimitive, move_batch_axis, not_mapped_size
+from .tracing import Tracer
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["print", "callback", "debug_print_p", "find_nan_source"]
@@ -271,3 +275,50 @@ def _recompile_on_debug_nans(name, old, new):
 
 
 config._listeners.append(_recompile_on_debug_nans)
+
+
+# --------------------------------------------------------------------------- check_tracer_leaks
+
+def leaked_tracers() -> list:
+    """The tracers still reachable whose transform has ended, after a garbage collection:
+    values that escaped a traced function (JAX's leak check).
+
+    >>> leaked_tracers() == [] or all(not t._trace.alive for t in leaked_tracers())
+    True
+    """
+    gc.collect()
+    return [o for o in gc.get_objects() if isinstance(o, Tracer) and not o._trace.alive]
+
+
+class LeakCheck(CompileHook):
+    """check_tracer_leaks as an observer of the compile path: each compile (after its
+    trace ended) first scans for leaked tracers and raises ``UnexpectedTracerError`` for
+    new ones; each leak is reported once, and those from before the option was turned on
+    never."""
+
+    def __init__(self):
+        self.reported = weakref.WeakValueDictionary()     # id -> tracer (unhashable)
+
+    def active(self) -> bool:
+        return bool(config.read("check_tracer_leaks"))
+
+    def start(self, c) -> None:
+        new = [t for t in leaked_tracers() if self.reported.get(id(t)) is not t]
+        if new:
+            self.reported.update((id(t), t) for t in new)
+            shown = ", ".join(f"{t.aval.str_short()} from a {t._trace.name}" for t in new[:5])
+            raise UnexpectedTracerError(
+                f"check_tracer_leaks: {len(new)} tracer(s) leaked out of {c.name}: {shown}. "
+                "A value computed inside a transformed function escaped it (stored in a "
+                "global, a closure or a list outside it); return it as an output instead.")
+
+
+_LEAKS = add_hook(LeakCheck())
+
+
+def _known_leaks_on_check_tracer_leaks(name, old, new):
+    if name == "check_tracer_leaks" and new:
+        _LEAKS.reported.update((id(t), t) for t in leaked_tracers())
+
+
+config.on_update(_known_leaks_on_check_tracer_leaks)
