@@ -174,3 +174,24 @@ def test_nonzero_with_size_is_linear_not_a_sort():
                                    for r in m])
     g = ft.grad(lambda v: fnp.extract(m.ravel(), v, size=7).sum())(np.arange(600.0))
     np.testing.assert_array_equal(np.flatnonzero(g), np.flatnonzero(m)[:7])
+
+
+def test_pad_modes_are_slices_not_a_gather():
+    # a gather of the whole padded array was 4x JAX under jit; JAX pads with slices
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((6, 7))
+    for mode in ("edge", "reflect", "symmetric", "wrap"):
+        for widths in (((2, 1), (0, 6)), 3, ((13, 0), (1, 1))):      # wider than the axis too
+            f = lambda a: fnp.pad(a, widths, mode=mode)
+            names = [e.primitive.name for e in ft.make_jaxpr(f)(x).jaxpr.eqns]
+            assert "gather" not in names, (mode, widths)
+            np.testing.assert_array_equal(ft.jit(f)(x), np.pad(x, widths, mode))
+        w = np.arange(np.pad(x, 2, mode).size, dtype=float).reshape(np.pad(x, 2, mode).shape)
+        g = ft.grad(lambda a: (fnp.pad(a, 2, mode=mode) * w).sum())(x)
+        want = np.zeros(x.size)
+        np.add.at(want, np.pad(np.arange(x.size).reshape(x.shape), 2, mode).ravel(), w.ravel())
+        np.testing.assert_allclose(g.ravel(), want)
+    many = ft.make_jaxpr(lambda a: fnp.pad(a, 40, mode="reflect"))(np.ones(3))   # 40+ runs
+    assert [e.primitive.name for e in many.jaxpr.eqns].count("gather") == 1
+    np.testing.assert_array_equal(ft.jit(lambda a: fnp.pad(a, 40, mode="reflect"))(np.arange(3.0)),
+                                  np.pad(np.arange(3.0), 40, "reflect"))

@@ -22,7 +22,8 @@ from ..primitives import indexing as I
 from ..primitives import slicing as Sl
 from ._elementwise import multiply, remainder, subtract
 from ._util import any_tracer, canonicalize_axis, result_dtype
-from ._structural import array_or_tracer, atleast_1d, atleast_2d, atleast_3d, expand_dims, ravel, reshape
+from ._structural import (array_or_tracer, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
+                          expand_dims, ravel, reshape)
 from ._take import take
 from ._pad_stats import COMPUTED_MODES, pad_computed
 from typing import Any, Sequence
@@ -310,12 +311,49 @@ def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any)
                 cfg[j] = (widths[j][0], 0, 0) if side == 0 else (0, widths[j][1], 0)
                 a = Sl.pad(a, np.asarray(cvs[j][side]).astype(a.dtype), tuple(cfg))
         return a
-    # edge / reflect / symmetric / wrap select input elements: take with numpy's index map
+    # edge / reflect / symmetric / wrap select input elements by numpy's index map
     for j, (lo, hi) in enumerate(widths):
         if lo or hi:
-            idx = np.pad(np.arange(a.shape[j]), (lo, hi), mode)
-            a = take(a, idx, axis=j)
+            a = _take_runs(a, np.pad(np.arange(a.shape[j]), (lo, hi), mode), j)
     return a
+
+
+_RUNS_MAX = 16    # more runs (pads many times the axis): one gather
+
+
+def _index_runs(idx):
+    """``idx`` cut into maximal runs of step 1, -1 or 0: (first, step, length) each."""
+    runs, k = [], 0
+    while k < len(idx):
+        step = int(idx[k + 1] - idx[k]) if k + 1 < len(idx) else 1
+        step = step if step in (-1, 0, 1) else 1
+        end = k + 1
+        while end < len(idx) and idx[end] - idx[end - 1] == step:
+            end += 1
+        runs.append((int(idx[k]), step, end - k))
+        k = end
+    return runs
+
+
+def _take_runs(a, idx, j):
+    """``take(a, idx, axis=j)`` for a static ``idx`` made of a few runs (a pad's index
+    map): slices, reversed slices and broadcast edges concatenated, as JAX pads. A gather
+    of the whole result was 4x JAX under jit (512 x 512 reflect: 1.2 ms, JAX 0.3)."""
+    runs = _index_runs(idx)
+    if len(runs) > _RUNS_MAX:
+        return take(a, idx, axis=j)
+    parts = []
+    for first, step, length in runs:
+        if step == 1:
+            parts.append(Sl.slice_in_dim(a, first, first + length, 1, j))
+        elif step == -1:
+            parts.append(Sl.rev(Sl.slice_in_dim(a, first - length + 1, first + 1, 1, j), (j,)))
+        else:
+            one = Sl.slice_in_dim(a, first, first + 1, 1, j)
+            shape = list(one.shape)
+            shape[j] = length
+            parts.append(broadcast_to(one, tuple(shape)))
+    return parts[0] if len(parts) == 1 else Sl.concatenate(parts, j)
 
 
 def _pad_odd(a, widths, mode):
