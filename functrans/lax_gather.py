@@ -44,7 +44,7 @@ from .primitives.structural import broadcast_in_dim, checked_bind, full, reshape
 from .lax_gather_dnums import (GatherDimensionNumbers, GatherScatterMode, Plan,
                                ScatterDimensionNumbers, canonical_indices, check_gather,
                                check_scatter, plan, rows_in_range, start_columns, index_dtype)
-from .tracing import Tracer
+from .tracing import Tracer, own_constants
 from .typing import Array, ArrayLike
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather",
@@ -289,9 +289,15 @@ def scatter_apply(operand: ArrayLike, scatter_indices: ArrayLike,
     [4.0, 1.0, 2.0]
     """
     xa = aval(operand)
-    ones = full(tuple(update_shape), 1, np.int32)
-    hits = _scatter("scatter_apply", "add", full(xa.shape, 0, np.int32), scatter_indices, ones,
-                    dimension_numbers, mode)
+    def count():
+        return _scatter("scatter_apply", "add", full(xa.shape, 0, np.int32), scatter_indices,
+                        full(tuple(update_shape), 1, np.int32), dimension_numbers, mode)
+
+    if isinstance(scatter_indices, Tracer):
+        hits = count()
+    else:       # constant indices: the counts now, also under jit (a reverse-differentiable loop)
+        with own_constants():
+            hits = count()
     flat = (int(np.prod(xa.shape, dtype=np.int64)),)
 
     def apply(v):

@@ -228,6 +228,10 @@ def test_scatter_apply_applies_once_per_row():
     f = lambda x, i: lax.scatter_apply(x, i, lambda v: v + 1.0, d, update_shape=(4,))
     np.testing.assert_array_equal(f(x, i), want)
     np.testing.assert_array_equal(ft.jit(f)(x, i), want)       # traced: a while loop
+    # constant indices: counted while tracing, so grad works under jit too (func twice at 0)
+    g0 = ft.jit(ft.grad(lambda x: f(x, i).sum()))
+    check_grads(lambda x: f(x, i), (x,), order=1)
+    np.testing.assert_array_equal(g0(x), [1.0, 1, 1, 1, 1])
     g = lambda x, i: lax.scatter_apply(x, i, np.sin, S((1,), (0,), (0,)), update_shape=(2, 3),
                                        mode="clip")
     x2 = np.random.default_rng(0).standard_normal((4, 3))
