@@ -55,7 +55,8 @@ from .config_api import (debug_infs, numpy_rank_promotion, numpy_dtype_promotion
                          transfer_guard_device_to_device, check_tracer_leaks, checking_leaks,
                          explain_cache_misses, no_tracing, no_execution, softmax_custom_jvp,
                          threefry_partitionable, default_prng_impl, host_id, host_count,
-                         host_ids, process_indices, live_arrays, print_environment_info)
+                         host_ids, process_indices, live_arrays, print_environment_info,
+                         debug_key_reuse, enable_custom_prng, legacy_prng_key, copy_to_host_async)
 from .config_api import option_set as _option_set  # noqa: E402
 from .dtypes import float0  # noqa: E402
 from .jit import jit_switch as _jit_switch  # noqa: E402
@@ -84,6 +85,7 @@ __all__ = [
     "checking_leaks", "explain_cache_misses", "no_tracing", "no_execution", "softmax_custom_jvp",
     "threefry_partitionable", "default_prng_impl", "host_id", "host_count", "host_ids",
     "process_indices", "live_arrays", "print_environment_info", "local_devices", "float0",
+    "debug_key_reuse", "enable_custom_prng", "legacy_prng_key", "copy_to_host_async",
 ]
 
 

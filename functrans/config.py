@@ -28,6 +28,9 @@
 | ``persistent_cache_min_compile_time_secs`` | 1.0 | accepted, with no effect (every compile is cached) |
 | ``check_tracer_leaks`` | False | after each ``jit`` trace, a garbage-collector scan for tracers of that trace (and of the traces ended inside it) still alive: a leak raises ``UnexpectedTracerError`` at once, not only when the leaked tracer is used (slow: for debugging) |
 | ``no_execution`` | False | only False: True raises ``NotImplementedError`` (no execution guard) |
+| ``debug_key_reuse`` / ``enable_custom_prng`` | False | only False: True raises ``NotImplementedError`` (no key-reuse tracking; the one threefry PRNG) |
+| ``legacy_prng_key`` | ``"allow"`` | only ``"allow"``: keys are uint32 arrays here (``random.key`` gives one too), so raw keys cannot be told apart to warn or raise |
+| ``allow_f16_reductions`` | True | only True: reductions of float16 are allowed |
 
 Names may carry a ``functrans_`` prefix (``"functrans_debug_nans"``) or JAX's ``jax_``
 (``"jax_enable_x64"``); JAX's ``explain_cache_misses`` is ``log_compiles``.
@@ -38,7 +41,7 @@ True
 >>> ft.config.update("nope", 1)
 Traceback (most recent call last):
 ...
-AttributeError: unknown functrans option 'nope'; options: backend_cache_size, check_tracer_leaks, ...
+AttributeError: unknown functrans option 'nope'; options: allow_f16_reductions, backend_cache_size, ...
 """
 from __future__ import annotations
 
@@ -169,7 +172,13 @@ _PARSERS = {"debug_nans": _as_bool, "log_compiles": _as_bool,
             "compilation_cache_dir": _as_dir,
             "persistent_cache_min_compile_time_secs": _as_seconds,
             "check_tracer_leaks": _as_bool,
-            "no_execution": _only(lambda v: not v, "functrans has no execution guard")}
+            "no_execution": _only(lambda v: not v, "functrans has no execution guard"),
+            "debug_key_reuse": _only(lambda v: not v, "functrans tracks no key reuse"),
+            "enable_custom_prng": _only(lambda v: not v, "the only PRNG here is threefry2x32"),
+            "legacy_prng_key": _only(lambda v: v == "allow", "keys are uint32 arrays here, "
+                                     "so raw keys cannot be told from typed ones"),
+            "allow_f16_reductions": _only(lambda v: bool(v), "float16 reductions are always "
+                                          "allowed here")}
 _ENV = {"debug_nans": "FUNCTRANS_DEBUG_NANS", "log_compiles": "FUNCTRANS_LOG_COMPILES",
         "dump_dir": "FUNCTRANS_DUMP", "traceback_filtering": "FUNCTRANS_TRACEBACK_FILTERING",
         "compile_cache_size": "FUNCTRANS_COMPILE_CACHE_SIZE",
@@ -192,7 +201,9 @@ _DEFAULTS = {"debug_nans": False, "log_compiles": False, "dump_dir": None,
              "softmax_custom_jvp": False, "threefry_partitionable": True,
              "default_prng_impl": "threefry2x32", "platform_name": None, "platforms": None,
              "compilation_cache_dir": None, "persistent_cache_min_compile_time_secs": 1.0,
-             "check_tracer_leaks": False, "no_execution": False}
+             "check_tracer_leaks": False, "no_execution": False, "debug_key_reuse": False,
+             "enable_custom_prng": False, "legacy_prng_key": "allow",
+             "allow_f16_reductions": True}
 
 # JAX's names for the same switch: explain_cache_misses logs why each (re)compile happens,
 # which is what the compile log's reason says ("argument 'x': shape (3,) -> (4,)")
@@ -231,7 +242,7 @@ def options() -> dict:
     """Every option with its current value.
 
     >>> sorted(options())[:4]
-    ['backend_cache_size', 'check_tracer_leaks', 'compilation_cache_dir', 'compile_cache_size']
+    ['allow_f16_reductions', 'backend_cache_size', 'check_tracer_leaks', 'compilation_cache_dir']
     """
     return {n: read(n) for n in sorted(_PARSERS)}
 

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 from backends import default_backend
 from . import config
 from .distributed import process_count, process_index
+from .tree_util import tree_leaves
 
 __all__ = ["option_set", "debug_infs", "numpy_rank_promotion", "numpy_dtype_promotion",
            "default_device", "default_matmul_precision", "enable_x64", "transfer_guard",
@@ -30,7 +31,8 @@ __all__ = ["option_set", "debug_infs", "numpy_rank_promotion", "numpy_dtype_prom
            "transfer_guard_device_to_device", "check_tracer_leaks", "checking_leaks",
            "explain_cache_misses", "no_tracing", "no_execution", "softmax_custom_jvp",
            "threefry_partitionable", "default_prng_impl", "host_id", "host_count",
-           "host_ids", "process_indices", "live_arrays", "print_environment_info"]
+           "host_ids", "process_indices", "live_arrays", "print_environment_info",
+           "debug_key_reuse", "enable_custom_prng", "legacy_prng_key", "copy_to_host_async"]
 
 
 @contextlib.contextmanager
@@ -275,6 +277,59 @@ def default_prng_impl(new_val: str) -> contextlib.AbstractContextManager:
     [0, 0]
     """
     return option_set("default_prng_impl", new_val)
+
+
+def debug_key_reuse(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """JAX's key-reuse tracking (``jax.debug_key_reuse``): functrans has none, so ``True``
+    raises ``NotImplementedError`` on entering the block.
+
+    >>> import functrans as ft
+    >>> with ft.debug_key_reuse(False):
+    ...     ft.config.read("debug_key_reuse")
+    False
+    """
+    return option_set("debug_key_reuse", bool(new_val))
+
+
+def enable_custom_prng(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """JAX's custom PRNG switch (``jax.enable_custom_prng``): the one PRNG here is
+    threefry2x32, so ``True`` raises ``NotImplementedError`` on entering the block.
+
+    >>> import functrans as ft
+    >>> with ft.enable_custom_prng(False):
+    ...     ft.config.read("enable_custom_prng")
+    False
+    """
+    return option_set("enable_custom_prng", bool(new_val))
+
+
+def legacy_prng_key(new_val: str) -> contextlib.AbstractContextManager:
+    """What raw (uint32) keys do in ``random`` (JAX's ``jax.legacy_prng_key``): only
+    ``"allow"``, since every key is a uint32 array here; ``"warn"``/``"error"`` raise
+    ``NotImplementedError``.
+
+    >>> import functrans as ft
+    >>> with ft.legacy_prng_key("allow"):
+    ...     ft.random.PRNGKey(1).tolist()
+    [0, 1]
+    """
+    return option_set("legacy_prng_key", new_val)
+
+
+def copy_to_host_async(x: Any) -> Any:
+    """Start copying the arrays of the pytree ``x`` to the host, and return ``x`` (JAX's
+    ``jax.copy_to_host_async``): each leaf with a ``copy_to_host_async`` method has it
+    called; functrans's host arrays are there already.
+
+    >>> import functrans as ft
+    >>> ft.copy_to_host_async({"w": ft.numpy.ones(2)})["w"].tolist()
+    [1.0, 1.0]
+    """
+    for leaf in tree_leaves(x):
+        start = getattr(leaf, "copy_to_host_async", None)
+        if callable(start):
+            start()
+    return x
 
 
 def host_id(backend: str | None = None) -> int:

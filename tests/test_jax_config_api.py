@@ -24,7 +24,9 @@ ACCEPTED = [("jax_enable_x64", True), ("jax_debug_nans", False), ("jax_debug_inf
             ("jax_persistent_cache_min_compile_time_secs", 0.0),
             ("jax_numpy_dtype_promotion", "standard"), ("jax_transfer_guard", "allow"),
             ("jax_softmax_custom_jvp", True), ("jax_default_device", None),
-            ("jax_explain_cache_misses", False), ("jax_check_tracer_leaks", False)]
+            ("jax_explain_cache_misses", False), ("jax_check_tracer_leaks", False),
+            ("jax_debug_key_reuse", False), ("jax_enable_custom_prng", False),
+            ("jax_legacy_prng_key", "allow"), ("jax_allow_f16_reductions", True)]
 
 
 @pytest.mark.parametrize("name, value", ACCEPTED, ids=[n for n, _ in ACCEPTED])
@@ -48,6 +50,10 @@ REFUSED = [("jax_enable_x64", False, ValueError), ("jax_threefry_partitionable",
            ("jax_numpy_dtype_promotion", "loose", ValueError),
            ("jax_transfer_guard", "bogus", ValueError),
            ("jax_default_device", ft.Device("cuda", 0), NotImplementedError),
+           ("jax_debug_key_reuse", True, NotImplementedError),
+           ("jax_enable_custom_prng", True, NotImplementedError),
+           ("jax_legacy_prng_key", "error", NotImplementedError),
+           ("jax_allow_f16_reductions", False, NotImplementedError),
            ("jax_not_an_option", 1, AttributeError)]
 
 
@@ -246,6 +252,8 @@ def test_host_queries():
     assert ft.local_devices() == ft.local_devices(process_index=0) == ft.devices()
     with pytest.raises(ValueError, match="process 1 is not this process"):
         ft.local_devices(process_index=1)
+    tree = {"w": fnp.ones(2), "n": 3}
+    assert ft.copy_to_host_async(tree) is tree
     info = ft.print_environment_info(return_string=True)
     assert info.startswith("functrans:") and "numpy:" in info and "backend:" in info
     with pytest.raises(NotImplementedError, match="live_arrays"):
