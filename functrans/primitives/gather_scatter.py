@@ -22,7 +22,8 @@ and vice versa. The JVP of scatter-set is the scatter-set of the tangents; its t
 gives ``x`` the cotangent with the written positions zeroed and each row of ``updates``
 the gathered cotangent if it won its position (as JAX). The JVP of scatter-mul is exact
 also for repeated indices (each row's tangent times the product of the other rows at its
-position, with zeros counted, not divided by). For min/max the tangent comes from
+position, with zeros counted, not divided by; its second derivative in the updates is
+exact too, except at an update of exactly 0 that shares its position). For min/max the tangent comes from
 whichever of ``x`` and the update wins; ties are split evenly, as JAX does for
 ``lax.min``/``lax.max``.
 
