@@ -23,9 +23,9 @@ gives ``x`` the cotangent with the written positions zeroed and each row of ``up
 the gathered cotangent if it won its position (as JAX). The JVP of scatter-mul is exact
 also for repeated indices (each row's tangent times the product of the other rows at its
 position, with zeros counted, not divided by; its second derivative in the updates is
-exact too, except at an update of exactly 0 that shares its position). For min/max the tangent comes from
-whichever of ``x`` and the update wins; ties are split evenly, as JAX does for
-``lax.min``/``lax.max``.
+exact too, except at an update of exactly 0 that shares its position). For min/max the
+tangent comes from whichever of ``x`` and the update wins; ties are split evenly, as JAX
+does for ``lax.min``/``lax.max``.
 
 Batching never loops: an operand batch axis becomes a ``rest`` axis, an index
 batch axis becomes a ``B`` axis, and when both are batched an iota column for
