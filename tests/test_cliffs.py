@@ -211,3 +211,26 @@ def test_vander_is_numpys_running_product():
                     np.testing.assert_array_equal(got, want)      # bit for bit, NaN/inf too
     g = ft.grad(lambda v: fnp.vander(v, 4).sum())(np.array([2.0, -1.0]))
     np.testing.assert_allclose(g, [3 * 4 + 2 * 2 + 1, 3 - 2 + 1])
+
+
+def test_einsum_of_three_operands_follows_a_contraction_path():
+    # left to right, 'ij,jk,k->i' multiplied the two matrices (n**3 products) where two
+    # matrix-vector products do (n**2); JAX takes opt_einsum's path, here numpy's greedy one
+    rng = np.random.default_rng(11)
+    a, b, v = rng.standard_normal((60, 50)), rng.standard_normal((50, 40)), rng.standard_normal(40)
+    f = lambda a, b, v: fnp.einsum("ij,jk,k->i", a, b, v)
+    outs = [e.outvars[0].aval.shape for e in ft.make_jaxpr(f)(a, b, v).jaxpr.eqns
+            if e.primitive.name == "dot_general"]
+    assert outs == [(50,), (60,)]
+    for spec, shapes in [("ij,jk,k->i", [(6, 5), (5, 4), (4,)]),
+                         ("ab,bc,cd,de->ae", [(2, 9), (9, 9), (9, 9), (9, 2)]),
+                         ("bij,bjk,bkl->bil", [(3, 4, 5), (3, 5, 6), (3, 6, 2)]),
+                         ("ii,ij,jk->k", [(4, 4), (4, 5), (5, 3)]), ("a,b,c->abc", [(2,), (3,), (4,)]),
+                         ("...ij,jk,k->...i", [(2, 3, 4, 5), (5, 6), (6,)]), ("i,i,i", [(7,)] * 3)]:
+        ops = [rng.standard_normal(s) for s in shapes]
+        want = np.einsum(spec, *ops)
+        np.testing.assert_allclose(fnp.einsum(spec, *ops), want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ft.jit(lambda *o: fnp.einsum(spec, *o))(*ops), want,
+                                   rtol=1e-12, atol=1e-12)
+    g = ft.grad(lambda b: f(a, b, v).sum())(b)
+    np.testing.assert_allclose(g, np.outer(a.sum(0), v), rtol=1e-12)
