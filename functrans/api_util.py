@@ -14,13 +14,39 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from .tracing import Tracer, get_aval, trace_to_jaxpr
-from .tree_util import tree_flatten, tree_structure, tree_unflatten  # noqa: F401
+from .tree_util import (register_pytree_node, tree_flatten, tree_map,  # noqa: F401
+                        tree_structure, tree_unflatten)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 # JAX's float0: the tangent dtype of integer and boolean values (no data); jvp takes it
 FLOAT0 = np.dtype([("float0", np.void, 0)])
+
+
+class _Float0Zeros:
+    """A float0 array as a pytree node with no leaves (its shape is the node's data):
+    a jitted function's float0 output rides in the output structure, not the program."""
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+register_pytree_node(_Float0Zeros, lambda z: ((), z.shape),
+                     lambda shape, _: np.zeros(shape, FLOAT0))
+
+
+def float0_as_structure(tree: Any) -> Any:
+    """``tree`` with each float0 array (``grad(..., allow_int=True)``'s zeros) made part of
+    the structure: unflattening gives the float0 zeros back; no dtype-less leaf is traced.
+
+    >>> out = float0_as_structure((1.0, np.zeros(2, FLOAT0)))
+    >>> len(tree_flatten(out)[0]), tree_unflatten(tree_structure(out), [1.0])[1].dtype == FLOAT0
+    (1, True)
+    """
+    return tree_map(lambda x: _Float0Zeros(x.shape) if getattr(x, "dtype", None) == FLOAT0
+                    else x, tree)
 
 
 def keep_metadata(wrapper: _F, fun: Callable[..., Any]) -> _F:

@@ -24,8 +24,8 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr
 from jaxpr_ir.passes import simplify
 from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, donated_positions,
-                       fast_key, flat_leaves, flatten_fun, flattening, mixed_key,
-                       static_positions_and_names)
+                       fast_key, flat_leaves, flatten_fun, flattening, float0_as_structure,
+                       mixed_key, static_positions_and_names)
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed, temp_bytes)
 from .cost import jaxpr_cost
@@ -252,7 +252,7 @@ class Jitted:
             raise RuntimeError(f"re-tracing function {self._name()} for `jit`, but "
                                "'no_tracing' is set")
         t0 = time.perf_counter()
-        flat_fun, out_tree = flatten_fun(lambda a, k: f(a, k), in_tree)
+        flat_fun, out_tree = flatten_fun(lambda a, k: float0_as_structure(f(a, k)), in_tree)
         # under a transform, f's constants stay in its own jaxpr (not in the enclosing
         # trace, as closed-over tracers), so that the trace can serve the next call
         with own_constants():

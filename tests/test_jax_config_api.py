@@ -266,6 +266,17 @@ def test_float0_is_the_integer_gradient_dtype():
     assert g[0].item() == 3.0 and g[1].dtype == ft.float0
 
 
+def test_float0_gradients_come_out_of_jit():
+    # JAX 0.10.2: jit(grad(f, allow_int=True)) returns the float0 zeros as eager grad does
+    g = ft.grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)
+    for x in (1.0, 2.0):                        # the second call: the fast path
+        dx, dn = ft.jit(g)(x, 3)
+        assert dx.item() == 3.0 and dn.dtype == ft.float0 and dn.shape == ()
+    h = ft.grad(lambda x, n: fnp.sum(x * n), argnums=(0, 1), allow_int=True)
+    dx, dn = ft.jit(h)(np.ones(2), np.arange(2))
+    assert dx.tolist() == [0.0, 1.0] and dn.dtype == ft.float0 and dn.shape == (2,)
+
+
 def test_fnp_bool_is_numpy_2s_bool():
     assert fnp.bool == np.bool_ and np.dtype(fnp.bool) == np.bool_
     assert fnp.ones(2, dtype=fnp.bool).dtype == np.bool_
