@@ -36,10 +36,9 @@ import numpy as np
 from .batching import vmap
 from .primitives import elementwise as E
 from .primitives.base import aval
-from .primitives.control_flow import while_loop
+from .primitives.control_flow import repeat_where_hit
 from .primitives.custom import stop_gradient
 from .primitives.gather_scatter import gather_p, scatter_p
-from .primitives.reductions import reduce_max
 from .primitives.structural import broadcast_in_dim, checked_bind, full, reshape, transpose
 from .lax_gather_dnums import (GatherDimensionNumbers, GatherScatterMode, Plan,
                                ScatterDimensionNumbers, canonical_indices, check_gather,
@@ -307,18 +306,4 @@ def scatter_apply(operand: ArrayLike, scatter_indices: ArrayLike,
                             f"same dtype; got {aval(y).str_short()} for {flat[0]} of them")
         return reshape(y, xa.shape)
 
-    if not isinstance(hits, Tracer):    # concrete: apply as many times as the most hits
-        out = operand
-        for k in range(1, int(np.max(hits, initial=0)) + 1):
-            out = E.select_n(E.ge(hits, full(xa.shape, k, np.int32)), out, apply(out))
-        return out
-
-    def body(carry):
-        k, v = carry
-        k = E.add(k, full((), 1, np.int32))
-        return k, E.select_n(E.ge(hits, broadcast_in_dim(k, xa.shape, ())), v, apply(v))
-
-    most = reduce_max(hits, tuple(range(xa.ndim))) if xa.ndim else hits
-    _, out = while_loop(lambda c: E.lt(c[0], most), body,
-                        (full((), 0, np.int32), operand))
-    return out
+    return repeat_where_hit(operand, hits, apply)

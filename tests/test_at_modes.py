@@ -94,3 +94,18 @@ def test_new_methods_under_jit_and_grad():
         np.testing.assert_allclose(ft.jit(ft.grad(loss))(x), fd, rtol=1e-6)
     g = ft.grad(lambda v: fnp.sum(v.at[np.array([0, 0])].apply(fnp.sin)))(x)
     np.testing.assert_allclose(g, [np.cos(np.sin(1.0)) * np.cos(1.0), 1, 1, 1, 1], rtol=1e-12)
+
+
+def test_apply_with_constant_indices_reverse_differentiates_under_jit():
+    """Constant indices are counted while tracing, so ``apply`` repeats as an unrolled
+    loop that ``jit(grad)`` and ``jacrev`` go through (a traced count needs a while loop,
+    which reverse mode refuses)."""
+    x = np.array([0.5, 1.5, 2.5])
+    f = lambda v: v.at[np.array([0, 0, 1])].apply(fnp.sin)
+    d = [np.cos(np.sin(0.5)) * np.cos(0.5), np.cos(1.5), 1.0]
+    np.testing.assert_allclose(ft.jit(ft.grad(lambda v: fnp.sum(f(v))))(x), d, rtol=1e-12)
+    np.testing.assert_allclose(ft.jit(ft.jacrev(f))(x), np.diag(d), rtol=1e-12)
+    jaxpr = str(ft.make_jaxpr(f)(x))
+    assert "while" not in jaxpr, jaxpr
+    traced = ft.jit(lambda v, i: v.at[i].apply(fnp.sin))(x, np.array([2, 2, 2]))
+    np.testing.assert_allclose(traced, [0.5, 1.5, np.sin(np.sin(np.sin(2.5)))], rtol=1e-12)

@@ -18,7 +18,7 @@ from jaxpr_ir import canonical_dtype
 from .. import numpy_dispatch, tracing
 from ..array import Array, no_out_argument
 from ..numpy_warnings import QUIET, QUIET_VAR
-from ..primitives.control_flow import while_loop
+from ..primitives.control_flow import repeat_where_hit
 from ..tracing import Tracer
 from ._indexing import getitem, index_update, numpy_indexes_alike
 from ._structural import resolve_shape
@@ -253,17 +253,16 @@ class _IndexUpdateRef:
         [16.0, 4.0, 2.0]
         """
         fnp, x = _fnp(), self.array
-        counts = _IndexUpdateRef(fnp.zeros(tuple(x.shape), np.int32), self.index).add(
-            1, mode=mode, wrap_negative_indices=wrap_negative_indices)
 
-        def step(i, y):
-            return fnp.where(counts > i, fnp.asarray(func(y)).astype(x.dtype), y)
-        if isinstance(counts, Tracer):     # a traced index: a loop of data-dependent length
-            return while_loop(lambda c: c[0] < fnp.max(counts),
-                              lambda c: (c[0] + 1, step(c[0], c[1])), (np.int32(0), x))[1]
-        for i in range(int(np.max(counts)) if counts.size else 0):
-            x = step(i, x)
-        return x
+        def count():
+            return _IndexUpdateRef(fnp.zeros(tuple(x.shape), np.int32), self.index).add(
+                1, mode=mode, wrap_negative_indices=wrap_negative_indices)
+        if _has_tracer(self.index):
+            hits = count()
+        else:   # constant indices: the counts now, also under jit, so the loop is unrolled
+            with tracing.own_constants():      # and reverse-differentiable
+                hits = count()
+        return repeat_where_hit(x, hits, lambda y: fnp.asarray(func(y)).astype(x.dtype))
 
 
 class _IndexUpdateHelper:

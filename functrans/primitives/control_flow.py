@@ -25,7 +25,9 @@ from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import hoist, join_branch_consts, trace_closed
 from .control_flow_cond import clamp_index, cond_p
 from .control_flow_loops import scan_p, while_p
-from .elementwise import add, convert_element_type, ne
+from .elementwise import add, convert_element_type, ge, lt, ne, select_n
+from .reductions import reduce_max
+from .structural import broadcast_in_dim
 from ..typing import ArrayLike
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan"]
@@ -402,3 +404,32 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
                        num_consts=len(consts), num_carry=n, linear=(False,) * len(ops),
                        unroll=unroll)
     return tree_unflatten(init_tree, outs[:n]), tree_unflatten(ys_tree, outs[n:])
+
+
+def repeat_where_hit(operand: ArrayLike, hits: ArrayLike,
+                     apply: Callable[[Any], Any]) -> Any:
+    """``operand`` with ``apply`` (a map of whole arrays of its shape and dtype) applied
+    ``hits[i]`` times at each position ``i``: the rule of ``x.at[idx].apply(func)`` and
+    ``lax.scatter_apply``, where a repeated index applies ``func`` again. Concrete hits
+    give a Python loop (reverse-differentiable, also under jit); traced ones a while loop.
+
+    >>> import numpy as np
+    >>> repeat_where_hit(np.full(3, 2.0), np.array([2, 1, 0]), lambda v: v * v).tolist()
+    [16.0, 4.0, 2.0]
+    """
+    if not isinstance(hits, Tracer):
+        hits = np.asarray(hits)
+        out = operand
+        for k in range(1, int(np.max(hits, initial=0)) + 1):
+            out = select_n(ge(hits, np.full(hits.shape, k, hits.dtype)), out, apply(out))
+        return out
+    shape = tuple(get_aval(hits).shape)
+
+    def body(carry):
+        k, v = carry
+        k = add(k, np.ones((), k.dtype))
+        return k, select_n(ge(hits, broadcast_in_dim(k, shape, ())), v, apply(v))
+
+    most = reduce_max(hits, tuple(range(len(shape)))) if shape else hits
+    return while_loop(lambda c: lt(c[0], most), body,
+                      (np.zeros((), get_aval(hits).dtype), operand))[1]
