@@ -19,12 +19,13 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
-__all__ = ["emit_loop", "emit_nest", "I1", "I8", "I32", "I64", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES",
+__all__ = ["emit_loop", "emit_nest", "I1", "I8", "I32", "I64", "F16", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES",
            "lltype", "storage", "const", "load_elem", "stored"]
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
-F32, F64 = ir.FloatType(), ir.DoubleType()
-LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("int64"): I64,
+F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("float16"): F16,
+           np.dtype("int64"): I64,
            np.dtype("uint64"): I64, np.dtype("int32"): I32, np.dtype("uint32"): I32,
            np.dtype("bool"): I1}
 C64, C128 = ir.LiteralStructType([F32, F32]), ir.LiteralStructType([F64, F64])

@@ -7,12 +7,12 @@ it is compute-heavy (``heavy``: a kernel holding one is worth splitting over thr
 and a row kernel prefetches around its phase). Each ``Row.emit(em, eqn, *values)`` gets the kernel emitter ``em`` (``em.b`` is the
 IRBuilder, ``em.const(dtype, v)`` a constant, ``em.module`` the module) and the
 operands' LLVM values, and returns the result's value. Values are held as double,
-float, i64 (int64 and uint64), i32 (int32 and uint32; the dtype says how to
-compare/divide/convert), i1 (bool), or a ``{re, im}`` struct (complex64/complex128:
-the rows ``ops_complex`` registers or extends, marked ``complex``). Rules here never
-produce poison: integer division and remainder by 0 (and INT_MIN / -1) are defined,
-shifts are masked, float -> int conversions of nan or out-of-range values give what
-numpy gives on x86.
+float, half (float16, in conversions only: ``half`` widens the rest to float32), i64
+(int64 and uint64), i32 (int32 and uint32; the dtype says how to compare/divide/convert),
+i1 (bool), or a ``{re, im}`` struct (complex64/complex128: the rows ``ops_complex``
+registers or extends, marked ``complex``). Rules here never produce poison: integer
+division and remainder by 0 (and INT_MIN / -1) are defined, shifts are masked, float ->
+int conversions of nan or out-of-range values give what numpy gives on x86.
 
 >>> sorted(REDUCTIONS)
 ['reduce_and', 'reduce_max', 'reduce_min', 'reduce_or', 'reduce_prod', 'reduce_sum']
@@ -274,7 +274,7 @@ def _convert(em, eqn, x):
         return b.icmp_unsigned("!=", x, ir.Constant(st, 0))
     if src.kind == "f":
         if dst.kind == "f":
-            return b.fpext(x, dt) if dt == F64 else b.fptrunc(x, dt)
+            return b.fpext(x, dt) if dst.itemsize > src.itemsize else b.fptrunc(x, dt)
         return _float_to_int(em, x, dst)
     if dst.kind == "f":
         return b.uitofp(x, dt) if src.kind in "ub" else b.sitofp(x, dt)

@@ -44,7 +44,7 @@ from . import blas, control, engine, lapack, lapack_eig, ops_complex, scans  # n
 from . import lapack_schur, lapack_sqrtm  # noqa: F401
 from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs)
 from .equations import NATIVE
-from . import host_calls
+from . import half, host_calls
 from .kernels import (OWN_FUNCTION_ELEMENTS, OWN_FUNCTION_EQNS, WORKSPACE, KernelEmitter,
                       array_size, count_source)
 from .lltypes import I64, const, load_elem, storage, stored
@@ -80,8 +80,8 @@ def classify(eqn):
     """
     name = eqn.primitive.name
     odd = {x.aval.dtype for x in (*eqn.inputs, *eqn.outvars)} - NATIVE_DTYPES
-    if odd and not ops_complex.supports_complex(eqn, odd):     # complex: where a rule says
-        return None
+    if odd and not ops_complex.supports_complex(eqn, odd) and not half.native_convert(eqn):
+        return None              # (complex: where a rule says; float16: f32 <-> f16 only)
     op = NATIVE.get(name)
     if op is not None:
         return OPAQUE if op.supports(eqn, plan_jaxpr) else None
@@ -102,7 +102,7 @@ def plan_jaxpr(jaxpr) -> fusion.Plan:
     >>> [type(s).__name__ for s in plan_jaxpr(ft.make_jaxpr(lax.rsqrt)(np.ones(4)).jaxpr).steps]
     ['Kernel']
     """
-    return fusion.plan(decompose(jaxpr, TABLE, NATIVE_DTYPES), classify, row_fusion=True,
+    return fusion.plan(decompose(half.widen(jaxpr), TABLE, NATIVE_DTYPES), classify, row_fusion=True,
                        max_kernel_eqns=MAX_KERNEL_EQNS, recompute=_cheap)
 
 

@@ -45,6 +45,8 @@ from ..typing import Array, ArrayLike
 
 def _logistic_impl(x):
     x = np.asarray(x)
+    if x.dtype == np.float16:     # in float32, rounded once (as XLA; three roundings here)
+        return _logistic_impl(x.astype(np.float32)).astype(np.float16)
     one = x.dtype.type(1)
     return one / (one + np.exp(-x))
 

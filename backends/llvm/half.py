@@ -1,0 +1,136 @@
+"""float16 on this backend: every float16 operation computed in float32 and rounded once
+to float16, as XLA's CPU backend computes it (so the values are JAX's: ``sin(x) * x + 1``
+rounds after each of the three operations) and as the primitives' numpy ``impl`` does.
+
+``widen(jaxpr)`` rewrites each equation that computes on float16 values and has code
+here (an op-table row, a reduction, a composite ``decompose`` splits) into the same
+equation on float32 values between conversions: float16 operands extended (exact),
+float16 results rounded once (a sum or a max of float16 values accumulates in float32
+and rounds at the end, as the primitives' ``impl``). The conversions float16 <-> float32
+are then the only native code that touches float16 values (``native_convert``), fused
+into the kernels around them; a float16 -> float64 conversion goes through float32
+(exact both ways). Everything else on float16 (float64 -> float16, integer conversions,
+structural and indexing equations, loops, dots) stays a host step through the
+primitive's numpy ``impl``, as before.
+
+A CPU that does not convert float16 in hardware (x86 without F16C) gets no rewrite at
+all: LLVM would call compiler-rt helpers that the JIT may not resolve.
+
+>>> import numpy as np, functrans as ft, functrans.numpy as fnp
+>>> j = ft.make_jaxpr(lambda x: fnp.sin(x) * x)(np.ones(3, np.float16)).jaxpr
+>>> [f"{e.primitive.name} {e.outvars[0].aval}" for e in widen(j).eqns][:3]  # F16C here
+['convert_element_type f32[3]', 'sin f32[3]', 'convert_element_type f16[3]']
+"""
+from __future__ import annotations
+
+import functools
+import platform
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from jaxpr_ir import Eqn, Jaxpr, ShapedArray, Var, primitives
+from ..decompose import DECOMPOSITIONS
+from . import engine
+from .ops import REDUCTIONS, TABLE
+
+__all__ = ["native", "native_convert", "widen"]
+
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+# conversions keep their own semantics; a bit cast has no float32 counterpart
+_NOT_WIDENED = frozenset(("convert_element_type", "bitcast_convert_type", "reduce_precision"))
+
+
+@functools.lru_cache(maxsize=None)
+def native() -> bool:
+    """Whether this CPU converts float16 <-> float32 in hardware (F16C on x86-64, every
+    aarch64), so that ``widen`` applies.
+
+    >>> native() in (True, False)
+    True
+    """
+    if platform.machine().lower() in ("aarch64", "arm64"):
+        return True
+    engine.target_machine()       # initialises LLVM's native target
+    return bool(llvm.get_host_cpu_features().get("f16c", False))
+
+
+def native_convert(eqn) -> bool:
+    """Whether ``eqn`` is a float16 <-> float32 conversion, the native code float16 has.
+
+    >>> x = Var(ShapedArray((2,), "float16"))
+    >>> native_convert(Eqn(primitives["convert_element_type"], [x],
+    ...     [Var(ShapedArray((2,), "float32"))], {"new_dtype": _F32, "weak_type": False}))
+    True
+    """
+    if eqn.primitive.name != "convert_element_type" or not native():
+        return False
+    return {eqn.inputs[0].aval.dtype, eqn.outvars[0].aval.dtype} == {_F16, _F32}
+
+
+def _widens(e) -> bool:
+    name = e.primitive.name
+    if e.primitive.multiple_results or name in _NOT_WIDENED:
+        return False
+    if name not in TABLE and name not in REDUCTIONS and name not in DECOMPOSITIONS:
+        return False
+    avals = [v.aval for v in (*e.inputs, *e.outvars)]
+    if not any(a.dtype == _F16 for a in avals):
+        return False
+    # a float16 dtype in the params (none of the widened rows has one) would be stale
+    return not any(isinstance(p, np.dtype) and p == _F16 for p in e.params.values())
+
+
+def _convert(v, dtype, eqns, source):
+    """A new variable holding ``v`` converted to ``dtype`` (its equation appended)."""
+    out = Var(ShapedArray(v.aval.shape, dtype, v.aval.weak_type))
+    eqns.append(Eqn(primitives["convert_element_type"], [v], [out],
+                    {"new_dtype": dtype, "weak_type": v.aval.weak_type}, source))
+    return out
+
+
+def _widened(e, eqns):
+    """Append ``e`` computed in float32 between conversions."""
+    ins = [_convert(v, _F32, eqns, e.source) if v.aval.dtype == _F16 else v for v in e.inputs]
+    outs, back = [], []
+    for o in e.outvars:
+        if o.aval.dtype == _F16:
+            w = Var(ShapedArray(o.aval.shape, _F32, o.aval.weak_type))
+            outs.append(w)
+            back.append((w, o))
+        else:
+            outs.append(o)
+    eqns.append(Eqn(e.primitive, ins, outs, e.params, e.source))
+    for w, o in back:
+        eqns.append(Eqn(primitives["convert_element_type"], [w], [o],
+                        {"new_dtype": _F16, "weak_type": o.aval.weak_type}, e.source))
+
+
+def _f16_to_f64(e) -> bool:
+    return (e.primitive.name == "convert_element_type" and e.inputs[0].aval.dtype == _F16
+            and e.outvars[0].aval.dtype == _F64)
+
+
+def widen(jaxpr: Jaxpr) -> Jaxpr:
+    """``jaxpr`` with its float16 computations in float32 between conversions (see the
+    module's docstring); the same object when nothing changes (or ``native()`` is
+    false). Inputs, outputs and constants are the same variables.
+
+    >>> from jaxpr_ir import Var, ShapedArray, Eqn, Jaxpr
+    >>> x = Var(ShapedArray((2,), "float32")); y = Var(x.aval)
+    >>> j = Jaxpr([], [x], [Eqn(primitives["sin"], [x], [y], {})], [y])
+    >>> widen(j) is j        # no float16: unchanged
+    True
+    """
+    if not native() or not any(_widens(e) or _f16_to_f64(e) for e in jaxpr.eqns):
+        return jaxpr
+    eqns = []
+    for e in jaxpr.eqns:
+        if _widens(e):
+            _widened(e, eqns)
+        elif _f16_to_f64(e):
+            w = _convert(e.inputs[0], _F32, eqns, e.source)
+            eqns.append(Eqn(e.primitive, [w], e.outvars, e.params, e.source))
+        else:
+            eqns.append(e)
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, jaxpr.outvars)
