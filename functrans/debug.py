@@ -32,7 +32,7 @@ from .callbacks import debug_callback as callback
 from .compiler import CompileHook, add_hook, clear_compiled
 from .errors import UnexpectedTracerError
 from .primitives.base import EffectPrimitive, move_batch_axis, not_mapped_size
-from .tracing import Tracer
+from .tracing import EAGER_CHECK, Tracer
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["print", "callback", "debug_print_p", "find_nan_source"]
@@ -214,7 +214,8 @@ def nan_error(closed, args, name, kind="nan") -> FloatingPointError:
     where = eqn.source or f"<unknown source line: set {option} before tracing>"
     return FloatingPointError(
         f"{option}: {what} produced in {name} by equation {i} (primitive "
-        f"'{eqn.primitive.name}'):\n    {eqn_text(closed, eqn)}\n  created at {where}")
+        f"'{eqn.primitive.name}': invalid value ({kind}) encountered in "
+        f"{eqn.primitive.name}):\n    {eqn_text(closed, eqn)}\n  created at {where}")
 
 
 def eqn_text(jaxpr, eqn) -> str:
@@ -268,13 +269,36 @@ class NanCheck(CompileHook):
 add_hook(NanCheck())
 
 
-def _recompile_on_debug_nans(name, old, new):
-    # executables compiled before the switch are (un)checked the wrong way: drop them
+def check_eager(name, out):
+    """debug_nans / debug_infs for an operation run eagerly (``tracing.bind``, fnp's eager
+    ufuncs): a NaN / an inf in its result raises at once, naming the operation, as JAX
+    checks each operation it dispatches.
+
+    >>> check_eager("log", np.array([np.nan]))       # both options off: no check
+    >>> config.update("debug_nans", True)
+    >>> check_eager("log", np.array([np.nan]))
+    Traceback (most recent call last):
+    FloatingPointError: invalid value (nan) encountered in log (debug_nans: an eager operation)
+    >>> config.update("debug_nans", False)
+    """
+    for kind, (option, test, _) in _KINDS.items():
+        if config.read(option) and any(_has_nan(o, test) for o in
+                                       (out if isinstance(out, (list, tuple)) else (out,))):
+            raise FloatingPointError(f"invalid value ({kind}) encountered in {name} "
+                                     f"({option}: an eager operation)")
+
+
+def _recompile_on_debug_nans(name=None, old=None, new=None):
+    # executables compiled before the switch are (un)checked the wrong way: drop them;
+    # eager operations are checked while either option is on
     if name in ("debug_nans", "debug_infs"):
         clear_compiled()
+    EAGER_CHECK[:] = [check_eager] if config.read("debug_nans") or config.read("debug_infs") \
+        else []
 
 
 config._listeners.append(_recompile_on_debug_nans)
+_recompile_on_debug_nans()
 
 
 # --------------------------------------------------------------------------- check_tracer_leaks

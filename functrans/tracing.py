@@ -47,10 +47,9 @@ class _TraceContext(threading.local):
 
 _CONTEXT = _TraceContext()
 
-# Flags the hot paths read as plain globals, kept in step with functrans.config:
-# CAPTURE_SOURCE records the user's file:line in each traced equation (Eqn.source), which
-# costs a frame walk, so only while a tool that shows it (debug_nans, stage dumps) is on;
-# CHECK_JAXPRS type-checks every jaxpr a trace or transform builds (enable_checks).
+# Hot-path flags kept in step with functrans.config: CAPTURE_SOURCE records the user's
+# file:line in each traced equation (Eqn.source, a frame walk) only while a tool that shows
+# it (debug_nans, dumps) is on; CHECK_JAXPRS type-checks every jaxpr built (enable_checks).
 CAPTURE_SOURCE = False
 CHECK_JAXPRS = False
 
@@ -435,6 +434,8 @@ def bind(prim, *args, **params):
             out = prim.impl(*args, **params)
         finally:
             QUIET_VAR.reset(token)
+        if EAGER_CHECK:        # debug_nans / debug_infs while on (functrans.debug)
+            EAGER_CHECK[0](prim.name, out)
         if prim.multiple_results:
             return [wrap(o) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case
@@ -448,7 +449,7 @@ class _Internal(threading.local):
     rules, the backward pass): their results are intermediate values no user code sees,
     so they stay plain ndarrays (no view to wrap each result, nor to unwrap it at its next
     use). Values leave such code wrapped: see ``LinearizeTrace._box`` and the API
-    functions' ``_out``. Per thread, so eager code in other threads is unaffected."""
+    functions' ``_out``. Per thread (eager code in other threads is unaffected)."""
     on = False
 
 
@@ -458,6 +459,7 @@ INTERNAL = _Internal()
 ARRAY_CLASS = [np.ndarray]
 # The exact types of eager arrays (numpy's and the library's), for fast type tests.
 EAGER_TYPES = {np.ndarray}
+EAGER_CHECK: list = []   # [check(name, result)] of every eager result while a debug_nans is on
 
 
 def wrap(x):
@@ -465,9 +467,7 @@ def wrap(x):
     cls = ARRAY_CLASS[0]
     if type(x) is cls:
         return x
-    if isinstance(x, np.ndarray):
-        return x.view(cls)
-    if isinstance(x, np.generic):                # a numpy scalar: a 0-d Array
+    if isinstance(x, (np.ndarray, np.generic)):   # a numpy scalar: a 0-d Array
         return np.asarray(x).view(cls)
     if getattr(x, "__device_array__", False):   # a backend's device result stays there
         return x

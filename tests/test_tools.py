@@ -377,6 +377,45 @@ def test_debug_nans_blames_a_nan_argument():
     assert float(ft.jit(lambda x: x + 1.0)(1.0)) == 2.0       # no NaN: no error
 
 
+def test_debug_nans_checks_eager_operations():
+    # JAX's debug_nans_test: eager 0. / x, log(-1), grad(sqrt)(0) under debug_infs, a NaN
+    # in a scan/vmap body raise at the operation, with JAX's "invalid value (nan)" wording
+    x = fnp.array(0.0)
+    assert np.isnan(0.0 / x) and np.isnan(fnp.log(fnp.array(-1.0)))      # off: silent
+    config.update("debug_nans", True)
+    for f in (lambda: 0.0 / x, lambda: x / x, lambda: fnp.log(fnp.array(-1.0)),
+              lambda: fnp.array([1 + 1j]) * np.nan,
+              lambda: ft.vmap(fnp.log)(fnp.array([1.0, -1.0])),
+              lambda: ft.grad(lambda t: fnp.sqrt(t) * 0.0)(0.0),
+              lambda: ft.lax.scan(lambda c, t: (c + fnp.log(t), c), 0.0,
+                                  fnp.array([1.0, -1.0]))[0]):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered"):
+            f()
+    assert float(fnp.tanh(fnp.array(1.0)) + 1.0) == pytest.approx(1.7615941559557649)
+    assert float(fnp.sinc(0.0)) == 1.0                     # JAX's testSinc: no false alarm
+    config.update("debug_nans", False)
+    config.update("debug_infs", True)
+    with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered"):
+        1.0 / x
+    with pytest.raises(FloatingPointError, match=r"invalid value \(inf\)"):
+        ft.grad(fnp.sqrt)(0.0)
+    assert np.isnan(0.0 / x)                               # only infinities are checked
+    config.update("debug_infs", False)
+    assert np.isinf(1.0 / x) and np.isinf(fnp.exp(fnp.array(1e3)))
+
+
+def test_debug_nans_jit_message_says_which_operation():
+    # JAX's testDebugNansZeroDiv / testCallDeoptimized: "invalid value (nan) encountered
+    # in div", and in cond for a NaN a branch makes
+    f = ft.jit(lambda x: ft.lax.cond(x == 1, lambda _: np.nan, lambda _: 2.0, operand=None))
+    assert float(f(2)) == 2.0
+    config.update("debug_nans", True)
+    with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in div"):
+        ft.jit(lambda a, b: a / b)(fnp.zeros(()), fnp.zeros(()))
+    with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in cond"):
+        f(1)
+
+
 # --------------------------------------------------------------------------- to_dot
 
 def _dot_nodes_and_edges(text):

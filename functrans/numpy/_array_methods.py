@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import canonical_dtype
-from .. import numpy_dispatch, tracing
+from .. import config, numpy_dispatch, tracing
 from ..array import Array, no_out_argument
 from ..numpy_warnings import QUIET, QUIET_VAR
 from ..primitives.control_flow import repeat_where_hit
@@ -537,6 +537,18 @@ def _install_tracer_methods():
     T.nbytes = property(lambda self: np.dtype(self.dtype).itemsize * self.size)
 
 
+def _sync_operators(*_):
+    """Array's operators take numpy's fast route unless a check needs fnp's functions: a
+    promotion option (``_promotion_mode``), debug_nans / debug_infs (fnp's eager check)."""
+    fast = not (_promotion_mode.ACTIVE or config.read("debug_nans") or config.read("debug_infs"))
+    if _FAST_OPERATORS[:1] != [fast]:
+        _FAST_OPERATORS[:] = [fast]
+        _install_array_operators(fast=fast)
+
+
+_FAST_OPERATORS: list = []    # whether the fast operators are installed
+
+
 def install(fnp) -> None:
     """Attach the methods to ``Array`` and ``Tracer`` and numpy's protocols to tracers,
     all calling the functions of ``fnp`` (the ``functrans.numpy`` module).
@@ -547,7 +559,8 @@ def install(fnp) -> None:
     """
     _FNP[:] = [fnp]
     _install_array_methods()
-    _install_array_operators(fast=not _promotion_mode.ACTIVE)
-    _promotion_mode._listeners.append(lambda active: _install_array_operators(fast=not active))
+    _sync_operators()
+    _promotion_mode._listeners.append(_sync_operators)
+    config.on_update(_sync_operators)
     _install_tracer_methods()
     numpy_dispatch.install(fnp)

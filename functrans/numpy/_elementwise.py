@@ -20,22 +20,19 @@ import functools
 
 import numpy as np
 
-from ..array import (Array as _Array, numpy_floor_divide, numpy_maximum, numpy_minimum,
-                     numpy_remainder, numpy_sign)
+from ..array import (Array, Array as _Array, numpy_floor_divide, numpy_maximum,
+                     numpy_minimum, numpy_remainder, numpy_sign)
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
-from ..tracing import Tracer, wrap
+from ..tracing import EAGER_CHECK, Tracer, wrap
 from ..primitives import elementwise as E
 from . import _promotion_mode
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
-                    const_as,
-                    result_dtype, shape_of, unsupported_dtype_error)
-from ..array import Array
+                    const_as, result_dtype, shape_of, unsupported_dtype_error)
 from ..typing import ArrayLike
 
 # (plus the functions generated from the op table's rows, at the end)
 __all__ = [
-    "add", "floor_divide", "power", "pow",
-    "remainder", "mod", "fmax", "fmin",
+    "add", "floor_divide", "power", "pow", "remainder", "mod", "fmax", "fmin",
     "positive", "abs", "absolute", "sign", "reciprocal",
     "deg2rad", "rad2deg", "degrees", "radians", "floor", "ceil", "round", "around",
     "isnan", "isinf", "isfinite",
@@ -44,8 +41,7 @@ __all__ = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert",
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
 ]
-# where, clip, real, imag, conj(ugate) are in _elementwise_select, which is written with
-# this module
+# where, clip, real, imag, conj(ugate) are in _elementwise_select, written with this one
 
 SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
                                              "uint32", "bool", "complex64", "complex128"))
@@ -153,6 +149,8 @@ def _eager1(np_fn, x):
         QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED and not kept_small(r.dtype, (x,)):
         return eager_call(np_fn, (x,))
+    if EAGER_CHECK:        # debug_nans / debug_infs while on (functrans.debug)
+        EAGER_CHECK[0](np_fn.__name__, r)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
@@ -176,6 +174,8 @@ def _eager2(np_fn, x, y):
         QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED and not kept_small(r.dtype, (x, y)):
         return eager_call(np_fn, (x, y))
+    if EAGER_CHECK:        # debug_nans / debug_infs while on (functrans.debug)
+        EAGER_CHECK[0](np_fn.__name__, r)
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 

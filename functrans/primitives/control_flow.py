@@ -141,17 +141,28 @@ def _trace_branches(funs, names, operands, what):
     return leaves, tuple(branches), consts, tree0
 
 
+_NO_OPERAND = object()
+
+
 def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
-         *operands: Any) -> Any:
+         *operands: Any, operand: Any = _NO_OPERAND) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one staged branch.
 
-    ``pred`` is a boolean scalar (a number: true where nonzero, as JAX). Both branches are traced; their outputs must
-    agree in structure, shapes and dtypes.
+    ``pred`` is a boolean scalar (a number: true where nonzero, as JAX). Both branches are
+    traced; their outputs must agree in structure, shapes and dtypes. ``operand=x`` (JAX's
+    older spelling) is the one operand ``x``.
 
     >>> from functrans import lax
     >>> float(lax.cond(True, lambda x: x + 1.0, lambda x: x - 1.0, 2.0))
     3.0
+    >>> float(lax.cond(False, lambda _: 1.0, lambda _: 2.0, operand=None))
+    2.0
     """
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("lax.cond: if `operand` is passed, positional `operands` should "
+                            "not be passed")
+        operands = (operand,)
     _check_fun(true_fun, "lax.cond: true_fun")
     _check_fun(false_fun, "lax.cond: false_fun")
     pred = as_array(pred)
