@@ -1,6 +1,6 @@
-"""The error-function family: erfc without cancellation in the tail (the continued
-fraction of Q(1/2, z^2) beyond z = 1.25, where 1 - erf(z) would lose digits), the
-normal CDF and its log for every x (the log form never underflows), and its inverse
+"""The error-function family: erfc without cancellation in the tail (W. J. Cody's
+rational Chebyshev approximations of exp(z^2) erfc(z), times exp(-z^2) kept in parts),
+the normal CDF and its log for every x (the log form never underflows), and its inverse
 (Cephes' rational approximations, as scipy's and JAX's).
 """
 from __future__ import annotations
@@ -13,54 +13,94 @@ from .. import lax
 from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..lax_special import erf_inv
-from ._special_gamma import as_float
+from ._special_gamma import as_float, in_float64
 from ._special_wofz import wofz
 from ..typing import Array, ArrayLike
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri"]
 
-_CF_TERMS = 60
-_SPLIT = 1.25
+# W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23
+# (1969), with the coefficients of his CALERF (netlib specfun), highest power first:
+# erf(z) = z A(z^2) / B(z^2) for |z| <= 1/2 - 1/32; exp(z^2) erfc(z) = C(z) / D(z) up to
+# z = 4 and (1/sqrt(pi) - s P(s) / Q(s)) / z with s = 1/z^2 beyond (about 18 digits each)
+_SPLIT = 0.46875
+_MID_TO = 4.0
+_ERF_A = (1.85777706184603153e-1, 3.16112374387056560e0, 1.13864154151050156e2,
+          3.77485237685302021e2, 3.20937758913846947e3)
+_ERF_B = (1.0, 2.36012909523441209e1, 2.44024637934444173e2, 1.28261652607737228e3,
+          2.84423683343917062e3)
+_ERFCX_C = (2.15311535474403846e-8, 5.64188496988670089e-1, 8.88314979438837594e0,
+            6.61191906371416295e1, 2.98635138197400131e2, 8.81952221241769090e2,
+            1.71204761263407058e3, 2.05107837782607147e3, 1.23033935479799725e3)
+_ERFCX_D = (1.0, 1.57449261107098347e1, 1.17693950891312499e2, 5.37181101862009858e2,
+            1.62138957456669019e3, 3.29079923573345963e3, 4.36261909014324716e3,
+            3.43936767414372164e3, 1.23033935480374942e3)
+_ERFCX_P = (1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439e-1,
+            1.25781726111229246e-1, 1.60837851487422766e-2, 6.58749161529837803e-4)
+_ERFCX_Q = (1.0, 2.56852019228982242e0, 1.87295284992346047e0, 5.27905102951428412e-1,
+            6.05183413124413191e-2, 2.33520497626869185e-3)
+# beyond this u, u * 16 may overflow; there u is an integer and its own 1/16 grid point
+_GRID_BELOW = 2.0 ** 100
+
+
+def _horner(coefs, x):
+    """The polynomial with ``coefs`` (highest power first) at ``x``."""
+    t = x.dtype.type
+    acc = x + t(coefs[1]) if coefs[0] == 1 else fnp.full_like(x, t(coefs[0])) * x + t(coefs[1])
+    for c in coefs[2:]:
+        acc = acc * x + t(c)
+    return acc
+
+
+def _one_minus_erf(z):
+    """1 - erf(z) for |z| < _SPLIT (at most 1/2: no cancellation)."""
+    zz = z * z
+    return z.dtype.type(1) - z * (_horner(_ERF_A, zz) / _horner(_ERF_B, zz))
+
+
+def _erfcx_pos(z):
+    """exp(z^2) erfc(z) for z >= _SPLIT (0 at z = inf)."""
+    t = z.dtype.type
+    m = fnp.minimum(z, t(_MID_TO))
+    mid = _horner(_ERFCX_C, m) / _horner(_ERFCX_D, m)
+    b = fnp.maximum(z, t(_MID_TO))
+    s = t(1) / (b * b)                  # 0 once b * b overflows: erfcx = 1 / (sqrt(pi) z)
+    far = (t(1 / math.sqrt(math.pi)) - s * (_horner(_ERFCX_P, s) / _horner(_ERFCX_Q, s))) / b
+    return fnp.where(z <= t(_MID_TO), mid, far)
 
 
 def _erfc_tail_parts(u, c2):
-    """erfc(z) for z = u sqrt(c2) >= 1.25 (c2 is 1 or 1/2, so ndtr needs no rounded
-    x / sqrt(2)), as exp(-c2 hi^2) * exp(rest) * factor: factor = z / sqrt(pi) *
-    (the continued fraction of Q(1/2, z^2), run backwards over a fixed number of
-    terms).  Kept as three parts: their product, or the log of it, never adds
-    rounding errors into a large exponent."""
+    """erfc(z) for z = u sqrt(c2) >= _SPLIT (c2 is 1 or 1/2, so ndtr needs no rounded
+    x / sqrt(2)), as exp(-c2 hi^2) * exp(rest) * erfcx(z): kept as three parts, their
+    product or the log of it never adds rounding errors into a large exponent."""
     t = u.dtype.type
-    z = u * t(math.sqrt(c2))
-    x = z * z
-    # Q(a, x) x^-a e^x Gamma(a) = 1 / (x + 1 - a - 1(1-a) / (x + 3 - a - 2(2-a) / ...))
-    def backward_step(k, tail):
-        i = fnp.asarray(_CF_TERMS - k, x.dtype)
-        return -i * (i - t(0.5)) / (x + t(2) * i + t(0.5) + tail)
-
-    tail = lax.fori_loop(0, _CF_TERMS, backward_step, fnp.zeros_like(x))
-    frac = t(1) / (x + t(0.5) + tail)
+    factor = _erfcx_pos(u * t(math.sqrt(c2)))
     # u^2 rounds with an error of u^2 * eps, which exp would amplify to a relative
     # error of u^2 * eps: split u = hi + lo with hi on a 1/16 grid so hi^2 is exact
-    hi = fnp.floor(u * t(16)) / t(16)
-    return (-t(c2) * (hi * hi), -t(c2) * ((u - hi) * (u + hi)),
-            z * frac * t(1 / math.sqrt(math.pi)))
+    gridded = u < t(_GRID_BELOW)
+    hi = fnp.where(gridded, fnp.floor(u * t(16)) / t(16), u)
+    rest = fnp.where(gridded, -t(c2) * ((u - hi) * (u + hi)), t(0))
+    return -t(c2) * (hi * hi), rest, factor
 
 
-def _log_erfc_tail(u, c2):
-    big, rest, factor = _erfc_tail_parts(u, c2)
-    return big + (rest + fnp.log(factor))
+def _erfc_abs_parts(a, c2):
+    """erfc(a sqrt(c2)) for a >= 0, inf or NaN, in the form each caller needs:
+    (near, 1 - erf near 0, and the tail's three parts), ``near`` where a sqrt(c2) <
+    _SPLIT or NaN (the tail's parts are then those at a harmless a = 1)."""
+    t = a.dtype.type
+    z = a * t(math.sqrt(c2))
+    near = ~(z >= t(_SPLIT))
+    near_value = _one_minus_erf(fnp.where(near, z, t(0)))
+    return (near, near_value) + _erfc_tail_parts(fnp.where(near, t(1), a), c2)
 
 
+@in_float64
 def _erfc_value(u, c2):
     """erfc(u sqrt(c2))."""
     t = u.dtype.type
-    big = fnp.abs(u) >= t(_SPLIT / math.sqrt(c2))
-    au = fnp.where(big & fnp.isfinite(u), fnp.abs(u), t(2))
-    big_part, rest, factor = _erfc_tail_parts(au, c2)
-    tail = fnp.exp(big_part) * (fnp.exp(rest) * factor)
-    tail = fnp.where(fnp.isinf(u), t(0), tail)
-    mid = t(1) - lax.erf(u * t(math.sqrt(c2)))
-    return fnp.where(big, fnp.where(u > 0, tail, t(2) - tail), mid)
+    near, near_value, big, rest, factor = _erfc_abs_parts(fnp.abs(u), c2)
+    value = fnp.where(near, near_value, fnp.exp(big) * (fnp.exp(rest) * factor))
+    return fnp.where(u < t(0), t(2) - value, value)
 
 
 @custom_jvp
@@ -86,7 +126,8 @@ def erf(x: ArrayLike) -> Array:
 
 
 def erfc(x: ArrayLike) -> Array:
-    """1 - erf(x), accurate in the right tail (continued fraction beyond |x| = 1.25).
+    """1 - erf(x), accurate in the right tail (a rational erfcx times exp(-x^2) beyond
+    |x| = 0.46875).
 
     >>> from functrans.scipy.special import erfc
     >>> float(erfc(10.0)) > 0
@@ -131,18 +172,22 @@ def ndtr(x: ArrayLike) -> Array:
     return _ndtr(as_float(x))
 
 
+@in_float64
+def _log_ndtr_value(x):
+    t = x.dtype.type
+    # c = ndtr(-|x|) = erfc(|x| / sqrt(2)) / 2, and its log from the parts (no underflow)
+    near, near_value, big, rest, factor = _erfc_abs_parts(fnp.abs(x), 0.5)
+    half = t(0.5)
+    log_c = fnp.where(near, fnp.log(half * near_value),
+                      big + (rest + fnp.log(factor)) - t(math.log(2)))
+    c = half * fnp.where(near, near_value, fnp.exp(big) * (fnp.exp(rest) * factor))
+    # for x > 0, log(1 - c) with c < 1/2: log1p keeps every digit
+    return fnp.where(x > t(0), fnp.log1p(-c), log_c)
+
+
 @custom_jvp
 def _log_ndtr(x):
-    t = x.dtype.type
-    u = -x
-    left = u >= t(_SPLIT * math.sqrt(2))
-    log_tail = _log_erfc_tail(fnp.where(left & fnp.isfinite(u), u, t(2)), 0.5) - t(math.log(2))
-    log_tail = fnp.where(fnp.isinf(u), t(-np.inf), log_tail)
-    upper = x > t(0)
-    # for x > 0, ndtr(-x) < 1/2: log1p keeps every digit of log(1 - ndtr(-x))
-    right = fnp.log1p(-t(0.5) * _erfc_value(x, 0.5))
-    mid = fnp.log(t(0.5) * _erfc_value(u, 0.5))
-    return fnp.where(left, log_tail, fnp.where(upper, right, mid))
+    return _log_ndtr_value(x)
 
 
 @_log_ndtr.defjvp
@@ -186,14 +231,6 @@ _NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0,
              1.37702099489081330271E0, 2.16236993594496635890E-1,
              1.34204006088543189037E-2, 3.28014464682127739104E-4,
              2.89247864745380683936E-6, 6.79019408009981274425E-9)
-
-
-def _horner(coefs, x):
-    t = x.dtype.type
-    acc = fnp.full_like(x, t(coefs[0]))
-    for c in coefs[1:]:
-        acc = acc * x + t(c)
-    return acc
 
 
 def _ndtri_value(p):
@@ -242,15 +279,25 @@ def ndtri(p: ArrayLike) -> Array:
     return _ndtri(as_float(p))
 
 
+@in_float64
+def _erfcx_value(x):
+    t = x.dtype.type
+    ax = fnp.abs(x)
+    near = ~(ax >= t(_SPLIT))            # NaN too
+    xn = fnp.where(near, x, t(0))
+    near_value = fnp.exp(xn * xn) * _one_minus_erf(xn)
+    pos = _erfcx_pos(fnp.where(near, t(1), ax))
+    # x < 0: 2 exp(x^2) - erfcx(-x), exp(x^2) in the parts of _erfc_tail_parts (it
+    # overflows beyond x = -26.7 in float64: past 27 only the clamp's inf is seen)
+    an = fnp.where(near, t(1), fnp.minimum(ax, t(27)))
+    hi = fnp.floor(an * t(16)) / t(16)
+    neg = t(2) * (fnp.exp(hi * hi) * fnp.exp((an - hi) * (an + hi))) - pos
+    return fnp.where(near, near_value, fnp.where(x > t(0), pos, neg))
+
+
 @custom_jvp
 def _erfcx(x):
-    t = x.dtype.type
-    big = x >= t(_SPLIT)
-    # erfc(x) = exp(-x^2) * factor in the tail: erfcx is the factor itself
-    _, _, factor = _erfc_tail_parts(fnp.where(big & fnp.isfinite(x), x, t(2)), 1.0)
-    factor = fnp.where(fnp.isinf(x), t(0), factor)
-    small = fnp.exp(x * x) * _erfc_value(fnp.where(big, t(0), x), 1.0)
-    return fnp.where(big, factor, small)
+    return _erfcx_value(x)
 
 
 @_erfcx.defjvp
