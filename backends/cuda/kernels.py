@@ -221,7 +221,9 @@ def copy(shape, strides, offset, src_dtype, dst_dtype):
         idx = index(strides, offset, dn)
     L.append(f"        x_ = src[{idx}]")
     val = "x_"
-    if dst_dtype == np.bool_ and src_dtype != np.bool_:
+    if dst_dtype == src_dtype:
+        expr = val        # a plain copy (float16 too, which has no kernel-namespace type)
+    elif dst_dtype == np.bool_:
         expr = f"({val} != {const(src_dtype, 0)})"
     elif src_dtype.kind == "f" and dst_dtype.kind in "iu":
         expr = f2i(dst_dtype, val)

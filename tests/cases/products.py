@@ -37,6 +37,13 @@ def _es(name, spec, *shapes, **kw):
                   lambda *xs: np.einsum(spec, *xs), **kw)
 
 
+def _f16_products(a, b):
+    """The float16 row's reference: float32 products rounded once to float16 (the trace
+    sums the rounded float16 product, as fnp.trace(a @ b) does)."""
+    p = (a @ b).astype(np.float16)
+    return p, np.float16(a[0] @ b[:, 1]), p.T, np.float16(np.trace(p.astype(np.float32)))
+
+
 CASES = [
     # ------------------------------------------------------------- dot_general
     _dg_case("dot_general_matmul", (((1,), (0,)), ((), ())), (2, 3), (3, 4)),
@@ -112,4 +119,11 @@ CASES = [
     OpCase("diag_vector_neg_offset", lambda v: fnp.diag(v, -1), gen(randn(2)),
            lambda v: np.diag(v, -1)),
     OpCase("diag_matrix", lambda x: fnp.diag(x, -1), gen(randn(3, 4)), lambda x: np.diag(x, -1)),
+    # float16: products accumulated in float32, rounded once (XLA's CPU dot)
+    OpCase("matmul_dot_einsum_f16", lambda a, b: (fnp.matmul(a, b), fnp.dot(a[0], b[:, 1]),
+                                                  fnp.einsum("ij,jk->ki", a, b),
+                                                  fnp.trace(fnp.matmul(a, b))),
+           gen(randn(3, 8, dtype=np.float16), randn(8, 3, dtype=np.float16)),
+           lambda a, b: _f16_products(a.astype(np.float32), b.astype(np.float32)),
+           diff=False, rtol=2.0 ** -10, atol=2.0 ** -14),
 ]
