@@ -17,7 +17,7 @@
 | ``numpy_dtype_promotion`` | ``"standard"`` (``FUNCTRANS_NUMPY_DTYPE_PROMOTION``) | ``"strict"``: those functions raise ``TypePromotionError`` when operands of different dtypes would be promoted (a Python scalar may still adapt to an array of its kind or wider: int to int/float/complex, float to float/complex), as JAX |
 | ``no_tracing`` | False | a ``jit`` function that must trace (a cache miss) raises ``RuntimeError`` |
 | ``disable_jit`` | False | ``jit`` functions run as plain Python in every thread (``ft.disable_jit()`` is the per-thread form and wins inside its block) |
-| ``default_device`` | None | accepted: None, ``"cpu"`` or the host ``Device`` (where arrays already live); a GPU raises (use ``jit(backend="cuda")`` / ``device_put(x, "cuda")``) |
+| ``default_device`` | None | accepted with no effect: None, ``"cpu"`` or the host ``Device`` (where eager arrays live; ``jit`` still compiles for the default backend), or the GPU when it is the default backend (``FUNCTRANS_BACKEND=cuda``); another GPU choice raises (use ``jit(backend="cuda")`` / ``device_put(x, "cuda")``) |
 | ``default_matmul_precision`` | None | accepted: None or one of JAX's level names (``"highest"``, ``"float32"``, ``"tensorfloat32"``, ``"bfloat16"``, ``"high"``, ``"default"``); changes nothing, as ``precision=`` (``functrans.precision``): products are computed at the dtype's full precision; JAX's algorithm names raise |
 | ``transfer_guard`` (and ``_host_to_device``, ``_device_to_host``, ``_device_to_device``) | None | accepted levels (``"allow"``, ``"log"``, ``"disallow"``, ``"log_explicit"``, ``"disallow_explicit"``) with no effect: on the host CPU there are no transfers to guard (JAX's CPU backend does not fire either); the CUDA backend's copies are not guarded |
 | ``softmax_custom_jvp`` | False | accepted; ``nn.softmax``'s derivative is the same value either way |
@@ -119,12 +119,15 @@ def _only(value_ok, why):
 
 
 def _as_device(name, value):
-    if value is None or value == "cpu" or getattr(value, "platform", None) == "cpu":
+    platform = value if isinstance(value, str) else getattr(value, "platform", None)
+    if value is None or platform == "cpu" or (platform in ("cuda", "gpu")
+                                              and _default_backend() == "cuda"):
         return value
     raise NotImplementedError(
-        f"option {name!r}: only the host CPU (None, 'cpu' or ft.devices('cpu')[0]) can be the "
-        f"default device here, got {value!r:.60}; run on the GPU with jit(..., "
-        "backend='cuda') and device_put(x, 'cuda')")
+        f"option {name!r}: the default device here is the host CPU (None, 'cpu' or "
+        "ft.devices('cpu')[0]) or, under FUNCTRANS_BACKEND=cuda, the GPU that is already "
+        f"the default; got {value!r:.60}; run on the GPU with jit(..., backend='cuda') and "
+        "device_put(x, 'cuda')")
 
 
 _PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",

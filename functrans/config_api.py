@@ -98,9 +98,10 @@ def numpy_dtype_promotion(new_val: str) -> contextlib.AbstractContextManager:
 
 
 def default_device(new_val: Any) -> contextlib.AbstractContextManager:
-    """The default device inside a ``with`` block (JAX's ``jax.default_device``): None,
-    ``"cpu"`` or the host ``Device``, where functrans's arrays already live; a GPU device
-    raises ``NotImplementedError`` (use ``jit(..., backend="cuda")``).
+    """The default device inside a ``with`` block (JAX's ``jax.default_device``), accepted
+    with no effect: None, ``"cpu"`` or the host ``Device`` (where eager arrays live), or
+    the GPU when it is the default backend already; another GPU choice raises
+    ``NotImplementedError`` (use ``jit(..., backend="cuda")``).
 
     >>> import functrans as ft
     >>> with ft.default_device(ft.devices("cpu")[0]):
