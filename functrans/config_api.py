@@ -63,8 +63,7 @@ def debug_infs(new_val: bool = True) -> contextlib.AbstractContextManager:
     ...     ft.jit(lambda x: fnp.exp(x))(1000.0)
     Traceback (most recent call last):
     ...
-    FloatingPointError: debug_infs: inf produced in jit(<lambda>) by equation 0 (primitive 'exp'):
-    ...
+    FloatingPointError: debug_infs: inf produced in jit(<lambda>) by equation 0 (primitive 'exp'...
     """
     return option_set("debug_infs", bool(new_val))
 
