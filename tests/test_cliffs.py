@@ -257,3 +257,17 @@ def test_isin_of_many_pairs_is_a_binary_search():
                     np.testing.assert_array_equal(ft.jit(f)(x, y), want)
     with pytest.raises(ValueError, match="method"):
         fnp.isin(e, t, method="hash")
+
+
+def test_large_eager_polyval_runs_compiled():
+    from functrans.numpy import _polynomial
+    x = np.random.default_rng(13).standard_normal(_polynomial.EAGER_COMPILE_MIN)
+    p = np.array([0.5, -1.0, 2.0, 3.0])
+    _polynomial._COMPILED_HORNER.clear()
+    np.testing.assert_allclose(fnp.polyval(p, x[:100]), np.polyval(p, x[:100]), rtol=1e-14)
+    assert not _polynomial._COMPILED_HORNER               # small: eager
+    np.testing.assert_allclose(fnp.polyval(p, x), np.polyval(p, x), rtol=1e-13, atol=1e-14)
+    assert len(_polynomial._COMPILED_HORNER) == 1
+    assert fnp.polyval(p.astype(np.float32), x.astype(np.float32)).dtype == np.float32
+    g = ft.grad(lambda x: fnp.polyval(p, x).sum())(x[:5])           # traced: no eager path
+    np.testing.assert_allclose(g, np.polyval(np.polyder(p), x[:5]), rtol=1e-13)
