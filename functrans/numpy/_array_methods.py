@@ -415,6 +415,7 @@ _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_eq
 
 
 _ARRAYLIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
+_F16 = np.dtype(np.float16)
 _SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
                                               "uint32", "bool", "complex64", "complex128"))
 # operators whose fnp function is exactly the numpy ufunc (when the result dtype is a
@@ -458,7 +459,9 @@ def _array_binop(name, reflected=False, fast=True):
                 return slow(self, other)            # fnp's message
             finally:
                 QUIET_VAR.reset(token)
-            if r.dtype in _SUPPORTED:
+            # float16 is kept where an operand has it (fnp's rule: not sin(int8)'s)
+            if r.dtype in _SUPPORTED or (r.dtype == _F16 and (
+                    self.dtype == _F16 or getattr(o, "dtype", None) == _F16)):
                 return r.view(Array) if type(r) is base else tracing.wrap(r)
         return slow(self, other)
     op.__name__ = name
