@@ -103,6 +103,8 @@ def clip(x: ArrayLike, a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALU
     bounds = [b for b in (lo, hi) if b is not None]
     if not any(isinstance(v, Tracer) for v in [x] + bounds):
         check_args("clip", x, *bounds)
+        if _promotion_mode.ACTIVE:       # as the traced path's promote
+            _promotion_mode.check_operands("clip", [x] + bounds)
         if not bounds:
             return wrap(np.asarray(x))
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])

@@ -14,6 +14,7 @@ import numpy as np
 from ..primitives.elementwise import bitcast_convert_type
 from . import _elementwise as el
 from . import _elementwise_select as sel
+from . import _promotion_mode
 from ._creation import asarray, full_like
 from ._structural import broadcast_arrays
 from ._util import result_dtype
@@ -42,6 +43,8 @@ def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> fnp.nextafter(fnp.asarray([0.0, 1.0]), fnp.asarray([1.0, 0.0])).tolist()
     [5e-324, 0.9999999999999999]
     """
+    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
+        _promotion_mode.check_operands("nextafter", (x1, x2))
     (x1, x2), dt = _floats(x1, x2)
     x1, x2 = broadcast_arrays(x1, x2)
     ity = _INT_OF[dt]
