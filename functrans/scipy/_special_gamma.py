@@ -24,8 +24,8 @@ from ..primitives.control_flow import while_loop
 from ..primitives.custom import stop_gradient
 from ..typing import Array, ArrayLike
 
-__all__ = ["as_float", "in_float64", "gammaln", "gammasgn", "gamma", "digamma", "trigamma", "polygamma",
-           "zeta", "betaln", "beta", "gammainc", "gammaincc", "betainc", "poch",
+__all__ = ["as_float", "in_float64", "gammaln", "gammasgn", "gamma", "digamma", "trigamma",
+           "polygamma", "zeta", "betaln", "beta", "gammainc", "gammaincc", "betainc", "poch",
            "factorial", "multigammaln", "converge", "comb"]
 
 # B_2, B_4, ..., B_24 (exact), for the Euler-Maclaurin and asymptotic series
