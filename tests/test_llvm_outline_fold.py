@@ -181,3 +181,36 @@ def test_chunk_in_chunk_with_scan_rows(rng, monkeypatch):
             c = c * r + np.sum(c)
         c = np.sin(c) + np.mean(ys)
     np.testing.assert_allclose(np.asarray(exe(x)), c, rtol=1e-3, atol=1e-4)   # f32 sums
+
+
+def _heads(x, ws):
+    b, s, d = x.shape
+    for w in ws:       # batched products over (batch, head): operands copied to temporaries
+        q = (x @ w).reshape(b, s, 2, d // 2)
+        k = x.reshape(b, s, 2, d // 2)
+        a = fnp.einsum("bshd,bthd->bhst", q, k) * 0.01
+        x = fnp.einsum("bhst,bthd->bshd", a, k).reshape(b, s, d) * 0.1 + x
+    return x
+
+
+def test_steps_with_workspace_temporaries_fold(rng, monkeypatch):
+    """A step's workspace temporaries come as arguments (``StepFn.tmps``), not as
+    offsets in its code: each layer's copy of a step is the same function."""
+    monkeypatch.setattr(program, "OUTLINE_STEPS", 1)
+    x = rng.standard_normal((2, 64, 128)).astype(np.float32)
+    ws = [rng.standard_normal((128, 128)).astype(np.float32) * 0.1 for _ in range(3)]
+
+    def looping_steps(exe):
+        fns = _functions(exe.as_text().split("; ---- LLVM IR after")[0])
+        return sorted(n for n, t in fns.items()
+                      if n.startswith("step") and "noinline" in t.split("\n", 1)[0])
+    one, three = _compiled(_heads, x, ws[:1]), _compiled(_heads, x, ws)
+    steps = looping_steps(one)
+    assert steps and looping_steps(three) == steps
+    want = x
+    for w in ws:
+        q = (want @ w).reshape(2, 64, 2, 64)
+        k = want.reshape(2, 64, 2, 64)
+        a = np.einsum("bshd,bthd->bhst", q, k) * np.float32(0.01)
+        want = np.einsum("bhst,bthd->bshd", a, k).reshape(2, 64, 128) * np.float32(0.1) + want
+    np.testing.assert_allclose(np.asarray(three(x, ws)), want, rtol=1e-4, atol=1e-4)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from .lltypes import I1, I8, I32, I64, emit_loop, emit_nest
-from .values import PTR
+from .values import PTR, Ref
 
 __all__ = ["Fn", "StepFn", "STEP_PREFIX", "OUTLINE_STEPS", "outline", "Chunk", "kernel_chunks",
            "CHUNK_LOOPS", "CHUNK_MIN_LOOPS"]
@@ -43,6 +43,7 @@ _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, des
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STEP_PREFIX = "step"     # the names of outlined step functions (``split`` knows them)
 OUTLINE_STEPS = 8        # top-level steps with emitters of their own before they are outlined
+STEP_TMPS = 4            # workspace temporaries a step function gets as arguments (StepFn)
 CHUNK_MIN_LOOPS = 48     # looping kernels in one plan before its kernel runs are chunked
 CHUNK_LOOPS = 24         # looping kernels per chunk
 _REACHABLE = ("slot", "ws", "lent")   # buffers a step function finds from ``slots``
@@ -124,23 +125,39 @@ class Fn:
 
 
 class StepFn(Fn):
-    """The function of one top-level step: ``ptr step(ptr slots, ptr buffer...)``; the
-    buffers are the data pointers of the step's operands and results (``refs``, in
-    order; the caller computes them), so that the same step on buffers elsewhere (the
-    next layer's) is the same function (``fold``). Anything else (a temporary of its
-    own in the workspace) is reached from ``slots`` as in a segment."""
+    """The function of one top-level step: ``ptr step(ptr slots, ptr buffer..., ptr
+    tmp...)``; the buffers are the data pointers of the step's operands and results
+    (``refs``, in order; the caller computes them), so that the same step on buffers
+    elsewhere (the next layer's) is the same function (``fold``). So are its temporaries
+    in the workspace (a dot_general's transposed operands): the first STEP_TMPS it asks
+    for come in the ``tmp`` arguments (``tmps``: their offsets; the caller passes null
+    for the unused), any further one at its offset from the last. Their offsets differ
+    from layer to layer; in the step's code, they made each layer's copy a function of
+    its own. Anything else is reached from ``slots`` as in a segment."""
 
     def __init__(self, lw, name, refs):
         self.lw = lw
-        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR] * (1 + len(refs))), name)
+        n = 1 + len(refs)
+        self.fn = ir.Function(lw.module, ir.FunctionType(PTR, [PTR] * (n + STEP_TMPS)), name)
         self.fn.linkage = "internal"
         self.fn.attributes.add("nounwind")
         self._start(self.fn.args[0])
         self._args = {_key(r): a for r, a in zip(refs, self.fn.args[1:])}
+        self._tmp_args = self.fn.args[n:]
+        self.tmps = []              # workspace offsets the ``tmp`` arguments point at
 
     def ptr(self, ref):
         a = self._args.get(_key(ref))
-        return super().ptr(ref) if a is None else a
+        if a is not None:
+            return a
+        if ref.kind != "ws":
+            return super().ptr(ref)
+        if ref.where not in self.tmps and len(self.tmps) < STEP_TMPS:
+            self.tmps.append(ref.where)
+        j = self.tmps.index(ref.where) if ref.where in self.tmps else len(self.tmps) - 1
+        off = ref.where - self.tmps[j]
+        tmp = self._tmp_args[j]
+        return self.b.gep(tmp, [ir.Constant(I64, off)], source_etype=I8) if off else tmp
 
     def close(self):
         """End the body (return ``slots``: success); True when the function loops."""
@@ -178,7 +195,9 @@ def outline(lw, fn, emit, ins, outs):
     emit(step)
     fails = any(isinstance(blk.terminator, ir.Ret) for blk in step.fn.blocks)
     step.fn.attributes.add("noinline" if step.close() else "alwaysinline")
-    res = fn.b.call(step.fn, [fn.slots] + [fn.ptr(r) for r in args])
+    tmps = [fn.ptr(Ref("ws", off, None)) for off in step.tmps]
+    tmps += [ir.Constant(PTR, None)] * (STEP_TMPS - len(tmps))
+    res = fn.b.call(step.fn, [fn.slots] + [fn.ptr(r) for r in args] + tmps)
     if fails:                          # a failure path returned null: so does the segment
         _check(fn, res)
 
