@@ -218,7 +218,13 @@ STRICT = [("f32+f64", lambda: F32 + F64, None), ("f32+1.0", lambda: F32 + 1.0, "
           ("f32+np.float64", lambda: F32 + np.float64(1), None),
           ("f32<f64", lambda: F32 < F64, None), ("i32**2", lambda: I32 ** 2, "int32"),
           ("where f32/f64", lambda: fnp.where(True, F32, F64), None),
-          ("where f64/0.0", lambda: fnp.where(F64 > 0, F64, 0.0), "float64")]
+          ("where f64/0.0", lambda: fnp.where(F64 > 0, F64, 0.0), "float64"),
+          ("logical_and", lambda: fnp.logical_and(F32, F64), None),
+          ("fmod", lambda: fnp.fmod(F32, F64), None), ("heaviside", lambda: fnp.heaviside(F32, F64),
+                                                        None),
+          ("float_power", lambda: fnp.float_power(F32, F64), None),
+          ("clip", lambda: fnp.clip(F32, F64, 2.0), None),
+          ("clip f32 0.0", lambda: fnp.clip(F32, 0.0, 2.0), "float32")]
 
 
 @pytest.mark.parametrize("label, op, want", STRICT, ids=[s[0] for s in STRICT])
@@ -235,8 +241,9 @@ def test_strict_dtype_promotion_as_jax(label, op, want):
 
 def test_strict_dtype_promotion_under_transforms():
     with ft.numpy_dtype_promotion("strict"):
-        with pytest.raises(TypePromotionError):
-            ft.jit(lambda a, b: a + b)(F32, F64)
+        for f in (lambda a, b: a + b, fnp.logical_and, fnp.fmod, lambda a, b: fnp.clip(a, b)):
+            with pytest.raises(TypePromotionError):
+                ft.jit(f)(F32, F64)
         # a weakly typed traced scalar adapts, as JAX's
         assert ft.jit(lambda t: F32 * t)(2.0).dtype == np.float32
         g = ft.grad(lambda x: fnp.sum(ft.nn.softmax(x) * 2.0))(F32)

@@ -248,7 +248,7 @@ def _predicate(name, np_fn, traced, truth_values=False):
         check_args(name, x, y)
         if truth_values:
             # conversion to bool is truthiness (nan is true), as numpy
-            return traced(*promote(name, x, y, dtype=np.bool_))
+            return traced(*promote(name, x, y, dtype=np.bool_, checked=True))
         x, y = promote(name, x, y)
         out_dtype_of(name, np_fn, x.dtype, y.dtype)   # the dtype check
         return traced(x, y)

@@ -15,6 +15,7 @@ import numpy as np
 from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
+from . import _promotion_mode
 from . import _reductions as red
 from ._creation import asarray, inexact_dtype, zeros_like, ones_like, full_like
 from ._util import result_dtype
@@ -204,6 +205,8 @@ def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
     [-1, 1]
     """
     # one dtype by NEP 50 first: a Python float divisor keeps float32 float32
+    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
+        _promotion_mode.check_operands("fmod", (x1, x2))
     dt = result_dtype(x1, x2)
     x1, x2 = asarray(x1, dt), asarray(x2, dt)
     r = el.remainder(x1, x2)
@@ -226,6 +229,8 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     [0.0, 0.5, 1.0]
     """
     # numpy's result dtype (float32 with int8 stays float32); integers alone: float64
+    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
+        _promotion_mode.check_operands("heaviside", (x1, x2))
     dt = result_dtype(x1, x2)
     dt = dt if dt.kind in "fc" else np.dtype(np.float64)
     x1, x2 = asarray(x1, dt), asarray(x2, dt)
@@ -243,6 +248,8 @@ def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     >>> fnp.float_power(2, 3).item()
     8.0
     """
+    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
+        _promotion_mode.check_operands("float_power", (x1, x2))
     dt = inexact_dtype(result_dtype(x1, x2))
     return el.power(asarray(x1, dt), asarray(x2, dt))
 
