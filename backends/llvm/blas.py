@@ -19,6 +19,7 @@ import ctypes
 import functools
 import glob
 import os
+import time
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
@@ -85,6 +86,31 @@ def _register_thread_setter(lib, bits):
             f.restype = None
             threads.add_blas_setter(f)     # also applies a count balance() already chose
             return
+
+
+_EAGER_CHECKED = [-1e9]
+
+
+def balance_threads() -> None:
+    """Set this BLAS (numpy's) to the cores free now, as ``threads.balance`` does before
+    each compiled program: eager products (numpy's matmul/einsum, the impl of
+    ``dot_general``) call it too, at most every ``threads.BALANCE_SECONDS``. On a loaded
+    2-core machine OpenBLAS's two spinning threads cost a 256x256 product 5-15x its
+    one-thread CPU time (and wall time). Before any compiled program started the pool
+    only the BLAS is set (starting the pool imports numba: half a second)."""
+    if _library() is None:
+        return
+    if threads.pool_started():
+        threads.balance()
+        return
+    now = time.monotonic()
+    if now - _EAGER_CHECKED[0] < threads.BALANCE_SECONDS:
+        return
+    _EAGER_CHECKED[0] = now
+    free = threads.free_cores(1)
+    limit = threads.user_limit()
+    for setter in threads.BLAS_SETTERS:
+        setter(free if limit is None else min(free, limit))
 
 
 def available() -> bool:

@@ -89,6 +89,11 @@ def num_threads() -> int:
     return _start()
 
 
+def pool_started() -> bool:
+    """Whether the pool was started (by a compiled program, or ``num_threads``)."""
+    return _start.cache_info().currsize > 0
+
+
 def usable_cores() -> int:
     """The CPUs this process may run on."""
     try:

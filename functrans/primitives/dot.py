@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from backends.llvm.blas import balance_threads as balance_blas_threads
 from jaxpr_ir import ShapedArray
 from ..tracing import Tracer, get_aval
 from .base import Primitive, Zero, add_tangents, aval, is_undefined, move_batch_axis
@@ -67,6 +68,10 @@ def _dot_general_aval(lhs, rhs, *, dimension_numbers, preferred_element_type=Non
     return ShapedArray(shape, out_dtype, weak)
 
 
+# products of at least this many multiply-adds first set numpy's BLAS to the free cores
+_BLAS_BALANCE_MIN = 1 << 16
+
+
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type=None):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     (lc, rc), (lb, rb) = dimension_numbers
@@ -82,6 +87,8 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type=Non
     work = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
     if work != a.dtype:
         a, b = a.astype(work), b.astype(work)
+    if a.size * b.shape[-1] >= _BLAS_BALANCE_MIN:
+        balance_blas_threads()
     out = np.matmul(a, b)
     return np.asarray(out.reshape(bshape + lfs + rfs), dtype=out_dtype)
 
