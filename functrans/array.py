@@ -36,6 +36,31 @@ class _ArrayType(type(np.ndarray)):
         return super().__instancecheck__(obj)
 
 
+class _Absent:
+    """A numpy ``ndarray`` method JAX arrays lack because it writes into the array
+    (``fill``, ``put``): reading it raises AttributeError, so ``hasattr`` is False and an
+    immutable array is never changed in place."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(f"'Array' object has no attribute '{self.name}': functrans "
+                             f"arrays are immutable, as JAX's; use x.at[idx].set(value)")
+
+
+class Shard:
+    """One device's part of an array (JAX's ``jax.Shard``)."""
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data!r})")
+
+
 class Array(np.ndarray, metaclass=_ArrayType):
     """An eager functrans array: a numpy array with ``.at[idx].set/add/...``.
 
@@ -59,6 +84,11 @@ class Array(np.ndarray, metaclass=_ArrayType):
         return {host_device()}
 
     @property
+    def device(self):
+        """The device holding the array (JAX's ``x.device``; numpy's would be ``"cpu"``)."""
+        return host_device()
+
+    @property
     def sharding(self):   # a NamedSharding that device_put recorded, else the host
         return self.__dict__.get("_sharding") or SingleDeviceSharding(host_device())
 
@@ -67,13 +97,63 @@ class Array(np.ndarray, metaclass=_ArrayType):
                         "(it returns the updated array)")
 
     def is_deleted(self):
-        """Whether the array was donated to a jitted function (then every use raises).
+        """Whether the array was deleted (``x.delete()``) or donated to a jitted function
+        (then every use raises).
 
         >>> import functrans.numpy as fnp
         >>> fnp.ones(2).is_deleted()
         False
         """
         return False
+
+    def delete(self):
+        """Delete the array, as JAX's ``x.delete()``: every later use raises
+        ``RuntimeError`` (the memory itself is numpy's, freed when unreferenced).
+
+        >>> import functrans.numpy as fnp
+        >>> x = fnp.ones(2); x.delete(); x.is_deleted()
+        True
+        """
+        self.__class__ = DeletedArray
+
+    # JAX's per-device view of an array: here it lives whole on the host (one shard)
+    @property
+    def addressable_shards(self) -> list:
+        """``[Shard]``: each device's part (``.device``, ``.index``, ``.replica_id``,
+        ``.data``); one shard holding the whole array, as JAX's single-device arrays.
+
+        >>> import functrans.numpy as fnp
+        >>> s, = fnp.arange(3.0).addressable_shards
+        >>> s.index, s.replica_id, s.data.tolist()
+        ((slice(None, None, None),), 0, [0.0, 1.0, 2.0])
+        """
+        return [Shard(host_device(), (slice(None),) * self.ndim, 0, self)]
+
+    global_shards = addressable_shards
+    is_fully_replicated = is_fully_addressable = True
+
+    def addressable_data(self, index: int):
+        """The data of addressable shard ``index`` (the whole array: there is one)."""
+        return self.addressable_shards[index].data
+
+    def on_device_size_in_bytes(self) -> int:
+        return int(self.nbytes)
+
+    def copy_to_host_async(self) -> None:
+        """Nothing to do: the array is on the host already."""
+
+    def is_ready(self) -> bool:
+        return True
+
+    def to_device(self, device, /, *, stream=None):
+        """The array on ``device`` (a Device, a sharding, or numpy's ``"cpu"``): itself."""
+        if device != "cpu" and device not in self.devices() and \
+                getattr(device, "device_set", None) != self.devices():
+            raise ValueError(f"to_device: functrans arrays live on the host ({host_device()}), "
+                             f"not on {device!r}")
+        return self
+
+    fill = put = _Absent()   # numpy's in-place writers: JAX arrays have neither
 
     def __round__(self, ndigits=None):
         """``round(x)``: an array (``x.round``), as in JAX; a Python number needs
@@ -86,8 +166,9 @@ class Array(np.ndarray, metaclass=_ArrayType):
         return self.round(0 if ndigits is None else ndigits)
 
     def __repr__(self):
+        shape = f", shape={self.shape}" if self.size == 0 else ""   # as JAX: Array([], ...)
         return "Array(" + np.array2string(np.asarray(self), separator=", ", prefix="Array(") + \
-            f", dtype={self.dtype})"
+            f"{shape}, dtype={self.dtype})"
 
     def __hash__(self):
         raise TypeError("unhashable type: a functrans Array (static arguments must be "
@@ -157,9 +238,12 @@ class DeletedArray(Array):
 
     def _deleted(self, *args, **kwargs):
         raise RuntimeError(
-            f"Array has been deleted: it was donated to a jitted function (donate_argnums), "
-            f"which wrote its result into the array's memory "
-            f"(shape={np.ndarray.__getattribute__(self, 'shape')})")
+            f"Array has been deleted with shape={np.ndarray.__getattribute__(self, 'shape')}: "
+            f"x.delete() was called, or it was donated to a jitted function (donate_argnums), "
+            f"which wrote its result into the array's memory")
+
+    def delete(self):
+        pass        # deleting twice is allowed, as in JAX
 
     __array_ufunc__ = __array_function__ = __getitem__ = view = _deleted
     __float__ = __int__ = __bool__ = __iter__ = _deleted

@@ -241,6 +241,12 @@ class SingleDeviceSharding(Sharding):
     def is_fully_addressable(self):
         return True
 
+    num_devices = 1
+
+    @property
+    def addressable_devices(self) -> set:
+        return {self._device}
+
     def __repr__(self):
         return f"SingleDeviceSharding(device={self._device!r})"
 

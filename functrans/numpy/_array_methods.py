@@ -382,8 +382,15 @@ _TRACER_METHODS = {"sort": _sort, "argsort": _argsort, "nonzero": _nonzero,
                    "choose": _choose, "argpartition": _argpartition}
 
 
+def _array_namespace(self, *, api_version=None):
+    """The array API namespace of arrays and tracers: ``functrans.numpy`` (as JAX's
+    arrays give ``jax.numpy``), so array-API code stays traceable."""
+    return _fnp()
+
+
 def _install_array_methods():
     Array.at = property(_array_at)
+    Array.__array_namespace__ = Tracer.__array_namespace__ = _array_namespace
     # mean, var, std as fnp's (numpy's warn of empty slices, where JAX gives nan quietly)
     for name, fn in (("__getitem__", _array_getitem), ("reshape", _array_reshape),
                      ("dot", _array_dot), ("mean", _array_mean), ("var", _array_moment("var")),
