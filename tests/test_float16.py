@@ -256,6 +256,17 @@ def test_compiled_float16_is_fused_native_code():
     plan = program.plan_jaxpr(ft.make_jaxpr(f)(np.ones((3, 4), F16)).jaxpr)
     kinds = {type(s).__name__ for s in plan.steps}
     assert kinds == ({"Kernel"} if half.native() else {"HostStep"}), kinds
+    # equations that only move float16 values are native too; loop bodies are widened
+    moves = [lambda x: fnp.concatenate([x, fnp.pad(x, 1)[1:-1, 1:-1]]),
+             lambda x: lax.dynamic_slice(x, (1, 1), (2, 2)) + x[np.array([0, 2]), :2],
+             lambda x: lax.fori_loop(0, 3, lambda i, c: c * 1.5 + x, x),
+             lambda x: lax.scan(lambda c, a: (c + a, c * a), x[0], x)[1]]
+    for f in moves:
+        plan = program.plan_jaxpr(ft.make_jaxpr(f)(np.ones((3, 4), F16)).jaxpr)
+        hosts = [s.eqn.primitive.name for s in plan.steps if type(s).__name__ == "HostStep"]
+        assert not hosts or not half.native(), hosts
+        x = _x((3, 4))
+        np.testing.assert_array_equal(np.asarray(ft.jit(f)(x)), np.asarray(f(fnp.asarray(x))))
 
 
 def test_every_float_row_compiled_matches_eager_within_one_ulp():

@@ -7,11 +7,12 @@ here (an op-table row, a reduction, a composite ``decompose`` splits) into the s
 equation on float32 values between conversions: float16 operands extended (exact),
 float16 results rounded once (a sum or a max of float16 values accumulates in float32
 and rounds at the end, as the primitives' ``impl``). The conversions float16 <-> float32
-are then the only native code that touches float16 values (``native_convert``), fused
-into the kernels around them; a float16 -> float64 conversion goes through float32
-(exact both ways). Everything else on float16 (float64 -> float16, integer conversions,
-structural and indexing equations, loops, dots) stays a host step through the
-primitive's numpy ``impl``, as before.
+are then the only native arithmetic on float16 values (``native_convert``), fused into
+the kernels around them; a float16 -> float64 conversion goes through float32 (exact
+both ways). Equations that only move float16 values (concatenate, pad, dynamic slices,
+gathers, and loops and branches, whose bodies are widened) are native too
+(``native_move``). Everything else on float16 (float64 -> float16, integer conversions,
+scatters, sorts, dots) stays a host step through the primitive's numpy ``impl``.
 
 A CPU that does not convert float16 in hardware (x86 without F16C) gets no rewrite at
 all: LLVM would call compiler-rt helpers that the JIT may not resolve.
@@ -34,7 +35,7 @@ from ..decompose import DECOMPOSITIONS
 from . import engine
 from .ops import REDUCTIONS, TABLE
 
-__all__ = ["native", "native_convert", "widen"]
+__all__ = ["native", "native_convert", "native_move", "widen"]
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 # conversions keep their own semantics; a bit cast has no float32 counterpart
@@ -66,6 +67,24 @@ def native_convert(eqn) -> bool:
     if eqn.primitive.name != "convert_element_type" or not native():
         return False
     return {eqn.inputs[0].aval.dtype, eqn.outvars[0].aval.dtype} == {_F16, _F32}
+
+
+# native equations that only move float16 values (no arithmetic on them: a loop's or a
+# branch's body is planned, and so widened, by itself)
+_MOVES = frozenset(("reshape", "copy", "concatenate", "pad", "dynamic_slice",
+                    "dynamic_update_slice", "gather", "cond", "while", "scan"))
+
+
+def native_move(eqn, odd) -> bool:
+    """Whether ``eqn``, whose operands and results have the dtypes ``odd`` beside the
+    native ones, only moves float16 values with native code (a copy, a slice, a loop).
+
+    >>> x = Var(ShapedArray((2,), "float16"))
+    >>> native_move(Eqn(primitives["reshape"], [x], [Var(ShapedArray((1, 2), "float16"))],
+    ...     {"new_sizes": (1, 2), "dimensions": None}), {_F16}) == native()
+    True
+    """
+    return set(odd) == {_F16} and eqn.primitive.name in _MOVES and native()
 
 
 def _widens(e) -> bool:

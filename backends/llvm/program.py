@@ -80,8 +80,9 @@ def classify(eqn):
     """
     name = eqn.primitive.name
     odd = {x.aval.dtype for x in (*eqn.inputs, *eqn.outvars)} - NATIVE_DTYPES
-    if odd and not ops_complex.supports_complex(eqn, odd) and not half.native_convert(eqn):
-        return None              # (complex: where a rule says; float16: f32 <-> f16 only)
+    if odd and not ops_complex.supports_complex(eqn, odd) and not half.native_convert(eqn) \
+            and not half.native_move(eqn, odd):
+        return None              # (complex: where a rule says; float16: see ``half``)
     op = NATIVE.get(name)
     if op is not None:
         return OPAQUE if op.supports(eqn, plan_jaxpr) else None
