@@ -116,3 +116,18 @@ def test_complex_to_real_conversion_takes_the_real_part_silently():
         assert ft.jit(lambda v: lax.convert_element_type(v, np.float32))(z).tolist() == [1.5, -3.0]
         g = ft.grad(lambda s: fnp.real(fnp.sum((s * (1.0 + 2.0j)) ** 2)))(np.array([1.0, 2.0]))
     np.testing.assert_allclose(g, [-6.0, -12.0])
+
+
+def test_complex_ordering_comparisons_traced_are_lexicographic():
+    """a > b on complex arrays: numpy and jax.numpy compare the real parts, then the
+    imaginary parts; eager worked but jit/vmap raised 'gt: dtype complex128 is not
+    supported' (found by /work/fuzz_jax: `where(z > 0, z, 0)` under jit)."""
+    a = np.array([1 + 2j, 1 + 3j, -1j, 2 + 0j, 1 + 2j])
+    b = np.array([1 + 3j, 1 + 2j, 0j, 1 + 5j, 1 + 2j])
+    for name in ("less", "less_equal", "greater", "greater_equal"):
+        f, ref = getattr(fnp, name), getattr(np, name)(a[:5], b[:5])
+        for g in (f, ft.jit(f), ft.vmap(f)):
+            np.testing.assert_array_equal(g(a[:5], b[:5]), ref)
+    z = a[:5].astype(np.complex64)
+    np.testing.assert_array_equal(ft.jit(lambda z: fnp.where(z > 0, z, 0))(z),
+                                  np.where(z > 0, z, 0))

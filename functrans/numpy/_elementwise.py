@@ -238,6 +238,9 @@ def _binary(name, np_fn, traced, example=None):
                   "NEP 50 promotion.", example)
 
 
+_ORDERINGS = frozenset({"less", "less_equal", "greater", "greater_equal"})
+
+
 def _predicate(name, np_fn, traced, truth_values=False):
     """A binary function with a bool result: promote to one dtype, then compare; with
     ``truth_values`` (the logical functions) the operands are converted to bool first."""
@@ -250,6 +253,11 @@ def _predicate(name, np_fn, traced, truth_values=False):
             # conversion to bool is truthiness (nan is true), as numpy
             return traced(*promote(name, x, y, dtype=np.bool_, checked=True))
         x, y = promote(name, x, y)
+        if name in _ORDERINGS and x.dtype.kind == "c":
+            # numpy and jax.numpy order complex numbers lexicographically (real part, then
+            # imaginary part; JAX's select); the comparison primitives take real operands
+            rx, ry = E.real(x), E.real(y)
+            return E.select_n(E.eq(rx, ry), traced(rx, ry), traced(E.imag(x), E.imag(y)))
         out_dtype_of(name, np_fn, x.dtype, y.dtype)   # the dtype check
         return traced(x, y)
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``"
