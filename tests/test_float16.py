@@ -119,6 +119,7 @@ def test_eager_and_jit_agree_on_float16(name):
     (lambda a: fnp.max(a), (np.ones(3, F16),), F16),
     (lambda a: fnp.argmax(a), (np.ones(3, F16),), np.int64),
     (lambda a: a @ a, (np.ones(3, F16),), F16),
+    (lambda a: fnp.trapezoid(a), (np.ones(3, F16),), F16),       # dx=1.0 stays weak
 ])
 def test_result_dtypes(fun, args, want):
     arrs = [fnp.asarray(a) for a in args]

@@ -185,8 +185,8 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: i
     y = asarray(y)
     y_axis = canonicalize_axis(axis, y.ndim)
     y = st.moveaxis(y, y_axis, -1)
-    if x is None:
-        d = asarray(dx)
+    if x is None:      # a Python number stays weak (float16 y keeps float16, as numpy)
+        d = dx if isinstance(dx, (int, float)) else asarray(dx)
     else:
         x = asarray(x)
         # an n-d x is differenced along ``axis`` counted in x's own dimensions (numpy's
