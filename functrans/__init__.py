@@ -128,8 +128,9 @@ def default_backend() -> str:
 
 
 def devices(backend: str | None = None) -> list:
-    """The devices of ``backend`` (default: ``default_backend()``): the host CPU for
-    ``"cpu"``/``"interpret"``, one GPU for ``"cuda"`` (RuntimeError when none is usable).
+    """The devices of ``backend`` (default: ``default_backend()``) over all processes, as
+    JAX lists them: one CPU per process for ``"cpu"``/``"interpret"`` (``CpuDevice(id=r)``
+    is process ``r``'s), one GPU for ``"cuda"`` (RuntimeError when none is usable).
 
     >>> import functrans as ft
     >>> ft.devices("cpu")
@@ -137,7 +138,7 @@ def devices(backend: str | None = None) -> list:
     """
     name = backend or default_backend()
     if name in ("cpu", "interpret"):
-        return [host_device()]
+        return [Device("cpu", r) for r in range(process_count())]
     if name == "cuda":
         _get_backend("cuda").check_available()
         return [Device("cuda", 0)]
@@ -145,30 +146,31 @@ def devices(backend: str | None = None) -> list:
 
 
 def local_device_count(backend: str | None = None) -> int:
-    """How many devices this process has (``len(devices(backend))``).
+    """How many devices this process has (``len(local_devices(backend=backend))``).
 
     >>> import functrans as ft
     >>> ft.local_device_count("cpu")
     1
     """
-    return len(devices(backend))
+    return len(local_devices(backend=backend))
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None,
                   host_id: int | None = None) -> list:
-    """The devices of process ``process_index`` (None: this one), as ``devices(backend)``
-    for this process (JAX's ``jax.local_devices``); another process's devices raise
-    ``ValueError`` (each process sees only its own host).
+    """The devices of process ``process_index`` (None: this one), JAX's
+    ``jax.local_devices``: this process's CPU (``CpuDevice(id=r)`` in process ``r``) or its
+    GPU; another process's devices raise ``ValueError`` (each process sees only its own).
 
     >>> import functrans as ft
-    >>> ft.local_devices() == ft.devices()
+    >>> ft.local_devices() == ft.devices()        # one process
     True
     """
     index = process_index if process_index is not None else host_id
     if index is not None and index != distributed.process_index():
         raise ValueError(f"local_devices: process {index} is not this process "
                          f"({distributed.process_index()}); each process lists its own devices")
-    return devices(backend)
+    name = backend or default_backend()
+    return [host_device()] if name in ("cpu", "interpret") else devices(name)
 
 
 def device_count(backend: str | None = None) -> int:

@@ -115,6 +115,9 @@ def _platform(device: Any) -> str | None:
     if isinstance(device, SingleDeviceSharding):
         device = device._device
     if isinstance(device, Device):
+        if device.platform == "cpu" and device != host_device():
+            raise ValueError(f"device_put: {device} belongs to process {device.id}; this is "
+                             f"process {host_device().id} (its devices: ft.local_devices())")
         device = device.platform
     if device is not None and device not in _DEVICES:
         raise ValueError(f"device_put: unknown device {device!r}; choose one of {_DEVICES}, "

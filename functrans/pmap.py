@@ -46,7 +46,7 @@ from .distributed import process_count
 from .jit import jit
 from .primitives.collectives import psum
 from .shard_map import shard_map
-from .device import host_device
+from .device import Device, host_device
 from .sharding import Mesh, P, mesh_frames
 from .traceback_util import api_boundary
 from .tree_util import tree_broadcast, tree_flatten, tree_leaves, tree_map, tree_unflatten
@@ -150,9 +150,10 @@ def _check_devices(devices):
     if devices is None:
         return
     devices = list(devices)
-    if not devices or any(d != host_device() for d in devices):
-        raise ValueError(f"pmap: devices must be functrans devices of this process "
-                         f"({[host_device()]}), got {devices!r}")
+    every = [Device("cpu", r) for r in range(process_count())]
+    if devices not in ([host_device()], every):
+        raise ValueError(f"pmap: devices must be this process's device ({[host_device()]}) "
+                         f"or every process's ({every}), got {devices!r}")
 
 
 def _over_processes(per_device, in_axes, out_axes, axis_name, dyn, kwargs):

@@ -189,6 +189,12 @@ class Device:
     def device_kind(self):
         return self.platform
 
+    @property
+    def process_index(self):
+        """The process that owns the device: one CPU per process, so a CPU's id is its
+        process's rank; a GPU belongs to the process that uses it."""
+        return self.id if self.platform == "cpu" else distributed.process_index()
+
     def __repr__(self):
         return f"{self.platform.capitalize()}Device(id={self.id})"
 
@@ -200,12 +206,21 @@ class Device:
         return hash((self.platform, self.id))
 
 
-_HOST = Device()
+_HOSTS: dict = {}     # process rank -> its CPU Device
 
 
 def host_device() -> Device:
-    """The host CPU device."""
-    return _HOST
+    """This process's CPU device: ``CpuDevice(id=r)`` in process ``r`` (JAX numbers the
+    devices of all processes together; each process has one CPU here).
+
+    >>> host_device()
+    CpuDevice(id=0)
+    """
+    rank = distributed.process_index()
+    device = _HOSTS.get(rank)
+    if device is None:
+        device = _HOSTS[rank] = Device("cpu", rank)
+    return device
 
 
 class Sharding:

@@ -101,7 +101,7 @@ def test_errors():
         ft.pmap(lambda a: a)(3.0)
     with pytest.raises(ValueError, match="in_axes has 3 entries"):
         ft.pmap(lambda a, b: a, in_axes=(0, 0, 0))(x, x)
-    with pytest.raises(ValueError, match="devices must be functrans devices"):
+    with pytest.raises(ValueError, match="devices must be this process"):
         ft.pmap(lambda a: a, devices=["tpu:0"])
     with pytest.raises(TypeError, match="callable"):
         ft.pmap(3)

@@ -84,5 +84,17 @@ except ValueError as e:
     assert "not divisible by" in str(e), str(e)
 else:
     raise AssertionError("no error for an indivisible dimension")
+# devices as JAX numbers them over processes: all of them, and this process's own
+assert ft.devices() == [ft.Device("cpu", k) for k in range(n)] and ft.device_count() == n
+assert ft.local_devices() == [ft.devices()[me]] == [ft.host_device()]
+assert ft.local_device_count() == 1 and ft.devices()[me].process_index == me
+assert ft.device_put(np.ones(2), ft.local_devices()[0]).devices() == {ft.devices()[me]}
+close(ft.pmap(lambda a: a * 2.0, "i", devices=ft.devices())(xs[mine, 0]), 2.0 * xs[mine, 0])
+try:
+    ft.device_put(np.ones(2), ft.devices()[(me + 1) % n])
+except ValueError as e:
+    assert "belongs to process" in str(e), str(e)
+else:
+    raise AssertionError("no error for another process's device")
 if me == 0:
     print("OK")
