@@ -140,7 +140,10 @@ def test_conv_with_one_output_channel_matches_interpreter():
     from functrans import lax
     for xs, ws, kw in [((2, 1, 40), (1, 1, 9), dict(padding=[(3, -2)], rhs_dilation=(3,))),
                        ((3, 4, 9, 8), (2, 2, 3, 2), dict(padding="SAME", feature_group_count=2)),
-                       ((2, 3, 7, 7), (1, 3, 3, 3), dict(padding=[(1, 0), (2, 2)]))]:
+                       ((2, 3, 7, 7), (1, 3, 3, 3), dict(padding=[(1, 0), (2, 2)])),
+                       ((2, 3, 7, 6), (2, 3, 3, 2), dict(padding=[(2, 2), (1, 2)], lhs_dilation=(2, 1))),
+                       ((4, 3, 7, 7), (2, 3, 3, 3), dict(padding=[(1, 1), (2, 0)], batch_group_count=2)),
+                       ((3, 1, 30), (1, 1, 4), dict(padding=[(3, 3)], lhs_dilation=(3,)))]:
         for dt in (np.float64, np.float32):
             x, w = rng.standard_normal(xs).astype(dt), rng.standard_normal(ws).astype(dt)
             f = lambda x, w: lax.conv_general_dilated(x, w, (1,) * (len(xs) - 2), **kw)
