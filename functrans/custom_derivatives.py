@@ -36,7 +36,83 @@ from .primitives.custom_self import custom_self_call_p
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "zero_from_primal", "CustomVJPPrimal",
+           "custom_vjp_primal_tree_values"]
+
+
+class SymbolicZero:
+    """A zero tangent or cotangent standing for an unperturbed value, as JAX's
+    ``jax.custom_derivatives.SymbolicZero``: it has the tangent's ``aval``, ``shape`` and
+    ``dtype``. functrans traces a rule once for every zero pattern, so with
+    ``symbolic_zeros=True`` rules are given arrays (zeros where JAX would give this
+    object: the same numbers); a rule may still return one for a zero output.
+
+    >>> import numpy as np
+    >>> SymbolicZero.from_primal_value(np.ones(2, np.float32)).shape
+    (2,)
+    """
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+
+    @staticmethod
+    def from_primal_value(val: Any) -> "SymbolicZero":
+        """The symbolic zero tangent of primal ``val``."""
+        return SymbolicZero(tangent_aval(get_aval(val)))
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """Zero tangents for the pytree ``val``: SymbolicZero leaves with ``symbolic_zeros``,
+    else zero arrays of the tangent dtype.
+
+    >>> zero_from_primal({"a": 1.0})["a"].tolist()
+    0.0
+    """
+    def f(x):
+        z = SymbolicZero.from_primal_value(x)
+        return z if symbolic_zeros else np.zeros(z.shape, z.dtype)
+    return tree_map(f, val)
+
+
+class CustomVJPPrimal:
+    """A primal leaf given to a ``custom_vjp`` fwd rule defined with
+    ``symbolic_zeros=True``: ``value`` and ``perturbed``. functrans does not track
+    which inputs are perturbed, so ``perturbed`` is always True (the conservative
+    answer: the rule computes every cotangent, with the same numbers).
+
+    >>> CustomVJPPrimal(1.0, True).value
+    1.0
+    """
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """The values of a tree of CustomVJPPrimal leaves (a symbolic-zeros fwd's arguments).
+
+    >>> custom_vjp_primal_tree_values((CustomVJPPrimal(2.0, True),))
+    (2.0,)
+    """
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree, is_leaf=lambda x: type(x) is CustomVJPPrimal)
+
+
+def _zero_leaf(x) -> bool:
+    return x is None or isinstance(x, SymbolicZero)
 
 
 def _resolve_args(fun, args, kwargs):
@@ -164,6 +240,7 @@ class _CustomFunction:
         self._fun = fun
         self._nondiff = tuple(nondiff_argnums) + _argnames_to_nums(fun, nondiff_argnames)
         self._rules = None
+        self._symbolic_zeros = False
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -283,9 +360,11 @@ class custom_jvp(_CustomFunction):
     _no_rule = ("no JVP rule defined for custom_jvp function '{name}'; define one with "
                 "@{name}.defjvp")
 
-    def defjvp(self, jvp: Callable[..., Any]) -> Callable[..., Any]:
+    def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
         """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``;
-        returns it, so it can be used as a decorator.
+        returns it, so it can be used as a decorator. ``symbolic_zeros`` is accepted
+        for JAX's API: the rule is given arrays (see SymbolicZero) and may return
+        SymbolicZero leaves for zero tangent outputs.
 
         >>> import functrans as ft, functrans.numpy as fnp
         >>> @ft.custom_jvp
@@ -350,7 +429,8 @@ class custom_jvp(_CustomFunction):
                                     f"{tree} but the function returns {otree}")
             po = [_conform("custom_jvp", name, f"primal output {i}", as_array(x), a)
                   for i, (x, a) in enumerate(zip(po, out_avals))]
-            to = [_conform("custom_jvp", name, f"tangent output {i}", as_array(x),
+            to = [np.zeros(tangent_aval(a).shape, tangent_aval(a).dtype) if _zero_leaf(x) else
+                  _conform("custom_jvp", name, f"tangent output {i}", as_array(x),
                            tangent_aval(a)) for i, (x, a) in enumerate(zip(to, out_avals))]
             return po + to
 
@@ -400,9 +480,13 @@ class custom_vjp(_CustomFunction):
     _no_rule = ("no VJP defined for custom_vjp function '{name}'; define one with "
                 "{name}.defvjp(fwd, bwd)")
 
-    def defvjp(self, fwd: Callable[..., Any] | None, bwd: Callable[..., Any] | None) -> None:
+    def defvjp(self, fwd: Callable[..., Any] | None, bwd: Callable[..., Any] | None,
+               symbolic_zeros: bool = False) -> None:
         """Set the forward function ``fwd(*args) -> (output, residuals)`` and the backward
         function ``bwd(*nondiff_args, residuals, cotangent) -> tuple of cotangents``.
+        With ``symbolic_zeros`` (JAX's API) fwd's differentiable argument leaves are
+        CustomVJPPrimal records (``perturbed`` always True), bwd is given array
+        cotangents and may return SymbolicZero leaves.
 
         >>> import functrans as ft, functrans.numpy as fnp
         >>> @ft.custom_vjp
@@ -413,13 +497,18 @@ class custom_vjp(_CustomFunction):
         1.0
         """
         self._rules = None if fwd is None else (fwd, bwd)
+        self._symbolic_zeros = bool(symbolic_zeros)
 
     def _bind_traced(self, name, s, call, otree, avals, vals):
         out_avals = call.out_avals
         fwd, bwd = self._rules
         box = {}
 
+        wrap = self._symbolic_zeros
+
         def fwd_flat(*leaves):
+            if wrap:
+                leaves = [CustomVJPPrimal(x, True) for x in leaves]
             res = fwd(*s.full(tree_unflatten(s.in_tree, leaves)))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(f"custom_vjp fwd of '{name}' must return a pair "
@@ -456,15 +545,15 @@ class custom_vjp(_CustomFunction):
             it = iter(arg_avals[0])
             for k, (c, tree) in enumerate(zip(cts, s.arg_trees)):
                 want = [next(it) for _ in range(tree.num_leaves)]
-                if c is None:
+                if _zero_leaf(c):
                     leaves += [np.zeros(a.shape, a.dtype) for a in want]
                     continue
-                cl, ctree = tree_flatten(c, is_leaf=lambda v: v is None)  # None: zero leaf
+                cl, ctree = tree_flatten(c, is_leaf=_zero_leaf)  # None: zero leaf
                 if ctree != tree:
                     raise TypeError(f"custom_vjp bwd of '{name}': the cotangent for argument "
                                     f"{s.diff_idx[k]} has structure {ctree} but the argument "
                                     f"has structure {tree}")
-                leaves += [np.zeros(a.shape, a.dtype) if x is None else
+                leaves += [np.zeros(a.shape, a.dtype) if _zero_leaf(x) else
                            _conform("custom_vjp bwd", name,
                                     f"cotangent for argument {s.diff_idx[k]} (leaf {j})",
                                     as_array(x), tangent_aval(a))

@@ -289,3 +289,47 @@ def test_custom_equations_print_parse_and_check():
         parsed = jaxpr_ir.parse(text)
         assert str(parsed) == text
         jaxpr_ir.check(parsed)
+
+
+def test_symbolic_zeros_option():
+    # JAX's defjvp(..., symbolic_zeros=True) / defvjp(..., symbolic_zeros=True): rules that
+    # test for SymbolicZero get arrays here (the same numbers); SymbolicZero outputs are zeros
+    from functrans.custom_derivatives import (CustomVJPPrimal, SymbolicZero,
+                                              custom_vjp_primal_tree_values)
+
+    @ft.custom_jvp
+    def h(x, y):
+        return x * fnp.sin(y)
+
+    def h_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        t = fnp.zeros_like(x)
+        if type(tx) is not SymbolicZero:
+            t = t + tx * fnp.sin(y)
+        if type(ty) is not SymbolicZero:
+            t = t + 3.0 * x * fnp.cos(y) * ty      # 3x: the rule, not autodiff, is used
+        return h(x, y), t
+    h.defjvp(h_jvp, symbolic_zeros=True)
+    close(ft.grad(h, 0)(2.0, 0.5), np.sin(0.5))
+    close(ft.grad(h, 1)(2.0, 0.5), 6.0 * np.cos(0.5))
+    close(ft.vmap(ft.grad(h, 1), (None, 0))(2.0, np.array([0.1, 0.5])), 6.0 * np.cos([0.1, 0.5]))
+
+    @ft.custom_jvp
+    def k(x):
+        return fnp.round(x)
+    k.defjvp(lambda p, t: (k(p[0]), SymbolicZero.from_primal_value(p[0])), symbolic_zeros=True)
+    close(ft.grad(lambda x: k(x) + x)(1.3), 1.0)
+
+    @ft.custom_vjp
+    def clip(x, lo):
+        return x
+
+    def fwd(x, lo):
+        assert type(x) is CustomVJPPrimal and x.perturbed
+        x, lo = custom_vjp_primal_tree_values((x, lo))
+        return x, lo
+
+    clip.defvjp(fwd, lambda lo, g: (fnp.maximum(g, lo), SymbolicZero.from_primal_value(lo)),
+                symbolic_zeros=True)
+    close(ft.grad(lambda x: fnp.sum(-2.0 * clip(x, -1.0)))(np.ones(2)), -np.ones(2))
+    close(ft.jit(ft.grad(lambda x: -5.0 * clip(x, -3.0)))(1.0), -3.0)
