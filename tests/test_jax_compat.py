@@ -84,8 +84,9 @@ def test_config_accepts_jax_enable_x64():
     with pytest.raises(ValueError, match="cannot be turned off"):
         ft.config.update("jax_enable_x64", False)
     ft.config.update("jax_debug_nans", False)            # JAX's prefix on other options too
+    ft.config.update("jax_platform_name", "cpu")           # the default backend: accepted
     with pytest.raises(AttributeError, match="unknown"):
-        ft.config.update("jax_platform_name", "cpu")
+        ft.config.update("jax_no_such_option", True)
 
 
 def test_precision_arguments():
