@@ -32,6 +32,7 @@ from .cost import jaxpr_cost
 from .primitives.call import pjit_p
 from .primitives.collectives_mesh import plan_traffic
 from .primitives.control_flow_common import axis_env_key, hoist
+from .primitives.control_flow_eager import eager_vetoes
 from .array import Array
 from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, get_aval, own_constants, trace_to_jaxpr, wrap
@@ -209,6 +210,7 @@ def _disable_jit_option(name, old, new):
 
 
 _config.on_update(_disable_jit_option)
+eager_vetoes.append(jit_disabled)    # under disable_jit, eager loops stay interpreted too
 
 
 class Jitted:

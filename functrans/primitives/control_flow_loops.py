@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.interpret_control_flow import run_scan, run_while
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from ..tracing import Tracer, checked, eval_jaxpr
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
@@ -35,6 +34,7 @@ from .control_flow_common import (BatchMemo, check_types, copy_jaxpr, hoist, is_
                                   jvp_closed, memo_batching, no_consts, relist, split_jvp,
                                   tangents_staged, trace_hoisted, transpose_closed,
                                   vmap_closed)
+from .control_flow_eager import run_scan_eager, run_while_eager
 from .elementwise import add, select_n
 from .reductions import reduce_or
 from .structural import broadcast_in_dim
@@ -89,7 +89,7 @@ def _while_aval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 def _while_impl(*args, **params):
-    return run_while(*args, **params)
+    return run_while_eager(while_p, args, params)
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -265,7 +265,7 @@ def _scan_aval(*avals, jaxpr, length, reverse, num_consts, num_carry, linear=Non
 
 
 def _scan_impl(*args, **params):
-    return run_scan(*args, **params)
+    return run_scan_eager(scan_p, args, params)
 
 
 def _split3(xs, nc, nk):
