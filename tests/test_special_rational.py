@@ -1,5 +1,5 @@
-"""erfc, erfcx, ndtr, log_ndtr (Cody's rational approximations) and i0e, i1e, i0, i1
-(Cephes' Chebyshev series): values to about one float64 ulp on dense grids that reach
+"""erfc, erfcx, ndtr, log_ndtr, dawsn (Cody's rational approximations) and i0e, i1e,
+i0, i1 (Cephes' Chebyshev series): values to about one float64 ulp on dense grids that reach
 the tails (erfc's underflow, erfcx to 1e200, log_ndtr to -1e5), 50-digit reference
 values where scipy itself loses digits, special values, float32 rounded once from
 float64, and first and second derivatives."""
@@ -43,8 +43,12 @@ REFERENCE = {
             (4.0, 0.17875083950243533), (7.99, 0.13421733957828099),
             (8.01, 0.13406776900984483), (30.0, 0.071916330598647555),
             (1e5, 0.0012615615301218171)],
+    "dawsn": [(-0.01, -0.0099993333599992383), (0.5, 0.4244363835020223),
+              (3.2, 0.16546199987867519), (3.3, 0.15978858047449506),
+              (6.2, 0.081738006558247021), (6.3, 0.080405294895388344),
+              (20.0, 0.025031367926403672), (1e10, 5.0e-11)],
 }
-NAMES = ["erfc", "erfcx", "ndtr", "log_ndtr", "i0e", "i1e", "i0", "i1"]
+NAMES = ["erfc", "erfcx", "ndtr", "log_ndtr", "i0e", "i1e", "i0", "i1", "dawsn"]
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))
@@ -68,7 +72,8 @@ def test_normal_cdf_erfcx_and_bessel_against_scipy_where_scipy_is_exact():
     x = np.linspace(-3.0, 3.0, 1201)    # beyond, scipy's ndtr has rounded x / sqrt(2)
     wide = np.linspace(-60.0, 60.0, 2401)
     rows = [("ndtr", x, 2e-15), ("log_ndtr", x, 2e-15), ("erfcx", np.linspace(-5, 25, 1501), 2e-15),
-            ("i0e", wide, 2e-15), ("i1e", wide, 3e-15), ("i0", wide, 2e-15), ("i1", wide, 3e-15)]
+            ("i0e", wide, 2e-15), ("i1e", wide, 3e-15), ("i0", wide, 2e-15), ("i1", wide, 3e-15),
+            ("dawsn", wide, 3e-15)]   # scipy's dawsn is 2e-15 off near 45 (ours 4e-16)
     for name, grid, rtol in rows:
         got = np.asarray(ft.jit(getattr(fss, name))(grid))
         np.testing.assert_allclose(got, getattr(sps, name)(grid), rtol=rtol, atol=0, err_msg=name)
@@ -110,7 +115,7 @@ def test_float32_is_the_float64_value_rounded_once(name):
         np.testing.assert_array_equal(np.asarray(got), want, err_msg=name)
 
 
-@pytest.mark.parametrize("name", ["erfc", "erfcx", "ndtr", "log_ndtr", "i0e", "i1e"])
+@pytest.mark.parametrize("name", ["erfc", "erfcx", "ndtr", "log_ndtr", "i0e", "i1e", "dawsn"])
 def test_first_and_second_derivatives(name):
     # one point in each range of the approximations (erf near 0, Cody's two rationals;
     # Chebyshev on [0, 8] and beyond), both signs

@@ -17,7 +17,7 @@ from ._special_gamma import as_float, in_float64
 from ._special_wofz import wofz
 from ..typing import Array, ArrayLike
 
-__all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri"]
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri", "horner"]
 
 # W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23
 # (1969), with the coefficients of his CALERF (netlib specfun), highest power first:
@@ -43,7 +43,7 @@ _ERFCX_Q = (1.0, 2.56852019228982242e0, 1.87295284992346047e0, 5.279051029514284
 _GRID_BELOW = 2.0 ** 100
 
 
-def _horner(coefs, x):
+def horner(coefs, x):
     """The polynomial with ``coefs`` (highest power first) at ``x``."""
     t = x.dtype.type
     acc = x + t(coefs[1]) if coefs[0] == 1 else fnp.full_like(x, t(coefs[0])) * x + t(coefs[1])
@@ -55,17 +55,17 @@ def _horner(coefs, x):
 def _one_minus_erf(z):
     """1 - erf(z) for |z| < _SPLIT (at most 1/2: no cancellation)."""
     zz = z * z
-    return z.dtype.type(1) - z * (_horner(_ERF_A, zz) / _horner(_ERF_B, zz))
+    return z.dtype.type(1) - z * (horner(_ERF_A, zz) / horner(_ERF_B, zz))
 
 
 def _erfcx_pos(z):
     """exp(z^2) erfc(z) for z >= _SPLIT (0 at z = inf)."""
     t = z.dtype.type
     m = fnp.minimum(z, t(_MID_TO))
-    mid = _horner(_ERFCX_C, m) / _horner(_ERFCX_D, m)
+    mid = horner(_ERFCX_C, m) / horner(_ERFCX_D, m)
     b = fnp.maximum(z, t(_MID_TO))
     s = t(1) / (b * b)                  # 0 once b * b overflows: erfcx = 1 / (sqrt(pi) z)
-    far = (t(1 / math.sqrt(math.pi)) - s * (_horner(_ERFCX_P, s) / _horner(_ERFCX_Q, s))) / b
+    far = (t(1 / math.sqrt(math.pi)) - s * (horner(_ERFCX_P, s) / horner(_ERFCX_Q, s))) / b
     return fnp.where(z <= t(_MID_TO), mid, far)
 
 
@@ -242,13 +242,13 @@ def _ndtri_value(p):
     mcp = fnp.where((mcp > 0) & (mcp < t(1)), mcp, t(0.5))
     w = mcp - t(0.5)
     ww = w * w
-    big = w + w * ww * (_horner(_NDTRI_P0, ww) / _horner(_NDTRI_Q0, ww))
+    big = w + w * ww * (horner(_NDTRI_P0, ww) / horner(_NDTRI_Q0, ww))
     big = big * -t(math.sqrt(2 * math.pi))
     z = fnp.sqrt(-t(2) * fnp.log(mcp))
     iz = t(1) / z
     first = z - fnp.log(z) / z
-    small = first - _horner(_NDTRI_P2, iz) / _horner(_NDTRI_Q2, iz) / z
-    other = first - _horner(_NDTRI_P1, iz) / _horner(_NDTRI_Q1, iz) / z
+    small = first - horner(_NDTRI_P2, iz) / horner(_NDTRI_Q2, iz) / z
+    other = first - horner(_NDTRI_P1, iz) / horner(_NDTRI_Q1, iz) / z
     x = fnp.where(mcp > t(math.exp(-2)), big, fnp.where(z >= t(8), small, other))
     x = fnp.where(upper, x, -x)
     x = fnp.where(p == 0, t(-np.inf), fnp.where(p == 1, t(np.inf), x))

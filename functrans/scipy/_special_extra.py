@@ -15,7 +15,8 @@ from .. import numpy as fnp
 from ..custom_derivatives import custom_jvp
 from ..typing import Array, ArrayLike
 from ._special_cgamma import complex_loggamma
-from ._special_gamma import as_float, gammaln
+from ._special_erf import horner
+from ._special_gamma import as_float, gammaln, in_float64
 from ._special_misc import exp1
 
 __all__ = ["loggamma", "boxcox", "boxcox1p", "dawsn", "expi", "spence"]
@@ -83,55 +84,60 @@ def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> Array:
     return _boxcox_of_log(fnp.log1p(x), lmbda)
 
 
-# Dawson's integral D(x) = exp(-x^2) int_0^x exp(t^2) dt, by region of |x|:
-# the Taylor series below 1 (terms fall like 1/n!), Rybicki's sum
-# D(x) = lim (1/sqrt(pi)) sum_{n odd} exp(-(x - n h)^2) / n (error ~ exp(-(pi/2h)^2))
-# up to 8, and the asymptotic series 1/(2x) sum (2k-1)!! / (2x^2)^k beyond.
-_DAWSN_TAYLOR = 40
-_DAWSN_H = 0.2
-_DAWSN_HALF_WIDTH = 40          # odd n within 40 h = 8 of x / h: exp(-64) is below eps
-_DAWSN_ASYM_FROM = 8.0
-_DAWSN_ASYM_TERMS = 40
+# Dawson's integral D(x) = exp(-x^2) int_0^x exp(t^2) dt: the rational approximations of
+# Cody, Paciorek and Thacher (Math. Comp. 24, 1970), as Cephes' (scipy's, JAX's), highest
+# power first: x A(x^2) / B(x^2) below 3.25, (1 + s C(s) / D(s)) / (2x) with s = 1/x^2 up
+# to 6.25 and (1 + s E(s) / F(s)) / (2x) beyond
+_DAWSN_A = (1.13681498971755972054e-11, 8.49262267667473811108e-10,
+            1.94434204175553054283e-8, 9.53151741254484363489e-7,
+            3.07828309874913200438e-6, 3.52513368520288738649e-4,
+            -8.50149846724410912031e-4, 4.22618223005546594270e-2,
+            -9.17480371773452345351e-2, 9.99999999999999994612e-1)
+_DAWSN_B = (2.40372073066762605484e-11, 1.48864681368493396752e-9,
+            5.21265281010541664570e-8, 1.27258478273186970203e-6,
+            2.32490249820789513991e-5, 3.25524741826057911661e-4,
+            3.48805814657162590916e-3, 2.79448531198828973716e-2,
+            1.58874241960120565368e-1, 5.74918629489320327824e-1,
+            1.00000000000000000539e0)
+_DAWSN_C = (5.08955156417900903354e-1, -2.44754418142697847934e-1,
+            9.41512335303534411857e-2, -2.18711255142039025206e-2,
+            3.66207612329569181322e-3, -4.23209114460388756528e-4,
+            3.59641304793896631888e-5, -2.14640351719968974225e-6,
+            9.10010780076391431042e-8, -2.40274520828250956942e-9,
+            3.59233385440928410398e-11)
+_DAWSN_D = (1.0, -6.31839869873368190192e-1, 2.36706788228248691528e-1,
+            -5.31806367003223277662e-2, 8.48041718586295374409e-3,
+            -9.47996768486665330168e-4, 7.81025592944552338085e-5,
+            -4.55875153252442634831e-6, 1.89100358111421846170e-7,
+            -4.91324691331920606875e-9, 7.18466403235734541950e-11)
+_DAWSN_E = (-5.90592860534773254987e-1, 6.29235242724368800674e-1,
+            -1.72858975380388136411e-1, 1.64837047825189632310e-2,
+            -4.86827613020462700845e-4)
+_DAWSN_F = (1.0, -2.69820057197544900361e0, 1.73270799045947845857e0,
+            -3.93708582281939493482e-1, 3.44278924041233391079e-2,
+            -9.73655226040941223894e-4)
+_DAWSN_NEAR, _DAWSN_MID = 3.25, 6.25
 
 
-def _dawsn_taylor(x):
-    # D(x) = sum_n (-1)^n 2^n x^(2n+1) / (2n+1)!!
-    # (ratio of terms n / n-1: -2 x^2 / (2n+1)), summed by Horner's rule
-    x2 = x * x
-    acc = fnp.ones_like(x)
-    for n in reversed(range(1, _DAWSN_TAYLOR)):
-        acc = 1.0 - x2 * (2.0 / (2 * n + 1)) * acc
-    return x * acc
-
-
-def _dawsn_rybicki(x):
-    # n0: the odd integer nearest x / h; the sum runs over n = n0 + 2m
-    n0 = 2.0 * fnp.floor(x / (2 * _DAWSN_H)) + 1.0
-    xp = x - n0 * _DAWSN_H
-    acc = fnp.zeros_like(x)
-    for m in range(-_DAWSN_HALF_WIDTH, _DAWSN_HALF_WIDTH + 1):
-        n = n0 + 2.0 * m
-        acc = acc + fnp.exp(-(xp - 2.0 * m * _DAWSN_H) ** 2) / n
-    return acc / math.sqrt(math.pi)
-
-
-def _dawsn_asymptotic(x):
-    inv = 1.0 / (2.0 * x * x)
-    acc = fnp.ones_like(x)
-    for k in reversed(range(1, _DAWSN_ASYM_TERMS)):
-        acc = 1.0 + (2 * k - 1) * inv * acc
-    return acc / (2.0 * x)
+@in_float64
+def _dawsn_value(x):
+    t = x.dtype.type
+    a = fnp.abs(x)
+    near = ~(a >= t(_DAWSN_NEAR))                        # NaN too
+    xn = fnp.where(near, x, t(1))
+    xx = xn * xn
+    small = xn * (horner(_DAWSN_A, xx) / horner(_DAWSN_B, xx))    # odd: keeps -0
+    af = fnp.where(near, t(_DAWSN_NEAR), a)              # inf: s = 0, the value 0
+    s = t(1) / (af * af)                                 # 0 once af * af overflows
+    mid = s * (horner(_DAWSN_C, s) / horner(_DAWSN_D, s))
+    far = s * (horner(_DAWSN_E, s) / horner(_DAWSN_F, s))
+    big = (t(1) + fnp.where(af < t(_DAWSN_MID), mid, far)) / (t(2) * af)
+    return fnp.where(near, small, fnp.where(x < t(0), -big, big))
 
 
 @custom_jvp
 def _dawsn(x):
-    a = fnp.abs(x)
-    small = fnp.where(a < 1.0, a, 0.5)
-    mid = fnp.where((a >= 1.0) & (a < _DAWSN_ASYM_FROM), a, 2.0)
-    big = fnp.where(a >= _DAWSN_ASYM_FROM, a, 10.0)
-    val = fnp.where(a < 1.0, _dawsn_taylor(small),
-                    fnp.where(a < _DAWSN_ASYM_FROM, _dawsn_rybicki(mid), _dawsn_asymptotic(big)))
-    return fnp.where(fnp.isinf(a), fnp.sign(x) * 0.0, fnp.sign(x) * val)
+    return _dawsn_value(x)
 
 
 @_dawsn.defjvp
