@@ -27,7 +27,7 @@ from ..tracing import EAGER_CHECK, Tracer, wrap
 from ..primitives import elementwise as E
 from . import _promotion_mode
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
-                    const_as, result_dtype, shape_of, unsupported_dtype_error)
+                    const_as, ordered, result_dtype, shape_of, unsupported_dtype_error)
 from ..typing import ArrayLike
 
 # (plus the functions generated from the op table's rows, at the end)
@@ -238,9 +238,6 @@ def _binary(name, np_fn, traced, example=None):
                   "NEP 50 promotion.", example)
 
 
-_ORDERINGS = frozenset({"less", "less_equal", "greater", "greater_equal"})
-
-
 def _predicate(name, np_fn, traced, truth_values=False):
     """A binary function with a bool result: promote to one dtype, then compare; with
     ``truth_values`` (the logical functions) the operands are converted to bool first."""
@@ -253,13 +250,8 @@ def _predicate(name, np_fn, traced, truth_values=False):
             # conversion to bool is truthiness (nan is true), as numpy
             return traced(*promote(name, x, y, dtype=np.bool_, checked=True))
         x, y = promote(name, x, y)
-        if name in _ORDERINGS and x.dtype.kind == "c":
-            # numpy and jax.numpy order complex numbers lexicographically (real part, then
-            # imaginary part; JAX's select); the comparison primitives take real operands
-            rx, ry = E.real(x), E.real(y)
-            return E.select_n(E.eq(rx, ry), traced(rx, ry), traced(E.imag(x), E.imag(y)))
         out_dtype_of(name, np_fn, x.dtype, y.dtype)   # the dtype check
-        return traced(x, y)
+        return ordered(name, traced, x, y)
     return _named(f, name, f"Elementwise ``numpy.{np_fn.__name__}``"
                   + (" of the truth values." if truth_values else ": a bool array."))
 

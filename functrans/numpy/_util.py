@@ -13,7 +13,8 @@ import numpy as np
 from jaxpr_ir import canonical_dtype
 from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
-from ..primitives.elementwise import convert_element_type, convert_element_type_p, ne
+from ..primitives.elementwise import (convert_element_type, convert_element_type_p, eq, imag, ne,
+                                      real, select_n)
 from ..primitives.slicing import concatenate
 from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
 from . import _promotion_mode
@@ -240,3 +241,13 @@ def broadcasts_exactly(vshape, shape) -> bool:
         return np.broadcast_shapes(tuple(vshape), tuple(shape)) == tuple(shape)
     except ValueError:
         return False
+
+
+def ordered(name, compare, x, y):
+    """``compare(x, y)``; for complex ``<``, ``<=``, ``>``, ``>=`` in numpy's and jax.numpy's
+    order: the real parts, then the imaginary parts where those tie (the comparison
+    primitives take real operands only)."""
+    if x.dtype.kind != "c" or name not in ("less", "less_equal", "greater", "greater_equal"):
+        return compare(x, y)
+    rx, ry = real(x), real(y)
+    return select_n(eq(rx, ry), compare(rx, ry), compare(imag(x), imag(y)))
