@@ -17,7 +17,7 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    ``collectives_prims``, ``collectives``, ``collectives_native_flow``,
    ``collectives_native_alltoall``, ``collectives_native``, ``control_flow_common``,
    ``control_flow_cond``, ``control_flow_eager``, ``control_flow_loops``,
-   ``control_flow``, ``custom_self``,
+   ``control_flow``, ``custom_self``, ``body_jvp``,
    ``custom``, ``call``, ``linear_solve``, ``linalg_sqrtm``.
 
 A rule written with operations of a later family is attached by that family (for

@@ -33,6 +33,7 @@ from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
 from .control_flow_common import BodyCache, check_operands
+from .body_jvp import dce_top, holds_primitive, jvp_primal_body
 from .custom_self import custom_self_call_p, run_rule
 from .reductions import reduce_sum
 from .structural import broadcast_in_dim_p, stop_gradient_p
@@ -443,6 +444,7 @@ def _checkpoint_impl(*args, jaxpr, policy, name, prevent_cse=True):
 
 
 _fwd_cache = BodyCache()
+_jvp_fwd_cache = BodyCache()
 _tangent_cache = BodyCache()
 
 
@@ -467,6 +469,18 @@ def _fwd_body(closed, saveable, keep):
     return _fwd_cache.put(closed, ClosedJaxpr(Jaxpr([], j.invars, j.eqns,
                                                     list(j.outvars) + extra), []),
                           saveable, keep)
+
+
+def _jvp_fwd_body(closed, saveable, keep, nz):
+    """(body, consts): the forward body of a body holding custom calls, whose JVP takes
+    primal outputs from the rule (custom_vjp: fwd) and differentiates them again as the
+    rule's code: the primal half of the JVP (body_jvp.jvp_primal_body), kept values appended."""
+    hit = _jvp_fwd_cache.get(closed, saveable, keep, nz)
+    extra = [v for v, k in zip(_saveable_vars(closed, saveable), keep) if k]
+    (body,), consts = hit or hoist_many([jvp_primal_body(closed, extra, nz)])
+    if hit or any(isinstance(c, Tracer) for c in consts):    # (consts: see _tangent_body)
+        return (body,), consts
+    return _jvp_fwd_cache.put(closed, ((body,), consts), saveable, keep, nz)
 
 
 def _tangent_body(closed, saveable, nz):
@@ -513,7 +527,7 @@ def _tangent_body(closed, saveable, nz):
 
     tj, tc, _ = trace_to_jaxpr(fun, list(in_avals) + [v.aval for v in saved_vars] + t_avals,
                                name="checkpoint tangent", staged=True)  # transposed later
-    tj = _dce_top(tj)
+    tj = dce_top(tj)
     reads = {x for e in tj.eqns for x in e.inputs if isinstance(x, Var)}
     reads.update(v for v in tj.outvars if isinstance(v, Var))
     used = tuple(v in reads for v in tj.invars[:n + ns])
@@ -526,20 +540,6 @@ def _tangent_body(closed, saveable, nz):
         # would bind a tracer of a jvp that has ended)
         return body, consts, used
     return _tangent_cache.put(closed, (body, consts, used), saveable, nz)
-
-
-def _dce_top(j: Jaxpr) -> Jaxpr:
-    """Drop the dead top-level equations of ``j``, leaving every sub-jaxpr object as it
-    is: ``passes.dce`` would rebuild the body of a nested checkpoint that the forward
-    equation still holds, and two jaxpr objects defining the same vars are ill-typed.
-    Equations with effects stay; a dead one with a sub-jaxpr goes (it only recomputes)."""
-    live = {v for v in j.outvars if isinstance(v, Var)}
-    kept = []
-    for e in reversed(j.eqns):
-        if any(v in live for v in e.outvars) or e.primitive.has_effects:
-            kept.append(e)
-            live.update(x for x in e.inputs if isinstance(x, Var))
-    return Jaxpr(j.constvars, j.invars, kept[::-1], j.outvars)
 
 
 def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name, prevent_cse=True):
@@ -557,7 +557,11 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, policy, name, prevent_cse=True)
     n, n_out = len(primals), len(jaxpr.jaxpr.outvars)
     keep = used[n:]
     params = dict(policy=policy, name=name, prevent_cse=prevent_cse)
-    if any(keep):
+    if holds_primitive(jaxpr, (custom_vjp_call_p, custom_jvp_call_p)):  # see _jvp_fwd_body
+        (fbody,), fconsts = _jvp_fwd_body(jaxpr, saveable, keep, nz)
+        res = checkpoint_p.bind(*fconsts, *primals, jaxpr=fbody, **params)
+        outs, saved = res[:n_out], res[n_out:]
+    elif any(keep):
         res = checkpoint_p.bind(*primals, jaxpr=_fwd_body(jaxpr, saveable, keep), **params)
         outs, saved = res[:n_out], res[n_out:]
     else:
