@@ -50,7 +50,7 @@ from .kernels import (OWN_FUNCTION_ELEMENTS, OWN_FUNCTION_EQNS, WORKSPACE, Kerne
 from .lltypes import I64, const, load_elem, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .row_kernels import RowEmitter
-from .segments import OUTLINE_STEPS, Chunk, Fn, kernel_chunks, outline
+from .segments import OUTLINE_BODIES, OUTLINE_STEPS, Chunk, Fn, kernel_chunks, outline
 from .values import PTR, Arena, Lender, Ref, Val, nbytes, raw_const, raw_type
 
 STACK_MAX = 256          # bytes: values this small and segment-local live in registers
@@ -119,6 +119,15 @@ def emitter(module, name, kernel, views, noalias=True, count=False, ws=None):
     if kernel.phases:
         return RowEmitter(module, name, kernel, views, noalias)
     return KernelEmitter(module, name, kernel, views, noalias, count, ws)
+
+
+def _has_body(step) -> bool:
+    """Whether a step runs sub-jaxprs (a scan's or a while loop's body): a program with
+    OUTLINE_BODIES of them outlines its steps, so that each body compiles on a thread
+    of its own (``split``)."""
+    ps = getattr(getattr(step, "eqn", None), "params", {})
+    return any(hasattr(v, "jaxpr") or isinstance(v, (tuple, list)) and
+               any(hasattr(x, "jaxpr") for x in v) for v in ps.values())
 
 
 def _loops(step):
@@ -199,7 +208,8 @@ class Lowering:
         self.n_eqns = len(jaxpr.eqns)
         self.n_kernels = sum(1 for s in self.plan.steps if isinstance(s, Kernel))
         self.outlining = sum(1 for s in self.plan.steps
-                             if not isinstance(s, (Kernel, HostStep))) >= OUTLINE_STEPS
+                             if not isinstance(s, (Kernel, HostStep))) >= OUTLINE_STEPS \
+            or sum(map(_has_body, self.plan.steps)) >= OUTLINE_BODIES
         self.donate = tuple(donate)
         self.aliases = {}          # output position -> donated input position sharing its buffer
         self.shared_kernels = set()   # ids of kernels writing over one of their inputs

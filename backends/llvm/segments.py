@@ -35,14 +35,15 @@ import llvmlite.ir as ir
 from .lltypes import I1, I8, I32, I64, emit_loop, emit_nest
 from .values import PTR, Ref
 
-__all__ = ["Fn", "StepFn", "STEP_PREFIX", "OUTLINE_STEPS", "outline", "Chunk", "kernel_chunks",
-           "CHUNK_LOOPS", "CHUNK_MIN_LOOPS"]
+__all__ = ["Fn", "StepFn", "STEP_PREFIX", "OUTLINE_STEPS", "OUTLINE_BODIES", "outline", "Chunk",
+           "kernel_chunks", "CHUNK_LOOPS", "CHUNK_MIN_LOOPS"]
 
 _DATA_OFFSET = 16        # PyArrayObject: PyObject_HEAD, then char *data
 _FLAGS_OFFSET = 64       # ... int nd, npy_intp *dimensions, *strides, base, descr, int flags
 _NEEDED_FLAGS = 0x1 | 0x100   # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 STEP_PREFIX = "step"     # the names of outlined step functions (``split`` knows them)
 OUTLINE_STEPS = 8        # top-level steps with emitters of their own before they are outlined
+OUTLINE_BODIES = 2       # steps with bodies (scans, while loops) before steps are outlined
 STEP_TMPS = 4            # workspace temporaries a step function gets as arguments (StepFn)
 CHUNK_MIN_LOOPS = 48     # looping kernels in one plan before its kernel runs are chunked
 CHUNK_LOOPS = 24         # looping kernels per chunk
