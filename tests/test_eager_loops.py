@@ -142,3 +142,14 @@ def test_errors_in_long_bodies_still_raise(compiles):
     with pytest.raises(TypeError, match="carry|body"):
         lax.while_loop(lambda c: c < 1e9, lambda c: fnp.stack([c, c]), 0.0)
     assert _eager(compiles) == []
+
+
+def test_few_steps_of_a_large_body_stay_interpreted(compiles):
+    # 64 steps x 600 equations passes EAGER_COMPILE_MIN, yet compiling 600 equations
+    # (~1 ms each) costs more than interpreting them 64 times
+    def body(c, x):
+        for _ in range(300):
+            c = fnp.sin(c) + x
+        return c, None
+    c, _ = lax.scan(body, np.zeros(2), np.ones((64, 2)))
+    assert np.isfinite(np.asarray(c)).all() and _eager(compiles) == []

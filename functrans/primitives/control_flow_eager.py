@@ -3,15 +3,17 @@
 Eagerly (no trace active) the loop primitives' implementations interpret their body
 jaxpr step by step, a few microseconds per equation and step: 1e5 steps of a small RNN
 cell took seconds where JAX (whose eager dispatch jits every primitive) takes tens of
-milliseconds. So an eager loop whose work, its trip count times its body's equations
-(``body_size``), reaches ``EAGER_COMPILE_MIN`` runs instead as a one-equation program
+milliseconds. So an eager loop whose work, its trip count times the equations one step
+runs (``body_size``), reaches both ``EAGER_COMPILE_MIN`` and ``COMPILE_COST`` times the
+equations to compile (``body_size(..., static=True)``: compiling costs ~1 ms per
+equation, interpreting ~5 us per equation and step) runs instead as a one-equation program
 compiled by the jit path (``compiler.compile_closed``, the CPU/LLVM backend): its values
 are those of the same loop under ``jit``. The executable is cached under the loop's
 structure (``jaxpr_ir.structure.structural_key`` of its body, the other params and the
 operands' shapes and dtypes), so the body retraced at each eager call compiles once.
 
-A ``while``'s trip count is unknown in advance: its first ``EAGER_COMPILE_MIN //
-body_size`` steps are interpreted; a loop still running then is compiled and restarted
+A ``while``'s trip count is unknown in advance: it is interpreted until its work reaches
+that bound; a loop still running then is compiled and restarted
 from its initial carry (every step compiled, as under ``jit``; the loop is pure), and
 later calls with the same structure run compiled at once.
 
@@ -41,13 +43,16 @@ from ..compiler import LRUCache, compile_closed
 from ..tracing import INTERNAL, axis_frames, outermost_trace
 from .base import aval
 
-__all__ = ["EAGER_COMPILE_MIN", "body_size", "compiled_loop", "eager_vetoes", "run_scan_eager",
+__all__ = ["COMPILE_COST", "EAGER_COMPILE_MIN", "body_size", "compiled_loop", "eager_vetoes", "run_scan_eager",
            "run_while_eager"]
 
 # Loop steps x body equations from which an eager loop compiles. Interpreted, an equation
-# costs ~2-5 us per step; a small loop compiles in ~0.05-0.3 s, so 2**15 is about where
+# costs ~2-7 us per step; a small loop compiles in ~0.05-0.1 s, so 2**15 is about where
 # one compile pays for itself, and a cached one pays at once.
 EAGER_COMPILE_MIN = 1 << 15
+# ... and at least this many times the equations to compile: a large body compiles in
+# ~1.3 ms per equation (200 equations: 0.8 s; 64 steps of it interpreted: 0.27 s).
+COMPILE_COST = 256
 
 # Predicates that keep loops interpreted when one is true (``jit`` adds ``jit_disabled``).
 eager_vetoes: list = []
@@ -56,8 +61,9 @@ _COMPILED = LRUCache(64)     # loop key -> executable, or _INTERPRET
 _INTERPRET = object()        # a loop that cannot compile: interpret it
 
 
-def body_size(closed) -> int:
-    """Equations one step of a loop body runs, nested loops' bodies times their length.
+def body_size(closed, static: bool = False) -> int:
+    """Equations one step of a loop body runs, nested scans' bodies times their length
+    (``static``: the equations written, each nested body once).
 
     >>> from jaxpr_ir import parse
     >>> body_size(parse("{ lambda ; x:f32[]. let y:f32[] = neg x\\n z:f32[] = neg y in (z,) }"))
@@ -67,12 +73,18 @@ def body_size(closed) -> int:
     n = 0
     for e in j.eqns:
         n += 1
+        times = 1 if static else int(e.params.get("length", 1))
         for name in (*e.primitive.subjaxpr_params, e.primitive.call_param):
             sub = e.params.get(name) if name else None
             for s in (sub if isinstance(sub, (tuple, list)) else (sub,)):
                 if isinstance(s, (ClosedJaxpr, Jaxpr)):
-                    n += body_size(s) * int(e.params.get("length", 1))
+                    n += body_size(s, static) * times
     return n
+
+
+def _threshold(*bodies) -> int:
+    """The work (steps x equations) from which a loop of these bodies compiles."""
+    return max(EAGER_COMPILE_MIN, COMPILE_COST * sum(body_size(b, True) for b in bodies))
 
 
 def _effectful(closed) -> bool:
@@ -116,22 +128,24 @@ def _compile(prim, args, params):
         return _INTERPRET
 
 
-def compiled_loop(prim, args, params, work: float, cached_only: bool = False):
+def compiled_loop(prim, args, params, compile_now: bool):
     """The cached executable running ``prim[params]`` on operands like ``args`` (compiled
-    now if ``work`` reaches ``EAGER_COMPILE_MIN``, unless ``cached_only``), or None when
-    the loop is to be interpreted: small, traced or not compilable (see the module doc).
+    now if ``compile_now``), or None when the loop is to be interpreted: not compiled,
+    traced or not compilable (see the module doc).
 
-    >>> compiled_loop(None, (), {}, work=1) is None
+    >>> import functrans as ft
+    >>> with ft.disable_jit():     # a veto: interpret
+    ...     compiled_loop(None, (), {}, compile_now=True) is None
     True
     """
-    if work < EAGER_COMPILE_MIN and not cached_only or not _eager_now():
+    if not compile_now and not _COMPILED or not _eager_now():
         return None
     try:
         key = _key(prim, args, params)
     except TypeError:       # a param with no structural key (a Python callable)
         return None
     exe = _COMPILED.get(key)
-    if exe is None and not cached_only:
+    if exe is None and compile_now:
         exe = _compile(prim, args, params)
         _COMPILED.put(key, exe)
     return None if exe is None or exe is _INTERPRET else exe
@@ -144,27 +158,31 @@ def _run(exe, args):
 def run_scan_eager(prim, args, params):
     """``prim`` (``scan``) eagerly: compiled when long enough (``compiled_loop``), else
     interpreted by ``run_scan``."""
-    exe = compiled_loop(prim, args, params, params["length"] * body_size(params["jaxpr"]))
+    body = params["jaxpr"]
+    exe = None
+    if params["length"] * body_size(body) >= _threshold(body):
+        exe = compiled_loop(prim, args, params, True)
     return run_scan(*args, **params) if exe is None else _run(exe, args)
 
 
 def run_while_eager(prim, args, params):
     """``prim`` (``while``) eagerly: compiled when cached for its structure or still
-    running after ``EAGER_COMPILE_MIN // body_size`` interpreted steps (then restarted
-    compiled from ``args``), else interpreted by ``run_while``."""
+    running after ``_threshold`` work interpreted (then restarted compiled from
+    ``args``), else interpreted by ``run_while``."""
     if not _eager_now():
         return run_while(*args, **params)
-    exe = compiled_loop(prim, args, params, 0, cached_only=True)
+    exe = compiled_loop(prim, args, params, False)
     if exe is not None:
         return _run(exe, args)
     cj, bj = params["cond_jaxpr"].jaxpr, params["body_jaxpr"].jaxpr
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
     cc, bc, carry = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:])
-    for _ in range(EAGER_COMPILE_MIN // max(1, body_size(cj) + body_size(bj))):
+    size = max(1, body_size(cj) + body_size(bj))
+    for _ in range(-(-_threshold(cj, bj) // size)):
         if not eval_jaxpr(cj, (), cc + carry)[0]:
             return [np.asarray(v, dtype=a.dtype) for v, a in zip(carry, bj.in_avals[nb:])]
         carry = eval_jaxpr(bj, (), bc + carry)
-    exe = compiled_loop(prim, args, params, float("inf"))
+    exe = compiled_loop(prim, args, params, True)
     if exe is None:         # not compilable: go on interpreting from where it is
         return run_while(*cc, *bc, *carry, **params)
     return _run(exe, args)
