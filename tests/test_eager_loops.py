@@ -136,6 +136,18 @@ def test_disable_jit_and_interpret_backend_stay_interpreted(compiles, monkeypatc
     assert _eager(compiles) == []
 
 
+def test_debug_nans_checks_a_long_body_eagerly(compiles):
+    xs = np.ones(N)
+    xs[-1] = -1.0
+    ft.config.update("debug_nans", True)
+    try:
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) .*eager operation"):
+            lax.scan(lambda c, t: (c + fnp.log(t), None), 0.0, xs)
+    finally:
+        ft.config.update("debug_nans", False)
+    assert _eager(compiles) == []
+
+
 def test_errors_in_long_bodies_still_raise(compiles):
     with pytest.raises(TypeError, match="carry"):
         lax.scan(lambda c, x: (fnp.stack([c, x]), None), 0.0, np.ones(N))

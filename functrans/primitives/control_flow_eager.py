@@ -19,7 +19,8 @@ later calls with the same structure run compiled at once.
 
 Loops stay interpreted: under any trace (jit, grad, vmap) or a transform's eager rules
 (an eager ``vmap`` included),
-under ``disable_jit``, on a default backend other than ``cpu`` (the interpreter, cuda),
+under ``disable_jit``, ``debug_nans`` or ``debug_infs`` (they name the body's operation
+that failed), on a default backend other than ``cpu`` (the interpreter, cuda),
 when the body has effects (``debug.print``, ``io_callback``: they run once per step,
 in order, as the interpreter runs them) or a param with no structural key (a Python
 callable), and when the backend cannot compile the loop.
@@ -40,7 +41,7 @@ from backends.interpret_eval import eval_jaxpr
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from jaxpr_ir.structure import structural_key
 from ..compiler import LRUCache, compile_closed
-from ..tracing import INTERNAL, axis_frames, outermost_trace
+from ..tracing import EAGER_CHECK, INTERNAL, axis_frames, outermost_trace
 from .base import aval
 
 __all__ = ["COMPILE_COST", "EAGER_COMPILE_MIN", "body_size", "compiled_loop", "eager_vetoes", "run_scan_eager",
@@ -101,9 +102,11 @@ def _effectful(closed) -> bool:
 
 
 def _eager_now() -> bool:
-    # axis frames: inside an eager vmap (its batching rules bind on concrete values)
+    # axis frames: inside an eager vmap (its batching rules bind on concrete values);
+    # EAGER_CHECK: debug_nans / debug_infs, which name the body's operation that failed
     return (outermost_trace() is None and not INTERNAL.on and not axis_frames()
-            and default_backend() == "cpu" and not any(veto() for veto in eager_vetoes))
+            and not EAGER_CHECK and default_backend() == "cpu"
+            and not any(veto() for veto in eager_vetoes))
 
 
 def _key(prim, args, params):
