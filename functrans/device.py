@@ -19,7 +19,7 @@ import numpy as np
 from .sharding import (Device, NamedSharding, PartitionSpec, SingleDeviceSharding, as_sharding,
                        host_device)
 from .tracing import Tracer, wrap
-from .tree_util import tree_map
+from .tree_util import tree_leaves, tree_map
 
 __all__ = ["device_put", "device_get", "Device", "SingleDeviceSharding", "host_device",
            "sharding_constraint"]
@@ -27,7 +27,8 @@ __all__ = ["device_put", "device_get", "Device", "SingleDeviceSharding", "host_d
 _DEVICES = ("cpu", "cuda")
 
 
-def device_put(x: Any, device: Any = None) -> Any:
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,
+               may_alias: bool | None = None) -> Any:
     """``x`` (an array, a number or a pytree of them) on ``device``: ``"cuda"`` or
     ``"cpu"``/None (host), or a ``Device`` / ``SingleDeviceSharding`` as ``ft.devices()``
     and ``Array.sharding`` give them (JAX's ``device_put(x, jax.devices()[0])``), or a
@@ -51,9 +52,16 @@ def device_put(x: Any, device: Any = None) -> Any:
     True
     """
     if isinstance(device, (NamedSharding, PartitionSpec)):
-        return sharding_constraint(x, as_sharding(device, "device_put"), "device_put")
-    platform = _platform(device)
-    return tree_map(lambda v: _put_leaf(v, platform), x)
+        out = sharding_constraint(x, as_sharding(device, "device_put"), "device_put")
+    else:
+        platform = _platform(device)
+        out = tree_map(lambda v: _put_leaf(v, platform), x)
+    if donate is not False:      # JAX's donate=: the donated Arrays are deleted (a copy is out)
+        donated = [x] if donate is True else [v for v, d in zip(x, donate) if d]
+        for v in tree_leaves(donated):
+            if isinstance(v, np.ndarray) and hasattr(v, "delete"):   # an Array, not numpy's
+                v.delete()
+    return out
 
 
 def sharding_constraint(x: Any, sharding: Any, what: str) -> Any:

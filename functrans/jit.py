@@ -22,23 +22,22 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr
-from jaxpr_ir.passes import simplify
 from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, donated_positions,
                        fast_key, flat_leaves, flatten_fun, flattening, float0_as_structure,
                        mixed_key, static_positions_and_names)
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
-                       clear_compiled, compile_closed, observed, temp_bytes)
-from .cost import jaxpr_cost
+                       clear_compiled, compile_closed, observed)
 from .primitives.call import pjit_p
-from .primitives.collectives_mesh import plan_traffic
 from .primitives.control_flow_common import axis_env_key, hoist
 from .primitives.control_flow_eager import eager_vetoes
 from .array import Array
+from .device import host_device, sharding_constraint
 from .array import DeletedArray, mark_owned, take_donation
 from .tracing import Tracer, get_aval, own_constants, trace_to_jaxpr, wrap
 from .tree_def import treedef_is_strict_leaf
 from .tree_util import tree_flatten, tree_unflatten
-from .stages import ShapeDtypeStruct, Traced, abstractify, eval_shape  # noqa: F401 (re-exports)
+from .stages import (Compiled, Lowered, ShapeDtypeStruct, Traced, abstractify,  # noqa: F401
+                     eval_shape)   # (re-exports)
 from . import config as _config
 from .traceback_util import filter_traceback as _filter_traceback   # ---- tools
 
@@ -83,63 +82,6 @@ def _unshared(out, inputs):
             isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
         return out.copy()
     return out
-
-
-class Lowered:
-    """The result of ``jit(f).lower(*args)``: the optimised jaxpr, ready to compile."""
-
-    def __init__(self, traced: ClosedJaxpr, backend, out_tree, name="fun"):
-        self.traced = traced
-        self.jaxpr = simplify(traced)
-        self.backend = backend
-        self.out_tree = out_tree
-        self.name = name
-
-    def as_text(self) -> str:
-        return str(self.jaxpr)
-
-    def compile(self):
-        # the traced jaxpr goes down the one compile path, so the tools see this compile
-        exe = compile_closed(self.traced, self.backend, name=self.name)
-        return Compiled(exe, self.jaxpr, self.out_tree)
-
-
-class Compiled:
-    """A compiled executable; call it with the same (flat-compatible) arguments."""
-
-    def __init__(self, exe, closed, out_tree):
-        self.exe = exe
-        self.jaxpr = closed
-        self.out_tree = out_tree
-
-    def __call__(self, *args):
-        flat, _ = tree_flatten(args)
-        outs = self.exe(*[np.asarray(x) for x in flat])
-        return tree_unflatten(self.out_tree, [wrap(o) for o in outs])
-
-    def as_text(self) -> str:
-        as_text = getattr(self.exe, "as_text", None)
-        return as_text() if as_text else str(self.jaxpr)
-
-    def cost_analysis(self) -> dict:
-        """flops, transcendentals and bytes accessed (the one cost model,
-        ``functrans.cost``: on the backend's plan where it has one, else on the
-        optimised jaxpr), kernels and, where the backend knows it, ``temp bytes``: the
-        peak temporary memory one call uses beyond its arguments and outputs.
-        Communication: ``collectives`` (per kind: calls, bytes sent and received by
-        this process in one call), their totals and notes (``plan_traffic``)."""
-        ca = getattr(self.exe, "cost_analysis", None)
-        out = dict(ca()) if ca else _interpreter_cost(self.jaxpr)
-        # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
-        out["temp_bytes"] = temp_bytes(self.exe, self.jaxpr)
-        out.update(plan_traffic(self.jaxpr))
-        return out
-
-
-def _interpreter_cost(closed):
-    """The interpreter runs the optimised jaxpr equation by equation: the cost model
-    (``functrans.cost``) on it, one kernel per equation."""
-    return {**jaxpr_cost(closed), "kernels": len(closed.jaxpr.eqns)}
 
 
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
@@ -279,7 +221,12 @@ class Jitted:
         if any(isinstance(c, Tracer) for c in consts):
             raise TypeError("lower: the function closes over a traced value; lower it outside "
                             "the enclosing transform")
-        return Lowered(ClosedJaxpr(jaxpr, consts), self.backend, out_tree, self._name())
+        static = {a % len(args) for a in self.static_argnums if -len(args) <= a < len(args)}
+        donated = [i in self.donate_argnums or i - len(args) in self.donate_argnums
+                   for i, a in enumerate(args) if i not in static
+                   for _ in tree_flatten(a)[0]]
+        return Lowered(ClosedJaxpr(jaxpr, consts), self.backend, out_tree, self._name(),
+                       in_tree, avals, donated + [False] * (len(avals) - len(donated)))
 
     def trace(self, *args, **kwargs) -> Traced:
         """The traced stage for these arguments, as JAX's ``jit(f).trace(*args)``:
@@ -477,10 +424,43 @@ class Jitted:
         return functools.partial(self, obj)
 
 
-def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence[int] = (),
+class _ShardedJitted(Jitted):
+    """``jit(f, in_shardings=..., out_shardings=...)``: a functrans process is one device,
+    so the shardings are checked records (``device.sharding_constraint``: each leaf's shape
+    against the spec) and eager results carry ``out_shardings``, as ``device_put`` gives."""
+
+    def __init__(self, fun, in_shardings, out_shardings, *a, **k):
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
+
+        @functools.wraps(fun)
+        def checked(*args, **kwargs):
+            if in_shardings is not None:
+                if kwargs:
+                    raise ValueError("jit does not support kwargs when in_shardings is "
+                                     "specified.")
+                ins = in_shardings if isinstance(in_shardings, (tuple, list)) and \
+                    len(in_shardings) == len(args) else [in_shardings] * len(args)
+                args = [a if s is None else sharding_constraint(a, s, "jit in_shardings")
+                        for a, s in zip(args, ins)]
+            return fun(*args, **kwargs)
+        super().__init__(checked, *a, **k)
+
+    def __call__(self, *args, **kwargs):
+        out, s = super().__call__(*args, **kwargs), self.out_shardings
+        if s is None:
+            return out
+        if isinstance(s, (tuple, list)) and isinstance(out, (tuple, list)) and len(s) == len(out):
+            return type(out)(o if si is None else sharding_constraint(o, si, "jit out_shardings")
+                             for o, si in zip(out, s))
+        return sharding_constraint(out, s, "jit out_shardings")
+
+
+def jit(fun: Callable[..., Any] | None = None, *, in_shardings: Any = None,
+        out_shardings: Any = None, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = (), backend: str | None = None,
-        keep_unused: bool = False, inline: bool = False) -> Any:
+        keep_unused: bool = False, inline: bool = False, device: Any = None,
+        compiler_options: dict | None = None, abstracted_axes: Any = None) -> Any:
     """Compile ``fun``: trace it once per argument signature, optimise, run native code.
 
     Usable as ``@jit``, ``@jit(backend=...)`` or ``jit(f, static_argnums=...)``. The
@@ -509,11 +489,16 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
         ``"cuda"`` (Numba-CUDA) or ``"interpret"`` (the numpy reference interpreter).
         None uses ``FUNCTRANS_BACKEND`` if set, else ``"cpu"`` (``"interpret"`` when
         llvmlite cannot be imported).
-      keep_unused: accepted for JAX's signature. JAX may drop unused arguments from its
-        executable; here every argument is passed either way, so results are the same.
+      keep_unused: accepted for JAX's signature (every argument is passed either way).
       inline: when True, a call under another trace (an enclosing ``jit``, ``grad``,
         ``vmap``...) runs ``fun`` in that trace, adding its equations to the caller's
         jaxpr instead of one ``pjit`` equation. Eager calls still compile.
+      in_shardings: JAX's shardings of the arguments (a ``NamedSharding``, a
+        ``PartitionSpec`` under ``set_mesh``, a ``SingleDeviceSharding``, None; one for
+        all or a tuple of them): one process is one device, so each leaf is checked.
+      out_shardings: the same for the outputs; eager results carry them. device: the
+        host's (JAX's; another device raises).
+      compiler_options: accepted, unused (no XLA flags). abstracted_axes: only None.
 
     Returns:
       The compiled function, a ``Jitted`` object with ``fun``'s ``__name__``,
@@ -536,13 +521,19 @@ def jit(fun: Callable[..., Any] | None = None, *, static_argnums: int | Sequence
     (8.0, 16.0, 2)
     """
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                             donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                             backend=backend, keep_unused=keep_unused, inline=inline)
+        options = {k: v for k, v in locals().items() if k != "fun"}
+        return lambda f: jit(f, **options)
     if not callable(fun):
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}")
+    if (device is not None and device != host_device()) or abstracted_axes is not None:
+        raise ValueError(f"jit: functrans runs on the host ({host_device()!r}; backend= picks "
+                         f"another backend) without dynamic shapes (abstracted_axes): got "
+                         f"device={device!r}, abstracted_axes={abstracted_axes!r}")
     if donate_argnames:
         donate_argnums = donated_positions(fun, donate_argnums, donate_argnames)
+    if in_shardings is not None or out_shardings is not None:
+        return _ShardedJitted(fun, in_shardings, out_shardings, static_argnums,
+                              static_argnames, donate_argnums, backend, inline)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend, inline)
 
 

@@ -1,6 +1,6 @@
-"""Shapes without data and the traced stage of a jitted function: ``ShapeDtypeStruct``,
-``eval_shape`` and ``Traced`` (what ``jit(f).trace(*args)`` returns, as JAX's
-``jax.stages.Traced``).
+"""Shapes without data and the stages of a jitted function: ``ShapeDtypeStruct``,
+``eval_shape``, ``Traced`` (what ``jit(f).trace(*args)`` returns), ``Lowered``
+(``jit(f).lower(*args)``) and ``Compiled`` (``.compile()``), as JAX's ``jax.stages``.
 
 >>> import functrans as ft
 >>> t = ft.jit(lambda x: x.sum(0)).trace(ft.numpy.ones((3, 4)))
@@ -13,12 +13,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ClosedJaxpr, ShapedArray
+from jaxpr_ir.passes import simplify
 from .api_util import as_array, flatten_fun
-from .tracing import Tracer, get_aval, trace_to_jaxpr
+from .compiler import compile_closed, temp_bytes
+from .cost import jaxpr_cost
+from .device import SingleDeviceSharding, host_device
+from .primitives.collectives_mesh import plan_traffic
+from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["ShapeDtypeStruct", "eval_shape", "Traced"]
+__all__ = ["ShapeDtypeStruct", "eval_shape", "Traced", "Lowered", "Compiled", "ArgInfo"]
 
 
 class ShapeDtypeStruct:
@@ -30,14 +35,16 @@ class ShapeDtypeStruct:
     >>> s, s.ndim, s.size
     (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
     """
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False) -> None:
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False, *,
+                 sharding: Any = None) -> None:
         if dtype is None:    # np.dtype(None) would be float64 silently; JAX raises too
             raise ValueError("ShapeDtypeStruct: dtype must be specified")
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self.sharding = sharding   # JAX's layout record (a process here is one device)
 
     def __len__(self):
         if not self.shape:
@@ -118,6 +125,162 @@ class Traced:
         self.out_avals = list(self.jaxpr.out_avals)
         self.out_info = tree_unflatten(self.out_tree, [
             ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in self.out_avals])
+        self.in_avals, self.args_info = lowered.in_avals, lowered.args_info
 
     def lower(self) -> Any:
         return self._lowered
+
+
+class ArgInfo:
+    """One argument leaf of a lowered function (JAX's ``jax.stages.ArgInfo``): its
+    ``shape``, ``dtype`` and whether it is ``donated``."""
+
+    def __init__(self, aval, donated: bool) -> None:
+        self.shape, self.dtype, self.donated = aval.shape, aval.dtype, bool(donated)
+        self._aval = aval
+
+    def __repr__(self):
+        return f"ArgInfo(shape={self.shape}, dtype={self.dtype}, donated={self.donated})"
+
+
+class Lowered:
+    """The result of ``jit(f).lower(*args)``: the optimised jaxpr, ready to compile.
+
+    ``in_tree`` / ``in_avals``: the structure and types of the dynamic arguments
+    (``(args, kwargs)``, static ones left out), ``args_info`` / ``out_info`` their
+    ``ArgInfo`` / ``ShapeDtypeStruct`` pytrees, ``donate_argnums``.
+
+    >>> import functrans as ft
+    >>> lo = ft.jit(lambda x, y: x @ y, donate_argnums=1).lower(ft.numpy.ones((2, 3)),
+    ...                                                        ft.numpy.ones((3, 4)))
+    >>> lo.out_info, lo.args_info[0][1].donated, lo.donate_argnums
+    (ShapeDtypeStruct(shape=(2, 4), dtype=float64), True, (1,))
+    """
+
+    def __init__(self, traced: ClosedJaxpr, backend, out_tree, name="fun", in_tree=None,
+                 in_avals=(), donated=()):
+        self.traced = traced
+        self.jaxpr = simplify(traced)
+        self.backend = backend
+        self.out_tree = out_tree
+        self.name = name
+        self.in_tree, self._in_avals = in_tree, tuple(in_avals)
+        self._donated = tuple(donated) or (False,) * len(self._in_avals)
+
+    @property
+    def in_avals(self):
+        """The dynamic arguments' types as ``(args, kwargs)``, as JAX's."""
+        return tree_unflatten(self.in_tree, list(self._in_avals))
+
+    @property
+    def args_info(self):
+        return tree_unflatten(self.in_tree, [ArgInfo(a, d) for a, d in
+                                             zip(self._in_avals, self._donated)])
+
+    @property
+    def donate_argnums(self) -> tuple:
+        args = tree_unflatten(self.in_tree, list(self._donated))[0]
+        return tuple(i for i, a in enumerate(args) if any(tree_flatten(a)[0]))
+
+    @property
+    def out_info(self):
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                              for a in self.traced.jaxpr.out_avals])
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The optimised jaxpr's text (functrans has no HLO: every ``dialect`` gives it)."""
+        return str(self.jaxpr)
+
+    def compiler_ir(self, dialect: str | None = None) -> ClosedJaxpr:
+        """The optimised jaxpr, functrans's compiler input (JAX gives an MLIR module)."""
+        return self.jaxpr
+
+    def cost_analysis(self) -> dict:
+        """The cost model (``functrans.cost``) on the optimised jaxpr, before a backend
+        plans it (``compile().cost_analysis()`` sees the plan)."""
+        return interpreter_cost(self.jaxpr)
+
+    def compile(self, compiler_options=None):
+        # the traced jaxpr goes down the one compile path, so the tools see this compile
+        exe = compile_closed(self.traced, self.backend, name=self.name)
+        return Compiled(exe, self.jaxpr, self.out_tree, self)
+
+
+class Compiled:
+    """A compiled executable. Call it with the dynamic arguments it was lowered for (static
+    ones left out): another pytree structure, shape or array dtype raises ``TypeError``,
+    as JAX's; a Python scalar takes the compiled dtype."""
+
+    def __init__(self, exe, closed, out_tree, lowered=None):
+        self.exe = exe
+        self.jaxpr = closed
+        self.out_tree = out_tree
+        self._lowered = lowered
+        for k in ("in_tree", "_in_avals", "in_avals", "args_info", "out_info",
+                  "donate_argnums"):
+            setattr(self, k, getattr(lowered, k, None))
+
+    def __call__(self, *args, **kwargs):
+        flat, in_tree = tree_flatten((args, kwargs))
+        if self.in_tree is not None:
+            flat = _checked_arguments(flat, in_tree, self.in_tree, self._in_avals)
+        outs = self.exe(*[np.asarray(x) for x in flat])
+        return tree_unflatten(self.out_tree, [wrap(o) for o in outs])
+
+    @property
+    def input_shardings(self):
+        one = SingleDeviceSharding(host_device())
+        return tree_unflatten(self.in_tree, [one] * len(self._in_avals))
+
+    @property
+    def output_shardings(self):
+        return tree_unflatten(self.out_tree, [SingleDeviceSharding(host_device())] *
+                              len(self.jaxpr.jaxpr.out_avals))
+
+    def as_text(self) -> str:
+        as_text = getattr(self.exe, "as_text", None)
+        return as_text() if as_text else str(self.jaxpr)
+
+    def cost_analysis(self) -> dict:
+        """flops, transcendentals and bytes accessed (the one cost model,
+        ``functrans.cost``: on the backend's plan where it has one, else on the
+        optimised jaxpr), kernels and, where the backend knows it, ``temp bytes``: the
+        peak temporary memory one call uses beyond its arguments and outputs.
+        Communication: ``collectives`` (per kind: calls, bytes sent and received by
+        this process in one call), their totals and notes (``plan_traffic``)."""
+        ca = getattr(self.exe, "cost_analysis", None)
+        out = dict(ca()) if ca else interpreter_cost(self.jaxpr)
+        # the peak of live temporaries the buffer plan allocates (see compiler.temp_bytes)
+        out["temp_bytes"] = temp_bytes(self.exe, self.jaxpr)
+        out.update(plan_traffic(self.jaxpr))
+        return out
+
+
+def _checked_arguments(flat, in_tree, want_tree, avals) -> list:
+    """``flat`` checked against what a ``Compiled`` was lowered for (JAX's messages)."""
+    if in_tree != want_tree:
+        raise TypeError(f"Function compiled with input pytree does not match the input pytree "
+                        f"it was called with: compiled for {want_tree}, called with {in_tree}")
+    out, bad = [], []
+    for i, (x, a) in enumerate(zip(flat, avals)):
+        if isinstance(x, (bool, int, float, complex)) and a.shape == ():
+            x = np.asarray(x, a.dtype)       # a Python scalar takes the compiled type
+        got = get_aval(as_array(x))
+        if got.shape != a.shape or got.dtype != a.dtype:
+            bad.append(f"argument {i} compiled with {_type_name(a)} and called with "
+                       f"{_type_name(got)}")
+        out.append(x)
+    if bad:
+        raise TypeError("Argument types differ from the types for which this computation "
+                        "was compiled. The mismatches are:\n" + "\n".join(bad))
+    return out
+
+
+def _type_name(a) -> str:
+    return f"{np.dtype(a.dtype).name}[{','.join(map(str, a.shape))}]"   # float32[8,8]
+
+
+def interpreter_cost(closed) -> dict:
+    """The interpreter runs the optimised jaxpr equation by equation: the cost model
+    (``functrans.cost``) on it, one kernel per equation."""
+    return {**jaxpr_cost(closed), "kernels": len(closed.jaxpr.eqns)}
