@@ -201,6 +201,31 @@ def test_while_loop_reverse_mode_raises_pointing_to_scan_and_fori_loop():
         ft.grad(f)(1.0, np.int64(3))
 
 
+
+def test_while_loop_forwards_carries_the_body_returns_unchanged():
+    """A carry the body passes through becomes a constant of the loop (JAX forwards it
+    too), so reverse mode differentiates what only passes through a while loop; a carry
+    the loop changes still refuses reverse mode."""
+    def f(x):
+        i, y, z = lax.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1], s[2] * 2.0),
+                                 (0, x, x))
+        return fnp.sum(y ** 2) + i * 0.0     # z, changed by the loop, is left out
+    x = np.array([0.5, 2.0])
+    for g in (ft.grad(f), ft.jit(ft.grad(f)), ft.jacfwd(f)):
+        np.testing.assert_allclose(g(x), 2 * x, rtol=1e-14)
+    eqn = [e for e in ft.make_jaxpr(f)(x).jaxpr.eqns if e.primitive.name == "while"][0]
+    assert len(eqn.outvars) == 2       # i and z; y is a constant of the loop
+
+    def h(x):   # the changing carry reads the forwarded one: values, vmap, forward mode
+        return lax.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1], s[2] * s[1]),
+                              (0, x, x))[2]
+    xs = np.array([[0.5, 2.0], [1.5, 3.0]])
+    np.testing.assert_allclose(ft.vmap(h)(xs), xs ** 4, rtol=1e-14)
+    np.testing.assert_allclose(ft.jit(ft.jacfwd(h))(x), np.diag(4 * x ** 3), rtol=1e-14)
+    with pytest.raises(TypeError, match="lax.while_loop"):
+        ft.grad(lambda v: fnp.sum(h(v)))(x)
+
+
 # ----------------------------------------------------------------------- fori_loop
 
 def test_fori_loop_static_is_a_reverse_differentiable_scan():

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
 from ..api_util import as_array
 from ..tracing import Tracer, get_aval
 from ..tree_util import tree_flatten, tree_unflatten
@@ -284,9 +284,35 @@ def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any],
     init = [x if _same(get_aval(x), a) else _cast(x, a.dtype) for x, a in zip(init, carry_avals)]
     cj, c_consts = hoist(cond_closed)
     bj, b_consts = hoist(body)
-    outs = while_p.bind(*c_consts, *b_consts, *init, cond_jaxpr=cj, body_jaxpr=bj,
-                        cond_nconsts=len(c_consts), body_nconsts=len(b_consts))
-    return tree_unflatten(init_tree, outs)
+    cj, bj, fixed = _forward_unchanged_carries(cj, len(c_consts), bj, len(b_consts))
+    moving = [x for i, x in enumerate(init) if i not in fixed]
+    c_consts = c_consts + [init[i] for i in fixed]
+    b_consts = b_consts + [init[i] for i in fixed]
+    outs = iter(while_p.bind(*c_consts, *b_consts, *moving, cond_jaxpr=cj, body_jaxpr=bj,
+                             cond_nconsts=len(c_consts), body_nconsts=len(b_consts)))
+    return tree_unflatten(init_tree, [init[i] if i in fixed else next(outs)
+                                      for i in range(n)])
+
+
+def _forward_unchanged_carries(cj, c_nconsts, bj, b_nconsts):
+    """Carries the body returns unchanged become constants of both loops (JAX forwards
+    them too): the loop's result for them is the initial value, so reverse mode, which
+    refuses to go through a while loop, still differentiates what only passes through
+    it. Returns (cond, body, positions of the forwarded carries); all carries unchanged
+    (a loop that can only spin or stop at once) are left as they are."""
+    body = bj.jaxpr
+    carry = body.invars[b_nconsts:]
+    fixed = [i for i, v in enumerate(carry) if body.outvars[i] is v]
+    if not fixed or len(fixed) == len(carry):
+        return cj, bj, []
+    keep = [i for i in range(len(carry)) if i not in fixed]
+
+    def moved(j, nconsts, outvars):
+        ins = j.invars[nconsts:]
+        return ClosedJaxpr(Jaxpr([], j.invars[:nconsts] + [ins[i] for i in fixed] +
+                                 [ins[i] for i in keep], j.eqns, outvars), [])
+    return (moved(cj.jaxpr, c_nconsts, cj.jaxpr.outvars),
+            moved(body, b_nconsts, [body.outvars[i] for i in keep]), fixed)
 
 
 def _is_int_bound(x):
