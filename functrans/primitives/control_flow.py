@@ -6,7 +6,9 @@ const-free sub-jaxprs (closed-over values become explicit operands) and binds
 one primitive (``cond``, ``while`` or ``scan``; see ``control_flow_cond`` and
 ``control_flow_loops`` for the primitives and their rules). The primitive is
 bound even when every value is concrete, so the program is the same under
-every transform; eagerly its implementation loops in Python at once.
+every transform; eagerly its implementation loops in Python at once, or, for a loop
+long enough, runs as one compiled call cached under the loop's structure (see
+``control_flow_eager``).
 
 >>> from functrans import lax
 >>> float(lax.fori_loop(0, 5, lambda i, x: x + i, 0.0))
