@@ -1,6 +1,8 @@
 """Structured control flow: the Lorenz system integrated with RK4 for 5000 steps in
 ``lax.fori_loop`` (a ``scan``), and the gradient of the final state with respect to
-the initial state (a reverse scan), under ``jit``.
+the initial state (a reverse scan), under ``jit``; and the forward loop called eagerly
+(no ``jit``: the loop is retraced each call and runs as one cached compiled call,
+``functrans.primitives.control_flow_eager``) against JAX's eager loop.
 
 Recorded now: the reference interpreter (``backend="interpret"``), against a plain
 Python loop over floats doing the same arithmetic. The compiled target is set by
@@ -91,6 +93,25 @@ def _grad_setup():
     return c
 
 
+def _eager_setup():
+    import functrans.numpy as fnp
+    x0 = fnp.asarray(np.array(S0))
+    c = {"python loop": python_lorenz,
+         "functrans eager": lambda: np.asarray(fnp.stack(list(_final_state(x0))))}
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return c
+    jx0 = jnp.asarray(np.array(S0), dtype=jnp.float32)
+
+    def jax_eager():
+        s = jax.lax.fori_loop(0, N_STEPS, lambda i, s: _rk4_step(s), (jx0[0], jx0[1], jx0[2]))
+        return jax.block_until_ready(jnp.stack(s))
+    c["jax"] = jax_eager
+    return c
+
+
 WORKLOADS = [
     Workload("Lorenz RK4, 5000 steps in fori_loop", _forward_setup, baseline="python loop",
              target="interpreter figure recorded; compiled target set by the LLVM backend issue",
@@ -98,5 +119,9 @@ WORKLOADS = [
     Workload("Lorenz RK4, d final state / d initial state (reverse scan)", _grad_setup,
              baseline="python loop (forward only)",
              target="interpreter figure recorded; compiled target set by the LLVM backend issue",
+             group="control flow"),
+    Workload("Lorenz RK4, 5000 steps in fori_loop, eager (no jit)", _eager_setup,
+             baseline="python loop", target="functrans eager ≤ jax eager",
+             check=lambda r: r["functrans eager"] <= r.get("jax", float("inf")),
              group="control flow"),
 ]
