@@ -346,7 +346,7 @@ def _vec(name, heavy=True):
 
 for _n in ("exp", "exp2", "expm1", "log", "log1p", "sin", "cos", "tan",
            "atan", "asin", "acos", "tanh", "logistic", "sinh", "cosh", "asinh", "acosh",
-           "atanh", "pow", "atan2", "erf"):
+           "atanh", "pow", "atan2", "erf", "erfc"):
     TABLE[_n] = _vec(_n)
 # not marked heavy so far (their kernels are not split over threads): kept as they were
 for _n in ("log2", "log10"):
@@ -357,7 +357,6 @@ TABLE["ceil"] = Row(lambda em, eqn, x: _intrinsic1(em, "ceil", x), "f")
 TABLE["round"] = Row(lambda em, eqn, x: _intrinsic1(em, "rint", x), "f")
 TABLE["cbrt"] = Row(_libm("cbrt"), "f", heavy=True)
 TABLE["hypot"] = Row(_libm("hypot"), "f", heavy=True)
-TABLE["erfc"] = Row(_libm("erfc"), "f", heavy=True)
 TABLE["copysign"] = Row(lambda em, eqn, x, y: _intrinsic(em, "copysign", x, y), "f")
 
 

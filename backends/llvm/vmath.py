@@ -14,7 +14,7 @@ compiled routines small kernels call (it compiles through ``cache``; the routine
 modules and ``ops`` import this one, never the reverse). The routines register
 themselves from their own modules: ``vmath_exp`` (exp, exp2, expm1, log, log2, log10,
 log1p), ``vmath_trig`` (sin, cos, tan, atan, atan2, asin, acos) and ``vmath_hyp``
-(tanh, logistic, sinh, cosh, asinh, acosh, atanh, pow, erf); the op table (``ops``)
+(tanh, logistic, sinh, cosh, asinh, acosh, atanh, pow, erf, erfc); the op table (``ops``)
 imports them. Use ``call(module, builder, name, *args)``.
 
 The polynomial coefficients are near-minimax fits (relative error, mpmath, Lawson
