@@ -17,7 +17,7 @@ import math
 
 from .lltypes import F64
 from .vmath import VM, register
-from .vmath_exp import LOG2E, expm1_poly, ln2
+from .vmath_exp import LOG2E, exp_reduce, expm1_poly, ln2
 
 # (tanh(x) - x) / x**3 in z = x**2, |x| <= 0.55
 _TANH_F64 = (-0.3333333333333333, 0.13333333333332714, -0.053968253967434404,
@@ -259,13 +259,20 @@ def _quotients(v: VM, a, steps, split=_ERF_SPLIT):
     return near, qh, v.mul(r, inv)
 
 
-def _erfc_far(v: VM, a, fh, fl, top=28.0):
+def _erfc_far(v: VM, a, fh, fl, top=28.0, rough=False):
     """erfc(a) for a >= _ERF_SPLIT or +inf (float64) from erfcx(a) = fh + fl: times
     exp(-a^2), with a = h + d, h on a 1/16 grid (h^2 exact), and -a^2 = -h^2 - 2hd - d^2
     reduced by n ln2 as a double-double (no rounding error of a^2 amplified by exp),
-    scaled by 2**n last (one rounding for subnormal results). With ``top`` below 28 (erf: a clamped there; there
-    2**n is normal), erfc as a double-double (hi, lo) instead."""
+    scaled by 2**n last (one rounding for subnormal results). With ``top`` below 28
+    (erf: a clamped there; there 2**n is normal), erfc as a double-double (hi, lo)
+    instead. ``rough`` (float32's lanes): exp(-a^2) plainly, ~25% less time."""
     ac = v.sel(v.lt(a, v.c(top)), a, v.c(top))      # erfc underflows from 27.3 on
+    if rough:       # for float32: exp(-a^2) with a relative 1e-14 (a^2 eps) suffices
+        nf, r = exp_reduce(v, v.neg(v.mul(ac, ac)))
+        res = v.fma(fh, expm1_poly(v, r), v.add(fh, fl))
+        if top >= 28.0:
+            return v.scale2(res, v.toint(nf))
+        return v.mul(res, v.pow2i(v.toint(nf))), v.c(0.0)
     h = v.mul(v.intr("floor", v.mul(ac, v.c(16.0))), v.c(1 / 16))
     d = v.sub(ac, h)                                # exact, in [0, 1/16)
     h2 = v.add(h, h)
@@ -296,7 +303,7 @@ def _erf_f64(v: VM, x, steps):
     # erf > 1/2 > erfc, errors of erfc count half; 1 - erfc(a) from erfc as hi + lo
     # (rounded first, it would cost erf another ulp); beyond a = 6, erfc < 2e-17, erf = 1
     near, qh, ql = _quotients(v, a, steps, split=0.5)
-    th, tl = _erfc_far(v, v.sel(near, v.c(1.0), a), qh, ql, top=6.0)
+    th, tl = _erfc_far(v, v.sel(near, v.c(1.0), a), qh, ql, top=6.0, rough=steps == 0)
     big = v.copysign(v.sub(v.sub(v.c(1.0), th), tl), x)
     xn = v.sel(near, x, v.c(0.0))
     small = v.fma_exact(xn, v.c(_TWO_BY_SQRTPI[0]), _near(v, xn, qh, ql))  # -0 stays -0
@@ -306,7 +313,7 @@ def _erf_f64(v: VM, x, steps):
 def _erfc_f64(v: VM, x, steps):
     a = v.abs(x)
     near, qh, ql = _quotients(v, a, steps)
-    tail = _erfc_far(v, v.sel(near, v.c(1.0), a), qh, ql)
+    tail = _erfc_far(v, v.sel(near, v.c(1.0), a), qh, ql, rough=steps == 0)
     tail = v.sel(v.lt(x, v.c(0.0)), v.sub(v.c(2.0), tail), tail)
     xn = v.sel(near, x, v.c(0.0))
     one_minus = v.fma_exact(v.neg(xn), v.c(_TWO_BY_SQRTPI[0]), v.c(1.0))
@@ -315,7 +322,8 @@ def _erfc_f64(v: VM, x, steps):
 
 def _in_f64(body):
     """``body`` for float64 (4 compensated steps); float32 widened, evaluated in float64
-    (plain Horner: 4 ulp of float64 are far below float32's half ulp) and rounded once."""
+    (plain Horner, plain exp(-a^2): a few float64 ulp are far below float32's half ulp)
+    and rounded once."""
     def routine(v, x):
         if v.f64:
             return body(v, x, 4)
