@@ -3,8 +3,9 @@ arithmetic, bit manipulation and selects (Cody–Waite range reduction + polynom
 emitted as ``alwaysinline`` internal functions so that they inline into kernel loops
 and the loop vectoriser turns them into SIMD code (a scalar libm call would not be).
 
-Every routine exists for float64 and natively for float32 (own reductions and
-polynomials; no widening to double), follows numpy's special values (±0 with its sign
+Every routine exists for float64 and float32; the float32 ones are native (own reductions
+and polynomials) except pow, erf and erfc, which compute in float64, still SIMD, and round
+once (as glibc's powf does). Each follows numpy's special values (±0 with its sign
 where numpy keeps it, subnormals, ±inf, nan, the overflow/underflow thresholds) and is
 within a few ulp of numpy (tests/test_llvm_math.py measures the ulp distances).
 
