@@ -49,15 +49,15 @@ from . import ad_checkpoint  # noqa: F401,E402  (jax.ad_checkpoint.checkpoint_na
 from . import image  # noqa: F401,E402  (jax.image.resize, scale_and_translate)
 from .device import Device, host_device  # noqa: E402
 # JAX's option context managers and host queries (issue: the JAX top-level API)
-from .config_api import (debug_infs, numpy_rank_promotion, numpy_dtype_promotion,  # noqa: E402
-                         default_device, default_matmul_precision, enable_x64, transfer_guard,
+from .config_api import (debug_nans, log_compiles, enable_checks, debug_infs,  # noqa: E402
+                         numpy_rank_promotion, numpy_dtype_promotion, default_device,
+                         default_matmul_precision, enable_x64, transfer_guard,
                          transfer_guard_host_to_device, transfer_guard_device_to_host,
                          transfer_guard_device_to_device, check_tracer_leaks, checking_leaks,
                          explain_cache_misses, no_tracing, no_execution, softmax_custom_jvp,
                          threefry_partitionable, default_prng_impl, host_id, host_count,
                          host_ids, process_indices, live_arrays, print_environment_info,
                          debug_key_reuse, enable_custom_prng, legacy_prng_key, copy_to_host_async)
-from .config_api import option_set as _option_set  # noqa: E402
 from .dtypes import float0  # noqa: E402
 from .jit import jit_switch as _jit_switch  # noqa: E402
 
@@ -234,37 +234,3 @@ def ensure_compile_time_eval() -> Iterator[None]:
         yield
 
 
-def debug_nans(new_val: bool = True) -> contextlib.AbstractContextManager:
-    """The ``debug_nans`` option set to ``new_val`` inside a ``with`` block, as JAX's
-    ``with jax.debug_nans(False): ...``.
-
-    >>> import functrans as ft
-    >>> with ft.debug_nans(True):
-    ...     ft.config.read("debug_nans")
-    True
-    """
-    return _option_set("debug_nans", bool(new_val))
-
-
-def log_compiles(new_val: bool = True) -> contextlib.AbstractContextManager:
-    """The ``log_compiles`` option set to ``new_val`` inside a ``with`` block (JAX's
-    ``jax.log_compiles``).
-
-    >>> import functrans as ft
-    >>> with ft.log_compiles(False):
-    ...     ft.config.read("log_compiles")
-    False
-    """
-    return _option_set("log_compiles", bool(new_val))
-
-
-def enable_checks(new_val: bool = True) -> contextlib.AbstractContextManager:
-    """The ``enable_checks`` option set to ``new_val`` inside a ``with`` block (JAX's
-    ``jax.enable_checks``).
-
-    >>> import functrans as ft
-    >>> with ft.enable_checks(True):
-    ...     ft.config.read("enable_checks")
-    True
-    """
-    return _option_set("enable_checks", bool(new_val))

@@ -25,7 +25,7 @@ from . import config
 from .distributed import process_count, process_index
 from .tree_util import tree_leaves
 
-__all__ = ["option_set", "debug_infs", "numpy_rank_promotion", "numpy_dtype_promotion",
+__all__ = ["option_set", "debug_nans", "log_compiles", "enable_checks", "debug_infs", "numpy_rank_promotion", "numpy_dtype_promotion",
            "default_device", "default_matmul_precision", "enable_x64", "transfer_guard",
            "transfer_guard_host_to_device", "transfer_guard_device_to_host",
            "transfer_guard_device_to_device", "check_tracer_leaks", "checking_leaks",
@@ -51,6 +51,42 @@ def option_set(name: str, value: Any) -> Iterator[None]:
         yield
     finally:
         config.update(name, old)
+
+
+def debug_nans(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """The ``debug_nans`` option set to ``new_val`` inside a ``with`` block, as JAX's
+    ``with jax.debug_nans(False): ...``.
+
+    >>> import functrans as ft
+    >>> with ft.debug_nans(True):
+    ...     ft.config.read("debug_nans")
+    True
+    """
+    return option_set("debug_nans", bool(new_val))
+
+
+def log_compiles(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """The ``log_compiles`` option set to ``new_val`` inside a ``with`` block (JAX's
+    ``jax.log_compiles``).
+
+    >>> import functrans as ft
+    >>> with ft.log_compiles(False):
+    ...     ft.config.read("log_compiles")
+    False
+    """
+    return option_set("log_compiles", bool(new_val))
+
+
+def enable_checks(new_val: bool = True) -> contextlib.AbstractContextManager:
+    """The ``enable_checks`` option set to ``new_val`` inside a ``with`` block (JAX's
+    ``jax.enable_checks``).
+
+    >>> import functrans as ft
+    >>> with ft.enable_checks(True):
+    ...     ft.config.read("enable_checks")
+    True
+    """
+    return option_set("enable_checks", bool(new_val))
 
 
 def debug_infs(new_val: bool = True) -> contextlib.AbstractContextManager:
