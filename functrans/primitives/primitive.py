@@ -16,6 +16,8 @@ by the family module above it that has the operations the rule is written with):
   (not batched); ``multiple_results`` gives lists.
 - ``partial_eval``: an optional custom split into known and unknown parts.
 - ``not_differentiable``: outputs carry no tangent (comparisons, iota).
+- ``checkify(error, enabled, *args, **params) -> (error, out)``: applies the primitive and
+  adds its runtime checks (``transforms.checkify``; attached by ``primitives.checks``).
 
 >>> p = Primitive("primitive_doc_example")
 >>> p.jvp is None and p.not_differentiable is False
@@ -43,6 +45,7 @@ class Primitive(jaxpr_ir.Primitive):
         self.batch = None
         self.partial_eval = None
         self.not_differentiable = False   # e.g. comparisons: outputs carry no tangent
+        self.checkify = None              # runtime checks under checkify (primitives.checks)
 
     def def_rules(self, *, abstract_eval=None, impl=None, jvp=None, transpose=None,
                   batch=None, partial_eval=None, not_differentiable=None) -> "Primitive":
