@@ -47,6 +47,7 @@ from . import dtypes  # noqa: F401,E402  (jax.dtypes: float0, canonicalize_dtype
 from . import flatten_util  # noqa: F401,E402  (jax.flatten_util.ravel_pytree)
 from . import ad_checkpoint  # noqa: F401,E402  (jax.ad_checkpoint.checkpoint_name...)
 from . import image  # noqa: F401,E402  (jax.image.resize, scale_and_translate)
+from . import custom_batching  # noqa: F401,E402  (jax.custom_batching.custom_vmap...)
 from .device import Device, host_device  # noqa: E402
 # JAX's option context managers and host queries (issue: the JAX top-level API)
 from .config_api import (debug_nans, log_compiles, enable_checks, debug_infs,  # noqa: E402
@@ -77,6 +78,7 @@ __all__ = [
     "config", "debug", "errors", "lax", "nn", "numpy", "random", "tree_util",
     "block_until_ready", "devices", "device_count", "local_device_count", "default_backend",
     "disable_jit", "scipy", "typing", "ops", "dtypes", "flatten_util", "ad_checkpoint", "image",
+    "custom_batching",
     "pure_callback", "effects_barrier", "typeof", "fwd_and_bwd", "debug_nans", "log_compiles",
     "enable_checks", "ensure_compile_time_eval",
     "debug_infs", "numpy_rank_promotion", "numpy_dtype_promotion", "default_device",

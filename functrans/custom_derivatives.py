@@ -245,6 +245,13 @@ class _CustomFunction:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    def __getattr__(self, name: str) -> Any:
+        # JAX's forward_attr: attributes of the wrapped function (``f.def_vmap`` on a
+        # custom_vjp of a custom_batching.custom_vmap)
+        if name.startswith("__") or name in ("_fun", "_nondiff", "_rules", "_symbolic_zeros"):
+            raise AttributeError(name)
+        return getattr(self._fun, name)
+
     def __repr__(self):
         # as jit's: the kind and the wrapped function's name
         return f"<{self._kind}({getattr(self._fun, '__name__', 'fun')})>"

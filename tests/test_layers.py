@@ -33,7 +33,8 @@ LAYERS = [
     ("numpy", ["numpy", "numpy.*"]),
     ("libraries", ["lax", "lax.*", "lax_*", "scipy", "scipy.*", "random", "random_*",
                    "nn", "nn.*", "example_libraries", "example_libraries.*", "experimental",
-                   "experimental.*", "ops", "dtypes", "flatten_util", "image"]),
+                   "experimental.*", "ops", "dtypes", "flatten_util", "image",
+                   "custom_batching"]),
     ("tools", ["profiler", "profile", "dump", "debug", "to_dot"]),
     ("the package", ["functrans"]),
 ]

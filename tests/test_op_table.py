@@ -303,6 +303,8 @@ TESTED_ELSEWHERE = {
     "pjit": "tests/test_transforms.py",
     # a custom function's call from its own rule, inside that rule's jaxpr
     "custom_self_call": "tests/test_no_silent_errors_custom_rules.py",
+    # a user's vmap rule: its values are the rule's, tested against loops there
+    "custom_vmap_call": "tests/test_custom_vmap.py",
     # host callbacks: a Python function's values, not an operation's
     **{n: "tests/test_callbacks.py" for n in ("pure_callback", "io_callback",
                                               "debug_callback")},
