@@ -13,6 +13,8 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import (register_pytree_node, tree_flatten, tree_map,  # noqa: F401
                         tree_structure, tree_unflatten)
@@ -155,7 +157,7 @@ def as_array(x):
                 f"Python int argument {x} does not fit in int64, the type a Python int "
                 f"argument takes; pass np.uint64({x}) if it fits in 64 bits unsigned, "
                 f"else a float")
-        if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "OUSVMm":
+        if isinstance(x, (np.ndarray, np.generic)) and dtype_kind(x.dtype) in "OUSVMm":
             raise TypeError(f"argument of dtype {x.dtype} is not a valid array (object and "
                             f"string arrays are not numeric): {x!r:.60}")
         if isinstance(x, np.ma.MaskedArray):   # its mask would be dropped silently (JAX raises)
@@ -168,7 +170,7 @@ def as_array(x):
         arr = np.asarray(x)
     except Exception:
         arr = None
-    if arr is None or arr.dtype == object or arr.dtype.kind in "USV":
+    if arr is None or arr.dtype == object or dtype_kind(arr.dtype) in "USV":
         raise TypeError(f"argument of type {type(x).__name__} is not a valid array: {x!r:.60} "
                         f"(a transformed function takes arrays, numbers and pytrees of them; "
                         f"under jit, mark a non-array argument static with static_argnums or "

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from .api_util import (FLOAT0, as_array, flatten_fun, keep_metadata, normalize_argnums,
                        trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
@@ -42,7 +42,7 @@ def _out(x):
 def _check_tangent(i, p, t):
     pa = p if isinstance(p, ShapedArray) else get_aval(p)   # a primal or its type
     ta = get_aval(t)
-    want = pa.dtype if pa.dtype.kind in "fc" else None
+    want = pa.dtype if dtype_kind(pa.dtype) in "fc" else None
     if ta.shape != pa.shape or (want is not None and ta.dtype != want):
         raise TypeError(f"jvp: tangent {i} has type {ta.str_short()} but its primal has type "
                         f"{pa.str_short()}; they must match in shape and dtype")
@@ -83,13 +83,13 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     p_flat = [as_array(x) for x in p_flat]
     # a float0 tangent (JAX's, for integer and bool primals) is a zero of the primal's type
     t_flat = [np.zeros(np.shape(t), get_aval(p).dtype)
-              if getattr(t, "dtype", None) == FLOAT0 and get_aval(p).dtype.kind not in "fc"
+              if getattr(t, "dtype", None) == FLOAT0 and dtype_kind(get_aval(p).dtype) not in "fc"
               else as_array(t) for p, t in zip(p_flat, t_flat)]
     for i, (p, t) in enumerate(zip(p_flat, t_flat)):
         _check_tangent(i, p, t)
     flat_fun, out_tree, aux = _flatten_with_aux(fun, p_tree, has_aux)
     jaxpr, consts, _ = trace_flat(flat_fun, p_flat, name="jvp", detaches=True)
-    ts = [t if get_aval(p).dtype.kind in "fc" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
+    ts = [t if dtype_kind(get_aval(p).dtype) in "fc" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
     outs, touts = jvp_eval(jaxpr, consts, p_flat, ts)
     n = out_tree().num_leaves
     outs = [_out(o) for o in outs]
@@ -167,7 +167,7 @@ def _as_array_or_self(x):
 def _kind(x):
     """The dtype kind of a leaf, without building its abstract value."""
     dt = getattr(x, "dtype", None)
-    return dt.kind if dt is not None else get_aval(x).dtype.kind
+    return dtype_kind(dt) if dt is not None else dtype_kind(get_aval(x).dtype)
 
 
 class _FirstOutputs:
@@ -271,7 +271,7 @@ class _VjpRule:
         ct_flat = [as_array(c) for c in ct_flat]
         for i, (c, a) in enumerate(zip(ct_flat, self.out_avals)):
             ca = get_aval(c)
-            if ca.shape != a.shape or (a.dtype.kind in "fc" and ca.dtype != a.dtype):
+            if ca.shape != a.shape or (dtype_kind(a.dtype) in "fc" and ca.dtype != a.dtype):
                 raise TypeError(f"vjp: cotangent {i} has type {ca.str_short()} but the primal "
                                 f"output has type {a.str_short()}; they must match")
         args = [UndefinedPrimal(a) for a in self.lin_avals]
@@ -370,19 +370,19 @@ def value_and_grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
 def _check_grad_output(oa, holomorphic):
     """JAX's rule: a real output, or with ``holomorphic=True`` a complex one."""
     if holomorphic:
-        if oa.dtype.kind != "c":
+        if dtype_kind(oa.dtype) != "c":
             raise TypeError(f"grad with holomorphic=True requires a complex output, got "
                             f"dtype {oa.dtype}")
-    elif oa.dtype.kind != "f":
+    elif dtype_kind(oa.dtype) != "f":
         hint = (" (for holomorphic differentiation pass holomorphic=True; for a real "
-                "function take fnp.real or fnp.abs first)" if oa.dtype.kind == "c" else "")
+                "function take fnp.real or fnp.abs first)" if dtype_kind(oa.dtype) == "c" else "")
         raise TypeError(f"grad requires a real floating output, got dtype {oa.dtype}{hint}")
 
 
 def _check_holomorphic_inputs(leaves):
     for x in leaves:
         dt = get_aval(x).dtype
-        if dt.kind != "c":
+        if dtype_kind(dt) != "c":
             raise TypeError(f"grad with holomorphic=True requires complex inputs, got dtype "
                             f"{dt}")
 
@@ -396,7 +396,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
         # the common call, one float array (or tracer) and no options: no pytree work
         if simple and not kwargs and len(args) == 1:
             x = args[0]
-            if isinstance(x, (np.ndarray, Tracer)) and x.dtype.kind in "fc" \
+            if isinstance(x, (np.ndarray, Tracer)) and dtype_kind(x.dtype) in "fc" \
                     and not isinstance(x, np.ma.MaskedArray):   # as_array raises on that
                 if holomorphic:
                     _check_holomorphic_inputs([x])
@@ -555,7 +555,7 @@ def residuals(fun: Callable[..., Any], *args: Any, argnums: int | Sequence[int] 
     """
     if argnums is None:
         nums = tuple(i for i, a in enumerate(args)
-                     if all(get_aval(as_array(x)).dtype.kind in "fc"
+                     if all(dtype_kind(get_aval(as_array(x)).dtype) in "fc"
                             for x in tree_flatten(a)[0]))
     else:
         nums = normalize_argnums(argnums, len(args), "residuals")[1]

@@ -24,6 +24,8 @@ import weakref
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from backends import interpret
 from jaxpr_ir.printer import VarNames, format_jaxpr, format_param
 from . import config
@@ -158,7 +160,7 @@ def _check_fields(fmt, args, kwargs):
 
 def _has_nan(x, test=np.isnan) -> bool:
     a = np.asarray(x)
-    return a.dtype.kind in "fc" and bool(test(a).any())
+    return dtype_kind(a.dtype) in "fc" and bool(test(a).any())
 
 
 # what debug_nans / debug_infs look for: the option, the test, the word in messages

@@ -15,14 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from jaxpr_ir import bfloat16 as _BF16
+
 from .api_util import FLOAT0
 from .numpy import finfo, iinfo, issubdtype, result_type
 from .typing import DTypeLike
 
-__all__ = ["float0", "canonicalize_dtype", "issubdtype", "result_type", "finfo", "iinfo",
+__all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type", "finfo", "iinfo",
            "scalar_type_of", "itemsize_bits", "extended", "prng_key", "TypePromotionError"]
 
 float0 = FLOAT0
+bfloat16 = _BF16.type     # JAX's jax.dtypes.bfloat16 (ml_dtypes')
 
 
 class extended(np.generic):  # noqa: N801 (JAX's name)

@@ -22,6 +22,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import numpy as fnp
 from .typing import Array, ArrayLike, Shape
 
@@ -139,7 +141,7 @@ def _apply(x, shape, spatial_dims, scale, translation, kernel, antialias, precis
 
 def _inexact(x):
     x = fnp.asarray(x)
-    return x if x.dtype.kind in "fc" else x.astype(fnp.result_type(x.dtype, 1.0))
+    return x if dtype_kind(x.dtype) in "fc" else x.astype(fnp.result_type(x.dtype, 1.0))
 
 
 def _method(method):

@@ -23,6 +23,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .autodiff import check_argnums, jvp, vjp
 from .batching import vmap
 from .jit import jit
@@ -44,10 +46,10 @@ def _prepare(fun, args, argnums, fname, holomorphic=False, complex_ok=False):
     flat = [as_array(x) for x in flat]
     for i, x in enumerate(flat):
         a = get_aval(x)
-        if holomorphic and a.dtype.kind != "c":
+        if holomorphic and dtype_kind(a.dtype) != "c":
             raise TypeError(f"{fname} with holomorphic=True requires complex inputs, but "
                             f"input leaf {i} has dtype {a.dtype}")
-        if not holomorphic and a.dtype.kind not in ("fc" if complex_ok else "f"):
+        if not holomorphic and dtype_kind(a.dtype) not in ("fc" if complex_ok else "f"):
             raise TypeError(f"{fname} requires real floating inputs to differentiate, but "
                             f"input leaf {i} has dtype {a.dtype}; convert it with "
                             ".astype(float) or exclude it with argnums")
@@ -196,7 +198,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
         y, vjp_fn = res[0], res[1]
         y_leaves, y_tree = tree_flatten(y)
         for i, o in enumerate(y_leaves):
-            if get_aval(o).dtype.kind != ("c" if holomorphic else "f"):
+            if dtype_kind(get_aval(o).dtype) != ("c" if holomorphic else "f"):
                 raise TypeError(f"jacrev requires {'complex' if holomorphic else 'real floating'}"
                                 f" outputs{' with holomorphic=True' if holomorphic else ''}, "
                                 f"but output leaf {i} has dtype {get_aval(o).dtype}")
@@ -269,7 +271,7 @@ def jacobian_mode(fun: Callable[..., Any], argnums: int | Sequence[int], has_aux
     """
     single, nums, dyn, flat, in_tree, f_flat = _prepare(fun, args, argnums, "jacobian",
                                                         complex_ok=True)
-    if any(get_aval(x).dtype.kind == "c" for x in flat):
+    if any(dtype_kind(get_aval(x).dtype) == "c" for x in flat):
         return "rev"        # JAX's jacobian is jacrev, which alone takes complex inputs
     flat_fun, _ = flatten_fun(f_flat, tree_flatten(tuple(flat))[1], has_aux)
     jaxpr, _, _ = trace_flat(flat_fun, flat, name="jacobian (output sizes)")
@@ -325,7 +327,7 @@ def linear_transpose(fun: Callable[..., Any], *primals: Any,
              for x in flat]
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts, _ = trace_flat(flat_fun, zeros, concrete=False, name="linear_transpose")
-    kinds = {z.dtype.kind in "fc" for z in zeros} | {v.aval.dtype.kind in "fc"
+    kinds = {dtype_kind(z.dtype) in "fc" for z in zeros} | {dtype_kind(v.aval.dtype) in "fc"
                                                       for v in jaxpr.outvars}
     if len(kinds) > 1:      # as JAX: an integer cotangent of a float has no meaning
         raise TypeError("linear_transpose only supports [float or complex] -> [float or "

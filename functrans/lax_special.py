@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import numpy as fnp
 from .custom_derivatives import custom_jvp
 from .typing import Array, ArrayLike
@@ -106,7 +108,7 @@ def erf_inv(x: ArrayLike) -> Array:
     [-inf, 0.0, inf]
     """
     x = fnp.asarray(x)
-    if x.dtype.kind in "iub":
+    if dtype_kind(x.dtype) in "iub":
         x = fnp.asarray(x, np.float64)
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"erf_inv: expected float32 or float64, got {x.dtype}")
@@ -133,7 +135,7 @@ def lgamma(x: ArrayLike) -> Array:
     3.1780538303
     """
     x = fnp.asarray(x)
-    if x.dtype.kind in "iub":
+    if dtype_kind(x.dtype) in "iub":
         x = fnp.asarray(x, np.float64)
     t = x.dtype.type
     reflect = x < t(0.5)

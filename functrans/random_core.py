@@ -23,7 +23,7 @@ import operator
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import canonical_dtype, dtype_kind
 from . import numpy as fnp
 from .lax_special import erf_inv
 from .numpy._util import broadcasts_exactly
@@ -117,14 +117,14 @@ def _int64_words(k, shape):
 def _seed_words(name, seed):
     """(high, low) uint32 words of an integer seed (64-bit two's complement)."""
     if isinstance(seed, Tracer):
-        if seed.dtype.kind not in "iu" or seed.shape != ():
+        if dtype_kind(seed.dtype) not in "iu" or seed.shape != ():
             raise TypeError(f"{name}: expected an integer scalar, got {seed.aval.str_short()}")
         s = convert_element_type(seed, np.int64)
         hi = convert_element_type(E.shift_right_logical(s, np.int64(32)), np.uint32)
         return hi, convert_element_type(s, np.uint32)
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, np.ndarray)):
         raise TypeError(f"{name}: expected an integer, got {type(seed).__name__} {seed!r:.40}")
-    if isinstance(seed, np.ndarray) and (seed.shape != () or seed.dtype.kind not in "iu"):
+    if isinstance(seed, np.ndarray) and (seed.shape != () or dtype_kind(seed.dtype) not in "iu"):
         raise TypeError(f"{name}: expected an integer scalar, got an array of shape "
                         f"{seed.shape} and dtype {seed.dtype}")
     s = int(seed)
@@ -359,7 +359,7 @@ def normal(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Arr
     """
     k = check_key("normal", key)
     shape = shape_tuple("normal", shape)
-    if dtype is not None and np.dtype(dtype).kind == "c":   # JAX's: (re + i im) / sqrt(2)
+    if dtype is not None and dtype_kind(dtype) == "c":   # JAX's: (re + i im) / sqrt(2)
         cdt = canonical_dtype(dtype)
         k_re, k_im = split2(k)
         rdt = np.finfo(cdt).dtype
@@ -435,11 +435,11 @@ def randint(key: Array, shape: Shape, minval: ArrayLike, maxval: ArrayLike,
     k = check_key("randint", key)
     shape = shape_tuple("randint", shape)
     dt = canonical_dtype(np.int64 if dtype is None else dtype)
-    if dt.kind not in "iu":
+    if dtype_kind(dt) not in "iu":
         raise TypeError(f"randint: dtype must be an integer dtype, got {dt}")
     lo, hi = fnp.asarray(minval), fnp.asarray(maxval)
     for name, v in (("minval", lo), ("maxval", hi)):
-        if v.dtype.kind not in "iub":
+        if dtype_kind(v.dtype) not in "iub":
             raise TypeError(f"randint: {name} must be an integer, got dtype {v.dtype}")
         check_broadcast("randint", name, v.shape, shape)
     lo, hi = fnp.asarray(lo, np.int64), fnp.asarray(hi, np.int64)

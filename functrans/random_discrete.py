@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import numpy as fnp
 from .lax_special import lgamma
 from .primitives.control_flow import while_loop
@@ -103,7 +105,7 @@ def binomial(key: Array, n: ArrayLike, p: ArrayLike, shape: Shape | None = None,
     k = check_key("binomial", key)
     dt = float_dtype("binomial", dtype)
     prob, count = fnp.asarray(p), fnp.asarray(n)
-    prob = prob if prob.dtype.kind == "f" else fnp.asarray(prob, np.float64)
+    prob = prob if dtype_kind(prob.dtype) == "f" else fnp.asarray(prob, np.float64)
     count = fnp.asarray(count, prob.dtype)
     if shape is None:
         shape = tuple(np.broadcast_shapes(tuple(count.shape), tuple(prob.shape)))
@@ -145,7 +147,7 @@ def multinomial(key: Array, n: ArrayLike, p: ArrayLike, *, shape: Shape | None =
     k = check_key("multinomial", key)
     dt = float_dtype("multinomial", dtype)
     n, p = fnp.asarray(n), fnp.asarray(p)
-    p = p if p.dtype.kind == "f" else fnp.asarray(p, np.float64)
+    p = p if dtype_kind(p.dtype) == "f" else fnp.asarray(p, np.float64)
     n = fnp.asarray(n, p.dtype)
     shape = tuple(p.shape) if shape is None else shape_tuple("multinomial", shape)
     remainder = fnp.broadcast_to(n, shape[:-1])
@@ -214,10 +216,10 @@ def poisson(key: Array, lam: ArrayLike, shape: Shape | None = None,
     """
     k = check_key("poisson", key)
     dt = np.dtype(np.int64 if dtype is None else dtype)
-    if dt.kind not in "iu":
+    if dtype_kind(dt) not in "iu":
         raise TypeError(f"poisson: dtype must be an integer dtype, got {dt}")
     lam = fnp.asarray(lam)
-    if lam.dtype.kind not in "fiu":
+    if dtype_kind(lam.dtype) not in "fiu":
         raise TypeError(f"poisson: lam must be real, got dtype {lam.dtype}")
     shape = tuple(lam.shape) if shape is None else shape_tuple("poisson", shape)
     check_broadcast("poisson", "lam", lam.shape, shape)

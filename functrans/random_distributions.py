@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import canonical_dtype, dtype_kind
 from . import numpy as fnp
 from .primitives.custom import stop_gradient
 from .lax_special import erf_inv
@@ -35,7 +35,7 @@ __all__ = ["permutation", "choice", "bernoulli", "gumbel", "categorical", "expon
 def _param(name, what, v, dt):
     """A distribution parameter as an array of ``dt`` (floats only: no silent casts)."""
     v = fnp.asarray(v)
-    if v.dtype.kind not in "fiub":
+    if dtype_kind(v.dtype) not in "fiub":
         raise TypeError(f"{name}: {what} must be real, got dtype {v.dtype}")
     return fnp.asarray(v, dt)
 
@@ -96,7 +96,7 @@ def _choice_index(k, n, shape, replace, p, mode):
             return randint(k, shape, 0, n)
         return fnp.reshape(permutation(k, n)[:size], shape)
     p = fnp.asarray(p)
-    if p.dtype.kind != "f":
+    if dtype_kind(p.dtype) != "f":
         p = fnp.asarray(p, np.float64)
     if tuple(p.shape) != (n,):
         raise ValueError(f"choice: p must have shape ({n},), got {tuple(p.shape)}")
@@ -123,7 +123,7 @@ def choice(key: Array, a: int | ArrayLike, shape: Shape = (), replace: bool = Tr
     shape = shape_tuple("choice", shape)
     arr = fnp.asarray(a)
     if arr.ndim == 0:
-        if arr.dtype.kind not in "iu":
+        if dtype_kind(arr.dtype) not in "iu":
             raise TypeError(f"choice: a must be an integer or an array, got {a!r:.40}")
         n = operator.index(a)
     else:
@@ -161,7 +161,7 @@ def bernoulli(key: Array, p: ArrayLike = 0.5, shape: Shape | None = None,
     if mode not in ("low", "high"):
         raise ValueError(f"bernoulli: mode must be 'low' or 'high', got {mode!r}")
     p = fnp.asarray(p)
-    if p.dtype.kind != "f":
+    if dtype_kind(p.dtype) != "f":
         raise TypeError(f"bernoulli: p must have a floating dtype, got {p.dtype}")
     shape = _draw_shape("bernoulli", shape, p)
     if mode == "low":
@@ -193,7 +193,7 @@ def geometric(key: Array, p: ArrayLike, shape: Shape | None = None,
     """
     k = check_key("geometric", key)
     p = fnp.asarray(p)
-    p = p if p.dtype.kind == "f" else fnp.asarray(p, np.float64)
+    p = p if dtype_kind(p.dtype) == "f" else fnp.asarray(p, np.float64)
     shape = _draw_shape("geometric", shape, p)
     dt = canonical_dtype(np.int64 if dtype is None else dtype)
     u = uniform(k, shape, p.dtype)
@@ -240,7 +240,7 @@ def categorical(key: Array, logits: ArrayLike, axis: int = -1, shape: Shape | No
     """
     k = check_key("categorical", key)
     logits = fnp.asarray(logits)
-    if logits.dtype.kind != "f":
+    if dtype_kind(logits.dtype) != "f":
         logits = fnp.asarray(logits, np.float64)
     if logits.ndim == 0:
         raise ValueError("categorical: logits must have at least one dimension")
@@ -511,7 +511,7 @@ def multivariate_normal(key: Array, mean: ArrayLike, cov: ArrayLike,
     mean, cov = fnp.asarray(mean), fnp.asarray(cov)
     dt = float_dtype("multivariate_normal",
                      dtype if dtype is not None else
-                     (mean.dtype if mean.dtype.kind == "f" else np.float64))
+                     (mean.dtype if dtype_kind(mean.dtype) == "f" else np.float64))
     mean, cov = fnp.asarray(mean, dt), fnp.asarray(cov, dt)
     if mean.ndim < 1 or cov.ndim < 2:
         raise ValueError(f"multivariate_normal: needs mean.ndim >= 1 and cov.ndim >= 2, got "

@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import numpy as fnp
 from .batching import vmap
 from .custom_derivatives import custom_jvp
@@ -85,7 +87,7 @@ def _gamma(name, key, a, shape, dtype, log_space):
     k = check_key(name, key)
     dt = float_dtype(name, dtype)
     a = fnp.asarray(a)
-    if a.dtype.kind not in "fiu":
+    if dtype_kind(a.dtype) not in "fiu":
         raise TypeError(f"{name}: a must be real, got dtype {a.dtype}")
     a = fnp.asarray(a, dt)
     shape = tuple(a.shape) if shape is None else shape_tuple(name, shape)
@@ -142,7 +144,7 @@ def loggamma(key: Array, a: ArrayLike, shape: Shape | None = None,
 
 def _real(name, what, v, dt):
     v = fnp.asarray(v)
-    if v.dtype.kind not in "fiu":
+    if dtype_kind(v.dtype) not in "fiu":
         raise TypeError(f"{name}: {what} must be real, got dtype {v.dtype}")
     return fnp.asarray(v, dt)
 

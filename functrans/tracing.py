@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of, dtype_kind
 from jaxpr_ir import check as _check_jaxpr
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from jaxpr_ir.evaluate import evaluate
@@ -169,7 +169,7 @@ class Trace:
         else:
             x0 = x
             x = np.asarray(x) if not isinstance(x, np.ndarray) else x
-            if x.dtype.kind in "OUSVMm":     # a str returned, an object array closed over
+            if dtype_kind(x.dtype) in "OUSVMm":     # a str returned, an object array closed over
                 raise TypeError(
                     f"a value of type {type(x0).__name__} ({x0!r:.60}) is not an array: the "
                     f"inputs, outputs and values of a transformed function must be arrays "
@@ -350,7 +350,7 @@ class Tracer:
         """The known value for a conversion that leaves the library (float(), .item()):
         refused where it would detach a value that a trace differentiates."""
         val = self.concrete(what)
-        if self.aval.dtype.kind in "fc" and would_detach(self):
+        if dtype_kind(self.aval.dtype) in "fc" and would_detach(self):
             raise detached_conversion_error(what, self)
         return val
 
@@ -405,13 +405,13 @@ def would_detach(t: Tracer) -> bool:
         detaches = stack[level].detaches
     if not detaches or t.ir_var is None:   # linearize's tracers exist where a tangent flows
         return bool(detaches)
-    dep = {v for v in trace.invars if v.aval.dtype.kind in "fc"}
+    dep = {v for v in trace.invars if dtype_kind(v.aval.dtype) in "fc"}
     dep.update(v for v, c in zip(trace.constvars, trace.consts)
-               if isinstance(c, Tracer) and v.aval.dtype.kind in "fc")
+               if isinstance(c, Tracer) and dtype_kind(v.aval.dtype) in "fc")
     for e in trace.eqns:
         if not (e.primitive.not_differentiable or e.primitive.name == "stop_gradient") \
                 and any(type(a) is Var and a in dep for a in e.inputs):
-            dep.update(v for v in e.outvars if v.aval.dtype.kind in "fc")
+            dep.update(v for v in e.outvars if dtype_kind(v.aval.dtype) in "fc")
     return t.ir_var in dep
 
 

@@ -12,11 +12,14 @@ ShapedArray(f32[3])
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 float64 = np.dtype("float64")
 float32 = np.dtype("float32")
 float16 = np.dtype("float16")
+# JAX's bfloat16 (ml_dtypes'): numpy calls its kind "V", ``dtype_kind`` calls it "f"
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
 int8 = np.dtype("int8")
@@ -29,7 +32,7 @@ complex128 = np.dtype("complex128")
 
 # short name used in printed types <-> dtype
 SHORT_NAMES = {
-    float64: "f64", float32: "f32", float16: "f16",
+    float64: "f64", float32: "f32", float16: "f16", bfloat16: "bf16",
     int64: "i64", int32: "i32", int8: "i8",
     uint64: "u64", uint32: "u32", uint8: "u8", bool_: "bool",
     complex64: "c64", complex128: "c128",
@@ -60,8 +63,20 @@ def canonical_dtype(dtype) -> np.dtype:
     return d
 
 
+def dtype_kind(dtype) -> str:
+    """numpy's kind letter of ``dtype``, with bfloat16 a float ("f"; numpy says "V").
+
+    >>> dtype_kind(bfloat16), dtype_kind(np.int8)
+    ('f', 'i')
+    """
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
+    k = dtype.kind
+    return "f" if k == "V" and dtype == bfloat16 else k
+
+
 def is_float(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
+    return dtype_kind(dtype) == "f"
 
 
 def is_complex(dtype) -> bool:
@@ -69,7 +84,7 @@ def is_complex(dtype) -> bool:
 
 
 def is_inexact(dtype) -> bool:
-    return np.dtype(dtype).kind in "fc"
+    return dtype_kind(dtype) in "fc"
 
 
 def is_integer(dtype) -> bool:

@@ -20,6 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .. import lax
 from .. import numpy as fnp
 from ..numpy._util import canonicalize_axes, canonicalize_axis
@@ -37,7 +39,7 @@ __all__ = ["relu", "relu6", "sigmoid", "log_sigmoid", "softplus", "gelu", "silu"
 def _float(x):
     """``x`` as an array of a floating dtype (ints and bools become float64)."""
     x = fnp.asarray(x)
-    return x if x.dtype.kind in "fc" else fnp.asarray(x, np.float64)
+    return x if dtype_kind(x.dtype) in "fc" else fnp.asarray(x, np.float64)
 
 
 def _stop_gradient(x):
@@ -184,7 +186,7 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
     # the sign only where it is used: a dead equation would still reach the fusion
     # planner of an unsimplified jaxpr (make_jaxpr) and split the row-wise kernel
     sign = fnp.sign(s) if return_sign or b is not None else None
-    if return_sign or s.dtype.kind != "c":
+    if return_sign or dtype_kind(s.dtype) != "c":
         s = fnp.abs(s)
     out = fnp.log(s) + m.astype(s.dtype)
     if not keepdims:
@@ -193,7 +195,7 @@ def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
         sign = None if sign is None else fnp.reshape(sign, shape)
     if return_sign:
         return out, sign
-    if b is not None and out.dtype.kind != "c":
+    if b is not None and dtype_kind(out.dtype) != "c":
         out = fnp.where(sign < 0, fnp.full_like(out, np.nan), out)
     return out
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .. import numpy as fnp
 from ..typing import Array, ArrayLike
 
@@ -20,7 +22,7 @@ __all__ = ["relu", "relu6", "softplus", "celu", "glu", "hard_sigmoid", "hard_sil
 
 def _float(x):
     x = fnp.asarray(x)
-    return x if x.dtype.kind in "fc" else fnp.asarray(x, np.float64)
+    return x if dtype_kind(x.dtype) in "fc" else fnp.asarray(x, np.float64)
 
 
 def _zero_or_nan(x):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from .. import config, numpy_dispatch, tracing
 from ..array import Array, no_out_argument
 from ..numpy_warnings import QUIET, QUIET_VAR
@@ -49,10 +49,10 @@ def _default_fill(dtype):
     """JAX's fill for out-of-range gets: NaN (inexact), the most negative (signed) or
     largest (unsigned) integer, True (bool)."""
     dt = np.dtype(dtype)
-    if dt.kind in "fc":
+    if dtype_kind(dt) in "fc":
         return np.nan
-    if dt.kind in "iu":
-        return np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max
+    if dtype_kind(dt) in "iu":
+        return np.iinfo(dt).min if dtype_kind(dt) == "i" else np.iinfo(dt).max
     return True
 
 
@@ -71,7 +71,7 @@ def _width(item):
     if isinstance(item, (slice, int, np.integer)):
         return 1
     arr = _as_index(item)
-    return arr.ndim if arr.dtype.kind == "b" else 1
+    return arr.ndim if dtype_kind(arr.dtype) == "b" else 1
 
 
 def _remap_one(item, n, how, wrap=True):
@@ -102,7 +102,7 @@ def _remap_index(shape, index, how, wrap=True):
             axis += len(shape) - sum(v for v in widths if v is not None)
             continue
         is_int = (isinstance(item, (int, np.integer)) and not isinstance(item, bool)) or (
-            w == 1 and not isinstance(item, slice) and _as_index(item).dtype.kind in "iu")
+            w == 1 and not isinstance(item, slice) and dtype_kind(_as_index(item).dtype) in "iu")
         if is_int and axis < len(shape) and shape[axis] > 0:
             items[k] = _remap_one(item if isinstance(item, (int, np.integer))
                                   else _as_index(item), shape[axis], how, wrap)
@@ -123,7 +123,7 @@ def _data_index(index):
             return np.asarray(it)
         if isinstance(it, list) and not _has_tracer(it):
             arr = np.asarray(it)
-            return arr if arr.dtype.kind in "iu" else it
+            return arr if dtype_kind(arr.dtype) in "iu" else it
         return it
     if isinstance(index, tuple):
         return tuple(data(it) for it in index)
@@ -422,7 +422,7 @@ _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_eq
 
 
 _ARRAYLIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
-_F16 = np.dtype(np.float16)
+_F16, _BF16 = np.dtype(np.float16), bfloat16
 _SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
                                               "uint32", "bool", "complex64", "complex128"))
 # operators whose fnp function is exactly the numpy ufunc (when the result dtype is a
@@ -467,7 +467,9 @@ def _array_binop(name, reflected=False, fast=True):
             finally:
                 QUIET_VAR.reset(token)
             # float16 is kept where an operand has it (fnp's rule: not sin(int8)'s)
-            if r.dtype in _SUPPORTED or (r.dtype == _F16 and (
+            # (bfloat16 promotes as JAX's, not as numpy's: fnp's function)
+            if (r.dtype in _SUPPORTED and self.dtype is not _BF16 and getattr(
+                    o, "dtype", None) is not _BF16) or (r.dtype == _F16 and (
                     self.dtype == _F16 or getattr(o, "dtype", None) == _F16)):
                 return r.view(Array) if type(r) is base else tracing.wrap(r)
         return slow(self, other)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import canonical_dtype, dtype_kind
 from ..errors import ConcretizationError, user_location
 from ..tracing import Trace, Tracer, trace_at_level, trace_depth, wrap
 from ..primitives import elementwise as E
@@ -245,7 +245,7 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
         if v is None:
             continue
         if not isinstance(v, (bool, int, float, complex, np.ndarray, np.generic)) or \
-                np.asarray(v).dtype.kind not in "biuf":
+                dtype_kind(np.asarray(v).dtype) not in "biuf":
             raise TypeError(f"arange: {what} must be a real number, got "
                             f"{type(v).__name__} {v!r:.60}")
         if np.ndim(v) != 0:
@@ -258,7 +258,7 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
     out = np.arange(*args, dtype=dt)
     if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint64,
                                         np.uint32, np.complex128, np.complex64):
-        out = out.astype(canonical_dtype(out.dtype) if out.dtype.kind != "i" else np.int64)
+        out = out.astype(canonical_dtype(out.dtype) if dtype_kind(out.dtype) != "i" else np.int64)
     return wrap(out)
 
 
@@ -287,7 +287,7 @@ def inexact_dtype(dt) -> np.dtype:
     (dtype('float32'), dtype('float64'))
     """
     dt = np.dtype(dt)
-    if dt.kind in "fc":
+    if dtype_kind(dt) in "fc":
         return dt
     return np.dtype(np.float64 if dt.itemsize == 8 else np.float32)
 
@@ -325,7 +325,7 @@ def _linspace(start, stop, num, endpoint, retstep, dt, axis):
     else:
         delta, y = nan, np.zeros((0,) + shape, work)
     y = St.moveaxis(y, 0, ax)
-    if dt.kind in "iu":
+    if dtype_kind(dt) in "iu":
         y = El.floor(y)
     y = _util.asarray(y, dt)
     return (y, _util.asarray(delta)) if retstep else y
@@ -349,7 +349,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None
     N, M = _nm("eye", N, M)
     dt = _dtype("eye", dtype) or np.float64
     if isinstance(k, Tracer) and k.val is None:   # a traced diagonal: col == row + k
-        if k.ndim != 0 or k.dtype.kind not in "iu":
+        if k.ndim != 0 or dtype_kind(k.dtype) not in "iu":
             raise TypeError(f"eye: k must be an integer scalar, got {k.aval.str_short()}")
         rows = S.broadcasted_iota(np.int64, (N, M), 0)
         cols = S.broadcasted_iota(np.int64, (N, M), 1)

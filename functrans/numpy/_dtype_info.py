@@ -2,7 +2,8 @@
 result_type can_cast issubdtype isdtype`` and numpy's abstract and sized scalar types.
 
 These are static (they read dtypes, never values) and are numpy's own objects.
-``result_type`` follows numpy 2 (NEP 50), as the rest of functrans does.
+``result_type`` follows numpy 2 (NEP 50), as the rest of functrans does; bfloat16 (JAX's
+type, ml_dtypes') promotes as in JAX (``bf16_promoted``) and is a ``floating`` dtype.
 
 >>> import functrans.numpy as fnp
 >>> fnp.finfo(fnp.float32).bits
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import bfloat16
 from ..tracing import Tracer
 from typing import Any
 from ..array import Array
@@ -28,6 +30,32 @@ def _dt(x):
     if isinstance(x, (type, np.dtype, str)):
         return x
     return x.dtype if isinstance(x, Tracer) or hasattr(x, "dtype") else x
+
+
+_PY_NUMBERS = (bool, int, float)
+
+
+def bf16_promoted(keys, dt: np.dtype) -> np.dtype:
+    """``dt`` (numpy's promotion of ``keys``: dtypes and Python scalars) with JAX's rule
+    for bfloat16: integers, bools and Python numbers adapt to it (ml_dtypes promotes
+    int32 or int64 with bfloat16 to float64); float16 and float32 give float32.
+
+    >>> bf16_promoted([bfloat16, np.dtype(np.int32)], np.dtype(np.float64))
+    dtype(bfloat16)
+    """
+    if dt == bfloat16 or not any(k is bfloat16 or k == bfloat16 for k in keys):
+        return dt
+    if all(isinstance(k, _PY_NUMBERS) or k == bfloat16 or np.dtype(k).kind in "biu"
+           for k in keys):
+        return bfloat16
+    return dt
+
+
+def _is_bf16(x) -> bool:
+    try:
+        return np.dtype(_dt(x)) == bfloat16
+    except TypeError:         # numpy's abstract types (np.floating)
+        return False
 
 
 def finfo(dtype: DTypeLike) -> np.finfo:
@@ -54,7 +82,8 @@ def promote_types(type1: DTypeLike, type2: DTypeLike) -> np.dtype:
     >>> promote_types(np.int32, np.float32)
     dtype('float64')
     """
-    return np.promote_types(type1, type2)
+    t1, t2 = np.dtype(_dt(type1)), np.dtype(_dt(type2))
+    return bf16_promoted((t1, t2), np.promote_types(t1, t2))
 
 
 def result_type(*arrays_and_dtypes: Any) -> np.dtype:
@@ -64,7 +93,9 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     >>> result_type(fnp.ones(2, fnp.float32), 2.0)
     dtype('float32')
     """
-    return np.result_type(*[_dt(a) for a in arrays_and_dtypes])
+    keys = [_dt(a) for a in arrays_and_dtypes]
+    keys = [k if isinstance(k, _PY_NUMBERS + (complex,)) else np.dtype(k) for k in keys]
+    return bf16_promoted(keys, np.result_type(*keys))
 
 
 def can_cast(from_: DTypeLike, to: DTypeLike, casting: str = "safe") -> bool:
@@ -79,9 +110,11 @@ def can_cast(from_: DTypeLike, to: DTypeLike, casting: str = "safe") -> bool:
 def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:
     """numpy's ``issubdtype``.
 
-    >>> issubdtype(np.float32, np.floating)
-    True
+    >>> issubdtype(np.float32, np.floating), issubdtype(bfloat16, np.inexact)
+    (True, True)
     """
+    if _is_bf16(arg1) and not _is_bf16(arg2):   # JAX's: a float type (ml_dtypes: np.generic)
+        return arg2 in (np.floating, np.inexact, np.number, np.generic)
     return np.issubdtype(arg1, arg2)
 
 
@@ -91,6 +124,9 @@ def isdtype(dtype: DTypeLike, kind: str | DTypeLike | tuple[str | DTypeLike, ...
     >>> isdtype(np.float32, "real floating"), isdtype(np.int8, ("bool", "integral"))
     (True, True)
     """
+    if _is_bf16(dtype):       # numpy raises for it; JAX's a real floating type
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        return any(k in ("real floating", "numeric") or _is_bf16(k) for k in kinds)
     return np.isdtype(np.dtype(dtype), kind)
 
 

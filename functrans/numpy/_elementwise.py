@@ -20,6 +20,8 @@ import functools
 
 import numpy as np
 
+from jaxpr_ir import bfloat16, dtype_kind
+
 from ..array import (Array, Array as _Array, numpy_floor_divide, numpy_maximum,
                      numpy_minimum, numpy_remainder, numpy_sign)
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
@@ -29,6 +31,8 @@ from . import _promotion_mode
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
                     const_as, ordered, result_dtype, shape_of, unsupported_dtype_error)
 from ..typing import ArrayLike
+from ._out_dtypes import (SUPPORTED, WIDEN, bf16_call, has_bf16, kept_small,  # noqa: F401
+                          out_dtype_of)
 
 # (plus the functions generated from the op table's rows, at the end)
 __all__ = [
@@ -42,53 +46,6 @@ __all__ = [
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
 ]
 # where, clip, real, imag, conj(ugate) are in _elementwise_select, written with this one
-
-SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
-                                             "uint32", "bool", "complex64", "complex128"))
-WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.uint64),
-          "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
-
-
-# small dtypes kept when an input has them (as numpy and JAX; float16 of sin(int8) is not)
-_SMALL_INTS = frozenset(np.dtype(d) for d in ("int8", "uint8", "float16"))
-
-
-def _supported(dt, in_dtypes=()):
-    if dt in SUPPORTED or (dt in _SMALL_INTS and dt in in_dtypes):
-        return dt
-    return WIDEN[dt.kind]
-
-
-def kept_small(dt, args):
-    """Whether numpy's small (8-bit int, float16) result dtype is an argument's own."""
-    return dt in _SMALL_INTS and any(getattr(a, "dtype", None) == dt for a in args)
-
-
-@functools.lru_cache(maxsize=None)
-def _np_out_dtype(np_fn, *dtypes):
-    """numpy's result dtype of ``np_fn`` on these input dtypes (widened to a supported one),
-    or the TypeError numpy raises when it has no loop for them."""
-    try:
-        with np.errstate(all="ignore"):
-            r = np_fn(*[np.empty(0, d) for d in dtypes])
-    except TypeError as e:
-        return e
-    return _supported(r.dtype, dtypes)
-
-
-def out_dtype_of(name: str, np_fn, *dtypes) -> np.dtype:
-    """numpy's (supported) result dtype of ``np_fn`` on ``dtypes``; TypeError naming
-    ``name`` when numpy has no loop for them.
-
-    >>> out_dtype_of("sin", np.sin, np.dtype("int32"))
-    dtype('float64')
-    """
-    r = _np_out_dtype(np_fn, *dtypes)
-    if isinstance(r, Exception):
-        shown = " and ".join(str(d) for d in dtypes)
-        raise TypeError(f"{name}: not supported for dtype {shown}") from None
-    return r
-
 
 _FAST_TYPES = (np.ndarray, float, int, bool, np.generic, complex)
 
@@ -111,7 +68,9 @@ def _shape_error(np_fn, args):
 
 def eager_call(np_fn, args):
     """numpy's result (IEEE values, no warning: ``numpy_warnings``); unsupported result
-    dtypes are recomputed in the widened dtype."""
+    dtypes are recomputed in the widened dtype; bfloat16 in float32 (``_out_dtypes``)."""
+    if has_bf16(args):
+        return wrap(bf16_call(np_fn, args))
     token = QUIET_VAR.set(QUIET)
     try:
         r = np_fn(*args)
@@ -128,7 +87,7 @@ def eager_call(np_fn, args):
             if getattr(a, "dtype", None) in WRAPPING_UNSUPPORTED:
                 raise unsupported_dtype_error(getattr(np_fn, "__name__", "elementwise"),
                                               a.dtype)
-        wide = WIDEN[r.dtype.kind]
+        wide = WIDEN[dtype_kind(r.dtype)]
         r = quiet_call(np_fn, *[np.asarray(a, dtype=wide) for a in args])
     return r.view(_Array) if isinstance(r, np.ndarray) else wrap(r)
 
@@ -137,6 +96,8 @@ def eager_call(np_fn, args):
 # Arrays are passed as base-class views and the result is wrapped once.
 
 def _eager1(np_fn, x):
+    if getattr(x, "dtype", None) == bfloat16:
+        return eager_call(np_fn, (x,))
     if type(x) is _Array:
         x = x.view(np.ndarray)
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
@@ -157,6 +118,8 @@ def _eager1(np_fn, x):
 def _eager2(np_fn, x, y):
     if _promotion_mode.ACTIVE:
         _promotion_mode.check_operands(np_fn.__name__, (x, y))
+    if has_bf16((x, y)):
+        return eager_call(np_fn, (x, y))
     if type(x) is _Array:
         x = x.view(np.ndarray)
     if type(y) is _Array:
@@ -184,7 +147,7 @@ def cast_to(x, dtype):
     numeric dtype: a weak int's ``sin`` or ``/ 2`` is a weak float, as in JAX)."""
     if x.dtype == dtype:
         return x
-    return E.convert_element_type(x, dtype, x.aval.weak_type and dtype.kind in "iufc")
+    return E.convert_element_type(x, dtype, x.aval.weak_type and dtype_kind(dtype) in "iufc")
 
 
 # --------------------------------------------------------------------------- builders
@@ -279,7 +242,7 @@ remainder = mod = _binary("remainder", numpy_remainder, E.rem,
 
 
 def _floor_divide_traced(x, y):
-    if x.dtype.kind in "iu":
+    if dtype_kind(x.dtype) in "iu":
         return E.div(x, y)            # the integer div primitive floors, and x // 0 == 0
     # numpy's float floor_divide: (x - x mod y) / y, rounded to the integer it is near;
     # x / y (inf or nan) where y == 0, and never 0 * inf where y is infinite
@@ -303,13 +266,13 @@ floor_divide = _binary("floor_divide", numpy_floor_divide, _floor_divide_traced,
 def _fmax_traced(x, y):
     # JAX's where(x > y | isnan(y), x, y): a tie gives y, its derivative too (maximum
     # splits it), and so fmax(0.0, -0.0) is -0.0 (jitted JAX and eager alike)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return E.max(x, y)
     return E.select_n(E.bitwise_or(E.gt(x, y), E.ne(y, y)), y, x)
 
 
 def _fmin_traced(x, y):
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return E.min(x, y)
     return E.select_n(E.bitwise_or(E.lt(x, y), E.ne(y, y)), y, x)
 
@@ -317,7 +280,7 @@ def _fmin_traced(x, y):
 def _tie_gives_y(np_fn):
     def f(x, y):     # numpy's fmax/fmin give x on a tie (of signed zeros); JAX gives y
         out = np_fn(x, y)
-        if out.dtype.kind != "f" or not (out == 0).any():
+        if dtype_kind(out.dtype) != "f" or not (out == 0).any():
             return out
         return np.asarray(np.where(np.equal(x, y), y, out), out.dtype)
     f.__name__ = np_fn.__name__
@@ -357,7 +320,7 @@ pow = power
 # --------------------------------------------------------------------------- unary arithmetic
 
 positive = _unary("positive", np.positive, lambda x: x)
-sign = _unary("sign", numpy_sign, lambda x: E.sign(x) if x.dtype.kind != "c" else _csign(x),)
+sign = _unary("sign", numpy_sign, lambda x: E.sign(x) if dtype_kind(x.dtype) != "c" else _csign(x),)
 
 
 def _csign(x):
@@ -365,7 +328,7 @@ def _csign(x):
 
 
 def _abs_traced(x):
-    if x.dtype.kind in "bu":
+    if dtype_kind(x.dtype) in "bu":
         return x
     return E.abs(x)
 
@@ -387,16 +350,16 @@ absolute = abs
 
 
 def _reciprocal_traced(x):
-    if x.dtype.kind in "fc":
+    if dtype_kind(x.dtype) in "fc":
         return E.reciprocal(x)
     # numpy on integers: C integer division 1 / x (0 unless |x| == 1); 1 / 0 gives the
     # most negative integer (and 0 for unsigned)
     one, zero = E.full_like(x, 1), E.full_like(x, 0)
     unit = E.eq(x, one)
-    if x.dtype.kind == "i":
+    if dtype_kind(x.dtype) == "i":
         unit = E.bitwise_or(unit, E.eq(x, E.full_like(x, -1)))
     out = E.select_n(unit, zero, x)
-    if x.dtype.kind == "i":
+    if dtype_kind(x.dtype) == "i":
         out = E.select_n(E.eq(x, zero), out, E.full_like(x, np.iinfo(x.dtype).min))
     return out
 
@@ -422,7 +385,7 @@ rad2deg = degrees = _unary("rad2deg", np.rad2deg, _scale_const(180.0, np.pi))
 
 def _integral_or(prim):
     # integers and bools are already integral: numpy returns them unchanged
-    return lambda x: x if x.dtype.kind in "iub" else prim(x)
+    return lambda x: x if dtype_kind(x.dtype) in "iub" else prim(x)
 
 
 floor = _unary("floor", np.floor, _integral_or(E.floor),
@@ -441,10 +404,10 @@ def round(x: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 (numpy's name
     if not isinstance(x, Tracer):
         check_args("round", x)
         x = np.asarray(x)
-        if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals >= 0):
+        if dtype_kind(x.dtype) == "b" or (dtype_kind(x.dtype) in "iu" and decimals >= 0):
             return wrap(x)      # as under a trace (numpy gives float16 for bool)
         return _Array.round(wrap(x), decimals)    # (float16 in float32, as under a trace)
-    kind = x.dtype.kind
+    kind = dtype_kind(x.dtype)
     if kind == "b" or (kind in "iu" and decimals >= 0):
         return x
     if kind == "c":
@@ -485,9 +448,9 @@ def isinf(x: ArrayLike) -> Array:
     >>> fnp.isinf(-fnp.inf).item()
     True
     """
-    if x.dtype.kind not in "f":
+    if dtype_kind(x.dtype) not in "f":
         out_dtype_of("isinf", np.isinf, x.dtype)
-        return E.ne(x, x) if x.dtype.kind != "c" else \
+        return E.ne(x, x) if dtype_kind(x.dtype) != "c" else \
             E.bitwise_or(isinf(E.real(x)), isinf(E.imag(x)))
     return E.eq(E.abs(x), E.full_like(x, np.inf))
 
@@ -500,9 +463,9 @@ def isfinite(x: ArrayLike) -> Array:
     >>> fnp.isfinite(1.0).item()
     True
     """
-    if x.dtype.kind == "f":
+    if dtype_kind(x.dtype) == "f":
         return E.is_finite(x)
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         return E.bitwise_and(isfinite(E.real(x)), isfinite(E.imag(x)))
     return E.eq(x, x)
 
@@ -543,7 +506,7 @@ left_shift = bitwise_left_shift = _binary("left_shift", np.left_shift, E.shift_l
 
 def _right_shift_traced(x, y):
     # numpy's right shift is arithmetic for signed integers, logical for unsigned
-    if x.dtype.kind == "u":
+    if dtype_kind(x.dtype) == "u":
         return E.shift_right_logical(x, y)
     return E.shift_right_arithmetic(x, y)
 

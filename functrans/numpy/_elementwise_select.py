@@ -12,6 +12,8 @@ import builtins
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..array import Array as _Array, numpy_maximum, numpy_minimum
 from ..errors import ConcretizationError
 from ..numpy_warnings import quiet_call
@@ -37,7 +39,7 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
         if not isinstance(x, Tracer):
             check_args(name, x)
             return eager_call(np_fn, (x,)) if widen else wrap(quiet_call(np_fn, x))
-        if x.dtype.kind == "c":
+        if dtype_kind(x.dtype) == "c":
             return on_complex(x)
         return on_real(x)
     f.__name__ = name
@@ -69,7 +71,7 @@ _NO_VALUE = object()
 def _int_bound_in_range(x, bound):
     """A Python-int bound of an integer array, clamped to the array's dtype (as numpy's and
     JAX's clip: ``clip(uint8, -1, 2)`` is ``clip(uint8, 0, 2)``, not an OverflowError)."""
-    kind = np.dtype(getattr(x, "dtype", np.float64)).kind
+    kind = dtype_kind(getattr(x, "dtype", np.float64))
     if type(bound) is not int or kind not in "iu":
         return bound
     info = np.iinfo(x.dtype)
@@ -80,7 +82,7 @@ def _np_clip(x, lo, hi):
     """numpy's clip with JAX's signed zeros (``minimum(hi, maximum(lo, x))``, -0.0 below
     +0.0): clip(-0.0, 0.0, 1.0) is 0.0."""
     out = np.clip(x, lo, hi)
-    if out.dtype.kind != "f" or not (out == 0).any():
+    if dtype_kind(out.dtype) != "f" or not (out == 0).any():
         return out
     x = x if lo is None else numpy_maximum(lo, x)
     return np.asarray(x if hi is None else numpy_minimum(hi, x), out.dtype)
@@ -154,7 +156,7 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
         # int8/uint8 kept when a choice has it, as jit keeps it (and fnp's arithmetic)
         if r.dtype in SUPPORTED or kept_small(r.dtype, (x, y)):
             return r.view(_Array)
-        return wrap(r.astype(WIDEN[r.dtype.kind]))
+        return wrap(r.astype(WIDEN[dtype_kind(r.dtype)]))
     check_args("where", condition, x, y)
     shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
     x, y = promote("where", x, y)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..batching import vmap
 from . import _elementwise as el
 from . import _elementwise_select as sel
@@ -135,7 +137,7 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = 
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
     x1, x2 = st.moveaxis(x1, axis, -1), st.moveaxis(x2, axis, -1)
-    prod = el.multiply(sel.conj(x1) if x1.dtype.kind == "c" else x1, x2)
+    prod = el.multiply(sel.conj(x1) if dtype_kind(x1.dtype) == "c" else x1, x2)
     return red.sum(prod, axis=-1, dtype=prod.dtype)
 
 
@@ -147,7 +149,7 @@ def matvec(x1: ArrayLike, x2: ArrayLike) -> Array:
     [1.0, 2.0]
     """
     x1, x2 = asarray(x1), asarray(x2)
-    return vecdot(sel.conj(x1) if x1.dtype.kind == "c" else x1, st.expand_dims(x2, -2))
+    return vecdot(sel.conj(x1) if dtype_kind(x1.dtype) == "c" else x1, st.expand_dims(x2, -2))
 
 
 def vecmat(x1: ArrayLike, x2: ArrayLike) -> Array:

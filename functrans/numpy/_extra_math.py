@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
@@ -31,7 +33,7 @@ __all__ = ["fabs", "sinc", "angle", "nan_to_num", "isclose",
 def _float(x):
     """``x`` as an array of a floating dtype (ints and bools become float64)."""
     x = asarray(x)
-    return x if x.dtype.kind in "fc" else asarray(x, np.float64)
+    return x if dtype_kind(x.dtype) in "fc" else asarray(x, np.float64)
 
 
 def fabs(x: ArrayLike) -> Array:
@@ -42,7 +44,7 @@ def fabs(x: ArrayLike) -> Array:
     [2.0, 3.0]
     """
     x = asarray(x)
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         raise TypeError("fabs: complex input is not supported (numpy rejects it too)")
     return el.abs(_float(x))
 
@@ -86,9 +88,9 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float 
     [-1.0, 1.0]
     """
     x = asarray(x)
-    if x.dtype.kind not in "fc":
+    if dtype_kind(x.dtype) not in "fc":
         return x
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         re = nan_to_num(sel.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(sel.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return el.add(asarray(re, x.dtype), el.multiply(asarray(im, x.dtype), 1j))
@@ -109,7 +111,7 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08
     [True, False]
     """
     a, b = asarray(a), asarray(b)
-    if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
+    if dtype_kind(a.dtype) not in "fc" and dtype_kind(b.dtype) not in "fc":
         return el.equal(a, b)
     a, b = _float(a), _float(b)
     finite = el.logical_and(el.isfinite(a), el.isfinite(b))
@@ -144,7 +146,7 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     if a1.shape != a2.shape:
         return asarray(False)
     eq = el.equal(a1, a2)
-    if equal_nan and a1.dtype.kind in "fc" and a2.dtype.kind in "fc":
+    if equal_nan and dtype_kind(a1.dtype) in "fc" and dtype_kind(a2.dtype) in "fc":
         eq = el.logical_or(eq, el.logical_and(el.isnan(a1), el.isnan(a2)))
     return red.all(eq)
 
@@ -173,7 +175,7 @@ def signbit(x: ArrayLike) -> Array:
     [True, False, True]
     """
     x = asarray(x)
-    if x.dtype.kind in "iub":
+    if dtype_kind(x.dtype) in "iub":
         return el.less(x, 0)
     # arctan2(-0.0, -1) is -pi and arctan2(0.0, -1) is pi: this tells -0.0 from 0.0
     # without bit casts or a division by zero
@@ -189,7 +191,7 @@ def trunc(x: ArrayLike) -> Array:
     [-1.0, 1.0]
     """
     x = asarray(x)
-    if x.dtype.kind in "iub":
+    if dtype_kind(x.dtype) in "iub":
         return x
     return sel.where(el.less(x, 0), el.ceil(x), el.floor(x))
 
@@ -210,7 +212,7 @@ def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
     dt = result_dtype(x1, x2)
     x1, x2 = asarray(x1, dt), asarray(x2, dt)
     r = el.remainder(x1, x2)
-    if r.dtype.kind == "f":
+    if dtype_kind(r.dtype) == "f":
         # C's fmod exactly: of |x1| and |x2| the floored remainder is the truncated one,
         # with no rounding (shifting remainder(x1, x2) by x2 rounded: fmod(0.3, -1) gave
         # 0.30000000000000004, fmod(-1, inf) nan); then x1's sign, zeros included
@@ -232,7 +234,7 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
         _promotion_mode.check_operands("heaviside", (x1, x2))
     dt = result_dtype(x1, x2)
-    dt = dt if dt.kind in "fc" else np.dtype(np.float64)
+    dt = dt if dtype_kind(dt) in "fc" else np.dtype(np.float64)
     x1, x2 = asarray(x1, dt), asarray(x2, dt)
     one, zero = ones_like(x1), zeros_like(x1)
     # JAX's: x2 itself at zero (heaviside(0, -0.0) is -0.0), nan for nan
@@ -302,7 +304,7 @@ def iscomplexobj(x: ArrayLike) -> bool:
     >>> iscomplexobj(1j), iscomplexobj(1.0)
     (True, False)
     """
-    return asarray(x).dtype.kind == "c"
+    return dtype_kind(asarray(x).dtype) == "c"
 
 
 def isrealobj(x: ArrayLike) -> bool:
@@ -358,7 +360,7 @@ def ldexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     12.0
     """
     x2 = asarray(x2)
-    if x2.dtype.kind not in "iub":
+    if dtype_kind(x2.dtype) not in "iub":
         raise TypeError(f"ldexp: the exponent must be an integer array, got {x2.dtype}")
     x1 = _float(x1)
     return el.multiply(x1, el.exp2(asarray(x2, x1.dtype)))

@@ -15,6 +15,8 @@ import operator
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
@@ -97,7 +99,7 @@ def sort_complex(a: ArrayLike) -> Array:
     [0j, (1-1j), (1+2j)]
     """
     a = asarray(a)
-    if a.dtype.kind != "c":
+    if dtype_kind(a.dtype) != "c":
         a = asarray(a, np.complex128 if a.dtype != np.float32 else np.complex64)
     idx = lexsort((sel.imag(a), sel.real(a)), axis=-1)
     return take_along_axis(a, idx, axis=-1)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import _structural as st
 from . import _joining as jn
 from ._creation import asarray, arange, linspace
@@ -38,7 +40,7 @@ def _grid(key, sparse):
         if not isinstance(s, slice):
             raise TypeError(f"mgrid/ogrid take slices, got {type(s).__name__}")
         axes.append(_slice_values(s))
-    if any(a.dtype.kind == "f" for a in axes):
+    if any(dtype_kind(a.dtype) == "f" for a in axes):
         axes = [asarray(a, np.float64) for a in axes]
     if single:
         return axes[0]

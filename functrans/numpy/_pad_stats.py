@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..primitives import elementwise as E
 from ..primitives import slicing as Sl
 from ..primitives import structural as S
@@ -59,7 +61,7 @@ def pad_computed(a: Any, widths: list[tuple[int, int]], mode: str, kwargs: dict)
     dtype = S.aval(a).dtype
     # numpy computes these in float64 and rounds back to an integer dtype: linspace
     # floors (linear_ramp), mean and median round half to even
-    rounded = dtype.kind not in "fc" and mode in ("linear_ramp", "mean", "median")
+    rounded = dtype_kind(dtype) not in "fc" and mode in ("linear_ramp", "mean", "median")
     key = "end_values" if mode == "linear_ramp" else "stat_length"
     extra = kwargs.pop(key, 0 if mode == "linear_ramp" else None)
     if kwargs:
@@ -86,7 +88,7 @@ def pad_computed(a: Any, widths: list[tuple[int, int]], mode: str, kwargs: dict)
                 sh = S.aval(v).shape
                 part = S.broadcast_in_dim(v, sh[:j] + (w,) + sh[j + 1:], tuple(range(nd)))
             if rounded:   # (a bool's 0.5 is True: numpy rounds integer dtypes only)
-                if dtype.kind in "iu":
+                if dtype_kind(dtype) in "iu":
                     part = (E.floor if mode == "linear_ramp" else E.round)(part)
                 part = E.convert_element_type(part, dtype)
             parts.insert(0 if side == 0 else len(parts), part)

@@ -18,6 +18,8 @@ import operator
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import _elementwise as el
 from . import _elementwise_select as sel
 from . import _reductions as red
@@ -102,7 +104,7 @@ def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Pre
     """
     a, v = _vectors("correlate", a, v, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
-    vc = st.flip(sel.conj(v) if v.dtype.kind == "c" else v, 0)
+    vc = st.flip(sel.conj(v) if dtype_kind(v.dtype) == "c" else v, 0)
     full = _full_convolution(a, vc) if n >= m else _full_convolution(vc, a)
     if mode == "same" and n < m:
         # with the longer operand second numpy centres the window from the other side
@@ -120,7 +122,7 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
     [1.0, 1.5, 2.5, 3.0]
     """
     f = asarray(f)
-    if f.dtype.kind not in "fc":
+    if dtype_kind(f.dtype) not in "fc":
         f = asarray(f, np.float64)
     axes = list(range(f.ndim)) if axis is None else (
         [canonicalize_axis(axis, f.ndim)] if isinstance(axis, int) else
@@ -207,7 +209,7 @@ def unwrap(p: ArrayLike, discont: float | None = None, axis: int = -1,
     [0.0, -0.2832]
     """
     p = asarray(p)
-    if p.dtype.kind not in "f":
+    if dtype_kind(p.dtype) not in "f":
         p = asarray(p, np.float64)
     axis = canonicalize_axis(axis, p.ndim)
     half = period / 2
@@ -361,7 +363,7 @@ def polyint(p: ArrayLike, m: int = 1, k: int | None = None) -> Array:
     [1.5, 2.0, 0.0]
     """
     p = asarray(p)
-    if p.dtype.kind not in "fc":
+    if dtype_kind(p.dtype) not in "fc":
         p = asarray(p, np.float64)
     m = operator.index(m)
     ks = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k, dtype=float), (m,))
@@ -413,7 +415,7 @@ def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
         else:
             trailing = p.shape[0] - int(nonzero[-1]) - 1
             p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
-    if p.dtype.kind not in "fc":
+    if dtype_kind(p.dtype) not in "fc":
         p = asarray(p, np.float64)
     n = p.shape[0]
     cdt = np.complex64 if p.dtype in (np.float32, np.complex64) else np.complex128

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from backends.llvm.blas import balance_threads
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from ..errors import ShapeMismatchError
 from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
@@ -40,12 +40,15 @@ __all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "tr
            "diag", "diagonal"]
 
 
+_NARROW = frozenset((np.dtype(np.float16), bfloat16))
+
+
 def _traced(*xs):
     """Whether the product is built from the primitives (eagerly too): a tracer among
-    ``xs``, or a float16 operand, whose products accumulate in float32 and round once, as
+    ``xs``, or a float16 (bfloat16) operand, whose products accumulate in float32 and round once, as
     XLA's CPU dot and jit here do (numpy's float16 einsum rounds its partial sums)."""
     for x in xs:
-        if isinstance(x, Tracer) or getattr(x, "dtype", None) == np.float16:
+        if isinstance(x, Tracer) or getattr(x, "dtype", None) in _NARROW:
             return True
     return False
 
@@ -161,7 +164,7 @@ def vdot(a: ArrayLike, b: ArrayLike) -> Array:
                          f"sizes ({a.size} and {b.size})")
     if not _traced(a, b):
         return wrap(np.asarray(quiet_call(np.vdot, a, b)))
-    if a.dtype.kind == "c":
+    if dtype_kind(a.dtype) == "c":
         a = conjugate(a)
     a, b = _promote(_ravel(a), _ravel(b))
     return dot_general(a, b, (((0,), (0,)), ((), ())))

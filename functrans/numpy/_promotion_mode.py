@@ -23,6 +23,8 @@ import warnings
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .. import config
 from ..tracing import Tracer
 
@@ -82,7 +84,7 @@ def _check_ranks(name, args):
 def _dtype_key(x):
     """(strong dtype or None, weak kind or None) of one operand."""
     if isinstance(x, Tracer):
-        return (None, x.dtype.kind) if x.aval.weak_type and x.dtype.kind in "ifc" \
+        return (None, dtype_kind(x.dtype)) if x.aval.weak_type and dtype_kind(x.dtype) in "ifc" \
             else (x.dtype, None)
     weak = _PY_WEAK.get(type(x))
     if weak is not None:

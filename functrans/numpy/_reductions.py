@@ -5,8 +5,8 @@ tuple, None, negative) and ``keepdims`` where numpy has them.
 Result dtypes are numpy 2's: bool and narrow signed integer sums and products (plain
 and cumulative) are int64, narrow unsigned ones uint64 (wrapping modulo 2**64 as
 numpy's do), ``mean``/``var``/``std`` of integers are float64, ``argmax``/``argmin``
-are int64. float16 sums, products, means and variances accumulate in float32 and
-round once to float16, as JAX's (numpy's own accumulate in float16).
+are int64. float16 (bfloat16) sums, products, means and variances accumulate in float32
+and round once, as JAX's (numpy's own accumulate in float16).
 
 Eagerly (no tracer) each function calls numpy at once; under a trace it binds the
 strict reduction primitives of ``functrans.primitives.reductions``.
@@ -25,6 +25,8 @@ import warnings
 
 import numpy as np
 
+from jaxpr_ir import bfloat16, dtype_kind
+
 from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
@@ -40,7 +42,7 @@ from ..typing import ArrayLike, DTypeLike
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
            "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
 
-_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.float16, np.int64, np.int32,
+_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.float16, bfloat16, np.int64, np.int32,
                                              np.uint64, np.uint32, np.bool_, np.complex128,
                                              np.complex64))
 
@@ -60,9 +62,9 @@ def accumulation_dtype(dt):
     ['int64', 'int64', 'uint64', 'uint64', 'float32']
     """
     dt = np.dtype(dt)
-    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+    if dtype_kind(dt) == "b" or (dtype_kind(dt) == "i" and dt.itemsize < 8):
         return np.dtype(np.int64)
-    if dt.kind == "u" and dt.itemsize < 8:
+    if dtype_kind(dt) == "u" and dt.itemsize < 8:
         return np.dtype(np.uint64)
     return dt
 
@@ -77,7 +79,7 @@ def _rounded(x, dt):
 
 def _float_dtype(dt):
     dt = np.dtype(dt)
-    return dt if dt.kind in "fc" else np.dtype(np.float64)
+    return dt if dtype_kind(dt) in "fc" else np.dtype(np.float64)
 
 
 def _check_axis(axis):
@@ -176,7 +178,7 @@ def _sum_like(name, np_fn, prim_fn, prim):
           where: ArrayLike | None = None, promote_integers: bool = True) -> Array:
         if not promote_integers and dtype is None:
             # JAX's option: small integers keep their dtype (bools sum as int64)
-            kind = a.aval.dtype.kind if isinstance(a, Tracer) else _arr(a).dtype.kind
+            kind = dtype_kind(a.aval.dtype) if isinstance(a, Tracer) else dtype_kind(_arr(a).dtype)
             if kind in "iub":
                 dtype = np.int64 if kind == "b" else (a.aval.dtype if isinstance(a, Tracer)
                                                       else _arr(a).dtype)
@@ -184,8 +186,8 @@ def _sum_like(name, np_fn, prim_fn, prim):
             return _masked(f, a, axis, keepdims, initial, where, dtype=dtype)
         if axis is None and dtype is None and not keepdims and isinstance(a, Tracer):
             av = a.aval
-            if av.dtype.kind in "fc" and av.shape and not av.weak_type \
-                    and av.dtype != np.float16:                          # the common case
+            if dtype_kind(av.dtype) in "fc" and av.shape and not av.weak_type \
+                    and R.accumulator(av.dtype) == av.dtype:             # the common case
                 # axes canonical, operand typed: the primitive directly (the trace's
                 # shape rule still checks it)
                 return prim.bind(a, axes=_ALL_AXES[len(av.shape)])
@@ -230,7 +232,7 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
     """
     a = _arr(a)
     if initial is not None or where is not None:
-        if a.dtype.kind in "fc":
+        if dtype_kind(a.dtype) in "fc":
             a = E.select_n(E.eq(a, a), np.zeros(a.shape, a.dtype), a)
         return sum(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
     if not isinstance(a, Tracer):
@@ -239,7 +241,7 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         return wrap(_rounded(quiet_call(np.nansum, a, axis=axis, dtype=R.accumulator(dt),
                                         keepdims=keepdims), dt))
-    if a.dtype.kind in "fc":
+    if dtype_kind(a.dtype) in "fc":
         zero = np.zeros(a.shape, a.dtype)
         a = E.select_n(E.eq(a, a), zero, a)     # x != x only for NaN
     return sum(a, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -292,7 +294,7 @@ def _moment(name, np_fn, traced, doc):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
             dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
-            if R.accumulator(dt) != dt and dt.kind == "f":
+            if R.accumulator(dt) != dt and dtype_kind(dt) == "f":
                 # float16: the variance in float32, rounded once; std its float16 root
                 v = _rounded(_quiet(np.var, np.asarray(a), axis=axis, dtype=np.float32,
                                     ddof=ddof, keepdims=keepdims, slices=True,
@@ -303,7 +305,7 @@ def _moment(name, np_fn, traced, doc):
                                    dtype=dtype, ddof=ddof, keepdims=keepdims,
                                    mean=np.asarray(mean), slices=True))
             dt = np.dtype(dtype) if dtype is not None else None
-            if dt is None and a.dtype.kind not in "fc":
+            if dt is None and dtype_kind(a.dtype) not in "fc":
                 dt = np.dtype(np.float64)
             # (numpy's function on an Array would call the Array method, which is this)
             return wrap(_quiet(np_fn, np.asarray(a), axis=axis, dtype=dt, ddof=ddof,
@@ -324,7 +326,7 @@ def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
     else:
         m = broadcast_to(E.convert_element_type(_arr(mean), dt), a.shape)
     d = E.sub(x, m)
-    if d.dtype.kind == "c":
+    if dtype_kind(d.dtype) == "c":
         # |d|^2, real like numpy's complex variance (and JAX's)
         re, im = E.real(d), E.imag(d)
         ss = R.reduce_sum(E.add(E.mul(re, re), E.mul(im, im)), axes)
@@ -334,7 +336,7 @@ def _traced_var(a, axis, dtype, ddof, keepdims, mean=None):
                 keepdims)
     # a complex dtype= gives a complex result (zero imaginary part), as numpy's eagerly;
     # complex data without one gives a real variance
-    if dtype is not None and dt.kind == "c":
+    if dtype is not None and dtype_kind(dt) == "c":
         return E.convert_element_type(out, dt)
     return out if dt == out_dt else _rounded(out, out_dt)
 
@@ -578,7 +580,7 @@ def _masked_var(a, axis, dtype, ddof, keepdims, where):
     x = E.convert_element_type(a, dt)
     d = E.sub(x, broadcast_to(_masked_mean(x, axis, dt, True, m), a.shape))
     sq = E.add(E.mul(E.real(d), E.real(d)), E.mul(E.imag(d), E.imag(d))) \
-        if d.dtype.kind == "c" else E.mul(d, d)
+        if dtype_kind(d.dtype) == "c" else E.mul(d, d)
     ss = sum(sq, axis, sq.dtype, keepdims, where=m)
     n = sum(E.convert_element_type(m, ss.dtype), axis, ss.dtype, keepdims)
     v = E.div(ss, E.max(E.sub(n, np.full(n.shape, ddof, n.dtype)), np.zeros(n.shape, n.dtype)))

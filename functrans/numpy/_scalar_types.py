@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ..array import Array
 from ._creation import asarray
 
-__all__ = ["float64", "float32", "float16", "int64", "int32", "int8", "uint64",
+__all__ = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int8", "uint64",
            "uint32", "uint8", "uint", "bool_", "complex64", "complex128", "int_",
            "float_", "double", "single", "cdouble", "csingle", "complex_", "bool"]
 
@@ -60,6 +61,7 @@ def _scalar_type(name: str, numpy_type: type) -> type:
 float64 = _scalar_type("float64", np.float64)
 float32 = _scalar_type("float32", np.float32)
 float16 = _scalar_type("float16", np.float16)
+bfloat16 = _scalar_type("bfloat16", ml_dtypes.bfloat16)    # JAX's: ml_dtypes' numpy type
 int64 = _scalar_type("int64", np.int64)
 int32 = _scalar_type("int32", np.int32)
 int8 = _scalar_type("int8", np.int8)

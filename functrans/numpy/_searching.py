@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import _elementwise as el
 from . import _elementwise_select as sel
 from . import _reductions as red
@@ -29,7 +31,7 @@ _METHODS = ("scan", "scan_unrolled", "sort", "compare_all")
 def _sort_less(x, y):
     """numpy's sort order as a comparison: NaN is greater than everything else."""
     return el.logical_or(el.less(x, y), el.logical_and(el.isnan(y), el.logical_not(el.isnan(x)))) \
-        if x.dtype.kind in "fc" or y.dtype.kind in "fc" else el.less(x, y)
+        if dtype_kind(x.dtype) in "fc" or dtype_kind(y.dtype) in "fc" else el.less(x, y)
 
 
 def _goes_left(a_mid, v, side):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..tracing import Tracer, wrap
 from ..primitives import structural as S
 from ..primitives.elementwise import imag, real, sub
@@ -33,7 +35,7 @@ def _prepare(name, a, axis):
 def _sort_by(a, other, axis):
     """``sort_p`` of ``other`` keyed by ``a``; complex ``a`` lexicographically by (real,
     imag), each NaN-last, which is numpy's complex order."""
-    if a.dtype.kind != "c":
+    if dtype_kind(a.dtype) != "c":
         return sort_p.bind(a, other, dimension=axis, is_stable=True, num_keys=1)[1]
     return sort_p.bind(real(a), imag(a), other, dimension=axis, is_stable=True, num_keys=2)[2]
 
@@ -61,7 +63,7 @@ def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | Non
         out = np.sort(a, axis=axis, kind="stable")
         return wrap(np.flip(out, axis) if descending else out)
     out = (sort_p.bind(a, dimension=axis, is_stable=True, num_keys=1)[0]
-           if a.dtype.kind != "c" else _sort_by(a, a, axis))
+           if dtype_kind(a.dtype) != "c" else _sort_by(a, a, axis))
     return _reverse(out, axis) if descending else out
 
 

@@ -21,6 +21,8 @@ import operator
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
@@ -47,7 +49,7 @@ _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 def _float(x):
     x = asarray(x)
-    return x if x.dtype.kind in "fc" else asarray(x, np.float64)
+    return x if dtype_kind(x.dtype) in "fc" else asarray(x, np.float64)
 
 
 def _to_last(a, axis):
@@ -63,7 +65,7 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     if method not in _METHODS:
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
     a = _float(a)
-    if a.dtype.kind == "c":
+    if dtype_kind(a.dtype) == "c":
         raise TypeError(f"{name}: complex input is not supported")
     q = asarray(q, a.dtype)
     if not isinstance(q, Tracer) and np.any((np.asarray(q) < 0) | (np.asarray(q) > 1)):
@@ -178,7 +180,7 @@ def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None,
 
 def _nan_filled(a, fill):
     a = asarray(a)
-    if a.dtype.kind not in "fc":
+    if dtype_kind(a.dtype) not in "fc":
         return a, None
     nan = el.isnan(a)
     return sel.where(nan, full_like(a, fill), a), nan
@@ -215,7 +217,7 @@ def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
     filled, nan = _nan_filled(a, 0)
     keep = red.nan_kept(a, nan, where)
     dev = sel.where(keep, el.subtract(a, mean), zeros_like(a))
-    sq = sel.real(el.multiply(dev, sel.conj(dev))) if a.dtype.kind == "c" else el.square(dev)
+    sq = sel.real(el.multiply(dev, sel.conj(dev))) if dtype_kind(a.dtype) == "c" else el.square(dev)
     ss = red.sum(sq, axis=axis, dtype=dtype, keepdims=keepdims)
     dof = el.subtract(asarray(red.sum(keep, axis=axis, keepdims=keepdims), ss.dtype), ddof)
     out = el.true_divide(ss, dof)
@@ -372,7 +374,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
                                                   v1))
         xw = el.subtract(x, avg[:, None])
         xw_w = el.multiply(xw, w)
-    c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if xw.dtype.kind == "c" else xw))
+    c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if dtype_kind(xw.dtype) == "c" else xw))
     # no degrees of freedom left: divide by 0 (inf; nan for no samples), as numpy and JAX
     fact = max(fact, 0) if isinstance(fact, int) else sel.where(el.less_equal(fact, 0), 0, fact)
     return st.squeeze(el.true_divide(c, fact))
@@ -390,9 +392,9 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> A
     if c.ndim == 0:
         return el.true_divide(c, c)
     d = pr.diagonal(c)
-    s = el.sqrt(sel.real(d) if d.dtype.kind == "c" else d)
+    s = el.sqrt(sel.real(d) if dtype_kind(d.dtype) == "c" else d)
     c = el.true_divide(el.true_divide(c, s[:, None]), s[None, :])
-    if c.dtype.kind == "c":
+    if dtype_kind(c.dtype) == "c":
         return el.add(sel.clip(sel.real(c), -1, 1), el.multiply(sel.imag(c), 1j))
     return sel.clip(c, -1, 1)
 
@@ -410,7 +412,7 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
     x = asarray(x)
     if x.dtype == np.bool_:   # numpy counts bools as 0 and 1
         x = asarray(x, np.int64)
-    if x.ndim != 1 or x.dtype.kind not in "iu":
+    if x.ndim != 1 or dtype_kind(x.dtype) not in "iu":
         raise TypeError(f"bincount: x must be a 1-d integer array, got {x.dtype}{list(x.shape)}")
     if length is None:
         if isinstance(x, Tracer):
@@ -423,7 +425,7 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
     length = operator.index(length)
     w = asarray(1, np.int64) if weights is None else asarray(weights)
     w = st.broadcast_to(w, x.shape)
-    x = el.maximum(x, 0) if x.dtype.kind == "i" else x   # traced negatives count at 0, as JAX
+    x = el.maximum(x, 0) if dtype_kind(x.dtype) == "i" else x   # traced negatives count at 0, as JAX
     # a scatter-add, as JAX's: O(len(x)); values at or past ``length`` are dropped (a
     # one-hot sum was O(len(x) * length): 1M values into 50 bins built 50M-element arrays)
     out = zeros((length,), red.accumulation_dtype(w.dtype))

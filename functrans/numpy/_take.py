@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -44,7 +46,7 @@ def _arr(a):
 
 
 def _check_int_indices(name, idx):
-    if idx.dtype.kind not in "iu":
+    if dtype_kind(idx.dtype) not in "iu":
         raise TypeError(f"{name}: indices must be integers, got dtype {idx.dtype}")
 
 
@@ -100,8 +102,8 @@ def _fill(out, valid, fill_value, expand_at):
     """``out`` where ``valid`` (broadcast over the non-index axes), else the fill value."""
     if fill_value is None:
         dt = out.dtype
-        fill_value = (np.nan if dt.kind in "fc" else True if dt.kind == "b" else
-                      np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max)
+        fill_value = (np.nan if dtype_kind(dt) in "fc" else True if dtype_kind(dt) == "b" else
+                      np.iinfo(dt).min if dtype_kind(dt) == "i" else np.iinfo(dt).max)
     v = valid
     v_shape = tuple(v.shape)
     o_shape = tuple(out.shape)
@@ -140,7 +142,7 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
     if n == 0 and int(np.prod(idx.shape)) and mode != "fill":
         raise IndexError(f"take: cannot take indices from an empty axis {axis} of an array of "
                          f"shape {tuple(a.shape)}")
-    if mode == "clip" and idx.dtype.kind == "i":   # numpy's and JAX's take: -1 clips to 0
+    if mode == "clip" and dtype_kind(idx.dtype) == "i":   # numpy's and JAX's take: -1 clips to 0
         idx = (np.maximum(np.asarray(idx), 0) if not isinstance(idx, Tracer) else
                I.clamp_indices(idx, 0, np.iinfo(idx.dtype).max))
     if not isinstance(idx, Tracer):
@@ -236,7 +238,7 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None,
                             f"{repeats.aval.str_short()} (the result's shape depends on it)")
         repeats = repeats.val
     reps = np.asarray(repeats)
-    if reps.dtype.kind not in "iub" or (reps < 0).any():
+    if dtype_kind(reps.dtype) not in "iub" or (reps < 0).any():
         raise ValueError(f"repeat: repeats must be non-negative integers, got {repeats!r}")
     if not isinstance(a, Tracer):
         return wrap(np.repeat(a, reps, axis))

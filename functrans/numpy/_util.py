@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import canonical_dtype, dtype_kind
 from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
 from ..primitives.elementwise import (convert_element_type, convert_element_type_p, eq, imag, ne,
@@ -18,6 +18,7 @@ from ..primitives.elementwise import (convert_element_type, convert_element_type
 from ..primitives.slicing import concatenate
 from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
 from . import _promotion_mode
+from ._dtype_info import bf16_promoted
 
 _PY_SCALARS = (bool, int, float, complex)
 _WEAK_PROTO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
@@ -56,7 +57,7 @@ def check_dtypes(name, *args):
     (object, strings), naming it; return otherwise."""
     for i, x in enumerate(args):
         dt = getattr(x, "dtype", None)
-        if dt is not None and dt.kind in "OUSVMm":
+        if dt is not None and dtype_kind(dt) in "OUSVMm":
             raise TypeError(f"{name}: argument {i} has dtype {dt}, which is not a numeric "
                             "dtype; convert it with .astype(float) (or pass numbers)")
 
@@ -65,7 +66,7 @@ def _promotion_key(x):
     if isinstance(x, _PY_SCALARS):
         return x
     if isinstance(x, Tracer):
-        return _WEAK_PROTO[x.dtype.kind] if x.aval.weak_type else x.dtype
+        return _WEAK_PROTO[dtype_kind(x.dtype)] if x.aval.weak_type else x.dtype
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype
     return np.asarray(x).dtype
@@ -74,11 +75,11 @@ def _promotion_key(x):
 def result_dtype(*args):
     """numpy 2 (NEP 50) promotion: Python scalars and weak tracers adapt to arrays.
     int16 from mixing int8 and uint8 is widened to int64, as eager results are (no
-    16-bit type here)."""
+    16-bit type here); bfloat16 promotes as in JAX (``bf16_promoted``)."""
     keys = [_promotion_key(x) for x in args]
-    dt = np.result_type(*keys)
-    if dt.itemsize == 2 and dt.kind in "iu" and dt not in keys:
-        return np.dtype(np.int64 if dt.kind == "i" else np.uint64)
+    dt = bf16_promoted(keys, np.result_type(*keys))
+    if dt.itemsize == 2 and dtype_kind(dt) in "iu" and dt not in keys:
+        return np.dtype(np.int64 if dtype_kind(dt) == "i" else np.uint64)
     return dt
 
 
@@ -103,7 +104,7 @@ def asarray(x, dtype=None):
     if dtype is not None:
         dtype = canonical_dtype(dtype)
     if isinstance(x, Tracer):
-        if dtype == np.bool_ and x.dtype.kind == "c":   # numpy's (and jnp's) x != 0: the
+        if dtype == np.bool_ and dtype_kind(x.dtype) == "c":   # numpy's (and jnp's) x != 0: the
             return ne(x, np.zeros((), x.dtype))          # lax cast reads the real part only
         return convert_element_type(x, dtype) if dtype is not None else x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
@@ -145,7 +146,7 @@ def weak_scalar(x, dt):
     >>> weak_scalar(2, np.dtype(np.float64))
     2.0
     """
-    py = _PY_NUMBER.get(dt.kind)
+    py = _PY_NUMBER.get(dtype_kind(dt))
     if py is None:
         return None
     v = py(x)
@@ -177,7 +178,7 @@ def promote(name, *args, dtype=None, weak_literals=False, checked=None):
         _promotion_mode.check_operands(name, args, dtype is None if checked is None else checked)
     dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
-    weak = dtype is None and dt.kind in "iufc" and all(
+    weak = dtype is None and dtype_kind(dt) in "iufc" and all(
         a.aval.weak_type if isinstance(a, Tracer) else
         (isinstance(a, _PY_SCALARS) and not isinstance(a, bool)) for a in args)
     out = []
@@ -247,7 +248,7 @@ def ordered(name, compare, x, y):
     """``compare(x, y)``; for complex ``<``, ``<=``, ``>``, ``>=`` in numpy's and jax.numpy's
     order: the real parts, then the imaginary parts where those tie (the comparison
     primitives take real operands only)."""
-    if x.dtype.kind != "c" or name not in ("less", "less_equal", "greater", "greater_equal"):
+    if dtype_kind(x.dtype) != "c" or name not in ("less", "less_equal", "greater", "greater_equal"):
         return compare(x, y)
     rx, ry = real(x), real(y)
     return select_n(eq(rx, ry), compare(rx, ry), compare(imag(x), imag(y)))

@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from ..tracing import ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer, wrap
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
                    deflinear, instantiate, is_undefined)
@@ -155,7 +155,7 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
     (x,), (t,) = primals, tangents
     out = convert_element_type(x, new_dtype, weak_type)
     src = aval(x).dtype
-    if type(t) is Zero or new_dtype.kind not in "fc" or src.kind not in "fc":
+    if type(t) is Zero or dtype_kind(new_dtype) not in "fc" or dtype_kind(src) not in "fc":
         return out, Zero(ShapedArray(aval(out).shape, new_dtype, weak_type))
     return out, convert_element_type(t, new_dtype, weak_type)
 
@@ -189,7 +189,7 @@ def _select_n_aval(which, *cases):
                             f"{c0.str_short()} (case 0) and {c.str_short()} (case {i})")
     if which.shape != c0.shape:
         raise TypeError(f"select_n: predicate shape {which.shape} must equal case shape {c0.shape}")
-    if which.dtype.kind not in "bi" or (which.dtype.kind == "b" and len(cases) > 2):
+    if dtype_kind(which.dtype) not in "bi" or (dtype_kind(which.dtype) == "b" and len(cases) > 2):
         raise TypeError(f"select_n: predicate must be bool (2 cases) or int32, got {which.dtype}")
     return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
 
@@ -241,7 +241,7 @@ def _as_operand(x, like):
     concrete numpy scalar of the other operand's dtype is broadcast to its shape."""
     if isinstance(x, _PY_SCALARS):
         a = aval(like)
-        py = _WEAK_NUMBER.get(a.dtype.kind)
+        py = _WEAK_NUMBER.get(dtype_kind(a.dtype))
         if a.weak_type and not a.shape and py is not None and not isinstance(x, bool) \
                 and (py is not int or (isinstance(x, int) and -2 ** 63 <= x < 2 ** 63)):
             v = py(x)

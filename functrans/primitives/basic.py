@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from ..array import float_to_uint32
 from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
 from .primitive import Primitive
@@ -40,7 +40,7 @@ def elementwise_aval(name, kinds, out_dtype=None):
         if len(avals) == 2 and out_dtype is None:   # binary, same type: the common case
             a1 = avals[1]
             if (a1 is a0 or (a1.shape == a0.shape and a1.dtype == a0.dtype
-                             and a1.weak_type == a0.weak_type)) and a0.dtype.kind in kinds:
+                             and a1.weak_type == a0.weak_type)) and dtype_kind(a0.dtype) in kinds:
                 return a0
         weak = a0.weak_type
         shape, dtype = a0.shape, a0.dtype
@@ -51,7 +51,7 @@ def elementwise_aval(name, kinds, out_dtype=None):
                     f"{name}: operands must have the same shape and dtype, got "
                     f"{a0.str_short()} (operand 0) and {a.str_short()} (operand {i})")
             weak = weak and a.weak_type
-        if dtype.kind not in kinds:
+        if dtype_kind(dtype) not in kinds:
             ok = ", ".join(_KIND_NAMES[k] for k in kinds)
             raise TypeError(f"{name}: dtype {dtype} is not supported (needs {ok})")
         if out_dtype is not None:
@@ -116,10 +116,10 @@ def _convert_aval(x, *, new_dtype, weak_type=False):
 
 def _convert_impl(x, *, new_dtype, weak_type=False):
     x = np.asarray(x)
-    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
+    if dtype_kind(x.dtype) == "c" and dtype_kind(new_dtype) != "c":
         x = x.real      # JAX's rule (numpy's astype takes it too, with a ComplexWarning)
     with np.errstate(all="ignore"):
-        if x.dtype.kind == "f" and np.dtype(new_dtype) == np.uint32:
+        if dtype_kind(x.dtype) == "f" and np.dtype(new_dtype) == np.uint32:
             return float_to_uint32(x)     # as the native backends, at every array length
         return x.astype(new_dtype)
 

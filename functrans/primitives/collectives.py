@@ -29,6 +29,8 @@ from typing import Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .base import aval
 from .basic import broadcast_in_dim
 # the primitives are re-exported for importers (tests, other modules)
@@ -103,7 +105,7 @@ def pmean(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
     """
     names = axis_names(axis_name, "pmean")
     n = axis_size(names)
-    if aval(x).dtype.kind not in "fc":
+    if dtype_kind(aval(x).dtype) not in "fc":
         x = convert_element_type(x, np.float64)
     s = psum(x, names)
     return div(s, np.full(aval(s).shape, n, aval(s).dtype))

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray
+from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray, dtype_kind
 from ..api_util import as_array
 from ..tracing import Tracer, get_aval
 from ..tree_util import tree_flatten, tree_unflatten
@@ -124,12 +124,12 @@ def _trace_branches(funs, names, operands, what):
         avs = [c.out_avals[i] for c, _ in traced]
         strong = [a for a in avs if not a.weak_type]
         # weakly typed outputs only ever promote (int -> float), never truncate (1.5 -> 1)
-        target = strong[0] if strong else max(avs, key=lambda a: _KIND_RANK[a.dtype.kind])
+        target = strong[0] if strong else max(avs, key=lambda a: _KIND_RANK[dtype_kind(a.dtype)])
         for k, a in enumerate(avs):
             if _same(a, target):
                 continue
             if a.weak_type and a.shape == target.shape and \
-                    _KIND_RANK[a.dtype.kind] <= _KIND_RANK[target.dtype.kind]:
+                    _KIND_RANK[dtype_kind(a.dtype)] <= _KIND_RANK[dtype_kind(target.dtype)]:
                 casts[k][i] = target.dtype
                 continue
             j = next(m for m, b in enumerate(avs) if b is target)
@@ -171,7 +171,7 @@ def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[...,
     pa = get_aval(pred)
     if pa.shape != ():
         raise TypeError(f"lax.cond: the predicate must be a scalar, got {_type_str(pa)}")
-    if pa.dtype.kind in "iuf":     # a number is true where nonzero, as JAX's pred != 0
+    if dtype_kind(pa.dtype) in "iuf":     # a number is true where nonzero, as JAX's pred != 0
         pred = ne(pred, np.zeros((), pa.dtype))
     elif pa.dtype != np.bool_:
         raise TypeError(f"lax.cond: the predicate must be boolean or a real number, got "
@@ -198,7 +198,7 @@ def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: 
         _check_fun(f, f"lax.switch: branch {k}")
     index = as_array(index)
     ia = get_aval(index)
-    if ia.shape != () or ia.dtype.kind not in "iu":
+    if ia.shape != () or dtype_kind(ia.dtype) not in "iu":
         raise TypeError(f"lax.switch: the index must be an integer scalar, got {_type_str(ia)}")
     names = [f"branch {k}" for k in range(len(branches))]
     leaves, bs, consts, out_tree = _trace_branches(list(branches), names, operands, "lax.switch")
@@ -233,7 +233,7 @@ def _trace_carry_fun(fun, in_tree, init_avals, other_avals, carry_of, name, what
             if _same(c, o):
                 continue
             if c.shape == o.shape and o.weak_type and lo + i not in casts and \
-                    _KIND_RANK[o.dtype.kind] <= _KIND_RANK[c.dtype.kind]:
+                    _KIND_RANK[dtype_kind(o.dtype)] <= _KIND_RANK[dtype_kind(c.dtype)]:
                 casts[lo + i] = c.dtype
             elif c.shape == o.shape and c.weak_type:
                 carry_avals[i] = ShapedArray(c.shape, o.dtype, o.weak_type)
@@ -323,7 +323,7 @@ def _is_int_bound(x):
     if isinstance(x, int):
         return True
     a = get_aval(as_array(x))
-    return a.shape == () and a.dtype.kind in "iu"
+    return a.shape == () and dtype_kind(a.dtype) in "iu"
 
 
 def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],

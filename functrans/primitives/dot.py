@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from backends.llvm.blas import balance_threads as balance_blas_threads
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, bfloat16, dtype_kind
 from ..tracing import Tracer, get_aval
 from .base import Primitive, Zero, add_tangents, aval, is_undefined, move_batch_axis
 from .structural import transpose
@@ -59,7 +59,7 @@ def _dot_general_aval(lhs, rhs, *, dimension_numbers, preferred_element_type=Non
         fail(f"operand dtypes differ ({lhs.dtype} and {rhs.dtype}); promote them first")
     out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None \
         else lhs.dtype
-    if lhs.dtype.kind not in "fciub" or out_dtype.kind not in "fciub":
+    if dtype_kind(lhs.dtype) not in "fciub" or dtype_kind(out_dtype) not in "fciub":
         fail(f"dtype {lhs.dtype} is not supported")
     shape = (tuple(lhs.shape[d] for d in lb)
              + tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb))
@@ -84,7 +84,7 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, preferred_element_type=Non
     a = np.transpose(lhs, tuple(lb) + lf + tuple(lc)).reshape(nb, int(np.prod(lfs)), k)
     b = np.transpose(rhs, tuple(rb) + tuple(rc) + rf).reshape(nb, k, int(np.prod(rfs)))
     # float16 products accumulate in float32 and round once, as XLA's CPU dot
-    work = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
+    work = np.dtype(np.float32) if out_dtype in (np.float16, bfloat16) else out_dtype
     if work != a.dtype:
         a, b = a.astype(work), b.astype(work)
     if a.size * b.shape[-1] >= _BLAS_BALANCE_MIN:

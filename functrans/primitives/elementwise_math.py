@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, bfloat16, dtype_kind
 from .base import Primitive, batch_elementwise, defjvp
 from .arithmetic import (OpRow, add, broadcast_operands, define_row, div, eq, full_like, ge,
                          lax_binary, mul, neg, select_n, sub, Zero, aval, deflinear,
@@ -45,8 +45,8 @@ from ..typing import Array, ArrayLike
 
 def _logistic_impl(x):
     x = np.asarray(x)
-    if x.dtype == np.float16:     # in float32, rounded once (as XLA; three roundings here)
-        return _logistic_impl(x.astype(np.float32)).astype(np.float16)
+    if x.dtype in (np.float16, bfloat16):   # in float32, rounded once (XLA; three roundings here)
+        return _logistic_impl(x.astype(np.float32)).astype(x.dtype)
     one = x.dtype.type(1)
     return one / (one + np.exp(-x))
 
@@ -67,7 +67,7 @@ def _log1p_impl(x):
     The real part is log|1 + z| = log1p(2x + x^2 + y^2) / 2 with the squares summed
     exactly (|z| < 2; beyond, log|1 + z| directly), the imaginary part atan2(y, 1 + x)."""
     x = np.asarray(x)
-    if x.dtype.kind != "c":
+    if dtype_kind(x.dtype) != "c":
         return np.log1p(x)
     z = x.astype(np.complex128)
     re, im = z.real, z.imag
@@ -89,8 +89,8 @@ def _log1p_impl(x):
 
 def _rsqrt_impl(x):
     x = np.asarray(x)
-    if x.dtype == np.float16:     # in float32, rounded once (as XLA; two roundings here)
-        return _rsqrt_impl(x.astype(np.float32)).astype(np.float16)
+    if x.dtype in (np.float16, bfloat16):   # in float32, rounded once (XLA; two roundings here)
+        return _rsqrt_impl(x.astype(np.float32)).astype(x.dtype)
     return x.dtype.type(1) / np.sqrt(x)
 
 
@@ -253,7 +253,7 @@ def _integer_pow_aval(x, *, y):
     if not isinstance(y, int) or isinstance(y, bool):
         raise TypeError(f"integer_pow: exponent y must be a Python int, got {y!r}")
     out = elementwise_aval("integer_pow", "fciu")(x)
-    if x.dtype.kind in "iu" and y < 0:
+    if dtype_kind(x.dtype) in "iu" and y < 0:
         raise ValueError(f"integer_pow: integers to negative powers are not allowed "
                          f"({x.str_short()} ** {y})")
     return out
@@ -302,7 +302,7 @@ def _pow_impl(x, y):
     x = np.asarray(x)
     y = np.asarray(y, dtype=x.dtype)
     with np.errstate(all="ignore"):
-        if x.dtype.kind not in "iu":
+        if dtype_kind(x.dtype) not in "iu":
             return np.asarray(np.power(x, y), dtype=x.dtype)
         # integers: numpy refuses negative exponents; define x**-n as 1 // x**n
         # (so 1, +-1 for x = -1, and 0 otherwise, with 0**-n = 0)
@@ -453,7 +453,7 @@ _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 
 def _part_aval(name):
     def rule(x):
-        if x.dtype.kind != "c":
+        if dtype_kind(x.dtype) != "c":
             raise TypeError(f"{name}: needs a complex operand, got {x.str_short()}")
         return ShapedArray(x.shape, _REAL_OF[x.dtype], x.weak_type)
     return rule
@@ -545,7 +545,7 @@ def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (lax's name)
 
 # |z| on complex z: a float result; d|z| = re(conj(z) t) / |z| (0 at z = 0)
 def _abs_aval(x):
-    if x.dtype.kind == "c":
+    if dtype_kind(x.dtype) == "c":
         return ShapedArray(x.shape, _REAL_OF[x.dtype], x.weak_type)
     return elementwise_aval("abs", "fiu")(x)
 
@@ -560,7 +560,7 @@ _real_abs_jvp = abs_p.jvp
 
 def _abs_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    if aval(x).dtype.kind != "c":
+    if dtype_kind(aval(x).dtype) != "c":
         return _real_abs_jvp(primals, tangents)
     out = abs_p.bind(x)
     safe = select_n(eq(out, _c(out, 0)), out, _c(out, 1))

@@ -26,6 +26,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..tracing import checked, eval_jaxpr, get_aval
 from ..transforms.jvp import jvp_eval
 from ..tree_util import tree_flatten, tree_unflatten
@@ -233,7 +235,7 @@ def custom_linear_solve(matvec: Callable[[Any], Any], b: Any,
     if not b_avals:
         raise TypeError("custom_linear_solve: b has no array leaves")
     for i, a in enumerate(b_avals):
-        if a.dtype.kind not in "fc":
+        if dtype_kind(a.dtype) not in "fc":
             raise TypeError(f"custom_linear_solve: b must hold floating or complex arrays, "
                             f"leaf {i} is {a.str_short()}")
     if symmetric and transpose_solve is None:

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, bfloat16, dtype_kind
 from .. import tracing as _tracing
 from ..array import numpy_max, numpy_min, signed_zero_result, winning_zero
 from ..tracing import Tracer, get_aval
@@ -59,12 +59,12 @@ def _reduce_aval(name, kinds="fciub", out_dtype=None, nonempty=False):
         shape = x.shape
         # the common case: a vector reduced to a scalar (e.g. the loss of grad)
         if (len(shape) == 1 and axes == (0,) and shape[0] and out_dtype is None
-                and x.dtype.kind in kinds):
+                and dtype_kind(x.dtype) in kinds):
             a = _object_new(ShapedArray)
             a.shape, a.dtype, a.weak_type = (), x.dtype, x.weak_type
             return a
         _check_axes(name, x, axes)
-        if x.dtype.kind not in kinds:
+        if dtype_kind(x.dtype) not in kinds:
             raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
         if nonempty and any(x.shape[a] == 0 for a in axes):
             raise ValueError(f"{name}: zero-size array to reduction operation {name} which has "
@@ -110,25 +110,26 @@ reduce_sum_p = Primitive("reduce_sum")
 
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_NARROW = frozenset((_F16, bfloat16))     # accumulate in float32, as JAX
 
 
 def accumulator(dtype: np.dtype) -> np.dtype:
-    """The dtype a sum or product of ``dtype`` accumulates in: float16 in float32, rounded
-    once at the end (JAX's and XLA's CPU reductions; numpy's own float16 sums accumulate
+    """The dtype a sum or product of ``dtype`` accumulates in: float16 and bfloat16 in
+    float32, rounded once at the end (JAX's and XLA's CPU reductions; numpy's own float16 sums accumulate
     in float16, so 3000 ones cumsum to 2048 there), any other dtype in itself.
 
     >>> accumulator(np.dtype(np.float16)), accumulator(np.dtype(np.int32))
     (dtype('float32'), dtype('int32'))
     """
-    return _F32 if dtype == _F16 else dtype
+    return _F32 if dtype in _NARROW else dtype
 
 
 def _reduce_sum_impl(x, *, axes):
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)
     # the ufunc method directly: np.sum's dispatch costs more than a small sum
-    if x.dtype == _F16:
-        return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=_F32).astype(_F16))
+    if x.dtype in _NARROW:
+        return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=_F32).astype(x.dtype))
     return np.asarray(np.add.reduce(x, axis=tuple(axes), dtype=x.dtype))
 
 
@@ -169,7 +170,7 @@ def _chooser_jvp(prim):
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axes=axes)
         a = aval(x)
-        if type(t) is Zero or a.dtype.kind not in "fc":
+        if type(t) is Zero or dtype_kind(a.dtype) not in "fc":
             return out, Zero(aval(out))
         mask = E.convert_element_type(E.eq(x, _expand(out, a.shape, axes)), a.dtype)
         count = reduce_sum(mask, axes)
@@ -251,7 +252,7 @@ def _arg_aval(name):
                              f"{x.str_short()}, axis {axis})")
         if np.dtype(index_dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
             raise TypeError(f"{name}: index_dtype must be int32 or int64, got {index_dtype}")
-        if x.dtype.kind not in "fiub":
+        if dtype_kind(x.dtype) not in "fiub":
             raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
         shape = x.shape[:axis] + x.shape[axis + 1:]
         return ShapedArray(shape, np.dtype(index_dtype))
@@ -289,7 +290,7 @@ def _cum_aval(name, kinds):
     def rule(x, *, axis, reverse):
         if not 0 <= axis < max(x.ndim, 1) or x.ndim == 0:
             raise ValueError(f"{name}: axis {axis} is out of range for operand {x.str_short()}")
-        if x.dtype.kind not in kinds:
+        if dtype_kind(x.dtype) not in kinds:
             raise TypeError(f"{name}: dtype {x.dtype} of operand {x.str_short()} is not supported")
         return x
     return rule
@@ -300,7 +301,7 @@ def _cum_impl(accumulate, negative_wins=None):
     result is the zero that wins if one came so far: -0.0 below +0.0, as JAX's."""
     def run(x, axis):
         out = np.asarray(accumulate(x, axis=axis, dtype=accumulator(x.dtype)), x.dtype)
-        if negative_wins is None or x.dtype.kind != "f":
+        if negative_wins is None or dtype_kind(x.dtype) != "f":
             return out
         won = np.logical_or.accumulate(winning_zero(x, negative_wins), axis=axis)
         return signed_zero_result(out, won, negative_wins)
@@ -325,7 +326,7 @@ cumprod_p = Primitive("cumprod")
 def _cumprod_jvp(primals, tangents, *, axis, reverse):
     (x,), (t,) = primals, tangents
     out = cumprod(x, axis, reverse)
-    if type(t) is Zero or aval(x).dtype.kind not in "fc":
+    if type(t) is Zero or dtype_kind(aval(x).dtype) not in "fc":
         return out, Zero(aval(out))
     zf, x1 = _zero_split(x)
     c1 = cumprod(x1, axis, reverse)                # running product of the nonzero entries
@@ -347,7 +348,7 @@ def _cumchooser_jvp(prim):
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axis=axis, reverse=reverse)
         a = aval(x)
-        if type(t) is Zero or a.dtype.kind not in "fc":
+        if type(t) is Zero or dtype_kind(a.dtype) not in "fc":
             return out, Zero(aval(out))
         nd, n = a.ndim, a.shape[axis]
         perm = tuple(i for i in range(nd) if i != axis) + (axis,)

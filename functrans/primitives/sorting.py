@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from .base import Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis, not_mapped_size
 from .elementwise_math import imag, real
 from .structural import broadcast_in_dim
@@ -45,7 +45,7 @@ def _sort_aval(*operands, dimension, is_stable, num_keys):
         raise ValueError(f"sort: num_keys={num_keys} must be between 1 and the number of "
                          f"operands ({len(operands)})")
     for i, o in enumerate(operands[:num_keys]):
-        if o.dtype.kind == "c":
+        if dtype_kind(o.dtype) == "c":
             raise TypeError(f"sort: key operand {i} has complex dtype ({o.str_short()})")
     return [ShapedArray(o.shape, o.dtype, o.weak_type) for o in operands]
 
@@ -135,10 +135,10 @@ def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1,
         raise ValueError("sort: operands must have at least one dimension, got a scalar")
     if not -nd <= dimension < nd:
         raise ValueError(f"sort: dimension {dimension} is out of range for rank {nd}")
-    if any(aval(o).dtype.kind == "c" for o in ops[:int(num_keys)]):
+    if any(dtype_kind(aval(o).dtype) == "c" for o in ops[:int(num_keys)]):
         # complex keys order lexicographically by (real, imag), as JAX's
         keys = [p for o in ops[:int(num_keys)]
-                for p in ((real(o), imag(o)) if aval(o).dtype.kind == "c" else (o,))]
+                for p in ((real(o), imag(o)) if dtype_kind(aval(o).dtype) == "c" else (o,))]
         outs = sort(keys + ops, dimension, is_stable, len(keys))[len(keys):]
         return outs[0] if single else tuple(outs)
     params = dict(dimension=int(dimension) % nd, is_stable=bool(is_stable),

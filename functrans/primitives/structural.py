@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from .. import tracing as _tracing
 from ..tracing import Tracer
 from .base import Primitive, Zero, aval, deflinear, tangent_aval
@@ -208,7 +208,7 @@ iota_p = Primitive("iota")
 def _iota_aval(*, dtype, shape, dimension):
     if not 0 <= dimension < len(shape) or any(s < 0 for s in shape):
         raise ValueError(f"iota: dimension {dimension} out of range for shape {shape}")
-    if np.dtype(dtype).kind not in "iuf":
+    if dtype_kind(dtype) not in "iuf":
         raise TypeError(f"iota: dtype {dtype} must be an integer or floating dtype")
     return ShapedArray(shape, dtype)
 
