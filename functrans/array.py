@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy_warnings, tracing
 from .numpy_warnings import quiet_call
 from .device import SingleDeviceSharding, host_device
@@ -170,6 +170,9 @@ class Array(np.ndarray, metaclass=_ArrayType):
         return "Array(" + np.array2string(np.asarray(self), separator=", ", prefix="Array(") + \
             f"{shape}, dtype={self.dtype})"
 
+    def __str__(self):      # numpy's (its elements as numbers: bfloat16's too, not Arrays)
+        return str(np.asarray(self))
+
     def __hash__(self):
         raise TypeError("unhashable type: a functrans Array (static arguments must be "
                         "hashable Python values)")
@@ -183,16 +186,16 @@ class Array(np.ndarray, metaclass=_ArrayType):
             dt = canonical_dtype(dtype)
         except TypeError as e:
             raise TypeError(f"astype: {e}") from None
-        if dt == np.uint32 and self.dtype.kind == "f":
+        if dt == np.uint32 and dtype_kind(self.dtype) == "f":
             return float_to_uint32(self.view(np.ndarray)).view(type(self))
         return quiet_call(np.ndarray.astype, self, dt, order, casting, subok, copy)
 
     def round(self, decimals=0, out=None):
         no_out_argument("round", out)
-        if self.dtype.kind in "biu" and decimals >= 0:
+        if dtype_kind(self.dtype) in "biu" and decimals >= 0:
             return self    # already integral; numpy would give float16 for bool
-        if self.dtype == _F16 and decimals:     # in float32, rounded once (as fnp.round)
-            return _fix(quiet_call(np.ndarray.round, self.astype(_F32), decimals).astype(_F16))
+        if self.dtype in _NARROW and decimals:     # in float32, rounded once (as fnp.round)
+            return _fix(quiet_call(np.ndarray.round, self.astype(_F32), decimals).astype(self.dtype))
         return _fix(quiet_call(np.ndarray.round, self, decimals))
 
     def sum(self, *a, **k):
@@ -304,6 +307,7 @@ tracing.ARRAY_CLASS[0] = Array
 tracing.EAGER_TYPES.add(Array)
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_NARROW = frozenset((_F16, bfloat16))
 
 
 def _fix(r):
@@ -318,13 +322,13 @@ def _accumulated(method, x, dtype_at, a, k):
     to float16)."""
     dt = a[dtype_at] if len(a) > dtype_at else k.get("dtype")
     dt = x.dtype if dt is None else np.dtype(dt)
-    if dt != _F16 or x.dtype.kind not in "fiub":
+    if dt not in _NARROW or dtype_kind(x.dtype) not in "fiub":
         return _fix(quiet_call(method, x, *a, **k))
     if len(a) > dtype_at:
         a = a[:dtype_at] + (_F32,) + a[dtype_at + 1:]
     else:
         k = dict(k, dtype=_F32)
-    return _fix(quiet_call(np.asarray, quiet_call(method, x, *a, **k), dtype=_F16))
+    return _fix(quiet_call(np.asarray, quiet_call(method, x, *a, **k), dtype=dt))
 
 
 def no_out_argument(name, out):
@@ -377,10 +381,10 @@ def _nearest_supported(dt):
         return canonical_dtype(dt)
     except TypeError:
         pass
-    if dt.kind in "iu" and dt.itemsize <= 4:
-        return np.dtype(np.uint32) if dt.kind == "u" else np.dtype(np.int32)
-    if dt.kind in _NEAREST:
-        return _NEAREST[dt.kind]
+    if dtype_kind(dt) in "iu" and dt.itemsize <= 4:
+        return np.dtype(np.uint32) if dtype_kind(dt) == "u" else np.dtype(np.int32)
+    if dtype_kind(dt) in _NEAREST:
+        return _NEAREST[dtype_kind(dt)]
     raise TypeError(f"cannot convert an array of dtype {dt} to a supported dtype")
 
 
@@ -421,7 +425,7 @@ def host_array(x, dtype=None):
         arr = float_to_uint32(np.asarray(x))
     else:
         arr = np.asarray(x) if dtype is None else quiet_call(np.asarray, x, dtype=dtype)
-    if arr.dtype == object or arr.dtype.kind in "USVOM":
+    if arr.dtype == object or dtype_kind(arr.dtype) in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in _IR_DTYPES:
         if arr.dtype in WRAPPING_UNSUPPORTED:
@@ -439,7 +443,7 @@ def _signed_zero_extreme(np_fn, negative_zero_wins):
     def extreme(x, axis=None, keepdims=False):
         x = np.asarray(x)
         out = np.asarray(np_fn(x, axis=axis, keepdims=keepdims))
-        if x.dtype.kind != "f" or not (out == 0).any():
+        if dtype_kind(x.dtype) != "f" or not (out == 0).any():
             return out
         zero, neg = x == 0, np.signbit(x)
         if negative_zero_wins:       # min: -0.0 if any -0.0 is in the slice
@@ -471,7 +475,7 @@ def signed_zero_result(out, won, negative_wins: bool):
     0.0
     """
     out = np.asarray(out)
-    if out.dtype.kind != "f":
+    if dtype_kind(out.dtype) != "f":
         return out
     zero = out == 0
     if not zero.any():
@@ -483,7 +487,7 @@ def signed_zero_result(out, won, negative_wins: bool):
 def _signed_zero_pair(np_fn, negative_wins):
     def pair(x, y):
         out = np_fn(x, y)
-        if out.dtype.kind != "f" or not (out == 0).any():    # the common case: no work
+        if dtype_kind(out.dtype) != "f" or not (out == 0).any():    # the common case: no work
             return out
         return signed_zero_result(out, winning_zero(x, negative_wins)
                                   | winning_zero(y, negative_wins), negative_wins)
@@ -499,7 +503,7 @@ numpy_minimum = _signed_zero_pair(np.minimum, negative_wins=True)
 
 def _signed_zero_at(np_fn, negative_wins):
     def at(out, index, u):
-        won = winning_zero(out, negative_wins) if out.dtype.kind == "f" else None
+        won = winning_zero(out, negative_wins) if dtype_kind(out.dtype) == "f" else None
         np_fn.at(out, index, u)
         if won is not None:
             np.logical_or.at(won, index, winning_zero(u, negative_wins))
@@ -521,7 +525,7 @@ def numpy_sign(x):
     [-0.0, -1.0, 0.0]
     """
     out = np.sign(x)
-    if out.dtype.kind != "f" or not (out == 0).any():
+    if dtype_kind(out.dtype) != "f" or not (out == 0).any():
         return out
     return np.asarray(np.where(out == 0, x, out), out.dtype)
 
@@ -535,7 +539,7 @@ def numpy_remainder(x, y):
     [-0.0, 0.0]
     """
     out = np.remainder(x, y)
-    if out.dtype.kind != "f" or not (out == 0).any():
+    if dtype_kind(out.dtype) != "f" or not (out == 0).any():
         return out
     return np.asarray(np.where(out == 0, np.copysign(out, x), out), out.dtype)
 
@@ -548,6 +552,6 @@ def numpy_floor_divide(x, y):
     [-0.0, 0.0]
     """
     out = np.floor_divide(x, y)
-    if out.dtype.kind != "f" or not (out == 0).any():
+    if dtype_kind(out.dtype) != "f" or not (out == 0).any():
         return out
     return np.asarray(np.where(out == 0, np.copysign(out, y), out), out.dtype)

@@ -16,6 +16,8 @@ import re
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from ..batching import vmap
 from ..tracing import Tracer
 from . import _elementwise as el
@@ -71,7 +73,7 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     """
     # numpy's result dtype (a Python int adapts to the array: gcd(6, int32) is int32)
     x1, x2 = promote("gcd", x1, x2)
-    if x1.dtype.kind not in "iub" or x2.dtype.kind not in "iub":
+    if dtype_kind(x1.dtype) not in "iub" or dtype_kind(x2.dtype) not in "iub":
         raise TypeError(f"gcd: integer inputs required, got {x1.dtype} and {x2.dtype}")
     if not isinstance(x1, Tracer) and not isinstance(x2, Tracer):
         return asarray(np.gcd(np.asarray(x1), np.asarray(x2)))
@@ -106,7 +108,7 @@ def frexp(x: ArrayLike) -> tuple[Array, Array]:
     [[0.5, -0.75], [4, 2]]
     """
     x = asarray(x)
-    if x.dtype.kind not in "f":
+    if dtype_kind(x.dtype) not in "f":
         x = asarray(x, np.float64)
     special = el.logical_or(el.equal(x, 0), el.logical_not(el.isfinite(x)))
     safe = sel.where(special, el.add(zeros_like(x), 1), x)
@@ -131,7 +133,7 @@ def bitwise_count(x: ArrayLike) -> Array:
     [3, 1, 0]
     """
     x = asarray(x)
-    if x.dtype.kind not in "iub":
+    if dtype_kind(x.dtype) not in "iub":
         raise TypeError(f"bitwise_count: integer input required, got {x.dtype}")
     # uint64 counts its own bits (logical shifts): as int64, values >= 2**63 went negative
     v = x if x.dtype == np.uint64 else el.abs(asarray(x, np.int64))
