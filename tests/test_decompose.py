@@ -48,6 +48,8 @@ LLVM_HOST = {
     "qr_pivots": "LAPACK ?geqp3 through scipy's wrapper as a host step (only the "
                  "permutation; the QR of the permuted columns is native)",
     "debug_print": "prints from Python: a host callback by nature",
+    "check": "checkify's check: discharged by checkify before jit; compiled without it, "
+             "refused with JAX's error (a debug_check compiles to nothing)",
     **{n: "calls the user's Python function: a host callback by nature"
        for n in ("pure_callback", "io_callback", "debug_callback")},
     "all_to_all": _MPI, "ppermute": _MPI, "psum_scatter": _MPI,
@@ -66,7 +68,7 @@ CUDA_HOST = {
     "conv_general_dilated", "name", "optimization_barrier",
     "custom_jvp_call", "custom_vjp_call", "custom_vjp_lin", "custom_self_call", "debug_print",
     "pure_callback", "io_callback", "debug_callback", "custom_linear_solve",
-    "custom_vmap_call", "det", "imag",
+    "custom_vmap_call", "det", "imag", "check",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
     "schur", "qr_pivots",

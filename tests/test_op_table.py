@@ -305,6 +305,8 @@ TESTED_ELSEWHERE = {
     "custom_self_call": "tests/test_no_silent_errors_custom_rules.py",
     # a user's vmap rule: its values are the rule's, tested against loops there
     "custom_vmap_call": "tests/test_custom_vmap.py",
+    # checkify's check: consumed by checkify, raises eagerly, refused when compiled
+    "check": "tests/test_checkify.py",
     # host callbacks: a Python function's values, not an operation's
     **{n: "tests/test_callbacks.py" for n in ("pure_callback", "io_callback",
                                               "debug_callback")},

@@ -1,4 +1,5 @@
-"""``functrans.experimental``: ``ode`` (``odeint``, adaptive Dormand-Prince),
+"""``functrans.experimental``: ``checkify`` (runtime errors out of transformed code),
+``ode`` (``odeint``, adaptive Dormand-Prince),
 ``io_callback`` and the older ``enable_x64`` / ``disable_x64`` context managers, with the
 API of ``jax.experimental``.
 
@@ -8,11 +9,11 @@ True
 """
 import contextlib
 
-from . import ode  # noqa: F401
+from . import checkify, ode  # noqa: F401
 from ..callbacks import io_callback
 from ..config_api import enable_x64, option_set
 
-__all__ = ["ode", "io_callback", "enable_x64", "disable_x64"]
+__all__ = ["checkify", "ode", "io_callback", "enable_x64", "disable_x64"]
 
 
 def disable_x64() -> contextlib.AbstractContextManager:
