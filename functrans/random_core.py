@@ -23,7 +23,7 @@ import operator
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype, dtype_kind
+from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy as fnp
 from .lax_special import erf_inv
 from .numpy._util import broadcasts_exactly
@@ -69,10 +69,11 @@ def check_key(name, k):
 
 
 def float_dtype(name, dtype):
-    """A float32 or float64 dtype, or JAX's ValueError."""
+    """A float32, float64 or bfloat16 dtype, or JAX's ValueError."""
     dt = canonical_dtype(np.float64 if dtype is None else dtype)
-    if dt not in (np.float32, np.float64):
-        raise ValueError(f"{name}: dtype must be a floating dtype (float32 or float64), got {dt}")
+    if dt not in (np.float32, np.float64, bfloat16):
+        raise ValueError(f"{name}: dtype must be a floating dtype (float32, float64 or "
+                         f"bfloat16), got {dt}")
     return dt
 
 
@@ -288,8 +289,15 @@ def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array
 
 def unit_float(k, shape, dt):
     """Floats of ``shape`` uniform on [0, 1): the top 23 (float32) or 52 (float64)
-    random bits over 2**23 or 2**52, exact in every step."""
+    random bits over 2**23 or 2**52, exact in every step; bfloat16 as JAX's (7 mantissa
+    bits, fewer than 8: it draws 8-bit words, the low byte of each 32-bit one): the top 7
+    of those 8 bits over 2**7."""
     b1, b2 = _blocks(k, shape)
+    if dt == bfloat16:
+        w = E.bitwise_and(E.bitwise_xor(b1, b2), broadcast_in_dim(np.uint32(0xFF), shape, ()))
+        m = E.shift_right_logical(w, broadcast_in_dim(np.uint32(1), shape, ()))
+        return convert_element_type(convert_element_type(m, np.float32) * np.float32(2.0 ** -7),
+                                    bfloat16)
     if dt == np.float32:
         m = E.shift_right_logical(E.bitwise_xor(b1, b2), broadcast_in_dim(np.uint32(9), shape, ()))
         return convert_element_type(m, np.float32) * np.float32(2.0 ** -23)
@@ -304,9 +312,9 @@ def _fused_multiply_add(a, b, c):
     multiply and add). float32: exact product and one float64 sum (a second rounding
     to float32 errs only on an exact float32 tie). float64: Dekker's exact product and
     Knuth's exact sum, then one rounding of their sum (off only in rare near-ties)."""
-    if a.dtype == np.float32:
+    if a.dtype in (np.float32, bfloat16):    # (bfloat16: its exact product, one float64 sum)
         wide = fnp.asarray(a, np.float64) * fnp.asarray(b, np.float64) + fnp.asarray(c, np.float64)
-        return fnp.asarray(wide, np.float32)
+        return fnp.asarray(wide, a.dtype)
     p = a * b
     a_hi, a_lo = _veltkamp_split(a)
     b_hi, b_lo = _veltkamp_split(b)
