@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-__all__ = ["initialize", "process_index", "process_count", "world", "comm_stats",
+__all__ = ["initialize", "is_initialized", "shutdown", "process_index", "process_count", "world", "comm_stats",
            "reset_comm_stats", "measure_comm", "traffic", "count_collective", "native_counter"]
 
 _state = {"comm": None, "initialized": False}
@@ -69,6 +69,33 @@ def initialize() -> None:
     if comm is not None and comm.Get_size() > 1:
         sys.excepthook = _abort_on_exception
         _keep_large_blocks()
+
+
+def is_initialized() -> bool:
+    """Whether ``initialize`` was called (and ``shutdown`` not since), as JAX's.
+
+    >>> initialize(); is_initialized()
+    True
+    """
+    return bool(_state["initialized"])
+
+
+def shutdown() -> None:
+    """Leave the distributed run started by ``initialize`` (as JAX's): the processes meet
+    at a barrier and the abort-on-exception hook is removed; MPI itself is finalised by
+    mpi4py when the process exits. A no-op when not initialized.
+
+    >>> initialize(); shutdown(); is_initialized()
+    False
+    """
+    if not _state["initialized"]:
+        return
+    _state["initialized"] = False
+    comm = _state["comm"]
+    if comm is not None and comm.Get_size() > 1:
+        comm.Barrier()
+    if sys.excepthook is _abort_on_exception:
+        sys.excepthook = sys.__excepthook__
 
 
 # glibc's mallopt parameters, and the largest block kept in the heap

@@ -2,6 +2,8 @@
 
 >>> issubclass(ConcretizationError, TypeError), ConcretizationTypeError is ConcretizationError
 (True, True)
+>>> issubclass(KeyReuseError, JAXTypeError), issubclass(JaxRuntimeError, RuntimeError)
+(True, True)
 """
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import os
 import sys
 
 import numpy as np
+
+from jaxpr_ir import TypeCheckError
 
 LIB_DIRS = tuple(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + d + os.sep
@@ -103,3 +107,30 @@ def detached_conversion_error(what: str, tracer) -> ConcretizationError:
         "x.astype rather than float()/np.float64(), indexing rather than .item()/.tolist()); "
         "or, if no derivative should flow through this value, convert "
         "ft.lax.stop_gradient(x) instead.")
+
+
+class JaxRuntimeError(RuntimeError):
+    """An error while a compiled program runs (JAX's name for XLA's runtime errors)."""
+
+
+class JAXTypeError(TypeError):
+    """JAX's TypeError for misuse of its APIs (sharding types, key reuse)."""
+
+
+class JAXIndexError(IndexError):
+    """JAX's IndexError for misuse of its APIs."""
+
+
+class KeyReuseError(JAXTypeError):
+    """A PRNG key used twice where JAX's key-reuse checker is on (functrans has no such
+    checker; the class exists so that handlers written for JAX import)."""
+
+
+# the checker's error for an ill-typed jaxpr (``jaxpr_ir.check``, ``enable_checks``):
+# JAX's name for it is the same class, so handlers written for either catch it
+JaxprTypeError = TypeCheckError
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A comparison of symbolic dimensions whose answer depends on their values (JAX's
+    shape polymorphism; functrans's shapes are concrete, so it is never raised here)."""

@@ -3,8 +3,11 @@ type names.
 
 ``platform_dependent`` picks the branch of the default backend; ``rng_bit_generator``
 draws with functrans's threefry (JAX's bits are backend-specific, and so are these).
-``rng_uniform`` (stateful) and the effect tokens (``create_token``, ``after_all``) are
-left out (README's lax section says why).
+``rng_uniform`` is XLA's stateful generator: a host draw per call (an ``io_callback``,
+never cached or merged, so a jitted function draws anew each run). The effect tokens
+(``create_token``, ``after_all``) are ``Token`` objects, pytrees with no leaves: they pass
+through ``jit`` and the other transforms, and order nothing, since a program's effects
+run in program order here anyway.
 
 >>> from functrans import lax
 >>> float(lax.platform_dependent(2.0, cpu=lambda x: x * 10, default=lambda x: x))
@@ -19,15 +22,20 @@ import numpy as np
 
 from backends import default_backend
 from jaxpr_ir import canonical_dtype
+from .callbacks import io_callback
 from .precision import DotDimensionNumbers, PrecisionLike  # noqa: F401  (jax.lax's type names)
 from .primitives.conv_api import ConvDimensionsLike
 from .primitives.elementwise import add, convert_element_type, lt
 from .primitives.structural import reshape
 from .primitives.slicing import concatenate, slice as _slice
 from .random_core import bits, fold_in
+from .stages import ShapeDtypeStruct
+from .tracing import get_aval
+from .tree_util import register_pytree_node
 from .typing import Array, ArrayLike, DTypeLike, Shape
 
-__all__ = ["platform_dependent", "rng_bit_generator", "RandomAlgorithm",
+__all__ = ["platform_dependent", "rng_bit_generator", "RandomAlgorithm", "Token",
+           "after_all", "create_token", "rng_uniform",
            "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers", "PrecisionLike"]
 
 # jax.lax's name for what conv_general_dilated's dimension_numbers= may be
@@ -110,3 +118,74 @@ def rng_bit_generator(key: ArrayLike, shape: Shape, dtype: DTypeLike = np.uint32
     high = add(words[3], convert_element_type(lt(low, words[2]), np.dtype(np.uint32)))
     new_key = concatenate([reshape(w, (1,)) for w in (words[0], words[1], low, high)], 0)
     return new_key, bits(k, tuple(shape), dt)
+
+
+class Token:
+    """An effect token (JAX's ``core.Token``): no data, a pytree with no leaves.
+
+    >>> isinstance(create_token(), Token)
+    True
+    """
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Token()"
+
+
+register_pytree_node(Token, lambda t: ((), None), lambda aux, children: Token())
+
+
+def create_token(_: Any = None) -> Token:
+    """A fresh effect token, as JAX's ``lax.create_token`` (the argument is ignored).
+
+    >>> create_token()
+    Token()
+    """
+    return Token()
+
+
+def after_all(*operands: Token) -> Token:
+    """A token that follows all of ``operands`` (tokens), as JAX's ``lax.after_all``.
+
+    >>> after_all(create_token(), create_token())
+    Token()
+    """
+    for i, t in enumerate(operands):
+        if not isinstance(t, Token):
+            raise TypeError(f"after_all: operands must be tokens, operand {i} is "
+                            f"{type(t).__name__}")
+    return Token()
+
+
+_RNG = {"gen": None}
+
+
+def _draw(a, b, shape, dtype):
+    if _RNG["gen"] is None:
+        _RNG["gen"] = np.random.default_rng()
+    gen = _RNG["gen"]
+    if dtype.kind == "f":
+        u = gen.random(shape)
+        return np.asarray(a + (b - a) * u, dtype)
+    return np.asarray(gen.integers(int(a), int(b), shape, endpoint=False), dtype)
+
+
+def rng_uniform(a: ArrayLike, b: ArrayLike, shape: Shape) -> Array:
+    """Uniform values in ``[a, b)`` of ``shape`` from a stateful generator, as JAX's
+    (XLA's) ``lax.rng_uniform``: scalar ``a`` and ``b`` of one float or integer dtype,
+    new values at every call, jitted or not (a host draw, numpy's generator). Not
+    reproducible and not differentiable: prefer ``functrans.random``.
+
+    >>> import numpy as np
+    >>> x = rng_uniform(np.float32(0.0), np.float32(1.0), (3,))
+    >>> x.shape, x.dtype, bool(((x >= 0) & (x < 1)).all())
+    ((3,), dtype('float32'), True)
+    """
+    shape = tuple(int(d) for d in shape)
+    va, vb = get_aval(a), get_aval(b)
+    if va.ndim or vb.ndim or va.dtype != vb.dtype or np.dtype(va.dtype).kind not in "fiu":
+        raise TypeError(f"rng_uniform: a and b must be scalars of one float or integer "
+                        f"dtype, got {va.str_short()} and {vb.str_short()}")
+    dt = canonical_dtype(va.dtype)
+    return io_callback(lambda x, y: _draw(x, y, shape, np.dtype(dt)),
+                       ShapeDtypeStruct(shape, dt), a, b)

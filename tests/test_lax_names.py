@@ -20,15 +20,13 @@ from tests.data.jax_lax_bits_cases import outputs
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 _TOKENS = "XLA tokens and ordered effects: functrans has no tokens"
-_RNG = "XLA's stateful RNG, discouraged by JAX: use functrans.random"
 LEFT_OUT = {
     "AccuracyMode": "TPU accuracy settings of transcendental functions: no accuracy= here",
     "Tolerance": "TPU accuracy settings of transcendental functions: no accuracy= here",
     "DotAlgorithm": "dot algorithms of accelerators: products run at their dtype's precision",
     "DotAlgorithmPreset": "dot algorithms of accelerators: products run at their dtype's "
                           "precision",
-    "rng_uniform": _RNG,
-    "after_all": _TOKENS, "create_token": _TOKENS, "precv": _TOKENS, "psend": _TOKENS,
+    "precv": _TOKENS, "psend": _TOKENS,
     "dce_sink": "XLA dead-code-elimination control: nothing to keep alive here",
     "pcast": "shard_map's varying/invariant value types: functrans has none",
     "ragged_all_to_all": "a ragged collective of accelerator meshes: not written",

@@ -1,9 +1,13 @@
 """``functrans.lax.linalg``: the decompositions with ``jax.lax.linalg``'s signatures and
 defaults (``symmetrize_input=True`` for cholesky and eigh, ``eigh`` returning
 ``(v, w)`` with ascending eigenvalues, ``conjugate_a`` on triangular_solve), over the
-primitives ``functrans.lax`` has at its top level. JAX's ``eig``, ``schur``,
-``hessenberg``, ``tridiagonal*``, ``householder_product``, ``qdwh``, ``ormqr`` and
-``symmetric_product`` are not here; ``cholesky_update`` is JAX's Givens sweep.
+primitives ``functrans.lax`` has at its top level: ``eig`` (LAPACK ``?geev``, left and
+right vectors), ``schur`` (``?gees``); ``hessenberg``, ``tridiagonal``,
+``householder_product`` and ``ormqr`` (LAPACK's packed Householder reflectors, composed:
+``_linalg_householder``), ``tridiagonal_solve`` (``?gtsv``'s pivoting, JAX's implicit
+derivative), ``qdwh`` (``_linalg_qdwh``), ``symmetric_product``; ``cholesky_update`` is
+JAX's Givens sweep. The algorithm enums are accepted; every choice computes the values
+LAPACK's default gives (there is one CPU implementation of each).
 
 >>> import numpy as np
 >>> from functrans.lax import linalg
@@ -13,16 +17,47 @@ primitives ``functrans.lax`` has at its top level. JAX's ``eig``, ``schur``,
 """
 from __future__ import annotations
 
+import enum
+
 from .. import numpy as _fnp
 from ..primitives import linalg as _L
 from ..primitives import linalg_decomp as _LD
 from ..primitives import linalg_lu as _LU
 from ..primitives.control_flow import fori_loop as _fori_loop
+from ..primitives import linalg_schur as _LS
 from ..primitives.linalg_lu import lu_pivots_to_permutation
 from ..typing import Array, ArrayLike
+from ._linalg_householder import hessenberg, householder_product, ormqr, tridiagonal
+from ._linalg_qdwh import qdwh
+from ._linalg_tridiagonal_solve import tridiagonal_solve
 
-__all__ = ["cholesky", "cholesky_update", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
-           "triangular_solve"]
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky",
+           "cholesky_update", "eig", "eigh", "hessenberg", "householder_product", "lu",
+           "lu_pivots_to_permutation", "ormqr", "qdwh", "qr", "schur", "svd",
+           "symmetric_product", "triangular_solve", "tridiagonal", "tridiagonal_solve"]
+
+
+class EigImplementation(enum.Enum):
+    """``eig``'s algorithm choice, as JAX's (only ``LAPACK`` on a CPU)."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+    """``eigh``'s algorithm choice, as JAX's (all give LAPACK's ``?syevd`` values here)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """``svd``'s algorithm choice, as JAX's (all give LAPACK's ``?gesdd`` values here)."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
 def _no_subset(name, subset):
@@ -78,9 +113,76 @@ def cholesky_update(r_matrix: ArrayLike, w_vector: ArrayLike) -> Array:
     return _fori_loop(0, r.shape[0], rotate, (r, w))[0]
 
 
+def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True,
+        compute_right_eigenvectors: bool = True, enable_eigvec_derivs: bool = False,
+        implementation: EigImplementation | None = None,
+        use_magma: bool | None = None) -> list[Array]:
+    """``[w, vl, vr]``: eigenvalues and left/right eigenvectors (columns) of a general
+    square matrix (stack), complex, as JAX's (LAPACK's ``?geev``: ``x vr = vr w``,
+    ``vlᴴ x = w vlᴴ``, each vector of unit norm with its largest component real); the
+    vectors not asked for are left out. NaN for a matrix ``?geev`` fails on (or holding
+    inf/NaN). Eigenvalues differentiate; eigenvectors only with
+    ``enable_eigvec_derivs=True`` (valid for distinct eigenvalues, as JAX's).
+
+    >>> import numpy as np
+    >>> w, vl, vr = eig(np.array([[2.0, 0.0], [0.0, 3.0]]))
+    >>> np.asarray(w).tolist()
+    [(2+0j), (3+0j)]
+    """
+    if use_magma or implementation not in (None, EigImplementation.LAPACK):
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+    return list(_LD.eig(x, compute_left_eigenvectors=compute_left_eigenvectors,
+                        compute_right_eigenvectors=compute_right_eigenvectors,
+                        enable_eigvec_derivs=enable_eigvec_derivs))
+
+
+def schur(x: ArrayLike, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable: object = None) -> tuple[Array, Array] | list[Array]:
+    """``(t, q)`` with ``x = q t qᴴ`` (``[t]`` without ``compute_schur_vectors``): the real
+    Schur form of a real matrix, the complex one of a complex matrix (LAPACK's
+    ``?gees``), as JAX's; not differentiable. ``sort_eig_vals`` raises, as JAX's on CPU;
+    ``select_callable`` is unused (as JAX's).
+
+    >>> import numpy as np
+    >>> t, q = schur(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> np.round(np.asarray(t), 12).tolist()
+    [[1.0, 2.0], [0.0, 3.0]]
+    """
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    t, q = _LS.schur(x)
+    return (t, q) if compute_schur_vectors else [t]
+
+
+def symmetric_product(a_matrix: ArrayLike, c_matrix: ArrayLike, *, alpha: float = 1.,
+                      beta: float = 0., symmetrize_output: bool = False) -> Array:
+    """``alpha a aᵀ + beta c`` for real ``a`` (..., m, n) and symmetric ``c`` (..., m, m),
+    as JAX's (which makes only the lower triangle certain on every platform; here the
+    whole product is computed, and ``symmetrize_output`` mirrors the lower triangle).
+
+    >>> import numpy as np
+    >>> symmetric_product(np.array([[1.0], [2.0]]), np.eye(2), beta=1.0).tolist()
+    [[2.0, 2.0], [2.0, 5.0]]
+    """
+    a, c = _fnp.asarray(a_matrix), _fnp.asarray(c_matrix)
+    for name, v in (("a_matrix", a), ("c_matrix", c)):
+        if v.dtype.kind != "f":
+            raise TypeError(f"symmetric_product: {name} must be real floating, got {v.dtype}")
+    if (a.ndim < 2 or c.shape[-2:] != (a.shape[-2], a.shape[-2]) or a.dtype != c.dtype
+            or c.shape[:-2] != a.shape[:-2]):
+        raise ValueError(f"symmetric_product: a (..., m, n) and c (..., m, m) of one dtype, "
+                         f"got {a.dtype}{list(a.shape)} and {c.dtype}{list(c.shape)}")
+    out = alpha * (a @ _fnp.swapaxes(a, -1, -2)) + beta * c
+    if symmetrize_output:
+        low = _fnp.tril(out, -1)
+        out = _fnp.tril(out) + _fnp.swapaxes(low, -1, -2)
+    return out
+
+
 def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
-         sort_eigenvalues: bool = True, subset_by_index: tuple[int, int] | None = None
-         ) -> tuple[Array, Array]:
+         sort_eigenvalues: bool = True, subset_by_index: tuple[int, int] | None = None,
+         implementation: EighImplementation | None = None) -> tuple[Array, Array]:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of a Hermitian matrix,
     as JAX's (``subset_by_index`` raises, as JAX's on CPU).
 
@@ -122,7 +224,8 @@ def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True
 
 
 def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
-        subset_by_index: tuple[int, int] | None = None) -> Array | tuple[Array, Array, Array]:
+        subset_by_index: tuple[int, int] | None = None, algorithm: SvdAlgorithm | None = None
+        ) -> Array | tuple[Array, Array, Array]:
     """``(u, s, vh)`` (or ``s``), singular values descending, as JAX's
     (``subset_by_index`` raises, as JAX's on CPU).
 

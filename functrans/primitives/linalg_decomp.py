@@ -11,8 +11,8 @@ Derivatives follow the classic perturbation formulas (Giles, "An extended
 collection of matrix derivative results", 2008), with JAX's conventions where the
 derivative does not exist: eigenvector tangents of ``eigh`` are infinite/NaN at
 repeated eigenvalues (the eigenvalue tangents stay finite); ``svd`` drops the
-coupling terms of repeated singular values; eigenvector derivatives of ``eig`` and
-derivatives of non-square ``svd(full_matrices=True)`` factors (not unique) raise an
+coupling terms of repeated singular values; eigenvector derivatives of ``eig`` raise
+unless ``enable_eigvec_derivs`` (JAX's opt-in, in LAPACK's gauge); derivatives of non-square ``svd(full_matrices=True)`` factors (not unique) raise an
 error; those of a tall ``qr(full_matrices=True)`` follow JAX's rule for LAPACK's
 Householder Q.
 
@@ -26,11 +26,12 @@ Householder Q.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 import scipy.linalg.lapack as _lapack
 
 from jaxpr_ir import ShapedArray
 from .base import Primitive, Zero, aval
-from .elementwise import (add, complex as make_complex, div, eq, ge, imag, mul,
+from .elementwise import (add, complex as make_complex, conj, div, eq, ge, imag, mul,
                           neg, real, select_n, sub)
 from .linalg import solve_p, triangular_solve
 from .linalg_common import (H, as_dtype_of, batch_front, batched_matmul, bind_checked,
@@ -443,63 +444,112 @@ eig_p = Primitive("eig")
 eig_p.multiple_results = True
 
 
-def _eig_aval(a, *, compute_v, internal_vector_tangents=False):
+def _eig_aval(a, *, compute_v, compute_vl=False, enable_eigvec_derivs=False):
     if a.dtype.kind not in "fc":
         raise TypeError(f"eig: expected a floating or complex matrix, got {a.str_short()}")
     check_square("eig", a)
     c = _COMPLEX_OF[a.dtype]
-    w = ShapedArray(a.shape[:-1], c)
-    return [w, ShapedArray(a.shape, c)] if compute_v else [w]
+    return [ShapedArray(a.shape[:-1], c)] + [ShapedArray(a.shape, c)] * (compute_vl + compute_v)
 
 
-def _eig_impl(a, *, compute_v, internal_vector_tangents=False):
+def _eig_both(m, compute_v):
+    """``[w, vl, (vr)]`` of one matrix or a stack by LAPACK's ``?geev`` with ``jobvl='V'``
+    (scipy.linalg.eig's assembly of the real routine's conjugate pairs); LinAlgError on
+    inf/NaN or no convergence."""
+    if m.ndim > 2:
+        outs = [_eig_both(x, compute_v) for x in m.reshape((-1,) + m.shape[-2:])]
+        return [np.stack(o).reshape(m.shape[:-2] + o[0].shape) for o in zip(*outs)]
+    if not np.isfinite(m).all():
+        raise np.linalg.LinAlgError("eig: non-finite input")
+    try:
+        got = scipy.linalg.eig(m, left=True, right=compute_v, check_finite=False)
+    except ValueError as e:     # scipy reports a failed ?geev as ValueError
+        raise np.linalg.LinAlgError(str(e)) from None
+    return list(got)
+
+
+def _eig_impl(a, *, compute_v, compute_vl=False, enable_eigvec_derivs=False):
+    # numpy.linalg (in double, single precision rounded at the end: the native emitter's
+    # bits) for the right vectors alone; ?geev with left vectors through scipy otherwise
     a = np.asarray(a)
-    outs = _eig_aval(ShapedArray(a.shape, a.dtype), compute_v=compute_v)
+    outs = _eig_aval(ShapedArray(a.shape, a.dtype), compute_v=compute_v, compute_vl=compute_vl)
+    if compute_vl:
+        kdt = np.complex128 if a.dtype.kind == "c" else np.float64
+        return host_multi(lambda m: _eig_both(m.astype(kdt), compute_v), a, outs)
     if compute_v:
         return host_multi(lambda m: list(np.linalg.eig(m)), a, outs)
     return host_multi(lambda m: [np.linalg.eigvals(m)], a, outs)
 
 
-def _eig_jvp(primals, tangents, *, compute_v, internal_vector_tangents=False):
-    # ``internal_vector_tangents`` marks the eigenvectors this rule itself uses: their
-    # tangents (in the gauge with no component along each vector) are not numpy's
-    # normalisation, but the eigenvalues' second derivatives do not depend on it
-    (a,), (da,) = primals, tangents
-    if compute_v and not internal_vector_tangents and type(da) is not Zero:
-        raise NotImplementedError(
-            "eig: derivatives of non-symmetric eigenvectors are not supported (they "
-            "depend on a normalisation that is not unique); differentiate eigvals, or "
-            "use eigh for symmetric matrices")
-    params = dict(compute_v=compute_v, internal_vector_tangents=internal_vector_tangents)
-    outs = eig_p.bind(a, **params)
-    if type(da) is Zero:
-        return outs, [Zero(aval(o)) for o in outs]
-    w, v = eig_p.bind(a, compute_v=True, internal_vector_tangents=True)
-    # A V = V diag(w):  C = V⁻¹ dA V,  dw = diag(C),  dV = V (F ∘ C) with
-    # F_ij = 1/(w_j - w_i) off the diagonal (inf at repeated eigenvalues, as eigh)
-    if aval(da).dtype.kind != "c":
-        da = make_complex(da, full(aval(da).shape, 0, aval(da).dtype))
+def _eig_vec_tangent(w, v, da):
+    """``(dw, dv)`` of ``A v_j = w_j v_j`` in ?geev's gauge (unit 2-norm, the component
+    of largest magnitude real), as JAX's: ``C = V⁻¹ dA V``, ``dw = diag C``,
+    ``U = V (F ∘ C)`` (F_ij = 1/(w_j - w_i) off the diagonal: inf at repeated
+    eigenvalues), ``dv_j = u_j + c_j v_j`` with
+    ``c_j = -Re(v_jᴴ u_j) - i Im(u_kj) / v_kj``, k the row of largest ``|v_kj|``."""
     c = batched_matmul(solve_p.bind(v, da), v)
-    dw = _diag_of(c)
-    if not compute_v:
-        return outs, [dw]
     eye = eye_like(c)
     gap = add(eye, sub(spread(w, "row"), spread(w, "col")))
     f = sub(div(full(aval(gap).shape, 1, aval(gap).dtype), gap), eye)
-    return outs, [dw, batched_matmul(v, mul(f, c))]
+    u = batched_matmul(v, mul(f, c))
+    a = aval(v)
+    nd, rdt = a.ndim, real_dtype(a.dtype)
+    mag = add(mul(real(v), real(v)), mul(imag(v), imag(v)))
+    lead = argmax(mag, nd - 2)
+    rows = broadcasted_iota(np.int64, a.shape, nd - 2)
+    mask = select_n(eq(rows, spread(lead, "row")), full(a.shape, 0, rdt), full(a.shape, 1, rdt))
+    along = real(reduce_sum(mul(conj(v), u), (nd - 2,)))
+    turn = div(reduce_sum(mul(mask, imag(u)), (nd - 2,)), reduce_sum(mul(mask, real(v)), (nd - 2,)))
+    coef = make_complex(neg(along), neg(turn))
+    return _diag_of(c), add(u, mul(v, spread(coef, "row")))
+
+
+def _eig_jvp(primals, tangents, *, compute_v, compute_vl=False, enable_eigvec_derivs=False):
+    (a,), (da,) = primals, tangents
+    if (compute_v or compute_vl) and not enable_eigvec_derivs and type(da) is not Zero:
+        raise NotImplementedError(
+            "eig: derivatives of non-symmetric eigenvectors are only valid under "
+            "assumptions on the input that cannot be checked (distinct eigenvalues, one "
+            "component of largest magnitude per vector); pass enable_eigvec_derivs=True to "
+            "lax.linalg.eig to opt in (as JAX), or differentiate the eigenvalues alone")
+    params = dict(compute_v=compute_v, compute_vl=compute_vl,
+                  enable_eigvec_derivs=enable_eigvec_derivs)
+    outs = eig_p.bind(a, **params)
+    if type(da) is Zero:
+        return outs, [Zero(aval(o)) for o in outs]
+    full_outs = outs if compute_v else eig_p.bind(a, **{**params, "compute_v": True,
+                                                       "enable_eigvec_derivs": True})
+    w, vr = full_outs[0], full_outs[-1]
+    if aval(da).dtype.kind != "c":
+        da = make_complex(da, full(aval(da).shape, 0, aval(da).dtype))
+    if not (compute_v or compute_vl):
+        return outs, [_diag_of(batched_matmul(solve_p.bind(vr, da), vr))]
+    dw, dvr = _eig_vec_tangent(w, vr, da)
+    tangents_out = [dw]
+    if compute_vl:      # Aᴴ vl = conj(w) vl
+        tangents_out.append(_eig_vec_tangent(conj(w), outs[1], H(da))[1])
+    if compute_v:
+        tangents_out.append(dvr)
+    return outs, tangents_out
 
 
 eig_p.def_rules(abstract_eval=_eig_aval, impl=_eig_impl, jvp=_eig_jvp)
 batch_front(eig_p)
 
 
-def eig(a: ArrayLike, *, compute_right_eigenvectors: bool = True) -> tuple[Array, ...]:
-    """Eigenvalues (and right eigenvectors) of a general square matrix, complex:
-    ``(w, v)`` with ``a @ v = v * w``, or ``(w,)`` without eigenvectors.
+def eig(a: ArrayLike, *, compute_left_eigenvectors: bool = False,
+        compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False) -> tuple[Array, ...]:
+    """Eigenvalues (and left/right eigenvectors) of a general square matrix, complex:
+    ``(w, vl, vr)`` with ``a @ vr = vr * w`` and ``vlᴴ a = w[:, None] * vlᴴ``, each vector
+    of unit norm with its largest component real (LAPACK's ``?geev``); the vectors not
+    asked for are left out. Vector derivatives need ``enable_eigvec_derivs`` (as JAX's).
 
     >>> import numpy as np
     >>> w, = eig(np.array([[0.0, -1.0], [1.0, 0.0]]), compute_right_eigenvectors=False)
     >>> sorted(np.asarray(w).imag.tolist())
     [-1.0, 1.0]
     """
-    return tuple(bind_checked(eig_p, a, compute_v=bool(compute_right_eigenvectors)))
+    return tuple(bind_checked(eig_p, a, compute_v=bool(compute_right_eigenvectors),
+                              compute_vl=bool(compute_left_eigenvectors),
+                              enable_eigvec_derivs=bool(enable_eigvec_derivs)))

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..array import Array
+from ..lax import _linalg_householder as _hh
 from ..typing import ArrayLike
 
 
@@ -125,51 +126,27 @@ def qr_multiply(a: ArrayLike, c: ArrayLike, mode: str = "right", pivoting: bool 
     return (c @ q), r
 
 
-def _householder(x):
-    """LAPACK's elementary reflector (xLARFG) for vector ``x``: ``(v, tau, beta)`` with
-    ``(I - tau v v^H)^H x = beta e_1``, ``v[0] = 1``; ``tau = 0`` when ``x[1:]`` is zero."""
-    alpha, rest = x[..., 0], x[..., 1:]
-    xnorm2 = fnp.sum(fnp.abs(rest) ** 2, axis=-1)
-    trivial = (xnorm2 == 0) & (fnp.imag(alpha) == 0)
-    norm = fnp.sqrt(fnp.abs(alpha) ** 2 + fnp.where(trivial, 1, xnorm2))
-    beta = fnp.where(fnp.real(alpha) >= 0, -norm, norm).astype(fnp.real(alpha).dtype)
-    tau = fnp.where(trivial, 0, (beta - alpha) / beta)
-    scale = fnp.where(trivial, 1, alpha - beta)
-    v = fnp.concatenate([fnp.ones_like(alpha)[..., None], rest / scale[..., None]], axis=-1)
-    return v, tau.astype(x.dtype), fnp.where(trivial, alpha, beta)
-
-
 def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
                check_finite: bool = True) -> Array | tuple[Array, Array]:
     """The Hessenberg form ``h`` of a square matrix (stack), ``a = q h q^H``, with ``q``
-    too if ``calc_q``: LAPACK's reflections (xGEHRD's), so the signs are scipy's.
+    too if ``calc_q``: ``lax.linalg.hessenberg``'s reflections (xGEHRD's, so the signs
+    are scipy's) and their ``householder_product`` (xORGHR's ``q``), as JAX's.
 
     >>> import numpy as np
     >>> from functrans.scipy.linalg import hessenberg
     >>> np.round(np.asarray(hessenberg(np.array([[1.0, 2.0], [3.0, 4.0]]))), 12).tolist()
     [[1.0, 2.0], [3.0, 4.0]]
     """
-    h = _square(a, "hessenberg")
-    n = h.shape[-1]
-    q = fnp.broadcast_to(fnp.eye(n, dtype=h.dtype), h.shape)
-    for k in range(n - 1):      # the last step only makes a complex subdiagonal entry real
-        v, tau, _ = _householder(h[..., k + 1:, k])
-        tau = tau[..., None, None]
-        vc = fnp.conj(v)
-        # h <- P^H h P on the trailing block, P = I - tau v v^H
-        rows = h[..., k + 1:, :]
-        vh_rows = fnp.einsum("...i,...ij->...j", vc, rows)
-        rows = rows - fnp.conj(tau) * v[..., :, None] * vh_rows[..., None, :]
-        h = fnp.concatenate([h[..., :k + 1, :], rows], axis=-2)
-        cols = h[..., :, k + 1:]
-        cols_v = fnp.einsum("...ij,...j->...i", cols, v)
-        cols = cols - tau * cols_v[..., :, None] * vc[..., None, :]
-        h = fnp.concatenate([h[..., :, :k + 1], cols], axis=-1)
-        qc = q[..., :, k + 1:]
-        qc = qc - tau * fnp.einsum("...ij,...j->...i", qc, v)[..., :, None] * vc[..., None, :]
-        q = fnp.concatenate([q[..., :, :k + 1], qc], axis=-1)
-    h = h * np.tril(np.ones((n, n)), 1).T.astype(bool)   # exact zeros below the subdiagonal
-    return (h, q) if calc_q else h
+    packed, taus = _hh.hessenberg(_square(a, "hessenberg"))
+    n = packed.shape[-1]
+    h = fnp.triu(packed, -1)
+    if not calc_q:
+        return h
+    if n <= 1:
+        return h, fnp.ones_like(h)
+    q = _hh.householder_product(packed[..., 1:, :-1], taus)
+    q = fnp.pad(q, [(0, 0)] * (q.ndim - 2) + [(1, 0), (1, 0)])
+    return h, q.at[..., 0, 0].set(1)
 
 
 def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:
