@@ -29,10 +29,13 @@ from .tracing import eval_jaxpr  # noqa: F401
 from .tracing import Tracer as _Tracer, get_aval as _get_aval, own_constants as _own_constants
 from .array import Array  # noqa: F401
 from .device import device_get, device_put  # noqa: F401
-from . import distributed, sharding  # noqa: F401
+from . import distributed, sharding, dlpack  # noqa: F401
 from .sharding import NamedSharding, P, make_mesh, set_mesh  # noqa: F401
 from .distributed import process_index, process_count  # noqa: F401
-from .shard_map import shard_map, make_array_from_process_local_data  # noqa: F401
+from .shard_map import shard_map  # noqa: F401
+from .global_array import (make_array_from_callback,  # noqa: F401
+                           make_array_from_process_local_data,
+                           make_array_from_single_device_arrays)
 from .pmap import pmap  # noqa: F401
 # ---- tools (config, debug.print, profiler, IR graphs); registers debug_print
 from . import config, debug, dump  # noqa: F401,E402  (debug, dump: compile hooks)
@@ -88,6 +91,8 @@ __all__ = [
     "threefry_partitionable", "default_prng_impl", "host_id", "host_count", "host_ids",
     "process_indices", "live_arrays", "print_environment_info", "local_devices", "float0",
     "debug_key_reuse", "enable_custom_prng", "legacy_prng_key", "copy_to_host_async",
+    "make_array_from_callback", "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays",
 ]
 
 

@@ -21,6 +21,7 @@ from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy_warnings, tracing
 from .numpy_warnings import quiet_call
 from .device import SingleDeviceSharding, host_device
+from .dlpack import export as _export_dlpack
 
 
 class _ArrayType(type(np.ndarray)):
@@ -95,6 +96,11 @@ class Array(np.ndarray, metaclass=_ArrayType):
     def __setitem__(self, key, value):
         raise TypeError("functrans arrays are immutable; use x.at[idx].set(value) "
                         "(it returns the updated array)")
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The array through DLPack, marked read-only (``functrans.dlpack``):
+        ``numpy.from_dlpack(x)`` is a read-only view, no copy."""
+        return _export_dlpack(self, stream, max_version, dl_device, copy)
 
     def is_deleted(self):
         """Whether the array was deleted (``x.delete()``) or donated to a jitted function

@@ -7,7 +7,7 @@
   a prefix of the argument's pytree), and runs ``f`` on the blocks. A dimension split over
   mesh axes must divide by their size; a spec longer than the argument's rank is an error.
   A program holding only its own blocks builds the global value first with
-  ``make_array_from_process_local_data`` (an all-gather).
+  ``make_array_from_process_local_data`` (``functrans.global_array``: an all-gather).
 - **Inside ``f``** the mesh axis names are bound: ``lax.psum(x, "data")`` and the other
   collectives run over the processes of that axis (MPI). Code written for
   ``vmap(..., axis_name="data")`` runs unchanged.
@@ -80,7 +80,7 @@ from .transforms.transpose import backward_pass
 from .transforms.vmap import vmap_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["shard_map", "shard_map_p", "make_array_from_process_local_data"]
+__all__ = ["shard_map", "shard_map_p"]
 
 shard_map_p = Primitive("shard_map", multiple_results=True)
 # The body is a param but not a sub-jaxpr passes and vmap look into: its collectives are
@@ -376,19 +376,3 @@ def _check_same_everywhere(mesh, avals):
             raise ValueError(f"shard_map: the processes pass arguments of different types: "
                              f"process 0 passes {list(every[0])}, process {rank} passes "
                              f"{list(theirs)}")
-
-
-def make_array_from_process_local_data(mesh: Mesh, spec: PartitionSpec, local_data):
-    """The global array whose block on each process (as ``spec`` splits it over ``mesh``)
-    is that process's ``local_data``: the blocks are all-gathered, so every process gets the
-    global value that shard_map takes. Processes along an axis ``spec`` does not name must
-    pass the same block.
-
-    >>> import numpy as np
-    >>> from functrans.sharding import Mesh, P
-    >>> make_array_from_process_local_data(Mesh((1,), ("i",)), P("i"), np.ones(2)).tolist()
-    [1.0, 1.0]
-    """
-    x = np.asarray(local_data)
-    norm = normalize_spec(spec, get_aval(x), mesh, "the local data", divisible=False)
-    return _assemble(x, norm, mesh)

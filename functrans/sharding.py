@@ -63,14 +63,20 @@ P = PartitionSpec
 
 
 class Mesh:
-    """An n-d grid of all MPI processes, axes named, in row-major rank order.
+    """An n-d grid of all MPI processes, axes named, in row-major rank order. The first
+    argument is the grid's shape, or (JAX's form) an array of devices in that shape: every
+    process's device in rank order, as ``mesh_utils.create_device_mesh`` gives them.
 
     >>> m = Mesh((1, 1), ("data", "model"))
     >>> m.axis_size("model"), m.coords
     (1, (0, 0))
+    >>> Mesh(np.array([host_device()]), "i").shape
+    (1,)
     """
 
     def __init__(self, shape, axis_names):
+        if _holds_devices(shape):        # JAX's Mesh(devices, axis_names)
+            shape = _devices_shape(shape)
         shape = tuple(int(s) for s in ((shape,) if np.ndim(shape) == 0 else shape))
         axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         if len(shape) != len(axis_names):
@@ -153,6 +159,23 @@ class Mesh:
 
 
 _meshes: dict = {}   # Mesh.key -> the first Mesh made with it (its communicators are reused)
+
+
+def _holds_devices(shape) -> bool:
+    return any(isinstance(d, Device) for d in np.asarray(shape, dtype=object).flat)
+
+
+def _devices_shape(devices) -> tuple:
+    """The shape of a device array given as ``Mesh``'s first argument (JAX's form, e.g.
+    from ``mesh_utils.create_device_mesh``): process ``r`` sits at row-major position
+    ``r`` of a functrans mesh, so the devices must be every process's, in that order."""
+    arr = np.asarray(devices, dtype=object)
+    owners = [d.process_index if isinstance(d, Device) else d for d in arr.flat]
+    if owners != list(range(arr.size)):
+        raise ValueError(f"Mesh: functrans puts process r at row-major position r of the "
+                         f"mesh, so the devices must be ft.devices() in order (reshaped); got "
+                         f"those of processes {owners}")
+    return arr.shape
 
 
 def mesh_for(key) -> Mesh:

@@ -294,6 +294,10 @@ MPI_PROGRAMS = {
                             "emitter, psum and ppermute of strided and complex operands: "
                             "bit-equal to the host steps, counted alike, and each emitter's "
                             "calls and copies exactly the expected ones", (100, 300)),
+    "multihost.py": ("multihost_utils (allgather / broadcast / assert_equal on pytrees of "
+                     "several dtypes, mismatches raising everywhere, host-local <-> global), "
+                     "make_array_from_callback / _process_local_data / _single_device_arrays "
+                     "on 1-d and 2-d meshes, mesh_utils meshes: exact vs numpy", (77, 95)),
     "native_loops.py": ("psum / ppermute / all_gather inside scan, fori_loop, while and cond "
                         "call MPI natively in an inlined shard_map; a local predicate stays a "
                         "host step; all bit-equal to the host steps, counted alike", (1, 1)),

@@ -31,6 +31,7 @@ from ._statistics import histogram_bin_edges, searchsorted, bincount
 from ._util import promote
 from typing import Any, Callable, Sequence
 from ..array import Array
+from ..dlpack import from_dlpack  # noqa: F401  (copies: an Array is immutable)
 from ..typing import ArrayLike
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "gcd", "lcm", "frexp",
@@ -400,7 +401,6 @@ frombuffer = _wrapped_numpy("frombuffer", np.frombuffer)
 fromfile = _wrapped_numpy("fromfile", np.fromfile)
 fromiter = _wrapped_numpy("fromiter", np.fromiter)
 fromstring = _wrapped_numpy("fromstring", np.fromstring)
-from_dlpack = _wrapped_numpy("from_dlpack", np.from_dlpack)
 
 
 def einsum_path(subscripts: str, *operands: Any, optimize: Any = "greedy",

@@ -108,7 +108,8 @@ if n == 4:   # data x model: Megatron split of the MLP, data split of the batch
 
 # global arrays from process-local blocks
 mine = X[ft.process_index() * 4:(ft.process_index() + 1) * 4]
-close(ft.make_array_from_process_local_data(mesh, P("data"), mine), X, "from local blocks")
+close(ft.make_array_from_process_local_data(ft.NamedSharding(mesh, P("data")), mine), X,
+      "from local blocks")
 count += 1
 
 if ft.process_index() == 0:
