@@ -229,7 +229,9 @@ def comm_stats() -> dict:
     all-reduce 2(N-1)/N S each way, all-gather (N-1) S, reduce-scatter and all-to-all
     (N-1)/N S; ppermute S sent when this process is a source, S received when it is a
     destination (a process that is neither makes no call). ``shard_map_output`` is the all-gather that assembles a split output of a
-    shard_map (or ``make_array_from_process_local_data``). These are the algorithms' figures,
+    shard_map (or a global array built by the ``make_array_from_*`` constructors);
+    ``experimental.multihost_utils`` counts as ``all_gather`` (``process_allgather``) and
+    ``psum``/``pmax`` (``broadcast_one_to_all``). These are the algorithms' figures,
     not a capture of the wire: MPICH picks its algorithm per message size (for small
     all-reduces recursive doubling, log2(N) S each way), and the payload sizes and call
     counts are exact whatever it picks. ``cost_analysis()`` of a compiled function predicts
