@@ -17,8 +17,9 @@ stage in ``Compilation.timings``: ``trace`` (given by the caller), ``simplify: <
 for each pass of ``jaxpr_ir.passes.PIPELINE``, ``backend: <stage>`` for each stage the
 backend reports (``exe.compile_timings``); ``format_timings`` prints them.
 
-Before simplifying, a top-level equation whose primitive has a ``compile_inline(eqn,
-backend)`` rule is replaced by the equations that rule returns, when it returns any: a
+An equation (at any depth) whose primitive's ``compile_error(eqn)`` rule returns a
+message stops the compile with ``ValueError(message)``. Before simplifying, a top-level
+equation whose primitive has a ``compile_inline(eqn, backend)`` rule is replaced by the equations that rule returns, when it returns any: a
 shard_map runs its body inside the program this way on the CPU backend.
 
 A compile slower than the option ``progress_after_seconds`` prints one progress line on
@@ -354,7 +355,24 @@ def _inline_rules(closed, backend):
     return ClosedJaxpr(Jaxpr(cvars, j.invars, eqns, [sub(v) for v in j.outvars]), consts)
 
 
+def _refuse(jaxpr) -> None:
+    """Raise ``ValueError`` with the message of an equation, at any depth, whose primitive
+    has a ``compile_error(eqn) -> str | None`` rule that gives one (checkify's ``check``
+    staged without ``checkify``: JAX's error)."""
+    for e in jaxpr.eqns:
+        rule = getattr(e.primitive, "compile_error", None)
+        msg = rule(e) if rule is not None else None
+        if msg:
+            raise ValueError(msg)
+        for k in e.primitive.subjaxpr_params:
+            sub = e.params.get(k)
+            for c in (sub if isinstance(sub, (tuple, list)) else (sub,)):
+                if c is not None:
+                    _refuse(getattr(c, "jaxpr", c))
+
+
 def _compile_closed(closed, backend, name, donate, cause, trace_seconds):
+    _refuse(closed.jaxpr)
     closed = _inline_rules(_snapshot_consts(closed), backend or default_backend())
     be = get_backend(backend)
     if be.__name__ not in _USED_BACKENDS:

@@ -30,7 +30,7 @@ from .checks_error import (DivisionByZeroError, NaNError, OOBError, add_placehol
                            assert_func)
 from .elementwise import bitwise_or, convert_element_type, eq, gt, lt, ne, rem
 from .indexing import dynamic_slice
-from .reductions import argmax, reduce_or
+from .reductions import argmax, reduce_or, reduce_or_p
 from .slicing import concatenate
 from .structural import broadcast_in_dim, reshape
 
@@ -206,6 +206,7 @@ def _scan_rule(error, enabled, *args, jaxpr, num_consts, num_carry, linear, **pa
 def _while_rule(error, enabled, *args, cond_jaxpr, cond_nconsts, body_jaxpr, body_nconsts):
     cconsts, bconsts = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
     carry = args[cond_nconsts + body_nconsts:]
+    before = _leaves(error)[1]
     error, _ = checkify_eval(cond_jaxpr, [], list(cconsts) + list(carry), error, enabled)
 
     def recheck(err, ins, outs):          # the condition on the new carry
@@ -216,7 +217,10 @@ def _while_rule(error, enabled, *args, cond_jaxpr, cond_nconsts, body_jaxpr, bod
         joined = _joined(body_jaxpr, cond_jaxpr, cond_nconsts)
         return checkify_jaxpr(joined, enabled, err, at=cond_nconsts + body_nconsts,
                               extra=recheck)
-    error = add_placeholders(error, _effects(body(error)[1]))
+    found = body(error)[1]
+    if _batched_predicate(cond_jaxpr) and (found != before or _leaves(error)[1] != before):
+        raise ValueError(BATCHED_WHILE_ERROR)
+    error = add_placeholders(error, _effects(found))
     leaves, _ = _leaves(error)
     new_body, out_tree = body(error)
     new_cond, _ = checkify_jaxpr(cond_jaxpr, enabled, error, at=cond_nconsts)
@@ -229,6 +233,20 @@ def _while_rule(error, enabled, *args, cond_jaxpr, cond_nconsts, body_jaxpr, bod
         cond_nconsts=cond_nconsts, body_jaxpr=new_body,
         body_nconsts=cond_nconsts + body_nconsts)
     return tree_unflatten(out_tree, outs[:n]), outs[n:]
+
+
+BATCHED_WHILE_ERROR = (
+    "Checkify does not support batched while-loops (checkify-of-vmap-of-while). \nHint: if "
+    "possible, move the vmap to the outer level to get vmap-of-checkify-of-while.")
+
+
+def _batched_predicate(cond_jaxpr) -> bool:
+    """Whether the condition is a vmapped one (any lane still running: a ``reduce_or`` of
+    a non-scalar predicate): the body then also runs for finished lanes, whose checks would
+    report errors the program never makes, so such loops are refused when they check."""
+    j = cond_jaxpr.jaxpr
+    return any(e.primitive is reduce_or_p and e.outvars[0] is j.outvars[0]
+               and e.inputs[0].aval.ndim for e in j.eqns)
 
 
 def _joined(body_jaxpr, cond_jaxpr, nc):
