@@ -1,5 +1,5 @@
 """``functrans.experimental``: ``checkify`` (runtime errors out of transformed code),
-``ode`` (``odeint``, adaptive Dormand-Prince),
+``ode`` (``odeint``, adaptive Dormand-Prince), ``jet`` (Taylor-mode higher-order AD),
 ``io_callback`` and the older ``enable_x64`` / ``disable_x64`` context managers, with the
 API of ``jax.experimental``; for programs of many processes ``multihost_utils`` and
 ``mesh_utils``, and ``shard_map`` (its older import path).
@@ -10,12 +10,12 @@ True
 """
 import contextlib
 
-from . import checkify, ode  # noqa: F401
+from . import checkify, jet, ode  # noqa: F401
 from ..callbacks import io_callback
 from ..config_api import enable_x64, option_set
 from . import mesh_utils, multihost_utils, shard_map  # noqa: F401
 
-__all__ = ["checkify", "ode", "io_callback", "enable_x64", "disable_x64", "mesh_utils",
+__all__ = ["checkify", "jet", "ode", "io_callback", "enable_x64", "disable_x64", "mesh_utils",
            "multihost_utils", "shard_map"]
 
 
