@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -35,7 +35,8 @@ from .tracing import trace_to_jaxpr
 from .transforms.partial_eval import linearize_fun
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name",
+__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "Recompute",
+           "Saveable", "Offloadable",
            "saved_residuals", "print_saved_residuals"]
 
 
@@ -154,12 +155,105 @@ def save_from_both_policies(left: Callable[..., bool], right: Callable[..., bool
     return save_from_both_policies
 
 
+class _Decision:
+    """A policy's answer other than a bool (JAX's ``Recompute`` and ``Saveable``): read
+    as the bool it stands for."""
+    __slots__ = ("_name", "_save")
+
+    def __init__(self, name: str, save: bool):
+        self._name, self._save = name, save
+
+    def __bool__(self) -> bool:
+        return self._save
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+Recompute = _Decision("Recompute", False)
+Saveable = _Decision("Saveable", True)
+
+
+class Offloadable(NamedTuple):
+    """JAX's answer "save it in memory kind ``dst`` (moved from ``src``)". functrans has one
+    memory space (the host's), so offloading a residual is saving it: true as a bool.
+
+    >>> bool(Offloadable("device", "pinned_host"))
+    True
+    """
+    src: Any
+    dst: Any
+
+
+def offload_dot_with_no_batch_dims(offload_src: Any, offload_dst: Any) -> Callable[..., Any]:
+    """JAX's policy offloading the products with no batch dimensions to host memory. One
+    memory space here: it saves them (as ``dots_with_no_batch_dims_saveable``).
+
+    >>> import jaxpr_ir
+    >>> pol = offload_dot_with_no_batch_dims("device", "pinned_host")
+    >>> pol(jaxpr_ir.primitives["dot_general"], dimension_numbers=(((1,), (0,)), ((), ())))
+    Offloadable(src='device', dst='pinned_host')
+    """
+    def offload_dot_with_no_batch_dims(prim, *avals, **params):
+        if dots_with_no_batch_dims_saveable(prim, *avals, **params):
+            return Offloadable(offload_src, offload_dst)
+        return Recompute
+    return offload_dot_with_no_batch_dims
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved: Any,
+                                      names_which_can_be_offloaded: Any, offload_src: Any,
+                                      offload_dst: Any) -> Callable[..., Any]:
+    """JAX's policy saving the values named in ``names_which_can_be_saved`` and offloading
+    those in ``names_which_can_be_offloaded`` (disjoint); the rest is recomputed. One
+    memory space here: the offloaded values are saved.
+
+    >>> import jaxpr_ir
+    >>> pol = save_and_offload_only_these_names(names_which_can_be_saved=["a"],
+    ...     names_which_can_be_offloaded=["b"], offload_src="device", offload_dst="pinned_host")
+    >>> [pol(jaxpr_ir.primitives["name"], name=n) for n in "abc"]
+    [Saveable, Offloadable(src='device', dst='pinned_host'), Recompute]
+    """
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    if saved & offloaded:
+        raise ValueError(f"The names should be exclusive and should not intersect in "
+                         f"`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+                         f"names_which_can_be_saved={saved}, names_which_can_be_offloaded="
+                         f"{offloaded} and the intersection={saved & offloaded}")
+
+    def save_and_offload_only_these_names(prim, *avals, **params):
+        if prim.name == "name" and params.get("name") in saved:
+            return Saveable
+        if prim.name == "name" and params.get("name") in offloaded:
+            return Offloadable(offload_src, offload_dst)
+        return Recompute
+    return save_and_offload_only_these_names
+
+
+def save_anything_except_these_names(*names_not_to_save: str) -> Callable[..., bool]:
+    """JAX 0.10.2's policy of that name, which saves every value (the names are accepted
+    and not consulted: a named value's producer is saved anyway); as
+    ``everything_saveable``.
+
+    >>> import jaxpr_ir
+    >>> save_anything_except_these_names("a")(jaxpr_ir.primitives["name"], name="a")
+    True
+    """
+    def save_anything_except_these_names(prim, *avals, **params):
+        return True
+    return save_anything_except_these_names
+
+
 checkpoint_policies = types.SimpleNamespace(
     nothing_saveable=nothing_saveable,
     everything_saveable=everything_saveable,
     dots_saveable=dots_saveable,
     checkpoint_dots=dots_saveable,
     dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
+    save_anything_except_these_names=save_anything_except_these_names,
     save_only_these_names=save_only_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_from_both_policies=save_from_both_policies,
