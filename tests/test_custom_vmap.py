@@ -36,6 +36,12 @@ COMPOSITIONS = [
     ("vmap(vmap)", lambda f: lambda x: ft.vmap(ft.vmap(f))(fnp.stack([x, 2 * x])),
      np.cos(np.stack([XS, 2 * XS]))),
     ("loop", lambda f: lambda x: fnp.stack([f(v) for v in x]), np.sin(XS)),
+    # the loop and branch batching rules batch the body's custom_vmap_call with the rule
+    ("vmap(scan)", lambda f: ft.vmap(lambda x: lax.scan(lambda c, a: (c, f(a)), 0.0,
+                                                        fnp.stack([x, x]))[1][1]), np.cos(XS)),
+    ("vmap(cond)", lambda f: ft.vmap(lambda x: lax.cond(x > 1, f, lambda y: -y, x)),
+     np.where(XS > 1, np.cos(XS), -XS)),
+    ("vmap(checkpoint)", lambda f: ft.vmap(ft.checkpoint(f)), np.cos(XS)),
 ]
 
 
@@ -144,6 +150,22 @@ def test_jvp_of_the_body_and_of_the_rule(name, make, args, want):
     y, t = make(_sin_cos_any())(*args)
     np.testing.assert_allclose(y, want[0], rtol=1e-14)
     np.testing.assert_allclose(t, want[1], rtol=1e-14)
+
+
+def test_linear_rule_keeps_an_unbatched_tangent_unbatched():
+    @custom_vmap
+    def f(x):
+        return 7.0 * x
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs):
+        return 11.0 * xs, in_batched[0]
+
+    y, t = ft.vmap(_jvp(f), in_axes=(0, None), out_axes=(0, None))(XS, 4.0)
+    np.testing.assert_allclose(y, 11.0 * XS)
+    assert np.shape(t) == () and float(t) == 44.0
+    with pytest.raises(ValueError, match="out_axes"):          # a nonlinear rule's varies
+        ft.vmap(_jvp(_sin_cos_any()), in_axes=(0, None), out_axes=(0, None))(XS, 4.0)
 
 
 def test_jacfwd_vmaps_the_jvp_over_tangents_only():
