@@ -14,8 +14,13 @@ gathers, and loops and branches, whose bodies are widened) are native too
 (``native_move``). Everything else on float16 (float64 -> float16, integer conversions,
 scatters, sorts, dots) stays a host step through the primitive's numpy ``impl``.
 
-A CPU that does not convert float16 in hardware (x86 without F16C) gets no rewrite at
-all: LLVM would call compiler-rt helpers that the JIT may not resolve.
+A CPU that does not convert float16 in hardware (x86 without F16C) gets no float16
+rewrite: LLVM would call compiler-rt helpers that the JIT may not resolve.
+
+bfloat16 is treated the same way on every CPU: its conversions to and from float32 are
+integer IR (``lltypes.bf16_to_f32``, ``f32_to_bf16``: a 16-bit shift, and rounding to
+nearest even with ml_dtypes' NaN), so a bfloat16 kernel is float32 code between them;
+float64 <-> bfloat16 (rounded directly, as ml_dtypes does) stay host steps.
 
 >>> import numpy as np, functrans as ft, functrans.numpy as fnp
 >>> j = ft.make_jaxpr(lambda x: fnp.sin(x) * x)(np.ones(3, np.float16)).jaxpr
@@ -33,11 +38,13 @@ import numpy as np
 from jaxpr_ir import Eqn, Jaxpr, ShapedArray, Var, primitives
 from ..decompose import DECOMPOSITIONS
 from . import engine
+from .lltypes import BF16
 from .ops import REDUCTIONS, TABLE
 
-__all__ = ["native", "native_convert", "native_move", "widen"]
+__all__ = ["native", "narrow", "native_convert", "native_move", "widen"]
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_BF16 = BF16
 # conversions keep their own semantics; a bit cast has no float32 counterpart
 _NOT_WIDENED = frozenset(("convert_element_type", "bitcast_convert_type", "reduce_precision"))
 
@@ -56,17 +63,31 @@ def native() -> bool:
     return bool(llvm.get_host_cpu_features().get("f16c", False))
 
 
+def narrow() -> frozenset:
+    """The 16-bit float dtypes widened here: bfloat16, and float16 where ``native()``.
+
+    >>> _BF16 in narrow()
+    True
+    """
+    return _BOTH if native() else _BF16_ONLY
+
+
+_BOTH, _BF16_ONLY = frozenset((_F16, _BF16)), frozenset((_BF16,))
+
+
 def native_convert(eqn) -> bool:
-    """Whether ``eqn`` is a float16 <-> float32 conversion, the native code float16 has.
+    """Whether ``eqn`` is a float16 (bfloat16) <-> float32 conversion, the native code
+    those have.
 
     >>> x = Var(ShapedArray((2,), "float16"))
     >>> native_convert(Eqn(primitives["convert_element_type"], [x],
     ...     [Var(ShapedArray((2,), "float32"))], {"new_dtype": _F32, "weak_type": False}))
     True
     """
-    if eqn.primitive.name != "convert_element_type" or not native():
+    if eqn.primitive.name != "convert_element_type":
         return False
-    return {eqn.inputs[0].aval.dtype, eqn.outvars[0].aval.dtype} == {_F16, _F32}
+    pair = {eqn.inputs[0].aval.dtype, eqn.outvars[0].aval.dtype}
+    return len(pair) == 2 and _F32 in pair and not pair - {_F32} - narrow()
 
 
 # native equations that only move float16 values (no arithmetic on them: a loop's or a
@@ -77,14 +98,15 @@ _MOVES = frozenset(("reshape", "copy", "concatenate", "pad", "dynamic_slice",
 
 def native_move(eqn, odd) -> bool:
     """Whether ``eqn``, whose operands and results have the dtypes ``odd`` beside the
-    native ones, only moves float16 values with native code (a copy, a slice, a loop).
+    native ones, only moves float16 (bfloat16) values with native code (a copy, a
+    slice, a loop).
 
     >>> x = Var(ShapedArray((2,), "float16"))
     >>> native_move(Eqn(primitives["reshape"], [x], [Var(ShapedArray((1, 2), "float16"))],
     ...     {"new_sizes": (1, 2), "dimensions": None}), {_F16}) == native()
     True
     """
-    return set(odd) == {_F16} and eqn.primitive.name in _MOVES and native()
+    return eqn.primitive.name in _MOVES and not set(odd) - narrow()
 
 
 def _widens(e) -> bool:
@@ -93,11 +115,11 @@ def _widens(e) -> bool:
         return False
     if name not in TABLE and name not in REDUCTIONS and name not in DECOMPOSITIONS:
         return False
-    avals = [v.aval for v in (*e.inputs, *e.outvars)]
-    if not any(a.dtype == _F16 for a in avals):
+    small = narrow()
+    if not any(v.aval.dtype in small for v in (*e.inputs, *e.outvars)):
         return False
     # a float16 dtype in the params (none of the widened rows has one) would be stale
-    return not any(isinstance(p, np.dtype) and p == _F16 for p in e.params.values())
+    return not any(isinstance(p, np.dtype) and p in small for p in e.params.values())
 
 
 def _convert(v, dtype, eqns, source):
@@ -110,10 +132,11 @@ def _convert(v, dtype, eqns, source):
 
 def _widened(e, eqns):
     """Append ``e`` computed in float32 between conversions."""
-    ins = [_convert(v, _F32, eqns, e.source) if v.aval.dtype == _F16 else v for v in e.inputs]
+    small = narrow()
+    ins = [_convert(v, _F32, eqns, e.source) if v.aval.dtype in small else v for v in e.inputs]
     outs, back = [], []
     for o in e.outvars:
-        if o.aval.dtype == _F16:
+        if o.aval.dtype in small:
             w = Var(ShapedArray(o.aval.shape, _F32, o.aval.weak_type))
             outs.append(w)
             back.append((w, o))
@@ -122,18 +145,18 @@ def _widened(e, eqns):
     eqns.append(Eqn(e.primitive, ins, outs, e.params, e.source))
     for w, o in back:
         eqns.append(Eqn(primitives["convert_element_type"], [w], [o],
-                        {"new_dtype": _F16, "weak_type": o.aval.weak_type}, e.source))
+                        {"new_dtype": o.aval.dtype, "weak_type": o.aval.weak_type}, e.source))
 
 
 def _f16_to_f64(e) -> bool:
-    return (e.primitive.name == "convert_element_type" and e.inputs[0].aval.dtype == _F16
+    return (e.primitive.name == "convert_element_type" and e.inputs[0].aval.dtype in narrow()
             and e.outvars[0].aval.dtype == _F64)
 
 
 def widen(jaxpr: Jaxpr) -> Jaxpr:
-    """``jaxpr`` with its float16 computations in float32 between conversions (see the
-    module's docstring); the same object when nothing changes (or ``native()`` is
-    false). Inputs, outputs and constants are the same variables.
+    """``jaxpr`` with its float16 and bfloat16 computations in float32 between
+    conversions (see the module's docstring); the same object when nothing changes
+    (float16 only where ``native()``). Inputs, outputs and constants are the same variables.
 
     >>> from jaxpr_ir import Var, ShapedArray, Eqn, Jaxpr
     >>> x = Var(ShapedArray((2,), "float32")); y = Var(x.aval)
@@ -141,7 +164,7 @@ def widen(jaxpr: Jaxpr) -> Jaxpr:
     >>> widen(j) is j        # no float16: unchanged
     True
     """
-    if not native() or not any(_widens(e) or _f16_to_f64(e) for e in jaxpr.eqns):
+    if not any(_widens(e) or _f16_to_f64(e) for e in jaxpr.eqns):
         return jaxpr
     eqns = []
     for e in jaxpr.eqns:

@@ -1,7 +1,11 @@
 """The LLVM types of the supported dtypes, their constants, and element loads and
 stores, shared by the kernel emitters (``kernels``, ``row_kernels``), the op table
 (``ops``), the per-equation emitters (``equations``) and the program lowering
-(``program``). It imports only llvmlite.ir and numpy: a leaf of the backend.
+(``program``). It imports only llvmlite.ir, numpy and ml_dtypes: a leaf of the backend.
+
+A bfloat16 is its raw bits, an ``i16``, in registers and in memory (this LLVM may have
+no ``bfloat`` type): ``bf16_to_f32`` and ``f32_to_bf16`` convert with integer IR, and
+``half`` widens every other bfloat16 operation to float32 between them.
 
 A bool is an ``i1`` in registers but a byte in memory (numpy's layout): loads
 compare the byte with zero (any nonzero byte is true, as numpy reads it); stored
@@ -17,17 +21,20 @@ in memory alike: numpy's interleaved layout, 8 or 16 bytes per element.
 from __future__ import annotations
 
 import llvmlite.ir as ir
+import ml_dtypes
 import numpy as np
 
-__all__ = ["emit_loop", "emit_nest", "I1", "I8", "I32", "I64", "F16", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES",
-           "lltype", "storage", "const", "load_elem", "stored"]
+__all__ = ["emit_loop", "emit_nest", "I1", "I8", "I16", "I32", "I64", "F16", "F32", "F64", "C64",
+           "C128", "LLTYPES", "COMPLEX_DTYPES", "BF16", "lltype", "storage", "const", "load_elem",
+           "stored", "bf16_to_f32", "f32_to_bf16"]
 
-I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+BF16 = np.dtype(ml_dtypes.bfloat16)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
 LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("float16"): F16,
            np.dtype("int64"): I64,
            np.dtype("uint64"): I64, np.dtype("int32"): I32, np.dtype("uint32"): I32,
-           np.dtype("bool"): I1}
+           np.dtype("bool"): I1, BF16: I16}
 C64, C128 = ir.LiteralStructType([F32, F32]), ir.LiteralStructType([F64, F64])
 COMPLEX_DTYPES = frozenset((np.dtype("complex64"), np.dtype("complex128")))
 LLTYPES.update({np.dtype("complex64"): C64, np.dtype("complex128"): C128})
@@ -50,6 +57,8 @@ def const(dtype, value):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         return ir.Constant(lltype(dtype), float(value))
+    if dtype == BF16:        # its bits, rounded as ml_dtypes rounds
+        return ir.Constant(I16, int(np.asarray(value, BF16).view(np.uint16)))
     if dtype.kind == "c":
         z = complex(value)
         part = lltype(dtype).elements[0]
@@ -69,6 +78,27 @@ def load_elem(b, ptr, dtype):
 def stored(b, v, dtype):
     """The ``dtype`` value ``v`` in its in-memory form (emitted with builder ``b``)."""
     return b.zext(v, I8) if np.dtype(dtype) == np.bool_ else v
+
+
+def bf16_to_f32(b, x):
+    """The float32 of bfloat16 bits ``x`` (an i16): its 16 bits on top, exact (NaN
+    payloads and subnormals included), as ml_dtypes and XLA convert."""
+    return b.bitcast(b.shl(b.zext(x, I32), ir.Constant(I32, 16)), F32)
+
+
+def f32_to_bf16(b, x):
+    """The bfloat16 bits (i16) of float32 ``x`` rounded to nearest even: adding
+    0x7FFF plus the kept low bit carries exactly when the dropped half is above one
+    half or a tie with an odd kept half (overflow rounds to inf, subnormals as any
+    other value); a NaN is the quiet NaN 0x7FC0 with its sign, as ml_dtypes gives."""
+    u = b.bitcast(x, I32)
+    c16 = ir.Constant(I32, 16)
+    odd = b.and_(b.lshr(u, c16), ir.Constant(I32, 1))
+    rounded = b.trunc(b.lshr(b.add(u, b.add(odd, ir.Constant(I32, 0x7FFF))), c16), I16)
+    sign = b.and_(b.trunc(b.lshr(u, c16), I16), ir.Constant(I16, 0x8000))
+    nan = b.or_(sign, ir.Constant(I16, 0x7FC0))
+    return b.select(b.fcmp_unordered("uno", x, x), nan, rounded)
+
 
 
 def emit_loop(h, n, body, start=None) -> None:

@@ -28,8 +28,9 @@ from typing import Callable
 import llvmlite.ir as ir
 import numpy as np
 
+from jaxpr_ir import dtype_kind
 from . import vmath, vmath_exp, vmath_hyp, vmath_trig  # noqa: F401  (routines register)
-from .lltypes import F64, I32, I64, lltype
+from .lltypes import BF16, F64, I32, I64, bf16_to_f32, f32_to_bf16, lltype
 
 
 @dataclasses.dataclass
@@ -42,7 +43,7 @@ class Row:
 
     def supports(self, eqn):
         x = eqn.inputs[0] if eqn.inputs else eqn.outvars[0]
-        return x.aval.dtype.kind in self.kinds
+        return dtype_kind(x.aval.dtype) in self.kinds     # (bfloat16: "f")
 
 
 @dataclasses.dataclass
@@ -268,6 +269,8 @@ def _convert(em, eqn, x):
     st, dt = lltype(src), lltype(dst)
     if src == dst:
         return x
+    if BF16 in (src, dst):     # bits <-> float32, the only native bfloat16 conversions
+        return bf16_to_f32(b, x) if src == BF16 else f32_to_bf16(b, x)
     if dst.kind == "b":
         if src.kind == "f":
             return b.fcmp_unordered("!=", x, ir.Constant(st, 0.0))

@@ -45,10 +45,11 @@ def bf16_promoted(keys, dt: np.dtype) -> np.dtype:
     """
     if dt == bfloat16 or not any(k is bfloat16 or k == bfloat16 for k in keys):
         return dt
-    if all(isinstance(k, _PY_NUMBERS) or k == bfloat16 or np.dtype(k).kind in "biu"
-           for k in keys):
-        return bfloat16
-    return dt
+    for k in keys:
+        if isinstance(k, complex) or not (isinstance(k, _PY_NUMBERS) or k == bfloat16
+                                          or np.dtype(k).kind in "biu"):
+            return dt
+    return bfloat16
 
 
 def _is_bf16(x) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import bfloat16
 from ._elementwise import multiply
 from ._elementwise_select import conj
 from ._structural import swapaxes
@@ -19,7 +20,9 @@ __all__ = ["as_float", "check_square", "check_matrix", "mT", "mH", "hermitian_pa
 
 def as_float(name: str, *xs, complex_ok: bool = False) -> list:
     """The arguments as arrays (or tracers) of one floating dtype: ints and bools
-    become float64; complex input raises TypeError unless ``complex_ok``.
+    become float64; complex input raises TypeError unless ``complex_ok``; bfloat16
+    raises TypeError (LAPACK has no bfloat16 routines, nor JAX's CPU linalg: convert
+    with ``.astype(float32)`` first), rather than widening to float64 silently.
 
     >>> [str(a.dtype) for a in as_float("solve", [1.0], [2])]
     ['float64', 'float64']
@@ -28,6 +31,9 @@ def as_float(name: str, *xs, complex_ok: bool = False) -> list:
     dt = result_dtype(*xs)
     if dt.kind == "c" and not complex_ok:
         raise TypeError(f"{name}: complex input ({dt}) is not supported")
+    if dt == bfloat16:
+        raise TypeError(f"{name}: dtype bfloat16 is not supported in linalg (no LAPACK "
+                        "routine for it); convert with .astype(numpy.float32) first")
     if dt.kind not in "fc":
         dt = np.dtype(np.float64)
     return [asarray(x, dt) for x in xs]
