@@ -45,6 +45,8 @@ FUNS = [
     ("cumulative", lambda x, y: fnp.cumsum(x * y) + fnp.cumprod(x + y) + lax.cummax(x * y)),
     ("indexing", lambda x, y: x[1] * y[::-1] + x.at[0].add(y[2]) + x.at[1].set(y[0] ** 2)),
     ("rem", lambda x, y: lax.rem(x + 3.0, y + 2.0)),
+    ("cbrt_hypot", lambda x, y: fnp.cbrt(x - 0.5) + fnp.hypot(x, y)),
+    ("logaddexp", lambda x, y: fnp.logaddexp(x, 2 * y) + fnp.logaddexp2(x, -y)),
     ("clamp", lambda x, y: lax.clamp(y - 1.0, x, y)),
     ("complex_fft", lambda x, y: fnp.real(fnp.fft.fft(lax.complex(x, y)) * (1 + 2j))),
     ("dynamic_slices", lambda x, y: lax.dynamic_update_slice(

@@ -289,6 +289,22 @@ JET_RULES[_P["asin"]] = _deriv(lax.asin, lambda x: lax.rsqrt(lax.sub(_c(x, 1.0),
 JET_RULES[_P["acos"]] = _deriv(lax.acos, lambda x: lax.neg(lax.rsqrt(
     lax.sub(_c(x, 1.0), lax.mul(x, x)))))
 JET_RULES[_P["atan"]] = _deriv(lax.atan, lambda x: _recip(lax.add(_c(x, 1.0), lax.mul(x, x))))
+JET_RULES[_P["cbrt"]] = _deriv(lax.cbrt, lambda x: _recip(lax.mul(
+    _c(x, 3.0), lax.square(lax.cbrt(x)))))      # cbrt's own rule, one order lower
+
+
+def _logaddexp(x, y):
+    # max(x, y) + log1p(exp(-|x - y|)), as jax.numpy's logaddexp body
+    return lax.add(lax.max(x, y), lax.log1p(lax.exp(lax.neg(lax.abs(lax.sub(x, y))))))
+
+
+_LN2 = math.log(2.0)
+JET_RULES[_P["logaddexp"]] = _comp(_logaddexp, lax.logaddexp)
+JET_RULES[_P["logaddexp2"]] = _comp(
+    lambda x, y: lax.div(_logaddexp(lax.mul(x, _c(x, _LN2)), lax.mul(y, _c(y, _LN2))),
+                         _c(x, _LN2)), lambda x, y: bind(_P["logaddexp2"], x, y))
+JET_RULES[_P["hypot"]] = _comp(lambda x, y: lax.sqrt(lax.add(lax.mul(x, x), lax.mul(y, y))),
+                               lambda x, y: bind(_P["hypot"], x, y))
 JET_RULES[_P["rem"]] = _comp(lambda x, y: lax.sub(x, lax.mul(y, lax.floor(lax.div(x, y)))),
                              lax.rem)
 
