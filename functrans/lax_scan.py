@@ -18,6 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import numpy as fnp
 from .batching import vmap
 from .primitives import elementwise as E
@@ -139,7 +141,7 @@ def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
         raise ValueError(f"top_k: k={k} must be between 0 and axis {axis}'s length "
                          f"({a.shape[ax]})")
     idx = broadcasted_iota(np.int32, a.shape, ax)
-    if a.dtype.kind == "f":
+    if dtype_kind(a.dtype) == "f":
         not_nan = E.convert_element_type(E.eq(operand, operand), np.int32)
         keys = (not_nan, E.neg(operand))
     elif a.dtype.kind in "iu":

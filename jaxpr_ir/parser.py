@@ -27,7 +27,7 @@ import re
 import numpy as np
 
 from .core import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, primitives
-from .dtypes import FROM_SHORT, SUPPORTED, ShapedArray
+from .dtypes import FROM_SHORT, SUPPORTED, ShapedArray, dtype_kind
 
 __all__ = ["parse", "ParseError"]
 
@@ -277,7 +277,7 @@ class _Parser:
     def literal(self, t, aval) -> Literal:
         if aval.shape != ():
             self.fail_at(t, f"a literal must be a scalar, got type {aval.str_short()}")
-        kind = aval.dtype.kind
+        kind = dtype_kind(aval.dtype)
         v = self.scalar(t)
         ok = {"b": lambda: isinstance(v, bool),
               "i": lambda: type(v) is int, "u": lambda: type(v) is int,

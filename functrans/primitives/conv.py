@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, bfloat16, dtype_kind
 from ..tracing import Tracer, get_aval
 from .base import Primitive
 
@@ -95,7 +95,7 @@ def _check_params(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
         fail(f"lhs batch {n} must be divisible by batch_group_count {B}")
     if lhs.dtype != rhs.dtype:
         fail(f"operand dtypes differ ({lhs.dtype} and {rhs.dtype}); promote them first")
-    if lhs.dtype.kind not in "fciu":
+    if dtype_kind(lhs.dtype) not in "fciu":
         fail(f"dtype {lhs.dtype} is not supported")
 
 
@@ -142,18 +142,19 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                           batch_group_count=batch_group_count,
                           preferred_element_type=preferred_element_type)
     dtype = out_aval.dtype
+    work = np.dtype(np.float32) if dtype == bfloat16 else dtype   # rounded once at the end
     ls, rs, os_ = dimension_numbers
-    x = np.transpose(lhs, ls).astype(dtype, copy=False)
-    w = np.transpose(rhs, rs).astype(dtype, copy=False)
+    x = np.transpose(lhs, ls).astype(work, copy=False)
+    w = np.transpose(rhs, rs).astype(work, copy=False)
     nsp = x.ndim - 2
     out_canon_shape = tuple(out_aval.shape[d] for d in os_)
     if 0 in out_canon_shape or 0 in w.shape[1:2] or 0 in x.shape[:1]:
         out = np.zeros(out_canon_shape, dtype)
         return np.transpose(out, np.argsort(os_))
     G, B = feature_group_count, batch_group_count
-    if (G == B == 1 and dtype.kind in "fc" and all(s == 1 for s in window_strides)
+    if (G == B == 1 and work.kind in "fc" and all(s == 1 for s in window_strides)
             and all(d == 1 for d in lhs_dilation)):
-        out = _conv_shifted(x, w, padding, rhs_dilation, out_canon_shape[2:])
+        out = _conv_shifted(x, w, padding, rhs_dilation, out_canon_shape[2:]).astype(dtype)
         return np.ascontiguousarray(np.transpose(out, np.argsort(os_)))
     xt = _dilate_and_pad(x, padding, lhs_dilation)
     keff = tuple(_dilate_dim(k, d) for k, d in zip(w.shape[2:], rhs_dilation))

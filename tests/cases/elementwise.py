@@ -9,6 +9,7 @@ from functrans import lax
 from tests.cases import OpCase, gen, ints, positive, randn, uniform
 
 F32 = np.float32
+BF16 = fnp.bfloat16.dtype
 
 
 def _u32(*shape, high=2**32):
@@ -369,13 +370,15 @@ def _table_rows():
             row(f"table_{r.name}{suffix}", fun,
                 gen(*[uniform(*shape, low=lo, high=hi, dtype=dtype)] * arity), ref,
                 diff=diff and dtype == np.float64, rtol=max(r.ulp, 1) * eps, atol=0.0)
-        # float16: computed in float32 and rounded once (JAX's and XLA's CPU rule), so
-        # within one float16 ulp (2**-10 relative) of the float32 result rounded
-        row(f"table_{r.name}_f16", fun,
-            gen(*[uniform(6, low=lo, high=hi, dtype=np.float16)] * arity),
-            lambda *xs, _ref=ref, _dt=r.out_dtype or np.float16: np.asarray(
-                _ref(*[x.astype(F32) for x in xs])).astype(_dt),
-            diff=False, rtol=2.0 ** -10, atol=2.0 ** -24)
+        # float16 and bfloat16: computed in float32 and rounded once (JAX's and XLA's CPU
+        # rule), so within one ulp (2**-10, 2**-7 relative) of the float32 result rounded
+        for suffix, small, ulp, tiny in (("_f16", np.float16, 2.0 ** -10, 2.0 ** -24),
+                                         ("_bf16", BF16, 2.0 ** -7, 2.0 ** -133)):
+            row(f"table_{r.name}{suffix}", fun,
+                gen(*[uniform(6, low=lo, high=hi, dtype=small)] * arity),
+                lambda *xs, _ref=ref, _dt=r.out_dtype or small: np.asarray(
+                    _ref(*[x.astype(F32) for x in xs])).astype(_dt),
+                diff=False, rtol=ulp, atol=tiny)
         if "i" in r.kinds:      # integer semantics are the impl's (floor division...)
             row(f"table_{r.name}_int32", fun, gen(*[ints(6, low=1, high=4, dtype=np.int32)]
                                                  * arity), r.impl or ref, diff=False)

@@ -37,11 +37,15 @@ def _es(name, spec, *shapes, **kw):
                   lambda *xs: np.einsum(spec, *xs), **kw)
 
 
-def _f16_products(a, b):
-    """The float16 row's reference: float32 products rounded once to float16 (the trace
-    sums the rounded float16 product, as fnp.trace(a @ b) does)."""
-    p = (a @ b).astype(np.float16)
-    return p, np.float16(a[0] @ b[:, 1]), p.T, np.float16(np.trace(p.astype(np.float32)))
+_BF16 = fnp.bfloat16.dtype
+
+
+def _f16_products(a, b, dt=np.dtype(np.float16)):
+    """The float16 (bfloat16) row's reference: float32 products rounded once to ``dt``
+    (the trace sums the rounded product, as fnp.trace(a @ b) does)."""
+    p = (a @ b).astype(dt)
+    return (p, np.asarray(a[0] @ b[:, 1]).astype(dt), p.T,
+            np.asarray(np.trace(p.astype(np.float32))).astype(dt))
 
 
 CASES = [
@@ -126,4 +130,10 @@ CASES = [
            gen(randn(3, 8, dtype=np.float16), randn(8, 3, dtype=np.float16)),
            lambda a, b: _f16_products(a.astype(np.float32), b.astype(np.float32)),
            diff=False, rtol=2.0 ** -10, atol=2.0 ** -14),
+    OpCase("matmul_dot_einsum_bf16", lambda a, b: (fnp.matmul(a, b), fnp.dot(a[0], b[:, 1]),
+                                                   fnp.einsum("ij,jk->ki", a, b),
+                                                   fnp.trace(fnp.matmul(a, b))),
+           gen(randn(3, 8, dtype=_BF16), randn(8, 3, dtype=_BF16)),
+           lambda a, b: _f16_products(a.astype(np.float32), b.astype(np.float32), _BF16),
+           diff=False, rtol=2.0 ** -7, atol=2.0 ** -14),
 ]

@@ -191,23 +191,26 @@ CASES = [
     OpCase("lax_reduce_and_or", lambda x: (lax.reduce_and(x, (1,)), lax.reduce_or(x, (0,))),
            gen(_bools(3, 4)), lambda x: (np.all(x, axis=1), np.any(x, axis=0)), diff=False),
 ] + [
-    # float16: accumulated in float32, rounded once (JAX's rule), within one float16 ulp
-    OpCase(f"{name}_f16", fn, gen(randn(4, 6, dtype=np.float16, scale=3.0)),
-           lambda x, _r=ref: tuple(np.asarray(v).astype(np.float16) if np.asarray(v).dtype.kind
-                                   == "f" else v for v in _r(x.astype(np.float32))),
-           diff=False, rtol=2.0 ** -10, atol=2.0 ** -14)
+    # float16 and bfloat16: accumulated in float32, rounded once (JAX's rule), within one
+    # ulp (2**-10, 2**-7 relative)
+    OpCase(f"{name}{sfx}", fn, gen(randn(4, 6, dtype=dt, scale=3.0)),
+           lambda x, _r=ref, _dt=dt: tuple(np.asarray(v).astype(_dt) if np.asarray(v).dtype.kind
+                                           == "f" else v for v in _r(x.astype(np.float32), _dt)),
+           diff=False, rtol=ulp, atol=2.0 ** -14)
+    for sfx, dt, ulp in (("_f16", np.dtype(np.float16), 2.0 ** -10),
+                         ("_bf16", fnp.bfloat16.dtype, 2.0 ** -7))
     for name, fn, ref in [
         ("sum_mean", lambda x: (fnp.sum(x), fnp.mean(x, axis=0), fnp.nansum(x, axis=1)),
-         lambda x: (np.sum(x), np.mean(x, axis=0), np.sum(x, axis=1))),
+         lambda x, dt: (np.sum(x), np.mean(x, axis=0), np.sum(x, axis=1))),
         ("var_std", lambda x: (fnp.var(x, axis=1), fnp.std(x, axis=0, ddof=1)),
-         lambda x: (np.var(x, axis=1),
-                    np.sqrt(np.var(x, axis=0, ddof=1).astype(np.float16).astype(np.float32)))),
+         lambda x, dt: (np.var(x, axis=1),
+                        np.sqrt(np.var(x, axis=0, ddof=1).astype(dt).astype(np.float32)))),
         ("prod_cumsum", lambda x: (fnp.prod(x / 2, axis=0), fnp.cumsum(x, axis=1),
                                    lax.cumprod(x / 2, 0)),
-         lambda x: (np.prod(x / 2, axis=0), np.cumsum(x, 1),
-                    np.cumprod((x / 2).astype(np.float16).astype(np.float32), 0))),
+         lambda x, dt: (np.prod(x / 2, axis=0), np.cumsum(x, 1),
+                        np.cumprod((x / 2).astype(dt).astype(np.float32), 0))),
         ("max_min_arg", lambda x: (fnp.max(x, axis=1), lax.reduce_min(x, (0,)), fnp.argmax(x, 0),
                                    lax.cummax(x, 1)),
-         lambda x: (np.max(x, 1), np.min(x, 0), np.argmax(x, 0), np.maximum.accumulate(x, 1))),
+         lambda x, dt: (np.max(x, 1), np.min(x, 0), np.argmax(x, 0), np.maximum.accumulate(x, 1))),
     ]
 ]
