@@ -168,6 +168,23 @@ def test_linear_rule_keeps_an_unbatched_tangent_unbatched():
         ft.vmap(_jvp(_sin_cos_any()), in_axes=(0, None), out_axes=(0, None))(XS, 4.0)
 
 
+def test_jvp_with_mutually_and_extra_batched_arguments():
+    # x's primal and tangent are batched, y's primal only: one batch axis, not two
+    @custom_vmap
+    def f(x, y):
+        return fnp.sin(x) * y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs, ys):
+        assert in_batched == [True, True]
+        return fnp.cos(xs) * ys, True
+
+    ys, txs = XS - 1.3, np.array([1.0, 2.0, -1.0])
+    y, t = ft.vmap(lambda x, y, tx: ft.jvp(f, (x, y), (tx, 0.0)))(XS, ys, txs)
+    np.testing.assert_allclose(y, np.cos(XS) * ys, rtol=1e-14)
+    np.testing.assert_allclose(t, -np.sin(XS) * ys * txs, rtol=1e-14)
+
+
 def test_jacfwd_vmaps_the_jvp_over_tangents_only():
     x = XS + 0.72
     np.testing.assert_allclose(ft.jacfwd(_sin_cos_any())(x), -np.diag(np.sin(x)), rtol=1e-14)

@@ -117,7 +117,17 @@ class JvpRule:
     def __call__(self, axis_size, in_batched, *args):
         n, rule = self.n, self.rule
         ps, ts = list(args[:n]), list(args[n:])
-        pb, tb = in_batched[:n], in_batched[n:]
+        pb, tb = list(in_batched[:n]), list(in_batched[n:])
+        if any(p and t for p, t in zip(pb, tb)) and any(p != t for p, t in zip(pb, tb)):
+            # the rule's batch axis and a vmap over the extra-batched ones would be two
+            # axes for one batch (a (size, size) result): batch the partners instead
+            for i in range(n):
+                if pb[i] != tb[i]:
+                    if pb[i]:
+                        ts[i] = move_batch_axis(ts[i], None, 0, axis_size)
+                    else:
+                        ps[i] = move_batch_axis(ps[i], None, 0, axis_size)
+                    pb[i] = tb[i] = True
         both = [p and t for p, t in zip(pb, tb)]
         # the per-example inputs of the JVP of the rule (batched where both are: that
         # axis is the rule's own); extra axes are stripped for tracing and vmapped over
