@@ -26,7 +26,8 @@ from functrans.primitives.elementwise import ARITY, BINARY_TABLE, LINEAR_TABLE, 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS = {r.name: (r, ARITY[r.name]) for r in LINEAR_TABLE + UNARY_TABLE + BINARY_TABLE
         if "f" in r.kinds}
-DTYPES = ("float64", "float32", "float16")
+DTYPES = ("float64", "float32", "float16", "bfloat16")
+_NARROW = (np.dtype(np.float16), ft.numpy.bfloat16.dtype)   # computed in float32, rounded
 
 
 def specials(dtype, short=False) -> np.ndarray:
@@ -53,7 +54,7 @@ def expected(name, xs):
     and XLA's CPU rule: each float16 operation computed in float32 and rounded)."""
     row = ROWS[name][0]
     with np.errstate(all="ignore"):
-        want = np.asarray(row.numpy(*[x.astype(np.float32) if x.dtype == np.float16 else x
+        want = np.asarray(row.numpy(*[x.astype(np.float32) if x.dtype in _NARROW else x
                                       for x in xs]))
         return want.astype(row.out_dtype or xs[0].dtype)
 
@@ -73,7 +74,7 @@ def check_specials(name, xs, got, want):
     assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
     where = lambda m: [f"{tuple(x[i] for x in xs)}: got {got[i]!r}, numpy {want[i]!r}"
                        for i in np.flatnonzero(m)[:5]]
-    if want.dtype.kind != "f":
+    if want.dtype.kind != "f" and want.dtype not in _NARROW:
         bad = got != want
         assert not bad.any(), (name, where(bad))
         return
@@ -85,7 +86,7 @@ def check_specials(name, xs, got, want):
     rest = ~np.isnan(want) & ~exact
     # float16: within one ulp of the rounded float32 value (a float32 error can cross a
     # float16 rounding boundary), exact where the row is exact
-    ulp = ROWS[name][0].ulp if got.dtype != np.float16 else min(ROWS[name][0].ulp, 1)
+    ulp = ROWS[name][0].ulp if got.dtype not in _NARROW else min(ROWS[name][0].ulp, 1)
     bad = rest & (_ulps(np.where(rest, got, 0), np.where(rest, want, 0)) > ulp)
     assert not bad.any(), (name, f"beyond {ulp} ulp", where(bad))
 
@@ -112,7 +113,7 @@ out = {}
 for name in ROWS:
     for dtype in DTYPES:
         got = np.asarray(ft.jit(getattr(E, name), backend="cuda")(*operands(name, dtype, True)))
-        out[name + ":" + dtype] = [got.dtype.str, got.view(f"u{got.dtype.itemsize}").tolist()]
+        out[name + ":" + dtype] = [got.dtype.name, got.view(f"u{got.dtype.itemsize}").tolist()]
 json.dump(out, sys.stdout)
 """
 
