@@ -69,9 +69,11 @@ def dtype_kind(dtype) -> str:
     >>> dtype_kind(bfloat16), dtype_kind(np.int8)
     ('f', 'i')
     """
-    if not isinstance(dtype, np.dtype):
+    try:
+        k = dtype.kind            # (the hot case: a np.dtype)
+    except AttributeError:
         dtype = np.dtype(dtype)
-    k = dtype.kind
+        k = dtype.kind
     return "f" if k == "V" and dtype == bfloat16 else k
 
 

@@ -96,7 +96,7 @@ def eager_call(np_fn, args):
 # Arrays are passed as base-class views and the result is wrapped once.
 
 def _eager1(np_fn, x):
-    if getattr(x, "dtype", None) == bfloat16:
+    if getattr(x, "dtype", None) is bfloat16:
         return eager_call(np_fn, (x,))
     if type(x) is _Array:
         x = x.view(np.ndarray)

@@ -83,7 +83,7 @@ def has_bf16(args) -> bool:
     (True, False)
     """
     for a in args:
-        if getattr(a, "dtype", None) == bfloat16:
+        if getattr(a, "dtype", None) is bfloat16:    # (one instance: numpy's dtype registry)
             return True
     return False
 
