@@ -431,6 +431,8 @@ def host_array(x, dtype=None):
         arr = float_to_uint32(np.asarray(x))
     else:
         arr = np.asarray(x) if dtype is None else quiet_call(np.asarray, x, dtype=dtype)
+        if arr is x or (arr.base is not None and np.may_share_memory(arr, x)):
+            arr = _own_copy(x, arr)
     if arr.dtype == object or dtype_kind(arr.dtype) in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in _IR_DTYPES:
@@ -438,6 +440,16 @@ def host_array(x, dtype=None):
             raise unsupported_dtype_error("asarray", arr.dtype)
         arr = arr.astype(_nearest_supported(arr.dtype))
     return tracing.wrap(arr)
+
+
+def _own_copy(x, arr):
+    """``arr`` (which shares ``x``'s memory), copied if the caller could still write into
+    that memory: an Array must not change when the numpy buffer it came from does (a data
+    loader refilling one batch buffer), as ``jnp.asarray`` copies in JAX. Arrays and
+    read-only numpy data are already immutable and stay shared."""
+    if isinstance(x, Array) or not getattr(x, "flags", arr.flags).writeable:
+        return arr
+    return np.array(arr, copy=True)
 
 
 # --------------------------------------------------------------------------- max / min

@@ -32,6 +32,7 @@ from .errors import (ConcretizationError, TracerBoolConversionError,
                      TracerIntegerConversionError, conversion_error, detached_conversion_error,
                      leaked_tracer_error, user_frame, user_location)
 from .numpy_warnings import QUIET, QUIET_VAR, quiet_call
+from .eager_values import ARRAY_CLASS, EAGER_TYPES, INTERNAL, unshared, wrap  # noqa: F401
 
 
 class _TraceContext(threading.local):
@@ -436,42 +437,26 @@ def bind(prim, *args, **params):
             QUIET_VAR.reset(token)
         if EAGER_CHECK:        # debug_nans / debug_infs while on (functrans.debug)
             EAGER_CHECK[0](prim.name, out)
+        if INTERNAL.on:
+            return out if type(out) is np.ndarray else wrap(out)
         if prim.multiple_results:
-            return [wrap(o) for o in out]
+            return [wrap(unshared(o, args)) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case
-            return out if INTERNAL.on else out.view(ARRAY_CLASS[0])
+            return unshared(out, args).view(ARRAY_CLASS[0])
         return wrap(out)
     return trace.process(prim, args, params)
 
 
-class _Internal(threading.local):
-    """``on`` while a transform's own rules run eagerly in this thread (linearize's JVP
-    rules, the backward pass): their results are intermediate values no user code sees,
-    so they stay plain ndarrays (no view to wrap each result, nor to unwrap it at its next
-    use). Values leave such code wrapped: see ``LinearizeTrace._box`` and the API
-    functions' ``_out``. Per thread (eager code in other threads is unaffected)."""
-    on = False
+def unchanged(x):
+    """``x`` returned by an operation that leaves it as it is (a cast to its own dtype, a
+    pad of nothing): tracers and Arrays themselves, anything else as a new Array (see
+    ``unshared``)."""
+    if isinstance(x, (Tracer, ARRAY_CLASS[0])):
+        return x
+    return wrap(unshared(np.asarray(x), (x,)))
 
 
-INTERNAL = _Internal()
-
-# Eager results are this ndarray subclass (set by functrans.array); plain views until then.
-ARRAY_CLASS = [np.ndarray]
-# The exact types of eager arrays (numpy's and the library's), for fast type tests.
-EAGER_TYPES = {np.ndarray}
 EAGER_CHECK: list = []   # [check(name, result)] of every eager result while a debug_nans is on
-
-
-def wrap(x):
-    """A numpy result as the library's eager Array type (a view, no copy)."""
-    cls = ARRAY_CLASS[0]
-    if type(x) is cls:
-        return x
-    if isinstance(x, (np.ndarray, np.generic)):   # a numpy scalar: a 0-d Array
-        return np.asarray(x).view(cls)
-    if getattr(x, "__device_array__", False):   # a backend's device result stays there
-        return x
-    return np.asarray(x).view(cls)
 
 
 def new_trace(name="trace", symbolic=False) -> Trace:

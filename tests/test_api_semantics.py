@@ -79,6 +79,42 @@ def test_inplace_operators_do_not_mutate():
     assert x.tolist() == [2.0, 2.0, 2.0] and type(x) is ft.Array
 
 
+_FROM_NUMPY = {   # an Array made from a caller's numpy buffer, through each path that used to
+    "asarray": lambda b: fnp.asarray(b),                  # alias it (JAX copies in all of them)
+    "asarray_dtype": lambda b: fnp.asarray(b, dtype=np.float64),
+    "array_copy_false": lambda b: fnp.array(b, copy=False),
+    "reshape": lambda b: fnp.reshape(b, (2, 3)),
+    "ravel": lambda b: fnp.ravel(b),
+    "transpose": lambda b: fnp.transpose(b),
+    "broadcast_to": lambda b: fnp.broadcast_to(b, (2, 6)),
+    "slice": lambda b: fnp.asarray(b)[1:],
+    "real": lambda b: fnp.real(b),
+    "clip_no_bounds": lambda b: fnp.clip(b),
+    "lax.convert_same_dtype": lambda b: ft.lax.convert_element_type(b, np.float64),
+    "lax.pad_nothing": lambda b: ft.lax.pad(b, 0.0, [(0, 0, 0)]),
+    "lax.real_bind": lambda b: ft.lax.real(b),
+    "stop_gradient": lambda b: ft.lax.stop_gradient(b),
+    "tree_map_asarray": lambda b: ft.tree_util.tree_map(fnp.asarray, [b])[0],
+}
+
+
+@pytest.mark.parametrize("path", sorted(_FROM_NUMPY))
+def test_array_from_numpy_does_not_follow_later_writes_to_the_buffer(path):
+    # a data loader refilling one batch buffer: earlier Arrays must keep their values
+    buf = np.arange(6.0)
+    out = _FROM_NUMPY[path](buf)
+    before = np.array(out)
+    buf[:] = -1.0
+    assert isinstance(out, ft.Array)
+    np.testing.assert_array_equal(np.asarray(out), before)
+
+
+def test_arrays_from_read_only_numpy_data_share_it():
+    ro = np.arange(4.0)
+    ro.flags.writeable = False
+    assert np.shares_memory(np.asarray(fnp.asarray(ro)), ro)   # nobody can change it: no copy
+
+
 def test_weak_python_scalars_and_default_dtypes():
     f32 = fnp.ones(3, "float32")
     assert (f32 * 2.0).dtype == np.float32 and (2.0 * f32).dtype == np.float32

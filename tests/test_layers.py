@@ -21,7 +21,7 @@ LAYERS = [
                     "tree_walk", "tree",
                     "traceback_util", "numpy_warnings", "distributed", "sharding", "compiler",
                     "cost"]),
-    ("tracing", ["tracing", "api_util", "device", "dlpack", "array", "numpy_dispatch",
+    ("tracing", ["eager_values", "tracing", "api_util", "device", "dlpack", "array", "numpy_dispatch",
                  "numpy._dtype_info", "shard_map_specs", "typing"]),
     ("the primitive class", ["primitives.primitive", "primitives.basic"]),
     ("transforms", ["transforms", "transforms.*"]),

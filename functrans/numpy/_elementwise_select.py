@@ -17,7 +17,7 @@ from jaxpr_ir import dtype_kind
 from ..array import Array as _Array, numpy_maximum, numpy_minimum
 from ..errors import ConcretizationError
 from ..numpy_warnings import quiet_call
-from ..tracing import Tracer, wrap
+from ..tracing import Tracer, unchanged, unshared, wrap
 from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
                            out_dtype_of)
@@ -38,7 +38,7 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
     def f(x: ArrayLike) -> Array:
         if not isinstance(x, Tracer):
             check_args(name, x)
-            return eager_call(np_fn, (x,)) if widen else wrap(quiet_call(np_fn, x))
+            return eager_call(np_fn, (x,)) if widen else wrap(unshared(quiet_call(np_fn, x), (x,)))
         if dtype_kind(x.dtype) == "c":
             return on_complex(x)
         return on_real(x)
@@ -108,7 +108,7 @@ def clip(x: ArrayLike, a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALU
         if _promotion_mode.ACTIVE:       # as the traced path's promote
             _promotion_mode.check_operands("clip", [x] + bounds)
         if not bounds:
-            return wrap(np.asarray(x))
+            return unchanged(x)
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
         return eager_call(lambda *a: _np_clip(a[0], lo if lo is None else a[1],
                                           hi if hi is None else a[-1]), [x] + bounds)

@@ -21,7 +21,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
-from ..tracing import ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer, wrap
+from ..tracing import (ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer,
+                       unchanged, wrap)
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
                    deflinear, instantiate, is_undefined)
 from .basic import (add_p, broadcast_in_dim, convert_element_type_p,  # noqa: F401
@@ -336,7 +337,7 @@ def convert_element_type(x: ArrayLike, new_dtype: DTypeLike,
     new_dtype = np.dtype(new_dtype)
     a = aval(x)
     if a.dtype == new_dtype and a.weak_type == weak_type:
-        return x
+        return unchanged(x)
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 

@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from jaxpr_ir import ShapedArray
+from ..tracing import unchanged
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
 from .structural import shift_dims, broadcast_in_dim, checked_bind, reshape, transpose
@@ -312,7 +313,7 @@ def pad(x: ArrayLike, padding_value: ArrayLike,
     """
     padding_config = tuple((int(lo), int(hi), int(it)) for lo, hi, it in padding_config)
     if all(c == (0, 0, 0) for c in padding_config):
-        return x
+        return unchanged(x)
     if isinstance(padding_value, (bool, int, float, complex)):
         padding_value = np.asarray(padding_value, aval(x).dtype)
     return checked_bind(pad_p, x, padding_value, padding_config=padding_config)
