@@ -65,12 +65,24 @@ def checkify(f: Callable[..., Any], errors: frozenset = user_checks
 
     def checked(*args, **kwargs):
         flat, in_tree = tree_flatten((args, kwargs))
-        flat = [as_array(x) for x in flat]
-        avals = [get_aval(x) for x in flat]
-        vals = [x.val if isinstance(x, Tracer) else x for x in flat]
+        passed = {}              # leaf position -> a non-array leaf (a string): as it is
+        for i, x in enumerate(flat):
+            try:
+                flat[i] = as_array(x)
+                get_aval(flat[i])
+            except TypeError:
+                passed[i] = x
+        arrays = [x for i, x in enumerate(flat) if i not in passed]
         flat_fun, out_tree = flatten_fun(lambda a, k: f(*a, **k), in_tree)
-        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="checkify")
-        err, outs = checkify_eval(jaxpr, consts, flat, init_error, enabled)
+
+        def fun(*xs):
+            it = iter(xs)
+            return flat_fun(*[passed[i] if i in passed else next(it)
+                              for i in range(len(flat))])
+        jaxpr, consts, _ = trace_to_jaxpr(
+            fun, [get_aval(x) for x in arrays],
+            [x.val if isinstance(x, Tracer) else x for x in arrays], name="checkify")
+        err, outs = checkify_eval(jaxpr, consts, arrays, init_error, enabled)
         return err, tree_unflatten(out_tree(), outs)
 
     checked.__name__ = f"checkify({getattr(f, '__name__', 'fun')})"

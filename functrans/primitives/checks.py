@@ -26,6 +26,7 @@ from ..tracing import eval_jaxpr, get_aval
 from ..transforms.checkify import checkify_eval, checkify_jaxpr
 from ..tree_def import tree_flatten, tree_unflatten
 from . import collectives_prims, conv, dot, fft, reductions  # noqa: F401 (registered)
+from .control_flow_common import hoist, join_branch_consts
 from .checks_error import (DivisionByZeroError, NaNError, OOBError, add_placeholders,
                            assert_func)
 from .elementwise import bitwise_or, convert_element_type, eq, gt, lt, ne, rem
@@ -179,7 +180,9 @@ def _cond_rule(error, enabled, index, *ops, branches):
     error = add_placeholders(error, found)
     leaves, _ = _leaves(error)
     new, trees = zip(*[checkify_jaxpr(b, enabled, error) for b in branches])
-    outs = jaxpr_ir.primitives["cond"].bind(index, *leaves, *ops, branches=tuple(new))
+    new, consts = join_branch_consts(new)          # the loop primitives take no consts
+    outs = jaxpr_ir.primitives["cond"].bind(index, *consts, *leaves, *ops,
+                                            branches=tuple(new))
     n = trees[0].num_leaves
     errs = [tree_unflatten(t, outs[:n]) for t in trees]
     meta = {}
@@ -195,10 +198,12 @@ def _scan_rule(error, enabled, *args, jaxpr, num_consts, num_carry, linear, **pa
     error = add_placeholders(error, _effects(body(error)[1]))
     leaves, _ = _leaves(error)
     new, out_tree = body(error)
-    n = len(leaves)
+    new, hoisted = hoist(new)
+    n, h = len(leaves), len(hoisted)
     outs = jaxpr_ir.primitives["scan"].bind(
-        *args[:num_consts], *leaves, *args[num_consts:], jaxpr=new, num_consts=num_consts,
-        num_carry=num_carry + n, linear=tuple(linear[:num_consts]) + (False,) * n
+        *hoisted, *args[:num_consts], *leaves, *args[num_consts:], jaxpr=new,
+        num_consts=h + num_consts, num_carry=num_carry + n,
+        linear=(False,) * h + tuple(linear[:num_consts]) + (False,) * n
         + tuple(linear[num_consts:]), **params)
     return tree_unflatten(out_tree, outs[:n]), outs[n:]
 
@@ -223,15 +228,16 @@ def _while_rule(error, enabled, *args, cond_jaxpr, cond_nconsts, body_jaxpr, bod
     error = add_placeholders(error, _effects(found))
     leaves, _ = _leaves(error)
     new_body, out_tree = body(error)
+    new_body, hb = hoist(new_body)
     new_cond, _ = checkify_jaxpr(cond_jaxpr, enabled, error, at=cond_nconsts)
     n = len(leaves)
     j = new_cond.jaxpr
-    dropped = jaxpr_ir.ClosedJaxpr(jaxpr_ir.Jaxpr(j.constvars, j.invars, j.eqns, j.outvars[n:]),
-                                   new_cond.consts)
+    new_cond, hc = hoist(jaxpr_ir.ClosedJaxpr(
+        jaxpr_ir.Jaxpr(j.constvars, j.invars, j.eqns, j.outvars[n:]), new_cond.consts))
     outs = jaxpr_ir.primitives["while"].bind(
-        *cconsts, *cconsts, *bconsts, *leaves, *carry, cond_jaxpr=dropped,
-        cond_nconsts=cond_nconsts, body_jaxpr=new_body,
-        body_nconsts=cond_nconsts + body_nconsts)
+        *hc, *cconsts, *hb, *cconsts, *bconsts, *leaves, *carry, cond_jaxpr=new_cond,
+        cond_nconsts=len(hc) + cond_nconsts, body_jaxpr=new_body,
+        body_nconsts=len(hb) + cond_nconsts + body_nconsts)
     return tree_unflatten(out_tree, outs[:n]), outs[n:]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import tracing as _tracing
+from ..array import host_array
 from ..tracing import get_aval
 from ..tree_def import register_pytree_node, tree_flatten, tree_unflatten
 from .base import EffectPrimitive, move_batch_axis, not_mapped_size
@@ -197,7 +198,7 @@ class Error:
                     best = (c, e)
         if best is None:
             return None
-        leaves = [np.asarray(x)[idx] if np.ndim(x) > len(sd[0]) else np.asarray(x)
+        leaves = [host_array(np.asarray(x)[idx] if np.ndim(x) > len(sd[0]) else x)
                   for x, sd in zip(self._payload[best[1]], best[1].shape_dtypes)]
         return self._metadata[best[0]].make(leaves)
 
