@@ -312,7 +312,9 @@ def _fused_multiply_add(a, b, c):
     multiply and add). float32: exact product and one float64 sum (a second rounding
     to float32 errs only on an exact float32 tie). float64: Dekker's exact product and
     Knuth's exact sum, then one rounding of their sum (off only in rare near-ties)."""
-    if a.dtype in (np.float32, bfloat16):    # (bfloat16: its exact product, one float64 sum)
+    if a.dtype == bfloat16:     # XLA rounds the bfloat16 product, then the sum (JAX's bits)
+        return a * b + c
+    if a.dtype == np.float32:
         wide = fnp.asarray(a, np.float64) * fnp.asarray(b, np.float64) + fnp.asarray(c, np.float64)
         return fnp.asarray(wide, a.dtype)
     p = a * b

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype, dtype_kind
+from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy as fnp
 from .primitives.custom import stop_gradient
 from .lax_special import erf_inv
@@ -457,7 +457,10 @@ def lognormal(key: Array, sigma: ArrayLike = 1.0, shape: Shape | None = None,
 
 
 def _next_toward(x, up):
-    """The float next to ``x`` toward +inf (``up``) or -inf, for finite x (bitwise)."""
+    """The float next to ``x`` toward +inf (``up``) or -inf, for finite x (bitwise;
+    bfloat16 as fnp.nextafter steps it)."""
+    if x.dtype == bfloat16:
+        return fnp.nextafter(x, np.inf if up else -np.inf)
     itype = np.int32 if x.dtype == np.float32 else np.int64
     tiny = bitcast_convert_type(fnp.ones_like(x, itype), x.dtype)   # smallest subnormal
     bits = bitcast_convert_type(x, itype)

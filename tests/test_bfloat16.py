@@ -248,9 +248,26 @@ def test_random_draws_equal_jax_s(name):
     assert _bits(got).tolist() == want
 
 
-def test_uniform_range_equals_jax_s():
-    got = ft.random.uniform(ft.random.PRNGKey(0), (8,), BF, -3.0, 5.0)
+def test_ranges_and_truncation_equal_jax_s():
+    k = ft.random.PRNGKey(0)
+    got = ft.random.uniform(k, (8,), BF, -3.0, 5.0)
     assert _bits(got).tolist() == [16396, 16328, 49120, 49072, 16428, 49008, 16224, 16542]
+    # an inexact range: XLA rounds the bfloat16 product, then the sum
+    got = ft.random.uniform(k, (12,), BF, -0.6826, 0.6826)
+    assert _bits(got).tolist() == [15952, 15816, 48880, 48848, 16020, 48810, 48288, 16173,
+                                   48676, 16106, 48927, 15744]
+    got = ft.random.truncated_normal(k, -1.0, 1.0, (6,), BF)
+    assert _bits(got).tolist() == [16004, 15868, 48928, 48904, 16061, 48859]
+
+
+def test_nextafter_and_spacing_equal_ml_dtypes():
+    x = np.array([0, -0.0, 1, -1, 2.5, 1e-40, -1e-40, 3.3e38, np.inf, -np.inf, np.nan,
+                  9.18355e-41], np.float32).astype(BF)
+    to = np.array([1, -1, 2, -2, 0, 0, 1, np.inf, 0, 0, 1, 0], np.float32).astype(BF)
+    for f in (fnp.nextafter, ft.jit(fnp.nextafter), ft.jit(fnp.nextafter, backend="interpret")):
+        np.testing.assert_array_equal(_bits(f(x, to)), np.nextafter(x, to).view(np.uint16))
+    s = np.array([1, -2, 0, 3e38], np.float32).astype(BF)
+    np.testing.assert_array_equal(_bits(fnp.spacing(s)), np.spacing(s).view(np.uint16))
 
 
 # --------------------------------------------------------------------------- a training step
