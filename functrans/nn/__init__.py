@@ -24,6 +24,7 @@ from jaxpr_ir import dtype_kind
 
 from .. import lax
 from .. import numpy as fnp
+from ..eager_jit import compiled_when_large
 from ..numpy._util import canonicalize_axes, canonicalize_axis
 from ..primitives.custom import stop_gradient
 from ..typing import Array, ArrayLike, DTypeLike
@@ -74,9 +75,17 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     0.841345
     """
     x = _float(x)
-    if approximate:
-        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))
-        return 0.5 * x * (1.0 + fnp.tanh(inner))
+    return _gelu_tanh(x) if approximate else _gelu_erf(x)
+
+
+@compiled_when_large     # as JAX's jitted gelu: a large eager call (or grad) runs compiled
+def _gelu_tanh(x):
+    inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))
+    return 0.5 * x * (1.0 + fnp.tanh(inner))
+
+
+@compiled_when_large
+def _gelu_erf(x):
     # erfc(-x/√2) / 2 is Φ(x) without the cancellation of 1 + erf in the left tail (JAX's
     # form): gelu(-30) is -3e-197, not 0
     return x * (lax.erfc(x * (-1.0 / math.sqrt(2.0))) * 0.5)

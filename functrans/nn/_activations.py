@@ -13,6 +13,7 @@ import numpy as np
 from jaxpr_ir import dtype_kind
 
 from .. import numpy as fnp
+from ..eager_jit import compiled_when_large
 from ..typing import Array, ArrayLike
 
 __all__ = ["relu", "relu6", "softplus", "celu", "glu", "hard_sigmoid", "hard_silu",
@@ -61,7 +62,11 @@ def softplus(x: ArrayLike) -> Array:
     >>> round(softplus(0.0).item(), 6)
     0.693147
     """
-    x = _float(x)
+    return _softplus(_float(x))
+
+
+@compiled_when_large     # as JAX's jitted softplus: a large eager call (or grad) runs compiled
+def _softplus(x):
     pos = x > 0
     xp = fnp.where(pos, x, fnp.zeros_like(x))
     xn = fnp.where(pos, fnp.zeros_like(x), x)

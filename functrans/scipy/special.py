@@ -5,7 +5,9 @@ composed from functrans operations (so every transform and backend runs them; un
 An eager call on 2**16 values or more runs through a cached ``jit``
 of the function, as every ``jax.scipy.special`` call does: each function is tens to
 hundreds of elementwise steps (polynomials, both branches of each ``where``), a numpy
-pass over memory each when eager. Its values are the compiled function's.
+pass over memory each when eager. So does one inside an eager ``grad``/``jvp``/``vjp``
+(its derivative then runs compiled too; see ``functrans.eager_jit``). Its values are
+the compiled function's.
 
 Accuracy (float64, measured against scipy in tests/test_scipy_special.py): about
 1e-14 relative in the normal range; gammaln, digamma and betaln are absolute-accurate
@@ -18,14 +20,8 @@ and betainc about 1e-13.
 """
 from __future__ import annotations
 
-import functools as _functools
-
-import numpy as _np
-
 from .. import nn as _nn
-from ..compiler import LRUCache as _LRUCache
-from ..jit import jit as _jit
-from ..tracing import Tracer as _Tracer, outermost_trace as _outermost_trace
+from ..eager_jit import compiled_when_large as _compiled_when_large
 from .. import numpy as _fnp
 from ._special_erf import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri
 from ._special_gamma import as_float as _as_float
@@ -112,30 +108,8 @@ def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     return _nn.log_softmax(x, axis=axis)
 
 
-# Eager calls on at least this many values run compiled (see the module docstring):
-# ndtri of 1e6 values took 7 s of CPU as 300 numpy passes (JAX: a fused loop, ~30 ms).
-_EAGER_COMPILE_MIN = 1 << 16
-_compiled = _LRUCache(64)
-
-
-def _compiled_when_large(fn):
-    """``fn`` (array arguments only), run through a cached ``jit`` when called eagerly on
-    an array of at least ``_EAGER_COMPILE_MIN`` values; smaller or traced calls run as is."""
-    @_functools.wraps(fn)
-    def run(*args):
-        if (_outermost_trace() is not None or any(isinstance(a, _Tracer) for a in args)
-                or max((_np.size(a) for a in args), default=0) < _EAGER_COMPILE_MIN):
-            return fn(*args)
-        compiled = _compiled.get(fn)
-        if compiled is None:
-            compiled = _jit(fn)
-            _compiled.put(fn, compiled)
-        return compiled(*args)
-    return run
-
-
 for _name in ("betainc", "betaln", "dawsn", "digamma", "erf", "erfc", "erfcx", "erfinv",
               "exp1", "expi", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e",
-              "log_ndtr", "ndtr", "ndtri", "spence"):
+              "log_ndtr", "ndtr", "ndtri", "owens_t", "spence"):
     globals()[_name] = _compiled_when_large(globals()[_name])
 del _name

@@ -25,11 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+from jaxpr_ir.evaluate import evaluate
 from .ad_util import Zero, instantiate, tangent_aval
 from .. import tracing as _tracing
 from ..tracing import (Trace, Tracer, bind, checked, end_trace, eval_jaxpr, get_aval,
                        new_trace, push_trace, trace_depth, wrap)
-from .jvp import no_jvp_error, jvp_eval
+from .jvp import bind_expanding, no_jvp_error, jvp_eval
 
 
 class LinearJaxpr:
@@ -237,7 +238,8 @@ def partial_eval(closed: ClosedJaxpr, known):
         U = new_trace("partial_eval (unknown)")
         try:
             args = [x if k else U.new_arg(a) for x, a, k in zip(kargs, avals, known)]
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, args)
+            outs = evaluate(closed.jaxpr, closed.consts, args,
+                            lambda e, ins: bind_expanding(e.primitive, ins, e.params))
             out_known = [not (isinstance(o, Tracer) and o._trace is U) for o in outs]
             u_outs = [o for o, k in zip(outs, out_known) if not k]
             u_jaxpr = U.to_jaxpr(u_outs)
