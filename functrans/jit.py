@@ -33,6 +33,7 @@ from .primitives.control_flow_eager import eager_vetoes
 from .array import Array
 from .device import host_device, sharding_constraint
 from .array import DeletedArray, mark_owned, take_donation
+from .jit_shared import clear as clear_shared, every_shared, shared
 from .tracing import Tracer, get_aval, own_constants, trace_to_jaxpr, wrap
 from .tree_def import treedef_is_strict_leaf
 from .tree_util import tree_flatten, tree_unflatten
@@ -115,15 +116,33 @@ def clear_caches() -> None:
     0
     """
     clear_compiled()
-    for j in list(_WITH_FAST):
-        j._fast.clear()
+    _drop_fast_paths()
+    clear_shared()
     clear_backend_caches()
 
 
-def _drop_fast_paths(name, old, new):
+def _drop_fast_paths(*_option_change):
     # a debugging tool turned on must see every call: forget the native shortcuts
     for j in list(_WITH_FAST):
         j._fast.clear()
+    for caches in every_shared():
+        caches[2].clear()
+
+
+def _slow_path(jitted):
+    """``jitted._call_slow`` for a fast runner that wrappers of the same function share:
+    it holds ``jitted`` and its function weakly (the shared caches must not keep the
+    function alive); a runner is called through a live wrapper, so the function lives."""
+    try:
+        ref, fun_ref = weakref.ref(jitted), weakref.ref(jitted.fun)
+    except TypeError:       # not weakly referable: its caches are its own (jit_shared)
+        return lambda args: jitted._call_slow(args, {})
+    backend, inline = jitted.backend, jitted.inline
+
+    def slow(args):
+        j = ref() or Jitted(fun_ref(), (), (), (), backend, inline)
+        return j._call_slow(args, {})
+    return slow
 
 
 _config._listeners.append(_drop_fast_paths)
@@ -171,10 +190,13 @@ class Jitted:
             else (donate_argnums,)
         self.backend = backend
         self.inline = bool(inline)   # traced calls run fun in the caller's trace
-        self._cache = LRUCache()   # the signature key -> (executable, output tree)
-        self._staged = LRUCache()  # key -> (jaxpr, consts, out_tree) traced under a transform
+        # the signature key -> (executable, output tree); key -> (jaxpr, consts, out_tree)
+        # traced under a transform; (shape, dtype, type) per positional array -> native
+        # runner: shared by the wrappers of one function and options (jit_shared)
+        self._cache, self._staged, self._fast = shared(
+            fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend,
+                  self.inline, type(self)), lambda: (LRUCache(), LRUCache(), {}))
         self._last_key = None      # the key of the latest compile, for the compile log
-        self._fast = {}      # (shape, dtype, type) per positional array -> native runner
         self._hits = 0
         self._misses = 0
         self._trace_seconds = None   # the latest trace's duration, for compile timings
@@ -392,7 +414,7 @@ class Jitted:
         if nested:
             run = flattening(run)
         elif not all(type(a) is np.ndarray or type(a) is cls for a in args):
-            run = _with_scalars_converted(run, args, lambda a: self._call_slow(a, {}))
+            run = _with_scalars_converted(run, args, _slow_path(self))
         if len(self._fast) >= _config.read("compile_cache_size"):
             self._fast.clear()   # bounded like the compile cache (the runners hold executables)
         self._fast[fast_key(args)] = run
