@@ -367,3 +367,28 @@ def test_format_arguments_and_inputs_as_jax():
             return None
     assert ft.jit(f, static_argnums=(0,))(True)[1] is None
     assert "check" in str(ft.make_jaxpr(lambda: checkify.check(False, "hi"))())
+
+
+def test_nested_vmaps_and_more_index_cases_as_jax():
+    xs = np.array([[1.0, -2.0], [3.0, -4.0], [-5.0, 6.0]], f32)
+    assert ft.vmap(ft.vmap(checkify.checkify(_positive)))(xs)[0].get() == (
+        "at mapped index 0, 1: x must be positive: -2.0 (`check` failed)\n"
+        "at mapped index 1, 1: x must be positive: -4.0 (`check` failed)\n"
+        "at mapped index 2, 0: x must be positive: -5.0 (`check` failed)")
+    assert checkify.checkify(ft.vmap(ft.vmap(_positive)))(xs)[0].get() == (
+        "x must be positive: -5.0 (`check` failed)")
+    err, _ = ft.vmap(checkify.checkify(ft.vmap(_positive)))(xs)
+    assert err.get().splitlines()[2] == "at mapped index 2: x must be positive: -5.0 (`check` failed)"
+    ic = checkify.index_checks
+    ds = checkify.checkify(lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)), errors=ic)
+    assert ds(np.ones((4, 5)), i32(1), i32(4))[0].get() == (
+        "out-of-bounds indexing for array of shape (4, 5): index 4 is out of bounds for axis 1 "
+        "with size 5. ")
+    neg = checkify.checkify(lambda x, i: lax.dynamic_slice(x, (i,), (2,)), errors=ic)
+    assert neg(np.ones(4), i32(-9))[0].get().endswith("index -5 is out of bounds for axis 0 "
+                                                      "with size 4. ")
+    take = checkify.checkify(lambda x, i: x[i], errors=ic)
+    assert take(np.ones(4), np.array([1, 9, -7], i32))[0].get().endswith(
+        "index 9 is out of bounds for axis 0 with size 4. ")
+    vdiv = checkify.checkify(lambda x, y: x // y, errors=checkify.div_checks)
+    assert vdiv(np.array([1, 2], i32), np.array([1, 0], i32))[0].get() == "division by zero"
