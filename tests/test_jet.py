@@ -123,6 +123,16 @@ def test_jet_composes(name, wrap):
     np.testing.assert_allclose(wrap(g)(X), want, rtol=1e-12)
 
 
+def test_a_jit_inside_stays_one_jit_of_the_jet_of_its_body():
+    f = ft.jit(lambda a, b: fnp.sin(a) * b)
+    s = ((np.ones(3), np.zeros(3)), (np.zeros(3), np.ones(3)))
+    text = str(ft.make_jaxpr(lambda x, y: jet(f, (x, y), s))(X, Y))
+    assert text.count("pjit[") == 1 and "name='jet(<lambda>)'" in text and "sin" in text
+    y, (d1, d2) = jet(f, (X, Y), s)
+    np.testing.assert_allclose(d1, np.cos(X) * Y, rtol=1e-14)
+    np.testing.assert_allclose(d2, np.sin(X) - np.sin(X) * Y, rtol=1e-14)
+
+
 def test_grad_of_a_jet_term_is_the_next_derivative():
     f = lambda x: fnp.sin(x) * fnp.exp(x)       # noqa: E731
     third = lambda x: jet(f, (x,), ((1.0, 0.0, 0.0),))[1][2]    # noqa: E731

@@ -11,9 +11,10 @@ Where no rule is registered:
 
 - a primitive that is not differentiable (comparisons, rounding, ``iota``) gives
   zero series;
-- a call-like primitive (``pjit``, ``custom_jvp_call``, ``custom_vjp_call``,
-  ``checkpoint``, ``custom_vmap_call``: ``call_param`` set) propagates through its
-  body (as JAX's jet, custom derivative rules are not used);
+- a call-like primitive (``custom_jvp_call``, ``custom_vjp_call``, ``checkpoint``,
+  ``custom_vmap_call``: ``call_param`` set) propagates through its body (as JAX's jet,
+  custom derivative rules are not used); ``pjit`` has a rule: one jit of the jet of
+  its body;
 - anything else raises ``NotImplementedError`` naming the primitive.
 
 >>> import numpy as np
@@ -33,7 +34,7 @@ from ..api_util import abstract_and_concrete
 from ..tracing import bind, get_aval, trace_to_jaxpr
 from .. import numpy as fnp
 
-__all__ = ["JET_RULES", "jet_fun", "jet_eval"]
+__all__ = ["JET_RULES", "jet_fun", "jet_eval", "zeros_like_value"]
 
 # primitive -> rule(primals, series, **params) -> (primal_out, series_out)
 JET_RULES: dict = {}
@@ -45,7 +46,8 @@ def _no_rule(prim):
         "cannot be expanded with functrans.experimental.jet.jet")
 
 
-def _zeros(x):
+def zeros_like_value(x):
+    """Zeros of ``x``'s shape and dtype (a zero series' terms)."""
     a = get_aval(x)
     return fnp.zeros(a.shape, a.dtype)
 
@@ -59,7 +61,7 @@ def _eqn(eqn, ps, ss, order):
     if prim.not_differentiable or all(s is None for s in ss):
         out = bind(prim, *ps, **params)
         return out, ([None] * len(out) if prim.multiple_results else None)
-    ss = [[_zeros(p)] * order if s is None else s for p, s in zip(ps, ss)]
+    ss = [[zeros_like_value(p)] * order if s is None else s for p, s in zip(ps, ss)]
     rule = JET_RULES.get(prim)
     if rule is not None:
         return rule(ps, ss, **params)
@@ -107,4 +109,5 @@ def jet_fun(fun: Callable[..., Any], primals, series):
     avals, vals = abstract_and_concrete(list(primals))
     j, consts, _ = trace_to_jaxpr(lambda *xs: list(fun(*xs)), avals, vals, name="jet")
     outs, souts = jet_eval(j, consts, list(primals), [list(s) for s in series], order)
-    return outs, [[_zeros(o)] * order if s is None else list(s) for o, s in zip(outs, souts)]
+    return outs, [[zeros_like_value(o)] * order if s is None else list(s)
+                  for o, s in zip(outs, souts)]

@@ -21,9 +21,11 @@ from functools import partial
 import numpy as np
 
 import jaxpr_ir
+from jaxpr_ir import ClosedJaxpr
 from .. import lax
-from ..tracing import bind, get_aval
-from .jet_eval import JET_RULES, jet_fun
+from ..primitives.control_flow_common import hoist
+from ..tracing import Tracer, bind, get_aval, trace_to_jaxpr
+from .jet_eval import JET_RULES, jet_eval, jet_fun, zeros_like_value
 
 __all__: list = []
 
@@ -412,3 +414,48 @@ JET_RULES[_P["reduce_min"]] = partial(_reduce_choose, lambda x, a: bind(_P["redu
 for _op in _CUM:
     JET_RULES[_CUM[_op]] = partial(_cumulative, _op)
 del _n, _op
+
+
+# --------------------------------------------------------------------------- jit
+
+_PJIT_BODIES: dict = {}     # (id(body), order, series types) -> (body, jet body, consts)
+
+
+def _pjit_body(jaxpr, order, avals, s_avals):
+    """The const-free jaxpr of the jet of a jit body on (primals, flat series), cached."""
+    key = (id(jaxpr), order, tuple(a.str_short() for a in s_avals))
+    hit = _PJIT_BODIES.get(key)
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1], hit[2]
+    n = len(avals)
+
+    def fun(*xs):
+        ss = [list(xs[n + i * order:n + (i + 1) * order]) for i in range(n)]
+        outs, souts = jet_eval(jaxpr.jaxpr, jaxpr.consts, list(xs[:n]), ss, order)
+        flat = []
+        for o, s in zip(outs, souts):
+            flat += [zeros_like_value(o)] * order if s is None else list(s)
+        return list(outs) + flat
+
+    j, c, _ = trace_to_jaxpr(fun, list(avals) + list(s_avals), name="jet of jit")
+    body, consts = hoist(ClosedJaxpr(j, c))
+    if not any(isinstance(x, Tracer) for x in consts):
+        if len(_PJIT_BODIES) > 256:
+            _PJIT_BODIES.clear()
+        _PJIT_BODIES[key] = (jaxpr, body, consts)
+    return body, consts
+
+
+def _pjit(primals, series, *, jaxpr, name, backend):
+    # as JAX: a jit stays one jit, of the jet of its body (compiled when called eagerly)
+    order = len(series[0])
+    flat = [t for ts in series for t in ts]
+    body, consts = _pjit_body(jaxpr, order, [get_aval(p) for p in primals],
+                              [get_aval(t) for t in flat])
+    outs = bind(_P["pjit"], *consts, *primals, *flat, jaxpr=body, name=f"jet({name})",
+                backend=backend)
+    m = len(jaxpr.out_avals)
+    return outs[:m], [list(outs[m + i * order:m + (i + 1) * order]) for i in range(m)]
+
+
+JET_RULES[_P["pjit"]] = _pjit
