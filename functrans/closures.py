@@ -1,6 +1,7 @@
 """Wrapping functions as JAX's API does: ``closure_convert`` (closed-over values made
 explicit arguments, for ``custom_vjp`` rules), ``custom_gradient`` (a function returning
-its value and its VJP rule), ``named_call`` and ``named_scope`` (names for profiles).
+its value and its VJP rule), ``linear_call`` (a linear function with its own transpose),
+``named_call`` and ``named_scope`` (names for profiles).
 
 >>> import functrans as ft, functrans.numpy as fnp
 >>> @ft.custom_gradient
@@ -14,13 +15,18 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr
 from .api_util import flatten_fun, keep_metadata
-from .custom_derivatives import custom_vjp
+from .custom_rules import custom_vjp
+from .primitives.custom import hoist_many
+from .primitives.linear_call import linear_call_p
 from .stages import abstractify
 from .tracing import eval_jaxpr, trace_to_jaxpr
 from .tree_util import Partial, tree_flatten, tree_unflatten
 
-__all__ = ["closure_convert", "custom_gradient", "named_call", "named_scope"]
+__all__ = ["closure_convert", "custom_gradient", "linear_call", "named_call", "named_scope"]
 
 
 def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callable[..., Any], list]:
@@ -82,6 +88,48 @@ def custom_gradient(fun: Callable[..., Any]) -> Callable[..., Any]:
 
     wrapped.defvjp(fwd, bwd)
     return keep_metadata(wrapped, fun)
+
+
+def _trace_flat(fun, args, name):
+    """``fun(*args)`` traced at the arguments' types: (closed jaxpr, in tree, out tree)."""
+    flat, in_tree = tree_flatten((args, {}))
+    flat_fun, out_tree = flatten_fun(lambda a, k: fun(*a, **k), in_tree)
+    jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [abstractify(x) for x in flat], None, name=name)
+    return ClosedJaxpr(jaxpr, consts), in_tree, out_tree()
+
+
+def linear_call(fun: Callable[..., Any], fun_transpose: Callable[..., Any],
+                residual_args: Any, linear_args: Any) -> Any:
+    """``fun(residual_args, linear_args)``, declared linear in ``linear_args`` with
+    ``fun_transpose(residual_args, cotangents)`` as its transpose, as JAX's
+    ``jax.custom_derivatives.linear_call``: reverse mode and ``linear_transpose`` use
+    ``fun_transpose`` (whose own transpose is ``fun``), forward mode calls ``fun`` on the
+    tangents; the residuals are not differentiated (an error, as in JAX).
+
+    >>> import functrans as ft
+    >>> def custom_id(x):
+    ...     return linear_call(lambda _, x: x, lambda _, t: 7.0, (), x)
+    >>> float(custom_id(1.0)), float(ft.grad(custom_id)(1.0))
+    (1.0, 7.0)
+    """
+    res_flat, res_tree = tree_flatten(residual_args)
+    lin_flat, lin_tree = tree_flatten(linear_args)
+    f, _, out_tree = _trace_flat(fun, (residual_args, linear_args), "linear_call fun")
+    cts_example = tree_unflatten(out_tree, [np.zeros(a.shape, a.dtype) for a in f.out_avals])
+    t, _, t_out = _trace_flat(fun_transpose, (residual_args, cts_example),
+                              "linear_call fun_transpose")
+    if t_out != lin_tree:
+        raise TypeError(f"linear_call: transpose output pytree structure must match that of "
+                        f"linear inputs, got output structure {t_out} and input structure "
+                        f"{lin_tree}.")
+    for got, want in zip(t.out_avals, f.in_avals[len(res_flat):]):
+        if got.shape != want.shape or got.dtype != want.dtype:
+            raise TypeError(f"linear_call: fun_transpose returns {got.str_short()} for a "
+                            f"linear input of type {want.str_short()}")
+    (fj, tj), consts = hoist_many([f, t])
+    out = linear_call_p.bind(*consts, *res_flat, *lin_flat, callee=fj, transpose=tj,
+                             num_consts=len(consts), num_res=len(res_flat))
+    return tree_unflatten(out_tree, out)
 
 
 def named_call(fun: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:

@@ -1,4 +1,6 @@
-"""User-defined derivative rules: ``custom_jvp`` and ``custom_vjp``.
+"""User-defined derivative rules: ``custom_jvp`` and ``custom_vjp`` (the public module
+``functrans.custom_derivatives`` gathers them with ``custom_gradient``,
+``closure_convert`` and ``linear_call``).
 
 Outside every transform a decorated function just runs. Inside one, the
 function and its rules are traced into jaxprs and bound as one

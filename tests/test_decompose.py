@@ -42,7 +42,7 @@ LLVM_HOST = {
     "all_gather": _MPI, "axis_index": _MPI, "pmax": _MPI, "pmin": _MPI, "psum": _MPI,
     "checkpoint": _INLINED, "pjit": _INLINED, "custom_jvp_call": _INLINED,
     "custom_vjp_call": _INLINED, "custom_vjp_lin": _INLINED, "custom_self_call": _INLINED,
-    "custom_linear_solve": _INLINED, "custom_vmap_call": _INLINED,
+    "custom_linear_solve": _INLINED, "custom_vmap_call": _INLINED, "linear_call": _INLINED,
     "name": "identity marker for checkpoint policies: dropped by the last compile pass",
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "qr_pivots": "LAPACK ?geqp3 through scipy's wrapper as a host step (only the "
@@ -71,7 +71,7 @@ CUDA_HOST = {
     "custom_vmap_call", "det", "imag", "check",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
-    "schur", "qr_pivots",
+    "schur", "qr_pivots", "linear_call",
     "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective",
     "mpi_alltoall", "mpi_allgather"}
 
