@@ -201,7 +201,8 @@ class Array(np.ndarray, metaclass=_ArrayType):
         if dtype_kind(self.dtype) in "biu" and decimals >= 0:
             return self    # already integral; numpy would give float16 for bool
         if self.dtype in _NARROW and decimals:     # in float32, rounded once (as fnp.round)
-            return _fix(quiet_call(np.ndarray.round, self.astype(_F32), decimals).astype(self.dtype))
+            r = quiet_call(np.ndarray.round, self.astype(_F32), decimals)
+            return _fix(r.astype(self.dtype))
         return _fix(quiet_call(np.ndarray.round, self, decimals))
 
     def sum(self, *a, **k):

@@ -89,7 +89,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         _check_tangent(i, p, t)
     flat_fun, out_tree, aux = _flatten_with_aux(fun, p_tree, has_aux)
     jaxpr, consts, _ = trace_flat(flat_fun, p_flat, name="jvp", detaches=True)
-    ts = [t if dtype_kind(get_aval(p).dtype) in "fc" else Zero(get_aval(p)) for p, t in zip(p_flat, t_flat)]
+    ts = [t if dtype_kind(get_aval(p).dtype) in "fc" else Zero(get_aval(p))
+          for p, t in zip(p_flat, t_flat)]
     outs, touts = jvp_eval(jaxpr, consts, p_flat, ts)
     n = out_tree().num_leaves
     outs = [_out(o) for o in outs]

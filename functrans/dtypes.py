@@ -21,7 +21,8 @@ from .api_util import FLOAT0
 from .numpy import finfo, iinfo, issubdtype, result_type
 from .typing import DTypeLike
 
-__all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type", "finfo", "iinfo",
+__all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type", "finfo",
+           "iinfo",
            "scalar_type_of", "itemsize_bits", "extended", "prng_key", "TypePromotionError"]
 
 float0 = FLOAT0

@@ -1,8 +1,9 @@
 """Float stepping of ``functrans.numpy``: ``nextafter`` and ``spacing``, by integer
 arithmetic on the bit pattern (``lax.bitcast_convert_type``): for a finite nonzero float,
 adding one to its bits moves it one ulp away from zero (bfloat16's bits are the top half
-of its float32's: those step by 2**16, the IR having no 16-bit integers). Also ``i0``, the modified Bessel
-function of order 0, from its power series and its asymptotic expansion.
+of its float32's: those step by 2**16, the IR having no 16-bit integers). Also ``i0``,
+the modified Bessel function of order 0, from its power series and its asymptotic
+expansion.
 
 >>> import functrans.numpy as fnp
 >>> float(fnp.nextafter(1.0, 2.0) - 1.0) == float(fnp.finfo(fnp.float64).eps)

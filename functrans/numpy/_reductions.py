@@ -42,7 +42,8 @@ from ..typing import ArrayLike, DTypeLike
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
            "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
 
-_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.float16, bfloat16, np.int64, np.int32,
+_SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.float16, bfloat16,
+                                             np.int64, np.int32,
                                              np.uint64, np.uint32, np.bool_, np.complex128,
                                              np.complex64))
 

@@ -425,7 +425,7 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
     length = operator.index(length)
     w = asarray(1, np.int64) if weights is None else asarray(weights)
     w = st.broadcast_to(w, x.shape)
-    x = el.maximum(x, 0) if dtype_kind(x.dtype) == "i" else x   # traced negatives count at 0, as JAX
+    x = el.maximum(x, 0) if dtype_kind(x.dtype) == "i" else x   # traced negatives: 0, as JAX
     # a scatter-add, as JAX's: O(len(x)); values at or past ``length`` are dropped (a
     # one-hot sum was O(len(x) * length): 1M values into 50 bins built 50M-element arrays)
     out = zeros((length,), red.accumulation_dtype(w.dtype))

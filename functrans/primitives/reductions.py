@@ -115,8 +115,9 @@ _NARROW = frozenset((_F16, bfloat16))     # accumulate in float32, as JAX
 
 def accumulator(dtype: np.dtype) -> np.dtype:
     """The dtype a sum or product of ``dtype`` accumulates in: float16 and bfloat16 in
-    float32, rounded once at the end (JAX's and XLA's CPU reductions; numpy's own float16 sums accumulate
-    in float16, so 3000 ones cumsum to 2048 there), any other dtype in itself.
+    float32, rounded once at the end (JAX's and XLA's CPU reductions; numpy's own float16
+    sums accumulate in float16, so 3000 ones cumsum to 2048 there), any other dtype in
+    itself.
 
     >>> accumulator(np.dtype(np.float16)), accumulator(np.dtype(np.int32))
     (dtype('float32'), dtype('int32'))
