@@ -437,10 +437,12 @@ def bind(prim, *args, **params):
             QUIET_VAR.reset(token)
         if EAGER_CHECK:        # debug_nans / debug_infs while on (functrans.debug)
             EAGER_CHECK[0](prim.name, out)
+        if prim.multiple_results:
+            if INTERNAL.on:     # a list: wrap() would stack the outputs into one array
+                return [wrap(o) for o in out]
+            return [wrap(unshared(o, args)) for o in out]
         if INTERNAL.on:
             return out if type(out) is np.ndarray else wrap(out)
-        if prim.multiple_results:
-            return [wrap(unshared(o, args)) for o in out]
         if type(out) is np.ndarray:           # wrap(out), inlined for the common case
             return unshared(out, args).view(ARRAY_CLASS[0])
         return wrap(out)
