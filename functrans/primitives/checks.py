@@ -10,8 +10,8 @@ this family attaches it, as ``reductions`` attaches broadcast_in_dim's transpose
   first out-of-bounds index with the axis and its size.
 - control flow: ``cond`` branches, ``scan`` and ``while`` bodies (a while's condition
   checks the first carry before the loop, then each new carry in the body) carry the
-  error; ``pjit`` and ``checkpoint`` bodies return it; custom_jvp/custom_vjp/custom_self
-  calls keep their rules and compute their body's errors beside them.
+  error; ``pjit`` and ``checkpoint`` bodies return it (custom_jvp/custom_vjp calls need
+  no rule: ``transforms.checkify`` computes their body's errors beside them).
 
 >>> from functrans.primitives.elementwise import sin_p
 >>> sin_p.checkify is not None
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 import jaxpr_ir
-from ..tracing import eval_jaxpr, get_aval
+from ..tracing import get_aval
 from ..transforms.checkify import checkify_eval, checkify_jaxpr
 from ..tree_def import tree_flatten, tree_unflatten
 from . import collectives_prims, conv, dot, fft, reductions  # noqa: F401 (registered)
@@ -155,19 +155,6 @@ def _call_rule(prim):
     return rule
 
 
-def _shadow_rule(prim):
-    """custom_jvp/vjp/self calls: the outputs from the call itself (its rules stay), the
-    errors from its body evaluated beside it (only if the body can fail)."""
-    def rule(error, enabled, *args, **params):
-        leaves, _ = _leaves(error)
-        body, out_tree = checkify_jaxpr(params["call_jaxpr"], enabled, error)
-        if out_tree.num_leaves != len(leaves) or out_tree != _leaves(error)[1]:
-            got = eval_jaxpr(body, [], leaves + list(args))
-            error = tree_unflatten(out_tree, got[:out_tree.num_leaves])
-        return error, prim.bind(*args, **params)
-    return rule
-
-
 def _effects(tree):
     return tree_unflatten(tree, [None] * tree.num_leaves)._pred.keys() if tree.num_leaves \
         else ()
@@ -282,8 +269,6 @@ def _attach() -> None:
     P["scatter"].checkify = _indexed_rule(P["scatter"], scatter=True)
     for name in ("pjit", "checkpoint"):
         P[name].checkify = _call_rule(P[name])
-    for name in ("custom_jvp_call", "custom_vjp_call", "custom_self_call"):
-        P[name].checkify = _shadow_rule(P[name])
     P["custom_vjp_lin"].checkify = _unchanged(P["custom_vjp_lin"])
     P["cond"].checkify = _cond_rule
     P["scan"].checkify = _scan_rule

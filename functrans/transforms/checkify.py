@@ -6,7 +6,9 @@ goes through its primitive's ``checkify`` rule,
 ``rule(error, enabled, *args, **params) -> (error, out)``, which applies the primitive
 and may add a check (``enabled``: the set of error classes asked for); a primitive with
 no rule is applied as it is. The rules (NaN, division, indexing, control flow, calls,
-``check`` itself) are attached to the primitives by ``primitives.checks``.
+``check`` itself) are attached to the primitives by ``primitives.checks``; a call-like
+primitive without one (custom_jvp/custom_vjp calls) keeps its rules and has its body's
+errors computed beside it (``beside``).
 ``checkify_eval`` runs eagerly or records into an outer trace; ``checkify_jaxpr`` is the
 same walk traced into a new jaxpr whose first inputs and outputs are the error's leaves.
 
@@ -23,17 +25,35 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from jaxpr_ir import ClosedJaxpr, Literal
-from ..tracing import bind, get_aval, trace_to_jaxpr
+from ..tracing import bind, eval_jaxpr, get_aval, trace_to_jaxpr
 from ..tree_def import tree_flatten, tree_unflatten
 
-__all__ = ["checkify_eval", "checkify_jaxpr"]
+__all__ = ["checkify_eval", "checkify_jaxpr", "beside"]
 
 
 def _no_rule(prim, error, enabled, *args, **params):
-    if prim.subjaxpr_params:
-        raise NotImplementedError(
-            f"checkify: primitive '{prim.name}' holds sub-jaxprs but has no checkify rule, "
-            "so the checks inside it cannot be threaded out")
+    """No rule: applied as it is; a call-like primitive (``call_param``: custom_jvp/vjp
+    calls...) whose body takes its operands gets its body's errors ``beside`` it."""
+    if not prim.subjaxpr_params:
+        return error, bind(prim, *args, **params)
+    body = params.get(prim.call_param) if prim.call_param else None
+    if body is not None and len(body.in_avals) == len(args) and all(
+            a.shape == get_aval(x).shape and a.dtype == get_aval(x).dtype
+            for a, x in zip(body.in_avals, args)):
+        return beside(prim, body, error, enabled, args, params)
+    raise NotImplementedError(
+        f"checkify: primitive '{prim.name}' holds sub-jaxprs but has no checkify rule, "
+        "so the checks inside it cannot be threaded out")
+
+
+def beside(prim, body: ClosedJaxpr, error, enabled, args, params):
+    """The outputs from ``prim`` itself (its custom rules stay), the errors from
+    ``body`` (taking the same operands) evaluated beside it, only if the body can fail."""
+    leaves, tree = tree_flatten(error)
+    checked, out_tree = checkify_jaxpr(body, enabled, error)
+    if out_tree != tree:
+        got = eval_jaxpr(checked, [], list(leaves) + list(args))
+        error = tree_unflatten(out_tree, got[:out_tree.num_leaves])
     return error, bind(prim, *args, **params)
 
 
