@@ -140,3 +140,14 @@ def test_distributed_initialize_shutdown():
     ft.distributed.shutdown()       # a no-op
     ft.distributed.initialize()
     assert ft.distributed.is_initialized()
+
+
+def test_qdwh_dynamic_shape_decomposes_the_block():
+    x = np.random.default_rng(8).standard_normal((7, 5))
+    u, h, _, ok = L.qdwh(x, dynamic_shape=(5, 3))
+    ub, hb, _, _ = L.qdwh(x[:5, :3])
+    np.testing.assert_allclose(np.asarray(u)[:5, :3], np.asarray(ub), atol=1e-13)
+    np.testing.assert_allclose(np.asarray(h)[:3, :3], np.asarray(hb), atol=1e-13)
+    assert bool(ok) and not np.asarray(u)[5:].any() and not np.asarray(u)[:, 3:].any()
+    with pytest.raises(ValueError, match="dynamic_shape"):
+        L.qdwh(x, dynamic_shape=(3, 5))

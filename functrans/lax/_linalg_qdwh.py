@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..primitives.control_flow import while_loop
 from ..primitives.linalg import cholesky, triangular_solve
@@ -79,8 +81,9 @@ def qdwh(x: ArrayLike, *, is_hermitian: bool = False, max_iterations: int | None
     Hermitian positive definite), by QDWH, as ``jax.lax.linalg.qdwh``: ``num_iters``
     the int32 count of steps, ``is_converged`` whether the last step moved ``u`` by
     at most ``(5 eps)^(1/3)`` (Frobenius) within ``max_iterations`` (default 10).
-    ``is_hermitian`` is unused (as JAX's); ``dynamic_shape`` (a padded matrix) is not
-    supported.
+    ``is_hermitian`` is unused (as JAX's); ``dynamic_shape=(m, n)`` decomposes the leading
+    ``(m, n)`` block of a padded ``x`` (the padding read as zeros, and zero in ``u`` and
+    ``h``: zero rows and columns stay zero through every step).
 
     >>> import numpy as np
     >>> u, h, _, _ = qdwh(np.array([[0.0, 2.0], [1.0, 0.0]]))
@@ -93,8 +96,13 @@ def qdwh(x: ArrayLike, *, is_hermitian: bool = False, max_iterations: int | None
         raise TypeError(f"qdwh: expected a floating or complex matrix, got {x.dtype}")
     if x.ndim != 2 or x.shape[0] < x.shape[1]:
         raise ValueError(f"qdwh: expected an M x N matrix with M >= N, got shape {x.shape}")
-    if dynamic_shape is not None and tuple(dynamic_shape) != x.shape:
-        raise NotImplementedError("qdwh: dynamic_shape (a padded matrix) is not supported")
+    if dynamic_shape is not None:     # the true (m, n) block; the padding is read as zeros
+        m, n = (int(d) for d in dynamic_shape)
+        if not (0 <= n <= m <= x.shape[0] and n <= x.shape[1]):
+            raise ValueError(f"qdwh: dynamic_shape {dynamic_shape} must fit in {x.shape} with "
+                             "m >= n")
+        keep = (np.arange(x.shape[0])[:, None] < m) & (np.arange(x.shape[1])[None, :] < n)
+        x = fnp.where(keep, x, 0)
     max_iterations = 10 if max_iterations is None else int(max_iterations)
     eps = float(fnp.finfo(x.dtype).eps) if eps is None else float(eps)
     rdt = fnp.real(x).dtype
