@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+import numpy as np
+
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, primitives
 from .. import fusion
 from . import host_calls
 from .equations import clamp, native, to_i64
@@ -28,6 +31,8 @@ from .lltypes import I8, I64
 from .values import Ref, nbytes
 
 _PLANS: dict = {}     # id(jaxpr) -> (jaxpr, plan, native?)
+IN_PLACE = True       # carries updated in place where safe (``in_place``); False: copied
+_LIT_BODIES: dict = {}   # (id(body), literal consts) -> (body, body with them inside)
 
 
 def sub_plan(jaxpr, planner):
@@ -58,6 +63,37 @@ def emit_sub(lw, fn, closed, in_refs, dests=None):
     return [lw.val(x, env, plan.views) for x in jaxpr.outvars], placed, owned
 
 
+def literal_consts(closed, n, vals):
+    """(body, the Vals it still takes) with those of its first ``n`` inputs (consts)
+    whose Val is a scalar literal broadcast (``c * 0.99`` in a loop body is traced as a
+    broadcast of 0.99 outside the loop) defined inside the body instead, as a broadcast
+    of the literal: its kernels then fold the constant, where the loop would read an
+    array of it (materialised outside) at every step."""
+    lits = tuple((i, str(v.dtype), np.asarray(v.lit, v.dtype).tobytes())
+                 for i, v in enumerate(vals[:n]) if v.lit is not None)
+    if not lits:
+        return closed, vals
+    key = (id(closed), lits)
+    hit = _LIT_BODIES.get(key)
+    if hit is None or hit[0] is not closed:
+        j = closed.jaxpr
+        eqns = []
+        for i, _, _ in lits:
+            v = j.invars[i]
+            lit = Literal(np.asarray(vals[i].lit, v.aval.dtype)[()],
+                          ShapedArray((), v.aval.dtype))
+            eqns.append(Eqn(primitives["broadcast_in_dim"], [lit], [v],
+                            dict(shape=tuple(v.aval.shape), broadcast_dimensions=())))
+        gone = {i for i, _, _ in lits}
+        body = ClosedJaxpr(Jaxpr(j.constvars, [v for i, v in enumerate(j.invars) if i not in gone],
+                                 eqns + list(j.eqns), j.outvars), closed.consts)
+        if len(_LIT_BODIES) > 4096:
+            _LIT_BODIES.clear()
+        hit = _LIT_BODIES[key] = (closed, body)
+    gone = {i for i, _, _ in lits}
+    return hit[1], [v for i, v in enumerate(vals) if i not in gone]
+
+
 def _refs(lw, fn, vals):
     refs, temps = [], []
     for v in vals:
@@ -73,13 +109,57 @@ def _release(lw, refs):
         lw.release(r)
 
 
-def _update_carry(lw, fn, vals, carry):
-    """carry[j] = vals[j] for all j at once (a value that is itself a carry goes
-    through a temporary, so swaps and rotations are right)."""
-    ids = {id(c) for c in carry}
+def in_place(lw, closed, first, carry):
+    """{body output position j: carry[j]} for the carries the body may write straight
+    into their own buffer (instead of into a temporary copied over the carry at the
+    end of the step). Safe when the old carry ``c`` (body input ``first + j``) is dead
+    once the step defining the new value ``x`` starts, or is read only by that step as
+    a kernel that reads ``c`` at the very element it writes: a plain (not row) kernel
+    over ``c``'s shape, ``x`` not a reduction, ``c`` read directly (never through a view:
+    a shift, reverse, transpose or broadcast reads other elements). Anything reading
+    ``c`` later (another step, an output: ``c`` passed through or to another carry) keeps
+    the copy. The kernel then reads ``c`` and writes ``x`` through one argument
+    (``KernelEmitter``'s ``same``), loading ``c`` before any store."""
+    jaxpr = closed.jaxpr
+    plan, _ = lw.plan_of(jaxpr)
+    defs, last = lw.liveness(plan, jaxpr.outvars)
+    dests = {}
+    if not IN_PLACE:
+        return dests
+    for j, ref in enumerate(carry):
+        x, c = jaxpr.outvars[j], jaxpr.invars[first + j]
+        if not isinstance(x, Var) or x in plan.views or x not in defs or x is c:
+            continue
+        i = defs[x]
+        s = plan.steps[i]
+        if isinstance(s, fusion.HostStep) or jaxpr.outvars.index(x) != j:
+            continue
+        dead = last.get(c, -1)
+        if dead > i:
+            continue
+        if dead == i and not (isinstance(s, fusion.Kernel) and s.phases is None and
+                              x not in s.reduced and tuple(s.shape) == c.aval.shape and
+                              all(y is c or _root(y, plan.views) is not c
+                                  for e in s.eqns for y in e.inputs)):
+            continue
+        dests[j] = ref
+    return dests
+
+
+def _root(x, views):
+    v = views.get(x)
+    return v.base if v is not None else x
+
+
+def _update_carry(lw, fn, vals, carry, placed=()):
+    """carry[j] = vals[j] for all j at once, except the ``placed`` ones the body wrote
+    in place (a value that is itself a carry still to be written goes through a
+    temporary, so swaps and rotations are right)."""
+    ids = {id(c) for j, (v, c) in enumerate(zip(vals, carry))
+           if j not in placed and not (v.ref is c and v.contiguous)}
     moves, temps = [], []
-    for v, c in zip(vals, carry):
-        if v.ref is c and v.contiguous:
+    for j, (v, c) in enumerate(zip(vals, carry)):
+        if j in placed or (v.ref is c and v.contiguous):
             continue
         if v.ref is not None and id(v.ref) in ids:
             t, own = lw.new_buffer(fn, c.aval, True)
@@ -127,8 +207,10 @@ def _cond(lw, fn, eqn, ins, outs):
 def _while(lw, fn, eqn, ins, outs):
     p = eqn.params
     cn, bn = p["cond_nconsts"], p["body_nconsts"]
-    cc, t1 = _refs(lw, fn, ins[:cn])
-    bc, t2 = _refs(lw, fn, ins[cn:cn + bn])
+    cond, cvals = literal_consts(p["cond_jaxpr"], cn, ins[:cn])
+    body_jaxpr, bvals = literal_consts(p["body_jaxpr"], bn, ins[cn:cn + bn])
+    cc, t1 = _refs(lw, fn, cvals)
+    bc, t2 = _refs(lw, fn, bvals)
     carry = list(outs)
     for v, c in zip(ins[cn + bn:], carry):
         lw.copy(fn, v, fn.ptr(c))
@@ -138,13 +220,14 @@ def _while(lw, fn, eqn, ins, outs):
     done = fn.fn.append_basic_block("while_end")
     b.branch(head)
     b.position_at_end(head)
-    (pred,), _, owned = emit_sub(lw, fn, p["cond_jaxpr"], cc + carry)
+    (pred,), _, owned = emit_sub(lw, fn, cond, cc + carry)
     go = lw.scalar(fn, pred)
     _release(lw, owned)
     fn.b.cbranch(go, body, done)
     b.position_at_end(body)
-    vals, _, owned = emit_sub(lw, fn, p["body_jaxpr"], bc + carry)
-    _update_carry(lw, fn, vals, carry)
+    dests = in_place(lw, body_jaxpr, len(bc), carry)
+    vals, placed, owned = emit_sub(lw, fn, body_jaxpr, bc + carry, dests)
+    _update_carry(lw, fn, vals, carry, placed)
     _release(lw, owned)
     fn.b.branch(head)
     b.position_at_end(done)
@@ -162,26 +245,28 @@ def _row_ref(fn, ref, idx, row_aval):
 @native("scan", lambda eqn, planner: _all_native(planner, eqn.params["jaxpr"]), complex=True)
 def _scan(lw, fn, eqn, ins, outs):
     p = eqn.params
-    body = p["jaxpr"]
     nc, ncar, length, reverse = p["num_consts"], p["num_carry"], p["length"], p["reverse"]
-    consts, t1 = _refs(lw, fn, ins[:nc])
+    body, cvals = literal_consts(p["jaxpr"], nc, ins[:nc])
+    consts, t1 = _refs(lw, fn, cvals)
     xs, t2 = _refs(lw, fn, ins[nc + ncar:])
     carry = list(outs[:ncar])
     ys = list(outs[ncar:])
     for v, c in zip(ins[nc:nc + ncar], carry):
         lw.copy(fn, v, fn.ptr(c))
-    x_avals = body.jaxpr.in_avals[nc + ncar:]
+    x_avals = body.jaxpr.in_avals[len(consts) + ncar:]
     y_avals = body.jaxpr.out_avals[ncar:]
+    in_carry = in_place(lw, body, len(consts), carry)
 
     def iteration(i):
         idx = fn.b.sub(ir.Constant(I64, length - 1), i) if reverse else i
         x_refs = [_row_ref(fn, r, idx, a) for r, a in zip(xs, x_avals)]
         dests = {ncar + j: _row_ref(fn, r, idx, a) for j, (r, a) in enumerate(zip(ys, y_avals))}
-        vals, placed, owned = emit_sub(lw, fn, body, consts + carry + x_refs, dests)
+        vals, placed, owned = emit_sub(lw, fn, body, consts + carry + x_refs,
+                                       {**dests, **in_carry})
         for j in range(len(ys)):
             if ncar + j not in placed:
                 lw.copy(fn, vals[ncar + j], fn.ptr(dests[ncar + j]))
-        _update_carry(lw, fn, vals[:ncar], carry)
+        _update_carry(lw, fn, vals[:ncar], carry, placed)
         _release(lw, owned)
     fn.loop(length, iteration)
     _release(lw, t1 + t2)

@@ -70,10 +70,18 @@ class KernelEmitter:
 
     count_arg = False       # the trip count is the function's last argument (count_source)
     own = False             # a function of its own, never inlined (OWN_FUNCTION_EQNS)
+    same: dict = {}         # {output: input sharing its argument} (never one: row kernels)
 
-    def __init__(self, module, name, kernel, views, noalias=True, count=False, ws=None):
+    def __init__(self, module, name, kernel, views, noalias=True, count=False, ws=None,
+                 same=None):
         self.module, self.kernel, self.views = module, kernel, views
         self.buffers = []           # Vars whose buffers are the function's arguments, in order
+        # {output: input}: the output is written over the input, read at the same element
+        # (a loop carry updated in place): one argument for both, the input loaded first
+        self.same = dict(same or {})
+        # without noalias an output may be a donated input's buffer (``_plan_aliases``):
+        # every input is then loaded before any store too
+        self.first_reads = list(self.same.values()) if noalias else list(kernel.inputs)
         size = int(np.prod(kernel.shape, dtype=np.int64))
         self.own = len(kernel.eqns) >= OWN_FUNCTION_EQNS and size >= OWN_FUNCTION_ELEMENTS
         # a kernel of its own reads workspace buffers at constant offsets from one base
@@ -144,6 +152,7 @@ class KernelEmitter:
         return threads.num_threads() > 1
 
     def _arg(self, var):
+        var = self.same.get(var, var)
         if var not in self.buffers:
             self.buffers.append(var)
         return self.buffers.index(var)
@@ -413,6 +422,8 @@ class KernelEmitter:
                 env[x] = self.load(self.accesses[x], idxs)
             return env[x]
 
+        for x in self.first_reads:     # before any store over it
+            read(x)
         for e in self.kernel.eqns:
             ins = [read(x) for x in e.inputs]
             out = e.outvars[0]

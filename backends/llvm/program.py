@@ -113,12 +113,13 @@ def _cheap(eqn) -> bool:
     return classify(eqn) == ELEMENTWISE and not heavy(eqn)
 
 
-def emitter(module, name, kernel, views, noalias=True, count=False, ws=None):
+def emitter(module, name, kernel, views, noalias=True, count=False, ws=None, same=None):
     """The emitter of ``kernel`` (a row kernel, ``kernel.phases``, has its own); for
-    ``count`` and ``ws`` see ``KernelEmitter``."""
+    ``count``, ``ws`` and ``same`` see ``KernelEmitter``."""
     if kernel.phases:
+        assert not same, "a row kernel never writes over its input (control.in_place)"
         return RowEmitter(module, name, kernel, views, noalias)
-    return KernelEmitter(module, name, kernel, views, noalias, count, ws)
+    return KernelEmitter(module, name, kernel, views, noalias, count, ws, same)
 
 
 def _has_body(step) -> bool:
@@ -249,6 +250,8 @@ class Lowering:
                        offset=v.offset)
         return Val(x.aval.dtype, x.aval.shape, ref=env[x],
                    strides=contiguous_strides(x.aval.shape), offset=0)
+
+    liveness = staticmethod(liveness)     # for ``control``'s in-place carries
 
     def plan_of(self, jaxpr):
         """(fusion plan, whether every step is native) of a sub-jaxpr (``control``)."""
@@ -461,8 +464,12 @@ class Lowering:
             self.progress("IR build", self.kernels, max(self.kernels, self.n_kernels),
                           self.n_eqns)
         src = count_source(self.plan, k, env)     # its IR then serves every count
+        # outputs written over an input in place (a loop carry: control.in_place)
+        same = {o: x for o in k.outputs for x in k.inputs
+                if x not in views and env.get(x) is env[o]}
         em = emitter(self.module, self.name("k"), k, views, id(k) not in self.shared_kernels,
-                     src is not None, lambda v: env[v].where if env[v].kind == "ws" else None)
+                     src is not None, lambda v: env[v].where if env[v].kind == "ws" else None,
+                     same)
         em.emit()
         if isinstance(fn, Chunk) and "noinline" not in em.fn.attributes:
             em.fn.attributes.add("alwaysinline")     # one call site; never folded
