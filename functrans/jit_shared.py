@@ -88,7 +88,11 @@ def shared(fun: Callable[..., Any], options: tuple, make: Callable[[], Any]) -> 
     """The caches of ``fun`` under ``options`` (``make()`` the first time), or a fresh
     ``make()`` when ``fun`` cannot be keyed safely (see the module doc).
 
-    >>> shared(len, (), dict) is shared(len, (), dict)     # no weak reference: private
+    >>> def make():
+    ...     box = []
+    ...     return lambda x: x + len(box)
+    >>> g = make()
+    >>> shared(g, (), dict) is shared(g, (), dict)      # a list in a cell: private
     False
     """
     refs: list = []
