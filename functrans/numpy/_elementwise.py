@@ -29,7 +29,8 @@ from ..tracing import EAGER_CHECK, Tracer, wrap
 from ..primitives import elementwise as E
 from . import _promotion_mode
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
-                    const_as, ordered, result_dtype, shape_of, unsupported_dtype_error)
+                    complex_extremum, const_as, ordered, result_dtype, shape_of,
+                    unsupported_dtype_error)
 from ..typing import ArrayLike
 from ._out_dtypes import (SUPPORTED, WIDEN, bf16_call, has_bf16, kept_small,  # noqa: F401
                           out_dtype_of)
@@ -540,6 +541,9 @@ def log1p_np(x):
 log1p_np.__name__ = "log1p"
 # numpy's maximum/minimum give the first of two signed zeros; JAX orders -0.0 below +0.0
 _EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum, "log1p": log1p_np}
+_TRACED = {name: (lambda prim, name: lambda x, y: complex_extremum(name, x, y)
+                  if dtype_kind(x.dtype) == "c" else prim(x, y))(prim, name)
+           for name, prim in (("maximum", E.max), ("minimum", E.min))}
 # numpy's other names for the same functions
 _ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
             "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
@@ -552,7 +556,7 @@ def _generated() -> dict:
         if row.fnp and row.fnp not in _HAND_WRITTEN:
             build = _unary if E.ARITY[row.name] == 1 else _binary
             out[row.fnp] = build(row.fnp, _EAGER.get(row.fnp, getattr(np, row.fnp)),
-                                 getattr(E, row.name),
+                                 _TRACED.get(row.fnp, getattr(E, row.name)),
                                  example=_EXAMPLES.get(row.fnp))
     out.update({alias: out[name] for alias, name in _ALIASES.items()})
     return out

@@ -20,6 +20,7 @@ strict reduction primitives of ``functrans.primitives.reductions``.
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 import warnings
 
@@ -34,7 +35,7 @@ from ..primitives import elementwise as E
 from ..primitives.structural import reshape as _reshape
 from ._elementwise import multiply, true_divide
 from ._structural import broadcast_to, reshape as _np_reshape, transpose as _transpose
-from ._util import asarray, canonicalize_axes, canonicalize_axis
+from ._util import asarray, canonicalize_axes, canonicalize_axis, complex_arg
 from typing import Sequence
 from ..array import Array
 from ..typing import ArrayLike, DTypeLike
@@ -426,6 +427,8 @@ def _traced_ptp(name, prim_fn, a, axis, keepdims):
 
 def _traced_arg(name, prim_fn, a, axis, keepdims):
     x, ax = _one_axis(a, axis)
+    if dtype_kind(a.dtype) == "c":
+        prim_fn = functools.partial(complex_arg, name)
     if ax is None:
         if a.size == 0:
             raise ValueError(f"{name}: attempt to get {name} of an empty sequence")

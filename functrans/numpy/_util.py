@@ -13,8 +13,11 @@ import numpy as np
 from jaxpr_ir import canonical_dtype, dtype_kind
 from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
-from ..primitives.elementwise import (convert_element_type, convert_element_type_p, eq, imag, ne,
-                                      real, select_n)
+from ..primitives.elementwise import (bitwise_and, bitwise_not, bitwise_or, convert_element_type,
+                                      convert_element_type_p, eq, ge, imag, le, ne, real,
+                                      select_n)
+from ..primitives.basic import full
+from ..primitives.reductions import argmax, reduce_max, reduce_min, reduce_or
 from ..primitives.slicing import concatenate
 from ..primitives.structural import broadcast_constant, broadcast_in_dim, reshape
 from . import _promotion_mode
@@ -242,6 +245,52 @@ def broadcasts_exactly(vshape, shape) -> bool:
         return np.broadcast_shapes(tuple(vshape), tuple(shape)) == tuple(shape)
     except ValueError:
         return False
+
+
+def complex_nan(z):
+    """Where a complex ``z`` holds a NaN in either part (numpy's isnan)."""
+    return bitwise_or(ne(real(z), real(z)), ne(imag(z), imag(z)))
+
+
+def complex_extremum(name: str, x, y):
+    """numpy's ``maximum``/``minimum`` (``name``) of complex ``x`` and ``y``: the first
+    operand holding a NaN, else the larger (smaller) in lexicographic order, ``x`` on a
+    tie (the ``max``/``min`` primitives take real operands only; JAX's ignores NaNs).
+
+    >>> z = np.array([1 + 2j, np.nan + 0j]); w = np.array([1 + 3j, 5j])
+    >>> complex_extremum("maximum", z, w).tolist()
+    [(1+3j), (nan+0j)]
+    """
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    x, y = (v if np.shape(v) == shape else broadcast_in_dim(
+        v, shape, tuple(range(len(shape) - np.ndim(v), len(shape)))) for v in (x, y))
+    better = ordered("greater_equal", ge, x, y) if name == "maximum" else \
+        ordered("less_equal", le, x, y)
+    pick_x = bitwise_or(complex_nan(x), bitwise_and(bitwise_not(complex_nan(y)), better))
+    return select_n(pick_x, y, x)
+
+
+def complex_arg(name: str, x, ax: int, dtype):
+    """numpy's argmax/argmin (``name``) of complex ``x`` along ``ax``: the first element
+    holding a NaN, else the first lexicographic maximum (minimum), the largest real part
+    and then the largest imaginary part among those (the primitives take real operands).
+
+    >>> int(complex_arg("argmax", np.array([1 + 2j, 3 - 1j, 3 + 0j, 3 - 2j]), 0, np.int64))
+    2
+    """
+    big = name == "argmax"
+    red = reduce_max if big else reduce_min
+    re, im = real(x), imag(x)
+    kept = tuple(d for d in range(np.ndim(x)) if d != ax)
+
+    def extreme(v):
+        return broadcast_in_dim(red(v, (ax,)), np.shape(x), kept)
+    cand = eq(re, extreme(re))
+    im = select_n(cand, full(np.shape(x), -np.inf if big else np.inf, im.dtype), im)
+    hit = bitwise_and(cand, eq(im, extreme(im)))
+    nan = complex_nan(x)
+    first = [argmax(convert_element_type(m, np.int32), ax, dtype) for m in (hit, nan)]
+    return select_n(reduce_or(nan, (ax,)), *first)
 
 
 def ordered(name, compare, x, y):
