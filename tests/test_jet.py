@@ -45,6 +45,12 @@ FUNS = [
     ("cumulative", lambda x, y: fnp.cumsum(x * y) + fnp.cumprod(x + y) + lax.cummax(x * y)),
     ("indexing", lambda x, y: x[1] * y[::-1] + x.at[0].add(y[2]) + x.at[1].set(y[0] ** 2)),
     ("rem", lambda x, y: lax.rem(x + 3.0, y + 2.0)),
+    ("reduce_prod", lambda x, y: fnp.prod(x * y) + fnp.prod(fnp.outer(x, y), axis=0)),
+    ("sort", lambda x, y: fnp.sort(x * y) + lax.sort_key_val(y, fnp.sin(x))[1]),
+    ("cond", lambda x, y: lax.cond(x[0] > 0, lambda a, b: fnp.sin(a) * b,
+                                   lambda a, b: a * 2.0, x, y)
+     + lax.switch(1, [lambda a: a, lambda a: fnp.exp(a) * y], x)
+     + lax.cond(y[1] > 0, fnp.sin, lambda a: a * a, x)),        # Y[1] < 0: the second
     ("cbrt_hypot", lambda x, y: fnp.cbrt(x - 0.5) + fnp.hypot(x, y)),
     ("logaddexp", lambda x, y: fnp.logaddexp(x, 2 * y) + fnp.logaddexp2(x, -y)),
     ("clamp", lambda x, y: lax.clamp(y - 1.0, x, y)),
@@ -147,9 +153,10 @@ ERRORS = [
      "primal value at position 0 is not an array"),
     ("pytree term", lambda: jet(fnp.sin, (X,), (((X, X),),)), ValueError,
      "term 0 for argument 0 is not an array"),
-    ("no rule", lambda: jet(fnp.sort, (X,), ((X,),)), NotImplementedError,
-     "jet: primitive 'sort' has no Taylor-mode"),
-    ("loop", lambda: jet(lambda x: lax.scan(lambda c, a: (c, a * 2), 0.0, x)[1], (X,), ((X,),)),
+    ("no rule", lambda: jet(lambda x: lax.while_loop(lambda c: c[0] < 2, lambda c: (
+        c[0] + 1, c[1] * 2.0), (0, x))[1], (X,), ((X,),)), NotImplementedError,
+     "jet: primitive 'while' has no Taylor-mode"),
+    ("scan", lambda: jet(lambda x: lax.scan(lambda c, a: (c, a * 2), 0.0, x)[1], (X,), ((X,),)),
      NotImplementedError, "primitive 'scan'"),
     ("scatter mul", lambda: jet(lambda x: x.at[0].multiply(x[1]), (X,), ((X,),)),
      NotImplementedError, "scatter with mode='mul'"),

@@ -23,7 +23,9 @@ import numpy as np
 import jaxpr_ir
 from jaxpr_ir import ClosedJaxpr
 from .. import lax
+from .. import numpy as fnp
 from ..primitives.control_flow_common import hoist
+from ..primitives.custom import hoist_many
 from ..tracing import Tracer, bind, get_aval, trace_to_jaxpr
 from .jet_eval import JET_RULES, jet_eval, jet_fun, zeros_like_value
 
@@ -414,6 +416,65 @@ JET_RULES[_P["reduce_min"]] = partial(_reduce_choose, lambda x, a: bind(_P["redu
 for _op in _CUM:
     JET_RULES[_CUM[_op]] = partial(_cumulative, _op)
 del _n, _op
+
+
+def _reduce_prod(primals, series, *, axes):
+    # the product is the last entry of a cumulative product over the reduced axes
+    # flattened to one (as JAX differentiates cumprod: a parallel prefix scan)
+    x, = primals
+    shape = get_aval(x).shape
+    keep = [i for i in range(len(shape)) if i not in axes]
+    n = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    out = bind(_P["reduce_prod"], x, axes=axes)
+    if n == 0:
+        return out, None
+
+    def prod(a):
+        a = lax.reshape(lax.transpose(a, tuple(keep) + tuple(axes)),
+                        tuple(shape[i] for i in keep) + (n,))
+        c = lax.associative_scan(lax.mul, a, axis=len(keep))
+        return lax.index_in_dim(c, n - 1, axis=len(keep), keepdims=False)
+    _, ss = jet_fun(lambda a: [prod(a)], [x], series)
+    return out, ss[0]
+
+
+def _sort(primals, series, *, dimension, **params):
+    # sorting permutes: every operand's terms follow its primal's permutation
+    shape = get_aval(primals[0]).shape
+    perm_in = lax.broadcasted_iota(np.int64, shape, dimension)
+    outs = bind(_P["sort"], *primals, perm_in, dimension=dimension, **params)
+    perm = outs[-1]
+    return outs[:-1], [[fnp.take_along_axis(t, perm, axis=dimension) for t in ts]
+                       for ts in series]
+
+
+def _cond(primals, series, *, branches):
+    # the same cond, each branch replaced by its jet on (operands, flat series)
+    index, ops = primals[0], list(primals[1:])
+    order = len(series[0])
+    flat = [t for ts in series[1:] for t in ts]
+    n = len(ops)
+    avals = [get_aval(x) for x in ops + flat]
+
+    def jet_branch(br):
+        def fun(*xs):
+            ss = [list(xs[n + i * order:n + (i + 1) * order]) for i in range(n)]
+            outs, souts = jet_eval(br.jaxpr, br.consts, list(xs[:n]), ss, order)
+            terms = []
+            for o, s in zip(outs, souts):
+                terms += [zeros_like_value(o)] * order if s is None else list(s)
+            return list(outs) + terms
+        j, c, _ = trace_to_jaxpr(fun, avals, name="jet of a cond branch")
+        return ClosedJaxpr(j, c)
+    bodies, consts = hoist_many([jet_branch(b) for b in branches])
+    outs = bind(_P["cond"], index, *consts, *ops, *flat, branches=tuple(bodies))
+    m = len(branches[0].out_avals)
+    return outs[:m], [list(outs[m + i * order:m + (i + 1) * order]) for i in range(m)]
+
+
+JET_RULES[_P["reduce_prod"]] = _reduce_prod
+JET_RULES[_P["sort"]] = _sort
+JET_RULES[_P["cond"]] = _cond
 
 
 # --------------------------------------------------------------------------- jit
