@@ -100,6 +100,17 @@ def test_owens_t_against_scipy():
                 modes=("fwd", "rev"))
 
 
+def test_owens_t_large_eager_call_is_the_compiled_one():
+    """2**16 values and more run through a cached jit (49 s of numpy passes on 1e6
+    values, JAX 2.3 s; compiled 0.35 s): the jitted function's bits, both branches."""
+    rng = np.random.default_rng(3)
+    h, a = rng.standard_normal(1 << 16) * 3, rng.standard_normal(1 << 16) * 3
+    np.testing.assert_array_equal(np.asarray(fsp.owens_t(h, a)),
+                                  np.asarray(ft.jit(fsp.owens_t)(h, a)))
+    got, want = np.asarray(fsp.owens_t(h, a)), ssp.owens_t(h, a)
+    assert np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300)) < 5e-13
+
+
 _FUNS = {
     "expn": lambda x: fsp.expn(3, x), "expn0": lambda x: fsp.expn(0, x),
     "sici": fsp.sici, "fresnel": fsp.fresnel,
