@@ -58,16 +58,33 @@ def larfg(alpha: Array, x: Array) -> tuple[Array, Array, Array]:
     return x / scale[..., None], tau, fnp.where(trivial, alpha, beta).astype(alpha.dtype)
 
 
-def _reflect_rows(m, v, tau):
-    """``(I - tau v vᴴ)ᴴ m`` (``v`` (..., r), ``m`` (..., r, c))."""
+def _two_sided(m, v, tau, cols=None):
+    """``Hᴴ m H`` for ``H = I - tau v vᴴ`` (``v`` (..., n)); with the 0/1 mask ``cols`` the
+    left reflection acts on those columns only."""
     vh_m = fnp.einsum("...i,...ij->...j", fnp.conj(v), m)
-    return m - (fnp.conj(tau)[..., None, None] * v[..., :, None]) * vh_m[..., None, :]
-
-
-def _reflect_cols(m, v, tau):
-    """``m (I - tau v vᴴ)`` (``v`` (..., c), ``m`` (..., r, c))."""
+    if cols is not None:
+        vh_m = vh_m * cols
+    m = m - (fnp.conj(tau)[..., None, None] * v[..., :, None]) * vh_m[..., None, :]
     m_v = fnp.einsum("...ij,...j->...i", m, v)
     return m - (tau[..., None, None] * m_v[..., :, None]) * fnp.conj(v)[..., None, :]
+
+
+def _step_masks(n, k, dtype):
+    """The row index ``r`` (traced step ``k``) and ``mask(cond) -> 0/1 of dtype``."""
+    r = fnp.arange(n)
+    return r, lambda cond: cond.astype(dtype)
+
+
+def _column(m, onehot):
+    return fnp.einsum("...ij,j->...i", m, onehot)
+
+
+def _reflector(col, lead, tail):
+    """LAPACK's reflector for ``col``'s entry ``lead`` (a 0/1 one-hot) over the entries
+    ``tail`` (0/1): ``(u, v, tau, beta)``, ``u`` zero outside ``tail``, ``v = lead + u``."""
+    alpha = fnp.einsum("...i,i->...", col, lead)
+    u, tau, beta = larfg(alpha, col * tail)
+    return u, lead + u, tau, beta
 
 
 def hessenberg(a: ArrayLike) -> tuple[Array, Array]:
@@ -75,7 +92,8 @@ def hessenberg(a: ArrayLike) -> tuple[Array, Array]:
     subdiagonal of ``a``, reflector ``k``'s vector (past its unit entry ``k + 1``)
     below the subdiagonal of column ``k``, and ``taus`` (..., n - 1), as LAPACK's
     ``?gehrd`` and JAX's ``lax.linalg.hessenberg``; ``a = Q H Qᴴ`` with
-    ``Q = H_0 ... H_{n-2}``.
+    ``Q = H_0 ... H_{n-2}``. One loop step per column (a ``fori_loop``: one body to
+    compile, whatever ``n``).
 
     >>> import numpy as np
     >>> h, taus = hessenberg(np.array([[1.0, 0.0, 0.0], [3.0, 1.0, 0.0], [4.0, 0.0, 1.0]]))
@@ -83,17 +101,20 @@ def hessenberg(a: ArrayLike) -> tuple[Array, Array]:
     [1.0, -5.0]
     """
     h = _square(a, "hessenberg")
-    n = h.shape[-1]
-    taus = []
-    for k in range(n - 1):  # the last step only makes a complex subdiagonal entry real
-        u, tau, beta = larfg(h[..., k + 1, k], h[..., k + 2:, k])
-        v = fnp.concatenate([fnp.ones_like(beta)[..., None], u], axis=-1)
-        h = h.at[..., k + 1:, k + 1:].set(_reflect_rows(h[..., k + 1:, k + 1:], v, tau))
-        h = h.at[..., :, k + 1:].set(_reflect_cols(h[..., :, k + 1:], v, tau))
-        h = h.at[..., k + 1:, k].set(fnp.concatenate([beta[..., None], u], axis=-1))
-        taus.append(tau)
-    t = fnp.stack(taus, axis=-1) if taus else fnp.zeros(h.shape[:-2] + (0,), h.dtype)
-    return h, t
+    n, dt = h.shape[-1], h.dtype
+
+    def step(k, carry):     # the last step only makes a complex subdiagonal entry real
+        h, taus = carry
+        r, mask = _step_masks(n, k, dt)
+        col = _column(h, mask(r == k))
+        u, v, tau, beta = _reflector(col, mask(r == k + 1), mask(r >= k + 2))
+        h = _two_sided(h, v, tau, mask(r >= k + 1))
+        packed = fnp.where(r == k + 1, beta[..., None], fnp.where(r >= k + 2, u, col))
+        h = fnp.where(r == k, packed[..., :, None], h)
+        taus = fnp.where(fnp.arange(n - 1) == k, tau[..., None], taus)
+        return h, taus
+    taus = fnp.zeros(h.shape[:-2] + (max(n - 1, 0),), dt)
+    return fori_loop(0, n - 1, step, (h, taus)) if n > 1 else (h, taus)
 
 
 def _hermitian_full(a, lower):
@@ -114,6 +135,7 @@ def tridiagonal(a: ArrayLike, *, lower: bool = True) -> tuple[Array, Array, Arra
     (above) them, and the other triangle is the input's. ``lower``:
     ``Q = H_0 ... H_{n-2}``, reflector ``i`` with unit entry ``i + 1``; upper:
     ``Q = H_{n-2} ... H_0``, reflector ``i`` with unit entry ``i``, stored above it.
+    One ``fori_loop`` step per reflector.
 
     >>> import numpy as np
     >>> _, d, e, _ = tridiagonal(np.array([[2.0, 1.0], [1.0, 2.0]]))
@@ -121,40 +143,41 @@ def tridiagonal(a: ArrayLike, *, lower: bool = True) -> tuple[Array, Array, Arra
     ([2.0, 2.0], [1.0])
     """
     a = _square(a, "tridiagonal")
-    n = a.shape[-1]
-    m = _hermitian_full(a, lower)
+    n, dt = a.shape[-1], a.dtype
     rdt = fnp.real(a).dtype
-    cols, es, taus = [], [], []
-    steps = range(n - 1) if lower else range(n - 2, -1, -1)
-    for i in steps:
-        if lower:       # annihilate m[i+2:, i] by a reflector on rows/cols i+1..
-            u, tau, beta = larfg(m[..., i + 1, i], m[..., i + 2:, i])
-            v = fnp.concatenate([fnp.ones_like(beta)[..., None], u], axis=-1)
-            blk = _reflect_cols(_reflect_rows(m[..., i + 1:, i + 1:], v, tau), v, tau)
-            m = m.at[..., i + 1:, i + 1:].set(blk)
-        else:           # annihilate m[:i, i+1] by a reflector on rows/cols ..i
-            u, tau, beta = larfg(m[..., i, i + 1], m[..., :i, i + 1])
-            v = fnp.concatenate([u, fnp.ones_like(beta)[..., None]], axis=-1)
-            blk = _reflect_cols(_reflect_rows(m[..., :i + 1, :i + 1], v, tau), v, tau)
-            m = m.at[..., :i + 1, :i + 1].set(blk)
-        cols.append(u)
-        es.append(fnp.real(beta))
-        taus.append(tau)
-    d = fnp.real(fnp.diagonal(m, axis1=-2, axis2=-1))
     batch = a.shape[:-2]
-    e = fnp.stack(es[::1 if lower else -1], axis=-1) if es else fnp.zeros(batch + (0,), rdt)
-    t = fnp.stack(taus[::1 if lower else -1], axis=-1) if taus else fnp.zeros(batch + (0,),
-                                                                             a.dtype)
-    keep = np.triu(np.ones((n, n), bool), 1) if lower else np.tril(np.ones((n, n), bool), -1)
-    out = fnp.where(keep, a, d.astype(a.dtype)[..., None, :] * np.eye(n, dtype=a.dtype))
-    for i, u in zip(steps, cols):
-        if lower:
-            out = out.at[..., i + 1:, i].set(fnp.concatenate(
-                [e[..., i:i + 1].astype(a.dtype), u], axis=-1))
-        else:
-            out = out.at[..., :i + 1, i + 1].set(fnp.concatenate(
-                [u, e[..., i:i + 1].astype(a.dtype)], axis=-1))
-    return out, d, e, t
+
+    def step(j, carry):
+        m, vecs, e, taus = carry
+        i = j if lower else n - 2 - j
+        r, mask = _step_masks(n, i, dt)
+        if lower:       # annihilate m[i+2:, i] by a reflector on rows/cols i+1..
+            col_at = i
+            u, v, tau, beta = _reflector(_column(m, mask(r == i)), mask(r == i + 1),
+                                         mask(r >= i + 2))
+        else:           # annihilate m[:i, i+1] by a reflector on rows/cols ..i
+            col_at = i + 1
+            u, v, tau, beta = _reflector(_column(m, mask(r == i + 1)), mask(r == i),
+                                         mask(r < i))
+        m = _two_sided(m, v, tau)
+        vecs = fnp.where(r == col_at, u[..., :, None], vecs)
+        at = fnp.arange(n - 1) == i
+        return m, vecs, fnp.where(at, fnp.real(beta)[..., None], e), fnp.where(
+            at, tau[..., None], taus)
+    carry = (_hermitian_full(a, lower), fnp.zeros_like(a),
+             fnp.zeros(batch + (max(n - 1, 0),), rdt), fnp.zeros(batch + (max(n - 1, 0),), dt))
+    m, vecs, e, taus = fori_loop(0, n - 1, step, carry) if n > 1 else carry
+    d = fnp.real(fnp.diagonal(m, axis1=-2, axis2=-1))
+    r, c = np.arange(n)[:, None], np.arange(n)[None, :]
+    e_pad = fnp.concatenate([e, fnp.zeros(batch + (1,), rdt)], axis=-1).astype(dt)
+    if lower:
+        off = fnp.where(r == c + 1, e_pad[..., None, :], fnp.where(r >= c + 2, vecs, 0))
+        other = c > r
+    else:
+        off = fnp.where(c == r + 1, e_pad[..., :, None], fnp.where(c >= r + 2, vecs, 0))
+        other = r > c
+    out = fnp.where(other, a, fnp.where(r == c, d.astype(dt)[..., None, :], off))
+    return out, d, e, taus
 
 
 def _reflectors(a, k):
