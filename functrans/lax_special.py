@@ -100,7 +100,8 @@ def _erf_inv_jvp(primals, tangents):
 
 def erf_inv(x: ArrayLike) -> Array:
     """The inverse error function: ``erf(erf_inv(x)) == x`` on [-1, 1] (+-inf at +-1,
-    NaN outside), elementwise, for float32, float64 and bfloat16 (integers become float64).
+    NaN outside), elementwise, for float32, float64, float16 and bfloat16 (integers become
+    float64; the 16-bit floats compute in float32, rounded once, as XLA does).
 
     >>> import numpy as np
     >>> from functrans.lax_special import erf_inv
@@ -110,10 +111,10 @@ def erf_inv(x: ArrayLike) -> Array:
     x = fnp.asarray(x)
     if dtype_kind(x.dtype) in "iub":
         x = fnp.asarray(x, np.float64)
-    if x.dtype == bfloat16:       # in float32, rounded once (as XLA computes it)
-        return fnp.asarray(_erf_inv(fnp.asarray(x, np.float32)), bfloat16)
+    if x.dtype in (bfloat16, np.float16):   # in float32, rounded once (as XLA computes it)
+        return fnp.asarray(_erf_inv(fnp.asarray(x, np.float32)), x.dtype)
     if x.dtype not in (np.float32, np.float64):
-        raise TypeError(f"erf_inv: expected float32, float64 or bfloat16, got {x.dtype}")
+        raise TypeError(f"erf_inv: expected float16, float32, float64 or bfloat16, got {x.dtype}")
     return _erf_inv(x)
 
 

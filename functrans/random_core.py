@@ -69,11 +69,11 @@ def check_key(name, k):
 
 
 def float_dtype(name, dtype):
-    """A float32, float64 or bfloat16 dtype, or JAX's ValueError."""
+    """A float16, float32, float64 or bfloat16 dtype, or JAX's ValueError."""
     dt = canonical_dtype(np.float64 if dtype is None else dtype)
-    if dt not in (np.float32, np.float64, bfloat16):
-        raise ValueError(f"{name}: dtype must be a floating dtype (float32, float64 or "
-                         f"bfloat16), got {dt}")
+    if dt not in (np.float16, np.float32, np.float64, bfloat16):
+        raise ValueError(f"{name}: dtype must be a floating dtype (float16, float32, float64 "
+                         f"or bfloat16), got {dt}")
     return dt
 
 
@@ -291,8 +291,14 @@ def unit_float(k, shape, dt):
     """Floats of ``shape`` uniform on [0, 1): the top 23 (float32) or 52 (float64)
     random bits over 2**23 or 2**52, exact in every step; bfloat16 as JAX's (7 mantissa
     bits, fewer than 8: it draws 8-bit words, the low byte of each 32-bit one): the top 7
-    of those 8 bits over 2**7."""
+    of those 8 bits over 2**7; float16 as JAX's: the low 16 bits of each word, their top
+    10 over 2**10."""
     b1, b2 = _blocks(k, shape)
+    if dt == np.float16:
+        w = E.bitwise_and(E.bitwise_xor(b1, b2), broadcast_in_dim(np.uint32(0xFFFF), shape, ()))
+        m = E.shift_right_logical(w, broadcast_in_dim(np.uint32(6), shape, ()))
+        return convert_element_type(convert_element_type(m, np.float32) * np.float32(2.0 ** -10),
+                                    np.float16)
     if dt == bfloat16:
         w = E.bitwise_and(E.bitwise_xor(b1, b2), broadcast_in_dim(np.uint32(0xFF), shape, ()))
         m = E.shift_right_logical(w, broadcast_in_dim(np.uint32(1), shape, ()))
@@ -314,7 +320,7 @@ def _fused_multiply_add(a, b, c):
     Knuth's exact sum, then one rounding of their sum (off only in rare near-ties)."""
     if a.dtype == bfloat16:     # XLA rounds the bfloat16 product, then the sum (JAX's bits)
         return a * b + c
-    if a.dtype == np.float32:
+    if a.dtype in (np.float32, np.float16):   # (16-bit: exact product, one sum)
         wide = fnp.asarray(a, np.float64) * fnp.asarray(b, np.float64) + fnp.asarray(c, np.float64)
         return fnp.asarray(wide, a.dtype)
     p = a * b

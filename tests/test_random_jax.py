@@ -108,6 +108,29 @@ def test_complex_normal_as_jax():
     np.testing.assert_allclose(c64, [0.7877503 + 0.3211209j, 0.10014845 + 0.66408837j], atol=1e-6)
 
 
+
+def test_float16_draws_as_jax():
+    """float16 uniform/normal/exponential/bernoulli and erf_inv as JAX 0.10.2's, bit for
+    bit (they raised ValueError; mixed-precision programs draw float16 noise, and
+    bernoulli with a float16 p draws float16 uniforms): 16-bit words, their top 10 bits
+    over 2**10; erf_inv in float32 rounded once. Eager and jit."""
+    k = random.PRNGKey(7)
+    want = {(random.uniform, ()): [12576, 14304, 12592, 13392, 13880, 14554],
+            (random.uniform, (-3, 5)): [48864, 15232, 48848, 47808, 12032, 16232],
+            (random.normal, ()): [48113, 42203, 48096, 47336, 46211, 13397],
+            (random.exponential, ()): [12694, 14700, 12713, 13574, 14304, 15222]}
+    for (fn, rng), bits in want.items():
+        for f in (fn, ft.jit(lambda k: fn(k, (6,), np.float16, *rng))):
+            got = f(k, (6,), np.float16, *rng) if f is fn else f(k)
+            assert got.dtype == np.float16
+            assert np.asarray(got).view(np.uint16).tolist() == bits, fn.__name__
+    b = random.bernoulli(k, np.float16(0.3), (12,))
+    assert np.asarray(b).astype(int).tolist() == [1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 1]
+    e = erf_inv(np.array([-0.9, -0.3, 0.0, 0.5, 0.999], np.float16))
+    assert e.dtype == np.float16
+    assert np.asarray(e).view(np.uint16).tolist() == [48295, 46172, 0, 14242, 16554]
+
+
 # --------------------------------------------------------------------------- erf_inv
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
