@@ -17,6 +17,7 @@ from __future__ import annotations
 from .. import numpy as fnp
 from ..primitives.control_flow import scan
 from ..primitives.linear_solve import custom_linear_solve
+from ._linalg_tridiagonal_perturbed import solve_perturbed
 from ..typing import Array, ArrayLike
 
 __all__ = ["tridiagonal_solve"]
@@ -73,9 +74,12 @@ def _gtsv(dl, d, du, b):
     return x, u0
 
 
-def _solve(dl, d, du, b):
+def _solve(dl, d, du, b, perturb=False):
     """``A⁻¹ b`` with the batch axes last-but-one: moves the rows to the front for the scans."""
     mv = lambda v: fnp.moveaxis(v, -1, 0)   # noqa: E731
+    if perturb:
+        x = solve_perturbed(mv(dl), mv(d), mv(du), fnp.moveaxis(b, -2, 0))
+        return fnp.moveaxis(x, 0, -2).astype(b.dtype)
     x, pivots = _gtsv(mv(dl), mv(d), mv(du), fnp.moveaxis(b, -2, 0))
     singular = fnp.any(pivots == 0, axis=0)[..., None, None]
     return fnp.where(singular, fnp.nan, fnp.moveaxis(x, 0, -2)).astype(b.dtype)
@@ -88,16 +92,14 @@ def tridiagonal_solve(dl: ArrayLike, d: ArrayLike, du: ArrayLike, b: ArrayLike, 
     (``du[m-1]`` unused), all ``(..., m)``, and ``b`` ``(..., m, n)``, as
     ``jax.lax.linalg.tridiagonal_solve``: ``?gtsv``'s pivoting, NaN for a singular
     system, differentiable in all four (JAX's implicit rule), batched.
-    ``perturb_singular=True`` (JAX's perturbed pivots) is not supported.
+    ``perturb_singular=True`` solves as JAX's CPU kernel instead (scaled pivoting, tiny
+    pivots perturbed by about ``eps max|U|``): finite solutions of singular systems.
 
     >>> import numpy as np
     >>> tridiagonal_solve(np.zeros(2), np.array([2.0, 4.0]), np.zeros(2),
     ...                   np.array([[2.0], [2.0]])).tolist()
     [[1.0], [0.5]]
     """
-    if perturb_singular:
-        raise NotImplementedError("tridiagonal_solve: perturb_singular=True (JAX's perturbed "
-                                  "pivots for singular systems) is not supported")
     dl, d, du, b = (fnp.asarray(x) for x in (dl, d, du, b))
     if not (dl.shape == d.shape == du.shape) or b.shape[:-1] != d.shape or d.ndim < 1:
         raise TypeError(f"tridiagonal_solve: dl, d, du of one shape (..., m) and b "
@@ -112,5 +114,5 @@ def tridiagonal_solve(dl: ArrayLike, d: ArrayLike, du: ArrayLike, b: ArrayLike, 
     du_t = fnp.concatenate([dl[..., 1:], fnp.zeros_like(dl[..., :1])], axis=-1)
     return custom_linear_solve(
         lambda x: _product(dl, d, du, x), b,
-        lambda _, r: _solve(dl, d, du, r),
-        lambda _, r: _solve(dl_t, d, du_t, r))
+        lambda _, r: _solve(dl, d, du, r, perturb_singular),
+        lambda _, r: _solve(dl_t, d, du_t, r, perturb_singular))

@@ -184,6 +184,10 @@ row("lax_linalg_tridiagonal_solve", L.tridiagonal_solve,
 row("lax_linalg_tridiagonal_solve_batched", L.tridiagonal_solve,
     gen(randn(2, 4), randn(2, 4, shift=3.0), randn(2, 4), randn(2, 4, 3)), _dense_tri,
     rtol=1e-9, atol=1e-11)
+row("lax_linalg_tridiagonal_solve_perturbed",
+    lambda dl, d, du, b: L.tridiagonal_solve(dl, d, du, b, perturb_singular=True),
+    gen(randn(2, 5), randn(2, 5), randn(2, 5), randn(2, 5, 2)), _dense_tri, rtol=1e-9,
+    atol=1e-11, fd_tol=1e-4)
 row("lax_linalg_tridiagonal_solve_f32", L.tridiagonal_solve,
     gen(randn(4, dtype=F32), randn(4, dtype=F32, shift=3.0), randn(4, dtype=F32),
         randn(4, 1, dtype=F32)), _dense_tri, rtol=1e-4, atol=1e-5, diff=False)
