@@ -122,7 +122,9 @@ def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True,
     ``vlᴴ x = w vlᴴ``, each vector of unit norm with its largest component real); the
     vectors not asked for are left out. NaN for a matrix ``?geev`` fails on (or holding
     inf/NaN). Eigenvalues differentiate; eigenvectors only with
-    ``enable_eigvec_derivs=True`` (valid for distinct eigenvalues, as JAX's).
+    ``enable_eigvec_derivs=True`` (valid for distinct eigenvalues, as JAX's). Single
+    precision is computed in double and rounded (as numpy.linalg), so a float32 vector
+    may be JAX's (``sgeev``'s) times -1, the sign ``?geev`` leaves free.
 
     >>> import numpy as np
     >>> w, vl, vr = eig(np.array([[2.0, 0.0], [0.0, 3.0]]))
