@@ -122,9 +122,49 @@ def test_traced_loops_unchanged(compiles):
 
     def total(c0):
         return lax.scan(lambda c, x: (c + x * c0, None), c0, xs)[0]
-    assert float(ft.grad(total)(1.0)) == N + 1
     assert ft.vmap(total)(np.array([1.0, 2.0])).tolist() == [N + 1.0, 2.0 * (N + 1)]
+    assert float(ft.jit(ft.grad(total))(1.0)) == N + 1
     assert _eager(compiles) == []
+
+
+def _rnn_loss(w, xs):
+    h, ys = _rnn(w, xs)
+    return fnp.sum(ys) + fnp.sum(h)
+
+
+def test_eager_grad_runs_its_loops_compiled_with_jits_values(compiles):
+    # the forward scan with residuals (the JVP rule's, on concrete primals) and the
+    # transposed reverse scan (the backward pass's) were interpreted step by step
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((4, 4)).astype(np.float32) * 0.5
+    xs = rng.standard_normal((N // 4, 4)).astype(np.float32)
+    g = ft.grad(_rnn_loss)(w, xs)
+    assert _eager(compiles) == ["eager_scan", "eager_scan"]
+    np.testing.assert_array_equal(np.asarray(g), np.asarray(ft.jit(ft.grad(_rnn_loss))(w, xs)))
+    v, g2 = ft.value_and_grad(_rnn_loss)(w, xs)       # the cached executables
+    y, pull = ft.vjp(_rnn_loss, w, xs)
+    assert _eager(compiles) == ["eager_scan", "eager_scan"]
+    np.testing.assert_array_equal(np.asarray(g2), np.asarray(g))
+    np.testing.assert_array_equal(np.asarray(pull(np.float32(1.0))[0]), np.asarray(g))
+    assert float(v) == float(y)     # (the final sums are numpy's, jit's are fused: rounding)
+    np.testing.assert_allclose(float(v), float(ft.jit(_rnn_loss)(w, xs)), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(_rnn(w, xs)[1]), np.asarray(ft.jit(_rnn)(w, xs)[1]))
+
+    def euler(k, x0):
+        def step(i, x):
+            return x + 1e-3 * fnp.stack([x[1], -k * fnp.sin(x[0])])
+        return fnp.sum(lax.fori_loop(0, N // 4, step, x0))
+    gk = ft.grad(euler, argnums=(0, 1))(0.7, np.array([1.0, 0.0]))
+    want = ft.jit(ft.grad(euler, argnums=(0, 1)))(0.7, np.array([1.0, 0.0]))
+    for a, b in zip(gk, want):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    n = len(_eager(compiles))
+    assert n >= 5          # 3 above, and euler's forward and reverse loops
+    with ft.disable_jit():           # a veto holds under grad too: interpreted
+        np.testing.assert_allclose(np.asarray(ft.grad(_rnn_loss)(w, xs[:N // 8])),
+                                   np.asarray(ft.jit(ft.grad(_rnn_loss))(w, xs[:N // 8])),
+                                   rtol=2e-4, atol=1e-5)
+    assert len(_eager(compiles)) == n
 
 
 def test_disable_jit_and_interpret_backend_stay_interpreted(compiles, monkeypatch):

@@ -17,8 +17,13 @@ that bound; a loop still running then is compiled and restarted
 from its initial carry (every step compiled, as under ``jit``; the loop is pure), and
 later calls with the same structure run compiled at once.
 
-Loops stay interpreted: under any trace (jit, grad, vmap) or a transform's eager rules
-(an eager ``vmap`` included),
+The loops an eager ``grad``/``vjp``/``value_and_grad`` runs take the same path: the
+forward loop with residuals (bound by the loop's JVP rule on concrete primals) and the
+transposed reverse loop (bound by the backward pass), each cached as above; their values
+are those of ``jit(grad(f))``'s loops.
+
+Loops stay interpreted: under a recording trace (``jit``, a trace with values such as
+``jvp``'s) or an eager ``vmap``,
 under ``disable_jit``, ``debug_nans`` or ``debug_infs`` (they name the body's operation
 that failed), on a default backend other than ``cpu`` (the interpreter, cuda),
 when the body has effects (``debug.print``, ``io_callback``: they run once per step,
@@ -41,7 +46,7 @@ from backends.interpret_eval import eval_jaxpr
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Var
 from jaxpr_ir.structure import structural_key
 from ..compiler import LRUCache, compile_closed
-from ..tracing import EAGER_CHECK, INTERNAL, axis_frames, outermost_trace
+from ..tracing import EAGER_CHECK, Trace, axis_frames, trace_at_level, trace_depth
 from .base import aval
 
 __all__ = ["COMPILE_COST", "EAGER_COMPILE_MIN", "body_size", "compiled_loop", "eager_vetoes", "run_scan_eager",
@@ -102,10 +107,13 @@ def _effectful(closed) -> bool:
 
 
 def _eager_now() -> bool:
+    # traces: only an eager grad/vjp's (linearize's, whose JVP rules bind the primal
+    # loop on concrete values; its linear trace, whose transposed loop the backward pass
+    # binds eagerly), not a recording Trace (jit's, or one tracing with values);
     # axis frames: inside an eager vmap (its batching rules bind on concrete values);
     # EAGER_CHECK: debug_nans / debug_infs, which name the body's operation that failed
-    return (outermost_trace() is None and not INTERNAL.on and not axis_frames()
-            and not EAGER_CHECK and default_backend() == "cpu"
+    return (not any(type(trace_at_level(i)) is Trace for i in range(trace_depth()))
+            and not axis_frames() and not EAGER_CHECK and default_backend() == "cpu"
             and not any(veto() for veto in eager_vetoes))
 
 
