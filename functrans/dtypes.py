@@ -18,6 +18,7 @@ import numpy as np
 from jaxpr_ir import bfloat16 as _BF16
 
 from .api_util import FLOAT0
+from .key_array import extended, prng_key
 from .numpy import finfo, iinfo, issubdtype, result_type
 from .typing import DTypeLike
 
@@ -27,24 +28,6 @@ __all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_typ
 
 float0 = FLOAT0
 bfloat16 = _BF16.type     # JAX's jax.dtypes.bfloat16 (ml_dtypes')
-
-
-class extended(np.generic):  # noqa: N801 (JAX's name)
-    """JAX's abstract class of extended dtypes (typed PRNG keys); no numpy dtype is one.
-
-    >>> import numpy as np
-    >>> np.issubdtype(np.float32, extended)
-    False
-    """
-
-
-class prng_key(extended):  # noqa: N801 (JAX's name)
-    """JAX's abstract class of typed-key dtypes; ``random.key`` data here is uint32.
-
-    >>> import numpy as np
-    >>> np.issubdtype(np.uint32, prng_key)
-    False
-    """
 
 
 class TypePromotionError(ValueError):

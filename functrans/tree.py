@@ -11,10 +11,19 @@ from __future__ import annotations
 import dataclasses as _dataclasses
 
 from . import tree_util as _tu
+from .key_array import KeyArray as _KeyArray
 
 __all__ = ["map", "leaves", "flatten", "unflatten", "structure", "transpose", "all",
            "reduce", "flatten_with_path", "map_with_path", "leaves_with_path", "broadcast",
            "reduce_associative", "static"]
+
+
+def _keys(is_leaf):
+    """``is_leaf`` that also stops at typed PRNG keys: as ``jax.tree``, these functions
+    see a key array as one leaf (the transforms open it to its uint32 words)."""
+    if is_leaf is None:
+        return lambda x: isinstance(x, _KeyArray)
+    return lambda x: isinstance(x, _KeyArray) or is_leaf(x)
 
 
 def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (JAX's name)
@@ -23,7 +32,7 @@ def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (JAX's name)
     >>> map(lambda a, b: a - b, [5, 7], [1, 2])
     [4, 5]
     """
-    return _tu.tree_map(f, tree, *rest, is_leaf=is_leaf)
+    return _tu.tree_map(f, tree, *rest, is_leaf=_keys(is_leaf))
 
 
 def leaves(tree, is_leaf=None):
@@ -32,7 +41,7 @@ def leaves(tree, is_leaf=None):
     >>> leaves({"b": 1, "a": [2, 3]})
     [2, 3, 1]
     """
-    return _tu.tree_leaves(tree, is_leaf)
+    return _tu.tree_leaves(tree, _keys(is_leaf))
 
 
 def flatten(tree, is_leaf=None):
@@ -41,7 +50,7 @@ def flatten(tree, is_leaf=None):
     >>> flatten((1, [2]))[0]
     [1, 2]
     """
-    return _tu.tree_flatten(tree, is_leaf)
+    return _tu.tree_flatten(tree, _keys(is_leaf))
 
 
 def unflatten(treedef, leaves):  # noqa: F811 (JAX's argument name)
@@ -59,7 +68,7 @@ def structure(tree, is_leaf=None):
     >>> structure({"a": 1})
     PyTreeDef({'a': *})
     """
-    return _tu.tree_structure(tree, is_leaf)
+    return _tu.tree_structure(tree, _keys(is_leaf))
 
 
 def transpose(outer_treedef, inner_treedef, pytree_to_transpose):
@@ -77,7 +86,7 @@ def all(tree, *, is_leaf=None) -> bool:  # noqa: A001 (JAX's name)
     >>> all([1, (True,)])
     True
     """
-    return _tu.tree_all(tree, is_leaf=is_leaf)
+    return _tu.tree_all(tree, is_leaf=_keys(is_leaf))
 
 
 _NO_INITIALIZER = object()
@@ -90,8 +99,8 @@ def reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
     7
     """
     if initializer is _NO_INITIALIZER:
-        return _tu.tree_reduce(function, tree, is_leaf=is_leaf)
-    return _tu.tree_reduce(function, tree, initializer, is_leaf)
+        return _tu.tree_reduce(function, tree, is_leaf=_keys(is_leaf))
+    return _tu.tree_reduce(function, tree, initializer, _keys(is_leaf))
 
 
 def flatten_with_path(tree, is_leaf=None):
@@ -100,7 +109,7 @@ def flatten_with_path(tree, is_leaf=None):
     >>> [str(p[0]) for p, _ in flatten_with_path({"w": 1})[0]]
     ["['w']"]
     """
-    return _tu.tree_flatten_with_path(tree, is_leaf)
+    return _tu.tree_flatten_with_path(tree, _keys(is_leaf))
 
 
 def leaves_with_path(tree, is_leaf=None):
@@ -109,7 +118,7 @@ def leaves_with_path(tree, is_leaf=None):
     >>> len(leaves_with_path([1, 2]))
     2
     """
-    return _tu.tree_leaves_with_path(tree, is_leaf)
+    return _tu.tree_leaves_with_path(tree, _keys(is_leaf))
 
 
 def map_with_path(f, tree, *rest, is_leaf=None):
@@ -118,7 +127,7 @@ def map_with_path(f, tree, *rest, is_leaf=None):
     >>> map_with_path(lambda p, x: x + len(p), [10, [20]])
     [11, [22]]
     """
-    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf)
+    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=_keys(is_leaf))
 
 
 def broadcast(prefix_tree, full_tree, is_leaf=None):
@@ -127,7 +136,7 @@ def broadcast(prefix_tree, full_tree, is_leaf=None):
     >>> broadcast([1, 2], [(0, 0), {"a": 0}])
     [(1, 1), {'a': 2}]
     """
-    return _tu.tree_broadcast(prefix_tree, full_tree, is_leaf)
+    return _tu.tree_broadcast(prefix_tree, full_tree, _keys(is_leaf))
 
 
 def reduce_associative(operation, tree, *, identity=_NO_INITIALIZER, is_leaf=None):
@@ -137,8 +146,8 @@ def reduce_associative(operation, tree, *, identity=_NO_INITIALIZER, is_leaf=Non
     7
     """
     if identity is _NO_INITIALIZER:
-        return _tu.tree_reduce_associative(operation, tree, is_leaf=is_leaf)
-    return _tu.tree_reduce_associative(operation, tree, identity=identity, is_leaf=is_leaf)
+        return _tu.tree_reduce_associative(operation, tree, is_leaf=_keys(is_leaf))
+    return _tu.tree_reduce_associative(operation, tree, identity=identity, is_leaf=_keys(is_leaf))
 
 
 def static(**kwargs):

@@ -18,7 +18,7 @@ from tests.test_hygiene import ROOT, all_imports, modules, _where
 # ``x*``: names starting with x); the most specific entry that matches a module wins
 LAYERS = [
     ("foundation", ["errors", "config", "config_api", "tree_keys", "tree_def", "tree_util",
-                    "tree_walk", "tree",
+                    "tree_walk", "key_array", "tree",
                     "traceback_util", "numpy_warnings", "distributed", "sharding", "compiler",
                     "cost"]),
     ("tracing", ["eager_values", "tracing", "api_util", "device", "dlpack", "array", "numpy_dispatch",

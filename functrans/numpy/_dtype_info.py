@@ -17,6 +17,7 @@ from jaxpr_ir import bfloat16
 from ..tracing import Tracer
 from typing import Any
 from ..array import Array
+from ..key_array import KeyDtype
 from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["finfo", "iinfo", "promote_types", "result_type", "can_cast", "issubdtype",
@@ -114,6 +115,8 @@ def issubdtype(arg1: DTypeLike, arg2: DTypeLike) -> bool:
     >>> issubdtype(np.float32, np.floating), issubdtype(bfloat16, np.inexact)
     (True, True)
     """
+    if isinstance(arg1, KeyDtype):              # a typed key's: a subtype of prng_key
+        return issubclass(arg1.type, arg2) if isinstance(arg2, type) else arg2 == arg1
     if _is_bf16(arg1) and not _is_bf16(arg2):   # JAX's: a float type (ml_dtypes: np.generic)
         return arg2 in (np.floating, np.inexact, np.number, np.generic)
     return np.issubdtype(arg1, arg2)
