@@ -2,7 +2,8 @@
 ``ode`` (``odeint``, adaptive Dormand-Prince), ``jet`` (Taylor-mode higher-order AD),
 ``io_callback`` and the older ``enable_x64`` / ``disable_x64`` context managers, with the
 API of ``jax.experimental``; for programs of many processes ``multihost_utils`` and
-``mesh_utils``, and ``shard_map`` (its older import path).
+``mesh_utils``, and ``shard_map`` (its older import path); ``sparse`` (BCOO/BCSR
+arrays and ``sparsify``).
 
 >>> from functrans.experimental import ode
 >>> callable(ode.odeint)
@@ -13,10 +14,10 @@ import contextlib
 from . import checkify, jet, ode  # noqa: F401
 from ..callbacks import io_callback
 from ..config_api import enable_x64, option_set
-from . import mesh_utils, multihost_utils, shard_map  # noqa: F401
+from . import mesh_utils, multihost_utils, shard_map, sparse  # noqa: F401
 
 __all__ = ["checkify", "jet", "ode", "io_callback", "enable_x64", "disable_x64", "mesh_utils",
-           "multihost_utils", "shard_map"]
+           "multihost_utils", "shard_map", "sparse"]
 
 
 def disable_x64() -> contextlib.AbstractContextManager:
