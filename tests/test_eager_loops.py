@@ -132,7 +132,7 @@ def _rnn_loss(w, xs):
     return fnp.sum(ys) + fnp.sum(h)
 
 
-def test_eager_grad_runs_its_loops_compiled_with_jits_values(compiles):
+def test_eager_derivatives_run_their_loops_compiled_with_jits_values(compiles):
     # the forward scan with residuals (the JVP rule's, on concrete primals) and the
     # transposed reverse scan (the backward pass's) were interpreted step by step
     rng = np.random.default_rng(1)
@@ -160,6 +160,13 @@ def test_eager_grad_runs_its_loops_compiled_with_jits_values(compiles):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     n = len(_eager(compiles))
     assert n >= 5          # 3 above, and euler's forward and reverse loops
+    # jvp: its trace with values computes the primal loop (compiled too), then the JVP loop
+    tw = np.ones_like(w)
+    _, t = ft.jvp(lambda w: _rnn(w, xs)[1], (w,), (tw,))
+    np.testing.assert_array_equal(np.asarray(t), np.asarray(
+        ft.jit(lambda w, tw: ft.jvp(lambda w: _rnn(w, xs)[1], (w,), (tw,))[1])(w, tw)))
+    assert len(_eager(compiles)) > n
+    n = len(_eager(compiles))
     with ft.disable_jit():           # a veto holds under grad too: interpreted
         np.testing.assert_allclose(np.asarray(ft.grad(_rnn_loss)(w, xs[:N // 8])),
                                    np.asarray(ft.jit(ft.grad(_rnn_loss))(w, xs[:N // 8])),

@@ -17,13 +17,14 @@ that bound; a loop still running then is compiled and restarted
 from its initial carry (every step compiled, as under ``jit``; the loop is pure), and
 later calls with the same structure run compiled at once.
 
-The loops an eager ``grad``/``vjp``/``value_and_grad`` runs take the same path: the
-forward loop with residuals (bound by the loop's JVP rule on concrete primals) and the
-transposed reverse loop (bound by the backward pass), each cached as above; their values
-are those of ``jit(grad(f))``'s loops.
+The loops an eager ``grad``/``vjp``/``value_and_grad``/``jvp`` runs take the same path:
+the forward loop with residuals (bound by the loop's JVP rule on concrete primals), the
+transposed reverse loop (bound by the backward pass), ``jvp``'s primal loop (computed as
+its trace with values records it), each cached as above; their values are those of the
+same loops under ``jit``.
 
-Loops stay interpreted: under a recording trace (``jit``, a trace with values such as
-``jvp``'s) or an eager ``vmap``,
+Loops stay interpreted: folded while ``jit``, ``make_jaxpr`` or ``vmap`` traces (a loop of
+constants only), inside an eager ``vmap``,
 under ``disable_jit``, ``debug_nans`` or ``debug_infs`` (they name the body's operation
 that failed), on a default backend other than ``cpu`` (the interpreter, cuda),
 when the body has effects (``debug.print``, ``io_callback``: they run once per step,
@@ -107,12 +108,16 @@ def _effectful(closed) -> bool:
 
 
 def _eager_now() -> bool:
-    # traces: only an eager grad/vjp's (linearize's, whose JVP rules bind the primal
-    # loop on concrete values; its linear trace, whose transposed loop the backward pass
-    # binds eagerly), not a recording Trace (jit's, or one tracing with values);
+    # traces: a loop's impl runs on concrete values, but under jit / make_jaxpr / vmap
+    # (an outermost plain Trace that does not differentiate) only to fold a loop of
+    # constants while tracing, which stays as it was; under an eager grad/vjp (linearize's
+    # JVP rules bind the primal loop on concrete primals, the backward pass the transposed
+    # loop) and jvp's trace with values (it computes each value as it records it) the
+    # loops compile, with jit's values all the same.
     # axis frames: inside an eager vmap (its batching rules bind on concrete values);
     # EAGER_CHECK: debug_nans / debug_infs, which name the body's operation that failed
-    return (not any(type(trace_at_level(i)) is Trace for i in range(trace_depth()))
+    first = trace_at_level(0) if trace_depth() else None
+    return (not (type(first) is Trace and not first.detaches)
             and not axis_frames() and not EAGER_CHECK and default_backend() == "cpu"
             and not any(veto() for veto in eager_vetoes))
 
