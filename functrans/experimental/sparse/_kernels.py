@@ -92,7 +92,12 @@ def dot_unbatched(data: Any, indices: Any, tail: tuple, rhs: Any, lc: tuple, rc:
         g = fnp.broadcast_to(rhs_t, (indices.shape[0],) + rhs_t.shape)
     dcon = tuple(1 + l for l, _ in pairs_d)
     rcon = tuple(1 + rest.index(r) for _, r in pairs_d)
-    prod = dot_general(data, g, ((dcon, rcon), ((0,), (0,))))   # (nse, dense free, rhs free)
+    if pairs_d:                  # (nse, dense free, rhs free)
+        prod = dot_general(data, g, ((dcon, rcon), ((0,), (0,))))
+    else:                        # an outer product per entry: elementwise, so it fuses
+        nd, nr = data.ndim - 1, g.ndim - 1
+        prod = (data.reshape(data.shape + (1,) * nr)
+                * g.reshape(g.shape[:1] + (1,) * nd + g.shape[1:]))
     free_s = list(lb) + [d for d in range(ns) if d not in lc and d not in lb]
     out_shape = tuple(tail[d] for d in free_s) + prod.shape[1:]
     if not free_s:
