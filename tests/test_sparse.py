@@ -250,3 +250,32 @@ def test_gcn_training_step(rng):
                                atol=1e-12)
     W1 = step(W, A, X, Y)
     assert float(loss(W1, A, X, Y)) < float(loss(W, A, X, Y))
+
+
+def test_dot_general_random_dimension_numbers_match_dense_or_refuse(rng):
+    """Random contracting / batch axes for every layout of a 4-d BCOO, the BCOO on either
+    side: the result equals the dense dot_general, or NotImplementedError (never a wrong
+    number)."""
+    shape = (2, 3, 4, 2)
+    A = _sparse_array(rng, shape)
+    computed = 0
+    for _ in range(40):
+        nb = int(rng.integers(0, 3))
+        M = BCOO.fromdense(A, n_batch=nb, n_dense=int(rng.integers(0, 3 - nb)))
+        axes = [int(a) for a in rng.permutation(4)]
+        ncon, nbat = int(rng.integers(1, 3)), int(rng.integers(0, 2))
+        lc, lb = axes[:ncon], axes[ncon:ncon + nbat]
+        rshape = [shape[d] for d in lb + lc] + [3]
+        perm = rng.permutation(len(rshape))
+        r = rng.standard_normal(rshape).transpose(perm)
+        inv = [int(i) for i in np.argsort(perm)]
+        rb, rc = inv[:nbat], inv[nbat:nbat + ncon]
+        for dims, lhs, rhs in [(((lc, rc), (lb, rb)), M, r), (((rc, lc), (rb, lb)), r, M)]:
+            dense = [fnp.asarray(A) if x is M else fnp.asarray(x) for x in (lhs, rhs)]
+            try:
+                got = sparse.bcoo_dot_general(lhs, rhs, dimension_numbers=dims)
+            except NotImplementedError:
+                continue
+            np.testing.assert_allclose(got, ft.lax.dot_general(*dense, dims), atol=1e-12)
+            computed += 1
+    assert computed >= 20
