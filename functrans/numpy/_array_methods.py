@@ -458,7 +458,7 @@ def _array_binop(name, reflected=False, fast=True):
         else:
             return NotImplemented
         # (with a numpy-protocol hook installed on Array, e.g. by ft.profile, go through fnp)
-        if ufunc is not None and "__array_ufunc__" not in attrs:
+        if ufunc is not None and "__array_ufunc__" not in attrs and self.dtype is not _BF16:
             token = QUIET_VAR.set(QUIET)    # IEEE results without numpy's warnings, as JAX
             try:
                 r = ufunc(o, self.view(base)) if reflected else ufunc(self.view(base), o)

@@ -95,10 +95,22 @@ def bf16_call(np_fn, args) -> np.ndarray:
     >>> bf16_call(np.add, (np.ones(2, bfloat16), np.int32(2))).dtype
     dtype(bfloat16)
     """
-    dt = result_dtype(*args)
-    work = _F32 if dt == bfloat16 else dt
+    try:      # the promoted dtype per operand dtypes (Python numbers: weak, by type)
+        key = tuple(type(a) if isinstance(a, _PY) else a.dtype for a in args)
+        dt = _PROMOTED.get(key)
+    except AttributeError:     # (a list)
+        key = dt = None
+    if dt is None:
+        dt = result_dtype(*args)
+        if key is not None:
+            _PROMOTED[key] = dt
+    work = _F32 if dt is bfloat16 else dt
     r = quiet_call(np_fn, *[a if isinstance(a, _PY) else np.asarray(a, work) for a in args])
-    r = np.asarray(r)
-    if dt == bfloat16 and r.dtype.kind == "f":
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    if dt is bfloat16 and r.dtype.kind == "f":
         r = r.astype(bfloat16)
     return r
+
+
+_PROMOTED: dict = {}
