@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+from . import trace_events
+
 __all__ = ["initialize", "is_initialized", "shutdown", "process_index", "process_count", "world", "comm_stats",
            "reset_comm_stats", "measure_comm", "traffic", "count_collective", "native_counter"]
 
@@ -192,6 +194,8 @@ def count_collective(kind: str, sent: float, received: float) -> None:
     row[0] += 1
     row[1] += sent
     row[2] += received
+    if trace_events.ACTIVE:
+        trace_events.instant(kind, "collective", {"bytes sent": sent, "bytes received": received})
 
 
 def native_counter(kind: str) -> np.ndarray:

@@ -25,6 +25,7 @@ from jaxpr_ir import ClosedJaxpr
 from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, donated_positions,
                        fast_key, flat_leaves, flatten_fun, flattening, float0_as_structure,
                        mixed_key, static_positions_and_names)
+from . import trace_events
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed)
 from .primitives.call import pjit_p
@@ -146,6 +147,7 @@ def _slow_path(jitted):
 
 
 _config._listeners.append(_drop_fast_paths)
+trace_events.on_start(_drop_fast_paths)   # a profiler trace sees every compiled call
 
 
 class _JitSwitch(threading.local):
@@ -292,6 +294,7 @@ class Jitted:
             raise
 
     def _call_slow(self, args, kwargs):
+        t0 = trace_events.now() if trace_events.ACTIVE else 0   # profiler trace: dispatch
         flat, in_tree, avals, key, f = self._trace(args, kwargs)
         if self.inline and any(isinstance(x, Tracer) for x in flat):
             return self.fun(*args, **kwargs)    # jit(inline=True): the caller's trace records it
@@ -301,7 +304,7 @@ class Jitted:
             exe, out_tree = entry
             if not kwargs:   # a signature compiled for another leaf type (0-d array, np.int64)
                 self._register_fast(args, kwargs, exe, out_tree)
-            return tree_unflatten(out_tree, self._run(exe, args, flat))
+            return tree_unflatten(out_tree, self._run(exe, args, flat, t0))
         jaxpr, consts, out_tree, held = self._stage_cached(key, in_tree, avals, f, flat)
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
@@ -322,7 +325,7 @@ class Jitted:
         self._last_key = key
         self._cache.put(key, (exe, out_tree))
         self._register_fast(args, kwargs, exe, out_tree)
-        return tree_unflatten(out_tree, self._run(exe, args, flat))
+        return tree_unflatten(out_tree, self._run(exe, args, flat, t0 and trace_events.now()))
 
     def _stage_cached(self, key, in_tree, avals, f, flat):
         """``_stage``, reusing the jaxpr traced for the same signature under a transform
@@ -346,7 +349,7 @@ class Jitted:
             return staged
         return (*staged, None)
 
-    def _run(self, exe, args, flat):
+    def _run(self, exe, args, flat, t0=0):
         """Call a compiled function. Donated arguments hand over their buffer only when
         functrans owns it (``array.take_donation``; the Array is then deleted); any other
         donated array is passed read-only, so the backend writes into a private copy.
@@ -364,7 +367,7 @@ class Jitted:
                     view = flat[i].view(np.ndarray)
                     view.flags.writeable = False
                     flat[i] = view
-        outs = exe(*flat)
+        outs = trace_events.timed_call(self._name(), t0, exe, flat) if t0 else exe(*flat)
         inputs = {id(x) for i, x in enumerate(flat) if i not in taken}
         return [mark_owned(wrap(o)) if type(o) is np.ndarray and o.flags.owndata
                 and id(o) not in inputs else wrap(_unshared(o, flat)) for o in outs]

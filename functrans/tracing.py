@@ -33,6 +33,7 @@ from .errors import (ConcretizationError, TracerBoolConversionError,
                      leaked_tracer_error, user_frame, user_location)
 from .numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from .eager_values import ARRAY_CLASS, EAGER_TYPES, INTERNAL, unshared, wrap  # noqa: F401
+from .trace_events import ACTIVE as TRACE_ON, add as trace_add, now as trace_now
 
 
 class _TraceContext(threading.local):
@@ -432,7 +433,12 @@ def bind(prim, *args, **params):
     if trace is None:
         token = QUIET_VAR.set(QUIET)   # numpy's IEEE results, without its warnings
         try:
-            out = prim.impl(*args, **params)
+            if TRACE_ON:       # ft.profiler.trace: the call as one timed event
+                t0 = trace_now()
+                out = prim.impl(*args, **params)
+                trace_add(prim.name, "eager", t0, trace_now())
+            else:
+                out = prim.impl(*args, **params)
         finally:
             QUIET_VAR.reset(token)
         if EAGER_CHECK:        # debug_nans / debug_infs while on (functrans.debug)

@@ -19,7 +19,8 @@ from tests.test_hygiene import ROOT, all_imports, modules, _where
 LAYERS = [
     ("foundation", ["errors", "config", "config_api", "tree_keys", "tree_def", "tree_util",
                     "tree_walk", "key_array", "tree",
-                    "traceback_util", "numpy_warnings", "distributed", "sharding", "compiler",
+                    "traceback_util", "numpy_warnings", "trace_events", "distributed",
+                    "sharding", "compiler",
                     "cost"]),
     ("tracing", ["eager_values", "tracing", "api_util", "device", "dlpack", "array", "numpy_dispatch",
                  "numpy._dtype_info", "shard_map_specs", "typing"]),
@@ -37,7 +38,7 @@ LAYERS = [
                    "nn", "nn.*", "example_libraries", "example_libraries.*", "experimental",
                    "experimental.*", "ops", "dtypes", "flatten_util", "image",
                    "custom_batching"]),
-    ("tools", ["profiler", "profile", "dump", "debug", "to_dot"]),
+    ("tools", ["profiler", "profiler_*", "profile", "dump", "debug", "debugger", "to_dot"]),
     ("the package", ["functrans"]),
 ]
 

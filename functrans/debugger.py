@@ -1,0 +1,194 @@
+"""``ft.debug.breakpoint``, ``visualize_array_sharding``, ``visualize_sharding`` and
+``inspect_array_sharding`` (JAX's ``jax.debug`` names of them).
+
+``breakpoint()`` stops where it is called, when the computation runs (under ``jit`` at
+each call of the compiled function, with that call's values; eagerly at once): it opens
+``pdb`` on a frame holding the caller's local variables, arrays as numpy values (a
+pytree of arrays as that pytree), anything else as it was at trace time; ``l`` lists
+the caller's source at the breakpoint, ``p x`` prints a value, ``c`` continues. It reads
+commands from ``sys.stdin`` and writes to ``sys.stdout``.
+
+Shardings: a functrans array is whole on every process and its ``.sharding`` records how
+it is laid out over a mesh (``functrans.sharding``); the text drawing shows which devices
+(processes ``CPU r``) hold each block of a 1-d or 2-d array, without ``rich``.
+
+>>> import functrans.numpy as fnp
+>>> visualize_array_sharding(fnp.ones((4, 4)))
++---------+
+|  CPU 0  |
++---------+
+"""
+from __future__ import annotations
+
+import pdb
+import sys
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from .callbacks import debug_callback
+from .sharding import NamedSharding, Sharding, SingleDeviceSharding, host_device
+from .tracing import Tracer
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["breakpoint", "visualize_array_sharding", "visualize_sharding",
+           "inspect_array_sharding"]
+
+
+def _dynamic(value) -> tuple | None:
+    """``(leaves, treedef)`` when ``value`` is a pytree of arrays (some traced or an
+    array), else None (kept as it is)."""
+    try:
+        leaves, tree = tree_flatten(value)
+    except Exception:   # noqa: BLE001 (a local that is no pytree at all)
+        return None
+    if leaves and all(isinstance(x, (Tracer, np.ndarray, np.generic)) for x in leaves):
+        return leaves, tree
+    return None
+
+
+def _frame(values: dict, filename: str, lineno: int, name: str, globs: dict):
+    """A finished frame whose locals are ``values``, at ``filename:lineno`` of function
+    ``name`` (so pdb's ``l`` lists the caller's source)."""
+    names = [k for k in values if k.isidentifier()]
+    src = ("\n" * max(lineno - 2, 0) + f"def {name if name.isidentifier() else 'f'}"
+           f"({', '.join(names)}):\n    return __import__('sys')._getframe()\n")
+    code = compile(src, filename, "exec")
+    fcode = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return types.FunctionType(fcode, globs)(*[values[k] for k in names])
+
+
+def _stop(values: dict, filename: str, lineno: int, name: str, globs: dict) -> None:
+    frame = _frame(values, filename, lineno, name, globs)
+    dbg = pdb.Pdb(stdin=sys.stdin, stdout=sys.stdout)
+    dbg.prompt = "(functrans pdb) "
+    dbg.reset()
+    dbg.interaction(frame, None)
+    sys.settrace(None)
+
+
+def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noqa: A001
+               num_frames: int | None = None, ordered: bool = False, token: Any = None,
+               **kwargs: Any) -> None:
+    """Stop here when the computation runs and open ``pdb`` with the caller's locals
+    (see the module doc).
+
+    >>> import functrans as ft, io, sys, contextlib
+    >>> def f(x):
+    ...     y = x * 2.0
+    ...     breakpoint()
+    ...     return y
+    >>> sys.stdin, old = io.StringIO("p y\\nc\\n"), sys.stdin
+    >>> with contextlib.redirect_stdout(io.StringIO()) as out:
+    ...     _ = ft.jit(f)(3.0)
+    >>> sys.stdin = old; "array(6.)" in out.getvalue()
+    True
+    """
+    caller = sys._getframe(1)
+    static, names, trees, leaves = {}, [], [], []
+    for k, v in caller.f_locals.items():
+        dyn = _dynamic(v)
+        if dyn is None:
+            static[k] = "<traced>" if isinstance(v, Tracer) else v
+        else:
+            names.append(k)
+            trees.append((len(leaves), len(dyn[0]), dyn[1]))
+            leaves.extend(dyn[0])
+    where = (caller.f_code.co_filename, caller.f_lineno, caller.f_code.co_name,
+             caller.f_globals)
+    del caller
+
+    def stop(*vals):
+        values = dict(static)
+        for k, (i, n, tree) in zip(names, trees):
+            values[k] = tree_unflatten(tree, [np.asarray(x) for x in vals[i:i + n]])
+        _stop(values, *where)
+
+    debug_callback(stop, *leaves, ordered=ordered)
+
+
+# ------------------------------------------------------------------ shardings
+
+def _sharding_of(x) -> Sharding:
+    s = getattr(x, "sharding", None) if not isinstance(x, Tracer) else None
+    return s if isinstance(s, Sharding) else SingleDeviceSharding(host_device())
+
+
+def inspect_array_sharding(value: Any, *, callback: Callable[[Sharding], None]) -> None:
+    """Call ``callback(sharding)`` for each array of the pytree ``value``, at once (under
+    ``jit``: when it is traced, as JAX calls it at compile time); a traced value has the
+    host device's sharding (``jit`` of one process computes on its one device).
+
+    >>> import functrans.numpy as fnp
+    >>> inspect_array_sharding(fnp.ones(3), callback=print)
+    SingleDeviceSharding(device=CpuDevice(id=0))
+    """
+    for leaf in tree_flatten(value)[0]:
+        callback(_sharding_of(leaf))
+
+
+def _blocks(shape: tuple, sharding: Sharding) -> dict:
+    """Block index (one per dimension) -> the device ids holding it."""
+    if not isinstance(sharding, NamedSharding):
+        return {(0,) * len(shape): [getattr(next(iter(sharding.device_set)), "id", 0)]}
+    mesh, spec = sharding.mesh, tuple(sharding.spec) + (None,) * len(shape)
+    out: dict = {}
+    for r in range(mesh.size):
+        coords = np.unravel_index(r, mesh.shape)
+        idx = []
+        for d in range(len(shape)):
+            e = spec[d]
+            i = 0
+            for n in (() if e is None else e if isinstance(e, tuple) else (e,)):
+                k = mesh.axis_names.index(n)
+                i = i * mesh.shape[k] + int(coords[k])
+            idx.append(i)
+        out.setdefault(tuple(idx), []).append(r)
+    return out
+
+
+def visualize_sharding(shape, sharding: Sharding, *, use_color: bool = False,
+                       scale: float = 1., min_width: int = 9, max_width: int = 80,
+                       color_map: Any = None) -> None:
+    """Print which devices hold each block of an array of ``shape`` laid out as
+    ``sharding`` (1-d: one row of blocks; 2-d: a grid), as text.
+
+    >>> from functrans.sharding import Mesh, NamedSharding, P
+    >>> visualize_sharding((4,), NamedSharding(Mesh((1,), ("i",)), P("i")))
+    +---------+
+    |  CPU 0  |
+    +---------+
+    """
+    shape = tuple(int(d) for d in shape)
+    if len(shape) > 2:
+        raise ValueError(f"Unsupported array shape: {shape}. visualize_sharding draws 1-d "
+                         "and 2-d arrays only.")
+    blocks = _blocks(shape, sharding)
+    rows = 1 + max((b[0] for b in blocks if len(b) > 1), default=0)
+    cols = 1 + max((b[-1] for b in blocks if b), default=0)
+    if len(shape) == 1:
+        rows, grid = 1, {(0, b[0]): ids for b, ids in blocks.items()}
+    else:
+        grid = {(b[0], b[1]) if len(b) == 2 else (0, 0): ids for b, ids in blocks.items()}
+    label = {k: "CPU " + ",".join(map(str, sorted(v))) for k, v in grid.items()}
+    width = min(max_width, max(min_width, max(len(t) for t in label.values()) + 2))
+    line = "+" + "+".join("-" * width for _ in range(cols)) + "+"
+    text = [line]
+    for i in range(rows):
+        text.append("|" + "|".join(label.get((i, j), "").center(width)
+                                   for j in range(cols)) + "|")
+        text.append(line)
+    print("\n".join(text))
+
+
+def visualize_array_sharding(arr: Any, **kwargs: Any) -> None:
+    """``visualize_sharding(arr.shape, arr.sharding, **kwargs)``.
+
+    >>> import functrans.numpy as fnp
+    >>> visualize_array_sharding(fnp.ones(2))
+    +---------+
+    |  CPU 0  |
+    +---------+
+    """
+    visualize_sharding(np.shape(arr), _sharding_of(arr), **kwargs)
