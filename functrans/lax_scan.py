@@ -26,7 +26,7 @@ from .primitives import elementwise as E
 from .primitives.control_flow import scan
 from .primitives.custom import stop_gradient
 from .primitives.slicing import concatenate, rev, slice_in_dim
-from .primitives.sorting import sort
+from .primitives.sorting import sort, top_k_p
 from .primitives.structural import broadcasted_iota, expand_dims, reshape
 from .tracing import Tracer, get_aval, wrap
 from .tree_util import tree_flatten, tree_unflatten
@@ -122,6 +122,10 @@ def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Ar
     return associative_scan(_logaddexp, operand, reverse=reverse, axis=axis)
 
 
+_TOP_K_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32",
+                                                  "uint64", "uint32"))
+
+
 def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
     """The ``k`` largest entries along ``axis`` (the last by default), descending, and
     their int32 indices (ties: lower index first; nan counts as largest, as in JAX).
@@ -140,7 +144,16 @@ def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
     if not 0 <= k <= a.shape[ax]:
         raise ValueError(f"top_k: k={k} must be between 0 and axis {axis}'s length "
                          f"({a.shape[ax]})")
-    idx = broadcasted_iota(np.int32, a.shape, ax)
+    if np.dtype(a.dtype) in _TOP_K_DTYPES:
+        # the primitive selects along the last axis (natively a heap of k per row on
+        # the CPU backend, not a sort of the whole row)
+        last = a.ndim - 1
+        x = operand if ax == last else fnp.moveaxis(operand, ax, last)
+        values, indices = top_k_p.bind(x, k=k)
+        if ax != last:
+            values, indices = fnp.moveaxis(values, last, ax), fnp.moveaxis(indices, last, ax)
+        return values, indices
+    idx = broadcasted_iota(np.int32, a.shape, ax)     # other dtypes: a stable sort
     if dtype_kind(a.dtype) == "f":
         not_nan = E.convert_element_type(E.eq(operand, operand), np.int32)
         keys = (not_nan, E.neg(operand))

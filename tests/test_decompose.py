@@ -71,7 +71,7 @@ CUDA_HOST = {
     "custom_vmap_call", "det", "imag", "check",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
-    "schur", "qr_pivots", "linear_call",
+    "schur", "qr_pivots", "linear_call", "top_k",
     "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective",
     "mpi_alltoall", "mpi_allgather"}
 

@@ -43,6 +43,7 @@ from ..fusion import ELEMENTWISE, OPAQUE, REDUCE, HostStep, Kernel, contiguous_s
 from . import blas, control, engine, lapack, lapack_eig, ops_complex, scans  # noqa: F401
 from . import lapack_schur, lapack_sqrtm  # noqa: F401
 from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs)
+from . import top_k  # noqa: F401  (registers top_k: a heap per row)
 from .equations import NATIVE
 from . import half, host_calls
 from .kernels import (OWN_FUNCTION_ELEMENTS, OWN_FUNCTION_EQNS, WORKSPACE, KernelEmitter,

@@ -19,7 +19,9 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
 from .base import Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis, not_mapped_size
+from .arithmetic import bitwise_not, convert_element_type, eq_p, neg
 from .elementwise_math import imag, real
+from .slicing import slice_in_dim
 from .structural import broadcast_in_dim
 from ..tracing import Tracer, get_aval
 from ..typing import Array, ArrayLike
@@ -114,6 +116,61 @@ def _sort_batch(args, dims, *, dimension, is_stable, num_keys):
 
 sort_p.def_rules(abstract_eval=_sort_aval, impl=_sort_impl, jvp=_sort_jvp,
                  transpose=_sort_transpose, batch=_sort_batch)
+
+
+# --------------------------------------------------------------------------- top_k
+
+top_k_p = Primitive("top_k")
+top_k_p.multiple_results = True
+
+
+def _top_k_aval(operand, *, k):
+    if operand.ndim < 1 or not 0 <= k <= operand.shape[-1]:
+        raise ValueError(f"top_k: k={k} must be between 0 and the last axis's length of "
+                         f"{operand.str_short()}")
+    if dtype_kind(operand.dtype) not in "fiu":
+        raise TypeError(f"top_k: dtype {operand.dtype} is not supported (floats and integers)")
+    shape = tuple(operand.shape[:-1]) + (k,)
+    return [ShapedArray(shape, operand.dtype, operand.weak_type),
+            ShapedArray(shape, np.dtype(np.int32))]
+
+
+def _top_k_keys(x, eq, neg, to_int32, invert):
+    """The sort keys whose stable ascending order is top_k's: a nan first (largest),
+    then descending values (-0.0 and 0.0 tie), ties by lower index; integers by ``~x``
+    (order-reversing without overflow). The ops are passed in (numpy's or traced)."""
+    if dtype_kind(aval(x).dtype) == "f":
+        return [to_int32(eq(x, x)), neg(x)]
+    return [invert(x)]
+
+
+def _top_k_impl(operand, *, k):
+    x = np.asarray(operand)
+    keys = _top_k_keys(x, np.equal, np.negative, lambda b: b.astype(np.int32), np.invert)
+    perm = _sort_perm(keys, x.ndim - 1)[..., :k]
+    return [np.take_along_axis(x, perm, -1), perm.astype(np.int32)]
+
+
+def _top_k_jvp(primals, tangents, *, k):
+    (x,), (t,) = primals, tangents
+    outs = top_k_p.bind(x, k=k)
+    if type(t) is Zero:
+        return outs, [Zero(aval(o)) for o in outs]
+    # the tangents move as the values do: sort's passengers under top_k's keys, cut at k
+    keys = _top_k_keys(x, eq_p.bind, neg, lambda b: convert_element_type(b, np.int32),
+                      bitwise_not)
+    moved = sort_p.bind(*keys, instantiate(t), dimension=aval(x).ndim - 1, is_stable=True,
+                        num_keys=len(keys))[-1]
+    return outs, [slice_in_dim(moved, 0, k, axis=aval(x).ndim - 1), Zero(aval(outs[1]))]
+
+
+def _top_k_batch(args, dims, *, k):
+    (x,), (d,) = args, dims
+    return top_k_p.bind(move_batch_axis(x, d, 0, aval(x).shape[d]), k=k), [0, 0]
+
+
+top_k_p.def_rules(abstract_eval=_top_k_aval, impl=_top_k_impl, jvp=_top_k_jvp,
+                  batch=_top_k_batch)
 
 
 def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1,

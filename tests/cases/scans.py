@@ -12,6 +12,23 @@ def _np_top_k(x, k):
     return np.take_along_axis(x, order, -1), order.astype(np.int32)
 
 
+def _top_k_ref(k, axis=-1):
+    """NaN first (NaNs tie), then descending (-0.0 and 0.0 tie), ties by lower index."""
+    def ref(x):
+        m = np.moveaxis(x, axis, -1)
+        pos = np.broadcast_to(np.arange(m.shape[-1]), m.shape)
+        keys = (pos, -m, (m == m).astype(np.int32)) if m.dtype.kind == "f" else (pos, ~m)
+        perm = np.lexsort(keys, axis=-1)[..., :k]
+        return (np.moveaxis(np.take_along_axis(m, perm, -1), -1, axis),
+                np.moveaxis(perm.astype(np.int32), -1, axis))
+    return ref
+
+
+def _top_k_specials(rng):
+    return [np.array([[1.0, np.nan, 4.0, -0.0, 0.0, 4.0, np.nan, -np.inf, np.inf],
+                      [2.0, 2.0, 2.0, -1.0, -1.0, 3.0, 0.0, -0.0, 0.0]])]
+
+
 def _pair_scan(a, b):
     return (lax.add(a[0], b[0]), lax.mul(a[1], b[1]))
 
@@ -35,4 +52,14 @@ CASES = [
     OpCase("top_k", lambda x: lax.top_k(x, 3), gen(randn(4, 6)), lambda x: _np_top_k(x, 3)),
     OpCase("top_k_int_ties", lambda x: lax.top_k(x, 4), gen(ints(2, 7, dtype=np.int32)),
            lambda x: _np_top_k(x, 4), diff=False),
+    # the top_k primitive (natively a heap per row)
+    OpCase("top_k_batched_f32", lambda x: lax.top_k(x, 4), gen(randn(3, 2, 11, dtype=np.float32)),
+           _top_k_ref(4)),
+    OpCase("top_k_axis0", lambda x: lax.top_k(x, 2, axis=0), gen(randn(5, 3)), _top_k_ref(2, 0)),
+    OpCase("top_k_all_and_none", lambda x: (lax.top_k(x, 6), lax.top_k(x, 0)),
+           gen(randn(2, 6)), lambda x: (_top_k_ref(6)(x), _top_k_ref(0)(x))),
+    OpCase("top_k_uint64_ties", lambda x: lax.top_k(x, 5),
+           gen(ints(3, 9, low=0, high=3, dtype=np.uint64)), _top_k_ref(5), diff=False),
+    OpCase("top_k_nan_zeros_ties", lambda x: lax.top_k(x, 7), _top_k_specials, _top_k_ref(7),
+           diff=False),
 ]
