@@ -88,6 +88,24 @@ def test_derivatives_match_finite_differences(name, fn, points):
     check_grads(fn, (fnp.asarray(np.array(points)),), order=1, rtol=1e-5, atol=1e-7)
 
 
+def test_dawsn_derivative_far_out_has_no_cancellation_or_overflow():
+    """1 - 2x dawsn(x) was -inf at 3e38 in float32 (2x overflowed), NaN at +-inf and pure
+    cancellation noise from ~1e8 (fuzz round 8, dawsn(x + K) with extreme constants).
+    The slope there is -R(1/x^2) of dawsn's asymptotic form: about -1/(2x^2) - 3/(4x^4)."""
+    x = np.array([40.0, -100.0, 1e5, -1e8, 1e150, 1e300, np.inf, -np.inf])
+    g = np.asarray(ft.vmap(ft.grad(fss.dawsn))(x))
+    with np.errstate(over="ignore"):     # -sum (2n-1)!! / (2x^2)^n, n >= 1
+        want = -sum(np.prod(np.arange(1, 2 * n, 2)) / (2 * x * x) ** n for n in range(1, 8))
+    np.testing.assert_allclose(g, want, rtol=1e-12, atol=0)
+    assert (g <= 0).all() and np.isfinite(g).all()
+    x32 = np.array([3e38, -3e38, np.inf, 30.0], np.float32)
+    for fn in (ft.vmap(ft.grad(fss.dawsn)), ft.jit(ft.vmap(ft.grad(fss.dawsn)))):
+        g32 = np.asarray(fn(x32))
+        assert g32.dtype == np.float32
+        np.testing.assert_allclose(g32, [0.0, 0.0, 0.0, -sum(
+            np.prod(np.arange(1, 2 * n, 2)) / 1800.0 ** n for n in range(1, 8))], rtol=1e-6)
+
+
 def test_closed_form_derivatives():
     x = np.array([-3.0, 0.4, 2.0])
     np.testing.assert_allclose(np.asarray(ft.vmap(ft.grad(fss.dawsn))(x)),

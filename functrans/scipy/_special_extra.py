@@ -119,20 +119,41 @@ _DAWSN_F = (1.0, -2.69820057197544900361e0, 1.73270799045947845857e0,
 _DAWSN_NEAR, _DAWSN_MID = 3.25, 6.25
 
 
-@in_float64
-def _dawsn_value(x):
+def _dawsn_tail(x, near):
+    """R(s), s = 1/x^2, with dawsn(x) = (1 + R(s)) / (2x) for |x| >= _DAWSN_NEAR
+    (``near``: the other entries, their R is junk)."""
     t = x.dtype.type
-    a = fnp.abs(x)
-    near = ~(a >= t(_DAWSN_NEAR))                        # NaN too
-    xn = fnp.where(near, x, t(1))
-    xx = xn * xn
-    small = xn * (horner(_DAWSN_A, xx) / horner(_DAWSN_B, xx))    # odd: keeps -0
-    af = fnp.where(near, t(_DAWSN_NEAR), a)              # inf: s = 0, the value 0
+    af = fnp.where(near, t(_DAWSN_NEAR), fnp.abs(x))    # inf: s = 0, the value 0
     s = t(1) / (af * af)                                 # 0 once af * af overflows
     mid = s * (horner(_DAWSN_C, s) / horner(_DAWSN_D, s))
     far = s * (horner(_DAWSN_E, s) / horner(_DAWSN_F, s))
-    big = (t(1) + fnp.where(af < t(_DAWSN_MID), mid, far)) / (t(2) * af)
-    return fnp.where(near, small, fnp.where(x < t(0), -big, big))
+    return af, fnp.where(af < t(_DAWSN_MID), mid, far)
+
+
+def _dawsn_near(x, near):
+    xn = fnp.where(near, x, x.dtype.type(1))
+    xx = xn * xn
+    return xn * (horner(_DAWSN_A, xx) / horner(_DAWSN_B, xx))    # odd: keeps -0
+
+
+@in_float64
+def _dawsn_value(x):
+    t = x.dtype.type
+    near = ~(fnp.abs(x) >= t(_DAWSN_NEAR))              # NaN too
+    af, r = _dawsn_tail(x, near)
+    big = (t(1) + r) / (t(2) * af)
+    return fnp.where(near, _dawsn_near(x, near), fnp.where(x < t(0), -big, big))
+
+
+@in_float64
+def _dawsn_slope(x):
+    """1 - 2 x dawsn(x); for |x| >= _DAWSN_NEAR that is -R(s) (no cancellation, and no
+    overflow of 2 x: 1 - 2x dawsn(x) was -inf at 3e38 in float32, NaN at inf; the
+    slope there is about -1/(2x^2), 0 in the limit)."""
+    t = x.dtype.type
+    near = ~(fnp.abs(x) >= t(_DAWSN_NEAR))
+    _, r = _dawsn_tail(x, near)
+    return fnp.where(near, t(1) - t(2) * x * _dawsn_near(x, near), -r)
 
 
 @custom_jvp
@@ -143,8 +164,7 @@ def _dawsn(x):
 @_dawsn.defjvp
 def _dawsn_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    d = _dawsn(x)
-    return d, t * (1.0 - 2.0 * x * d)
+    return _dawsn(x), t * _dawsn_slope(x)
 
 
 def dawsn(x: ArrayLike) -> Array:
