@@ -279,3 +279,17 @@ def test_dot_general_random_dimension_numbers_match_dense_or_refuse(rng):
             np.testing.assert_allclose(got, ft.lax.dot_general(*dense, dims), atol=1e-12)
             computed += 1
     assert computed >= 20
+
+
+def test_sparse_sparse_products(rng):
+    A, B = _sparse_array(rng, (4, 5)), _sparse_array(rng, (5, 3))
+    M, N = BCOO.fromdense(A), BCOO.fromdense(B)
+    P = M @ N
+    assert isinstance(P, BCOO) and P.nse == M.nse * N.nse        # JAX's size bound
+    np.testing.assert_allclose(P.todense(), A @ B, atol=1e-12)
+    np.testing.assert_allclose(ft.jit(lambda m, n: (m @ n).todense())(M, N), A @ B,
+                               atol=1e-12)
+    f = lambda d: fnp.sum((BCOO((d, M.indices), shape=M.shape) @ N).todense() ** 2)  # noqa
+    check_grads(f, (M.data,), order=1, modes=("rev",))
+    with pytest.raises(NotImplementedError, match="batch or dense dimensions"):
+        BCOO.fromdense(A, n_batch=1) @ N

@@ -65,6 +65,11 @@ def cases(jnp, sparse, grad):
         return ((sparse.BCOO((data, M.indices), shape=M.shape) @ v) ** 2).sum()
     out["grad_data"] = np.asarray(grad(loss)(M.data, jnp.asarray(x)))
     out["grad_dense"] = np.asarray(grad(loss, 1)(M.data, jnp.asarray(x)))
+    N = sparse.BCOO.fromdense(jnp.asarray(A.T[:, :3]))
+    out["spspmatmul_dense"] = np.asarray((M @ N).todense())
+    out["spspdot_first_axes"] = np.asarray(sparse.bcoo_dot_general(    # layouts differ
+        M, M, dimension_numbers=(([0], [0]), ([], []))).todense())
+    out["sparsify_spsp"] = np.asarray(sp(lambda m, n: (m @ n).sum(1))(M, N).todense())
     C = sparse.BCSR.fromdense(jnp.asarray(A), nse=9)
     out["bcsr_data"], out["bcsr_indices"] = np.asarray(C.data), np.asarray(C.indices)
     out["bcsr_indptr"] = np.asarray(C.indptr)

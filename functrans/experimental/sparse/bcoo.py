@@ -301,7 +301,7 @@ def bcoo_dot_general(lhs: Any, rhs: Any, *, dimension_numbers: Any,
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc, lb, rb = map(tuple, (lc, rc, lb, rb))
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        raise NotImplementedError("bcoo_dot_general of two BCOO arrays is not implemented")
+        return _spdot(lhs, rhs, lc, rc, lb, rb, preferred_element_type)
     if isinstance(rhs, BCOO):        # dense @ sparse: the transpose of sparse @ dense
         out = bcoo_dot_general(rhs, lhs, dimension_numbers=((rc, lc), (rb, lb)),
                                preferred_element_type=preferred_element_type)
@@ -327,20 +327,52 @@ def bcoo_dot_general(lhs: Any, rhs: Any, *, dimension_numbers: Any,
     return out if preferred_element_type is None else out.astype(preferred_element_type)
 
 
+def _spdot(lhs: BCOO, rhs: BCOO, lc: tuple, rc: tuple, lb: tuple, rb: tuple,
+           preferred_element_type: Any) -> BCOO:
+    """Sparse-sparse ``dot_general`` (unbatched, no dense axes, no dot-batch axes), JAX's
+    layout: one entry per pair of entries, ``lhs.nse * rhs.nse`` of them, lhs-major, at
+    (lhs free, rhs free) indices, its value the product where the contracted indices
+    agree (and are in range), else 0."""
+    if lb or rb or lhs.n_batch or rhs.n_batch or lhs.n_dense or rhs.n_dense:
+        raise NotImplementedError(
+            "bcoo_dot_general of two BCOO arrays with batch or dense dimensions (or dot "
+            f"batch dimensions) is not implemented: n_batch {lhs.n_batch}/{rhs.n_batch}, "
+            f"n_dense {lhs.n_dense}/{rhs.n_dense}, batch dims {lb}/{rb}")
+    li, ri = lhs.indices, rhs.indices
+    ok = (in_range(li, lhs.shape)[:, None] & in_range(ri, rhs.shape)[None, :])
+    for l, r in zip(lc, rc):
+        if lhs.shape[l] != rhs.shape[r]:
+            raise TypeError(f"bcoo_dot_general: contracting dimension sizes differ: "
+                            f"{lhs.shape} axis {l}, {rhs.shape} axis {r}")
+        ok = ok & (li[:, l][:, None] == ri[:, r][None, :])
+    dtype = preferred_element_type or fnp.result_type(lhs.dtype, rhs.dtype)
+    data = fnp.where(ok, lhs.data[:, None] * rhs.data[None, :], 0).astype(dtype).ravel()
+    lf = [d for d in range(lhs.ndim) if d not in lc]
+    rf = [d for d in range(rhs.ndim) if d not in rc]
+    nl, nr = lhs.nse, rhs.nse
+    dt = fnp.result_type(li.dtype, ri.dtype)
+    cols = ([fnp.broadcast_to(li[:, d][:, None], (nl, nr)).astype(dt) for d in lf]
+            + [fnp.broadcast_to(ri[:, d][None, :], (nl, nr)).astype(dt) for d in rf])
+    indices = (fnp.stack(cols, axis=-1).reshape((nl * nr, len(cols))) if cols
+               else fnp.zeros((nl * nr, 0), dt))
+    shape = tuple(lhs.shape[d] for d in lf) + tuple(rhs.shape[d] for d in rf)
+    return _new(data, indices, shape)
+
+
 def bcoo_matmul(lhs: Any, rhs: Any) -> Any:
-    """``lhs @ rhs`` with numpy's rules, one operand a BCOO: a dense result. Stacks of
-    matrices on both sides need equal stack shapes (the BCOO's batch axes).
+    """``lhs @ rhs`` with numpy's rules: a dense result with one BCOO operand, a BCOO with
+    two. Stacks of matrices on both sides need equal stack shapes (the BCOO's batch axes).
 
     >>> import functrans.numpy as fnp
     >>> bcoo_matmul(fnp.ones((2, 3)), BCOO.fromdense(fnp.eye(3))).tolist()
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        raise NotImplementedError("matmul of two BCOO arrays is not implemented; densify "
-                                  "one side with .todense()")
     lhs = lhs if isinstance(lhs, BCOO) else fnp.asarray(lhs)
     rhs = rhs if isinstance(rhs, BCOO) else fnp.asarray(rhs)
     a, b = lhs.ndim, rhs.ndim
+    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO) and max(a, b) > 2:
+        raise NotImplementedError(f"matmul of two BCOO arrays of shapes {lhs.shape} and "
+                                  f"{rhs.shape}: stacks are not implemented")
     if not a or not b:
         raise ValueError("matmul: operands must have at least one axis")
     lc, rc = a - 1, max(b - 2, 0)
