@@ -301,17 +301,20 @@ def test_isin_of_many_pairs_is_a_binary_search():
 
 
 def test_large_eager_polyval_runs_compiled():
-    from functrans.numpy import _polynomial
-    x = np.random.default_rng(13).standard_normal(_polynomial.EAGER_COMPILE_MIN)
+    from functrans import eager_jit
+    x = np.random.default_rng(13).standard_normal(eager_jit.EAGER_COMPILE_MIN)
     p = np.array([0.5, -1.0, 2.0, 3.0])
-    _polynomial._COMPILED_HORNER.clear()
+    eager_jit._compiled._entries.clear()
     np.testing.assert_allclose(fnp.polyval(p, x[:100]), np.polyval(p, x[:100]), rtol=1e-14)
-    assert not _polynomial._COMPILED_HORNER               # small: eager
+    assert not eager_jit._compiled                         # small: eager
     np.testing.assert_allclose(fnp.polyval(p, x), np.polyval(p, x), rtol=1e-13, atol=1e-14)
-    assert len(_polynomial._COMPILED_HORNER) == 1
+    assert len(eager_jit._compiled) == 1
     assert fnp.polyval(p.astype(np.float32), x.astype(np.float32)).dtype == np.float32
-    g = ft.grad(lambda x: fnp.polyval(p, x).sum())(x[:5])           # traced: no eager path
+    g = ft.grad(lambda x: fnp.polyval(p, x).sum())(x[:5])           # small: no compile
     np.testing.assert_allclose(g, np.polyval(np.polyder(p), x[:5]), rtol=1e-12, atol=1e-15)
+    g = ft.grad(lambda x: fnp.polyval(p, x).sum())(x)               # large: compiled
+    np.testing.assert_allclose(g, np.polyval(np.polyder(p), x), rtol=1e-12, atol=1e-14)
+    assert len(eager_jit._compiled) == 1
 
 
 def test_eager_products_set_the_blas_to_the_free_cores(monkeypatch):

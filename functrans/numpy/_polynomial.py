@@ -33,8 +33,7 @@ from ._extra_arrays import diff, vander
 from ..primitives.conv_api import conv_general_dilated
 from typing import Any, Callable, Sequence
 from ..array import Array
-from ..jit import jit
-from ..tracing import Tracer, outermost_trace
+from ..eager_jit import compiled_when_large
 from ..precision import PrecisionLike
 from ..typing import ArrayLike, DTypeLike
 
@@ -240,21 +239,13 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     p, x = asarray(p), asarray(x)
     if p.ndim == 0:
         raise ValueError(f"polyval: p must be at least 1-d, got shape {p.shape}")
-    if (x.size < EAGER_COMPILE_MIN or outermost_trace() is not None
-            or isinstance(p, Tracer) or isinstance(x, Tracer)):
-        return _horner(p, x)
-    if not _COMPILED_HORNER:
-        _COMPILED_HORNER.append(jit(_horner))
-    return _COMPILED_HORNER[0](p, x)
+    return _horner(p, x)
 
 
-# An eager polyval of at least this many points runs through a cached jit, as JAX's
-# jitted polyval: eagerly each coefficient is two numpy passes (degree 9 at 1M points:
-# 11 ms of CPU, JAX 1.1)
-EAGER_COMPILE_MIN = 1 << 16
-_COMPILED_HORNER: list = []
-
-
+# An eager polyval (or its eager grad) of at least eager_jit.EAGER_COMPILE_MIN points runs
+# through a cached jit, as JAX's jitted polyval: eagerly each coefficient is two numpy
+# passes (degree 9 at 1M points: 11 ms of CPU, JAX 1.1)
+@compiled_when_large
 def _horner(p, x):
     out = el.multiply(x, 0) if p.shape[0] == 0 else el.add(el.multiply(x, 0), p[0])
     for i in range(1, p.shape[0]):
