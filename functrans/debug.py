@@ -31,7 +31,7 @@ from jaxpr_ir.printer import VarNames, format_jaxpr, format_param
 from . import config
 from .api_util import as_array
 from .callbacks import debug_callback as callback
-from .debugger import (breakpoint, inspect_array_sharding,  # noqa: F401,A004
+from .debugger import (breakpoint, inspect_array_sharding, log,  # noqa: F401,A004
                        visualize_array_sharding, visualize_sharding)
 from .compiler import CompileHook, add_hook, clear_compiled
 from .errors import UnexpectedTracerError
@@ -39,7 +39,7 @@ from .primitives.base import EffectPrimitive, move_batch_axis, not_mapped_size
 from .tracing import EAGER_CHECK, Tracer
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["print", "callback", "debug_print_p", "find_nan_source", "breakpoint",
+__all__ = ["print", "callback", "debug_print_p", "find_nan_source", "breakpoint", "log",
            "visualize_array_sharding", "visualize_sharding", "inspect_array_sharding"]
 
 debug_print_p = EffectPrimitive("debug_print", multiple_results=True)

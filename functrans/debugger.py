@@ -20,7 +20,11 @@ it is laid out over a mesh (``functrans.sharding``); the text drawing shows whic
 """
 from __future__ import annotations
 
+import copy
+import functools
+import logging
 import pdb
+import string
 import sys
 import types
 from typing import Any, Callable
@@ -32,8 +36,11 @@ from .sharding import NamedSharding, Sharding, SingleDeviceSharding, host_device
 from .tracing import Tracer
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["breakpoint", "visualize_array_sharding", "visualize_sharding",
+__all__ = ["breakpoint", "log", "visualize_array_sharding", "visualize_sharding",
            "inspect_array_sharding"]
+
+_LOGGER = logging.getLogger("functrans.debug")
+_VALUES = (Tracer, np.ndarray, np.generic, int, float, complex, bool)
 
 
 def _dynamic(value) -> tuple | None:
@@ -106,6 +113,56 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noq
         _stop(values, *where)
 
     debug_callback(stop, *leaves, ordered=ordered)
+
+
+def _message(fmt: str, args, kwargs) -> str:
+    """``fmt`` formatted as ``jax.debug.print`` does: with placeholders ``str.format``,
+    else the values after it, separated by spaces."""
+    fields = [f for _, f, _, _ in string.Formatter().parse(fmt) if f is not None]
+    if fields:
+        return fmt.format(*args, **kwargs)
+    return " ".join((fmt, *(str(a) for a in args)))
+
+
+def log(fmt: str | None = None, *args: Any, ordered: bool = False, partitioned: bool = False,
+        skip_format_check: bool = False, **kwargs: Any) -> Callable[..., None] | None:
+    """``jax.debug.log``: as ``ft.debug.print`` (when the code runs: eagerly, each call of
+    a jitted function, per lane under ``vmap``), but the message goes to the logger
+    ``functrans.debug`` at level INFO, with the caller's file and line. With no ``fmt``,
+    returns the function that takes it (the two-call form ``log(ordered=True)(fmt, ...)``).
+
+    >>> import functrans as ft, logging, io
+    >>> h = logging.StreamHandler(io.StringIO()); _LOGGER.addHandler(h); _LOGGER.setLevel("INFO")
+    >>> _ = ft.jit(lambda x: log("x is {x}", x=x) or x)(2.0)
+    >>> _LOGGER.removeHandler(h); h.stream.getvalue().strip()
+    'x is 2.0'
+    """
+    if fmt is None:
+        if args or kwargs:
+            raise TypeError(f"debug.log received unexpected arguments in the two-call form: "
+                            f"{args=} {kwargs=}")
+        return functools.partial(log, ordered=ordered, partitioned=partitioned,
+                                 skip_format_check=skip_format_check)
+    caller = sys._getframe(1)
+    record = _LOGGER.makeRecord(_LOGGER.name, logging.INFO, caller.f_code.co_filename,
+                                caller.f_lineno, "", (), None)
+    del caller
+    leaves, tree = tree_flatten((args, kwargs))
+    dyn = [i for i, x in enumerate(leaves) if isinstance(x, _VALUES)]
+    if not skip_format_check:
+        _message(fmt, *tree_unflatten(tree, leaves))    # a missing field raises here
+
+    def emit(*values):
+        full = list(leaves)
+        for i, v in zip(dyn, values):
+            full[i] = v
+        a, k = tree_unflatten(tree, full)
+        rec = copy.copy(record)
+        rec.msg = _message(fmt, a, k)
+        _LOGGER.handle(rec)
+
+    debug_callback(emit, *[leaves[i] for i in dyn], ordered=ordered)
+    return None
 
 
 # ------------------------------------------------------------------ shardings

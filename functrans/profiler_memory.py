@@ -47,7 +47,8 @@ def live_buffers() -> list:
     gc.collect()
     seen = {}
     for o in gc.get_objects():
-        if isinstance(o, Array) and not (hasattr(o, "is_deleted") and o.is_deleted()):
+        if (isinstance(o, np.ndarray) and isinstance(o, Array)      # not a tracer
+                and not o.is_deleted()):
             r = _root(o)
             seen.setdefault(id(r), (r, o))
     return list(seen.values())

@@ -65,6 +65,16 @@ def test_trace_file_nests_annotations_and_has_one_event_per_compiled_call(tmp_pa
     assert sum(e["dur"] for e in steps) <= outer[0]["dur"]
 
 
+def test_eager_numpy_calls_are_events(tmp_path):
+    x = fnp.ones(4)
+    with ft.profiler.trace(tmp_path):
+        fnp.sin(x)
+        fnp.add(x, x)
+        fnp.power(x, 2.0)
+    names = [e["name"] for e in load_trace(tmp_path) if e.get("cat") == "eager"]
+    assert {"sin", "add", "power"} <= set(names)
+
+
 def test_threads_get_their_own_tracks(tmp_path):
     def work():
         with ft.profiler.TraceAnnotation("in thread"):
@@ -184,7 +194,7 @@ def _live_bytes() -> tuple:
     gc.collect()
     owners = {}
     for o in gc.get_objects():
-        if isinstance(o, ft.Array):
+        if isinstance(o, np.ndarray) and isinstance(o, ft.Array):
             a = o
             while not a.flags.owndata and isinstance(a.base, np.ndarray):
                 a = a.base
@@ -279,3 +289,19 @@ def test_sharding_views():
     assert buf.getvalue().count("CPU 0") == 2
     with pytest.raises(ValueError, match="1-d and 2-d"):
         ft.debug.visualize_sharding((2, 2, 2), x.sharding)
+
+
+def test_log_goes_to_the_logger_with_the_callers_line(caplog):
+    def f(x):
+        ft.debug.log("x={x} tag={t}", x=x, t="static")
+        ft.debug.log(ordered=True)("twice {}", x * 2)
+        return x
+    with caplog.at_level("INFO", logger="functrans.debug"):
+        ft.jit(f)(fnp.arange(2.0))
+        ft.jit(f)(fnp.arange(2.0))          # at each run, not at trace time only
+    msgs = [r.getMessage() for r in caplog.records if r.name == "functrans.debug"]
+    assert msgs == ["x=[0. 1.] tag=static", "twice [0. 2.]"] * 2
+    assert all(r.filename == "test_profiler_trace.py" and r.levelname == "INFO"
+               for r in caplog.records if r.name == "functrans.debug")
+    with pytest.raises(KeyError):
+        ft.debug.log("{missing}", x=1.0)

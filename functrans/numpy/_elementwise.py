@@ -26,6 +26,7 @@ from ..array import (Array, Array as _Array, numpy_floor_divide, numpy_maximum,
                      numpy_minimum, numpy_remainder, numpy_sign)
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import EAGER_CHECK, Tracer, wrap
+from ..trace_events import ACTIVE as TRACE_ON, timed
 from ..primitives import elementwise as E
 from . import _promotion_mode
 from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
@@ -74,7 +75,7 @@ def eager_call(np_fn, args):
         return wrap(bf16_call(np_fn, args))
     token = QUIET_VAR.set(QUIET)
     try:
-        r = np_fn(*args)
+        r = timed(np_fn, *args) if TRACE_ON else np_fn(*args)   # timed: profiler trace
     except ValueError:
         _shape_error(np_fn, args)
         raise
@@ -103,7 +104,7 @@ def _eager1(np_fn, x):
         x = x.view(np.ndarray)
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
-        r = np_fn(x)
+        r = timed(np_fn, x) if TRACE_ON else np_fn(x)
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x)
         raise
@@ -127,7 +128,7 @@ def _eager2(np_fn, x, y):
         y = y.view(np.ndarray)
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
-        r = np_fn(x, y)
+        r = timed(np_fn, x, y) if TRACE_ON else np_fn(x, y)
     except ValueError:
         _shape_error(np_fn, (x, y))
         raise
