@@ -128,7 +128,8 @@ _TOP_K_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "
 
 def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
     """The ``k`` largest entries along ``axis`` (the last by default), descending, and
-    their int32 indices (ties: lower index first; nan counts as largest, as in JAX).
+    their int32 indices. Floats in IEEE total order, as JAX's: a NaN first (last when
+    its sign bit is set), 0.0 before -0.0; ties by the lower index.
 
     >>> import numpy as np
     >>> v, i = top_k(np.array([1.0, 4.0, 2.0, 4.0]), 2)

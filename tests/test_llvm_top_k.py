@@ -1,5 +1,5 @@
 """The CPU backend's native ``top_k`` (``backends/llvm/top_k``: a heap of k per row, then
-heapsort): bit for bit the primitive's numpy impl (a stable sort by top_k's keys) on
+heapsort): bit for bit the primitive's numpy impl (a stable sort by top_k's key) on
 every dtype it takes, with NaNs, signed zeros, infinities and ties, along either axis,
 for k = 0, 1, n and in between, on sorted, reversed and constant rows (the heap's
 worst and best cases); no host step."""
@@ -20,6 +20,7 @@ def _data(shape, dtype, rng):
         x = np.round(rng.standard_normal(shape) * 2).astype(dtype)     # many ties
         m = rng.random(shape)
         x[m < 0.1] = np.nan
+        x[m < 0.03] = -np.nan
         x[(m > 0.1) & (m < 0.2)] = -0.0
         x[(m > 0.2) & (m < 0.25)] = np.inf
         x[(m > 0.25) & (m < 0.3)] = -np.inf
@@ -68,6 +69,18 @@ def test_no_host_step_and_a_million_values():
     order = np.argsort(-x, kind="stable")[:1000]
     np.testing.assert_array_equal(np.asarray(i), order.astype(np.int32))
     np.testing.assert_array_equal(np.asarray(v), x[order])
+
+
+def test_order_is_jax_total_order():
+    """As JAX 0.10.2's lax.top_k (checked there): +NaN first, -NaN last, 0.0 before -0.0."""
+    x = np.array([1.0, np.nan, 4.0, -0.0, 0.0, 4.0, -np.nan, -np.inf, np.inf])
+    want = [1, 8, 2, 5, 0, 4, 3, 7, 6]
+    for f in (lambda a: lax.top_k(a, 9), ft.jit(lambda a: lax.top_k(a, 9))):
+        v, i = f(x)
+        assert np.asarray(i).tolist() == want
+        _same_bits(np.asarray(v), x[want])
+        v32, i32 = f(x.astype(np.float32))
+        assert np.asarray(i32).tolist() == want
 
 
 def test_grad_and_vmap_through_the_primitive():

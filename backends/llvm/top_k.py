@@ -4,10 +4,10 @@ worst of them, so an entry that does not beat the root costs one comparison (mos
 a long row); the heap is then sorted in place (heapsort), best first. O(n log k) per
 row, where a sort is O(n log n) and moves every entry.
 
-The order is the primitive's numpy impl exactly (``primitives.sorting._top_k_keys``):
-a NaN before every number (NaNs tie), then descending values, ``-0.0`` and ``0.0``
-tied, ties by the lower index; integers by value. The values written are the
-operand's own bits.
+The order is the primitive's numpy impl exactly (``primitives.sorting._np_top_k_key``):
+descending in IEEE total order, as JAX's top_k (a NaN first unless its sign bit is
+set, then it is last; ``0.0`` before ``-0.0``), equal bits by the lower index;
+integers by value. The values written are the operand's own bits.
 
 >>> from backends.llvm.equations import NATIVE
 >>> "top_k" in NATIVE
@@ -89,26 +89,28 @@ class _Selector:
         self.b.position_at_end(done)
 
     # ---------------------------------------------------------------- order
-    def better(self, a, ai, c, ci):
-        """Whether (a, index ai) comes before (c, ci) in top_k's order."""
+    def key(self, v):
+        """The value compared: a float's bits as a signed integer, magnitude bits flipped
+        when negative (IEEE total order); an integer itself."""
+        if self.dtype.kind != "f":
+            return v
         b = self.b
-        if self.dtype.kind == "f":
-            an, cn = b.fcmp_unordered("uno", a, a), b.fcmp_unordered("uno", c, c)
-            gt = b.or_(b.fcmp_ordered(">", a, c), b.and_(an, b.not_(cn)))
-            tie = b.or_(b.fcmp_ordered("==", a, c), b.and_(an, cn))
-        else:
-            gt = b.icmp_signed(">", a, c) if self.dtype.kind == "i" else \
-                b.icmp_unsigned(">", a, c)
-            tie = b.icmp_signed("==", a, c)
-        return b.or_(gt, b.and_(tie, b.icmp_signed("<", ai, ci)))
+        it = ir.IntType(8 * self.dtype.itemsize)
+        i = b.bitcast(v, it)
+        sign = b.ashr(i, ir.Constant(it, 8 * self.dtype.itemsize - 1))
+        return b.xor(i, b.and_(sign, ir.Constant(it, (1 << (8 * self.dtype.itemsize - 1)) - 1)))
 
     def beats(self, a, c):
         """Whether a later entry ``a`` comes before ``c`` (an earlier one: a tie does not)."""
         b = self.b
-        if self.dtype.kind == "f":
-            return b.or_(b.fcmp_ordered(">", a, c),
-                         b.and_(b.fcmp_unordered("uno", a, a), b.fcmp_ordered("ord", c, c)))
-        return b.icmp_signed(">", a, c) if self.dtype.kind == "i" else b.icmp_unsigned(">", a, c)
+        a, c = self.key(a), self.key(c)
+        return b.icmp_unsigned(">", a, c) if self.dtype.kind == "u" else b.icmp_signed(">", a, c)
+
+    def better(self, a, ai, c, ci):
+        """Whether (a, index ai) comes before (c, ci) in top_k's order."""
+        b = self.b
+        tie = b.icmp_signed("==", self.key(a), self.key(c))
+        return b.or_(self.beats(a, c), b.and_(tie, b.icmp_signed("<", ai, ci)))
 
     def sift_down(self, v, vi, size):
         """Put (v, vi) at the root of the heap hv[0:size] (root: the worst) and sift it

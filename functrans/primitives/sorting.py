@@ -19,7 +19,8 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
 from .base import Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis, not_mapped_size
-from .arithmetic import bitwise_not, convert_element_type, eq_p, neg
+from .arithmetic import (bitcast_convert_type, bitwise_and, bitwise_not, bitwise_xor,
+                         shift_right_arithmetic)
 from .elementwise_math import imag, real
 from .slicing import slice_in_dim
 from .structural import broadcast_in_dim
@@ -135,19 +136,34 @@ def _top_k_aval(operand, *, k):
             ShapedArray(shape, np.dtype(np.int32))]
 
 
-def _top_k_keys(x, eq, neg, to_int32, invert):
-    """The sort keys whose stable ascending order is top_k's: a nan first (largest),
-    then descending values (-0.0 and 0.0 tie), ties by lower index; integers by ``~x``
-    (order-reversing without overflow). The ops are passed in (numpy's or traced)."""
-    if dtype_kind(aval(x).dtype) == "f":
-        return [to_int32(eq(x, x)), neg(x)]
-    return [invert(x)]
+def _np_top_k_key(x):
+    """The ascending sort key of top_k's order (numpy): descending in IEEE total order,
+    as JAX's top_k (-NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN, so a NaN with the
+    sign bit clear comes first and one with it set last); integers by value. A float's
+    key is its bits as a signed integer with the magnitude bits flipped when negative."""
+    if dtype_kind(x.dtype) == "f":
+        it = np.dtype(f"i{x.dtype.itemsize}")
+        i = np.ascontiguousarray(x).view(it)
+        x = i ^ ((i >> (8 * it.itemsize - 1)) & np.iinfo(it).max)
+    return np.invert(x)
+
+
+def _top_k_key(x):
+    """``_np_top_k_key`` traced."""
+    a = aval(x)
+    if dtype_kind(a.dtype) == "f":
+        it = np.dtype(f"i{np.dtype(a.dtype).itemsize}")
+        i = bitcast_convert_type(x, it)
+        sign = shift_right_arithmetic(i, broadcast_in_dim(np.array(8 * it.itemsize - 1, it),
+                                                          a.shape, ()))
+        x = bitwise_xor(i, bitwise_and(sign, broadcast_in_dim(np.array(np.iinfo(it).max, it),
+                                                              a.shape, ())))
+    return bitwise_not(x)
 
 
 def _top_k_impl(operand, *, k):
     x = np.asarray(operand)
-    keys = _top_k_keys(x, np.equal, np.negative, lambda b: b.astype(np.int32), np.invert)
-    perm = _sort_perm(keys, x.ndim - 1)[..., :k]
+    perm = _sort_perm([_np_top_k_key(x)], x.ndim - 1)[..., :k]
     return [np.take_along_axis(x, perm, -1), perm.astype(np.int32)]
 
 
@@ -156,12 +172,11 @@ def _top_k_jvp(primals, tangents, *, k):
     outs = top_k_p.bind(x, k=k)
     if type(t) is Zero:
         return outs, [Zero(aval(o)) for o in outs]
-    # the tangents move as the values do: sort's passengers under top_k's keys, cut at k
-    keys = _top_k_keys(x, eq_p.bind, neg, lambda b: convert_element_type(b, np.int32),
-                      bitwise_not)
-    moved = sort_p.bind(*keys, instantiate(t), dimension=aval(x).ndim - 1, is_stable=True,
-                        num_keys=len(keys))[-1]
-    return outs, [slice_in_dim(moved, 0, k, axis=aval(x).ndim - 1), Zero(aval(outs[1]))]
+    # the tangents move as the values do: sort's passengers under top_k's key, cut at k
+    last = aval(x).ndim - 1
+    moved = sort_p.bind(_top_k_key(x), instantiate(t), dimension=last, is_stable=True,
+                        num_keys=1)[-1]
+    return outs, [slice_in_dim(moved, 0, k, axis=last), Zero(aval(outs[1]))]
 
 
 def _top_k_batch(args, dims, *, k):
