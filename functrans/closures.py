@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr
+from jaxpr_ir import ClosedJaxpr, dtype_kind
 from .api_util import flatten_fun, keep_metadata
 from .custom_rules import custom_vjp
 from .primitives.custom import hoist_many
@@ -46,7 +46,7 @@ def closure_convert(fun: Callable[..., Any], *example_args: Any) -> tuple[Callab
     flat_fun, out_tree = flatten_fun(lambda a, k: fun(*a, **k), in_tree)
     jaxpr, consts, _ = trace_to_jaxpr(flat_fun, [abstractify(x) for x in flat], None,
                                       name="closure_convert")
-    hoist = [abstractify(c).dtype.kind in "fc" for c in consts]
+    hoist = [dtype_kind(abstractify(c).dtype) in "fc" for c in consts]
     kept = [c for c, h in zip(consts, hoist) if not h]
     hoisted = [c for c, h in zip(consts, hoist) if h]
     tree = out_tree()

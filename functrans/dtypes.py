@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from jaxpr_ir import bfloat16 as _BF16
+from jaxpr_ir import bfloat16 as _BF16, dtype_kind
 
 from .api_util import FLOAT0
 from .key_array import extended, prng_key
@@ -53,7 +53,7 @@ def scalar_type_of(x: Any) -> type:
     >>> scalar_type_of(np.float32(1.0))
     <class 'float'>
     """
-    kind = np.asarray(x).dtype.kind if not isinstance(x, np.dtype) else x.kind
+    kind = dtype_kind(x if isinstance(x, np.dtype) else np.asarray(x).dtype)
     return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[kind]
 
 

@@ -33,6 +33,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .batching import vmap
 from .primitives import elementwise as E
 from .primitives.base import aval
@@ -55,7 +57,7 @@ _M = GatherScatterMode
 
 def _int_indices(name, indices):
     a = aval(indices)
-    if a.dtype.kind not in "iu":
+    if dtype_kind(a.dtype) not in "iu":
         raise TypeError(f"{name}: indices must have an integer type, got {a.str_short()}")
 
 
@@ -73,13 +75,13 @@ def _mode(name, mode, default):
 
 def _default_fill(dtype):
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc":
+    if dtype_kind(dtype) in "fc":
         return np.nan
-    if dtype.kind == "i":
+    if dtype_kind(dtype) == "i":
         return np.iinfo(dtype).min
-    if dtype.kind == "u":
+    if dtype_kind(dtype) == "u":
         return np.iinfo(dtype).max
-    if dtype.kind == "b":
+    if dtype_kind(dtype) == "b":
         return True
     raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
 

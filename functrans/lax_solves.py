@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .custom_derivatives import custom_jvp
 from .primitives.base import Zero, instantiate, tangent_aval
 from .primitives.control_flow_common import hoist, trace_closed
@@ -126,7 +128,7 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any,
     g_leaves, tree = tree_flatten(initial_guess)
     avals = [get_aval(v) for v in g_leaves]
     for i, a in enumerate(avals):
-        if a.dtype.kind not in "fc":
+        if dtype_kind(a.dtype) not in "fc":
             raise TypeError(f"custom_root: initial_guess must hold floating or complex "
                             f"arrays, leaf {i} is {a.str_short()}")
     n = len(avals)

@@ -21,6 +21,8 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .primitives import elementwise
 from .primitives.conv_api import padtype_to_pads
 from .primitives.slicing import pad, slice as lax_slice
@@ -101,13 +103,13 @@ def _combine(op, acc, tap, first):
     """``op(acc, tap)``; a max/min keeps the earlier window element on a tie, so its
     derivative goes wholly to the first maximum of each window, as JAX's (XLA's
     select-and-scatter), not half to each as ``lax.max``'s. A NaN still wins."""
-    if op not in (elementwise.max, elementwise.min) or get_aval(tap).dtype.kind == "c":
+    if op not in (elementwise.max, elementwise.min) or dtype_kind(get_aval(tap).dtype) == "c":
         return op(acc, tap)
     beats = elementwise.gt if op is elementwise.max else elementwise.lt
     if first:  # the initial value only: ties go to the element
         beats = elementwise.ge if op is elementwise.max else elementwise.le
     take = beats(tap, acc)
-    if get_aval(tap).dtype.kind == "f":
+    if dtype_kind(get_aval(tap).dtype) == "f":
         take = elementwise.bitwise_or(take, elementwise.ne(tap, tap))
     return elementwise.select_n(take, acc, tap)
 
@@ -125,11 +127,13 @@ def _helper(computation, identity):
 
 
 def _lowest(dt):
-    return -np.inf if dt.kind == "f" else (np.iinfo(dt).min if dt.kind in "iu" else False)
+    k = dtype_kind(dt)
+    return -np.inf if k == "f" else (np.iinfo(dt).min if k in "iu" else False)
 
 
 def _highest(dt):
-    return np.inf if dt.kind == "f" else (np.iinfo(dt).max if dt.kind in "iu" else True)
+    k = dtype_kind(dt)
+    return np.inf if k == "f" else (np.iinfo(dt).max if k in "iu" else True)
 
 
 _IDENTITY = {elementwise.add: lambda dt: 0, elementwise.mul: lambda dt: 1,

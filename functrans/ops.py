@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import numpy as fnp
 from .array import Array
 from .typing import ArrayLike
@@ -26,9 +28,9 @@ def _identity(dtype, which: str):
     if which in ("add", "multiply"):
         return 0 if which == "add" else 1
     hi = which == "min"
-    if dtype.kind == "b":
+    if dtype_kind(dtype) == "b":
         return hi
-    if dtype.kind in "iu":
+    if dtype_kind(dtype) in "iu":
         info = np.iinfo(dtype)
         return info.max if hi else info.min
     return np.inf if hi else -np.inf

@@ -38,6 +38,8 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .api_util import keep_metadata
 from .autodiff import vjp
 from .batching import vmap
@@ -182,7 +184,7 @@ def _over_processes(per_device, in_axes, out_axes, axis_name, dyn, kwargs):
 
     def pull(xs, ct):       # on each process: its slice's cotangents, collectives transposed
         cts = vjp(local, *xs)[1](ct)
-        return tuple(psum(c, name) if a is None and np.dtype(c.dtype).kind in "fc" else c
+        return tuple(psum(c, name) if a is None and dtype_kind(c.dtype) in "fc" else c
                      for c, a in zip(cts, axes))   # a broadcast input: summed over devices
 
     forward = shard_map(local, mesh, in_specs=P(), out_specs=P(), check_rep=False)

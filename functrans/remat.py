@@ -26,7 +26,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Jaxpr, Var
+from jaxpr_ir import ClosedJaxpr, Jaxpr, Var, dtype_kind
 from jaxpr_ir.passes import cse
 from . import tracing
 from .api_util import abstract_and_concrete, as_array, flatten_fun
@@ -422,7 +422,7 @@ def saved_residuals(fun: Callable[..., Any], *args: Any) -> SavedResiduals:
     """
     flat, in_tree = tree_flatten(tuple(args))
     flat = [as_array(x) for x in flat]
-    mask = [np.dtype(getattr(x, "dtype", None) or np.result_type(x)).kind in "fc"
+    mask = [dtype_kind(getattr(x, "dtype", None) or np.result_type(x)) in "fc"
             for x in flat]      # Python floats stay Python floats in as_array
     flat_fun, _ = flatten_fun(lambda *a: fun(*a), in_tree)
 

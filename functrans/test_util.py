@@ -17,6 +17,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .autodiff import jvp, vjp
 from .tree_util import tree_flatten, tree_leaves, tree_map
 
@@ -31,7 +33,7 @@ _TOL = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-2,
 def _dtype_of(tree):
     dts = [np.asarray(x).dtype for x in tree_leaves(tree)]
     for dt in dts:
-        if dt.kind not in "fc":
+        if dtype_kind(dt) not in "fc":
             raise TypeError(f"check_grads: every input must be floating or complex, got {dt}")
     return min(dts, key=lambda d: d.itemsize) if dts else np.dtype(np.float64)
 
@@ -40,7 +42,7 @@ def _random_like(rng, tree):
     def draw(x):
         x = np.asarray(x)
         r = rng.normal(size=x.shape)
-        if x.dtype.kind == "c":
+        if dtype_kind(x.dtype) == "c":
             r = r + 1j * rng.normal(size=x.shape)
         return r.astype(x.dtype)
     return tree_map(draw, tree)

@@ -311,3 +311,26 @@ def test_linalg_raises_naming_bfloat16(fun):
     for f in (fun, ft.jit(fun)):
         with pytest.raises(TypeError, match="bfloat16"):
             f(a)
+
+
+def test_loops_and_branches_differentiate_bfloat16_carries():
+    """(Their rules asked numpy's dtype kind, 'V' for bfloat16, and gave zero tangents.)"""
+    x = np.linspace(-1, 1, 6).astype(BF)
+    x32 = x.astype(F32)
+    cases = [
+        lambda a: fnp.sum(ft.lax.scan(lambda c, v: (c * v + 1, c), a, fnp.stack([a, a]))[0]),
+        lambda a: fnp.sum(ft.lax.fori_loop(0, 3, lambda i, c: fnp.sin(c), a)),
+        lambda a: fnp.sum(ft.lax.cond(True, fnp.sin, fnp.cos, a)),
+        lambda a: fnp.sum(ft.lax.dynamic_update_slice(a, a[:2] * 3, (1,))),
+        lambda a: fnp.sum(ft.checkpoint(lambda b: fnp.sin(b) * b)(a)),
+    ]
+    for f in cases:
+        want = np.asarray(ft.grad(f)(x32))
+        for g in (ft.grad(f), ft.jit(ft.grad(f))):
+            got = g(x)
+            assert got.dtype == BF
+            np.testing.assert_allclose(np.asarray(got, F32), want, rtol=2 ** -6, atol=2 ** -6)
+    w = ft.jacfwd(lambda a: ft.lax.while_loop(lambda c: c[1] < 3,
+                                             lambda c: (c[0] * 1.5, c[1] + 1), (a, 0))[0])(x)
+    np.testing.assert_array_equal(np.asarray(w, F32), np.eye(6) * 3.375)
+    assert ft.dtypes.scalar_type_of(x) is float

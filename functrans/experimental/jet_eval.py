@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Literal
+from jaxpr_ir import ClosedJaxpr, Literal, dtype_kind
 from ..api_util import abstract_and_concrete
 from ..tracing import bind, get_aval, trace_to_jaxpr
 from .. import numpy as fnp
@@ -53,7 +53,7 @@ def zeros_like_value(x):
 
 
 def _inexact(x) -> bool:
-    return np.dtype(get_aval(x).dtype).kind in "fc"
+    return dtype_kind(get_aval(x).dtype) in "fc"
 
 
 def _eqn(eqn, ps, ss, order):

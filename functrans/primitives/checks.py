@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 import jaxpr_ir
+from jaxpr_ir import dtype_kind
 from ..tracing import get_aval
 from ..transforms.checkify import checkify_eval, checkify_jaxpr
 from ..tree_def import tree_flatten, tree_unflatten
@@ -49,7 +50,7 @@ NAN_PRIMITIVES = (
 
 def _any_nan(outs):
     flags = [reduce_or(ne(o, o), tuple(range(get_aval(o).ndim))) for o in outs
-             if get_aval(o).dtype.kind in "fc"]
+             if dtype_kind(get_aval(o).dtype) in "fc"]
     if not flags:
         return None
     acc = flags[0]

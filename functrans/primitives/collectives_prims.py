@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from ..tracing import Tracer, axis_frames, trace_at_level, trace_depth
 from ..sharding import find_mesh_frame
 from . import collectives_mesh as mesh_ops
@@ -99,7 +99,7 @@ def axis_names(axis_name, what):
 
 def _same_aval(what, kinds):
     def rule(x, *, axis_name):
-        if x.dtype.kind not in kinds:
+        if dtype_kind(x.dtype) not in kinds:
             raise TypeError(f"{what}: operand dtype {x.dtype} is not supported "
                             f"(operand {x.str_short()})")
         return x

@@ -16,7 +16,7 @@ that emits residuals and a part linear in the tangents (``split_jvp``).
 """
 from __future__ import annotations
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, dtype_kind
 from .. import tracing
 from ..sharding import mesh_frames
 from ..tracing import Tracer, axis_frames, checked, trace_to_jaxpr
@@ -30,7 +30,7 @@ import numpy as np
 
 
 def is_float(a) -> bool:
-    return a.dtype.kind in "fc"
+    return dtype_kind(a.dtype) in "fc"
 
 
 def no_consts(what, closed):

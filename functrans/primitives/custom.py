@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var
+from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, dtype_kind
 from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
 from ..transforms.jvp import jvp_eqn, jvp_eval
 from ..transforms.transpose import backward_pass, transpose_jaxpr
@@ -72,7 +72,7 @@ def _splat_consts(closed):
     keep_v, keep_c, eqns = [], [], []
     for v, c in zip(j.constvars, closed.consts):
         if (isinstance(c, (np.ndarray, np.generic)) and not isinstance(c, Tracer)
-                and c.size > 0 and c.dtype.kind in "biufc"):
+                and c.size > 0 and dtype_kind(c.dtype) in "biufc"):
             first = c.flat[0] if c.ndim else c[()]
             if c.ndim == 0 or bool(np.all(c == first)):
                 lit = Literal(first, ShapedArray((), c.dtype))
@@ -149,7 +149,7 @@ def stop_gradient(x: Any) -> Any:
     def one(v):
         if not isinstance(v, Tracer):
             return host_array(v)       # eagerly nothing can be differentiated
-        if v.dtype.kind not in "fc":
+        if dtype_kind(v.dtype) not in "fc":
             return v
         return stop_gradient_p.bind(v)
     return tree_map(one, x)

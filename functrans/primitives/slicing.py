@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from ..tracing import unchanged
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
@@ -328,7 +328,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     infinities (grad(prod)([inf, 2, 3]) is [6, inf, inf], as in JAX, not NaN)."""
     (x,), (t,) = primals, tangents
     out = reduce_prod_p.bind(x, axes=axes)
-    if type(t) is Zero or aval(x).dtype.kind not in "fc":
+    if type(t) is Zero or dtype_kind(aval(x).dtype) not in "fc":
         return out, Zero(aval(out))
     a = aval(x)
     kept = tuple(i for i in range(a.ndim) if i not in axes)
