@@ -12,7 +12,8 @@ The key is chosen so that two functions that could trace differently never meet:
 - the options (static/donated arguments, backend, inline);
 - for a Python function, what a call reads besides its arguments that Python lets one
   rebind on the same object: its code, defaults and closure cells. A cell or default
-  holding a number, string, None or a tuple of them is keyed by its value; any other
+  holding a number, string, None or a tuple of them is keyed by its value (a float by
+  its bits: 0.0 and -0.0 trace apart); any other
   object by its identity, held weakly and checked alive (a dead object's id reused by a
   new one is not a hit). A cell holding something neither (a list, a dict: mutable and
   not weakly referable) keeps that wrapper's caches private, as before.
@@ -49,6 +50,12 @@ class _Private(Exception):
 
 
 def _content_key(x, refs: list, depth: int = 0):
+    if isinstance(x, float):        # by its bits: 0.0 == -0.0, yet they trace apart
+        return (type(x), x.hex())
+    if isinstance(x, complex):
+        return (type(x), x.real.hex(), x.imag.hex())
+    if isinstance(x, np.generic):
+        return (type(x), x.tobytes())
     if isinstance(x, _VALUES):
         return (type(x), x)
     if type(x) is tuple and depth < 4:

@@ -57,6 +57,13 @@ def test_closures_and_defaults_that_differ_never_collide():
     kw.__kwdefaults__ = {"c": 7.0}
     assert float(ft.jit(kw)(x)[1]) == 7.0
 
+    z = 0.0
+
+    def zero(x):
+        return x * z
+    assert not np.signbit(ft.jit(zero)(1.0))
+    z = -0.0                                       # equal to 0.0, but another result
+    assert np.signbit(ft.jit(zero)(1.0))
     c = 1.0
 
     def cell(x):
