@@ -617,6 +617,22 @@ def test_one_argument_where_takes_size_and_fill_value_under_jit():
         fnp.where(v > 0, v, 0.0, size=2)
 
 
+@pytest.mark.parametrize("jitted", [False, True])
+def test_size_padding_is_fill_value_even_next_to_inf_and_nan(jitted):
+    """The padding of a size= result is fill_value (0 by default), as JAX's: it was
+    computed as picked * 0 + fill, NaN when the last entry was inf or NaN; size=0 raised."""
+    run = ft.jit if jitted else (lambda f: f)
+    x = np.array([1.0, 0.0, np.inf])
+    assert run(lambda a: fnp.extract(a > 5, a, size=3))(x).tolist() == [np.inf, 0.0, 0.0]
+    assert run(lambda a: fnp.extract(a > 5, a, size=3, fill_value=7.0))(x).tolist() == \
+        [np.inf, 7.0, 7.0]
+    assert run(lambda a: fnp.setdiff1d(a, np.array([1.0]), size=3))(x).tolist() == \
+        [0.0, np.inf, 0.0]
+    y = np.array([0.0, np.nan, 2.0])
+    assert run(lambda a: fnp.extract(a > 1, a, size=2, fill_value=-1.0))(y).tolist() == [2.0, -1.0]
+    assert fnp.nonzero(np.array([0, 1]), size=0)[0].shape == (0,)
+
+
 @pytest.mark.parametrize("mode", ["eager", "cpu", "interpret"])
 def test_remainder_floor_divide_zero_signs_and_exact_fmod_as_jax(mode):
     """jax 0.10.2: a zero remainder has the dividend's sign (remainder(-4, 2) is -0.0;

@@ -66,9 +66,10 @@ def _compact(x, mask, size, fill_value):
         at_most = np.concatenate([kept, np.full((size - kept.shape[0],), n, np.int64)])
     picked = x[sel.clip(at_most, 0, n - 1)] if n else full((size,), 0, x.dtype)
     count = red.sum(asarray(mask, np.int64))
-    fill = picked[0] * 0 if fill_value is None else fill_value
-    return sel.where(el.less(arange(size), count), picked, el.add(el.multiply(picked, 0),
-                                                                  asarray(fill, x.dtype)))
+    # the padding is fill_value itself (0 by default), never computed from x's entries:
+    # picked * 0 + fill was NaN wherever the clipped index landed on an inf or NaN
+    fill = asarray(0 if fill_value is None else fill_value, x.dtype)
+    return sel.where(el.less(arange(size), count), picked, fill)
 
 
 def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /, *,
