@@ -334,3 +334,13 @@ def test_loops_and_branches_differentiate_bfloat16_carries():
                                              lambda c: (c[0] * 1.5, c[1] + 1), (a, 0))[0])(x)
     np.testing.assert_array_equal(np.asarray(w, F32), np.eye(6) * 3.375)
     assert ft.dtypes.scalar_type_of(x) is float
+
+
+@pytest.mark.parametrize("kw", [{}, {"axis": 1}, {"ord": 1, "axis": 0}, {"ord": "fro"}])
+def test_norm_in_float32_rounded_once(kw):
+    x = (np.arange(12).reshape(3, 4) - 5.5).astype(BF)
+    want = np.asarray(np.linalg.norm(x.astype(F32), **kw)).astype(BF)
+    for f in (lambda a: fnp.linalg.norm(a, **kw), ft.jit(lambda a: fnp.linalg.norm(a, **kw))):
+        got = f(x)
+        assert got.dtype == BF
+        np.testing.assert_array_equal(_bits(got), want.view(np.uint16))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxpr_ir import bfloat16
 from ._elementwise import abs as _abs, multiply, not_equal, power, sqrt
 from ._elementwise_select import imag, real
 from ._linalg_basic import inv
@@ -59,10 +60,14 @@ def norm(x: ArrayLike, ord: int | float | str | None = None,
     norms (ord None/'fro', 'nuc', 1, -1, 2, -2, inf, -inf); None: the 2-norm of the
     flattened array when ``ord`` is None, else a vector or matrix norm by rank.
 
+    bfloat16 (JAX's) is computed in float32 and rounded once.
+
     >>> import functrans.numpy as fnp
     >>> float(fnp.linalg.norm(fnp.asarray([[3.0, 0.0], [0.0, 4.0]]), ord=2))
     4.0
     """
+    if getattr(x, "dtype", None) == bfloat16:
+        return asarray(norm(asarray(x, np.float32), ord, axis, keepdims), bfloat16)
     (x,) = as_float("norm", x, complex_ok=True)
     nd = x.ndim
     if axis is None:
