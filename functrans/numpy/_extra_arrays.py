@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from ..primitives.custom import stop_gradient
 from ..tracing import Tracer
 from . import _elementwise as el
 from . import _elementwise_select as sel
@@ -154,8 +155,9 @@ def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: i
     z = el.subtract(el.multiply(a0, b1), el.multiply(a1, b0))
     if a2 is None and b2 is None:
         return z
-    a2 = el.multiply(a0, 0) if a2 is None else a2
-    b2 = el.multiply(b0, 0) if b2 is None else b2
+    # a missing third component is an exact 0 (a0 * 0 was NaN for an infinite a0)
+    a2 = full_like(a0, 0) if a2 is None else a2
+    b2 = full_like(b0, 0) if b2 is None else b2
     x = el.subtract(el.multiply(a1, b2), el.multiply(a2, b1))
     y = el.subtract(el.multiply(a2, b0), el.multiply(a0, b2))
     out = jn.stack(list(st.broadcast_arrays(x, y, z)), axis=-1)
@@ -353,8 +355,10 @@ def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
 def piecewise(x: ArrayLike, condlist: Sequence[ArrayLike], funclist: Sequence[Any],
               *args: ArrayLike, **kw: Any) -> Array:
     """Evaluate ``funclist[i]`` (a function or a constant) where ``condlist[i]`` holds;
-    one extra function is the default. Every function is evaluated on all of ``x`` (as
-    in JAX), and the later condition wins where several hold (as in numpy).
+    one extra function is the default (else 0). The later condition wins where several
+    hold (as in numpy). Every function is evaluated on all of ``x``, but, as JAX's
+    per-element ``switch``, a function's derivative only reaches the elements it was
+    chosen for: ``piecewise(x, [x > 0], [sqrt, 0.0])`` has gradient 0 (not NaN) at 0.
 
     >>> import functrans.numpy as fnp
     >>> x = fnp.asarray([-1.0, 2.0])
@@ -369,16 +373,20 @@ def piecewise(x: ArrayLike, condlist: Sequence[ArrayLike], funclist: Sequence[An
     if len(funclist) not in (len(condlist), len(condlist) + 1):
         raise ValueError(f"piecewise: {len(condlist)} conditions need {len(condlist)} or "
                          f"{len(condlist) + 1} functions, got {len(funclist)}")
-
-    def value(f):
-        v = f(x, *args, **kw) if callable(f) else f
-        return st.broadcast_to(asarray(v, x.dtype), x.shape)
-    if len(funclist) == len(condlist) + 1:
-        out = value(funclist[-1])
-    else:
-        out = el.multiply(x, 0)
-    for cond, f in zip(condlist, funclist):
-        out = sel.where(asarray(cond), value(f), out)
+    default = funclist[-1] if len(funclist) == len(condlist) + 1 else 0
+    branches = [default] + funclist[:len(condlist)]
+    index = zeros(x.shape, np.int32)          # 0: the default; i + 1: condition i
+    for i, cond in enumerate(condlist):
+        index = sel.where(asarray(cond), np.int32(i + 1), index)
+    out = None
+    for i, f in enumerate(branches):
+        chosen = el.equal(index, np.int32(i))
+        if callable(f):   # elsewhere f reads x through stop_gradient (JAX's switch batching)
+            v = f(sel.where(chosen, x, stop_gradient(x)), *args, **kw)
+        else:
+            v = f
+        v = st.broadcast_to(asarray(v, x.dtype), x.shape)
+        out = v if out is None else sel.where(chosen, v, out)
     return out
 
 

@@ -178,7 +178,7 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
     if size is not None:
         valid = el.less(arange(size), red.sum(asarray(cond, np.int64)))
         valid = st.reshape(valid, (size,) + (1,) * (a.ndim - 1))
-        out = sel.where(valid, out, el.add(el.multiply(out, 0), asarray(fill_value, a.dtype)))
+        out = sel.where(valid, out, asarray(fill_value, a.dtype))   # not out * 0 + fill: NaN at inf
     return st.moveaxis(out, 0, axis)
 
 
