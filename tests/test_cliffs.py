@@ -85,6 +85,19 @@ def test_eager_derivatives_of_large_library_functions_run_compiled():
         np.testing.assert_allclose(pull(fnp.ones_like(x))[0], g, rtol=1e-12, atol=1e-15)
 
 
+def test_linearize_jaxpr_keeps_constant_broadcasts_out_of_the_linear_trace():
+    # linearize_jaxpr's linear trace is the outermost one: a broadcast of a literal
+    # recorded there made the primal output a tracer of it
+    from jaxpr_ir import parse
+    from functrans.transforms.partial_eval import linearize_jaxpr
+    j = parse("{ lambda ; x:f64[3]. let c:f64[3] = broadcast_in_dim[broadcast_dimensions=() "
+              "shape=(3,)] 2.0:f64[]\n y:f64[3] = mul x c\n z:f64[3] = add y c in (z,) }")
+    outs, lin = linearize_jaxpr(j, [], [np.ones(3)], [True])
+    assert not isinstance(outs[0], ft.tracing.Tracer)
+    np.testing.assert_array_equal(outs[0], [4.0, 4.0, 4.0])
+    np.testing.assert_array_equal(lin(np.ones(3))[0], [2.0, 2.0, 2.0])
+
+
 def test_grad_of_jit_keeps_constant_broadcasts_as_equations():
     # the jitted body's broadcasts of literals (a polynomial's coefficients) were folded
     # into full-size constants by the JVP split: 113 arrays of x's size passed (and copied)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from jaxpr_ir import ClosedJaxpr, Literal
 from .ad_util import Zero, aval, instantiate, tangent_aval
-from ..tracing import Tracer, bind, bind_outermost, trace_depth, trace_to_jaxpr
+from ..tracing import Trace, Tracer, bind, outermost_trace, trace_depth, trace_to_jaxpr
 
 
 def no_jvp_error(prim):
@@ -39,9 +39,13 @@ def bind_expanding(prim, args, params):
     Array([2., 2.], dtype=float64)
     """
     if trace_depth() and not prim.has_effects and not any(isinstance(x, Tracer) for x in args):
-        size_in = sum(aval(x).size for x in args)
-        if sum(a.size for a in _out_avals(prim, args, params)) > max(size_in, 1):
-            return bind_outermost(prim, args, params)
+        outer = outermost_trace()
+        # a plain recording trace only: in a linear (symbolic) trace the constant would
+        # pass for a tangent, and linearize's own trace binds eagerly anyway
+        if type(outer) is Trace:
+            size_in = sum(aval(x).size for x in args)
+            if sum(a.size for a in _out_avals(prim, args, params)) > max(size_in, 1):
+                return outer.process(prim, args, params)
     return bind(prim, *args, **params)
 
 
