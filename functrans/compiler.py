@@ -195,9 +195,11 @@ class CompileHook:
     ``start`` runs first, ``stage(c, pass_name, jaxpr)`` after each pass of
     ``jaxpr_ir.passes.PIPELINE``, ``compiled(c, exe)`` last and returns the executable
     to use (possibly wrapped). ``keeps_inputs``: the hook re-reads the arguments after a
-    call, so input buffers must not be donated.
+    call, so input buffers must not be donated. ``sees_calls``: while it is active, calls
+    take the slow path (no native shortcut), as a hook that wraps the executable needs.
     """
     keeps_inputs = False
+    sees_calls = True
 
     def active(self) -> bool:
         return True
@@ -226,8 +228,8 @@ def remove_hook(hook: CompileHook) -> None:
 
 
 def observed() -> bool:
-    """Whether a hook is active (then compiles and calls must go through the slow path)."""
-    return any(h.active() for h in _HOOKS)
+    """Whether a hook that sees calls is active (then calls go through the slow path)."""
+    return any(h.sees_calls and h.active() for h in _HOOKS)
 
 
 # ------------------------------------------------------------------ the compile path

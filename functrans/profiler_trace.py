@@ -41,6 +41,7 @@ __all__ = ["trace", "start_trace", "stop_trace", "TraceAnnotation", "StepTraceAn
 class _TraceHook(CompileHook):
     """Compiles as events: ``compile <name>`` holding ``trace``, each simplify pass (timed
     by the compile path itself) and ``backend`` with the backend's own stages."""
+    sees_calls = False      # jit's native shortcuts stay: the trace times them as they are
 
     def active(self) -> bool:
         return bool(ev.ACTIVE)

@@ -20,12 +20,12 @@ import time
 from typing import Any, Callable, Iterator
 
 __all__ = ["ACTIVE", "Recorder", "start", "stop", "now", "span", "add", "instant",
-           "on_start", "timed_call", "timed"]
+           "timed_call", "timed"]
 
 now = time.perf_counter_ns
+_get_ident = threading.get_ident
 
 ACTIVE: list = []            # [Recorder] while a trace is on
-_ON_START: list = []         # fn() called when a trace starts (jit: drop its native shortcuts)
 
 
 class Recorder:
@@ -37,27 +37,14 @@ class Recorder:
         self.threads: dict = {}     # thread id -> name
         self.start_ns = now()
         self.end_ns = None
-        self._lock = threading.Lock()
 
     def add(self, name: str, cat: str, t0: int, t1: int | None, args: dict | None = None,
             tid: int | None = None) -> None:
         if tid is None:
-            th = threading.current_thread()
-            tid = th.ident
+            tid = _get_ident()
             if tid not in self.threads:
-                self.threads[tid] = th.name
-        with self._lock:
-            self.events.append((name, cat, t0, t1, tid, args))
-
-
-def on_start(fn: Callable[[], None]) -> Callable[[], None]:
-    """Call ``fn()`` each time a trace starts; returns ``fn``.
-
-    >>> _ = on_start(lambda: None); _ON_START.pop() is not None
-    True
-    """
-    _ON_START.append(fn)
-    return fn
+                self.threads[tid] = threading.current_thread().name
+        self.events.append((name, cat, t0, t1, tid, args))   # atomic under the GIL
 
 
 def start() -> Recorder:
@@ -66,8 +53,6 @@ def start() -> Recorder:
         raise RuntimeError("Profile has already been started. Only one profile may be run "
                            "at a time.")
     r = Recorder()
-    for fn in _ON_START:
-        fn()
     ACTIVE.append(r)
     return r
 
