@@ -305,3 +305,36 @@ def test_log_goes_to_the_logger_with_the_callers_line(caplog):
                for r in caplog.records if r.name == "functrans.debug")
     with pytest.raises(KeyError):
         ft.debug.log("{missing}", x=1.0)
+
+
+def _drawn(fn, *args) -> list:
+    buf = io.StringIO()
+    old, sys.stdout = sys.stdout, buf
+    try:
+        fn(*args)
+    finally:
+        sys.stdout = old
+    return [line.strip("|").split("|") for line in buf.getvalue().splitlines()
+            if line.startswith("|")]
+
+
+def test_visualize_sharding_places_the_devices_of_a_2x2_mesh(monkeypatch):
+    monkeypatch.setattr(ft.distributed, "process_count", lambda: 4)   # a drawing only
+    mesh = Mesh((2, 2), ("vz_rows", "vz_cols"))
+    cells = lambda spec, shape: [[c.strip() for c in row] for row in _drawn(   # noqa: E731
+        ft.debug.visualize_sharding, shape, NamedSharding(mesh, spec))]
+    assert cells(P("vz_rows", "vz_cols"), (4, 4)) == [["CPU 0", "CPU 1"], ["CPU 2", "CPU 3"]]
+    assert cells(P("vz_cols", "vz_rows"), (4, 4)) == [["CPU 0", "CPU 2"], ["CPU 1", "CPU 3"]]
+    assert cells(P("vz_rows"), (4, 4)) == [["CPU 0,1"], ["CPU 2,3"]]
+    assert cells(P(None, "vz_cols"), (4, 4)) == [["CPU 0,2", "CPU 1,3"]]
+    assert cells(P(("vz_rows", "vz_cols")), (8,)) == [["CPU 0", "CPU 1", "CPU 2", "CPU 3"]]
+    assert cells(P(), (8,)) == [["CPU 0,1,2,3"]]
+
+
+def test_collectives_are_instants_with_their_bytes(tmp_path):
+    with ft.profiler.trace(tmp_path):
+        ft.distributed.count_collective("psum", 64.0, 64.0)
+    ft.distributed.reset_comm_stats()
+    (e,) = [e for e in load_trace(tmp_path) if e.get("cat") == "collective"]
+    assert e["name"] == "psum" and e["ph"] == "i"
+    assert e["args"] == {"bytes sent": 64.0, "bytes received": 64.0}
