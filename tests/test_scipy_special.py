@@ -254,3 +254,14 @@ def test_xlogy_xlog1py_entr_edges_as_jax_and_scipy():
     assert not np.signbit(np.asarray(fss.entr(0.0)))
     np.testing.assert_allclose(ft.grad(fss.entr)(2.0), -np.log(2.0) - 1)
     assert float(ft.grad(fss.entr)(-1.0)) == 0.0
+
+
+def test_logit_derivative_is_jaxs_rule_inf_at_0_and_1():
+    """JAX's logit derivative 1 / (x (1 - x)): through the quotient it was NaN at 0 and 1
+    (values below from JAX 0.10.2, x64)."""
+    from functrans.scipy.special import logit
+    g = ft.grad(lambda x: ft.numpy.sum(logit(x)))
+    x = np.array([0.5, 0.0, 1.0, 0.2])
+    assert g(x).tolist() == [4.0, np.inf, np.inf, 6.25]
+    assert ft.jit(g)(x).tolist() == [4.0, np.inf, np.inf, 6.25]
+    np.testing.assert_allclose(ft.hessian(logit)(0.3), -9.070294784580499, rtol=1e-13)

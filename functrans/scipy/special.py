@@ -21,6 +21,7 @@ and betainc about 1e-13.
 from __future__ import annotations
 
 from .. import nn as _nn
+from ..custom_derivatives import custom_jvp as _custom_jvp
 from ..eager_jit import compiled_when_large as _compiled_when_large
 from .. import numpy as _fnp
 from ._special_erf import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri
@@ -63,8 +64,17 @@ def logit(x: ArrayLike) -> Array:
     >>> float(logit(0.5))
     0.0
     """
-    x = _as_float(x)
+    return _logit(_as_float(x))
+
+
+@_custom_jvp
+def _logit(x):
     return _fnp.log(x / (x.dtype.type(1) - x))
+
+
+# JAX's rule, 1 / (x (1 - x)): differentiating through the quotient gave NaN at x = 0
+# and 1, where the derivative is inf
+_logit.defjvps(lambda g, ans, x: g / (x * (x.dtype.type(1) - x)))
 
 
 def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None,
