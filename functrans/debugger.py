@@ -43,16 +43,16 @@ _LOGGER = logging.getLogger("functrans.debug")
 _VALUES = (Tracer, np.ndarray, np.generic, int, float, complex, bool)
 
 
-def _dynamic(value) -> tuple | None:
-    """``(leaves, treedef)`` when ``value`` is a pytree of arrays (some traced or an
-    array), else None (kept as it is)."""
+def _split(value) -> tuple:
+    """``(leaves, treedef, positions of its array leaves)`` of a local (treedef None: one
+    leaf that flattening rejects): the array leaves pass through the callback, the rest
+    is kept as it was at trace time."""
     try:
         leaves, tree = tree_flatten(value)
-    except Exception:   # noqa: BLE001 (a local that is no pytree at all)
-        return None
-    if leaves and all(isinstance(x, (Tracer, np.ndarray, np.generic)) for x in leaves):
-        return leaves, tree
-    return None
+    except Exception:   # noqa: BLE001 (a local that flattening rejects)
+        leaves, tree = [value], None
+    arrays = [i for i, x in enumerate(leaves) if isinstance(x, (Tracer, np.ndarray, np.generic))]
+    return leaves, tree, arrays
 
 
 def _frame(values: dict, filename: str, lineno: int, name: str, globs: dict):
@@ -93,26 +93,25 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noq
     True
     """
     caller = sys._getframe(1)
-    static, names, trees, leaves = {}, [], [], []
+    locals_, dyn = [], []       # (name, leaves, treedef, array positions); array leaves
     for k, v in caller.f_locals.items():
-        dyn = _dynamic(v)
-        if dyn is None:
-            static[k] = "<traced>" if isinstance(v, Tracer) else v
-        else:
-            names.append(k)
-            trees.append((len(leaves), len(dyn[0]), dyn[1]))
-            leaves.extend(dyn[0])
+        leaves, tree, arrays = _split(v)
+        locals_.append((k, leaves, tree, arrays))
+        dyn.extend(leaves[i] for i in arrays)
     where = (caller.f_code.co_filename, caller.f_lineno, caller.f_code.co_name,
              caller.f_globals)
     del caller
 
     def stop(*vals):
-        values = dict(static)
-        for k, (i, n, tree) in zip(names, trees):
-            values[k] = tree_unflatten(tree, [np.asarray(x) for x in vals[i:i + n]])
+        values, it = {}, iter(vals)
+        for k, leaves, tree, arrays in locals_:
+            leaves = list(leaves)
+            for i in arrays:
+                leaves[i] = np.asarray(next(it))
+            values[k] = leaves[0] if tree is None else tree_unflatten(tree, leaves)
         _stop(values, *where)
 
-    debug_callback(stop, *leaves, ordered=ordered)
+    debug_callback(stop, *dyn, ordered=ordered)
 
 
 def _message(fmt: str, args, kwargs) -> str:

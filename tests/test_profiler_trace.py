@@ -338,3 +338,12 @@ def test_collectives_are_instants_with_their_bytes(tmp_path):
     (e,) = [e for e in load_trace(tmp_path) if e.get("cat") == "collective"]
     assert e["name"] == "psum" and e["ph"] == "i"
     assert e["args"] == {"bytes sent": 64.0, "bytes received": 64.0}
+
+
+def test_breakpoint_shows_a_mixed_local_with_its_values(monkeypatch, capsys):
+    def f(x):
+        mixed = {"value": x * 3.0, "label": "run"}
+        ft.debug.breakpoint()
+        return x
+    _, text = _run_with_stdin(monkeypatch, capsys, "p mixed\nc\n", ft.jit(f), fnp.ones(2))
+    assert "{'label': 'run', 'value': array([3., 3.])}" in text
