@@ -9,7 +9,9 @@ stages inside it), every compiled call of a jitted function (``jit(f)``: dispatc
 run, with ``execute`` inside it), every eager primitive call (by primitive name), each
 collective over several processes (an instant with the bytes sent and received) and the
 annotations. ``stop_trace`` writes ``log_dir/plugins/profile/<run>/<host>.trace.json.gz``
-(JAX's layout; ``create_perfetto_trace`` adds ``perfetto_trace.json.gz`` beside it).
+(JAX's layout; ``create_perfetto_trace`` adds ``perfetto_trace.json.gz`` beside it); its
+``metadata`` holds the wall time and ``communication``: the ``comm_stats`` rows of the
+traced time (compiled code's own MPI calls too, which have no events of their own).
 
 >>> import functrans as ft, functrans.numpy as fnp, tempfile
 >>> with tempfile.TemporaryDirectory() as d:
@@ -33,6 +35,7 @@ from typing import Any, Callable
 
 from . import trace_events as ev
 from .compiler import CompileHook, add_hook
+from .distributed import comm_stats
 
 __all__ = ["trace", "start_trace", "stop_trace", "TraceAnnotation", "StepTraceAnnotation",
            "annotate_function", "load_trace"]
@@ -90,7 +93,7 @@ def start_trace(log_dir: os.PathLike | str, create_perfetto_link: bool = False,
     """
     ev.start()
     _RUN.update(log_dir=os.fspath(log_dir), link=create_perfetto_link,
-                perfetto=create_perfetto_trace)
+                perfetto=create_perfetto_trace, comm=comm_stats())
 
 
 def _chrome_events(rec) -> list:
@@ -116,6 +119,18 @@ def _chrome_events(rec) -> list:
     return out
 
 
+def _comm_since(before: dict) -> dict:
+    """``comm_stats()`` now minus ``before``: what the trace's time communicated, the
+    collectives compiled code runs through MPI itself included."""
+    out = {}
+    for kind, row in comm_stats().items():
+        old = before.get(kind, {})
+        d = {k: v - old.get(k, 0) for k, v in row.items()}
+        if d["calls"] > 0:
+            out[kind] = d
+    return out
+
+
 def stop_trace() -> None:
     """Stop the trace and write ``<log_dir>/plugins/profile/<run>/<host>.trace.json.gz``
     (``RuntimeError`` when no trace is on).
@@ -128,7 +143,8 @@ def stop_trace() -> None:
     folder = os.path.join(_RUN["log_dir"], "plugins", "profile", run)
     os.makedirs(folder, exist_ok=True)
     doc = {"displayTimeUnit": "ns", "traceEvents": _chrome_events(rec),
-           "metadata": {"wall_ns": rec.end_ns - rec.start_ns}}
+           "metadata": {"wall_ns": rec.end_ns - rec.start_ns,
+                        "communication": _comm_since(_RUN.get("comm", {}))}}
     data = gzip.compress(json.dumps(doc).encode())
     path = os.path.join(folder, f"{socket.gethostname()}.trace.json.gz")
     with open(path, "wb") as f:
@@ -156,8 +172,9 @@ def trace(log_dir: os.PathLike | str, create_perfetto_link: bool = False,
         stop_trace()
 
 
-def load_trace(log_dir: os.PathLike | str) -> list:
-    """The events of the newest trace written under ``log_dir`` (for tests and scripts).
+def load_trace(log_dir: os.PathLike | str, metadata: bool = False) -> list | dict:
+    """The events of the newest trace written under ``log_dir`` (for tests and scripts);
+    ``metadata``: its metadata instead.
 
     >>> import tempfile
     >>> d = tempfile.mkdtemp(); start_trace(d); stop_trace(); load_trace(d)[0]["name"]
@@ -168,7 +185,8 @@ def load_trace(log_dir: os.PathLike | str) -> list:
     name = next(n for n in os.listdir(os.path.join(root, run)) if n.endswith(".trace.json.gz")
                 and not n.startswith("perfetto"))
     with gzip.open(os.path.join(root, run, name)) as f:
-        return json.load(f)["traceEvents"]
+        doc = json.load(f)
+    return doc["metadata"] if metadata else doc["traceEvents"]
 
 
 class TraceAnnotation:

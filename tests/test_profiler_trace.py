@@ -335,6 +335,8 @@ def test_collectives_are_instants_with_their_bytes(tmp_path):
     with ft.profiler.trace(tmp_path):
         ft.distributed.count_collective("psum", 64.0, 64.0)
     ft.distributed.reset_comm_stats()
+    assert load_trace(tmp_path, metadata=True)["communication"] == {
+        "psum": {"calls": 1, "bytes_sent": 64, "bytes_received": 64}}
     (e,) = [e for e in load_trace(tmp_path) if e.get("cat") == "collective"]
     assert e["name"] == "psum" and e["ph"] == "i"
     assert e["args"] == {"bytes sent": 64.0, "bytes received": 64.0}
