@@ -328,8 +328,11 @@ def test_rng_bit_generator_shapes_dtypes_and_key_advance():
         lax.rng_bit_generator(key, (2,), dtype=np.float32)
 
 
-def test_type_names_and_the_left_out_stateful_rng_and_tokens():
+def test_type_names_tokens_and_host_rng_uniform():
     assert lax.DotDimensionNumbers is not None and lax.ConvGeneralDilatedDimensionNumbers
     assert lax.PrecisionLike is not None
-    # left out as README's lax section says (tests/test_lax_names.py's LEFT_OUT)
-    assert not any(hasattr(lax, n) for n in ("rng_uniform", "create_token", "after_all"))
+    # present since 544a111: tokens are leafless pytrees, rng_uniform a host draw per call
+    tok = lax.after_all(lax.create_token(), lax.create_token())
+    assert ft.tree_util.tree_leaves(tok) == []
+    u = lax.rng_uniform(np.float32(2.0), np.float32(3.0), (1000,))
+    assert u.dtype == np.float32 and u.shape == (1000,) and 2.0 <= float(u.min()) <= float(u.max()) < 3.0
