@@ -150,3 +150,16 @@ def test_donated_input_read_after_the_output_over_it_is_stored():
     got = ft.jit(f, donate_argnums=(0,))(ft.device_put(a), b)
     np.testing.assert_array_equal(np.asarray(got[1]), a + 2.0)
     np.testing.assert_array_equal(np.asarray(got[0]), b * 2.0)
+
+
+def test_scan_ys_reading_the_old_carry_are_written_first():
+    """ys that are the old carry or a view of it (a trajectory) are copied to their row
+    at the start of the step, so the new carry can still be written in place."""
+    xs = np.linspace(0.5, 1.0, 4)
+    f = lambda a: lax.scan(lambda c, x: (c * x + 1.0, c), a, xs)
+    assert _check(f, _X)
+    g = lambda a: lax.scan(lambda c, x: (c * x + 1.0, c[0]), a, xs)
+    assert _check(g, _X)
+    h = lambda a: lax.scan(lambda c, x: ((c[1] * x, c[0] + 1.0), (c[0][::-1], c[1][3:9])),
+                           (a, a * 2.0), xs, reverse=True)
+    _check(h, _X)

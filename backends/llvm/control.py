@@ -109,7 +109,7 @@ def _release(lw, refs):
         lw.release(r)
 
 
-def in_place(lw, closed, first, carry):
+def in_place(lw, closed, first, carry, early=()):
     """{body output position j: carry[j]} for the carries the body may write straight
     into their own buffer (instead of into a temporary copied over the carry at the
     end of the step). Safe when the old carry ``c`` (body input ``first + j``) is dead
@@ -119,10 +119,12 @@ def in_place(lw, closed, first, carry):
     a shift, reverse, transpose or broadcast reads other elements). Anything reading
     ``c`` later (another step, an output: ``c`` passed through or to another carry) keeps
     the copy. The kernel then reads ``c`` and writes ``x`` through one argument
-    (``KernelEmitter``'s ``same``), loading ``c`` before any store."""
+    (``KernelEmitter``'s ``same``), loading ``c`` before any store. Outputs at the
+    ``early`` positions (a scan's ys that are carries or views of them) are written
+    before the body runs, so they do not keep the old carries alive."""
     jaxpr = closed.jaxpr
     plan, _ = lw.plan_of(jaxpr)
-    defs, last = lw.liveness(plan, jaxpr.outvars)
+    defs, last = lw.liveness(plan, [x for p, x in enumerate(jaxpr.outvars) if p not in early])
     dests = {}
     if not IN_PLACE:
         return dests
@@ -236,6 +238,17 @@ def _while(lw, fn, eqn, ins, outs):
 
 # --------------------------------------------------------------------------- scan
 
+def _carry_ys(lw, closed, nc, ncar):
+    """The ys positions of a scan body whose value is one of its carries or a view of
+    one (``scan(lambda c, x: (f(c), c))``): copied to their row at the start of the step."""
+    jaxpr = closed.jaxpr
+    views = lw.plan_of(jaxpr)[0].views
+    carries = set(jaxpr.invars[nc:nc + ncar])
+    return frozenset(p for p in range(ncar, len(jaxpr.outvars))
+                     if isinstance(jaxpr.outvars[p], Var)
+                     and _root(jaxpr.outvars[p], views) in carries)
+
+
 def _row_ref(fn, ref, idx, row_aval):
     step = nbytes(row_aval)
     p = fn.b.gep(fn.ptr(ref), [fn.b.mul(idx, ir.Constant(I64, step))], source_etype=I8)
@@ -255,16 +268,21 @@ def _scan(lw, fn, eqn, ins, outs):
         lw.copy(fn, v, fn.ptr(c))
     x_avals = body.jaxpr.in_avals[len(consts) + ncar:]
     y_avals = body.jaxpr.out_avals[ncar:]
-    in_carry = in_place(lw, body, len(consts), carry)
+    early = _carry_ys(lw, body, len(consts), ncar)
+    in_carry = in_place(lw, body, len(consts), carry, early)
 
     def iteration(i):
         idx = fn.b.sub(ir.Constant(I64, length - 1), i) if reverse else i
         x_refs = [_row_ref(fn, r, idx, a) for r, a in zip(xs, x_avals)]
         dests = {ncar + j: _row_ref(fn, r, idx, a) for j, (r, a) in enumerate(zip(ys, y_avals))}
+        plan = lw.plan_of(body.jaxpr)[0]
+        at_start = dict(zip(body.jaxpr.invars[len(consts):len(consts) + ncar], carry))
+        for p in early:            # ys read from the old carries: before they change
+            lw.copy(fn, lw.val(body.jaxpr.outvars[p], at_start, plan.views), fn.ptr(dests[p]))
         vals, placed, owned = emit_sub(lw, fn, body, consts + carry + x_refs,
                                        {**dests, **in_carry})
         for j in range(len(ys)):
-            if ncar + j not in placed:
+            if ncar + j not in placed and ncar + j not in early:
                 lw.copy(fn, vals[ncar + j], fn.ptr(dests[ncar + j]))
         _update_carry(lw, fn, vals[:ncar], carry, placed)
         _release(lw, owned)
