@@ -52,41 +52,7 @@ def test_ir_transforms_check_round_trip_and_match(case):
     closed = ft.make_jaxpr(case.fun)(*args)
     n, no = len(closed.jaxpr.invars), len(closed.out_avals)
     if case.diff:
-        rng = np.random.default_rng(1)
-        tans = [rng.standard_normal(a.shape).astype(a.dtype) if a.dtype.kind == "f"
-                else np.zeros(a.shape, a.dtype) for a in flat]
-        j = _round_trip(jvp_jaxpr(closed), "jvp_jaxpr")
-        full = _ev(j, flat + tans)
-        # the direct transform
-        fl = [i for i, a in enumerate(flat) if a.dtype.kind == "f"]
-
-        def part(*xs):
-            a = list(flat)
-            for i, x in zip(fl, xs):
-                a[i] = x
-            return tree_flatten(case.fun(*tree_map_unflat(args, a)))[0]
-        _, direct = ft.jvp(part, tuple(flat[i] for i in fl), tuple(tans[i] for i in fl))
-        for k, (g, w) in enumerate(zip(full[no:], direct)):
-            if np.asarray(w).dtype.kind in "fc":
-                _close(g, w, f"{case.name}: jvp_jaxpr tangent {k}")
-        # partial eval with primals known, tangents unknown; then transpose the linear part
-        kj, uj, out_known = partial_eval(j, [True] * n + [False] * n)
-        _round_trip(kj, "partial_eval known")
-        _round_trip(uj, "partial_eval unknown")
-        kout = _ev(kj, flat)
-        nk = sum(out_known)
-        res = kout[nk:]
-        uout = _ev(uj, list(res) + tans)
-        ki, ui = iter(kout[:nk]), iter(uout)
-        for k, (g, w) in enumerate(zip([next(ki) if kn else next(ui) for kn in out_known], full)):
-            _close(g, w, f"{case.name}: partial_eval output {k}")
-        tj = _round_trip(transpose_jaxpr(uj, [False] * len(res) + [True] * n), "transpose_jaxpr")
-        cts = [rng.standard_normal(a.shape).astype(a.dtype) for a in uj.out_avals]
-        cts_in = _ev(tj, list(res) + cts)
-        lhs = sum(np.vdot(c, u).real for c, u in zip(cts, uout))
-        rhs = sum(np.vdot(c, t).real for c, t in zip(cts_in, tans) if t.dtype.kind in "fc")
-        r, a = _tol(*cts, *tans)
-        assert np.isclose(lhs, rhs, rtol=r * 10, atol=a * 10), f"{case.name}: <ct, Jt>={lhs} vs {rhs}"
+        _check_derivative_transforms(*_differentiated(case, args))
     if case.batch:
         bj, _ = vmap_jaxpr(closed, [0] * n, 3, out_dims_to=[0] * no)
         bj = _round_trip(bj, "vmap_jaxpr")
@@ -95,6 +61,62 @@ def test_ir_transforms_check_round_trip_and_match(case):
         for k in range(3):
             for m, (g, w) in enumerate(zip(got, _ev(closed, exs[k]))):
                 _close(np.asarray(g)[k], w, f"{case.name}: vmap_jaxpr output {m} example {k}")
+
+
+def _differentiated(case, args):
+    """``case`` as a function of the arguments it differentiates (``diff_argnums``; the
+    others closed over as constants: linear_call refuses derivatives in its residuals)."""
+    if case.diff_argnums is None:
+        return case, case.fun, tuple(args)
+    keep = tuple(case.diff_argnums)
+
+    def fun(*xs):
+        full = list(args)
+        for i, x in zip(keep, xs):
+            full[i] = x
+        return case.fun(*full)
+    return case, fun, tuple(args[i] for i in keep)
+
+
+def _check_derivative_transforms(case, fun, args):
+    flat = [np.asarray(a) for a in tree_flatten(args)[0]]
+    closed = ft.make_jaxpr(fun)(*args)
+    n, no = len(closed.jaxpr.invars), len(closed.out_avals)
+    rng = np.random.default_rng(1)
+    tans = [rng.standard_normal(a.shape).astype(a.dtype) if a.dtype.kind == "f"
+            else np.zeros(a.shape, a.dtype) for a in flat]
+    j = _round_trip(jvp_jaxpr(closed), "jvp_jaxpr")
+    full = _ev(j, flat + tans)
+    # the direct transform
+    fl = [i for i, a in enumerate(flat) if a.dtype.kind == "f"]
+
+    def part(*xs):
+        a = list(flat)
+        for i, x in zip(fl, xs):
+            a[i] = x
+        return tree_flatten(fun(*tree_map_unflat(args, a)))[0]
+    _, direct = ft.jvp(part, tuple(flat[i] for i in fl), tuple(tans[i] for i in fl))
+    for k, (g, w) in enumerate(zip(full[no:], direct)):
+        if np.asarray(w).dtype.kind in "fc":
+            _close(g, w, f"{case.name}: jvp_jaxpr tangent {k}")
+    # partial eval with primals known, tangents unknown; then transpose the linear part
+    kj, uj, out_known = partial_eval(j, [True] * n + [False] * n)
+    _round_trip(kj, "partial_eval known")
+    _round_trip(uj, "partial_eval unknown")
+    kout = _ev(kj, flat)
+    nk = sum(out_known)
+    res = kout[nk:]
+    uout = _ev(uj, list(res) + tans)
+    ki, ui = iter(kout[:nk]), iter(uout)
+    for k, (g, w) in enumerate(zip([next(ki) if kn else next(ui) for kn in out_known], full)):
+        _close(g, w, f"{case.name}: partial_eval output {k}")
+    tj = _round_trip(transpose_jaxpr(uj, [False] * len(res) + [True] * n), "transpose_jaxpr")
+    cts = [rng.standard_normal(a.shape).astype(a.dtype) for a in uj.out_avals]
+    cts_in = _ev(tj, list(res) + cts)
+    lhs = sum(np.vdot(c, u).real for c, u in zip(cts, uout))
+    rhs = sum(np.vdot(c, t).real for c, t in zip(cts_in, tans) if t.dtype.kind in "fc")
+    r, a = _tol(*cts, *tans)
+    assert np.isclose(lhs, rhs, rtol=r * 10, atol=a * 10), f"{case.name}: <ct, Jt>={lhs} vs {rhs}"
 
 
 def tree_map_unflat(args, leaves):
@@ -107,11 +129,11 @@ def test_linearize_records_only_equations_that_read_a_tangent(case):
     """``LinearJaxpr.all_linear`` (the backward pass then evaluates nothing forward):
     every equation linearize records reads a tangent input or a value computed from one."""
     from functrans.transforms.partial_eval import linearize_fun
-    args = case.make_args()
+    _, dfun, args = _differentiated(case, case.make_args())
     flat, tree = tree_flatten(args)
     flat = [np.asarray(a) for a in flat]
     mask = [a.dtype.kind in "fc" for a in flat]
-    fun = lambda *xs: tree_flatten(case.fun(*_unflatten(tree, xs)))[0]  # noqa: E731
+    fun = lambda *xs: tree_flatten(dfun(*_unflatten(tree, xs)))[0]  # noqa: E731
     _, lin = linearize_fun(fun, flat, mask)
     linear = set(lin.jaxpr.invars)
     for e in lin.jaxpr.eqns:
