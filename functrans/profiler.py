@@ -56,13 +56,15 @@ from .cost import eager_traffic, flops
 from .jit import jit, make_jaxpr
 from .primitives import base as _base
 from .profiler_memory import device_memory_profile, save_device_memory_profile  # noqa: F401
-from .profiler_trace import (StepTraceAnnotation, TraceAnnotation,  # noqa: F401
-                             annotate_function, start_trace, stop_trace, trace)
+from .profiler_trace import (ProfileOptions, StepTraceAnnotation,  # noqa: F401
+                             TraceAnnotation, annotate_function, start_server, start_trace,
+                             stop_server, stop_trace, trace)
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["profile", "Profile", "main", "time_by_primitive", "trace", "start_trace",
            "stop_trace", "TraceAnnotation", "StepTraceAnnotation", "annotate_function",
-           "device_memory_profile", "save_device_memory_profile"]
+           "device_memory_profile", "save_device_memory_profile", "ProfileOptions",
+           "start_server", "stop_server"]
 
 
 # ------------------------------------------------------------------ eager counting

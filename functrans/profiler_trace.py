@@ -38,7 +38,48 @@ from .compiler import CompileHook, add_hook
 from .distributed import comm_stats
 
 __all__ = ["trace", "start_trace", "stop_trace", "TraceAnnotation", "StepTraceAnnotation",
-           "annotate_function", "load_trace"]
+           "annotate_function", "load_trace", "ProfileOptions", "start_server", "stop_server"]
+
+
+class ProfileOptions:
+    """JAX's trace options, accepted with its defaults: functrans records its own events
+    whatever the levels say; ``session_id`` (when set) names the run's folder.
+
+    >>> ProfileOptions().host_tracer_level
+    2
+    """
+
+    def __init__(self):
+        self.host_tracer_level, self.python_tracer_level = 2, 1
+        self.duration_ms, self.start_timestamp_ns = 0, 0
+        self.enable_hlo_proto = self.include_dataset_ops = True
+        self.raise_error_on_start_failure = False
+        self.repository_path = self.session_id = ""
+        self.advanced_configuration: dict = {}
+
+
+def start_server(port: int, requires_backend: bool = True):
+    """JAX's profiler server (for TensorBoard's remote capture): functrans has none.
+
+    >>> start_server(9999)
+    Traceback (most recent call last):
+    ...
+    NotImplementedError: start_server: functrans has no profiler server to capture from; record a trace in the process with ft.profiler.trace(log_dir) (or start_trace/stop_trace)
+    """
+    raise NotImplementedError("start_server: functrans has no profiler server to capture "
+                              "from; record a trace in the process with "
+                              "ft.profiler.trace(log_dir) (or start_trace/stop_trace)")
+
+
+def stop_server() -> None:
+    """JAX's: stop the profiler server; functrans starts none, so there is none to stop.
+
+    >>> stop_server()
+    Traceback (most recent call last):
+    ...
+    ValueError: No active profiler server.
+    """
+    raise ValueError("No active profiler server.")
 
 
 class _TraceHook(CompileHook):
@@ -93,7 +134,8 @@ def start_trace(log_dir: os.PathLike | str, create_perfetto_link: bool = False,
     """
     ev.start()
     _RUN.update(log_dir=os.fspath(log_dir), link=create_perfetto_link,
-                perfetto=create_perfetto_trace, comm=comm_stats())
+                perfetto=create_perfetto_trace, comm=comm_stats(),
+                session=getattr(profiler_options, "session_id", ""))
 
 
 def _chrome_events(rec) -> list:
@@ -139,7 +181,7 @@ def stop_trace() -> None:
     >>> d = tempfile.mkdtemp(); start_trace(d); stop_trace()
     """
     rec = ev.stop()
-    run = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")
+    run = _RUN.get("session") or datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")
     folder = os.path.join(_RUN["log_dir"], "plugins", "profile", run)
     os.makedirs(folder, exist_ok=True)
     doc = {"displayTimeUnit": "ns", "traceEvents": _chrome_events(rec),

@@ -100,6 +100,13 @@ def test_start_stop_and_annotations_without_a_trace(tmp_path):
     ft.profiler.stop_trace()
     run = next((tmp_path / "plugins" / "profile").iterdir())
     assert (run / "perfetto_trace.json.gz").exists()
+    opts = ft.profiler.ProfileOptions()
+    opts.session_id = "named_run"
+    with ft.profiler.trace(tmp_path / "b", profiler_options=opts):
+        pass
+    assert (tmp_path / "b" / "plugins" / "profile" / "named_run").is_dir()
+    with pytest.raises(NotImplementedError, match="no profiler server"):
+        ft.profiler.start_server(9999)
 
     @ft.profiler.annotate_function
     def double(x):
