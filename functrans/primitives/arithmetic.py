@@ -27,6 +27,7 @@ from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, de
                    deflinear, instantiate, is_undefined)
 from .basic import (add_p, broadcast_in_dim, convert_element_type_p,  # noqa: F401
                     elementwise_aval, full, np_impl)
+from ..trace_events import ACTIVE as _TRACE_ON
 from ..typing import Array, ArrayLike, DTypeLike
 
 __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n",
@@ -289,7 +290,9 @@ def lax_binary(p, float_only=False):
     def f(x, y):
         # two arrays of rank >= 1 and no trace involved: bind's eager path, inlined (the
         # transpose rules of reverse mode call these on arrays, one per tangent operation)
-        if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim:
+        # (a profiler trace on: through bind, which records the call)
+        if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim \
+                and not _TRACE_ON:
             out = impl(x, y)
             if type(out) is _ND:
                 return out if _INTERNAL.on else out.view(ARRAY_CLASS[0])
