@@ -1,9 +1,10 @@
 """``functrans.random``: counter-based pseudo-random numbers with explicit keys, equal
 to ``jax.random``'s for the same key.
 
-A key is a uint32 array of shape (2,) laid out as JAX's default PRNG
-(``threefry2x32``, partitionable mode): ``random.key(seed)`` is
-``jax.random.key_data(jax.random.key(seed))``, and ``split``, ``fold_in``, ``bits``,
+``random.key(seed)`` is a typed key as JAX's (shape (), dtype ``key<fry>``), over the
+uint32 words of JAX's default PRNG (``threefry2x32``, partitionable mode):
+``random.PRNGKey(seed)``, JAX's raw uint32[2] key, is ``key_data(key(seed))``, and
+every function takes either kind with the same numbers; ``split``, ``fold_in``, ``bits``,
 ``uniform``, ``randint``, ``permutation``, ``choice``, ``bernoulli`` and the other
 distributions follow JAX's algorithms, so a seeded JAX program ported here draws the
 same numbers (bit for bit for integers, bits and uniform floats; within a few ulp
@@ -36,6 +37,7 @@ import numpy as np
 
 from .compiler import LRUCache
 from .jit import jit
+from .key_array import KeyArray
 from .primitives.random import threefry2x32
 from .tracing import Tracer, outermost_trace
 from .tree_util import tree_leaves
@@ -96,7 +98,8 @@ def _draw_size(arguments):
 def _dynamic(v):
     """Whether jit takes argument ``v`` as a traced input (arrays and Python floats), not
     as a static value (shapes, dtypes, ints such as a population size, flags)."""
-    return isinstance(v, (np.ndarray, np.generic, float, complex)) and not isinstance(v, bool)
+    return isinstance(v, (np.ndarray, np.generic, float, complex, KeyArray)) and not isinstance(
+        v, bool)
 
 
 def _compiled_when_large(draw):

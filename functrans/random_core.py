@@ -5,7 +5,9 @@ key gives the same numbers as ``jax.random`` with the same seed: a key is a uint
 array of shape (2,); element ``i`` (row-major) of a draw of any shape is the
 Threefry-2x32 block of (key, counter ``i``), two words ``(b1, b2)``; 32-bit draws
 use ``b1 ^ b2``, 64-bit draws ``b1 << 32 | b2``; ``split`` gives key ``i`` as the
-block of counter ``i``; ``fold_in`` hashes the datum as the counter. Floats in
+block of counter ``i``; ``fold_in`` hashes the datum as the counter. ``key`` gives
+JAX's typed keys (``key_array.KeyArray``, dtype ``key<fry>``, over those words),
+``PRNGKey`` the raw words; every function takes either and draws the same numbers. Floats in
 [0, 1) are the top mantissa bits of those words over 2**mantissa, exactly.
 
 This module holds what the distributions build on; ``functrans.random`` is the
@@ -13,7 +15,7 @@ public face. Its helpers without an underscore (``check_key``, ``shape_tuple``,
 ``float_dtype``, ``split2``, ``random_words``) are for the distributions module.
 
 >>> from functrans import random_core
->>> random_core.split(random_core.key(0)).tolist()
+>>> random_core.split(random_core.PRNGKey(0)).tolist()
 [[1797259609, 2579123966], [928981903, 3453687069]]
 """
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 
 from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy as fnp
+from .key_array import KEY_DTYPE, KeyArray, KeyDtype
 from .lax_special import erf_inv
 from .numpy._util import broadcasts_exactly
 from .tracing import Tracer
@@ -57,7 +60,13 @@ def shape_tuple(name, shape):
 
 
 def check_key(name, k):
-    """``k`` if it is a PRNG key (uint32, shape (2,)); else a TypeError naming ``name``."""
+    """The uint32 words of ``k``, a PRNG key (a typed key of shape (), or raw uint32 of
+    shape (2,)); else a TypeError naming ``name``."""
+    if isinstance(k, KeyArray):
+        if k.shape != ():
+            raise TypeError(f"{name}: expected a single PRNG key (shape ()), got keys of "
+                            f"shape {k.shape}; vmap over them or index one")
+        k = k._base
     shape = getattr(k, "shape", None)
     dtype = getattr(k, "dtype", None)
     if shape != (2,) or dtype != np.uint32:
@@ -142,31 +151,43 @@ def _check_impl(name, impl):
         raise ValueError(f"{name}: only the 'threefry2x32' PRNG exists here, got {impl!r}")
 
 
-def key(seed: ArrayLike, *, impl: str | None = None, dtype: DTypeLike | None = None) -> Array:
-    """A PRNG key from an integer seed (up to 64 bits): uint32 ``[seed >> 32, seed & 0xffffffff]``
-    (JAX's ``PRNGKey`` layout; ``key_data(jax.random.key(seed))`` is the same array).
-    ``impl`` may name 'threefry2x32' (the only PRNG here); ``dtype``, a key dtype, may be
-    None or ``key_dtype()``.
+def _check_key_dtype(name, dtype):
+    if dtype is not None and not isinstance(dtype, KeyDtype):
+        raise ValueError(f"{name}: dtype must be None or random.key_dtype() (key<fry>), "
+                         f"got {dtype!r}")
+
+
+def key(seed: ArrayLike, *, impl: str | None = None, dtype: DTypeLike | None = None) -> KeyArray:
+    """A typed PRNG key from an integer seed (up to 64 bits), as ``jax.random.key``: shape
+    (), dtype ``key<fry>``, its ``key_data`` the uint32 words ``[seed >> 32, seed &
+    0xffffffff]`` (``PRNGKey(seed)``). ``impl`` may name 'threefry2x32' (the only PRNG
+    here); ``dtype`` may be None or ``key_dtype()``.
 
     >>> from functrans import random
-    >>> random.key(1).tolist()
-    [0, 1]
+    >>> k = random.key(1)
+    >>> k.shape, str(k.dtype), random.key_data(k).tolist()
+    ((), 'key<fry>', [0, 1])
     """
     _check_impl("key", impl)
-    if dtype is not None and np.dtype(dtype) != np.uint32:
-        raise ValueError(f"key: keys are uint32 key data here, not {dtype!r}")
-    hi, lo = _seed_words("key", seed)
-    return fnp.stack([fnp.asarray(hi), fnp.asarray(lo)])
+    _check_key_dtype("key", dtype)
+    return KeyArray(_raw_key("key", seed))
 
 
 def PRNGKey(seed: ArrayLike, *, impl: str | None = None) -> Array:
-    """The same key as ``key(seed)`` (JAX's legacy uint32 key: the same layout).
+    """JAX's legacy raw key: uint32 ``[seed >> 32, seed & 0xffffffff]``, the words of
+    ``key(seed)``; every function here takes either kind and draws the same numbers.
 
     >>> from functrans import random
     >>> random.PRNGKey(1).tolist()
     [0, 1]
     """
-    return key(seed, impl=impl)
+    _check_impl("PRNGKey", impl)
+    return _raw_key("PRNGKey", seed)
+
+
+def _raw_key(name, seed):
+    hi, lo = _seed_words(name, seed)
+    return fnp.stack([fnp.asarray(hi), fnp.asarray(lo)])
 
 
 def key_impl(keys: ArrayLike) -> str:
@@ -180,25 +201,27 @@ def key_impl(keys: ArrayLike) -> str:
     return "threefry2x32"
 
 
-def key_dtype(impl_spec: str | None = None) -> np.dtype:
-    """The dtype of keys: keys are raw uint32 key data here (JAX's typed keys have
-    their own dtype; ``key_data`` of one is what this library calls a key).
+def key_dtype(impl_spec: str | None = None) -> KeyDtype:
+    """The dtype of typed keys, ``key<fry>`` (JAX's threefry2x32 key dtype).
 
     >>> from functrans import random
     >>> random.key_dtype()
-    dtype('uint32')
+    key<fry>
     """
     _check_impl("key_dtype", impl_spec)
-    return np.dtype(np.uint32)
+    return KEY_DTYPE
 
 
-def key_data(keys: Array) -> Array:
-    """The uint32 words of a key (or an array of keys): keys here are raw already.
+def key_data(keys: Array | KeyArray) -> Array:
+    """The uint32 words of a key or keys, shape ``keys.shape + (2,)``; raw keys are
+    their own words.
 
     >>> from functrans import random
     >>> random.key_data(random.key(3)).tolist()
     [0, 3]
     """
+    if isinstance(keys, KeyArray):
+        return keys._base
     keys = fnp.asarray(keys) if not isinstance(keys, Tracer) else keys
     if keys.dtype != np.uint32 or keys.ndim < 1 or keys.shape[-1] != 2:
         raise TypeError(f"key_data: expected uint32 keys of shape (..., 2), got "
@@ -207,42 +230,48 @@ def key_data(keys: Array) -> Array:
 
 
 def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None,
-                  dtype: DTypeLike | None = None) -> Array:
-    """A key (or keys) from uint32 words of shape (..., 2); ``impl`` must be None or
-    'threefry2x32', the only PRNG here.
+                  dtype: DTypeLike | None = None) -> KeyArray:
+    """Typed keys of shape ``(...)`` from uint32 words of shape (..., 2); ``impl`` must
+    be None or 'threefry2x32', the only PRNG here.
 
     >>> import numpy as np
     >>> from functrans import random
-    >>> random.wrap_key_data(np.array([0, 3], np.uint32)).tolist()
-    [0, 3]
+    >>> random.wrap_key_data(np.array([[0, 3]], np.uint32)).shape
+    (1,)
     """
     _check_impl("wrap_key_data", impl)
-    if dtype is not None and np.dtype(dtype) != np.uint32:
-        raise ValueError(f"wrap_key_data: keys are uint32 key data here, not {dtype!r}")
-    return key_data(key_bits_array)
+    _check_key_dtype("wrap_key_data", dtype)
+    if isinstance(key_bits_array, KeyArray):
+        raise TypeError("wrap_key_data: expected uint32 key data, got typed keys")
+    return KeyArray(key_data(key_bits_array))
 
 
-def clone(key: Array) -> Array:
-    """The same key (keys are plain arrays here, so there is no reuse tracking to reset).
+def _like(key, words):
+    """``words`` as a typed key if ``key`` was one, else raw."""
+    return KeyArray(words) if isinstance(key, KeyArray) else words
+
+
+def clone(key: Array | KeyArray) -> Array | KeyArray:
+    """The same key (there is no reuse tracking to reset here).
 
     >>> from functrans import random
-    >>> random.clone(random.key(2)).tolist()
+    >>> random.key_data(random.clone(random.key(2))).tolist()
     [0, 2]
     """
-    return check_key("clone", key)
+    return _like(key, check_key("clone", key))
 
 
 def split(key: Array, num: int | Shape = 2) -> Array:
     """``num`` new keys (an int, or a shape tuple): shape ``(num, 2)`` or ``num + (2,)``.
 
     >>> from functrans import random
-    >>> random.split(random.key(0), 3).shape
-    (3, 2)
+    >>> random.split(random.key(0), 3).shape, random.split(random.PRNGKey(0), 3).shape
+    ((3,), (3, 2))
     """
     k = check_key("split", key)
     shape = shape_tuple("split", num)
     b1, b2 = _blocks(k, shape)
-    return fnp.stack([b1, b2], axis=-1)
+    return _like(key, fnp.stack([b1, b2], axis=-1))
 
 
 def split2(k):
@@ -255,13 +284,13 @@ def fold_in(key: Array, data: ArrayLike) -> Array:
     """A new key from ``key`` and an integer ``data`` (taken modulo 2**32, as JAX does).
 
     >>> from functrans import random
-    >>> random.fold_in(random.key(0), 7).tolist()
+    >>> random.fold_in(random.PRNGKey(0), 7).tolist()
     [2716826189, 292468403]
     """
     k = check_key("fold_in", key)
     _, lo = _seed_words("fold_in", data)
     y0, y1 = threefry2x32(reshape(k[0:1], ()), reshape(k[1:2], ()), np.uint32(0), lo)
-    return fnp.stack([y0, y1])
+    return _like(key, fnp.stack([y0, y1]))
 
 
 def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
