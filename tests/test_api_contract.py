@@ -216,11 +216,11 @@ spec("nn.one_hot", lambda i: nn.one_hot(i, 4), [np.array([0, 3, 1])],
 
 # random: only reproducibility across modes (values have no numpy reference)
 def _key_arg():
-    return np.asarray(random.key(3))
+    return np.asarray(random.PRNGKey(3))
 
 
 for _name, _fn in [
-        ("random.key", lambda s: random.key(s)),
+        ("random.key", lambda s: random.key_data(random.key(s))),  # typed: test_typed_keys
         ("random.PRNGKey", lambda s: random.PRNGKey(s))]:
     spec(_name, _fn, [np.array(5, np.int32)], None, diff=False)
 for _name, _fn in [
@@ -281,7 +281,7 @@ def test_vmap_matches_loop(s):
     batches = [[np.asarray(a) + (0 if np.asarray(a).dtype.kind in "iub" else 0.01 * k)
                 for a in s.args] for k in range(3)]
     if s.name.startswith("random.") and s.name not in ("random.key", "random.PRNGKey"):
-        batches = [[np.asarray(random.key(k))] for k in range(3)]
+        batches = [[np.asarray(random.PRNGKey(k))] for k in range(3)]
     if s.name in ("random.key", "random.PRNGKey"):
         batches = [[np.array(k, np.int32)] for k in range(3)]
     want = tree_map(lambda *xs: np.stack(xs), *[s.fun(*b) for b in batches])
