@@ -23,7 +23,7 @@ import numpy as np
 
 from .tree_util import register_pytree_node
 
-__all__ = ["extended", "prng_key", "KeyDtype", "KEY_DTYPE", "KeyArray", "is_key", "key_base"]
+__all__ = ["extended", "prng_key", "KeyDtype", "KEY_DTYPE", "KeyArray", "is_key", "key_base", "key_words"]
 
 
 class extended(np.generic):  # noqa: N801 (JAX's name)
@@ -227,3 +227,16 @@ def key_base(x: Any) -> Any:
     (2,)
     """
     return x._base if isinstance(x, KeyArray) else x
+
+
+def key_words(name: str, x: Any) -> Any:
+    """The uint32 data of typed keys ``x``; a TypeError naming ``name`` for anything else
+    (keys and non-keys do not mix, as in JAX).
+
+    >>> key_words("stack", KeyArray(np.zeros(2, np.uint32))).shape
+    (2,)
+    """
+    if not isinstance(x, KeyArray):
+        raise TypeError(f"{name}: cannot mix typed PRNG keys (key<fry>) with "
+                        f"{getattr(x, 'dtype', type(x).__name__)} values")
+    return x._base

@@ -24,6 +24,7 @@ from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, ea
 from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
 from . import _promotion_mode
 from ..array import Array
+from ..key_array import KeyArray, key_words
 from ..typing import ArrayLike
 
 __all__ = ["clip", "real", "imag", "conjugate", "conj"]   # where: _setops' (size=)
@@ -135,6 +136,10 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
     >>> fnp.where(fnp.arange(3) > 0, 1.0, -1.0).tolist()
     [-1.0, 1.0, 1.0]
     """
+    if isinstance(x, KeyArray) or isinstance(y, KeyArray):   # typed keys: select words
+        c = condition if isinstance(condition, Tracer) else np.asarray(condition)
+        c = c[..., None]
+        return KeyArray(where(c, key_words("where", x), key_words("where", y)))
     if x is _NO_VALUE and y is _NO_VALUE:
         if isinstance(condition, Tracer):
             raise ConcretizationError(

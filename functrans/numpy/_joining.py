@@ -28,6 +28,7 @@ from ._take import take
 from ._pad_stats import COMPUTED_MODES, pad_computed
 from typing import Any, Sequence
 from ..array import Array
+from ..key_array import KeyArray, key_words
 from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["concatenate", "concat", "stack", "vstack", "hstack", "dstack", "column_stack",
@@ -53,6 +54,12 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int = 0,
     >>> fnp.concatenate([fnp.zeros(2), fnp.ones(1)]).tolist()
     [0.0, 0.0, 1.0]
     """
+    if any(isinstance(a, KeyArray) for a in arrays):       # typed keys: join their words
+        words = [key_words("concatenate", a) for a in arrays]
+        if axis is None:
+            words, axis = [reshape(w, (-1, 2)) for w in words], 0
+        axis = canonicalize_axis(axis, len(words[0].shape) - 1, "concatenate: axis")
+        return KeyArray(concatenate(words, axis))
     if isinstance(arrays, (np.ndarray, Tracer)):
         arrays = list(arrays)
     arrays = [array_or_tracer(a) for a in arrays]
@@ -83,6 +90,10 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DTypeLike | None = 
     >>> fnp.stack([fnp.zeros(2), fnp.ones(2)], axis=1).tolist()
     [[0.0, 1.0], [0.0, 1.0]]
     """
+    if any(isinstance(a, KeyArray) for a in arrays):
+        words = [key_words("stack", a) for a in arrays]
+        return KeyArray(stack(words, canonicalize_axis(axis, len(words[0].shape),
+                                                       "stack: axis")))
     arrays = [array_or_tracer(a) for a in arrays]
     if not arrays:
         raise ValueError("stack: need at least one array to stack")

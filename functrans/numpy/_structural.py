@@ -24,6 +24,7 @@ from ..primitives import structural as S
 from ._util import asarray, broadcast_to_shape, canonicalize_axis
 from typing import Sequence
 from ..array import Array
+from ..key_array import KeyArray
 from ..typing import ArrayLike, Shape
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
@@ -95,6 +96,8 @@ def reshape(a: ArrayLike, newshape: Shape | None = None, order: str = "C", *,
     >>> fnp.reshape(fnp.arange(6), (3, 2)).shape
     (3, 2)
     """
+    if isinstance(a, KeyArray):                    # typed keys: their own shape
+        return a.reshape(shape if newshape is None else newshape)
     newshape = shape if newshape is None else newshape
     if newshape is None:
         raise TypeError("reshape: missing the new shape")
@@ -174,6 +177,8 @@ def expand_dims(a: ArrayLike, axis: int) -> Array:
     >>> fnp.expand_dims(fnp.zeros((2, 3)), (0, -1)).shape
     (1, 2, 3, 1)
     """
+    if isinstance(a, KeyArray):
+        return a.expand_dims(axis)
     a = array_or_tracer(a)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     nd = len(a.shape) + len(axes)
@@ -193,6 +198,8 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     >>> fnp.squeeze(fnp.zeros((1, 3, 1))).shape
     (3,)
     """
+    if isinstance(a, KeyArray):
+        return a.squeeze(axis)
     a = array_or_tracer(a)
     nd = len(a.shape)
     if axis is None:
@@ -232,6 +239,10 @@ def broadcast_to(a: ArrayLike, shape: int | Shape) -> Array:
     >>> fnp.broadcast_to(fnp.ones(3), (2, 3)).shape
     (2, 3)
     """
+    if isinstance(a, KeyArray):                    # the words' axis rides along
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        words = reshape(a._base, (1,) * (len(shape) - a.ndim) + tuple(a._base.shape))
+        return KeyArray(broadcast_to(words, shape + (2,)))
     a = array_or_tracer(a)
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     try:

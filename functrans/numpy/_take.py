@@ -26,6 +26,7 @@ from ._elementwise_select import where
 from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
 from typing import Sequence
 from ..array import Array
+from ..key_array import KeyArray
 from ..typing import ArrayLike
 
 __all__ = ["take", "take_along_axis", "repeat"]
@@ -128,6 +129,11 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
     >>> fnp.take(fnp.arange(6).reshape(2, 3), [2, 0], axis=1).tolist()
     [[2, 0], [5, 3]]
     """
+    if isinstance(a, KeyArray):                    # typed keys: take whole keys (rows of words)
+        words = St.reshape(a._base, (-1, 2)) if axis is None else a._base
+        ax = 0 if axis is None else canonicalize_axis(axis, a.ndim, "take: axis")
+        return KeyArray(take(words, indices, ax, mode=mode, unique_indices=unique_indices,
+                             indices_are_sorted=indices_are_sorted, fill_value=fill_value))
     if out is not None:
         raise TypeError("take: the out argument is not supported (arrays are immutable)")
     if mode not in _TAKE_MODES:
