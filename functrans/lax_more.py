@@ -29,6 +29,7 @@ from .primitives.structural import broadcast_in_dim, reshape
 from .device import sharding_constraint
 from .sharding import PartitionSpec, Sharding
 from .tree_util import tree_flatten, tree_map, tree_unflatten
+from .key_array import KeyArray, key_words
 from .typing import Array, ArrayLike, DTypeLike, Shape
 
 __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general", "select",
@@ -158,6 +159,11 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     >>> select(np.array([True, False]), np.ones(2), np.zeros(2)).tolist()
     [1.0, 0.0]
     """
+    if isinstance(on_true, KeyArray) or isinstance(on_false, KeyArray):   # typed keys
+        t, f = key_words("select", on_true), key_words("select", on_false)
+        p = pred if fnp.ndim(pred) == 0 else broadcast_in_dim(pred, tuple(t.shape), tuple(
+            range(fnp.ndim(pred))))
+        return KeyArray(E.select_n(p, f, t))
     return E.select_n(pred, on_false, on_true)
 
 

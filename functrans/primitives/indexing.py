@@ -27,6 +27,7 @@ from .slicing import concatenate
 from . import elementwise as E
 from .gather_scatter import gather, gather_p, saturate_uint64, scatter, scatter_add, \
     scatter_p  # noqa: F401  (the canonical forms, used by functrans.numpy's indexing)
+from ..key_array import KeyArray
 from ..typing import Array, ArrayLike
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
@@ -158,6 +159,10 @@ def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
     >>> dynamic_slice(np.arange(5.0), (np.int32(-2),), (2,)).tolist()
     [3.0, 4.0]
     """
+    if isinstance(x, KeyArray):                    # typed keys: slice their words
+        return KeyArray(dynamic_slice(x._base, list(start_indices) + [np.int32(0)],
+                                      list(slice_sizes) + [2],
+                                      allow_negative_indices=allow_negative_indices))
     starts = _wrap_starts(x, list(start_indices), allow_negative_indices)
     return checked_bind(dynamic_slice_p, x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
 
@@ -170,6 +175,9 @@ def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 
     >>> dynamic_slice_in_dim(np.arange(5), np.int32(3), 2).tolist()
     [3, 4]
     """
+    if isinstance(x, KeyArray):
+        return KeyArray(dynamic_slice_in_dim(x._base, start, size, int(axis) % x.ndim,
+                                             allow_negative_indices=allow_negative_indices))
     shape = aval(x).shape
     axis = int(axis) % len(shape)
     zero = np.zeros((), aval(start).dtype if not isinstance(start, int) else np.int64)
@@ -188,6 +196,9 @@ def dynamic_index_in_dim(x: ArrayLike, index: ArrayLike, axis: int = 0,
     >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), -1, keepdims=False).tolist()
     [4, 5]
     """
+    if isinstance(x, KeyArray):
+        out = dynamic_slice_in_dim(x, index, 1, axis, allow_negative_indices=allow_negative_indices)
+        return out if keepdims else out.squeeze(int(axis) % x.ndim)
     out = dynamic_slice_in_dim(x, index, 1, axis, allow_negative_indices=allow_negative_indices)
     return out if keepdims else squeeze(out, (int(axis) % len(aval(x).shape),))
 
