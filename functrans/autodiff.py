@@ -25,7 +25,8 @@ from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import LinearJaxpr, linearize_fun
 from .transforms.transpose import backward_pass
 from .traceback_util import api_boundary
-from .tree_util import Partial, tree_flatten, tree_unflatten
+from .key_array import KeyArray, is_key
+from .tree_util import Partial, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
 def _out(x):
@@ -49,6 +50,21 @@ def _check_tangent(i, p, t):
 
 
 @api_boundary
+def _key_tangents(primals, tangents):
+    """``tangents`` with JAX's float0 tangent of a typed key (shape ``key.shape``) made
+    the float0 zeros of its uint32 words, so the two trees match."""
+    def fix(p, t):
+        if isinstance(p, KeyArray) and getattr(t, "dtype", None) == FLOAT0:
+            return KeyArray(np.zeros(tuple(np.shape(t)) + (2,), FLOAT0))
+        return t
+    if not any(isinstance(x, KeyArray) for x in tree_leaves(tuple(primals), is_key)):
+        return tangents
+    try:
+        return tree_map(fix, tuple(primals), tuple(tangents), is_leaf=is_key)
+    except (TypeError, ValueError):
+        return tangents             # jvp's own error names the mismatch
+
+
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
         has_aux: bool = False) -> tuple[Any, ...]:
     """Forward mode: ``fun(*primals)`` and its derivative along ``tangents``, in one pass.
@@ -77,7 +93,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         raise TypeError("jvp: primals and tangents must be tuples or lists, got "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     p_flat, p_tree = tree_flatten(tuple(primals))
-    t_flat, t_tree = tree_flatten(tuple(tangents))
+    t_flat, t_tree = tree_flatten(tuple(_key_tangents(primals, tangents)))
     if p_tree != t_tree:
         raise TypeError(f"jvp: primal structure {p_tree} and tangent structure {t_tree} differ")
     p_flat = [as_array(x) for x in p_flat]
@@ -95,7 +111,9 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     n = out_tree().num_leaves
     outs = [_out(o) for o in outs]
     touts = [_out(instantiate(t)) for t in touts[:n]]
-    res = (tree_unflatten(out_tree(), outs[:n]), tree_unflatten(out_tree(), touts))
+    t_out = tree_map(lambda t: np.zeros(t.shape, FLOAT0) if isinstance(t, KeyArray) else t,
+                     tree_unflatten(out_tree(), touts), is_leaf=is_key)   # JAX's key tangent
+    res = (tree_unflatten(out_tree(), outs[:n]), t_out)
     return res + (aux(outs[n:]),) if has_aux else res
 
 

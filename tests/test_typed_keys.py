@@ -10,6 +10,8 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax, random
+from functrans.shard_map import shard_map
+from functrans.sharding import Mesh, PartitionSpec as P
 
 kd = random.key_data
 SPLIT4 = [[1797259609, 2579123966], [928981903, 3453687069], [4146024105, 2718843009],
@@ -73,6 +75,9 @@ def test_keys_through_jit_grad_and_control_flow():
     np.testing.assert_allclose(g, 1.6226422, rtol=1e-6)                     # JAX's
     with pytest.raises(TypeError, match="grad"):
         ft.grad(lambda q: 1.0)(k)
+    f0 = np.zeros((), ft.dtypes.float0)                  # JAX's tangent of a key: float0
+    y, t = ft.jvp(lambda x, q: (2 * x, random.split(q)), (1.0, k), (1.0, f0))
+    assert float(t[0]) == 2.0 and t[1].dtype == ft.dtypes.float0 and t[1].shape == (2,)
     ys = lax.scan(lambda c, _: (random.split(c)[0], random.bits(c)), k, None, length=3)[1]
     assert ys.tolist() == [4070199207, 3617712097, 1214273199]              # JAX's
     step = lambda q: random.split(q)[0]          # noqa: E731
@@ -83,6 +88,10 @@ def test_keys_through_jit_grad_and_control_flow():
     sw = lax.switch(1, [lambda q: q, lambda q: random.fold_in(q, 7)], k)
     assert kd(sw).tolist() == [2716826189, 292468403]
     assert ft.pmap(lambda q: random.uniform(q, (2,)))(random.split(k, 1)).shape == (1, 2)
+    mesh = Mesh(np.array(ft.devices()[:1]), ("x",))
+    sm = shard_map(lambda q: random.uniform(q[0], (2,))[None], mesh=mesh, in_specs=P("x"),
+                   out_specs=P("x"))(random.split(k, 1))
+    np.testing.assert_array_equal(sm[0], random.uniform(random.split(random.PRNGKey(0), 1)[0], (2,)))
 
 
 def test_keys_are_tree_leaves_and_refuse_arithmetic():
