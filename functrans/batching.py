@@ -23,7 +23,8 @@ from .primitives.base import move_batch_axis
 from .tracing import Tracer, leaked_tracer_error, axis_frames, get_aval, trace_to_jaxpr, wrap
 from .transforms.vmap import AxisFrame, vmap_eval
 from .traceback_util import api_boundary
-from .tree_util import node_handlers, tree_flatten, tree_unflatten
+from .key_array import KeyArray, is_key
+from .tree_util import node_handlers, tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = ["vmap"]
 
@@ -65,6 +66,14 @@ def _leaf_paths(tree, path, out):
         stack.extend((c, p + k) for c, k in zip(reversed(children), reversed(keys)))
 
 
+def _leaf_axes(axis, tree, count):
+    """``axis`` for each of the ``count`` leaves of ``tree``; a negative axis counts a typed
+    key's axes, so its uint32 words (a trailing axis of 2 more) take ``axis - 1``."""
+    if axis is None or axis >= 0:
+        return [axis] * count
+    return [axis - 1 if isinstance(x, KeyArray) else axis for x in tree_leaves(tree, is_key)]
+
+
 def _broadcast_axes(prefix, tree, path, axes, paths, what):
     """Expand the pytree prefix ``prefix`` of ``tree`` to one axis per leaf.
 
@@ -76,7 +85,7 @@ def _broadcast_axes(prefix, tree, path, axes, paths, what):
         if _is_axis(prefix):
             n = len(paths)
             _leaf_paths(tree, path, paths)
-            axes.extend([prefix] * (len(paths) - n))
+            axes.extend(_leaf_axes(prefix, tree, len(paths) - n))
             continue
         pt, ph = node_handlers(prefix)
         if ph is None:
@@ -247,7 +256,7 @@ class _Vmapped:
 
     def _place_outputs(self, outs, odims, otree, size):
         out_axes = self.out_axes
-        if _is_axis(out_axes):
+        if _is_axis(out_axes) and (out_axes is None or out_axes >= 0):
             oaxes = [out_axes] * len(outs)
             opaths = None
         else:

@@ -61,6 +61,10 @@ def test_vmap_over_split_keys_draws_jaxs_values():
     np.testing.assert_array_max_ulp(np.asarray(got), np.array(VMAP_NORMAL, np.float32), 2)
     out = ft.vmap(lambda k: random.split(k), out_axes=1)(random.split(random.key(0), 4))
     assert out.shape == (2, 4)                                              # JAX's
+    keys = random.split(random.key(0), 5)          # negative axes count the keys' axes
+    np.testing.assert_array_equal(ft.vmap(lambda k: random.bits(k, (3,)), in_axes=-1)(keys),
+                                  ft.vmap(lambda k: random.bits(k, (3,)))(keys))
+    assert ft.vmap(lambda k: random.split(k, 3), out_axes=-1)(keys).shape == (3, 5)  # JAX's
     assert ft.vmap(lambda k, x: random.normal(k) + x, in_axes=(None, 0))(
         random.key(0), np.arange(3.0)).shape == (3,)
 
