@@ -111,6 +111,14 @@ def test_owens_t_large_eager_call_is_the_compiled_one():
     assert np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300)) < 5e-13
 
 
+def test_owens_t_of_an_infinite_h_is_zero():
+    h = np.array([np.inf, -np.inf, np.inf, np.inf, -np.inf])
+    a = np.array([1.0, 0.5, -np.inf, 3.0, np.nan])
+    want = ssp.owens_t(h, a)                 # 0, 0, -0, 0, nan (it was nan everywhere)
+    for got in (fsp.owens_t(h, a), ft.jit(fsp.owens_t)(h, a)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 _FUNS = {
     "expn": lambda x: fsp.expn(3, x), "expn0": lambda x: fsp.expn(0, x),
     "sici": fsp.sici, "fresnel": fsp.fresnel,

@@ -392,6 +392,7 @@ def _owens_t(h, a):
     phi_ah, q_ah = ndtr(big_ah), ndtr(-big_ah)
     reflected = (phi_h * q_ah + phi_ah * q_h) / t(2) - tail
     out = fnp.where(small, direct, reflected)
+    out = fnp.where(fnp.isinf(ah_) & ~fnp.isnan(aa), t(0), out)    # T(+-inf, a) = 0 (was nan)
     return fnp.where(a < 0, -out, out)
 
 
