@@ -22,17 +22,18 @@ from . import numpy_warnings, tracing
 from .numpy_warnings import quiet_call
 from .device import SingleDeviceSharding, host_device
 from .dlpack import export as _export_dlpack
+from .key_array import KeyArray
 
 
 class _ArrayType(type(np.ndarray)):
-    """Makes ``isinstance(tracer, Array)`` true, as ``isinstance(t, jax.Array)`` is in JAX.
+    """Makes ``isinstance(tracer, Array)`` true (and for typed keys), as ``jax.Array`` does.
 
     User code checks ``isinstance(x, jnp.ndarray)`` to tell arrays from lists and scalars;
     under a transform ``x`` is a tracer and must still count as an array.
     """
 
     def __instancecheck__(cls, obj):
-        if cls is Array and isinstance(obj, tracing.Tracer):
+        if cls is Array and isinstance(obj, (tracing.Tracer, KeyArray)):   # keys: as JAX's
             return True
         return super().__instancecheck__(obj)
 

@@ -34,6 +34,7 @@ def test_key_is_typed_scalar_as_jax():
     assert random.PRNGKey(0).shape == (2,) and random.PRNGKey(0).dtype == np.uint32
     assert random.key_impl(k) == "threefry2x32" and random.key_dtype() == k.dtype
     assert repr(k) == "Array((), dtype=key<fry>) overlaying:\n[0 0]"
+    assert isinstance(k, ft.Array) and isinstance(k, fnp.ndarray)       # JAX: a jax.Array
     s = random.split(k, 4)
     assert s.shape == (4,) and kd(s).tolist() == SPLIT4
     assert random.split(k, (2, 3)).shape == (2, 3) and kd(random.split(k, (2, 3))).shape == (2, 3, 2)
