@@ -35,6 +35,7 @@ from .array import Array
 from .device import host_device, sharding_constraint
 from .array import DeletedArray, mark_owned, take_donation
 from .jit_shared import clear as clear_shared, every_shared, shared
+from .key_array import KeyArray
 from .tracing import Tracer, get_aval, own_constants, trace_to_jaxpr, wrap
 from .tree_def import treedef_is_strict_leaf
 from .tree_util import tree_flatten, tree_unflatten
@@ -87,6 +88,17 @@ def _unshared(out, inputs):
 
 
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
+
+
+def _keys_unwrapped(run, slow):
+    """``run`` for calls with typed PRNG keys among the arguments: each key passes its
+    uint32 words (a key over a tracer, under an outer trace, takes the ``slow`` path)."""
+    def run_keys(*a):
+        flat = [x._base if x.__class__ is KeyArray else x for x in a]
+        if any(isinstance(x, Tracer) for x in flat):
+            return slow(a)
+        return run(*flat)
+    return run_keys
 
 
 def _with_scalars_converted(run, args, slow):
@@ -404,6 +416,7 @@ class Jitted:
                 or not (flat_leaves(args, [], (np.ndarray, cls)) if nested else
                         all(type(a) is np.ndarray or type(a) is cls
                             or type(a) in FAST_SCALARS or isinstance(a, np.generic)
+                            or (type(a) is KeyArray and type(a._base) in (np.ndarray, cls))
                             for a in args))
                 or observed()):       # last: it asks every tool's hook
             return
@@ -417,6 +430,8 @@ class Jitted:
         if nested:
             run = flattening(run)
         elif not all(type(a) is np.ndarray or type(a) is cls for a in args):
+            if any(type(a) is KeyArray for a in args):
+                run = _keys_unwrapped(run, _slow_path(self))
             run = _with_scalars_converted(run, args, _slow_path(self))
         if len(self._fast) >= _config.read("compile_cache_size"):
             self._fast.clear()   # bounded like the compile cache (the runners hold executables)

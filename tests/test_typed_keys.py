@@ -74,6 +74,12 @@ def test_keys_through_jit_grad_and_control_flow():
     k = random.key(0)
     j = ft.jit(lambda q: random.split(q))(k)
     assert isinstance(j, type(k)) and j.shape == (2,) and kd(j).tolist() == SPLIT4[:2]
+    f = ft.jit(lambda q, x: (random.split(q)[0], x + random.normal(q)))
+    first, again = f(k, 1.0), f(k, 1.0)                # the second call: jit's fast path
+    assert kd(again[0]).tolist() == kd(first[0]).tolist() == SPLIT4[0]
+    assert float(again[1]) == float(first[1])
+    under = ft.vmap(lambda q: f(q, 1.0)[1])(random.split(k, 2))  # a key over a tracer
+    assert float(under[1]) == float(f(random.split(k, 2)[1], 1.0)[1])
     donated = ft.jit(lambda q: random.uniform(q, (2,)), donate_argnums=0)(random.key(1))
     np.testing.assert_array_equal(donated, random.uniform(random.PRNGKey(1), (2,)))
     g = ft.grad(lambda x, q: x * random.normal(q, dtype=np.float32))(1.0, k)
