@@ -169,6 +169,29 @@ def test_prod_gradient_over_axes_and_second_order():
                                   [[0, 3, 2], [3, 0, 0], [2, 0, 0]])
 
 
+@pytest.mark.parametrize("x,want", [      # JAX 0.10.2's values; weights 1, 2, 3
+    ([np.inf, 1.0, 2.0], [9.0, np.inf, np.inf]),
+    ([np.nan, 1.0, 2.0], [9.0, np.nan, np.nan]),
+    ([0.0, 2.0, 3.0], [23.0, 0.0, 0.0]),
+    ([0.0, 0.0, 3.0], [1.0, 0.0, 0.0]),
+    ([1.0, 2.0, 3.0], [23.0, 11.0, 6.0]),
+])
+def test_cumprod_gradient_has_no_division(x, want):
+    def f(x):
+        return fnp.sum(fnp.cumprod(x) * fnp.arange(1.0, 4.0))
+    x = fnp.array(x)
+    with np.errstate(all="ignore"):
+        for g in (ft.grad(f)(x), ft.jit(ft.grad(f))(x), ft.vmap(ft.grad(f))(x[None])[0]):
+            np.testing.assert_array_equal(g, want)
+        # reversed: d/dx of sum(cumprod_rev([2, 0, 3]) * w) as JAX
+        np.testing.assert_array_equal(ft.grad(lambda x: fnp.sum(
+            lax.cumprod(x, reverse=True) * fnp.arange(1.0, 4.0)))(fnp.array([2.0, 0.0, 3.0])),
+            [0.0, 12.0, 3.0])
+    # second order exact at a zero (JAX's Hessian)
+    np.testing.assert_array_equal(ft.hessian(f)(fnp.array([0.0, 2.0, 3.0])),
+                                  [[0, 11, 6], [11, 0, 0], [6, 0, 0]])
+
+
 def test_max_min_gradients_with_inf_and_nan_as_jax():
     np.testing.assert_array_equal(ft.grad(fnp.max)(fnp.array([1.0, np.inf])), [0.0, 1.0])
     np.testing.assert_array_equal(ft.grad(fnp.min)(fnp.array([-np.inf, 1.0, -np.inf])),

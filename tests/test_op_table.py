@@ -153,14 +153,7 @@ def _central_difference(g, primals, t, eps):
 
 # Known wrong second derivatives, found by these checks and reported (issue 13): each one
 # must fail until it is fixed (strict), so a fix is noticed and the entry removed.
-_PROD_AT_ZEROS = ("cumprod's JVP rule at inputs with zeros is right to first order only: "
-                  "its own derivative is wrong")
-SECOND_ORDER_BUGS = {
-    "jvp": {"cumprod_zeros": _PROD_AT_ZEROS,
-            "lax_cumprod_reverse": _PROD_AT_ZEROS},
-    "vjp": {"cumprod_zeros": _PROD_AT_ZEROS,
-            "lax_cumprod_reverse": _PROD_AT_ZEROS},
-}
+SECOND_ORDER_BUGS: dict[str, dict[str, str]] = {"jvp": {}, "vjp": {}}
 
 
 def _second_order_params(mode):

@@ -6,11 +6,9 @@ Derivatives:
   extrema, ``sum(t * (x == max)) / count``, as JAX does.
 - reduce_prod: the tangent is ``sum(t * product of the other entries)``, those
   products from exclusive running products (exact with zeros and infinities).
-- cumprod: exact first derivatives even with zeros in the input,
-  by counting zeros: with no zero the tangent is ``prod * sum(t / x)``; with one
-  zero it is the product of the other entries times that zero's tangent; with two
-  or more it is 0. (Higher derivatives at inputs that are exactly zero treat the
-  zero entries as locally constant.)
+- cumprod: the tangent is the running combination ``(a, da) * (b, db) = (ab, da b + a db)``
+  (JAX's associative-scan rule), in log2(n) shifted steps: no division, so exact with
+  zeros, infinities and NaNs in the input, to every order.
 - cumsum is linear; its transpose is the cumsum in the other direction.
 
 >>> import numpy as np
@@ -197,22 +195,6 @@ batch_reduce(reduce_min_p)
 
 # --------------------------------------------------------------------------- reduce_prod
 
-def _zero_split(x):
-    """(float mask of zeros, x with zeros replaced by 1) for the zero-safe product JVPs."""
-    a = aval(x)
-    is_zero = E.eq(x, _full(a.shape, 0, a.dtype))
-    x1 = E.select_n(is_zero, x, _full(a.shape, 1, a.dtype))
-    return E.convert_element_type(is_zero, a.dtype), x1
-
-
-def _by_zero_count(nzeros, t_none, t_one):
-    """``t_none`` where no zero was multiplied in, ``t_one`` where one was, else 0."""
-    a = aval(nzeros)
-    zero = _full(a.shape, 0, a.dtype)
-    one_zero = E.select_n(E.eq(nzeros, _full(a.shape, 1, a.dtype)), zero, t_one)
-    return E.select_n(E.eq(nzeros, zero), one_zero, t_none)
-
-
 reduce_prod_p = Primitive("reduce_prod")
 
 
@@ -324,20 +306,9 @@ _batch_axis_param(cumsum_p)
 cumprod_p = Primitive("cumprod")
 
 
-def _cumprod_jvp(primals, tangents, *, axis, reverse):
-    (x,), (t,) = primals, tangents
-    out = cumprod(x, axis, reverse)
-    if type(t) is Zero or dtype_kind(aval(x).dtype) not in "fc":
-        return out, Zero(aval(out))
-    zf, x1 = _zero_split(x)
-    c1 = cumprod(x1, axis, reverse)                # running product of the nonzero entries
-    t_none = E.mul(c1, cumsum(E.div(t, x1), axis, reverse))
-    t_one = E.mul(c1, cumsum(E.mul(t, zf), axis, reverse))
-    return out, _by_zero_count(cumsum(zf, axis, reverse), t_none, t_one)
-
-
+# its JVP shifts with pad, so ``slicing`` (a later family) attaches it
 cumprod_p.def_rules(abstract_eval=_cum_aval("cumprod", "fciu"),
-                    impl=_cum_impl(np.multiply.accumulate), jvp=_cumprod_jvp)
+                    impl=_cum_impl(np.multiply.accumulate))
 _batch_axis_param(cumprod_p)
 
 

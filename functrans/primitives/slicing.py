@@ -29,7 +29,7 @@ from ..tracing import unchanged
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
 from .structural import shift_dims, broadcast_in_dim, checked_bind, reshape, transpose
-from .reductions import cumprod, reduce_prod_p, reduce_sum
+from .reductions import cumprod, cumprod_p, reduce_prod_p, reduce_sum
 from . import elementwise as E
 from .elementwise import select_n, sub
 from ..typing import Array, ArrayLike
@@ -345,3 +345,28 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 
 
 reduce_prod_p.def_rules(jvp=_reduce_prod_jvp)
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    """The running product's tangent by the scan of ``(a, da) * (b, db) = (ab, da b + a db)``
+    (Hillis-Steele: log2(n) steps, each combining with the pair ``s`` entries back, an
+    identity (1, 0) shifted in): no division, so exact with zeros, infinities and NaNs
+    (grad of sum(cumprod([inf, 1, 2]) * [1, 2, 3]) is [9, inf, inf], as in JAX)."""
+    (x,), (t,) = primals, tangents
+    out = cumprod(x, axis, reverse)
+    if type(t) is Zero or dtype_kind(aval(x).dtype) not in "fc":
+        return out, Zero(aval(out))
+    nd, n = aval(x).ndim, aval(x).shape[axis]
+
+    def shift(v, s, fill):        # v moved s entries along the scan, ``fill`` shifted in
+        cfg = [(0, 0, 0)] * nd
+        cfg[axis] = (-s, s, 0) if reverse else (s, -s, 0)
+        return pad(v, fill, cfg)
+    a, d, s = x, t, 1
+    while s < n:
+        a_back, d_back = shift(a, s, 1), shift(d, s, 0)
+        a, d, s = E.mul(a_back, a), E.add(E.mul(d_back, a), E.mul(a_back, d)), 2 * s
+    return out, d
+
+
+cumprod_p.def_rules(jvp=_cumprod_jvp)
