@@ -265,3 +265,19 @@ def test_logit_derivative_is_jaxs_rule_inf_at_0_and_1():
     for got in (g(x), ft.jit(g)(x)):
         np.testing.assert_allclose(got, [4.0, np.inf, np.inf, 6.25], rtol=1e-15)
     np.testing.assert_allclose(ft.hessian(logit)(0.3), -9.070294784580499, rtol=1e-13)
+
+
+def test_erfcx_derivative_far_out_is_not_cancellation_noise():
+    """erfcx' = 2x erfcx(x) - 2/sqrt(pi) cancelled: 0 or ~1e-7 noise in float32 from
+    x ~ 1e3 (fuzz round 8: erfcx(-1e4 x)); now -2 s R(s) of the far form, float64 below.
+    The slope is -(1/sqrt(pi)) sum (-1)^(n+1) (2n-1)!! / (2^(n-1) x^(2n)), n >= 1."""
+    x = np.array([50.0, 1e3, 1e4, 1e8, 1e200, np.inf])
+    with np.errstate(over="ignore"):
+        want = -sum((-1.0) ** (n + 1) * np.prod(np.arange(1, 2 * n, 2)) / (2.0 ** (n - 1) * x ** (2 * n))
+                    for n in range(1, 8)) / np.sqrt(np.pi)
+    for dt, rtol in ((np.float64, 1e-13), (np.float32, 1e-6)):
+        for fn in (ft.vmap(ft.grad(fss.erfcx)), ft.jit(ft.vmap(ft.grad(fss.erfcx)))):
+            g = np.asarray(fn(x.astype(dt) if dt == np.float64 else np.minimum(x, 1e30).astype(dt)))
+            assert g.dtype == dt
+            w = want if dt == np.float64 else np.where(x > 1e30, 0.0, want)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=0)
