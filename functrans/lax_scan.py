@@ -154,6 +154,11 @@ def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
         if ax != last:
             values, indices = fnp.moveaxis(values, last, ax), fnp.moveaxis(indices, last, ax)
         return values, indices
+    if dtype_kind(a.dtype) == "f" and np.dtype(a.dtype).itemsize == 2:
+        # float16 / bfloat16: the order of their exact float32 copies (the widening keeps
+        # -0.0 and a NaN's sign bit, so the IEEE total order is the same)
+        _, indices = top_k(E.convert_element_type(operand, np.float32), k, axis=ax)
+        return fnp.take_along_axis(operand, indices, axis=ax), indices
     idx = broadcasted_iota(np.int32, a.shape, ax)     # other dtypes: a stable sort
     if dtype_kind(a.dtype) == "f":
         not_nan = E.convert_element_type(E.eq(operand, operand), np.int32)
