@@ -314,7 +314,7 @@ def _erfcx_slope(x):
     slope is about -1/(sqrt(pi) x^2), 0 at inf); below, in float64."""
     t = x.dtype.type
     _, sr = _erfcx_far_terms(x)
-    near = t(2) * x * _erfcx_value(x) - t(2 / math.sqrt(math.pi))
+    near = t(2) * x * _erfcx(x) - t(2 / math.sqrt(math.pi))   # _erfcx: its rule again
     return fnp.where(x > t(_MID_TO), t(-2) * sr, near)
 
 
