@@ -181,3 +181,14 @@ def test_truncnorm_broadcasts_a_b_beyond_x_and_reversed_bounds_are_nan():
         assert got.shape == want.shape == (3, 4)
         np.testing.assert_allclose(got, want, rtol=1e-10, equal_nan=True, err_msg=fn)
         assert np.isnan(got[1]).all()
+
+
+def test_cdf_slopes_at_the_support_edges_are_jax_s():
+    """The slope at a kink of expon/laplace/uniform cdf is the density there (JAX 0.10.2's
+    values): maximum/clip ties gave half of it (0.5, 0.25, 0.5)."""
+    x = np.array([0.0, 1.0, -1.0])
+    for f, want in [(fst.expon.cdf, [1.0, np.exp(-1), 0.0]),
+                    (fst.expon.sf, [-1.0, -np.exp(-1), 0.0]),
+                    (fst.laplace.cdf, [0.5, np.exp(-1) / 2, np.exp(-1) / 2]),
+                    (fst.uniform.cdf, [1.0, 1.0, 0.0])]:
+        np.testing.assert_allclose(ft.grad(lambda x: fnp.sum(f(x)))(x), want, rtol=1e-15)

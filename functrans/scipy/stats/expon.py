@@ -37,7 +37,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.0
     """
     z = _standardize(x, loc, scale)[0]
-    return -_fnp.expm1(-_fnp.maximum(z, 0.0))
+    return -_fnp.expm1(-_fnp.where(z < 0, 0.0, z))   # z = 0 takes the right side's slope, as JAX
 
 
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -71,7 +71,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -2.0
     """
     z = _standardize(x, loc, scale)[0]
-    return -_fnp.maximum(z, 0.0)
+    return -_fnp.where(z < 0, 0.0, z)
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:

@@ -41,4 +41,4 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     z = _standardize(x, loc, scale)[0]
     half = z.dtype.type(0.5)
     return _fnp.where(z < 0, half * _fnp.exp(_fnp.minimum(z, 0.0)),
-                      1 - half * _fnp.exp(-_fnp.maximum(z, 0.0)))
+                      1 - half * _fnp.exp(-_fnp.where(z < 0, 0.0, z)))   # slope 1/2 at z = 0

@@ -36,7 +36,8 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> float(uniform.cdf(0.25))
     0.25
     """
-    return _fnp.clip(_standardize(x, loc, scale)[0], 0.0, 1.0)
+    z = _standardize(x, loc, scale)[0]     # slope 1 at both edges (the closed support), as JAX
+    return _fnp.where(z < 0, 0.0, _fnp.where(z > 1, 1.0, z))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
