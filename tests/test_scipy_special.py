@@ -281,3 +281,13 @@ def test_erfcx_derivative_far_out_is_not_cancellation_noise():
             assert g.dtype == dt
             w = want if dt == np.float64 else np.where(x > 1e30, 0.0, want)
             np.testing.assert_allclose(g, w, rtol=rtol, atol=0)
+
+
+def test_gammainc_x_slope_at_infinity_and_at_zero_for_a_one():
+    """d/dx P(a, x) is 0 at x = inf (JAX 0.10.2: 0; the log form gave inf - inf = NaN) and
+    1 at (a, x) = (1, 0) (P(1, x) = 1 - e^-x; the log form gave 0 * -inf = NaN)."""
+    x = np.array([0.0, 1.0, np.inf])
+    for a, want in [(1.0, [1.0, np.exp(-1), 0.0]), (2.0, [0.0, np.exp(-1), 0.0])]:
+        np.testing.assert_allclose(ft.vmap(ft.grad(lambda x: fss.gammainc(a, x)))(x), want, rtol=1e-14)
+        np.testing.assert_allclose(ft.vmap(ft.grad(lambda x: fss.gammaincc(a, x)))(x),
+                                   np.negative(want), rtol=1e-14)

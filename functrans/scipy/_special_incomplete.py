@@ -133,8 +133,12 @@ def _gammainc_pair(a, x, with_da=False):
 
 
 def _dens_gamma(a, x):
-    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
-    return fnp.exp((a - a.dtype.type(1)) * fnp.log(x) - x - gammaln(a))
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a): 0 at x = inf and 1 at (a, x) = (1, 0), where
+    the log form would give inf - inf and 0 * -inf (NaN)."""
+    one, big = a.dtype.type(1), fnp.isposinf(x)
+    xs = fnp.where(big, one, x)
+    power = fnp.where(a == one, a.dtype.type(0), (a - one) * fnp.log(xs))
+    return fnp.where(big, a.dtype.type(0), fnp.exp(power - xs - gammaln(a)))
 
 
 @custom_jvp
