@@ -365,7 +365,7 @@ def unsupported_dtype_error(name, dt) -> TypeError:
     ``WRAPPING_UNSUPPORTED``): jit's message, with what to do.
 
     >>> unsupported_dtype_error("asarray", np.dtype("int16"))  # doctest: +ELLIPSIS
-    TypeError("asarray: unknown or unsupported dtype dtype('int16'); supported: bool, ...")
+    TypeError("asarray: unknown or unsupported dtype dtype('int16'); supported: bfloat16, bool, ...")
     """
     try:
         canonical_dtype(dt)

@@ -54,7 +54,7 @@ def _scalar_type(name: str, numpy_type: type) -> type:
     doc = (f"numpy's {dt.name} as a dtype; called, ``asarray(x, dtype={dt.name})``, traced "
            f"values included (``jax.numpy.{name}``).\n\n"
            f"    >>> import functrans.numpy as fnp\n"
-           f"    >>> fnp.{name}(1).dtype\n    dtype('{dt.name}')\n")
+           f"    >>> fnp.{name}(1).dtype\n    {dt!r}\n")
     return _ScalarType(name, (), {"dtype": dt, "__module__": __name__, "__doc__": doc})
 
 
