@@ -3,6 +3,7 @@
 functrans. A tiny evaluator over ``prim.impl`` is the oracle for the passes."""
 import re
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -10,12 +11,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from jaxpr_ir import (ClosedJaxpr, Eqn, Jaxpr, Literal, ParseError, Primitive, ShapedArray,
                       TypeCheckError, Var, check, cse, dce, dce_used_inputs, fold_constants,
                       inline_calls, parse, pp_jaxpr, primitives, simplify)
+from jaxpr_ir import dtype_kind
 from jaxpr_ir.dtypes import SUPPORTED
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 f64, f32, i32, b1 = (np.dtype(d) for d in ("float64", "float32", "int32", "bool"))
 DTYPES = sorted(SUPPORTED, key=str)
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 SHAPES = [(), (0,), (3,), (2, 3), (1, 0, 2)]
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # casts
 
@@ -245,9 +248,13 @@ def test_roundtrip_shared_sub_jaxpr():
 
 def _literal(dtype, weak=False):
     d, bits = np.dtype(dtype), 8 * np.dtype(dtype).itemsize
-    vals = (st.booleans() if d.kind == "b" else st.floats(width=bits) if d.kind == "f" else
-            st.complex_numbers(width=bits) if d.kind == "c" else
-            st.integers(int(np.iinfo(d).min), int(np.iinfo(d).max)))
+    kind = dtype_kind(d)                 # bfloat16's numpy kind is 'V'
+    if d == BFLOAT16:                    # float32 values rounded to bfloat16's 8-bit mantissa
+        vals = st.floats(width=32).map(lambda v: float(np.float32(v).astype(BFLOAT16)))
+    else:
+        vals = (st.booleans() if kind == "b" else st.floats(width=bits) if kind == "f" else
+                st.complex_numbers(width=bits) if kind == "c" else
+                st.integers(int(np.iinfo(d).min), int(np.iinfo(d).max)))
     return vals.map(lambda v: Literal(v, ShapedArray((), d, weak)))
 
 
