@@ -14,6 +14,7 @@ value) prepared once at compile time:
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -23,6 +24,8 @@ from ..decompose import decompose
 from ..fusion import HostStep, Kernel, View, contiguous_strides
 from . import control, equations, kernels, ops
 from .runtime import DeviceArray, alloc, config, kernel, to_device
+
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _size(shape):
@@ -103,6 +106,9 @@ class Program:
             return self._slot(v.base)
         slot = self._slot(("tmp", len(self.slots)))
         n = _size(shape)
+        if _BFLOAT16 in (dtype, np.dtype(v.base.aval.dtype)):
+            self._host_copy(x, perm, dtype, slot)   # Numba has no bfloat16 type for a kernel
+            return slot
         src = kernels.copy(shape, strides, v.offset, v.base.aval.dtype, dtype)
         if n == 0:
             self.steps.append(lambda env: env.__setitem__(slot, alloc(0, dtype)))
@@ -110,6 +116,17 @@ class Program:
             self._add(src, self._grid(n, self.cfg.ew_block), self.cfg.ew_block,
                       [("int", n), ("out", slot, n, dtype), ("slot", self._slot(v.base))])
         return slot
+
+    def _host_copy(self, x, perm, dtype, slot):
+        """``x`` (transposed by ``perm``, converted to ``dtype``) materialised on the host,
+        as bfloat16 equations run (see ``_lower_host``)."""
+        get = self._host_getter(x)
+
+        def step(env):
+            val = get(env)
+            val = val if perm is None else np.transpose(val, perm)
+            env[slot] = to_device(val, dtype)
+        self.steps.append(step)
 
     # ---------------------------------------------------------------- fused groups
     def _lower_kernel(self, k):
