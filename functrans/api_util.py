@@ -15,6 +15,7 @@ import numpy as np
 
 from jaxpr_ir import dtype_kind
 
+from .key_array import KeyArray
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import (register_pytree_node, tree_flatten, tree_map,  # noqa: F401
                         tree_structure, tree_unflatten)
@@ -307,3 +308,33 @@ def donated_positions(fun, nums, names) -> tuple:
         raise ValueError(f"jit: donate_argnames {tuple(unknown)} are not positional "
                          f"parameters of {getattr(fun, '__name__', 'the function')}")
     return tuple(dict.fromkeys(nums + tuple(where[n] for n in names if n in where)))
+
+
+# ---------------------------------------------------------------- jit's fast-path runners
+
+def keys_unwrapped(run, slow):
+    """``run`` for calls with typed PRNG keys among the arguments: each key passes its
+    uint32 words (a key over a tracer, under an outer trace, takes the ``slow`` path)."""
+    def run_keys(*a):
+        flat = [x._base if x.__class__ is KeyArray else x for x in a]
+        if any(isinstance(x, Tracer) for x in flat):
+            return slow(a)
+        return run(*flat)
+    return run_keys
+
+
+def with_scalars_converted(run, args, slow):
+    """``run`` for calls whose scalar arguments (Python numbers, numpy scalars) become
+    0-d arrays first; a Python int beyond int64 takes the ``slow`` path (the compile
+    path's own conversion decides what it means)."""
+    convert = tuple(FAST_SCALARS.get(a.__class__) or
+                    (a.dtype if isinstance(a, np.generic) else None) for a in args)
+    asarray = np.asarray
+
+    def run_scalars(*a):
+        try:
+            flat = [x if dt is None else asarray(x, dt) for x, dt in zip(a, convert)]
+        except OverflowError:
+            return slow(a)
+        return run(*flat)
+    return run_scalars

@@ -24,7 +24,8 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr
 from .api_util import (FAST_SCALARS, FAST_SIG, StrictStatic, as_array, donated_positions,
                        fast_key, flat_leaves, flatten_fun, flattening, float0_as_structure,
-                       mixed_key, static_positions_and_names)
+                       keys_unwrapped, mixed_key, static_positions_and_names,
+                       with_scalars_converted)
 from . import trace_events
 from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches,
                        clear_compiled, compile_closed, observed)
@@ -88,34 +89,6 @@ def _unshared(out, inputs):
 
 
 _WITH_FAST = weakref.WeakSet()       # Jitted objects holding fast-path runners
-
-
-def _keys_unwrapped(run, slow):
-    """``run`` for calls with typed PRNG keys among the arguments: each key passes its
-    uint32 words (a key over a tracer, under an outer trace, takes the ``slow`` path)."""
-    def run_keys(*a):
-        flat = [x._base if x.__class__ is KeyArray else x for x in a]
-        if any(isinstance(x, Tracer) for x in flat):
-            return slow(a)
-        return run(*flat)
-    return run_keys
-
-
-def _with_scalars_converted(run, args, slow):
-    """``run`` for calls whose scalar arguments (Python numbers, numpy scalars) become
-    0-d arrays first; a Python int beyond int64 takes the ``slow`` path (the compile
-    path's own conversion decides what it means)."""
-    convert = tuple(FAST_SCALARS.get(a.__class__) or
-                    (a.dtype if isinstance(a, np.generic) else None) for a in args)
-    asarray = np.asarray
-
-    def run_scalars(*a):
-        try:
-            flat = [x if dt is None else asarray(x, dt) for x, dt in zip(a, convert)]
-        except OverflowError:
-            return slow(a)
-        return run(*flat)
-    return run_scalars
 
 
 def clear_caches() -> None:
@@ -431,8 +404,8 @@ class Jitted:
             run = flattening(run)
         elif not all(type(a) is np.ndarray or type(a) is cls for a in args):
             if any(type(a) is KeyArray for a in args):
-                run = _keys_unwrapped(run, _slow_path(self))
-            run = _with_scalars_converted(run, args, _slow_path(self))
+                run = keys_unwrapped(run, _slow_path(self))
+            run = with_scalars_converted(run, args, _slow_path(self))
         if len(self._fast) >= _config.read("compile_cache_size"):
             self._fast.clear()   # bounded like the compile cache (the runners hold executables)
         self._fast[fast_key(args)] = run
