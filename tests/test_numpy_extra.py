@@ -617,41 +617,6 @@ def test_one_argument_where_takes_size_and_fill_value_under_jit():
         fnp.where(v > 0, v, 0.0, size=2)
 
 
-@pytest.mark.parametrize("jitted", [False, True])
-def test_size_padding_is_fill_value_even_next_to_inf_and_nan(jitted):
-    """The padding of a size= result is fill_value (0 by default), as JAX's: it was
-    computed as picked * 0 + fill, NaN when the last entry was inf or NaN; size=0 raised."""
-    run = ft.jit if jitted else (lambda f: f)
-    x = np.array([1.0, 0.0, np.inf])
-    assert run(lambda a: fnp.extract(a > 5, a, size=3))(x).tolist() == [np.inf, 0.0, 0.0]
-    assert run(lambda a: fnp.extract(a > 5, a, size=3, fill_value=7.0))(x).tolist() == \
-        [np.inf, 7.0, 7.0]
-    assert run(lambda a: fnp.setdiff1d(a, np.array([1.0]), size=3))(x).tolist() == \
-        [0.0, np.inf, 0.0]
-    y = np.array([0.0, np.nan, 2.0])
-    assert run(lambda a: fnp.extract(a > 1, a, size=2, fill_value=-1.0))(y).tolist() == [2.0, -1.0]
-    assert fnp.nonzero(np.array([0, 1]), size=0)[0].shape == (0,)
-
-
-@pytest.mark.parametrize("jitted", [False, True])
-def test_piecewise_derivative_reaches_only_the_chosen_branch_as_jax(jitted):
-    """JAX's piecewise is a per-element switch: a branch's derivative only reaches the
-    elements it was chosen for. Evaluating every branch on all of x and selecting gave
-    NaN gradients (sqrt at 0, v*v at inf) and NaN values where x was inf (default x * 0);
-    the expected values are JAX 0.10.2's."""
-    run = ft.jit if jitted else (lambda f: f)
-    f = lambda x: fnp.sum(fnp.piecewise(x, [x < 0], [lambda v: fnp.sqrt(-v), fnp.log]))
-    assert run(ft.grad(f))(np.array([4.0, -1.0, 0.0])).tolist() == [0.25, -0.5, np.inf]
-    g = lambda x: fnp.sum(fnp.piecewise(x, [x < 0], [lambda v: v * v]))
-    assert run(ft.grad(g))(np.array([np.inf, -1.0, 3.0])).tolist() == [0.0, -2.0, 0.0]
-    assert run(lambda x: fnp.piecewise(x, [x < 0], [lambda v: v * 2]))(
-        np.array([np.inf, -1.0])).tolist() == [0.0, -2.0]
-    assert run(lambda a: fnp.cross(a, fnp.asarray([3.0, 1.0, 4.0])))(
-        np.array([np.inf, 2.0])).tolist() == [8.0, -np.inf, np.inf]
-    assert run(lambda a: fnp.compress(a < 0, a, size=2, fill_value=5.0))(
-        np.array([np.inf, -1.0, 3.0])).tolist() == [-1.0, 5.0]
-
-
 @pytest.mark.parametrize("mode", ["eager", "cpu", "interpret"])
 def test_remainder_floor_divide_zero_signs_and_exact_fmod_as_jax(mode):
     """jax 0.10.2: a zero remainder has the dividend's sign (remainder(-4, 2) is -0.0;
