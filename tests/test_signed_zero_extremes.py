@@ -98,3 +98,22 @@ def test_sign_keeps_the_sign_of_zero_as_jax(mode, dtype):
     got = MODES[mode](fnp.sign)(np.array([-0.0, 0.0, -2.0, 3.0, np.nan], dtype))
     assert got.dtype == dtype and _sign(got[:4]) == [True, False, True, False]
     assert got[2:4].tolist() == [-1.0, 1.0] and np.isnan(got[4])
+
+
+def test_extremes_take_a_python_literal_first_beside_a_weak_tracer():
+    """maximum(0.1, weak traced float) raised AttributeError ('float' object has no
+    attribute 'dtype'): a schedule ``maximum(0.1, exp(-c * step))`` on a scan's Python-int
+    step counter (round 9 programs). Values as JAX 0.10.2's; complex literals too."""
+    def body(c, _):
+        t = fnp.exp(-3e-3 * (c - 100))
+        return c + 50, (fnp.maximum(0.9, t), fnp.minimum(1.1, t), fnp.maximum(t, 0.9),
+                        fnp.maximum(1j, c * 1j + 0.5), fnp.minimum(0.5 + 60j, c * 1j + 0.5))
+    _, (a, b, c, d, e) = ft.lax.scan(body, 0, None, length=4)
+    t = np.exp(-3e-3 * (np.arange(0, 200, 50) - 100))
+    np.testing.assert_allclose(a, np.maximum(0.9, t), rtol=1e-15)
+    np.testing.assert_allclose(b, np.minimum(1.1, t), rtol=1e-15)
+    np.testing.assert_allclose(c, np.maximum(0.9, t), rtol=1e-15)
+    z = np.arange(0, 200, 50) * 1j + 0.5
+    np.testing.assert_array_equal(d, np.maximum(1j, z))
+    np.testing.assert_array_equal(e, np.minimum(0.5 + 60j, z))
+    assert ft.jit(lambda s: fnp.maximum(0.5, s * 1.0))(3) == 3.0

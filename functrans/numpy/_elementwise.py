@@ -542,9 +542,21 @@ def log1p_np(x):
 log1p_np.__name__ = "log1p"
 # numpy's maximum/minimum give the first of two signed zeros; JAX orders -0.0 below +0.0
 _EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum, "log1p": log1p_np}
-_TRACED = {name: (lambda prim, name: lambda x, y: complex_extremum(name, x, y)
-                  if dtype_kind(x.dtype) == "c" else prim(x, y))(prim, name)
-           for name, prim in (("maximum", E.max), ("minimum", E.min))}
+
+
+def _extremum(prim, name):
+    """Traced maximum/minimum; either operand may be a weak Python literal
+    (``maximum(0.1, weak traced float)``), so the dtype is read off the tracer."""
+    def f(x, y):
+        dt = (x if isinstance(x, Tracer) else y).dtype
+        if dtype_kind(dt) != "c":
+            return prim(x, y)
+        return complex_extremum(name, *[v if isinstance(v, Tracer) else np.asarray(v, dt)
+                                        for v in (x, y)])
+    return f
+
+
+_TRACED = {name: _extremum(prim, name) for name, prim in (("maximum", E.max), ("minimum", E.min))}
 # numpy's other names for the same functions
 _ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
             "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
