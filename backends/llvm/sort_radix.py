@@ -1,0 +1,274 @@
+"""The row sorter of the native ``sort``: a stable sort of unsigned integer keys (with
+their positions beside them when other operands ride along), an LSD radix sort of
+byte digits, or insertion for short rows.
+
+``sort`` maps every key to an unsigned integer of its width whose order is the sort's
+(``key_bits``; ``decode_bits`` maps it back): an integer with its sign bit flipped, a
+float's bits in IEEE total order after ``-0.0`` is made ``0.0`` and every NaN the one
+positive quiet NaN, so NaNs tie after ``inf`` and the zeros tie, as in the primitive's
+numpy impl. Sorting those keys stably is then one order for every dtype.
+
+The row sorter ``i1 f(ptr A, ptr IA, ptr B, ptr IB, ptr H, i64 n)`` sorts the ``n``
+keys of ``A`` (positions ``IA``) and returns whether the result ended in ``B`` /
+``IB``; ``H`` is its histogram scratch (``hist_bytes``). Rows of up to ``SMALL`` keys
+are sorted in place by insertion; longer ones get one histogram pass counting every
+byte digit at once, then one stable scatter per digit, from the least significant,
+skipping a digit all keys share (the high bytes of small integers, the sign byte of
+positive floats). Each row sorter is compiled once per process (and kept in the disk
+cache) in a module of its own, which programs call: a jitted sort's module holds only
+its loops over the rows, so it compiles as fast as any other kernel.
+
+>>> key_width(np.dtype("float32")), key_width(np.dtype("bool"))
+(4, 1)
+"""
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import numpy as np
+
+from . import cache, engine
+from .lltypes import I1, I8, I32, I64, emit_loop
+from .values import PTR
+
+__all__ = ["SMALL", "key_width", "key_bits", "decode_bits", "row_sorter", "hist_bytes",
+           "float_parts"]
+
+SMALL = 48          # rows this short are sorted by insertion
+
+
+def _c(v, t=I64):
+    return ir.Constant(t, v)
+
+
+def key_width(dtype) -> int:
+    """The key's bytes for ``dtype`` (a bool's is one)."""
+    return np.dtype(dtype).itemsize
+
+
+def float_parts(dtype):
+    """(sign bit, exponent mask, the canonical NaN's bits) of a float dtype's bits."""
+    dtype = np.dtype(dtype)
+    w = 8 * dtype.itemsize
+    nmant = int(np.finfo(dtype).nmant)
+    exp = ((1 << (w - 1)) - 1) & ~((1 << nmant) - 1)
+    return 1 << (w - 1), exp, exp | (1 << (nmant - 1))
+
+
+def key_bits(b, dtype, bits):
+    """The unsigned sort key of one element's bits (an integer of its width; a bool's
+    byte as 0 / 1)."""
+    dtype = np.dtype(dtype)
+    t = bits.type
+    if dtype == np.bool_:
+        return b.zext(b.icmp_unsigned("!=", bits, _c(0, t)), t)
+    if dtype.kind == "u":
+        return bits
+    w = t.width
+    sign = _c(1 << (w - 1), t)
+    if dtype.kind != "f":
+        return b.xor(bits, sign)
+    _, exp, nan = float_parts(dtype)
+    mag = b.and_(bits, _c((1 << (w - 1)) - 1, t))
+    bits = b.select(b.icmp_unsigned("==", mag, _c(0, t)), _c(0, t), bits)
+    bits = b.select(b.icmp_unsigned(">", mag, _c(exp, t)), _c(nan, t), bits)
+    flip = b.or_(b.ashr(bits, _c(w - 1, t)), sign)
+    return b.xor(bits, flip)
+
+
+def decode_bits(b, dtype, key):
+    """The bits whose key is ``key`` (``key_bits`` inverted on canonical values)."""
+    dtype = np.dtype(dtype)
+    t = key.type
+    if dtype.kind in "ub":
+        return key
+    sign = _c(1 << (t.width - 1), t)
+    if dtype.kind != "f":
+        return b.xor(key, sign)
+    neg = b.icmp_unsigned("<", key, sign)
+    return b.select(neg, b.not_(key), b.xor(key, sign))
+
+
+def hist_bytes(width: int, big: bool) -> int:
+    """Bytes of the histogram scratch of keys of ``width`` bytes."""
+    return width * 256 * (8 if big else 4)
+
+
+class _Sorter:
+    """Builds one row sorter (see the module's docstring)."""
+
+    def __init__(self, module, name, width, indexed, big):
+        self.kt = ir.IntType(8 * width)
+        self.it = I64 if big else I32          # positions and counts
+        self.width, self.indexed = width, indexed
+        self.fn = ir.Function(module, ir.FunctionType(I1, [PTR] * 5 + [I64]), name)
+        self.fn.linkage = "internal"
+        self.fn.attributes.add("nounwind")
+        for a in self.fn.args[:5]:
+            a.add_attribute("noalias")
+        self.eb = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        body = self.fn.append_basic_block("body")
+        self.b = ir.IRBuilder(body)
+        self.A, self.IA, self.B, self.IB, self.H, self.n = self.fn.args
+        self.memset = module.declare_intrinsic("llvm.memset", [PTR, I64])
+        self.body = body
+
+    def var(self, typ, init):
+        p = self.eb.alloca(typ)
+        self.b.store(init, p)
+        return p
+
+    def get(self, base, typ, i):
+        return self.b.load(self.b.gep(base, [i], source_etype=typ), typ=typ)
+
+    def put(self, base, typ, i, v):
+        self.b.store(v, self.b.gep(base, [i], source_etype=typ))
+
+    def block(self, name):
+        return self.fn.append_basic_block(name)
+
+    # ---------------------------------------------------------------- insertion
+    def insertion(self):
+        """Insertion sort of A / IA in place (stable: a key moves past greater ones)."""
+        b, kt = self.b, self.kt
+
+        def outer(i):
+            v = self.get(self.A, kt, i)
+            vi = self.get(self.IA, self.it, i) if self.indexed else None
+            j = self.var(I64, i)
+            head, shift, done = self.block("ins_head"), self.block("ins_shift"), \
+                self.block("ins_done")
+            b.branch(head)
+            b.position_at_end(head)
+            jv = b.load(j, typ=I64)
+            test = self.block("ins_test")
+            b.cbranch(b.icmp_signed(">", jv, _c(0)), test, done)
+            b.position_at_end(test)
+            jm = b.sub(jv, _c(1))
+            prev = self.get(self.A, kt, jm)
+            b.cbranch(b.icmp_unsigned(">", prev, v), shift, done)
+            b.position_at_end(shift)
+            self.put(self.A, kt, jv, prev)
+            if self.indexed:
+                self.put(self.IA, self.it, jv, self.get(self.IA, self.it, jm))
+            b.store(jm, j)
+            b.branch(head)
+            b.position_at_end(done)
+            jv = b.load(j, typ=I64)
+            self.put(self.A, kt, jv, v)
+            if self.indexed:
+                self.put(self.IA, self.it, jv, vi)
+        emit_loop(self, self.b.sub(self.n, _c(1)), outer, _c(1))
+
+    # ---------------------------------------------------------------- radix
+    def digit(self, v, shift):
+        return self.b.zext(self.b.trunc(self.b.lshr(v, shift), I8), I64)
+
+    def histogram(self):
+        b, it, kt = self.b, self.it, self.kt
+        nbytes = hist_bytes(self.width, it == I64)
+        b.call(self.memset, [self.H, _c(0, I8), _c(nbytes), _c(0, I1)])
+
+        def count(k):
+            v = self.get(self.A, kt, k)
+            for j in range(self.width):
+                slot = b.gep(self.H, [b.add(_c(256 * j), self.digit(v, _c(8 * j, kt)))],
+                             source_etype=it)
+                b.store(b.add(b.load(slot, typ=it), _c(1, it)), slot)
+        emit_loop(self, self.n, count)
+
+    def radix(self):
+        """Histograms, then a stable scatter per digit not shared by every key."""
+        b, it, kt = self.b, self.it, self.kt
+        self.histogram()
+        src, dst = self.var(PTR, self.A), self.var(PTR, self.B)
+        isrc, idst = self.var(PTR, self.IA), self.var(PTR, self.IB)
+        flip = self.var(I1, _c(0, I1))
+        n_it = b.trunc(self.n, it) if it != I64 else self.n
+
+        def digit_pass(j):
+            s, d = b.load(src, typ=PTR), b.load(dst, typ=PTR)
+            si, di = b.load(isrc, typ=PTR), b.load(idst, typ=PTR)
+            shift = b.trunc(b.mul(j, _c(8)), kt) if kt != I64 else b.mul(j, _c(8))
+            h = b.gep(self.H, [b.mul(j, _c(256))], source_etype=it)
+            first = self.get(h, it, self.digit(self.get(s, kt, _c(0)), shift))
+            go, skip = self.block("pass"), self.block("pass_end")
+            b.cbranch(b.icmp_unsigned("!=", first, n_it), go, skip)
+            b.position_at_end(go)
+            total = self.var(it, _c(0, it))
+
+            def prefix(dg):
+                c = self.get(h, it, dg)
+                t = b.load(total, typ=it)
+                self.put(h, it, dg, t)
+                b.store(b.add(t, c), total)
+            emit_loop(self, 256, prefix)
+
+            def scatter(k):
+                v = self.get(s, kt, k)
+                slot = b.gep(h, [self.digit(v, shift)], source_etype=it)
+                p = b.load(slot, typ=it)
+                b.store(b.add(p, _c(1, it)), slot)
+                pz = b.zext(p, I64) if it != I64 else p
+                self.put(d, kt, pz, v)
+                if self.indexed:
+                    self.put(di, it, pz, self.get(si, it, k))
+            emit_loop(self, self.n, scatter)
+            b.store(d, src)
+            b.store(s, dst)
+            b.store(di, isrc)
+            b.store(si, idst)
+            b.store(b.not_(b.load(flip, typ=I1)), flip)
+            b.branch(skip)
+            b.position_at_end(skip)
+        emit_loop(self, self.width, digit_pass)
+        return b.load(flip, typ=I1)
+
+    def build(self):
+        b = self.b
+        small, big = self.block("small"), self.block("big")
+        b.cbranch(b.icmp_signed("<=", self.n, _c(SMALL)), small, big)
+        b.position_at_end(small)
+        self.insertion()
+        self.b.ret(_c(0, I1))
+        self.b.position_at_end(big)
+        self.b.ret(self.radix())
+        self.eb.branch(self.body)
+
+
+_LIBRARY: dict = {}      # (width, indexed, big) -> the loaded module, kept for the process
+
+
+def _name(width, indexed, big):
+    return f"ft_rsort_u{8 * width}" + ("_idx" if indexed else "") + ("_big" if big else "")
+
+
+def _load(width, indexed, big):
+    """Compile (or read from the disk cache) and load one row sorter once per process,
+    and give its symbol to LLVM's resolver."""
+    key = (width, indexed, big)
+    if key not in _LIBRARY:
+        with engine.LOCK:
+            if key not in _LIBRARY:
+                mod = ir.Module(name=f"ft_library_{_name(*key)}")
+                mod.triple, mod.data_layout = engine.triple(), engine.data_layout()
+                sorter = _Sorter(mod, _name(*key), width, indexed, big)
+                sorter.fn.linkage = "external"
+                sorter.build()
+                loaded, _ = cache.load(str(mod))
+                llvm.add_symbol(_name(*key), loaded.address(_name(*key)))
+                _LIBRARY[key] = loaded
+    return _LIBRARY[key]
+
+
+def row_sorter(module, width: int, indexed: bool, big: bool):
+    """The declaration in ``module`` of the row sorter of ``width``-byte keys
+    (positions beside them when ``indexed``; 64-bit positions and counts when
+    ``big``), its library loaded."""
+    _load(width, indexed, big)
+    name = _name(width, indexed, big)
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(I1, [PTR] * 5 + [I64]), name)
+        fn.attributes.add("nounwind")
+    return fn
