@@ -7,16 +7,31 @@ spectra doubled off DC and Nyquist). Segments are gathers, the transforms
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any, Sequence
 
 import numpy as np
-import scipy.signal as _scipy_signal
 
 from .. import numpy as fnp
 from ..array import Array
 from ..typing import ArrayLike
 
 __all__ = ["csd", "detrend", "fftconvolve", "istft", "stft", "welch"]
+
+
+# Third-party modules loaded on first use, not at ``import functrans``: scipy.signal alone
+# costs ~0.5 s of CPU to import, paid by every process (each MPI rank, each subprocess)
+# though only the window functions below read it. name -> module, imported once.
+_ON_FIRST_USE = {"scipy_signal": "scipy.signal"}
+
+
+def _module(name: str):
+    """The module ``_ON_FIRST_USE[name]``, imported on this first use (cached by Python).
+
+    >>> _module("scipy_signal").__name__
+    'scipy.signal'
+    """
+    return importlib.import_module(_ON_FIRST_USE[name])
 
 
 def _float(x):
@@ -110,7 +125,8 @@ def _window(window, nperseg, n):
     if isinstance(window, (str, tuple)):
         nperseg = 256 if nperseg is None else int(nperseg)
         nperseg = min(nperseg, n)
-        return np.asarray(_scipy_signal.get_window(window, nperseg), np.float64), nperseg
+        win = _module("scipy_signal").get_window(window, nperseg)
+        return np.asarray(win, np.float64), nperseg
     win = np.asarray(window, np.float64)
     if win.ndim != 1:
         raise ValueError("window must be 1-d")
