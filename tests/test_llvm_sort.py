@@ -143,3 +143,52 @@ def test_complex_keys_sort_by_real_then_imaginary_as_jax():
         np.testing.assert_array_equal(got_v, [3.0, 2.0, 1.0, 4.0, 0.0])
     np.testing.assert_array_equal(ft.vmap(lax.sort)(np.stack([k, k[::-1]])), [want, want])
     assert lax.sort(k).dtype == np.complex64
+
+
+def _with_odd_floats(x, seed):
+    """``x`` (a float array) with NaNs of other payloads and signs, -0.0, 0.0, +-inf and
+    the extremes at random places: the radix keys' special cases."""
+    rng = np.random.default_rng(seed)
+    it = np.dtype(f"u{x.dtype.itemsize}")
+    w = 8 * x.dtype.itemsize
+    exp = int(np.asarray(np.inf, x.dtype).view(it))
+    odd = np.array([exp | 1, exp | (1 << (w - 2)) | 5, (1 << (w - 1)) | exp | 7,
+                    1 << (w - 1), 0, exp, (1 << (w - 1)) | exp, 1,
+                    int(np.asarray(np.finfo(x.dtype).max, x.dtype).view(it))], it).view(x.dtype)
+    x = x.copy()
+    pick = rng.random(x.shape) < 0.2
+    x[pick] = odd[rng.integers(0, len(odd), int(pick.sum()))]
+    return x
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_long_rows_radix_threads_and_specials(dtype):
+    """Rows past insertion's length (the radix passes), many rows (split over the
+    threads), along either axis, alone and with positions riding along; NaN payloads,
+    signed zeros, infinities, extremes and ties land where the numpy impl puts them."""
+    x = _data((24, 700), dtype, 11)
+    if np.dtype(dtype).kind == "f":
+        x = _with_odd_floats(x, 12)
+    p = _data((24, 700), "int32", 13)
+
+    def both_axes(a, q):
+        outs = []
+        for d in (0, 1):
+            outs += sort_p.bind(a, dimension=d, is_stable=True, num_keys=1)
+            outs += sort_p.bind(a, q, dimension=d, is_stable=True, num_keys=1)
+            outs += sort_p.bind(q % 3, a, q, dimension=d, is_stable=True, num_keys=2)
+        return outs
+    _check(both_axes, (x, p), f"long rows {dtype}")
+    _check(lambda a: [fnp.argsort(a), fnp.sort(a, descending=True),
+                      fnp.argsort(a, descending=True)], (x[:3].ravel(),), f"descending {dtype}")
+
+
+def test_all_equal_rows_and_one_long_row():
+    """Digits every key shares are skipped (an all-equal row: no pass at all); one long
+    row, its NaNs all canonical, and one of only zeros of both signs."""
+    rng = np.random.default_rng(3)
+    long = rng.standard_normal(30_000)
+    long[rng.random(30_000) < 0.01] = np.nan
+    zeros = np.where(rng.random(500) < 0.5, -0.0, 0.0).astype(np.float32)
+    for x in (np.full((3, 100), 7, np.int64), long, zeros, np.full(200, -np.nan)):
+        _check(lambda a: [fnp.sort(a), fnp.argsort(a)], (x,), f"{x.dtype} {x.shape}")
