@@ -106,6 +106,28 @@ def test_python_numbers_are_weak():
         assert ft.jit(lambda u: u * v)(a).dtype == want, v
 
 
+def test_where_select_and_numpy_scalars_promote_as_jax_eager_and_jit():
+    """Fuzz round 9: eager where/select of bfloat16 with a Python float or an int32 array
+    went through numpy's where (float32 / float64) while jit gave bfloat16; a numpy
+    float64 scalar (a Python float subclass) was taken for a weak Python float (bfloat16;
+    numpy and JAX: float64, as for float16 operands). Wants are JAX 0.10.2's."""
+    a = fnp.asarray(np.array([0.2, 1.7, -0.5], BF))
+    i32 = np.array([1, 2, 3], np.int32)
+    cases = [(lambda u: fnp.where(u > 0, 0.5, u), BF, [0.5, 0.5, -0.5]),
+             (lambda u: fnp.where(u > 0, u, fnp.inf), BF, [0.2001953125, 1.703125, np.inf]),
+             (lambda u: fnp.where(u > 0, 0.0, u) * 3, BF, [0.0, 0.0, -1.5]),
+             (lambda u: fnp.select([u > 0], [i32], u), BF, [1.0, 2.0, -0.5]),
+             (lambda u: fnp.where(u > 0, np.ones(3, np.float16), u), np.float32, [1.0, 1.0, -0.5]),
+             (lambda u: u * np.float64(2), np.float64, [0.400390625, 3.40625, -1.0]),
+             (lambda u: fnp.maximum(u, np.float64(1)), np.float64, [1.0, 1.703125, 1.0]),
+             (lambda u: u * np.float32(2), np.float32, [0.400390625, 3.40625, -1.0]),
+             (lambda u: u + np.int32(1), BF, [1.203125, 2.703125, 0.5])]
+    for f, want, vals in cases:
+        for r in (f(a), ft.jit(f)(a)):
+            assert r.dtype == np.dtype(want)
+            np.testing.assert_array_equal(np.asarray(r, np.float64), vals)
+
+
 # --------------------------------------------------------------------------- elementwise
 
 def _elementwise_names():

@@ -47,8 +47,8 @@ def bf16_promoted(keys, dt: np.dtype) -> np.dtype:
     if dt == bfloat16 or not any(k is bfloat16 or k == bfloat16 for k in keys):
         return dt
     for k in keys:
-        if isinstance(k, complex) or not (isinstance(k, _PY_NUMBERS) or k == bfloat16
-                                          or np.dtype(k).kind in "biu"):
+        if isinstance(k, complex) or not (type(k) in _PY_NUMBERS or k == bfloat16   # (not
+                                          or np.dtype(k).kind in "biu"):  # np.float64: strong)
             return dt
     return bfloat16
 

@@ -20,8 +20,8 @@ from ..numpy_warnings import quiet_call
 from ..tracing import Tracer, unchanged, unshared, wrap
 from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
-                           out_dtype_of)
-from ._util import broadcast_shapes, broadcast_to_shape, promote, shape_of
+                           has_bf16, out_dtype_of)
+from ._util import broadcast_shapes, broadcast_to_shape, promote, result_dtype, shape_of
 from . import _promotion_mode
 from ..array import Array
 from ..key_array import KeyArray, key_words
@@ -158,6 +158,8 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
         check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
         r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
+        if has_bf16((x, y)):     # JAX's bfloat16 promotion, as traced (numpy's: float32)
+            return wrap(r.astype(result_dtype(x, y)))
         # int8/uint8 kept when a choice has it, as jit keeps it (and fnp's arithmetic)
         if r.dtype in SUPPORTED or kept_small(r.dtype, (x, y)):
             return r.view(_Array)
