@@ -354,30 +354,6 @@ _IR_DTYPES = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int
                                              "uint32", "uint64", "complex128", "complex64"))
 
 
-# integer dtypes outside the IR's set whose arithmetic wraps at a width no supported dtype
-# has: widened, ``x + x`` would silently stop wrapping as numpy's and JAX's does, and jit
-# rejects them, so eager code rejects them too
-WRAPPING_UNSUPPORTED = frozenset(np.dtype(d) for d in ("int16", "uint16"))
-
-
-def unsupported_dtype_error(name, dt) -> TypeError:
-    """The TypeError for an array of an unsupported dtype met eagerly (``dt`` one of
-    ``WRAPPING_UNSUPPORTED``): jit's message, with what to do.
-
-    >>> unsupported_dtype_error("asarray", np.dtype("int16"))  # doctest: +ELLIPSIS
-    TypeError("asarray: unknown or unsupported dtype dtype('int16'); supported: bfloat16, bool, ...")
-    """
-    try:
-        canonical_dtype(dt)
-        msg = f"unsupported dtype {dt}"       # pragma: no cover - only unsupported ones come
-    except TypeError as e:
-        msg = str(e)
-    return TypeError(f"{name}: {msg} (jit and the other transforms reject it too; its "
-                     f"{dt.itemsize * 8}-bit wrapping arithmetic has no supported counterpart, "
-                     "so it is not widened silently: convert it explicitly, e.g. "
-                     "x.astype(np.int32))")
-
-
 # numpy dtypes outside the IR's set, as the nearest supported one (no value changes except
 # float128's extra precision)
 _NEAREST = {"i": np.dtype(np.int64), "u": np.dtype(np.uint64), "f": np.dtype(np.float64),
@@ -414,8 +390,8 @@ def float_to_uint32(x: np.ndarray) -> np.ndarray:
 
 def host_array(x, dtype=None):
     """An ``Array`` of a host value (no tracer inside), checked as every entry point checks
-    one: strings, None and object arrays raise TypeError, 16-bit integers too (see
-    ``WRAPPING_UNSUPPORTED``), other dtypes outside the IR's set become the nearest one
+    one: strings, None and object arrays raise TypeError, other dtypes outside the IR's
+    set become the nearest one
     (float16 stays, float128 becomes float64); ``dtype`` converts (quietly: 1e300 as
     float32 is inf, as in JAX).
 
@@ -438,8 +414,6 @@ def host_array(x, dtype=None):
     if arr.dtype == object or dtype_kind(arr.dtype) in "USVOM":
         raise TypeError(f"cannot convert {x!r:.60} (type {type(x).__name__}) to a numeric array")
     if dtype is None and arr.dtype not in _IR_DTYPES:
-        if arr.dtype in WRAPPING_UNSUPPORTED:
-            raise unsupported_dtype_error("asarray", arr.dtype)
         arr = arr.astype(_nearest_supported(arr.dtype))
     return tracing.wrap(arr)
 

@@ -32,7 +32,7 @@ def is_supported_dtype(dtype: Any) -> bool:
     """Whether functrans arrays of ``dtype`` pass through DLPack (JAX's
     ``jax.dlpack.is_supported_dtype``): functrans's dtypes that numpy exchanges.
 
-    >>> is_supported_dtype("float32"), is_supported_dtype(np.int16)
+    >>> is_supported_dtype("float32"), is_supported_dtype(np.float128)
     (True, False)
     """
     if dtype is None:

@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
 from . import numpy as fnp
 from .custom_derivatives import custom_jvp
 from .primitives import elementwise as E
@@ -22,13 +23,13 @@ from .typing import Array, ArrayLike
 __all__ = ["population_count", "clz", "mulhi", "nextafter", "reduce_precision",
            "RoundingMethod", "round", "FftType", "rem", "div"]
 
-_UNSIGNED = {1: np.uint8, 4: np.uint32, 8: np.uint64}
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _as_unsigned(x, what):
     x = fnp.asarray(x)
     if x.dtype.kind not in "iu" or x.dtype.itemsize not in _UNSIGNED:
-        raise TypeError(f"{what}: an 8-, 32- or 64-bit integer operand, got {x.dtype}")
+        raise TypeError(f"{what}: an 8-, 16-, 32- or 64-bit integer operand, got {x.dtype}")
     ut = _UNSIGNED[x.dtype.itemsize]
     if x.dtype.kind == "u":
         return x, x
@@ -160,8 +161,8 @@ def _reduce_precision_jvp(ebits, mbits, primals, tangents):
 
 def _reduce_precision(ebits: int, mbits: int, operand: ArrayLike) -> Array:
     x = fnp.asarray(operand)
-    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
-        raise TypeError(f"reduce_precision: a float32 or float64 operand, got {x.dtype}")
+    if dtype_kind(x.dtype) != "f":
+        raise TypeError(f"reduce_precision: a real float operand, got {x.dtype}")
     if ebits < 1 or mbits < 0:
         raise ValueError(f"reduce_precision: exponent_bits >= 1 and mantissa_bits >= 0, got "
                          f"{ebits}, {mbits}")
@@ -170,8 +171,8 @@ def _reduce_precision(ebits: int, mbits: int, operand: ArrayLike) -> Array:
 
 def _reduce_precision_bits(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:
     x = fnp.asarray(operand)
-    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
-        raise TypeError(f"reduce_precision: a float32 or float64 operand, got {x.dtype}")
+    if dtype_kind(x.dtype) != "f":
+        raise TypeError(f"reduce_precision: a real float operand, got {x.dtype}")
     ebits, mbits = int(exponent_bits), int(mantissa_bits)
     if ebits < 1 or mbits < 0:
         raise ValueError(f"reduce_precision: exponent_bits >= 1 and mantissa_bits >= 0, got "

@@ -80,14 +80,14 @@ class RandomAlgorithm(enum.IntEnum):
     RNG_PHILOX = 2
 
 
-_BIT_DTYPES = ("uint8", "uint32", "uint64")
+_BIT_DTYPES = ("uint8", "uint16", "uint32", "uint64")
 
 
 def rng_bit_generator(key: ArrayLike, shape: Shape, dtype: DTypeLike = np.uint32,
                       algorithm: RandomAlgorithm = RandomAlgorithm.RNG_DEFAULT,
                       out_sharding: Any = None) -> tuple[Array, Array]:
     """``(new_key, bits)``: uniformly random unsigned integers of ``shape`` and ``dtype``
-    (uint8, uint32 or uint64) from a uint32 key of shape ``(4,)``, and the key to pass to
+    (uint8, uint16, uint32 or uint64) from a uint32 key of shape ``(4,)``, and the key to pass to
     the next call (JAX's ``lax.rng_bit_generator``). The words are functrans's threefry
     of the key's first two words with the last two as a 64-bit counter, which the new key
     advances by one; like JAX's, whose words differ between backends, they are not

@@ -41,7 +41,7 @@ __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "r
            "key_data", "wrap_key_data", "clone", "key_impl", "key_dtype"]
 
 _MASK32 = 0xFFFFFFFF
-_UINT = {32: np.uint32, 8: np.uint8}
+_UINT = {32: np.uint32, 16: np.uint16, 8: np.uint8}
 
 
 # --------------------------------------------------------------------------- checks
@@ -108,7 +108,8 @@ def _blocks(k, shape):
 
 
 def random_words(k, shape, width=32):
-    """Random unsigned words of ``shape``: uint32 (``width`` 32) or uint8 (8)."""
+    """Random unsigned words of ``shape``: uint32 (``width`` 32), uint16 (16) or uint8 (8):
+    the low bits of JAX's 32-bit words."""
     b1, b2 = _blocks(k, shape)
     w = E.bitwise_xor(b1, b2)
     return w if width == 32 else convert_element_type(w, _UINT[width])
@@ -294,8 +295,8 @@ def fold_in(key: Array, data: ArrayLike) -> Array:
 
 
 def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
-    """Uniformly random unsigned words of ``shape``: uint32 (the default), uint64 or uint8;
-    JAX's words for the same key and dtype.
+    """Uniformly random unsigned words of ``shape``: uint32 (the default), uint64, uint16 or
+    uint8; JAX's words for the same key and dtype.
 
     JAX with float64 enabled defaults to uint64; the default here stays uint32.
 
@@ -308,9 +309,9 @@ def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array
     dt = canonical_dtype(np.uint32 if dtype is None else dtype)
     if dt == np.uint64:
         return convert_element_type(_int64_words(k, shape), dt)    # the same 64 bits
-    width = {np.dtype(np.uint32): 32, np.dtype(np.uint8): 8}.get(dt)
+    width = {np.dtype(np.uint32): 32, np.dtype(np.uint16): 16, np.dtype(np.uint8): 8}.get(dt)
     if width is None:
-        raise TypeError(f"bits: dtype must be uint32, uint64 or uint8, got {dt}")
+        raise TypeError(f"bits: dtype must be uint32, uint64, uint16 or uint8, got {dt}")
     return random_words(k, shape, width)
 
 
@@ -344,12 +345,13 @@ def unit_float(k, shape, dt):
 
 def _fused_multiply_add(a, b, c):
     """``a * b + c`` rounded once, as XLA's CPU code computes JAX's uniform (it fuses the
-    multiply and add). float32: exact product and one float64 sum (a second rounding
+    multiply and add). float16/bfloat16: the product rounded, then the sum (XLA's 16-bit
+    ops). float32: exact product and one float64 sum (a second rounding
     to float32 errs only on an exact float32 tie). float64: Dekker's exact product and
     Knuth's exact sum, then one rounding of their sum (off only in rare near-ties)."""
-    if a.dtype == bfloat16:     # XLA rounds the bfloat16 product, then the sum (JAX's bits)
+    if a.dtype in (bfloat16, np.float16):   # XLA rounds the 16-bit product, then the sum
         return a * b + c
-    if a.dtype in (np.float32, np.float16):   # (16-bit: exact product, one sum)
+    if a.dtype == np.float32:
         wide = fnp.asarray(a, np.float64) * fnp.asarray(b, np.float64) + fnp.asarray(c, np.float64)
         return fnp.asarray(wide, a.dtype)
     p = a * b
@@ -471,7 +473,8 @@ def randint(key: Array, shape: Shape, minval: ArrayLike, maxval: ArrayLike,
             dtype: DTypeLike | None = None) -> Array:
     """Integers uniform on [minval, maxval) (bounds broadcast; maxval <= minval gives
     minval), JAX's draws bit for bit (its modular reduction of two words per value,
-    slightly biased when the range is not a power of two; 8-bit dtypes sample in 32).
+    slightly biased when the range is not a power of two; 8- and 16-bit dtypes sample in
+    32).
 
     >>> from functrans import random
     >>> random.randint(random.key(0), (3,), 0, 10).tolist()
@@ -492,7 +495,7 @@ def randint(key: Array, shape: Shape, minval: ArrayLike, maxval: ArrayLike,
     k1, k2 = split2(k)
     if dt == np.int64:
         out = _randint64(k1, k2, shape, lo, hi)
-    else:                        # 32-bit arithmetic; 8-bit dtypes sample as int32
+    else:                        # 32-bit arithmetic; 8-/16-bit dtypes sample as int32
         wide = np.iinfo(np.uint32 if dt == np.uint32 else np.int32)
         hi_out = hi > int(wide.max)
         if info.bits < 32:       # JAX clips the bounds to the dtype, maxval to max + 1

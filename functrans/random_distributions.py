@@ -457,11 +457,9 @@ def lognormal(key: Array, sigma: ArrayLike = 1.0, shape: Shape | None = None,
 
 
 def _next_toward(x, up):
-    """The float next to ``x`` toward +inf (``up``) or -inf, for finite x (bitwise;
-    bfloat16 as fnp.nextafter steps it)."""
-    if x.dtype == bfloat16:
-        return fnp.nextafter(x, np.inf if up else -np.inf)
-    itype = np.int32 if x.dtype == np.float32 else np.int64
+    """The float next to ``x`` toward +inf (``up``) or -inf, for finite x (bitwise: the
+    signed integer of the float's width)."""
+    itype = np.dtype(f"int{8 * x.dtype.itemsize}").type
     tiny = bitcast_convert_type(fnp.ones_like(x, itype), x.dtype)   # smallest subnormal
     bits = bitcast_convert_type(x, itype)
     step = fnp.where((x > 0) == up, itype(1), itype(-1))

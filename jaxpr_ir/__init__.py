@@ -8,7 +8,7 @@ bytes of a jaxpr or of a backend's plan). It imports neither
 """
 from .dtypes import (ShapedArray, aval_of, canonical_dtype, float64, float32, float16,
                      bfloat16, dtype_kind,
-                     int64, int32, int8, uint64, uint32, uint8, bool_, complex64, complex128,
+                     int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool_, complex64, complex128,
                      is_float, is_complex, is_inexact, is_integer, is_bool)
 from .core import Var, Literal, Eqn, Jaxpr, ClosedJaxpr, Primitive, primitives
 from .printer import pp_jaxpr

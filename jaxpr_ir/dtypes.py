@@ -22,9 +22,11 @@ float16 = np.dtype("float16")
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
+int16 = np.dtype("int16")
 int8 = np.dtype("int8")
 uint64 = np.dtype("uint64")
 uint32 = np.dtype("uint32")
+uint16 = np.dtype("uint16")
 uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
 complex64 = np.dtype("complex64")
@@ -33,8 +35,8 @@ complex128 = np.dtype("complex128")
 # short name used in printed types <-> dtype
 SHORT_NAMES = {
     float64: "f64", float32: "f32", float16: "f16", bfloat16: "bf16",
-    int64: "i64", int32: "i32", int8: "i8",
-    uint64: "u64", uint32: "u32", uint8: "u8", bool_: "bool",
+    int64: "i64", int32: "i32", int16: "i16", int8: "i8",
+    uint64: "u64", uint32: "u32", uint16: "u16", uint8: "u8", bool_: "bool",
     complex64: "c64", complex128: "c128",
 }
 FROM_SHORT = {v: k for k, v in SHORT_NAMES.items()}

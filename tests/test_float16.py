@@ -62,18 +62,34 @@ def _elementwise_names():
     return out
 
 
-# stepping by the bit pattern needs int16, which the IR lacks: a clear TypeError
+# stepped by the bit pattern (through int16), not computed in float32: tested on their own
 UNSUPPORTED = {"nextafter": 2, "spacing": 1}
 ELEMENTWISE = _elementwise_names()
 
 
-@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
-def test_unsupported_float16_functions_raise(name):
-    args = [np.ones(3, F16)] * UNSUPPORTED[name]
-    with pytest.raises(TypeError, match="float16"):
-        getattr(fnp, name)(*args)
-    with pytest.raises(TypeError, match="float16"):
-        ft.jit(getattr(fnp, name))(*args)
+def test_nextafter_and_spacing_step_float16_bits():
+    """numpy's float16 nextafter/spacing bit for bit, eager and jit (they raised: stepping
+    needs int16), except nextafter(-0.0, 0.0): 0.0 (y, as C's, float32's and float64's;
+    numpy's float16 loop alone returns x), and spacing of a negative x: -spacing(|x|), as
+    float32's and float64's (numpy's float16 loop gives +spacing toward zero)."""
+    x = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 65504, 6e-8, -2.5, 1e-5,
+                  0.1], F16)
+    for to in (np.inf, -np.inf, 0.0, np.nan, 1.0):
+        t = np.full_like(x, to)
+        with np.errstate(all="ignore"):
+            want = np.nextafter(x, t)
+        want[x == t] = t[x == t]
+        for f in (fnp.nextafter, ft.jit(fnp.nextafter), ft.jit(fnp.nextafter, backend="interpret")):
+            got = np.asarray(f(x, t))
+            assert got.dtype == F16
+            np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16), str(to))
+    with np.errstate(all="ignore"):
+        want = np.where(x < 0, -np.spacing(np.abs(x)), np.spacing(x))
+    for f in (fnp.spacing, ft.jit(fnp.spacing)):
+        got = np.asarray(f(x))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        np.testing.assert_array_equal(got[ok].view(np.uint16), want[ok].view(np.uint16))
 
 
 def test_the_elementwise_list_is_long():

@@ -22,8 +22,7 @@ from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["finfo", "iinfo", "promote_types", "result_type", "can_cast", "issubdtype",
            "isdtype", "generic", "number", "inexact", "floating", "complexfloating",
-           "integer", "signedinteger", "unsignedinteger", "character", "flexible", "object_",
-           "int16", "uint16"]
+           "integer", "signedinteger", "unsignedinteger", "character", "flexible", "object_"]
 
 
 def _dt(x):
@@ -145,5 +144,3 @@ unsignedinteger = np.unsignedinteger
 character = np.character
 flexible = np.flexible
 object_ = np.object_
-int16 = np.int16
-uint16 = np.uint16

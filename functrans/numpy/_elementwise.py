@@ -29,9 +29,8 @@ from ..tracing import EAGER_CHECK, Tracer, wrap
 from ..trace_events import ACTIVE as TRACE_ON, timed
 from ..primitives import elementwise as E
 from . import _promotion_mode
-from ._util import (WRAPPING_UNSUPPORTED, broadcast_shapes, check_arraylike, check_dtypes, promote,
-                    complex_extremum, const_as, ordered, result_dtype, shape_of,
-                    unsupported_dtype_error)
+from ._util import (broadcast_shapes, check_arraylike, check_dtypes, promote,
+                    complex_extremum, const_as, ordered, result_dtype, shape_of)
 from ..typing import ArrayLike
 from ._out_dtypes import (SUPPORTED, WIDEN, bf16_call, has_bf16, kept_small,  # noqa: F401
                           out_dtype_of)
@@ -85,10 +84,6 @@ def eager_call(np_fn, args):
     finally:
         QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED and not kept_small(r.dtype, args):
-        for a in args:      # int16 + int16: widened, it would stop wrapping as numpy's does
-            if getattr(a, "dtype", None) in WRAPPING_UNSUPPORTED:
-                raise unsupported_dtype_error(getattr(np_fn, "__name__", "elementwise"),
-                                              a.dtype)
         wide = WIDEN[dtype_kind(r.dtype)]
         r = quiet_call(np_fn, *[np.asarray(a, dtype=wide) for a in args])
     return r.view(_Array) if isinstance(r, np.ndarray) else wrap(r)

@@ -1,7 +1,7 @@
 """Float stepping of ``functrans.numpy``: ``nextafter`` and ``spacing``, by integer
 arithmetic on the bit pattern (``lax.bitcast_convert_type``): for a finite nonzero float,
-adding one to its bits moves it one ulp away from zero (bfloat16's bits are the top half
-of its float32's: those step by 2**16, the IR having no 16-bit integers). Also ``i0``,
+adding one to its bits moves it one ulp away from zero (float16 and bfloat16 through
+int16). Also ``i0``,
 the modified Bessel function of order 0, from its power series and its asymptotic
 expansion.
 
@@ -26,8 +26,8 @@ from ..typing import ArrayLike
 
 __all__ = ["nextafter", "spacing", "i0"]
 
-_INT_OF = {np.dtype(np.float64): np.int64, np.dtype(np.float32): np.int32, bfloat16: np.int32}
-_F32 = np.dtype(np.float32)
+_INT_OF = {np.dtype(np.float64): np.int64, np.dtype(np.float32): np.int32,
+           np.dtype(np.float16): np.int16, bfloat16: np.int16}
 
 
 def _floats(*xs):
@@ -36,8 +36,7 @@ def _floats(*xs):
     if dtype_kind(dt) != "f":
         dt = np.dtype(np.float64)
     if dt not in _INT_OF:
-        raise TypeError(f"nextafter/spacing: float32, float64 or bfloat16 input required, "
-                        f"got {dt}")
+        raise TypeError(f"nextafter/spacing: a real float input required, got {dt}")
     return [asarray(x, dt) for x in xs], dt
 
 
@@ -52,20 +51,19 @@ def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
         _promotion_mode.check_operands("nextafter", (x1, x2))
     (x1, x2), dt = _floats(x1, x2)
     x1, x2 = broadcast_arrays(x1, x2)
-    work, one = (_F32, 1 << 16) if dt == bfloat16 else (dt, 1)    # (float32 holds it exactly)
-    x1, x2 = asarray(x1, work), asarray(x2, work)
     ity = _INT_OF[dt]
     bits = bitcast_convert_type(x1, ity)
     # away from zero is +1 on the magnitude bits for either sign
     away = el.equal(el.greater(x2, x1), el.greater(x1, 0))
+    one = np.array(1, ity)
     stepped = bitcast_convert_type(sel.where(away, el.add(bits, one), el.subtract(bits, one)),
-                                   work)
-    tiny = np.array(float(np.finfo(dt).smallest_subnormal), work)
+                                   dt)
+    tiny = np.array(float(np.finfo(dt).smallest_subnormal), dt)
     from_zero = sel.where(el.greater(x2, 0), full_like(x1, tiny), full_like(x1, -tiny))
     out = sel.where(el.equal(x1, 0), from_zero, stepped)
     out = sel.where(el.equal(x1, x2), x2, out)
     nan = el.logical_or(el.isnan(x1), el.isnan(x2))
-    return asarray(sel.where(nan, full_like(x1, np.nan), out), dt)
+    return sel.where(nan, full_like(x1, np.nan), out)
 
 
 def spacing(x: ArrayLike) -> Array:

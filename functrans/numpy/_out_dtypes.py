@@ -24,8 +24,9 @@ from ._util import result_dtype
 
 __all__ = ["SUPPORTED", "WIDEN", "kept_small", "out_dtype_of", "has_bf16", "bf16_call"]
 
-SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
-                                             "uint32", "bool", "complex64", "complex128"))
+SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "int16",
+                                             "uint64", "uint32", "uint16", "bool", "complex64",
+                                             "complex128"))
 WIDEN = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "u": np.dtype(np.uint64),
           "c": np.dtype(np.complex128), "b": np.dtype(np.bool_)}
 

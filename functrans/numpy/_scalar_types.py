@@ -20,8 +20,8 @@ import numpy as np
 from ..array import Array
 from ._creation import asarray
 
-__all__ = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int8", "uint64",
-           "uint32", "uint8", "uint", "bool_", "complex64", "complex128", "int_",
+__all__ = ["float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+           "uint64", "uint32", "uint16", "uint8", "uint", "bool_", "complex64", "complex128", "int_",
            "float_", "double", "single", "cdouble", "csingle", "complex_", "bool"]
 
 
@@ -64,14 +64,15 @@ float16 = _scalar_type("float16", np.float16)
 bfloat16 = _scalar_type("bfloat16", ml_dtypes.bfloat16)    # JAX's: ml_dtypes' numpy type
 int64 = _scalar_type("int64", np.int64)
 int32 = _scalar_type("int32", np.int32)
+int16 = _scalar_type("int16", np.int16)
 int8 = _scalar_type("int8", np.int8)
 uint64 = _scalar_type("uint64", np.uint64)
 uint32 = _scalar_type("uint32", np.uint32)
+uint16 = _scalar_type("uint16", np.uint16)
 uint8 = _scalar_type("uint8", np.uint8)
 bool_ = _scalar_type("bool_", np.bool_)
 complex64 = _scalar_type("complex64", np.complex64)
 complex128 = _scalar_type("complex128", np.complex128)
-# int16 and uint16 stay numpy's own types (functrans has no arrays of them)
 # numpy's aliases, with float64 and int64 as functrans's defaults
 uint = _scalar_type("uint", np.uint64)
 int_ = _scalar_type("int_", np.int64)

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from jaxpr_ir import canonical_dtype, dtype_kind
-from ..array import WRAPPING_UNSUPPORTED, host_array, unsupported_dtype_error  # noqa: F401
+from ..array import host_array
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
 from ..primitives.elementwise import (bitwise_and, bitwise_not, bitwise_or, convert_element_type,
                                       convert_element_type_p, eq, ge, imag, le, ne, real,
@@ -76,14 +76,10 @@ def _promotion_key(x):
 
 
 def result_dtype(*args):
-    """numpy 2 (NEP 50) promotion: Python scalars and weak tracers adapt to arrays.
-    int16 from mixing int8 and uint8 is widened to int64, as eager results are (no
-    16-bit type here); bfloat16 promotes as in JAX (``bf16_promoted``)."""
+    """numpy 2 (NEP 50) promotion: Python scalars and weak tracers adapt to arrays;
+    bfloat16 promotes as in JAX (``bf16_promoted``)."""
     keys = [_promotion_key(x) for x in args]
-    dt = bf16_promoted(keys, np.result_type(*keys))
-    if dt.itemsize == 2 and dtype_kind(dt) in "iu" and dt not in keys:
-        return np.dtype(np.int64 if dtype_kind(dt) == "i" else np.uint64)
-    return dt
+    return bf16_promoted(keys, np.result_type(*keys))
 
 
 def shape_of(x):

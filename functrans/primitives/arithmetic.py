@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jaxpr_ir import ShapedArray, dtype_kind
+from jaxpr_ir import ShapedArray, bfloat16, dtype_kind
 from ..tracing import (ARRAY_CLASS, EAGER_TYPES as _EAGER_TYPES, INTERNAL as _INTERNAL, Tracer,
                        unchanged, wrap)
 from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, defjvp,
@@ -382,8 +382,8 @@ not_p = _bits_rule("not", "iub", np.invert)
 # right shift fills with the sign bit (numpy's ufuncs already do this for the
 # signed/unsigned flavour matching the dtype; the other flavour goes through a view).
 
-_UNSIGNED = {np.dtype(f"{k}int{b}"): np.dtype(f"uint{b}") for k in ("", "u") for b in (8, 32, 64)}
-_SIGNED = {np.dtype(f"{k}int{b}"): np.dtype(f"int{b}") for k in ("", "u") for b in (8, 32, 64)}
+_UNSIGNED = {np.dtype(f"{k}int{b}"): np.dtype(f"uint{b}") for k in ("", "u") for b in (8, 16, 32, 64)}
+_SIGNED = {np.dtype(f"{k}int{b}"): np.dtype(f"int{b}") for k in ("", "u") for b in (8, 16, 32, 64)}
 
 
 def _shift_operands(x, y):
@@ -448,15 +448,17 @@ ge_p = _compare_rule("ge", np.greater_equal)
 # --------------------------------------------------------------------------- bitcast
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
-_BITCASTABLE = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
-                                                "uint32"))
+_BITCASTABLE = frozenset(np.dtype(d) for d in ("float64", "float32", "float16", bfloat16,
+                                                "int64", "int32", "int16", "uint64", "uint32",
+                                                "uint16"))
 
 
 def _bitcast_aval(x, *, new_dtype):
     for d in (x.dtype, new_dtype):
         if d not in _BITCASTABLE:
             raise TypeError(f"bitcast_convert_type: dtype {d} is not supported (needs one of "
-                            "float64, float32, int64, int32, uint64, uint32)")
+                            "float64, float32, float16, bfloat16, int64, int32, int16, uint64, "
+                            "uint32, uint16)")
     if x.dtype.itemsize != new_dtype.itemsize:
         raise TypeError(f"bitcast_convert_type: {x.str_short()} to {new_dtype}: the item sizes "
                         f"differ ({x.dtype.itemsize} vs {new_dtype.itemsize} bytes)")
