@@ -250,12 +250,11 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
                             f"{type(v).__name__} {v!r:.60}")
         if np.ndim(v) != 0:
             raise ValueError(f"arange: bounds must be scalars, got shape {np.shape(v)}")
-    args = [v for v in (start, stop) if v is not None]
-    if step is not None:
-        if step == 0:
-            raise ValueError("arange: step must not be zero")
-        args.append(step)
-    out = np.arange(*args, dtype=dt)
+    if step is not None and step == 0:
+        raise ValueError("arange: step must not be zero")
+    if stop is None:          # arange(n, step=s) counts from 0 to n (not from n to s)
+        start, stop = 0, start
+    out = np.arange(start, stop, 1 if step is None else step, dtype=dt)
     if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint64,
                                         np.uint32, np.complex128, np.complex64):
         out = out.astype(canonical_dtype(out.dtype) if dtype_kind(out.dtype) != "i" else np.int64)
