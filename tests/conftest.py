@@ -10,9 +10,16 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The CPU backend's on-disk cache is on by default (under ~/.cache/functrans); the suite
 # exercises it in a fresh folder of its own so that runs neither share nor leave entries.
+# Under pytest-xdist each worker gets a folder of its own below that one: a test that
+# expects a cold compile must not find the other worker's entry.
 if "FUNCTRANS_CACHE_DIR" not in os.environ:
     import tempfile
     os.environ["FUNCTRANS_CACHE_DIR"] = tempfile.mkdtemp(prefix="functrans-test-cache-")
+    os.environ["FUNCTRANS_TEST_CACHE_ROOT"] = os.environ["FUNCTRANS_CACHE_DIR"]
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("FUNCTRANS_TEST_CACHE_ROOT"):
+    os.environ["FUNCTRANS_CACHE_DIR"] = os.path.join(os.environ["FUNCTRANS_TEST_CACHE_ROOT"],
+                                                     os.environ["PYTEST_XDIST_WORKER"])
+    os.makedirs(os.environ["FUNCTRANS_CACHE_DIR"], exist_ok=True)
 
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=40, deadline=None)
