@@ -2,7 +2,9 @@
 standard, 2024.12, that jax.numpy follows) against functrans.numpy; each test names the
 case the outside suite generated and JAX 0.10.2's answer (x64 on)."""
 import numpy as np
+import pytest
 
+import functrans as ft
 import functrans.numpy as fnp
 
 
@@ -15,3 +17,41 @@ def test_arange_with_only_start_and_step_counts_from_zero():
     assert fnp.arange(5, step=-1).tolist() == []
     assert fnp.arange(1, 7, 2).tolist() == [1, 3, 5]
     assert fnp.arange(3, dtype="float32").dtype == np.float32
+
+
+def test_array_namespace_info_and_version_as_jax():
+    info = fnp.__array_namespace_info__()
+    assert fnp.__array_api_version__ == "2024.12"
+    assert fnp.ones(2).__array_namespace__(api_version="2024.12") is fnp
+    with pytest.raises(ValueError, match="api_version"):
+        fnp.ones(2).__array_namespace__(api_version="2021.12")
+    assert info.capabilities() == {"boolean indexing": False, "data-dependent shapes": False,
+                                   "max dimensions": 64}
+    assert info.default_device() is None and None in info.devices()
+    assert info.default_dtypes() == {"real floating": np.float64, "complex floating": np.complex128,
+                                     "integral": np.int64, "indexing": np.int64}
+    assert list(info.dtypes(kind="unsigned integer")) == ["uint8", "uint16", "uint32", "uint64"]
+    assert list(info.dtypes(kind=("bool", "real floating"))) == ["bool", "float32", "float64"]
+    assert len(info.dtypes()) == 13 and "float16" not in info.dtypes()
+    with pytest.raises(ValueError, match="unknown kind"):
+        info.dtypes(kind="floating")
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: fnp.zeros(2, device=d), lambda d: fnp.ones((2,), "int32", device=d),
+    lambda d: fnp.empty(2, device=d), lambda d: fnp.full(2, 3.0, device=d),
+    lambda d: fnp.eye(2, device=d), lambda d: fnp.arange(2, device=d),
+    lambda d: fnp.linspace(0, 1, 2, device=d), lambda d: fnp.asarray([1, 2], device=d),
+    lambda d: fnp.array([1, 2], device=d), lambda d: fnp.zeros_like(fnp.ones(2), device=d),
+    lambda d: fnp.ones_like(fnp.ones(2), device=d), lambda d: fnp.empty_like(fnp.ones(2), device=d),
+    lambda d: fnp.full_like(fnp.ones(2), 7, device=d),
+    lambda d: fnp.astype(fnp.ones(2), fnp.int8, device=d)])
+def test_creation_functions_take_device_as_jax(make):
+    # the array API's device= keyword (JAX's): None and every listed device
+    base = make(None)
+    for d in fnp.__array_namespace_info__().devices() + ["cpu"]:
+        out = make(d)
+        assert out.dtype == base.dtype and out.tolist() == base.tolist()
+    assert ft.jit(lambda x: make(ft.devices()[0]) + x)(1).tolist() == (base + 1).tolist()
+    with pytest.raises(ValueError, match="unknown device"):
+        make("tpu")

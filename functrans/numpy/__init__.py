@@ -46,6 +46,7 @@ from . import linalg  # noqa: F401
 from . import fft  # noqa: F401
 
 from ._scalar_types import *  # noqa: F401,F403,E402
+from ._array_api_info import __array_namespace_info__, __array_api_version__  # noqa: F401,E402
 dtype = _np.dtype
 pi = _np.pi
 e = _np.e
@@ -66,7 +67,7 @@ __all__ = sorted(set(
                  _statistics, _searching, _polynomial, _gather_ops, _setops, _index_tricks,
                  _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types) for n in m.__all__]
     + ["linalg", "fft", "Array", "ndarray", "dtype", "pi", "e", "inf", "nan",
-       "newaxis", "euler_gamma"]))
+       "newaxis", "euler_gamma", "__array_namespace_info__", "__array_api_version__"]))
 euler_gamma = 0.5772156649015329
 
 # JAX's precision= / preferred_element_type= arguments (accepted; see functrans.precision)

@@ -384,8 +384,13 @@ _TRACER_METHODS = {"sort": _sort, "argsort": _argsort, "nonzero": _nonzero,
 
 def _array_namespace(self, *, api_version=None):
     """The array API namespace of arrays and tracers: ``functrans.numpy`` (as JAX's
-    arrays give ``jax.numpy``), so array-API code stays traceable."""
-    return _fnp()
+    arrays give ``jax.numpy``), so array-API code stays traceable. ``api_version`` may
+    be None or the standard's version it follows (``fnp.__array_api_version__``)."""
+    fnp = _fnp()
+    if api_version is not None and api_version != fnp.__array_api_version__:
+        raise ValueError(f"__array_namespace__: api_version={api_version!r} is not "
+                         f"available; the available version is {fnp.__array_api_version__!r}")
+    return fnp
 
 
 def _install_array_methods():

@@ -15,6 +15,8 @@ since the shapes depend on them.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from jaxpr_ir import canonical_dtype, dtype_kind
@@ -25,6 +27,7 @@ from ..primitives import structural as S
 from . import _elementwise as El, _elementwise_select as Sel, _joining as Jn, _structural as St, _util
 from ._structural import broadcast_to
 from ..array import Array
+from ..device import device_put
 from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -74,16 +77,23 @@ def _static(name, what, v):
     return v
 
 
+def _placed(x: Array, device: Any) -> Array:
+    """``x`` on ``device`` (JAX's ``device=`` of the creation functions: None leaves it
+    uncommitted, as ``device_put`` does; a ``Device``, a sharding or ``"cpu"``/``"cuda"``
+    places it; inside a transform the backend places it)."""
+    return x if device is None else device_put(x, device)
+
+
 # --------------------------------------------------------------------------- from data
 
 def asarray(a: ArrayLike, dtype: DTypeLike | None = None, order: str | None = None,
-            copy: bool | None = None) -> Array:
+            copy: bool | None = None, *, device: Any = None) -> Array:
     """``a`` as an array (tracers pass through, converted to ``dtype`` if given)."""
-    return _util.asarray(a, _dtype("asarray", dtype))
+    return _placed(_util.asarray(a, _dtype("asarray", dtype)), device)
 
 
 def array(object: ArrayLike, dtype: DTypeLike | None = None, copy: bool = True, order: str = "K",
-          ndmin: int = 0) -> Array:  # noqa: A002 (numpy's name)
+          ndmin: int = 0, *, device: Any = None) -> Array:  # noqa: A002 (numpy's name)
     """A new array from ``object`` (a copy unless ``copy=False``).
 
     >>> import functrans.numpy as fnp
@@ -97,7 +107,7 @@ def array(object: ArrayLike, dtype: DTypeLike | None = None, copy: bool = True, 
         a = np.array(a, copy=True)
     if ndmin > a.ndim:
         a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
-    return wrap(a)
+    return _placed(wrap(a), device)
 
 
 # --------------------------------------------------------------------------- filled
@@ -123,24 +133,27 @@ def _filled(shape, value, dtype) -> Array:
     return wrap(np.full(shape, value, dtype))
 
 
-def zeros(shape: int | Shape, dtype: DTypeLike | None = None) -> Array:
+def zeros(shape: int | Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of zeros (float64 unless ``dtype``).
 
     >>> import functrans.numpy as fnp
     >>> fnp.zeros((2,), "int32").tolist()
     [0, 0]
     """
-    return _filled(_shape("zeros", shape), 0, _dtype("zeros", dtype) or np.float64)
+    return _placed(_filled(_shape("zeros", shape), 0, _dtype("zeros", dtype) or np.float64),
+                   device)
 
 
-def ones(shape: int | Shape, dtype: DTypeLike | None = None) -> Array:
+def ones(shape: int | Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of ones (float64 unless ``dtype``)."""
-    return _filled(_shape("ones", shape), 1, _dtype("ones", dtype) or np.float64)
+    return _placed(_filled(_shape("ones", shape), 1, _dtype("ones", dtype) or np.float64),
+                   device)
 
 
-def empty(shape: int | Shape, dtype: DTypeLike | None = None) -> Array:
+def empty(shape: int | Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """Like ``zeros`` (arrays are immutable, so uninitialised memory buys nothing)."""
-    return _filled(_shape("empty", shape), 0, _dtype("empty", dtype) or np.float64)
+    return _placed(_filled(_shape("empty", shape), 0, _dtype("empty", dtype) or np.float64),
+                   device)
 
 
 def _fill_dtype(fill_value):
@@ -149,7 +162,8 @@ def _fill_dtype(fill_value):
     return _util.asarray(fill_value).dtype
 
 
-def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
+def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None, *,
+         device: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value`` (which may be traced or an array
     broadcast to ``shape``); the dtype defaults to the fill value's.
 
@@ -157,6 +171,8 @@ def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = No
     >>> fnp.full((2,), 3).tolist(), fnp.full((2,), 3).dtype
     ([3, 3], dtype('int64'))
     """
+    if device is not None:
+        return _placed(full(shape, fill_value, dtype), device)
     shape = _shape("full", shape)
     dt = _dtype("full", dtype) or _fill_dtype(fill_value)
     if isinstance(fill_value, Tracer):
@@ -189,7 +205,8 @@ def _filled_like(a, shape, value, dtype):
     return _filled(shape, value, dtype)
 
 
-def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
+def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None, *,
+               device: Any = None) -> Array:
     """Zeros of ``a``'s shape and dtype (a constant, also for a traced ``a``).
 
     >>> import functrans.numpy as fnp
@@ -197,16 +214,18 @@ def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None
     [0, 0]
     """
     dt, shp = _like("zeros_like", a, dtype, shape)
-    return _filled_like(a, shp, 0, dt)
+    return _placed(_filled_like(a, shp, 0, dt), device)
 
 
-def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
+def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None, *,
+              device: Any = None) -> Array:
     """Ones of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
     dt, shp = _like("ones_like", a, dtype, shape)
-    return _filled_like(a, shp, 1, dt)
+    return _placed(_filled_like(a, shp, 1, dt), device)
 
 
-def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None) -> Array:
+def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None, *,
+               device: Any = None) -> Array:
     """An array of ``a``'s shape and dtype (or the given ones). Its values are zeros
     (arrays are immutable, so uninitialised memory would be of no use).
 
@@ -214,23 +233,23 @@ def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None
     >>> fnp.empty_like(fnp.ones((2, 2), "int32")).dtype
     dtype('int32')
     """
-    return zeros_like(a, dtype, shape)
+    return zeros_like(a, dtype, shape, device=device)
 
 
 def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
-              shape: Shape | None = None) -> Array:
+              shape: Shape | None = None, *, device: Any = None) -> Array:
     """``fill_value`` in ``a``'s shape and dtype (the fill value may be traced)."""
     dt, shp = _like("full_like", a, dtype, shape)
     if isinstance(a, Tracer) and not isinstance(fill_value, Tracer) and np.ndim(fill_value) == 0:
         _util.check_arraylike("full_like", fill_value)
-        return _filled_like(a, shp, fill_value, dt)
-    return full(shp, fill_value, dt)
+        return _placed(_filled_like(a, shp, fill_value, dt), device)
+    return full(shp, fill_value, dt, device=device)
 
 
 # --------------------------------------------------------------------------- ranges
 
 def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
-           dtype: DTypeLike | None = None) -> Array:
+           dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """Evenly spaced values in ``[start, stop)``; bounds must be static.
 
     >>> import functrans.numpy as fnp
@@ -258,12 +277,12 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
     if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint64,
                                         np.uint32, np.complex128, np.complex64):
         out = out.astype(canonical_dtype(out.dtype) if dtype_kind(out.dtype) != "i" else np.int64)
-    return wrap(out)
+    return _placed(wrap(out), device)
 
 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: DTypeLike | None = None,
-             axis: int = 0) -> Array | tuple[Array, Array]:
+             axis: int = 0, *, device: Any = None) -> Array | tuple[Array, Array]:
     """``num`` evenly spaced values from ``start`` to ``stop``; ``num`` must be static,
     ``start`` and ``stop`` may be traced (as in JAX; then the result is differentiable).
 
@@ -275,7 +294,8 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     num = _static("linspace", "num", num)
     if isinstance(num, (float, np.floating)) or int(num) < 0:
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
-    return _linspace(start, stop, int(num), endpoint, retstep, dt, axis)
+    out = _linspace(start, stop, int(num), endpoint, retstep, dt, axis)
+    return (_placed(out[0], device), out[1]) if retstep else _placed(out, device)
 
 
 def inexact_dtype(dt) -> np.dtype:
@@ -338,13 +358,16 @@ def _nm(name, N, M):
     return N, M
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None, *,
+        device: Any = None) -> Array:
     """Ones on the ``k``-th diagonal of an ``N x M`` matrix.
 
     >>> import functrans.numpy as fnp
     >>> fnp.eye(2, 3, k=1).tolist()
     [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
+    if device is not None:
+        return _placed(eye(N, M, k, dtype), device)
     N, M = _nm("eye", N, M)
     dt = _dtype("eye", dtype) or np.float64
     if isinstance(k, Tracer) and k.val is None:   # a traced diagonal: col == row + k

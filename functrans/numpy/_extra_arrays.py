@@ -13,6 +13,8 @@ Positions, counts and other shape-determining arguments (``insert``'s ``obj``,
 """
 from __future__ import annotations
 
+from typing import Any
+
 import operator
 
 import numpy as np
@@ -521,14 +523,14 @@ def matrix_transpose(x: ArrayLike) -> Array:
     return st.swapaxes(x, -1, -2)
 
 
-def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = False) -> Array:
+def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = False, *, device: Any = None) -> Array:
     """``x`` converted to ``dtype``.
 
     >>> import functrans.numpy as fnp
     >>> fnp.astype(fnp.asarray([1.7]), fnp.int64).tolist()
     [1]
     """
-    return asarray(x, dtype)
+    return asarray(x, dtype, device=device)
 
 
 def copy(a: ArrayLike, order: str | None = None) -> Array:
