@@ -22,7 +22,7 @@ import numpy as np
 from jaxpr_ir import Literal
 from ..fusion import View, contiguous_strides
 from . import threads, vmath
-from .lltypes import I64, const, load_elem, storage, stored
+from .lltypes import I64, access_group, const, load_elem, loop_id, storage, stored
 from .ops import REDUCTIONS, TABLE, heavy
 from .values import Access
 
@@ -239,7 +239,7 @@ class KernelEmitter:
             idxs.append(i)
             inner = d == len(dims) - 1 and self.independent and body == self._body
             if inner:
-                self._group = _access_group(self.module)
+                self._group = access_group(self.module)
             level(d + 1)
             group, self._group = self._group, None
             idxs.pop()
@@ -475,22 +475,6 @@ def _unroll_full_md(module):
     return md
 
 
-class _AccessGroup(ir.values.MDValue):
-    """An access group: an empty ``distinct`` metadata node (llvmlite makes only
-    uniqued ones, and equal empty nodes would be one group)."""
-
-    def descr(self, buf):
-        buf += ("distinct !{}", "\n")
-
-    __eq__ = object.__eq__        # each group is its own (metadata nodes naming it too)
-    __hash__ = object.__hash__
-
-
-def _access_group(module):
-    """A new access group of ``module`` (``_loop_md``)."""
-    return _AccessGroup(module, [], name=str(len(module.metadata)))
-
-
 def _loop_md(module, fold, group):
     """A loop ID for a kernel's loop. With ``fold``, it asks the vectoriser to fold the
     loop's tail into masked vector
@@ -501,25 +485,16 @@ def _loop_md(module, fold, group):
     memory, so the inactive lanes are computed and dropped). Where the tail cannot be
     folded (a call with memory effects) LLVM falls back to the scalar copy.
 
-    With an access ``group`` (``_access_group``: on every load and store of the loop's
-    body), the loop is marked parallel (``llvm.loop.parallel_accesses``): no iteration
+    With an access ``group`` (``lltypes.access_group``: on every load and store of the
+    loop's body), the loop is marked parallel (``lltypes.loop_id``): no iteration
     reads what another writes, so LLVM's loop access analysis skips its dependence
     checks, which compare the body's memory accesses pair by pair (the forward kernel
     of the 100-step sin chain's grad, 100 stores into the workspace: optimised in 45 ms
     instead of 65, the same object code)."""
-    ops = []
-    if fold:
-        ops.append(module.add_metadata([
-            ir.MetaDataString(module, "llvm.loop.vectorize.predicate.enable"),
-            ir.Constant(ir.IntType(1), 1)]))
-    if group is not None:
-        ops.append(module.add_metadata([
-            ir.MetaDataString(module, "llvm.loop.parallel_accesses"), group]))
-    uses = module.__dict__.setdefault("_ft_loop_ids", [])
-    md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
-    uses.append(md)
-    md.operands = (md, *ops)     # self-referential, as LLVM requires
-    return md
+    ops = (module.add_metadata([
+        ir.MetaDataString(module, "llvm.loop.vectorize.predicate.enable"),
+        ir.Constant(ir.IntType(1), 1)]),) if fold else ()
+    return loop_id(module, *ops, parallel=group)
 
 
 def count_source(plan, kernel, env):

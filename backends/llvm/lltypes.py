@@ -24,9 +24,9 @@ import llvmlite.ir as ir
 import ml_dtypes
 import numpy as np
 
-__all__ = ["emit_loop", "emit_nest", "I1", "I8", "I16", "I32", "I64", "F16", "F32", "F64", "C64",
-           "C128", "LLTYPES", "COMPLEX_DTYPES", "BF16", "lltype", "storage", "const", "load_elem",
-           "stored", "bf16_to_f32", "f32_to_bf16"]
+__all__ = ["emit_loop", "emit_nest", "access_group", "loop_id", "I1", "I8", "I16", "I32", "I64",
+           "F16", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES", "BF16", "lltype",
+           "storage", "const", "load_elem", "stored", "bf16_to_f32", "f32_to_bf16"]
 
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -99,6 +99,45 @@ def f32_to_bf16(b, x):
     nan = b.or_(sign, ir.Constant(I16, 0x7FC0))
     return b.select(b.fcmp_unordered("uno", x, x), nan, rounded)
 
+
+
+class _AccessGroup(ir.values.MDValue):
+    """An access group: an empty ``distinct`` metadata node (llvmlite makes only
+    uniqued ones, and equal empty nodes would be one group)."""
+
+    def descr(self, buf):
+        buf += ("distinct !{}", "\n")
+
+    __eq__ = object.__eq__        # each group is its own (metadata nodes naming it too)
+    __hash__ = object.__hash__
+
+
+def access_group(module):
+    """A new access group of ``module`` (``loop_id``'s ``parallel``).
+
+    >>> import llvmlite.ir as ir
+    >>> m = ir.Module()
+    >>> g = access_group(m)
+    >>> str(loop_id(m, parallel=g)).split(" = ")[1], g == access_group(m)
+    ('!{ !2, !1 }', False)
+    """
+    return _AccessGroup(module, [], name=str(len(module.metadata)))
+
+
+def loop_id(module, *ops, parallel=None):
+    """A loop ID (self-referential, as LLVM requires; unique) with the metadata ``ops``;
+    with an access group ``parallel`` (on every load and store of the loop's body), the
+    loop is marked parallel (``llvm.loop.parallel_accesses``): no iteration reads what
+    another writes, so LLVM's loop access analysis skips its dependence checks (which
+    compare the body's memory accesses pair by pair)."""
+    if parallel is not None:
+        ops += (module.add_metadata([ir.MetaDataString(module, "llvm.loop.parallel_accesses"),
+                                     parallel]),)
+    uses = module.__dict__.setdefault("_ft_loop_ids", [])
+    md = module.add_metadata([ir.MetaDataString(module, f"ft.loop.{len(uses)}")])
+    uses.append(md)
+    md.operands = (md, *ops)     # after caching: the key stays unique
+    return md
 
 
 def emit_loop(h, n, body, start=None) -> None:
