@@ -31,10 +31,11 @@ from . import cache, engine
 from .lltypes import I1, I8, I32, I64, emit_loop
 from .values import PTR
 
-__all__ = ["SMALL", "key_width", "key_bits", "decode_bits", "row_sorter", "hist_bytes",
-           "float_parts"]
+__all__ = ["SMALL", "NET_MAX", "key_width", "key_bits", "decode_bits", "row_sorter",
+           "hist_bytes", "float_parts", "network"]
 
 SMALL = 48          # rows this short are sorted by insertion
+NET_MAX = 16        # rows this short are sorted in registers by a sorting network (``sort``)
 
 
 def _c(v, t=I64):
@@ -87,6 +88,28 @@ def decode_bits(b, dtype, key):
         return b.xor(key, sign)
     neg = b.icmp_unsigned("<", key, sign)
     return b.select(neg, b.not_(key), b.xor(key, sign))
+
+
+def network(n: int) -> list:
+    """Batcher's odd-even merge sorting network of ``n`` inputs: its comparators
+    ``(i, j)``, ``i < j``, in order (the power-of-two network without the comparators
+    reaching past ``n``: those would meet a +inf padding and never swap).
+
+    >>> network(3)
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    p2 = 1 << max(n - 1, 0).bit_length()
+    pairs, p = [], 1
+    while p < p2:
+        k = p
+        while k >= 1:
+            for j in range(k % p, p2 - k, 2 * k):
+                for i in range(min(k, p2 - j - k)):
+                    if (i + j) // (2 * p) == (i + j + k) // (2 * p):
+                        pairs.append((i + j, i + j + k))
+            k //= 2
+        p *= 2
+    return [(a, b) for a, b in pairs if b < n]
 
 
 def hist_bytes(width: int, big: bool) -> int:
