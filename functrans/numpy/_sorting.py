@@ -13,6 +13,7 @@ from jaxpr_ir import dtype_kind
 from ..tracing import Tracer, wrap
 from ..primitives import structural as S
 from ..primitives.elementwise import imag, real, sub
+from ..primitives.slicing import rev
 from ..primitives.sorting import sort_p
 from ._util import asarray, canonicalize_axis, check_arraylike
 from ..array import Array
@@ -41,10 +42,9 @@ def _sort_by(a, other, axis):
 
 
 def _reverse(x, axis):
-    """Reverse ``x`` along ``axis`` (a sort keyed by descending positions)."""
-    n = x.shape[axis]
-    rev = S.broadcast_in_dim(np.arange(n - 1, -1, -1, dtype=np.int64), tuple(x.shape), (axis,))
-    return sort_p.bind(rev, x, dimension=axis, is_stable=True, num_keys=1)[1]
+    """Reverse ``x`` along ``axis`` (``rev``: a strided view for the backends, where a
+    sort keyed by descending positions had cost a second sort)."""
+    return rev(x, (axis,))
 
 
 def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None, *,
