@@ -1,6 +1,8 @@
 """Regressions found by running the data-apis array-api-tests suite (the Array API
 standard, 2024.12, that jax.numpy follows) against functrans.numpy; each test names the
 case the outside suite generated and JAX 0.10.2's answer (x64 on)."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -55,3 +57,47 @@ def test_creation_functions_take_device_as_jax(make):
     assert ft.jit(lambda x: make(ft.devices()[0]) + x)(1).tolist() == (base + 1).tolist()
     with pytest.raises(ValueError, match="unknown device"):
         make("tpu")
+
+
+def test_clip_and_reshape_parameters_are_jax_and_the_array_apis():
+    assert list(inspect.signature(fnp.clip).parameters)[:3] == ["x", "min", "max"]
+    assert list(inspect.signature(fnp.reshape).parameters)[:2] == ["a", "shape"]
+    x = fnp.arange(5)
+    assert fnp.clip(x, 1, 3).tolist() == fnp.clip(x, min=1, max=3).tolist() == [1, 1, 2, 3, 3]
+    assert fnp.clip(x, a_min=1, a_max=2).tolist() == [1, 1, 2, 2, 2]    # numpy's keywords
+    with pytest.raises(TypeError, match="once"):
+        fnp.clip(x, 1, a_min=2)
+    assert fnp.reshape(x[:4], shape=(2, 2), copy=True).shape == (2, 2)
+    assert fnp.reshape(x[:4], newshape=(4, 1)).shape == (4, 1)
+    with pytest.raises(TypeError, match="once"):
+        fnp.reshape(x[:4], (2, 2), newshape=(4,))
+
+
+def test_unique_inverse_of_a_0d_array_is_0d():
+    # numpy's and JAX's unique(return_inverse=True) give the input's shape; a 0-d input
+    # gave shape (1,)
+    assert fnp.unique_inverse(fnp.asarray(3.0)).inverse_indices.shape == ()
+    assert fnp.unique_all(fnp.asarray(3.0)).inverse_indices.shape == ()
+    assert fnp.unique(fnp.asarray(3.0), return_inverse=True)[1].shape == ()
+    assert ft.jit(lambda v: fnp.unique_inverse(v, size=1))(3.0).inverse_indices.shape == ()
+
+
+def test_pinv_and_matrix_rank_take_an_rtol_per_matrix():
+    # the Array API's rtol array, broadcast against the batch axes (JAX's); it raised
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 4, 3))
+    a[1, :, 2] = a[1, :, 1] * (1 + 1e-3)        # nearly rank 2: its rtol decides
+    r = np.array([1e-12, 1e-2, 1e-12])
+    want = np.stack([np.linalg.pinv(a[i], rcond=r[i]) for i in range(3)])
+    np.testing.assert_allclose(fnp.linalg.pinv(a, rtol=r), want, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ft.jit(lambda m: fnp.linalg.pinv(m, rtol=r))(a), want,
+                               rtol=1e-9, atol=1e-9)
+    g = ft.grad(lambda m: fnp.sum(fnp.linalg.pinv(m, rtol=r)))(a)
+    for i in range(3):
+        gi = ft.grad(lambda m: fnp.sum(fnp.linalg.pinv(m, rtol=r[i])))(a[i])
+        np.testing.assert_allclose(g[i], gi, rtol=1e-12)
+    assert fnp.linalg.matrix_rank(a, rtol=r).tolist() == [3, 2, 3]
+    assert fnp.linalg.pinv(np.ones((0, 2, 3), np.float32), rtol=np.ones(0, np.float32)).shape \
+        == (0, 3, 2)
+    with pytest.raises(ValueError, match="broadcast"):
+        fnp.linalg.pinv(a, rtol=np.ones(2))

@@ -89,10 +89,11 @@ def _np_clip(x, lo, hi):
     return np.asarray(x if hi is None else numpy_minimum(hi, x), out.dtype)
 
 
-def clip(x: ArrayLike, a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALUE, *,
-         min: ArrayLike = _NO_VALUE, max: ArrayLike = _NO_VALUE) -> Array:  # noqa: A002
-    """Limit ``x`` to ``[a_min, a_max]`` (either may be None), as ``numpy.clip``
-    (also accepts numpy 2's ``min=``/``max=``).
+def clip(x: ArrayLike, /, min: ArrayLike = _NO_VALUE, max: ArrayLike = _NO_VALUE, *,  # noqa: A002
+         a_min: ArrayLike = _NO_VALUE, a_max: ArrayLike = _NO_VALUE) -> Array:
+    """Limit ``x`` to ``[min, max]`` (either may be None), as ``numpy.clip``; the
+    parameters are JAX's and the Array API's (numpy's ``a_min=``/``a_max=`` keywords are
+    accepted too).
 
     >>> import functrans.numpy as fnp
     >>> fnp.clip(fnp.arange(5), 1, 3).tolist()

@@ -18,7 +18,7 @@ import numpy as np
 from ..primitives import linalg_decomp as LD
 from ..primitives import linalg_det as LDet
 from ._elementwise import abs as _abs, greater, multiply, sign
-from ._elementwise_select import conj, real as _real
+from ._elementwise_select import conj, real as _real, where
 from ._linalg_common import as_float, check_matrix, check_square, hermitian_part, mH, mT
 from ._products import matmul
 from ._reductions import max as _max, sum as _sum
@@ -27,6 +27,7 @@ from ._structural import expand_dims, reshape
 from ._take import take_along_axis
 from ._util import asarray
 from ..array import Array
+from ..tracing import Tracer
 from ..eager_jit import compiled_when_large
 from ..typing import ArrayLike
 
@@ -262,8 +263,34 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False, *,
     if hermitian:   # as JAX: the Hermitian part (its eigh-based SVD symmetrizes)
         check_square("pinv", a)
         a = hermitian_part(a)
-    rtol = _default_rtol(a) if rtol is None else float(rtol)
-    return LDet.pinv(a, rtol=rtol)
+    if rtol is None:
+        return LDet.pinv(a, rtol=_default_rtol(a))
+    return _per_batch_rtol("pinv", a, rtol, lambda r: LDet.pinv(a, rtol=r))
+
+
+def _per_batch_rtol(name, a, rtol, fn):
+    """``fn(r)`` for a static float ``rtol``, or for an array of them broadcast against
+    ``a``'s batch axes (the Array API's and JAX's): each matrix takes its own tolerance
+    (``fn`` once per distinct value, the results selected elementwise)."""
+    if isinstance(rtol, Tracer):
+        raise TypeError(f"{name}: rtol must be a concrete number or array (it sets which "
+                        f"singular values count), got a traced {rtol.aval.str_short()}")
+    r = np.asarray(rtol)
+    if r.ndim == 0:
+        return fn(float(r))
+    try:
+        r = np.broadcast_to(r, np.broadcast_shapes(r.shape, a.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"{name}: rtol of shape {r.shape} does not broadcast against the "
+                         f"batch axes {tuple(a.shape[:-2])} of a {tuple(a.shape)}") from None
+    values = np.unique(r)
+    if values.size == 0:
+        return fn(0.0)
+    out = fn(float(values[0]))
+    for v in values[1:]:
+        pick = (r == v).reshape(r.shape + (1,) * (out.ndim - r.ndim))
+        out = where(pick, fn(float(v)), out)
+    return out
 
 
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
@@ -317,6 +344,10 @@ def matrix_rank(M: ArrayLike, rtol: float | None = None, *, hermitian: bool = Fa
         cutoff = tol
     else:
         rtol = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps) if rtol is None else rtol
-        cutoff = multiply(_max(s, axis=-1, keepdims=True), s.dtype.type(rtol))
+        if np.ndim(rtol) or isinstance(rtol, Tracer):   # one per matrix (JAX's, the Array API's)
+            rtol = expand_dims(asarray(rtol, s.dtype), -1)
+        else:
+            rtol = s.dtype.type(rtol)
+        cutoff = multiply(_max(s, axis=-1, keepdims=True), rtol)
     return _sum(greater(s, cutoff), axis=-1, dtype=np.int64)
 

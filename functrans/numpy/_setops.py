@@ -223,7 +223,7 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     if return_index:
         out.append(index)
     if return_inverse:
-        out.append(st.reshape(inverse, ar.shape) if ar.ndim else inverse)
+        out.append(st.reshape(inverse, ar.shape))     # a 0-d input's inverse is 0-d
     if return_counts:
         out.append(counts)
     return out[0] if len(out) == 1 else tuple(out)

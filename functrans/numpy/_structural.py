@@ -88,17 +88,22 @@ def resolve_shape(size, shape, old_shape):
     return shape
 
 
-def reshape(a: ArrayLike, newshape: Shape | None = None, order: str = "C", *,
-            shape: Shape | None = None) -> Array:
-    """Reshape (one dimension may be -1); ``order="F"`` reshapes column-major.
+def reshape(a: ArrayLike, shape: Shape | None = None, order: str = "C", *,
+            newshape: Shape | None = None, copy: bool | None = None) -> Array:
+    """Reshape (one dimension may be -1); ``order="F"`` reshapes column-major. The
+    parameters are JAX's (the Array API's ``shape``; numpy 1's ``newshape=`` keyword is
+    accepted too); ``copy`` is accepted and, arrays being immutable, makes no difference.
 
     >>> import functrans.numpy as fnp
     >>> fnp.reshape(fnp.arange(6), (3, 2)).shape
     (3, 2)
     """
-    if isinstance(a, KeyArray):                    # typed keys: their own shape
-        return a.reshape(shape if newshape is None else newshape)
+    del copy
+    if shape is not None and newshape is not None:
+        raise TypeError("reshape: give the new shape once (shape or newshape)")
     newshape = shape if newshape is None else newshape
+    if isinstance(a, KeyArray):                    # typed keys: their own shape
+        return a.reshape(newshape)
     if newshape is None:
         raise TypeError("reshape: missing the new shape")
     a = array_or_tracer(a)
