@@ -21,6 +21,7 @@ import numpy as np
 from jaxpr_ir import dtype_kind
 
 from . import numpy as fnp
+from .custom_derivatives import custom_jvp
 from .batching import vmap
 from .primitives import elementwise as E
 from .primitives.control_flow import scan
@@ -104,12 +105,33 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     return tree_unflatten(treedef, out)
 
 
+@custom_jvp
 def _logaddexp(a, b):
     big = E.max(a, b)
     delta = E.sub(a, b)
     smooth = E.add(big, E.log1p(E.exp(E.neg(E.abs(delta)))))
     # delta is nan when both are the same infinity (their sum is the answer) or a nan
     return E.select_n(E.ne(delta, delta), smooth, E.add(a, b))
+
+
+def _logaddexp_weight(x, y, out):
+    """d/dx logaddexp(x, y) = exp(x - out); 1/2 at the infinite ties, where x - out is
+    NaN (the limit along x = y), as the ``logaddexp`` primitive's rule."""
+    e = E.exp(E.sub(x, out))
+    return E.select_n(E.eq(x, y), e, E.select_n(E.eq(e, e), fnp.full_like(e, 0.5), e))
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    # the formula's own derivative is wrong at ties a == b (max splits the tangent,
+    # abs'(0) = 1 then moves all of it to b: cumlogsumexp of equal entries, e.g. a Cox
+    # likelihood at beta = 0, had wrong gradients and Hessians); JAX's logaddexp has a
+    # custom JVP too
+    a, b = primals
+    ta, tb = tangents
+    out = _logaddexp(a, b)
+    return out, E.add(E.mul(ta, _logaddexp_weight(a, b, out)),
+                      E.mul(tb, _logaddexp_weight(b, a, out)))
 
 
 def cumlogsumexp(operand: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:

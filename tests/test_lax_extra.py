@@ -156,3 +156,28 @@ def test_reshape_dimensions_and_scalar_select_predicate_as_jax():
         [[1.0] * 3, [0.0] * 3])
     np.testing.assert_array_equal(
         ft.grad(lambda a: g(np.array(False), a, 2 * a).sum())(np.ones(3)), np.ones(3))
+
+
+def test_cumlogsumexp_derivatives_at_ties_are_jaxs():
+    """cumlogsumexp of equal entries had wrong derivatives (its logaddexp combine took the
+    formula's derivative: max splits a tie, abs'(0) = 1 then gave all of it to one side):
+    jvp of zeros(4) along [0, 1, 2, 3] was [0, 1, 1.33, 3], not the running means; a Cox
+    partial likelihood at beta = 0 (round 9 programs) had wrong gradients and Hessians.
+    Expected values from JAX 0.10.2 (x64)."""
+    import functrans.numpy as fnp
+    _, t = ft.jvp(lax.cumlogsumexp, (np.zeros(4),), (np.arange(4.0),))
+    np.testing.assert_allclose(t, [0, 0.5, 1, 1.5], rtol=1e-15)
+    w = np.array([1.0, 0.0, 2.0, 0.5, 1.0])
+    f = lambda x: fnp.sum(w * lax.cumlogsumexp(x))
+    x = np.array([0.0, 0.0, 1.0, 1.0, 2.0])
+    want = [1.55856928, 0.55856928, 1.51834871, 0.36611494, 0.49839779]
+    np.testing.assert_allclose(ft.grad(f)(x), want, rtol=2e-8)
+    np.testing.assert_allclose(ft.jit(ft.grad(f))(x), want, rtol=2e-8)
+    np.testing.assert_allclose(ft.grad(f)(np.zeros(5)), [1.99166667, 0.99166667, 0.99166667,
+                                                           0.325, 0.2], rtol=2e-8)
+    np.testing.assert_allclose(ft.hessian(f)(np.zeros(5))[:2],
+                               [[0.69819444, -0.29347222, -0.29347222, -0.07125, -0.04],
+                                [-0.29347222, 0.69819444, -0.29347222, -0.07125, -0.04]],
+                               rtol=1e-7)
+    g = ft.grad(lambda x: fnp.sum(w * lax.cumlogsumexp(x, reverse=True)))(np.zeros(5))
+    np.testing.assert_allclose(g, [0.2, 0.2, 0.86666667, 1.11666667, 2.11666667], rtol=2e-8)
