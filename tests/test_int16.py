@@ -110,6 +110,34 @@ def test_int8_with_uint8_is_int16():
     assert fnp.add(a, b).tolist() == [127, 300]
 
 
+def _saturated(v, dt):
+    info = np.iinfo(dt)
+    return 0 if np.isnan(v) else int(np.clip(v, info.min, info.max)) if np.isinf(v) else \
+        int(np.clip(np.trunc(v), info.min, info.max))
+
+
+@pytest.mark.parametrize("pair", [(np.int8, I16), (np.uint8, U16)], ids=["i16", "u16"])
+def test_nan_inf_and_out_of_range_casts_follow_the_rule_of_the_8_bit_ints(pair):
+    """A float that int16/uint16 cannot hold converts by the rule the other integer
+    dtypes follow (saturating as JAX, or numpy's x86 instruction): int8's choice on each
+    value decides int16's, eagerly and under jit on each backend."""
+    small, dt = pair
+    vals = np.array([np.nan, np.inf, -np.inf, 1e10, -1e10, 70000.5, -70000.5, 40000.0, -1.5])
+    for f in (lambda x, d: fnp.asarray(x).astype(d),
+              ft.jit(lambda x, d: x.astype(d), static_argnums=1, backend="interpret"),
+              ft.jit(lambda x, d: x.astype(d), static_argnums=1, backend="cpu")):
+        got8, got16 = f(vals, small).tolist(), f(vals, dt).tolist()
+        with np.errstate(all="ignore"):
+            raw8, raw16 = vals.astype(small).tolist(), vals.astype(dt).tolist()
+        for v, g8, g16, r8, r16 in zip(vals, got8, got16, raw8, raw16):
+            s8, s16 = _saturated(v, small), _saturated(v, dt)
+            if s8 == r8 or s16 == r16:          # both rules agree here
+                assert g16 == s16, (v, g16)
+            else:
+                assert g8 in (s8, r8), (v, g8)
+                assert g16 == (s16 if g8 == s8 else r16), (v, g8, g16)
+
+
 # --------------------------------------------------------------------------- transforms
 
 @pytest.mark.parametrize("back", BACKENDS)
