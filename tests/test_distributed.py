@@ -37,16 +37,56 @@ needs_mpi = pytest.mark.skipif(not _has_mpi(), reason="needs mpi4py and mpiexec 
                                "(pip install 'functrans[distributed]')")
 
 
-def run_mpi_path(n, path, *args):
+def run_mpi_path(n, path, *args, timeout=TIMEOUT):
     """``mpiexec -n n python path args`` from the repository root, with a timeout."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1")
     return subprocess.run([_mpiexec(), "-n", str(n), sys.executable, path, *args],
-                          capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=ROOT)
+                          capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
 
 
 def run_mpi(n, program, *args):
     return run_mpi_path(n, os.path.join(PROGRAMS, program), *args)
+
+
+# The 4-process runs of these programs share one mpiexec launch (run_several.py): on CI's
+# 2 cores a launch of 4 ranks spends ~3.5 s starting processes and importing functrans.
+# accounting.py goes last: it wraps the mesh's communicators for the rest of its process.
+SHARED_ON_4 = ("native_allgather.py", "native_allreduce.py", "native_alltoall.py",
+               "native_collectives.py", "native_loops.py", "collectives.py",
+               "grad_replicated.py", "multihost.py", "accounting.py")
+
+
+@pytest.fixture(scope="module")
+def shared_on_4():
+    """program -> its CompletedProcess-like result within the one 4-process launch:
+    return code 0 only if every rank finished it (run_several.py's barrier line)."""
+    r = run_mpi_path(4, os.path.join(PROGRAMS, "run_several.py"), *SHARED_ON_4,
+                     timeout=TIMEOUT * 4)
+    sections, done, cur = {}, set(), None
+    for line in r.stdout.splitlines():
+        m = re.fullmatch(r"=== (\S+)( done)?", line)
+        if m and m.group(1) in SHARED_ON_4:
+            cur = None if m.group(2) else m.group(1)
+            if m.group(2):
+                done.add(m.group(1))
+            else:
+                sections[cur] = []
+        elif cur is not None:
+            sections[cur].append(line)
+    return {p: subprocess.CompletedProcess(
+                [p], 0 if p in done else (r.returncode or 1),
+                "\n".join(sections.get(p, [f"not run: the shared 4-process launch ended "
+                                            f"before {p} (exit {r.returncode})"])),
+                "" if p in done else r.stderr[-20000:])
+            for p in SHARED_ON_4}
+
+
+def run_program(request, n, program):
+    """``program`` on n processes; on 4, its part of the shared launch."""
+    if n == 4 and program in SHARED_ON_4:
+        return request.getfixturevalue("shared_on_4")[program]
+    return run_mpi(n, program)
 
 
 # --------------------------------------------------------------------------- one process
@@ -220,16 +260,16 @@ def test_ppermute_and_all_to_all_over_a_tuple_of_axes():
 
 @needs_mpi
 @pytest.mark.parametrize("n", [1, 2, 4])
-def test_collectives_on_mesh_equal_vmap(n):
-    r = run_mpi(n, "collectives.py")
+def test_collectives_on_mesh_equal_vmap(n, request):
+    r = run_program(request, n, "collectives.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split()[0] == "OK"
 
 
 @needs_mpi
 @pytest.mark.parametrize("n", [2, 4])
-def test_grad_wrt_replicated_equals_single_process(n):
-    r = run_mpi(n, "grad_replicated.py")
+def test_grad_wrt_replicated_equals_single_process(n, request):
+    r = run_program(request, n, "grad_replicated.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split()[0] == "OK"
 
@@ -257,11 +297,15 @@ def faults(n):
 
 
 ABORT_WITHIN_S = 20     # from the raise on one rank to mpiexec's exit (1 s of it is grace)
+# On 4 processes, one case per distinct behaviour: a rank raising while the others wait in
+# a collective, ranks disagreeing, and (for the five checks every rank makes alike before
+# any communication, aborting the same way on 2 processes) spec_divide.
+FAULTS_ON_4 = ("one_rank_raises", "shapes_differ", "spec_divide")
 
 
 @needs_mpi
-@pytest.mark.parametrize("n", [2, 4])
-@pytest.mark.parametrize("case", sorted(faults(2)))
+@pytest.mark.parametrize("case, n", [(c, 2) for c in sorted(faults(2))] +
+                         [(c, 4) for c in sorted(FAULTS_ON_4)])
 def test_faults_abort_the_job_with_the_message(case, n):
     r = run_mpi(n, "faults.py", case)
     end = time.time()
@@ -307,9 +351,9 @@ MPI_PROGRAMS = {
 @needs_mpi
 @pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize("program", sorted(MPI_PROGRAMS))
-def test_mpi_program_checks_hold(program, n):
+def test_mpi_program_checks_hold(program, n, request):
     # the program's own checks (MPI_PROGRAMS[program][0]); a hang fails on run_mpi's timeout
-    r = run_mpi(n, program)
+    r = run_program(request, n, program)
     assert r.returncode == 0, r.stdout + r.stderr
     words = r.stdout.split()
     fewest = MPI_PROGRAMS[program][1][0 if n == 2 else 1]
