@@ -101,3 +101,40 @@ def test_pinv_and_matrix_rank_take_an_rtol_per_matrix():
         == (0, 3, 2)
     with pytest.raises(ValueError, match="broadcast"):
         fnp.linalg.pinv(a, rtol=np.ones(2))
+
+
+def _bits_equal(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        assert ((np.isnan(g) & np.isnan(w)) | ((g == w) & (np.signbit(g) == np.signbit(w)))).all(), \
+            (got, want)
+
+
+def test_signbit_reads_the_sign_of_a_nan():
+    # numpy's and JAX's signbit(-nan) is True; it was False (the sign was not read)
+    x = np.array([-np.nan, np.nan, -0.0, 0.0, -1.0, np.inf, -np.inf])
+    want = [True, False, True, False, True, False, True]
+    for dt in (np.float64, np.float32, np.float16, fnp.bfloat16):
+        assert fnp.signbit(x.astype(dt)).tolist() == want
+        assert ft.jit(fnp.signbit)(x.astype(dt)).tolist() == want
+    assert fnp.signbit(np.array([-3, 2])).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_expm1_and_tanh_edges_are_the_array_apis(dtype):
+    # JAX 0.10.2's values (the standard's); numpy's formulas gave expm1(inf+0j) = inf+nanj,
+    # expm1(nan+0j) = nan+nanj, expm1(-0+0j) = -0+0j, tanh(inf + 3.6e150j) = 1-0j
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(-0.0, 0.0), complex(inf, 0.0), complex(nan, 0.0),
+                  complex(-inf, 2.5), complex(-inf, inf), complex(-inf, nan)], dtype)
+    want = np.array([0j, complex(inf, 0.0), complex(nan, 0.0), complex(-1.0, 0.0),
+                     complex(-1.0, 0.0), complex(-1.0, 0.0)], dtype)
+    t = np.array([complex(inf, 3.0e38), complex(inf, 2.5), complex(-inf, -2.5)], dtype)
+    t_want = np.array([1 + 0j, 1 + 0j, complex(-1.0, -0.0)], dtype)
+    with np.errstate(all="ignore"):
+        for f in (lambda v: v, ft.jit, lambda g: ft.jit(g, backend="interpret")):
+            _bits_equal(f(fnp.expm1)(z), want)
+            _bits_equal(f(fnp.tanh)(t), t_want)
+        # away from the edges the values are numpy's formula's
+        w = np.array([1 + 1j, -2.5 + 1e-5j, 1e-10 + 1e-10j], dtype)
+        np.testing.assert_allclose(fnp.expm1(w), np.expm1(w), rtol=4 * np.finfo(dtype).eps)

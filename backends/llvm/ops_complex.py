@@ -220,6 +220,24 @@ def _libm(name):
     return lambda em, eqn, z: libm_call(em.b, name, z)
 
 
+def _tanh(em, eqn, z):
+    """C99's ``ctanh``, but ``tanh(±inf + yj) = ±1 + 0j`` with the zero signed as ``y``
+    for a finite ``y`` (C99 signs it as ``sin(2y)``): the Array API's and JAX's value,
+    as the op's impl (``functrans.primitives.complex_edges``) gives it."""
+    b = em.b
+    out = libm_call(b, "tanh", z)
+    re, im = parts(b, z)
+    t = re.type
+    fabs, copysign = _intrinsic(em, "fabs", t), _intrinsic(em, "copysign", t, 2)
+    inf = ir.Constant(t, float("inf"))
+    edge = b.and_(b.fcmp_ordered("==", b.call(fabs, [re]), inf),
+                  b.fcmp_ordered("<", b.call(fabs, [im]), inf))
+    ore, oim = parts(b, out)
+    ore = b.select(edge, b.call(copysign, [ir.Constant(t, 1.0), re]), ore)
+    oim = b.select(edge, b.call(copysign, [ir.Constant(t, 0.0), im]), oim)
+    return make(b, out.type, ore, oim)
+
+
 def libm_call(b, name: str, z):
     """C99's ``c<name>`` of the complex ``z`` (one of ``LIBM``), emitted with builder
     ``b``: a call to libm as numpy's loop makes it (x86-64 System V only)."""
@@ -289,7 +307,7 @@ _extend("abs", _abs)
 _extend("integer_pow", _integer_pow)
 if LIBM_ABI:
     for _name in LIBM:
-        _extend(_name, _libm(_name))
+        _extend(_name, _tanh if _name == "tanh" else _libm(_name))
 _extend("stop_gradient", lambda em, eqn, x: x)
 _extend("select_n", TABLE["select_n"].emit, kinds="")   # LLVM selects structs as scalars
 _extend("convert_element_type", _convert)

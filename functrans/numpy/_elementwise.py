@@ -526,17 +526,26 @@ _EXAMPLES = {"true_divide": ("fnp.true_divide(1, 4).item()", "0.25"),
              "square": ("fnp.square(3).item()", "9"),
              "hypot": ("fnp.hypot(3.0, 4.0).item()", "5.0"),
              "logaddexp2": ("fnp.logaddexp2(1.0, 1.0).item()", "2.0")}
-_LOG1P = next(r.impl for r in E.UNARY_TABLE if r.name == "log1p")
 
 
-def log1p_np(x):
-    """numpy.log1p, accurate for small complex z as JAX's (numpy's computes log(1 + z))."""
-    return _LOG1P(x)
+def _row_impl(name: str):
+    """The op-table row's own impl under numpy's name, where it is numpy's function made
+    right for complex numbers as JAX's: log1p accurate for small z (numpy computes
+    log(1 + z)), expm1 and tanh with the Array API's values at infinite and NaN parts."""
+    impl = next(r.impl for r in E.UNARY_TABLE if r.name == name)
+    ufunc = getattr(np, name)
+
+    def f(x):
+        if type(x) is np.ndarray and x.dtype.kind != "c":    # the hot real case: numpy's
+            return ufunc(x)
+        return impl(x)
+    f.__name__ = f.__qualname__ = name
+    return f
 
 
-log1p_np.__name__ = "log1p"
 # numpy's maximum/minimum give the first of two signed zeros; JAX orders -0.0 below +0.0
-_EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum, "log1p": log1p_np}
+_EAGER = {"maximum": numpy_maximum, "minimum": numpy_minimum,
+          **{name: _row_impl(name) for name in ("log1p", "expm1", "tanh")}}
 
 
 def _extremum(prim, name):

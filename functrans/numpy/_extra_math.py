@@ -1,6 +1,6 @@
 """Elementwise functions of ``functrans.numpy`` composed from existing ones (no new
 primitives), so every transform applies: ``fabs sinc angle
-nan_to_num isclose allclose array_equal array_equiv signbit trunc fix fmod
+nan_to_num isclose allclose array_equal array_equiv trunc fix fmod
 heaviside float_power isneginf isposinf isreal iscomplex iscomplexobj isrealobj isscalar
 modf divmod ldexp``.
 
@@ -25,7 +25,7 @@ from ..array import Array
 from ..typing import ArrayLike
 
 __all__ = ["fabs", "sinc", "angle", "nan_to_num", "isclose",
-           "allclose", "array_equal", "array_equiv", "signbit", "trunc", "fix",
+           "allclose", "array_equal", "array_equiv", "trunc", "fix",
            "fmod", "heaviside", "float_power", "isneginf", "isposinf", "isreal", "iscomplex",
            "iscomplexobj", "isrealobj", "isscalar", "modf", "divmod", "ldexp"]
 
@@ -164,23 +164,6 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
     except ValueError:
         return asarray(False)
     return red.all(el.equal(a1, a2))
-
-
-def signbit(x: ArrayLike) -> Array:
-    """True where the sign bit is set: negative values and ``-0.0`` (the sign bit of a
-    NaN is not read: NaN gives False).
-
-    >>> import functrans.numpy as fnp
-    >>> fnp.signbit(fnp.asarray([-0.0, 0.0, -2.0])).tolist()
-    [True, False, True]
-    """
-    x = asarray(x)
-    if dtype_kind(x.dtype) in "iub":
-        return el.less(x, 0)
-    # arctan2(-0.0, -1) is -pi and arctan2(0.0, -1) is pi: this tells -0.0 from 0.0
-    # without bit casts or a division by zero
-    zero_sign = el.less(el.arctan2(x, el.add(el.multiply(x, 0), -1)), 0)
-    return el.logical_or(el.less(x, 0), el.logical_and(el.equal(x, 0), zero_sign))
 
 
 def trunc(x: ArrayLike) -> Array:

@@ -1,7 +1,7 @@
 """Float stepping of ``functrans.numpy``: ``nextafter`` and ``spacing``, by integer
 arithmetic on the bit pattern (``lax.bitcast_convert_type``): for a finite nonzero float,
 adding one to its bits moves it one ulp away from zero (float16 and bfloat16 through
-int16). Also ``i0``,
+int16); ``signbit`` reads the sign bit (of a NaN too). Also ``i0``,
 the modified Bessel function of order 0, from its power series and its asymptotic
 expansion.
 
@@ -24,7 +24,7 @@ from ._util import result_dtype
 from ..array import Array
 from ..typing import ArrayLike
 
-__all__ = ["nextafter", "spacing", "i0"]
+__all__ = ["nextafter", "spacing", "i0", "signbit"]
 
 _INT_OF = {np.dtype(np.float64): np.int64, np.dtype(np.float32): np.int32,
            np.dtype(np.float16): np.int16, bfloat16: np.int16}
@@ -38,6 +38,22 @@ def _floats(*xs):
     if dt not in _INT_OF:
         raise TypeError(f"nextafter/spacing: a real float input required, got {dt}")
     return [asarray(x, dt) for x in xs], dt
+
+
+def signbit(x: ArrayLike) -> Array:
+    """True where the sign bit is set: negative values, ``-0.0`` and a NaN with its sign
+    bit set (as numpy's and JAX's; the bits are read as a signed integer's).
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.signbit(fnp.asarray([-0.0, 0.0, -2.0, -fnp.nan])).tolist()
+    [True, False, True, True]
+    """
+    x = asarray(x)
+    if dtype_kind(x.dtype) in "iub":
+        return el.less(x, 0)
+    if x.dtype not in _INT_OF:
+        raise TypeError(f"signbit: a real number input required, got {x.dtype}")
+    return el.less(bitcast_convert_type(x, _INT_OF[x.dtype]), 0)
 
 
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:

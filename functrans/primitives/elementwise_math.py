@@ -37,6 +37,7 @@ from .arithmetic import (OpRow, add, broadcast_operands, define_row, div, eq, fu
                          lax_binary, mul, neg, select_n, sub, Zero, aval, deflinear,
                          is_undefined)
 from .basic import elementwise_aval, np_impl
+from .complex_edges import expm1_impl, tanh_impl
 from ..array import numpy_maximum, numpy_minimum, numpy_remainder, numpy_sign
 from ..typing import Array, ArrayLike
 
@@ -151,7 +152,8 @@ UNARY_TABLE = [
     OpRow("is_finite", np.isfinite, "f", None, 0, "isfinite", out_dtype=np.bool_),
     OpRow("exp", np.exp, "fc", lambda x, out: out, 4, "exp"),
     OpRow("exp2", np.exp2, "fc", lambda x, out: mul(out, _c(x, _LN2)), 4, "exp2"),
-    OpRow("expm1", np.expm1, "fc", lambda x, out: add(out, _c(x, 1)), 4, "expm1"),
+    OpRow("expm1", np.expm1, "fc", lambda x, out: add(out, _c(x, 1)), 4, "expm1",
+          impl=expm1_impl),
     OpRow("log", np.log, "fc", lambda x, out: _recip(x), 4, "log", domain=(0.5, 3.0)),
     OpRow("log1p", np.log1p, "fc", lambda x, out: _recip(add(x, _c(x, 1))), 4, "log1p",
           impl=_log1p_impl, domain=(-0.5, 2.0)),
@@ -159,7 +161,8 @@ UNARY_TABLE = [
           domain=(0.5, 3.0)),
     OpRow("log10", np.log10, "fc", lambda x, out: _recip(mul(x, _c(x, _LN10))), 4, "log10",
           domain=(0.5, 3.0)),
-    OpRow("tanh", np.tanh, "fc", lambda x, out: sub(_c(x, 1), _sq(out)), 4, "tanh"),
+    OpRow("tanh", np.tanh, "fc", lambda x, out: sub(_c(x, 1), _sq(out)), 4, "tanh",
+          impl=tanh_impl),
     OpRow("logistic", _logistic_impl, "fc", lambda x, out: mul(out, sub(_c(x, 1), out)), 4),
     OpRow("sin", np.sin, "fc", lambda x, out: cos(x), 4, "sin"),
     OpRow("cos", np.cos, "fc", lambda x, out: neg(sin(x)), 4, "cos"),
