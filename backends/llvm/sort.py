@@ -34,8 +34,7 @@ from ..fusion import contiguous_strides
 from .conv_gemm import parallel, slots
 from .equations import native
 from .lltypes import I1, I32, I64, emit_loop
-from .sort_radix import (NET_MAX, decode_bits, float_parts, hist_bytes, key_bits, key_width,
-                         network, row_sorter)
+from .sort_radix import decode_bits, float_parts, hist_bytes, key_bits, key_width, row_sorter
 from .values import PTR
 
 __all__: list = []
@@ -98,9 +97,6 @@ class _RowJob:
         return self.b.gep(base, [i], source_etype=typ)
 
     def row(self, bases, obase, slot):
-        if self.n <= NET_MAX:
-            self._row_in_registers(bases, obase)
-            return
         b, n, it = self.b, self.n, self.it
         s = b.gep(self.scratch, [b.mul(slot, _c(self.per))], source_etype=ir.IntType(8))
         A, B, IA, IB, H = (b.gep(s, [_c(o)], source_etype=ir.IntType(8)) for o in self.offs)
@@ -130,41 +126,6 @@ class _RowJob:
             if self.indexed:
                 IA, IB = b.select(flip, IB, IA), b.select(flip, IA, IB)
         self._store(A, IA, bases, obase)
-        if lone_float:
-            self._fix_zeros_nans(counts, bases[0], obase)
-
-    def _row_in_registers(self, bases, obase):
-        """A short row sorted by a sorting network on its keys in registers: each stage
-        (LSD over the keys) orders (key, position so far), so it is stable; the
-        positions ``idx`` gather the outputs. A lone key needs no positions: keys that
-        tie decode to the same bits, but for the zeros and NaNs, rewritten after."""
-        b, n, ins = self.b, self.n, self.ins
-        lone_float = not self.indexed and ins[0].dtype.kind == "f"
-        if lone_float:
-            counts = [self.var(I64, _c(0)), self.var(I64, _c(0)), self.var(I1, _c(0, I1))]
-        idx = [_c(k) for k in range(n)]
-        keys = []
-        for j in reversed(range(self.nk)):
-            v = ins[j]
-            keys, rank = [], [_c(k) for k in range(n)]
-            for k in range(n):
-                bits = self.read(v, bases[j], idx[k])
-                keys.append(key_bits(b, v.dtype, bits))
-                if lone_float:
-                    self._tally(counts, v.dtype, bits, keys[-1])
-            for x, y in network(n):
-                swap = b.icmp_unsigned("<", keys[y], keys[x])
-                if self.indexed:
-                    tie = b.icmp_unsigned("==", keys[y], keys[x])
-                    swap = b.or_(swap, b.and_(tie, b.icmp_unsigned("<", rank[y], rank[x])))
-                for lst in ((keys, rank, idx) if self.indexed else (keys,)):
-                    lst[x], lst[y] = b.select(swap, lst[y], lst[x]), b.select(swap, lst[x], lst[y])
-        for k in range(n):
-            if self.indexed:
-                for j, v in enumerate(ins):
-                    b.store(self.read(v, bases[j], idx[k]), self._out(j, obase, _c(k)))
-            else:
-                b.store(decode_bits(b, ins[0].dtype, keys[k]), self._out(0, obase, _c(k)))
         if lone_float:
             self._fix_zeros_nans(counts, bases[0], obase)
 

@@ -10,8 +10,8 @@ numpy impl. Sorting those keys stably is then one order for every dtype.
 
 The row sorter ``i1 f(ptr A, ptr IA, ptr B, ptr IB, ptr H, i64 n)`` sorts the ``n``
 keys of ``A`` (positions ``IA``) and returns whether the result ended in ``B`` /
-``IB``; ``H`` is its histogram scratch (``hist_bytes``). Rows of up to ``SMALL`` keys
-are sorted in place by insertion; longer ones get one histogram pass counting every
+``IB``; ``H`` is its histogram scratch (``hist_bytes``). Rows of up to ``NET_MAX`` keys are
+sorted in registers by a sorting network, up to ``SMALL`` in place by insertion; longer ones get one histogram pass counting every
 byte digit at once, then one stable scatter per digit, from the least significant,
 skipping a digit all keys share (the high bytes of small integers, the sign byte of
 positive floats). Each row sorter is compiled once per process (and kept in the disk
@@ -35,7 +35,7 @@ __all__ = ["SMALL", "NET_MAX", "key_width", "key_bits", "decode_bits", "row_sort
            "hist_bytes", "float_parts", "network"]
 
 SMALL = 48          # rows this short are sorted by insertion
-NET_MAX = 16        # rows this short are sorted in registers by a sorting network (``sort``)
+NET_MAX = 16        # rows this short are sorted in registers by a sorting network
 
 
 def _c(v, t=I64):
@@ -247,11 +247,53 @@ class _Sorter:
         emit_loop(self, self.width, digit_pass)
         return b.load(flip, typ=I1)
 
+    # ---------------------------------------------------------------- networks
+    def networks(self):
+        """Rows of 2..NET_MAX: the sorting network of 4, 8 or 16 (min / max in
+        registers), the missing keys all ones (they sort last; only the row's own ``n``
+        are written back). With positions it sorts ``key << 8 | k << 4 | IA[k]``: by
+        (key, place k), so stable, the low bits carrying the position (< 16) along."""
+        b, kt, it, n = self.b, self.kt, self.it, self.n
+        wt = ir.IntType(max(16, 1 << (kt.width + 7).bit_length())) if self.indexed else kt
+        lo, hi = (_intrinsic(self.fn.module, f"llvm.{m}.i{wt.width}", wt)
+                  for m in ("umin", "umax"))
+        done = self.block("net_done")
+        for size in (4, 8, 16):
+            blk, other = self.block(f"net{size}"), self.block(f"net{size}_no")
+            b.cbranch(b.icmp_signed("<=", n, _c(size)), blk, other)
+            b.position_at_end(blk)
+            vals = []
+            for k in range(size):
+                real = b.icmp_signed("<", _c(k), n)
+                at = b.select(real, _c(k), _c(0))
+                v = self.get(self.A, kt, at)
+                if self.indexed:
+                    p = b.zext(b.trunc(self.get(self.IA, it, at), I8), wt)
+                    v = b.or_(b.shl(b.zext(v, wt), _c(8, wt)), b.or_(_c(k << 4, wt), p))
+                vals.append(b.select(real, v, _c((1 << wt.width) - 1, wt)))
+            for x, y in network(size):
+                vals[x], vals[y] = b.call(lo, [vals[x], vals[y]]), b.call(hi, [vals[x], vals[y]])
+            for k, v in enumerate(vals):
+                with b.if_then(b.icmp_signed("<", _c(k), n)):
+                    if self.indexed:
+                        self.put(self.IA, it, _c(k), b.zext(b.trunc(v, ir.IntType(4)), it))
+                        v = b.trunc(b.lshr(v, _c(8, wt)), kt)
+                    self.put(self.A, kt, _c(k), v)
+            b.branch(done)
+            b.position_at_end(other)
+        b.branch(done)
+        b.position_at_end(done)
+        b.ret(_c(0, I1))
+
     def build(self):
         b = self.b
-        small, big = self.block("small"), self.block("big")
-        b.cbranch(b.icmp_signed("<=", self.n, _c(SMALL)), small, big)
+        net, small, big = self.block("tiny"), self.block("small"), self.block("big")
+        b.cbranch(b.icmp_signed("<=", self.n, _c(NET_MAX)), net, small)
+        b.position_at_end(net)
+        self.networks()
         b.position_at_end(small)
+        b.cbranch(b.icmp_signed("<=", self.n, _c(SMALL)), self.block("ins"), big)
+        b.position_at_end(self.fn.blocks[-1])
         self.insertion()
         self.b.ret(_c(0, I1))
         self.b.position_at_end(big)
@@ -260,6 +302,12 @@ class _Sorter:
 
 
 _LIBRARY: dict = {}      # (width, indexed, big) -> the loaded module, kept for the process
+
+
+def _intrinsic(module, name, t):
+    """``t name(t, t)`` declared in ``module``."""
+    f = module.globals.get(name)
+    return f if f is not None else ir.Function(module, ir.FunctionType(t, [t, t]), name)
 
 
 def _name(width, indexed, big):
