@@ -17,8 +17,8 @@ segment that only checks its arguments and calls kernels of their own is compile
 
 ``split_module(module, n)`` returns the whole module's text and the parts' texts (one part:
 no split). Kernels are assigned largest first to the lightest part (weights: IR
-instructions, inlined routines counted at each call), part 0 starting with the
-segments and what stays with them.
+instructions and ``BLOCK_COST`` per basic block, inlined routines counted at each call),
+part 0 starting with the segments and what stays with them.
 
 >>> import llvmlite.ir as ir
 >>> m = ir.Module()
@@ -35,7 +35,7 @@ import llvmlite.ir as ir
 from .segments import STEP_PREFIX
 
 __all__ = ["split_module", "keep_variants", "looped_callees", "MIN_SPLIT_WEIGHT",
-           "PIN_BUDGET"]
+           "PIN_BUDGET", "BLOCK_COST"]
 
 # below this many IR instructions in movable kernels a module stays whole: a second
 # module's parse, verification and thread hand-off cost more than they save
@@ -47,6 +47,13 @@ MIN_SPLIT_WEIGHT = 600
 # of 6,141 instructions calling 69 such kernels in its loop, 10,400 after O3). The
 # looping segments of the benchmarked programs weigh 350-3,000 with their kernels.
 PIN_BUDGET = 4096
+# a basic block's weight, in instructions, when the parts are balanced: LLVM spends more on
+# a loop (vectoriser, unroller, strength reduction) than on as many straight-line
+# instructions (~3 ms a loop, ~0.065 ms an instruction, fitted on the ResNet and
+# transformer steps' functions). Counting instructions only, the ResNet step's parts took
+# 0.30 and 0.55 s of LLVM CPU (the part with the convolutions' loop nests the larger),
+# GPT's 0.25 and 1.10 s; with 25 per block 0.41 / 0.48 s and 0.57 / 0.75 s
+BLOCK_COST = 25
 _REF = re.compile(r'@"([^"]+)"')
 _VARIANT = re.compile(r"_ZGV\w+\(([^)]+)\)")
 _DECLARED = re.compile(r'^declare [^@\n]*@"([^"]+)"', re.M)
@@ -97,22 +104,25 @@ def _owner(fn, defs):
 
 
 def _weights(defs):
-    """IR instructions per defined function, each call to an always-inlined function
-    counted as that function's weight (read from the instructions: no printing)."""
+    """(IR instructions, basic blocks) per defined function, each call to an
+    always-inlined function counted as that function's (read from the instructions: no
+    printing)."""
     memo = {}
 
     def weight(name):
         if name not in memo:
-            memo[name] = 0          # recursion guard
-            w = 0
+            memo[name] = (0, 0)     # recursion guard
+            w, nb = 0, 0
             for blk in defs[name].blocks:
+                nb += 1
                 for ins in blk.instructions:
                     w += 1
                     g = getattr(ins, "callee", None)
                     if isinstance(g, ir.Function) and g.name in defs and g.name != name \
                             and "alwaysinline" in g.attributes:
-                        w += weight(g.name)
-            memo[name] = w
+                        gw, gb = weight(g.name)
+                        w, nb = w + gw, nb + gb
+            memo[name] = (w, nb)
         return memo[name]
     return {n: weight(n) for n in defs}
 
@@ -236,7 +246,11 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
         if _dispatch_only(f, defs):
             f.attributes.add("noinline")     # optnone requires it
             f.attributes.add("optnone")
-    w = _weights(defs)
+    wb = _weights(defs)
+    w = {n: v[0] for n, v in wb.items()}
+    # LLVM's time per function, for balancing the parts: its instructions and, loops
+    # and branches costing more than straight code, BLOCK_COST per basic block
+    cost = {n: v[0] + BLOCK_COST * v[1] for n, v in wb.items()}
     # a kernel run inside a loop of its caller (a fori_loop's body) stays inlinable:
     # called, a 300-element body kernel ran 1.15x slower; unless the segment with
     # those kernels would weigh more than PIN_BUDGET (see there)
@@ -253,13 +267,15 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
     movable = {n for n, f in defs.items() if (_movable(f) or n.endswith(".par"))
                and _owner(f, defs) not in pinned and n not in pinning} | set(grouped)
     owner = lambda f: grouped.get(f.name) or _owner(f, defs)   # noqa: E731
+    moving = 0
     for n, f in defs.items():
         if n in movable:
             u = owner(f)
-            units[u] = units.get(u, 0) + w[n]
+            units[u] = units.get(u, 0) + cost[n]
+            moving += w[n]
         elif not _helper(f):
-            fixed += w[n]
-    if sum(units.values()) < MIN_SPLIT_WEIGHT:
+            fixed += cost[n]
+    if moving < MIN_SPLIT_WEIGHT:
         whole = keep_variants(str(module))
         return whole, [whole]
     moved, used = _assign(units, fixed, max(nparts, 1))
