@@ -293,3 +293,17 @@ def test_sparse_sparse_products(rng):
     check_grads(f, (M.data,), order=1, modes=("rev",))
     with pytest.raises(NotImplementedError, match="batch or dense dimensions"):
         BCOO.fromdense(A, n_batch=1) @ N
+
+
+def test_python_numbers_stay_weak_in_products():
+    """Fuzz round 9: float32 BCOO * 2.0 (and 2.0 * M, M / 2.0) had float64 data (the number
+    became a float64 array); JAX 0.10.2 keeps float32. Numpy scalars and arrays promote."""
+    a = np.array([[1.0, 0.0], [0.0, 2.0]], np.float32)
+    M = BCOO.fromdense(a, nse=2)
+    for out, want in ((M * 2.0, [[2, 0], [0, 4]]), (2.0 * M, [[2, 0], [0, 4]]),
+                      (M / 2.0, [[0.5, 0], [0, 1]]), (M * True, a)):
+        assert out.dtype == np.float32 and out.data.dtype == np.float32
+        np.testing.assert_array_equal(out.todense(), want)
+    assert (M * np.float64(2)).dtype == np.float64 and (M * fnp.ones(2)).dtype == np.float64
+    jitted = ft.jit(lambda d: (BCOO.fromdense(d, nse=2) * 2.0).todense())(a)
+    assert jitted.dtype == np.float32

@@ -34,6 +34,7 @@ __all__ = ["BCOO", "bcoo_todense", "bcoo_fromdense", "bcoo_extract", "bcoo_dot_g
            "bcoo_multiply_dense", "bcoo_matmul", "bcoo_reduce_sum", "bcoo_transpose", "bcoo_sum_duplicates",
            "bcoo_sort_indices", "bcoo_reshape", "bcoo_update_layout"]
 
+_PY_NUMBERS = (bool, int, float, complex)     # weakly typed scalars (not numpy's)
 _TRACED_NSE = ("When used under a transformation (jit, vmap, grad...), nse must be given as a "
                "static argument: BCOO.fromdense(M, nse=...)")
 
@@ -155,6 +156,8 @@ class BCOO:
         if isinstance(other, BCOO):
             raise NotImplementedError("Division by a sparse array is not implemented because "
                                       "it would result in dense output.")
+        if type(other) in _PY_NUMBERS:      # stays weak: float32 data stay float32, as JAX
+            return self._with_data(self.data / other)
         return self._with_data(bcoo_multiply_dense(self, 1.0 / fnp.asarray(other)))
 
     def __add__(self, other: Any) -> Any:
@@ -391,7 +394,10 @@ def bcoo_matmul(lhs: Any, rhs: Any) -> Any:
 
 
 def bcoo_multiply_dense(sp_mat: BCOO, v: Any) -> Any:
-    """The ``data`` of ``sp_mat * v`` (``v`` dense, broadcast to the BCOO's shape)."""
+    """The ``data`` of ``sp_mat * v`` (``v`` dense, broadcast to the BCOO's shape; a Python
+    number stays weak: float32 data times 2.0 stay float32, as in JAX)."""
+    if type(v) in _PY_NUMBERS:
+        return sp_mat.data * v
     v = fnp.asarray(v)
     if v.ndim == 0:
         return sp_mat.data * v
