@@ -193,8 +193,8 @@ class Array(np.ndarray, metaclass=_ArrayType):
             dt = canonical_dtype(dtype)
         except TypeError as e:
             raise TypeError(f"astype: {e}") from None
-        if dt == np.uint32 and dtype_kind(self.dtype) == "f":
-            return float_to_uint32(self.view(np.ndarray)).view(type(self))
+        if dtype_kind(dt) in "iu" and dtype_kind(self.dtype) in "fc":
+            return float_to_int(self.view(np.ndarray), dt).view(type(self))
         return quiet_call(np.ndarray.astype, self, dt, order, casting, subok, copy)
 
     def round(self, decimals=0, out=None):
@@ -370,6 +370,37 @@ def _nearest_supported(dt):
     if dtype_kind(dt) in _NEAREST:
         return _NEAREST[dtype_kind(dt)]
     raise TypeError(f"cannot convert an array of dtype {dt} to a supported dtype")
+
+
+def float_to_int(x: np.ndarray, dtype) -> np.ndarray:
+    """JAX's (XLA's) float -> integer conversion, the rule of ``astype`` and
+    ``lax.convert_element_type`` on every backend: truncation toward zero, saturating at
+    the integer dtype's range, NaN -> 0 (numpy's result for those is whatever the
+    machine's instruction gives: INT_MIN on x86, a wrapped or saturated value elsewhere).
+    A complex value converts its real part.
+
+    >>> float_to_int(np.array([300.7, -5.9, np.nan, -np.inf, 1e20]), np.uint8).tolist()
+    [255, 0, 0, 0, 255]
+    >>> float_to_int(np.array([2.0 ** 63, -0.5]), np.int64).tolist()
+    [9223372036854775807, 0]
+    """
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        x = x.real
+    if x.dtype.itemsize < 4:            # float16 / bfloat16: exactly in float32
+        x = x.astype(np.float32)
+    info = np.iinfo(dtype)
+    bits = 8 * info.dtype.itemsize
+    # bounds exact in every float format: values strictly between them truncate into range
+    lo = 0.0 if info.min == 0 else -(2.0 ** (bits - 1))
+    hi = 2.0 ** bits if info.min == 0 else 2.0 ** (bits - 1)
+    inside = ((x >= lo) if info.min == 0 else (x > lo)) & (x < hi)
+    with np.errstate(all="ignore"):
+        out = np.where(inside, x, 0).astype(info.dtype)
+    out[x >= hi] = info.max
+    if info.min:
+        out[x <= lo] = info.min
+    return out
 
 
 def float_to_uint32(x: np.ndarray) -> np.ndarray:

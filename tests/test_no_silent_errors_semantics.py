@@ -1,5 +1,7 @@
 """Types and indices behave as JAX's, the same eagerly, under every transform and under
 jit (issue 13.4): branch types never truncate, data-dependent indices clamp."""
+import math
+
 import numpy as np
 import pytest
 
@@ -285,20 +287,70 @@ def test_clip_of_small_ints_with_out_of_range_python_bounds(lo, hi):
 @pytest.mark.parametrize("n", [1, 13, 40])
 def test_float_to_uint32_is_one_rule_eagerly_and_compiled(src, n):
     """numpy's float -> uint32 of out-of-range values changes with the array length (its
-    SIMD loop gives 2**31 where its scalar loop wraps); eager (astype, asarray, lax),
-    the interpreter and the CPU backend all follow the native rule at every length."""
+    SIMD loop gives 2**31 where its scalar loop wraps). ``fnp.asarray(x, uint32)`` converts
+    on the host as JAX's does (numpy's cast), by one rule at every length; ``astype`` and
+    ``lax.convert_element_type`` saturate as JAX's (XLA's), eagerly, in the interpreter
+    and on the CPU backend."""
     vals = np.array([-np.inf, -1e20, -2.5e9, -1.0, -0.5, 3e9, 4.5e9, 1e20, np.inf, np.nan,
                      255.5, 2.0 ** 32, 7.0])
     x = np.resize(vals.astype(src), n)
-    want = np.resize(np.array([0, 0, 1794967296, 4294967295, 0, 3000000000,
+    host = np.resize(np.array([0, 0, 1794967296, 4294967295, 0, 3000000000,
                                205032704 if src == np.float64 else 205032448, 0, 0,
                                2 ** 31, 255, 0, 7], np.uint64), n).astype(np.uint32)
+    top = 2 ** 32 - 1
+    saturated = np.resize(np.array([0, 0, 0, 0, 0, 3000000000, top, top, top, 0, 255, top, 7],
+                                   np.uint64), n).astype(np.uint32)
     results = {
-        "Array.astype": fnp.asarray(x).astype(np.uint32),
-        "fnp.asarray": fnp.asarray(x, np.uint32),
-        "lax": lax.convert_element_type(x, np.uint32),
-        "interpret": ft.jit(lambda a: a.astype(np.uint32), backend="interpret")(x),
-        "cpu": ft.jit(lambda a: a.astype(np.uint32), backend="cpu")(x),
+        "Array.astype": (fnp.asarray(x).astype(np.uint32), saturated),
+        "fnp.asarray": (fnp.asarray(x, np.uint32), host),
+        "lax": (lax.convert_element_type(x, np.uint32), saturated),
+        "interpret": (ft.jit(lambda a: a.astype(np.uint32), backend="interpret")(x), saturated),
+        "cpu": (ft.jit(lambda a: a.astype(np.uint32), backend="cpu")(x), saturated),
     }
-    for where, got in results.items():
+    for where, (got, want) in results.items():
         np.testing.assert_array_equal(np.asarray(got), want, err_msg=where)
+
+
+# JAX 0.10.2's float -> int conversions (x.astype(dt), x64 on) of these values, stored
+_SATURATE_IN = [300.7, -5.2, 1e20, -1e20, np.nan, np.inf, -np.inf, 255.9, -0.9, -128.5,
+                -129.0, 127.99, 2.0 ** 63, -2.0 ** 63, 2.0 ** 64]
+_SATURATE_JAX = {
+    "uint8": [255, 0, 255, 0, 0, 255, 0, 255, 0, 0, 0, 127, 255, 0, 255],
+    "int8": [127, -5, 127, -128, 0, 127, -128, 127, 0, -128, -128, 127, 127, -128, 127],
+    "int32": [300, -5, 2147483647, -2147483648, 0, 2147483647, -2147483648, 255, 0, -128,
+              -129, 127, 2147483647, -2147483648, 2147483647],
+    "int64": [300, -5, 2 ** 63 - 1, -2 ** 63, 0, 2 ** 63 - 1, -2 ** 63, 255, 0, -128, -129,
+              127, 2 ** 63 - 1, -2 ** 63, 2 ** 63 - 1],
+    "uint64": [300, 0, 2 ** 64 - 1, 0, 0, 2 ** 64 - 1, 0, 255, 0, 0, 0, 127, 2 ** 63, 0,
+               2 ** 64 - 1],
+}
+
+
+def _saturate(v, dst):
+    """The rule in plain Python: truncate toward zero, clamp to dst's range, NaN -> 0."""
+    info = np.iinfo(dst)
+    return 0 if math.isnan(v) else min(max(info.min, math.trunc(v) if math.isfinite(v)
+                                           else int(math.copysign(2 ** 70, v))), info.max)
+
+
+@pytest.mark.parametrize("dst", sorted(_SATURATE_JAX))
+def test_the_saturation_rule_is_jaxs(dst):
+    assert [_saturate(v, dst) for v in _SATURATE_IN] == _SATURATE_JAX[dst]
+
+
+@pytest.mark.parametrize("src", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("dst", ["uint8", "int8", "int32", "uint32", "int64", "uint64"])
+def test_float_to_int_saturates_as_jax(src, dst):
+    """``(img * 255).astype(uint8)`` of a value above 1 is 255 in JAX (XLA saturates; NaN
+    gives 0); numpy's cast gave 44 (300.7 wrapped) here, INT_MIN for NaN to int32."""
+    with np.errstate(over="ignore"):     # 1e20 and above are inf in float16
+        x = np.array(_SATURATE_IN + [0.5, -0.0, 65504.0, 4e9]).astype(src)
+    want = [_saturate(v, dst) for v in x.astype(np.float64).tolist()]
+    conv = lambda a: a.astype(dst)   # noqa: E731
+    for where, got in {"eager": fnp.asarray(x).astype(dst),
+                       "lax": lax.convert_element_type(x, dst),
+                       "interpret": ft.jit(conv, backend="interpret")(x),
+                       "cpu": ft.jit(conv, backend="cpu")(x),
+                       "cpu vmap": ft.jit(ft.vmap(conv))(x)}.items():
+        got = np.asarray(got)
+        assert got.dtype == np.dtype(dst) and got.tolist() == want, (where, src, dst, got)

@@ -212,8 +212,6 @@ def _convert(eqn, a):
     src, dst = _dt(eqn), np.dtype(eqn.params["new_dtype"])
     if dst == np.bool_:
         return f"({a} != {const(src, 0)})"
-    if src.kind == "f" and dst == np.uint32:
-        return None    # numpy's result for nan/out-of-range differs by code path: host
     if src.kind == "f" and dst.kind in "iu":
         return f2i(dst, a)
     return f"{tname(dst)}({a})"
@@ -223,11 +221,16 @@ TABLE["convert_element_type"] = _row(_convert, "fiub")
 
 
 def f2i(dst, a):
-    """float -> int as numpy on x86: nan and out-of-range values give INT_MIN (guarded,
-    so the conversion itself never sees them)."""
-    lo = float(np.iinfo(dst).min)
-    return (f"({tname(dst)}({a}) if ({a} == {a} and {a} < {-lo!r} and {a} >= {lo!r}) "
-            f"else {const(dst, lo)})")
+    """JAX's (XLA's) float -> int: truncation toward zero, saturating at ``dst``'s range,
+    NaN -> 0 (guarded, so the conversion itself only sees in-range values)."""
+    info = np.iinfo(dst)
+    bits = 8 * info.dtype.itemsize
+    signed = info.min < 0
+    lo = -(2.0 ** (bits - 1)) if signed else 0.0
+    hi = 2.0 ** (bits - 1) if signed else 2.0 ** bits
+    low = f"{a} <= {lo!r}" if signed else f"{a} < {lo!r}"
+    return (f"({const(dst, info.max)} if {a} >= {hi!r} else ({const(dst, info.min)} "
+            f"if {low} else ({tname(dst)}({a}) if {a} == {a} else {const(dst, 0)})))")
 
 
 def _select_n(eqn, which, *cases):

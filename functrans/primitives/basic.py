@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
-from ..array import float_to_uint32
+from ..array import float_to_int
 from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
 from .primitive import Primitive
 from ..typing import Array, ArrayLike, DTypeLike, Shape
@@ -118,9 +118,9 @@ def _convert_impl(x, *, new_dtype, weak_type=False):
     x = np.asarray(x)
     if dtype_kind(x.dtype) == "c" and dtype_kind(new_dtype) != "c":
         x = x.real      # JAX's rule (numpy's astype takes it too, with a ComplexWarning)
+    if dtype_kind(x.dtype) == "f" and dtype_kind(new_dtype) in "iu":
+        return float_to_int(x, new_dtype)     # JAX's saturating rule, as every backend
     with np.errstate(all="ignore"):
-        if dtype_kind(x.dtype) == "f" and np.dtype(new_dtype) == np.uint32:
-            return float_to_uint32(x)     # as the native backends, at every array length
         return x.astype(new_dtype)
 
 
