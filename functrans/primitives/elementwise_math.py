@@ -176,9 +176,11 @@ UNARY_TABLE = [
     OpRow("sinh", np.sinh, "fc", lambda x, out: cosh(x), 4, "sinh"),
     OpRow("cosh", np.cosh, "fc", lambda x, out: sinh(x), 4, "cosh"),
     OpRow("asinh", np.arcsinh, "fc", lambda x, out: rsqrt(add(_sq(x), _c(x, 1))), 4, "arcsinh"),
-    # (x-1)(x+1) rather than x^2-1: no cancellation near 1
+    # 1/(sqrt(x-1) sqrt(x+1)): no cancellation near 1 (x^2-1 has), no overflow at 1e300,
+    # the principal branch for complex x, and at x = 1 the second derivative is -inf, as
+    # JAX's (the reverse of rsqrt((x-1)(x+1)) met (x-1)·inf = 0·inf = NaN there)
     OpRow("acosh", np.arccosh, "fc",
-          lambda x, out: rsqrt(mul(sub(x, _c(x, 1)), add(x, _c(x, 1)))), 4, "arccosh",
+          lambda x, out: mul(rsqrt(sub(x, _c(x, 1))), rsqrt(add(x, _c(x, 1)))), 4, "arccosh",
           domain=(1.5, 3.0)),
     OpRow("atanh", np.arctanh, "fc", lambda x, out: _recip(sub(_c(x, 1), _sq(x))), 4, "arctanh",
           domain=(-0.9, 0.9)),
@@ -186,8 +188,10 @@ UNARY_TABLE = [
           domain=(0.5, 3.0), transcendental=True),       # correctly rounded, yet costly
     OpRow("rsqrt", _rsqrt_impl, "fc", lambda x, out: mul(_c(x, -0.5), div(out, x)), 0,
           domain=(0.5, 3.0), transcendental=True),
-    OpRow("cbrt", np.cbrt, "f", lambda x, out: _recip(mul(_c(x, 3), _sq(out))), 1, "cbrt",
-          domain=(0.5, 3.0)),
+    # out**-2 / 3 as JAX's: its second derivative is -inf at 0 (+inf at -0), 0 at inf, where
+    # the reciprocal of 3 out^2 gave inf * 0 = NaN
+    OpRow("cbrt", np.cbrt, "f", lambda x, out: mul(_c(x, 1.0 / 3.0), integer_pow(out, -2)), 1,
+          "cbrt", domain=(0.5, 3.0)),
     # d|x| = 1 at 0, as JAX (complex abs has its own rules below)
     OpRow("abs", np.abs, "fiu", lambda x, out: select_n(ge(x, _c(x, 0)), _c(x, -1), _c(x, 1)),
           0, "abs"),

@@ -1,0 +1,35 @@
+"""Derivatives at special points (0, ±0, ±inf, domain edges), first and second order.
+
+One row per point found by the special-point sweep against JAX 0.10.2 (x64), where
+functrans gave NaN and JAX the limit (/work/notes/b29/safegrad2). Each row: a scalar
+function, points, the order (1: grad; 2: grad of grad, and jacfwd of jacrev as hessian
+does), and the expected values (the mathematical limit, JAX's value).
+"""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+inf = np.inf
+
+ROWS = [
+    # d2/dx2 x^(1/3) = -2/9 x^(-5/3): -inf at +0, +inf at -0, 0 at inf (was inf*0 = NaN)
+    ("cbrt", fnp.cbrt, [0.0, -0.0, inf, -inf, 8.0], 2, [-inf, inf, -0.0, 0.0, -2 / 9 / 32]),
+    ("cbrt", fnp.cbrt, [0.0, -0.0, inf, 8.0], 1, [inf, inf, 0.0, 1 / 12]),
+    # d2/dx2 acosh = -x (x^2-1)^(-3/2): -inf at the edge 1 (the reverse of (x-1)(x+1) gave NaN)
+    ("arccosh", fnp.arccosh, [1.0, 2.0, inf], 2, [-inf, -2 / 3 ** 1.5, -0.0]),
+    ("arccosh", fnp.arccosh, [1.0, 1 + 2.0 ** -26, 1e300, inf], 1,
+     [inf, 1 / np.sqrt(2.0 ** -26 * (2 + 2.0 ** -26)), 1e-300, 0.0]),
+]
+
+
+@pytest.mark.parametrize("name,f,x,order,want", ROWS, ids=[f"{r[0]}-{r[3]}" for r in ROWS])
+def test_derivative_at_special_points(name, f, x, order, want):
+    x = np.array(x)
+    if order == 1:
+        got = [ft.vmap(ft.grad(f))(x), ft.vmap(lambda v: ft.jvp(f, (v,), (1.0,))[1])(x)]
+    else:
+        got = [ft.vmap(ft.grad(ft.grad(f)))(x), ft.vmap(ft.hessian(f))(x)]
+    for g in got:
+        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
