@@ -6,8 +6,8 @@ depended on ``x``, and the derivative came out silently zero (``grad(lambda x: f
 * x[1])`` gave [0, 1, 0, 0]). They raise ConcretizationError (JAX's
 ConcretizationTypeError) naming the user's line. Integer and boolean values still convert,
 so Python control flow on known values keeps working; so does everything outside a
-transform. Also here: eager where/select keep small ints as jit does, int16 is refused
-eagerly as under jit, ``Array.is_deleted`` and ``round``.
+transform. Also here: eager where/select keep small ints as jit does, int16 wraps eagerly
+as under jit, ``Array.is_deleted`` and ``round``.
 """
 import math
 
