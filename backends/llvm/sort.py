@@ -147,7 +147,8 @@ class _RowJob:
 
     def _out(self, j, obase, k):
         ostr = contiguous_strides(self.shape)[self.dim]
-        return self.at(self.outp[j], _raw(self.ins[j].dtype), self.b.add(obase, self.b.mul(k, _c(ostr))))
+        at = self.b.add(obase, self.b.mul(k, _c(ostr)))
+        return self.at(self.outp[j], _raw(self.ins[j].dtype), at)
 
     def _store(self, A, IA, bases, obase):
         b, it = self.b, self.it

@@ -1,6 +1,6 @@
 """The row sorter of the native ``sort``: a stable sort of unsigned integer keys (with
-their positions beside them when other operands ride along), an LSD radix sort of
-byte digits, or insertion for short rows.
+their positions beside them when other operands ride along): a sorting network for
+short rows, insertion for a little longer ones, else an LSD radix sort of byte digits.
 
 ``sort`` maps every key to an unsigned integer of its width whose order is the sort's
 (``key_bits``; ``decode_bits`` maps it back): an integer with its sign bit flipped, a
@@ -10,13 +10,14 @@ numpy impl. Sorting those keys stably is then one order for every dtype.
 
 The row sorter ``i1 f(ptr A, ptr IA, ptr B, ptr IB, ptr H, i64 n)`` sorts the ``n``
 keys of ``A`` (positions ``IA``) and returns whether the result ended in ``B`` /
-``IB``; ``H`` is its histogram scratch (``hist_bytes``). Rows of up to ``NET_MAX`` keys are
-sorted in registers by a sorting network, up to ``SMALL`` in place by insertion; longer ones get one histogram pass counting every
-byte digit at once, then one stable scatter per digit, from the least significant,
-skipping a digit all keys share (the high bytes of small integers, the sign byte of
-positive floats). Each row sorter is compiled once per process (and kept in the disk
-cache) in a module of its own, which programs call: a jitted sort's module holds only
-its loops over the rows, so it compiles as fast as any other kernel.
+``IB``; ``H`` is its histogram scratch (``hist_bytes``). Rows of up to ``NET_MAX``
+keys are sorted in registers by a sorting network, up to ``SMALL`` in place by
+insertion; longer ones get one histogram pass counting every byte digit at once, then
+one stable scatter per digit, from the least significant, skipping a digit all keys
+share (the high bytes of small integers, the sign byte of positive floats). Each row
+sorter is compiled once per process (and kept in the disk cache) in a module of its
+own, which programs call: a jitted sort's module holds only its loops over the rows,
+so it compiles as fast as any other kernel.
 
 >>> key_width(np.dtype("float32")), key_width(np.dtype("bool"))
 (4, 1)
