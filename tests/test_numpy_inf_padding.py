@@ -40,3 +40,19 @@ def test_piecewise_derivative_reaches_only_the_chosen_branch_as_jax(jitted):
         np.array([np.inf, 2.0])).tolist() == [8.0, -np.inf, np.inf]
     assert run(lambda a: fnp.compress(a < 0, a, size=2, fill_value=5.0))(
         np.array([np.inf, -1.0, 3.0])).tolist() == [-1.0, 5.0]
+
+
+def test_unique_counts_with_size_below_the_number_of_uniques():
+    """Fuzz round 9: with size= cutting uniques off, the last kept count ran to the end
+    of the sorted array (counts of [1, 2, 3, 4, 5, 5] with size=3 were [1, 1, 4]). Wants
+    are numpy's counts cut to size, as JAX 0.10.2 gives; padding counts are 0."""
+    a = np.array([1, 2, 3, 4, 5, 5])
+    for size, want in ((1, [1]), (3, [1, 1, 1]), (5, [1, 1, 1, 1, 2]), (7, [1, 1, 1, 1, 2, 0, 0])):
+        for f in (fnp.unique, ft.jit(fnp.unique, static_argnames=("return_counts", "size"))):
+            assert f(a, return_counts=True, size=size)[1].tolist() == want
+    x = np.array([-2.0, 0.0, -1.0, 1.0, -0.0, -0.0, 2.0, -0.0, -1.0])
+    assert fnp.unique(x, return_counts=True, size=4)[1].tolist() == [1, 2, 4, 1]
+    assert ft.vmap(lambda v: fnp.unique(v, return_counts=True, size=2)[1])(
+        np.array([[3, 1, 1, 2, 2, 2], [5, 5, 4, 4, 4, 9]])).tolist() == [[2, 3], [3, 2]]
+    assert fnp.unique_counts(np.array([3, 1, 1, 2, 2, 2]), size=2).counts.tolist() == [2, 3]
+    assert fnp.unique(np.zeros(0), return_counts=True, size=3)[1].tolist() == [0, 0, 0]

@@ -195,8 +195,14 @@ def _unique_parts(ar, size, fill_value, equal_nan=True):
     values = _compact(s, first, size, fill_value if fill_value is not None or n == 0
                       else s[0])
     index = _compact(perm, first, size, 0 if size is not None else None)
-    starts = _compact(arange(n), first, size, n if size is not None else None)
-    counts = el.subtract(jn.concatenate([starts[1:], asarray([n], starts.dtype)]), starts)
+    # each count runs to the next unique's start (n after the last): with size= fewer than
+    # the uniques, to the start of the first one cut off, not to n (fuzz round 9)
+    if size is None:
+        starts = _compact(arange(n), first, None, None)
+        starts = jn.concatenate([starts, asarray([n], starts.dtype)])
+    else:
+        starts = _compact(arange(n), first, size + 1, n)
+    counts = el.subtract(starts[1:], starts[:-1])
     ids = el.subtract(red.cumsum(asarray(first, np.int64)), 1)
     inverse = zeros((n,), np.int64).at[perm].set(ids)
     return values, index, inverse, counts
