@@ -428,8 +428,9 @@ _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_eq
 
 _ARRAYLIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 _F16, _BF16 = np.dtype(np.float16), bfloat16
-_SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "uint64",
-                                              "uint32", "bool", "complex64", "complex128"))
+_SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "int16",
+                                              "uint64", "uint32", "uint16", "bool", "complex64",
+                                              "complex128"))
 # operators whose fnp function is exactly the numpy ufunc (when the result dtype is a
 # supported one): called directly on base-class views, the fastest eager route
 _UFUNC = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
