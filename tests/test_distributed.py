@@ -49,6 +49,37 @@ def run_mpi(n, program, *args):
     return run_mpi_path(n, os.path.join(PROGRAMS, program), *args)
 
 
+def run_several(n, items, timeout):
+    """Run ``items`` (programs, each with its arguments, see run_several.py) one after
+    another in one ``mpiexec -n n`` launch: item -> a CompletedProcess-like result, its
+    return code 0 only if every rank finished that item (run_several.py's barrier line),
+    its stdout the item's part of rank 0's output. A hang fails the item it hangs in."""
+    try:
+        r = run_mpi_path(n, os.path.join(PROGRAMS, "run_several.py"), *items, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        text = [t.decode(errors="replace") if isinstance(t, bytes) else (t or "")
+                for t in (e.stdout, e.stderr)]
+        r = subprocess.CompletedProcess(e.cmd, -9, text[0],
+                                        f"timed out after {timeout} s\n{text[1]}")
+    sections, done, cur = {}, set(), None
+    for line in r.stdout.splitlines():
+        m = re.fullmatch(r"=== (.+?)( done)?", line)
+        if m and m.group(1) in items:
+            cur = None if m.group(2) else m.group(1)
+            if m.group(2):
+                done.add(m.group(1))
+            else:
+                sections[cur] = []
+        elif cur is not None:
+            sections[cur].append(line)
+    return {p: subprocess.CompletedProcess(
+                [p], 0 if p in done else (r.returncode or 1),
+                "\n".join(sections.get(p, [f"not run: the shared {n}-process launch ended "
+                                            f"before {p} (exit {r.returncode})"])),
+                "" if p in done else r.stderr[-20000:])
+            for p in items}
+
+
 # The 4-process runs of these programs share one mpiexec launch (run_several.py): on CI's
 # 2 cores a launch of 4 ranks spends ~3.5 s starting processes and importing functrans.
 # accounting.py goes last: it wraps the mesh's communicators for the rest of its process.
@@ -59,27 +90,8 @@ SHARED_ON_4 = ("native_allgather.py", "native_allreduce.py", "native_alltoall.py
 
 @pytest.fixture(scope="module")
 def shared_on_4():
-    """program -> its CompletedProcess-like result within the one 4-process launch:
-    return code 0 only if every rank finished it (run_several.py's barrier line)."""
-    r = run_mpi_path(4, os.path.join(PROGRAMS, "run_several.py"), *SHARED_ON_4,
-                     timeout=TIMEOUT * 4)
-    sections, done, cur = {}, set(), None
-    for line in r.stdout.splitlines():
-        m = re.fullmatch(r"=== (\S+)( done)?", line)
-        if m and m.group(1) in SHARED_ON_4:
-            cur = None if m.group(2) else m.group(1)
-            if m.group(2):
-                done.add(m.group(1))
-            else:
-                sections[cur] = []
-        elif cur is not None:
-            sections[cur].append(line)
-    return {p: subprocess.CompletedProcess(
-                [p], 0 if p in done else (r.returncode or 1),
-                "\n".join(sections.get(p, [f"not run: the shared 4-process launch ended "
-                                            f"before {p} (exit {r.returncode})"])),
-                "" if p in done else r.stderr[-20000:])
-            for p in SHARED_ON_4}
+    """program -> its result within the one 4-process launch (``run_several``)."""
+    return run_several(4, SHARED_ON_4, TIMEOUT * 4)
 
 
 def run_program(request, n, program):
