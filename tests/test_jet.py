@@ -167,3 +167,18 @@ ERRORS = [
 def test_errors(name, call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_series_at_ties(name):
+    """jet of logaddexp(x, 2x - 1) at x = 1 (where the operands tie) gave first
+    coefficient 2.0 instead of 1.5: the rule's composition max + log1p(exp(-|x - y|))
+    handed the whole tangent to one operand there (abs'(0) = 1). Coefficients are the
+    derivatives from nested grad, at the tie and away from it (JAX's jet raises here)."""
+    fun = lambda x: getattr(fnp, name)(x, 2 * x - 1.0)
+    for x0 in (1.0, 1.5, -3.0):
+        _, coeffs = jet(fun, (x0,), ((1.0, 0.0, 0.0),))
+        g1 = ft.grad(fun)
+        g2 = ft.grad(g1)
+        want = [g1(x0), g2(x0), ft.grad(g2)(x0)]
+        np.testing.assert_allclose(coeffs, want, rtol=1e-12, atol=1e-15)

@@ -298,8 +298,11 @@ JET_RULES[_P["cbrt"]] = _deriv(lax.cbrt, lambda x: _recip(lax.mul(
 
 
 def _logaddexp(x, y):
-    # max(x, y) + log1p(exp(-|x - y|)), as jax.numpy's logaddexp body
-    return lax.add(lax.max(x, y), lax.log1p(lax.exp(lax.neg(lax.abs(lax.sub(x, y))))))
+    # m + log(exp(x - m) + exp(y - m)) holds for any series m, so the coefficients are
+    # right at ties x == y too (max(x, y) + log1p(exp(-|x - y|)) gave the whole first
+    # coefficient to one side there: abs'(0) = 1); the primal is the primitive's
+    m = lax.max(x, y)
+    return lax.add(m, lax.log(lax.add(lax.exp(lax.sub(x, m)), lax.exp(lax.sub(y, m)))))
 
 
 _LN2 = math.log(2.0)
