@@ -14,7 +14,8 @@ from functrans import lax
 from functrans.primitives.sorting import sort_p
 
 _DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
-_SHAPES = [(0,), (1,), (2,), (17,), (3, 0), (1, 5), (4, 1), (3, 33), (2, 3, 4), (70,), (9, 16)]
+_SHAPES = [(0,), (1,), (2,), (17,), (3, 0), (1, 5), (4, 1), (3, 33), (2, 3, 4), (70,), (9, 16),
+           (2, 200)]
 
 
 def _data(shape, dtype, seed=0):

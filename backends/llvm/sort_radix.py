@@ -1,6 +1,6 @@
 """The row sorter of the native ``sort``: a stable sort of unsigned integer keys (with
 their positions beside them when other operands ride along): a sorting network for
-short rows, insertion for a little longer ones, else an LSD radix sort of byte digits.
+short rows, networks and merges for a little longer ones, else an LSD radix sort of byte digits.
 
 ``sort`` maps every key to an unsigned integer of its width whose order is the sort's
 (``key_bits``; ``decode_bits`` maps it back): an integer with its sign bit flipped, a
@@ -11,8 +11,8 @@ numpy impl. Sorting those keys stably is then one order for every dtype.
 The row sorter ``i1 f(ptr A, ptr IA, ptr B, ptr IB, ptr H, i64 n)`` sorts the ``n``
 keys of ``A`` (positions ``IA``) and returns whether the result ended in ``B`` /
 ``IB``; ``H`` is its histogram scratch (``hist_bytes``). Rows of up to ``NET_MAX``
-keys are sorted in registers by a sorting network, up to ``SMALL`` in place by
-insertion; longer ones get one histogram pass counting every byte digit at once, then
+keys are sorted in registers by a sorting network; up to ``SMALL`` (64-bit keys: 256,
+narrower: 96) in blocks of 16 so, then merged bottom-up branch-free; longer ones get one histogram pass counting every byte digit at once, then
 one stable scatter per digit, from the least significant, skipping a digit all keys
 share (the high bytes of small integers, the sign byte of positive floats). Each row
 sorter is compiled once per process (and kept in the disk cache) in a module of its
@@ -35,7 +35,7 @@ from .values import PTR
 __all__ = ["SMALL", "NET_MAX", "key_width", "key_bits", "decode_bits", "row_sorter",
            "hist_bytes", "float_parts", "network"]
 
-SMALL = 48          # rows this short are sorted by insertion
+SMALL = {1: 96, 2: 96, 4: 96, 8: 256}   # rows up to this long (by key bytes): merges
 NET_MAX = 16        # rows this short are sorted in registers by a sorting network
 
 
@@ -135,6 +135,7 @@ class _Sorter:
         self.b = ir.IRBuilder(body)
         self.A, self.IA, self.B, self.IB, self.H, self.n = self.fn.args
         self.memset = module.declare_intrinsic("llvm.memset", [PTR, I64])
+        self.memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
         self.body = body
 
     def var(self, typ, init):
@@ -151,38 +152,84 @@ class _Sorter:
     def block(self, name):
         return self.fn.append_basic_block(name)
 
-    # ---------------------------------------------------------------- insertion
-    def insertion(self):
-        """Insertion sort of A / IA in place (stable: a key moves past greater ones)."""
-        b, kt = self.b, self.kt
+    # ---------------------------------------------------------------- merges
+    def while_(self, cond, body):
+        b = self.b
+        head, blk, done = self.block("w_head"), self.block("w_body"), self.block("w_end")
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(cond(), blk, done)
+        b.position_at_end(blk)
+        body()
+        b.branch(head)
+        b.position_at_end(done)
 
-        def outer(i):
-            v = self.get(self.A, kt, i)
-            vi = self.get(self.IA, self.it, i) if self.indexed else None
-            j = self.var(I64, i)
-            head, shift, done = self.block("ins_head"), self.block("ins_shift"), \
-                self.block("ins_done")
-            b.branch(head)
-            b.position_at_end(head)
-            jv = b.load(j, typ=I64)
-            test = self.block("ins_test")
-            b.cbranch(b.icmp_signed(">", jv, _c(0)), test, done)
-            b.position_at_end(test)
-            jm = b.sub(jv, _c(1))
-            prev = self.get(self.A, kt, jm)
-            b.cbranch(b.icmp_unsigned(">", prev, v), shift, done)
-            b.position_at_end(shift)
-            self.put(self.A, kt, jv, prev)
+    def _min(self, x, y):
+        return self.b.select(self.b.icmp_signed("<", x, y), x, y)
+
+    def merge(self, s, d, si, di, lo, mid, hi):
+        """d[lo:hi] = the stable merge of s[lo:mid] and s[mid:hi] (branch-free: the
+        right run's key goes first only when strictly smaller), positions alongside."""
+        b, kt, it = self.b, self.kt, self.it
+        i, j, k = self.var(I64, lo), self.var(I64, mid), self.var(I64, lo)
+
+        def step():
+            iv, jv, kv = b.load(i, typ=I64), b.load(j, typ=I64), b.load(k, typ=I64)
+            x, y = self.get(s, kt, iv), self.get(s, kt, jv)
+            take = b.icmp_unsigned("<", y, x)
+            self.put(d, kt, kv, b.select(take, y, x))
             if self.indexed:
-                self.put(self.IA, self.it, jv, self.get(self.IA, self.it, jm))
-            b.store(jm, j)
-            b.branch(head)
-            b.position_at_end(done)
-            jv = b.load(j, typ=I64)
-            self.put(self.A, kt, jv, v)
-            if self.indexed:
-                self.put(self.IA, self.it, jv, vi)
-        emit_loop(self, self.b.sub(self.n, _c(1)), outer, _c(1))
+                self.put(di, it, kv, b.select(take, self.get(si, it, jv), self.get(si, it, iv)))
+            inc = b.zext(take, I64)
+            b.store(b.add(jv, inc), j)
+            b.store(b.add(iv, b.sub(_c(1), inc)), i)
+            b.store(b.add(kv, _c(1)), k)
+        self.while_(lambda: b.and_(b.icmp_signed("<", b.load(i, typ=I64), mid),
+                                   b.icmp_signed("<", b.load(j, typ=I64), hi)), step)
+        iv, jv, kv = b.load(i, typ=I64), b.load(j, typ=I64), b.load(k, typ=I64)
+        for lo_, hi_, to in ((iv, mid, kv), (jv, hi, b.add(kv, b.sub(mid, iv)))):
+            for base_s, base_d, t, size in ((s, d, kt, self.width),) + \
+                    (((si, di, it, it.width // 8),) if self.indexed else ()):
+                b.call(self.memcpy, [b.gep(base_d, [to], source_etype=t),
+                                     b.gep(base_s, [lo_], source_etype=t),
+                                     b.mul(b.sub(hi_, lo_), _c(size)), _c(0, I1)])
+
+    def merge_sort(self, net):
+        """Blocks of NET_MAX sorted by the network, then merged bottom-up between the
+        two buffers; returns whether the result is in B / IB."""
+        b, it = self.b, self.it
+        lo = self.var(I64, _c(0))
+
+        def block():
+            lv = b.load(lo, typ=I64)
+            ia = b.gep(self.IA, [lv], source_etype=it) if self.indexed else self.IA
+            b.call(net, [b.gep(self.A, [lv], source_etype=self.kt), ia,
+                         self._min(_c(NET_MAX), b.sub(self.n, lv))])
+            b.store(b.add(lv, _c(NET_MAX)), lo)
+        self.while_(lambda: b.icmp_signed("<", b.load(lo, typ=I64), self.n), block)
+        src, dst = self.var(PTR, self.A), self.var(PTR, self.B)
+        isrc, idst = self.var(PTR, self.IA), self.var(PTR, self.IB)
+        flip, w = self.var(I1, _c(0, I1)), self.var(I64, _c(NET_MAX))
+
+        def level():
+            wv = b.load(w, typ=I64)
+            s, d = b.load(src, typ=PTR), b.load(dst, typ=PTR)
+            si, di = b.load(isrc, typ=PTR), b.load(idst, typ=PTR)
+            b.store(_c(0), lo)
+
+            def pair():
+                lv = b.load(lo, typ=I64)
+                mid = self._min(b.add(lv, wv), self.n)
+                hi = self._min(b.add(mid, wv), self.n)
+                self.merge(s, d, si, di, lv, mid, hi)
+                b.store(hi, lo)
+            self.while_(lambda: b.icmp_signed("<", b.load(lo, typ=I64), self.n), pair)
+            for p, v in ((src, d), (dst, s), (isrc, di), (idst, si)):
+                b.store(v, p)
+            b.store(b.not_(b.load(flip, typ=I1)), flip)
+            b.store(b.mul(wv, _c(2)), w)
+        self.while_(lambda: b.icmp_signed("<", b.load(w, typ=I64), self.n), level)
+        return b.load(flip, typ=I1)
 
     # ---------------------------------------------------------------- radix
     def digit(self, v, shift):
@@ -252,13 +299,14 @@ class _Sorter:
     def networks(self):
         """Rows of 2..NET_MAX: the sorting network of 4, 8 or 16 (min / max in
         registers), the missing keys all ones (they sort last; only the row's own ``n``
-        are written back). With positions it sorts ``key << 8 | k << 4 | IA[k]``: by
-        (key, place k), so stable, the low bits carrying the position (< 16) along."""
+        are written back). With positions it sorts ``key << 8 | k``: by (key, place
+        k), so stable; the place then fetches the position that was at it."""
         b, kt, it, n = self.b, self.kt, self.it, self.n
         wt = ir.IntType(max(16, 1 << (kt.width + 7).bit_length())) if self.indexed else kt
         lo, hi = (_intrinsic(self.fn.module, f"llvm.{m}.i{wt.width}", wt)
                   for m in ("umin", "umax"))
         done = self.block("net_done")
+        tmp = self.eb.alloca(it, size=_c(NET_MAX)) if self.indexed else None
         for size in (4, 8, 16):
             blk, other = self.block(f"net{size}"), self.block(f"net{size}_no")
             b.cbranch(b.icmp_signed("<=", n, _c(size)), blk, other)
@@ -269,15 +317,16 @@ class _Sorter:
                 at = b.select(real, _c(k), _c(0))
                 v = self.get(self.A, kt, at)
                 if self.indexed:
-                    p = b.zext(b.trunc(self.get(self.IA, it, at), I8), wt)
-                    v = b.or_(b.shl(b.zext(v, wt), _c(8, wt)), b.or_(_c(k << 4, wt), p))
+                    self.put(tmp, it, _c(k), self.get(self.IA, it, at))
+                    v = b.or_(b.shl(b.zext(v, wt), _c(8, wt)), _c(k, wt))
                 vals.append(b.select(real, v, _c((1 << wt.width) - 1, wt)))
             for x, y in network(size):
                 vals[x], vals[y] = b.call(lo, [vals[x], vals[y]]), b.call(hi, [vals[x], vals[y]])
             for k, v in enumerate(vals):
                 with b.if_then(b.icmp_signed("<", _c(k), n)):
                     if self.indexed:
-                        self.put(self.IA, it, _c(k), b.zext(b.trunc(v, ir.IntType(4)), it))
+                        place = b.zext(b.trunc(v, ir.IntType(4)), I64)
+                        self.put(self.IA, it, _c(k), self.get(tmp, it, place))
                         v = b.trunc(b.lshr(v, _c(8, wt)), kt)
                     self.put(self.A, kt, _c(k), v)
             b.branch(done)
@@ -286,17 +335,36 @@ class _Sorter:
         b.position_at_end(done)
         b.ret(_c(0, I1))
 
-    def build(self):
-        b = self.b
-        net, small, big = self.block("tiny"), self.block("small"), self.block("big")
-        b.cbranch(b.icmp_signed("<=", self.n, _c(NET_MAX)), net, small)
-        b.position_at_end(net)
+    def network_fn(self):
+        """The networks as an internal function ``net(ptr A, ptr IA, i64 n)``."""
+        keep = self.fn, self.b, self.eb, self.A, self.IA, self.n
+        f = ir.Function(self.fn.module, ir.FunctionType(I1, [PTR, PTR, I64]),
+                        self.fn.name + "_net")
+        f.linkage = "internal"
+        f.attributes.add("nounwind")
+        self.fn, (self.A, self.IA, self.n) = f, f.args
+        entry = f.append_basic_block("entry")
+        self.eb = ir.IRBuilder(entry)
+        body = f.append_basic_block("body")
+        self.b = ir.IRBuilder(body)
         self.networks()
+        self.eb.branch(body)
+        self.fn, self.b, self.eb, self.A, self.IA, self.n = keep
+        return f
+
+    def build(self):
+        net = self.network_fn()
+        b = self.b
+        tiny, small, big = self.block("tiny"), self.block("small"), self.block("big")
+        b.cbranch(b.icmp_signed("<=", self.n, _c(NET_MAX)), tiny, small)
+        b.position_at_end(tiny)
+        b.call(net, [self.A, self.IA, self.n])
+        b.ret(_c(0, I1))
         b.position_at_end(small)
-        b.cbranch(b.icmp_signed("<=", self.n, _c(SMALL)), self.block("ins"), big)
+        b.cbranch(b.icmp_signed("<=", self.n, _c(SMALL[self.width])), self.block("merges"),
+                  big)
         b.position_at_end(self.fn.blocks[-1])
-        self.insertion()
-        self.b.ret(_c(0, I1))
+        self.b.ret(self.merge_sort(net))
         self.b.position_at_end(big)
         self.b.ret(self.radix())
         self.eb.branch(self.body)
