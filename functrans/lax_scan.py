@@ -107,9 +107,12 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
 
 @custom_jvp
 def _logaddexp(a, b):
-    big = E.max(a, b)
+    # max(a, b) + log1p(exp(-|a - b|)) bit for bit, written as a choice of two exact
+    # formulas so that jet (which expands this body, not the custom rule) is right at
+    # ties too
     delta = E.sub(a, b)
-    smooth = E.add(big, E.log1p(E.exp(E.neg(E.abs(delta)))))
+    smooth = E.select_n(E.ge(a, b), E.add(b, E.log1p(E.exp(delta))),
+                        E.add(a, E.log1p(E.exp(E.sub(b, a)))))
     # delta is nan when both are the same infinity (their sum is the answer) or a nan
     return E.select_n(E.ne(delta, delta), smooth, E.add(a, b))
 

@@ -181,3 +181,14 @@ def test_cumlogsumexp_derivatives_at_ties_are_jaxs():
                                rtol=1e-7)
     g = ft.grad(lambda x: fnp.sum(w * lax.cumlogsumexp(x, reverse=True)))(np.zeros(5))
     np.testing.assert_allclose(g, [0.2, 0.2, 0.86666667, 1.11666667, 2.11666667], rtol=2e-8)
+
+
+def test_cumlogsumexp_jet_at_ties():
+    """jet expands cumlogsumexp's body (not its custom JVP): at equal entries its first
+    coefficient was [0, 1, 1.33] along [0, 1, 2] (the tie handed to one side). Running
+    softmax means and E[x''] + Var(x'), the exact coefficients, now; values unchanged."""
+    from functrans.experimental.jet import jet
+    out, (c1, c2) = jet(lax.cumlogsumexp, (np.zeros(3),), ((np.arange(3.0), np.ones(3)),))
+    np.testing.assert_allclose(out, np.log([1.0, 2.0, 3.0]), rtol=1e-15)
+    np.testing.assert_allclose(c1, [0, 0.5, 1], rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(c2, [1, 1.25, 1 + 2 / 3], rtol=1e-14)
