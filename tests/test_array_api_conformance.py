@@ -134,3 +134,10 @@ def test_complex_expm1_and_tanh_edges_are_the_array_apis(dtype):
         # away from the edges the values are numpy's formula's
         w = np.array([1 + 1j, -2.5 + 1e-5j, 1e-10 + 1e-10j], dtype)
         np.testing.assert_allclose(fnp.expm1(w), np.expm1(w), rtol=4 * np.finfo(dtype).eps)
+
+
+def test_take_along_axis_defaults_to_the_last_axis():
+    # JAX's and the Array API's axis=-1; the axis was required
+    assert fnp.take_along_axis(fnp.asarray([3, 1, 2]), fnp.asarray([1, 0])).tolist() == [1, 3]
+    assert fnp.take_along_axis(fnp.asarray([[3, 1, 2]]), fnp.asarray([[2, 0]])).tolist() == [[2, 3]]
+    assert fnp.take_along_axis(fnp.asarray([False]), fnp.asarray([], int)).tolist() == []

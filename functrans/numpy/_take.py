@@ -171,9 +171,10 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
     return res if valid is None else _fill(res, valid, fill_value, axis)
 
 
-def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None, mode: str | None = None,
-                    fill_value: ArrayLike | None = None) -> Array:
-    """``arr`` indexed along ``axis`` by ``indices`` of the same rank (other axes broadcast).
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
+                    mode: str | None = None, fill_value: ArrayLike | None = None) -> Array:
+    """``arr`` indexed along ``axis`` (default the last, as JAX's and the Array API's) by
+    ``indices`` of the same rank (other axes broadcast).
 
     >>> import functrans.numpy as fnp
     >>> fnp.take_along_axis(fnp.array([[3, 1, 2]]), fnp.array([[1, 2, 0]]), 1).tolist()
