@@ -65,7 +65,8 @@ _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
 # --------------------------------------------------------------------------- what is native
 
 NATIVE_DTYPES = frozenset(np.dtype(d) for d in
-                          ("float64", "float32", "int64", "uint64", "int32", "uint32", "bool"))
+                          ("float64", "float32", "int64", "uint64", "int32", "uint32", "int16",
+                           "uint16", "bool"))
 
 
 def classify(eqn):
@@ -81,10 +82,10 @@ def classify(eqn):
     """
     name = eqn.primitive.name
     odd = {x.aval.dtype for x in (*eqn.inputs, *eqn.outvars)} - NATIVE_DTYPES
-    if odd and not ops_complex.supports_complex(eqn, odd) and not half.native_convert(eqn) \
-            and not half.native_move(eqn, odd):
-        return None              # (complex: where a rule says; float16: see ``half``)
     op = NATIVE.get(name)
+    if odd and not ops_complex.supports_complex(eqn, odd) and not half.native_convert(eqn) \
+            and not half.native_move(eqn, odd) and not (op is not None and op.raw):
+        return None              # (complex: where a rule says; float16: see ``half``)
     if op is not None:
         return OPAQUE if op.supports(eqn, plan_jaxpr) else None
     if eqn.primitive.multiple_results:
