@@ -5,6 +5,7 @@ broadcast views, with NaNs, signed zeros, infinities and many ties; no host step
 inside a jitted loop and for the library functions built on it."""
 import time
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -193,3 +194,24 @@ def test_all_equal_rows_and_one_long_row():
     zeros = np.where(rng.random(500) < 0.5, -0.0, 0.0).astype(np.float32)
     for x in (np.full((3, 100), 7, np.int64), long, zeros, np.full(200, -np.nan)):
         _check(lambda a: [fnp.sort(a), fnp.argsort(a)], (x,), f"{x.dtype} {x.shape}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "uint8", "int16", "uint16"])
+def test_narrow_dtypes_sort_natively(dtype):
+    """float16 / int8 / uint8 / (u)int16 keys and passengers: their bits, no host step
+    (they were host steps), in rows for the networks (9), the merged blocks (40), the
+    radix passes (700); float16 NaN payloads, signed zeros and infinities as numpy puts
+    them; a bfloat16 passenger moves as its bits."""
+    for j, shape in enumerate([(30, 9), (7, 40), (3, 700)]):
+        x = _data(shape, dtype, 20 + j)
+        if np.dtype(dtype).kind == "f":
+            x = _with_odd_floats(x, 30 + j)
+        p = _data(shape, "int32", 40 + j)
+        h = _data(shape, "float32", 50 + j).astype(ml_dtypes.bfloat16)
+
+        def cases(a, q, r):
+            outs = list(sort_p.bind(a, dimension=1, is_stable=True, num_keys=1))
+            outs += sort_p.bind(a, q, r, dimension=1, is_stable=True, num_keys=1)
+            outs += sort_p.bind(q % 3, a, dimension=1, is_stable=True, num_keys=2)
+            return outs + [fnp.argsort(a, axis=0)]
+        _check(cases, (x, p, h), f"{dtype} {shape}")

@@ -32,12 +32,15 @@ __all__ = ["NATIVE", "NativeOp"]
 
 class NativeOp:
     """An emitter and its ``supports(eqn, planner)`` test; ``complex``: the emitter
-    handles complex operands and results (``program.classify`` asks no other)."""
+    handles complex operands and results (``program.classify`` asks no other);
+    ``raw``: it only moves and compares its values' bits, so it takes every dtype that
+    its ``supports`` test admits (int8, float16, ...), not only the backend's own."""
 
-    def __init__(self, emit, supports=None, complex=False):
+    def __init__(self, emit, supports=None, complex=False, raw=False):
         self.emit = emit
         self._supports = supports
         self.complex = complex
+        self.raw = raw
 
     def supports(self, eqn, planner):
         """Whether ``eqn`` has native code (``planner`` plans its sub-jaxprs, if any)."""
@@ -47,9 +50,9 @@ class NativeOp:
 NATIVE: dict = {}
 
 
-def native(name, supports=None, complex=False):
+def native(name, supports=None, complex=False, raw=False):
     def deco(f):
-        NATIVE[name] = NativeOp(f, supports, complex)
+        NATIVE[name] = NativeOp(f, supports, complex, raw)
         return f
     return deco
 

@@ -47,9 +47,11 @@ def _c(v, t=I64):
 
 
 def _sort_supported(eqn, planner):
-    nk = eqn.params["num_keys"]
-    return all(x.aval.dtype.kind in "fiub" for x in eqn.inputs[:nk]) and \
-        all(x.aval.dtype.kind != "O" for x in eqn.inputs)
+    nk = eqn.params["num_keys"]       # keys of any width (float16, int8 too); passengers as bits
+    return all(x.aval.dtype.kind in "fiub" and x.aval.dtype.itemsize <= 8
+               for x in eqn.inputs[:nk]) and \
+        all(x.aval.dtype.kind != "O" and x.aval.dtype.itemsize in (1, 2, 4, 8, 16)
+            for x in eqn.inputs)
 
 
 def _raw(dtype):
@@ -221,7 +223,7 @@ def _offsets(b, r, val_like, dims, shape):
     return out
 
 
-@native("sort", _sort_supported, complex=True)     # complex passengers move as bits
+@native("sort", _sort_supported, complex=True, raw=True)     # passengers move as bits
 def _sort(lw, fn, eqn, ins, outs):
     dim = eqn.params["dimension"]
     shape = ins[0].shape
