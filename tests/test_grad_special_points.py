@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import functrans as ft
+import functrans.nn as fnn
 import functrans.numpy as fnp
 import functrans.scipy.special as fss
 import functrans.scipy.stats as fst
@@ -25,12 +26,19 @@ ROWS = [
      [inf, 1 / np.sqrt(2.0 ** -26 * (2 + 2.0 ** -26)), 1e-300, 0.0]),
     # d2/dx2 I_x(2, 3) = 12 ((1-x)^2 - 2x(1-x)): 12 at 0, 0 at 1 (the log-form density's
     # slope was 0 * inf = NaN there; JAX 0.10.2 gives NaN too)
-    ("betainc", lambda x: fss.betainc(2.0, 3.0, x), [0.0, 1.0, 0.5], 2, [12.0, 0.0, -3.0]),
+    ("betainc", lambda x: fss.betainc(2.0, 3.0, x), [0.0, 1.0, 0.5], 2,
+     [12.0, 0.0, -3.0]),
     ("betainc_a1", lambda x: fss.betainc(1.0, 1.0, x), [0.0, 1.0, 0.5], 1, [1.0, 1.0, 1.0]),
     # beta.cdf's slope at the support's edges is the density (clip's ties halved it)
-    ("beta.cdf", lambda x: fst.beta.cdf(x, 1.0, 2.0), [0.0, 1.0, -1.0, 2.0], 1, [2.0, 0.0, 0.0, 0.0]),
-    ("beta.sf", lambda x: fst.beta.sf(x, 2.0, 1.0), [0.0, 1.0, -1.0, 2.0], 1, [0.0, -2.0, 0.0, 0.0]),
-    ("beta.cdf", lambda x: fst.beta.cdf(x, 2.0, 3.0), [0.0, 0.5, -1.0, 2.0], 2, [12.0, -3.0, 0.0, 0.0]),
+    ("beta.cdf", lambda x: fst.beta.cdf(x, 1.0, 2.0), [0.0, 1.0, -1.0, 2.0], 1,
+     [2.0, 0.0, 0.0, 0.0]),
+    ("beta.sf", lambda x: fst.beta.sf(x, 2.0, 1.0), [0.0, 1.0, -1.0, 2.0], 1,
+     [0.0, -2.0, 0.0, 0.0]),
+    ("beta.cdf", lambda x: fst.beta.cdf(x, 2.0, 3.0), [0.0, 0.5, -1.0, 2.0], 2,
+     [12.0, -3.0, 0.0, 0.0]),
+    # glu's gate is the logistic primitive: slope 0 where the gate is at -inf (was inf/inf = NaN)
+    ("glu", lambda b: fnn.glu(fnp.stack([-fnp.ones_like(b), b]))[0], [-inf, 0.0, inf], 1,
+     [0.0, -0.25, 0.0]),
 ]
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxpr_ir import dtype_kind
 
+from .. import lax
 from .. import numpy as fnp
 from ..eager_jit import compiled_when_large
 from ..typing import Array, ArrayLike
@@ -98,7 +99,7 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
     if n % 2:
         raise ValueError(f"glu: axis {axis} has odd size {n}")
     a, b = fnp.split(x, 2, axis=axis)
-    return a * (1.0 / (1.0 + fnp.exp(-b)))
+    return a * lax.logistic(b)        # as nn.sigmoid: slope 0 at b = -inf (1/(1+e^-b) gave inf/inf)
 
 
 def hard_sigmoid(x: ArrayLike) -> Array:
