@@ -51,3 +51,14 @@ def test_derivative_at_special_points(name, f, x, order, want):
         got = [ft.vmap(ft.grad(ft.grad(f)))(x), ft.vmap(ft.hessian(f))(x)]
     for g in got:
         np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
+
+
+def test_cumprod_forward_tangent_behind_an_infinite_entry():
+    """The scan's first s entries keep their tangent (combining with the identity (1, 0) gave
+    0 * inf = NaN): jvp of cumprod([inf, 1, 2]) along ones is [1, inf, inf], as JAX 0.10.2."""
+    x = np.array([np.inf, 1.0, 2.0])
+    for v, want in [(x, [1.0, inf, inf]), (-x, [1.0, -inf, inf])]:
+        got = ft.jvp(fnp.cumprod, (v,), (np.ones(3),))[1]
+        np.testing.assert_array_equal(np.asarray(got), want)
+    got = ft.jvp(lambda v: fnp.cumprod(v[::-1])[::-1], (x,), (np.ones(3),))[1]
+    np.testing.assert_array_equal(np.asarray(got), [inf, 3.0, 1.0])

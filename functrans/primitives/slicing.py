@@ -363,9 +363,14 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
         cfg[axis] = (-s, s, 0) if reverse else (s, -s, 0)
         return pad(v, fill, cfg)
     a, d, s = x, t, 1
+    shape, idx = aval(x).shape, np.arange(n)
     while s < n:
         a_back, d_back = shift(a, s, 1), shift(d, s, 0)
-        a, d, s = E.mul(a_back, a), E.add(E.mul(d_back, a), E.mul(a_back, d)), 2 * s
+        # the first s entries keep their tangent: combining with the identity (1, 0) gave
+        # 0 * inf = NaN at an infinite entry (the forward tangent of cumprod([inf, 1, 2]))
+        later = broadcast_in_dim(idx < n - s if reverse else idx >= s, shape, (axis,))
+        d_new = E.add(E.mul(d_back, a), E.mul(a_back, d))
+        a, d, s = E.mul(a_back, a), select_n(later, d, d_new), 2 * s
     return out, d
 
 
