@@ -62,3 +62,33 @@ def test_cumprod_forward_tangent_behind_an_infinite_entry():
         np.testing.assert_array_equal(np.asarray(got), want)
     got = ft.jvp(lambda v: fnp.cumprod(v[::-1])[::-1], (x,), (np.ones(3),))[1]
     np.testing.assert_array_equal(np.asarray(got), [inf, 3.0, 1.0])
+
+
+# Values at the same kind of points, against scipy's and JAX 0.10.2's (they agree on each)
+VALUE_ROWS = [
+    # Gamma(-0.0) = -inf: its sign is -1
+    ("gammasgn", fss.gammasgn, [(-0.0,), (0.0,), (-0.5,)], [-1.0, 1.0, -1.0]),
+    # poch(z, 0) = 1 even at Gamma's poles (it was inf - inf = NaN)
+    ("poch", fss.poch, [(0.0, 0.0), (-3.0, 0.0), (-0.0, 0.0), (0.0, 1.0), (2.5, 0.0)],
+     [1.0, 1.0, 1.0, 0.0, 1.0]),
+    # a = 0 < b: all mass at 0; b = 0 < a: all at 1; both 0: NaN (was NaN for all)
+    ("betainc", fss.betainc, [(0.0, 1.0, 0.3), (0.0, 2.5, 0.0), (0.0, 1.0, 1.0),
+                              (1.0, 0.0, 0.3), (3.0, 0.0, 1.0), (0.0, 0.0, 0.3)],
+     [1.0, 0.0, 1.0, 0.0, 1.0, np.nan]),
+    # S(x) and C(x) at |x| where x * x overflows: +-1/2 (was NaN)
+    ("fresnel_s", lambda x: fss.fresnel(x)[0], [(1e300,), (-1e300,), (1e20,), (inf,)],
+     [0.5, -0.5, 0.5, 0.5]),
+    ("fresnel_c", lambda x: fss.fresnel(x)[1], [(1e300,), (-1e300,), (inf,)], [0.5, -0.5, 0.5]),
+]
+
+
+@pytest.mark.parametrize("name,fn,args,want", VALUE_ROWS, ids=[r[0] for r in VALUE_ROWS])
+def test_values_at_special_points(name, fn, args, want):
+    cols = [np.array(c) for c in zip(*args)]
+    for got in (fn(*cols), ft.jit(fn)(*cols)):
+        np.testing.assert_array_equal(np.asarray(got), np.array(want), err_msg=name)
+
+
+def test_betainc_grad_at_point_masses_is_zero_not_nan():
+    g = ft.grad(lambda x: fss.betainc(0.0, 2.0, x))(0.3)
+    assert float(g) == 0.0

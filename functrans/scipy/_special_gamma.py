@@ -122,7 +122,8 @@ def gammasgn(x: ArrayLike) -> Array:
     t = x.dtype.type
     fl = fnp.floor(x)
     neg_odd = fnp.remainder(fl, t(2)) != t(0)
-    sgn = fnp.where((x < 0) & neg_odd, t(-1), t(1))
+    # Gamma(-0.0) is -inf (scipy, JAX): -0.0's sign is -1
+    sgn = fnp.where(((x < 0) & neg_odd) | ((x == 0) & fnp.signbit(x)), t(-1), t(1))
     pole = (x < 0) & (fl == x)
     return stop_gradient(fnp.where(pole, t(np.nan), sgn))
 
@@ -330,7 +331,8 @@ def poch(z: ArrayLike, m: ArrayLike) -> Array:
     """
     z, m = as_float(z, m)
     sgn = gammasgn(z + m) * gammasgn(z)
-    return sgn * fnp.exp(gammaln(z + m) - gammaln(z))
+    # m = 0 is 1 even at Gamma's poles (z = 0, -1, ...: inf - inf there), as scipy, JAX
+    return fnp.where(m == 0, z.dtype.type(1), sgn * fnp.exp(gammaln(z + m) - gammaln(z)))
 
 
 def factorial(n: ArrayLike, exact: bool = False) -> Array:

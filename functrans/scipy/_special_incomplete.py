@@ -312,4 +312,11 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """
     a, b, x = as_float(a, b, x)
     a, b, x = fnp.broadcast_arrays(a, b, x)
-    return _betainc(a, b, x)
+    # a = 0 < b puts all the mass at 0 (I = 1 for x > 0), b = 0 < a at 1 (I = 0 for
+    # x < 1), as scipy and JAX; the series sees safe parameters there, so no NaN leaks
+    # into the gradient through the unselected branch
+    t = x.dtype.type
+    point = ((a == 0) & (b > 0)) | ((b == 0) & (a > 0))
+    inside = _betainc(fnp.where(point, t(1), a), fnp.where(point, t(1), b), x)
+    mass = fnp.where(a == 0, (x > 0) & (x <= 1), x == 1).astype(x.dtype)
+    return fnp.where(point & (x >= 0) & (x <= 1), mass, inside)

@@ -219,10 +219,13 @@ def _fresnel(x):
     t = x.dtype.type
     ax = fnp.abs(x)
     big = ax > t(1.5)
+    # where x * x overflows (|x| > 1.3e154 in float64) S and C are 1/2 to the last bit
+    # (their distance from it is below 1 / (pi x)); inf too
+    far = ~fnp.isfinite(ax * ax) & ~fnp.isnan(ax)
     s_s, c_s = _fresnel_series(fnp.where(big, t(1), ax))
-    s_c, c_c = _fresnel_cf(fnp.where(big & fnp.isfinite(ax), ax, t(2)))
-    s = fnp.where(fnp.isinf(ax), t(0.5), fnp.where(big, s_c, s_s))
-    c = fnp.where(fnp.isinf(ax), t(0.5), fnp.where(big, c_c, c_s))
+    s_c, c_c = _fresnel_cf(fnp.where(big & ~far, ax, t(2)))
+    s = fnp.where(far, t(0.5), fnp.where(big, s_c, s_s))
+    c = fnp.where(far, t(0.5), fnp.where(big, c_c, c_s))
     neg = x < 0
     return fnp.where(neg, -s, s), fnp.where(neg, -c, c)
 
