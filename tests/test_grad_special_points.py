@@ -39,6 +39,10 @@ ROWS = [
     # glu's gate is the logistic primitive: slope 0 where the gate is at -inf (was inf/inf = NaN)
     ("glu", lambda b: fnn.glu(fnp.stack([-fnp.ones_like(b), b]))[0], [-inf, 0.0, inf], 1,
      [0.0, -0.25, 0.0]),
+    # copysign's slope in x1 is |x1|'s (abs's rule, +1 at -0.0, as JAX 0.10.2) times sgn(x2)
+    ("copysign", lambda a: fnp.copysign(a, 2.0), [-0.0, 0.0, -1.0, 1.0], 1, [1.0, 1.0, -1.0, 1.0]),
+    ("copysign", lambda a: fnp.copysign(a, -0.0), [-0.0, 0.0, -1.0, 1.0], 1,
+     [-1.0, -1.0, 1.0, -1.0]),
 ]
 
 

@@ -401,10 +401,10 @@ def _cumulative(op, primals, series, *, axis, reverse):
 _CUM = {lax.mul: _P["cumprod"], lax.max: _P["cummax"], lax.min: _P["cummin"]}
 
 def _copysign(primals, series):
-    # |x| with y's sign: d out = sgn(x) sgn(y) dx (y's own derivative is zero a.e.)
+    # |x| with y's sign: d out = |x|' sgn(y) dx, |x|' as abs's (+1 at -0.0); y's is zero a.e.
     x, y = primals
-    one = _c(x, 1.0)
-    sign = lax.mul(bind(_P["copysign"], one, x), bind(_P["copysign"], one, y))
+    sign = lax.mul(lax.select_n(lax.lt(x, _c(x, 0.0)), _c(x, 1.0), _c(x, -1.0)),
+                   bind(_P["copysign"], _c(x, 1.0), y))
     return bind(_P["copysign"], x, y), [lax.mul(sign, t) for t in series[0]]
 
 

@@ -404,9 +404,10 @@ BINARY_TABLE = [
           4, "arctan2", impl=np_impl(np.arctan2)),
     OpRow("hypot", np.hypot, "f", (_times(_hypot_d(_first)), _times(_hypot_d(_second))),
           1, "hypot"),
-    OpRow("copysign", np.copysign, "f", (_times(lambda x, y, out: mul(copysign(_c(x, 1), x),
-                                                                      copysign(_c(x, 1), y))),
-                                         None), 0, "copysign"),
+    # |x1|'s slope (abs's rule: +1 at -0.0, as JAX 0.10.2) times y's sign
+    OpRow("copysign", np.copysign, "f",
+          (_times(lambda x, y, out: mul(select_n(ge(x, _c(x, 0)), _c(x, -1), _c(x, 1)),
+                                        copysign(_c(x, 1), y))), None), 0, "copysign"),
     OpRow("logaddexp", np.logaddexp, "f",
           (_times(_logaddexp_d(exp, _first)), _times(_logaddexp_d(exp, _second))),
           4, "logaddexp"),
