@@ -26,7 +26,7 @@ import numpy as np
 
 __all__ = ["emit_loop", "emit_nest", "access_group", "loop_id", "I1", "I8", "I16", "I32", "I64",
            "F16", "F32", "F64", "C64", "C128", "LLTYPES", "COMPLEX_DTYPES", "BF16", "lltype",
-           "storage", "const", "load_elem", "stored", "bf16_to_f32", "f32_to_bf16"]
+           "storage", "const", "load_elem", "stored", "bf16_to_f32", "f32_to_bf16", "Routine"]
 
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -183,3 +183,24 @@ def emit_nest(h, dims, body) -> None:
             idxs.pop()
         emit_loop(h, dims[d], inner)
     level(0)
+
+
+class Routine:
+    """The small tools of a hand-written IR routine (the radix sorter, the top-k heap):
+    ``self.fn`` the function, ``self.b`` the builder at the current block, ``self.eb`` a
+    builder in the entry block (allocas there, so LLVM promotes them to registers)."""
+
+    def var(self, typ, init):
+        """A stack slot of ``typ`` holding ``init``."""
+        p = self.eb.alloca(typ)
+        self.b.store(init, p)
+        return p
+
+    def get(self, base, typ, i):
+        return self.b.load(self.b.gep(base, [i], source_etype=typ), typ=typ)
+
+    def put(self, base, typ, i, v):
+        self.b.store(v, self.b.gep(base, [i], source_etype=typ))
+
+    def block(self, name):
+        return self.fn.append_basic_block(name)

@@ -29,7 +29,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from . import cache, engine
-from .lltypes import I1, I8, I32, I64, emit_loop
+from .lltypes import I1, I8, I32, I64, Routine, emit_loop
 from .values import PTR
 
 __all__ = ["SMALL", "NET_MAX", "key_width", "key_bits", "decode_bits", "row_sorter",
@@ -118,7 +118,7 @@ def hist_bytes(width: int, big: bool) -> int:
     return width * 256 * (8 if big else 4)
 
 
-class _Sorter:
+class _Sorter(Routine):
     """Builds one row sorter (see the module's docstring)."""
 
     def __init__(self, module, name, width, indexed, big):
@@ -137,20 +137,6 @@ class _Sorter:
         self.memset = module.declare_intrinsic("llvm.memset", [PTR, I64])
         self.memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
         self.body = body
-
-    def var(self, typ, init):
-        p = self.eb.alloca(typ)
-        self.b.store(init, p)
-        return p
-
-    def get(self, base, typ, i):
-        return self.b.load(self.b.gep(base, [i], source_etype=typ), typ=typ)
-
-    def put(self, base, typ, i, v):
-        self.b.store(v, self.b.gep(base, [i], source_etype=typ))
-
-    def block(self, name):
-        return self.fn.append_basic_block(name)
 
     # ---------------------------------------------------------------- merges
     def while_(self, cond, body):

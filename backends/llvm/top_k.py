@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray
 from .equations import native
-from .lltypes import I32, I64, load_elem, storage
+from .lltypes import I32, I64, Routine, load_elem, storage
 from .values import PTR
 
 __all__: list = []
@@ -33,7 +33,7 @@ def _c(v):
     return ir.Constant(I64, v)
 
 
-class _Selector:
+class _Selector(Routine):
     """Builds ``void f(ptr x, i64 n, i64 k, ptr hv, ptr hi, ptr outv, ptr outi)``: the
     top ``k`` of the contiguous row ``x[0:n]`` (0 < k <= n) into ``outv`` (values) and
     ``outi`` (int32 positions), with ``hv``/``hi`` (k values, k i64) as the heap."""
@@ -52,20 +52,6 @@ class _Selector:
         self.x, self.n, self.k, self.hv, self.hi, self.outv, self.outi = self.fn.args
 
     # ---------------------------------------------------------------- small tools
-    def var(self, typ, init):
-        p = self.eb.alloca(typ)
-        self.b.store(init, p)
-        return p
-
-    def get(self, base, typ, i):
-        return self.b.load(self.b.gep(base, [i], source_etype=typ), typ=typ)
-
-    def put(self, base, typ, i, v):
-        self.b.store(v, self.b.gep(base, [i], source_etype=typ))
-
-    def block(self, name):
-        return self.fn.append_basic_block(name)
-
     def loop(self, cond, body):
         """while cond(): body() -- ``body`` returns False to break out (its own blocks)."""
         b = self.b
