@@ -39,6 +39,12 @@ ROWS = [
     # glu's gate is the logistic primitive: slope 0 where the gate is at -inf (was inf/inf = NaN)
     ("glu", lambda b: fnn.glu(fnp.stack([-fnp.ones_like(b), b]))[0], [-inf, 0.0, inf], 1,
      [0.0, -0.25, 0.0]),
+    # i1e'' = e^-|x| (I1'' -+ 2 I1' + I1) is -+1 just right / left of 0 and i1'' is ~0 (the
+    # quotient I1(x)/x in the slope's rule cancelled: 6e284 at 1e-300); x^2/2 keeps i1's row
+    # away from 0, where rtol alone cannot compare
+    ("i1e", fss.i1e, [1e-300, -1e-300, 1e-200, 0.0], 2, [-1.0, 1.0, -1.0, -1.0]),
+    ("i1", lambda x: fss.i1(x) + x * x / 2, [1e-300, -1e-300, 1e-200, 0.0], 2,
+     [1.0, 1.0, 1.0, 1.0]),
     # copysign's slope in x1 is |x1|'s (abs's rule, +1 at -0.0, as JAX 0.10.2) times sgn(x2)
     ("copysign", lambda a: fnp.copysign(a, 2.0), [-0.0, 0.0, -1.0, 1.0], 1, [1.0, 1.0, -1.0, 1.0]),
     ("copysign", lambda a: fnp.copysign(a, -0.0), [-0.0, 0.0, -1.0, 1.0], 1,

@@ -256,9 +256,17 @@ def _i1e_jvp(primals, tangents):
     (x,), (tx,) = primals, tangents
     t = x.dtype.type
     y = _i1e(x)
-    # I1'(x) = I0(x) - I1(x)/x, which is 1/2 at x = 0
-    safe = fnp.where(x == 0, t(1), x)
-    i1_over_x = fnp.where(x == 0, t(0.5), y / safe)
+    # I1'(x) = I0(x) - I1(x)/x, which is 1/2 at x = 0. Near 0, I1(x)/x by its series
+    # sum_k (x^2/4)^k / (2 k! (k+1)!) (to k = 5: rounding-exact for |x| < 0.1): the
+    # quotient's own derivative cancels there (i1''(1e-300) was 6e284, not 0)
+    near = fnp.abs(x) < t(0.1)
+    q = fnp.where(near, x, t(0)) ** 2 / t(4)
+    series = t(0)
+    for k in range(5, -1, -1):
+        series = series * q + t(0.5 / math.factorial(k) / math.factorial(k + 1))
+    # at x = 0 a constant, as sign(x) y's slope there is 0: the two one-sided errors cancel
+    i1_over_x = fnp.where(near, fnp.exp(-fnp.abs(x)) * series, y / fnp.where(near, t(1), x))
+    i1_over_x = fnp.where(x == 0, t(0.5), i1_over_x)
     return y, tx * (_i0e_value(x) - i1_over_x - fnp.sign(x) * y)
 
 
