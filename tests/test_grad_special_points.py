@@ -45,6 +45,9 @@ ROWS = [
     ("i1e", fss.i1e, [1e-300, -1e-300, 1e-200, 0.0], 2, [-1.0, 1.0, -1.0, -1.0]),
     ("i1", lambda x: fss.i1(x) + x * x / 2, [1e-300, -1e-300, 1e-200, 0.0], 2,
      [1.0, 1.0, 1.0, 1.0]),
+    # cauchy.ppf = tan(pi (q - 1/2)): slope pi (1 + ppf^2), inf at the ends (was 0: constants)
+    ("cauchy.ppf", fst.cauchy.ppf, [0.0, -0.0, 1.0, 0.5], 1, [inf, inf, inf, np.pi]),
+    ("cauchy.isf", fst.cauchy.isf, [0.0, 1.0, 0.5], 1, [-inf, -inf, -np.pi]),
     # copysign's slope in x1 is |x1|'s (abs's rule, +1 at -0.0, as JAX 0.10.2) times sgn(x2)
     ("copysign", lambda a: fnp.copysign(a, 2.0), [-0.0, 0.0, -1.0, 1.0], 1, [1.0, 1.0, -1.0, 1.0]),
     ("copysign", lambda a: fnp.copysign(a, -0.0), [-0.0, 0.0, -1.0, 1.0], 1,

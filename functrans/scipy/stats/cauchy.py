@@ -85,9 +85,11 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """
     q, loc, scale = _as_float(q, loc, scale)
     t = q.dtype.type
-    # tan(pi/2) rounds to 1.6e16: the ends are set to +-inf
+    # tan(pi/2) rounds to 1.6e16: the ends take the poles' -1/(pi q) and 1/(pi (1 - q)),
+    # +-inf there with slope inf (a constant gave slope 0)
     val = _fnp.tan(t(_math.pi) * (q - t(0.5)))
-    val = _fnp.where(q == 0, t(-_math.inf), _fnp.where(q == 1, t(_math.inf), val))
+    lower, upper = t(-1) / (t(_math.pi) * _fnp.abs(q)), t(1) / (t(_math.pi) * (t(1) - q))
+    val = _fnp.where(q == 0, lower, _fnp.where(q == 1, upper, val))
     return loc + scale * val
 
 
