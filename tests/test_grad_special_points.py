@@ -77,6 +77,19 @@ def test_cumprod_forward_tangent_behind_an_infinite_entry():
     np.testing.assert_array_equal(np.asarray(got), [inf, 3.0, 1.0])
 
 
+@pytest.mark.parametrize("mode", ["same", "valid"])
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+def test_convolution_gradient_beside_an_infinite_entry(name, mode):
+    """Only the kept outputs are computed (a cropped full convolution gave the dropped ones
+    a zero cotangent: 0 * inf = NaN in the kernel's gradient). Values as JAX 0.10.2."""
+    f = getattr(fnp, name)
+    a, v, w = np.array([1.0, 0.0, inf]), np.array([2.0, -1.0]), np.array([1.0, 1.125, 1.25])
+    want = {("convolve", "same"): [inf, 1.125], ("convolve", "valid"): [inf, 1.0],
+            ("correlate", "same"): [1.125, inf], ("correlate", "valid"): [1.0, inf]}
+    got = ft.grad(lambda v: fnp.sum(f(a, v, mode) * w[:3 if mode == "same" else 2]))(v)
+    np.testing.assert_array_equal(np.asarray(got), want[name, mode])
+
+
 # Values at the same kind of points, against scipy's and JAX 0.10.2's (they agree on each)
 VALUE_ROWS = [
     # Gamma(-0.0) = -inf: its sign is -1

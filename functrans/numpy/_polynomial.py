@@ -41,28 +41,32 @@ __all__ = ["convolve", "correlate", "gradient", "trapezoid", "unwrap", "polyval"
            "polyadd", "polysub", "polymul", "polyder", "polyint", "poly", "roots"]
 
 
-def _full_convolution(a, v):
-    """``out[k] = sum_j a[k - j] v[j]`` for k in [0, n + m - 1): a convolution primitive
-    for real floats (the windowed matmul gathered an (n + m - 1, m) matrix: 1e4 by 101
-    taps took 1 ms compiled, 4.7 ms eager; numpy 0.2), else a windowed matmul."""
+def _convolution(a, v, start=0, length=None):
+    """``out[k] = sum_j a[k - j] v[j]`` for k in [start, start + length) of [0, n + m - 1):
+    a convolution primitive for real floats (the windowed matmul gathered an (n + m - 1, m)
+    matrix: 1e4 by 101 taps took 1 ms compiled, 4.7 ms eager; numpy 0.2), else a windowed
+    matmul. Only the kept outputs are computed: cropping the full one gave its dropped
+    entries a zero cotangent, and 0 * inf = NaN in the other operand's gradient."""
     n, m = a.shape[0], v.shape[0]
+    length = n + m - 1 - start if length is None else length
     if a.dtype in (np.float32, np.float64):
         out = conv_general_dilated(st.reshape(a, (1, 1, n)), st.reshape(st.flip(v, 0), (1, 1, m)),
-                                   (1,), [(m - 1, m - 1)])
-        return st.reshape(out, (n + m - 1,))
+                                   (1,), [(m - 1 - start, start + length - n)])
+        return st.reshape(out, (length,))
     padded = jn.concatenate([zeros((m - 1,), a.dtype), a, zeros((m - 1,), a.dtype)])
-    windows = padded[np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]]
+    windows = padded[np.arange(start, start + length)[:, None] + np.arange(m)[None, :]]
     return pr.matmul(windows, st.flip(v, 0))
 
 
-def _crop(full, n, m, mode):
+def _cropped(a, v, mode):
+    """numpy's 'full', 'same' or 'valid' part of the convolution, ``a`` the longer."""
+    n, m = a.shape[0], v.shape[0]
     if mode == "full":
-        return full
+        return _convolution(a, v)
     if mode == "same":
-        start = (min(n, m) - 1) // 2
-        return full[start:start + max(n, m)]
+        return _convolution(a, v, (m - 1) // 2, n)
     if mode == "valid":
-        return full[min(n, m) - 1:max(n, m)]
+        return _convolution(a, v, m - 1, n - m + 1)
     raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
 
 
@@ -88,9 +92,7 @@ def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: Preci
     """
     a, v = _vectors("convolve", a, v, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
-    if n < m:
-        a, v = v, a
-    return _crop(_full_convolution(a, v), n, m, mode)
+    return _cropped(a, v, mode) if n >= m else _cropped(v, a, mode)
 
 
 def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: PrecisionLike = None,
@@ -104,11 +106,10 @@ def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Pre
     a, v = _vectors("correlate", a, v, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
     vc = st.flip(sel.conj(v) if dtype_kind(v.dtype) == "c" else v, 0)
-    full = _full_convolution(a, vc) if n >= m else _full_convolution(vc, a)
     if mode == "same" and n < m:
         # with the longer operand second numpy centres the window from the other side
-        return full[n // 2:n // 2 + m]
-    return _crop(full, n, m, mode)
+        return _convolution(vc, a, n // 2, m)
+    return _cropped(a, vc, mode) if n >= m else _cropped(vc, a, mode)
 
 
 def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
