@@ -90,6 +90,16 @@ def test_convolution_gradient_beside_an_infinite_entry(name, mode):
     np.testing.assert_array_equal(np.asarray(got), want[name, mode])
 
 
+def test_cumprod_gradient_behind_an_infinite_entry():
+    """d/dv cumprod([inf, v, 2])[2] = 2 inf: the odd-even scan reuses out[1]'s tangent for
+    out[2] (the Hillis-Steele scan met 0 * inf from out[1]'s zero cotangent: NaN). As JAX
+    0.10.2, whose jvp along v is NaN here too (the constant 2's zero tangent times inf)."""
+    for f in [lambda v: fnp.cumprod(fnp.stack([inf, v, 2.0]))[2],
+              lambda v: ft.lax.cumprod(fnp.stack([2.0, v, inf]), 0, True)[0]]:
+        got = [float(ft.grad(f)(v)) for v in (1.0, -1.0)]
+        assert got == [inf, inf]
+
+
 # Values at the same kind of points, against scipy's and JAX 0.10.2's (they agree on each)
 VALUE_ROWS = [
     # Gamma(-0.0) = -inf: its sign is -1

@@ -347,31 +347,50 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 reduce_prod_p.def_rules(jvp=_reduce_prod_jvp)
 
 
+def _pair_scan(a, d, axis):
+    """Running ``(a, da) * (b, db) = (ab, da b + a db)`` along ``axis`` by the odd-even
+    recursion (JAX's associative_scan): pairs of neighbours, the scan of those, then the
+    even entries from it. Each output's tangent is reused by the later ones, so a reverse
+    pass never meets 0 * inf from an output nobody reads (grad of cumprod([inf, v, 2])[2]
+    in v is inf, not NaN, as JAX 0.10.2); the first entry keeps its own tangent."""
+    n = aval(a).shape[axis]
+    if n < 2:
+        return a, d
+
+    def part(v, start, limit=n):
+        return slice_in_dim(v, start, limit, 2, axis)
+
+    def comb(x, y):      # (x then y), x earlier in the scan
+        (ax, dx), (ay, dy) = x, y
+        return E.mul(ax, ay), E.add(E.mul(dx, ay), E.mul(ax, dy))
+    odd = _pair_scan(*comb((part(a, 0, n - 1), part(d, 0, n - 1)), (part(a, 1), part(d, 1))),
+                     axis)
+    prev = tuple(slice_in_dim(v, 0, (n - 1) // 2, 1, axis) for v in odd)
+    even = comb(prev, (part(a, 2), part(d, 2)))
+    even = tuple(concatenate([slice_in_dim(v, 0, 1, 1, axis), e], axis)
+                 for v, e in zip((a, d), even))
+
+    def interleave(e, o):    # e at 0, 2, 4 ..., o at 1, 3, ...
+        nd = aval(e).ndim
+        ce = [(0, 0, 0)] * nd
+        co = [(0, 0, 0)] * nd
+        ce[axis] = (0, n - 2 * aval(e).shape[axis] + 1, 1)
+        co[axis] = (1, n - 2 * aval(o).shape[axis], 1)
+        return E.add(pad(e, 0, ce), pad(o, 0, co))
+    return tuple(interleave(e, o) for e, o in zip(even, odd))
+
+
 def _cumprod_jvp(primals, tangents, *, axis, reverse):
-    """The running product's tangent by the scan of ``(a, da) * (b, db) = (ab, da b + a db)``
-    (Hillis-Steele: log2(n) steps, each combining with the pair ``s`` entries back, an
-    identity (1, 0) shifted in): no division, so exact with zeros, infinities and NaNs
-    (grad of sum(cumprod([inf, 1, 2]) * [1, 2, 3]) is [9, inf, inf], as in JAX)."""
+    """The running product's tangent by a scan of ``(a, da) * (b, db) = (ab, da b + a db)``
+    (``_pair_scan``): no division, so exact with zeros, infinities and NaNs (grad of
+    sum(cumprod([inf, 1, 2]) * [1, 2, 3]) is [9, inf, inf], as in JAX)."""
     (x,), (t,) = primals, tangents
     out = cumprod(x, axis, reverse)
     if type(t) is Zero or dtype_kind(aval(x).dtype) not in "fc":
         return out, Zero(aval(out))
-    nd, n = aval(x).ndim, aval(x).shape[axis]
-
-    def shift(v, s, fill):        # v moved s entries along the scan, ``fill`` shifted in
-        cfg = [(0, 0, 0)] * nd
-        cfg[axis] = (-s, s, 0) if reverse else (s, -s, 0)
-        return pad(v, fill, cfg)
-    a, d, s = x, t, 1
-    shape, idx = aval(x).shape, np.arange(n)
-    while s < n:
-        a_back, d_back = shift(a, s, 1), shift(d, s, 0)
-        # the first s entries keep their tangent: combining with the identity (1, 0) gave
-        # 0 * inf = NaN at an infinite entry (the forward tangent of cumprod([inf, 1, 2]))
-        later = broadcast_in_dim(idx < n - s if reverse else idx >= s, shape, (axis,))
-        d_new = E.add(E.mul(d_back, a), E.mul(a_back, d))
-        a, d, s = E.mul(a_back, a), select_n(later, d, d_new), 2 * s
-    return out, d
+    if reverse:
+        return out, rev(_pair_scan(rev(x, (axis,)), rev(t, (axis,)), axis)[1], (axis,))
+    return out, _pair_scan(x, t, axis)[1]
 
 
 cumprod_p.def_rules(jvp=_cumprod_jvp)
