@@ -11,6 +11,7 @@ import pytest
 import functrans as ft
 import functrans.nn as fnn
 import functrans.numpy as fnp
+import functrans.scipy.signal as fss_signal
 import functrans.scipy.special as fss
 import functrans.scipy.stats as fst
 
@@ -98,6 +99,18 @@ def test_cumprod_gradient_behind_an_infinite_entry():
               lambda v: ft.lax.cumprod(fnp.stack([2.0, v, inf]), 0, True)[0]]:
         got = [float(ft.grad(f)(v)) for v in (1.0, -1.0)]
         assert got == [inf, inf]
+
+
+@pytest.mark.parametrize("name,want", [("convolve", [[inf, 2.0], [inf, 1.0]]),
+                                       ("correlate", [[2.0, inf], [1.0, inf]])])
+def test_signal_convolution_gradient_beside_an_infinite_entry(name, want):
+    """scipy.signal's direct convolution computes only the kept outputs too (as JAX 0.10.2)."""
+    f = getattr(fss_signal, name)
+    a, w = np.array([1.0, 0.0, inf]), np.array([1.0, 2.0, 3.0])
+    for mode, row in zip(["same", "valid"], want):
+        k = 3 if mode == "same" else 2
+        got = ft.grad(lambda v: fnp.sum(f(a, v, mode) * w[:k]))(np.array([2.0, -1.0]))
+        np.testing.assert_array_equal(np.asarray(got), row)
 
 
 # Values at the same kind of points, against scipy's and JAX 0.10.2's (they agree on each)

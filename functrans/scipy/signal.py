@@ -25,29 +25,29 @@ __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "csd", "detrend
            "fftconvolve", "istft", "stft", "welch"]
 
 
-def _full_convolution(x, h):
-    pads = [(k - 1, k - 1) for k in h.shape]
-    xp = _fnp.pad(x, pads)
-    out_shape = tuple(n + k - 1 for n, k in zip(x.shape, h.shape))
-    out = _fnp.zeros(out_shape, _np.result_type(x.dtype, h.dtype))
+def _convolution(x, h, mode):
+    """The part of the full convolution that ``mode`` keeps, and only it: cropping the full
+    one gave the dropped outputs a zero cotangent, and 0 * inf = NaN in ``h``'s gradient."""
+    starts, sizes = _window(x.shape, h.shape, mode)
+    xp = _fnp.pad(x, [(k - 1, k - 1) for k in h.shape])
+    out = _fnp.zeros(tuple(sizes), _np.result_type(x.dtype, h.dtype))
     for idx in _itertools.product(*[range(k) for k in h.shape]):
-        # out[n] += h[k] x[n - k]: the slice of the padded x starting at K - 1 - k
-        starts = [k - 1 - i for k, i in zip(h.shape, idx)]
-        piece = xp[tuple(slice(s, s + m) for s, m in zip(starts, out_shape))]
+        # out[n] += h[k] x[n - k]: the slice of the padded x starting at start + K - 1 - k
+        firsts = [s + k - 1 - i for s, k, i in zip(starts, h.shape, idx)]
+        piece = xp[tuple(slice(f, f + m) for f, m in zip(firsts, sizes))]
         out = out + h[idx] * piece
     return out
 
 
-def _crop(full, x_shape, h_shape, mode):
+def _window(x_shape, h_shape, mode):
+    """(starts, sizes) of ``mode``'s part of the full convolution."""
     if mode == "full":
-        return full
+        return [0] * len(x_shape), [n + k - 1 for n, k in zip(x_shape, h_shape)]
     if mode == "same":
-        starts = [(k - 1) // 2 for k in h_shape]
-        return full[tuple(slice(s, s + n) for s, n in zip(starts, x_shape))]
+        return [(k - 1) // 2 for k in h_shape], list(x_shape)
     if mode == "valid":
         sizes = [max(n, k) - min(n, k) + 1 for n, k in zip(x_shape, h_shape)]
-        starts = [min(n, k) - 1 for n, k in zip(x_shape, h_shape)]
-        return full[tuple(slice(s, s + m) for s, m in zip(starts, sizes))]
+        return [min(n, k) - 1 for n, k in zip(x_shape, h_shape)], sizes
     raise ValueError(f"mode must be 'full', 'same' or 'valid', got {mode!r}")
 
 
@@ -85,7 +85,7 @@ def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "
                              "large as the other in every dimension")
         if smaller and not bigger:
             x, h = h, x
-    return _crop(_full_convolution(x, h), x.shape, h.shape, mode)
+    return _convolution(x, h, mode)
 
 
 def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto",
