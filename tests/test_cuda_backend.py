@@ -318,10 +318,6 @@ def _worker(mode, out_path, part, nparts, path=None):
     sys.path.insert(0, ROOT)
     report = {}
     if mode == "sim":
-        # The simulator runs each block's threads as Python threads while the launching
-        # thread polls them in a loop; at Python's default 5 ms GIL switch interval that
-        # loop held the GIL most of the time (a small jit call: 73 -> ~15 ms of CPU)
-        sys.setswitchinterval(1e-4)
         from backends.cuda import runtime
         selected = {"cases": None, "checks": None}
         if path is not None:
