@@ -215,3 +215,21 @@ def test_narrow_dtypes_sort_natively(dtype):
             outs += sort_p.bind(q % 3, a, dimension=1, is_stable=True, num_keys=2)
             return outs + [fnp.argsort(a, axis=0)]
         _check(cases, (x, p, h), f"{dtype} {shape}")
+
+
+def test_bfloat16_keys_sort_natively():
+    """bfloat16 keys are floats by their bits (numpy calls the dtype's kind "V"), no host
+    step (it was one): NaN payloads and signs after +inf tied in their order, -0.0 and
+    0.0 tied, as ml_dtypes' numpy sort puts them; rows through the networks (16), the
+    merges (17, 96) and the radix passes (97, 700); alone, with passengers, as the second
+    key, and along the other axis."""
+    for j, shape in enumerate([(30, 16), (6, 17), (4, 96), (5, 97), (3, 700)]):
+        x = _with_odd_floats(_data(shape, "float32", 60 + j).astype(ml_dtypes.bfloat16), 70 + j)
+        p = _data(shape, "int32", 80 + j)
+
+        def cases(a, q):
+            outs = list(sort_p.bind(a, dimension=1, is_stable=True, num_keys=1))
+            outs += sort_p.bind(a, q, dimension=1, is_stable=False, num_keys=1)
+            outs += sort_p.bind(q % 3, a, dimension=1, is_stable=True, num_keys=2)
+            return outs + [fnp.argsort(a, axis=0), fnp.sort(a, axis=0)]
+        _check(cases, (x, p), f"bfloat16 {shape}")

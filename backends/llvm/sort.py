@@ -29,7 +29,7 @@ import math
 import llvmlite.ir as ir
 import numpy as np
 
-from jaxpr_ir import ShapedArray
+from jaxpr_ir import ShapedArray, dtype_kind
 from ..fusion import contiguous_strides
 from .conv_gemm import parallel, slots
 from .equations import native
@@ -47,8 +47,8 @@ def _c(v, t=I64):
 
 
 def _sort_supported(eqn, planner):
-    nk = eqn.params["num_keys"]       # keys of any width (float16, int8 too); passengers as bits
-    return all(x.aval.dtype.kind in "fiub" and x.aval.dtype.itemsize <= 8
+    nk = eqn.params["num_keys"]   # keys of any width (float16, bfloat16, int8); passengers as bits
+    return all(dtype_kind(x.aval.dtype) in "fiub" and x.aval.dtype.itemsize <= 8
                for x in eqn.inputs[:nk]) and \
         all(x.aval.dtype.kind != "O" and x.aval.dtype.itemsize in (1, 2, 4, 8, 16)
             for x in eqn.inputs)
@@ -104,7 +104,7 @@ class _RowJob:
         A, B, IA, IB, H = (b.gep(s, [_c(o)], source_etype=ir.IntType(8)) for o in self.offs)
         if not self.indexed:
             IA = IB = ir.Constant(PTR, None)
-        lone_float = not self.indexed and self.ins[0].dtype.kind == "f"
+        lone_float = not self.indexed and dtype_kind(self.ins[0].dtype) == "f"
         if lone_float:
             counts = [self.var(I64, _c(0)), self.var(I64, _c(0)), self.var(I1, _c(0, I1))]
         for stage, j in enumerate(reversed(range(self.nk))):

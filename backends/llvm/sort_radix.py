@@ -28,6 +28,8 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from . import cache, engine
 from .lltypes import I1, I8, I32, I64, Routine, emit_loop
 from .values import PTR
@@ -68,7 +70,7 @@ def key_bits(b, dtype, bits):
         return bits
     w = t.width
     sign = _c(1 << (w - 1), t)
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         return b.xor(bits, sign)
     _, exp, nan = float_parts(dtype)
     mag = b.and_(bits, _c((1 << (w - 1)) - 1, t))
@@ -85,7 +87,7 @@ def decode_bits(b, dtype, key):
     if dtype.kind in "ub":
         return key
     sign = _c(1 << (t.width - 1), t)
-    if dtype.kind != "f":
+    if dtype_kind(dtype) != "f":
         return b.xor(key, sign)
     neg = b.icmp_unsigned("<", key, sign)
     return b.select(neg, b.not_(key), b.xor(key, sign))
