@@ -21,6 +21,36 @@ def test_arange_with_only_start_and_step_counts_from_zero():
     assert fnp.arange(3, dtype="float32").dtype == np.float32
 
 
+@pytest.mark.parametrize("bounds,dtype,values", [
+    ((np.float32(3),), np.float32, [0, 1, 2]),            # JAX 0.10.2: float32 (was float64)
+    ((np.int16(4),), np.int16, [0, 1, 2, 3]),
+    ((np.float32(0), 5.5), np.float32, [0, 1, 2, 3, 4, 5]),   # a Python float is weak
+    ((np.int32(0), 5), np.int32, [0, 1, 2, 3, 4]),
+    ((np.int32(0), 5.5), np.float64, [0, 1, 2, 3, 4, 5]),
+    ((np.int8(1), 5, np.int16(1)), np.int16, [1, 2, 3, 4]),
+    ((0, 5, np.float32(0.5)), np.float32, [0, .5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5]),
+    ((np.float16(0), 3, 0.5), np.float16, [0, .5, 1, 1.5, 2, 2.5]),
+    # numpy (and JAX, which calls it) subtract the bounds in uint8 and wrap: 255 values
+    # for arange(uint8(3), 2) and none for arange(uint8(10), 0, -1); range() is right
+    ((np.uint8(3), 2), np.uint8, []),
+    ((np.uint8(10), 0, -1), np.uint8, list(range(10, 0, -1))),
+    ((np.uint8(250), 260), np.uint8, [250, 251, 252, 253, 254, 255, 0, 1, 2, 3]),
+])
+def test_arange_dtype_is_the_bounds_promoted_type(bounds, dtype, values):
+    out = fnp.arange(*bounds)
+    assert out.dtype == dtype and out.tolist() == values
+    assert ft.jit(lambda: fnp.arange(*bounds))().dtype == dtype
+
+
+def test_arange_float32_values_are_jaxs():
+    # JAX 0.10.2: arange(0, float32(1), 0.1) filled in float32
+    got = fnp.arange(0, np.float32(1.0), 0.1)
+    want = [0.0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896,
+            0.4000000059604645, 0.5, 0.6000000238418579, 0.699999988079071, 0.800000011920929,
+            0.9000000357627869]
+    assert got.dtype == np.float32 and got.tolist() == want
+
+
 def test_array_namespace_info_and_version_as_jax():
     info = fnp.__array_namespace_info__()
     assert fnp.__array_api_version__ == "2024.12"

@@ -271,12 +271,17 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
             raise ValueError(f"arange: bounds must be scalars, got shape {np.shape(v)}")
     if step is not None and step == 0:
         raise ValueError("arange: step must not be zero")
+    bounds = [v for v in (start, stop, step) if v is not None]
+    if dt is None:            # JAX's rule: the bounds' promoted type (np.float32(3) -> float32)
+        dt = _util.result_dtype(*bounds)
+        dt = np.dtype(np.int64) if dt == np.bool_ else dt
+    if all(dtype_kind(np.asarray(v).dtype) in "biu" for v in bounds):
+        # Python ints: numpy computes the length in the bounds' own type otherwise, and
+        # arange(np.uint8(3), 2) would wrap to 255 values instead of none
+        start, stop, step = (None if v is None else int(v) for v in (start, stop, step))
     if stop is None:          # arange(n, step=s) counts from 0 to n (not from n to s)
         start, stop = 0, start
     out = np.arange(start, stop, 1 if step is None else step, dtype=dt)
-    if dt is None and out.dtype not in (np.int64, np.float64, np.int32, np.float32, np.uint64,
-                                        np.uint32, np.complex128, np.complex64):
-        out = out.astype(canonical_dtype(out.dtype) if dtype_kind(out.dtype) != "i" else np.int64)
     return _placed(wrap(out), device)
 
 
