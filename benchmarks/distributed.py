@@ -314,7 +314,7 @@ def throughput_worker():
     # the body compiled too (a shard_map body runs op by op unless it is jitted)
     step = ft.jit(local_step if n == 1 else ft.shard_map(
         ft.jit(local_step), Mesh((n,), ("data",)), in_specs=(P(), P("data"), P("data")),
-        out_specs=P()))
+        out_specs=P(), check_rep=False))   # per-process gradients, pmean'd (check_vma=False)
     step(p, x, y)
     t = _timed_steps(step, (p, x, y), 15)
     if ft.process_index() == 0:

@@ -20,6 +20,7 @@ from jaxpr_ir import ShapedArray, dtype_kind
 from .api_util import (FLOAT0, as_array, flatten_fun, keep_metadata, normalize_argnums,
                        trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
+from .shard_map_specs import check_reverse_mode
 from .tracing import Tracer, leaked_tracer_error, get_aval, wrap
 from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import LinearJaxpr, linearize_fun
@@ -331,6 +332,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     """
     in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
         fun, primals, tuple(range(len(primals))), has_aux, "vjp", skip_ints=True)
+    check_reverse_mode([x for x, m in zip(in_flat, mask) if m], lin.jaxpr, "vjp")
     vjp_fn = _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, len(primals))
     out = tree_unflatten(out_tree, [_out(o) for o in outs])
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
@@ -438,6 +440,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
             raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
                             "use jacrev/vjp for non-scalar outputs")
         _check_grad_output(oa, holomorphic)
+        check_reverse_mode([x for x, m in zip(in_flat, mask) if m], lin.jaxpr, "grad")
         cts = backward_pass(lin.jaxpr, lin.residuals,
                             [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
                             [np.ones((), oa.dtype)], lin.all_linear)
@@ -480,6 +483,7 @@ def _value_and_grad_single(fun, x, holomorphic=False):
         raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
                         "use jacrev/vjp for non-scalar outputs")
     _check_grad_output(oa, holomorphic)
+    check_reverse_mode([x], lin.jaxpr, "grad")
     jaxpr = lin.jaxpr
     ct, = backward_pass(jaxpr, lin.residuals, [UndefinedPrimal(jaxpr.invars[0].aval)],
                         [np.array(1, oa.dtype)], lin.all_linear)

@@ -39,6 +39,14 @@ block, no communication), so reverse mode does not run the forward pass again (w
 or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a shard_map
 maps the body (the batch dimension is never split).
 
+Gradients taken *inside* the body are each process's own (JAX's ``check_vma=False``
+semantics; ``check_vma`` is accepted as JAX 0.10's name of ``check_rep``). JAX's default
+``check_vma=True`` types values with the axes they vary along and then sums the cotangent
+of a replicated value over its axes and transposes ``psum`` to a copy; functrans does not
+model that typing, so with ``check_rep=True`` an in-body ``grad``/``vjp`` whose values
+would differ from JAX's (a differentiated input replicated along a mesh axis, or a
+psum/pmean/pmax/pmin differentiated through) is an error naming ``check_rep=False``.
+
 Running it: the body is compiled once (CPU backend) and runs on this process's blocks (op
 by op under ``ft.disable_jit()``); a collective at the body's top level calls MPI from the
 compiled code (``primitives.collectives_native``), one elsewhere (inside a loop, say) is a
@@ -87,10 +95,13 @@ shard_map_p = Primitive("shard_map", multiple_results=True)
 # bound by this equation's own mesh, so it is computed whenever its operands are known.
 
 
-def _trace_body(fun, avals, mesh, name):
+def _trace_body(fun, avals, mesh, name, ad_vary=None):
     """Trace ``fun`` on block avals with the mesh's axis names bound; the closed-over values
-    become leading inputs. Returns (ClosedJaxpr without consts, const values)."""
-    with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames())):
+    become leading inputs. ``ad_vary``: the axes each input varies along, for the check of
+    reverse mode inside a body traced with ``check_rep=True`` (``check_reverse_mode``).
+    Returns (ClosedJaxpr without consts, const values)."""
+    with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames()),
+                    ad_vary=ad_vary):
         j, consts, _ = trace_to_jaxpr(fun, avals, name=name)
     body = ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), [])
     return body, list(consts)
@@ -311,11 +322,16 @@ shard_map_p.compile_inline = inline_shard_map
 
 # --------------------------------------------------------------------------- public
 
-def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
+def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True, *,
+              check_vma: bool | None = None):
     """``f`` run on each process's blocks of its global arguments (see the module doc).
 
     ``in_specs``: a PartitionSpec per argument (or one for all), a prefix of the argument
-    pytrees; ``out_specs`` likewise for the result.
+    pytrees; ``out_specs`` likewise for the result. ``check_vma`` is JAX 0.10's name of
+    ``check_rep`` (give one of them). With ``check_rep=True`` a gradient taken inside the
+    body is an error where JAX's check_vma=True typing would give other values
+    (``shard_map_specs.check_reverse_mode``); with ``check_rep=False`` it has JAX's
+    check_vma=False values.
 
     >>> import functrans as ft, numpy as np
     >>> from functrans.sharding import Mesh, P
@@ -327,6 +343,11 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
     """
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map: mesh must be a functrans.sharding.Mesh, got {mesh!r}")
+    if check_vma is not None:
+        if check_rep is not True and bool(check_rep) != bool(check_vma):
+            raise TypeError(f"shard_map: check_rep={check_rep!r} and check_vma={check_vma!r} "
+                            "disagree; check_vma is JAX 0.10's name of check_rep, give one")
+        check_rep = bool(check_vma)
 
     def wrapped(*args):
         per_arg = (in_specs,) * len(args) if isinstance(in_specs, PartitionSpec) else in_specs
@@ -345,7 +366,8 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True):
 
         _check_same_everywhere(mesh, avals)
         local = [block_aval(a, s, mesh) for a, s in zip(avals, norm)]
-        body, consts = _trace_body(flat_fun, local, mesh, "shard_map")
+        body, consts = _trace_body(flat_fun, local, mesh, "shard_map",
+                                   [spec_axes(s) for s in norm] if check_rep else None)
         out, otree = out_box[0]
         out_avals = body.out_avals
         ospecs = spec_leaves(out_specs, out, "out_specs")

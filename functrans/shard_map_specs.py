@@ -11,12 +11,15 @@ the dimension is split over (``()``: whole).
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from jaxpr_ir import Literal, ShapedArray
-from .sharding import PartitionSpec
+from .sharding import PartitionSpec, mesh_frames
+from .tracing import Tracer
 from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
-           "spec_axes"]
+           "spec_axes", "check_reverse_mode"]
 
 # collectives and how they change the set of axes a value varies along
 _REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
@@ -191,3 +194,72 @@ def check_replication(jaxpr, in_specs, out_specs, mesh):
                 f"(reduce it there with psum/pmean/pmax/all_gather, split a dimension over "
                 f"{bad[0]!r} in out_specs, or pass check_rep=False)")
 
+
+
+# --------------------------------------------------------------------------- reverse mode
+
+def _sums_over(jaxpr):
+    """The axis names a psum / pmax / pmin inside ``jaxpr`` (at any depth) reduces over."""
+    names = set()
+    for e in jaxpr.eqns:
+        if e.primitive.name in ("psum", "pmax", "pmin"):
+            names.add(e.params["axis_name"])
+        for v in e.params.values():
+            for b in (v if isinstance(v, (tuple, list)) else (v,)):
+                bj = getattr(b, "jaxpr", b)
+                if hasattr(bj, "eqns"):
+                    names |= _sums_over(bj)
+    return names
+
+
+def _vary_of(x, frame):
+    """The mesh axes the value ``x`` of a body being traced may vary along; None when it
+    belongs to a trace inside the body's (a jit or vmap there), which this cannot see."""
+    if not isinstance(x, Tracer) or x._trace.level < frame.level:
+        return set()                 # a constant, or a value closed over from outside
+    if x._trace.level > frame.level:
+        return None
+    t = x._trace
+    sofar = SimpleNamespace(invars=t.invars, eqns=t.eqns, outvars=[x.ir_var])
+    return varying_axes(sofar, frame.ad_vary, set(frame.mesh.axis_names))[0]
+
+
+def check_reverse_mode(diff_inputs, linear_jaxpr, what):
+    """Raise where reverse mode taken inside a shard_map body traced with ``check_rep=True``
+    would give other values than JAX 0.10's default (``check_vma=True``).
+
+    There JAX types each value with the mesh axes it varies along: the cotangent of a value
+    replicated along an axis is summed over it (the transpose of the implicit ``pvary``
+    where it meets a varying value) and ``psum`` transposes to a copy. functrans
+    differentiates the body on each process alone, as JAX does with ``check_vma=False``:
+    the same values when every differentiated input varies along every mesh axis (of size
+    > 1) and no psum / pmean / pmax / pmin is differentiated through; otherwise an error.
+    (The gradient of a whole shard_map, ``grad(shard_map(...))``, is JAX's in both modes.)
+    """
+    frames = mesh_frames()
+    if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
+        return
+    frame = frames[-1]
+    axes = {a for a in frame.mesh.axis_names if frame.mesh.axis_size(a) > 1}
+    if not axes:
+        return
+    why = None
+    summed = sorted(_sums_over(linear_jaxpr) & axes)
+    if summed:
+        why = f"the differentiated function reduces over mesh axis {summed[0]!r} " \
+              "(psum / pmean / pmax / pmin)"
+    for i, x in enumerate(diff_inputs):
+        vary = _vary_of(x, frame)
+        if why is None and vary is None:
+            why = f"differentiated input leaf {i} is a value of a jit / vmap inside the body"
+        elif why is None and axes - vary:
+            why = f"differentiated input leaf {i} is replicated along mesh axis " \
+                  f"{sorted(axes - vary)[0]!r}"
+    if why is not None:
+        raise ValueError(
+            f"{what} inside a shard_map body with check_rep=True (JAX's check_vma=True): "
+            f"{why}, where JAX 0.10 sums the cotangent of a replicated value over the axis "
+            "and transposes psum to a copy, while functrans differentiates each process's "
+            "body alone (JAX's check_vma=False), so the values would differ from JAX's. "
+            "Pass check_rep=False (check_vma=False) to shard_map for JAX's check_vma=False "
+            "values, or take the gradient of the whole shard_map (grad(shard_map(...))).")

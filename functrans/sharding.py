@@ -508,12 +508,14 @@ class MeshFrame:
     """A mesh whose axis names are bound: while shard_map traces its body (``tracing``;
     the body's trace will have level ``level``) or runs it on this process's blocks.
     ``vmap_depth``: how many vmap axis frames were bound outside it (a vmap inside the body
-    shadows a mesh axis of the same name; one outside does not)."""
-    __slots__ = ("mesh", "tracing", "level", "vmap_depth")
+    shadows a mesh axis of the same name; one outside does not). ``ad_vary``: while a
+    user's body is traced with ``check_rep=True``, the mesh axes each input of the body's
+    trace varies along (reverse mode inside the body checks against it), else None."""
+    __slots__ = ("mesh", "tracing", "level", "vmap_depth", "ad_vary")
 
-    def __init__(self, mesh, tracing, level, vmap_depth):
+    def __init__(self, mesh, tracing, level, vmap_depth, ad_vary=None):
         self.mesh, self.tracing, self.level = mesh, tracing, level
-        self.vmap_depth = vmap_depth
+        self.vmap_depth, self.ad_vary = vmap_depth, ad_vary
 
 
 class _MeshStack(threading.local):
@@ -527,8 +529,8 @@ _mesh_stack = _MeshStack()
 class bound_mesh:
     """Context manager: bind ``mesh``'s axis names for collectives in this thread."""
 
-    def __init__(self, mesh, tracing=False, level=0, vmap_depth=0):
-        self.frame = MeshFrame(mesh, tracing, level, vmap_depth)
+    def __init__(self, mesh, tracing=False, level=0, vmap_depth=0, ad_vary=None):
+        self.frame = MeshFrame(mesh, tracing, level, vmap_depth, ad_vary)
 
     def __enter__(self):
         _mesh_stack.frames.append(self.frame)

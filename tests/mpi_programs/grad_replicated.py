@@ -112,5 +112,72 @@ close(ft.make_array_from_process_local_data(ft.NamedSharding(mesh, P("data")), m
       "from local blocks")
 count += 1
 
+# gradients taken inside the body, against JAX 0.10.2 (4 / 2 simulated CPU devices, f64).
+# check_rep=False is JAX's check_vma=False: each process differentiates its body alone.
+# With check_rep=True (JAX's default check_vma=True) JAX sums the cotangent of a replicated
+# value over the axis and transposes psum to a copy, which functrans does not model: those
+# forms raise (they used to give check_vma=False's values silently: 2x / 4x the dp
+# gradient here), while a gradient w.r.t. a block with no psum in between is the same in
+# both modes and runs.
+W0 = np.arange(6.0).reshape(3, 2) / 10 - 0.2
+X0 = np.arange(12.0).reshape(4, 3) / 7 - 0.8
+Y0 = np.cos(np.arange(8.0)).reshape(4, 2)
+DP_GRAD = [[0.04498656777484342, -0.01863883168127669], [0.021418719904673, -0.03063322135448974],
+           [-0.0021491279654974604, -0.042627611027702794]]      # JAX, either device count
+PMEAN_W = {2: [[0.2883400377716103, 0.08479062219397304], [0.2548999431374331, 0.10708961649665909],
+               [0.2214598485032558, 0.12938861079934513]],
+           4: [[0.7518776224315978, 0.5330005608889052], [0.6176137612830983, 0.43782188930160076],
+               [0.48334990013459866, 0.34264321771429623]]}
+LOCAL_X = {2: [[0.1272972378595063, -0.03331253505555657, -0.19392230797061946],
+               [-0.09609040138353836, 0.04892183106743679, 0.19393406351841194],
+               [-0.0626018334833451, -0.00823903379843949, 0.04612376588646611],
+               [0.11417711658635275, -0.024162407755939024, -0.1625019320982308]]}
+LOCAL_X[4] = (2 * np.array(LOCAL_X[2])).tolist()   # JAX's 4-device values: twice (exactly)
+
+
+def loss0(w, x, y):
+    return fnp.mean((fnp.tanh(x @ w) - y) ** 2)
+
+
+def inbody(f, i, o, **kw):
+    return ft.shard_map(f, mesh, in_specs=i, out_specs=o, **kw)
+
+
+rep3 = (P(), P("data"), P("data"))
+if n in PMEAN_W:
+    for kw in ({"check_rep": False}, {"check_vma": False}):
+        close(inbody(lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data"), rep3, P(),
+                     **kw)(W0, X0, Y0), np.array(DP_GRAD), f"in-body dp grad {kw}")
+    close(inbody(lambda x: ft.grad(lambda x: lax.psum(fnp.sum(fnp.sin(x)), "data"))(x),
+                 P("data"), P("data"), check_rep=False)(X0), n * np.cos(X0), "in-body psum grad")
+    # a value that varies returned under P() unchecked: each process's own (JAX's single
+    # process returns device 0's), so rank 0 holds JAX's
+    g = inbody(lambda w, x, y: ft.grad(lambda w: lax.pmean(loss0(w, x, y), "data"))(w), rep3,
+               P(), check_rep=False)(W0, X0, Y0)
+    if ft.process_index() == 0:
+        close(g, np.array(PMEAN_W[n]), "in-body pmean grad")
+    for kw in ({}, {"check_rep": False}):
+        close(inbody(lambda w, x, y: ft.grad(loss0, argnums=1)(w, x, y), rep3, P("data"),
+                     **kw)(W0, X0, Y0), np.array(LOCAL_X[n]), f"in-body block grad {kw}")
+    refused = {
+        "replicated input": (lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data"),
+                             rep3, P(), "input leaf 0 is replicated along mesh axis 'data'"),
+        "vjp": (lambda w, x, y: ft.vjp(lambda w: loss0(w, x, y), w)[1](1.0)[0], rep3, P(),
+                "input leaf 0 is replicated along mesh axis 'data'"),
+        "through psum": (lambda x: ft.grad(lambda x: lax.psum(fnp.sum(fnp.sin(x)), "data"))(x),
+                         P("data"), P("data"), "reduces over mesh axis 'data'"),
+        "inside jit": (lambda x: ft.jit(ft.grad(lambda x: fnp.sum(x ** 2)))(x),
+                       P("data"), P("data"), "value of a jit / vmap inside the body"),
+    }
+    for what, (f, i, o, msg) in refused.items():
+        try:
+            inbody(f, i, o)(*((W0, X0, Y0) if len(i) == 3 else (X0,)))
+        except ValueError as e:
+            if msg not in str(e) or "check_rep=False" not in str(e):
+                raise AssertionError(f"in-body {what}: {e}") from None
+        else:
+            raise AssertionError(f"in-body {what}: no error with check_rep=True")
+    count += 1
+
 if ft.process_index() == 0:
     print("OK", count)
