@@ -13,6 +13,7 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
 from functrans.primitives.sorting import sort_p
+from backends.llvm.sort_lanes import LANES_MAX, WIDE_MAX
 
 _DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
 _SHAPES = [(0,), (1,), (2,), (17,), (3, 0), (1, 5), (4, 1), (3, 33), (2, 3, 4), (70,), (9, 16),
@@ -233,3 +234,39 @@ def test_bfloat16_keys_sort_natively():
             outs += sort_p.bind(q % 3, a, dimension=1, is_stable=True, num_keys=2)
             return outs + [fnp.argsort(a, axis=0), fnp.sort(a, axis=0)]
         _check(cases, (x, p), f"bfloat16 {shape}")
+
+
+@pytest.mark.parametrize("dtype", _DTYPES + ["float16", "bfloat16", "int8", "uint16"])
+def test_lane_groups_match_the_numpy_impl(dtype):
+    """Rows of 2..sort_lanes.LANES_MAX are sorted a lane group at a time (the rows as
+    vector lanes under one network): a group exactly full (16 x 2), a partial last group
+    sorted row by row (17 x 17, 41 x 97), fewer rows than a group (3 x 64: row by row),
+    the longest lane rows and the first too long (768 / 769; 512 / 513 for 8-byte keys
+    with places), rows through a strided view (axis 0), and enough work to split groups
+    over the threads (64 x 300); alone (float NaN payloads and -0.0 put back per row),
+    as argsort and with passengers (keys of up to 4 bytes and their places in 64-bit
+    lanes, 8-byte keys beside their places), stable or not."""
+    kind = "f" if dtype == "bfloat16" else np.dtype(dtype).kind
+    shapes = [(16, 2), (17, 17), (41, 97), (3, 64), (33, LANES_MAX), (9, LANES_MAX + 1),
+              (8, WIDE_MAX), (8, WIDE_MAX + 1), (64, 300)]
+    xs = []
+    for j, shape in enumerate(shapes):
+        base = "float32" if dtype == "bfloat16" else dtype
+        x = _data(shape, base, 90 + j)
+        if kind == "f":
+            x = _with_odd_floats(x.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else x.dtype),
+                                 100 + j)
+        xs.append(x)
+    p = _data((64, 300), "int32", 5)
+
+    def cases(*a):
+        outs = []
+        for j, x in enumerate(a[:-1]):
+            stable = bool(j % 2)
+            outs += sort_p.bind(x, dimension=1, is_stable=stable, num_keys=1)
+            outs += [fnp.argsort(x, axis=1), fnp.sort(x, axis=0)]
+        q = a[-1]
+        outs += sort_p.bind(a[-2], q, q.astype("float64"), dimension=1, is_stable=True,
+                            num_keys=1)
+        return outs + [fnp.argsort(a[1], axis=0)]
+    _check(cases, (*xs, p), f"{dtype} lane groups")

@@ -34,6 +34,7 @@ from ..fusion import contiguous_strides
 from .conv_gemm import parallel, slots
 from .equations import native
 from .lltypes import I1, I32, I64, emit_loop
+from .sort_lanes import LaneGroup, lane_bytes, lanes_for
 from .sort_radix import decode_bits, float_parts, hist_bytes, key_bits, key_width, row_sorter
 from .values import PTR
 
@@ -66,7 +67,7 @@ class _RowJob:
     """The per-row work inside the pool's body ``h``: ``ptrs`` the inputs' (non-literal
     ones, in order), then the outputs', then the scratch."""
 
-    def __init__(self, h, eqn, ins, ptrs, scratch):
+    def __init__(self, h, eqn, ins, ptrs, scratch, per):
         self.h, self.b, self.ins = h, h.b, ins
         self.dim, self.nk = eqn.params["dimension"], eqn.params["num_keys"]
         self.shape = ins[0].shape
@@ -75,7 +76,8 @@ class _RowJob:
         self.inp = {id(v): p for v, p in zip(live, ptrs)}
         self.outp = ptrs[len(live):len(live) + len(ins)]
         self.indexed = len(ins) > 1
-        self.per, self.offs, self.big = _layout(eqn, ins)
+        _, self.offs, self.big = _layout(eqn, ins)
+        self.per = per              # a slot's scratch bytes
         self.it = I64 if self.big else I32
         self.scratch = scratch
         entry = h.fn.entry_basic_block
@@ -191,15 +193,24 @@ class _RowJob:
         b.position_at_end(done)
 
 
-def _layout(eqn, ins):
+def _lanes(eqn, ins, rows):
+    """Rows per lane group (``sort_lanes``) of this sort, 0 for row by row."""
+    n = ins[0].shape[eqn.params["dimension"]]
+    lanes = lanes_for(ins[0].dtype, len(ins) > 1, n) if eqn.params["num_keys"] == 1 else 0
+    return lanes if rows >= lanes else 0
+
+
+def _layout(eqn, ins, lanes=0):
     """A row's scratch: its bytes, the offsets of its two key buffers, two position
-    buffers and the histograms, and whether positions need 64 bits."""
+    buffers and the histograms, and whether positions need 64 bits; a lane group's
+    scratch follows (at ``_align`` of the row's part)."""
     n = ins[0].shape[eqn.params["dimension"]]
     big = n >= 2 ** 31
     width = max(key_width(k.dtype) for k in ins[:eqn.params["num_keys"]])
     kb = _align(n * width)
     ib = _align(n * (8 if big else 4)) if len(ins) > 1 else 0
-    return 2 * kb + 2 * ib + hist_bytes(width, big), \
+    row = 2 * kb + 2 * ib + hist_bytes(width, big)
+    return _align(row) + (lane_bytes(n, lanes) if lanes else 0), \
         (0, kb, 2 * kb, 2 * kb + ib, 2 * kb + 2 * ib), big
 
 
@@ -231,11 +242,14 @@ def _sort(lw, fn, eqn, ins, outs):
         return
     others = [d for d in range(len(shape)) if d != dim]
     rows = math.prod(shape[d] for d in others)
-    threaded = rows >= 2 and rows * shape[dim] >= PARALLEL_MIN and slots() > 1
+    lanes = _lanes(eqn, ins, rows)
+    units = math.ceil(rows / max(lanes, 1))       # rows, or lane groups (the last partial)
+    threaded = units >= 2 and rows * shape[dim] >= PARALLEL_MIN and slots() > 1
     nslot = slots() if threaded else 1
-    count = rows if threaded else 1
-    per_row = math.ceil(rows / count)
-    ref, owned = lw.new_buffer(fn, ShapedArray((nslot * _layout(eqn, ins)[0],), np.uint8), True)
+    count = units if threaded else 1
+    per_unit = math.ceil(units / count)
+    size = _layout(eqn, ins, lanes)[0]
+    ref, owned = lw.new_buffer(fn, ShapedArray((nslot * size,), np.uint8), True)
     live = [v for v in ins if v.lit is None]
     ptrs = [fn.ptr(v.ref) for v in live] + [fn.ptr(o) for o in outs] + [fn.ptr(ref)]
     ostr = contiguous_strides(shape)
@@ -243,17 +257,33 @@ def _sort(lw, fn, eqn, ins, outs):
         [(ostr, 0)]
 
     def body(h, lo, hi, inner, slot):
-        job = _RowJob(h, eqn, ins, inner[:-1], inner[-1])
+        job = _RowJob(h, eqn, ins, inner[:-1], inner[-1], size)
         b = h.b
-        r0 = b.mul(lo, _c(per_row))
-        r1 = b.mul(hi, _c(per_row))
-        r1 = b.select(b.icmp_signed("<", r1, _c(rows)), r1, _c(rows))
+        u0 = b.mul(lo, _c(per_unit))
+        u1 = b.mul(hi, _c(per_unit))
+        u1 = b.select(b.icmp_signed("<", u1, _c(units)), u1, _c(units))
+
+        def offsets(r):
+            offs = _offsets(h.b, r, layout, others, shape)
+            return offs[:-1], offs[-1]
 
         def one(r):
-            offs = _offsets(h.b, r, layout, others, shape)
             job.b = h.b
-            job.row(offs[:-1], offs[-1], slot)
-        emit_loop(h, b.sub(r1, r0), one, r0)
+            job.row(*offsets(r), slot)
+        if not lanes:
+            emit_loop(h, b.sub(u1, u0), one, u0)
+            return
+        group = LaneGroup(job, lanes, offsets, _align(_layout(eqn, ins)[0]))
+
+        def one_group(g):
+            r0 = h.b.mul(g, _c(lanes))
+            full = h.b.icmp_signed("<=", h.b.add(r0, _c(lanes)), _c(rows))
+            with h.b.if_else(full) as (whole, tail):
+                with whole:
+                    group.emit(r0, slot)
+                with tail:
+                    emit_loop(h, h.b.sub(_c(rows), r0), one, r0)
+        emit_loop(h, b.sub(u1, u0), one_group, u0)
     parallel(lw, fn, "sort_rows", count, ptrs, body)
     if owned:
         lw.release(ref)

@@ -1,0 +1,205 @@
+"""Short rows of the native ``sort`` sorted many at a time: a group of ``L`` rows is
+transposed into a scratch of ``n`` vectors of ``L`` lanes (vector ``k`` holds every
+row's element ``k``, lane ``l`` row ``l``), one sorting network of ``n`` inputs runs
+over the vectors (each comparator one vector ``umin`` and ``umax``: ``L`` rows'
+comparisons at once), and the rows are transposed back.
+
+The lanes hold the rows' unsigned radix keys (``sort_radix.key_bits``), so the order is
+the row sorter's: a lone key as its key, of any width (64-byte vectors: 16 float32 or
+int32 rows, 8 float64 rows); with other operands riding along (argsort, passengers), a
+key of up to 4 bytes as ``key << 32 | k`` in 64-bit lanes, which orders by key, then
+by place: the stable order, every value distinct, so an unstable network gives it; an
+8-byte key beside its place ``k`` in a second vector, each comparator ordering the pairs
+(key, place) by a compare and selects.
+A lone float key's ``-0.0`` and non-canonical NaNs (the keys made them ``0.0`` and the
+canonical NaN) are put back as the row sorter does (``_RowJob._fix_zeros_nans``), per
+row, from its negatives and NaNs counted on the way in.
+
+The network is Batcher's odd-even merge network (``sort_radix.network``), as a constant
+table of comparator pairs in the program's module, walked by one loop: the code is the
+same small loop for every ``n``.
+
+>>> lanes_for(np.dtype("float32"), False, 64), lanes_for(np.dtype("float64"), True, 600)
+(16, 0)
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+import numpy as np
+
+from jaxpr_ir import dtype_kind
+from .lltypes import I1, I32, I64, emit_loop
+from .sort_radix import decode_bits, key_bits, network
+
+__all__ = ["LANES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup"]
+
+LANES_MAX = 768         # rows up to this long are sorted in lane groups (from 2 elements)
+WIDE_MAX = 512          # and of 8-byte keys with places (the radix passes win above)
+VECTOR_BYTES = 64       # one vector of lanes (an AVX-512 register; LLVM splits it elsewhere)
+
+
+def _c(v, t=I64):
+    return ir.Constant(t, v)
+
+
+def lanes_for(dtype, indexed: bool, n: int) -> int:
+    """Rows per lane group for rows of ``n`` keys of ``dtype`` (0: row by row): 64 bytes
+    of keys, or of 64-bit ``key << 32 | place`` (or 8-byte keys) when positions ride
+    along; rows of 2..``LANES_MAX`` (8-byte keys with places: ..``WIDE_MAX``)."""
+    wide = indexed and np.dtype(dtype).itemsize == 8
+    if not 2 <= n <= (WIDE_MAX if wide else LANES_MAX):
+        return 0
+    return VECTOR_BYTES // (8 if indexed else np.dtype(dtype).itemsize)
+
+
+def lane_bytes(n: int, lanes: int) -> int:
+    """Scratch bytes of one lane group of rows of ``n``: the vectors (two per element
+    for an 8-byte key with places) and the per-row counts (3 x i64 per lane)."""
+    return 2 * n * VECTOR_BYTES + 3 * 8 * lanes
+
+
+def _table(module, n):
+    """The comparator pairs of ``network(n)`` as a constant ``[2m x i32]`` in ``module``
+    (shared by every sort of rows of ``n`` in it) and ``m``."""
+    pairs = network(n)
+    name = f"ft_sort_network_{n}"
+    g = module.globals.get(name)
+    if g is None:
+        flat = [v for p in pairs for v in p]
+        t = ir.ArrayType(I32, len(flat))
+        g = ir.GlobalVariable(module, t, name)
+        g.initializer = ir.Constant(t, flat)
+        g.global_constant = True
+        g.linkage = "internal"
+    return g, len(pairs)
+
+
+def _minmax(module, vt):
+    out = []
+    for m in ("umin", "umax"):
+        name = f"llvm.{m}.v{vt.count}i{vt.element.width}"
+        f = module.globals.get(name)
+        out.append(f if f is not None else ir.Function(module, ir.FunctionType(vt, [vt, vt]),
+                                                       name))
+    return out
+
+
+class LaneGroup:
+    """Emits the sort of the ``lanes`` rows from row ``r0`` through the row job ``job``
+    (``sort._RowJob``: its reads, outputs and zero / NaN fix-up); ``offsets(r)`` gives a
+    row's operand bases and output base (i64 element offsets)."""
+
+    def __init__(self, job, lanes, offsets, scratch_at):
+        self.job, self.lanes, self.offsets = job, lanes, offsets
+        self.scratch_at = scratch_at      # byte offset of the group's scratch in a slot
+        key = job.ins[0]
+        self.key = key
+        self.kt = ir.IntType(8 * key.dtype.itemsize)
+        self.et = I64 if job.indexed else self.kt
+        self.vt = ir.VectorType(self.et, lanes)
+        self.lone_float = not job.indexed and dtype_kind(key.dtype) == "f"
+        self.wide = job.indexed and key.dtype.itemsize == 8     # (key, place) vector pairs
+
+    def emit(self, r0, slot):
+        job = self.job
+        b, n = job.b, job.n
+        base = b.gep(job.scratch, [b.add(b.mul(slot, _c(job.per)), _c(self.scratch_at))],
+                     source_etype=ir.IntType(8))
+        counts = b.gep(base, [_c(2 * n * VECTOR_BYTES)], source_etype=ir.IntType(8))
+        self._load(base, counts, r0)
+        self._network(base)
+        self._store(base, counts, r0)
+
+    def _cell(self, base, k, lane, place=False):
+        """Row ``lane``'s element ``k`` (its place's, ``place``, of a wide key)."""
+        b = self.job.b
+        if self.wide:
+            k = b.add(b.mul(k, _c(2)), _c(int(place)))
+        return b.gep(base, [b.add(b.mul(k, _c(self.lanes)), lane)], source_etype=self.et)
+
+    def _load(self, base, counts, r0):
+        """Every row's keys (with their places) into its lane; a lone float key's
+        negatives, NaNs and whether it held a -0.0 or another NaN, per row."""
+        job = self.job
+        b = job.b
+
+        def row(lane):
+            bases = self.offsets(b.add(r0, lane))[0]
+            tally = [job.var(I64, _c(0)), job.var(I64, _c(0)), job.var(I1, _c(0, I1))] \
+                if self.lone_float else None
+
+            def one(k):
+                bits = job.read(self.key, bases[0], k)
+                key = key_bits(b, self.key.dtype, bits)
+                if self.wide:
+                    b.store(k, self._cell(base, k, lane, True))
+                    val = key
+                else:
+                    val = b.or_(b.shl(b.zext(key, I64), _c(32)), k) if job.indexed else key
+                b.store(val, self._cell(base, k, lane))
+                if tally:
+                    job._tally(tally, self.key.dtype, bits, key)
+            emit_loop(job.h, job.n, one)
+            if tally:
+                odd = b.zext(b.load(tally[2], typ=I1), I64)
+                for j, v in enumerate((b.load(tally[0], typ=I64), b.load(tally[1], typ=I64),
+                                       odd)):
+                    b.store(v, b.gep(counts, [b.add(b.mul(lane, _c(3)), _c(j))],
+                                     source_etype=I64))
+        emit_loop(job.h, self.lanes, row)
+
+    def _network(self, base):
+        job = self.job
+        b = job.b
+        module = job.h.fn.module
+        table, m = _table(module, job.n)
+        lo, hi = _minmax(module, self.vt)
+
+        step = 2 if self.wide else 1
+
+        def comparator(t):
+            i, j = (b.mul(b.zext(b.load(b.gep(table, [_c(0), b.add(b.mul(t, _c(2)), _c(d))],
+                                              source_etype=table.value_type), typ=I32), I64),
+                          _c(step)) for d in (0, 1))
+            pi, pj = (b.gep(base, [x], source_etype=self.vt) for x in (i, j))
+            x, y = b.load(pi, typ=self.vt, align=8), b.load(pj, typ=self.vt, align=8)
+            if not self.wide:
+                b.store(b.call(lo, [x, y]), pi, align=8)
+                b.store(b.call(hi, [x, y]), pj, align=8)
+                return
+            qi, qj = (b.gep(p, [_c(1)], source_etype=self.vt) for p in (pi, pj))
+            u, v = b.load(qi, typ=self.vt, align=8), b.load(qj, typ=self.vt, align=8)
+            swap = b.or_(b.icmp_unsigned("<", y, x),       # (y, v) before (x, u)
+                         b.and_(b.icmp_unsigned("==", y, x), b.icmp_unsigned("<", v, u)))
+            for p, q, first, second in ((pi, qi, (y, v), (x, u)), (pj, qj, (x, u), (y, v))):
+                b.store(b.select(swap, first[0], second[0]), p, align=8)
+                b.store(b.select(swap, first[1], second[1]), q, align=8)
+        emit_loop(job.h, m, comparator)
+
+    def _store(self, base, counts, r0):
+        """Every row back from its lane: a lone key decoded (its zeros and NaNs put back
+        where it held odd ones), else every operand gathered through the places."""
+        job = self.job
+        b = job.b
+
+        def row(lane):
+            offs = self.offsets(b.add(r0, lane))
+            bases, obase = offs[0], offs[1]
+
+            def one(k):
+                val = b.load(self._cell(base, k, lane), typ=self.et)
+                if not job.indexed:
+                    b.store(decode_bits(b, self.key.dtype, val), job._out(0, obase, k))
+                    return
+                src = b.load(self._cell(base, k, lane, True), typ=I64) if self.wide \
+                    else b.and_(val, _c(0xFFFFFFFF))
+                for j, v in enumerate(job.ins):
+                    b.store(job.read(v, bases[j], src), job._out(j, obase, k))
+            emit_loop(job.h, job.n, one)
+            if self.lone_float:
+                got = [b.load(b.gep(counts, [b.add(b.mul(lane, _c(3)), _c(j))],
+                                    source_etype=I64), typ=I64) for j in range(3)]
+                tally = [job.var(I64, got[0]), job.var(I64, got[1]),
+                         job.var(I1, b.trunc(got[2], I1))]
+                job._fix_zeros_nans(tally, bases[0], obase)
+        emit_loop(job.h, self.lanes, row)
