@@ -44,7 +44,9 @@ def _as(name, a, kind):
     if kind == "f":
         if dt.kind == "c":
             raise TypeError(f"{name}: needs real input, got {dt}")
-        return asarray(a, dt if dt.kind == "f" else np.float64)
+        # pocketfft has no half precision: float16 computes in float64, as bfloat16
+        # and the integers do (and as fft of float16 does)
+        return asarray(a, dt if dt in (np.dtype(np.float32), np.dtype(np.float64)) else np.float64)
     single = dt in (np.dtype(np.float32), np.dtype(np.complex64))
     if dt.kind == "c":
         return asarray(a, np.complex64 if single else np.complex128)

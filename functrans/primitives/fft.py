@@ -30,7 +30,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .base import (Primitive, Zero, aval, deflinear, is_undefined, move_batch_axis,
                    not_mapped_size)
-from .elementwise import conj, mul, real
+from .elementwise import conj, convert_element_type, mul, real
 from .linalg_common import bind_checked
 from .slicing import pad
 from .structural import broadcast_in_dim
@@ -132,7 +132,8 @@ deflinear(fft_p, _fft_transpose)
 
 def fft(x: ArrayLike, fft_type: str, fft_lengths: Sequence[int]) -> Array:
     """The DFT of kind ``fft_type`` ("FFT", "IFFT", "RFFT", "IRFFT") over the last
-    ``len(fft_lengths)`` axes, as ``jax.lax.fft``.
+    ``len(fft_lengths)`` axes, as ``jax.lax.fft``; real input of the complex kinds is
+    converted to complex first, as JAX's.
 
     >>> import numpy as np
     >>> fft(np.array([1.0, 2.0, 3.0]), "RFFT", (3,)).round(6).tolist()
@@ -141,4 +142,23 @@ def fft(x: ArrayLike, fft_type: str, fft_lengths: Sequence[int]) -> Array:
     lengths = tuple(int(n) for n in np.atleast_1d(fft_lengths))
     # JAX takes the kind in either case ("fft" or "FFT") or as an enum member
     kind = str(getattr(fft_type, "name", fft_type)).upper()
+    x = _as_operand(x, kind)
+    if not lengths:
+        return x   # no axes transformed (JAX's: the converted operand)
     return bind_checked(fft_p, x, fft_type=kind, fft_lengths=lengths)
+
+
+def _as_operand(x, kind):
+    """The operand converted as JAX's ``lax.fft`` does: real input of FFT, IFFT and IRFFT
+    becomes complex, integer input of RFFT floating; complex input of RFFT is an error.
+    float32 stays single precision, everything else becomes double (functrans's
+    promotion of integers, as ``fnp.fft``; pocketfft has no half precision)."""
+    dt = aval(x).dtype
+    if dt.kind == "c" and kind == "RFFT":
+        raise ValueError(f"fft: RFFT needs real input, got {dt}")
+    if dt.kind == "c" or (kind == "RFFT" and dt in _COMPLEX_OF):
+        return x
+    single = dt == np.dtype(np.float32)
+    if kind == "RFFT":
+        return convert_element_type(x, np.float32 if single else np.float64)
+    return convert_element_type(x, np.complex64 if single else np.complex128)
