@@ -224,7 +224,9 @@ class ufunc:
     def _reduceat_traced(self, moved, indices):
         """reduceat along axis 0 with traced indices (as JAX's): each segment starts at
         ``moved[start]`` and folds the positions in (start, stop) by a masked scan."""
-        idx = ravel(indices)
+        # int64 positions and bounds: comparing arange's int64 with int32 indices would
+        # trip numpy_dtype_promotion='strict' (the user's mode, not this code's)
+        idx = asarray(ravel(indices), np.int64)
         n = moved.shape[0]
         if idx.shape[0] == 0 or n == 0:
             return zeros((0,) + moved.shape[1:], moved.dtype)
@@ -253,7 +255,8 @@ class ufunc:
         """
         self._binary("outer")
         A, B = asarray(A), asarray(B)
-        return self(reshape(A, A.shape + (1,) * B.ndim), B)
+        # both at full rank: no implicit rank promotion (numpy_rank_promotion='raise')
+        return self(reshape(A, A.shape + (1,) * B.ndim), reshape(B, (1,) * A.ndim + B.shape))
 
     def at(self, a: ArrayLike, indices: Any, b: ArrayLike | None = None, /, *,
            inplace: bool = True) -> Array:

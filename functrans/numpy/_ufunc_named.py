@@ -78,7 +78,8 @@ def _methods(name: str, func: Callable[..., Any], nin: int) -> None:
 
     def outer(A: ArrayLike, B: ArrayLike, /) -> Array:
         A, B = asarray(A), asarray(B)
-        return func(reshape(A, A.shape + (1,) * B.ndim), B)
+        # both at full rank: no implicit rank promotion (numpy_rank_promotion='raise')
+        return func(reshape(A, A.shape + (1,) * B.ndim), reshape(B, (1,) * A.ndim + B.shape))
 
     def at(a: ArrayLike, indices: Any, b: ArrayLike | None = None, /, *,
            inplace: bool = True) -> Array:
