@@ -286,7 +286,8 @@ class _Vmapped:
 
 
 def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
-         axis_size: int | None = None, axis_name: Hashable | None = None) -> Callable[..., Any]:
+         axis_name: Hashable | None = None, axis_size: int | None = None,
+         spmd_axis_name: Hashable | tuple | None = None) -> Callable[..., Any]:
     """Vectorise ``fun`` over an axis of its arguments: one call computes a whole batch.
 
     ``fun`` is written for one example; the new function takes arguments with an extra
@@ -307,6 +308,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         checked against the mapped axes otherwise.
       axis_name: a name for the mapped axis, used by the collectives ``lax.psum``,
         ``pmean``, ``pmax``, ``pmin``, ``all_gather`` and ``axis_index`` inside ``fun``.
+      spmd_axis_name: JAX's mesh axis (or tuple of axes) to shard the mapped axis over;
+        it never changes a value (JAX gives the plain vmap's wherever it runs), and a
+        functrans process holds whole arrays, so it is checked to be names and unused.
+      (The positional order is JAX's: axis_name before axis_size.)
 
     Returns:
       The batched function. It keeps ``fun``'s ``__name__``, ``__qualname__``,
@@ -322,6 +327,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     """
     if not callable(fun):
         raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
+    spmd = spmd_axis_name if isinstance(spmd_axis_name, tuple) else (spmd_axis_name,)
+    if spmd_axis_name is not None and not all(isinstance(a, str) for a in spmd):
+        raise TypeError(f"vmap: spmd_axis_name must be a mesh axis name or a tuple of "
+                        f"them, got {spmd_axis_name!r}")
     v = _Vmapped(fun, in_axes, out_axes, axis_size, axis_name)
 
     @api_boundary           # an error in the user's function ends in the user's frame

@@ -112,7 +112,8 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
             per_device = keep_metadata(per_device, fun)   # errors name fun's arguments
         dyn = [args[i] for i in dyn_idx]
         if process_count() == 1:
-            return vmap(per_device, dyn_axes, out_axes, axis_size, axis_name)(*dyn, **kwargs)
+            return vmap(per_device, dyn_axes, out_axes, axis_name=axis_name,
+                        axis_size=axis_size)(*dyn, **kwargs)
         return _over_processes(per_device, dyn_axes, out_axes, axis_name, dyn, kwargs)
 
     mapped.__name__ = f"pmap({getattr(fun, '__name__', 'fun')})"

@@ -376,6 +376,21 @@ def test_vmap_of_grad_through_collectives():
     close(t, np.broadcast_to((2 * X * X).sum(0), X.shape))
 
 
+def test_jax_positional_order_and_spmd_axis_name():
+    # JAX's vmap(fun, in_axes, out_axes, axis_name, axis_size, spmd_axis_name): axis_name is
+    # the 4th positional (was axis_size, so vmap(f, 0, 0, "b") failed); spmd_axis_name only
+    # shards the batch in JAX: JAX 0.10.2's values with it (4 CPU devices, mesh axis "x")
+    x = np.arange(16.0).reshape(4, 4)
+    f = lambda r: r * lax.psum(r, "b")   # noqa: E731
+    want = [[0.0, 28.0, 64.0, 108.0], [96.0, 140.0, 192.0, 252.0],
+            [192.0, 252.0, 320.0, 396.0], [288.0, 364.0, 448.0, 540.0]]
+    assert ft.jit(ft.vmap(f, axis_name="b", spmd_axis_name="x"))(x).tolist() == want
+    assert ft.vmap(f, 0, 0, "b", None, ("x", "y"))(x).tolist() == want
+    assert ft.vmap(lambda: 1.0, (), 0, None, 3)().tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(TypeError, match="spmd_axis_name must be a mesh axis name"):
+        ft.vmap(f, spmd_axis_name=3)
+
+
 def test_collective_is_not_computed_while_tracing():
     # the per-example value of psum is unknown during the trace: branching on it is an error
     def f(x, c):
