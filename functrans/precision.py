@@ -24,7 +24,7 @@ from typing import Sequence, Union
 
 import numpy as np
 
-from jaxpr_ir import canonical_dtype
+from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from .primitives import dot as _dot
 from .primitives.elementwise import convert_element_type
 from .tracing import Tracer, get_aval
@@ -109,10 +109,42 @@ def _rank(dt: np.dtype) -> tuple:
     """XLA's HigherPrecisionType order (JAX's dot dtype rule): complex, then exponent
     range, mantissa, bit width, signedness."""
     c = np.dtype(dt.char.lower()) if dt.kind == "c" else dt
-    fl = c.kind == "f"
+    fl = dtype_kind(c) == "f"
     bits = 1 if c.kind == "b" else c.itemsize * 8
-    return (dt.kind == "c", np.finfo(c).maxexp if fl else -1, np.finfo(c).nmant if fl else -1,
-            bits, c.kind != "u")
+    info = (128, 7) if c == bfloat16 else (np.finfo(c).maxexp, np.finfo(c).nmant) if fl \
+        else (-1, -1)
+    return (dt.kind == "c",) + info + (bits, c.kind != "u")
+
+
+def _bit_width(dt: np.dtype) -> int:
+    """JAX's width for the narrowing check: a complex type counts its component's bits."""
+    return 1 if dt.kind == "b" else dt.itemsize * 4 if dt.kind == "c" else dt.itemsize * 8
+
+
+def _product_dtype(operand_dtype, preferred):
+    """The dtype ``dot_general`` computes in when asked for ``preferred``: XLA upcasts the
+    operands only to a higher-precision type (int8 products accumulate in int32,
+    float16 ones in float32); otherwise the product is formed in the operands' own
+    dtype and converted (float32 operands with an int32 result truncate the float
+    product; complex64 with a float32 result keep its real part; float64 with float32
+    rounds once, at the end). Non-float operands may not ask for a narrower type, as
+    JAX's check."""
+    if preferred is None:
+        return None
+    dt, pt = np.dtype(operand_dtype), np.dtype(preferred)
+    if dtype_kind(dt) != "f" and _bit_width(pt) < _bit_width(dt):
+        raise TypeError(f"dot_general: preferred_element_type {pt} must not be narrower "
+                        f"than the operands' type {dt}")
+    return pt if _rank(pt) >= _rank(dt) else None
+
+
+def _contract(fn, lhs, rhs, preferred, *args):
+    """``fn(lhs, rhs, *args, product dtype)``, converted to ``preferred``."""
+    product = _product_dtype(get_aval(lhs).dtype, preferred)
+    out = fn(lhs, rhs, *args, product)
+    if preferred is not None and get_aval(out).dtype != np.dtype(preferred):
+        out = convert_element_type(out, np.dtype(preferred))
+    return out
 
 
 def _same_dtype(lhs, rhs, preferred):
@@ -142,7 +174,7 @@ def dot_general(lhs: ArrayLike, rhs: ArrayLike,
     """
     check_precision(precision)
     lhs, rhs = _same_dtype(lhs, rhs, preferred_element_type)
-    return _dot.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
+    return _contract(_dot.dot_general, lhs, rhs, preferred_element_type, dimension_numbers)
 
 
 def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
@@ -155,7 +187,7 @@ def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
     """
     check_precision(precision)
     lhs, rhs = _same_dtype(lhs, rhs, preferred_element_type)
-    return _dot.dot(lhs, rhs, preferred_element_type)
+    return _contract(_dot.dot, lhs, rhs, preferred_element_type)
 
 
 def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:

@@ -84,3 +84,60 @@ def test_batch_matmul():
         lax.batch_matmul(a, b[:2])
     with pytest.raises(ValueError, match="rank"):
         lax.batch_matmul(a[0, 0], b[0])
+
+
+_DN = (((1,), (0,)), ((), ()))
+_A = np.array([[0.7, 1.7, 2.7], [-3.7, 4.7, -5.7]])
+_B = np.array([[1.5, -2.0], [0.5, 1.0], [2.0, -0.25]])
+
+
+@pytest.mark.parametrize("src, pet, want", [
+    (np.float32, np.int32, [[7, 0], [-14, 13]]),
+    (np.float32, np.uint8, [[7, 0], [0, 13]]),     # the float product saturates
+    (fnp.bfloat16, np.int32, [[7, 0], [-14, 13]]),
+    (np.float64, np.int8, [[7, 0], [-14, 13]]),
+])
+def test_preferred_integer_type_of_float_operands_truncates_the_product(src, pet, want):
+    """Fuzz round 10: dot_general converted float operands to an integer
+    preferred_element_type before multiplying ([[5, 0], [-12, 10]] here); XLA upcasts
+    operands only to a higher-precision type, so JAX 0.10.2 forms the float product and
+    converts it (values stored from JAX, eager and jit equal)."""
+    a, b = _A.astype(src), _B.astype(src)
+    dot = lambda x, y: lax.dot_general(x, y, _DN, preferred_element_type=pet)  # noqa: E731
+    for f in (dot, ft.jit(dot)):
+        out = f(a, b)
+        assert out.dtype == np.dtype(pet) and np.asarray(out).tolist() == want, (f, out)
+
+
+def test_preferred_real_type_of_complex_operands_keeps_the_real_part():
+    """complex64 products asked for float32/float64/int32 are the complex product's real
+    part (JAX 0.10.2: 2.0); the real parts' product was taken before (0.5)."""
+    c = np.array([[1 + 2j, -0.5 + 1j]], np.complex64)
+    d = np.array([[2 - 1j], [3 + 0.5j]], np.complex64)
+    for pet, want in ((np.float32, 2.0), (np.float64, 2.0), (np.int32, 2)):
+        dot = lambda x, y: lax.dot_general(x, y, _DN, preferred_element_type=pet)  # noqa: E731
+        for f in (dot, ft.jit(dot)):
+            out = f(c, d)
+            assert out.dtype == np.dtype(pet) and np.asarray(out).tolist() == [[want]]
+
+
+def test_preferred_narrower_float_rounds_once_at_the_end():
+    """float64 operands with a float32 result: the product in float64, rounded once, as
+    JAX 0.10.2 (bits 905969668 = 1.9073495e-06; rounding the operands first gave
+    1.9073486e-06); its gradient is float64 (JAX: [[-0.5, 1.5, 1.75]] * 2)."""
+    e, f = np.array([[1 + 2 ** -20, 1.0]]), np.array([[1 + 2 ** -20], [-1.0]])
+    out = lax.dot_general(e, f, _DN, preferred_element_type=np.float32)
+    assert out.dtype == np.float32 and np.asarray(out).view(np.uint32).tolist() == [[905969668]]
+    g = ft.grad(lambda x: lax.dot_general(x, _B, _DN, preferred_element_type=np.float32).sum())(_A)
+    assert g.dtype == np.float64 and np.asarray(g).tolist() == [[-0.5, 1.5, 1.75]] * 2
+
+
+@pytest.mark.parametrize("src, pet", [(np.int32, np.uint8), (np.int32, np.bool_),
+                                      (np.int64, np.float32), (np.complex128, np.float32),
+                                      (np.int8, np.bool_)])
+def test_preferred_type_narrower_than_integer_or_complex_operands_is_refused(src, pet):
+    """As JAX's check (a complex type counts its component's width): int32 asked for
+    uint8 gave a wrapped product here, JAX raises TypeError."""
+    a = np.ones((1, 2), src)
+    with pytest.raises(TypeError, match="narrower"):
+        lax.dot_general(a, a.T, _DN, preferred_element_type=pet)
