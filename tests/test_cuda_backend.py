@@ -305,6 +305,38 @@ def _check_signed_zeros_order_as_jax():
     assert [np.signbit(g).astype(int).ravel().tolist() for g in got] == want
 
 
+def _check_shared_arrays_survive_thread_switches():
+    # Numba's simulator made each block's shared array on first use without a lock: a
+    # thread switch between its look-up and its store gave threads of one block their
+    # own arrays, and reductions and GEMM tiles folded uninitialised memory (a wrong
+    # number once or twice a table run at a 0.1 ms switch interval; see sim_shared).
+    # Here numpy.empty sleeps in simulated threads, so every allocation is interrupted.
+    import threading
+    import time
+    import functrans as ft
+    import functrans.numpy as fnp
+    real_empty = np.empty
+
+    def interrupted_empty(*a, **k):
+        if hasattr(threading.current_thread(), "threadIdx"):    # a simulated GPU thread
+            time.sleep(2e-4)
+        return real_empty(*a, **k)
+    f = ft.jit(lambda x, a, b: (fnp.sum(x, axis=1), fnp.max(x), fnp.sum(x), a @ b),
+               backend="cuda")
+    rng = np.random.default_rng(7)
+    saved = sys.getswitchinterval()
+    np.empty = interrupted_empty
+    sys.setswitchinterval(1e-5)
+    try:
+        for rep in range(3):
+            x = rng.standard_normal((3, 37))
+            a, b = rng.standard_normal((5, 6)), rng.standard_normal((6, 7))
+            _close(f(x, a, b), (x.sum(1), x.max(), x.sum(), a @ b), f"repeat {rep}")
+    finally:
+        np.empty = real_empty
+        sys.setswitchinterval(saved)
+
+
 SIM_CHECKS = {n[len("_check_"):]: f for n, f in list(globals().items())
               if n.startswith("_check_")}
 

@@ -15,6 +15,7 @@ import functools
 
 import numpy as np
 
+from . import sim_shared
 from .devlib import namespace
 
 __all__ = ["DeviceArray", "config", "kernel", "alloc", "to_device", "check_available",
@@ -177,6 +178,8 @@ def kernel(src):
     d = _DISPATCHERS.get(src.source)
     if d is None:
         from numba import cuda
+        if config().sim:
+            sim_shared.install()     # the simulator's shared arrays race without it
         d = _DISPATCHERS[src.source] = cuda.jit(python_function(src, config().sim))
     GENERATED.setdefault(src, None)
     return d
