@@ -350,6 +350,12 @@ def _worker(mode, out_path, part, nparts, path=None):
     sys.path.insert(0, ROOT)
     report = {}
     if mode == "sim":
+        # The simulator runs each block's threads as Python threads while the launching
+        # thread polls them in a loop; at Python's default 5 ms GIL switch interval that
+        # loop held the GIL most of the time. Switching every 0.1 ms is faster and mixes
+        # the simulated threads far more (which found the simulator's shared-array race,
+        # see backends/cuda/sim_shared.py)
+        sys.setswitchinterval(1e-4)
         from backends.cuda import runtime
         selected = {"cases": None, "checks": None}
         if path is not None:
