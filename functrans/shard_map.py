@@ -78,11 +78,11 @@ from .primitives.collectives_mesh import gather_blocks
 from .primitives.collectives_native import inline_shard_map, native_body, native_collectives
 from .primitives.control_flow_common import BodyCache
 from .primitives.elementwise import mul
-from .shard_map_specs import (block_aval, check_replication, global_aval, normalize_spec,
-                              spec_axes, spec_leaves)
+from .shard_map_specs import (block_aval, check_replication, collective_axes, global_aval,
+                              normalize_spec, spec_axes, spec_leaves)
 from . import distributed
-from .sharding import Mesh, PartitionSpec, bound_mesh, mesh_for
-from .tracing import axis_frames, eval_jaxpr, get_aval, trace_depth, trace_to_jaxpr
+from .sharding import Mesh, NamedSharding, PartitionSpec, bound_mesh, get_mesh, mesh_for
+from .tracing import Tracer, axis_frames, eval_jaxpr, get_aval, trace_depth, trace_to_jaxpr
 from .transforms.partial_eval import linearize_jaxpr
 from .transforms.transpose import backward_pass
 from .transforms.vmap import vmap_jaxpr
@@ -97,8 +97,9 @@ shard_map_p = Primitive("shard_map", multiple_results=True)
 
 def _trace_body(fun, avals, mesh, name, ad_vary=None):
     """Trace ``fun`` on block avals with the mesh's axis names bound; the closed-over values
-    become leading inputs. ``ad_vary``: the axes each input varies along, for the check of
-    reverse mode inside a body traced with ``check_rep=True`` (``check_reverse_mode``).
+    become leading inputs. ``ad_vary``: (the manual axes, the axes each input varies
+    along), for the check of reverse mode inside a body traced with ``check_rep=True``
+    (``check_reverse_mode``).
     Returns (ClosedJaxpr without consts, const values)."""
     with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames()),
                     ad_vary=ad_vary):
@@ -322,14 +323,21 @@ shard_map_p.compile_inline = inline_shard_map
 
 # --------------------------------------------------------------------------- public
 
-def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True, *,
-              check_vma: bool | None = None):
+def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=None, out_specs=None,
+              check_rep: bool = True, *, check_vma: bool | None = None,
+              axis_names: frozenset | set | tuple = frozenset()):
     """``f`` run on each process's blocks of its global arguments (see the module doc).
 
     ``in_specs``: a PartitionSpec per argument (or one for all), a prefix of the argument
-    pytrees; ``out_specs`` likewise for the result. ``check_vma`` is JAX 0.10's name of
-    ``check_rep`` (give one of them). With ``check_rep=True`` a gradient taken inside the
-    body is an error where JAX's check_vma=True typing would give other values
+    pytrees; ``out_specs`` likewise for the result. As JAX 0.10's ``jax.shard_map``:
+    without ``f`` it returns a decorator; ``mesh`` defaults to the ``set_mesh`` one when
+    called; omitted ``in_specs`` are each argument's ``NamedSharding`` spec (``device_put``
+    records it; P() for other values, an error for a traced argument, whose sharding
+    functrans does not carry); ``axis_names`` makes only those mesh axes manual (the
+    specs and the body's collectives name only them; along the others every process
+    runs the body on the same blocks). ``check_vma`` is JAX 0.10's name of ``check_rep``
+    (give one of them). With ``check_rep=True`` a gradient taken inside the body is an
+    error where JAX's check_vma=True typing would give other values
     (``shard_map_specs.check_reverse_mode``); with ``check_rep=False`` it has JAX's
     check_vma=False values.
 
@@ -341,20 +349,29 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True, *,
     >>> ft.grad(loss)(np.ones(2), np.eye(2)).tolist()
     [1.0, 1.0]
     """
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"shard_map: mesh must be a functrans.sharding.Mesh, got {mesh!r}")
     if check_vma is not None:
         if check_rep is not True and bool(check_rep) != bool(check_vma):
             raise TypeError(f"shard_map: check_rep={check_rep!r} and check_vma={check_vma!r} "
                             "disagree; check_vma is JAX 0.10's name of check_rep, give one")
         check_rep = bool(check_vma)
+    if f is None:
+        return lambda g: shard_map(g, mesh, in_specs, out_specs, check_rep,
+                                   axis_names=axis_names)
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map: mesh must be a functrans.sharding.Mesh, got {mesh!r}")
+    if out_specs is None:
+        raise TypeError("shard_map: out_specs must be given (a PartitionSpec, or a pytree "
+                        "prefix of the result's of them)")
 
     def wrapped(*args):
+        m = _the_mesh(mesh)
+        manual = _manual_axes(m, axis_names)
         per_arg = (in_specs,) * len(args) if isinstance(in_specs, PartitionSpec) else in_specs
-        specs = spec_leaves(per_arg, args, "in_specs")
+        specs = (_inferred_specs(args, m) if in_specs is None
+                 else spec_leaves(per_arg, args, "in_specs"))
         leaves, tree = tree_flatten(args)
         avals = [get_aval(x) for x in leaves]
-        norm = tuple(normalize_spec(s, a, mesh, f"argument leaf {i}")
+        norm = tuple(normalize_spec(s, a, m, f"argument leaf {i}")
                      for i, (s, a) in enumerate(zip(specs, avals)))
         out_box = []
 
@@ -364,25 +381,74 @@ def shard_map(f, mesh: Mesh, in_specs, out_specs, check_rep: bool = True, *,
             out_box.append((out, otree))
             return ol
 
-        _check_same_everywhere(mesh, avals)
-        local = [block_aval(a, s, mesh) for a, s in zip(avals, norm)]
-        body, consts = _trace_body(flat_fun, local, mesh, "shard_map",
-                                   [spec_axes(s) for s in norm] if check_rep else None)
+        _check_same_everywhere(m, avals)
+        local = [block_aval(a, s, m) for a, s in zip(avals, norm)]
+        auto = set(m.axis_names) - manual     # every process along them holds the same
+        body, consts = _trace_body(flat_fun, local, m, "shard_map",
+                                   (manual, [spec_axes(s) for s in norm]) if check_rep else None)
         out, otree = out_box[0]
         out_avals = body.out_avals
         ospecs = spec_leaves(out_specs, out, "out_specs")
-        onorm = tuple(normalize_spec(s, a, mesh, f"output {i}", divisible=False)
+        onorm = tuple(normalize_spec(s, a, m, f"output {i}", divisible=False)
                       for i, (s, a) in enumerate(zip(ospecs, out_avals)))
-        cspecs = tuple(_replicated(mesh, np.ndim(c)) for c in consts)
+        if auto:
+            _check_manual(body.jaxpr, norm + onorm, manual, auto)
+        cspecs = tuple(_replicated(m, np.ndim(c)) for c in consts)
         if check_rep:
-            check_replication(body.jaxpr, cspecs + norm, onorm, mesh)
-        outs = shard_map_p.bind(*consts, *leaves, jaxpr=body, mesh=mesh.key,
+            check_replication(body.jaxpr, cspecs + norm, onorm, m)
+        outs = shard_map_p.bind(*consts, *leaves, jaxpr=body, mesh=m.key,
                                 in_specs=cspecs + norm, out_specs=onorm, check_rep=check_rep)
         return tree_unflatten(otree, outs)
 
     wrapped.__name__ = f"shard_map({getattr(f, '__name__', 'f')})"
     wrapped.__doc__ = getattr(f, "__doc__", None)
     return wrapped
+
+
+def _the_mesh(mesh):
+    """The mesh given, else the one ``set_mesh`` made current (as JAX's ``shard_map``)."""
+    if mesh is None:
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError("shard_map: no mesh: pass mesh= or call it under "
+                             "`with ft.set_mesh(mesh):`")
+    return mesh
+
+
+def _manual_axes(mesh, axis_names):
+    names = set(axis_names) if axis_names else set(mesh.axis_names)
+    bad = sorted(str(n) for n in names - set(mesh.axis_names))
+    if bad:
+        raise ValueError(f"shard_map: axis_names names {bad[0]!r}, which is not an axis of "
+                         f"{mesh!r}")
+    return names
+
+
+def _check_manual(jaxpr, specs, manual, auto):
+    """With ``axis_names`` a subset: the specs and the body's collectives name only the
+    manual axes (as JAX requires: an auto axis is not bound inside the body)."""
+    used = set().union(*[spec_axes(s) for s in specs]) if specs else set()
+    named = (used | collective_axes(jaxpr)) & auto
+    if named:
+        raise ValueError(f"shard_map: mesh axis {sorted(named)[0]!r} is not manual here "
+                         f"(axis_names={sorted(manual)}): the specs and the body's "
+                         "collectives may name only the manual axes")
+
+
+def _inferred_specs(args, mesh):
+    """``in_specs`` omitted: each leaf's NamedSharding spec (P() for other values)."""
+    specs = []
+    for i, x in enumerate(tree_flatten(args)[0]):
+        if isinstance(x, Tracer):
+            raise ValueError(f"shard_map: in_specs cannot be inferred for argument leaf {i}, a "
+                             "traced value (functrans does not carry shardings through "
+                             "transforms); pass in_specs")
+        s = getattr(x, "sharding", None)
+        if isinstance(s, NamedSharding) and s.mesh.size > 1 and s.mesh != mesh:
+            raise ValueError(f"shard_map: argument leaf {i} is sharded over {s.mesh!r}, not "
+                             f"the shard_map's {mesh!r}; pass in_specs")
+        specs.append(s.spec if isinstance(s, NamedSharding) else PartitionSpec())
+    return specs
 
 
 def _check_same_everywhere(mesh, avals):

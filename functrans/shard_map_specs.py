@@ -19,7 +19,7 @@ from .tracing import Tracer
 from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
-           "spec_axes", "check_reverse_mode"]
+           "spec_axes", "check_reverse_mode", "collective_axes"]
 
 # collectives and how they change the set of axes a value varies along
 _REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
@@ -89,7 +89,7 @@ def global_aval(aval, spec, mesh):
     return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 
-def _collective_axes(jaxpr):
+def collective_axes(jaxpr):
     """Every axis name a collective inside ``jaxpr`` (at any depth) names."""
     names = set()
     for e in jaxpr.eqns:
@@ -173,7 +173,7 @@ def _collective_axes_of_params(e):
         for b in (v if isinstance(v, (tuple, list)) else (v,)):
             bj = getattr(b, "jaxpr", None)
             if bj is not None and hasattr(bj, "eqns"):
-                names |= _collective_axes(bj)
+                names |= collective_axes(bj)
     return names
 
 
@@ -221,7 +221,7 @@ def _vary_of(x, frame):
         return None
     t = x._trace
     sofar = SimpleNamespace(invars=t.invars, eqns=t.eqns, outvars=[x.ir_var])
-    return varying_axes(sofar, frame.ad_vary, set(frame.mesh.axis_names))[0]
+    return varying_axes(sofar, frame.ad_vary[1], set(frame.mesh.axis_names))[0]
 
 
 def check_reverse_mode(diff_inputs, linear_jaxpr, what):
@@ -240,7 +240,7 @@ def check_reverse_mode(diff_inputs, linear_jaxpr, what):
     if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
         return
     frame = frames[-1]
-    axes = {a for a in frame.mesh.axis_names if frame.mesh.axis_size(a) > 1}
+    axes = {a for a in frame.ad_vary[0] if frame.mesh.axis_size(a) > 1}
     if not axes:
         return
     why = None

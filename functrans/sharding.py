@@ -25,6 +25,7 @@ PartitionSpec('i', None)
 from __future__ import annotations
 
 import contextlib
+import enum
 import threading
 from typing import Any, Sequence
 
@@ -33,7 +34,21 @@ import numpy as np
 from . import distributed
 
 __all__ = ["Mesh", "PartitionSpec", "P", "Sharding", "NamedSharding", "SingleDeviceSharding",
-           "make_mesh", "set_mesh", "get_mesh"]
+           "make_mesh", "set_mesh", "get_mesh", "AxisType"]
+
+
+class AxisType(enum.Enum):
+    """JAX's mesh axis types (``jax.sharding.AxisType``). functrans holds global arrays
+    whole on every process, so Auto and Explicit axes compute the same values (JAX's
+    Explicit adds sharding-in-types checks functrans does not make).
+
+    >>> AxisType.Auto.name
+    'Auto'
+    """
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
 
 
 class PartitionSpec(tuple):
@@ -431,15 +446,21 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
               axis_types: Any = None, *, devices: Sequence[Device] | None = None) -> Mesh:
     """A ``Mesh`` of every process with these axis sizes and names (JAX's
     ``jax.make_mesh``; a process is one device, so the product of ``axis_shapes`` must be
-    ``process_count()``). ``axis_types`` other than None, and ``devices`` other than None,
-    ``ft.devices()`` or the mesh's devices in process order, are not supported (an error).
+    ``process_count()``). ``axis_types``: None, or one ``AxisType.Auto`` / ``Explicit`` per
+    axis (the same values either way, see ``AxisType``; ``Manual`` axes exist only inside
+    ``shard_map``). ``devices`` other than None, ``ft.devices()`` or the mesh's devices in
+    process order are not supported (an error).
 
-    >>> make_mesh((1,), ("data",))
+    >>> make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
     Mesh({'data': 1})
     """
     if axis_types is not None:
-        raise NotImplementedError(f"make_mesh: axis_types={axis_types!r} is not supported "
-                                  "(functrans meshes have JAX's Auto axes); leave it None")
+        types = axis_types if isinstance(axis_types, (tuple, list)) else (axis_types,)
+        if len(types) != len(axis_names) or not all(
+                t in (AxisType.Auto, AxisType.Explicit) for t in types):
+            raise ValueError(f"make_mesh: axis_types must be None or one AxisType.Auto or "
+                             f"AxisType.Explicit per axis ({len(axis_names)}), got "
+                             f"{axis_types!r} (Manual axes exist only inside shard_map)")
     mesh = Mesh(axis_shapes, axis_names)
     if devices is not None and list(devices) not in (list(mesh.devices.flat), [host_device()]):
         raise ValueError(f"make_mesh: devices must be None, ft.devices() or the mesh's devices "
@@ -509,8 +530,9 @@ class MeshFrame:
     the body's trace will have level ``level``) or runs it on this process's blocks.
     ``vmap_depth``: how many vmap axis frames were bound outside it (a vmap inside the body
     shadows a mesh axis of the same name; one outside does not). ``ad_vary``: while a
-    user's body is traced with ``check_rep=True``, the mesh axes each input of the body's
-    trace varies along (reverse mode inside the body checks against it), else None."""
+    user's body is traced with ``check_rep=True``, (its manual axes, the mesh axes each
+    input of the body's trace varies along), which reverse mode inside the body checks
+    against; else None."""
     __slots__ = ("mesh", "tracing", "level", "vmap_depth", "ad_vary")
 
     def __init__(self, mesh, tracing, level, vmap_depth, ad_vary=None):

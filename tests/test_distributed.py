@@ -171,6 +171,34 @@ def test_shard_map_errors_one_process():
         lax.psum(np.ones(2), "i")     # outside any vmap / shard_map
 
 
+def test_shard_map_jax_010_call_forms():
+    # jax.shard_map's forms (were TypeErrors): a decorator without f, the set_mesh mesh,
+    # in_specs inferred from device_put's shardings, check_vma, axis_names
+    m = ft.make_mesh((1, 1), ("x", "y"))
+    x = np.arange(8.0)
+    with ft.set_mesh(m):
+        @ft.shard_map(in_specs=P("x"), out_specs=P())
+        def total(b):
+            return lax.psum(b.sum(), "x")
+        assert float(total(x)) == 28.0
+    xs = ft.device_put(x, ft.NamedSharding(m, P(("x", "y"))))
+    f = ft.shard_map(lambda b: lax.psum(b * 2, ("x", "y")), mesh=m, out_specs=P(),
+                     check_vma=False)
+    assert f(xs).tolist() == (2 * x).tolist()
+    with pytest.raises(ValueError, match="cannot be inferred for argument leaf 0, a traced"):
+        ft.jit(f)(xs)
+    with pytest.raises(ValueError, match="no mesh"):
+        ft.shard_map(lambda b: b, out_specs=P())(x)
+    with pytest.raises(TypeError, match="disagree"):
+        ft.shard_map(lambda b: b, m, P(), P(), check_rep=False, check_vma=True)
+    g = ft.shard_map(lambda b: lax.psum(b, "x"), m, P("x"), P(), axis_names={"x"})
+    assert g(x).tolist() == x.tolist()
+    with pytest.raises(ValueError, match="mesh axis 'y' is not manual here"):
+        ft.shard_map(lambda b: lax.psum(b, "y"), m, P("x"), P(), axis_names={"x"})(x)
+    with pytest.raises(ValueError, match="mesh axis 'y' is not manual here"):
+        ft.shard_map(lambda b: b, m, P("y"), P("y"), axis_names={"x"})(x)
+
+
 def test_innermost_binding_of_a_name_wins():
     m = Mesh((1,), ("i",))
     X = np.arange(6.0).reshape(3, 2)

@@ -32,8 +32,14 @@ def test_make_mesh_and_named_sharding():
     assert make_mesh((1,), ("i",), devices=ft.devices()) == Mesh((1,), ("i",))
     with pytest.raises(ValueError, match="devices must be None"):
         make_mesh((1,), ("i",), devices=["gpu"])
-    with pytest.raises(NotImplementedError, match="axis_types"):
+    # JAX 0.10's axis types: Auto and Explicit compute the same values here (was an error)
+    AT = ft.sharding.AxisType
+    assert make_mesh((1, 1), ("a", "b"), axis_types=(AT.Explicit, AT.Auto)) == \
+        Mesh((1, 1), ("a", "b"))
+    with pytest.raises(ValueError, match="one AxisType.Auto or AxisType.Explicit per axis"):
         make_mesh((1,), ("i",), axis_types=("Explicit",))
+    with pytest.raises(ValueError, match="Manual axes exist only inside shard_map"):
+        make_mesh((1,), ("i",), axis_types=(AT.Manual,))
     with pytest.raises(ValueError, match="'k', which is not an axis"):
         NamedSharding(mesh, P("k"))
     with pytest.raises(ValueError, match="used twice"):
