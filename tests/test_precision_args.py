@@ -141,3 +141,22 @@ def test_preferred_type_narrower_than_integer_or_complex_operands_is_refused(src
     a = np.ones((1, 2), src)
     with pytest.raises(TypeError, match="narrower"):
         lax.dot_general(a, a.T, _DN, preferred_element_type=pet)
+
+
+@pytest.mark.parametrize("src, pet, why", [
+    (np.complex64, np.float32, "incompatible"), (np.float32, np.int32, "incompatible"),
+    (np.float64, np.float32, "narrower"), (np.int32, np.float16, "narrower"),
+    (np.int64, np.int32, "narrower"), (np.float32, np.complex64, "incompatible")])
+def test_conv_preferred_type_follows_jax_s_rule(src, pet, why):
+    """Fuzz round 10: conv_general_dilated took any preferred_element_type and converted
+    the operands to it (complex64 operands asked for float32 lost their imaginary parts:
+    [0.871, 2.019, ...] here); JAX 0.10.2 raises TypeError for these pairs, and keeps
+    (int8, int32), (int32, float64), (float16, float32), (complex64, complex128)."""
+    a = np.ones((1, 1, 3), src)
+    with pytest.raises(TypeError, match=why):
+        lax.conv_general_dilated(a, a, (1,), "VALID", preferred_element_type=pet)
+    for s, p in ((np.int8, np.int32), (np.int32, np.float64), (np.float16, np.float32),
+                 (np.complex64, np.complex128)):
+        x = np.arange(3, dtype=s).reshape(1, 1, 3)
+        out = lax.conv_general_dilated(x, x, (1,), "VALID", preferred_element_type=p)
+        assert out.dtype == np.dtype(p) and np.asarray(out).tolist() == [[[5]]]

@@ -99,11 +99,33 @@ def _check_params(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
         fail(f"dtype {lhs.dtype} is not supported")
 
 
+_PREFERRED_KINDS = {"i": "iuf", "u": "iuf", "f": "f", "c": "c"}
+
+
+def _check_preferred(dtype, preferred):
+    """JAX's rule for a convolution's ``preferred_element_type``: (integer, integer or
+    float), (float, float) or (complex, complex), never narrower than the operands (a
+    float32 result of complex64 operands would drop their imaginary parts; float64
+    operands asked for float32 raise in JAX too)."""
+    if preferred is None or np.dtype(dtype).kind == "b":
+        return
+    k, pk = dtype_kind(dtype), dtype_kind(preferred)
+    if pk not in _PREFERRED_KINDS.get(k, ""):
+        raise TypeError(f"conv_general_dilated: preferred_element_type {np.dtype(preferred)} "
+                        f"is incompatible with {np.dtype(dtype)} operands (integer -> integer "
+                        f"or floating, floating -> floating, complex -> complex)")
+    if np.dtype(preferred).itemsize < np.dtype(dtype).itemsize:
+        raise TypeError(f"conv_general_dilated: preferred_element_type "
+                        f"{np.dtype(preferred)} must not be narrower than the operands' type "
+                        f"{np.dtype(dtype)}")
+
+
 def _conv_aval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count,
                preferred_element_type=None):
     _check_params(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                   dimension_numbers, feature_group_count, batch_group_count)
+    _check_preferred(lhs.dtype, preferred_element_type)
     ls, rs, os_ = dimension_numbers
     sp = conv_out_spatial([lhs.shape[d] for d in ls[2:]], [rhs.shape[d] for d in rs[2:]],
                           window_strides, padding, lhs_dilation, rhs_dilation)
