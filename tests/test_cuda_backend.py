@@ -160,6 +160,24 @@ def _check_gather_scatter():
         _close(f(x, idx, u), want, f"scatter add {imode}")
 
 
+def _check_scatter_into_a_constant_on_every_call():
+    # the atomics used to add into the program's cached constant buffer itself, so
+    # each call started from the previous call's result ([0, 1, 0, 2, 0], then
+    # [0, 2, 0, 4, 0], ...)
+    import functrans as ft
+    import functrans.numpy as fnp
+    f = ft.jit(lambda i, u: (fnp.zeros(5).at[i].add(u),
+                             fnp.full((2, 3), 1.5, np.float32).at[i[:2] % 2].add(u[:2, None])),
+               backend="cuda")
+    i, u = np.array([1, 3, 1]), np.array([1.0, 2.0, 4.0])
+    want0 = np.zeros(5)
+    np.add.at(want0, i, u)
+    want1 = np.full((2, 3), 1.5, np.float32)
+    np.add.at(want1, i[:2] % 2, u[:2, None].astype(np.float32))
+    for call in range(3):
+        _close(f(i, u), (want0, want1), f"call {call}")
+
+
 def _check_host_step_without_impl_names_primitive():
     from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, ShapedArray, Var
     import backends.cuda as bc

@@ -102,14 +102,20 @@ def lower_scatter(prog, e):
     if n == 0:
         prog._empty(out)
         return True
-    # the result starts as a fresh copy of x (x itself may still be needed)
+    # the result starts as a fresh copy of x (x itself may still be needed), made on
+    # every call: the atomics below write into it. A constant x is broadcast from a
+    # one-element buffer (stride 0), never handed out itself: that cached buffer would
+    # keep the previous call's updates.
     v = prog._view(x)
     if isinstance(v.base, Literal):
-        prog._const_step(prog._slot(out), np.full(x.aval.shape, v.base.val, dt))
+        one = prog._slot(("const", len(prog.slots)))
+        prog._const_step(one, np.full(1, v.base.val, dt))
+        src = copy(x.aval.shape, (0,) * x.aval.ndim, 0, dt, dt)
+        base = one
     else:
         src = copy(v.shape, v.strides, v.offset, v.base.aval.dtype, dt)
-        _ew(prog, src, n, [("int", n), ("out", prog._slot(out), n, dt),
-                           ("slot", prog._slot(v.base))])
+        base = prog._slot(v.base)
+    _ew(prog, src, n, [("int", n), ("out", prog._slot(out), n, dt), ("slot", base)])
     m = _size(u.aval.shape)
     if m:
         us, ids = prog._contiguous_slot(u), prog._contiguous_slot(idx)
