@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from jaxpr_ir import dtype_kind
+
 from .sharding import (Device, NamedSharding, PartitionSpec, SingleDeviceSharding, as_sharding,
                        host_device)
 from .tracing import Tracer, wrap
@@ -142,7 +144,7 @@ def _put_leaf(x: Any, device: str | None) -> Any:
     if isinstance(x, np.ma.MaskedArray):    # its mask would be dropped silently
         raise ValueError("device_put: numpy masked arrays are not supported; use x.filled()")
     a = np.asarray(x)
-    if a.dtype == object or a.dtype.kind not in "biufc":
+    if a.dtype == object or dtype_kind(a.dtype) not in "biufc":    # bfloat16 reads as "f"
         raise TypeError(f"device_put: cannot place a {type(x).__name__} (dtype {a.dtype}) "
                         "on a device; pass numbers or arrays")
     return wrap(np.array(a))

@@ -29,6 +29,7 @@ from ..tracing import EAGER_CHECK, Tracer, wrap
 from ..trace_events import ACTIVE as TRACE_ON, timed
 from ..primitives import elementwise as E
 from . import _promotion_mode
+from ._complex_traced import complex_fext, complex_rint, complex_sign
 from ._util import (broadcast_shapes, check_arraylike, check_dtypes, promote,
                     complex_extremum, const_as, ordered, result_dtype, shape_of)
 from ..typing import ArrayLike
@@ -265,12 +266,16 @@ def _fmax_traced(x, y):
     # splits it), and so fmax(0.0, -0.0) is -0.0 (jitted JAX and eager alike)
     if dtype_kind(x.dtype) not in "fc":
         return E.max(x, y)
+    if dtype_kind(x.dtype) == "c":
+        return complex_fext("fmax", x, y)
     return E.select_n(E.bitwise_or(E.gt(x, y), E.ne(y, y)), y, x)
 
 
 def _fmin_traced(x, y):
     if dtype_kind(x.dtype) not in "fc":
         return E.min(x, y)
+    if dtype_kind(x.dtype) == "c":
+        return complex_fext("fmin", x, y)
     return E.select_n(E.bitwise_or(E.lt(x, y), E.ne(y, y)), y, x)
 
 
@@ -317,11 +322,8 @@ pow = power
 # --------------------------------------------------------------------------- unary arithmetic
 
 positive = _unary("positive", np.positive, lambda x: x)
-sign = _unary("sign", numpy_sign, lambda x: E.sign(x) if dtype_kind(x.dtype) != "c" else _csign(x),)
-
-
-def _csign(x):
-    raise TypeError("sign: complex arguments are not supported under a transform")
+sign = _unary("sign", numpy_sign,
+              lambda x: E.sign(x) if dtype_kind(x.dtype) != "c" else complex_sign(x))
 
 
 def _abs_traced(x):
@@ -407,8 +409,8 @@ def round(x: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 (numpy's name
     kind = dtype_kind(x.dtype)
     if kind == "b" or (kind in "iu" and decimals >= 0):
         return x
-    if kind == "c":
-        raise TypeError("round: complex arguments are not supported under a transform")
+    if kind == "c":     # each part, as numpy's
+        return E.complex(round(E.real(x), decimals), round(E.imag(x), decimals))
     if decimals == 0:
         return E.round(x)
     # numpy's scale by 10**d, round, unscale; ints (d < 0) in float64, float16 in float32 (JAX)
@@ -561,6 +563,7 @@ def _extremum(prim, name):
 
 
 _TRACED = {name: _extremum(prim, name) for name, prim in (("maximum", E.max), ("minimum", E.min))}
+_TRACED["rint"] = lambda x: complex_rint(x) if dtype_kind(x.dtype) == "c" else E.round(x)
 # numpy's other names for the same functions
 _ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
             "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
