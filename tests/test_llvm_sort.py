@@ -239,16 +239,18 @@ def test_bfloat16_keys_sort_natively():
 @pytest.mark.parametrize("dtype", _DTYPES + ["float16", "bfloat16", "int8", "uint16"])
 def test_lane_groups_match_the_numpy_impl(dtype):
     """Rows of 2..sort_lanes.LANES_MAX are sorted a lane group at a time (the rows as
-    vector lanes under one network): a group exactly full (16 x 2), a partial last group
-    sorted row by row (17 x 17, 41 x 97), fewer rows than a group (3 x 64: row by row),
-    the longest lane rows and the first too long (768 / 769; 512 / 513 for 8-byte keys
-    with places), rows through a strided view (axis 0), and enough work to split groups
-    over the threads (64 x 300); alone (float NaN payloads and -0.0 put back per row),
+    vector lanes under one network, its blocks of 16 vectors first in registers: none
+    (15), one (16), one and a part (17), six and one (97)): a group exactly full
+    (16 x 2), a partial last group sorted row by row (17 x 17, 41 x 97), fewer rows
+    than a group (3 x 64: row by row), the longest lane rows and the first too long
+    (768 / 769; 512 / 513 for 8-byte keys with places), rows through a strided view
+    (axis 0), and enough work to split groups over the threads (64 x 300); alone (float
+    NaN payloads and -0.0 put back per row),
     as argsort and with passengers (keys of up to 4 bytes and their places in 64-bit
     lanes, 8-byte keys beside their places), stable or not."""
     kind = "f" if dtype == "bfloat16" else np.dtype(dtype).kind
-    shapes = [(16, 2), (17, 17), (41, 97), (3, 64), (33, LANES_MAX), (9, LANES_MAX + 1),
-              (8, WIDE_MAX), (8, WIDE_MAX + 1), (64, 300)]
+    shapes = [(16, 2), (18, 15), (20, 16), (17, 17), (41, 97), (3, 64), (33, LANES_MAX),
+              (9, LANES_MAX + 1), (8, WIDE_MAX), (8, WIDE_MAX + 1), (64, 300)]
     xs = []
     for j, shape in enumerate(shapes):
         base = "float32" if dtype == "bfloat16" else dtype

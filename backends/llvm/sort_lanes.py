@@ -15,9 +15,12 @@ A lone float key's ``-0.0`` and non-canonical NaNs (the keys made them ``0.0`` a
 canonical NaN) are put back as the row sorter does (``_RowJob._fix_zeros_nans``), per
 row, from its negatives and NaNs counted on the way in.
 
-The network is Batcher's odd-even merge network (``sort_radix.network``), as a constant
-table of comparator pairs in the program's module, walked by one loop: the code is the
-same small loop for every ``n``.
+The network is Batcher's odd-even merge network (``sort_radix.network``): its levels
+below 16 sort each aligned block of 16 elements on its own, so full blocks of 16
+vectors are sorted first in registers (one unrolled network of 16 looped over the
+blocks; not for 8-byte keys beside their places), and the rest of the comparators are
+a constant table of pairs in the program's module, walked by one loop: the code is
+the same small loops for every ``n``.
 
 >>> lanes_for(np.dtype("float32"), False, 64), lanes_for(np.dtype("float64"), True, 600)
 (16, 0)
@@ -29,13 +32,14 @@ import numpy as np
 
 from jaxpr_ir import dtype_kind
 from .lltypes import I1, I32, I64, emit_loop
-from .sort_radix import decode_bits, key_bits, network
+from .sort_radix import decode_bits, key_bits, network, network_levels
 
 __all__ = ["LANES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup"]
 
 LANES_MAX = 768         # rows up to this long are sorted in lane groups (from 2 elements)
 WIDE_MAX = 512          # and of 8-byte keys with places (the radix passes win above)
 VECTOR_BYTES = 64       # one vector of lanes (an AVX-512 register; LLVM splits it elsewhere)
+BLOCK = 16              # aligned blocks of this many vectors are first sorted in registers
 
 
 def _c(v, t=I64):
@@ -58,11 +62,13 @@ def lane_bytes(n: int, lanes: int) -> int:
     return 2 * n * VECTOR_BYTES + 3 * 8 * lanes
 
 
-def _table(module, n):
+def _table(module, n, blocks):
     """The comparator pairs of ``network(n)`` as a constant ``[2m x i32]`` in ``module``
-    (shared by every sort of rows of ``n`` in it) and ``m``."""
-    pairs = network(n)
-    name = f"ft_sort_network_{n}"
+    (shared by every sort of rows of ``n`` in it) and ``m``; without those of the first
+    ``blocks`` aligned blocks of ``BLOCK`` elements below level ``BLOCK`` (they sort
+    each such block on its own, done in registers first)."""
+    pairs = [(i, j) for i, j, p in network_levels(n) if p >= BLOCK or j >= blocks * BLOCK]
+    name = f"ft_sort_network_{n}_{blocks}"
     g = module.globals.get(name)
     if g is None:
         flat = [v for p in pairs for v in p]
@@ -152,8 +158,19 @@ class LaneGroup:
         job = self.job
         b = job.b
         module = job.h.fn.module
-        table, m = _table(module, job.n)
         lo, hi = _minmax(module, self.vt)
+        blocks = 0 if self.wide else job.n // BLOCK
+
+        def block(g):                # BLOCK vectors sorted in registers
+            at = [b.gep(base, [b.add(b.mul(g, _c(BLOCK)), _c(i))], source_etype=self.vt)
+                  for i in range(BLOCK)]
+            vals = [b.load(p, typ=self.vt, align=8) for p in at]
+            for i, j in network(BLOCK):
+                vals[i], vals[j] = b.call(lo, [vals[i], vals[j]]), b.call(hi, [vals[i], vals[j]])
+            for p, v in zip(at, vals):
+                b.store(v, p, align=8)
+        emit_loop(job.h, blocks, block)
+        table, m = _table(module, job.n, blocks)
 
         step = 2 if self.wide else 1
 

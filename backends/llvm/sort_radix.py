@@ -35,7 +35,7 @@ from .lltypes import I1, I8, I32, I64, Routine, emit_loop
 from .values import PTR
 
 __all__ = ["SMALL", "NET_MAX", "key_width", "key_bits", "decode_bits", "row_sorter",
-           "hist_bytes", "float_parts", "network"]
+           "hist_bytes", "float_parts", "network", "network_levels"]
 
 SMALL = {1: 96, 2: 96, 4: 96, 8: 256}   # rows up to this long (by key bytes): merges
 NET_MAX = 16        # rows this short are sorted in registers by a sorting network
@@ -101,6 +101,17 @@ def network(n: int) -> list:
     >>> network(3)
     [(0, 1), (0, 2), (1, 2)]
     """
+    return [(a, b) for a, b, _ in network_levels(n)]
+
+
+def network_levels(n: int) -> list:
+    """``network(n)``'s comparators as ``(i, j, p)``: ``p`` the merge level, the
+    comparators of the levels below ``p`` staying inside aligned blocks of ``2p``
+    (those of levels up to 8 sort each aligned block of 16 on its own).
+
+    >>> network_levels(3)
+    [(0, 1, 1), (0, 2, 2), (1, 2, 2)]
+    """
     p2 = 1 << max(n - 1, 0).bit_length()
     pairs, p = [], 1
     while p < p2:
@@ -109,10 +120,10 @@ def network(n: int) -> list:
             for j in range(k % p, p2 - k, 2 * k):
                 for i in range(min(k, p2 - j - k)):
                     if (i + j) // (2 * p) == (i + j + k) // (2 * p):
-                        pairs.append((i + j, i + j + k))
+                        pairs.append((i + j, i + j + k, p))
             k //= 2
         p *= 2
-    return [(a, b) for a, b in pairs if b < n]
+    return [t for t in pairs if t[1] < n]
 
 
 def hist_bytes(width: int, big: bool) -> int:
