@@ -91,7 +91,8 @@ def conversion_error(what: str, tracer=None) -> TracerArrayConversionError:
         f"{what} on a traced value{typ} (at {user_location()}): numpy would compute with "
         "its concrete value and the result would be detached from the transform (a "
         "derivative silently zero, a constant baked into a jitted function). Use the "
-        "functrans.numpy function instead (import functrans.numpy as fnp), or compute this "
+        "functrans.numpy (or functrans.scipy) function instead (import functrans.numpy as "
+        "fnp), or compute this "
         "outside the transformed function.")
 
 

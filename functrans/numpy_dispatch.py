@@ -14,7 +14,10 @@ stays differentiable; a numpy function with no such twin raises
 """
 from __future__ import annotations
 
+import sys
 import threading
+
+import numpy as np
 
 from .errors import conversion_error
 from .tracing import Tracer
@@ -36,8 +39,15 @@ _UFUNC_METHODS = {
 _ALIASES = {"absolute": "abs", "amax": "max", "amin": "min", "round_": "round",
             "product": "prod", "cumproduct": "cumprod", "alltrue": "all", "sometrue": "any"}
 
-# the functrans.numpy module, given by install() (that package sits above this module)
+# scipy.special ufuncs whose functrans.scipy.special twin has another name
+_SPECIAL_ALIASES = {"psi": "digamma"}
+# scipy.special ufuncs that compute what the numpy function of the same name does
+_SPECIAL_AS_NUMPY = frozenset({"cbrt", "exp2", "expm1", "i0", "log1p", "round"})
+
+# the functrans.numpy module, given by install() (that package sits above this module),
+# and functrans.scipy.special, given by install_special()
 _FNP = []
+_SPECIAL = []
 
 
 def _fnp():
@@ -76,14 +86,37 @@ def _call_twin(key, fn, what, args, kwargs, tracer):
         _ACTIVE.names = prev
 
 
-def tracer_array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    """numpy's ufunc protocol for tracers: ``np.sin(t)`` is ``fnp.sin(t)``."""
+def _special_twin(ufunc):
+    """(name, functrans.scipy.special twin or None) of a scipy.special ufunc, or None when
+    ``ufunc`` is not scipy's (a user's numba.vectorize, say, whatever its name)."""
+    special = sys.modules.get("scipy.special")
     name = ufunc.__name__
-    what = f"numpy.{name}" if method == "__call__" else f"numpy.{name}.{method}"
+    for attr in (name, *[k for k, v in _SPECIAL_ALIASES.items() if v == name]):
+        if special is not None and getattr(special, attr, None) is ufunc:
+            twin = getattr(_SPECIAL[0], _SPECIAL_ALIASES.get(attr, attr), None) \
+                if _SPECIAL else None
+            return f"scipy.special.{attr}", twin if callable(twin) else None
+    return None
+
+
+def tracer_array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """numpy's ufunc protocol for tracers: ``np.sin(t)`` is ``fnp.sin(t)``, and
+    ``scipy.special.gammaln(t)`` is ``functrans.scipy.special.gammaln(t)``; another
+    ufunc (not numpy's or scipy's, whatever its name) raises."""
+    name = ufunc.__name__
+    numpys = getattr(np, name, None) is ufunc
+    special = None if numpys else _special_twin(ufunc)
+    module = "numpy" if numpys else special[0].rsplit(".", 1)[0] if special else \
+        f"the ufunc {name!r} (not numpy's: no functrans twin)"
+    what = f"{module}.{name}" if numpys or special else module
+    what = what if method == "__call__" else f"{what}.{method}"
     out = kwargs.pop("out", None)
     if out is not None and any(o is not None for o in out):
         raise conversion_error(f"{what} with out= (writing into a numpy array)", self)
-    if method == "__call__":
+    if not numpys:
+        fn = None if not special or method != "__call__" else special[1] or (
+            _twin("numpy", name) if name in _SPECIAL_AS_NUMPY else None)
+    elif method == "__call__":
         fn = _twin("numpy", name)
     else:
         twin = _UFUNC_METHODS.get((name, method))
@@ -124,3 +157,14 @@ def install(fnp) -> None:
     _FNP[:] = [fnp]
     Tracer.__array_ufunc__ = tracer_array_ufunc
     Tracer.__array_function__ = tracer_array_function
+
+
+def install_special(special) -> None:
+    """Answer scipy.special's ufuncs on tracers with the functions of ``special`` (the
+    ``functrans.scipy.special`` module, which calls this when it loads).
+
+    >>> import scipy.special as sp, functrans as ft
+    >>> ft.grad(lambda x: sp.gammaln(x))(1.0)      # digamma(1)
+    Array(-0.57721566, dtype=float64)
+    """
+    _SPECIAL[:] = [special]

@@ -254,3 +254,43 @@ def test_eager_arrays_keep_numpy_semantics():
     assert np.asarray(x).base is not None or np.shares_memory(np.asarray(x), x)
     np.testing.assert_allclose(np.sin(x), np.sin([1.0, 2.0, 3.0]))
     assert np.add.reduce(x) == 6.0
+
+
+def test_scipy_special_ufuncs_on_tracers_run_their_functrans_twin():
+    """scipy.special's ufuncs call functrans.scipy.special (JAX's jax.scipy.special names)
+    on traced values: gradient and jit equal the twin's, checked against a central
+    difference of scipy itself; ``psi`` is digamma; the six with numpy's names and
+    meaning (cbrt, exp2, expm1, i0, log1p, round) without a scipy twin run numpy's."""
+    import scipy.special as sp
+    import functrans.scipy.special as fss
+    x = np.array([0.3, 0.7, 1.9])
+    for name in ("gammaln", "erf", "expit", "psi", "xlogy", "log1p", "i0e", "ndtri"):
+        u = getattr(sp, name)
+        arg = x / 2.5 if name == "ndtri" else x
+        f = (lambda t: u(t, t + 1.0)) if u.nin == 2 else u
+        got = ft.jit(ft.grad(lambda t: fnp.sum(f(t))))(arg)
+        h = 1e-6
+        fd = (np.asarray(f(arg + h)) - np.asarray(f(arg - h))) / (2 * h)
+        np.testing.assert_allclose(got, fd, rtol=1e-6, err_msg=name)
+        twin = getattr(fss, "digamma" if name == "psi" else name, None) or getattr(fnp, name)
+        g = (lambda t: twin(t, t + 1.0)) if u.nin == 2 else twin
+        np.testing.assert_array_equal(ft.jit(f)(arg), ft.jit(g)(arg))
+    np.testing.assert_array_equal(ft.jit(sp.round)(np.array([0.5, 1.5, -2.5])), [0., 2., -2.])
+
+
+def test_other_ufuncs_on_tracers_raise_whatever_their_name():
+    """Only numpy's and scipy.special's own ufuncs dispatch: a ufunc of another library
+    named like a numpy one (a numba.vectorize called ``square``) used to run fnp.square,
+    a silently different function; a scipy.special ufunc with no twin names itself."""
+    import numba
+    import scipy.special as sp
+
+    @numba.vectorize(["float64(float64)"])
+    def square(v):
+        return v + 1.0
+    x = fnp.array([1.0, 2.0])
+    with pytest.raises(TracerArrayConversionError, match="'square' \\(not numpy's"):
+        ft.grad(lambda t: fnp.sum(square(t)))(x)
+    with pytest.raises(TracerArrayConversionError, match="scipy.special.ellipk"):
+        ft.jit(sp.ellipk)(x / 4)
+    np.testing.assert_array_equal(square(np.array([1.0])), [2.0])    # eager: the ufunc's own

@@ -21,11 +21,13 @@ and betainc about 1e-13.
 from __future__ import annotations
 
 import functools as _functools
+import sys as _sys
 
 import numpy as _np
 
 from jaxpr_ir import bfloat16 as _bfloat16, dtype_kind as _dtype_kind
 from .. import nn as _nn
+from .. import numpy_dispatch as _numpy_dispatch
 from ..custom_derivatives import custom_jvp as _custom_jvp
 from ..eager_jit import compiled_when_large as _compiled_when_large
 from .. import numpy as _fnp
@@ -169,3 +171,5 @@ def _in_float32_for_16_bit(fn: Callable[..., Any]) -> Callable[..., Any]:
 for _name in _FLOAT32_FOR_16_BIT:
     globals()[_name] = _in_float32_for_16_bit(globals()[_name])
 del _name
+
+_numpy_dispatch.install_special(_sys.modules[__name__])
