@@ -35,7 +35,7 @@ from ..primitives import elementwise as E
 from ..primitives.structural import reshape as _reshape
 from ._elementwise import multiply, true_divide
 from ._structural import broadcast_to, reshape as _np_reshape, transpose as _transpose
-from ._util import asarray, canonicalize_axes, canonicalize_axis, complex_arg
+from ._util import asarray, canonicalize_axes, canonicalize_axis, complex_arg, complex_extremum
 from typing import Sequence
 from ..array import Array
 from ..typing import ArrayLike, DTypeLike
@@ -241,6 +241,9 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
+        if dtype_kind(a.dtype) == "f" and a.dtype.kind != "f":
+            # numpy's nansum skips NaNs of its own inexact types only: not bfloat16's
+            a = np.where(np.isnan(a), np.zeros((), a.dtype), a)
         return wrap(_rounded(quiet_call(np.nansum, a, axis=axis, dtype=R.accumulator(dt),
                                         keepdims=keepdims), dt))
     if dtype_kind(a.dtype) in "fc":
@@ -557,7 +560,10 @@ def _masked(f, a, axis, keepdims, initial, where, **kw):
     out = f(a, axis, keepdims=keepdims, **kw)
     if initial is None:
         return out
-    return _JOIN[name](out, _filled(initial, out.shape, out.dtype))
+    init = _filled(initial, out.shape, out.dtype)
+    if name in ("max", "min") and dtype_kind(out.dtype) == "c":    # numpy's lexicographic order
+        return complex_extremum("maximum" if name == "max" else "minimum", out, init)
+    return _JOIN[name](out, init)
 
 
 def _filled(value, shape, dtype):

@@ -1,0 +1,39 @@
+"""Regressions found by running JAX's tests/lax_numpy_reducers_test.py against functrans
+(driver in /work/jt30/jtnumpy): a wrong eager nansum of bfloat16, and complex max/min
+with initial= or where= that raised under jit."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+
+@pytest.mark.parametrize("dtype", [None, np.float32, np.complex64, np.float64])
+def test_nansum_of_bfloat16_skips_nans_eagerly(dtype):
+    """testReducer (nansum, bfloat16 with NaNs): eager nansum returned NaN (numpy's
+    nansum skips NaNs of its own inexact types only); jit gave the sum."""
+    x = np.array([[1.5, np.nan, 2.0, -0.5], [np.nan, np.nan, 4.0, 0.25]], np.float32)
+    xb = x.astype(fnp.bfloat16)
+    for axis, want in [(None, 7.25), (1, [3.0, 4.25]), (0, [1.5, 0.0, 6.0, -0.25])]:
+        got = fnp.nansum(xb, axis=axis, dtype=dtype)
+        jitted = ft.jit(lambda v: fnp.nansum(v, axis=axis, dtype=dtype))(xb)
+        for r in (got, jitted):
+            assert r.dtype == (np.dtype(dtype) if dtype else fnp.bfloat16)
+            np.testing.assert_array_equal(np.asarray(r).astype(np.complex128), want)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_complex_max_min_with_initial_or_where_under_jit(name):
+    """testReducerInitial / testReducerWhere (max, min on complex): joining initial= used
+    the real-only max/min primitive, a TypeError under jit; numpy's lexicographic order
+    (a NaN propagates)."""
+    z = np.array([[1 + 2j, 3 - 1j, 3 + 0j, -2 + 5j], [0j, 1j, -1j, 3 + 2j],
+                  [complex(np.nan, 1), 0j, 1j, -1j]])
+    w = np.array([True, False, True, True])
+    f, ref = getattr(fnp, name), getattr(np, name)
+    for kw in [dict(initial=0), dict(initial=3 + 1j, axis=1), dict(where=w, initial=-10, axis=1),
+               dict(where=w, initial=2j, axis=1, keepdims=True), dict(initial=0.5 + 9j, axis=0)]:
+        want = ref(z, **kw)
+        for got in (f(z, **kw), ft.jit(lambda v: f(v, **kw))(z)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
