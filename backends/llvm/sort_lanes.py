@@ -20,21 +20,25 @@ below 16 sort each aligned block of 16 elements on its own, so full blocks of 16
 vectors are sorted first in registers (one unrolled network of 16 looped over the
 blocks; not for 8-byte keys beside their places), and the rest of the comparators are
 a constant table of pairs in the program's module, walked by one loop: the code is
-the same small loops for every ``n``.
+the same small loops for every ``n``, compiled once per process (``network_fn``) and
+called with the table; a program holds only its transposes.
 
 >>> lanes_for(np.dtype("float32"), False, 64), lanes_for(np.dtype("float64"), True, 600)
 (16, 0)
 """
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
 from jaxpr_ir import dtype_kind
-from .lltypes import I1, I32, I64, emit_loop
+from . import cache, engine
+from .lltypes import I1, I32, I64, Routine, emit_loop
 from .sort_radix import decode_bits, key_bits, network, network_levels
+from .values import PTR
 
-__all__ = ["LANES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup"]
+__all__ = ["LANES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup", "network_fn"]
 
 LANES_MAX = 768         # rows up to this long are sorted in lane groups (from 2 elements)
 WIDE_MAX = 512          # and of 8-byte keys with places (the radix passes win above)
@@ -156,42 +160,11 @@ class LaneGroup:
 
     def _network(self, base):
         job = self.job
-        b = job.b
         module = job.h.fn.module
-        lo, hi = _minmax(module, self.vt)
         blocks = 0 if self.wide else job.n // BLOCK
-
-        def block(g):                # BLOCK vectors sorted in registers
-            at = [b.gep(base, [b.add(b.mul(g, _c(BLOCK)), _c(i))], source_etype=self.vt)
-                  for i in range(BLOCK)]
-            vals = [b.load(p, typ=self.vt, align=8) for p in at]
-            for i, j in network(BLOCK):
-                vals[i], vals[j] = b.call(lo, [vals[i], vals[j]]), b.call(hi, [vals[i], vals[j]])
-            for p, v in zip(at, vals):
-                b.store(v, p, align=8)
-        emit_loop(job.h, blocks, block)
         table, m = _table(module, job.n, blocks)
-
-        step = 2 if self.wide else 1
-
-        def comparator(t):
-            i, j = (b.mul(b.zext(b.load(b.gep(table, [_c(0), b.add(b.mul(t, _c(2)), _c(d))],
-                                              source_etype=table.value_type), typ=I32), I64),
-                          _c(step)) for d in (0, 1))
-            pi, pj = (b.gep(base, [x], source_etype=self.vt) for x in (i, j))
-            x, y = b.load(pi, typ=self.vt, align=8), b.load(pj, typ=self.vt, align=8)
-            if not self.wide:
-                b.store(b.call(lo, [x, y]), pi, align=8)
-                b.store(b.call(hi, [x, y]), pj, align=8)
-                return
-            qi, qj = (b.gep(p, [_c(1)], source_etype=self.vt) for p in (pi, pj))
-            u, v = b.load(qi, typ=self.vt, align=8), b.load(qj, typ=self.vt, align=8)
-            swap = b.or_(b.icmp_unsigned("<", y, x),       # (y, v) before (x, u)
-                         b.and_(b.icmp_unsigned("==", y, x), b.icmp_unsigned("<", v, u)))
-            for p, q, first, second in ((pi, qi, (y, v), (x, u)), (pj, qj, (x, u), (y, v))):
-                b.store(b.select(swap, first[0], second[0]), p, align=8)
-                b.store(b.select(swap, first[1], second[1]), q, align=8)
-        emit_loop(job.h, m, comparator)
+        job.b.call(network_fn(module, self.vt, self.wide),
+                   [base, job.b.bitcast(table, PTR), _c(m), _c(blocks)])
 
     def _store(self, base, counts, r0):
         """Every row back from its lane: a lone key decoded (its zeros and NaNs put back
@@ -220,3 +193,78 @@ class LaneGroup:
                          job.var(I1, b.trunc(got[2], I1))]
                 job._fix_zeros_nans(tally, bases[0], obase)
         emit_loop(job.h, self.lanes, row)
+
+
+class _Network(Routine):
+    """Builds ``void f(ptr base, ptr table, i64 m, i64 blocks)``: the ``blocks`` first
+    aligned blocks of ``BLOCK`` vectors at ``base`` sorted in registers, then the ``m``
+    comparators of ``table`` (vector indices, doubled for (key, place) pairs)."""
+
+    def __init__(self, module, name, vt, wide):
+        self.vt, self.wide = vt, wide
+        self.fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64]),
+                              name)
+        self.fn.attributes.add("nounwind")
+        self.eb = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.b = self.eb
+        self.lo, self.hi = _minmax(module, vt)
+
+    def build(self):
+        base, table, m, blocks = self.fn.args
+        b, vt = self.b, self.vt
+        if not self.wide:
+            def block(g):
+                at = [b.gep(base, [b.add(b.mul(g, _c(BLOCK)), _c(i))], source_etype=vt)
+                      for i in range(BLOCK)]
+                vals = [b.load(p, typ=vt, align=8) for p in at]
+                for i, j in network(BLOCK):
+                    vals[i], vals[j] = (b.call(self.lo, [vals[i], vals[j]]),
+                                        b.call(self.hi, [vals[i], vals[j]]))
+                for p, v in zip(at, vals):
+                    b.store(v, p, align=8)
+            emit_loop(self, blocks, block)
+        emit_loop(self, m, lambda t: self.comparator(base, table, t))
+        self.b.ret_void()
+
+    def comparator(self, base, table, t):
+        b, vt = self.b, self.vt
+        step = 2 if self.wide else 1
+        i, j = (b.mul(b.zext(self.get(table, I32, b.add(b.mul(t, _c(2)), _c(d))), I64),
+                      _c(step)) for d in (0, 1))
+        pi, pj = (b.gep(base, [x], source_etype=vt) for x in (i, j))
+        x, y = b.load(pi, typ=vt, align=8), b.load(pj, typ=vt, align=8)
+        if not self.wide:
+            b.store(b.call(self.lo, [x, y]), pi, align=8)
+            b.store(b.call(self.hi, [x, y]), pj, align=8)
+            return
+        qi, qj = (b.gep(p, [_c(1)], source_etype=vt) for p in (pi, pj))
+        u, v = b.load(qi, typ=vt, align=8), b.load(qj, typ=vt, align=8)
+        swap = b.or_(b.icmp_unsigned("<", y, x),       # (y, v) before (x, u)
+                     b.and_(b.icmp_unsigned("==", y, x), b.icmp_unsigned("<", v, u)))
+        for p, q, first, second in ((pi, qi, (y, v), (x, u)), (pj, qj, (x, u), (y, v))):
+            b.store(b.select(swap, first[0], second[0]), p, align=8)
+            b.store(b.select(swap, first[1], second[1]), q, align=8)
+
+
+_LIBRARY: dict = {}      # function name -> its loaded module, kept for the process
+
+
+def network_fn(module, vt, wide: bool):
+    """The declaration in ``module`` of the lane network over vectors ``vt`` (8-byte
+    keys beside their places: ``wide``), compiled once per process (and kept in the
+    disk cache) in a module of its own, so a program holds only its own loops."""
+    name = f"ft_lanes_net_{vt.count}xi{vt.element.width}" + ("_wide" if wide else "")
+    if name not in _LIBRARY:
+        with engine.LOCK:
+            if name not in _LIBRARY:
+                mod = ir.Module(name=f"ft_library_{name}")
+                mod.triple, mod.data_layout = engine.triple(), engine.data_layout()
+                _Network(mod, name, vt, wide).build()
+                loaded, _ = cache.load(str(mod))
+                llvm.add_symbol(name, loaded.address(name))
+                _LIBRARY[name] = loaded
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64]), name)
+        fn.attributes.add("nounwind")
+    return fn
