@@ -20,6 +20,9 @@ from jaxpr_ir import bfloat16 as _BF16, dtype_kind
 from .api_util import FLOAT0
 from .key_array import extended, prng_key
 from .numpy import finfo, iinfo, issubdtype, result_type
+# JAX's error for a promotion ``numpy_dtype_promotion="strict"`` forbids: the class that
+# functrans.numpy raises (one class, so ``except ft.dtypes.TypePromotionError`` catches it)
+from .numpy._promotion_mode import TypePromotionError
 from .typing import DTypeLike
 
 __all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_type", "finfo",
@@ -28,14 +31,6 @@ __all__ = ["float0", "bfloat16", "canonicalize_dtype", "issubdtype", "result_typ
 
 float0 = FLOAT0
 bfloat16 = _BF16.type     # JAX's jax.dtypes.bfloat16 (ml_dtypes')
-
-
-class TypePromotionError(ValueError):
-    """JAX's error for a forbidden promotion (never raised: numpy 2 promotes every pair).
-
-    >>> issubclass(TypePromotionError, ValueError)
-    True
-    """
 
 
 def canonicalize_dtype(dtype: DTypeLike, allow_extended_dtype: bool = False) -> np.dtype:

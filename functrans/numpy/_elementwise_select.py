@@ -152,9 +152,8 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
         return tuple(wrap(i) for i in np.nonzero(condition))
     if x is _NO_VALUE or y is _NO_VALUE:
         raise ValueError("where: give both x and y, or neither")
-    if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
-        _promotion_mode.check_operands("where", (condition, x, y), dtypes=False)
-        _promotion_mode.check_operands("where", (x, y))
+    if _promotion_mode.ACTIVE:       # numpy_dtype_promotion; no rank check, as JAX's where
+        _promotion_mode.check_operands("where", (x, y), ranks=False)
     if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
@@ -167,7 +166,7 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
         return wrap(r.astype(WIDEN[dtype_kind(r.dtype)]))
     check_args("where", condition, x, y)
     shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
-    x, y = promote("where", x, y)
+    x, y = promote("where", x, y, checked=False, ranks=False)     # checked above
     x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if isinstance(condition, Tracer):
         cond = cast_to(condition, np.dtype(np.bool_))

@@ -6,9 +6,14 @@ ranks are broadcast together (a rank-0 operand or a Python scalar is no promotio
 ``numpy_dtype_promotion="strict"``: ``TypePromotionError`` when operands of different
 dtypes would be promoted, except that a Python scalar (or a weakly typed traced value)
 adapts to an array of its kind or a wider one (int to int, float or complex; float to
-float or complex; complex to complex), as JAX's strict mode. Both are off by default and
-cost nothing then: ``ACTIVE`` is False, and the operators of ``Array`` take their fast
-numpy route only while it is.
+float or complex; complex to complex), as JAX's strict mode. Both judge the user's own
+arithmetic: an operation that functrans's library code (``functrans.scipy``, ``nn``,
+``lax``, ``random``, ``image``, ``example_libraries``, ``experimental``) performs inside
+one of its functions is not checked, since those functions broadcast and mix dtypes on
+purpose (JAX writes its library with explicit axes and casts instead, so that
+``jax.scipy.signal.stft`` of a 3-d array works under ``"raise"``). Both are off by
+default and cost nothing then: ``ACTIVE`` is False, and the operators of ``Array`` take
+their fast numpy route only while it is.
 
 >>> import functrans as ft, functrans.numpy as fnp
 >>> with ft.numpy_rank_promotion("raise"):
@@ -19,6 +24,7 @@ ValueError: add: operands could not be broadcast together on shapes (3,) (2, 3) 
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -57,6 +63,23 @@ def _sync(name=None, old=None, new=None):
             fn(ACTIVE)
 
 
+_LIBRARY = ("functrans.scipy", "functrans.nn", "functrans.lax", "functrans.random",
+            "functrans.image", "functrans.example_libraries", "functrans.experimental")
+
+
+def _library_call():
+    """Whether the operation being checked was written in functrans's library code: the
+    first frame above ``functrans.numpy``'s own (the caller of the ``fnp`` function or
+    operator) lies in one of ``_LIBRARY``'s packages. Walked only when a check fails."""
+    f = sys._getframe(2)
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if not mod.startswith("functrans.numpy"):
+            return mod.startswith(_LIBRARY)
+        f = f.f_back
+    return False
+
+
 def _rank_of(x):
     if isinstance(x, (Tracer, np.ndarray, np.generic)):
         return x.ndim
@@ -67,7 +90,7 @@ def _rank_of(x):
 
 def _check_ranks(name, args):
     ranks = {r for r in map(_rank_of, args) if r}
-    if len(ranks) < 2:
+    if len(ranks) < 2 or _library_call():
         return
     shapes = " ".join(str(tuple(np.shape(a)) if not isinstance(a, Tracer) else a.shape)
                       for a in args)
@@ -99,7 +122,7 @@ def _check_dtypes(args):
     weak = {k for _, k in keys if k is not None}
     ok = len(strong) <= 1 and all(
         next(iter(strong)).kind in _WIDER[k] for k in weak) if strong else True
-    if not ok:
+    if not ok and not _library_call():
         shown = ", ".join(repr(str(d)) if d is not None else f"<class '{_KIND_NAME[k]}'>"
                           for d, k in keys)
         raise TypePromotionError(
@@ -111,13 +134,13 @@ def _check_dtypes(args):
 _KIND_NAME = {"i": "int", "f": "float", "c": "complex"}
 
 
-def check_operands(name: str, args, dtypes: bool = True) -> None:
-    """Apply the rank- and (with ``dtypes``) dtype-promotion checks the options ask for to
-    the operands ``args`` of ``name``; call only when ``ACTIVE``.
+def check_operands(name: str, args, dtypes: bool = True, ranks: bool = True) -> None:
+    """Apply the rank- (with ``ranks``) and dtype-promotion (with ``dtypes``) checks the
+    options ask for to the operands ``args`` of ``name``; call only when ``ACTIVE``.
 
     >>> check_operands("add", (np.ones(3), 1.0))
     """
-    if _RANK != "allow":
+    if ranks and _RANK != "allow":
         _check_ranks(name, args)
     if _STRICT and dtypes:
         _check_dtypes(args)

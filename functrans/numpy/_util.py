@@ -162,7 +162,7 @@ def const_as(x, dt):
     return np.asarray(x, dt)
 
 
-def promote(name, *args, dtype=None, weak_literals=False, checked=None):
+def promote(name, *args, dtype=None, weak_literals=False, checked=None, ranks=True):
     """Convert ``args`` to one dtype and one broadcast shape (tracers stay tracers).
 
     Python scalars become arrays of the promoted dtype; the result is weak only
@@ -171,10 +171,12 @@ def promote(name, *args, dtype=None, weak_literals=False, checked=None):
     then the Python scalars become weak constants: Python numbers (weak literals) with
     ``weak_literals`` (for callers that read no ``dtype`` off a scalar), else converts
     in the outermost trace. ``checked``: whether ``numpy_dtype_promotion="strict"``
-    checks the operands' dtypes (default: when no ``dtype`` is given).
+    checks the operands' dtypes (default: when no ``dtype`` is given); ``ranks``: whether
+    ``numpy_rank_promotion`` checks their ranks.
     """
     if _promotion_mode.ACTIVE:       # numpy_rank_promotion / numpy_dtype_promotion
-        _promotion_mode.check_operands(name, args, dtype is None if checked is None else checked)
+        _promotion_mode.check_operands(name, args, dtype is None if checked is None else checked,
+                                       ranks)
     dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
     weak = dtype is None and dtype_kind(dt) in "iufc" and all(
