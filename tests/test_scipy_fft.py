@@ -91,5 +91,16 @@ def test_unsupported_raises_clearly():
         ff.dctn(x, s=(2, 2))
     with pytest.raises(ValueError, match="length 0"):
         ff.dct(np.ones((0,)))
-    with pytest.raises(TypeError, match="must be numeric"):
-        ff.dct(np.array([True, False]))
+    with pytest.raises(TypeError, match="numeric"):
+        ff.dct(np.array(["a", "b"]))
+
+
+def test_dct_takes_booleans_as_scipy():
+    # JAX 0.10.2's scipy_fft_test.testDct / testDctn / testiDct / testiDctn run bool inputs
+    # (jtu.dtypes.boolean); functrans raised "x must be numeric"
+    x = np.array([[True, False, True, True, False], [False, False, True, False, True]])
+    for name in ("dct", "idct", "dctn", "idctn"):
+        got = getattr(ff, name)(x, norm="ortho")
+        np.testing.assert_allclose(got, getattr(sf, name)(x, norm="ortho"), rtol=1e-12,
+                                   atol=1e-12)
+        assert got.dtype == np.float64

@@ -35,9 +35,9 @@ def _check(name, x, type, norm):
         raise ValueError(f"{name}: norm={norm!r} is not supported: use None, 'backward' "
                          "or 'ortho'")
     x = fnp.asarray(x)
-    if x.dtype == np.bool_ or not np.issubdtype(x.dtype, np.number):
-        raise TypeError(f"{name}: x must be numeric, got dtype {x.dtype}")
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not (x.dtype == np.bool_ or np.issubdtype(x.dtype, np.number)):
+        raise TypeError(f"{name}: x must be numeric or boolean, got dtype {x.dtype}")
+    if not np.issubdtype(x.dtype, np.inexact):     # booleans and integers, as scipy's
         x = x.astype(np.float64)
     return x
 

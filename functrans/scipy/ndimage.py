@@ -67,13 +67,14 @@ def map_coordinates(input: ArrayLike, coordinates: Sequence[ArrayLike], order: i
     """
     input = fnp.asarray(input)
     if len(coordinates) != input.ndim:
-        raise ValueError(f"map_coordinates: {len(coordinates)} coordinate arrays for an "
-                         f"input of rank {input.ndim}")
+        raise ValueError(f"map_coordinates: coordinates must be a sequence of length "
+                         f"input.ndim ({input.ndim}), got {len(coordinates)} arrays")
     if order not in (0, 1):
-        raise NotImplementedError(f"map_coordinates: order must be 0 or 1 (as JAX's), got {order}")
+        raise NotImplementedError(f"map_coordinates requires order<=1 (0 or 1, as JAX's), "
+                                  f"got {order}")
     if mode not in _FIXERS:
-        raise NotImplementedError(f"map_coordinates: mode must be one of {sorted(_FIXERS)}, "
-                                  f"got {mode!r}")
+        raise NotImplementedError(f"map_coordinates does not yet support mode {mode!r} "
+                                  f"(one of {sorted(_FIXERS)})")
     float_dtype = input.dtype if fnp.issubdtype(input.dtype, fnp.inexact) else fnp.float64
     coordinates = [fnp.asarray(c, float_dtype) for c in coordinates]
     per_axis = []

@@ -138,7 +138,8 @@ def minimize(fun: Callable[..., Any], x0: ArrayLike, args: tuple = (), *,
     ([1.0, 1.0], 0, 24)
     """
     if not isinstance(args, tuple):
-        raise TypeError(f"minimize: args must be a tuple, got {type(args).__name__}")
+        raise TypeError(f"minimize: the args argument must be a tuple, got "
+                        f"{type(args).__name__}")
     if not callable(fun):
         raise TypeError(f"minimize: fun must be callable, got {type(fun).__name__}")
     if not isinstance(method, str):

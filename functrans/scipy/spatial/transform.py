@@ -403,8 +403,9 @@ class Slerp(NamedTuple):
         return cls(times, delta, rotations, rotvecs)
 
     def __call__(self, times: ArrayLike) -> Rotation:
-        """The interpolated rotation(s) at ``times`` (a scalar gives one rotation)."""
-        t = _float(times)
+        """The interpolated rotation(s) at ``times`` (a scalar gives one rotation), computed
+        in the key times' dtype, as JAX's (float64 ``times`` for float32 keys give float32)."""
+        t = fnp.asarray(times, dtype=self.times.dtype)
         scalar = t.ndim == 0
         t = fnp.atleast_1d(t)
         n = self.times.shape[0]
