@@ -317,7 +317,8 @@ def _pad(v, n, fill):
 
 def _padded_unique(a, n, fill):
     v, i, inv, c = np.unique(a, True, True, True)
-    return _pad(v, n, fill), _pad(i, n, 0), inv, _pad(c, n, 0)
+    # padded first indices repeat the smallest value's, as JAX 0.10.2's
+    return _pad(v, n, fill), _pad(i, n, i[0] if len(i) else 0), inv, _pad(c, n, 0)
 
 
 def _put(a, ind, v):
@@ -582,6 +583,23 @@ def test_unique_along_an_axis_as_jax():
     assert fnp.unique(a, axis=0, size=3, fill_value=-1).tolist() == [[0, 5], [1, 2], [-1, -1]]
     with pytest.raises(NotImplementedError, match="concrete"):
         ft.jit(lambda x: fnp.unique(x, axis=0, size=3))(a)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_unique_pads_first_indices_with_the_smallest_value_s_as_jax(jit):
+    """Fuzz round 10: with size= past the number of uniques, JAX 0.10.2 pads
+    return_index with the first index of the smallest value (its sort's first entry),
+    not 0: [2, 0, 1, 2, 2, 2] for [1, nan, 0] (was [2, 0, 1, 0, 0, 0]); along an axis
+    the same ([1, 0, 1, 1] for the rows below, was [1, 0, 0, 0])."""
+    x = np.array([1.0, np.nan, 0.0], np.float32)
+    f = (lambda v: fnp.unique(v, return_index=True, return_counts=True, size=6))
+    v, i, c = (ft.jit(f) if jit else f)(x)
+    assert i.tolist() == [2, 0, 1, 2, 2, 2] and c.tolist() == [1, 1, 1, 0, 0, 0]
+    assert np.asarray(v)[:3].tolist()[:2] == [0.0, 1.0]
+    if not jit:
+        rows = np.array([[1.0, 2], [0, 1], [1.0, 2]], np.float32)
+        _, i, c = fnp.unique(rows, return_index=True, return_counts=True, size=4, axis=0)
+        assert i.tolist() == [1, 0, 1, 1] and c.tolist() == [1, 2, 0, 0]
 
 
 @pytest.mark.parametrize("jit", [False, True])

@@ -194,7 +194,8 @@ def _unique_parts(ar, size, fill_value, equal_nan=True):
     first = jn.concatenate([asarray([True]), differs]) if n else asarray(np.zeros(0, bool))
     values = _compact(s, first, size, fill_value if fill_value is not None or n == 0
                       else s[0])
-    index = _compact(perm, first, size, 0 if size is not None else None)
+    # padded first indices repeat the smallest value's (perm[0]), as JAX's
+    index = _compact(perm, first, size, None if size is None else perm[0] if n else 0)
     # each count runs to the next unique's start (n after the last): with size= fewer than
     # the uniques, to the start of the first one cut off, not to n (fuzz round 9)
     if size is None:
@@ -256,7 +257,8 @@ def _unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_na
                                       0 if fill_value is None else fill_value))
             pad = np.repeat(fill, size - k, axis) if fill.shape[axis] else fill
             values = np.concatenate([values, pad], axis)
-            index = np.concatenate([index, np.zeros(size - k, index.dtype)])
+            index = np.concatenate([index, np.full(size - k, index[0] if k else 0,
+                                                   index.dtype)])
             counts = np.concatenate([counts, np.zeros(size - k, counts.dtype)])
     out = [asarray(values)]
     for flag, v in ((return_index, index), (return_inverse, inverse), (return_counts, counts)):
