@@ -66,3 +66,43 @@ def test_device_put_of_bfloat16():
     assert ft.device_put(np.array(3, fnp.bfloat16)).dtype == fnp.bfloat16
     with pytest.raises(TypeError, match="cannot place"):
         ft.device_put(np.array(["a"]))
+
+
+def test_operators_defer_to_a_namedtuple_with_its_own():
+    """testDeferToNamedTuple: ``array * namedtuple`` converted the NamedTuple to an array
+    (eagerly and under jit) instead of calling its ``__rmul__``, as JAX does; plain lists
+    and tuples stay operands (numpy's), other foreign objects get their reflected method."""
+    from typing import NamedTuple
+
+    class MyArray(NamedTuple):
+        arr: object
+
+        def __mul__(self, other):
+            return MyArray(self.arr * other)
+
+        def __rmul__(self, other):
+            return MyArray(other * self.arr)
+
+    a, b = MyArray(fnp.ones(4)), fnp.arange(4.0)
+    for got in (b * a, ft.jit(lambda x, y: x * y)(b, a), a * b):
+        assert isinstance(got, MyArray)
+        np.testing.assert_array_equal(got.arr, [0.0, 1.0, 2.0, 3.0])
+
+    class Deferring:
+        def __radd__(self, other):
+            return "deferred"
+    assert b + Deferring() == "deferred"
+    assert ft.jit(lambda x: (x + Deferring(), x)[1])(b).tolist() == [0.0, 1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(b + [1, 2, 3, 4], [1.0, 3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(ft.jit(lambda x: x * (2, 2, 2, 2))(b), [0.0, 2.0, 4.0, 6.0])
+    with pytest.raises(TypeError):
+        ft.jit(lambda x: x + {1: 2})(b)
+
+
+def test_signbit_of_bool_under_strict_promotion():
+    """testOp(signbit, bool): signbit compared the bools with a Python 0, a
+    TypePromotionError under numpy_dtype_promotion='strict'."""
+    with ft.numpy_dtype_promotion("strict"):
+        for x in (np.array([True, False]), np.array([-1, 0, 3], np.int8), np.array([0, 5], np.uint16)):
+            assert fnp.signbit(x).tolist() == np.signbit(x).tolist()
+            assert ft.jit(fnp.signbit)(x).tolist() == np.signbit(x).tolist()

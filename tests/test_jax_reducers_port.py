@@ -37,3 +37,18 @@ def test_complex_max_min_with_initial_or_where_under_jit(name):
         for got in (f(z, **kw), ft.jit(lambda v: f(v, **kw))(z)):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_with_bool_dtype_under_jit(name):
+    """test_cumsum_boolean / testCumulativeSumBool: cumsum(x, dtype=bool) raised under jit
+    (no bool cumsum primitive); numpy adds bools as logical or, multiplies them as and."""
+    f, ref = getattr(fnp, name), getattr(np, name)
+    for x in (np.array([0.0, 1.5, 0.0, -2.0], np.float32), np.array([False, True, False]),
+              np.array([[1, 0], [0, 0], [3, -1]], np.int8), np.array([np.nan, 0.0, 0.0])):
+        for axis in (None, 0):
+            want = ref(x, axis=axis, dtype=bool)
+            got = ft.jit(lambda v: f(v, axis=axis, dtype=bool))(x)
+            assert got.dtype == np.bool_ and got.tolist() == want.tolist()
+    got = ft.jit(lambda v: fnp.cumulative_sum(v, axis=-1, dtype=bool))(np.array([[0.1], [0.1], [0.0]]))
+    assert got.tolist() == [[True], [True], [False]]

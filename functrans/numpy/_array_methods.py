@@ -405,10 +405,21 @@ def _install_array_methods():
         setattr(Array, name, fn)
 
 
+def _foreign(other):
+    """Whether an operator leaves ``other`` to its own reflected method (NotImplemented,
+    as JAX's): objects that are not array-like, and subclasses of list and tuple (a
+    NamedTuple with operators of its own), while plain lists and tuples are operands."""
+    if isinstance(other, _OPERAND) or type(other) in (list, tuple):
+        return False
+    return not (hasattr(other, "__jax_array__") or hasattr(other, "__array__"))
+
+
 def _binop(name, reflected=False):
     fns = []     # the fnp function, looked up on first use (fnp imports this module)
 
     def op(self, other):
+        if _foreign(other):
+            return NotImplemented
         if not fns:
             fns.append(getattr(_fnp(), name))
         return fns[0](other, self) if reflected else fns[0](self, other)
@@ -427,6 +438,7 @@ _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_eq
 
 
 _ARRAYLIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
+_OPERAND = (np.ndarray, np.generic, bool, int, float, complex, Tracer)
 _F16, _BF16 = np.dtype(np.float16), bfloat16
 _SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "int16",
                                               "uint64", "uint32", "uint16", "bool", "complex64",
@@ -459,7 +471,7 @@ def _array_binop(name, reflected=False, fast=True):
     def op(self, other):
         if type(other) is Array:
             o = other.view(base)
-        elif isinstance(other, _ARRAYLIKE):
+        elif isinstance(other, _ARRAYLIKE) and not _foreign(other):
             o = other
         else:
             return NotImplemented

@@ -50,7 +50,8 @@ def signbit(x: ArrayLike) -> Array:
     """
     x = asarray(x)
     if dtype_kind(x.dtype) in "iub":
-        return el.less(x, 0)
+        # a zero of x's own dtype: no promotion (bool vs a Python int is one under strict)
+        return el.less(x, np.zeros((), x.dtype))
     if x.dtype not in _INT_OF:
         raise TypeError(f"signbit: a real number input required, got {x.dtype}")
     return el.less(bitcast_convert_type(x, _INT_OF[x.dtype]), 0)

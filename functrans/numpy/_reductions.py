@@ -241,9 +241,8 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
         if axis is not None and type(axis) is not int:
             _check_axis(axis)
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
-        if dtype_kind(a.dtype) == "f" and a.dtype.kind != "f":
-            # numpy's nansum skips NaNs of its own inexact types only: not bfloat16's
-            a = np.where(np.isnan(a), np.zeros((), a.dtype), a)
+        if dtype_kind(a.dtype) == "f" and a.dtype.kind != "f":  # bfloat16: numpy's nansum
+            a = np.where(np.isnan(a), np.zeros((), a.dtype), a)  # skips its own NaNs only
         return wrap(_rounded(quiet_call(np.nansum, a, axis=axis, dtype=R.accumulator(dt),
                                         keepdims=keepdims), dt))
     if dtype_kind(a.dtype) in "fc":
@@ -499,7 +498,11 @@ def _cumulative(name, np_fn, prim_fn):
                 _check_axis(axis)
             return wrap(_rounded(quiet_call(np_fn, a, axis=axis, dtype=acc), dt))
         x, ax = _one_axis(a, axis)
-        return _rounded(prim_fn(E.convert_element_type(x, acc), 0 if ax is None else ax), dt)
+        ax = 0 if ax is None else ax    # (flattened)
+        if acc == np.dtype(np.bool_):      # numpy adds (multiplies) bools as or (and)
+            t = E.convert_element_type(E.convert_element_type(x, np.bool_), np.int8)
+            return E.convert_element_type((R.cummax if name == "cumsum" else R.cummin)(t, ax), bool)
+        return _rounded(prim_fn(E.convert_element_type(x, acc), ax), dt)
     f.__name__ = name
     f.__doc__ = _doc(f"``numpy.{name}`` along ``axis`` (None: of the flattened array); bools "
                      f"and 32-bit ints accumulate as int64.",
