@@ -20,7 +20,8 @@ from jaxpr_ir import ShapedArray, dtype_kind
 from .api_util import (FLOAT0, as_array, flatten_fun, keep_metadata, normalize_argnums,
                        trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
-from .shard_map_specs import check_reverse_mode
+from .primitives.collectives import replicated_parts as _parts, replicated_sums as _summed
+from .shard_map_specs import reverse_mode_plan
 from .tracing import Tracer, leaked_tracer_error, get_aval, wrap
 from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import LinearJaxpr, linearize_fun
@@ -263,10 +264,10 @@ class _JvpRule:
         return tree_unflatten(self.out_tree, [_out(t) for t in touts])
 
 
-def _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, nargs):
+def _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, nargs, plan=None):
     """The vjp function: a ``tree_util.Partial`` of a static ``_VjpRule`` over the
     residuals, so it is a pytree (as JAX's) and can be returned from and passed to ``jit``."""
-    rule = _VjpRule(lin, in_flat, in_tree, mask, outs, out_tree, nargs)
+    rule = _VjpRule(lin, in_flat, in_tree, mask, outs, out_tree, nargs, plan)
     return Partial(rule, list(lin.residuals))
 
 
@@ -275,8 +276,8 @@ class _VjpRule:
     structures, shapes and dtypes of the inputs and outputs. Called as
     ``rule(residuals, cotangent)``; compared by identity (a jit cache key)."""
 
-    def __init__(self, lin, in_flat, in_tree, mask, outs, out_tree, nargs):
-        self.jaxpr, self.all_linear = lin.jaxpr, lin.all_linear
+    def __init__(self, lin, in_flat, in_tree, mask, outs, out_tree, nargs, plan=None):
+        self.jaxpr, self.all_linear, self.plan = lin.jaxpr, lin.all_linear, plan
         self.in_tree, self.mask, self.out_tree, self.nargs = in_tree, mask, out_tree, nargs
         self.out_avals = [get_aval(o) for o in outs]
         self.lin_avals = [get_aval(x) for x, m in zip(in_flat, mask) if m]
@@ -295,7 +296,9 @@ class _VjpRule:
                 raise TypeError(f"vjp: cotangent {i} has type {ca.str_short()} but the primal "
                                 f"output has type {a.str_short()}; they must match")
         args = [UndefinedPrimal(a) for a in self.lin_avals]
-        cts = backward_pass(self.jaxpr, list(residuals), args, ct_flat, self.all_linear)
+        ct_flat = _parts(self.plan, ct_flat)
+        cts = _summed(self.plan, backward_pass(self.jaxpr, list(residuals), args, ct_flat,
+                                               self.all_linear))
         it = iter(cts)
         leaves = [_out(instantiate(next(it))) if z is None else
                   np.zeros(z[0].shape, z[0].dtype) if z[1] else
@@ -332,8 +335,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[
     """
     in_flat, in_tree, mask, outs, out_tree, lin, aux = _linearize_flat(
         fun, primals, tuple(range(len(primals))), has_aux, "vjp", skip_ints=True)
-    check_reverse_mode([x for x, m in zip(in_flat, mask) if m], lin.jaxpr, "vjp")
-    vjp_fn = _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, len(primals))
+    plan = reverse_mode_plan([x for x, m in zip(in_flat, mask) if m], outs, "vjp")
+    vjp_fn = _make_vjp(in_flat, in_tree, mask, outs, out_tree, lin, len(primals), plan)
     out = tree_unflatten(out_tree, [_out(o) for o in outs])
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
@@ -440,10 +443,11 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
             raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
                             "use jacrev/vjp for non-scalar outputs")
         _check_grad_output(oa, holomorphic)
-        check_reverse_mode([x for x, m in zip(in_flat, mask) if m], lin.jaxpr, "grad")
-        cts = backward_pass(lin.jaxpr, lin.residuals,
-                            [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
-                            [np.ones((), oa.dtype)], lin.all_linear)
+        plan = reverse_mode_plan([x for x, m in zip(in_flat, mask) if m], outs, "grad")
+        cts = _summed(plan, backward_pass(lin.jaxpr, lin.residuals,
+                                          [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars],
+                                          _parts(plan, [np.ones((), oa.dtype)]),
+                                          lin.all_linear))
         it, at = iter(cts), 0
         per_arg = {}
         for i, sub in enumerate(in_tree.child_defs):
@@ -483,10 +487,11 @@ def _value_and_grad_single(fun, x, holomorphic=False):
         raise TypeError(f"grad requires a scalar output, got shape {oa.shape}; "
                         "use jacrev/vjp for non-scalar outputs")
     _check_grad_output(oa, holomorphic)
-    check_reverse_mode([x], lin.jaxpr, "grad")
+    plan = reverse_mode_plan([x], outs, "grad")
     jaxpr = lin.jaxpr
-    ct, = backward_pass(jaxpr, lin.residuals, [UndefinedPrimal(jaxpr.invars[0].aval)],
-                        [np.array(1, oa.dtype)], lin.all_linear)
+    ct, = _summed(plan, backward_pass(jaxpr, lin.residuals,
+                                      [UndefinedPrimal(jaxpr.invars[0].aval)],
+                                      _parts(plan, [np.array(1, oa.dtype)]), lin.all_linear))
     return _out(out), _out(instantiate(ct))
 
 

@@ -39,13 +39,17 @@ block, no communication), so reverse mode does not run the forward pass again (w
 or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a shard_map
 maps the body (the batch dimension is never split).
 
-Gradients taken *inside* the body are each process's own (JAX's ``check_vma=False``
-semantics; ``check_vma`` is accepted as JAX 0.10's name of ``check_rep``). JAX's default
-``check_vma=True`` types values with the axes they vary along and then sums the cotangent
-of a replicated value over its axes and transposes ``psum`` to a copy; functrans does not
-model that typing, so with ``check_rep=True`` an in-body ``grad``/``vjp`` whose values
-would differ from JAX's (a differentiated input replicated along a mesh axis, or a
-psum/pmean/pmax/pmin differentiated through) is an error naming ``check_rep=False``.
+Gradients taken *inside* the body follow JAX 0.10's ``check_vma`` (``check_vma`` is
+accepted as JAX's name of ``check_rep``). With ``check_rep=True`` (JAX's default) a value
+is typed by the mesh axes it varies along, as JAX does: the cotangent of a value replicated
+along an axis is one value, summed over the axis (``grad`` of a local loss w.r.t.
+replicated parameters is the sum of the processes' gradients), and ``psum`` transposes to a
+copy. functrans's backward pass holds such a cotangent as per-process parts (``psum``
+transposing to ``psum``): ``shard_map_specs.reverse_mode_plan`` divides the cotangent of a
+replicated output among its copies and psums the parts of a replicated input's. A
+gradient taken inside a jit or vmap inside the body cannot see the typing and is an error
+there. With ``check_rep=False`` each process differentiates its body alone (JAX's
+``check_vma=False`` values).
 
 Running it: the body is compiled once (CPU backend) and runs on this process's blocks (op
 by op under ``ft.disable_jit()``); a collective at the body's top level calls MPI from the
@@ -98,8 +102,8 @@ shard_map_p = Primitive("shard_map", multiple_results=True)
 def _trace_body(fun, avals, mesh, name, ad_vary=None):
     """Trace ``fun`` on block avals with the mesh's axis names bound; the closed-over values
     become leading inputs. ``ad_vary``: (the manual axes, the axes each input varies
-    along), for the check of reverse mode inside a body traced with ``check_rep=True``
-    (``check_reverse_mode``).
+    along), for reverse mode inside a body traced with ``check_rep=True``
+    (``shard_map_specs.reverse_mode_plan``).
     Returns (ClosedJaxpr without consts, const values)."""
     with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames()),
                     ad_vary=ad_vary):
@@ -336,10 +340,8 @@ def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=None, out_specs=None
     functrans does not carry); ``axis_names`` makes only those mesh axes manual (the
     specs and the body's collectives name only them; along the others every process
     runs the body on the same blocks). ``check_vma`` is JAX 0.10's name of ``check_rep``
-    (give one of them). With ``check_rep=True`` a gradient taken inside the body is an
-    error where JAX's check_vma=True typing would give other values
-    (``shard_map_specs.check_reverse_mode``); with ``check_rep=False`` it has JAX's
-    check_vma=False values.
+    (give one of them); a gradient taken inside the body has JAX's values for either
+    (see the module doc).
 
     >>> import functrans as ft, numpy as np
     >>> from functrans.sharding import Mesh, P

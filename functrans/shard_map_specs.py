@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
+
 from jaxpr_ir import Literal, ShapedArray
 from .sharding import PartitionSpec, mesh_frames
 from .tracing import Tracer
 from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
-           "spec_axes", "check_reverse_mode", "collective_axes"]
+           "spec_axes", "reverse_mode_plan", "collective_axes"]
 
 # collectives and how they change the set of axes a value varies along
 _REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
 _SPREADING = {"psum_scatter", "ppermute", "all_to_all", "axis_index"}   # result: varies
+JAX_REDUCING = {"psum", "pmax", "pmin"}   # JAX 0.10's typing: all_gather's result varies
 
 
 def normalize_spec(spec, aval, mesh, what, divisible=True):
@@ -100,27 +103,30 @@ def collective_axes(jaxpr):
     return names
 
 
-def varying_axes(jaxpr, in_vary, mesh_axes):
+def varying_axes(jaxpr, in_vary, mesh_axes, reducing=_REDUCING):
     """For each output of ``jaxpr``: the set of mesh axes it may vary along, given those of
-    its inputs. Conservative: a value is only called replicated when it provably is."""
+    its inputs. Conservative: a value is only called replicated when it provably is.
+    ``reducing``: the collectives whose result is the same on every member (JAX's typing
+    counts an all_gather's result as varying: ``JAX_REDUCING``)."""
     env = dict(zip(jaxpr.invars, in_vary))
     get = lambda a: set() if type(a) is Literal else env.get(a, set())   # noqa: E731
     for e in jaxpr.eqns:
         ins = set().union(*[get(a) for a in e.inputs]) if e.inputs else set()
         name = e.primitive.name
         n = e.params.get("axis_name")
-        if name in _REDUCING and n is not None:
+        if name in reducing and n is not None:
             out = ins - {n}
-        elif name in _SPREADING and n is not None:
+        elif name in (_REDUCING | _SPREADING) - reducing and n is not None:
             out = ins | ({n} & mesh_axes)
         elif name in _CONTROL_FLOW:
-            outs = _CONTROL_FLOW[name](e.params, [get(a) for a in e.inputs], mesh_axes)
+            outs = _CONTROL_FLOW[name](e.params, [get(a) for a in e.inputs], mesh_axes,
+                                       reducing)
             for v, o in zip(e.outvars, outs):
                 env[v] = o
             continue
         elif e.primitive.call_param and e.primitive.call_param in e.params:
             body = e.params[e.primitive.call_param]
-            outs = varying_axes(body.jaxpr, [get(a) for a in e.inputs], mesh_axes)
+            outs = varying_axes(body.jaxpr, [get(a) for a in e.inputs], mesh_axes, reducing)
             for v, o in zip(e.outvars, outs):
                 env[v] = o
             continue
@@ -135,32 +141,32 @@ def _body(b):
     return getattr(b, "jaxpr", b)
 
 
-def _scan_vary(params, ins, mesh_axes):
+def _scan_vary(params, ins, mesh_axes, reducing):
     nc, nk = params["num_consts"], params["num_carry"]
     consts, carry, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
     while True:     # carries only gain axes: a fixed point within len(mesh_axes) rounds
-        outs = varying_axes(_body(params["jaxpr"]), consts + carry + xs, mesh_axes)
+        outs = varying_axes(_body(params["jaxpr"]), consts + carry + xs, mesh_axes, reducing)
         new = [c | o for c, o in zip(carry, outs[:nk])]
         if new == carry:
             return carry + outs[nk:]
         carry = new
 
 
-def _while_vary(params, ins, mesh_axes):
+def _while_vary(params, ins, mesh_axes, reducing):
     cn, bn = params["cond_nconsts"], params["body_nconsts"]
     cc, bc, carry = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
     while True:     # a predicate that varies makes every carry vary (the trip count does)
-        pred = varying_axes(_body(params["cond_jaxpr"]), cc + carry, mesh_axes)[0]
-        outs = varying_axes(_body(params["body_jaxpr"]), bc + carry, mesh_axes)
+        pred = varying_axes(_body(params["cond_jaxpr"]), cc + carry, mesh_axes, reducing)[0]
+        outs = varying_axes(_body(params["body_jaxpr"]), bc + carry, mesh_axes, reducing)
         new = [c | o | pred for c, o in zip(carry, outs)]
         if new == carry:
             return carry
         carry = new
 
 
-def _cond_vary(params, ins, mesh_axes):
+def _cond_vary(params, ins, mesh_axes, reducing):
     index, ops = ins[0], ins[1:]
-    per_branch = [varying_axes(_body(b), ops, mesh_axes) for b in params["branches"]]
+    per_branch = [varying_axes(_body(b), ops, mesh_axes, reducing) for b in params["branches"]]
     return [set(index).union(*outs) for outs in zip(*per_branch)]
 
 
@@ -198,68 +204,55 @@ def check_replication(jaxpr, in_specs, out_specs, mesh):
 
 # --------------------------------------------------------------------------- reverse mode
 
-def _sums_over(jaxpr):
-    """The axis names a psum / pmax / pmin inside ``jaxpr`` (at any depth) reduces over."""
-    names = set()
-    for e in jaxpr.eqns:
-        if e.primitive.name in ("psum", "pmax", "pmin"):
-            names.add(e.params["axis_name"])
-        for v in e.params.values():
-            for b in (v if isinstance(v, (tuple, list)) else (v,)):
-                bj = getattr(b, "jaxpr", b)
-                if hasattr(bj, "eqns"):
-                    names |= _sums_over(bj)
-    return names
+def _vary_of(values, frame):
+    """The mesh axes each value of a body being traced varies along by JAX's typing (one
+    pass over the body so far); None for one of a trace inside the body's (a jit or vmap
+    there), whose typing this cannot see."""
+    out = [set() if not isinstance(x, Tracer) or x._trace.level < frame.level   # a constant
+           else None for x in values]                   # or a value closed over from outside
+    mine = [i for i, x in enumerate(values) if isinstance(x, Tracer) and x._trace.level ==
+            frame.level]
+    if mine:
+        t = values[mine[0]]._trace
+        sofar = SimpleNamespace(invars=t.invars, eqns=t.eqns,
+                                outvars=[values[i].ir_var for i in mine])
+        vary = varying_axes(sofar, frame.ad_vary[1], set(frame.mesh.axis_names), JAX_REDUCING)
+        for i, v in zip(mine, vary):
+            out[i] = v
+    return out
 
 
-def _vary_of(x, frame):
-    """The mesh axes the value ``x`` of a body being traced may vary along; None when it
-    belongs to a trace inside the body's (a jit or vmap there), which this cannot see."""
-    if not isinstance(x, Tracer) or x._trace.level < frame.level:
-        return set()                 # a constant, or a value closed over from outside
-    if x._trace.level > frame.level:
-        return None
-    t = x._trace
-    sofar = SimpleNamespace(invars=t.invars, eqns=t.eqns, outvars=[x.ir_var])
-    return varying_axes(sofar, frame.ad_vary[1], set(frame.mesh.axis_names))[0]
+def reverse_mode_plan(diff_inputs, outputs, what):
+    """How reverse mode taken inside a shard_map body traced with ``check_rep=True`` gets
+    JAX 0.10's values (``check_vma=True``), or None outside such a body.
 
-
-def check_reverse_mode(diff_inputs, linear_jaxpr, what):
-    """Raise where reverse mode taken inside a shard_map body traced with ``check_rep=True``
-    would give other values than JAX 0.10's default (``check_vma=True``).
-
-    There JAX types each value with the mesh axes it varies along: the cotangent of a value
-    replicated along an axis is summed over it (the transpose of the implicit ``pvary``
-    where it meets a varying value) and ``psum`` transposes to a copy. functrans
-    differentiates the body on each process alone, as JAX does with ``check_vma=False``:
-    the same values when every differentiated input varies along every mesh axis (of size
-    > 1) and no psum / pmean / pmax / pmin is differentiated through; otherwise an error.
-    (The gradient of a whole shard_map, ``grad(shard_map(...))``, is JAX's in both modes.)
-    """
+    JAX types each value with the manual mesh axes it varies along: the cotangent of a value
+    replicated along an axis is one value, summed over the axis where it meets varying
+    values (the transpose of the implicit ``pvary``), and ``psum`` transposes to a copy.
+    functrans's backward pass runs per process, ``psum`` transposing to ``psum``: each
+    process then holds a part of a replicated value's cotangent, the parts summing to it.
+    So the plan is: divide the cotangent of an output replicated along axes by their sizes
+    (its parts), and ``psum`` the cotangent of a differentiated input replicated along axes
+    over them. Returns (per output: the divisor, per input: the axes to psum over)."""
     frames = mesh_frames()
     if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
-        return
+        return None
     frame = frames[-1]
     axes = {a for a in frame.ad_vary[0] if frame.mesh.axis_size(a) > 1}
     if not axes:
-        return
-    why = None
-    summed = sorted(_sums_over(linear_jaxpr) & axes)
-    if summed:
-        why = f"the differentiated function reduces over mesh axis {summed[0]!r} " \
-              "(psum / pmean / pmax / pmin)"
-    for i, x in enumerate(diff_inputs):
-        vary = _vary_of(x, frame)
-        if why is None and vary is None:
-            why = f"differentiated input leaf {i} is a value of a jit / vmap inside the body"
-        elif why is None and axes - vary:
-            why = f"differentiated input leaf {i} is replicated along mesh axis " \
-                  f"{sorted(axes - vary)[0]!r}"
-    if why is not None:
-        raise ValueError(
-            f"{what} inside a shard_map body with check_rep=True (JAX's check_vma=True): "
-            f"{why}, where JAX 0.10 sums the cotangent of a replicated value over the axis "
-            "and transposes psum to a copy, while functrans differentiates each process's "
-            "body alone (JAX's check_vma=False), so the values would differ from JAX's. "
-            "Pass check_rep=False (check_vma=False) to shard_map for JAX's check_vma=False "
-            "values, or take the gradient of the whole shard_map (grad(shard_map(...))).")
+        return None
+    varies = _vary_of(list(diff_inputs) + list(outputs), frame)
+    plan_in = []
+    for i, vary in enumerate(varies[:len(diff_inputs)]):
+        if vary is None:
+            raise ValueError(
+                f"{what} inside a shard_map body with check_rep=True (JAX's check_vma=True): "
+                f"differentiated input leaf {i} is a value of a jit / vmap inside the body, "
+                "whose mesh-axis typing functrans cannot see, so it cannot give JAX's "
+                "values (a replicated value's cotangent summed over the axis). Take the "
+                "gradient at the body's level, or pass check_rep=False (check_vma=False) "
+                "for JAX's check_vma=False values.")
+        plan_in.append(tuple(sorted(axes - vary)))
+    divisors = [int(np.prod([frame.mesh.axis_size(a) for a in axes - (vary or set())]))
+                if vary is not None else 1 for vary in varies[len(diff_inputs):]]
+    return divisors, plan_in

@@ -27,9 +27,9 @@ def train(params, x, y):
 
 
 # check_rep=False (JAX's check_vma=False): each process's gradient is its own batch slice's,
-# averaged by the pmean above; with JAX's default typing a gradient of the replicated
-# parameters taken inside the body would already be summed over "data" (functrans refuses
-# that form with check_rep=True rather than give other values)
+# averaged by the pmean above; with the default typing (check_rep=True, as JAX 0.10's
+# check_vma=True) a gradient of the replicated parameters taken inside the body is already
+# the sum over "data", and the pmean would leave process_count() times the mean
 run = ft.jit(ft.shard_map(train, mesh, in_specs=(P(), P("data"), P("data")), out_specs=P(),
                           check_rep=False))
 params, (x, y) = init_params(), data()

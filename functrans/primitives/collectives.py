@@ -31,7 +31,7 @@ import numpy as np
 
 from jaxpr_ir import dtype_kind
 
-from .base import aval
+from .base import Zero, aval
 from .basic import broadcast_in_dim
 # the primitives are re-exported for importers (tests, other modules)
 from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_names,  # noqa: F401
@@ -39,7 +39,7 @@ from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_n
                                 all_to_all_p, axis_index_p, gather_tiled, lift_invariant,
                                 pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p,
                                 scatter_tiled)
-from .elementwise import convert_element_type, div, select_n
+from .elementwise import convert_element_type, div, mul, select_n
 from .indexing import dynamic_index_in_dim, dynamic_slice_in_dim
 from .structural import reshape, transpose
 from ..tree_util import tree_flatten, tree_unflatten
@@ -312,3 +312,21 @@ def axis_index(axis_name: str | int | Sequence[str | int]) -> Array:
         out = i if out is None else out * np.int32(frame.size) + i
     return out
 
+
+# --------------------------------------------------------------------------- shard_map reverse mode
+
+def replicated_parts(plan, cts):
+    """Inside a shard_map body (``shard_map_specs.reverse_mode_plan``): each process's part
+    of the cotangent of an output replicated along mesh axes (it divided by their sizes)."""
+    if plan is None:
+        return cts
+    return [c if d == 1 or type(c) is Zero else
+            mul(c, np.full(np.shape(c), 1.0 / d, aval(c).dtype)) for c, d in zip(cts, plan[0])]
+
+
+def replicated_sums(plan, cts):
+    """Inside a shard_map body: a replicated input's cotangent, its parts summed (psum)."""
+    if plan is None:
+        return cts
+    return [c if not axes or type(c) is Zero else psum(c, axes)
+            for c, axes in zip(cts, plan[1])]

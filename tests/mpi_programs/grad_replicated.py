@@ -113,26 +113,34 @@ close(ft.make_array_from_process_local_data(ft.NamedSharding(mesh, P("data")), m
 count += 1
 
 # gradients taken inside the body, against JAX 0.10.2 (4 / 2 simulated CPU devices, f64).
+# check_rep=True is JAX's default check_vma=True: the cotangent of a value replicated along
+# the axis is summed over it and psum transposes to a copy (functrans gave check_vma=False's
+# values before: the mean dp gradient where JAX gives N times it, N cos x for cos x).
 # check_rep=False is JAX's check_vma=False: each process differentiates its body alone.
-# With check_rep=True (JAX's default check_vma=True) JAX sums the cotangent of a replicated
-# value over the axis and transposes psum to a copy, which functrans does not model: those
-# forms raise (they used to give check_vma=False's values silently: 2x / 4x the dp
-# gradient here), while a gradient w.r.t. a block with no psum in between is the same in
-# both modes and runs.
 W0 = np.arange(6.0).reshape(3, 2) / 10 - 0.2
 X0 = np.arange(12.0).reshape(4, 3) / 7 - 0.8
 Y0 = np.cos(np.arange(8.0)).reshape(4, 2)
 DP_GRAD = [[0.04498656777484342, -0.01863883168127669], [0.021418719904673, -0.03063322135448974],
-           [-0.0021491279654974604, -0.042627611027702794]]      # JAX, either device count
+           [-0.0021491279654974604, -0.042627611027702794]]   # the global loss's gradient
 PMEAN_W = {2: [[0.2883400377716103, 0.08479062219397304], [0.2548999431374331, 0.10708961649665909],
                [0.2214598485032558, 0.12938861079934513]],
            4: [[0.7518776224315978, 0.5330005608889052], [0.6176137612830983, 0.43782188930160076],
-               [0.48334990013459866, 0.34264321771429623]]}
+               [0.48334990013459866, 0.34264321771429623]]}     # check_vma=False, device 0
 LOCAL_X = {2: [[0.1272972378595063, -0.03331253505555657, -0.19392230797061946],
                [-0.09609040138353836, 0.04892183106743679, 0.19393406351841194],
                [-0.0626018334833451, -0.00823903379843949, 0.04612376588646611],
                [0.11417711658635275, -0.024162407755939024, -0.1625019320982308]]}
 LOCAL_X[4] = (2 * np.array(LOCAL_X[2])).tolist()   # JAX's 4-device values: twice (exactly)
+GATHERED = {2: [[-1.8512492562653253, -2.475951756818605, -2.652805845055077, -2.349822277884556],
+                [1.7318138203772393, 2.3162129337980493, 2.4816570808579743, 2.1982208406016808]],
+            4: [[-1.3735075127129832, -1.8369964647363841, -1.9682107882666697,
+                 -1.7434165287530574],
+                [-0.47774174355234206, -0.6389552920822207, -0.6845950567884069,
+                 -0.6064057491314984],
+                [0.41802402560829904, 0.5590858805719428, 0.5990206746898558, 0.5306050304900607],
+                [1.3137897947689403, 1.7571270532261065, 1.8826364061681187, 1.66761581011162]]}
+SUM_TANH = [[-0.6265234101636897, -0.6420066205566123], [-0.05695667365124476, -0.08359250182231118],
+            [0.5126100628612003, 0.47482161691198965]]   # JAX, either device count
 
 
 def loss0(w, x, y):
@@ -143,40 +151,56 @@ def inbody(f, i, o, **kw):
     return ft.shard_map(f, mesh, in_specs=i, out_specs=o, **kw)
 
 
+def gathered(v, x):     # an all_gather's result varies (JAX's typing): no sum over the axis
+    full = lax.all_gather(v, "data", tiled=True)
+    return ft.grad(lambda f: fnp.sum(fnp.sin(f) * fnp.sum(x)))(full)[None]
+
+
+def scanned(w, x):      # a psum in a scan body: the carry is replicated (JAX's typing too)
+    def total(w):
+        body = lambda c, r: (c + lax.psum(fnp.sum(fnp.tanh(r @ w)), "data"), None)  # noqa
+        return lax.scan(body, fnp.zeros(()), x[:, None, :])[0]
+    return ft.grad(total)(w)
+
+
 rep3 = (P(), P("data"), P("data"))
+dp_step = lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data")   # noqa: E731
 if n in PMEAN_W:
+    vals = {   # name -> (body, in_specs, out_specs, arguments, JAX check_vma=True's value)
+        "dp": (dp_step, rep3, P(), (W0, X0, Y0), n * np.array(DP_GRAD)),
+        "vjp": (lambda w, x, y: ft.vjp(lambda w: loss0(w, x, y), w)[1](1.0)[0], rep3, P(),
+                (W0, X0, Y0), n * np.array(DP_GRAD)),
+        "psum x": (lambda x: ft.grad(lambda x: lax.psum(fnp.sum(fnp.sin(x)), "data"))(x),
+                   P("data"), P("data"), (X0,), np.cos(X0)),
+        "pmean w": (lambda w, x, y: ft.grad(lambda w: lax.pmean(loss0(w, x, y), "data"))(w),
+                    rep3, P(), (W0, X0, Y0), np.array(DP_GRAD)),
+        "psum w": (lambda w, x, y: ft.grad(lambda w: lax.psum(loss0(w, x, y), "data"))(w),
+                   rep3, P(), (W0, X0, Y0), n * np.array(DP_GRAD)),
+        "block": (lambda w, x, y: ft.grad(loss0, argnums=1)(w, x, y), rep3, P("data"),
+                  (W0, X0, Y0), np.array(LOCAL_X[n])),
+        "all_gather": (gathered, (P("data"), P("data")), P("data"), (X0[:, 0], X0),
+                       np.array(GATHERED[n])),
+        "scan": (scanned, (P(), P("data")), P(), (W0, X0), np.array(SUM_TANH)),
+    }
+    for what, (f, i, o, args, want) in vals.items():
+        close(inbody(f, i, o)(*args), want, f"in-body {what} (check_vma=True)")
+        close(ft.jit(inbody(f, i, o))(*args), want, f"jit in-body {what} (check_vma=True)")
     for kw in ({"check_rep": False}, {"check_vma": False}):
-        close(inbody(lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data"), rep3, P(),
-                     **kw)(W0, X0, Y0), np.array(DP_GRAD), f"in-body dp grad {kw}")
-    close(inbody(lambda x: ft.grad(lambda x: lax.psum(fnp.sum(fnp.sin(x)), "data"))(x),
-                 P("data"), P("data"), check_rep=False)(X0), n * np.cos(X0), "in-body psum grad")
+        close(inbody(dp_step, rep3, P(), **kw)(W0, X0, Y0), np.array(DP_GRAD), f"dp {kw}")
+    close(inbody(vals["psum x"][0], P("data"), P("data"), check_rep=False)(X0), n * np.cos(X0),
+          "in-body psum grad (check_vma=False)")
     # a value that varies returned under P() unchecked: each process's own (JAX's single
     # process returns device 0's), so rank 0 holds JAX's
-    g = inbody(lambda w, x, y: ft.grad(lambda w: lax.pmean(loss0(w, x, y), "data"))(w), rep3,
-               P(), check_rep=False)(W0, X0, Y0)
+    g = inbody(vals["pmean w"][0], rep3, P(), check_rep=False)(W0, X0, Y0)
     if ft.process_index() == 0:
-        close(g, np.array(PMEAN_W[n]), "in-body pmean grad")
-    for kw in ({}, {"check_rep": False}):
-        close(inbody(lambda w, x, y: ft.grad(loss0, argnums=1)(w, x, y), rep3, P("data"),
-                     **kw)(W0, X0, Y0), np.array(LOCAL_X[n]), f"in-body block grad {kw}")
-    refused = {
-        "replicated input": (lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data"),
-                             rep3, P(), "input leaf 0 is replicated along mesh axis 'data'"),
-        "vjp": (lambda w, x, y: ft.vjp(lambda w: loss0(w, x, y), w)[1](1.0)[0], rep3, P(),
-                "input leaf 0 is replicated along mesh axis 'data'"),
-        "through psum": (lambda x: ft.grad(lambda x: lax.psum(fnp.sum(fnp.sin(x)), "data"))(x),
-                         P("data"), P("data"), "reduces over mesh axis 'data'"),
-        "inside jit": (lambda x: ft.jit(ft.grad(lambda x: fnp.sum(x ** 2)))(x),
-                       P("data"), P("data"), "value of a jit / vmap inside the body"),
-    }
-    for what, (f, i, o, msg) in refused.items():
-        try:
-            inbody(f, i, o)(*((W0, X0, Y0) if len(i) == 3 else (X0,)))
-        except ValueError as e:
-            if msg not in str(e) or "check_rep=False" not in str(e):
-                raise AssertionError(f"in-body {what}: {e}") from None
-        else:
-            raise AssertionError(f"in-body {what}: no error with check_rep=True")
+        close(g, np.array(PMEAN_W[n]), "in-body pmean grad (check_vma=False)")
+    try:   # a jit inside the body hides the typing: refused, naming the ways out
+        inbody(lambda x: ft.jit(ft.grad(lambda x: fnp.sum(x ** 2)))(x), P("data"), P("data"))(X0)
+    except ValueError as e:
+        if "value of a jit / vmap inside the body" not in str(e) or "check_rep=False" not in str(e):
+            raise AssertionError(f"in-body grad inside jit: {e}") from None
+    else:
+        raise AssertionError("in-body grad inside jit: no error with check_rep=True")
     count += 1
 
 if ft.process_index() == 0:
