@@ -13,7 +13,7 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
 from functrans.primitives.sorting import sort_p
-from backends.llvm.sort_lanes import LANES_MAX, WIDE_MAX
+from backends.llvm.sort_lanes import LANES_MAX, PLACES_MAX, WIDE_MAX
 
 _DTYPES = ["float64", "float32", "int64", "int32", "uint64", "uint32", "bool"]
 _SHAPES = [(0,), (1,), (2,), (17,), (3, 0), (1, 5), (4, 1), (3, 33), (2, 3, 4), (70,), (9, 16),
@@ -243,14 +243,15 @@ def test_lane_groups_match_the_numpy_impl(dtype):
     (15), one (16), one and a part (17), six and one (97)): a group exactly full
     (16 x 2), a partial last group sorted row by row (17 x 17, 41 x 97), fewer rows
     than a group (3 x 64: row by row), the longest lane rows and the first too long
-    (768 / 769; 512 / 513 for 8-byte keys with places), rows through a strided view
-    (axis 0), and enough work to split groups over the threads (64 x 300); alone (float
-    NaN payloads and -0.0 put back per row),
-    as argsort and with passengers (keys of up to 4 bytes and their places in 64-bit
-    lanes, 8-byte keys beside their places), stable or not."""
+    (1024 / 1025; with places 768 / 769, beside 8-byte keys 512 / 513), rows through a
+    strided view (axis 0), and enough work to split groups over the threads (64 x 300);
+    alone (float NaN payloads and -0.0 put back per row), as argsort and with
+    passengers (keys of up to 4 bytes and their places in 64-bit lanes, 8-byte keys
+    beside their places), stable or not."""
     kind = "f" if dtype == "bfloat16" else np.dtype(dtype).kind
-    shapes = [(16, 2), (18, 15), (20, 16), (17, 17), (41, 97), (3, 64), (33, LANES_MAX),
-              (9, LANES_MAX + 1), (8, WIDE_MAX), (8, WIDE_MAX + 1), (64, 300)]
+    shapes = [(16, 2), (18, 15), (20, 16), (17, 17), (41, 97), (3, 64), (17, LANES_MAX),
+              (9, LANES_MAX + 1), (9, PLACES_MAX), (8, PLACES_MAX + 1), (8, WIDE_MAX),
+              (8, WIDE_MAX + 1), (64, 300)]
     xs = []
     for j, shape in enumerate(shapes):
         base = "float32" if dtype == "bfloat16" else dtype

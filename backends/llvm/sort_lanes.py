@@ -23,7 +23,7 @@ a constant table of pairs in the program's module, walked by one loop: the code 
 the same small loops for every ``n``, compiled once per process (``network_fn``) and
 called with the table; a program holds only its transposes.
 
->>> lanes_for(np.dtype("float32"), False, 64), lanes_for(np.dtype("float64"), True, 600)
+>>> lanes_for(np.dtype("float32"), False, 1000), lanes_for(np.dtype("float64"), True, 600)
 (16, 0)
 """
 from __future__ import annotations
@@ -38,10 +38,11 @@ from .lltypes import I1, I32, I64, Routine, emit_loop
 from .sort_radix import decode_bits, key_bits, network, network_levels
 from .values import PTR
 
-__all__ = ["LANES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup", "network_fn"]
+__all__ = ["LANES_MAX", "PLACES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup", "network_fn"]
 
-LANES_MAX = 768         # rows up to this long are sorted in lane groups (from 2 elements)
-WIDE_MAX = 512          # and of 8-byte keys with places (the radix passes win above)
+LANES_MAX = 1024        # rows up to this long are sorted in lane groups (from 2 elements)
+PLACES_MAX = 768        # with places beside keys of up to 4 bytes (the radix passes win
+WIDE_MAX = 512          # above), and beside 8-byte keys
 VECTOR_BYTES = 64       # one vector of lanes (an AVX-512 register; LLVM splits it elsewhere)
 BLOCK = 16              # aligned blocks of this many vectors are first sorted in registers
 
@@ -53,9 +54,10 @@ def _c(v, t=I64):
 def lanes_for(dtype, indexed: bool, n: int) -> int:
     """Rows per lane group for rows of ``n`` keys of ``dtype`` (0: row by row): 64 bytes
     of keys, or of 64-bit ``key << 32 | place`` (or 8-byte keys) when positions ride
-    along; rows of 2..``LANES_MAX`` (8-byte keys with places: ..``WIDE_MAX``)."""
+    along; rows of 2..``LANES_MAX`` (with places: ..``PLACES_MAX``, beside 8-byte keys
+    ..``WIDE_MAX``)."""
     wide = indexed and np.dtype(dtype).itemsize == 8
-    if not 2 <= n <= (WIDE_MAX if wide else LANES_MAX):
+    if not 2 <= n <= (WIDE_MAX if wide else PLACES_MAX if indexed else LANES_MAX):
         return 0
     return VECTOR_BYTES // (8 if indexed else np.dtype(dtype).itemsize)
 
