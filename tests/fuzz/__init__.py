@@ -2,7 +2,8 @@
 
 Random programs over an op table (``ops.py``: elementwise ops with special values,
 broadcasting, reductions, reshapes, slicing, computed and out-of-range indices, ``.at[]``
-updates, dot, cumsum, sort, ``lax.cond``/``fori_loop``/``scan`` bodies; dtypes
+updates, dot (and ``lax.dot`` of float64 asked for float32), cumsum, sort,
+``unique(return_index=True, size=)``, ``lax.cond``/``fori_loop``/``scan`` bodies; dtypes
 f32/f64/int32/int64/uint8/uint64/bool; empty and 0-d shapes) are drawn from a seed
 (``generator.py``). Each program is rendered twice from one description, as functrans
 source and as numpy source, and ``check.py`` runs it eagerly, under ``jit`` on the

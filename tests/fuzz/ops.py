@@ -252,6 +252,14 @@ def _linalg_rows() -> list[Op]:
            lambda rng, arrs: {"axis": int(rng.integers(-arrs[0].ndim, arrs[0].ndim))}),
         Op("sort", "sort", 1, "fnp.sort({a}, axis=-1)", "np.sort({a}, axis=-1)",
            lambda arrs: arrs[0].ndim >= 1 and arrs[0].dtype.kind in NUM, True),
+        # float64 operands asked for a float32 product: formed in float64, rounded once
+        Op("dot_f32", "dot", 2, "lax.dot({a}, {b}, preferred_element_type=fnp.float32)",
+           "np.dot({a}, {b}).astype(np.float32)",
+           lambda arrs: _dot_ok(arrs) and all(a.dtype == np.float64 for a in arrs)),
+        # size= past the uniques: the padded first indices repeat the smallest value's
+        Op("unique_index", "sort", 1, "fnp.unique({a}, return_index=True, size={n})[1]",
+           "reference.unique_index({a}, {n})", kinds("fiub"), False,
+           lambda rng, arrs: {"n": int(arrs[0].size + rng.integers(0, 3))}),
     ]
 
 

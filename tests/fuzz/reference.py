@@ -42,6 +42,14 @@ def at_max(x, idx, v):
     return _at(np.maximum, x, idx, v)
 
 
+def unique_index(x, size: int):
+    """``unique(x, return_index=True, size=size)[1]`` as JAX's: numpy's first indices,
+    padded with the smallest value's (the first of them)."""
+    idx = np.unique(np.ravel(x), return_index=True)[1][:size]
+    pad = idx[0] if len(idx) else 0
+    return np.concatenate([idx, np.full(size - len(idx), pad, idx.dtype)]).astype(np.int64)
+
+
 def cond(pred, true_fun, false_fun, operand):
     return true_fun(operand) if bool(pred) else false_fun(operand)
 
