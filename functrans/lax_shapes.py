@@ -22,7 +22,7 @@ from .typing import Array, ArrayLike, Shape
 
 __all__ = ["conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
            "conv_transpose_shape_tuple", "reduce_window_shape_tuple", "pshuffle", "pswapaxes",
-           "pbroadcast"]
+           "pbroadcast", "pcast"]
 
 
 # --------------------------------------------------------------------------- shapes
@@ -156,3 +156,28 @@ def pbroadcast(x: Any, axis_name: Any, source: int) -> Any:
         v = fnp.asarray(v)
         return psum(fnp.where(mine, v, fnp.zeros((), v.dtype)), axis_name)
     return tree_map(one, x)
+
+
+def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
+    """JAX 0.10's cast of a value's mesh-axis typing (a pytree): ``to="varying"`` types
+    ``x`` as varying along ``axis_name`` (JAX's ``pvary``). The values are unchanged; inside
+    a shard_map body with ``check_rep=True`` a gradient w.r.t. the cast value is then each
+    process's own, while one w.r.t. the replicated ``x`` behind it is summed over the axes
+    (as JAX's pvary transposes to psum). JAX's "reduced" / "unreduced" casts type Explicit
+    shardings, which functrans does not model (an error).
+
+    >>> import functrans as ft, numpy as np
+    >>> ft.vmap(lambda v: pcast(v, "i", to="varying"), axis_name="i")(np.ones(2)).tolist()
+    [1.0, 1.0]
+    """
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"pcast: axis_name must be a str or a tuple, got {axis_name!r}")
+    if to != "varying":
+        raise ValueError(f"pcast: to={to!r} is not supported: functrans types values only as "
+                         "varying or not along mesh axes; 'reduced' / 'unreduced' are JAX's "
+                         "Explicit-sharding types, which it does not model")
+    if not axis_name:
+        return x
+    # a select on the members' indices: the same value, typed varying along the axes
+    member = axis_index(axis_name) >= 0
+    return tree_map(lambda v: fnp.where(member, v, v), x)

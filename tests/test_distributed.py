@@ -199,6 +199,20 @@ def test_shard_map_jax_010_call_forms():
         ft.shard_map(lambda b: b, m, P("y"), P("y"), axis_names={"x"})(x)
 
 
+def test_pcast_keeps_values_and_refuses_explicit_types():
+    # JAX 0.10's lax.pcast (was missing); its typing is checked on many processes
+    # (tests/mpi_programs/grad_replicated.py)
+    x = np.array([-0.0, 2.0, np.inf])
+    got = ft.vmap(lambda v: lax.pcast(v, "i", to="varying"), axis_name="i")(x)
+    assert np.array_equal(np.signbit(got), np.signbit(x)) and got.tolist() == x.tolist()
+    g = ft.vmap(ft.grad(lambda v: lax.pcast(v, "i", to="varying") * 3.0), axis_name="i")(x)
+    assert g.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(ValueError, match="Explicit-sharding types"):
+        lax.pcast(x, "i", to="reduced")
+    with pytest.raises(TypeError, match="must be a str or a tuple"):
+        lax.pcast(x, {"i"}, to="varying")
+
+
 def test_innermost_binding_of_a_name_wins():
     m = Mesh((1,), ("i",))
     X = np.arange(6.0).reshape(3, 2)

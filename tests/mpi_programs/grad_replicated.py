@@ -163,6 +163,15 @@ def scanned(w, x):      # a psum in a scan body: the carry is replicated (JAX's 
     return ft.grad(total)(w)
 
 
+def through_pcast(w, x):   # JAX's pvary transposes to a sum over the axis
+    return ft.grad(lambda w: fnp.sum(fnp.tanh(x @ lax.pcast(w, "data", to="varying"))))(w)
+
+
+def of_pcast(w, x):        # the cast value varies: each process's own gradient
+    v = lax.pcast(w, "data", to="varying")
+    return ft.grad(lambda v: fnp.sum(fnp.tanh(x @ v)))(v)[None]
+
+
 rep3 = (P(), P("data"), P("data"))
 dp_step = lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data")   # noqa: E731
 if n in PMEAN_W:
@@ -181,6 +190,9 @@ if n in PMEAN_W:
         "all_gather": (gathered, (P("data"), P("data")), P("data"), (X0[:, 0], X0),
                        np.array(GATHERED[n])),
         "scan": (scanned, (P(), P("data")), P(), (W0, X0), np.array(SUM_TANH)),
+        "through pcast": (through_pcast, (P(), P("data")), P(), (W0, X0), np.array(SUM_TANH)),
+        "of pcast": (of_pcast, (P(), P("data")), P("data"), (W0, X0), np.stack([
+            ft.grad(lambda w: fnp.sum(fnp.tanh(xb @ w)))(W0) for xb in np.split(X0, n)])),
     }
     for what, (f, i, o, args, want) in vals.items():
         close(inbody(f, i, o)(*args), want, f"in-body {what} (check_vma=True)")
