@@ -75,6 +75,8 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     >>> associative_scan(lax.max, np.array([1.0, 3.0, 2.0, 5.0]), reverse=True).tolist()
     [5.0, 5.0, 5.0, 5.0]
     """
+    if not callable(fn):
+        raise TypeError(f"lax.associative_scan: fn must be callable, got {type(fn).__name__}")
     leaves, treedef = tree_flatten(elems)
     if not leaves:
         raise ValueError("associative_scan: elems has no arrays")

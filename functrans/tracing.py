@@ -45,6 +45,7 @@ class _TraceContext(threading.local):
         self.stack = []
         self.axis_frames = []
         self.floor = 0     # bind_outermost records in stack[floor] (see own_constants)
+        self.stagers = 0   # traces (cond branches) staging what closed-over values compute
 
 
 _CONTEXT = _TraceContext()
@@ -427,7 +428,7 @@ def bind(prim, *args, **params):
                 raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
-    if prim.has_effects:   # in the innermost body, not now nor hoisted: see EffectPrimitive
+    if prim.has_effects or _CONTEXT.stagers:   # innermost body, not hoisted: EffectPrimitive
         inner = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
         trace = trace if inner is None or (trace and trace.level > inner.level) else inner
     if trace is None:
@@ -535,22 +536,27 @@ def axis_frames() -> list:
     return _CONTEXT.axis_frames
 
 
-def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, detaches=None):
+def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, detaches=None,
+                   stages_closures=False):
     """Trace ``fun`` over flat inputs. Returns (jaxpr, consts, out_vals).
 
     ``consts`` are the outer objects behind the jaxpr's constvars (arrays or
     tracers of outer traces); ``out_vals`` the concrete outputs where known.
-    ``staged``, ``detaches``: see ``Trace``.
+    ``staged``, ``detaches``: see ``Trace``. ``stages_closures`` (a cond branch): what
+    it computes from closed-over values is recorded in it too, as JAX stages a branch whole,
+    so the branch not taken neither runs nor differentiates it (0 * inf: NaN in a grad).
     """
     trace = new_trace(name)
     trace.staged = staged
     trace.detaches = detaches
+    _CONTEXT.stagers += stages_closures
     try:
         vals = [None] * len(in_avals) if in_vals is None else in_vals
         outs = list(fun(*[trace.new_arg(a, v) for a, v in zip(in_avals, vals)]))
         out_vals = [concrete_value(o) for o in outs]
         jaxpr = trace.to_jaxpr(outs)
     finally:
+        _CONTEXT.stagers -= stages_closures
         end_trace(trace)
     return jaxpr, trace.consts, out_vals
 

@@ -69,11 +69,13 @@ def _cast(x, dtype):
     return convert_element_type(x, dtype)
 
 
-def _trace_fun(fun, in_tree, in_avals, name, casts=None):
+def _trace_fun(fun, in_tree, in_avals, name, casts=None, branch=False):
     """Trace ``fun`` (taking the pytree ``in_tree``) on abstract leaves.
 
     ``casts`` maps an output leaf index to a dtype it is converted to (weak-typed
-    outputs adopting the type they must have). Returns (closed, out_tree).
+    outputs adopting the type they must have). ``branch``: a cond/switch branch, which
+    stages what it computes from closed-over values (it runs only when taken, as JAX's).
+    Returns (closed, out_tree).
     """
     box = {}
 
@@ -84,7 +86,7 @@ def _trace_fun(fun, in_tree, in_avals, name, casts=None):
             outs = [_cast(x, casts[i]) if i in casts else x for i, x in enumerate(outs)]
         return outs
 
-    closed = trace_closed(flat, in_avals, name)
+    closed = trace_closed(flat, in_avals, name, stages_closures=branch)
     return closed, box["tree"]
 
 
@@ -111,7 +113,7 @@ def _trace_branches(funs, names, operands, what):
     (a weakly typed output adopts the other branches' dtype)."""
     leaves, td = _flatten_operands(tuple(operands), f"{what} operand ")
     in_avals = [get_aval(x) for x in leaves]
-    traced = [_trace_fun(f, td, in_avals, n) for f, n in zip(funs, names)]
+    traced = [_trace_fun(f, td, in_avals, n, branch=True) for f, n in zip(funs, names)]
     tree0 = traced[0][1]
     for (c, t), n in zip(traced[1:], names[1:]):
         if t != tree0:
@@ -138,7 +140,8 @@ def _trace_branches(funs, names, operands, what):
                             "every branch must return the same shapes and dtypes")
     closeds = []
     for k, ((c, _), f, n) in enumerate(zip(traced, funs, names)):
-        closeds.append(_trace_fun(f, td, in_avals, n, casts[k])[0] if casts[k] else c)
+        closeds.append(_trace_fun(f, td, in_avals, n, casts[k], branch=True)[0]
+                       if casts[k] else c)
     branches, consts = join_branch_consts(closeds)
     return leaves, tuple(branches), consts, tree0
 

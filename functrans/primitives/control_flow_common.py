@@ -139,10 +139,13 @@ def zeros_eqn(aval):
     return _broadcast_literal(np.zeros((), aval.dtype)[()], aval)
 
 
-def trace_closed(fun, in_avals, name="control flow body", staged=False) -> ClosedJaxpr:
-    """Trace ``fun(*tracers) -> list`` on abstract values; consts kept as constvars."""
+def trace_closed(fun, in_avals, name="control flow body", staged=False,
+                 stages_closures=False) -> ClosedJaxpr:
+    """Trace ``fun(*tracers) -> list`` on abstract values; consts kept as constvars.
+    ``stages_closures``: operations on closed-over values are recorded in the body too
+    (a cond branch: see ``tracing.trace_to_jaxpr``), not hoisted out of it."""
     jaxpr, consts, _ = trace_to_jaxpr(lambda *a: list(fun(*a)), list(in_avals), name=name,
-                                      staged=staged)
+                                      staged=staged, stages_closures=stages_closures)
     return ClosedJaxpr(_no_literal_outputs(jaxpr), consts)
 
 

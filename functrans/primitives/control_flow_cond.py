@@ -173,15 +173,29 @@ def _cond_batch(args, dims, *, branches):
         b_ops, b_dims = _lanes_of_branch(idx, i, ops, op_dims, size, len(branches))
         outs, ods = vmap_eval(b.jaxpr, b.consts, b_ops, b_dims, size)
         per_branch.append([move_batch_axis(o, d, 0, size) for o, d in zip(outs, ods)])
-    res = []
+    res, out_dims = [], []
     for k in range(len(per_branch[0])):
+        j = _forwarded_operand(branches, k)
+        if j is not None and op_dims[j] is None:   # every branch returns operand j as it is
+            res.append(ops[j])
+            out_dims.append(None)
+            continue
         cases = [p[k] for p in per_branch]
         which = broadcast_in_dim(idx, aval(cases[0]).shape, (0,))
-        if len(cases) == 1:
-            res.append(cases[0])
-        else:
-            res.append(select_n(which, *cases))
-    return res, [0] * len(res)
+        res.append(cases[0] if len(cases) == 1 else select_n(which, *cases))
+        out_dims.append(0)
+    return res, out_dims
+
+
+def _forwarded_operand(branches, k):
+    """The operand every branch returns unchanged as output ``k`` (None if they differ):
+    under a batched index it stays unbatched, as in JAX (vmap's out_axes=None)."""
+    found = set()
+    for b in branches:
+        o = b.jaxpr.outvars[k]
+        ins = b.jaxpr.invars
+        found.add(next((i for i, v in enumerate(ins) if v is o), None) if type(o) is Var else None)
+    return found.pop() if len(found) == 1 else None
 
 
 
