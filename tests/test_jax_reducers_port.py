@@ -52,3 +52,41 @@ def test_cumulative_with_bool_dtype_under_jit(name):
             assert got.dtype == np.bool_ and got.tolist() == want.tolist()
     got = ft.jit(lambda v: fnp.cumulative_sum(v, axis=-1, dtype=bool))(np.array([[0.1], [0.1], [0.0]]))
     assert got.tolist() == [[True], [True], [False]]
+
+
+def test_quantiles_and_cov_under_rank_promotion_raise():
+    """testQuantile / testCov: nanpercentile with several q and cov with weights broadcast
+    q against the slices (and x against the weights) by implicit rank promotion, a
+    ValueError under numpy_rank_promotion='raise'."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(4, 9, 7))
+    a[0, 1, :] = np.nan
+    q = np.array([0.1, 0.5, 0.93])
+    fw, aw = np.array([1, 2, 1, 3, 1]), np.array([0.5, 1.0, 0.25, 2.0, 1.5])
+    x = rng.normal(size=(3, 5))
+    with ft.numpy_rank_promotion("raise"):
+        for op, qq in [("nanpercentile", q * 100), ("quantile", q), ("nanquantile", q[1])]:
+            for kw in [dict(axis=(0, 2), keepdims=True, method="lower"), dict(axis=1)]:
+                want = getattr(np, op)(a, qq, **kw)
+                got = ft.jit(lambda v: getattr(fnp, op)(v, qq, **kw))(a)
+                np.testing.assert_allclose(got, want, rtol=1e-13, equal_nan=True)
+        for kw in [dict(fweights=fw), dict(aweights=aw), dict(fweights=fw, aweights=aw, ddof=0)]:
+            np.testing.assert_allclose(fnp.cov(x, **kw), np.cov(x, **kw), rtol=1e-13)
+
+
+def test_nanmean_and_average_dtypes():
+    """testReducer (nanmean with dtype=) and testAverage (returned=True): nanmean divided
+    by a count in the input's dtype (nanmean(float32, dtype=float16) was float32,
+    complex with dtype=complex64 complex128); average's sum of integer weights was int64
+    where numpy and JAX give the average's floating dtype."""
+    x = np.array([[1.5, np.nan, 3.0], [2.0, 3.0, 4.0]], np.float32)
+    z = np.array([[1 + 2j, np.nan, 3 - 1j], [2, 3, 4]])
+    for arr, dt, want in [(x, np.float16, [2.25, 3.0]), (z, np.complex64, [2 + 0.5j, 3])]:
+        for got in (fnp.nanmean(arr, axis=1, dtype=dt),
+                    ft.jit(lambda v: fnp.nanmean(v, axis=1, dtype=dt))(arr)):
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got, want)
+    a = np.arange(8, dtype=np.int8).reshape(2, 1, 4)
+    avg, wsum = fnp.average(a, 0, np.array([1, 2], np.int8), returned=True)
+    assert avg.dtype == wsum.dtype == np.float64
+    np.testing.assert_array_equal(wsum, np.full((1, 4), 3.0))

@@ -387,7 +387,7 @@ def average(a: ArrayLike, axis: int | Sequence[int] | None = None, weights: Arra
                                                for i, n in enumerate(a.shape))), a.shape)
     scl = sum(w, axis=axis, keepdims=keepdims)
     avg = true_divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), scl)
-    return (avg, broadcast_to(scl, avg.shape)) if returned else avg
+    return (avg, broadcast_to(asarray(scl, avg.dtype), avg.shape)) if returned else avg
 
 
 # --------------------------------------------------------------------------- max / min / ptp,

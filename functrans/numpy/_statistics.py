@@ -77,7 +77,9 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     rest = x.shape[:-1]
     nan = el.isnan(x)
     count = red.sum(el.logical_not(nan), axis=-1) if ignore_nan else np.full(rest, n)
-    count = asarray(count, a.dtype)
+    # q's axes lead, the slices' axes follow, both at full rank (no implicit rank
+    # promotion: it raises under numpy_rank_promotion='raise')
+    count = st.reshape(asarray(count, a.dtype), (1,) * q.ndim + rest)
     qb = st.reshape(q, q.shape + (1,) * len(rest))
     pos = el.multiply(qb, el.subtract(count, 1))
     pos = el.maximum(pos, 0)                  # empty slices give NaN below
@@ -99,7 +101,8 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
         out = el.multiply(el.add(x_lo, x_hi), 0.5)
     else:
         out = at(el.rint(pos))                # numpy rounds half to even
-    bad = el.equal(count, 0) if ignore_nan else red.any(nan, axis=-1)
+    bad = el.equal(count, 0) if ignore_nan else \
+        st.reshape(red.any(nan, axis=-1), (1,) * q.ndim + rest)
     out = sel.where(bad, full_like(out, np.nan), out)
     if keepdims:
         shape = list(q.shape) + [1 if i in axes else a.shape[i] for i in range(ndim)]
@@ -198,9 +201,9 @@ def nanmean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeL
     filled, nan = _nan_filled(a, 0)
     keep = red.nan_kept(a, nan, where)
     count = red.sum(keep, axis=axis, keepdims=keepdims)
-    return el.true_divide(red.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims,
-                                  where=None if where is None else keep),
-                          asarray(count, a.dtype))
+    total = red.sum(filled, axis=axis, dtype=dtype, keepdims=keepdims,
+                    where=None if where is None else keep)
+    return el.true_divide(total, asarray(count, total.dtype))    # in dtype=, as numpy
 
 
 
@@ -366,12 +369,13 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         xw_w = xw
     else:
         v1 = red.sum(w)
-        avg = el.true_divide(red.sum(el.multiply(x, w), axis=1), v1)
         if aweights is None:
             fact = el.subtract(v1, ddof)
         else:
             fact = el.subtract(v1, el.true_divide(el.multiply(ddof, red.sum(el.multiply(w, aw))),
                                                   v1))
+        w = st.reshape(w, (1, n))                 # no implicit rank promotion
+        avg = el.true_divide(red.sum(el.multiply(x, w), axis=1), v1)
         xw = el.subtract(x, avg[:, None])
         xw_w = el.multiply(xw, w)
     c = pr.matmul(xw_w, st.transpose(sel.conj(xw) if dtype_kind(xw.dtype) == "c" else xw))
