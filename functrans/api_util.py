@@ -179,6 +179,18 @@ def as_array(x):
     return arr
 
 
+def check_callable(fun: Any, fname: str) -> None:
+    """Raise TypeError naming ``fname`` unless ``fun`` is callable: a transform of a
+    non-function fails where it is written, not at the first call.
+
+    >>> check_callable(3, "grad")
+    Traceback (most recent call last):
+    TypeError: grad expects a callable, got int (3)
+    """
+    if not callable(fun):
+        raise TypeError(f"{fname} expects a callable, got {type(fun).__name__} ({fun!r:.60})")
+
+
 def normalize_argnums(argnums, nargs, fname):
     single = isinstance(argnums, (int, np.integer))
     nums = (int(argnums),) if single else tuple(int(a) for a in argnums)
@@ -297,11 +309,22 @@ def static_positions_and_names(fun, nums, names):
 
 
 def donated_positions(fun, nums, names) -> tuple:
-    """``donate_argnums`` with the positions of the parameters ``names`` added."""
+    """``donate_argnums`` with the positions of the parameters ``names`` added; a position
+    ``fun`` does not have raises ValueError (JAX's check: it was silently never donated)."""
     nums = (nums,) if isinstance(nums, int) else tuple(nums)
     names = (names,) if isinstance(names, str) else tuple(names)
-    sig = inspect.signature(fun).parameters.values()
+    try:
+        sig = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):      # no signature (a builtin): taken as given
+        return nums
     params = [p for p in sig if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    bad = [i for i in nums if not -len(params) <= i < len(params)]
+    if bad and not any(p.kind == p.VAR_POSITIONAL for p in sig):
+        raise ValueError(f"jit: donate_argnums {tuple(bad)} out of range: "
+                         f"{getattr(fun, '__name__', 'the function')} takes "
+                         f"{len(params)} positional argument(s)")
+    if not any(p.kind == p.VAR_POSITIONAL for p in sig):
+        nums = tuple(i % len(params) for i in nums)   # from the signature, as static_argnums
     where = {p.name: i for i, p in enumerate(params)}
     unknown = [n for n in names if n not in where]
     if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig):   # JAX: **kwargs may take it

@@ -30,7 +30,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr
 from . import tracing
-from .api_util import abstract_and_concrete, as_array, flatten_fun
+from .api_util import abstract_and_concrete, as_array, check_callable, flatten_fun
 from .primitives.base import tangent_aval
 from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many,
                                 insert_tangent_slots)
@@ -219,7 +219,9 @@ def _conform(kind, name, what, x, want):
         raise TypeError(f"{kind} rule of '{name}': {what} has shape {a.shape} but must have "
                         f"shape {want.shape} (type {want.str_short()})")
     if a.dtype != want.dtype:
-        if isinstance(x, Tracer):
+        # a concrete value is cast, but never across kinds that lose it (complex to real
+        # dropped the imaginary part, float to int truncated)
+        if isinstance(x, Tracer) or not np.can_cast(a.dtype, want.dtype, "same_kind"):
             raise TypeError(f"{kind} rule of '{name}': {what} has dtype {a.dtype} but must "
                             f"have dtype {want.dtype}")
         x = np.asarray(x, dtype=want.dtype)
@@ -238,6 +240,7 @@ class _CustomFunction:
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: tuple[int, ...] = (),
                  nondiff_argnames: tuple[str, ...] = ()) -> None:
+        check_callable(fun, self._kind)
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._nondiff = tuple(nondiff_argnums) + _argnames_to_nums(fun, nondiff_argnames)

@@ -29,7 +29,8 @@ from .autodiff import check_argnums, jvp, vjp
 from .batching import vmap
 from .jit import jit
 from .primitives.structural import reshape, transpose
-from .api_util import as_array, flatten_fun, keep_metadata, normalize_argnums, trace_flat
+from .api_util import (as_array, check_callable, flatten_fun, keep_metadata, normalize_argnums,
+                       trace_flat)
 from .traceback_util import api_boundary
 from .tracing import Tracer, get_aval, wrap
 from .tree_util import Partial, tree_flatten, tree_structure, tree_unflatten
@@ -116,6 +117,7 @@ def jacfwd(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> ft.jacfwd(fnp.sin)(np.zeros(2)).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    check_callable(fun, "jacfwd")
     check_argnums(argnums, "jacfwd")
 
     @api_boundary
@@ -187,6 +189,7 @@ def jacrev(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,
     >>> ft.jacrev(lambda x: x * 2.0)(np.ones(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
+    check_callable(fun, "jacrev")
     check_argnums(argnums, "jacrev")
 
     @api_boundary

@@ -174,6 +174,11 @@ class Jitted:
             fun, tuple(static_argnums), tuple(static_argnames))
         self.donate_argnums = tuple(donate_argnums) if not isinstance(donate_argnums, int) \
             else (donate_argnums,)
+        both = set(self.static_argnums) & set(self.donate_argnums)
+        if both:      # a static argument is hashed into the cache key, never a buffer
+            raise ValueError(f"jit: arguments {sorted(both)} of {self._name()} are both static "
+                             "(static_argnums/static_argnames) and donated "
+                             "(donate_argnums/donate_argnames); they cannot be both")
         self.backend = backend
         self.inline = bool(inline)   # traced calls run fun in the caller's trace
         # the signature key -> (executable, output tree); key -> (jaxpr, consts, out_tree)
@@ -542,7 +547,7 @@ def jit(fun: Callable[..., Any] | None = None, *, in_shardings: Any = None,
         raise ValueError(f"jit: functrans runs on the host ({host_device()!r}; backend= picks "
                          f"another backend) without dynamic shapes (abstracted_axes): got "
                          f"device={device!r}, abstracted_axes={abstracted_axes!r}")
-    if donate_argnames:
+    if donate_argnames or donate_argnums not in ((), None):
         donate_argnums = donated_positions(fun, donate_argnums, donate_argnames)
     if in_shardings is not None or out_shardings is not None:
         return _ShardedJitted(fun, in_shardings, out_shardings, static_argnums,

@@ -396,7 +396,14 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
         raise TypeError(f"reduce: operands {tree} and init_values {init_tree} differ")
     xs = [fnp.asarray(x) for x in xs]
     nd = xs[0].ndim
-    dims = tuple(sorted(int(d) % nd for d in dimensions)) if nd else ()
+    dimensions = tuple(dimensions)
+    if any(not -nd <= int(d) < nd for d in dimensions) or \
+            len({int(d) % nd for d in dimensions}) != len(dimensions):
+        # d % nd folded an axis out of range onto another one (lax.reduce of a vector
+        # over (1,) summed axis 0)
+        raise ValueError(f"reduce: dimensions {dimensions} out of range or repeated for "
+                         f"operand {fnp.shape(xs[0])} (rank {nd})")
+    dims = tuple(sorted(int(d) % nd for d in dimensions))
     kept = tuple(s for i, s in enumerate(xs[0].shape) if i not in dims)
     inits = [fnp.broadcast_to(fnp.asarray(v, x.dtype), kept) for v, x in zip(inits, xs)]
     if len(xs) == 1 and computation in _MONOIDS:

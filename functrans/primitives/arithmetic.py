@@ -282,6 +282,35 @@ def broadcast_operands(x, y):
                  for v, s in ((x, xs), (y, ys)))
 
 
+def eager_checked(p, *args):
+    """``p.bind(*args)``, running ``p``'s shape and dtype rule first when no argument is
+    traced: eager binds go straight to the numpy impl, which would promote or broadcast
+    (lax.add of f32 and i32 gave f64, lax.sin of int truncated its result to int), where
+    the traced op raises naming the operands."""
+    if not any(isinstance(a, Tracer) for a in args):
+        p.abstract_eval(*(aval(a) for a in args))
+    return p.bind(*args)
+
+
+class DtypeAccepts(dict):
+    """dtype -> whether the elementwise primitive's rule takes ``arity`` operands of that
+    dtype, asked of the rule once per dtype (eager fast paths must not bypass the check)."""
+
+    def __init__(self, p, arity):
+        super().__init__()
+        self.p, self.arity = p, arity
+
+    def __missing__(self, dt):
+        a = ShapedArray((), dt, False)
+        try:
+            self.p.abstract_eval(*[a] * self.arity)
+            ok = True
+        except (TypeError, ValueError):
+            ok = False
+        self[dt] = ok
+        return ok
+
+
 def lax_binary(p, float_only=False):
     """The lax function binding the binary primitive ``p`` (its doctest example uses
     floats when ``float_only``)."""
@@ -292,7 +321,8 @@ def lax_binary(p, float_only=False):
         # transpose rules of reverse mode call these on arrays, one per tangent operation)
         # (a profiler trace on: through bind, which records the call)
         if type(x) in _EAGER_TYPES and type(y) in _EAGER_TYPES and x.ndim and y.ndim \
-                and not _TRACE_ON:
+                and not _TRACE_ON and x.shape == y.shape and x.dtype == y.dtype \
+                and accepts[x.dtype]:
             out = impl(x, y)
             if type(out) is _ND:
                 return out if _INTERNAL.on else out.view(ARRAY_CLASS[0])
@@ -301,11 +331,15 @@ def lax_binary(p, float_only=False):
         if not ((isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and
                 (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim)):
             x, y = _as_operand(x, y), _as_operand(y, x)
+            if isinstance(x, _ND) and isinstance(y, _ND) and x.shape == y.shape and \
+                    x.dtype == y.dtype and accepts[x.dtype]:    # a scalar that adapted
+                return p.bind(x, y)
         try:
-            return p.bind(x, y)
+            return eager_checked(p, x, y)
         except TypeError:
             x, y = broadcast_operands(x, y)
-            return p.bind(x, y)
+            return eager_checked(p, x, y)
+    accepts = DtypeAccepts(p, 2)   # dtype -> whether p takes it (its rule, run once per dtype)
     # the lax name: the bitwise primitives are called and/or/xor, as in JAX
     f.__name__ = f.__qualname__ = name = _BITWISE_NAMES.get(p.name, p.name)
     f.__annotations__ = {"x": "ArrayLike", "y": "ArrayLike", "return": "Array"}

@@ -155,10 +155,15 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
         out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
         out.flags.writeable = False
         return out
-    expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    return np.broadcast_to(x.reshape(expanded), shape)
+    try:
+        expanded = [1] * len(shape)
+        for i, d in enumerate(broadcast_dimensions):
+            expanded[d] = x.shape[i]
+        return np.broadcast_to(x.reshape(expanded), shape)
+    except (IndexError, ValueError):    # eagerly: the rule's error, naming the operand
+        _broadcast_in_dim_aval(ShapedArray(x.shape, x.dtype, False), shape=shape,
+                               broadcast_dimensions=broadcast_dimensions)
+        raise
 
 
 broadcast_in_dim_p.def_rules(abstract_eval=_broadcast_in_dim_aval, impl=_broadcast_in_dim_impl)
@@ -197,8 +202,19 @@ def _transpose_aval(x, *, permutation):
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
 
 
-transpose_p.def_rules(abstract_eval=_transpose_aval,
-                      impl=lambda x, *, permutation: np.transpose(x, permutation))
+def _transpose_impl(x, *, permutation):
+    if len(permutation) != np.ndim(x):     # eagerly: the rule's error (numpy's names no op)
+        _transpose_aval(ShapedArray(np.shape(x), np.result_type(x), False),
+                        permutation=permutation)
+    try:
+        return np.transpose(x, permutation)
+    except ValueError:
+        _transpose_aval(ShapedArray(np.shape(x), np.result_type(x), False),
+                        permutation=permutation)
+        raise
+
+
+transpose_p.def_rules(abstract_eval=_transpose_aval, impl=_transpose_impl)
 
 
 def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
@@ -209,7 +225,8 @@ def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
     (4, 2, 3)
     """
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))):
+    # the identity returns x itself, but only one of x's own rank: (0,) of a matrix raises
+    if permutation == tuple(range(len(permutation))) and len(permutation) == np.ndim(x):
         return x
     return transpose_p.bind(x, permutation=permutation)
 

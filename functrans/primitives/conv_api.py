@@ -141,6 +141,11 @@ def conv_general_dilated(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequenc
     if len(window_strides) != nsp:
         raise TypeError(f"conv_general_dilated: window_strides {window_strides} needs "
                         f"{nsp} entries")
+    for name, v in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
+                    ("rhs_dilation", rhs_dilation)):
+        if any(int(s) < 1 for s in v):   # a zero stride raised ZeroDivisionError
+            raise ValueError(f"conv_general_dilated: {name} {v} must all be >= 1 (lhs "
+                             f"{la.str_short()}, rhs {ra.str_short()})")
     if isinstance(padding, str):
         if any(d != 1 for d in lhs_dilation):
             raise ValueError("conv_general_dilated: string padding with lhs_dilation is "

@@ -33,12 +33,13 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray, bfloat16, dtype_kind
 from .base import Primitive, batch_elementwise, defjvp
-from .arithmetic import (OpRow, add, broadcast_operands, define_row, div, eq, full_like, ge,
-                         lax_binary, mul, neg, select_n, sub, Zero, aval, deflinear,
-                         is_undefined)
+from .arithmetic import (DtypeAccepts, OpRow, add, broadcast_operands, define_row, div,
+                         eager_checked, eq, full_like, ge, lax_binary, mul, neg, select_n,
+                         sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
 from .complex_edges import expm1_impl, tanh_impl
 from ..array import numpy_maximum, numpy_minimum, numpy_remainder, numpy_sign
+from ..tracing import Tracer
 from ..typing import Array, ArrayLike
 
 
@@ -212,7 +213,14 @@ UNARY = {row.name: define_row(row, 1) for row in UNARY_TABLE}
 def _unary_wrapper(row):
     p = UNARY[row.name]
 
+    accepts = DtypeAccepts(p, 1)
+
     def f(x):
+        # eagerly bind runs the numpy impl unchecked: sin of an int array came back as
+        # int zeros (numpy's float result cast back to the operand's dtype)
+        if not isinstance(x, Tracer) and \
+                not accepts[x.dtype if isinstance(x, np.ndarray) else np.result_type(x)]:
+            eager_checked(p, x)
         return p.bind(x)
     f.__name__ = f.__qualname__ = p.name
     f.__annotations__ = {"x": "ArrayLike", "return": "Array"}
@@ -294,6 +302,10 @@ def integer_pow(x: ArrayLike, y: int) -> Array:
     >>> integer_pow(np.float64(3.0), 2).item()
     9.0
     """
+    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
+        # int(y) truncated: integer_pow(x, 2.5) was x ** 2
+        raise TypeError(f"integer_pow: the exponent y must be a Python int, got "
+                        f"{type(y).__name__} {y!r:.40}")
     return integer_pow_p.bind(x, y=int(y))
 
 
