@@ -256,7 +256,10 @@ def _bessel_jn_miller(z, v, n_iter):
     start = v + n_iter + (v + n_iter) % 2
     zero = z == 0
     zs = fnp.where(zero, t(1), z)
-    big = t(1e150)
+    # start at 1 and, once |J_(k-1)| > 1, divide everything by the power of two that
+    # brings it into [0.5, 1) (exact): a step may then grow by up to the dtype's max
+    # (z down to ~1e-36 in float32). The fixed 1e-300 start / 1e150 threshold this had
+    # were 0 / inf in float32, where every result was NaN
 
     def step(j, carry):
         # J_{k-1} = (2k / z) J_k - J_{k+1}, k = start - j; rescaled to stay finite
@@ -267,11 +270,12 @@ def _bessel_jn_miller(z, v, n_iter):
         index = k.astype(np.int32) - 1
         out = out.at[fnp.clip(index, 0, v)].set(
             fnp.where(index <= v, prev, out[fnp.clip(index, 0, v)]))
-        scale = fnp.where(fnp.abs(prev) > big, t(1) / big, t(1))
+        _, e = fnp.frexp(prev)
+        scale = fnp.where(fnp.abs(prev) > t(1), fnp.ldexp(t(1), -e), t(1))
         return cur * scale, prev * scale, norm * scale, out * scale
 
     out0 = fnp.zeros((v + 1,) + z.shape, z.dtype)
-    init_cur = fnp.full(z.shape, t(1e-300))            # J_start; J_(start+1) = 0
+    init_cur = fnp.ones(z.shape, z.dtype)              # J_start; J_(start+1) = 0
     _, _, norm, out = fori_loop(0, start, step, (fnp.zeros_like(z), init_cur,
                                                  t(2) * init_cur, out0))
     # the loop's last step made J_0 and added 2 J_0 to the norm: J_0 counts once
