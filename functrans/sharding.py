@@ -380,8 +380,8 @@ class NamedSharding(Sharding):
             for n in names:
                 k = self.mesh._pos(n)
                 i = i * self.mesh.shape[k] + coords[k]
-            idx.append(slice(i * size, (i + 1) * size) if size != global_shape[dim]
-                       else slice(None))
+            idx.append(slice(int(i * size), int((i + 1) * size)) if size != global_shape[dim]
+                       else slice(None))     # Python ints, as JAX's (coords may be numpy's)
         return tuple(idx)
 
     def replica_id(self, coords) -> int:
@@ -393,7 +393,7 @@ class NamedSharding(Sharding):
         for k, n in enumerate(self.mesh.axis_names):
             if n not in used:
                 r = r * self.mesh.shape[k] + coords[k]
-        return r
+        return int(r)
 
     def devices_indices_map(self, global_shape) -> dict:
         """``{device: index}`` for every process's device (JAX's method of that name).

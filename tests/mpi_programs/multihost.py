@@ -113,6 +113,9 @@ for m, specs in layouts():
         for g in out.global_shards:
             cover[g.index] += 1
             replicas.setdefault(str(g.index), []).append(g.replica_id)
+            # Python ints, as JAX's (they were numpy ints: json.dumps(replica_id) failed)
+            assert type(g.replica_id) is int and all(
+                type(v) is int for sl in g.index for v in (sl.start, sl.stop) if v is not None)
             assert (g.data is not None) == (g.device == ft.local_devices()[0])
         k = n // len(replicas)
         same(cover, np.full(X.shape, k), f"global shards tile {m} {spec}")
