@@ -12,8 +12,8 @@ by place: the stable order, every value distinct, so an unstable network gives i
 8-byte key beside its place ``k`` in a second vector, each comparator ordering the pairs
 (key, place) by a compare and selects.
 A lone float key's ``-0.0`` and non-canonical NaNs (the keys made them ``0.0`` and the
-canonical NaN) are put back as the row sorter does (``_RowJob._fix_zeros_nans``), per
-row, from its negatives and NaNs counted on the way in.
+canonical NaN) are put back as the row sorter does (``_RowJob._fix_zeros_nans``) in
+the rows flagged on the way in as holding one, after counting their negatives and NaNs.
 
 The network is Batcher's odd-even merge network (``sort_radix.network``): its levels
 below 16 sort each aligned block of 16 elements on its own, so full blocks of 16
@@ -35,10 +35,11 @@ import numpy as np
 from jaxpr_ir import dtype_kind
 from . import cache, engine
 from .lltypes import I1, I32, I64, Routine, emit_loop
-from .sort_radix import decode_bits, key_bits, network, network_levels
+from .sort_radix import decode_bits, float_parts, key_bits, network, network_levels
 from .values import PTR
 
-__all__ = ["LANES_MAX", "PLACES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup", "network_fn"]
+__all__ = ["LANES_MAX", "PLACES_MAX", "WIDE_MAX", "lanes_for", "lane_bytes", "LaneGroup",
+           "network_fn"]
 
 LANES_MAX = 1024        # rows up to this long are sorted in lane groups (from 2 elements)
 PLACES_MAX = 768        # with places beside keys of up to 4 bytes (the radix passes win
@@ -64,8 +65,8 @@ def lanes_for(dtype, indexed: bool, n: int) -> int:
 
 def lane_bytes(n: int, lanes: int) -> int:
     """Scratch bytes of one lane group of rows of ``n``: the vectors (two per element
-    for an 8-byte key with places) and the per-row counts (3 x i64 per lane)."""
-    return 2 * n * VECTOR_BYTES + 3 * 8 * lanes
+    for an 8-byte key with places) and a flag per row (i64)."""
+    return 2 * n * VECTOR_BYTES + 8 * lanes
 
 
 def _table(module, n, blocks):
@@ -137,8 +138,7 @@ class LaneGroup:
 
         def row(lane):
             bases = self.offsets(b.add(r0, lane))[0]
-            tally = [job.var(I64, _c(0)), job.var(I64, _c(0)), job.var(I1, _c(0, I1))] \
-                if self.lone_float else None
+            odd = job.var(I1, _c(0, I1)) if self.lone_float else None
 
             def one(k):
                 bits = job.read(self.key, bases[0], k)
@@ -149,16 +149,34 @@ class LaneGroup:
                 else:
                     val = b.or_(b.shl(b.zext(key, I64), _c(32)), k) if job.indexed else key
                 b.store(val, self._cell(base, k, lane))
-                if tally:
-                    job._tally(tally, self.key.dtype, bits, key)
+                if odd:
+                    b.store(b.or_(b.load(odd, typ=I1), self._odd(bits)), odd)
             emit_loop(job.h, job.n, one)
-            if tally:
-                odd = b.zext(b.load(tally[2], typ=I1), I64)
-                for j, v in enumerate((b.load(tally[0], typ=I64), b.load(tally[1], typ=I64),
-                                       odd)):
-                    b.store(v, b.gep(counts, [b.add(b.mul(lane, _c(3)), _c(j))],
-                                     source_etype=I64))
+            if odd:
+                b.store(b.zext(b.load(odd, typ=I1), I64), b.gep(counts, [lane],
+                                                                source_etype=I64))
         emit_loop(job.h, self.lanes, row)
+
+    def _odd(self, bits):
+        """Whether a float key's bits are -0.0 or a NaN other than the canonical one."""
+        b, t = self.job.b, bits.type
+        sign, exp, nan = float_parts(self.key.dtype)
+        isnan = b.icmp_unsigned(">", b.and_(bits, _c(sign - 1, t)), _c(exp, t))
+        return b.or_(b.icmp_unsigned("==", bits, _c(sign, t)),
+                     b.and_(isnan, b.icmp_unsigned("!=", bits, _c(nan, t))))
+
+    def _fix_row(self, base, obase):
+        """A row that held a -0.0 or another NaN: its negatives and NaNs counted, then
+        its zeros' and NaNs' runs rewritten with its own (``_RowJob._fix_zeros_nans``)."""
+        job = self.job
+        b = job.b
+        tally = [job.var(I64, _c(0)), job.var(I64, _c(0)), job.var(I1, _c(0, I1))]
+
+        def count(k):
+            bits = job.read(self.key, base, k)
+            job._tally(tally, self.key.dtype, bits, key_bits(b, self.key.dtype, bits))
+        emit_loop(job.h, job.n, count)
+        job._fix_zeros_nans(tally, base, obase)
 
     def _network(self, base):
         job = self.job
@@ -189,11 +207,10 @@ class LaneGroup:
                     b.store(job.read(v, bases[j], src), job._out(j, obase, k))
             emit_loop(job.h, job.n, one)
             if self.lone_float:
-                got = [b.load(b.gep(counts, [b.add(b.mul(lane, _c(3)), _c(j))],
-                                    source_etype=I64), typ=I64) for j in range(3)]
-                tally = [job.var(I64, got[0]), job.var(I64, got[1]),
-                         job.var(I1, b.trunc(got[2], I1))]
-                job._fix_zeros_nans(tally, bases[0], obase)
+                odd = b.load(b.gep(counts, [lane], source_etype=I64), typ=I64)
+                with b.if_then(b.icmp_unsigned("!=", odd, _c(0))):
+                    self._fix_row(bases[0], obase)
+
         emit_loop(job.h, self.lanes, row)
 
 
