@@ -106,3 +106,20 @@ def test_signbit_of_bool_under_strict_promotion():
         for x in (np.array([True, False]), np.array([-1, 0, 3], np.int8), np.array([0, 5], np.uint16)):
             assert fnp.signbit(x).tolist() == np.signbit(x).tolist()
             assert ft.jit(fnp.signbit)(x).tolist() == np.signbit(x).tolist()
+
+
+def test_bfloat16_with_python_scalars_under_strict_promotion():
+    """testOp (modf, spacing, trunc, isneginf, iscomplex... on bfloat16): the strict check
+    read numpy's kind of bfloat16 ('V'), so a Python int or float beside a bfloat16 array
+    was a TypePromotionError; JAX lets weak scalars adapt to bfloat16."""
+    bf = np.array([1.5, -2.0, np.inf, -0.25], fnp.bfloat16)
+    with ft.numpy_dtype_promotion("strict"):
+        assert fnp.multiply(bf, 2).dtype == fnp.bfloat16
+        assert (bf + 0.5).tolist() == [2.0, -1.5, np.inf, 0.25]
+        assert fnp.isneginf(bf).tolist() == [False, False, False, False]
+        assert ft.jit(fnp.trunc)(bf).tolist() == [1.0, -2.0, np.inf, -0.0]
+        frac, whole = fnp.modf(bf[[0, 1, 3]])
+        assert frac.tolist() == [0.5, 0.0, -0.25] and whole.tolist() == [1.0, -2.0, -0.0]
+        assert fnp.iscomplex(bf).tolist() == [False] * 4
+        with pytest.raises(ft.dtypes.TypePromotionError):     # two strong dtypes still do
+            fnp.add(bf, np.float32(1))

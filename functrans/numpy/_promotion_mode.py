@@ -121,7 +121,7 @@ def _check_dtypes(args):
     strong = {d for d, _ in keys if d is not None}
     weak = {k for _, k in keys if k is not None}
     ok = len(strong) <= 1 and all(
-        next(iter(strong)).kind in _WIDER[k] for k in weak) if strong else True
+        dtype_kind(next(iter(strong))) in _WIDER[k] for k in weak) if strong else True
     if not ok and not _library_call():
         shown = ", ".join(repr(str(d)) if d is not None else f"<class '{_KIND_NAME[k]}'>"
                           for d, k in keys)
