@@ -204,10 +204,18 @@ def check_replication(jaxpr, in_specs, out_specs, mesh):
 
 # --------------------------------------------------------------------------- reverse mode
 
+def _primal_of(x):
+    """A value being differentiated (a grad inside the grad) is typed as its primal."""
+    while isinstance(x, Tracer) and hasattr(x, "primal"):
+        x = x.primal
+    return x
+
+
 def _vary_of(values, frame):
     """The mesh axes each value of a body being traced varies along by JAX's typing (one
     pass over the body so far); None for one of a trace inside the body's (a jit or vmap
-    there), whose typing this cannot see."""
+    there, not a grad's), whose typing this cannot see."""
+    values = [_primal_of(x) for x in values]
     out = [set() if not isinstance(x, Tracer) or x._trace.level < frame.level   # a constant
            else None for x in values]                   # or a value closed over from outside
     mine = [i for i, x in enumerate(values) if isinstance(x, Tracer) and x._trace.level ==
@@ -247,8 +255,9 @@ def reverse_mode_plan(diff_inputs, outputs, what):
         if vary is None:
             raise ValueError(
                 f"{what} inside a shard_map body with check_rep=True (JAX's check_vma=True): "
-                f"differentiated input leaf {i} is a value of a jit / vmap inside the body, "
-                "whose mesh-axis typing functrans cannot see, so it cannot give JAX's "
+                f"differentiated input leaf {i} is a value of a jit / vmap inside the body "
+                "(jacrev and hessian map their vjp with vmap), whose mesh-axis typing "
+                "functrans cannot see, so it cannot give JAX's "
                 "values (a replicated value's cotangent summed over the axis). Take the "
                 "gradient at the body's level, or pass check_rep=False (check_vma=False) "
                 "for JAX's check_vma=False values.")

@@ -139,6 +139,10 @@ GATHERED = {2: [[-1.8512492562653253, -2.475951756818605, -2.652805845055077, -2
                  -0.6064057491314984],
                 [0.41802402560829904, 0.5590858805719428, 0.5990206746898558, 0.5306050304900607],
                 [1.3137897947689403, 1.7571270532261065, 1.8826364061681187, 1.66761581011162]]}
+PENALIZED = {2: [[0.11750543109312354, -0.06791979909134213], [0.0685672724436016,
+                  -0.09353192990873792], [0.01962911379407957, -0.11914406072613366]],
+             4: [[0.4002046354468674, -0.3196924125554167], [0.29151354069273705,
+                  -0.38065678301602623], [0.1828224459386064, -0.4416211534766358]]}
 SUM_TANH = [[-0.6265234101636897, -0.6420066205566123], [-0.05695667365124476, -0.08359250182231118],
             [0.5126100628612003, 0.47482161691198965]]   # JAX, either device count
 
@@ -172,6 +176,10 @@ def of_pcast(w, x):        # the cast value varies: each process's own gradient
     return ft.grad(lambda v: fnp.sum(fnp.tanh(x @ v)))(v)[None]
 
 
+def penalized(w, x, y):   # a grad inside the grad: typed as its primal
+    return ft.grad(lambda w: loss0(w, x, y) + 0.1 * fnp.sum(ft.grad(loss0)(w, x, y) ** 2))(w)
+
+
 rep3 = (P(), P("data"), P("data"))
 dp_step = lambda w, x, y: lax.pmean(ft.grad(loss0)(w, x, y), "data")   # noqa: E731
 if n in PMEAN_W:
@@ -190,6 +198,7 @@ if n in PMEAN_W:
         "all_gather": (gathered, (P("data"), P("data")), P("data"), (X0[:, 0], X0),
                        np.array(GATHERED[n])),
         "scan": (scanned, (P(), P("data")), P(), (W0, X0), np.array(SUM_TANH)),
+        "penalized": (penalized, rep3, P(), (W0, X0, Y0), np.array(PENALIZED[n])),
         "through pcast": (through_pcast, (P(), P("data")), P(), (W0, X0), np.array(SUM_TANH)),
         "of pcast": (of_pcast, (P(), P("data")), P("data"), (W0, X0), np.stack([
             ft.grad(lambda w: fnp.sum(fnp.tanh(xb @ w)))(W0) for xb in np.split(X0, n)])),
