@@ -18,6 +18,7 @@ from jaxpr_ir import dtype_kind
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
+from ..primitives import reductions as R
 from ..primitives import slicing as Sl
 from ..primitives import structural as S
 from . import _structural as St
@@ -228,17 +229,46 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
     return res
 
 
+def _fixed_length_indices(reps, total):
+    """Gather indices for ``repeat`` with ``total_repeat_length`` (JAX's rule).
+
+    Element ``i`` starts at ``sum(reps[:i])``; starts past ``total`` are dropped (the
+    output is cut short) and the last started element fills a short output. ``reps``
+    is a numpy array (static) or a traced 1-d integer array.
+
+    >>> _fixed_length_indices(np.array([1, 0, 3, 2]), 8).tolist()
+    [0, 2, 2, 2, 3, 3, 3, 3]
+    """
+    n = reps.shape[0]
+    if not isinstance(reps, Tracer):
+        starts = np.concatenate([[0], np.cumsum(reps[:-1], dtype=np.int64)])
+        marks = np.zeros(total, np.int64)
+        np.add.at(marks, starts[starts < total], 1)
+        return np.cumsum(marks) - 1
+    dt = reps.dtype
+    excl = Sl.concatenate([S.full((1,), 0, dt), Sl.slice(reps, (0,), (n - 1,))], 0)
+    starts = S.reshape(R.cumsum(excl, 0), (n, 1))
+    marks = I.scatter_add(S.full((total,), 0, dt), starts, S.full((n,), 1, dt), 1)
+    return E.sub(R.cumsum(marks, 0), S.full((total,), 1, dt))
+
+
 def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None,
            total_repeat_length: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (flattened when None).
 
-    ``repeats`` must be static (an int or a concrete array).
+    ``repeats`` must be static (an int or a concrete array) unless
+    ``total_repeat_length`` fixes the output's length; then, as in JAX, a longer result
+    is cut short and a shorter one is padded with the last element.
 
     >>> import functrans.numpy as fnp
     >>> fnp.repeat(fnp.arange(2), [2, 1]).tolist()
     [0, 0, 1]
+    >>> fnp.repeat(fnp.arange(2), [2, 1], total_repeat_length=5).tolist()
+    [0, 0, 1, 1, 1]
     """
     a = _arr(a)
+    if total_repeat_length is not None:
+        return _repeat_fixed(a, repeats, axis, int(total_repeat_length))
     if isinstance(repeats, Tracer):
         if repeats.val is None:
             raise TypeError(f"repeat: repeats must be static, got a traced value "
@@ -261,3 +291,30 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None,
         return S.reshape(b, a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
     reps = np.broadcast_to(reps, (n,))
     return take(a, np.repeat(np.arange(n), reps), axis=axis)
+
+
+def _repeat_fixed(a, repeats, axis, total):
+    """``repeat`` with a fixed output length ``total`` along ``axis``."""
+    if isinstance(repeats, Tracer) and repeats.val is not None:
+        repeats = repeats.val
+    if axis is None:
+        a, axis = (St.ravel(a) if isinstance(a, Tracer) else np.ravel(a)), 0
+    axis = canonicalize_axis(axis, np.ndim(a), "repeat: axis")
+    n = np.shape(a)[axis]
+    if isinstance(repeats, Tracer):
+        if dtype_kind(repeats.dtype) not in "iu":
+            raise TypeError(f"repeat: repeats must be integers, got {repeats.aval.str_short()}")
+        reps = St.broadcast_to(St.ravel(repeats), (n,))
+    else:
+        reps = np.asarray(repeats)
+        if dtype_kind(reps.dtype) not in "iub" or (reps < 0).any():
+            raise ValueError(f"repeat: repeats must be non-negative integers, got {repeats!r}")
+        reps = np.broadcast_to(np.ravel(reps), (n,))
+    if total < 0:
+        raise ValueError(f"repeat: total_repeat_length must be >= 0, got {total}")
+    if n == 0:
+        return a if isinstance(a, Tracer) else wrap(np.asarray(a))
+    idx = _fixed_length_indices(reps, total)
+    if not any_tracer(a, idx):
+        return wrap(np.take(a, idx, axis))
+    return take(a, idx, axis=axis)
