@@ -90,3 +90,22 @@ def test_nanmean_and_average_dtypes():
     avg, wsum = fnp.average(a, 0, np.array([1, 2], np.int8), returned=True)
     assert avg.dtype == wsum.dtype == np.float64
     np.testing.assert_array_equal(wsum, np.full((1, 4), 3.0))
+
+
+def test_nanvar_mean_and_cov_dtype_arguments():
+    """testReducerWithMean (nanvar/nanstd with mean=) and testCovDtype (cov with dtype=):
+    JAX 0.10.2 and numpy take them; functrans raised TypeError."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(4, 6))
+    x[1, 2] = np.nan
+    for axis in (None, 0, 1):
+        m = np.nanmean(x, axis=axis, keepdims=True) + 0.3
+        for name in ("nanvar", "nanstd"):
+            want = getattr(np, name)(x, axis=axis, mean=m, ddof=1)
+            got = ft.jit(lambda v, mm: getattr(fnp, name)(v, axis=axis, mean=mm, ddof=1))(x, m)
+            np.testing.assert_allclose(got, want, rtol=1e-13)
+    y = rng.normal(size=(3, 7))
+    for dt in (np.float32, np.complex128):
+        got = fnp.cov(y, dtype=dt)
+        assert got.dtype == dt
+        np.testing.assert_allclose(got, np.cov(y, dtype=dt), rtol=1e-5)

@@ -208,15 +208,17 @@ def nanmean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeL
 
 
 def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
-    """Variance of the non-NaN entries.
+           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+           mean: ArrayLike | None = None) -> Array:
+    """Variance of the non-NaN entries (about ``mean``, of ``keepdims=True`` shape, if
+    given: numpy's, to reuse a computed mean).
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanvar(fnp.asarray([1.0, fnp.nan, 3.0])).item()
     1.0
     """
     a = _float(a)
-    mean = nanmean(a, axis=axis, keepdims=True, where=where)
+    mean = nanmean(a, axis=axis, keepdims=True, where=where) if mean is None else asarray(mean)
     filled, nan = _nan_filled(a, 0)
     keep = red.nan_kept(a, nan, where)
     dev = sel.where(keep, el.subtract(a, mean), zeros_like(a))
@@ -228,14 +230,16 @@ def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
 
 
 def nanstd(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
-           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+           mean: ArrayLike | None = None) -> Array:
     """Standard deviation of the non-NaN entries.
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanstd(fnp.asarray([1.0, fnp.nan, 3.0])).item()
     1.0
     """
-    return el.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+    return el.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
+                          mean=mean))
 
 
 def _nan_extreme(a, axis, keepdims, fill, reduce, initial=None, where=None):
@@ -336,9 +340,9 @@ def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = 
 
 def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: ArrayLike | None = None,
-        aweights: ArrayLike | None = None) -> Array:
+        aweights: ArrayLike | None = None, dtype: DTypeLike | None = None) -> Array:
     """Covariance matrix of the variables (rows, or columns if not ``rowvar``), with
-    numpy's frequency and analytic weights.
+    numpy's frequency and analytic weights, computed in ``dtype`` if given.
 
     >>> import functrans.numpy as fnp
     >>> fnp.cov(fnp.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
@@ -354,6 +358,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         if not rowvar and yy.shape[0] != 1:
             yy = st.transpose(yy)
         x = jn.concatenate([x, asarray(yy, x.dtype)], axis=0)
+    x = x if dtype is None else asarray(x, dtype)
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = x.shape[1]
     w = None
