@@ -144,3 +144,31 @@ def test_custom_jvp_rule_tangent_of_a_lossy_kind_raises():
 
     raises(TypeError, r"custom_jvp rule of 'f': tangent output 0 has dtype complex128 but "
            r"must have dtype float64", lambda: ft.jvp(f, (fnp.ones(3),), (fnp.ones(3),)))
+
+
+def test_eager_select_complex_real_check_like_traced():
+    # select of f64 and i32 cases was numpy's promotion eagerly (a TypeError under jit)
+    raises(TypeError, r"select_n: cases must have the same shape and dtype, got f64\[3\] "
+           r"\(case 0\) and i32\[3\] \(case 1\)",
+           lambda: lax.select(np.array([True, False, True]), np.ones(3, np.int32), np.ones(3)))
+    raises(TypeError, r"complex: operands must have the same shape and dtype, got f32\[3\]",
+           lambda: lax.complex(np.ones(3, np.float32), np.ones(3, np.int32)))
+    raises(TypeError, r"real: needs a complex operand, got f64\[3\]", lambda: lax.real(np.ones(3)))
+    raises(TypeError, r"imag: needs a complex operand", lambda: lax.imag(np.ones(3)))
+    # a scalar predicate still picks whole cases
+    assert lax.select(True, np.ones(2), np.zeros(2)).tolist() == [1.0, 1.0]
+    assert lax.complex(np.float32(1), np.float32(2)) == np.complex64(1 + 2j)
+
+
+def test_axis_arguments_out_of_range_raise():
+    # d % ndim folded them: expand_dims(x, (3,)) of a vector gave shape (3, 1), a 1-d
+    # dynamic_index_in_dim(axis=2) indexed axis 0; full((-1,), 1.0) had shape (1,)
+    raises(ValueError, r"expand_dims: dimensions \(3,\) out of range or repeated for a result "
+           r"of rank 2 \(operand shape \(3,\)\)", lambda: lax.expand_dims(fnp.ones(3), (3,)))
+    raises(ValueError, r"expand_dims: dimensions \(0, -3\)",
+           lambda: lax.expand_dims(fnp.ones(3), (0, -3)))
+    assert lax.expand_dims(fnp.ones(3), (-1,)).shape == (3, 1)
+    raises(ValueError, r"dynamic_slice_in_dim: axis 2 out of range for operand shape \(4,\)",
+           lambda: lax.dynamic_index_in_dim(fnp.ones(4), 1, axis=2))
+    raises(ValueError, r"full: shape \(-1,\) has a negative dimension",
+           lambda: lax.full((-1,), 1.0))

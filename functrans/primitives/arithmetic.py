@@ -385,13 +385,14 @@ def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     >>> select_n(np.array([True, False]), np.zeros(2), np.ones(2)).tolist()
     [1.0, 0.0]
     """
-    try:
-        return select_n_p.bind(which, *cases)
+    try:    # eagerly too the rule runs: cases of two dtypes were promoted by numpy
+        return eager_checked(select_n_p, which, *cases)
     except TypeError:
         if not cases or aval(which).ndim or not aval(cases[0]).ndim:
             raise
         # a scalar predicate picks whole cases, as JAX's: broadcast it
-        return select_n_p.bind(broadcast_in_dim(which, aval(cases[0]).shape, ()), *cases)
+        return eager_checked(select_n_p, broadcast_in_dim(which, aval(cases[0]).shape, ()),
+                             *cases)
 
 
 # --------------------------------------------------------------------------- bitwise / logical

@@ -245,6 +245,8 @@ def full(shape: Shape, value: ArrayLike, dtype: DTypeLike | None = None) -> Arra
     [[7, 7], [7, 7]]
     """
     shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):     # eagerly full((-1,), v) was an array of shape (1,)
+        raise ValueError(f"full: shape {shape} has a negative dimension")
     if isinstance(value, Tracer):
         a = get_aval(value)
         if a.ndim:

@@ -302,7 +302,7 @@ def integer_pow(x: ArrayLike, y: int) -> Array:
     >>> integer_pow(np.float64(3.0), 2).item()
     9.0
     """
-    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
+    if not isinstance(y, (int, np.integer)):
         # int(y) truncated: integer_pow(x, 2.5) was x ** 2
         raise TypeError(f"integer_pow: the exponent y must be a Python int, got "
                         f"{type(y).__name__} {y!r:.40}")
@@ -526,7 +526,7 @@ def real(x: ArrayLike) -> Array:
     >>> real(np.array([1 + 2j])).tolist()
     [1.0]
     """
-    return real_p.bind(x)
+    return eager_checked(real_p, x)
 
 
 def imag(x: ArrayLike) -> Array:
@@ -536,7 +536,7 @@ def imag(x: ArrayLike) -> Array:
     >>> imag(np.array([1 + 2j])).tolist()
     [2.0]
     """
-    return imag_p.bind(x)
+    return eager_checked(imag_p, x)
 
 
 def conj(x: ArrayLike) -> Array:
@@ -546,7 +546,7 @@ def conj(x: ArrayLike) -> Array:
     >>> conj(np.array([1 + 2j])).tolist()
     [(1-2j)]
     """
-    return conj_p.bind(x)
+    return eager_checked(conj_p, x)
 
 
 def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (lax's name)
@@ -556,11 +556,11 @@ def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (lax's name)
     >>> complex(np.float64(1.0), np.float64(2.0)).item()
     (1+2j)
     """
-    try:
-        return complex_p.bind(x, y)
+    try:    # eagerly too the rule runs: complex(f32, i32) was numpy's promotion
+        return eager_checked(complex_p, x, y)
     except (TypeError, ValueError):    # a 0-d operand or size-1 axes: broadcast, as JAX's
         x, y = broadcast_operands(x, y)
-        return complex_p.bind(x, y)
+        return eager_checked(complex_p, x, y)
 
 
 # |z| on complex z: a float result; d|z| = re(conj(z) t) / |z| (0 at z = 0)

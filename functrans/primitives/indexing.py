@@ -179,6 +179,9 @@ def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 
         return KeyArray(dynamic_slice_in_dim(x._base, start, size, int(axis) % x.ndim,
                                              allow_negative_indices=allow_negative_indices))
     shape = aval(x).shape
+    if not -len(shape) <= int(axis) < len(shape):   # % folded it onto another axis
+        raise ValueError(f"dynamic_slice_in_dim: axis {axis} out of range for operand shape "
+                         f"{shape}")
     axis = int(axis) % len(shape)
     zero = np.zeros((), aval(start).dtype if not isinstance(start, int) else np.int64)
     starts = [zero] * len(shape)

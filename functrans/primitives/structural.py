@@ -194,8 +194,13 @@ def expand_dims(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     (1, 3, 1)
     """
     shape = list(aval(x).shape)
+    dimensions = tuple(int(d) for d in dimensions)
     nd = len(shape) + len(dimensions)
-    for d in sorted(int(d) % nd for d in dimensions):
+    if any(not -nd <= d < nd for d in dimensions) or \
+            len({d % nd for d in dimensions}) != len(dimensions):   # % nd folded them
+        raise ValueError(f"expand_dims: dimensions {dimensions} out of range or repeated for "
+                         f"a result of rank {nd} (operand shape {tuple(shape)})")
+    for d in sorted(d % nd for d in dimensions):
         shape.insert(d, 1)
     return reshape(x, tuple(shape))
 
