@@ -228,7 +228,8 @@ def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = T
 
 def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int,
                    inplace: bool = True, mode: str | None = None) -> Array:
-    """``arr`` with ``values`` written at ``indices`` along ``axis``.
+    """``arr`` with ``values`` written at ``indices`` along ``axis``; ``mode`` treats
+    out-of-range indices as ``x.at[...].set``'s (default: dropped; ``"clip"``: clamped).
 
     >>> import functrans.numpy as fnp
     >>> fnp.put_along_axis(fnp.zeros((2, 2)), fnp.asarray([[1], [0]]), 1.0, 1, inplace=False).tolist()
@@ -248,7 +249,7 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     index = tuple(idx if i == axis else
                   np.arange(n).reshape(tuple(n if j == i else 1 for j in range(arr.ndim)))
                   for i, n in enumerate(full_shape))
-    return arr.at[index].set(st.broadcast_to(asarray(values, arr.dtype), full_shape))
+    return arr.at[index].set(st.broadcast_to(asarray(values, arr.dtype), full_shape), mode=mode)
 
 
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *,

@@ -352,14 +352,18 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> 
 
 def mask_indices(n: int, mask_func: Callable[..., Any], k: int = 0, *,
                  size: int | None = None) -> tuple[Array, ...]:
-    """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (``n`` static).
+    """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (``n`` static); ``size``
+    fixes their length as ``nonzero``'s does (cut short, or padded with 0).
 
     >>> import functrans.numpy as fnp
     >>> [v.tolist() for v in fnp.mask_indices(2, fnp.triu)]
     [[0, 0, 1], [0, 1, 1]]
     """
     m = np.asarray(mask_func(np.ones((n, n), dtype=int), k))
-    return tuple(asarray(v) for v in np.nonzero(m))
+    idx = np.nonzero(m)
+    if size is not None:   # as nonzero(size=...): cut short or padded with 0
+        idx = tuple(np.pad(v[:size], (0, max(0, size - v.size))) for v in idx)
+    return tuple(asarray(v) for v in idx)
 
 
 def _concrete(name, fn, returns="Any"):

@@ -256,7 +256,9 @@ def _horner(p, x):
 
 def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, full: bool = False,
             w: ArrayLike | None = None, cov: bool = False) -> Array:
-    """Least-squares polynomial fit of degree ``deg`` (coefficients highest first).
+    """Least-squares polynomial fit of degree ``deg`` (coefficients highest first), by
+    ``lstsq`` of the column-scaled Vandermonde matrix, singular values below ``rcond``
+    times the largest dropped (default ``len(x) * eps``), as numpy and JAX do.
     ``full`` and ``cov`` outputs are not provided.
 
     >>> import functrans.numpy as fnp
@@ -275,8 +277,9 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, fu
     # scale columns as numpy does, for conditioning
     scale = el.sqrt(red.sum(el.square(A), axis=0))
     As = el.true_divide(A, scale)
-    At = st.transpose(As)
-    coef = linalg.solve(pr.matmul(At, As), pr.matmul(At, y))
+    if rcond is None:
+        rcond = x.shape[0] * np.finfo(np.float64).eps
+    coef = linalg.lstsq(As, y, rcond=rcond)[0]
     return el.true_divide(coef, scale if coef.ndim == 1 else scale[:, None])
 
 
