@@ -218,7 +218,9 @@ def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
     1.0
     """
     a = _float(a)
-    mean = nanmean(a, axis=axis, keepdims=True, where=where) if mean is None else asarray(mean)
+    # a given mean in a's dtype: the result's, and no promotion for the strict mode to see
+    mean = nanmean(a, axis=axis, keepdims=True, where=where) if mean is None else \
+        asarray(mean, a.dtype)
     filled, nan = _nan_filled(a, 0)
     keep = red.nan_kept(a, nan, where)
     dev = sel.where(keep, el.subtract(a, mean), zeros_like(a))
