@@ -17,8 +17,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
-from .api_util import (FLOAT0, as_array, flatten_fun, keep_metadata, normalize_argnums,
-                       trace_flat)
+from .api_util import (FLOAT0, as_array, check_callable, flatten_fun, keep_metadata,
+                       normalize_argnums, trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .primitives.collectives import replicated_parts as _parts, replicated_sums as _summed
 from .shard_map_specs import reverse_mode_plan
@@ -413,6 +413,7 @@ def _check_holomorphic_inputs(leaves):
 
 def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
     """value_and_grad's function without the api boundary (grad puts its own around it)."""
+    check_callable(fun, "grad")
     check_argnums(argnums, "grad")
     simple = not has_aux and type(argnums) is int and argnums in (0, -1)
 

@@ -172,3 +172,18 @@ def test_axis_arguments_out_of_range_raise():
            lambda: lax.dynamic_index_in_dim(fnp.ones(4), 1, axis=2))
     raises(ValueError, r"full: shape \(-1,\) has a negative dimension",
            lambda: lax.full((-1,), 1.0))
+
+
+def test_array_reshape_size_below_minus_one_raises():
+    # numpy takes any negative size as the unknown one: reshape(-3, 2) gave shape (3, 2)
+    x = fnp.ones(6)
+    raises(ValueError, r"reshape: negative dimension in new shape \(-3, 2\)",
+           lambda: x.reshape(-3, 2))
+    raises(ValueError, r"negative dimension", lambda: fnp.reshape(x, (2, -3)))
+    assert x.reshape(-1, 2).shape == (3, 2) and x.reshape((2, 3)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("name", ["grad", "value_and_grad"])
+def test_grad_of_a_non_callable_raises_where_written(name):
+    # grad(3) returned a function that failed only when called
+    raises(TypeError, r"grad expects a callable, got int \(3\)", lambda: getattr(ft, name)(3))

@@ -303,10 +303,13 @@ def _array_reshape(self, *shape, order="C"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     try:
-        return np.ndarray.reshape(self, shape, order=order)
+        out = np.ndarray.reshape(self, shape, order=order)
     except (ValueError, TypeError):
         resolve_shape(self.size, shape, self.shape)   # our message
         raise
+    if out.ndim and min(shape) < -1:    # numpy takes any negative size as -1: -3 too
+        resolve_shape(self.size, shape, self.shape)   # raises
+    return out
 
 
 def _array_dot(self, b, out=None):
