@@ -41,3 +41,17 @@ def test_mask_indices_size():
     rows, cols = fnp.mask_indices(3, fnp.triu, size=2)
     np.testing.assert_array_equal(np.asarray(rows), [0, 0])
     np.testing.assert_array_equal(np.asarray(cols), [0, 1])
+
+
+def test_lax_slice_in_dim_none_and_negative_bounds():
+    # JAX 0.10.2 runs these; functrans raised (int(None), negative bounds) and had other
+    # keyword names (start/limit for start_index/limit_index)
+    x = np.arange(6.0)
+    for (lo, hi), want in [((None, None), [0., 1., 2., 3., 4., 5.]), ((1, None), [1., 2., 3., 4., 5.]),
+                           ((-3, -1), [3., 4.]), ((None, -2), [0., 1., 2., 3.])]:
+        np.testing.assert_array_equal(np.asarray(ft.lax.slice_in_dim(x, lo, hi)), want)
+        np.testing.assert_array_equal(np.asarray(ft.jit(lambda x: ft.lax.slice_in_dim(x, lo, hi))(x)), want)
+    got = ft.lax.slice_in_dim(np.arange(12.0).reshape(2, 6), start_index=1, limit_index=5, stride=2, axis=1)
+    np.testing.assert_array_equal(np.asarray(got), [[1., 3.], [7., 9.]])
+    g = ft.grad(lambda x: ft.lax.slice_in_dim(x, -3, None).sum())(x)
+    np.testing.assert_array_equal(np.asarray(g), [0., 0., 0., 1., 1., 1.])

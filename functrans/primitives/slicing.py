@@ -111,21 +111,28 @@ def slice(x: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[in
                         strides=strides)
 
 
-def slice_in_dim(x: ArrayLike, start: int | None, limit: int | None, stride: int = 1,
-                 axis: int = 0) -> Array:
-    """``slice`` along one axis only.
+def slice_in_dim(operand: ArrayLike, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Array:
+    """``slice`` along one axis only; as JAX's, a ``None`` bound is that end of the axis
+    and a negative one counts from the end.
 
     >>> import numpy as np
     >>> slice_in_dim(np.arange(12).reshape(2, 6), 1, 6, stride=2, axis=1).tolist()
     [[1, 3, 5], [7, 9, 11]]
+    >>> slice_in_dim(np.arange(6), -3, None).tolist()
+    [3, 4, 5]
     """
-    shape = aval(x).shape
+    shape = aval(operand).shape
     axis = int(axis) % len(shape)
+    n = shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = n if limit_index is None else int(limit_index)
+    start, limit = (start + n if start < 0 else start), (limit + n if limit < 0 else limit)
     starts = [0] * len(shape)
     limits = list(shape)
     strides = [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = int(start), int(limit), int(stride)
-    return slice(x, starts, limits, strides)
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
 
 
 # --------------------------------------------------------------------------- rev
