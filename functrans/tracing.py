@@ -45,7 +45,7 @@ class _TraceContext(threading.local):
         self.stack = []
         self.axis_frames = []
         self.floor = 0     # bind_outermost records in stack[floor] (see own_constants)
-        self.stagers = 0   # traces (cond branches) staging what closed-over values compute
+        self.stagers = []  # traces (cond branches) staging what closed-over values compute
 
 
 _CONTEXT = _TraceContext()
@@ -428,9 +428,11 @@ def bind(prim, *args, **params):
                 raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
-    if prim.has_effects or _CONTEXT.stagers:   # innermost body, not hoisted: EffectPrimitive
+    if prim.has_effects:   # in the innermost body, not now nor hoisted: see EffectPrimitive
         inner = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
         trace = trace if inner is None or (trace and trace.level > inner.level) else inner
+    elif _CONTEXT.stagers and (trace is None or _CONTEXT.stagers[-1].level > trace.level):
+        trace = _CONTEXT.stagers[-1]    # in the cond branch: see trace_to_jaxpr
     if trace is None:
         token = QUIET_VAR.set(QUIET)   # numpy's IEEE results, without its warnings
         try:
@@ -542,21 +544,20 @@ def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, deta
 
     ``consts`` are the outer objects behind the jaxpr's constvars (arrays or
     tracers of outer traces); ``out_vals`` the concrete outputs where known.
-    ``staged``, ``detaches``: see ``Trace``. ``stages_closures`` (a cond branch): what
-    it computes from closed-over values is recorded in it too, as JAX stages a branch whole,
-    so the branch not taken neither runs nor differentiates it (0 * inf: NaN in a grad).
+    ``staged``, ``detaches``: see ``Trace``. ``stages_closures``: a cond branch records what
+    closed-over values compute (as JAX): untaken, it neither runs nor differentiates it.
     """
     trace = new_trace(name)
     trace.staged = staged
     trace.detaches = detaches
-    _CONTEXT.stagers += stages_closures
+    _CONTEXT.stagers += [trace] * stages_closures
     try:
         vals = [None] * len(in_avals) if in_vals is None else in_vals
         outs = list(fun(*[trace.new_arg(a, v) for a, v in zip(in_avals, vals)]))
         out_vals = [concrete_value(o) for o in outs]
         jaxpr = trace.to_jaxpr(outs)
     finally:
-        _CONTEXT.stagers -= stages_closures
+        del _CONTEXT.stagers[len(_CONTEXT.stagers) - stages_closures:]
         end_trace(trace)
     return jaxpr, trace.consts, out_vals
 

@@ -88,3 +88,20 @@ def test_cond_vmap_forwarding_doesnt_promote():
     np.testing.assert_array_equal(ft.vmap(h, in_axes=(0, None))(x, y), [3, 3, 3, 4, 4])
     with pytest.raises(ValueError, match="varies along the mapped axis"):
         ft.vmap(h, in_axes=(0, None), out_axes=None)(x, y)
+
+
+def test_issue_29329_linear_transpose_inside_branch():
+    """test_issue_29329: linear_transpose of a linearized function inside a vmapped cond
+    branch (what the branch stages from closed-over values stays out of the transpose's
+    own trace: 'a primal output depends on tangents' otherwise)."""
+    def outer_fn(x):
+        _, lin_fn = ft.linearize(ft.jit(fnp.sin), x)
+
+        def with_transpose(x):
+            return x + ft.linear_transpose(lin_fn, x)(x)[0]
+        return lax.cond(x[0][0] > 0., with_transpose, lambda x: x, x)
+    x = np.ones((2, 3, 3))
+    x[1] = -1.0
+    out = ft.vmap(outer_fn)(x)
+    np.testing.assert_allclose(out[0], 1.0 + np.cos(1.0), rtol=1e-15)
+    np.testing.assert_array_equal(out[1], -1.0)
