@@ -187,3 +187,15 @@ def test_array_reshape_size_below_minus_one_raises():
 def test_grad_of_a_non_callable_raises_where_written(name):
     # grad(3) returned a function that failed only when called
     raises(TypeError, r"grad expects a callable, got int \(3\)", lambda: getattr(ft, name)(3))
+
+
+def test_iota_and_broadcast_bad_shapes_raise_naming_them():
+    # broadcasted_iota's dimension was taken % rank (5 of a matrix: axis 1); a negative
+    # size raised numpy's "all elements of broadcast shape must be non-negative"
+    raises(ValueError, r"iota: dimension 5 out of range for shape \(2, 3\)",
+           lambda: lax.broadcasted_iota(np.int32, (2, 3), 5))
+    raises(ValueError, r"iota: dimension 0 out of range for shape \(-1,\)",
+           lambda: lax.iota(np.int32, -1))
+    assert lax.broadcasted_iota(np.int32, (2, 3), -1).tolist() == [[0, 1, 2]] * 2
+    raises(TypeError, r"broadcast_in_dim: shape \(-1, 3\) has a negative dimension",
+           lambda: lax.broadcast(fnp.ones(3), (-1,)))

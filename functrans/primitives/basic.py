@@ -132,6 +132,9 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
 def _broadcast_in_dim_aval(x, *, shape, broadcast_dimensions):
+    if any(s < 0 for s in shape):
+        raise TypeError(f"broadcast_in_dim: shape {tuple(shape)} has a negative dimension "
+                        f"(operand {x.str_short()})")
     if len(broadcast_dimensions) != x.ndim:
         raise TypeError(f"broadcast_in_dim: operand {x.str_short()} needs {x.ndim} "
                         f"broadcast_dimensions, got {broadcast_dimensions}")

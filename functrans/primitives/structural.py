@@ -246,9 +246,12 @@ def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     >>> broadcasted_iota(np.int32, (2, 3), 1).tolist()
     [[0, 1, 2], [0, 1, 2]]
     """
-    shape = tuple(int(s) for s in shape)
+    shape, dimension = tuple(int(s) for s in shape), int(dimension)
+    if shape:    # the rule's check eagerly too: % len(shape) folded dimension 5 onto 1
+        _iota_aval(dtype=np.dtype(dtype), shape=shape, dimension=dimension + len(shape)
+                   if -len(shape) <= dimension < 0 else dimension)
     return _bind_nullary(iota_p, dtype=np.dtype(dtype), shape=shape,
-                         dimension=int(dimension) % max(len(shape), 1))
+                         dimension=dimension % max(len(shape), 1))
 
 
 def iota(dtype: DTypeLike, size: int) -> Array:
