@@ -121,9 +121,13 @@ def _logaddexp(a, b):
 
 def _logaddexp_weight(x, y, out):
     """d/dx logaddexp(x, y) = exp(x - out); 1/2 at the infinite ties, where x - out is
-    NaN (the limit along x = y), as the ``logaddexp`` primitive's rule."""
+    NaN (the limit along x = y), as the ``logaddexp`` primitive's rule; 1 where x alone
+    is +inf (x - out is NaN there too; the other operand's weight is exp(-inf) = 0)."""
     e = E.exp(E.sub(x, out))
-    return E.select_n(E.eq(x, y), e, E.select_n(E.eq(e, e), fnp.full_like(e, 0.5), e))
+    nan = E.ne(e, e)
+    tie = E.select_n(nan, e, fnp.full_like(e, 0.5))
+    alone = E.select_n(E.bitwise_and(E.eq(x, out), nan), e, fnp.full_like(e, 1.0))
+    return E.select_n(E.eq(x, y), alone, tie)
 
 
 @_logaddexp.defjvp

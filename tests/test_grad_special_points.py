@@ -141,3 +141,26 @@ def test_values_at_special_points(name, fn, args, want):
 def test_betainc_grad_at_point_masses_is_zero_not_nan():
     g = ft.grad(lambda x: fss.betainc(0.0, 2.0, x))(0.3)
     assert float(g) == 0.0
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_logaddexp_and_cumlogsumexp_slope_of_a_lone_inf_is_one(jit):
+    """Fuzz round 10: where one operand alone is +inf, d/dx logaddexp is exp(x - out) =
+    exp(inf - inf) = NaN: grad of logaddexp(inf, 1) was (nan, 0) and of cumlogsumexp
+    [1, inf] (weights 1, 2) [1, nan]. The maths: 1 for the inf, 0 for the other (the
+    ties keep 1/2 each). JAX 0.10.2 gives (1, e) and [6.44, 2.0] there: its finite
+    operand gets exp(x - max) with the max's stop-gradient, not a number we copy."""
+    f = ft.jit if jit else (lambda g: g)
+    inf = np.inf
+    for fn in (fnp.logaddexp, fnp.logaddexp2):
+        assert [float(v) for v in f(ft.grad(fn, (0, 1)))(inf, 1.0)] == [1.0, 0.0]
+        assert [float(v) for v in f(ft.grad(fn, (0, 1)))(-1.0, inf)] == [0.0, 1.0]
+        assert [float(v) for v in f(ft.grad(fn, (0, 1)))(inf, inf)] == [0.5, 0.5]
+    w = np.arange(1.0, 4.0)
+    cum = lambda x: (ft.lax.cumlogsumexp(x) * w[:len(x)]).sum()  # noqa: E731
+    for x, want in (([1.0, inf], [1.0, 2.0]), ([-2.0, inf, -2.0], [1.0, 5.0, 0.0]),
+                    ([inf, inf, 1.0], [3.5, 2.5, 0.0]), ([-inf, inf], [1.0, 2.0])):
+        assert np.asarray(f(ft.grad(cum))(np.array(x))).tolist() == want, x
+    _, t = ft.jvp(lambda x: ft.lax.cumlogsumexp(x, reverse=True), (np.array([inf, 1.0]),),
+                  (np.ones(2),))
+    assert np.asarray(t).tolist() == [1.0, 1.0]

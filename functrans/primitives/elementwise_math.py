@@ -379,10 +379,12 @@ def _logaddexp_d(base_exp, a):
     """d/da logaddexp(x, y) = exp(a - out) (exp2 for base 2); 1/2 at the infinite ties
     (inf, inf) and (-inf, -inf), the limit along x = y, where a - out is NaN. Finite ties
     keep exp(a - out) (= 1/2): a constant there had a zero derivative, so second
-    derivatives at x == y were 0 instead of JAX's (t1 - t2) / 4."""
+    derivatives at x == y were 0 instead of JAX's (t1 - t2) / 4. 1 where a alone is
+    +inf (a - out is NaN there too; JAX 0.10.2 gives 1 for it and e for the other)."""
     def d(x, y, out):
         e = base_exp(sub(a(x, y), out))
-        return select_n(eq(x, y), e, select_n(eq(e, e), _c(x, 0.5), e))
+        alone = select_n(eq(a(x, y), out), e, select_n(eq(e, e), _c(x, 1.0), e))
+        return select_n(eq(x, y), alone, select_n(eq(e, e), _c(x, 0.5), e))
     return d
 
 
