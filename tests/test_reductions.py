@@ -462,3 +462,18 @@ def test_initial_must_be_a_scalar_and_complex_var_dtype():
             got = g(x, dtype=np.complex128)
             assert got.dtype == np.complex128
             _close(got, want)
+
+
+@pytest.mark.parametrize("mask", [np.array([0.5, 0.0, 1.0]), np.array([1, 0, 1]), [1, 0, 1]])
+@pytest.mark.parametrize("fun", [fnp.sum, fnp.mean, fnp.var, fnp.nansum,
+                                 lambda a, where: fnp.max(a, where=where, initial=0.0)])
+def test_non_boolean_where_masks_raise(fun, mask):
+    """A float or integer where= mask was cast to bool (0.5 counted as true); numpy raises
+    TypeError (no safe cast) and JAX 0.10.2 ValueError ('where must be None or a boolean
+    array'), eagerly and under jit."""
+    x = np.array([1.0, 2.0, 4.0])
+    with pytest.raises(ValueError, match="boolean"):
+        fun(x, where=mask)
+    with pytest.raises(ValueError, match="boolean"):
+        ft.jit(lambda a: fun(a, where=np.asarray(mask)))(x)
+    assert float(fun(x, where=np.asarray(mask) != 0)) == float(fun(x[[0, 2]], where=None))

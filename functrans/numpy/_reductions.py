@@ -527,7 +527,7 @@ def nan_kept(a, nan, where):
     """The elements a nan-reduction uses: not NaN (``nan``: None for exact dtypes) and
     selected by ``where`` (JAX's and numpy's where=).
 
-    >>> nan_kept(np.array([1.0, np.nan, 2.0]), np.array([False, True, False]), [1, 1, 0]).tolist()
+    >>> nan_kept(np.array([1.0, np.nan, 2.0]), np.array([False, True, False]), [True, True, False]).tolist()
     [True, False, False]
     """
     keep = E.bitwise_not(nan) if nan is not None else np.ones(np.shape(a), bool)
@@ -535,7 +535,9 @@ def nan_kept(a, nan, where):
 
 
 def _mask_of(a, where):
-    return broadcast_to(E.convert_element_type(_arr(where), np.bool_), a.shape)
+    if (mask := _arr(where)).dtype != np.bool_:     # as JAX (numpy: a TypeError)
+        raise ValueError(f"where= must be None or a boolean array, got dtype {mask.dtype}")
+    return broadcast_to(mask, a.shape)
 
 
 def _masked(f, a, axis, keepdims, initial, where, **kw):
