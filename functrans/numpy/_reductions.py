@@ -519,17 +519,15 @@ cumprod = _cumulative("cumprod", np.cumprod, R.cumprod)
 
 # the value a masked-out element takes (None: max and min have none, initial= is needed)
 _IDENTITY = {"sum": 0, "prod": 1, "all": True, "any": False, "max": None, "min": None}
-_JOIN = {"sum": E.add, "prod": E.mul, "max": E.max, "min": E.min, "all": E.bitwise_and,
-         "any": E.bitwise_or}
+_JOIN = {"sum": E.add, "prod": E.mul, "max": E.max, "min": E.min, "all": E.bitwise_and, "any": E.bitwise_or}
 
 
 def nan_kept(a, nan, where):
     """The elements a nan-reduction uses: not NaN (``nan``: None for exact dtypes) and
     selected by ``where`` (JAX's and numpy's where=).
 
-    >>> nan_kept(np.array([1.0, np.nan, 2.0]), np.array([False, True, False]), [True, True, False]).tolist()
-    [True, False, False]
-    """
+    >>> nan_kept(np.ones(3), np.array([0, 1, 0], bool), [True, True, False]).tolist()
+    [True, False, False]"""
     keep = E.bitwise_not(nan) if nan is not None else np.ones(np.shape(a), bool)
     return keep if where is None else E.bitwise_and(keep, _mask_of(a, where))
 
