@@ -21,6 +21,7 @@ from .precision import DotDimensionNumbers, PrecisionLike, dot_general
 from .primitives import elementwise as E
 from .primitives.control_flow import scan
 from .primitives import reductions as R
+from .primitives.structural import checked_axis
 from .primitives.reductions import reduce_max, reduce_min, reduce_prod, reduce_sum
 from .primitives.indexing import dynamic_update_slice
 from .primitives.slicing import slice_in_dim
@@ -267,7 +268,7 @@ def index_in_dim(operand: ArrayLike, index: int, axis: int = 0, keepdims: bool =
     [2.0, 5.0]
     """
     x = fnp.asarray(operand)
-    axis = axis % x.ndim
+    axis = checked_axis(axis, x.ndim, "index_in_dim")
     n = x.shape[axis]
     i = int(index) + n if int(index) < 0 else int(index)
     if not 0 <= i < n:
@@ -286,7 +287,7 @@ def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_ind
     [0.0, 1.0, 1.0, 0.0]
     """
     x = fnp.asarray(operand)
-    axis = axis % x.ndim
+    axis = checked_axis(axis, x.ndim, "dynamic_update_slice_in_dim")
     start = fnp.asarray(start_index)
     starts = [fnp.zeros((), start.dtype)] * x.ndim
     starts[axis] = start
@@ -303,7 +304,7 @@ def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: Ar
     [[0.0, 0.0], [1.0, 1.0]]
     """
     x, u = fnp.asarray(operand), fnp.asarray(update)
-    axis = axis % x.ndim
+    axis = checked_axis(axis, x.ndim, "dynamic_update_index_in_dim")
     if u.ndim == x.ndim - 1:
         u = fnp.expand_dims(u, axis)
     return dynamic_update_slice_in_dim(x, u, index, axis,
@@ -333,7 +334,7 @@ def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array
     [[0.0], [1.0, 2.0]]
     """
     x = fnp.asarray(operand)
-    axis = axis % x.ndim
+    axis = checked_axis(axis, x.ndim, "split")
     sizes = [int(s) for s in sizes]
     if sum(sizes) != x.shape[axis] or min(sizes, default=0) < 0:
         raise ValueError(f"split: sizes {sizes} must be non-negative and add up to "

@@ -199,3 +199,26 @@ def test_iota_and_broadcast_bad_shapes_raise_naming_them():
     assert lax.broadcasted_iota(np.int32, (2, 3), -1).tolist() == [[0, 1, 2]] * 2
     raises(TypeError, r"broadcast_in_dim: shape \(-1, 3\) has a negative dimension",
            lambda: lax.broadcast(fnp.ones(3), (-1,)))
+
+
+@pytest.mark.parametrize("name, call", [
+    ("slice_in_dim", lambda x: lax.slice_in_dim(x, 0, 1, axis=2)),
+    ("index_in_dim", lambda x: lax.index_in_dim(x, 0, axis=2)),
+    ("dynamic_update_slice_in_dim",
+     lambda x: lax.dynamic_update_slice_in_dim(x, fnp.ones((2, 1)), 0, axis=2)),
+    ("dynamic_update_index_in_dim",
+     lambda x: lax.dynamic_update_index_in_dim(x, fnp.ones(2), 0, axis=2)),
+    ("split", lambda x: lax.split(x, (1, 2), axis=-3)),
+])
+def test_in_dim_axis_out_of_range_raises(name, call):
+    # axis % ndim: slice_in_dim(matrix, 0, 1, axis=2) sliced axis 0 and returned shape (1, 3)
+    raises(ValueError, rf"{name}: axis -?\d is out of range for an operand of rank 2",
+           lambda: call(fnp.ones((2, 3))))
+    raises(ValueError, rf"{name}: axis", lambda: ft.jit(call)(fnp.ones((2, 3))))
+
+
+def test_in_dim_negative_axes_still_count_from_the_end():
+    x = fnp.arange(6.0).reshape(2, 3)
+    assert lax.slice_in_dim(x, 1, 3, axis=-1).tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert [a.shape for a in lax.split(x, (1, 2), axis=-1)] == [(2, 1), (2, 2)]
+    assert lax.index_in_dim(x, 1, axis=-2, keepdims=False).tolist() == [3.0, 4.0, 5.0]

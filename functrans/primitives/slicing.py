@@ -28,7 +28,8 @@ from jaxpr_ir import ShapedArray, dtype_kind
 from ..tracing import unchanged
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
-from .structural import shift_dims, broadcast_in_dim, checked_bind, reshape, transpose
+from .structural import (shift_dims, broadcast_in_dim, checked_axis, checked_bind, reshape,
+                         transpose)
 from .reductions import cumprod, cumprod_p, reduce_prod_p, reduce_sum
 from . import elementwise as E
 from .elementwise import select_n, sub
@@ -123,7 +124,7 @@ def slice_in_dim(operand: ArrayLike, start_index: int | None, limit_index: int |
     [3, 4, 5]
     """
     shape = aval(operand).shape
-    axis = int(axis) % len(shape)
+    axis = checked_axis(axis, len(shape), "slice_in_dim")
     n = shape[axis]
     start = 0 if start_index is None else int(start_index)
     limit = n if limit_index is None else int(limit_index)

@@ -187,6 +187,19 @@ def squeeze(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     return checked_bind(squeeze_p, x, dimensions=dimensions)
 
 
+def checked_axis(axis: int, ndim: int, fname: str) -> int:
+    """``axis`` in ``[-ndim, ndim)`` as a non-negative axis, else ValueError naming
+    ``fname`` (``axis % ndim`` alone folds an out-of-range axis onto another one).
+
+    >>> checked_axis(-1, 3, "split")
+    2
+    """
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{fname}: axis {axis} is out of range for an operand of rank {ndim}")
+    return axis % ndim
+
+
 def expand_dims(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert size-1 axes at ``dimensions`` (positions in the result), as a reshape.
 
