@@ -222,3 +222,13 @@ def test_in_dim_negative_axes_still_count_from_the_end():
     assert lax.slice_in_dim(x, 1, 3, axis=-1).tolist() == [[1.0, 2.0], [4.0, 5.0]]
     assert [a.shape for a in lax.split(x, (1, 2), axis=-1)] == [(2, 1), (2, 2)]
     assert lax.index_in_dim(x, 1, axis=-2, keepdims=False).tolist() == [3.0, 4.0, 5.0]
+
+
+def test_initializer_fan_axis_out_of_range_raises():
+    # in_axis=5 of a (2, 3) kernel took the fan of axis 1 (5 % 2): a plausible wrong scale
+    key = ft.random.PRNGKey(0)
+    raises(ValueError, r"variance_scaling: in_axis \(5,\) out of range for shape \(2, 3\)",
+           lambda: ft.nn.initializers.lecun_normal(in_axis=5)(key, (2, 3)))
+    raises(ValueError, r"out_axis \(-3,\) out of range",
+           lambda: ft.nn.initializers.glorot_uniform(out_axis=-3)(key, (2, 3)))
+    assert ft.nn.initializers.lecun_normal(in_axis=-1, out_axis=0)(key, (2, 3)).shape == (2, 3)

@@ -111,9 +111,13 @@ def _fans(shape, in_axis, out_axis, batch_axis):
         # explicit axes (even empty ones: fan 1) work at any rank, as JAX's
         raise ValueError(f"variance_scaling: a shape of rank {nd} needs an explicit "
                          f"in_axis (the default -2 needs rank >= 2), got {shape}")
-    in_axes = [a % nd for a in ((in_axis,) if isinstance(in_axis, int) else in_axis)]
-    out_axes = [a % nd for a in ((out_axis,) if isinstance(out_axis, int) else out_axis)]
-    b_axes = [a % nd for a in ((batch_axis,) if isinstance(batch_axis, int) else batch_axis)]
+    def axes(name, ax):
+        ax = (ax,) if isinstance(ax, int) else tuple(ax)
+        if any(not -nd <= a < nd for a in ax):   # a % nd took the fan of another axis
+            raise ValueError(f"variance_scaling: {name} {ax} out of range for shape {shape}")
+        return [a % nd for a in ax]
+    in_axes, out_axes = axes("in_axis", in_axis), axes("out_axis", out_axis)
+    b_axes = axes("batch_axis", batch_axis)
     receptive = math.prod(s for i, s in enumerate(shape)
                           if i not in in_axes + out_axes + b_axes)
     fan_in = math.prod(shape[i] for i in in_axes) * receptive
