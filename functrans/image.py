@@ -131,6 +131,10 @@ def _weight_mat(m: int, n: int, scale, translation, kernel: Callable, antialias:
 
 def _apply(x, shape, spatial_dims, scale, translation, kernel, antialias, precision,
            radius=None):
+    bad = [d for d in spatial_dims if not -x.ndim <= d < x.ndim]
+    if bad:      # d % ndim resized another axis (or none: (8, 4) asked, (4, 4) returned)
+        raise ValueError(f"scale_and_translate: spatial_dims {tuple(spatial_dims)} out of "
+                         f"range for an image of shape {x.shape}")
     for i, d in enumerate(spatial_dims):
         d = d % x.ndim
         w = _weight_mat(x.shape[d], shape[d], scale[i], translation[i], kernel, antialias,

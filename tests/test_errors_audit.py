@@ -232,3 +232,13 @@ def test_initializer_fan_axis_out_of_range_raises():
     raises(ValueError, r"out_axis \(-3,\) out of range",
            lambda: ft.nn.initializers.glorot_uniform(out_axis=-3)(key, (2, 3)))
     assert ft.nn.initializers.lecun_normal(in_axis=-1, out_axis=0)(key, (2, 3)).shape == (2, 3)
+
+
+def test_scale_and_translate_spatial_dim_out_of_range_raises():
+    # spatial_dims (5,) of a 2-d image resized axis 1 (5 % 2): shape (8, 4) asked, (4, 4) came
+    raises(ValueError, r"scale_and_translate: spatial_dims \(5,\) out of range for an image "
+           r"of shape \(4, 4\)",
+           lambda: ft.image.scale_and_translate(fnp.ones((4, 4)), (8, 4), (5,),
+                                                fnp.array([2.0]), fnp.array([0.0]), "linear"))
+    assert ft.image.scale_and_translate(fnp.ones((4, 4)), (8, 4), (-2,), fnp.array([2.0]),
+                                        fnp.array([0.0]), "linear").shape == (8, 4)
