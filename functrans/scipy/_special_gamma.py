@@ -111,7 +111,7 @@ def gammaln(x: ArrayLike) -> Array:
 
 def gammasgn(x: ArrayLike) -> Array:
     """The sign of Gamma(x): -1 where x < 0 lies between an odd and an even negative
-    integer, +1 elsewhere (also at 0), NaN at the negative integers (as scipy).
+    integer, +1 elsewhere (also at 0), NaN at the negative integers and for NaN (as scipy).
 
     >>> from functrans.scipy.special import gammasgn
     >>> import functrans.numpy as fnp
@@ -124,7 +124,7 @@ def gammasgn(x: ArrayLike) -> Array:
     neg_odd = fnp.remainder(fl, t(2)) != t(0)
     # Gamma(-0.0) is -inf (scipy, JAX): -0.0's sign is -1
     sgn = fnp.where(((x < 0) & neg_odd) | ((x == 0) & fnp.signbit(x)), t(-1), t(1))
-    pole = (x < 0) & (fl == x)
+    pole = ((x < 0) & (fl == x)) | fnp.isnan(x)      # NaN in, NaN out (scipy, JAX)
     return stop_gradient(fnp.where(pole, t(np.nan), sgn))
 
 
@@ -378,10 +378,12 @@ def comb(N: ArrayLike, k: ArrayLike, exact: bool = False,
         raise ValueError("comb: exact=True is not supported (as jax.scipy)")
     N, k = as_float(N, k)
     N, k = fnp.broadcast_arrays(N, k)
+    t = N.dtype.type
+    # choosing nothing from N >= 0 kinds is one way, also for N = 0 (where N + k - 1 < 0)
+    empty = (k == 0) & (N >= 0) if repetition else None
     if repetition:
         N = N + k - 1
-    t = N.dtype.type
     ok = (k >= 0) & (N >= 0) & (k <= N)
     Ns, ks = fnp.where(ok, N, t(1)), fnp.where(ok, k, t(0))
-    val = fnp.exp(gammaln(Ns + 1) - gammaln(ks + 1) - gammaln(Ns - ks + 1))
-    return fnp.where(ok, val, t(0))
+    val = fnp.where(ok, fnp.exp(gammaln(Ns + 1) - gammaln(ks + 1) - gammaln(Ns - ks + 1)), t(0))
+    return val if empty is None else fnp.where(empty, t(1), val)

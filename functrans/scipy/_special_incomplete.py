@@ -167,7 +167,8 @@ def _gammaincc_jvp(primals, tangents):
 
 def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function P(a, x) (scipy.special.gammainc),
-    for a > 0, x >= 0 (NaN elsewhere); differentiable in both arguments.
+    for a > 0, x >= 0, and 1 for a = 0 < x (the limit, as scipy 1.16+ and JAX); NaN
+    elsewhere. Differentiable in both arguments.
 
     >>> from functrans.scipy.special import gammainc
     >>> round(float(gammainc(1.0, 2.0)), 12)    # 1 - exp(-2)
@@ -175,12 +176,12 @@ def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """
     a, x = as_float(a, x)
     a, x = fnp.broadcast_arrays(a, x)
-    return _gammainc(a, x)
+    return fnp.where((a == 0) & (x > 0), a.dtype.type(1), _gammainc(a, x))
 
 
 def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), computed
-    directly (no cancellation) where it is small.
+    directly (no cancellation) where it is small; 0 for a = 0 < x (as gammainc's 1).
 
     >>> from functrans.scipy.special import gammaincc
     >>> round(float(gammaincc(1.0, 2.0)), 12)   # exp(-2)
@@ -188,7 +189,7 @@ def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """
     a, x = as_float(a, x)
     a, x = fnp.broadcast_arrays(a, x)
-    return _gammaincc(a, x)
+    return fnp.where((a == 0) & (x > 0), a.dtype.type(0), _gammaincc(a, x))
 
 
 def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> Array:
