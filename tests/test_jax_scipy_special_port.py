@@ -42,3 +42,19 @@ def test_comb_with_repetition_of_nothing_is_one():
     np.testing.assert_array_equal(special.comb(np.array([0.0, 0.0]), np.array([0.0, 4.0]),
                                                repetition=True),
                                   osp_special.comb([0, 0], [0, 4], repetition=True))
+
+
+def test_betainc_with_infinite_parameters():
+    # testBetaIncBoundaryValues: b = inf > a > 0 puts the mass at 0 (I = 1 inside (0, 1]),
+    # a = inf > b > 0 at 1 (I = 0 below 1); functrans gave NaN, and 0 / 1 for a = b = inf
+    # (scipy and JAX: NaN). Expected values: scipy 1.17 over the test's grid.
+    nan, inf, eps = np.nan, np.inf, np.finfo(np.float64).eps
+    s = np.array([nan, -0.5, inf, 0, eps, 1, 2.5])
+    a, b, x = np.meshgrid(s, s, np.array([nan, -0.5, 0, 0.5, 1, 1.5, 0.3]))
+    want = osp_special.betainc(a, b, x)
+    np.testing.assert_allclose(special.betainc(a, b, x), want, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(special.betainc(a.astype(np.float32), b.astype(np.float32),
+                                               x.astype(np.float32)), want, rtol=1e-5, atol=0)
+    np.testing.assert_array_equal(special.betainc(np.array([1.0, inf, inf]),
+                                                  np.array([inf, 2.0, inf]), 0.5),
+                                  [1.0, 0.0, nan])

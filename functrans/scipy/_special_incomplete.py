@@ -316,8 +316,14 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     # a = 0 < b puts all the mass at 0 (I = 1 for x > 0), b = 0 < a at 1 (I = 0 for
     # x < 1), as scipy and JAX; the series sees safe parameters there, so no NaN leaks
     # into the gradient through the unselected branch
+    # x < 1), as scipy and JAX; likewise b = inf > a > 0 at 0 and a = inf > b > 0 at 1
+    # (a = b = inf is NaN)
     t = x.dtype.type
-    point = ((a == 0) & (b > 0)) | ((b == 0) & (a > 0))
+    fin_a, fin_b = fnp.isfinite(a), fnp.isfinite(b)
+    at0 = ((a == 0) & (b > 0)) | ((b == np.inf) & (a > 0) & fin_a)
+    at1 = ((b == 0) & (a > 0)) | ((a == np.inf) & (b > 0) & fin_b)
+    point = at0 | at1
     inside = _betainc(fnp.where(point, t(1), a), fnp.where(point, t(1), b), x)
-    mass = fnp.where(a == 0, (x > 0) & (x <= 1), x == 1).astype(x.dtype)
-    return fnp.where(point & (x >= 0) & (x <= 1), mass, inside)
+    mass = fnp.where(at0, (x > 0) & (x <= 1), x == 1).astype(x.dtype)
+    out = fnp.where(point & (x >= 0) & (x <= 1), mass, inside)
+    return fnp.where((a == np.inf) & (b == np.inf), t(np.nan), out)
