@@ -322,11 +322,12 @@ def leaked_tracers() -> list:
     objs = gc.get_objects()
     if not any(issubclass(t, Tracer) for t in set(map(type, objs))):
         return []
-    if not any(isinstance(o, Tracer) and not o._trace.alive for o in objs):
+    # types, not isinstance: isinstance of a dead weakref.proxy raises ReferenceError
+    if not any(issubclass(type(o), Tracer) and not o._trace.alive for o in objs):
         return []
     del objs
     gc.collect()
-    return [o for o in gc.get_objects() if isinstance(o, Tracer) and not o._trace.alive]
+    return [o for o in gc.get_objects() if issubclass(type(o), Tracer) and not o._trace.alive]
 
 
 class LeakCheck(CompileHook):

@@ -185,3 +185,26 @@ def test_leaked_tracers_raise_unexpected_tracer_error(where):
         with pytest.raises(UnexpectedTracerError, match="escaped"):
             use()
         assert not tracing.trace_depth() and not axis_frames(), name
+
+
+def test_leak_check_walks_past_dead_weak_proxies():
+    """The leak check looks at every live object; isinstance() of a weakref.proxy whose
+    referent is gone raises ReferenceError, which failed every jit compile in a process
+    that held such a proxy while some tracer object was alive (found under xdist)."""
+    import gc
+    import weakref
+    from functrans.debug import leaked_tracers
+
+    class Referent:
+        pass
+    referent = Referent()
+    dead = [weakref.proxy(referent)]
+    del referent
+    gc.collect()
+    kept = []
+    ft.jit(lambda x: kept.append(x) or x)(1.0)      # a tracer of an ended trace stays alive
+    found = leaked_tracers()
+    assert any(t is kept[0] for t in found) and dead
+    kept.clear()
+    with ft.checking_leaks():
+        assert float(ft.jit(lambda x: x * 3)(2.0)) == 6.0
