@@ -92,7 +92,6 @@ _FROM_NUMPY = {   # an Array made from a caller's numpy buffer, through each pat
     "clip_no_bounds": lambda b: fnp.clip(b),
     "lax.convert_same_dtype": lambda b: ft.lax.convert_element_type(b, np.float64),
     "lax.pad_nothing": lambda b: ft.lax.pad(b, 0.0, [(0, 0, 0)]),
-    "lax.real_bind": lambda b: ft.lax.real(b),
     "stop_gradient": lambda b: ft.lax.stop_gradient(b),
     "tree_map_asarray": lambda b: ft.tree_util.tree_map(fnp.asarray, [b])[0],
 }
