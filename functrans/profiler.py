@@ -198,12 +198,14 @@ def _counting(counter: _Counter):
         counter.record(name, plain_in, _flat_arrays([res]))
         return _as_array_class(res)
 
+    prior = Array.__dict__.get("__array_function__", np.ndarray.__array_function__)
+
     def array_function(self, func, types, args, kwargs):
         if counter.depth:
-            return np.ndarray.__array_function__(self, func, types, args, kwargs)
+            return prior(self, func, types, args, kwargs)
         counter.depth += 1
         try:
-            res = np.ndarray.__array_function__(self, func, types, args, kwargs)
+            res = prior(self, func, types, args, kwargs)
         finally:
             counter.depth -= 1
         counter.record(getattr(func, "__name__", "?"),

@@ -502,3 +502,24 @@ def test_filled_arrays_under_jit_are_broadcast_scalars_not_baked_constants():
     np.testing.assert_array_equal(ft.grad(under_grad)(np.arange(3.0)), [1.0, 1.0, 1.0])
     assert np.asarray(ft.jvp(lambda x: x + fnp.full(3, 2.0), (np.zeros(3),),
                              (np.ones(3),))[0]).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_numpy_functions_on_arrays_compute_as_on_numpy_arrays():
+    """numpy's Python code sorts the arrays it derives in place (ar.sort()); an Array's
+    JAX sort returns a copy, so np.unique(Array) returned unsorted, repeated values:
+    unique([1, -1, 1, 1]) gave ([1, -1, 1], counts [1, 1, 2]). numpy's functions now see
+    plain views (as JAX arrays convert), no copy."""
+    x = fnp.asarray(np.array([1, -1, 1, 1]))
+    vals, counts = np.unique(x, return_counts=True)
+    assert vals.tolist() == [-1, 1] and counts.tolist() == [1, 3]
+    assert np.unique(fnp.asarray([3.0, 1.0, 2.0, 1.0])).tolist() == [1.0, 2.0, 3.0]
+    a, b = fnp.asarray([3, 1, 2, 7]), fnp.asarray([2, 3, 9])
+    assert np.intersect1d(a, b).tolist() == [2, 3]
+    assert np.union1d(a, b).tolist() == [1, 2, 3, 7, 9]
+    assert np.setdiff1d(a, b).tolist() == [1, 7]
+    assert np.isin(a, b).tolist() == [True, False, True, False]
+    assert float(np.median(fnp.asarray([5.0, 1.0, 3.0, 2.0]))) == 2.5
+    assert np.percentile(fnp.asarray([5.0, 1.0, 3.0]), 50) == 3.0
+    big = fnp.asarray(np.arange(12.0).reshape(3, 4))
+    assert np.may_share_memory(np.squeeze(big), big)     # numpy's view of the Array's data
+    assert x.sort().tolist() == [-1, 1, 1, 1] and x.tolist() == [1, -1, 1, 1]   # JAX's method
