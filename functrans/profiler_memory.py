@@ -47,8 +47,8 @@ def live_buffers() -> list:
     gc.collect()
     seen = {}
     for o in gc.get_objects():
-        if (isinstance(o, np.ndarray) and isinstance(o, Array)      # not a tracer
-                and not o.is_deleted()):
+        # by type (an Array, not a tracer): isinstance of a dead weakref.proxy raises
+        if issubclass(type(o), Array) and not o.is_deleted():
             r = _root(o)
             seen.setdefault(id(r), (r, o))
     return list(seen.values())
