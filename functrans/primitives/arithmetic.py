@@ -287,8 +287,10 @@ def eager_checked(p, *args):
     traced: eager binds go straight to the numpy impl, which would promote or broadcast
     (lax.add of f32 and i32 gave f64, lax.sin of int truncated its result to int), where
     the traced op raises naming the operands."""
-    if not any(isinstance(a, Tracer) for a in args):
-        p.abstract_eval(*(aval(a) for a in args))
+    for a in args:            # (a loop, not any(): this sits on every traced lax op)
+        if isinstance(a, Tracer):
+            return p.bind(*args)
+    p.abstract_eval(*(aval(a) for a in args))
     return p.bind(*args)
 
 
