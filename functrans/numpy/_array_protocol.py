@@ -13,25 +13,40 @@ copy), as they get converted JAX arrays, and return numpy's results.
 """
 from __future__ import annotations
 
+from types import FunctionType
+
 import numpy as np
 
 from ..array import Array
 
 __all__ = ["array_function"]
 
+_NDARRAY_FUNCTION = np.ndarray.__array_function__
+_IN_PYTHON = {}     # numpy function -> whether numpy implements it in Python
+
 
 def _plain(obj):
     """``obj`` with every Array inside (lists, tuples, dicts) as a plain ndarray view."""
-    if isinstance(obj, Array):
+    t = type(obj)
+    if issubclass(t, Array):        # by type: isinstance(tracer, Array) is true
         return obj.view(np.ndarray)
-    if type(obj) in (list, tuple):
-        return type(obj)(_plain(o) for o in obj)
-    if type(obj) is dict:
+    if t is list or t is tuple:
+        return t(_plain(o) for o in obj)
+    if t is dict:
         return {k: _plain(v) for k, v in obj.items()}
     return obj
 
 
 def array_function(self, func, types, args, kwargs):
-    """``Array.__array_function__``: ``func`` on plain views of the Arrays among its
-    arguments (a traced value among them then answers for itself)."""
+    """``Array.__array_function__``: a numpy function written in Python runs on plain views
+    of the Arrays among its arguments (a traced value among them then answers for itself);
+    one written in C calls no Array method, so ndarray's own protocol runs it (fast)."""
+    in_python = _IN_PYTHON.get(func)
+    if in_python is None:
+        in_python = _IN_PYTHON[func] = type(getattr(func, "_implementation", None)) \
+            is FunctionType
+    if not in_python:
+        return _NDARRAY_FUNCTION(self, func, types, args, kwargs)
+    if len(types) == 1:             # Arrays alone take part: numpy's code, no new dispatch
+        return func._implementation(*_plain(args), **(_plain(kwargs) if kwargs else kwargs))
     return func(*_plain(args), **_plain(kwargs))
