@@ -60,7 +60,7 @@ def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | Non
         raise ValueError("sort: 'order' (structured arrays) is not supported")
     a, axis = _prepare("sort", a, axis)
     if not isinstance(a, Tracer):
-        out = np.sort(a, axis=axis, kind="stable")
+        out = np.sort(a.view(np.ndarray), axis=axis, kind="stable")   # numpy on numpy
         return wrap(np.flip(out, axis) if descending else out)
     out = (sort_p.bind(a, dimension=axis, is_stable=True, num_keys=1)[0]
            if dtype_kind(a.dtype) != "c" else _sort_by(a, a, axis))
@@ -82,7 +82,7 @@ def argsort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | 
     n = a.shape[axis]
     if not isinstance(a, Tracer):
         if not descending:
-            return wrap(np.argsort(a, axis=axis, kind="stable").astype(np.int64))
+            return wrap(np.argsort(a.view(np.ndarray), axis=axis, kind="stable").astype(np.int64))
         idx = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
         return wrap((n - 1 - np.flip(idx, axis)).astype(np.int64))
     iota = S.broadcast_in_dim(np.arange(n, dtype=np.int64), tuple(a.shape), (axis,))
