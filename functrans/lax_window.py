@@ -84,25 +84,64 @@ def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callab
     init = (elementwise.convert_element_type(init_value, a.dtype)
             if isinstance(init_value, Tracer) else np.asarray(init_value, dtype=a.dtype))
     # JAX's fold: the initial value once, padding and dilation holes contribute nothing
-    xp = pad(operand, np.asarray(_IDENTITY[op](a.dtype), a.dtype), tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, bd)))
+    pads = tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, bd))
+    xp = pad(operand, np.asarray(_IDENTITY[op](a.dtype), a.dtype), pads)
+    real = _real_mask(a.shape, pads)  # False on padding and dilation holes
     size = get_aval(xp).shape
     out = tuple(max(0, (n - e) // s + 1) if n >= e else 0
                 for n, e, s in zip(size, eff, strides))
-    acc = broadcast_in_dim(init, out, ()) if a.ndim else init
+    acc = init_b = broadcast_in_dim(init, out, ()) if a.ndim else init
     if 0 in out:  # a window larger than the (padded) operand: an empty result
         return acc
-    for i, tap in enumerate(np.ndindex(*wd)):
+    seen = np.zeros(out, bool)  # windows that have met an operand element so far
+    for tap in np.ndindex(*wd):
         start = tuple(k * d for k, d in zip(tap, wdil))
         limit = tuple(st + (o - 1) * s + 1 if o else st
                       for st, o, s in zip(start, out, strides))
-        acc = _combine(op, acc, lax_slice(xp, start, limit, strides), i == 0)
+        x = lax_slice(xp, start, limit, strides)
+        keep = real[tuple(slice(st, li, s) for st, li, s in zip(start, limit, strides))]
+        acc = _fold(op, acc, init_b, x, keep, seen)
+        seen |= keep
     return acc
 
 
+def _fold(op, acc, init_b, x, keep, seen):
+    """One window tap: each window's first operand element starts from the initial value,
+    later ones combine with the accumulator, and padding taps are skipped, not combined
+    (``inf * 1``'s tangent ``t * 1 + inf * 0`` would be NaN where the maths gives ``t``)."""
+    which = np.where(keep, np.where(seen, 2, 1), 0).astype(np.int32)
+    cases = [acc,
+             _combine(op, init_b, x, True) if (which == 1).any() else acc,
+             _combine(op, acc, x, False) if (which == 2).any() else acc]
+    if (which == which.flat[0]).all():
+        return cases[int(which.flat[0])]
+    return elementwise.select_n(which, *cases)
+
+
+def _real_mask(shape, pads):
+    """Where the padded operand holds an element of the operand (numpy bools)."""
+    m = np.ones(shape, bool)
+    for ax, (lo, hi, interior) in enumerate(pads):
+        if interior:
+            idx = np.arange(m.shape[ax]) * (interior + 1)
+            grown = list(m.shape)
+            grown[ax] = max(0, (m.shape[ax] - 1) * (interior + 1) + 1)
+            z = np.zeros(grown, bool)
+            z[(slice(None),) * ax + (idx,)] = m
+            m = z
+        m = np.moveaxis(m, ax, 0)
+        m = np.concatenate([np.zeros((max(0, lo),) + m.shape[1:], bool), m,
+                            np.zeros((max(0, hi),) + m.shape[1:], bool)])
+        m = m[max(0, -lo):m.shape[0] - max(0, -hi)]
+        m = np.moveaxis(m, 0, ax)
+    return m
+
+
 def _combine(op, acc, tap, first):
-    """``op(acc, tap)``; a max/min keeps the earlier window element on a tie, so its
-    derivative goes wholly to the first maximum of each window, as JAX's (XLA's
-    select-and-scatter), not half to each as ``lax.max``'s. A NaN still wins."""
+    """``op(acc, tap)``; a max/min keeps the earlier window element on a tie (``first``:
+    the initial value's tie goes to the element), so its derivative goes wholly to the
+    first maximum of each window, as JAX's (XLA's select-and-scatter), not half to each
+    as ``lax.max``'s. A NaN still wins."""
     if op not in (elementwise.max, elementwise.min) or dtype_kind(get_aval(tap).dtype) == "c":
         return op(acc, tap)
     beats = elementwise.gt if op is elementwise.max else elementwise.lt

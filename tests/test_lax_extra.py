@@ -192,3 +192,30 @@ def test_cumlogsumexp_jet_at_ties():
     np.testing.assert_allclose(out, np.log([1.0, 2.0, 3.0]), rtol=1e-15)
     np.testing.assert_allclose(c1, [0, 0.5, 1], rtol=1e-15, atol=1e-15)
     np.testing.assert_allclose(c2, [1, 1.25, 1 + 2 / 3], rtol=1e-14)
+
+
+def test_reduce_window_mul_jvp_skips_padding_taps():
+    """A window's product over padding is the product of its operand elements: the
+    padding tap ``acc * 1`` made the tangent ``t * 1 + inf * 0`` = NaN (seed 30224).
+    JAX 0.10.2 gives NaN here too ([nan, 5, 1] for [inf, 2, 3] SAME, and NaN where
+    inf * -0.64 meets padding); the maths, d(x*y) = y dx + x dy over the real elements
+    only, gives the values below (also jitted and under vmap)."""
+    def jvp(x, pad):
+        f = lambda a: lax.reduce_window(a, 1.0, lax.mul, (2,), (1,), pad)  # noqa: E731
+        return ft.jvp(f, (x,), (np.ones_like(x),))[1]
+    x = np.array([-0.057, -0.64, np.inf])
+    np.testing.assert_allclose(jvp(x, "SAME"), [-0.697, np.inf, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(jvp(x, ((1, 1),)), [1.0, -0.697, np.inf, 1.0], rtol=1e-15)
+    y = np.array([np.inf, 2.0, 3.0])
+    np.testing.assert_array_equal(ft.jit(jvp, static_argnums=1)(y, ((1, 1),)), [1, np.inf, 5, 1])
+    np.testing.assert_array_equal(ft.vmap(lambda v: jvp(v, "SAME"))(np.stack([y, y])),
+                                  [[np.inf, 5, 1]] * 2)
+    # inf * -inf inside one window: its slope -inf + inf is NaN in the maths too
+    np.testing.assert_array_equal(jvp(np.array([2.0, np.inf, -np.inf]), "SAME"),
+                                  [np.inf, np.nan, 1.0])
+    # base dilation holes are skipped the same way (no NaN from the hole next to inf)
+    z = lax.reduce_window(np.array([np.inf, 2.0]), 1.0, lax.mul, (2,), (1,), "VALID", (2,))
+    np.testing.assert_array_equal(z, [np.inf, 2.0])
+    t = ft.jvp(lambda a: lax.reduce_window(a, 1.0, lax.mul, (2,), (1,), "VALID", (2,)),
+               (np.array([np.inf, 2.0]),), (np.array([1.0, 1.0]),))[1]
+    np.testing.assert_array_equal(t, [1.0, 1.0])
