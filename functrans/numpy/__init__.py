@@ -23,6 +23,7 @@ from ._structural import *  # noqa: F401,F403
 from ._joining import *  # noqa: F401,F403
 from ._take import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403
+from ._average import *  # noqa: F401,F403
 from ._creation import *  # noqa: F401,F403
 from ._products import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403

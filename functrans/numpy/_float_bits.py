@@ -84,19 +84,25 @@ def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 def spacing(x: ArrayLike) -> Array:
-    """Distance from ``x`` to the next float away from zero, with the sign of ``x``
-    (NaN for infinities and NaN).
+    """``nextafter(x, copysign(inf, x)) - x``: the step away from zero, with the sign of
+    ``x`` (``-0.0`` steps to the negative subnormal; NaN for infinities and NaN); a zero
+    step would give the smallest subnormal with ``x``'s sign. float16 steps towards
+    ``+inf`` whatever the sign (``spacing(-1.0) == 2**-11``, ``spacing(-inf) == inf``):
+    numpy's float16 rule, which JAX keeps.
 
     >>> import functrans.numpy as fnp
     >>> float(fnp.spacing(1.0)) == float(fnp.finfo(fnp.float64).eps)
     True
+    >>> fnp.spacing(fnp.asarray([-1.0, 1.0], fnp.float16)).tolist()
+    [0.00048828125, 0.0009765625]
     """
     (x,), dt = _floats(x)
-    finite = el.isfinite(x)
-    mag = sel.where(finite, el.abs(x), full_like(x, 1.0))   # keeps inf - inf out
-    up = el.subtract(nextafter(mag, full_like(mag, np.inf)), mag)
-    out = sel.where(el.less(x, 0), el.negative(up), up)
-    return sel.where(finite, out, full_like(x, np.nan))
+    inf = full_like(x, np.inf)
+    if dt == np.float16:
+        return el.subtract(nextafter(x, inf), x)
+    out = el.subtract(nextafter(x, el.copysign(inf, x)), x)
+    tiny = el.copysign(full_like(x, float(np.finfo(dt).smallest_subnormal)), x)
+    return sel.where(el.equal(out, 0), tiny, out)
 
 
 # Below this |x| the power series sum (x^2/4)^k / (k!)^2 (positive terms, no cancellation)

@@ -1,5 +1,5 @@
 """Reductions of ``functrans.numpy``: ``sum prod mean var std max min amax amin ptp
-argmax argmin all any cumsum cumprod nansum average``, each with ``axis`` (int,
+argmax argmin all any cumsum cumprod nansum``, each with ``axis`` (int,
 tuple, None, negative) and ``keepdims`` where numpy has them.
 
 Result dtypes are numpy 2's: bool and narrow signed integer sums and products (plain
@@ -33,15 +33,14 @@ from ..tracing import Tracer, wrap
 from ..primitives import reductions as R
 from ..primitives import elementwise as E
 from ..primitives.structural import reshape as _reshape
-from ._elementwise import multiply, true_divide
-from ._structural import broadcast_to, reshape as _np_reshape, transpose as _transpose
+from ._structural import broadcast_to
 from ._util import asarray, canonicalize_axes, canonicalize_axis, complex_arg, complex_extremum
 from typing import Sequence
 from ..array import Array
 from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "ptp",
-           "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "average"]
+           "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum"]
 
 _SUPPORTED = frozenset(np.dtype(d) for d in (np.float64, np.float32, np.float16, bfloat16,
                                              np.int64, np.int32,
@@ -294,6 +293,14 @@ def _moment(name, np_fn, traced, doc):
             v = _masked_var(a, axis, dtype, ddof, keepdims, where)
             return E.sqrt(v) if name == "std" else v
         a = _arr(a)
+        v = _moment_of(a, axis, dtype, ddof, keepdims, mean)
+        if _count(a.shape, _traced_axes(a, axis)) - ddof > 0:
+            return v
+        # no degrees of freedom left: NaN as JAX (numpy's n - ddof <= 0 gives inf); a
+        # product with NaN, so that the gradient is NaN too (JAX's 0 * (1 / 0))
+        return E.mul(v, np.full(np.shape(v), np.nan, v.dtype))
+
+    def _moment_of(a, axis, dtype, ddof, keepdims, mean):
         if not isinstance(a, Tracer) and not isinstance(mean, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
@@ -355,39 +362,6 @@ var = _moment("var", np.var, _traced_var, _doc(
 std = _moment("std", np.std, _traced_std, _doc(
     "Standard deviation, the square root of ``var``.",
     "fnp.std(fnp.asarray([1.0, 3.0])).item()", 1.0))
-
-
-def average(a: ArrayLike, axis: int | Sequence[int] | None = None, weights: ArrayLike | None = None,
-            returned: bool = False, keepdims: bool = False) -> Array | tuple[Array, Array]:
-    """Weighted mean ``sum(a * w) / sum(w)`` (``mean`` without weights).
-
-    >>> import numpy as np, functrans.numpy as fnp
-    >>> fnp.average(fnp.asarray([1.0, 3.0]), weights=fnp.asarray([3.0, 1.0])).item()
-    1.5
-    """
-    a = _arr(a)
-    if weights is None:
-        avg = mean(a, axis=axis, keepdims=keepdims)
-        if not returned:
-            return avg
-        n = _count(a.shape, canonicalize_axes(axis, a.ndim))
-        return avg, wrap(np.broadcast_to(np.asarray(n, avg.dtype), avg.shape).copy())
-    w = _arr(weights)
-    if w.shape != a.shape:
-        if axis is None:
-            raise TypeError(f"average: weights of shape {w.shape} do not match a of shape "
-                            f"{a.shape}; weights of another shape need an axis")
-        # numpy 2's (and JAX's) rule: weights of shape a.shape[axis] (axes in the given order)
-        axes = tuple(canonicalize_axis(x, a.ndim) for x in np.atleast_1d(axis).tolist())
-        if w.shape != tuple(a.shape[x] for x in axes):
-            raise ValueError(f"average: weights of shape {w.shape} do not match axis {axis} "
-                             f"of a of shape {a.shape}")
-        w = _transpose(w, tuple(np.argsort(axes).tolist()))
-        w = broadcast_to(_np_reshape(w, tuple(n if i in axes else 1
-                                               for i, n in enumerate(a.shape))), a.shape)
-    scl = sum(w, axis=axis, keepdims=keepdims)
-    avg = true_divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), scl)
-    return (avg, broadcast_to(asarray(scl, avg.dtype), avg.shape)) if returned else avg
 
 
 # --------------------------------------------------------------------------- max / min / ptp,
@@ -596,5 +570,8 @@ def _masked_var(a, axis, dtype, ddof, keepdims, where):
         if dtype_kind(d.dtype) == "c" else E.mul(d, d)
     ss = sum(sq, axis, sq.dtype, keepdims, where=m)
     n = sum(E.convert_element_type(m, ss.dtype), axis, ss.dtype, keepdims)
-    v = E.div(ss, E.max(E.sub(n, np.full(n.shape, ddof, n.dtype)), np.zeros(n.shape, n.dtype)))
+    dof = E.sub(n, np.full(n.shape, ddof, n.dtype))
+    # no degrees of freedom left: NaN as JAX (numpy's max(n - ddof, 0) gives inf)
+    v = E.select_n(E.gt(dof, np.zeros(n.shape, n.dtype)), np.full(n.shape, np.nan, n.dtype),
+                   E.div(ss, dof))
     return v if dt == out_dt else _rounded(v, out_dt)

@@ -1,0 +1,75 @@
+"""functrans.numpy against JAX 0.10.2 where they used to differ (values computed with
+JAX 0.10.2, x64 on, and stored here: the tests never import jax)."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+
+_SPACING_IN = [-1., 1., 0., -0., np.inf, -np.inf, np.nan, 6e-8, -6e-8, 65504, -65504, 1e-45,
+               -1e-45, 5e-324, -5e-324, 3.5, -1e30]
+# jnp.spacing(jnp.array(_SPACING_IN, dtype)) as float.hex(): float16 steps towards +inf
+# (numpy's float16 rule), the others away from zero with x's sign (-0.0 included)
+_SPACING_JAX = {
+    'float16': [
+        '0x1.0000000000000p-11', '0x1.0000000000000p-10', '0x1.0000000000000p-24', '0x1.0000000000000p-24',
+        'nan', 'inf', 'nan', '0x1.0000000000000p-24',
+        '0x1.0000000000000p-24', 'inf', '0x1.0000000000000p+5', '0x1.0000000000000p-24',
+        '0x1.0000000000000p-24', '0x1.0000000000000p-24', '0x1.0000000000000p-24', '0x1.0000000000000p-9',
+        'inf',
+    ],
+    'bfloat16': [
+        '-0x1.0000000000000p-7', '0x1.0000000000000p-7', '0x1.0000000000000p-133', '-0x1.0000000000000p-133',
+        'nan', 'nan', 'nan', '0x1.0000000000000p-31',
+        '-0x1.0000000000000p-31', '0x1.0000000000000p+9', '-0x1.0000000000000p+9', '0x1.0000000000000p-133',
+        '-0x1.0000000000000p-133', '0x1.0000000000000p-133', '-0x1.0000000000000p-133', '0x1.0000000000000p-6',
+        '-0x1.0000000000000p+92',
+    ],
+    'float32': [
+        '-0x1.0000000000000p-23', '0x1.0000000000000p-23', '0x1.0000000000000p-149', '-0x1.0000000000000p-149',
+        'nan', 'nan', 'nan', '0x1.0000000000000p-47',
+        '-0x1.0000000000000p-47', '0x1.0000000000000p-8', '-0x1.0000000000000p-8', '0x1.0000000000000p-149',
+        '-0x1.0000000000000p-149', '0x1.0000000000000p-149', '-0x1.0000000000000p-149', '0x1.0000000000000p-22',
+        '-0x1.0000000000000p+76',
+    ],
+    'float64': [
+        '-0x1.0000000000000p-52', '0x1.0000000000000p-52', '0x0.0000000000001p-1022', '-0x0.0000000000001p-1022',
+        'nan', 'nan', 'nan', '0x1.0000000000000p-76',
+        '-0x1.0000000000000p-76', '0x1.0000000000000p-37', '-0x1.0000000000000p-37', '0x1.0000000000000p-202',
+        '-0x1.0000000000000p-202', '0x0.0000000000001p-1022', '-0x0.0000000000001p-1022', '0x1.0000000000000p-51',
+        '-0x1.0000000000000p+47',
+    ],
+}
+
+
+@pytest.mark.parametrize("dtype", sorted(_SPACING_JAX))
+@pytest.mark.parametrize("jit", [False, True])
+def test_spacing_matches_jax_every_float_dtype(dtype, jit):
+    f = ft.jit(fnp.spacing) if jit else fnp.spacing
+    got = np.asarray(f(fnp.array(_SPACING_IN, dtype=dtype))).astype(np.float64)
+    want = np.array([float.fromhex(v) for v in _SPACING_JAX[dtype]])
+    np.testing.assert_array_equal(got, want)
+    num = ~np.isnan(want)                      # (a NaN's sign bit is the hardware's)
+    np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]))
+
+
+@pytest.mark.parametrize("fn", [fnp.var, fnp.std])
+def test_var_std_without_degrees_of_freedom_are_nan(fn):
+    # JAX: where(n - ddof > 0, ss / (n - ddof), nan); numpy gives inf
+    a = fnp.array([1.0, 2.0])
+    for ddof in (2, 3):
+        assert np.isnan(float(fn(a, ddof=ddof)))
+        assert np.isnan(float(ft.jit(lambda v: fn(v, ddof=ddof))(a)))
+        assert np.isnan(float(fn(a, correction=ddof)))
+    np.testing.assert_array_equal(np.asarray(ft.grad(lambda v: fn(v, ddof=2))(a)),
+                                  [np.nan, np.nan])           # JAX's gradient too
+    m = fnp.array([[1.0, 2.0], [3.0, 5.0]])
+    mask = fnp.array([[True, True], [True, False]])
+    np.testing.assert_array_equal(np.asarray(fnp.var(m, axis=1, ddof=1, where=mask)),
+                                  [0.5, np.nan])
+    assert np.isnan(np.asarray(fnp.var(m, axis=0, ddof=2, keepdims=True))).all()
+    assert float(fn(a, ddof=1)) == pytest.approx(0.5 if fn is fnp.var else 0.5 ** 0.5)
+    assert fn(fnp.array([1, 2], dtype="float16"), ddof=2).dtype == np.float16
+    # nanvar/nanstd: NaN too (count of non-NaN entries - ddof <= 0)
+    b = fnp.array([1.0, 2.0, np.nan])
+    assert np.isnan(float(fnp.nanvar(b, ddof=2))) and np.isnan(float(fnp.nanstd(b, ddof=3)))
