@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import math
+import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -153,7 +154,10 @@ def _method(method):
 
 
 def _check_shape(image, shape):
-    shape = tuple(int(s) for s in shape)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must contain integers, got {shape!r:.60}") from None
     if len(shape) != image.ndim:
         raise ValueError(f"shape must have length equal to the number of dimensions of x; "
                          f" {shape} vs {image.shape}")

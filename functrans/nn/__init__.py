@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -25,6 +26,7 @@ from jaxpr_ir import dtype_kind
 from .. import lax
 from .. import numpy as fnp
 from ..eager_jit import compiled_when_large
+from ..errors import ConcretizationTypeError
 from ..numpy._util import canonicalize_axes, canonicalize_axis
 from ..primitives.custom import stop_gradient
 from ..typing import Array, ArrayLike, DTypeLike
@@ -299,11 +301,17 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
     try:
         num_classes = operator.index(num_classes)
     except TypeError:
-        raise TypeError(f"one_hot: num_classes must be a concrete int, got "
-                        f"{type(num_classes).__name__}") from None
+        # a ConcretizationTypeError (a TypeError) as JAX's for a traced count
+        raise ConcretizationTypeError(
+            f"one_hot: num_classes must be a concrete int (in jax.nn.one_hot argument "
+            f"`num_classes`), got {type(num_classes).__name__}") from None
     if num_classes < 0:
         raise ValueError(f"one_hot: num_classes must be non-negative, got {num_classes}")
     x = fnp.asarray(x)
+    if dtype_kind(x.dtype) not in "iu":
+        # JAX deprecates non-integer input (class indices compared as floats)
+        warnings.warn(f"one_hot: input should be integer-typed; got dtype={x.dtype}",
+                      DeprecationWarning, stacklevel=2)
     ax = canonicalize_axis(axis, x.ndim + 1)
     expanded = fnp.reshape(x, x.shape[:ax] + (1,) + x.shape[ax:])
     cls_shape = [1] * (x.ndim + 1)

@@ -5,7 +5,9 @@ of ``zeros``/``ones`` changes nothing on one device.
 
 ``variance_scaling`` draws with variance ``scale / fan`` (fan from ``mode``), as JAX:
 'truncated_normal' divides the standard deviation by that of a standard normal truncated
-to [-2, 2]; 'uniform' draws from ``[-sqrt(3 var), sqrt(3 var)]``. ``orthogonal`` makes
+to [-2, 2]; 'uniform' draws from ``[-sqrt(3 var), sqrt(3 var)]``. Complex dtypes draw
+as JAX's: 'uniform' on a disk, 'truncated_normal' a complex normal of modulus <= 2
+(scaled by JAX's constant 0.9531). ``orthogonal`` makes
 the Q factor of a QR of normal draws in the requested dtype, each column's sign made
 that of R's diagonal entry (JAX's construction). Every initializer draws JAX's values
 for the same key (tests/test_nn_jax_names.py, stored JAX draws).
@@ -35,6 +37,12 @@ __all__ = ["Initializer", "zeros", "ones", "constant", "uniform", "normal", "tru
 # the type of an initializer: ``init(key, shape, dtype=None) -> Array`` (JAX's is a
 # Protocol of that call)
 Initializer = Callable[..., Array]
+
+
+def _float_or(dtype):
+    """``dtype``, or the default float (float64) for None. Scale factors are made arrays
+    of this dtype, as JAX's: a float32 ``scale`` must not promote bfloat16 draws."""
+    return np.dtype(np.float64) if dtype is None else dtype
 
 
 def zeros(key: Array, shape: Shape, dtype: DTypeLike | None = None,
@@ -76,7 +84,8 @@ def uniform(scale: float = 1e-2, dtype: DTypeLike | None = None) -> Callable[...
     True
     """
     def init(key, shape, dtype=dtype):
-        return random.uniform(key, shape, dtype) * scale
+        dtype = _float_or(dtype)
+        return random.uniform(key, shape, dtype) * fnp.array(scale, dtype)
     return init
 
 
@@ -88,7 +97,8 @@ def normal(stddev: float = 1e-2, dtype: DTypeLike | None = None) -> Callable[...
     (2, 2)
     """
     def init(key, shape, dtype=dtype):
-        return random.normal(key, shape, dtype) * stddev
+        dtype = _float_or(dtype)
+        return random.normal(key, shape, dtype) * fnp.array(stddev, dtype)
     return init
 
 
@@ -101,7 +111,9 @@ def truncated_normal(stddev: float = 1e-2, dtype: DTypeLike | None = None,
     True
     """
     def init(key, shape, dtype=dtype):
-        return random.truncated_normal(key, lower, upper, shape, dtype) * stddev
+        dtype = _float_or(dtype)
+        return (random.truncated_normal(key, lower, upper, shape, dtype)
+                * fnp.array(stddev, dtype))
     return init
 
 
@@ -135,6 +147,38 @@ def _truncated_std(lo=-2.0, hi=2.0):
     return math.sqrt(var)
 
 
+# JAX's correction for the complex truncated normal, its literal: sqrt(1 - 5 e^-4) to
+# 1e-13, the square root of E[|z|^2; |z| <= 2] for a complex standard normal without
+# dividing by P(|z| <= 2) (the truncated distribution's own deviation is 0.9620). Kept to
+# draw JAX's numbers: complex 'truncated_normal' weights have deviation 1.009 sqrt(scale/n).
+_CSTD2 = 0.95311164380491208
+
+
+def _polar(key, shape, dtype, radius):
+    """Complex draws ``radius(u) * exp(i 2 pi v)`` for independent uniforms u, v (JAX's
+    construction of its complex initializers: the first split key draws the modulus)."""
+    real = np.finfo(np.dtype(dtype)).dtype
+    cdt = np.result_type(real, np.complex64)
+    k_r, k_theta = random.split(key)
+    r = radius(random.uniform(k_r, shape, real).astype(cdt))
+    theta = 2 * np.pi * random.uniform(k_theta, shape, real).astype(cdt)
+    return r * fnp.exp(1j * theta)
+
+
+def _complex_uniform(key, shape, dtype):
+    """Uniform on the disk of radius sqrt(2) (zero mean, E|z|^2 = 1)."""
+    return _polar(key, shape, dtype, lambda u: fnp.sqrt(2 * u))
+
+
+def _complex_truncated_normal(key, upper, shape, dtype):
+    """A complex standard normal (E|z|^2 = 1 before truncation) conditioned on
+    ``|z| <= upper``, by inverting the CDF ``1 - exp(-r^2)`` of the modulus."""
+    real = np.finfo(np.dtype(dtype)).dtype
+    cdt = np.result_type(real, np.complex64)
+    mass = 1 - fnp.exp(fnp.array(-(upper ** 2), cdt))
+    return _polar(key, shape, dtype, lambda u: fnp.sqrt(-fnp.log(1 - mass * u)))
+
+
 def variance_scaling(scale: float, mode: str, distribution: str,
                      in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
                      batch_axis: int | Sequence[int] = (),
@@ -158,14 +202,21 @@ def variance_scaling(scale: float, mode: str, distribution: str,
         fan_in, fan_out = _fans(shape, in_axis, out_axis, batch_axis)
         denom = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
                  "fan_geo_avg": math.sqrt(fan_in * fan_out)}[mode]
-        variance = scale / denom
+        dtype = _float_or(dtype)
+        # JAX's rounding: the variance is an array of ``dtype``, its square root and
+        # the truncation correction are taken in that dtype
+        variance = fnp.array(scale / denom, dtype)
+        cplx = fnp.issubdtype(dtype, fnp.complexfloating)
         if distribution == "truncated_normal":
-            std = math.sqrt(variance) / _truncated_std()
-            return random.truncated_normal(key, -2.0, 2.0, shape, dtype) * std
+            std = fnp.sqrt(variance) / fnp.array(_CSTD2 if cplx else _truncated_std(), dtype)
+            if cplx:
+                return _complex_truncated_normal(key, 2.0, shape, dtype) * std
+            return random.truncated_normal(key, -2, 2, shape, dtype) * std
         if distribution == "normal":
-            return random.normal(key, shape, dtype) * math.sqrt(variance)
-        lim = math.sqrt(3 * variance)
-        return random.uniform(key, shape, dtype, -lim, lim)
+            return random.normal(key, shape, dtype) * fnp.sqrt(variance)
+        if cplx:
+            return _complex_uniform(key, shape, dtype) * fnp.sqrt(variance)
+        return random.uniform(key, shape, dtype, -1) * fnp.sqrt(3 * variance)
     return init
 
 
