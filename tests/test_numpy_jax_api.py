@@ -73,3 +73,38 @@ def test_var_std_without_degrees_of_freedom_are_nan(fn):
     # nanvar/nanstd: NaN too (count of non-NaN entries - ddof <= 0)
     b = fnp.array([1.0, 2.0, np.nan])
     assert np.isnan(float(fnp.nanvar(b, ddof=2))) and np.isnan(float(fnp.nanstd(b, ddof=3)))
+
+
+_A = [[1.0, 2.0, np.nan], [3.0, 4.0, 5.0]]
+# jnp.<name>(a, axis=[0]) and axis=[0, 1] (a list): JAX 0.10.2 takes lists here, eagerly
+# and under jit (numpy's sum does not)
+_LIST_AXIS_JAX = {
+    "sum": ([4.0, 6.0, np.nan], np.nan), "prod": ([3.0, 8.0, np.nan], np.nan),
+    "mean": ([2.0, 3.0, np.nan], np.nan), "var": ([1.0, 1.0, np.nan], np.nan),
+    "std": ([1.0, 1.0, np.nan], np.nan), "max": ([3.0, 4.0, np.nan], np.nan),
+    "min": ([1.0, 2.0, np.nan], np.nan), "amax": ([3.0, 4.0, np.nan], np.nan),
+    "amin": ([1.0, 2.0, np.nan], np.nan), "ptp": ([2.0, 2.0, np.nan], np.nan),
+    "average": ([2.0, 3.0, np.nan], np.nan),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LIST_AXIS_JAX))
+@pytest.mark.parametrize("jit", [False, True])
+def test_reducers_take_a_list_axis_as_jax(name, jit):
+    f = getattr(fnp, name)
+    for axis, want in zip(([0], [0, 1]), _LIST_AXIS_JAX[name]):
+        g = ft.jit(lambda x: f(x, axis=axis)) if jit else (lambda x: f(x, axis=axis))
+        np.testing.assert_allclose(np.asarray(g(fnp.array(_A))), want)
+
+
+def test_list_axis_with_keepdims_where_initial_and_bools():
+    a = fnp.array([[1.0, 2.0], [3.0, 4.0]])
+    b = fnp.array([[True, False], [True, True]])
+    assert np.asarray(fnp.sum(a, axis=[0], keepdims=True)).tolist() == [[4.0, 6.0]]
+    assert np.asarray(fnp.sum(a, axis=[0], where=a > 1)).tolist() == [3.0, 6.0]
+    assert float(fnp.max(a, axis=[0, 1], initial=9.0)) == 9.0
+    assert np.asarray(fnp.var(a, axis=[0], where=a > 1)).tolist() == [0.0, 1.0]
+    assert np.asarray(fnp.all(b, axis=[0])).tolist() == [True, False]
+    assert np.asarray(fnp.any(b, axis=[0])).tolist() == [True, True]
+    with pytest.raises(TypeError):
+        fnp.argmax(a, axis=[0])          # JAX: TypeError too

@@ -84,13 +84,15 @@ def _float_dtype(dt):
 
 
 def _check_axis(axis):
-    """numpy's eager message for a bad axis names no argument; ours does."""
+    """``axis`` for numpy, a list as a tuple (JAX takes lists where numpy doesn't); numpy's
+    eager message for a bad axis names no argument, ours does."""
     for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
         try:
             operator.index(a)
         except TypeError:
             raise TypeError(f"axis must be None, an int or a tuple of ints, got "
                             f"{type(axis).__name__} {axis!r:.60}") from None
+    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def _axis_0d(axis, ndim):
@@ -197,7 +199,7 @@ def _sum_like(name, np_fn, prim_fn, prim):
         acc = R.accumulator(dt)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
-                _check_axis(axis)
+                axis = _check_axis(axis)
             return wrap(_rounded(_quiet(np_fn, a, axis=axis, dtype=acc, keepdims=keepdims), dt))
         axes = _traced_axes(a, axis)
         out = _rounded(prim_fn(E.convert_element_type(a, acc), axes), dt)
@@ -270,7 +272,7 @@ def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike
     acc = R.accumulator(dt)
     if not isinstance(a, Tracer):
         if axis is not None and type(axis) is not int:
-            _check_axis(axis)
+            axis = _check_axis(axis)
         return wrap(_rounded(_mean_eager(a, axis, acc, keepdims), dt))
     axes = _traced_axes(a, axis)
     s = R.reduce_sum(E.convert_element_type(a, acc), axes)
@@ -303,7 +305,7 @@ def _moment(name, np_fn, traced, doc):
     def _moment_of(a, axis, dtype, ddof, keepdims, mean):
         if not isinstance(a, Tracer) and not isinstance(mean, Tracer):
             if axis is not None and type(axis) is not int:
-                _check_axis(axis)
+                axis = _check_axis(axis)
             dt = np.dtype(dtype) if dtype is not None else _float_dtype(a.dtype)
             if R.accumulator(dt) != dt and dtype_kind(dt) == "f":
                 # float16: the variance in float32, rounded once; std its float16 root
@@ -380,7 +382,7 @@ def _reduction(name, np_fn, traced, doc, prim_fn=None):
         a = _arr(a)
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
-                _check_axis(axis)
+                axis = _check_axis(axis)
             # through asarray: wrap() takes its slow path on numpy scalars
             return wrap(np.asarray(np_fn(a, axis=axis, keepdims=keepdims)))
         return traced(name, prim_fn, a, axis, keepdims)
