@@ -10,8 +10,8 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    convert_element_type: what the transforms' helpers need), then ``transforms``
    (``ad_util``, jvp, partial_eval, transpose, vmap), then this module;
 2. the families: ``structural``, ``arithmetic``, ``complex_edges``, ``elementwise_math``,
-   ``elementwise``
-   (which gathers the two before it), ``dot``, ``reductions``, ``slicing``,
+   ``elementwise_pow``, ``elementwise``
+   (which gathers the three before it), ``dot``, ``reductions``, ``slicing``,
    ``gather_scatter``, ``indexing``, ``sorting``, ``linalg_common``, ``linalg``,
    ``linalg_decomp``, ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
    ``conv_api``, ``random``, ``collectives_mesh``,

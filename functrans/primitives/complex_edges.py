@@ -5,7 +5,10 @@ formulas miss: ``expm1(inf + 0j)`` is ``inf + 0j`` (numpy: ``inf + nanj``, from
 ``+0 + 0j``, ``expm1(-inf + yj)`` is ``-1 + 0j`` (real part exactly -1, also for an
 infinite or NaN ``y``), and ``tanh(±inf + yj)``
 for a finite ``y`` is ``±1 + 0j`` with the zero signed as ``y`` (numpy signs it as
-``sin(2y)``). Real inputs go to numpy unchanged. These are the ops' impls (eager,
+``sin(2y)``). ``lax.max``/``lax.min`` order complex numbers lexicographically (real part,
+then imaginary part), as JAX 0.10.2: the pick is ``x`` where the comparison holds, else
+``y``, so a NaN part loses (``max(nan+0j, 0j)`` is ``0j``; numpy would give NaN).
+Real inputs go to numpy unchanged. These are the ops' impls (eager,
 interpreter and the native backends' host steps).
 
 >>> import numpy as np
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["expm1_impl", "tanh_impl"]
+__all__ = ["expm1_impl", "minmax_impl", "tanh_impl"]
 
 
 def expm1_impl(x):
@@ -61,3 +64,21 @@ def tanh_impl(x):
         out.real = np.where(edge, np.sign(x.real), out.real)
         out.imag = np.where(edge, np.copysign(0.0, x.imag), out.imag)
     return out
+
+
+def minmax_impl(real_fn, biggest):
+    """``real_fn`` (numpy's maximum or minimum with JAX's signed zeros) on real operands;
+    on complex ones the lexicographic pick described above.
+
+    >>> minmax_impl(np.maximum, True)(np.array([1 + 2j, 1 + 1j]), np.array([1 + 1j, 0 + 5j]))
+    array([1.+2.j, 1.+1.j])
+    """
+    cmp = np.greater if biggest else np.less
+
+    def impl(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.dtype.kind != "c":
+            return np.asarray(real_fn(x, y))
+        pick = np.where(x.real == y.real, cmp(x.imag, y.imag), cmp(x.real, y.real))
+        return np.where(pick, x, y)
+    return impl

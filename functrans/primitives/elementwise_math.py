@@ -37,9 +37,9 @@ from .arithmetic import (DtypeAccepts, OpRow, add, broadcast_operands, define_ro
                          eager_checked, eq, full_like, ge, lax_binary, mul, neg, select_n,
                          sub, Zero, aval, deflinear, is_undefined)
 from .basic import elementwise_aval, np_impl
-from .complex_edges import expm1_impl, tanh_impl
+from .complex_edges import expm1_impl, minmax_impl, tanh_impl
 from ..array import numpy_maximum, numpy_minimum, numpy_remainder, numpy_sign
-from ..tracing import Tracer
+from ..tracing import Tracer, get_aval
 from ..typing import Array, ArrayLike
 
 
@@ -405,12 +405,12 @@ BINARY_TABLE = [
           0, "remainder", impl=_rem_impl, domain=(0.5, 3.0)),
     OpRow("pow", np.power, "fciu", (_pow_jvp_x, _pow_jvp_y), 4, "power", impl=_pow_impl,
           domain=(0.5, 3.0)),
-    OpRow("max", numpy_maximum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
-                                      lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
-          0, "maximum", impl=np_impl(numpy_maximum)),
-    OpRow("min", numpy_minimum, "fiub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
-                                      lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
-          0, "minimum", impl=np_impl(numpy_minimum)),
+    OpRow("max", numpy_maximum, "fciub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+                                       lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
+          0, "maximum", impl=np_impl(minmax_impl(numpy_maximum, True))),
+    OpRow("min", numpy_minimum, "fciub", (lambda t, x, y, out: mul(t, _tie_weight(x, y, out)),
+                                       lambda t, x, y, out: mul(t, _tie_weight(y, x, out))),
+          0, "minimum", impl=np_impl(minmax_impl(numpy_minimum, False))),
     # atan2(x, y) = angle of (y, x): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
     OpRow("atan2", np.arctan2, "f",
           (lambda t, x, y, out: mul(t, div(y, add(_sq(x), _sq(y)))),
@@ -450,8 +450,8 @@ dividend's sign, as jnp.remainder); integer x rem 0 is 0.
 >>> rem(np.float64(-1.0), np.float64(3.0)).item()
 2.0
 """
-max.__doc__ = """Elementwise maximum (nan propagates, -0.0 is below +0.0 as in JAX); the
-derivative splits ties evenly.
+max.__doc__ = """Elementwise maximum (nan propagates, -0.0 is below +0.0 as in JAX; complex
+numbers compare lexicographically, as JAX's); the derivative splits ties evenly.
 
 >>> import numpy as np
 >>> max(np.float64(1.0), np.float64(2.0)).item()
@@ -542,12 +542,15 @@ def imag(x: ArrayLike) -> Array:
 
 
 def conj(x: ArrayLike) -> Array:
-    """The complex conjugate of a complex array.
+    """The complex conjugate of a complex array; a float32/float64 one gives itself as
+    complex64/complex128 (JAX's; its derivatives are ``complex``'s).
 
     >>> import numpy as np
-    >>> conj(np.array([1 + 2j])).tolist()
-    [(1-2j)]
+    >>> conj(np.array([1 + 2j])).tolist(), conj(np.array([3.0])).tolist()
+    ([(1-2j)], [(3+0j)])
     """
+    if get_aval(x).dtype in _COMPLEX_OF:
+        return complex(x, full_like(x, 0))
     return eager_checked(conj_p, x)
 
 
