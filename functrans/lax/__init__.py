@@ -37,6 +37,7 @@ from ..lax_gather import *  # noqa: F401,F403,E402  (XLA dimension numbers on ga
 from ..lax_shapes import *  # noqa: F401,F403,E402  (shape tuples; pshuffle, pbroadcast...)
 from ..lax_platform import *  # noqa: F401,F403,E402  (platform_dependent, rng_bit_generator...)
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg's signatures and defaults)
+from ._primitives import *  # noqa: F401,F403,E402  (the primitives under JAX's *_p names)
 # special functions as JAX's lax names them, reusing functrans.scipy.special's (composed of
 # the ops above; imported last, since functrans.scipy itself imports this module)
 from ..scipy._special_gamma import digamma, polygamma, zeta  # noqa: F401,E402
