@@ -202,22 +202,23 @@ def line_search(f: Callable[[Any], Any], xk: ArrayLike, pk: ArrayLike,
     if not np.issubdtype(dt, np.inexact):
         dt = np.dtype(np.float64)
     xk, pk = xk.astype(dt), pk.astype(dt)
+    rt = np.finfo(dt).dtype   # steps, values and slopes are real (complex x: Re(g . p))
 
     def phi_and_grad(t):
         phi, g = value_and_grad(f)(xk + fnp.asarray(t, dt) * pk)
-        return phi.astype(dt), fnp.real(fnp.dot(g, pk)).astype(dt), g.astype(dt)
+        return phi.astype(rt), fnp.real(fnp.dot(g, pk)).astype(rt), g.astype(dt)
 
     given = old_fval is not None and gfk is not None
     if given:
-        phi_0, gfk = fnp.asarray(old_fval, dt), fnp.asarray(gfk, dt)
+        phi_0, gfk = fnp.asarray(old_fval, rt), fnp.asarray(gfk, dt)
         dphi_0 = fnp.real(fnp.dot(gfk, pk))
     else:
         phi_0, dphi_0, gfk = phi_and_grad(0.0)
     if old_old_fval is not None:
         candidate = 1.01 * 2 * (phi_0 - old_old_fval) / dphi_0
-        start_value = fnp.where(candidate > 1, dt.type(1), candidate).astype(dt)
+        start_value = fnp.where(candidate > 1, rt.type(1), candidate).astype(rt)
     else:
-        start_value = fnp.asarray(1.0, dt)
+        start_value = fnp.asarray(1.0, rt)
 
     def wolfe_one(a_i, phi_i):   # the negation of the sufficient-decrease condition
         return phi_i > phi_0 + c1 * a_i * dphi_0
@@ -229,18 +230,18 @@ def line_search(f: Callable[[Any], Any], xk: ArrayLike, pk: ArrayLike,
     state = _LineSearchState(
         done=fnp.asarray(False), failed=fnp.asarray(False),
         # the algorithm counts from 1, as Nocedal and Wright do (scipy's starts at 0)
-        i=fnp.asarray(1, int_t), a_i1=fnp.asarray(0.0, dt), phi_i1=phi_0, dphi_i1=dphi_0,
+        i=fnp.asarray(1, int_t), a_i1=fnp.asarray(0.0, rt), phi_i1=phi_0, dphi_i1=dphi_0,
         nfev=fnp.asarray(0 if given else 1, int_t), ngev=fnp.asarray(0 if given else 1, int_t),
-        a_star=fnp.asarray(0.0, dt), phi_star=phi_0, dphi_star=dphi_0, g_star=gfk)
+        a_star=fnp.asarray(0.0, rt), phi_star=phi_0, dphi_star=dphi_0, g_star=gfk)
     state = lax.while_loop(
         lambda s: ~s.done & (s.i <= maxiter) & ~s.failed,
         lambda s: _search_step(s, phi_and_grad, wolfe_one, wolfe_two, start_value, gfk),
         state)
     status = fnp.where(state.failed, 1, fnp.where(state.i > maxiter, 3, 0)).astype(int_t)
     alpha = state.a_star
-    if np.finfo(dt).bits != 64:
+    if np.finfo(rt).bits != 64:
         # below 64 bits a tiny step stalls the minimiser: keep it at least 1e-8
-        alpha = fnp.where(fnp.abs(alpha) < 1e-8, fnp.sign(alpha) * dt.type(1e-8), alpha)
+        alpha = fnp.where(fnp.abs(alpha) < 1e-8, fnp.sign(alpha) * rt.type(1e-8), alpha)
     return LineSearchResults(failed=state.failed | ~state.done, nit=state.i - 1,
                              nfev=state.nfev, ngev=state.ngev, k=state.i, a_k=alpha,
                              f_k=state.phi_star, g_k=state.g_star, status=status)

@@ -1,4 +1,5 @@
-"""``functrans.scipy.optimize``: ``minimize`` with the BFGS method, as
+"""``functrans.scipy.optimize``: ``minimize`` with the BFGS method (and JAX's
+``"l-bfgs-experimental-do-not-rely-on-this"`` L-BFGS, which also takes complex ``x``), as
 ``jax.scipy.optimize`` (the same iterates: Nocedal and Wright's algorithm 6.1 with
 the strong-Wolfe line search of ``jax.scipy.optimize``).  The whole solve is one
 ``lax.while_loop``, so it compiles under ``jit``; gradients of ``fun`` come from
@@ -23,11 +24,14 @@ from .. import lax
 from .. import numpy as fnp
 from ..autodiff import value_and_grad
 from ..typing import ArrayLike
+from ._lbfgs import minimize_lbfgs
 from ._line_search import line_search
 
 __all__ = ["minimize", "OptimizeResults"]
 
 _BFGS_OPTIONS = ("maxiter", "norm", "gtol", "line_search_maxiter")
+_LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+_LBFGS_OPTIONS = ("maxiter", "norm", "maxcor", "ftol", "gtol", "maxfun", "maxgrad", "maxls")
 
 
 class OptimizeResults(NamedTuple):
@@ -108,13 +112,14 @@ def _minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_ma
                            hess_inv=state.H_k, nfev=state.nfev, njev=state.ngev, nit=state.k)
 
 
-def _check_x0(x0):
+def _check_x0(x0, complex_ok=False):
     x0 = fnp.asarray(x0)
     if x0.ndim != 1:
         raise ValueError(f"minimize: x0 must be a 1-D array, got shape {tuple(x0.shape)}")
-    if np.issubdtype(x0.dtype, np.complexfloating):
-        raise TypeError(f"minimize: x0 must be real, got dtype {x0.dtype}")
-    if not np.issubdtype(x0.dtype, np.floating):
+    if np.issubdtype(x0.dtype, np.complexfloating) and not complex_ok:
+        raise TypeError(f"minimize: x0 must be real for BFGS (complex x0 needs the "
+                        f"L-BFGS method), got dtype {x0.dtype}")
+    if not np.issubdtype(x0.dtype, np.inexact):
         x0 = x0.astype(np.float64)
     return x0
 
@@ -127,7 +132,10 @@ def minimize(fun: Callable[..., Any], x0: ArrayLike, args: tuple = (), *,
     ``method`` is ``"BFGS"`` (case-insensitive); ``options`` may hold ``maxiter``
     (default ``200 * x0.size``), ``norm`` (the order of the gradient norm tested,
     default inf), ``gtol`` (stop when that norm is below it, default 1e-5) and
-    ``line_search_maxiter`` (default 10).  As in ``jax.scipy.optimize.minimize``,
+    ``line_search_maxiter`` (default 10).  ``"l-bfgs-experimental-do-not-rely-on-this"``
+    runs L-BFGS (real or complex ``x0``; options ``maxiter``, ``norm``, ``maxcor``,
+    ``ftol``, ``gtol``, ``maxfun``, ``maxgrad``, ``maxls``: see
+    :func:`functrans.scipy._lbfgs.minimize_lbfgs`; ``hess_inv`` is None).  As in ``jax.scipy.optimize.minimize``,
     ``tol`` is accepted and unused: set ``options={"gtol": ...}``.  Integer ``x0``
     is taken as float64.
 
@@ -145,11 +153,19 @@ def minimize(fun: Callable[..., Any], x0: ArrayLike, args: tuple = (), *,
     if not isinstance(method, str):
         raise TypeError(f"minimize: method must be a string, got {method!r}")
     options = dict(options or {})
-    unknown = sorted(set(options) - set(_BFGS_OPTIONS))
+    kind = method.lower()
+    if kind not in ("bfgs", _LBFGS):
+        raise ValueError(f"minimize: method {method!r} not recognized (only 'BFGS' and "
+                         f"{_LBFGS!r})")
+    known = _BFGS_OPTIONS if kind == "bfgs" else _LBFGS_OPTIONS
+    unknown = sorted(set(options) - set(known))
     if unknown:
         raise TypeError(f"minimize: unknown option(s) {unknown} for method {method!r}; "
-                        f"BFGS takes {list(_BFGS_OPTIONS)}")
-    if method.lower() != "bfgs":
-        raise ValueError(f"minimize: method {method!r} not recognized (only 'BFGS')")
-    x0 = _check_x0(x0)
-    return _minimize_bfgs(lambda x: fun(x, *args), x0, **options)
+                        f"it takes {list(known)}")
+    x0 = _check_x0(x0, complex_ok=kind == _LBFGS)
+    if kind == "bfgs":
+        return _minimize_bfgs(lambda x: fun(x, *args), x0, **options)
+    r = minimize_lbfgs(lambda x: fun(x, *args), x0, **options)
+    return OptimizeResults(x=r.x_k, success=r.converged & ~r.failed, status=r.status,
+                           fun=r.f_k, jac=r.g_k, hess_inv=None, nfev=r.nfev, njev=r.ngev,
+                           nit=r.k)
