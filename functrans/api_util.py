@@ -145,7 +145,7 @@ def trace_flat(flat_fun, args, concrete=True, name="trace", detaches=None):
             raise TypeError(f"argument {i} of type {type(x).__name__} is not a valid "
                             f"array: {x!r:.60}")
     return trace_to_jaxpr(flat_fun, avals, vals if concrete else None, name=name,
-                          detaches=detaches)
+                          detaches=detaches, in_sources=list(args))
 
 
 def as_array(x):

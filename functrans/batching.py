@@ -235,7 +235,7 @@ class _Vmapped:
         frames = axis_frames()
         frames.append(frame)
         try:
-            jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="vmap")
+            jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name="vmap", in_sources=flat)
         finally:
             frames.pop()
         outs, odims = vmap_eval(jaxpr, consts, flat, norm, size, self.axis_name)

@@ -31,6 +31,7 @@ from .compiler import (JitCause, LRUCache, backend_donates, clear_backend_caches
                        clear_compiled, compile_closed, observed)
 from .primitives.call import pjit_p
 from .primitives.control_flow_common import axis_env_key, hoist
+from .shard_map_specs import typing_key
 from .primitives.control_flow_eager import eager_vetoes
 from .array import Array
 from .device import host_device, sharding_constraint
@@ -204,7 +205,7 @@ class Jitted:
         key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in avals), static)
         return flat, in_tree, avals, key, f
 
-    def _stage(self, in_tree, avals, f):
+    def _stage(self, in_tree, avals, f, sources=None):
         if _config.read("no_tracing"):
             raise RuntimeError(f"re-tracing function {self._name()} for `jit`, but "
                                "'no_tracing' is set")
@@ -214,7 +215,8 @@ class Jitted:
         # trace, as closed-over tracers), so that the trace can serve the next call
         with own_constants():
             jaxpr, consts, _ = trace_to_jaxpr(
-                flat_fun, list(avals), None, name=f"jit({getattr(self.fun, '__name__', 'fun')})")
+                flat_fun, list(avals), None, name=f"jit({getattr(self.fun, '__name__', 'fun')})",
+                in_sources=sources)
         self._trace_seconds = time.perf_counter() - t0
         return jaxpr, consts, out_tree()
 
@@ -324,12 +326,12 @@ class Jitted:
         ``axis_size`` in f reads the names and sizes of the enclosing vmaps and meshes."""
         reuse = any(isinstance(x, Tracer) for x in flat)
         if reuse:
-            key = (key, axis_env_key())
+            key = (key, axis_env_key(), typing_key(flat))
         staged = self._staged.get(key) if reuse else None
         if staged is not None:
             return staged
         try:
-            staged = self._stage(in_tree, avals, f)
+            staged = self._stage(in_tree, avals, f, flat if reuse else None)
         except Exception as e:   # ---- tools: the traceback ends in user code (traceback_util)
             _filter_traceback(e)
             raise

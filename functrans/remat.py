@@ -351,7 +351,8 @@ def checkpoint(fun: Callable[..., Any] | None = None, *, policy: Any = None,
         flat = [as_array(x) for x in flat]
         flat_fun, out_tree = flatten_fun(f, in_tree)
         avals, vals = abstract_and_concrete(flat)
-        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name=f"checkpoint({name})")
+        jaxpr, consts, _ = trace_to_jaxpr(flat_fun, avals, vals, name=f"checkpoint({name})",
+                                          in_sources=flat)
         (body,), hc = hoist_many([ClosedJaxpr(jaxpr, consts)])
         outs = checkpoint_p.bind(*hc, *flat, jaxpr=body, policy=pname, name=name,
                                  prevent_cse=bool(prevent_cse))

@@ -46,9 +46,10 @@ along an axis is one value, summed over the axis (``grad`` of a local loss w.r.t
 replicated parameters is the sum of the processes' gradients), and ``psum`` transposes to a
 copy. functrans's backward pass holds such a cotangent as per-process parts (``psum``
 transposing to ``psum``): ``shard_map_specs.reverse_mode_plan`` divides the cotangent of a
-replicated output among its copies and psums the parts of a replicated input's. A
-gradient taken inside a jit or vmap inside the body cannot see the typing and is an error
-there. With ``check_rep=False`` each process differentiates its body alone (JAX's
+replicated output among its copies and psums the parts of a replicated input's. The
+typing is followed into a jit, vmap, checkpoint, cond branch or scan body inside the body
+(each such trace records the values its inputs stand for, ``tracing.Trace.sources``); a
+gradient with respect to a value computed from a scan/while carry is an error. With ``check_rep=False`` each process differentiates its body alone (JAX's
 ``check_vma=False`` values).
 
 Running it: the body is compiled once (CPU backend) and runs on this process's blocks (op

@@ -21,7 +21,7 @@ from .tracing import Tracer
 from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
-           "spec_axes", "reverse_mode_plan", "collective_axes"]
+           "spec_axes", "reverse_mode_plan", "collective_axes", "typing_key"]
 
 # collectives and how they change the set of axes a value varies along
 _REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
@@ -211,23 +211,55 @@ def _primal_of(x):
     return x
 
 
+_UNSEEN = object()   # stands in a typing for "a value of a trace whose inputs are not known"
+
+
 def _vary_of(values, frame):
     """The mesh axes each value of a body being traced varies along by JAX's typing (one
-    pass over the body so far); None for one of a trace inside the body's (a jit or vmap
-    there, not a grad's), whose typing this cannot see."""
+    pass over the body so far, and over each trace inside it that holds them: a jit, vmap,
+    checkpoint, cond branch or scan body inside the body records the values its inputs
+    stand for, ``Trace.sources``); None for a value whose typing this cannot see (one of a
+    trace that records no sources, or computed from a loop carry)."""
+    return [None if _UNSEEN in v else v for v in _vary_sets(values, frame, {})]
+
+
+def _vary_sets(values, frame, memo):
     values = [_primal_of(x) for x in values]
-    out = [set() if not isinstance(x, Tracer) or x._trace.level < frame.level   # a constant
-           else None for x in values]                   # or a value closed over from outside
-    mine = [i for i, x in enumerate(values) if isinstance(x, Tracer) and x._trace.level ==
-            frame.level]
-    if mine:
-        t = values[mine[0]]._trace
-        sofar = SimpleNamespace(invars=t.invars, eqns=t.eqns,
-                                outvars=[values[i].ir_var for i in mine])
-        vary = varying_axes(sofar, frame.ad_vary[1], set(frame.mesh.axis_names), JAX_REDUCING)
-        for i, v in zip(mine, vary):
+    out, by_trace = [], {}
+    for i, x in enumerate(values):
+        if x is None:               # an input that stands for no one value (a loop carry)
+            out.append({_UNSEEN})
+        elif isinstance(x, Tracer) and x._trace.level >= frame.level:
+            by_trace.setdefault(id(x._trace), []).append(i)
+            out.append({_UNSEEN})
+        else:                       # a constant or a value closed over from outside
+            out.append(set())
+    for idx in by_trace.values():
+        t = values[idx[0]]._trace
+        if t.level == frame.level:
+            invars, ins = t.invars, frame.ad_vary[1]
+        elif t.sources is None:
+            continue                # unseen
+        else:
+            if id(t) not in memo:   # this trace's inputs: its constants, then arguments
+                memo[id(t)] = _vary_sets(list(t.consts) + list(t.sources), frame, memo)
+            invars, ins = list(t.constvars) + list(t.invars), memo[id(t)]
+        sofar = SimpleNamespace(invars=invars, eqns=t.eqns,
+                                outvars=[values[i].ir_var for i in idx])
+        for i, v in zip(idx, varying_axes(sofar, ins, set(frame.mesh.axis_names),
+                                          JAX_REDUCING)):
             out[i] = v
     return out
+
+
+def typing_key(values):
+    """Inside a shard_map body traced with ``check_rep=True``: the mesh axes each of
+    ``values`` varies along (a jit traced there keys its reuse by them, as a reverse mode
+    inside it depends on them); None elsewhere."""
+    frames = mesh_frames()
+    if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
+        return None
+    return tuple(None if v is None else frozenset(v) for v in _vary_of(values, frames[-1]))
 
 
 def reverse_mode_plan(diff_inputs, outputs, what):
@@ -250,18 +282,19 @@ def reverse_mode_plan(diff_inputs, outputs, what):
     if not axes:
         return None
     varies = _vary_of(list(diff_inputs) + list(outputs), frame)
-    plan_in = []
-    for i, vary in enumerate(varies[:len(diff_inputs)]):
+    for i, vary in enumerate(varies):
         if vary is None:
+            which = (f"differentiated input leaf {i}" if i < len(diff_inputs) else
+                     f"output leaf {i - len(diff_inputs)}")
             raise ValueError(
                 f"{what} inside a shard_map body with check_rep=True (JAX's check_vma=True): "
-                f"differentiated input leaf {i} is a value of a jit / vmap inside the body "
-                "(jacrev and hessian map their vjp with vmap), whose mesh-axis typing "
-                "functrans cannot see, so it cannot give JAX's "
-                "values (a replicated value's cotangent summed over the axis). Take the "
-                "gradient at the body's level, or pass check_rep=False (check_vma=False) "
-                "for JAX's check_vma=False values.")
-        plan_in.append(tuple(sorted(axes - vary)))
-    divisors = [int(np.prod([frame.mesh.axis_size(a) for a in axes - (vary or set())]))
-                if vary is not None else 1 for vary in varies[len(diff_inputs):]]
+                f"{which} is a value of a trace inside the body whose "
+                "inputs functrans does not follow (a scan / fori_loop / while_loop carry), "
+                "so it cannot see its mesh-axis typing and cannot give JAX's values (a "
+                "replicated value's cotangent summed over the axis). Take the gradient "
+                "outside the loop, or pass check_rep=False (check_vma=False) for JAX's "
+                "check_vma=False values.")
+    plan_in = [tuple(sorted(axes - vary)) for vary in varies[:len(diff_inputs)]]
+    divisors = [int(np.prod([frame.mesh.axis_size(a) for a in axes - vary]))
+                for vary in varies[len(diff_inputs):]]
     return divisors, plan_in

@@ -135,7 +135,7 @@ def body_defers_concrete(prim, params) -> bool:
 class Trace:
     """One jaxpr being recorded. ``alive`` is False once its transform has ended."""
     __slots__ = ("level", "alive", "eqns", "invars", "constvars", "consts",
-                 "_lifted", "name", "staged", "detaches")
+                 "_lifted", "name", "staged", "detaches", "sources")
 
     def __init__(self, level: int, name: str = "trace", staged: bool = False):
         self.level = level
@@ -151,6 +151,7 @@ class Trace:
         self.invars = []
         self.constvars = []
         self.consts = []      # the outer objects (arrays or outer tracers) behind constvars
+        self.sources = None   # while tracing, the outer values behind invars (None: unknown)
         self._lifted = {}     # id(outer object) -> Tracer in this trace
         self.name = name
 
@@ -492,7 +493,7 @@ def end_trace(t: Trace):
     stack = _CONTEXT.stack
     assert stack and stack[-1] is t, "trace stack out of order"
     stack.pop()
-    t.alive = False
+    t.alive, t.sources = False, None
 
 
 def trace_depth() -> int:
@@ -539,17 +540,16 @@ def axis_frames() -> list:
 
 
 def trace_to_jaxpr(fun, in_avals, in_vals=None, name="trace", staged=False, detaches=None,
-                   stages_closures=False):
+                   stages_closures=False, in_sources=None):
     """Trace ``fun`` over flat inputs. Returns (jaxpr, consts, out_vals).
 
     ``consts`` are the outer objects behind the jaxpr's constvars (arrays or
     tracers of outer traces); ``out_vals`` the concrete outputs where known.
-    ``staged``, ``detaches``: see ``Trace``. ``stages_closures``: a cond branch records what
-    closed-over values compute (as JAX): untaken, it neither runs nor differentiates it.
+    ``staged``, ``detaches``, ``in_sources`` (``sources``): see ``Trace``. ``stages_closures``:
+    a cond branch records what closed-over values compute (as JAX; untaken, it runs nothing).
     """
     trace = new_trace(name)
-    trace.staged = staged
-    trace.detaches = detaches
+    trace.staged, trace.detaches, trace.sources = staged, detaches, in_sources
     _CONTEXT.stagers += [trace] * stages_closures
     try:
         vals = [None] * len(in_avals) if in_vals is None else in_vals

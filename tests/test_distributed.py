@@ -85,7 +85,7 @@ def run_several(n, items, timeout):
 # accounting.py goes last: it wraps the mesh's communicators for the rest of its process.
 SHARED_ON_4 = ("native_allgather.py", "native_allreduce.py", "native_alltoall.py",
                "native_collectives.py", "native_loops.py", "collectives.py",
-               "grad_replicated.py", "multihost.py", "accounting.py")
+               "grad_replicated.py", "grad_inner.py", "multihost.py", "accounting.py")
 
 
 @pytest.fixture(scope="module")
@@ -326,6 +326,16 @@ def test_grad_wrt_replicated_equals_single_process(n, request):
     r = run_program(request, n, "grad_replicated.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split()[0] == "OK"
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_reverse_mode_inside_inner_traces_of_a_checked_body_equals_jax(n, request):
+    # grad / hessian / jacrev inside a jit, vmap, cond, checkpoint or scan inside a
+    # check_rep=True body (was an error): JAX 0.10.2's values (tests/data)
+    r = run_program(request, n, "grad_inner.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["OK", "24"]
 
 
 @needs_mpi

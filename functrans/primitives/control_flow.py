@@ -69,12 +69,13 @@ def _cast(x, dtype):
     return convert_element_type(x, dtype)
 
 
-def _trace_fun(fun, in_tree, in_avals, name, casts=None, branch=False):
+def _trace_fun(fun, in_tree, in_avals, name, casts=None, branch=False, sources=None):
     """Trace ``fun`` (taking the pytree ``in_tree``) on abstract leaves.
 
     ``casts`` maps an output leaf index to a dtype it is converted to (weak-typed
     outputs adopting the type they must have). ``branch``: a cond/switch branch, which
     stages what it computes from closed-over values (it runs only when taken, as JAX's).
+    ``sources``: the operand leaves (a branch's inputs are them, ``tracing.Trace.sources``).
     Returns (closed, out_tree).
     """
     box = {}
@@ -86,7 +87,7 @@ def _trace_fun(fun, in_tree, in_avals, name, casts=None, branch=False):
             outs = [_cast(x, casts[i]) if i in casts else x for i, x in enumerate(outs)]
         return outs
 
-    closed = trace_closed(flat, in_avals, name, stages_closures=branch)
+    closed = trace_closed(flat, in_avals, name, stages_closures=branch, in_sources=sources)
     return closed, box["tree"]
 
 
@@ -113,7 +114,8 @@ def _trace_branches(funs, names, operands, what):
     (a weakly typed output adopts the other branches' dtype)."""
     leaves, td = _flatten_operands(tuple(operands), f"{what} operand ")
     in_avals = [get_aval(x) for x in leaves]
-    traced = [_trace_fun(f, td, in_avals, n, branch=True) for f, n in zip(funs, names)]
+    traced = [_trace_fun(f, td, in_avals, n, branch=True, sources=leaves)
+              for f, n in zip(funs, names)]
     tree0 = traced[0][1]
     for (c, t), n in zip(traced[1:], names[1:]):
         if t != tree0:
@@ -217,18 +219,24 @@ def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: 
 # --------------------------------------------------------------------------- loops
 
 def _trace_carry_fun(fun, in_tree, init_avals, other_avals, carry_of, name, what,
-                     carry_paths, carry_first=True):
+                     carry_paths, carry_first=True, other_sources=None):
     """Trace a loop body whose carry must keep its type.
 
     ``carry_of(out_tree) -> (carry out leaf slice, ok)`` locates the carry among
     the output leaves. A weakly typed carry (initial value or output) adopts the
-    other side's dtype. Returns (closed, out_tree, carry avals).
+    other side's dtype. ``other_sources``: the values the other inputs stand for (a scan's
+    xs: ``tracing.Trace.sources``; a carry stands for no one value: None). Returns
+    (closed, out_tree, carry avals).
     """
     carry_avals = list(init_avals)
+    sources = None
+    if other_sources is not None:
+        carries = [None] * len(init_avals)     # each iteration's: not followed
+        sources = carries + other_sources if carry_first else other_sources + carries
     casts = {}
     for _ in range(3):
         ins = carry_avals + other_avals if carry_first else other_avals + carry_avals
-        closed, out_tree = _trace_fun(fun, in_tree, ins, name, casts)
+        closed, out_tree = _trace_fun(fun, in_tree, ins, name, casts, sources=sources)
         lo, hi = carry_of(out_tree)
         outs = closed.out_avals[lo:hi]
         changed = False
@@ -280,7 +288,8 @@ def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any],
         return 0, n
 
     body, _, carry_avals = _trace_carry_fun(
-        body_fun, in_tree, init_avals, [], carry_of, "body_fun", "lax.while_loop", paths)
+        body_fun, in_tree, init_avals, [], carry_of, "body_fun", "lax.while_loop", paths,
+        other_sources=[])
     cond_closed, cond_tree = _trace_fun(cond_fun, in_tree, carry_avals, "cond_fun")
     outs = cond_closed.out_avals
     if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.bool_:
@@ -436,7 +445,8 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
         return 0, n
 
     closed, out_tree, carry_avals = _trace_carry_fun(
-        body, in_tree, init_avals, x_avals, carry_of, "f", "lax.scan", _leaf_paths(init_tree))
+        body, in_tree, init_avals, x_avals, carry_of, "f", "lax.scan", _leaf_paths(init_tree),
+        other_sources=list(xs_leaves))
     ys_tree = out_tree.child_defs[1]
     init_leaves = [x if _same(get_aval(x), a) else _cast(x, a.dtype)
                    for x, a in zip(init_leaves, carry_avals)]

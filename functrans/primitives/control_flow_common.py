@@ -140,12 +140,14 @@ def zeros_eqn(aval):
 
 
 def trace_closed(fun, in_avals, name="control flow body", staged=False,
-                 stages_closures=False) -> ClosedJaxpr:
+                 stages_closures=False, in_sources=None) -> ClosedJaxpr:
     """Trace ``fun(*tracers) -> list`` on abstract values; consts kept as constvars.
     ``stages_closures``: operations on closed-over values are recorded in the body too
-    (a cond branch: see ``tracing.trace_to_jaxpr``), not hoisted out of it."""
+    (a cond branch: see ``tracing.trace_to_jaxpr``), not hoisted out of it.
+    ``in_sources``: the values the inputs stand for (a cond branch's operands)."""
     jaxpr, consts, _ = trace_to_jaxpr(lambda *a: list(fun(*a)), list(in_avals), name=name,
-                                      staged=staged, stages_closures=stages_closures)
+                                      staged=staged, stages_closures=stages_closures,
+                                      in_sources=in_sources)
     return ClosedJaxpr(_no_literal_outputs(jaxpr), consts)
 
 

@@ -1,0 +1,110 @@
+"""Reverse mode taken inside a jit, vmap, cond branch, checkpoint or scan body inside a
+shard_map body traced with check_rep=True (JAX's check_vma=True) gives JAX 0.10.2's values
+(tests/data/jax_shard_map_inner_grad.npz, written by JAX with N simulated devices; was an
+error): the typing by mesh axes is followed through the inner traces (``Trace.sources``).
+A gradient with respect to a loop carry is still refused. Prints ``OK <count>`` on rank 0."""
+import os
+
+import numpy as np
+
+import functrans as ft
+import functrans.numpy as jnp
+from functrans import lax
+from functrans.sharding import PartitionSpec as P
+
+ft.distributed.initialize()
+ft.config.update("jax_enable_x64", True)
+N = ft.process_count()
+mesh = ft.make_mesh((N,), ("i",))
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                    "jax_shard_map_inner_grad.npz")
+WANT = np.load(DATA)
+rng = np.random.default_rng(0)
+X = rng.normal(size=(2 * N, 3))
+W = rng.normal(size=(3,))
+M = rng.normal(size=(3, 3))
+
+
+def sm(f, i, o, check=True):
+    return ft.shard_map(f, mesh=mesh, in_specs=i, out_specs=o, check_vma=check)
+
+
+def loss(w, x):
+    return jnp.sum(jnp.tanh(x @ w))
+
+
+def ploss(w, x):
+    return lax.psum(jnp.sum(jnp.tanh(x @ w)), "i")
+
+
+def reuse(w, x):   # one jit traced for a replicated w, then for a varying one
+    g = ft.jit(ft.grad(loss))
+    return (g(w, x) + 10 * g(w * x[0, 0], x) + 100 * g(w, x))[None]
+
+
+REP = (P(), P("i"))
+CASES = {
+    "hess": lambda: sm(lambda w, x: ft.hessian(lambda w: loss(w, x))(w), REP, P(), False)(W, X),
+    "hess_chk": lambda: sm(lambda w, x: ft.hessian(lambda w: loss(w, x))(w), REP, P("i"))(W, X),
+    "hess_psum": lambda: sm(lambda w, x: ft.hessian(lambda w: ploss(w, x))(w), REP, P())(W, X),
+    "hess_mat": lambda: sm(lambda m, x: ft.hessian(lambda m: jnp.sum(jnp.tanh(x @ m)))(m),
+                           REP, P("i"))(M, X),
+    "hess_jit": lambda: sm(lambda w, x: ft.jit(ft.hessian(loss))(w, x)[None], REP, P("i"))(W, X),
+    "jacrev": lambda: sm(lambda w, x: ft.jacrev(lambda w: jnp.tanh(x @ w))(w), REP, P("i"))(W, X),
+    "jacrev_psum": lambda: sm(lambda w, x: ft.jacrev(lambda w: lax.psum(jnp.tanh(x @ w), "i"))(w),
+                              REP, P("i"))(W, X),
+    "jit_grad": lambda: sm(lambda w, x: ft.jit(ft.grad(loss))(w, x)[None], REP, P("i"))(W, X),
+    "jit_grad_psum": lambda: sm(lambda w, x: ft.jit(ft.grad(ploss))(w, x), REP, P())(W, X),
+    "jit_grad_x": lambda: sm(lambda w, x: ft.jit(ft.grad(loss, 1))(w, x), REP, P("i"))(W, X),
+    "jit_grad_pmean_w": lambda: sm(lambda w, x: lax.pmean(ft.jit(ft.grad(loss))(w, x), "i"),
+                                   REP, P())(W, X),
+    "jit_closure": lambda: sm(lambda w, x: ft.jit(lambda x: ft.grad(loss)(w, x))(x)[None],
+                              REP, P("i"))(W, X),
+    "jit_inner_w": lambda: sm(lambda w, x: ft.jit(lambda w, x: ft.grad(
+        lambda v: jnp.sum(jnp.sin(v * w)))(w) + x.sum())(w, x)[None], REP, P("i"))(W, X),
+    "jit_in_jit": lambda: sm(lambda w, x: ft.jit(lambda w, x: ft.jit(ft.grad(loss))(w, x))(
+        w, x)[None], REP, P("i"))(W, X),
+    "jit_vary_in_jit": lambda: sm(lambda w, x: ft.jit(lambda w, x: ft.grad(loss)(
+        w * x[0, 0], x))(w, x)[None], REP, P("i"))(W, X),
+    "jit_reuse": lambda: sm(reuse, REP, P("i"))(W, X),
+    "vmap_grad": lambda: sm(lambda w, x: ft.vmap(ft.grad(loss), (None, 0))(w, x[:, None, :]),
+                            REP, P("i"))(W, X),
+    "vmap_grad_w": lambda: sm(lambda w, x: ft.vmap(ft.grad(loss), (0, None))(
+        jnp.stack([w, 2 * w]), x)[None], REP, P("i"))(W, X),
+    "vmap_grad_psum": lambda: sm(lambda w, x: ft.vmap(ft.grad(ploss), (0, None))(
+        jnp.stack([w, 2 * w]), x), REP, P())(W, X),
+    "vmap_jit_grad": lambda: sm(lambda w, x: ft.vmap(ft.jit(ft.grad(loss)), (0, None))(
+        jnp.stack([w, -w]), x)[None], REP, P("i"))(W, X),
+    "scan_grad": lambda: sm(lambda w, x: lax.scan(lambda c, xi: (c + ft.grad(
+        lambda w: jnp.sum(jnp.tanh(xi @ w)))(w), None), jnp.zeros(3), x)[0][None],
+        REP, P("i"))(W, X),
+    "cond_grad": lambda: sm(lambda w, x: lax.cond(True, lambda w: ft.grad(loss)(w, x),
+                                                  lambda w: w, w)[None], REP, P("i"))(W, X),
+    "remat_grad": lambda: sm(lambda w, x: ft.checkpoint(lambda w, x: ft.grad(loss)(w, x))(
+        w, x)[None], REP, P("i"))(W, X),
+    "grad_of_jit_psum_body": lambda: sm(lambda w, x: ft.grad(lambda w: ft.jit(ploss)(w, x))(w),
+                                        REP, P())(W, X),
+}
+# "hess" (check_rep=False) returns a varying value under P(): each process's own, and JAX's
+# single process device 0's, so rank 0 holds JAX's
+OWN = {"hess"}
+count = 0
+for name, f in CASES.items():
+    for k, leaf in enumerate(ft.tree_util.tree_leaves(f())):
+        if name in OWN and ft.process_index() != 0:
+            continue
+        want = WANT[f"{N}/{name}#{k}"]
+        got = np.asarray(leaf)
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-12, atol=1e-12):
+            raise AssertionError(f"{name} leaf {k}: {got.tolist()} != JAX {want.tolist()}")
+    count += 1
+assert count == len({k.split("#")[0] for k in WANT.files if k.startswith(f"{N}/")}), count
+try:   # the typing of a scan carry is not followed: refused
+    sm(lambda w, x: lax.scan(lambda c, xi: (c + ft.grad(lambda c: jnp.sum(jnp.tanh(xi @ c)))(c),
+                                            None), w, x)[0][None], REP, P("i"))(W, X)
+except ValueError as e:
+    assert "loop carry" in str(e) and "check_rep=False" in str(e), e
+else:
+    raise AssertionError("grad of a scan carry in a check_rep=True body: no error")
+if ft.process_index() == 0:
+    print("OK", count)
