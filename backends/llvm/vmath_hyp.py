@@ -30,13 +30,44 @@ _TANH_F32 = (-0.3333333134651184, 0.13333113491535187, -0.05390944331884384,
 
 @register("tanh")
 def _tanh(v, x):
+    if not v.f64:
+        return _tanh_f32(v, x)
     ax = v.abs(x)
     z = v.mul(x, x)
-    small = v.fma(v.mul(x, z), v.poly(z, _TANH_F64 if v.f64 else _TANH_F32), x)
+    small = v.fma(v.mul(x, z), v.poly(z, _TANH_F64), x)
     e = v.call("exp", v.add(ax, ax))              # saturates: 2/inf = 0
     large = v.sub(v.c(1.0), v.div(v.c(2.0), v.add(e, v.c(1.0))))
     small = v.sel(v.eq(x, v.c(0.0)), x, small)               # tanh(-0) = -0
     return v.sel(v.lt(ax, v.c(0.55)), small, v.copysign(large, x))
+
+
+_SHIFTER = 12582912.0          # 1.5 * 2**23: adding it rounds a float below 2**22 to an integer
+
+
+def _tanh_f32(v, x):
+    """float32 tanh within 1.4 ulp (0.56 below 0.35), with ~30 vector operations instead of
+    the float64 scheme's ~40 (exp's scaling and special cases): tanh(a) = (e**2a - 1) /
+    (e**2a + 1) with e**2a = 2**n e**r and p = e**r - 1 is (p + 1 - 2**-n) / (p + 1 + 2**-n),
+    and, once n > 3, 1 - 2**(1-n) / (p + 1 + 2**-n), whose quotient is small, so the
+    result keeps its low bits near 1. No 2**n scaling (it cancels), one division."""
+    ax = v.abs(x)
+    a = v.sel(v.gt(ax, v.c(9.1)), v.c(9.1), ax)  # tanh(9.1) rounds to 1; nan stays nan
+    a2 = v.add(a, a)
+    k = v.fma(a2, v.c(LOG2E), v.c(_SHIFTER))      # n = rint(2a / ln 2) in k's low bits
+    nf = v.sub(k, v.c(_SHIFTER))
+    hi, lo = ln2(v)
+    r = v.fma(nf, v.c(-lo), v.fma(nf, v.c(-hi), a2))       # n * hi is exact
+    p = expm1_poly(v, r)
+    # 2**-n as (127 - n) << 23 from k's bits (a nan lane's garbage meets a nan p)
+    t = v.flt(v.b.sub(v.i(0x3F800000), v.b.shl(v.bits(k), v.i(23))))
+    den = v.add(p, v.add(v.c(1.0), t))
+    far = v.gt(nf, v.c(3.0))
+    q = v.div(v.sel(far, v.add(t, t), v.add(p, v.sub(v.c(1.0), t))), den)
+    large = v.copysign(v.sel(far, v.sub(v.c(1.0), q), q), x)
+    # below 0.35 the quotient's roundings reach 2.4 ulp; the odd polynomial stays in 0.56
+    z = v.mul(x, x)
+    small = v.copysign(v.fma(v.mul(x, z), v.poly(z, _TANH_F32), x), x)     # tanh(-0) = -0
+    return v.sel(v.lt(ax, v.c(0.35)), small, large)
 
 
 @register("logistic")
