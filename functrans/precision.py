@@ -6,8 +6,9 @@ the contraction functions (``lax.dot``, ``lax.dot_general``, ``fnp.matmul``, ``f
 ``precision`` is accepted and checked but changes nothing: functrans computes every
 product at the full precision of its dtype on every backend (there are no reduced-
 precision matrix units to choose between). ``preferred_element_type`` is the result's
-dtype: the lax functions pass it to the ``dot_general`` primitive; the numpy ones convert
-the operands to it before the product.
+dtype: the lax functions pass it to the ``dot_general`` primitive, the numpy ones follow
+the same rule (``numpy_contraction``): operands converted first only to a
+higher-precision type, else the product converted.
 
 >>> from functrans import lax
 >>> import numpy as np
@@ -87,24 +88,6 @@ def check_precision(precision):
                     f"{precision!r:.60}")
 
 
-def _as_element_type(x, dtype):
-    dt = np.asarray(x).dtype if not isinstance(x, Tracer) else x.dtype
-    if dt == dtype:
-        return x
-    if dtype.kind in "iub" and dt.kind in "fc":
-        raise TypeError(f"preferred_element_type {dtype} cannot hold {dt} operands")
-    if isinstance(x, Tracer):
-        return convert_element_type(x, dtype)
-    return np.asarray(x).astype(dtype)
-
-
-def _convert_operands(a, b, preferred_element_type):
-    if preferred_element_type is None:
-        return a, b
-    dtype = canonical_dtype(preferred_element_type)
-    return _as_element_type(a, dtype), _as_element_type(b, dtype)
-
-
 def _rank(dt: np.dtype) -> tuple:
     """XLA's HigherPrecisionType order (JAX's dot dtype rule): complex, then exponent
     range, mantissa, bit width, signedness."""
@@ -145,6 +128,49 @@ def _contract(fn, lhs, rhs, preferred, *args):
     if preferred is not None and get_aval(out).dtype != np.dtype(preferred):
         out = convert_element_type(out, np.dtype(preferred))
     return out
+
+
+def _dtype_of(x) -> np.dtype:
+    return get_aval(x).dtype if isinstance(x, Tracer) else np.asarray(x).dtype
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _keeps(dt: np.dtype, pt: np.dtype) -> bool:
+    """Whether JAX's ``result_type(dt, pt)`` is ``dt`` (its lattice: floats absorb
+    integers, complex absorbs floats no wider than its parts)."""
+    cd, cp = _CATEGORY[dtype_kind(dt)], _CATEGORY[dtype_kind(pt)]
+    if cd != cp:
+        return pt.itemsize * 2 <= dt.itemsize if (cd, cp) == (3, 2) else cd > cp
+    if cd == 1:
+        return np.promote_types(dt, pt) == dt
+    return dt == pt or dt.itemsize > pt.itemsize
+
+
+def numpy_contraction(fn, operands, preferred):
+    """``fn(*operands)`` with JAX's ``preferred_element_type`` rule for the numpy
+    contractions (``jnp.matmul``, ``dot``, ``einsum``, ...: ``lax.dot_general``'s): operands
+    of one dtype are converted first only to a higher-precision type, else the product is
+    formed in their dtype and converted (float32 operands asked for int32 truncate the
+    float product, complex64 asked for float32 keep its real part); operands of mixed
+    dtypes are converted to ``preferred``. Non-float operands may not ask for a narrower
+    type (TypeError).
+
+    >>> import numpy as np
+    >>> numpy_contraction(np.dot, [np.array([1.5, 2.5], np.float32)] * 2, np.int32).item()
+    8
+    """
+    if preferred is None:
+        return fn(*operands)
+    pt = canonical_dtype(preferred)
+    dts = {_dtype_of(o) for o in operands}
+    for dt in dts:
+        product = _product_dtype(dt, pt)            # (raises for a narrowing)
+    if len(dts) > 1 or product is not None:
+        operands = [o if _dtype_of(o) == pt else convert_element_type(o, pt) for o in operands]
+    out = fn(*operands)
+    return out if _dtype_of(out) == pt else convert_element_type(out, pt)
 
 
 def _same_dtype(lhs, rhs, preferred):
@@ -213,7 +239,7 @@ def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None
 
 def with_precision_args(fn):
     """``fn(a, b, ...)`` extended with keyword-only ``precision`` and
-    ``preferred_element_type`` (operands converted to it first).
+    ``preferred_element_type`` (``numpy_contraction``'s rule).
 
     >>> import numpy as np
     >>> with_precision_args(np.matmul)(np.ones(2), np.ones(2), precision="high").item()
@@ -222,8 +248,8 @@ def with_precision_args(fn):
     @functools.wraps(fn)
     def wrapped(a, b, *args, precision=None, preferred_element_type=None, **kwargs):
         check_precision(precision)
-        a, b = _convert_operands(a, b, preferred_element_type)
-        return fn(a, b, *args, **kwargs)
+        return numpy_contraction(lambda x, y: fn(x, y, *args, **kwargs), (a, b),
+                                 preferred_element_type)
     return _show_precision_args(wrapped, fn)
 
 
@@ -248,7 +274,7 @@ def _show_precision_args(wrapped, fn):
 
 def einsum_with_precision_args(einsum):
     """``einsum(subscripts, *operands)`` extended with ``precision`` (checked) and
-    ``preferred_element_type`` (every operand converted to it first).
+    ``preferred_element_type`` (``numpy_contraction``'s rule).
 
     >>> import numpy as np
     >>> einsum_with_precision_args(np.einsum)("i,i", np.ones(2, np.float32), np.ones(2, np.float32),
@@ -259,8 +285,22 @@ def einsum_with_precision_args(einsum):
     def wrapped(subscripts, *operands, optimize=None, precision=None,
                 preferred_element_type=None, **kwargs):
         check_precision(precision)
-        if preferred_element_type is not None:
-            dtype = canonical_dtype(preferred_element_type)
-            operands = [_as_element_type(o, dtype) for o in operands]
-        return einsum(subscripts, *operands, optimize=optimize, **kwargs)
+        def run(*ops):
+            return einsum(subscripts, *ops, optimize=optimize, **kwargs)
+        if preferred_element_type is None:
+            return run(*operands)
+        pt = canonical_dtype(preferred_element_type)
+        if len(operands) == 1:
+            # no product: JAX sums in the operand's dtype unless preferred outranks it
+            (x,) = operands
+            dt = _dtype_of(x)
+            out = run(x if _keeps(dt, pt) else convert_element_type(x, pt))
+            return out if _dtype_of(out) == pt else convert_element_type(out, pt)
+        if len(operands) > 2 and any(_product_dtype(_dtype_of(o), pt) is None
+                                     for o in operands):
+            # JAX truncates after each pairwise product, in its contraction order
+            raise NotImplementedError(
+                f"einsum: preferred_element_type {pt} below the operands' dtypes "
+                f"{[str(_dtype_of(o)) for o in operands]} with more than two operands")
+        return numpy_contraction(run, operands, preferred_element_type)
     return wrapped

@@ -1,10 +1,14 @@
 """functrans.numpy against JAX 0.10.2 where they used to differ (values computed with
 JAX 0.10.2, x64 on, and stored here: the tests never import jax)."""
+import json
+import os
+
 import numpy as np
 import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
+from tests.data import jnp_pet_cases as pc
 
 _SPACING_IN = [-1., 1., 0., -0., np.inf, -np.inf, np.nan, 6e-8, -6e-8, 65504, -65504, 1e-45,
                -1e-45, 5e-324, -5e-324, 3.5, -1e30]
@@ -108,3 +112,38 @@ def test_list_axis_with_keepdims_where_initial_and_bools():
     assert np.asarray(fnp.any(b, axis=[0])).tolist() == [True, True]
     with pytest.raises(TypeError):
         fnp.argmax(a, axis=[0])          # JAX: TypeError too
+
+
+def _pet_rows():
+    with open(os.path.join(os.path.dirname(__file__), "data",
+                           "jnp_preferred_element_type.json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("row", _pet_rows(), ids=lambda r: "-".join(r[:4]))
+def test_preferred_element_type_of_numpy_contractions_as_jax(row):
+    # JAX 0.10.2: lax.dot_general's rule (operands converted first only to a
+    # higher-precision type, else the product converted; non-float operands never ask
+    # for a narrower type); inner with a scalar converts first; convolve: conv's rule
+    fn, la, lb, p, want_dtype, re, im = row
+    a, b = pc.mk(fnp, pc.A, la), pc.mk(fnp, pc.B, lb)
+    if want_dtype == "TypeError":
+        with pytest.raises(TypeError):
+            pc.call(fnp, fn, a, b, p)
+        return
+    got = pc.call(fnp, fn, a, b, p)
+    assert str(got.dtype) == want_dtype
+    g = np.asarray(got).astype(np.complex128).ravel()
+    tol = 1e-2 if want_dtype in ("float16", "bfloat16") else 1e-5
+    np.testing.assert_allclose(g.real, re, rtol=tol, atol=tol)
+    np.testing.assert_allclose(g.imag, im, rtol=tol, atol=tol)
+
+
+def test_preferred_element_type_under_jit_and_three_operand_einsum():
+    a = fnp.asarray(pc.A.astype(np.float32))
+    f = ft.jit(lambda x, y: fnp.matmul(x, y, preferred_element_type=np.int32))
+    assert np.asarray(f(a, a)).tolist() == [[107, -58], [-78, 240]]  # JAX: not [[95, -49], ...]
+    with pytest.raises(NotImplementedError, match="more than two operands"):
+        fnp.einsum("ij,jk,kl->il", a, a, a, preferred_element_type=np.int32)
+    out = fnp.einsum("ij,jk,kl->il", a, a, a, preferred_element_type=np.float64)
+    np.testing.assert_allclose(np.asarray(out), pc.A @ pc.A @ pc.A, rtol=1e-6)

@@ -78,5 +78,4 @@ einsum = _einsum_with_precision_args(einsum)  # noqa: F405
 matmul = _with_precision_args(matmul)  # noqa: F405
 dot = _with_precision_args(dot)  # noqa: F405
 tensordot = _with_precision_args(tensordot)  # noqa: F405
-inner = _with_precision_args(inner)  # noqa: F405
 vdot = _with_precision_args(vdot)  # noqa: F405

@@ -23,7 +23,7 @@ from ._util import canonicalize_axis, result_dtype
 from ._extra_arrays import indices
 from typing import Any, Callable, Sequence
 from ..array import Array
-from ..precision import check_precision
+from ..precision import check_precision, numpy_contraction
 from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["logspace", "geomspace", "fromfunction", "apply_along_axis", "apply_over_axes",
@@ -132,8 +132,9 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = 
     """
     check_precision(precision)
     x1, x2 = asarray(x1), asarray(x2)
-    if preferred_element_type is not None:
-        x1, x2 = asarray(x1, preferred_element_type), asarray(x2, preferred_element_type)
+    if preferred_element_type is not None:     # lax.dot_general's rule, as JAX's vdot
+        return numpy_contraction(lambda a, b: vecdot(a, b, axis=axis), (x1, x2),
+                                 preferred_element_type)
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot: axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]}")
     x1, x2 = st.moveaxis(x1, axis, -1), st.moveaxis(x2, axis, -1)

@@ -78,8 +78,25 @@ def _vectors(name, a, v, pet=None):
         raise ValueError(f"{name}: both inputs must be 1-d, got {a.shape} and {v.shape}")
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError(f"{name}: inputs must not be empty")
-    dt = np.result_type(a.dtype, v.dtype) if pet is None else pet
+    dt = np.result_type(a.dtype, v.dtype)
+    if pet is not None:
+        _check_conv_element_type(name, dt, np.dtype(pet))
+        dt = pet
     return asarray(a, dt), asarray(v, dt)
+
+
+def _check_conv_element_type(name, dt, pt):
+    """JAX's conv rule for ``preferred_element_type``: integers may ask for floats,
+    otherwise the same kind (integer, float, complex) and a signed integer a signed one;
+    never a narrower type (TypeError)."""
+    kind = {"i": "integer", "u": "integer", "f": "float", "c": "complex"}
+    k, kp = dtype_kind(dt), dtype_kind(pt)
+    to_float = k in "iu" and kp == "f"         # (any signedness)
+    if (not to_float and ((k in kind and kind[k] != kind.get(kp)) or (k == "i" and kp != "i"))) \
+            or pt.itemsize < dt.itemsize:
+        raise TypeError(f"{name}: preferred_element_type {pt} can't hold the product of "
+                        f"{dt} operands (JAX's conv rule: same kind, same signedness, "
+                        f"not narrower; integers may ask for floats)")
 
 
 def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: PrecisionLike = None,

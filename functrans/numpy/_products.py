@@ -33,7 +33,7 @@ from ._util import (asarray, broadcast_shapes, broadcast_to_shape, canonicalize_
                     result_dtype)
 from typing import Any, Sequence
 from ..array import Array
-from ..precision import PrecisionLike
+from ..precision import PrecisionLike, check_precision, numpy_contraction
 from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "trace",
@@ -170,16 +170,25 @@ def vdot(a: ArrayLike, b: ArrayLike) -> Array:
     return dot_general(a, b, (((0,), (0,)), ((), ())))
 
 
-def inner(a: ArrayLike, b: ArrayLike) -> Array:
-    """Contract the last axes of ``a`` and ``b`` (scalars multiply).
+def inner(a: ArrayLike, b: ArrayLike, *, precision: PrecisionLike = None,
+          preferred_element_type: DTypeLike | None = None) -> Array:
+    """Contract the last axes of ``a`` and ``b`` (scalars multiply); ``precision`` and
+    ``preferred_element_type`` as ``functrans.precision``'s (a scalar operand: both
+    converted to ``preferred_element_type`` first, then multiplied, as JAX's).
 
     >>> import numpy as np, functrans.numpy as fnp
     >>> fnp.inner(np.ones((2, 3)), np.ones((4, 3))).shape
     (2, 4)
     """
+    check_precision(precision)
     a, b = _arrays(a, b)
     if a.ndim == 0 or b.ndim == 0:
+        if preferred_element_type is not None:
+            a, b = (E.convert_element_type(x, canonical_dtype(preferred_element_type))
+                    for x in (a, b))
         return multiply(a, b)
+    if preferred_element_type is not None:
+        return numpy_contraction(inner, (a, b), preferred_element_type)
     if a.shape[-1] != b.shape[-1]:
         raise _dims_error("inner", a, b, f"last dims {a.shape[-1]} != {b.shape[-1]}")
     if not _traced(a, b):
