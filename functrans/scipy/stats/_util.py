@@ -7,7 +7,8 @@ import numpy as np
 from ... import numpy as fnp
 from .._special_gamma import as_float
 
-__all__ = ["as_float", "standardize", "outside", "nan_if", "log_prob", "log1m_exp"]
+__all__ = ["as_float", "standardize", "outside", "nan_if", "nan_unless", "domain_ok",
+           "log_prob", "log1m_exp"]
 
 
 def standardize(x, loc, scale):
@@ -24,6 +25,24 @@ def outside(cond, value, fill):
 
 def nan_if(cond, value):
     return fnp.where(cond, value.dtype.type(np.nan), value)
+
+
+def nan_unless(ok, value):
+    """``value`` where ``ok`` holds, NaN elsewhere: scipy's answer wherever a parameter
+    is outside its domain (scale <= 0, a shape <= 0, p outside [0, 1], ...) or the
+    standardized argument is NaN, whatever the formula would give there (often -inf
+    or 0 from a support test that NaN fails).  Comparisons with NaN are False, so
+    a test like ``a > 0`` also rejects a NaN parameter."""
+    return fnp.where(ok, value, value.dtype.type(np.nan))
+
+
+def domain_ok(z, scale, *conds):
+    """The scipy validity mask of a location-scale family: scale > 0, z not NaN
+    (a NaN x, loc or scale, or inf - inf), and every extra shape condition."""
+    ok = (fnp.asarray(scale) > 0) & ~fnp.isnan(z)
+    for c in conds:
+        ok = ok & c
+    return ok
 
 
 def log_prob(p, complement):

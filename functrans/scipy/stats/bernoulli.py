@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as _fnp
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
@@ -19,7 +19,8 @@ def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     k, p, loc = _as_float(k, p, loc)
     x = k - loc
     val = _xlogy(x, p) + _xlog1py(1 - x, -p)
-    return _fnp.where((x == 0) | (x == 1), val, x.dtype.type(-float("inf")))
+    val = _fnp.where((x == 0) | (x == 1), val, x.dtype.type(-float("inf")))
+    return _nan_unless((p >= 0) & (p <= 1) & ~_fnp.isnan(x), val)   # scipy's domain
 
 
 def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
@@ -42,7 +43,8 @@ def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     k, p, loc = _as_float(k, p, loc)
     x = k - loc
     t = x.dtype.type
-    return _fnp.where(x < 0, t(0), _fnp.where(x < 1, 1 - p, t(1)))
+    val = _fnp.where(x < 0, t(0), _fnp.where(x < 1, 1 - p, t(1)))
+    return _nan_unless((p >= 0) & (p <= 1) & ~_fnp.isnan(x), val)
 
 
 def ppf(q: ArrayLike, p: ArrayLike) -> Array:
@@ -55,5 +57,5 @@ def ppf(q: ArrayLike, p: ArrayLike) -> Array:
     q, p = _as_float(q, p)
     t = q.dtype.type
     val = _fnp.where(q > 1 - p, t(1), t(0))
-    val = _fnp.where(q == 0, t(-1), val)
-    return _fnp.where((q < 0) | (q > 1), t(float("nan")), val)
+    val = _fnp.where(q == 0, t(-1), _fnp.where(q == 1, t(1), val))   # the support's ends
+    return _nan_unless((q >= 0) & (q <= 1) & (p >= 0) & (p <= 1), val)

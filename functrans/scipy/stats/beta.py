@@ -4,8 +4,8 @@ from __future__ import annotations
 from ... import numpy as _fnp
 from .._special_gamma import betaln as _betaln
 from .._special_incomplete import betainc as _betainc
-from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
 from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
@@ -22,9 +22,13 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     z, log_scale = _standardize(x, loc, scale)
     a, b, _ = _as_float(a, b, z)
     inside = (z >= 0) & (z <= 1)
-    zs = _fnp.where(inside, z, 0.5)
-    val = _xlogy(a - 1, zs) + _xlog1py(b - 1, -zs) - _betaln(a, b) - log_scale
-    return _fnp.where(inside, val, z.dtype.type(-float("inf")))
+    # plain (a-1) log z: +-inf at the edge with slope +-inf (xlogy's rule met a literal
+    # zero tangent of a there: 0 * log 0 = NaN in jvp); 0 log 0 = 0 reads a safe 1/2
+    za = _fnp.where(inside & ~((z == 0) & (a == 1)), z, 0.5)
+    zb = _fnp.where(inside & ~((z == 1) & (b == 1)), z, 0.5)
+    val = (a - 1) * _fnp.log(za) + (b - 1) * _fnp.log1p(-zb) - _betaln(a, b) - log_scale
+    val = _fnp.where(inside, val, z.dtype.type(-float("inf")))
+    return _nan_unless(_domain_ok(z, scale, a > 0, b > 0), val)
 
 
 def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -53,7 +57,8 @@ def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     0.5
     """
     z = _standardize(x, loc, scale)[0]
-    return _betainc(a, b, _unit(z))
+    a, b, _ = _as_float(a, b, z)
+    return _nan_unless(_domain_ok(z, scale, a > 0, b > 0), _betainc(a, b, _unit(z)))
 
 
 def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -76,7 +81,8 @@ def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     0.5
     """
     z = _standardize(x, loc, scale)[0]
-    return _betainc(b, a, 1.0 - _unit(z))
+    a, b, _ = _as_float(a, b, z)
+    return _nan_unless(_domain_ok(z, scale, a > 0, b > 0), _betainc(b, a, 1.0 - _unit(z)))
 
 
 def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,

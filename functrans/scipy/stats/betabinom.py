@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as _fnp
 from .._special_gamma import betaln as _betaln, gammaln as _gammaln
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
@@ -23,7 +23,9 @@ def logpmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike,
     xs = _fnp.where(ok, x, 0.0)
     comb = _gammaln(n + 1) - _gammaln(xs + 1) - _gammaln(n - xs + 1)
     val = comb + _betaln(xs + a, n - xs + b) - _betaln(a, b)
-    return _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    val = _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    good = (n >= 0) & (n == _fnp.floor(n)) & (a > 0) & (b > 0) & ~_fnp.isnan(x)
+    return _nan_unless(good, val)                                 # scipy's domain
 
 
 def pmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike,

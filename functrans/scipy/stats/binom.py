@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
@@ -23,7 +23,9 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Arra
     xs = _fnp.where(ok, x, 0.0)
     comb = _gammaln(n + 1) - _gammaln(xs + 1) - _gammaln(n - xs + 1)
     val = comb + _xlogy(xs, p) + _xlog1py(n - xs, -p)
-    return _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    val = _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    good = (n >= 0) & (n == _fnp.floor(n)) & (p >= 0) & (p <= 1) & ~_fnp.isnan(x)
+    return _nan_unless(good, val)                                 # scipy's domain
 
 
 def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:

@@ -5,6 +5,7 @@ import math as _math
 
 from ... import numpy as _fnp
 from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "isf", "ppf"]
@@ -18,7 +19,8 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -1.144729885849
     """
     z, log_scale = _standardize(x, loc, scale)
-    return -z.dtype.type(_math.log(_math.pi)) - log_scale - _fnp.log1p(z * z)
+    val = -z.dtype.type(_math.log(_math.pi)) - log_scale - _fnp.log1p(z * z)
+    return _nan_unless(_domain_ok(z, scale), val)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -62,8 +64,9 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     t = z.dtype.type
     big = z > 1
     safe = _fnp.where(big, z, t(1))
-    return _fnp.where(big, _fnp.arctan(t(1) / safe) / t(_math.pi),
-                      t(0.5) - _fnp.arctan(z) / t(_math.pi))
+    val = _fnp.where(big, _fnp.arctan(t(1) / safe) / t(_math.pi),
+                     t(0.5) - _fnp.arctan(z) / t(_math.pi))
+    return _nan_unless(_domain_ok(z, scale), val)
 
 
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -90,7 +93,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     val = _fnp.tan(t(_math.pi) * (q - t(0.5)))
     lower, upper = t(-1) / (t(_math.pi) * _fnp.abs(q)), t(1) / (t(_math.pi) * (t(1) - q))
     val = _fnp.where(q == 0, lower, _fnp.where(q == 1, upper, val))
-    return loc + scale * val
+    return _nan_unless((scale > 0) & (q >= 0) & (q <= 1), loc + scale * val)
 
 
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, outside as _outside, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -16,7 +17,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -1.0
     """
     z, log_scale = _standardize(x, loc, scale)
-    return _outside(z < 0, -z - log_scale, -float("inf"))
+    return _nan_unless(_domain_ok(z, scale), _outside(z < 0, -z - log_scale, -float("inf")))
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -37,7 +38,8 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.0
     """
     z = _standardize(x, loc, scale)[0]
-    return -_fnp.expm1(-_fnp.where(z < 0, 0.0, z))   # z = 0 takes the right side's slope, as JAX
+    # z = 0 takes the right side's slope, as JAX
+    return _nan_unless(_domain_ok(z, scale), -_fnp.expm1(-_fnp.where(z < 0, 0.0, z)))
 
 
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -50,7 +52,8 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     z = _standardize(x, loc, scale)[0]
     # -inf at and below 0 with a zero gradient (log's slope there is infinite)
     zs = _fnp.where(z > 0, z, 1.0)
-    return _fnp.where(z > 0, _fnp.log(-_fnp.expm1(-zs)), z.dtype.type(-float("inf")))
+    val = _fnp.where(z > 0, _fnp.log(-_fnp.expm1(-zs)), z.dtype.type(-float("inf")))
+    return _nan_unless(_domain_ok(z, scale), val)
 
 
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -71,7 +74,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -2.0
     """
     z = _standardize(x, loc, scale)[0]
-    return -_fnp.where(z < 0, 0.0, z)
+    return _nan_unless(_domain_ok(z, scale), -_fnp.where(z < 0, 0.0, z))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -82,4 +85,4 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.0
     """
     q, loc, scale = _as_float(q, loc, scale)
-    return loc - scale * _fnp.log1p(-q)
+    return _nan_unless((scale > 0) & (q >= 0) & (q <= 1), loc - scale * _fnp.log1p(-q))

@@ -8,6 +8,7 @@ from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_incomplete import gammainc as _gammainc
 from ._util import as_float as _as_float, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf"]
@@ -23,8 +24,9 @@ def logpdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
     """
     z, log_scale = _standardize(x, loc, scale)
     beta = _as_float(beta, z)[0]
-    return (_fnp.log(beta) - z.dtype.type(_math.log(2)) - _gammaln(1 / beta)
-            - _fnp.abs(z) ** beta - log_scale)
+    val = (_fnp.log(beta) - z.dtype.type(_math.log(2)) - _gammaln(1 / beta)
+           - _fnp.abs(z) ** beta - log_scale)
+    return _nan_unless(_domain_ok(z, scale, beta > 0), val)
 
 
 def pdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
@@ -49,4 +51,5 @@ def cdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0.0,
     z = _standardize(x, loc, scale)[0]
     beta = _as_float(beta, z)[0]
     half = z.dtype.type(0.5)
-    return half + half * _fnp.sign(z) * _gammainc(1 / beta, _fnp.abs(z) ** beta)
+    val = half + half * _fnp.sign(z) * _gammainc(1 / beta, _fnp.abs(z) ** beta)
+    return _nan_unless(_domain_ok(z, scale, beta > 0), val)

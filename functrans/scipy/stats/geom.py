@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as _fnp
 from .._special_misc import xlog1py as _xlog1py
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
@@ -21,7 +21,8 @@ def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     ok = (x >= 1) & (x == _fnp.floor(x))
     xs = _fnp.where(ok, x, 1.0)
     val = _xlog1py(xs - 1, -p) + _fnp.log(p)
-    return _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    val = _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    return _nan_unless((p > 0) & (p <= 1) & ~_fnp.isnan(x), val)   # scipy's domain
 
 
 def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:

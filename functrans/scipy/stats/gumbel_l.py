@@ -6,14 +6,14 @@ from __future__ import annotations
 from ... import numpy as _fnp
 from ...typing import Array, ArrayLike
 from ._util import as_float as _as_float, log1m_exp as _log1m_exp, nan_if as _nan_if
-from ._util import standardize as _standardize
+from ._util import domain_ok as _domain_ok, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def _z(x, loc, scale):
     z, log_scale = _standardize(x, loc, scale)
-    return z, log_scale, _as_float(scale) <= 0
+    return z, log_scale, ~_domain_ok(z, scale)
 
 
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import nn as _nn
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "isf", "ppf"]
@@ -18,7 +19,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """
     z, log_scale = _standardize(x, loc, scale)
     a = _fnp.abs(z)
-    return -a - 2 * _fnp.log1p(_fnp.exp(-a)) - log_scale
+    return _nan_unless(_domain_ok(z, scale), -a - 2 * _fnp.log1p(_fnp.exp(-a)) - log_scale)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -38,7 +39,8 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> float(logistic.cdf(0.0))
     0.5
     """
-    return _nn.sigmoid(_standardize(x, loc, scale)[0])
+    z = _standardize(x, loc, scale)[0]
+    return _nan_unless(_domain_ok(z, scale), _nn.sigmoid(z))
 
 
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -48,7 +50,8 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> float(logistic.sf(0.0))
     0.5
     """
-    return _nn.sigmoid(-_standardize(x, loc, scale)[0])
+    z = _standardize(x, loc, scale)[0]
+    return _nan_unless(_domain_ok(z, scale), _nn.sigmoid(-z))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -59,7 +62,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.0
     """
     q, loc, scale = _as_float(q, loc, scale)
-    return loc + scale * (_fnp.log(q) - _fnp.log1p(-q))
+    return _nan_unless(scale > 0, loc + scale * (_fnp.log(q) - _fnp.log1p(-q)))
 
 
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -70,4 +73,4 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.0
     """
     q, loc, scale = _as_float(q, loc, scale)
-    return loc - scale * (_fnp.log(q) - _fnp.log1p(-q))
+    return _nan_unless(scale > 0, loc - scale * (_fnp.log(q) - _fnp.log1p(-q)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from .._special_misc import xlog1py as _xlog1py, xlogy as _xlogy
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf"]
@@ -24,7 +24,8 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Arra
     xs = _fnp.where(ok, x, 0.0)
     comb = _gammaln(xs + n) - _gammaln(xs + 1) - _gammaln(n)
     val = comb + _xlogy(n, p) + _xlog1py(xs, -p)
-    return _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    val = _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    return _nan_unless((n > 0) & (p > 0) & (p <= 1) & ~_fnp.isnan(x), val)   # scipy's domain
 
 
 def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:

@@ -6,6 +6,7 @@ import math as _math
 from ... import numpy as _fnp
 from ..special import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
 from ._util import standardize as _standardize, as_float as _as_float
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
@@ -19,7 +20,8 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -0.918938533205
     """
     z, log_scale = _standardize(x, loc, scale)
-    return -0.5 * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale
+    val = -0.5 * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale
+    return _nan_unless(_domain_ok(z, scale), val)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -39,7 +41,8 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> float(norm.cdf(0.0))
     0.5
     """
-    return _ndtr(_standardize(x, loc, scale)[0])
+    z = _standardize(x, loc, scale)[0]
+    return _nan_unless(_domain_ok(z, scale), _ndtr(z))
 
 
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -49,7 +52,8 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> round(float(norm.logcdf(0.0)), 12)
     -0.69314718056
     """
-    return _log_ndtr(_standardize(x, loc, scale)[0])
+    z = _standardize(x, loc, scale)[0]
+    return _nan_unless(_domain_ok(z, scale), _log_ndtr(z))
 
 
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -59,7 +63,8 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> float(norm.sf(0.0))
     0.5
     """
-    return _ndtr(-_standardize(x, loc, scale)[0])
+    z = _standardize(x, loc, scale)[0]
+    return _nan_unless(_domain_ok(z, scale), _ndtr(-z))
 
 
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -69,7 +74,8 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> round(float(norm.logsf(0.0)), 12)
     -0.69314718056
     """
-    return _log_ndtr(-_standardize(x, loc, scale)[0])
+    z = _standardize(x, loc, scale)[0]
+    return _nan_unless(_domain_ok(z, scale), _log_ndtr(-z))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -80,7 +86,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     1.9599639845
     """
     q, loc, scale = _as_float(q, loc, scale)
-    return loc + scale * _ndtri(q)
+    return _nan_unless(scale > 0, loc + scale * _ndtri(q))
 
 
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -91,4 +97,4 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     1.9599639845
     """
     q, loc, scale = _as_float(q, loc, scale)
-    return loc - scale * _ndtri(q)
+    return _nan_unless(scale > 0, loc - scale * _ndtri(q))

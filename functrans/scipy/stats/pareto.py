@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, log1m_exp as _log1m_exp, nan_if as _nan_if
 from ._util import standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
@@ -21,7 +22,8 @@ def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     b = _as_float(b, z)[0]
     zs = _fnp.where(z >= 1, z, 1.0)
     val = _fnp.log(b) - (b + 1) * _fnp.log(zs) - log_scale
-    return _fnp.where(z >= 1, val, z.dtype.type(-float("inf")))
+    val = _fnp.where(z >= 1, val, z.dtype.type(-float("inf")))
+    return _nan_unless(_domain_ok(z, scale, b > 0), val)
 
 
 def pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -39,7 +41,7 @@ def _log_tail(x, b, loc, scale):
     z, _ = _standardize(x, loc, scale)
     b, scale = _as_float(b, scale)
     zs = _fnp.where(z >= 1, z, 1.0)
-    bad = (b <= 0) | (scale <= 0) | _fnp.isnan(z)
+    bad = ~_domain_ok(z, scale, b > 0)      # a NaN b too
     return _fnp.where(z >= 1, -b * _fnp.log(zs), 0.0), bad
 
 

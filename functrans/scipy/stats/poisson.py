@@ -6,7 +6,7 @@ from .._special_gamma import gammaln as _gammaln
 from .._special_incomplete import gammaincc as _gammaincc
 from .._special_misc import entr as _entr
 from .._special_misc import xlogy as _xlogy
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpmf", "pmf", "cdf", "entropy"]
@@ -24,7 +24,8 @@ def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     ok = (x >= 0) & (x == _fnp.floor(x))
     xs = _fnp.where(ok, x, 0.0)
     val = _xlogy(xs, mu) - mu - _gammaln(xs + 1)
-    return _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    val = _fnp.where(ok, val, x.dtype.type(-float("inf")))
+    return _nan_unless((mu >= 0) & ~_fnp.isnan(x), val)     # scipy's domain
 
 
 def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
@@ -46,7 +47,10 @@ def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """
     k, mu, loc = _as_float(k, mu, loc)
     x = _fnp.floor(k - loc)
-    return _fnp.where(x < 0, x.dtype.type(0), _gammaincc(_fnp.maximum(x, 0.0) + 1, mu))
+    xs = _fnp.where((x < 0) | (x == float("inf")), 0.0, x)      # 1 at k = inf, as scipy
+    val = _fnp.where(x < 0, x.dtype.type(0), _gammaincc(xs + 1, mu))
+    val = _fnp.where(x == float("inf"), x.dtype.type(1), val)
+    return _nan_unless((mu >= 0) & ~_fnp.isnan(x), val)     # scipy's domain
 
 
 # entropy: the sum -sum p log p over k < mu + 12 sqrt(mu) + 40 (the mass beyond is
@@ -79,4 +83,4 @@ def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Array:
         - inv * (1 / 12 + inv * (1 / 24 + inv * 19 / 360))
     val = _fnp.where(mu < _ENTROPY_SUM_BELOW, summed, asym)
     val = _fnp.where(mu == 0, 0.0, val)
-    return _fnp.where(mu < 0, mu.dtype.type(float("nan")), val)
+    return _nan_unless((mu >= 0) & ~_fnp.isnan(loc), val)     # scipy's domain

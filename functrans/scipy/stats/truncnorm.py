@@ -8,6 +8,7 @@ import math as _math
 from ... import numpy as _fnp
 from .._special_erf import log_ndtr as _log_ndtr
 from ._util import as_float as _as_float, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
@@ -27,12 +28,9 @@ def _prepare(x, a, b, loc, scale):
     a, b, _ = _as_float(a, b, z)
     # a and b may have more dims than x, loc, scale: all broadcast together
     z, a, b = _fnp.broadcast_arrays(z, a, b)
-    return z, a, b, log_scale, _log_mass(a, b)
-
-
-def _nan_unless_ordered(a, b, value):
-    """nan where the interval is empty or reversed (b <= a), as scipy and JAX."""
-    return _fnp.where(a < b, value, value.dtype.type(float("nan")))
+    # NaN (as scipy) for an empty or reversed [a, b] and outside the scale's domain
+    ok = _domain_ok(z, scale, a < b)
+    return z, a, b, log_scale, _log_mass(a, b), ok
 
 
 def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -43,10 +41,10 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     >>> round(float(truncnorm.logpdf(0.0, -1.0, 1.0)), 12)
     -0.537223386903
     """
-    z, a, b, log_scale, log_z = _prepare(x, a, b, loc, scale)
+    z, a, b, log_scale, log_z, ok = _prepare(x, a, b, loc, scale)
     val = -0.5 * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale - log_z
     val = _fnp.where((z >= a) & (z <= b), val, z.dtype.type(-float("inf")))
-    return _nan_unless_ordered(a, b, val)
+    return _nan_unless(ok, val)
 
 
 def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -63,7 +61,7 @@ def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
 def _log_cdf_sf(x, a, b, loc, scale):
     """(log cdf, log sf), each taken from the other's complement where it is above
     1/2 (where its own form would lose the digits of a value near 0)."""
-    z, a, b, _, log_z = _prepare(x, a, b, loc, scale)
+    z, a, b, _, log_z, ok = _prepare(x, a, b, loc, scale)
     t = z.dtype.type
     zc = _fnp.clip(z, a, b)
     left = _fnp.minimum(_log_mass(a, _fnp.where(zc > a, zc, b)) - log_z, t(0))
@@ -73,7 +71,7 @@ def _log_cdf_sf(x, a, b, loc, scale):
     log_sf = _fnp.where(right > half, _fnp.log1p(-_fnp.exp(_fnp.minimum(left, half))), right)
     log_cdf = _fnp.where(z <= a, t(-float("inf")), _fnp.where(z >= b, t(0), log_cdf))
     log_sf = _fnp.where(z >= b, t(-float("inf")), _fnp.where(z <= a, t(0), log_sf))
-    return _nan_unless_ordered(a, b, log_cdf), _nan_unless_ordered(a, b, log_sf)
+    return _nan_unless(ok, log_cdf), _nan_unless(ok, log_sf)
 
 
 def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import numpy as _fnp
 from ._util import as_float as _as_float, standardize as _standardize
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
@@ -16,7 +17,8 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     -0.0
     """
     z, log_scale = _standardize(x, loc, scale)
-    return _fnp.where((z >= 0) & (z <= 1), -log_scale, z.dtype.type(-float("inf")))
+    val = _fnp.where((z >= 0) & (z <= 1), -log_scale, z.dtype.type(-float("inf")))
+    return _nan_unless(_domain_ok(z, scale), val)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -37,7 +39,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.25
     """
     z = _standardize(x, loc, scale)[0]     # slope 1 at both edges (the closed support), as JAX
-    return _fnp.where(z < 0, 0.0, _fnp.where(z > 1, 1.0, z))
+    return _nan_unless(_domain_ok(z, scale), _fnp.where(z < 0, 0.0, _fnp.where(z > 1, 1.0, z)))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -48,5 +50,4 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     0.25
     """
     q, loc, scale = _as_float(q, loc, scale)
-    bad = (q < 0) | (q > 1)
-    return _fnp.where(bad, q.dtype.type(float("nan")), loc + q * scale)
+    return _nan_unless((q >= 0) & (q <= 1) & (scale > 0), loc + q * scale)

@@ -5,7 +5,7 @@ import math as _math
 
 from ... import numpy as _fnp
 from .._special_misc import i0e as _i0e
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
@@ -19,7 +19,8 @@ def logpdf(x: ArrayLike, kappa: ArrayLike) -> Array:
     -1.837877066409
     """
     x, kappa = _as_float(x, kappa)
-    return kappa * (_fnp.cos(x) - 1) - _fnp.log(x.dtype.type(2 * _math.pi) * _i0e(kappa))
+    val = kappa * (_fnp.cos(x) - 1) - _fnp.log(x.dtype.type(2 * _math.pi) * _i0e(kappa))
+    return _nan_unless(kappa >= 0, val)       # NaN for kappa < 0, as scipy
 
 
 def pdf(x: ArrayLike, kappa: ArrayLike) -> Array:

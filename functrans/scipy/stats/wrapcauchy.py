@@ -4,7 +4,7 @@ from __future__ import annotations
 import math as _math
 
 from ... import numpy as _fnp
-from ._util import as_float as _as_float
+from ._util import as_float as _as_float, nan_unless as _nan_unless
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
@@ -21,7 +21,8 @@ def logpdf(x: ArrayLike, c: ArrayLike) -> Array:
     val = (_fnp.log1p(-c * c) - x.dtype.type(_math.log(2 * _math.pi))
            - _fnp.log1p(c * c - 2 * c * _fnp.cos(x)))
     inside = (x >= 0) & (x <= 2 * _math.pi)
-    return _fnp.where(inside, val, x.dtype.type(-float("inf")))
+    val = _fnp.where(inside, val, x.dtype.type(-float("inf")))
+    return _nan_unless((c > 0) & (c < 1) & ~_fnp.isnan(x), val)     # scipy's domain
 
 
 def pdf(x: ArrayLike, c: ArrayLike) -> Array:
