@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
@@ -285,3 +286,20 @@ def test_small_loops_in_a_loop_body_stay_vector_loops():
     assert len(optimised.splitlines()) < 450
     np.testing.assert_allclose(np.asarray(ft.jit(f)(y0)), np.asarray(f(y0)), rtol=1e-13)
     assert "unroll-full-max-count=4" in engine.host_key()     # object code is keyed by them
+
+
+def test_512_bit_vectors_only_on_cpus_that_run_them_at_full_clock():
+    """``engine.wide_vectors``: AVX-512 hosts of Sapphire Rapids' generation (avx512fp16)
+    and AMD's Zen 4/5 get 512-bit loops (LLVM's tuning prefers 256 bits for every AVX-512
+    CPU); older Xeons and CPUs without AVX-512 keep LLVM's choice, and the host key (the
+    disk cache's) says which was used, so objects of one never load for the other."""
+    wide = engine.wide_vectors
+    assert wide("rocketlake", {"avx512f": True, "avx512fp16": True})
+    assert wide("sapphirerapids", {"avx512f": True, "avx512fp16": True})
+    assert wide("znver4", {"avx512f": True}) and wide("znver5", {"avx512f": True})
+    assert not wide("skylake-avx512", {"avx512f": True, "avx512bw": True})
+    assert not wide("icelake-server", {"avx512f": True, "avx512fp16": False})
+    assert not wide("znver3", {"avx2": True})
+    assert not wide("znver4", {"avx512f": False})
+    cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features()
+    assert ("-prefer-256-bit" in engine.host_key()) == wide(cpu, features)
