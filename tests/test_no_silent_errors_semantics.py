@@ -348,6 +348,9 @@ def test_float_to_int_saturates_as_jax(src, dst):
     want = [_saturate(v, dst) for v in x.astype(np.float64).tolist()]
     conv = lambda a: a.astype(dst)   # noqa: E731
     for where, got in {"eager": fnp.asarray(x).astype(dst),
+                       "fnp.astype": fnp.astype(x, dst),        # numpy input (wrapped once)
+                       "fnp.astype list": fnp.astype(x.tolist(), dst) if src == "float64" else
+                       fnp.astype(x, dst),
                        "lax": lax.convert_element_type(x, dst),
                        "interpret": ft.jit(conv, backend="interpret")(x),
                        "cpu": ft.jit(conv, backend="cpu")(x),

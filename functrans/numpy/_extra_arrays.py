@@ -529,8 +529,13 @@ def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = False, *, device: Any = 
     >>> import functrans.numpy as fnp
     >>> fnp.astype(fnp.asarray([1.7]), fnp.int64).tolist()
     [1]
+    >>> fnp.astype(np.array([300.7, -2.0, np.nan]), fnp.uint8).tolist()   # saturates, as jit
+    [255, 0, 0]
     """
-    return asarray(x, dtype, device=device)
+    a = asarray(x)
+    if not isinstance(a, Tracer):
+        a = a.astype(dtype)     # Array.astype: float -> int saturates, as convert_element_type
+    return asarray(a, dtype, device=device)
 
 
 def copy(a: ArrayLike, order: str | None = None) -> Array:
