@@ -25,6 +25,7 @@ from .primitives.structural import checked_axis
 from .primitives.reductions import reduce_max, reduce_min, reduce_prod, reduce_sum
 from .primitives.indexing import dynamic_update_slice
 from .primitives.slicing import slice_in_dim
+from .lax_keywords import mul as lax_mul
 from .lax_scan import top_k
 from .primitives.structural import broadcast_in_dim, reshape
 from .device import sharding_constraint
@@ -376,7 +377,8 @@ def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:
 
 # --------------------------------------------------------------------------- reductions
 
-_MONOIDS = {E.add: reduce_sum, E.mul: reduce_prod, E.max: reduce_max, E.min: reduce_min}
+_MONOIDS = {E.add: reduce_sum, E.mul: reduce_prod, E.max: reduce_max, E.min: reduce_min,
+            lax_mul: reduce_prod}   # lax.mul (its out_dtype= front end)
 
 
 def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],

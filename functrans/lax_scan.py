@@ -239,8 +239,8 @@ def map(f: Callable[..., Any], xs: Any, *, batch_size: int | None = None) -> Any
         lambda c, x: (c, f(x)), None, xs)[1]
 
 
-def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
-    """``min(max(x, lo), hi)`` (argument order as ``jax.lax.clamp``) with JAX's
+def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:  # noqa: A002 (JAX's names)
+    """``min(max(x, lo), hi)`` (arguments and their names as ``jax.lax.clamp``) with JAX's
     derivatives: to ``x`` where ``lo < x < hi``, to ``lo`` where ``x < lo < hi``, to ``hi``
     where ``hi < x``, none at a tie (``x == lo`` or ``x == hi``: min/max would split it).
 
@@ -248,6 +248,7 @@ def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     >>> clamp(0.0, np.float64(3.0), 1.0).item()
     1.0
     """
+    lo, hi = min, max
     xshape = fnp.shape(x)
     # JAX's clamp takes 0-d bounds with any operand: broadcast them (the elementwise
     # primitives want equal shapes once traced)

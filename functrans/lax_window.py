@@ -23,6 +23,7 @@ import numpy as np
 
 from jaxpr_ir import dtype_kind
 
+from .lax_keywords import mul as lax_mul
 from .primitives import elementwise
 from .primitives.conv_api import padtype_to_pads
 from .primitives.slicing import pad, slice as lax_slice
@@ -37,7 +38,8 @@ __all__ = ["reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_wi
 def _monoid(computation):
     table = {elementwise.add: elementwise.add, operator.add: elementwise.add,
              elementwise.max: elementwise.max, elementwise.min: elementwise.min,
-             elementwise.mul: elementwise.mul, operator.mul: elementwise.mul}
+             elementwise.mul: elementwise.mul, operator.mul: elementwise.mul,
+             lax_mul: elementwise.mul}   # lax.mul (its out_dtype= front end)
     try:
         return table[computation]
     except (KeyError, TypeError):

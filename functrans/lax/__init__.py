@@ -38,9 +38,11 @@ from ..lax_shapes import *  # noqa: F401,F403,E402  (shape tuples; pshuffle, pbr
 from ..lax_platform import *  # noqa: F401,F403,E402  (platform_dependent, rng_bit_generator...)
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg's signatures and defaults)
 from ._primitives import *  # noqa: F401,F403,E402  (the primitives under JAX's *_p names)
+from ..lax_keywords import *  # noqa: F401,F403,E402  (mul(out_dtype=), exp(accuracy=), ...)
 # special functions as JAX's lax names them, reusing functrans.scipy.special's (composed of
 # the ops above; imported last, since functrans.scipy itself imports this module)
-from ..scipy._special_gamma import digamma, polygamma, zeta  # noqa: F401,E402
+from ..scipy._special_gamma import digamma, zeta  # noqa: F401,E402
+from ._polygamma import polygamma  # noqa: F401,E402  (JAX's floating order m)
 from ..scipy._special_incomplete import betainc  # noqa: F401,E402
 from ..scipy._special_incomplete import gammainc as igamma  # noqa: F401,E402
 from ..scipy._special_incomplete import gammaincc as igammac  # noqa: F401,E402

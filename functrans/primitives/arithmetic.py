@@ -365,7 +365,7 @@ def neg(x: ArrayLike) -> Array:
     return neg_p.bind(x)
 
 
-def convert_element_type(x: ArrayLike, new_dtype: DTypeLike,
+def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike,
                          weak_type: bool = False) -> Array:
     """Cast to ``new_dtype``; a no-op (no equation) when the type already matches.
 
@@ -374,10 +374,10 @@ def convert_element_type(x: ArrayLike, new_dtype: DTypeLike,
     [1, -1]
     """
     new_dtype = np.dtype(new_dtype)
-    a = aval(x)
+    a = aval(operand)
     if a.dtype == new_dtype and a.weak_type == weak_type:
-        return unchanged(x)
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+        return unchanged(operand)
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
 def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
@@ -547,11 +547,11 @@ def bitwise_not(x: ArrayLike) -> Array:
     return not_p.bind(x)
 
 
-def bitcast_convert_type(x: ArrayLike, new_dtype: DTypeLike) -> Array:
-    """Reinterpret the bits of ``x`` as ``new_dtype`` (same item size).
+def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
+    """Reinterpret the bits of ``operand`` as ``new_dtype`` (same item size).
 
     >>> import numpy as np
     >>> hex(bitcast_convert_type(np.float32(1.0), np.uint32).item())
     '0x3f800000'
     """
-    return bitcast_convert_type_p.bind(x, new_dtype=np.dtype(new_dtype))
+    return bitcast_convert_type_p.bind(operand, new_dtype=np.dtype(new_dtype))

@@ -172,25 +172,25 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
 broadcast_in_dim_p.def_rules(abstract_eval=_broadcast_in_dim_aval, impl=_broadcast_in_dim_impl)
 
 
-def broadcast_in_dim(x: ArrayLike, shape: Shape,
+def broadcast_in_dim(operand: ArrayLike, shape: Shape,
                      broadcast_dimensions: Sequence[int]) -> Array:
-    """Broadcast ``x`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
+    """Broadcast ``operand`` to ``shape``; operand axis i becomes output axis broadcast_dimensions[i].
 
     >>> import numpy as np
     >>> broadcast_in_dim(np.array([1.0, 2.0]), (2, 3), (0,)).tolist()
     [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
     """
     shape, broadcast_dimensions = tuple(int(s) for s in shape), tuple(int(d) for d in broadcast_dimensions)
-    if get_aval(x).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
-        return x
+    if get_aval(operand).shape == shape and broadcast_dimensions == tuple(range(len(shape))):
+        return operand
     if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)) and \
-            len(set(broadcast_dimensions)) == len(broadcast_dimensions) == get_aval(x).ndim:
+            len(set(broadcast_dimensions)) == len(broadcast_dimensions) == get_aval(operand).ndim:
         # JAX takes the dimensions in any order: permute the operand to increasing order
         perm = tuple(int(i) for i in np.argsort(broadcast_dimensions))
-        x, broadcast_dimensions = transpose(x, perm), tuple(sorted(broadcast_dimensions))
-    if not isinstance(x, Tracer) and trace_depth():
-        return broadcast_constant(x, shape, broadcast_dimensions)
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
+        operand, broadcast_dimensions = transpose(operand, perm), tuple(sorted(broadcast_dimensions))
+    if not isinstance(operand, Tracer) and trace_depth():
+        return broadcast_constant(operand, shape, broadcast_dimensions)
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=broadcast_dimensions)
 
 
 # --------------------------------------------------------------------------- transpose
@@ -220,7 +220,7 @@ def _transpose_impl(x, *, permutation):
 transpose_p.def_rules(abstract_eval=_transpose_aval, impl=_transpose_impl)
 
 
-def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
+def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     """Permute axes: output axis i is input axis permutation[i].
 
     >>> import numpy as np
@@ -229,20 +229,20 @@ def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
     """
     permutation = tuple(int(p) for p in permutation)
     # the identity returns x itself, but only one of x's own rank: (0,) of a matrix raises
-    if permutation == tuple(range(len(permutation))) and len(permutation) == np.ndim(x):
-        return x
-    return transpose_p.bind(x, permutation=permutation)
+    if permutation == tuple(range(len(permutation))) and len(permutation) == np.ndim(operand):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
 
 
 # --------------------------------------------------------------------------- constants
 
-def full(shape: Shape, value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
-    """``shape`` filled with the scalar ``value``: a broadcast scalar, no per-element memory
-    (``dtype`` defaults to ``value``'s, as ``jax.lax.full``).
+def full(shape: Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
+    """``shape`` filled with the scalar ``fill_value``: a broadcast scalar, no per-element memory
+    (``dtype`` defaults to ``fill_value``'s, as ``jax.lax.full``).
 
     Under a trace a constant is recorded (a literal broadcast in the outermost trace, see
     ``_bind_nullary``) rather than baked into the jaxpr as an array constant; a traced
-    ``value`` is broadcast in its own trace (it carries derivatives and batch axes).
+    ``fill_value`` is broadcast in its own trace (it carries derivatives and batch axes).
 
     >>> full((2, 2), 7, "int32").tolist()
     [[7, 7], [7, 7]]
@@ -250,16 +250,16 @@ def full(shape: Shape, value: ArrayLike, dtype: DTypeLike | None = None) -> Arra
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):     # eagerly full((-1,), v) was an array of shape (1,)
         raise ValueError(f"full: shape {shape} has a negative dimension")
-    if isinstance(value, Tracer):
-        a = get_aval(value)
+    if isinstance(fill_value, Tracer):
+        a = get_aval(fill_value)
         if a.ndim:
             raise TypeError(f"full: value must be a scalar, got shape {a.shape}")
         dt = a.dtype if dtype is None else np.dtype(dtype)
         if dt != a.dtype:
-            value = convert_element_type_p.bind(value, new_dtype=dt)
-        return broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=()) \
-            if shape else value
-    scalar = np.asarray(value, dtype=dtype)
+            fill_value = convert_element_type_p.bind(fill_value, new_dtype=dt)
+        return broadcast_in_dim_p.bind(fill_value, shape=shape, broadcast_dimensions=()) \
+            if shape else fill_value
+    scalar = np.asarray(fill_value, dtype=dtype)
     if not shape:
         return scalar
     return bind_outermost(broadcast_in_dim_p, (scalar,),

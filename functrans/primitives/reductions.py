@@ -370,7 +370,7 @@ def _bind(prim, x, **params):
     return prim.bind(x, **params)
 
 
-def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> Array:
+def reduce_sum(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Sum over ``axes`` (a tuple); a no-op for an empty tuple.
 
     >>> float(reduce_sum(np.arange(4.0), (0,)))
@@ -378,38 +378,38 @@ def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> Array:
     """
     axes = _axes(axes)
     if not axes:
-        return x
-    return _bind(reduce_sum_p, x, axes=axes)
+        return operand
+    return _bind(reduce_sum_p, operand, axes=axes)
 
 
-def reduce_max(x: ArrayLike, axes: Sequence[int]) -> Array:
+def reduce_max(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Maximum over ``axes``; NaN propagates, an empty reduction is a ValueError.
 
     >>> float(reduce_max(np.array([1.0, 3.0, 2.0]), (0,)))
     3.0
     """
     axes = _axes(axes)
-    return _bind(reduce_max_p, x, axes=axes) if axes else x
+    return _bind(reduce_max_p, operand, axes=axes) if axes else operand
 
 
-def reduce_min(x: ArrayLike, axes: Sequence[int]) -> Array:
+def reduce_min(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Minimum over ``axes``.
 
     >>> float(reduce_min(np.array([1.0, 3.0, 2.0]), (0,)))
     1.0
     """
     axes = _axes(axes)
-    return _bind(reduce_min_p, x, axes=axes) if axes else x
+    return _bind(reduce_min_p, operand, axes=axes) if axes else operand
 
 
-def reduce_prod(x: ArrayLike, axes: Sequence[int]) -> Array:
+def reduce_prod(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Product over ``axes`` (1 for an empty reduction).
 
     >>> float(reduce_prod(np.array([2.0, 3.0]), (0,)))
     6.0
     """
     axes = _axes(axes)
-    return _bind(reduce_prod_p, x, axes=axes) if axes else x
+    return _bind(reduce_prod_p, operand, axes=axes) if axes else operand
 
 
 def reduce_and(x: ArrayLike, axes: Sequence[int]) -> Array:

@@ -94,7 +94,7 @@ slice_p.def_rules(abstract_eval=_slice_aval, impl=_slice_impl, batch=_slice_batc
 deflinear(slice_p, _slice_transpose)
 
 
-def slice(x: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
+def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Array:  # noqa: A001 (lax name)
     """``x[start:limit:stride]`` per axis, with static bounds.
 
@@ -106,9 +106,9 @@ def slice(x: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[in
     strides = None if strides is None or all(int(s) == 1 for s in strides) else \
         tuple(int(s) for s in strides)
     if strides is None and start_indices == (0,) * len(start_indices) and \
-            limit_indices == aval(x).shape:
-        return x
-    return checked_bind(slice_p, x, start_indices=start_indices, limit_indices=limit_indices,
+            limit_indices == aval(operand).shape:
+        return operand
+    return checked_bind(slice_p, operand, start_indices=start_indices, limit_indices=limit_indices,
                         strides=strides)
 
 
@@ -160,7 +160,7 @@ deflinear(rev_p, lambda ct, x, *, dimensions: [
     Zero(x.aval) if type(ct) is Zero else rev(ct, dimensions)])
 
 
-def rev(x: ArrayLike, dimensions: Sequence[int]) -> Array:
+def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along ``dimensions``.
 
     >>> rev(np.arange(3.0), (0,)).tolist()
@@ -168,8 +168,8 @@ def rev(x: ArrayLike, dimensions: Sequence[int]) -> Array:
     """
     dimensions = tuple(sorted(int(d) for d in dimensions))
     if not dimensions:
-        return x
-    return checked_bind(rev_p, x, dimensions=dimensions)
+        return operand
+    return checked_bind(rev_p, operand, dimensions=dimensions)
 
 
 # --------------------------------------------------------------------------- concatenate
@@ -312,7 +312,7 @@ pad_p.def_rules(abstract_eval=_pad_aval, impl=_pad_impl, batch=_pad_batch)
 deflinear(pad_p, _pad_transpose)
 
 
-def pad(x: ArrayLike, padding_value: ArrayLike,
+def pad(operand: ArrayLike, padding_value: ArrayLike,
         padding_config: Sequence[tuple[int, int, int]]) -> Array:
     """Pad with ``padding_value``: ``(lo, hi, interior)`` per axis; negative lo/hi crop.
 
@@ -321,10 +321,10 @@ def pad(x: ArrayLike, padding_value: ArrayLike,
     """
     padding_config = tuple((int(lo), int(hi), int(it)) for lo, hi, it in padding_config)
     if all(c == (0, 0, 0) for c in padding_config):
-        return unchanged(x)
+        return unchanged(operand)
     if isinstance(padding_value, (bool, int, float, complex)):
-        padding_value = np.asarray(padding_value, aval(x).dtype)
-    return checked_bind(pad_p, x, padding_value, padding_config=padding_config)
+        padding_value = np.asarray(padding_value, aval(operand).dtype)
+    return checked_bind(pad_p, operand, padding_value, padding_config=padding_config)
 
 
 # --------------------------------------------------------------------------- reduce_prod's JVP

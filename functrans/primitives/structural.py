@@ -78,10 +78,10 @@ deflinear(reshape_p, lambda ct, x, *, new_sizes: [
     Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)])
 
 
-def reshape(x: ArrayLike, new_sizes: Shape,
+def reshape(operand: ArrayLike, new_sizes: Shape,
             dimensions: Sequence[int] | None = None) -> Array:
     """Row-major reshape; a no-op (no equation) when the shape already matches.
-    ``dimensions`` (JAX's) transposes ``x`` to that axis order first.
+    ``dimensions`` (JAX's) transposes ``operand`` to that axis order first.
 
     >>> import numpy as np
     >>> reshape(np.arange(6), (2, 3)).tolist()
@@ -91,15 +91,15 @@ def reshape(x: ArrayLike, new_sizes: Shape,
     """
     if dimensions is not None:
         dimensions = tuple(int(d) for d in dimensions)
-        if sorted(dimensions) != list(range(aval(x).ndim)):
+        if sorted(dimensions) != list(range(aval(operand).ndim)):
             raise ValueError(f"reshape: dimensions {dimensions} must be a permutation of the "
-                             f"axes of {aval(x).str_short()}")
+                             f"axes of {aval(operand).str_short()}")
         if dimensions != tuple(range(len(dimensions))):
-            x = transpose(x, dimensions)
+            operand = transpose(operand, dimensions)
     new_sizes = tuple(int(s) for s in new_sizes)
-    if aval(x).shape == new_sizes:
-        return x
-    return reshape_p.bind(x, new_sizes=new_sizes)
+    if aval(operand).shape == new_sizes:
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes)
 
 
 # --------------------------------------------------------------------------- transpose
@@ -174,17 +174,17 @@ deflinear(squeeze_p, lambda ct, x, *, dimensions: [
     Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)])
 
 
-def squeeze(x: ArrayLike, dimensions: Sequence[int]) -> Array:
+def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the size-1 axes ``dimensions``.
 
     >>> squeeze(np.zeros((1, 3, 1)), (0, 2)).shape
     (3,)
     """
-    nd = aval(x).ndim
+    nd = aval(array).ndim
     dimensions = tuple(sorted(int(d) + nd if int(d) < 0 else int(d) for d in dimensions))
     if not dimensions:
-        return x
-    return checked_bind(squeeze_p, x, dimensions=dimensions)
+        return array
+    return checked_bind(squeeze_p, array, dimensions=dimensions)
 
 
 def checked_axis(axis: int, ndim: int, fname: str) -> int:
@@ -200,13 +200,13 @@ def checked_axis(axis: int, ndim: int, fname: str) -> int:
     return axis % ndim
 
 
-def expand_dims(x: ArrayLike, dimensions: Sequence[int]) -> Array:
+def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert size-1 axes at ``dimensions`` (positions in the result), as a reshape.
 
     >>> expand_dims(np.zeros(3), (0, 2)).shape
     (1, 3, 1)
     """
-    shape = list(aval(x).shape)
+    shape = list(aval(array).shape)
     dimensions = tuple(int(d) for d in dimensions)
     nd = len(shape) + len(dimensions)
     if any(not -nd <= d < nd for d in dimensions) or \
@@ -215,7 +215,7 @@ def expand_dims(x: ArrayLike, dimensions: Sequence[int]) -> Array:
                          f"a result of rank {nd} (operand shape {tuple(shape)})")
     for d in sorted(d % nd for d in dimensions):
         shape.insert(d, 1)
-    return reshape(x, tuple(shape))
+    return reshape(array, tuple(shape))
 
 
 # --------------------------------------------------------------------------- iota
