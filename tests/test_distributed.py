@@ -85,7 +85,8 @@ def run_several(n, items, timeout):
 # accounting.py goes last: it wraps the mesh's communicators for the rest of its process.
 SHARED_ON_4 = ("native_allgather.py", "native_allreduce.py", "native_alltoall.py",
                "native_collectives.py", "native_loops.py", "collectives.py",
-               "grad_replicated.py", "grad_inner.py", "multihost.py", "accounting.py")
+               "grad_replicated.py", "grad_inner.py", "groups.py", "multihost.py",
+               "accounting.py")
 
 
 @pytest.fixture(scope="module")
@@ -336,6 +337,14 @@ def test_reverse_mode_inside_inner_traces_of_a_checked_body_equals_jax(n, reques
     r = run_program(request, n, "grad_inner.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split() == ["OK", "24"]
+
+
+@needs_mpi
+def test_axis_index_groups_over_four_processes_equal_jax(request):
+    # a multi-process pmap with axis_index_groups (was a TypeError): JAX 0.10.2's values
+    r = run_program(request, 4, "groups.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["OK", "19"]
 
 
 @needs_mpi

@@ -15,7 +15,7 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    ``gather_scatter``, ``indexing``, ``sorting``, ``linalg_common``, ``linalg``,
    ``linalg_decomp``, ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
    ``conv_api``, ``random``, ``collectives_mesh``,
-   ``collectives_prims``, ``collectives``, ``collectives_native_flow``,
+   ``collectives_prims``, ``collectives_groups``, ``collectives``, ``collectives_native_flow``,
    ``collectives_native_alltoall``, ``collectives_native``, ``control_flow_common``,
    ``control_flow_cond``, ``control_flow_eager``, ``control_flow_loops``,
    ``control_flow``, ``custom_self``, ``body_jvp``,

@@ -34,6 +34,7 @@ from jaxpr_ir import dtype_kind
 from .base import Zero, aval
 from .basic import broadcast_in_dim
 # the primitives are re-exported for importers (tests, other modules)
+from . import collectives_groups as G
 from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_names,  # noqa: F401
                                 psum_invariant, record_axis_index, varies, all_gather_p,
                                 all_to_all_p, axis_index_p, gather_tiled, lift_invariant,
@@ -42,6 +43,7 @@ from .collectives_prims import (MeshAxis, binding, check_name, into_body, axis_n
 from .elementwise import convert_element_type, div, mul, select_n
 from .indexing import dynamic_index_in_dim, dynamic_slice_in_dim
 from .structural import reshape, transpose
+from ..tracing import Tracer
 from ..tree_util import tree_flatten, tree_unflatten
 from ..typing import Array, ArrayLike
 
@@ -63,9 +65,11 @@ def _over_leaves(fn):
 
 
 @_over_leaves
-def psum(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
+def psum(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
+         axis_index_groups: Sequence[Sequence[int]] | None = None) -> Array:
     """Sum of ``x`` over the members of the axis (or axes) ``axis_name`` (a pytree: each
-    leaf; booleans are counted as int32, as JAX does).
+    leaf; booleans are counted as int32, as JAX does). ``axis_index_groups``: a partition of
+    the axis' indices; each member sums over its own group (``collectives_groups``).
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: psum(x, "i"), axis_name="i")(np.arange(3.0)).tolist()
@@ -75,6 +79,11 @@ def psum(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
     """
     if aval(x).dtype == np.bool_:
         x = convert_element_type(x, np.int32)
+    if axis_index_groups is not None:
+        groups, rows, i = _grouped(x, axis_name, axis_index_groups, "psum")
+        if not isinstance(x, Tracer):   # JAX 0.10.2: a constant times the first group's size
+            G.group_size(groups, "psum of a constant")
+        return G.grouped_reduce(rows, i, groups, "sum")
     for n in axis_names(axis_name, "psum"):
         frame = binding(n)
         x = (psum_p.bind(into_body(x, frame), axis_name=n) if varies(x, frame)
@@ -96,8 +105,10 @@ def axis_size(axis_name: str | int | Sequence[str | int]) -> int:
 
 
 @_over_leaves
-def pmean(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
-    """Mean of ``x`` over the axis (or axes) ``axis_name``; integers give float64.
+def pmean(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
+          axis_index_groups: Sequence[Sequence[int]] | None = None) -> Array:
+    """Mean of ``x`` over the axis (or axes) ``axis_name`` (or this member's group of
+    ``axis_index_groups``); integers give float64.
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: pmean(x, "i"), axis_name="i")(np.arange(3.0)).tolist()
@@ -107,13 +118,22 @@ def pmean(x: ArrayLike, axis_name: str | int | Sequence[str | int]) -> Array:
     n = axis_size(names)
     if dtype_kind(aval(x).dtype) not in "fc":
         x = convert_element_type(x, np.float64)
+    if axis_index_groups is not None:
+        groups, rows, i = _grouped(x, names, axis_index_groups, "pmean")
+        k = G.group_size(groups, "pmean (JAX 0.10.2 divides every group's sum by the size "
+                                 "of the first group)")
+        s = G.grouped_reduce(rows, i, groups, "sum")
+        return div(s, np.full(aval(s).shape, k, aval(s).dtype))
     s = psum(x, names)
     return div(s, np.full(aval(s).shape, n, aval(s).dtype))
 
 
 def _chooser(prim, what, result):
     """``pmax``/``pmin``: ``prim`` over each named axis ``x`` varies along."""
-    def f(x, axis_name):
+    def f(x, axis_name, *, axis_index_groups=None):
+        if axis_index_groups is not None:
+            groups, rows, i = _grouped(x, axis_name, axis_index_groups, prim.name)
+            return G.grouped_reduce(rows, i, groups, prim.name[1:])
         for n in axis_names(axis_name, prim.name):
             frame = binding(n)
             if varies(x, frame):
@@ -121,8 +141,10 @@ def _chooser(prim, what, result):
         return x
     f.__name__ = prim.name
     f.__annotations__ = {"x": "ArrayLike", "axis_name": "str | int | Sequence[str | int]",
+                         "axis_index_groups": "Sequence[Sequence[int]] | None",
                          "return": "Array"}
-    f.__doc__ = f"""{what} of ``x`` over the axis ``axis_name``.
+    f.__doc__ = f"""{what} of ``x`` over the axis ``axis_name`` (or this member's group of
+    ``axis_index_groups``).
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: {prim.name}(x, "i"), axis_name="i")(np.array([1.0, 5.0])).tolist()
@@ -142,10 +164,12 @@ def _norm_axis(axis, nd, what):
 
 
 @_over_leaves
-def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *, axis: int = 0,
+def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
+               axis_index_groups: Sequence[Sequence[int]] | None = None, axis: int = 0,
                tiled: bool = False) -> Array:
     """Every member's ``x``, stacked along a new axis ``axis`` (concatenated if ``tiled``).
-    Over a tuple of axes the members are ordered row-major.
+    Over a tuple of axes the members are ordered row-major. ``axis_index_groups`` (groups
+    of one size): the members of this member's group, in group order.
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda x: all_gather(x, "i"), axis_name="i")(np.arange(2.0)).tolist()
@@ -156,6 +180,15 @@ def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *, axis
     if tiled and nd == 0:
         raise ValueError("all_gather(tiled=True): the operand must have at least one axis")
     axis = _norm_axis(axis, nd if tiled else nd + 1, "all_gather")
+    if axis_index_groups is not None:
+        groups, rows, i = _grouped(x, names, axis_index_groups, "all_gather")
+        g = G.grouped_gather(rows, i, groups)
+        rest = list(range(1, nd + 1))
+        g = transpose(g, rest[:axis] + [0] + rest[axis:])
+        if tiled:   # the group axis merged with the operand's dimension after it
+            gs = aval(g).shape
+            g = reshape(g, gs[:axis] + (gs[axis] * gs[axis + 1],) + gs[axis + 2:])
+        return g
     # the last name varies fastest: gather it first, then concatenate the earlier ones
     for i, n in enumerate(reversed(names)):
         x = gather_tiled(x, n, axis, binding(n), tiled=tiled or i > 0)
@@ -164,7 +197,9 @@ def all_gather(x: ArrayLike, axis_name: str | int | Sequence[str | int], *, axis
 
 @_over_leaves
 def psum_scatter(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
-                 scatter_dimension: int = 0, tiled: bool = False) -> Array:
+                 scatter_dimension: int = 0,
+                 axis_index_groups: Sequence[Sequence[int]] | None = None,
+                 tiled: bool = False) -> Array:
     """The sum over the axis of ``x``, of which member ``i`` keeps block ``i`` along
     ``scatter_dimension`` (that dimension's size must be the axis size, and is removed,
     unless ``tiled``, where it must divide by it and keeps one block).
@@ -177,6 +212,8 @@ def psum_scatter(x: ArrayLike, axis_name: str | int | Sequence[str | int], *,
     nd = aval(x).ndim
     dim = _norm_axis(scatter_dimension, nd, "psum_scatter")
     n_all = axis_size(names)
+    if axis_index_groups is not None:
+        return _grouped_scatter(x, names, axis_index_groups, dim, tiled)
     if not tiled and aval(x).shape[dim] != n_all:
         raise ValueError(f"psum_scatter: dimension {dim} of the operand {aval(x).shape} must "
                          f"equal the axis size {n_all} (or use tiled=True)")
@@ -217,7 +254,8 @@ def ppermute(x: ArrayLike, axis_name: str | int | Sequence[str | int],
 
 @_over_leaves
 def all_to_all(x: ArrayLike, axis_name: str | int | Sequence[str | int], split_axis: int,
-               concat_axis: int, *, tiled: bool = False) -> Array:
+               concat_axis: int, *, axis_index_groups: Sequence[Sequence[int]] | None = None,
+               tiled: bool = False) -> Array:
     """Split ``x`` along ``split_axis`` into one chunk per member, send chunk ``j`` to
     member ``j``, and concatenate the chunks received along ``concat_axis`` (in member
     order). Untiled, the split axis' size must be the axis size: it is removed, and a new
@@ -229,8 +267,8 @@ def all_to_all(x: ArrayLike, axis_name: str | int | Sequence[str | int], split_a
     [[0.0, 2.0], [1.0, 3.0]]
     """
     names = axis_names(axis_name, "all_to_all")
-    if len(names) > 1:
-        return _all_to_all_tuple(x, names, split_axis, concat_axis, tiled)
+    if len(names) > 1 or axis_index_groups is not None:
+        return _all_to_all_tuple(x, names, split_axis, concat_axis, tiled, axis_index_groups)
     axis_name = names[0]
     frame = binding(axis_name)
     n, nd = frame.size, aval(x).ndim
@@ -275,18 +313,25 @@ def _ppermute_tuple(x, names, perm, size):
     return select_n(keep, np.zeros(aval(row).shape, aval(row).dtype), row)
 
 
-def _all_to_all_tuple(x, names, split_axis, concat_axis, tiled):
+def _all_to_all_tuple(x, names, split_axis, concat_axis, tiled, groups=None):
     n, shape = axis_size(names), aval(x).shape
     nd = len(shape)
+    if groups is not None:
+        groups, rows, i = _grouped(x, names, groups, "all_to_all")
+        n = G.group_size(groups, "all_to_all")
     s, c = _norm_axis(split_axis, nd, "all_to_all"), _norm_axis(concat_axis, nd, "all_to_all")
     if (shape[s] % n) if tiled else (shape[s] != n):
         raise ValueError(f"all_to_all: split axis {s} of {shape} must "
                          f"{'divide into' if tiled else 'equal'} the axis size {n}"
                          f"{'' if tiled else ' (or use tiled=True)'}")
     k = shape[s] // n
-    i = axis_index(names)
+    if groups is None:
+        i, rows = axis_index(names), all_gather(x, names)
+    else:   # over this member's group: its members' operands, its position in the group
+        rows = G.grouped_gather(rows, i, groups)
+        i = G.group_position(groups, axis_size(names), i)
     # g[j]: member j's chunk for this member; chunk dims as x's with the split axis of size k
-    g = dynamic_slice_in_dim(all_gather(x, names), i * np.int32(k), k, s + 1)
+    g = dynamic_slice_in_dim(rows, i * np.int32(k), k, s + 1)
     rest = list(range(1, nd + 1))
     if not tiled:      # the split axis (now 1) goes; the member axis lands at concat_axis
         g = reshape(g, aval(g).shape[:s + 1] + aval(g).shape[s + 2:])
@@ -311,6 +356,32 @@ def axis_index(axis_name: str | int | Sequence[str | int]) -> Array:
         i = record_axis_index(frame, n)
         out = i if out is None else out * np.int32(frame.size) + i
     return out
+
+
+# --------------------------------------------------------------------------- axis_index_groups
+
+def _grouped(x, axis_name, groups, what):
+    """(checked groups, every member's ``x`` stacked, this member's index): what the
+    grouped collectives of ``collectives_groups`` are computed from."""
+    names = axis_names(axis_name, what)
+    frame = binding(names[0]) if len(names) == 1 else None
+    groups = G.check_groups(groups, axis_size(names), names, what)
+    if type(frame) is MeshAxis and frame.frame.ad_vary is not None:
+        raise NotImplementedError(
+            f"{what}: axis_index_groups inside a shard_map body with check_vma=True (as "
+            "JAX 0.10.2); pass check_vma=False (check_rep=False)")
+    return groups, all_gather(x, names), axis_index(names)
+
+
+def _grouped_scatter(x, names, groups, dim, tiled):
+    groups, rows, i = _grouped(x, names, groups, "psum_scatter")
+    k = G.group_size(groups, "psum_scatter")
+    shape = aval(x).shape
+    if (shape[dim] % k) if tiled else (shape[dim] != k):
+        raise ValueError(f"psum_scatter: dimension {dim} of the operand {shape} must "
+                         f"{'divide by' if tiled else 'equal'} the group size {k}")
+    s = G.grouped_reduce(rows, i, groups, "sum")
+    return G.take_block(s, G.group_position(groups, axis_size(names), i), k, dim, tiled)
 
 
 # --------------------------------------------------------------------------- shard_map reverse mode
