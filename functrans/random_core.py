@@ -126,11 +126,15 @@ def _int64_words(k, shape):
 # --------------------------------------------------------------------------- keys
 
 def _seed_words(name, seed):
-    """(high, low) uint32 words of an integer seed (64-bit two's complement)."""
+    """(high, low) uint32 words of an integer seed: the 64-bit two's complement of a
+    Python int or a 64-bit integer; a seed of a dtype of 32 bits or fewer has high word 0
+    (JAX shifts the seed right by 32 in its own dtype: np.int32(-2) -> [0, 2**32 - 2])."""
     if isinstance(seed, Tracer):
         if dtype_kind(seed.dtype) not in "iu" or seed.shape != ():
             raise TypeError(f"{name}: expected an integer scalar, got {seed.aval.str_short()}")
         s = convert_element_type(seed, np.int64)
+        if np.dtype(seed.dtype).itemsize <= 4:
+            return np.uint32(0), convert_element_type(s, np.uint32)
         hi = convert_element_type(E.shift_right_logical(s, np.int64(32)), np.uint32)
         return hi, convert_element_type(s, np.uint32)
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, np.ndarray)):
@@ -141,6 +145,8 @@ def _seed_words(name, seed):
     s = int(seed)
     if not -2 ** 63 <= s < 2 ** 64:
         raise ValueError(f"{name}: {s} does not fit in 64 bits")
+    if isinstance(seed, (np.integer, np.ndarray)) and seed.dtype.itemsize <= 4:
+        return np.uint32(0), np.uint32(s & _MASK32)
     return np.uint32((s >> 32) & _MASK32), np.uint32(s & _MASK32)
 
 
@@ -253,13 +259,22 @@ def _like(key, words):
 
 
 def clone(key: Array | KeyArray) -> Array | KeyArray:
-    """The same key (there is no reuse tracking to reset here).
+    """The same key or array of keys, any shape (there is no reuse tracking to reset
+    here): a typed key array, or raw uint32 keys of shape ``(..., 2)``.
 
     >>> from functrans import random
     >>> random.key_data(random.clone(random.key(2))).tolist()
     [0, 2]
+    >>> random.clone(random.split(random.key(0), 5)).shape
+    (5,)
     """
-    return _like(key, check_key("clone", key))
+    if isinstance(key, KeyArray):
+        return key
+    shape, dtype = getattr(key, "shape", None), getattr(key, "dtype", None)
+    if shape is None or len(shape) < 1 or shape[-1] != 2 or dtype != np.uint32:
+        raise TypeError(f"clone: expected PRNG keys (typed, or uint32 of shape (..., 2)), "
+                        f"got {type(key).__name__} of shape {shape} and dtype {dtype}")
+    return key if isinstance(key, Tracer) else fnp.asarray(key)
 
 
 def split(key: Array, num: int | Shape = 2) -> Array:

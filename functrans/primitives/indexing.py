@@ -167,14 +167,15 @@ def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
     return checked_bind(dynamic_slice_p, x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
 
 
-def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 0, *,
-                         allow_negative_indices: bool = True) -> Array:
-    """``dynamic_slice`` along one axis (other axes taken whole).
+def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size: int,
+                         axis: int = 0, *, allow_negative_indices: bool = True) -> Array:
+    """``dynamic_slice`` along one axis (other axes taken whole); JAX's parameter names.
 
     >>> import numpy as np
     >>> dynamic_slice_in_dim(np.arange(5), np.int32(3), 2).tolist()
     [3, 4]
     """
+    x, start, size = operand, start_index, slice_size
     if isinstance(x, KeyArray):
         return KeyArray(dynamic_slice_in_dim(x._base, start, size, int(axis) % x.ndim,
                                              allow_negative_indices=allow_negative_indices))
@@ -191,14 +192,15 @@ def dynamic_slice_in_dim(x: ArrayLike, start: ArrayLike, size: int, axis: int = 
     return dynamic_slice(x, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_index_in_dim(x: ArrayLike, index: ArrayLike, axis: int = 0,
+def dynamic_index_in_dim(operand: ArrayLike, index: ArrayLike, axis: int = 0,
                          keepdims: bool = True, *, allow_negative_indices: bool = True) -> Array:
-    """``x`` at a traced ``index`` (negative: from the end; clamped) along ``axis``.
+    """``operand`` at a traced ``index`` (negative: from the end; clamped) along ``axis``.
 
     >>> import numpy as np
     >>> dynamic_index_in_dim(np.arange(6).reshape(3, 2), -1, keepdims=False).tolist()
     [4, 5]
     """
+    x = operand
     if isinstance(x, KeyArray):
         out = dynamic_slice_in_dim(x, index, 1, axis, allow_negative_indices=allow_negative_indices)
         return out if keepdims else out.squeeze(int(axis) % x.ndim)

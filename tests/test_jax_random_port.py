@@ -1,0 +1,61 @@
+"""Regressions found by running JAX 0.10.2's tests/random_test.py and random_lax_test.py
+against functrans (driver in /work/jt31/jtrand). Key words are JAX 0.10.2's (x64 on)."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.lax as lax
+import functrans.numpy as fnp
+from functrans import random
+
+# (seed, type, JAX's key_data): random_test.test_prng_seeds_and_keys plus narrow dtypes
+_SEEDS = [
+    (-1, int, [4294967295, 4294967295]),
+    (-2, np.int32, [0, 4294967294]),
+    (-3, np.int64, [4294967295, 4294967293]),
+    (-2, np.int16, [0, 4294967294]),
+    (-5, np.int8, [0, 4294967291]),
+    (2 ** 32 - 3, np.uint32, [0, 4294967293]),
+    (np.iinfo(np.int32).min - 100, int, [4294967295, 2147483548]),
+    (np.iinfo(np.int32).min - 101, np.int64, [4294967295, 2147483547]),
+    (2 ** 64 - 5, np.uint64, [4294967295, 4294967291]),
+]
+
+
+@pytest.mark.parametrize("seed,typ,want", _SEEDS)
+def test_seed_words_follow_the_seed_dtype(seed, typ, want):
+    """random_test.test_prng_seeds_and_keys: JAX shifts the seed right by 32 in its own
+    dtype, so a negative seed of 32 bits or fewer has high word 0; functrans sign-extended
+    to 64 bits (np.int32(-2) gave [2**32-1, 2**32-2]: other keys, other draws)."""
+    s = typ(seed)
+    assert random.key_data(random.PRNGKey(s)).tolist() == want
+    assert random.key_data(random.key(np.asarray(s))).tolist() == want
+    assert random.key_data(ft.jit(random.PRNGKey)(s)).tolist() == want
+    assert random.key_data(ft.jit(random.key)(fnp.asarray(s))).tolist() == want
+
+
+def test_clone_takes_arrays_of_keys():
+    """random_test.test_random_clone: clone of split keys (shape (5,)) under no
+    transform, jit and vmap; functrans raised TypeError 'expected a single PRNG key'."""
+    keys = random.split(random.key(0), 5)
+    want = random.key_data(keys).tolist()
+    assert random.key_data(random.clone(keys)).tolist() == want
+    assert random.key_data(ft.jit(random.clone)(keys)).tolist() == want
+    assert random.key_data(ft.vmap(random.clone)(keys)).tolist() == want
+    raw = random.split(random.PRNGKey(0), 3)
+    assert np.asarray(random.clone(raw)).tolist() == np.asarray(raw).tolist()
+    with pytest.raises(TypeError, match="clone"):
+        random.clone(np.zeros(3, np.uint32))
+
+
+def test_dynamic_slice_in_dim_jax_keywords():
+    """random_test.test_dynamic_slice calls lax.dynamic_slice_in_dim(keys, 1,
+    slice_size=2, axis=0) with JAX's keyword names; functrans named them size/start."""
+    x = np.arange(12).reshape(4, 3)
+    got = lax.dynamic_slice_in_dim(operand=x, start_index=1, slice_size=2, axis=0)
+    assert np.asarray(got).tolist() == x[1:3].tolist()
+    got = lax.dynamic_index_in_dim(operand=x, index=-1, axis=1, keepdims=False)
+    assert np.asarray(got).tolist() == x[:, 2].tolist()
+    keys = random.split(random.key(3), 4)
+    sl = lax.dynamic_slice_in_dim(keys, 1, slice_size=2)
+    assert random.key_data(sl).tolist() == random.key_data(keys).tolist()[1:3]
