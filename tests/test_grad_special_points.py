@@ -53,6 +53,12 @@ ROWS = [
     ("copysign", lambda a: fnp.copysign(a, 2.0), [-0.0, 0.0, -1.0, 1.0], 1, [1.0, 1.0, -1.0, 1.0]),
     ("copysign", lambda a: fnp.copysign(a, -0.0), [-0.0, 0.0, -1.0, 1.0], 1,
      [-1.0, -1.0, 1.0, -1.0]),
+    # kl_div / rel_entr's x-slope log(x / y) (+ 1) is -inf at x = 0, as finite differences
+    # (log(h / y) - 1 -> -inf); a constant branch gave 0 (JAX 0.10.2: -1 and 0)
+    ("kl_div", lambda x: fss.kl_div(x, 2.0), [0.0, 2.0, 1.0, -1.0], 1,
+     [-inf, 0.0, -np.log(2.0), 0.0]),
+    ("rel_entr", lambda x: fss.rel_entr(x, 2.0), [0.0, 2.0, -1.0], 1, [-inf, 1.0, 0.0]),
+    ("kl_div_y", lambda y: fss.kl_div(0.0, y), [2.0, 0.5], 1, [1.0, 1.0]),
 ]
 
 

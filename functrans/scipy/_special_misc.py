@@ -167,6 +167,14 @@ def entr(x: ArrayLike) -> Array:
     return fnp.where(x < 0, t(-np.inf), zero - _xlogx(x))
 
 
+def _at_x0(x, value):
+    """``value`` (the limit at x = 0) plus x log x read at x = 0 only: 0 there, with the
+    right slope -inf in x that x log(x / y) has at 0 for every y > 0 (a constant gave
+    0; JAX gives -1 for kl_div and 0 for rel_entr).  x != 0 reads a safe 1 (a finite
+    slope, so the zero cotangent of the branch not taken stays 0)."""
+    return value + _xlogx(fnp.where(x == 0, x, x.dtype.type(1)))
+
+
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     """x log(x / y) for x, y > 0; 0 where x == 0 and y >= 0; inf elsewhere.
 
@@ -180,7 +188,7 @@ def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     both = (x > 0) & (y > 0)
     xs, ys = fnp.where(both, x, t(1)), fnp.where(both, y, t(1))
     val = xs * fnp.log(xs / ys)
-    return fnp.where(both, val, fnp.where((x == 0) & (y >= 0), t(0), t(np.inf)))
+    return fnp.where(both, val, fnp.where((x == 0) & (y >= 0), _at_x0(x, t(0)), t(np.inf)))
 
 
 def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
@@ -196,7 +204,7 @@ def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     both = (x > 0) & (y > 0)
     xs, ys = fnp.where(both, x, t(1)), fnp.where(both, y, t(1))
     val = xs * fnp.log(xs / ys) - xs + ys
-    return fnp.where(both, val, fnp.where((x == 0) & (y >= 0), y, t(np.inf)))
+    return fnp.where(both, val, fnp.where((x == 0) & (y >= 0), _at_x0(x, y), t(np.inf)))
 
 
 def _chbevl(coefs, x):
