@@ -101,8 +101,6 @@ SIGNATURE_LEFT = {
     "dot": "dimension_numbers: functrans/precision.py was being edited by another helper",
     "dynamic_slice": "operand=: functrans/primitives/indexing.py was being edited",
     "dynamic_update_slice": "operand=: functrans/primitives/indexing.py was being edited",
-    "switch": "operand=: functrans/primitives/control_flow.py was being edited",
-    "fori_loop": "functrans/primitives/control_flow.py was being edited",
 }
 _SKIP_PARAMS = {"out_sharding", "sharding"}   # no sharding of single results here
 
@@ -190,3 +188,51 @@ def test_mul_out_dtype_and_accuracy_as_jax():
         pass
     else:
         raise AssertionError("a negative tolerance must raise ValueError, as JAX's")
+
+
+# --------------------------------------------------------------------------- fori_loop
+def test_fori_loop_bounds_as_jax():
+    """JAX 0.10.2: float bounds run (concrete ones truncate with int(); the counter is a
+    weak integer from int(lower)), traced float bounds count in floats; bounds of two
+    dtypes raise unless one is a Python int next to a signed integer; unroll needs
+    static bounds (testStaticForiGrad, testForiLoopErrors,
+    test_fori_loop_with_dynamic_indices_cannot_unroll). Values from JAX 0.10.2."""
+    import pytest
+    seen = []
+
+    def body(i, x):
+        seen.append((i.dtype, i.weak_type))
+        return x + i
+    assert lax.fori_loop(0.0, 3.0, body, 0.0) == 3.0
+    assert seen[-1] == (np.int64, True)
+    assert lax.fori_loop(0.5, 2.7, lambda i, x: x + i, 0.0) == 1.0
+    assert lax.fori_loop(-2.5, 1.5, lambda i, x: x + i, 0.0) == -3.0
+    assert lax.fori_loop(np.float32(0), np.float32(3), lambda i, x: x + i, 0.0) == 3.0
+    assert lax.fori_loop(np.int16(0), 3, lambda i, x: x + i, 0.0) == 3.0
+    assert lax.fori_loop(False, True, lambda i, x: x + 1, 0) == 1
+    assert ft.jit(lambda lo, hi: lax.fori_loop(lo, hi, lambda i, x: x + i, 0.0))(0.5, 3.0) == 4.5
+    # JAX testStaticForiGrad: d/dx of x**3 by a float-bounded loop
+    assert ft.grad(lambda x: lax.fori_loop(0.0, 3.0, lambda i, c: c * x, 1.0))(2.0) == 12.0
+    for lo, hi in ((np.int16(0), np.int32(3)), (np.uint16(0), np.uint32(3)), (0.0, 3)):
+        with pytest.raises(TypeError, match="must have equal types"):
+            lax.fori_loop(lo, hi, lambda i, x: x, 0)
+    with pytest.raises(ValueError, match="static loop bounds"):
+        ft.jit(lambda hi: lax.fori_loop(0, hi, lambda i, x: x + i, 0, unroll=2))(3)
+    for u in (1, True, False, None):
+        assert ft.jit(lambda hi: lax.fori_loop(0, hi, lambda i, x: x + i, 0, unroll=u))(3) == 3
+    # a Python int next to a traced int32 bound: the loop counts in int32 (JAX's)
+    dts = []
+    ft.jit(lambda hi: lax.fori_loop(0, hi, lambda i, x: (dts.append(i.dtype), x)[1], 0.0))(
+        np.int32(3))
+    assert dts[-1] == np.int32
+
+
+def test_switch_operand_keyword_as_jax():
+    fs = [lambda x: x + 1, lambda x: x * 2]
+    assert lax.switch(1, fs, operand=3.0) == 6.0             # JAX 0.10.2: 6.0
+    assert ft.jit(lambda i: lax.switch(i, fs, operand=3.0))(0) == 4.0
+    try:
+        lax.switch(1, fs, 2.0, operand=3.0)
+    except TypeError:
+        return
+    raise AssertionError("operand= with positional operands should raise, as JAX's")

@@ -188,14 +188,21 @@ def cond(pred: ArrayLike, true_fun: Callable[..., Any], false_fun: Callable[...,
     return tree_unflatten(out_tree, outs)
 
 
-def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: Any,
+           operand: Any = _NO_OPERAND) -> Any:
     """``branches[index](*operands)``; the index is clamped to ``[0, len(branches) - 1]``.
+    ``operand=x`` (JAX's older spelling, as ``cond``'s) is the one operand ``x``.
 
     >>> from functrans import lax
     >>> fs = [lambda x: x, lambda x: 2.0 * x, lambda x: 3.0 * x]
-    >>> float(lax.switch(7, fs, 1.0))
-    3.0
+    >>> float(lax.switch(7, fs, 1.0)), float(lax.switch(1, fs, operand=1.0))
+    (3.0, 2.0)
     """
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("lax.switch: if `operand` is passed, positional `operands` should "
+                            f"not be passed, got operand={operand!r} and operands={operands!r}")
+        operands = (operand,)
     if not isinstance(branches, (list, tuple)) or not branches:
         raise TypeError("lax.switch: branches must be a non-empty sequence of functions, got "
                         f"{type(branches).__name__}")
@@ -329,56 +336,63 @@ def _forward_unchanged_carries(cj, c_nconsts, bj, b_nconsts):
             moved(body, b_nconsts, [body.outvars[i] for i in keep]), fixed)
 
 
-def _is_int_bound(x):
-    if isinstance(x, bool):
-        return False
-    if isinstance(x, int):
-        return True
-    a = get_aval(as_array(x))
-    return a.shape == () and dtype_kind(a.dtype) in "iu"
+def _fori_bounds_dtype(lower, upper):
+    """JAX's rule for the bounds: one dtype, or two signed integer dtypes of which one is
+    weak (a Python int), which takes the other's. Float bounds are allowed."""
+    avals = [get_aval(as_array(b)) for b in (lower, upper)]
+    for nm, a in zip(("lower", "upper"), avals):
+        if a.shape != () or dtype_kind(a.dtype) not in "biuf":
+            raise TypeError(f"lax.fori_loop: {nm} must be a real scalar, got {_type_str(a)}")
+    (lo, up) = avals
+    if lo.dtype == up.dtype:
+        return lo.dtype
+    if dtype_kind(lo.dtype) == dtype_kind(up.dtype) == "i" and lo.weak_type != up.weak_type:
+        return up.dtype if lo.weak_type else lo.dtype
+    raise TypeError(f"lax.fori_loop: lower and upper must have equal types, got "
+                    f"{lo.dtype} and {up.dtype} (JAX's rule; a Python int adapts to "
+                    f"a signed integer bound)")
 
 
 def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[..., Any],
               init_val: Any, *, unroll: int | bool | None = None) -> Any:
     """``for i in range(lower, upper): val = body_fun(i, val)``.
 
-    With static bounds (Python ints or concrete arrays) it is a ``scan`` of
-    ``upper - lower`` steps, differentiable in both modes; with traced bounds it
-    is a ``while_loop`` (forward mode only).
+    With static bounds (Python numbers or concrete arrays) it is a ``scan`` of
+    ``int(upper) - int(lower)`` steps, differentiable in both modes, whose counter ``i``
+    is a weakly typed integer from ``int(lower)`` (float bounds truncate, as JAX's);
+    with traced bounds it is a ``while_loop`` (forward mode only) counting in the
+    bounds' dtype, and ``unroll`` must be left at None, False or 1 (JAX's rule).
 
     >>> from functrans import lax
     >>> float(lax.fori_loop(1, 4, lambda i, x: x * i, 1.0))
     6.0
+    >>> float(lax.fori_loop(0.0, 3.0, lambda i, x: x + i, 0.0))
+    3.0
     """
     _check_fun(body_fun, "lax.fori_loop: body_fun")
-    for nm, b in (("lower", lower), ("upper", upper)):
-        if not _is_int_bound(b):
-            t = get_aval(as_array(b))
-            raise TypeError(f"lax.fori_loop: {nm} must be an integer scalar, got {_type_str(t)}")
-    if isinstance(lower, int) and isinstance(upper, int):
-        i0 = lower   # a weakly typed int64 counter: `x * i` keeps x's float dtype
-    else:
-        dt = np.result_type(*[np.asarray(b).dtype if not isinstance(b, Tracer) else b.dtype
-                              for b in (lower, upper) if not isinstance(b, int)])
-        i0 = _cast(lower, dt) if not isinstance(lower, int) else np.asarray(lower, dt)
-        upper = _cast(upper, dt) if not isinstance(upper, int) else np.asarray(upper, dt)
+    dt = _fori_bounds_dtype(lower, upper)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
-        length = max(int(upper) - int(lower), 0)
+        lo = int(np.asarray(lower))
+        length = max(int(np.asarray(upper)) - lo, 0)
 
         def step(carry, _):
             i, x = carry
             return (add(i, 1), body_fun(i, x)), None
 
         u = max(length, 1) if unroll is True else (1 if unroll in (None, False) else int(unroll))
-        (_, out), _ = scan(step, (i0, init_val), None, length=length, unroll=u)
+        (_, out), _ = scan(step, (lo, init_val), None, length=length, unroll=u)
         return out
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(f"lax.fori_loop: unroll={unroll!r} needs static loop bounds; "
+                         "these are traced")
+    i0, upper = _cast(lower, dt), _cast(upper, dt)
 
     def cond_fun(c):
         return c[0] < c[1]
 
     def body(c):
         i, u, x = c
-        return add(i, 1), u, body_fun(i, x)
+        return add(i, _cast(1, dt)), u, body_fun(i, x)
 
     return while_loop(cond_fun, body, (i0, upper, init_val))[2]
 
