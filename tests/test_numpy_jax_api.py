@@ -147,3 +147,25 @@ def test_preferred_element_type_under_jit_and_three_operand_einsum():
         fnp.einsum("ij,jk,kl->il", a, a, a, preferred_element_type=np.int32)
     out = fnp.einsum("ij,jk,kl->il", a, a, a, preferred_element_type=np.float64)
     np.testing.assert_allclose(np.asarray(out), pc.A @ pc.A @ pc.A, rtol=1e-6)
+
+
+def test_numpy_views_of_an_array_are_read_only():
+    # JAX: np.asarray(jax_array) is read-only; writing into it used to change x itself
+    x = fnp.arange(4.0)
+    views = [np.asarray(x), np.array(x, copy=False), np.asarray(x[1:]), np.asarray(x.T),
+             np.asarray(fnp.add(x, 1.0)), np.asarray(ft.jit(lambda v: v * 2)(x)),
+             np.asarray(fnp.asarray([1.0, 2.0])), np.asarray(x.reshape(2, 2))]
+    for v in views:
+        with pytest.raises(ValueError, match="read-only"):
+            v[0] = 5
+    assert memoryview(x).readonly
+    assert np.shares_memory(np.asarray(x), x)          # still a view (no copy)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    # numpy's own copies of an Array are fresh memory numpy fills: they work
+    assert x.astype(np.float32).tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert complex(x[1]) == 1.0 and x.repeat(2).shape == (8,)
+    # donation still reuses an owned buffer
+    f = ft.jit(lambda v: v * 2, donate_argnums=0)
+    y = f(fnp.arange(3.0))
+    z = f(y)
+    assert y.is_deleted() and z.tolist() == [0.0, 4.0, 8.0]

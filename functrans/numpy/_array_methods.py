@@ -23,7 +23,7 @@ from ..tracing import Tracer
 from ._indexing import getitem, index_update, numpy_indexes_alike
 from ._structural import resolve_shape
 from . import _promotion_mode
-from ._array_protocol import array_function
+from ._array_protocol import ARRAY_PROTOCOL
 
 # the functrans.numpy namespace, given by install(): its functions are looked up there
 # when called, since tools (ft.profile) may replace them
@@ -404,7 +404,7 @@ def _install_array_methods():
     for name, fn in (("__getitem__", _array_getitem), ("reshape", _array_reshape),
                      ("dot", _array_dot), ("mean", _array_mean), ("var", _array_moment("var")),
                      ("std", _array_moment("std")), ("sort", _sort), ("argsort", _argsort),
-                     ("nonzero", _nonzero), ("ptp", _ptp), ("__array_function__", array_function)):
+                     ("nonzero", _nonzero), ("ptp", _ptp), *ARRAY_PROTOCOL):
         fn.__name__, fn.__qualname__ = name, f"Array.{name}"
         setattr(Array, name, fn)
 

@@ -7,6 +7,10 @@ silently computed with unsorted data (``np.unique`` of ``[3., 1., 2.]`` gave
 ``[3., 1., 2.]``). So numpy's functions get views of the Arrays as plain ndarrays (no
 copy), as they get converted JAX arrays, and return numpy's results.
 
+An Array viewing a buffer is read-only, so numpy's views of it (``np.asarray(x)``,
+``np.array(x, copy=False)``, ``memoryview(x)``) are too, as JAX's: writing into one
+changed the immutable Array.
+
 >>> import numpy as np, functrans.numpy as fnp
 >>> np.unique(fnp.asarray([3.0, 1.0, 3.0])).tolist()
 [1.0, 3.0]
@@ -19,7 +23,7 @@ import numpy as np
 
 from ..array import Array
 
-__all__ = ["array_function"]
+__all__ = ["ARRAY_PROTOCOL", "array_function", "array_finalize"]
 
 _NDARRAY_FUNCTION = np.ndarray.__array_function__
 _IN_PYTHON = {}     # numpy function -> whether numpy implements it in Python
@@ -37,6 +41,14 @@ def _plain(obj):
     return obj
 
 
+def array_finalize(self, obj, _read_only=np.ndarray.setflags):
+    """``Array.__array_finalize__``: a new Array viewing memory is read-only (its buffer
+    keeps its flag: donation writes into it). An Array owning fresh memory is one numpy
+    is about to fill (``x.astype()``, ``x.copy()``, ``complex(x)``): left writeable."""
+    if self.base is not None:
+        _read_only(self, False)
+
+
 def array_function(self, func, types, args, kwargs):
     """``Array.__array_function__``: a numpy function written in Python runs on plain views
     of the Arrays among its arguments (a traced value among them then answers for itself);
@@ -50,3 +62,7 @@ def array_function(self, func, types, args, kwargs):
     if len(types) == 1:             # Arrays alone take part: numpy's code, no new dispatch
         return func._implementation(*_plain(args), **(_plain(kwargs) if kwargs else kwargs))
     return func(*_plain(args), **_plain(kwargs))
+
+
+# numpy's protocol methods of Array (installed by _array_methods)
+ARRAY_PROTOCOL = (("__array_function__", array_function), ("__array_finalize__", array_finalize))
