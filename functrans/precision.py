@@ -204,13 +204,20 @@ def dot_general(lhs: ArrayLike, rhs: ArrayLike,
 
 
 def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
-        preferred_element_type: DTypeLike | None = None) -> Array:
-    """``lax.dot`` with JAX's ``precision`` and ``preferred_element_type``.
+        preferred_element_type: DTypeLike | None = None, *,
+        dimension_numbers: DotDimensionNumbers | None = None) -> Array:
+    """``lax.dot`` with JAX's ``precision`` and ``preferred_element_type``; with
+    ``dimension_numbers`` (JAX 0.10's) it is ``dot_general`` over them.
 
     >>> import numpy as np
     >>> float(dot(np.ones(3), np.ones(3), precision=Precision.HIGH))
     3.0
+    >>> dot(np.ones((5, 2, 3)), np.ones((5, 3, 4)),
+    ...     dimension_numbers=(((2,), (1,)), ((0,), (0,)))).shape
+    (5, 2, 4)
     """
+    if dimension_numbers is not None:
+        return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
     check_precision(precision)
     lhs, rhs = _same_dtype(lhs, rhs, preferred_element_type)
     return _contract(_dot.dot, lhs, rhs, preferred_element_type)

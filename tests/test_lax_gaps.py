@@ -98,7 +98,6 @@ SIGNATURE_LEFT = {
     "random_gamma_grad": "JAX's signature is (*args)",
     # in files other helpers were editing when this list was made (session 31)
     "conv_transpose": "use_consistent_padding: not written",
-    "dot": "dimension_numbers: functrans/precision.py was being edited by another helper",
     "dynamic_slice": "operand=: functrans/primitives/indexing.py was being edited",
     "dynamic_update_slice": "operand=: functrans/primitives/indexing.py was being edited",
 }
@@ -236,3 +235,15 @@ def test_switch_operand_keyword_as_jax():
     except TypeError:
         return
     raise AssertionError("operand= with positional operands should raise, as JAX's")
+
+
+def test_dot_dimension_numbers_as_jax():
+    a, b = np.arange(30.0).reshape(5, 2, 3), np.arange(60.0).reshape(5, 3, 4)
+    dn = (((2,), (1,)), ((0,), (0,)))
+    np.testing.assert_array_equal(lax.dot(a, b, dimension_numbers=dn), np.matmul(a, b))
+    np.testing.assert_array_equal(
+        lax.dot(np.ones((2, 3)), np.ones((3, 4)), dimension_numbers=(((1,), (0,)), ((), ()))),
+        np.full((2, 4), 3.0))
+    g = ft.grad(lambda x: lax.dot(x, b, dimension_numbers=dn,
+                                  precision=lax.Precision.HIGHEST).sum())(a)
+    np.testing.assert_array_equal(g, np.broadcast_to(b.sum(-1)[:, None, :], a.shape))
