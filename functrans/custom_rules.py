@@ -34,7 +34,10 @@ from .api_util import abstract_and_concrete, as_array, check_callable, flatten_f
 from .primitives.base import tangent_aval
 from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many,
                                 insert_tangent_slots)
+from .primitives.collectives import replicated_parts, replicated_sums
 from .primitives.custom_self import custom_self_call_p
+from .sharding import mesh_frames
+from .shard_map_specs import replicated_axes
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -178,18 +181,18 @@ def _rule_stack() -> list:
     return s
 
 
-def _trace(fun, avals, vals, name, owner=None, split=None):
+def _trace(fun, avals, vals, name, owner=None, split=None, sources=None):
     """Trace ``fun``; with ``owner`` it is one of that custom function's rules, and with
     ``split`` (the _Split and avals of the call the rule is for) the owner's calls from
     it with the same static arguments and types are recorded as ``custom_self_call``
     (custom_vjp's fwd and bwd and custom_jvp's rule: their self-calls are rebound as the
     custom equation when it is differentiated, and when bwd runs in the backward pass);
-    otherwise they run the body inline."""
+    otherwise they run the body inline. ``sources``: see ``tracing.Trace.sources``."""
     if owner is not None:
         _in_rule().add(id(owner))
         _rule_stack().append((id(owner), split))
     try:
-        j, c, out_vals = trace_to_jaxpr(fun, avals, vals, name=name)
+        j, c, out_vals = trace_to_jaxpr(fun, avals, vals, name=name, in_sources=sources)
     finally:
         if owner is not None:
             _rule_stack().pop()
@@ -532,10 +535,11 @@ class custom_vjp(_CustomFunction):
             out = [_conform("custom_vjp fwd", name, f"output {i}", as_array(x), a)
                    for i, (x, a) in enumerate(zip(out, out_avals))]
             r, box["res_tree"] = tree_flatten(res[1])
-            return out + [as_array(x) for x in r]
+            box["outs"] = out + [as_array(x) for x in r]   # what bwd's inputs stand for
+            return box["outs"]
 
         fwd_c, fwd_vals = _trace(fwd_flat, avals, vals, f"custom_vjp fwd({name})",
-                                    owner=self, split=(s, avals))
+                                    owner=self, split=(s, avals), sources=list(s.flat))
         n_out = len(out_avals)
         res_avals = fwd_c.out_avals[n_out:]
         res_vals = list(fwd_vals[n_out:])
@@ -573,8 +577,23 @@ class custom_vjp(_CustomFunction):
             return leaves
 
         ct_avals = [tangent_aval(a) for a in out_avals]
+        outs = box["outs"]      # a cotangent is typed as its output, a residual as itself
+        bwd_flat = _jax_typed_bwd(bwd_flat, list(s.flat), outs[:n_out], nres, name)
         bwd_c, _ = _trace(bwd_flat, list(res_avals) + ct_avals, res_vals + [None] * n_out,
-                          f"custom_vjp bwd({name})", owner=self, split=(s, avals))
+                          f"custom_vjp bwd({name})", owner=self, split=(s, avals),
+                          sources=outs[n_out:] + outs[:n_out])
         (cj, fj, bj), consts = hoist_many([call, fwd_c, bwd_c])
         return custom_vjp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, fwd_jaxpr=fj,
                                       bwd_jaxpr=bj, num_consts=len(consts), name=name)
+
+
+def _jax_typed_bwd(bwd_flat, args, outs, nres, name):
+    """In a check_rep=True shard_map body the cotangent of a replicated value is held as
+    per-process parts (shard_map_specs): bwd gets their sum (JAX's) and returns parts."""
+    rep_out = replicated_axes(outs, f"custom_vjp '{name}'")
+    if rep_out is None:
+        return bwd_flat
+    size = mesh_frames()[-1].mesh.axis_size
+    div = [int(np.prod([size(a) for a in ax])) for ax in replicated_axes(args, name)]
+    return lambda *xs: replicated_parts((div, None), bwd_flat(
+        *xs[:nres], *replicated_sums((None, rep_out), list(xs[nres:]))))

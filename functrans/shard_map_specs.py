@@ -21,7 +21,8 @@ from .tracing import Tracer
 from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
-           "spec_axes", "reverse_mode_plan", "collective_axes", "typing_key"]
+           "spec_axes", "reverse_mode_plan", "collective_axes", "typing_key",
+           "replicated_axes"]
 
 # collectives and how they change the set of axes a value varies along
 _REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
@@ -260,6 +261,26 @@ def typing_key(values):
     if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
         return None
     return tuple(None if v is None else frozenset(v) for v in _vary_of(values, frames[-1]))
+
+
+def replicated_axes(values, what):
+    """Inside a shard_map body traced with ``check_rep=True``: for each of ``values`` the
+    manual mesh axes (of size > 1) it is replicated along by JAX's typing; None elsewhere.
+    A custom_vjp's bwd sees JAX's cotangents through them (``custom_rules``)."""
+    frames = mesh_frames()
+    if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
+        return None
+    frame = frames[-1]
+    axes = {a for a in frame.ad_vary[0] if frame.mesh.axis_size(a) > 1}
+    if not axes:
+        return None
+    varies = _vary_of(values, frame)
+    if any(v is None for v in varies):
+        raise ValueError(f"{what} inside a shard_map body with check_rep=True (JAX's "
+                         "check_vma=True): the mesh-axis typing of its inputs is not seen "
+                         "(a value of a scan / fori_loop / while_loop carry); pass "
+                         "check_rep=False (check_vma=False)")
+    return [tuple(sorted(axes - v)) for v in varies]
 
 
 def reverse_mode_plan(diff_inputs, outputs, what):

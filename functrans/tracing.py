@@ -151,7 +151,7 @@ class Trace:
         self.invars = []
         self.constvars = []
         self.consts = []      # the outer objects (arrays or outer tracers) behind constvars
-        self.sources = None   # while tracing, the outer values behind invars (None: unknown)
+        self.sources = None   # the outer values behind invars (None: unknown; shard_map_specs)
         self._lifted = {}     # id(outer object) -> Tracer in this trace
         self.name = name
 
@@ -493,7 +493,7 @@ def end_trace(t: Trace):
     stack = _CONTEXT.stack
     assert stack and stack[-1] is t, "trace stack out of order"
     stack.pop()
-    t.alive, t.sources = False, None
+    t.alive = False
 
 
 def trace_depth() -> int:

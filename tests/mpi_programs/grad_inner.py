@@ -1,5 +1,5 @@
-"""Reverse mode taken inside a jit, vmap, cond branch, checkpoint or scan body inside a
-shard_map body traced with check_rep=True (JAX's check_vma=True) gives JAX 0.10.2's values
+"""Reverse mode taken inside a jit, vmap, cond branch, checkpoint, scan body or custom_vjp
+rule inside a shard_map body traced with check_rep=True (JAX's check_vma=True) gives JAX 0.10.2's values
 (tests/data/jax_shard_map_inner_grad.npz, written by JAX with N simulated devices; was an
 error): the typing by mesh axes is followed through the inner traces (``Trace.sources``).
 A gradient with respect to a loop carry is still refused. Prints ``OK <count>`` on rank 0."""
@@ -42,6 +42,25 @@ def reuse(w, x):   # one jit traced for a replicated w, then for a varying one
     return (g(w, x) + 10 * g(w * x[0, 0], x) + 100 * g(w, x))[None]
 
 
+@ft.custom_vjp
+def cf(u):
+    return lax.psum(jnp.sin(u), "i")
+
+
+cf.defvjp(lambda u: (cf(u), u), lambda u, g: (g * jnp.cos(u) * 3.0,))
+
+
+def _cg(u):
+    return lax.all_gather(jnp.sin(u), "i", tiled=True)
+
+
+def _cp(u):
+    return lax.psum(jnp.sin(u), "i")
+
+
+cg, cp = ft.custom_vjp(_cg), ft.custom_vjp(_cp)   # bwd rules that call vjp themselves
+cg.defvjp(lambda u: (cg(u), u), lambda u, g: (3.0 * ft.vjp(_cg, u)[1](g)[0],))
+cp.defvjp(lambda u: (cp(u), u), lambda u, g: (3.0 * ft.vjp(_cp, u)[1](g)[0],))
 REP = (P(), P("i"))
 CASES = {
     "hess": lambda: sm(lambda w, x: ft.hessian(lambda w: loss(w, x))(w), REP, P(), False)(W, X),
@@ -84,6 +103,15 @@ CASES = {
         w, x)[None], REP, P("i"))(W, X),
     "grad_of_jit_psum_body": lambda: sm(lambda w, x: ft.grad(lambda w: ft.jit(ploss)(w, x))(w),
                                         REP, P())(W, X),
+    # a custom_vjp's bwd is given JAX's cotangent of a replicated output (it was given each
+    # process's part: 1/N of it, a wrong gradient)
+    "cvjp_psum_out": lambda: ft.grad(lambda x: jnp.sum(sm(cf, P("i"), P("i"))(x) ** 2))(X),
+    "cvjp_psum_out_rep": lambda: ft.grad(lambda x: jnp.sum(sm(cf, P("i"), P())(x) ** 2))(X),
+    "cvjp_psum_in": lambda: sm(lambda x: ft.grad(lambda u: jnp.sum(cf(u)))(x), P("i"),
+                               P("i"))(X),
+    "cvjp_vjp_psum_out": lambda: ft.grad(lambda x: jnp.sum(sm(cp, P("i"), P("i"))(x) ** 2))(X),
+    "cvjp_vjp_ag_in": lambda: sm(lambda x: ft.grad(lambda u: jnp.sum(cg(u) ** 2))(x), P("i"),
+                                 P("i"))(X),
 }
 # "hess" (check_rep=False) returns a varying value under P(): each process's own, and JAX's
 # single process device 0's, so rank 0 holds JAX's
