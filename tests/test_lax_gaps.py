@@ -98,8 +98,6 @@ SIGNATURE_LEFT = {
     "random_gamma_grad": "JAX's signature is (*args)",
     # in files other helpers were editing when this list was made (session 31)
     "conv_transpose": "use_consistent_padding: not written",
-    "dynamic_slice": "operand=: functrans/primitives/indexing.py was being edited",
-    "dynamic_update_slice": "operand=: functrans/primitives/indexing.py was being edited",
 }
 _SKIP_PARAMS = {"out_sharding", "sharding"}   # no sharding of single results here
 
@@ -142,6 +140,10 @@ def test_jax_keyword_names_run():
     np.testing.assert_array_equal(lax.squeeze(array=x[None], dimensions=(0,)), x)
     np.testing.assert_array_equal(lax.expand_dims(array=x, dimensions=(0,)), x[None])
     np.testing.assert_array_equal(lax.reduce_sum(operand=x, axes=(0,)), 15.0)
+    np.testing.assert_array_equal(lax.dynamic_slice(operand=x, start_indices=(4,),
+                                                    slice_sizes=(2,)), [4.0, 5.0])
+    np.testing.assert_array_equal(lax.dynamic_update_slice(operand=x, update=x[:1],
+                                                           start_indices=(5,))[-1], 0.0)
     np.testing.assert_array_equal(lax.pad(operand=x[:2], padding_value=0.0,
                                           padding_config=((1, 0, 0),)), [0.0, 0.0, 1.0])
     np.testing.assert_array_equal(lax.transpose(operand=x.reshape(2, 3), permutation=(1, 0)),

@@ -152,19 +152,20 @@ def _wrap_starts(x, starts, negative_ok):
     return out + list(starts[len(out):])
 
 
-def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
+def dynamic_slice(operand: ArrayLike, start_indices: Sequence[ArrayLike],
                   slice_sizes: Sequence[int], *, allow_negative_indices: bool = True) -> Array:
     """The window ``x[s0:s0+n0, ...]`` with traced starts (negative: from the end), clamped.
 
     >>> dynamic_slice(np.arange(5.0), (np.int32(-2),), (2,)).tolist()
     [3.0, 4.0]
     """
-    if isinstance(x, KeyArray):                    # typed keys: slice their words
-        return KeyArray(dynamic_slice(x._base, list(start_indices) + [np.int32(0)],
+    if isinstance(operand, KeyArray):              # typed keys: slice their words
+        return KeyArray(dynamic_slice(operand._base, list(start_indices) + [np.int32(0)],
                                       list(slice_sizes) + [2],
                                       allow_negative_indices=allow_negative_indices))
-    starts = _wrap_starts(x, list(start_indices), allow_negative_indices)
-    return checked_bind(dynamic_slice_p, x, *starts, slice_sizes=tuple(int(n) for n in slice_sizes))
+    starts = _wrap_starts(operand, list(start_indices), allow_negative_indices)
+    return checked_bind(dynamic_slice_p, operand, *starts,
+                        slice_sizes=tuple(int(n) for n in slice_sizes))
 
 
 def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size: int,
@@ -271,12 +272,13 @@ dynamic_update_slice_p.def_rules(abstract_eval=_dus_aval, impl=_dus_impl, jvp=_d
                                  transpose=_dus_transpose, batch=_dus_batch)
 
 
-def dynamic_update_slice(x: ArrayLike, update: ArrayLike, start_indices: Sequence[ArrayLike],
+def dynamic_update_slice(operand: ArrayLike, update: ArrayLike,
+                         start_indices: Sequence[ArrayLike],
                          *, allow_negative_indices: bool = True) -> Array:
-    """``x`` with ``update`` at ``start_indices`` (negative: from the end; clamped to fit).
+    """``operand`` with ``update`` at ``start_indices`` (negative: from the end; clamped to fit).
 
     >>> dynamic_update_slice(np.zeros(4), np.ones(2), (np.int32(-3),)).tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    starts = _wrap_starts(x, list(start_indices), allow_negative_indices)
-    return checked_bind(dynamic_update_slice_p, x, update, *starts)
+    starts = _wrap_starts(operand, list(start_indices), allow_negative_indices)
+    return checked_bind(dynamic_update_slice_p, operand, update, *starts)
