@@ -96,8 +96,6 @@ SIGNATURE_LEFT = {
     "psum_scatter": _HELPER_103,
     "scan": "_split_transpose: a private flag of JAX's scan transpose",
     "random_gamma_grad": "JAX's signature is (*args)",
-    # in files other helpers were editing when this list was made (session 31)
-    "conv_transpose": "use_consistent_padding: not written",
 }
 _SKIP_PARAMS = {"out_sharding", "sharding"}   # no sharding of single results here
 
@@ -249,3 +247,28 @@ def test_dot_dimension_numbers_as_jax():
     g = ft.grad(lambda x: lax.dot(x, b, dimension_numbers=dn,
                                   precision=lax.Precision.HIGHEST).sum())(a)
     np.testing.assert_array_equal(g, np.broadcast_to(b.sum(-1)[:, None, :], a.shape))
+
+
+def test_conv_transpose_use_consistent_padding_as_jax():
+    """JAX 0.10.2 conv_transpose(use_consistent_padding=True): explicit pairs are the
+    forward convolution's padding. Inputs drawn as below; outputs stored from JAX
+    (tests/data/jax_conv_transpose_consistent.npz, x64)."""
+    import os
+    ref = np.load(os.path.join(os.path.dirname(__file__), "data",
+                               "jax_conv_transpose_consistent.npz"))
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((1, 5, 2)), rng.standard_normal((3, 2, 4))
+    x2, w2 = rng.standard_normal((1, 4, 5, 2)), rng.standard_normal((3, 2, 3, 2))
+    cases = (([(1, 1)], (2,), None), ([(0, 2)], (1,), (2,)), ([(2, 0)], (3,), None),
+             ("SAME", (2,), None))
+    for i, (pad, st, dil) in enumerate(cases):
+        y = lax.conv_transpose(x, w, st, pad, rhs_dilation=dil, use_consistent_padding=True)
+        np.testing.assert_allclose(y, ref[f"arr_{i}"], rtol=1e-13, atol=1e-14)
+    y = lax.conv_transpose(x2, w2, (2, 1), [(1, 0), (1, 1)], transpose_kernel=True,
+                           use_consistent_padding=True)
+    np.testing.assert_allclose(y, ref["arr_4"], rtol=1e-13, atol=1e-14)
+    # without the flag explicit pairs pad the transposed convolution (unchanged)
+    # (shapes from JAX 0.10.2)
+    assert lax.conv_transpose(x, w, (2,), [(0, 3)]).shape == (1, 10, 4)
+    assert lax.conv_transpose(x, w, (2,), [(0, 3)], use_consistent_padding=True).shape == \
+        (1, 8, 4)

@@ -211,13 +211,20 @@ def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
                    rhs_dilation: Sequence[int] | None = None,
                    dimension_numbers: ConvDimensionsLike = None,
                    transpose_kernel: bool = False, precision: PrecisionLike = None,
-                   preferred_element_type: DTypeLike | None = None) -> Array:
+                   preferred_element_type: DTypeLike | None = None,
+                   use_consistent_padding: bool = False) -> Array:
     """Fractionally strided convolution (JAX's ``conv_transpose``: 'SAME'/'VALID' name the
-    forward convolution's padding, explicit pairs pad the transposed one).
+    forward convolution's padding, explicit pairs pad the transposed one; with
+    ``use_consistent_padding`` (JAX 0.10's) pairs too are the forward convolution's
+    ``(lo, hi)``, the transposed one padding ``k - 1 - lo`` and ``k - 1 - hi`` for the
+    dilated kernel size ``k``, so it is the gradient of that convolution, as PyTorch's).
 
     >>> import numpy as np
     >>> conv_transpose(np.ones((1, 4, 4, 2)), np.ones((3, 3, 2, 5)), (2, 2), "SAME").shape
     (1, 8, 8, 5)
+    >>> conv_transpose(np.ones((1, 4, 2)), np.ones((3, 2, 5)), (2,), [(1, 1)],
+    ...                use_consistent_padding=True).shape
+    (1, 7, 5)
     """
     la, ra = aval(lhs), aval(rhs)
     if dimension_numbers is None:
@@ -231,6 +238,9 @@ def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
     if isinstance(padding, str):
         pads = [_transpose_padding((k - 1) * r + 1, s, padding.upper())
                 for k, r, s in zip(ksz, rhs_dilation, strides)]
+    elif use_consistent_padding:
+        pads = [(k_eff - 1 - int(lo), k_eff - 1 - int(hi)) for k_eff, (lo, hi) in
+                zip(((k - 1) * r + 1 for k, r in zip(ksz, rhs_dilation)), padding)]
     else:
         pads = [tuple(p) for p in padding]
     if transpose_kernel:
