@@ -85,8 +85,8 @@ def run_several(n, items, timeout):
 # accounting.py goes last: it wraps the mesh's communicators for the rest of its process.
 SHARED_ON_4 = ("native_allgather.py", "native_allreduce.py", "native_alltoall.py",
                "native_collectives.py", "native_loops.py", "collectives.py",
-               "grad_replicated.py", "grad_inner.py", "groups.py", "multihost.py",
-               "accounting.py")
+               "grad_replicated.py", "grad_inner.py", "groups.py", "sweep_transforms.py",
+               "multihost.py", "accounting.py")
 
 
 @pytest.fixture(scope="module")
@@ -338,6 +338,16 @@ def test_reverse_mode_inside_inner_traces_of_a_checked_body_equals_jax(n, reques
     r = run_program(request, n, "grad_inner.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split() == ["OK", "29"]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_transforms_around_and_inside_shard_map_equal_jax(n, request):
+    # 192 programs: jvp/vjp/grad/vmap/jit/loops/cond/checkpoint/custom rules x collectives,
+    # integer and bool operands, replicated outputs, 2-d meshes: JAX 0.10.2's values
+    r = run_program(request, n, "sweep_transforms.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["OK", "192"]
 
 
 @needs_mpi
