@@ -88,7 +88,7 @@ def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callab
     # JAX's fold: the initial value once, padding and dilation holes contribute nothing
     pads = tuple((lo, hi, d - 1) for (lo, hi), d in zip(padding, bd))
     xp = pad(operand, np.asarray(_IDENTITY[op](a.dtype), a.dtype), pads)
-    real = _real_mask(a.shape, pads)  # False on padding and dilation holes
+    real = _real_mask(a.shape, pads) if op is elementwise.mul else None  # False on padding
     size = get_aval(xp).shape
     out = tuple(max(0, (n - e) // s + 1) if n >= e else 0
                 for n, e, s in zip(size, eff, strides))
@@ -96,11 +96,15 @@ def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callab
     if 0 in out:  # a window larger than the (padded) operand: an empty result
         return acc
     seen = np.zeros(out, bool)  # windows that have met an operand element so far
-    for tap in np.ndindex(*wd):
+    for i, tap in enumerate(np.ndindex(*wd)):
         start = tuple(k * d for k, d in zip(tap, wdil))
         limit = tuple(st + (o - 1) * s + 1 if o else st
                       for st, o, s in zip(start, out, strides))
         x = lax_slice(xp, start, limit, strides)
+        if op is not elementwise.mul:
+            # 0 added, or -inf/+inf met by max/min, leaves values and tangents as they are
+            acc = _combine(op, acc, x, i == 0)
+            continue
         keep = real[tuple(slice(st, li, s) for st, li, s in zip(start, limit, strides))]
         acc = _fold(op, acc, init_b, x, keep, seen)
         seen |= keep
@@ -108,9 +112,10 @@ def reduce_window(operand: ArrayLike, init_value: ArrayLike, computation: Callab
 
 
 def _fold(op, acc, init_b, x, keep, seen):
-    """One window tap: each window's first operand element starts from the initial value,
-    later ones combine with the accumulator, and padding taps are skipped, not combined
-    (``inf * 1``'s tangent ``t * 1 + inf * 0`` would be NaN where the maths gives ``t``)."""
+    """One window tap of a product: each window's first operand element starts from the
+    initial value, later ones combine with the accumulator, and padding taps are skipped,
+    not multiplied in (``inf * 1``'s tangent ``t * 1 + inf * 0`` would be NaN where the
+    maths gives ``t``)."""
     which = np.where(keep, np.where(seen, 2, 1), 0).astype(np.int32)
     cases = [acc,
              _combine(op, init_b, x, True) if (which == 1).any() else acc,
