@@ -357,3 +357,32 @@ def test_float_to_int_saturates_as_jax(src, dst):
                        "cpu vmap": ft.jit(ft.vmap(conv))(x)}.items():
         got = np.asarray(got)
         assert got.dtype == np.dtype(dst) and got.tolist() == want, (where, src, dst, got)
+
+
+# JAX 0.10.2 (x64) of reductions with an integer dtype= over x = [-1.5, 300.7, 1e20, nan]:
+# the input converts by the saturating rule before it accumulates (and wraps there)
+_ACC_X = np.array([-1.5, 300.7, 1e20, np.nan])
+_ACC_JAX = {
+    "sum": (lambda a: fnp.sum(a, dtype=np.uint8), 254),
+    "sum int8": (lambda a: fnp.sum(a, dtype=np.int8), -3),
+    "prod": (lambda a: fnp.prod(a[:2], dtype=np.int8), -127),
+    "nansum": (lambda a: fnp.nansum(a, dtype=np.uint8), 254),
+    "mean": (lambda a: fnp.mean(a[:3], dtype=np.uint8), 84),
+    "trace": (lambda a: fnp.trace(fnp.diag(a), dtype=np.uint8), 254),
+    "cumsum": (lambda a: fnp.cumsum(a, dtype=np.uint8), [0, 255, 254, 254]),
+    "cumulative_sum": (lambda a: fnp.cumulative_sum(a, dtype=np.uint8), [0, 255, 254, 254]),
+    "cumprod": (lambda a: fnp.cumprod(a, dtype=np.int16), [-1, -300, 300, 0]),
+    "nancumsum": (lambda a: fnp.nancumsum(a, dtype=np.int8), [-1, 126, -3, -3]),
+    "complex sum": (lambda a: fnp.sum(a.astype(np.complex64) - 1j, dtype=np.int8), -3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ACC_JAX))
+def test_integer_dtype_reductions_of_floats_saturate_everywhere(name):
+    """Eagerly, numpy's ``dtype=`` cast wrapped the float inputs (sum([-1.5, 300.7, 1e20,
+    nan], dtype=uint8) was 43, under jit and in JAX 254)."""
+    f, want = _ACC_JAX[name]
+    for where, got in {"eager numpy": f(_ACC_X), "eager Array": f(fnp.asarray(_ACC_X)),
+                       "interpret": ft.jit(f, backend="interpret")(_ACC_X),
+                       "cpu": ft.jit(f, backend="cpu")(_ACC_X)}.items():
+        assert np.asarray(got).tolist() == want, (name, where, got)

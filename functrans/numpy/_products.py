@@ -339,6 +339,8 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
     a, ax1, ax2 = _diagonal_args("trace", a, axis1, axis2)
     dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
     if not _traced(a):
+        if dtype_kind(dt) in "iu" and dtype_kind(np.asarray(a).dtype) in "fc":
+            a = asarray(a).astype(dt)       # saturating, as under jit (numpy's cast wraps)
         return wrap(np.asarray(quiet_call(np.trace, a, offset, ax1, ax2, dtype=dt)))
     a = E.convert_element_type(a, dt)
     masked = _masked(a, _diag_mask(a.shape, ax1, ax2, int(offset)))

@@ -159,10 +159,19 @@ def _quiet(np_fn, a, slices=False, **kwargs):
         return quiet_call(np_fn, a, **kwargs)
 
 
+def _saturated(a, acc):
+    """Host array ``a`` in the integer accumulator ``acc`` by Array.astype's saturating
+    float -> int rule (convert_element_type's under jit, and JAX's): numpy's ``dtype=``
+    casts by wrapping, so ``sum([300.7, -1.5], dtype=uint8)`` was 43 eagerly, 255 under jit."""
+    if dtype_kind(acc) in "iu" and dtype_kind(np.asarray(a).dtype) in "fc":
+        return asarray(a).astype(acc)
+    return a
+
+
 def _mean_eager(a, axis, dt, keepdims):
     """numpy's mean computed as numpy does (a sum in ``dt`` over the count), without the
     "Mean of empty slice" warning numpy gives through ``warnings``: nan, as in JAX."""
-    s = quiet_call(np.sum, np.asarray(a), axis=axis, dtype=dt, keepdims=keepdims)
+    s = quiet_call(np.sum, np.asarray(_saturated(a, dt)), axis=axis, dtype=dt, keepdims=keepdims)
     size = np.size(s)
     # the count of each slice; any count does for an empty result
     count = a.size // size if size else 1
@@ -200,7 +209,8 @@ def _sum_like(name, np_fn, prim_fn, prim):
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 axis = _check_axis(axis)
-            return wrap(_rounded(_quiet(np_fn, a, axis=axis, dtype=acc, keepdims=keepdims), dt))
+            return wrap(_rounded(_quiet(np_fn, _saturated(a, acc), axis=axis, dtype=acc,
+                                        keepdims=keepdims), dt))
         axes = _traced_axes(a, axis)
         out = _rounded(prim_fn(E.convert_element_type(a, acc), axes), dt)
         return _keep(out, a.shape, axes, keepdims)
@@ -244,7 +254,8 @@ def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLi
         dt = np.dtype(dtype) if dtype is not None else accumulation_dtype(a.dtype)
         if dtype_kind(a.dtype) == "f" and a.dtype.kind != "f":  # bfloat16: numpy's nansum
             a = np.where(np.isnan(a), np.zeros((), a.dtype), a)  # skips its own NaNs only
-        return wrap(_rounded(quiet_call(np.nansum, a, axis=axis, dtype=R.accumulator(dt),
+        acc = R.accumulator(dt)     # (NaN saturates to 0 in an integer accumulator)
+        return wrap(_rounded(quiet_call(np.nansum, _saturated(a, acc), axis=axis, dtype=acc,
                                         keepdims=keepdims), dt))
     if dtype_kind(a.dtype) in "fc":
         zero = np.zeros(a.shape, a.dtype)
@@ -472,7 +483,7 @@ def _cumulative(name, np_fn, prim_fn):
         if not isinstance(a, Tracer):
             if axis is not None and type(axis) is not int:
                 _check_axis(axis)
-            return wrap(_rounded(quiet_call(np_fn, a, axis=axis, dtype=acc), dt))
+            return wrap(_rounded(quiet_call(np_fn, _saturated(a, acc), axis=axis, dtype=acc), dt))
         x, ax = _one_axis(a, axis)
         ax = 0 if ax is None else ax    # (flattened)
         if acc == np.dtype(np.bool_):      # numpy adds (multiplies) bools as or (and)
