@@ -89,11 +89,8 @@ def test_pow_odd_exponent_beyond_float_range_keeps_sign():
 # JAX 0.10.2's parameter names of every public jax.lax function (inspect.signature,
 # tests/data/jax_lax_signatures.json): functrans.lax takes each by keyword, and in
 # JAX's positional order, except where listed here with the reason.
-_HELPER_103 = "collectives' axis_index_groups: the distributed helper's area (session 31)"
 SIGNATURE_LEFT = {
-    "all_gather": _HELPER_103, "all_to_all": _HELPER_103, "pmax": _HELPER_103,
-    "pmean": _HELPER_103, "pmin": _HELPER_103, "psum": _HELPER_103,
-    "psum_scatter": _HELPER_103,
+    "all_gather": "to=: collectives are the distributed helper's area (session 31)",
     "scan": "_split_transpose: a private flag of JAX's scan transpose",
     "random_gamma_grad": "JAX's signature is (*args)",
 }
