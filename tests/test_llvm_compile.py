@@ -5,6 +5,7 @@ rewrite and the thread pool. (Values against the interpreter: test_llvm_backend.
 from __future__ import annotations
 
 import os
+import re
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -291,8 +292,9 @@ def test_small_loops_in_a_loop_body_stay_vector_loops():
 def test_512_bit_vectors_only_on_cpus_that_run_them_at_full_clock():
     """``engine.wide_vectors``: AVX-512 hosts of Sapphire Rapids' generation (avx512fp16)
     and AMD's Zen 4/5 get 512-bit loops (LLVM's tuning prefers 256 bits for every AVX-512
-    CPU); older Xeons and CPUs without AVX-512 keep LLVM's choice, and the host key (the
-    disk cache's) says which was used, so objects of one never load for the other."""
+    CPU); older Xeons and CPUs without AVX-512 keep LLVM's choice. Only compute-bound
+    loops (a vmath routine: sin) ask for them, and a kernel inlined into its segment
+    passes the request on; a memory-bound multiply keeps LLVM's width."""
     wide = engine.wide_vectors
     assert wide("rocketlake", {"avx512f": True, "avx512fp16": True})
     assert wide("sapphirerapids", {"avx512f": True, "avx512fp16": True})
@@ -301,5 +303,14 @@ def test_512_bit_vectors_only_on_cpus_that_run_them_at_full_clock():
     assert not wide("icelake-server", {"avx512f": True, "avx512fp16": False})
     assert not wide("znver3", {"avx2": True})
     assert not wide("znver4", {"avx512f": False})
-    cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features()
-    assert ("-prefer-256-bit" in engine.host_key()) == wide(cpu, features)
+    host = wide(llvm.get_host_cpu_name(), llvm.get_host_cpu_features())
+    x = np.linspace(0.0, 1.0, 4096, dtype=np.float32)
+
+    def ir_before(f):
+        text = ft.jit(f, backend="cpu").lower(x).compile().as_text()
+        return text.split("after optimisation")[0]
+    sin_ir, mul_ir = ir_before(fnp.sin), ir_before(lambda v: v * 3.0)
+    assert (engine.WIDE_ATTRIBUTE in sin_ir) == host
+    segment = re.search(r"define [^\n]*@\"?seg1\"?\([^\n]*", sin_ir).group(0)
+    assert (engine.WIDE_ATTRIBUTE in segment) == host
+    assert engine.WIDE_ATTRIBUTE not in mul_ir

@@ -59,16 +59,20 @@ def target_machine():
 
 # CPUs whose 512-bit vector units run at full clock. LLVM's tuning for AVX-512 CPUs prefers
 # 256-bit vectors (older Xeons lower their clock for 512-bit work), and names virtual
-# Sapphire Rapids hosts "rocketlake"; on these CPUs 16-lane float32 loops are faster:
-# measured on a Sapphire Rapids host (16K-element kernels, one thread, CPU time, two
-# alternated runs): float32 sin / exp / log / tanh / softmax 0.77-0.82 of the 256-bit
-# time, float64 0.65-0.75, erf 0.72-0.91, sums 0.69-1.05, memory-bound adds 0.95.
+# Sapphire Rapids hosts "rocketlake". Compute-bound loops (those calling a vmath routine:
+# ``prefer_wide_vectors``) are faster with 16 float32 lanes there; memory-bound ones are
+# not, so the preference is per function, not the target's. Measured on a Sapphire Rapids
+# host (16K-element kernels, one thread, CPU time, two alternated runs): float32 sin / exp
+# / log / tanh / softmax 0.77-0.82 of the 256-bit time, float64 0.65-0.75, erf 0.72-0.91;
+# but a plain multiply or polynomial over 4K-1M elements 1.05-1.28 with 512-bit vectors.
 _FULL_WIDTH_FEATURES = ("avx512fp16",)           # Sapphire Rapids and later Xeons
 _FULL_WIDTH_NAMES = ("znver4", "znver5")          # AMD: 512-bit work at full clock
+WIDE_ATTRIBUTE = '"prefer-vector-width"="512"'
 
 
 def wide_vectors(cpu: str, features) -> bool:
-    """Whether loops should use 512-bit vectors on this CPU (``features``: name -> bool).
+    """Whether compute-bound loops should use 512-bit vectors on this CPU (``features``:
+    name -> bool).
 
     >>> wide_vectors("skylake-avx512", {"avx512f": True}), wide_vectors("znver4", {"avx512f": True})
     (False, True)
@@ -80,17 +84,30 @@ def wide_vectors(cpu: str, features) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _host_cpu() -> tuple:
-    """(CPU name, feature string): asking LLVM costs ~0.2 ms, and every compile makes a
-    target machine for its engine."""
+    """(CPU name, feature string, wide vectors?): asking LLVM costs ~0.2 ms, and every
+    compile makes a target machine for its engine."""
     _initialized()
     cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features()
-    flat = features.flatten()
-    return cpu, flat + ",-prefer-256-bit" if wide_vectors(cpu, features) else flat
+    return cpu, features.flatten(), wide_vectors(cpu, features)
+
+
+def prefer_wide_vectors(fn) -> None:
+    """Ask for 512-bit loops in llvmlite function ``fn`` where this host runs them at full
+    clock (the attribute is in the IR text, so the disk cache's key sees it)."""
+    if _host_cpu()[2]:
+        set.add(fn.attributes, WIDE_ATTRIBUTE)    # a string attribute llvmlite does not list
+
+
+def inherit_wide_vectors(caller, callee) -> None:
+    """A kernel inlined into ``caller`` (a segment, a chunk) brings its preference along:
+    the loop vectoriser runs after inlining, on the caller's attributes."""
+    if WIDE_ATTRIBUTE in callee.attributes and "noinline" not in callee.attributes:
+        set.add(caller.attributes, WIDE_ATTRIBUTE)
 
 
 def new_target_machine():
     """A fresh host target machine (an MCJIT engine takes ownership of its own)."""
-    cpu, features = _host_cpu()
+    cpu, features, _ = _host_cpu()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=cpu, features=features, opt=3,
                                         codemodel="jitdefault")
@@ -111,7 +128,7 @@ def data_layout() -> str:
 def host_key() -> str:
     """What compiled object code depends on besides the IR: triple, CPU, features,
     llvmlite and the pass options (``LLVM_OPTIONS``)."""
-    cpu, features = _host_cpu()
+    cpu, features, _ = _host_cpu()
     return f"{triple()}|{cpu}|{features}|llvmlite-{llvmlite.__version__}|{' '.join(LLVM_OPTIONS)}"
 
 

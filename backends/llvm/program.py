@@ -479,6 +479,7 @@ class Lowering:
                 for v in em.buffers]
         if em.count_arg:
             args.append(array_size(fn.eb, fn.slot_obj(src[0]), src[1]))
+        engine.inherit_wide_vectors(fn.fn, em.fn)
         fn.b.call(em.fn, args)
 
     def _host(self, fn, s, env, views):

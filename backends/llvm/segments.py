@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from . import engine
 from .lltypes import I1, I8, I32, I64, emit_loop, emit_nest
 from .values import PTR, Ref
 
@@ -198,6 +199,7 @@ def outline(lw, fn, emit, ins, outs):
     step.fn.attributes.add("noinline" if step.close() else "alwaysinline")
     tmps = [fn.ptr(Ref("ws", off, None)) for off in step.tmps]
     tmps += [ir.Constant(PTR, None)] * (STEP_TMPS - len(tmps))
+    engine.inherit_wide_vectors(fn.fn, step.fn)
     res = fn.b.call(step.fn, [fn.slots] + [fn.ptr(r) for r in args] + tmps)
     if fails:                          # a failure path returned null: so does the segment
         _check(fn, res)
@@ -278,6 +280,7 @@ class Chunk(Fn):
         argv = c.alloca(8 * len(self.refs)) if self.refs else ir.Constant(PTR, None)
         for j, r in enumerate(self.refs):
             c.b.store(c.ptr(r), c.b.gep(argv, [ir.Constant(I64, j)], source_etype=PTR))
+        engine.inherit_wide_vectors(c.fn, self.fn)
         res = c.b.call(self.fn, [c.slots, argv])
         if fails:
             _check(c, res)
