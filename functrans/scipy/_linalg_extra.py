@@ -1,8 +1,8 @@
 """More of ``scipy.linalg`` composed from functrans operations: ``polar`` (from the SVD),
 ``eigh_tridiagonal`` (from
 ``eigh``), ``qr_multiply`` (from ``qr``), ``hessenberg`` (LAPACK's Householder
-reflections, one static step per column), ``rsf2csf`` (Givens rotations of the 2x2
-blocks) and ``solve_sylvester`` (a Kronecker-product solve). All differentiate and
+reflections, one static step per column) and ``rsf2csf`` (Givens rotations of the 2x2
+blocks). All differentiate and
 batch where their building blocks do.
 """
 from __future__ import annotations
@@ -20,8 +20,7 @@ def as_float(x):
     x = fnp.asarray(x)
     return x if fnp.issubdtype(x.dtype, fnp.inexact) else x.astype(fnp.float64)
 
-__all__ = ["eigh_tridiagonal", "hessenberg", "polar", "qr_multiply", "rsf2csf",
-           "solve_sylvester"]
+__all__ = ["eigh_tridiagonal", "hessenberg", "polar", "qr_multiply", "rsf2csf"]
 
 
 def _square(a, name):
@@ -186,25 +185,3 @@ def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Arra
         z = z.at[:, m - 1:m + 1].set(z[:, m - 1:m + 1] @ gh)
         t = t.at[m, m - 1].set(0)
     return t, z
-
-
-def solve_sylvester(A: ArrayLike, B: ArrayLike, C: ArrayLike, *, method: str = "schur",
-                    tol: float = 1e-8) -> Array:
-    """``X`` with ``A X + X B = C`` (A n x n, B m x m, C n x m), by one dense solve of
-    the Kronecker system ``(A (x) I_m + I_n (x) B^T) vec(X) = vec(C)``: exact to
-    rounding and differentiable, O((n m)^3) work (meant for small n m). ``method``
-    and ``tol`` are accepted (JAX's Schur method and its check).
-
-    >>> import numpy as np
-    >>> from functrans.scipy.linalg import solve_sylvester
-    >>> np.asarray(solve_sylvester(np.eye(1), np.eye(1), np.array([[4.0]]))).tolist()
-    [[2.0]]
-    """
-    a, b = _square(A, "solve_sylvester"), _square(B, "solve_sylvester")
-    c = as_float(C)
-    n, m = a.shape[-1], b.shape[-1]
-    if a.ndim != 2 or b.ndim != 2 or c.shape != (n, m):
-        raise ValueError(f"solve_sylvester: shapes {a.shape}, {b.shape}, {c.shape} do not fit")
-    dtype = fnp.result_type(a, b, c)
-    k = fnp.kron(a, fnp.eye(m, dtype=dtype)) + fnp.kron(fnp.eye(n, dtype=dtype), b.T)
-    return fnp.linalg.solve(k, c.reshape(n * m).astype(dtype)).reshape(n, m)

@@ -24,8 +24,8 @@ from ._special_gamma import as_float as _as_float
 from ._linalg_matrices import (circulant, companion, convolution_matrix, dft, fiedler,
                                fiedler_companion, hadamard, hankel, helmert, hilbert,
                                invhilbert, invpascal, leslie, pascal, toeplitz)
-from ._linalg_extra import (eigh_tridiagonal, hessenberg, polar, qr_multiply, rsf2csf,
-                            solve_sylvester)
+from ._linalg_extra import eigh_tridiagonal, hessenberg, polar, qr_multiply, rsf2csf
+from ._linalg_sylvester import solve_sylvester
 from ._linalg_schur import funm, schur
 from ..array import Array
 from ..typing import ArrayLike

@@ -1,0 +1,101 @@
+"""From JAX 0.10.2's tests/linalg_test.py, run against functrans through a fake-``jax``
+shim (session 31, helper jtlinalg).  Expected values are jax 0.10.2's (x64 on) for the
+same calls, stored here; no test imports jax."""
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans.scipy.linalg import solve_sylvester
+
+_A = np.array([[1., 2, 0], [0.5, -1, 3], [2, 0, 4]])
+_B = np.array([[2., 1], [-1, 3]])
+_C = np.array([[1., 2], [3, 4], [5, 6]])
+_X = [[-0.07915157785825246, 0.2214174857734092], [0.7294361096740829, 0.5967408173823079],
+      [0.9689601655457847, 0.6554578375582005]]
+
+
+@pytest.mark.parametrize("method", ["schur", "eigen"])
+def test_solve_sylvester_values(method):
+    """ScipyLinalgTest.test_solve_sylvester: jax's solution, float64, complex128, float32."""
+    np.testing.assert_allclose(np.asarray(solve_sylvester(_A, _B, _C, method=method)), _X,
+                               rtol=1e-13)
+    ac = _A + 1j * np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0.]])
+    xc = solve_sylvester(ac, _B, _C - 2j, method=method)
+    assert xc.dtype == np.complex128
+    np.testing.assert_allclose(np.asarray(xc), [
+        [-0.6006175123876649 + 0.38413307618526493j, 0.17301634272555438 - 0.8837806533382677j],
+        [0.3827115755766086 - 2.209445728735335j, 0.9936187640277407 + 0.07868538657003232j],
+        [1.182971241114763 - 0.36230222130067646j, 0.5124593457279804 - 0.006164687821191728j]],
+        rtol=1e-13)
+    x32 = solve_sylvester(*(m.astype(np.float32) for m in (_A, _B, _C)), method=method)
+    assert x32.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(x32), [
+        [-0.07915167510509491, 0.22141756117343903], [0.7294363379478455, 0.5967407822608948],
+        [0.9689602255821228, 0.6554578542709351]], rtol=2e-5, atol=2e-6)
+    x_int = solve_sylvester(np.array([[1, 2], [0, 3]]), np.array([[4]]), np.array([[7], [7]]))
+    assert x_int.dtype == np.float64 and np.asarray(x_int).tolist() == [[1.0], [1.0]]
+
+
+def test_solve_sylvester_broadcast():
+    """ScipyLinalgTest.test_solve_sylvester_broadcast: batched A, unbatched B and C (the
+    Kronecker version raised ValueError for any batch)."""
+    x = solve_sylvester(np.stack([_A, _A.T]), _B, _C)
+    np.testing.assert_allclose(np.asarray(x), [_X, [
+        [0.20900155199172293, 0.01991722710812177], [3.0413864459389552, 0.45938954992240055],
+        [-0.5638903259182622, 0.7408173823072944]]], rtol=1e-13)
+    with pytest.raises(ValueError, match="Incompatible shapes"):
+        solve_sylvester(_A, _B, _C.T)
+
+
+def test_ill_conditioned_sylvester_is_nan():
+    """ScipyLinalgTest.test_ill_conditioned_sylvester: eigenvalue sums below tol give
+    NaNs, as JAX's (the Kronecker solve ignored tol and returned a solution)."""
+    p = np.array([[1., 2], [3, 5]])
+    a = p @ np.diag([1., 2]) @ np.linalg.inv(p)
+    b = p @ np.diag([-1., -3]) @ np.linalg.inv(p)
+    assert np.isnan(np.asarray(solve_sylvester(a, b, np.ones((2, 2)), tol=1e-5))).all()
+    assert not np.isnan(np.asarray(solve_sylvester(_A, _B, _C, tol=1e-5))).any()
+
+
+def test_solve_sylvester_large_float32_residual():
+    """test_solve_sylvester's (100, 110) case: the Kronecker system was 11000 x 11000
+    (1.9 GB, minutes); jax's float32 residual max|AX + XB - C| / max|C| is 6.1e-4 here."""
+    r = np.random.RandomState(0)
+    a, b, c = (r.randn(*s).astype(np.float32) for s in ((100, 100), (110, 110), (100, 110)))
+    x = np.asarray(solve_sylvester(a, b, c)).astype(np.float64)
+    assert x.dtype == np.float64
+    resid = np.abs(a @ x + x @ b - c).max() / np.abs(c).max()
+    assert resid < 2e-3, resid
+
+
+def test_solve_sylvester_grad_matches_finite_differences():
+    """JAX cannot differentiate solve_sylvester (schur has no rule); functrans does by the
+    implicit equation A X' + X' B = C' - A' X - X B': checked by central differences."""
+    def f(a, b, c):
+        return fnp.sum(solve_sylvester(a, b, c) ** 2)
+    grads = ft.grad(f, argnums=(0, 1, 2))(_A, _B, _C)
+    eps = 1e-6
+    for k, base in enumerate((_A, _B, _C)):
+        fd = np.zeros_like(base)
+        for idx in np.ndindex(base.shape):
+            d = np.zeros_like(base)
+            d[idx] = eps
+            args_p = [_A, _B, _C]
+            args_m = [_A, _B, _C]
+            args_p[k], args_m[k] = base + d, base - d
+            fd[idx] = (float(f(*args_p)) - float(f(*args_m))) / (2 * eps)
+        np.testing.assert_allclose(np.asarray(grads[k]), fd, rtol=1e-6, atol=1e-7)
+    dirs = [np.cos(np.arange(m.size)).reshape(m.shape) for m in (_A, _B, _C)]
+    _, tangent = ft.jvp(f, (_A, _B, _C), tuple(dirs))
+    np.testing.assert_allclose(float(tangent), sum(float(np.sum(g * d))
+                                                   for g, d in zip(grads, dirs)), rtol=1e-10)
+
+
+def test_solve_sylvester_jit_and_vmap():
+    x = ft.jit(solve_sylvester)(_A, _B, _C)
+    np.testing.assert_allclose(np.asarray(x), _X, rtol=1e-13)
+    xv = ft.vmap(solve_sylvester, in_axes=(None, None, 0))(_A, _B, np.stack([_C, 2 * _C]))
+    np.testing.assert_allclose(np.asarray(xv), [_X, 2 * np.asarray(_X)], rtol=1e-13)
+    with pytest.raises(ValueError, match="Unrecognized method"):
+        solve_sylvester(_A, _B, _C, method="kron")
