@@ -267,8 +267,9 @@ def generalized_normal(key: Array, p: ArrayLike, shape: Shape = (),
     dt = float_dtype("generalized_normal", dtype)
     shape = shape_tuple("generalized_normal", shape)
     k_g, k_r = split2(k)
-    g = gamma(k_g, fnp.full(shape, 1.0 / p, dt), shape, dt)
-    return rademacher(k_r, shape, dt) * g ** dt.type(1.0 / p)
+    inv = _in_dtype(1.0 / p, dt)
+    g = gamma(k_g, fnp.broadcast_to(inv, shape), shape, dt)
+    return rademacher(k_r, shape, dt) * g ** inv
 
 
 def ball(key: Array, d: int, p: float = 2, shape: Shape = (),
@@ -287,6 +288,14 @@ def ball(key: Array, d: int, p: float = 2, shape: Shape = (),
     k_g, k_e = split2(k)
     g = generalized_normal(k_g, p, shape + (int(d),), dt)
     e = exponential(k_e, shape, dt)
-    power = p if isinstance(p, int) else dt.type(p)    # an int power is exact, as in JAX
-    radius = (fnp.sum(fnp.abs(g) ** power, axis=-1) + e) ** dt.type(1.0 / p)
+    power = p if isinstance(p, int) else _in_dtype(p, dt)   # an int power is exact, as JAX
+    radius = (fnp.sum(fnp.abs(g) ** power, axis=-1) + e) ** _in_dtype(1.0 / p, dt)
     return g / radius[..., None]
+
+
+def _in_dtype(v, dt):
+    """A float exponent or parameter ``v`` (a Python number, or traced under jit as JAX
+    allows) rounded once to the draw's dtype ``dt``, as JAX's weakly typed scalars are."""
+    if isinstance(v, (int, float, np.number, np.ndarray)):
+        return dt.type(v)
+    return fnp.asarray(v).astype(dt)

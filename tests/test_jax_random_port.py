@@ -59,3 +59,34 @@ def test_dynamic_slice_in_dim_jax_keywords():
     keys = random.split(random.key(3), 4)
     sl = lax.dynamic_slice_in_dim(keys, 1, slice_size=2)
     assert random.key_data(sl).tolist() == random.key_data(keys).tolist()[1:3]
+
+
+def test_ball_and_generalized_normal_take_a_traced_p():
+    """random_lax_test.testBall / testGeneralizedNormal: jit(lambda key, p: ball(key, d,
+    p, ...)) traces ``p``; functrans converted it to a numpy scalar
+    (TracerArrayConversionError). JAX 0.10.2's values (within an ulp or two: the power
+    is a transcendental)."""
+    b = ft.jit(lambda k, p: random.ball(k, 3, p, (2,), np.float32))(random.PRNGKey(123), 1.5)
+    assert b.dtype == np.float32
+    want = [[-0.7449297308921814, -0.33324432373046875, -0.04611147195100784],
+            [-0.4355982542037964, -0.26391923427581787, -0.6529917120933533]]
+    np.testing.assert_allclose(np.asarray(b), want, rtol=3e-7)
+    g = ft.jit(lambda k, p: random.generalized_normal(k, p, (4,), np.float64))(
+        random.PRNGKey(1), 0.7)
+    want = [-3.2787023889148266, -0.7200185389942387, -1.1453885190051465, 5.354822103632863]
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-14)
+    # eager (Python p) and jitted (traced p) agree
+    e = random.ball(random.PRNGKey(123), 3, 1.5, (2,), np.float32)
+    np.testing.assert_allclose(np.asarray(e), np.asarray(b), rtol=3e-7)
+
+
+def test_jit_accepts_none_for_static_and_donated_arguments():
+    """random_lax_test.testChoice / testPermutation call jax.jit(rand,
+    static_argnames=None); JAX takes None as 'none' for static_argnums/static_argnames/
+    donate_argnums; functrans raised TypeError 'NoneType' object is not iterable."""
+    x = np.arange(5)
+    perm = ft.jit(lambda k, x: random.permutation(k, x), static_argnames=None)
+    assert np.asarray(perm(random.PRNGKey(0), x)).tolist() == \
+        np.asarray(random.permutation(random.PRNGKey(0), x)).tolist()
+    for kw in ({"static_argnums": None}, {"donate_argnums": None}):
+        assert int(ft.jit(lambda v: v + 1, **kw)(1)) == 2
