@@ -543,7 +543,8 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype: DTypeLike | None = 
                m: int | None = None) -> Array:
     """Haar-random matrices with orthonormal columns (or rows, when ``m > n``): shape
     ``shape + (n, m)`` (m defaults to n), JAX's construction: the Q of a QR
-    factorisation of standard normal draws, its columns' signs fixed by R's diagonal.
+    factorisation of standard normal draws, its columns' signs fixed by R's diagonal
+    (complex dtypes: unitary, phases ``d / |d|``).
 
     >>> import numpy as np
     >>> from functrans import random
@@ -552,7 +553,9 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype: DTypeLike | None = 
     True
     """
     k = check_key("orthogonal", key)
-    dt = float_dtype("orthogonal", dtype)
+    cplx = dtype is not None and dtype_kind(canonical_dtype(dtype)) == "c"
+    # complex dtypes as JAX: unitary Q of complex normal draws, phases from R's diagonal
+    dt = canonical_dtype(dtype) if cplx else float_dtype("orthogonal", dtype)
     shape = shape_tuple("orthogonal", shape)
     n = operator.index(n)
     m = n if m is None else operator.index(m)

@@ -90,3 +90,23 @@ def test_jit_accepts_none_for_static_and_donated_arguments():
         np.asarray(random.permutation(random.PRNGKey(0), x)).tolist()
     for kw in ({"static_argnums": None}, {"donate_argnums": None}):
         assert int(ft.jit(lambda v: v + 1, **kw)(1)) == 2
+
+
+def test_orthogonal_complex_dtypes():
+    """random_lax_test.testOrthogonal (complex64/complex128 cases): JAX draws unitary
+    matrices; functrans raised ValueError 'dtype must be a floating dtype'. JAX 0.10.2's
+    complex128 draw for PRNGKey(0), n = 3 (rounded to 12 digits)."""
+    q = random.orthogonal(random.PRNGKey(0), 3, (), np.complex128)
+    want = np.array([
+        [0.543688847097 - 0.405123910881j, -0.215186765157 + 0.338980150047j,
+         0.503607524983 + 0.354180221258j],
+        [0.688808135969 + 0.057979234337j, 0.071561134893 - 0.205556782533j,
+         -0.044451015172 - 0.687627283189j],
+        [0.018321026008 + 0.24924516964j, -0.130366173856 + 0.880009765751j,
+         -0.314762009226 - 0.216918270006j]])
+    assert q.dtype == np.complex128
+    np.testing.assert_allclose(np.asarray(q), want, atol=1e-11)
+    q = np.asarray(random.orthogonal(random.PRNGKey(1), 2, (4,), np.complex64, m=3))
+    assert q.shape == (4, 2, 3) and q.dtype == np.complex64
+    np.testing.assert_allclose(q @ np.swapaxes(q, -1, -2).conj(), np.broadcast_to(np.eye(2), (4, 2, 2)),
+                               atol=2e-6)
