@@ -573,7 +573,7 @@ def test_gradient_with_sample_coordinates_matches_numpy():
 def test_unique_along_an_axis_as_jax():
     """unique(axis=) of a concrete array (a ported program raised NotImplementedError):
     numpy's unique slices, index/inverse/counts, size= padding (first slice or
-    fill_value), as JAX 0.10.2 gives them; a traced array raises a clear error."""
+    fill_value), as JAX 0.10.2 gives them; a traced array needs size=."""
     a = np.array([[1, 2], [1, 2], [0, 5]])
     np.testing.assert_array_equal(fnp.unique(a, axis=0), [[0, 5], [1, 2]])
     v, i, inv, c = fnp.unique(a, True, True, True, axis=1)
@@ -581,8 +581,10 @@ def test_unique_along_an_axis_as_jax():
         and c.tolist() == [1, 1]
     assert fnp.unique(a, axis=0, size=3).tolist() == [[0, 5], [1, 2], [0, 5]]
     assert fnp.unique(a, axis=0, size=3, fill_value=-1).tolist() == [[0, 5], [1, 2], [-1, -1]]
-    with pytest.raises(NotImplementedError, match="concrete"):
-        ft.jit(lambda x: fnp.unique(x, axis=0, size=3))(a)
+    # traced: size= fixes the shape (tests/test_numpy_jax_api.py has JAX's jit values)
+    assert ft.jit(lambda x: fnp.unique(x, axis=0, size=3))(a).tolist() == [[0, 5], [1, 2], [0, 5]]
+    with pytest.raises(TypeError, match="size="):
+        ft.jit(lambda x: fnp.unique(x, axis=0))(a)
 
 
 @pytest.mark.parametrize("jit", [False, True])

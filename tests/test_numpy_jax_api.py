@@ -169,3 +169,40 @@ def test_numpy_views_of_an_array_are_read_only():
     y = f(fnp.arange(3.0))
     z = f(y)
     assert y.is_deleted() and z.tolist() == [0.0, 4.0, 8.0]
+
+
+def _unique_axis_data():
+    with open(os.path.join(os.path.dirname(__file__), "data", "jnp_unique_axis.json")) as f:
+        return json.load(f)
+
+
+_UNIQUE = _unique_axis_data()
+
+
+@pytest.mark.parametrize("row", _UNIQUE["rows"], ids=lambda r: "-".join(map(str, r[:4])))
+def test_unique_axis_size_under_jit_as_jax(row):
+    # jax.jit(jnp.unique(x, axis=, size=, fill_value=, equal_nan=, return_*=True)) values
+    k, size, fill_value, equal_nan, want = row
+    a, axis = _UNIQUE["cases"][k]
+    f = ft.jit(lambda x: fnp.unique(x, return_index=True, return_inverse=True,
+                                    return_counts=True, axis=axis, size=size,
+                                    fill_value=fill_value, equal_nan=equal_nan))
+    got = f(fnp.asarray(np.array(a)))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.array(w, dtype=np.asarray(g).dtype))
+    eager = fnp.unique(fnp.asarray(np.array(a)), axis=axis, size=size, fill_value=fill_value,
+                       equal_nan=equal_nan)
+    np.testing.assert_array_equal(np.asarray(eager), np.asarray(got[0]))
+
+
+def test_unique_axis_traced_needs_size():
+    with pytest.raises(TypeError, match="size="):       # (a ConcretizationError)
+        ft.jit(lambda x: fnp.unique(x, axis=0))(fnp.ones((2, 2)))
+    # eagerly too, NaN slices are equal under equal_nan (numpy's unique keeps two [1, nan])
+    a = fnp.asarray([[1.0, np.nan], [1.0, np.nan], [0.0, 2.0]])
+    v, i, inv, c = fnp.unique(a, axis=0, return_index=True, return_inverse=True,
+                              return_counts=True)
+    np.testing.assert_array_equal(np.asarray(v), [[0.0, 2.0], [1.0, np.nan]])
+    assert (np.asarray(i).tolist(), np.asarray(inv).tolist(), np.asarray(c).tolist()) == \
+        ([2, 0], [1, 1, 0], [1, 2])                                  # JAX 0.10.2's
+    assert fnp.unique(a, axis=0, equal_nan=False).shape == (3, 2)

@@ -31,7 +31,7 @@ from ._creation import asarray, arange, zeros, full
 from ._sorting import argsort, sort
 from ._searching import searchsorted
 from ._util import canonicalize_axis, result_dtype
-from ._gather_ops import unravel_index
+from ._gather_ops import lexsort, unravel_index
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -241,9 +241,13 @@ def _unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_na
     """``unique(axis=...)`` of a concrete array: numpy's unique slices (lexicographic
     order), padded to ``size`` with ``fill_value`` (default: the first unique slice)."""
     if isinstance(ar, Tracer) and ar.val is None:
-        raise NotImplementedError("unique: axis= needs a concrete array here (not a traced "
-                                  "value); use it outside jit/vmap")
+        return _unique_axis_traced(ar, return_index, return_inverse, return_counts, axis,
+                                   equal_nan, size, fill_value)
     a = np.asarray(ar.val if isinstance(ar, Tracer) else ar)
+    if equal_nan and dtype_kind(a.dtype) in "fc" and a.size and np.isnan(a).any():
+        # numpy's unique slices ignore equal_nan (two [1, nan] rows stay two); JAX's don't
+        return _unique_axis_traced(asarray(a), return_index, return_inverse, return_counts,
+                                   axis, equal_nan, size, fill_value)
     axis = canonicalize_axis(axis, a.ndim)
     res = np.unique(a, True, True, True, axis=axis, equal_nan=equal_nan)
     values, index, inverse, counts = res[0], res[1], np.ravel(res[2]), res[3]
@@ -264,6 +268,49 @@ def _unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_na
     for flag, v in ((return_index, index), (return_inverse, inverse), (return_counts, counts)):
         if flag:
             out.append(asarray(v))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_axis_traced(ar, return_index, return_inverse, return_counts, axis, equal_nan,
+                        size, fill_value):
+    """``unique(axis=...)`` of a traced array (``size=`` required: the output's shape) or
+    of a concrete one with NaNs: the slices sorted lexicographically, a new one starting where any entry differs (NaNs
+    equal under ``equal_nan``); padding repeats the first unique slice (``fill_value``
+    if given), its index ``perm[0]``, count 0, as JAX's."""
+    if size is None and isinstance(ar, Tracer):
+        raise ConcretizationError("unique: axis= of a traced array needs size= (the number "
+                                  "of unique slices sets the output's shape)")
+    axis = canonicalize_axis(axis, ar.ndim)
+    moved = st.moveaxis(ar, axis, 0)
+    n, rest = moved.shape[0], moved.shape[1:]
+    m = int(np.prod(rest, dtype=np.int64))
+    if n == 0 or m == 0:
+        raise NotImplementedError(f"unique: axis= of a traced array with empty slices "
+                                  f"(shape {ar.shape}, axis {axis})")
+    rows = st.reshape(moved, (n, m))
+    perm = lexsort([rows[:, j] for j in reversed(range(m))])
+    s = rows[perm]
+    neq = el.not_equal(s[1:], s[:-1])
+    if equal_nan and dtype_kind(s.dtype) in "fc":
+        neq = el.logical_and(neq, el.logical_not(el.logical_and(el.isnan(s[1:]),
+                                                                el.isnan(s[:-1]))))
+    first = jn.concatenate([asarray([True]), red.any(neq, axis=1)])
+    if size is None:                # a concrete array: as many as there are
+        size = int(red.sum(asarray(first, np.int64)))
+    ind = _compact(arange(n), first, size, 0)
+    values = s[ind]
+    if fill_value is not None:
+        valid = st.reshape(el.less(arange(size), red.sum(asarray(first, np.int64))), (size, 1))
+        values = sel.where(valid, values, asarray(fill_value, values.dtype))
+    out = [st.moveaxis(st.reshape(values, (size,) + rest), 0, axis)]
+    if return_index:
+        out.append(perm[ind])
+    if return_inverse:
+        ids = el.subtract(red.cumsum(asarray(first, np.int64)), 1)
+        out.append(zeros((n,), np.int64).at[perm].set(ids))
+    if return_counts:
+        starts = _compact(arange(n), first, size + 1, n)    # (n after the last unique)
+        out.append(el.subtract(starts[1:], starts[:-1]))
     return out[0] if len(out) == 1 else tuple(out)
 
 
