@@ -6,7 +6,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
-from functrans.scipy.linalg import solve_sylvester
+from functrans.scipy.linalg import cho_factor, cho_solve, cholesky, solve, solve_sylvester
 
 _A = np.array([[1., 2, 0], [0.5, -1, 3], [2, 0, 4]])
 _B = np.array([[2., 1], [-1, 3]])
@@ -99,3 +99,43 @@ def test_solve_sylvester_jit_and_vmap():
     np.testing.assert_allclose(np.asarray(xv), [_X, 2 * np.asarray(_X)], rtol=1e-13)
     with pytest.raises(ValueError, match="Unrecognized method"):
         solve_sylvester(_A, _B, _C, method="kron")
+
+
+_SPD = np.array([[4., 2, 1], [2, 5, 3], [1, 3, 6]])
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_scipy_solve_pos_reads_one_triangle(lower):
+    """ScipyLinalgTest.testSolve (assume_a='pos' with np.triu / np.tril of an SPD matrix):
+    scipy and JAX read only the triangle ``lower`` names; functrans symmetrised the input
+    (a half-zero matrix) and returned [0.32, 0.068, 0.059, -1.34]-like garbage."""
+    a = np.tril(_SPD) if lower else np.triu(_SPD)
+    x = solve(a, np.array([1., 2, 3]), assume_a="pos", lower=lower)
+    np.testing.assert_allclose(np.asarray(x), [0.08955223880597016, 0.10447761194029848,
+                                               0.4328358208955224], rtol=1e-14)
+    c = cholesky(a, lower=lower)
+    want = np.array([[2.0, 1.0, 0.5], [0.0, 2.0, 1.25], [0.0, 0.0, 2.0463381929681126]])
+    np.testing.assert_allclose(np.asarray(c), want.T if lower else want, rtol=1e-14, atol=0)
+    junk = 7 * (np.triu(np.ones((3, 3)), 1) if lower else np.tril(np.ones((3, 3)), -1))
+    c2, low = cho_factor(a + junk, lower=lower)      # the other triangle is never read
+    np.testing.assert_allclose(np.asarray(cho_solve((c2, low), np.array([1., 2, 3]))),
+                               np.asarray(x), rtol=1e-14)
+
+
+def test_scipy_cholesky_grad_is_one_triangle():
+    """functrans's gradient of scipy.linalg.cholesky(a, lower=True) is the derivative of
+    what it computes (only the lower triangle is read: upper entries 0, checked by central
+    differences). JAX's lax rule with symmetrize_input=False returns a different split
+    between a[i, j] and a[j, i] (their sums agree)."""
+    g = np.asarray(ft.grad(lambda x: fnp.sum(cholesky(x, lower=True)))(_SPD))
+    eps, fd = 1e-6, np.zeros((3, 3))
+    for idx in np.ndindex(3, 3):
+        d = np.zeros((3, 3))
+        d[idx] = eps
+        fd[idx] = (float(fnp.sum(cholesky(_SPD + d, lower=True)))
+                   - float(fnp.sum(cholesky(_SPD - d, lower=True)))) / (2 * eps)
+    np.testing.assert_allclose(g, fd, atol=1e-8)
+    jax_g = np.array([[0.14939194878403364, -0.18141948784033635, 0.015271180544538153],
+                      [0.44358051215966365, 0.18919487840336346, -0.15271180544538154],
+                      [0.26527118054453813, 0.34728819455461846, 0.24433888871261045]])
+    np.testing.assert_allclose(g + g.T, jax_g + jax_g.T, rtol=1e-12)

@@ -60,14 +60,19 @@ def _matrix(a):
 
 def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
              check_finite: bool = True) -> Array:
-    """The Cholesky factor: upper ``U`` with ``a = U^T U`` by default (scipy's
-    convention), lower ``L`` with ``lower=True``.
+    """The Cholesky factor: upper ``U`` with ``a = U^H U`` by default (scipy's
+    convention), lower ``L`` with ``lower=True``; only that triangle of ``a`` is read
+    (the other may hold anything, e.g. zeros), as scipy and JAX.
 
     >>> from functrans.scipy.linalg import cholesky
     >>> cholesky(_np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 1.0], [0.0, 1.0]]
     """
-    return _fnp.linalg.cholesky(_matrix(a), upper=not lower)
+    x = _matrix(a)                # only the triangle named by ``lower`` is read, as scipy
+    if lower:
+        return _lax.linalg.cholesky(x, symmetrize_input=False)
+    xh = _fnp.conj(_fnp.swapaxes(x, -1, -2))
+    return _fnp.conj(_fnp.swapaxes(_lax.linalg.cholesky(xh, symmetrize_input=False), -1, -2))
 
 
 def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
