@@ -11,8 +11,6 @@ the dimension is split over (``()``: whole).
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from jaxpr_ir import Literal, ShapedArray
@@ -110,8 +108,14 @@ def varying_axes(jaxpr, in_vary, mesh_axes, reducing=_REDUCING):
     ``reducing``: the collectives whose result is the same on every member (JAX's typing
     counts an all_gather's result as varying: ``JAX_REDUCING``)."""
     env = dict(zip(jaxpr.invars, in_vary))
+    _walk(env, jaxpr.eqns, mesh_axes, reducing)
+    return [set() if type(a) is Literal else env.get(a, set()) for a in jaxpr.outvars]
+
+
+def _walk(env, eqns, mesh_axes, reducing):
+    """``varying_axes``'s pass: the typing of each equation's outputs into ``env``."""
     get = lambda a: set() if type(a) is Literal else env.get(a, set())   # noqa: E731
-    for e in jaxpr.eqns:
+    for e in eqns:
         ins = set().union(*[get(a) for a in e.inputs]) if e.inputs else set()
         name = e.primitive.name
         n = e.params.get("axis_name")
@@ -135,7 +139,6 @@ def varying_axes(jaxpr, in_vary, mesh_axes, reducing=_REDUCING):
             out = ins | (_collective_axes_of_params(e) & mesh_axes)
         for v in e.outvars:
             env[v] = out
-    return [get(a) for a in jaxpr.outvars]
 
 
 def _body(b):
@@ -245,12 +248,29 @@ def _vary_sets(values, frame, memo):
             if id(t) not in memo:   # this trace's inputs: its constants, then arguments
                 memo[id(t)] = _vary_sets(list(t.consts) + list(t.sources), frame, memo)
             invars, ins = list(t.constvars) + list(t.invars), memo[id(t)]
-        sofar = SimpleNamespace(invars=invars, eqns=t.eqns,
-                                outvars=[values[i].ir_var for i in idx])
-        for i, v in zip(idx, varying_axes(sofar, ins, set(frame.mesh.axis_names),
-                                          JAX_REDUCING)):
-            out[i] = v
+        env = _typed_so_far(t, invars, ins, set(frame.mesh.axis_names))
+        for i in idx:
+            out[i] = env.get(values[i].ir_var, set())
     return out
+
+
+_TYPED: dict = {}   # id(trace) -> [trace, env, equations typed]: a body typed once, not per ask
+
+
+def _typed_so_far(t, invars, ins, mesh_axes):
+    """The typing env of trace ``t``'s values so far, extended by its new equations (a
+    trace only appends; its inputs' typing is fixed, constants lifted later are added)."""
+    entry = _TYPED.get(id(t))
+    if entry is None or entry[0] is not t:
+        if len(_TYPED) > 64:
+            _TYPED.clear()
+        entry = _TYPED[id(t)] = [t, {}, 0]
+    env = entry[1]
+    for v, vary in zip(invars, ins):
+        env.setdefault(v, vary)
+    _walk(env, t.eqns[entry[2]:], mesh_axes, JAX_REDUCING)
+    entry[2] = len(t.eqns)
+    return env
 
 
 def typing_key(values):
@@ -258,7 +278,8 @@ def typing_key(values):
     ``values`` varies along (a jit traced there keys its reuse by them, as a reverse mode
     inside it depends on them); None elsewhere."""
     frames = mesh_frames()
-    if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
+    if not frames or not frames[-1].tracing or frames[-1].ad_vary is None or all(
+            frames[-1].mesh.axis_size(a) == 1 for a in frames[-1].ad_vary[0]):
         return None
     return tuple(None if v is None else frozenset(v) for v in _vary_of(values, frames[-1]))
 
