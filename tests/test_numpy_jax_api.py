@@ -16,31 +16,47 @@ _SPACING_IN = [-1., 1., 0., -0., np.inf, -np.inf, np.nan, 6e-8, -6e-8, 65504, -6
 # (numpy's float16 rule), the others away from zero with x's sign (-0.0 included)
 _SPACING_JAX = {
     'float16': [
-        '0x1.0000000000000p-11', '0x1.0000000000000p-10', '0x1.0000000000000p-24', '0x1.0000000000000p-24',
-        'nan', 'inf', 'nan', '0x1.0000000000000p-24',
-        '0x1.0000000000000p-24', 'inf', '0x1.0000000000000p+5', '0x1.0000000000000p-24',
-        '0x1.0000000000000p-24', '0x1.0000000000000p-24', '0x1.0000000000000p-24', '0x1.0000000000000p-9',
+        '0x1.0000000000000p-11', '0x1.0000000000000p-10',
+        '0x1.0000000000000p-24', '0x1.0000000000000p-24',
+        'nan', 'inf',
+        'nan', '0x1.0000000000000p-24',
+        '0x1.0000000000000p-24', 'inf',
+        '0x1.0000000000000p+5', '0x1.0000000000000p-24',
+        '0x1.0000000000000p-24', '0x1.0000000000000p-24',
+        '0x1.0000000000000p-24', '0x1.0000000000000p-9',
         'inf',
     ],
     'bfloat16': [
-        '-0x1.0000000000000p-7', '0x1.0000000000000p-7', '0x1.0000000000000p-133', '-0x1.0000000000000p-133',
-        'nan', 'nan', 'nan', '0x1.0000000000000p-31',
-        '-0x1.0000000000000p-31', '0x1.0000000000000p+9', '-0x1.0000000000000p+9', '0x1.0000000000000p-133',
-        '-0x1.0000000000000p-133', '0x1.0000000000000p-133', '-0x1.0000000000000p-133', '0x1.0000000000000p-6',
+        '-0x1.0000000000000p-7', '0x1.0000000000000p-7',
+        '0x1.0000000000000p-133', '-0x1.0000000000000p-133',
+        'nan', 'nan',
+        'nan', '0x1.0000000000000p-31',
+        '-0x1.0000000000000p-31', '0x1.0000000000000p+9',
+        '-0x1.0000000000000p+9', '0x1.0000000000000p-133',
+        '-0x1.0000000000000p-133', '0x1.0000000000000p-133',
+        '-0x1.0000000000000p-133', '0x1.0000000000000p-6',
         '-0x1.0000000000000p+92',
     ],
     'float32': [
-        '-0x1.0000000000000p-23', '0x1.0000000000000p-23', '0x1.0000000000000p-149', '-0x1.0000000000000p-149',
-        'nan', 'nan', 'nan', '0x1.0000000000000p-47',
-        '-0x1.0000000000000p-47', '0x1.0000000000000p-8', '-0x1.0000000000000p-8', '0x1.0000000000000p-149',
-        '-0x1.0000000000000p-149', '0x1.0000000000000p-149', '-0x1.0000000000000p-149', '0x1.0000000000000p-22',
+        '-0x1.0000000000000p-23', '0x1.0000000000000p-23',
+        '0x1.0000000000000p-149', '-0x1.0000000000000p-149',
+        'nan', 'nan',
+        'nan', '0x1.0000000000000p-47',
+        '-0x1.0000000000000p-47', '0x1.0000000000000p-8',
+        '-0x1.0000000000000p-8', '0x1.0000000000000p-149',
+        '-0x1.0000000000000p-149', '0x1.0000000000000p-149',
+        '-0x1.0000000000000p-149', '0x1.0000000000000p-22',
         '-0x1.0000000000000p+76',
     ],
     'float64': [
-        '-0x1.0000000000000p-52', '0x1.0000000000000p-52', '0x0.0000000000001p-1022', '-0x0.0000000000001p-1022',
-        'nan', 'nan', 'nan', '0x1.0000000000000p-76',
-        '-0x1.0000000000000p-76', '0x1.0000000000000p-37', '-0x1.0000000000000p-37', '0x1.0000000000000p-202',
-        '-0x1.0000000000000p-202', '0x0.0000000000001p-1022', '-0x0.0000000000001p-1022', '0x1.0000000000000p-51',
+        '-0x1.0000000000000p-52', '0x1.0000000000000p-52',
+        '0x0.0000000000001p-1022', '-0x0.0000000000001p-1022',
+        'nan', 'nan',
+        'nan', '0x1.0000000000000p-76',
+        '-0x1.0000000000000p-76', '0x1.0000000000000p-37',
+        '-0x1.0000000000000p-37', '0x1.0000000000000p-202',
+        '-0x1.0000000000000p-202', '0x0.0000000000001p-1022',
+        '-0x0.0000000000001p-1022', '0x1.0000000000000p-51',
         '-0x1.0000000000000p+47',
     ],
 }
@@ -206,3 +222,60 @@ def test_unique_axis_traced_needs_size():
     assert (np.asarray(i).tolist(), np.asarray(inv).tolist(), np.asarray(c).tolist()) == \
         ([2, 0], [1, 1, 0], [1, 2])                                  # JAX 0.10.2's
     assert fnp.unique(a, axis=0, equal_nan=False).shape == (3, 2)
+
+
+# jnp.quantile & co. with method="inverted_cdf" and weights= (JAX 0.10.2, x64; None = NaN)
+_WQ_JAX = {'jit': [1.76, -0.15, 0.76],
+ 'np_w': [2.24, -0.1, None],
+ 'nq_nan': [[0.98, -0.98, None], [1.76, -0.1, None]],
+ 'p_w': [1.87, -0.1, 1.45],
+ 'q_bad': [1.76, None, 0.76],
+ 'q_nan': [None, -0.15, None],
+ 'q_nw': [0.98, -0.15, 0.14],
+ 'q_pos': [[1.76], [-0.1], [0.44]],
+ 'q_tuple': 0.41,
+ 'q_w1_ax1': [[1.76], [-0.1], [0.44]],
+ 'q_w_all': 0.12,
+ 'q_w_ax0': [1.76, 0.95, -0.15, 0.12, 0.41],
+ 'q_w_ax1': [[0.4, -0.98, 0.12],
+             [0.4, -0.98, 0.12],
+             [1.76, -0.15, 0.76],
+             [2.24, 0.41, 1.45],
+             [2.24, 0.95, 1.45]]}
+
+
+def test_weighted_quantiles_as_jax():
+    rng = np.random.RandomState(0)
+    a = rng.randn(3, 5).round(2)
+    w = rng.rand(3, 5).round(2)
+    w1 = rng.rand(5).round(2)
+    an = a.copy()
+    an[0, 1] = np.nan
+    an[2, :] = np.nan
+    wb = w.copy()
+    wb[1, 2] = -1
+    m, ic = fnp, {"method": "inverted_cdf"}
+    got = {
+        "q_w_all": lambda: m.quantile(a, 0.3, weights=w, **ic),
+        "q_w_ax1": lambda: m.quantile(a, m.asarray([0., 0.2, 0.5, 0.9, 1.]), axis=1, weights=w,
+                                      **ic),
+        "q_w1_ax1": lambda: m.quantile(a, 0.5, axis=1, weights=w1, keepdims=True, **ic),
+        "q_w_ax0": lambda: m.quantile(a, 0.5, axis=0, weights=w, **ic),
+        "q_nw": lambda: m.quantile(a, 0.4, axis=1, **ic),
+        "q_bad": lambda: m.quantile(a, 0.5, axis=1, weights=wb, **ic),
+        "q_nan": lambda: m.quantile(an, 0.5, axis=1, weights=w, **ic),
+        "nq_nan": lambda: m.nanquantile(an, m.asarray([0.1, 0.6]), axis=1, weights=w, **ic),
+        "p_w": lambda: m.percentile(a, 75, axis=1, weights=w, **ic),
+        "np_w": lambda: m.nanpercentile(an, 75, axis=1, weights=w, **ic),
+        "q_tuple": lambda: m.quantile(a, 0.5, axis=(0, 1), weights=w, **ic),
+        "jit": lambda: ft.jit(lambda x, v: m.quantile(x, 0.5, axis=1, weights=v, **ic))(a, w),
+        "q_pos": lambda: m.quantile(a, 0.5, 1, None, False, "lower", True),  # JAX's order
+    }
+    for name, f in got.items():
+        want = np.array(_WQ_JAX[name], dtype=float)
+        np.testing.assert_allclose(np.asarray(f(), dtype=float), want, rtol=1e-6,
+                                   err_msg=name)
+    with pytest.raises(NotImplementedError, match="inverted_cdf"):
+        fnp.quantile(a, 0.5, weights=w)                   # JAX: linear has no weights
+    with pytest.raises(NotImplementedError, match="out"):
+        fnp.quantile(a, 0.5, out=fnp.zeros(()))

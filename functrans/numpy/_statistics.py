@@ -33,6 +33,7 @@ from . import _products as pr
 from ._creation import asarray, arange, zeros, full_like, zeros_like
 from ._sorting import sort, argsort
 from ._take import take_along_axis
+from ._quantile_weighted import inverted_cdf
 from ._searching import searchsorted
 from ._util import canonicalize_axes, canonicalize_axis
 from typing import Sequence
@@ -44,7 +45,13 @@ __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "
            "nanargmin", "nancumsum", "nancumprod", "cov", "corrcoef", "bincount", "histogram_bin_edges", "histogram", "interp",
            "partition", "argpartition"]
 
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf")
+
+
+def _no_out(name, out):
+    """JAX's ``out=`` (and numpy's ``overwrite_input``, a hint) slots: out must be None."""
+    if out is not None:
+        raise NotImplementedError(f"{name}: the 'out' argument is not supported (as JAX)")
 
 
 def _float(x):
@@ -61,15 +68,22 @@ def _to_last(a, axis):
     return st.reshape(moved, tuple(a.shape[i] for i in rest) + (n,)), axes
 
 
-def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
+def _quantile(name, a, q, axis, method, keepdims, ignore_nan, weights=None):
     if method not in _METHODS:
         raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
+    if weights is not None and method != "inverted_cdf":
+        raise NotImplementedError(f"{name}: weights need method='inverted_cdf' (JAX's too)")
     a = _float(a)
+    wdt = asarray(weights).dtype if weights is not None else a.dtype
+    if dtype_kind(wdt) == "f" and wdt.itemsize > a.dtype.itemsize:
+        a = asarray(a, wdt)                   # wider float weights promote a (JAX's)
     if dtype_kind(a.dtype) == "c":
         raise TypeError(f"{name}: complex input is not supported")
     q = asarray(q, a.dtype)
     if not isinstance(q, Tracer) and np.any((np.asarray(q) < 0) | (np.asarray(q) > 1)):
         raise ValueError(f"{name}: quantiles must be in [0, 1]")
+    if method == "inverted_cdf":
+        return inverted_cdf(name, a, q, axis, keepdims, ignore_nan, weights)
     ndim = a.ndim
     x, axes = _to_last(a, axis)
     x = sort(x, axis=-1)                      # NaNs sort last
@@ -111,7 +125,8 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
 
 
 def quantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
-             method: str = "linear", keepdims: bool = False, *,
+             out: None = None, overwrite_input: bool = False, method: str = "linear",
+             keepdims: bool = False, *, weights: ArrayLike | None = None,
              interpolation: str | None = None) -> Array:
     """The ``q``-th quantiles (``q`` in [0, 1]) along ``axis``; ``q``'s axes come first.
 
@@ -119,11 +134,13 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None
     >>> fnp.quantile(fnp.arange(5.0), fnp.asarray([0.25, 0.5])).tolist()
     [1.0, 2.0]
     """
-    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
+    _no_out("quantile", out)
+    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False, weights)
 
 
 def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
-               method: str = "linear", keepdims: bool = False, *,
+               out: None = None, overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False, *, weights: ArrayLike | None = None,
                interpolation: str | None = None) -> Array:
     """The ``q``-th percentiles (``q`` in [0, 100]).
 
@@ -131,8 +148,9 @@ def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = No
     >>> fnp.percentile(fnp.arange(5.0), 50).item()
     2.0
     """
+    _no_out("percentile", out)
     return _quantile("percentile", a, el.true_divide(_float(q), 100.0), axis,
-                     interpolation or method, keepdims, False)
+                     interpolation or method, keepdims, False, weights)
 
 
 def median(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
@@ -146,7 +164,8 @@ def median(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool
 
 
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
-                method: str = "linear", keepdims: bool = False, *,
+                out: None = None, overwrite_input: bool = False, method: str = "linear",
+                keepdims: bool = False, *, weights: ArrayLike | None = None,
                 interpolation: str | None = None) -> Array:
     """``quantile`` ignoring NaNs (NaN for an all-NaN slice).
 
@@ -154,11 +173,13 @@ def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = N
     >>> fnp.nanquantile(fnp.asarray([1.0, fnp.nan, 3.0]), 0.5).item()
     2.0
     """
-    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
+    _no_out("nanquantile", out)
+    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True, weights)
 
 
 def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
-                  method: str = "linear", keepdims: bool = False, *,
+                  out: None = None, overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: ArrayLike | None = None,
                   interpolation: str | None = None) -> Array:
     """``percentile`` ignoring NaNs.
 
@@ -166,8 +187,9 @@ def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None =
     >>> fnp.nanpercentile(fnp.asarray([1.0, fnp.nan, 3.0]), 100).item()
     3.0
     """
+    _no_out("nanpercentile", out)
     return _quantile("nanpercentile", a, el.true_divide(_float(q), 100.0), axis,
-                     interpolation or method, keepdims, True)
+                     interpolation or method, keepdims, True, weights)
 
 
 def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None,
