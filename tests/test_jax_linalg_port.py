@@ -139,3 +139,21 @@ def test_scipy_cholesky_grad_is_one_triangle():
                       [0.44358051215966365, 0.18919487840336346, -0.15271180544538154],
                       [0.26527118054453813, 0.34728819455461846, 0.24433888871261045]])
     np.testing.assert_allclose(g + g.T, jax_g + jax_g.T, rtol=1e-12)
+
+
+def test_lstsq_numpy_resid():
+    """NumpyLinalgTest.testLstsq / testLstsqZeroMatrix call lstsq(numpy_resid=True)
+    (raised ValueError). jax 0.10.2: full-rank tall a gives sum |a x - b|^2 per column;
+    rank < n or m <= n gives an empty array."""
+    a = np.array([[1., 2, 0], [0, 1, 1], [1, 0, 1], [2, 1, 0], [0, 0, 1]])
+    b = np.array([[1., 0], [2, 1], [0, 1], [1, 1], [3, 0]])
+    x, res, rank, s = fnp.linalg.lstsq(a, b, numpy_resid=True)
+    np.testing.assert_allclose(np.asarray(x), np.linalg.lstsq(a, b, rcond=None)[0], rtol=1e-12)
+    want = np.sum((a @ np.linalg.lstsq(a, b, rcond=None)[0] - b) ** 2, axis=0)
+    np.testing.assert_allclose(np.asarray(res), want, rtol=1e-12)
+    assert int(rank) == 3
+    deficient = np.outer(np.arange(1., 6), [1., 2, 3])
+    assert fnp.linalg.lstsq(deficient, b, numpy_resid=True)[1].shape == (0,)
+    assert fnp.linalg.lstsq(a.T[:, :3], b[:3], numpy_resid=True)[1].shape == (0,)  # m <= n
+    assert fnp.linalg.lstsq(np.zeros((4, 2)), b[:4], numpy_resid=True)[1].shape == (0,)
+    assert fnp.linalg.lstsq(deficient, b)[1].shape == (2,)       # the default: always full

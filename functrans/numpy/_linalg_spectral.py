@@ -298,17 +298,15 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     """Least squares ``x`` minimising ``|a x - b|`` (minimum norm), as a tuple
     ``(x, residuals, rank, s)``. Singular values at or below ``rcond * max(s)``
     (default ``eps * max(m, n)``) are dropped. As JAX's default, ``residuals`` is
-    always ``sum(|a x - b|²)`` per column (``numpy_resid=True`` is not supported:
-    numpy's empty-when-rank-deficient shape depends on values).
+    always ``sum(|a x - b|²)`` per column; ``numpy_resid=True`` gives numpy's: empty
+    when ``rank < n`` or ``m <= n`` (a shape that depends on a value, so the rank must
+    be concrete: not under ``jit``, as JAX's).
 
     >>> import functrans.numpy as fnp
     >>> x, res, rank, s = fnp.linalg.lstsq(fnp.asarray([[1.0], [1.0]]), fnp.asarray([1.0, 3.0]))
     >>> fnp.round(x, 6).tolist(), fnp.round(res, 6).tolist(), int(rank)
     ([2.0], [2.0], 1)
     """
-    if numpy_resid:
-        raise ValueError("lstsq: numpy_resid=True is not supported (its shape depends on "
-                         "the rank, a value); use the default residuals")
     a, b = as_float("lstsq", a, b, complex_ok=True)
     if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise ValueError(f"lstsq: a must be (m, n) and b (m,) or (m, k), got shapes "
@@ -321,6 +319,9 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     x = matmul(LDet.pinv(a, rtol=rcond), col)
     r = matmul(a, x) - col
     resid = _sum(_real(multiply(conj(r), r)), axis=0)   # (k,); (1,) for a vector b, as JAX
+    m, n = a.shape
+    if numpy_resid and (n > int(rank) or m <= n):   # int(): a concrete rank is needed
+        resid = asarray(np.zeros((0,), resid.dtype))
     return (reshape(x, (a.shape[1],)) if vector else x), resid, rank, s
 
 
