@@ -83,8 +83,8 @@ from .primitives.collectives_mesh import gather_blocks
 from .primitives.collectives_native import inline_shard_map, native_body, native_collectives
 from .primitives.control_flow_common import BodyCache
 from .primitives.elementwise import mul
-from .shard_map_specs import (block_aval, check_replication, collective_axes, global_aval,
-                              normalize_spec, spec_axes, spec_leaves)
+from .shard_map_specs import (block_aval, check_replication, collective_axes, forget_typing,
+                              global_aval, normalize_spec, spec_axes, spec_leaves)
 from . import distributed
 from .sharding import Mesh, NamedSharding, PartitionSpec, bound_mesh, get_mesh, mesh_for
 from .tracing import Tracer, axis_frames, eval_jaxpr, get_aval, trace_depth, trace_to_jaxpr
@@ -108,7 +108,10 @@ def _trace_body(fun, avals, mesh, name, ad_vary=None):
     Returns (ClosedJaxpr without consts, const values)."""
     with bound_mesh(mesh, tracing=True, level=trace_depth(), vmap_depth=len(axis_frames()),
                     ad_vary=ad_vary):
-        j, consts, _ = trace_to_jaxpr(fun, avals, name=name)
+        try:
+            j, consts, _ = trace_to_jaxpr(fun, avals, name=name)
+        finally:
+            forget_typing()     # what it kept of the body's traces (and their sources)
     body = ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), [])
     return body, list(consts)
 

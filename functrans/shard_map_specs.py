@@ -20,7 +20,7 @@ from .tree_util import tree_leaves
 
 __all__ = ["normalize_spec", "spec_leaves", "block_aval", "global_aval", "check_replication",
            "spec_axes", "reverse_mode_plan", "collective_axes", "typing_key",
-           "replicated_axes"]
+           "replicated_axes", "forget_typing"]
 
 # collectives and how they change the set of axes a value varies along
 _REDUCING = {"psum", "pmax", "pmin", "all_gather"}     # result: the same on every member
@@ -255,6 +255,11 @@ def _vary_sets(values, frame, memo):
 
 
 _TYPED: dict = {}   # id(trace) -> [trace, env, equations typed]: a body typed once, not per ask
+
+
+def forget_typing():
+    """Drop the typing of traces kept by ``_typed_so_far`` (a body's trace has ended)."""
+    _TYPED.clear()
 
 
 def _typed_so_far(t, invars, ins, mesh_axes):
