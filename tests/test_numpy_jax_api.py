@@ -279,3 +279,18 @@ def test_weighted_quantiles_as_jax():
         fnp.quantile(a, 0.5, weights=w)                   # JAX: linear has no weights
     with pytest.raises(NotImplementedError, match="out"):
         fnp.quantile(a, 0.5, out=fnp.zeros(()))
+
+
+def test_median_polyval_take_jax_arguments():
+    # JAX 0.10.2: median(a, axis, out, overwrite_input, keepdims); polyval(..., unroll=)
+    a = fnp.asarray([[1.0, 5.0, 2.0], [3.0, np.nan, 4.0]])
+    np.testing.assert_array_equal(np.asarray(fnp.median(a, 1, None, False, True)),
+                                  [[2.0], [np.nan]])
+    np.testing.assert_array_equal(np.asarray(fnp.nanmedian(a, 1, None, False, True)),
+                                  [[2.0], [3.5]])
+    with pytest.raises(NotImplementedError, match="out"):
+        fnp.median(a, out=fnp.zeros(2))
+    for unroll in (1, 16, 0, True):
+        assert float(fnp.polyval(fnp.asarray([1.0, 2.0, 3.0]), 2.0, unroll=unroll)) == 11.0
+    with pytest.raises(TypeError, match="unroll"):
+        fnp.polyval(fnp.asarray([1.0]), 2.0, unroll=1.5)

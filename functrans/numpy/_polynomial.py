@@ -243,10 +243,11 @@ def unwrap(p: ArrayLike, discont: float | None = None, axis: int = -1,
     return st.moveaxis(out, -1, axis)
 
 
-def polyval(p: ArrayLike, x: ArrayLike) -> Array:
+def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     """Value of the polynomial with coefficients ``p`` (highest power first) at ``x``,
     by Horner's rule. As in JAX, an n-d ``p`` holds one polynomial per trailing index
-    (``p[i]`` broadcasts against ``x``).
+    (``p[i]`` broadcasts against ``x``). ``unroll`` is JAX's loop-unrolling hint: the
+    steps and so the value are the same whatever it is (an int is checked).
 
     >>> import functrans.numpy as fnp
     >>> fnp.polyval(fnp.asarray([2.0, 1.0]), fnp.asarray([0.0, 1.0])).tolist()
@@ -254,6 +255,8 @@ def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     >>> fnp.polyval(fnp.asarray([[1.0, 2.0], [3.0, 4.0]]), 2.0).tolist()
     [5.0, 8.0]
     """
+    if not isinstance(unroll, (int, np.integer)):      # (bool is an int, as lax.scan's)
+        raise TypeError(f"polyval: unroll must be an int, got {unroll!r}")
     p, x = asarray(p), asarray(x)
     if p.ndim == 0:
         raise ValueError(f"polyval: p must be at least 1-d, got shape {p.shape}")

@@ -153,13 +153,15 @@ def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = No
                      interpolation or method, keepdims, False, weights)
 
 
-def median(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+def median(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+           overwrite_input: bool = False, keepdims: bool = False) -> Array:
     """The median along ``axis`` (NaN if the slice holds a NaN).
 
     >>> import functrans.numpy as fnp
     >>> fnp.median(fnp.asarray([[1.0, 5.0], [3.0, 4.0]]), axis=0).tolist()
     [2.0, 4.5]
     """
+    _no_out("median", out)
     return _quantile("median", a, 0.5, axis, "linear", keepdims, False)
 
 
@@ -192,14 +194,15 @@ def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None =
                      interpolation or method, keepdims, True, weights)
 
 
-def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None,
-              keepdims: bool = False) -> Array:
+def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+              overwrite_input: bool = False, keepdims: bool = False) -> Array:
     """``median`` ignoring NaNs.
 
     >>> import functrans.numpy as fnp
     >>> fnp.nanmedian(fnp.asarray([1.0, fnp.nan, 4.0])).item()
     2.5
     """
+    _no_out("nanmedian", out)
     return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True)
 
 
