@@ -157,3 +157,24 @@ def test_lstsq_numpy_resid():
     assert fnp.linalg.lstsq(a.T[:, :3], b[:3], numpy_resid=True)[1].shape == (0,)  # m <= n
     assert fnp.linalg.lstsq(np.zeros((4, 2)), b[:4], numpy_resid=True)[1].shape == (0,)
     assert fnp.linalg.lstsq(deficient, b)[1].shape == (2,)       # the default: always full
+
+
+def test_hermitian_inputs_under_strict_promotion():
+    """eigh_test testEigh / testEighIdentity / testEigvalsh and linalg_test testCholesky
+    run under numpy_dtype_promotion('strict') (JaxTestCase's default): complex64 and
+    complex128 eigh / eigvalsh / cholesky / pinv(hermitian=True) raised TypePromotionError
+    (the symmetrising (x + x^H) * 0.5 used a float scalar of the real dtype)."""
+    z = np.array([[2, 1 - 1j, 0], [1 + 1j, 3, 1j], [0, -1j, 4]])
+    for dt in (np.complex64, np.complex128):
+        a = z.astype(dt)
+        with ft.numpy_dtype_promotion("strict"):
+            w = fnp.linalg.eigvalsh(a)
+            w2, v = fnp.linalg.eigh(a)
+            c = fnp.linalg.cholesky(a)
+            p = fnp.linalg.pinv(a, hermitian=True)
+        tol = 1e-5 if dt == np.complex64 else 1e-13
+        assert w.dtype == np.finfo(dt).dtype and c.dtype == dt and v.dtype == dt
+        np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh(z), rtol=tol)
+        np.testing.assert_allclose(np.asarray(w2), np.linalg.eigvalsh(z), rtol=tol)
+        np.testing.assert_allclose(np.asarray(c), np.linalg.cholesky(z), rtol=tol, atol=tol)
+        np.testing.assert_allclose(np.asarray(p), np.linalg.inv(z), rtol=tol, atol=tol)

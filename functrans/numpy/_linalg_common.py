@@ -85,4 +85,4 @@ def hermitian_part(x):
     >>> hermitian_part(np.array([[1.0, 2.0], [0.0, 1.0]])).tolist()
     [[1.0, 1.0], [1.0, 1.0]]
     """
-    return multiply(x + mH(x), np.dtype(x.dtype.char.lower()).type(0.5))
+    return multiply(x + mH(x), 0.5)   # a weak Python scalar: no promotion, even under strict
