@@ -167,6 +167,8 @@ class Jitted:
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, backend,
                  inline=False):
         self.fun = fun
+        static_argnums, static_argnames, donate_argnums = (     # None means none, as JAX
+            () if a is None else a for a in (static_argnums, static_argnames, donate_argnums))
         if isinstance(static_argnums, int):
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
@@ -549,12 +551,8 @@ def jit(fun: Callable[..., Any] | None = None, *, in_shardings: Any = None,
         raise ValueError(f"jit: functrans runs on the host ({host_device()!r}; backend= picks "
                          f"another backend) without dynamic shapes (abstracted_axes): got "
                          f"device={device!r}, abstracted_axes={abstracted_axes!r}")
-    # None means "none" for each of these, as in JAX
-    static_argnums = () if static_argnums is None else static_argnums
-    static_argnames = () if static_argnames is None else static_argnames
     if donate_argnames or donate_argnums not in ((), None):
         donate_argnums = donated_positions(fun, donate_argnums, donate_argnames)
-    donate_argnums = () if donate_argnums is None else donate_argnums
     if in_shardings is not None or out_shardings is not None:
         return _ShardedJitted(fun, in_shardings, out_shardings, static_argnums,
                               static_argnames, donate_argnums, backend, inline)
