@@ -17,6 +17,7 @@ import numpy as np
 from jaxpr_ir import bfloat16, canonical_dtype, dtype_kind
 from . import numpy as fnp
 from .primitives.custom import stop_gradient
+from .lax_bits import clz
 from .lax_special import erf_inv
 from .numpy._util import canonicalize_axis
 from .primitives.elementwise import bitcast_convert_type
@@ -207,7 +208,8 @@ def geometric(key: Array, p: ArrayLike, shape: Shape | None = None,
 def gumbel(key: Array, shape: Shape = (), dtype: DTypeLike | None = None,
            mode: str | None = None) -> Array:
     """Standard Gumbel samples ``-log(-log(u))`` (u on [tiny, 1)); ``mode='high'``
-    draws two words for the lower tail, as JAX does.
+    draws two words for the lower tail, as JAX does; ``'highest'`` (float32) reads u as
+    a 64-bit fraction (other dtypes: as 'high').
 
     >>> from functrans import random
     >>> random.gumbel(random.key(0), (2,)).shape
@@ -219,12 +221,29 @@ def gumbel(key: Array, shape: Shape = (), dtype: DTypeLike | None = None,
     info = np.finfo(dt)
     if mode is None or mode == "low":      # JAX's default (use_high_dynamic_range_gumbel off)
         return -fnp.log(-fnp.log(uniform(k, shape, dt, info.tiny, 1.0)))
-    if mode != "high":
-        raise ValueError(f"gumbel: mode must be 'low' or 'high', got {mode!r}")
+    if mode not in ("high", "highest"):
+        raise ValueError(f"gumbel: mode must be 'low', 'high' or 'highest', got {mode!r}")
+    if mode == "highest" and dt == np.float32:
+        return _gumbel_highest_f32(k, shape)
     u = uniform(k, (2,) + shape, dt)
     hi, lo = u[0], u[1]
     x = fnp.where(hi >= 0.5, hi, hi + dt.type(2.0 ** -info.nmant) * lo + info.tiny)
     return -fnp.log(-fnp.log1p(-x))
+
+
+def _gumbel_highest_f32(k, shape):
+    """JAX's float32 'highest' gumbel: a 64-bit fraction v / 2**64 of two words, below
+    one half as drawn and otherwise as 1 - v (two's complement), truncated to float32;
+    -log(-log1p(-x)) below one half, -log(-log(x)) above."""
+    w = random_words(k, (2,) + shape).astype(np.uint64)
+    v = (w[0] << np.uint64(32)) | w[1]
+    low = w[0] < np.uint64(2 ** 31)
+    v = fnp.where(low, v, ~v + np.uint64(1))
+    lead = clz(v)                                  # 64 for v == 0: x = 2**-65
+    top = (v << fnp.minimum(lead, 63).astype(np.uint64)) >> np.uint64(40)
+    f32_bits = ((126 - lead).astype(np.uint64) << np.uint64(23)) | (top & np.uint64(0x7FFFFF))
+    x = bitcast_convert_type(f32_bits.astype(np.uint32), np.float32)
+    return fnp.where(low, -fnp.log(-fnp.log1p(-x)), -fnp.log(-fnp.log(x)))
 
 
 def categorical(key: Array, logits: ArrayLike, axis: int = -1, shape: Shape | None = None,

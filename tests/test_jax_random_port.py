@@ -110,3 +110,22 @@ def test_orthogonal_complex_dtypes():
     assert q.shape == (4, 2, 3) and q.dtype == np.complex64
     np.testing.assert_allclose(q @ np.swapaxes(q, -1, -2).conj(), np.broadcast_to(np.eye(2), (4, 2, 2)),
                                atol=2e-6)
+
+
+def test_gumbel_highest_mode():
+    """random_lax_test.testCategorical (mode='highest'): JAX's float32 'highest' gumbel
+    reads two words as a 64-bit fraction (right tail past the 32-bit limit); functrans
+    raised ValueError. JAX 0.10.2's draws, to 2 float32 ulps (log/log1p rounding)."""
+    x = random.gumbel(random.PRNGKey(7), (6,), np.float32, mode="highest")
+    want = [-0.11434070765972137, -1.3011914491653442, 1.0195822715759277,
+            0.5328795313835144, -0.27202725410461426, 0.003237116849049926]
+    assert x.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(x), want, rtol=0, atol=2.5e-7)
+    big = np.asarray(random.gumbel(random.PRNGKey(7), (200000,), np.float32, mode="highest"))
+    # the extremes come from the fixed-point conversion: equal to JAX's
+    np.testing.assert_allclose([big.max(), big.min()], [18.198204040527344, -2.5112781524658203],
+                               rtol=2e-7)
+    j = ft.jit(lambda k: random.gumbel(k, (6,), np.float32, mode="highest"))(random.PRNGKey(7))
+    np.testing.assert_allclose(np.asarray(j), want, rtol=0, atol=2.5e-7)
+    with pytest.raises(ValueError, match="mode"):
+        random.gumbel(random.PRNGKey(0), (2,), mode="top")
