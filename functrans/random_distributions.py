@@ -74,6 +74,8 @@ def permutation(key: Array, x: int | ArrayLike, axis: int = 0,
     [0, 1, 8, 5, 6, 4, 3, 2, 7, 9]
     """
     k = check_key("permutation", key)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and dtype_kind(x.dtype) in "iu":
+        x = int(x)                   # a concrete 0-d integer array counts as n, as in JAX
     if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
         n = operator.index(x)
         if n < 0:

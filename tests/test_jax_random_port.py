@@ -129,3 +129,16 @@ def test_gumbel_highest_mode():
     np.testing.assert_allclose(np.asarray(j), want, rtol=0, atol=2.5e-7)
     with pytest.raises(ValueError, match="mode"):
         random.gumbel(random.PRNGKey(0), (2,), mode="top")
+
+
+def test_permutation_of_a_0d_integer_array():
+    """random_lax_test.testPermutation (range_or_shape = int, then np.array(x)): JAX
+    permutes arange(n) for a concrete 0-d integer array; functrans raised ValueError.
+    JAX 0.10.2: permutation(PRNGKey(0), np.array(10))."""
+    want = [0, 1, 8, 5, 6, 4, 3, 2, 7, 9]
+    got = random.permutation(random.PRNGKey(0), np.array(10))
+    assert got.dtype == np.int64 and np.asarray(got).tolist() == want
+    assert np.asarray(random.permutation(random.PRNGKey(0), fnp.asarray(np.int32(10)))).tolist() == want
+    assert np.asarray(random.permutation(random.PRNGKey(0), np.array(0))).tolist() == []
+    with pytest.raises(ValueError, match="0-d"):
+        random.permutation(random.PRNGKey(0), np.array(2.0))
