@@ -178,3 +178,27 @@ def test_hermitian_inputs_under_strict_promotion():
         np.testing.assert_allclose(np.asarray(w2), np.linalg.eigvalsh(z), rtol=tol)
         np.testing.assert_allclose(np.asarray(c), np.linalg.cholesky(z), rtol=tol, atol=tol)
         np.testing.assert_allclose(np.asarray(p), np.linalg.inv(z), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("left_side,transpose_a,want", [
+    (True, False, [0., 0.24858789, 0.36895686, 0.52608887]),
+    (True, True, [-0.11244035, 0.19684419, 0.34026595, 0.56246404]),
+    (False, False, [-0.11244035, 0.19684419, 0.34026595, 0.56246404]),
+    (False, True, [0., 0.24858789, 0.36895686, 0.52608887])])
+def test_lax_triangular_solve_vector_b(left_side, transpose_a, want):
+    """ScipyLinalgTest.testTriangularSolveGrad with a_shape (4, 4), b_shape (4,): JAX's
+    lax.linalg.triangular_solve takes b of rank a.ndim - 1 as a vector (functrans raised
+    'must have the same rank'); values are jax 0.10.2's."""
+    a = np.tril(np.random.RandomState(0).randn(4, 4)) + 5 * np.eye(4)
+    x = ft.lax.linalg.triangular_solve(a, np.arange(4.), left_side=left_side, lower=True,
+                                       transpose_a=transpose_a)
+    assert x.shape == (4,)
+    np.testing.assert_allclose(np.asarray(x), want, rtol=1e-7, atol=1e-12)
+    xb = ft.lax.linalg.triangular_solve(np.stack([a, a]), np.stack([np.arange(4.)] * 2),
+                                        left_side=left_side, lower=True,
+                                        transpose_a=transpose_a)
+    np.testing.assert_allclose(np.asarray(xb), [want, want], rtol=1e-7, atol=1e-12)
+    g = ft.grad(lambda b: fnp.sum(ft.lax.linalg.triangular_solve(
+        a, b, left_side=left_side, lower=True, transpose_a=transpose_a)))(np.arange(4.))
+    op = a.T if transpose_a != (not left_side) else a      # x = op^-1 b as a column solve
+    np.testing.assert_allclose(np.asarray(g), np.linalg.solve(op.T, np.ones(4)), rtol=1e-12)

@@ -243,14 +243,23 @@ def triangular_solve(a: ArrayLike, b: ArrayLike, *, left_side: bool = False,
                      lower: bool = False, transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False) -> Array:
     """``op(a) x = b`` (``left_side``) or ``x op(a) = b``, op transposing and/or
-    conjugating ``a``, as JAX's.
+    conjugating ``a``, as JAX's; a ``b`` of rank ``a.ndim - 1`` is a (batch of) vector(s):
+    a column for ``left_side``, a row otherwise.
 
     >>> import numpy as np
     >>> triangular_solve(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[2.0], [3.0]]),
     ...                  left_side=True, lower=True).tolist()
     [[1.0], [2.0]]
+    >>> triangular_solve(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([2.0, 3.0]),
+    ...                  left_side=True, lower=True).tolist()
+    [1.0, 2.0]
     """
+    a, b = _fnp.asarray(a), _fnp.asarray(b)
     if conjugate_a:
         a = _fnp.conj(a)
-    return _L.triangular_solve(a, b, left_side=left_side, lower=lower,
-                               transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+    vector = b.ndim == a.ndim - 1
+    if vector:
+        b = _fnp.expand_dims(b, -1 if left_side else -2)
+    x = _L.triangular_solve(a, b, left_side=left_side, lower=lower,
+                            transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+    return _fnp.squeeze(x, -1 if left_side else -2) if vector else x
