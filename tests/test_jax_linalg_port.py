@@ -202,3 +202,19 @@ def test_lax_triangular_solve_vector_b(left_side, transpose_a, want):
         a, b, left_side=left_side, lower=True, transpose_a=transpose_a)))(np.arange(4.))
     op = a.T if transpose_a != (not left_side) else a      # x = op^-1 b as a column solve
     np.testing.assert_allclose(np.asarray(g), np.linalg.solve(op.T, np.ones(4)), rtol=1e-12)
+
+
+def test_structured_matrices_of_empty_input():
+    """ScipyLinalgTest.testToeplitzConstruction / testHankelConstruction /
+    testCirculantConstruction with a length-0 input: jax 0.10.2 returns empty matrices
+    (functrans raised 'the input must not be empty')."""
+    from functrans.scipy.linalg import circulant, hankel, toeplitz
+    e = np.zeros(0)
+    assert toeplitz(e).shape == (0, 0)
+    assert toeplitz(e, np.arange(3.)).shape == (0, 3)
+    assert toeplitz(np.arange(3.), e).shape == (3, 0)
+    assert hankel(e).shape == (0, 0) and hankel(np.zeros((2, 0))).shape == (2, 0, 0)
+    assert hankel(np.arange(2.), e).shape == (2, 0)
+    assert circulant(e).shape == (0, 0) and circulant(np.zeros((3, 0))).shape == (3, 0, 0)
+    assert toeplitz(np.zeros((2, 0)), np.ones((2, 3))).shape == (2, 0, 3)
+    assert toeplitz(e).dtype == np.float64

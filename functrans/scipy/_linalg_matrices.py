@@ -18,11 +18,11 @@ __all__ = ["circulant", "companion", "convolution_matrix", "dft", "fiedler",
            "invpascal", "leslie", "pascal", "toeplitz"]
 
 
-def _vector(a, name):
+def _vector(a, name, empty_ok=False):
     a = fnp.asarray(a)
     if a.ndim == 0:
         a = a[None]
-    if a.shape[-1] == 0:
+    if a.shape[-1] == 0 and not empty_ok:
         raise ValueError(f"{name}: the input must not be empty")
     return a
 
@@ -43,8 +43,8 @@ def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     >>> toeplitz([1, 2, 3], [1, 4, 5]).tolist()
     [[1, 4, 5], [2, 1, 4], [3, 2, 1]]
     """
-    c = _vector(c, "toeplitz")
-    r = fnp.conj(c) if r is None else _vector(r, "toeplitz")
+    c = _vector(c, "toeplitz", empty_ok=True)
+    r = fnp.conj(c) if r is None else _vector(r, "toeplitz", empty_ok=True)
     c, r = _pair(c, r)
     m, n = c.shape[-1], r.shape[-1]
     # T[i, j] = c[i - j] below the diagonal, r[j - i] above: one gather from
@@ -62,8 +62,8 @@ def hankel(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     >>> hankel([1, 2, 3], [3, 4, 5]).tolist()
     [[1, 2, 3], [2, 3, 4], [3, 4, 5]]
     """
-    c = _vector(c, "hankel")
-    r = fnp.zeros_like(c) if r is None else _vector(r, "hankel")
+    c = _vector(c, "hankel", empty_ok=True)
+    r = fnp.zeros_like(c) if r is None else _vector(r, "hankel", empty_ok=True)
     c, r = _pair(c, r)
     m, n = c.shape[-1], r.shape[-1]
     values = fnp.concatenate([c, r[..., 1:]], axis=-1)
@@ -77,7 +77,7 @@ def circulant(c: ArrayLike) -> Array:
     >>> circulant([1, 2, 3]).tolist()
     [[1, 3, 2], [2, 1, 3], [3, 2, 1]]
     """
-    c = _vector(c, "circulant")
+    c = _vector(c, "circulant", empty_ok=True)
     n = c.shape[-1]
     return c[..., (np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
 
