@@ -294,3 +294,13 @@ def test_median_polyval_take_jax_arguments():
         assert float(fnp.polyval(fnp.asarray([1.0, 2.0, 3.0]), 2.0, unroll=unroll)) == 11.0
     with pytest.raises(TypeError, match="unroll"):
         fnp.polyval(fnp.asarray([1.0]), 2.0, unroll=1.5)
+
+
+def test_round_takes_jax_argument_names():
+    # jnp.round(a, decimals=0, out=None) / jnp.around: a= by name (functrans called it x)
+    x = fnp.asarray([1.25, 2.5, -0.35])
+    assert fnp.round(a=x, decimals=1).tolist() == [1.2, 2.5, -0.4]
+    assert fnp.around(a=x).tolist() == [1.0, 2.0, -0.0]
+    assert fnp.round(x, 1, None).tolist() == [1.2, 2.5, -0.4]
+    with pytest.raises(NotImplementedError, match="out"):
+        fnp.round(x, out=fnp.zeros(3))

@@ -392,14 +392,17 @@ floor = _unary("floor", np.floor, _integral_or(E.floor),
 ceil = _unary("ceil", np.ceil, _integral_or(E.ceil))
 
 
-def round(x: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 (numpy's name)
-    """Round half to even to ``decimals`` places, as ``numpy.round``.
+def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: A001
+    """Round half to even to ``decimals`` places, as ``numpy.round`` (JAX's argument
+    names; ``out`` must be None).
 
     >>> import functrans.numpy as fnp
     >>> fnp.round(2.5).item(), fnp.round(1.25, 1).item()
     (2.0, 1.2)
     """
-    decimals = int(decimals)
+    if out is not None:
+        raise NotImplementedError("round: the 'out' argument is not supported (as JAX)")
+    x, decimals = a, int(decimals)
     if not isinstance(x, Tracer):
         check_args("round", x)
         x = np.asarray(x)
