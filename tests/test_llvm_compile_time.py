@@ -11,6 +11,7 @@ import pytest
 
 import functrans as ft
 import functrans.numpy as fnp
+from functrans import random
 from backends.llvm import engine, program, vmath
 
 # the attribute compute-bound kernels carry on hosts with full-clock 512-bit vectors
@@ -513,3 +514,16 @@ def test_a_segment_that_only_calls_kernels_of_their_own_is_compiled_unoptimised(
     # a segment holding an inlinable kernel's loop is optimised
     small = ft.jit(lambda a: fnp.sin(a) * 2.0 + 1.0).lower(y).compile()
     assert "optnone" not in small.exe.compiled.ir_text
+
+
+def test_a_parallel_body_shared_by_an_identical_kernel_in_another_part_links():
+    """Two identical parallel kernels share one body (``k29.par`` called from ``k29`` and
+    ``k45``); when the module was split, the body stayed internal in its kernel's part
+    and the other part declared it internal: an LLVM parse error for this multinomial
+    draw (``split._export_called_across``). Each row of counts sums to n."""
+    p = np.array([0.2, 0.3, 0.5], np.float32)
+    r = np.asarray(random.multinomial(random.key(0), 2, p, shape=(262144, 3),
+                                      dtype=np.float32))
+    assert r.shape == (262144, 3) and r.dtype == np.float32
+    np.testing.assert_array_equal(r.sum(axis=1), 2.0)
+    np.testing.assert_allclose(r.mean(axis=0), 2 * p, atol=0.01)

@@ -292,6 +292,7 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
             part_of[n] = None if _helper(f) else 0            # None: a helper
             if part_of[n] is None and f.linkage != "internal":
                 f.linkage = "weak_odr"     # a copy in several modules: the linker keeps one
+    _export_called_across(defs, part_of)
     texts = {n: str(g) for n, g in module.globals.items()}
     head = (f'; ModuleID = "{module.name}"\ntarget triple = "{module.triple}"\n'
             f'target datalayout = "{module.data_layout}"\n')
@@ -300,6 +301,21 @@ def split_module(module: ir.Module, nparts: int) -> tuple:
     if len(used) == 1:
         return whole, [whole]
     return whole, [keep_variants(_part(p, defs, part_of, texts, head, meta)) for p in used]
+
+
+def _export_called_across(defs, part_of):
+    """An internal function called from another part (or from a helper, copied into any)
+    becomes external: a part can only declare it so. A parallel kernel's body shared by a
+    second, identical kernel (``k45`` calling ``k29.par``) stays in ``k29``'s part while
+    ``k45`` moves: declared internal, the part did not parse."""
+    for f in defs.values():
+        for blk in f.blocks:
+            for ins in blk.instructions:
+                g = getattr(ins, "callee", None)
+                if isinstance(g, ir.Function) and g.name in defs and g.linkage == "internal" \
+                        and part_of[g.name] is not None \
+                        and part_of[f.name] != part_of[g.name]:
+                    g.linkage = ""
 
 
 def _part(p, defs, part_of, texts, head, meta):
