@@ -348,6 +348,8 @@ def _accumulated(method, x, dtype_at, a, k):
     to float16)."""
     dt = a[dtype_at] if len(a) > dtype_at else k.get("dtype")
     dt = x.dtype if dt is None else np.dtype(dt)
+    if dtype_kind(dt) in "iu" and dtype_kind(x.dtype) in "fc":
+        x = x.astype(dt)     # saturating, as under jit and in JAX (numpy's dtype= wraps)
     if dt not in _NARROW or dtype_kind(x.dtype) not in "fiub":
         return _fix(quiet_call(method, x, *a, **k))
     if len(a) > dtype_at:

@@ -374,6 +374,11 @@ _ACC_JAX = {
     "cumprod": (lambda a: fnp.cumprod(a, dtype=np.int16), [-1, -300, 300, 0]),
     "nancumsum": (lambda a: fnp.nancumsum(a, dtype=np.int8), [-1, 126, -3, -3]),
     "complex sum": (lambda a: fnp.sum(a.astype(np.complex64) - 1j, dtype=np.int8), -3),
+    "Array.sum": (lambda a: fnp.asarray(a).sum(dtype=np.uint8), 254),
+    "Array.prod": (lambda a: fnp.asarray(a)[:2].prod(dtype=np.int8), -127),
+    "Array.cumsum": (lambda a: fnp.asarray(a).cumsum(dtype=np.uint8), [0, 255, 254, 254]),
+    "Array.cumprod": (lambda a: fnp.asarray(a).cumprod(dtype=np.int16), [-1, -300, 300, 0]),
+    "Array.trace": (lambda a: fnp.diag(a).trace(dtype=np.uint8), 254),
 }
 
 
