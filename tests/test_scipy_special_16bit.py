@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import functrans as ft
+from functrans import lax
 from functrans.scipy import special as S
 
 BF = np.dtype(ml_dtypes.bfloat16)
@@ -83,3 +84,31 @@ def test_what_jax_refuses_in_16_bits_raises(name, dt):
     args = [np.array([0.3, 0.5], dt)] * (2 if name == "owens_t" else 1)
     with pytest.raises(TypeError, match=dt.name):
         getattr(S, name)(*args)
+
+
+# JAX 0.10.2's jax.lax values at these points (float16, bfloat16 results)
+_LAX_16_BIT = {
+    ("digamma", (2.5,)): (0.703125, 0.703125),
+    ("igamma", (2.0, 1.5)): (0.442138671875, 0.44140625),
+    ("igammac", (2.0, 1.5)): (0.5576171875, 0.55859375),
+    ("igamma_grad_a", (2.0, 1.5)): (-0.3134765625, -0.314453125),
+    ("bessel_i0e", (1.5,)): (0.367431640625, 0.3671875),
+    ("bessel_i1e", (1.5,)): (0.218994140625, 0.21875),
+    ("betainc", (2.0, 3.0, 0.4)): (0.5244140625, 0.52734375),
+    ("zeta", (3.0, 2.0)): (0.2020263671875, 0.2021484375),
+    ("polygamma", (1.0, 2.5)): (0.490478515625, 0.490234375),
+    ("random_gamma_grad", (2.0, 1.5)): (0.9365234375, 0.9375),
+}
+
+
+@pytest.mark.parametrize("name,args", list(_LAX_16_BIT))
+def test_lax_special_functions_take_16_bit_floats_as_jax(name, args):
+    """jax.lax's special functions under their lax names (digamma, igamma, betainc, ...)
+    compute float16/bfloat16 operands in float32 and round once, eagerly and under jit
+    (they raised "expected real floating inputs")."""
+    for dt, want in zip((np.float16, ml_dtypes.bfloat16), _LAX_16_BIT[(name, args)]):
+        xs = [np.array([v], dt) for v in args]
+        for f in (getattr(lax, name), ft.jit(getattr(lax, name))):
+            got = f(*xs)
+            assert got.dtype == np.dtype(dt), (name, got.dtype)
+            assert float(np.asarray(got)[0]) == want, (name, dt, float(np.asarray(got)[0]))

@@ -48,5 +48,11 @@ from ..scipy._special_incomplete import gammainc as igamma  # noqa: F401,E402
 from ..scipy._special_incomplete import gammaincc as igammac  # noqa: F401,E402
 from ..scipy._special_incomplete import igamma_grad_a, random_gamma_grad  # noqa: F401,E402
 from ..scipy._special_misc import i0e as bessel_i0e, i1e as bessel_i1e  # noqa: F401,E402
+from ..scipy._sixteen_bit import in_float32_for_16_bit as _in_float32_for_16_bit  # noqa: E402
+# float16/bfloat16 operands run in float32 and round once, as JAX's (they raised TypeError)
+for _name in ("digamma", "zeta", "polygamma", "betainc", "igamma", "igammac", "igamma_grad_a",
+              "random_gamma_grad", "bessel_i0e", "bessel_i1e"):
+    globals()[_name] = _in_float32_for_16_bit(globals()[_name])
+del _name
 
 __all__ = sorted(n for n in dir() if not n.startswith("_"))

@@ -20,18 +20,17 @@ and betainc about 1e-13.
 """
 from __future__ import annotations
 
-import functools as _functools
 import sys as _sys
 
 import numpy as _np
 
-from jaxpr_ir import bfloat16 as _bfloat16, dtype_kind as _dtype_kind
 from .. import nn as _nn
 from .. import numpy_dispatch as _numpy_dispatch
 from ..custom_derivatives import custom_jvp as _custom_jvp
 from ..eager_jit import compiled_when_large as _compiled_when_large
 from .. import numpy as _fnp
 from ._special_erf import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri
+from ._sixteen_bit import in_float32_for_16_bit as _in_float32_for_16_bit
 from ._special_gamma import as_float as _as_float
 from ._special_gamma import (beta, betaln, comb, digamma, factorial, gamma,
                              gammaln, gammasgn, multigammaln, poch, polygamma, zeta)
@@ -43,7 +42,6 @@ from ._special_more import bessel_jn, expn, fresnel, hyp1f1, owens_t, sici
 from ._special_hyp2f1 import hyp2f1
 from ._special_sph import sph_harm_y
 from ._special_wofz import wofz
-from ..tree_util import tree_map as _tree_map
 from typing import Any, Callable, Sequence
 from ..typing import Array, ArrayLike
 
@@ -145,29 +143,6 @@ _FLOAT32_FOR_16_BIT = (
     "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_softmax", "loggamma",
     "logit", "logsumexp", "multigammaln", "poch", "polygamma", "rel_entr", "sici",
     "softmax", "wofz", "xlog1py", "xlogy", "zeta")
-_SIXTEEN_BIT = (_np.dtype(_np.float16), _bfloat16)
-
-
-def _in_float32_for_16_bit(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn``, which with float16/bfloat16 arguments (its float arguments promoting to a
-    16-bit float) is computed on their float32 values, its float results rounded once to
-    that dtype."""
-    @_functools.wraps(fn)
-    def run(*args, **kwargs):
-        if not any(getattr(a, "dtype", None) in _SIXTEEN_BIT for a in args):
-            return fn(*args, **kwargs)
-        # (integer orders, as expn's and polygamma's n, take no part, as in JAX)
-        dt = _fnp.result_type(*[a for a in args if isinstance(a, float) or (
-            hasattr(a, "dtype") and _dtype_kind(a.dtype) in "fc")])
-        if dt not in _SIXTEEN_BIT:
-            return fn(*args, **kwargs)
-        wide = [_fnp.asarray(a, _np.float32) if getattr(a, "dtype", None) in _SIXTEEN_BIT
-                else a for a in args]
-        return _tree_map(lambda o: _fnp.asarray(o, dt) if _dtype_kind(o.dtype) == "f" else o,
-                         fn(*wide, **kwargs))
-    return run
-
-
 for _name in _FLOAT32_FOR_16_BIT:
     globals()[_name] = _in_float32_for_16_bit(globals()[_name])
 del _name
