@@ -391,3 +391,18 @@ def test_integer_dtype_reductions_of_floats_saturate_everywhere(name):
                        "interpret": ft.jit(f, backend="interpret")(_ACC_X),
                        "cpu": ft.jit(f, backend="cpu")(_ACC_X)}.items():
         assert np.asarray(got).tolist() == want, (name, where, got)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64])
+def test_integer_reciprocal_of_zero_is_numpys_everywhere(dtype):
+    """numpy's integer reciprocal is C's 1 / x in int32 or int64: 1 / 0 is that width's
+    most negative integer, 0 once int8 / int16 keep its low bits; jit gave -128 for int8
+    where eager (numpy) gave 0 (found by fuzz11)."""
+    x = np.array([0, 1, 2, -1] if np.dtype(dtype).kind == "i" else [0, 1, 2], dtype)
+    with np.errstate(all="ignore"):
+        want = np.reciprocal(x)
+    for backend in ("interpret", "cpu"):
+        got = ft.jit(fnp.reciprocal, backend=backend)(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(fnp.reciprocal(x)), want)

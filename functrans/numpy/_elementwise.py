@@ -352,13 +352,13 @@ def _reciprocal_traced(x):
     if dtype_kind(x.dtype) in "fc":
         return E.reciprocal(x)
     # numpy on integers: C integer division 1 / x (0 unless |x| == 1); 1 / 0 gives the
-    # most negative integer (and 0 for unsigned)
+    # most negative int32 / int64 (so 0 once int8 / int16 keep its low bits; 0 unsigned)
     one, zero = E.full_like(x, 1), E.full_like(x, 0)
     unit = E.eq(x, one)
     if dtype_kind(x.dtype) == "i":
         unit = E.bitwise_or(unit, E.eq(x, E.full_like(x, -1)))
     out = E.select_n(unit, zero, x)
-    if dtype_kind(x.dtype) == "i":
+    if dtype_kind(x.dtype) == "i" and np.dtype(x.dtype).itemsize >= 4:
         out = E.select_n(E.eq(x, zero), out, E.full_like(x, np.iinfo(x.dtype).min))
     return out
 
