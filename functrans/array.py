@@ -1,10 +1,9 @@
 """The eager array type.
 
-Outside any transform, functrans returns ``Array``: a numpy ndarray subclass
-(``np.asarray(x)`` is a view, no copy) that adds ``.at[...]``. The methods that compute
-with ``functrans.numpy`` (operators, ``.at``, indexing, and the same methods on tracers)
-are attached by that package (``functrans.numpy._array_methods``), which sits above
-this module.
+Outside any transform, functrans returns ``Array``: a read-only numpy ndarray subclass
+(``np.asarray(x)`` is a view, no copy) that adds ``.at[...]``. The methods computing with
+``functrans.numpy`` (operators, ``.at``, indexing, the same on tracers) are attached by
+that package (``functrans.numpy._array_methods``), which sits above this module.
 
 >>> import functrans.numpy as fnp
 >>> x = fnp.zeros(3)
@@ -275,8 +274,7 @@ class DeletedArray(Array):
         pass        # deleting twice is allowed, as in JAX
 
     __array_ufunc__ = __array_function__ = __getitem__ = view = _deleted
-    __float__ = __int__ = __bool__ = __iter__ = _deleted
-    tolist = item = copy = astype = reshape = _deleted
+    __float__ = __int__ = __bool__ = __iter__ = tolist = item = copy = astype = reshape = _deleted
 
     def is_deleted(self):
         return True
@@ -337,7 +335,9 @@ _NARROW = frozenset((_F16, bfloat16))
 
 
 def _fix(r):
-    """A numpy method's result as an Array."""
+    """A numpy method's result as an Array (read-only: one numpy made and filled)."""
+    if type(r) is Array and r.base is None:
+        r.setflags(write=False)
     return r if type(r) is Array else tracing.wrap(r)
 
 

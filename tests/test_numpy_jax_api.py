@@ -180,6 +180,12 @@ def test_numpy_views_of_an_array_are_read_only():
     # numpy's own copies of an Array are fresh memory numpy fills: they work
     assert x.astype(np.float32).tolist() == [0.0, 1.0, 2.0, 3.0]
     assert complex(x[1]) == 1.0 and x.repeat(2).shape == (8,)
+    # numpy's complex round fills a fresh output through .real/.imag views (it raised
+    # "assignment destination is read-only"); the finished result is read-only
+    r = fnp.asarray([1.26 + 2.34j, -0.5j]).round(1)
+    np.testing.assert_array_equal(np.asarray(r), [1.3 + 2.3j, -0.5j])
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(r)[0] = 0
     # donation still reuses an owned buffer
     f = ft.jit(lambda v: v * 2, donate_argnums=0)
     y = f(fnp.arange(3.0))

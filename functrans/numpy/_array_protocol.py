@@ -44,8 +44,10 @@ def _plain(obj):
 def array_finalize(self, obj, _read_only=np.ndarray.setflags):
     """``Array.__array_finalize__``: a new Array viewing memory is read-only (its buffer
     keeps its flag: donation writes into it). An Array owning fresh memory is one numpy
-    is about to fill (``x.astype()``, ``x.copy()``, ``complex(x)``): left writeable."""
-    if self.base is not None:
+    is about to fill (``x.astype()``, ``x.copy()``, ``complex(x)``): left writeable, and
+    so are views of it (numpy's complex ``round`` writes its result through ``.real`` and
+    ``.imag`` views of a fresh output)."""
+    if self.base is not None and not (type(obj) is Array and obj.base is None):
         _read_only(self, False)
 
 
