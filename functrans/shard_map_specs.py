@@ -289,17 +289,25 @@ def typing_key(values):
     return tuple(None if v is None else frozenset(v) for v in _vary_of(values, frames[-1]))
 
 
-def replicated_axes(values, what):
-    """Inside a shard_map body traced with ``check_rep=True``: for each of ``values`` the
-    manual mesh axes (of size > 1) it is replicated along by JAX's typing; None elsewhere.
-    A custom_vjp's bwd sees JAX's cotangents through them (``custom_rules``)."""
+def _typed_body_axes():
+    """(the innermost shard_map frame, its manual axes of size > 1) while a body is traced
+    with ``check_rep=True``; None otherwise or when no such axis is left."""
     frames = mesh_frames()
     if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
         return None
     frame = frames[-1]
     axes = {a for a in frame.ad_vary[0] if frame.mesh.axis_size(a) > 1}
-    if not axes:
+    return (frame, axes) if axes else None
+
+
+def replicated_axes(values, what):
+    """Inside a shard_map body traced with ``check_rep=True``: for each of ``values`` the
+    manual mesh axes (of size > 1) it is replicated along by JAX's typing; None elsewhere.
+    A custom_vjp's bwd sees JAX's cotangents through them (``custom_rules``)."""
+    typed = _typed_body_axes()
+    if typed is None:
         return None
+    frame, axes = typed
     varies = _vary_of(values, frame)
     if any(v is None for v in varies):
         raise ValueError(f"{what} inside a shard_map body with check_rep=True (JAX's "
@@ -321,13 +329,10 @@ def reverse_mode_plan(diff_inputs, outputs, what):
     So the plan is: divide the cotangent of an output replicated along axes by their sizes
     (its parts), and ``psum`` the cotangent of a differentiated input replicated along axes
     over them. Returns (per output: the divisor, per input: the axes to psum over)."""
-    frames = mesh_frames()
-    if not frames or not frames[-1].tracing or frames[-1].ad_vary is None:
+    typed = _typed_body_axes()
+    if typed is None:
         return None
-    frame = frames[-1]
-    axes = {a for a in frame.ad_vary[0] if frame.mesh.axis_size(a) > 1}
-    if not axes:
-        return None
+    frame, axes = typed
     varies = _vary_of(list(diff_inputs) + list(outputs), frame)
     for i, vary in enumerate(varies):
         if vary is None:
