@@ -182,6 +182,8 @@ def _same_dtype(lhs, rhs, preferred):
         return lhs, rhs
     if _rank(lt) == _rank(rt):
         raise TypeError(f"lax.dot_general argument type error: {lt}, {rt}")
+    for dt in (lt, rt) if preferred is not None else ():
+        _product_dtype(dt, preferred)   # a narrower type: raise, as JAX (not convert first)
     to = np.dtype(preferred) if preferred is not None else max(lt, rt, key=_rank)
     return tuple(convert_element_type(x, to) if get_aval(x).dtype != to else x
                  for x in (lhs, rhs))

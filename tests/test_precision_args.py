@@ -143,6 +143,18 @@ def test_preferred_type_narrower_than_integer_or_complex_operands_is_refused(src
         lax.dot_general(a, a.T, _DN, preferred_element_type=pet)
 
 
+def test_preferred_type_narrower_than_either_integer_operand_is_refused():
+    """int64 x int32 asked for int32: JAX raises (the result type int64 is wider); the
+    check read only the left operand, so either order wrapped the int64 product
+    (2**40 + 3 gave 3)."""
+    big, one = np.array([[2 ** 40 + 3]], np.int64), np.array([[1]], np.int32)
+    for lhs, rhs in ((big, one), (one, big)):
+        with pytest.raises(TypeError, match="narrower"):
+            lax.dot_general(lhs, rhs, _DN, preferred_element_type=np.int32)
+    out = lax.dot_general(one, one, _DN, preferred_element_type=np.int64)
+    assert out.dtype == np.int64 and np.asarray(out).tolist() == [[1]]
+
+
 @pytest.mark.parametrize("src, pet, why", [
     (np.complex64, np.float32, "incompatible"), (np.float32, np.int32, "incompatible"),
     (np.float64, np.float32, "narrower"), (np.int32, np.float16, "narrower"),
