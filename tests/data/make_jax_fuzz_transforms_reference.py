@@ -14,7 +14,7 @@ import jax.numpy as jnp
 
 jax.config.update("jax_enable_x64", True)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.fuzz.transform_programs import program  # noqa: E402
+from tests.fuzz.transform_programs import leaves, program  # noqa: E402
 
 J = SimpleNamespace(np=jnp, lax=jax.lax, jit=jax.jit, custom_jvp=jax.custom_jvp,
                     custom_vjp=jax.custom_vjp, checkpoint=jax.checkpoint,
@@ -26,14 +26,6 @@ SEEDS = [(7000, None), (7003, None), (7004, None), (7005, None), (7006, None), (
          (7017, None), (7019, None), (7022, None), (7027, None), (7029, None), (7031, None),
          (7033, None), (7038, None), (7042, None), (7046, None), (5005, True), (5011, True),
          (5017, True), (5044, True), (5045, True), (5054, True)]
-
-
-def leaves(o):
-    if isinstance(o, dict):
-        return [v for k in sorted(o) for v in leaves(o[k])]
-    if isinstance(o, (tuple, list)):
-        return [v for e in o for v in leaves(e)]
-    return [o]
 
 
 def tolist(vs):

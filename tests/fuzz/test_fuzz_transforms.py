@@ -18,7 +18,7 @@ import pytest
 import functrans as ft
 import functrans.lax as lax
 import functrans.numpy as fnp
-from tests.fuzz.transform_programs import program
+from tests.fuzz.transform_programs import leaves, program
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "jax_fuzz_transforms_reference.json"
 RECORDS = json.loads(DATA.read_text())
@@ -27,14 +27,6 @@ L = SimpleNamespace(np=fnp, lax=lax, jit=ft.jit, custom_jvp=ft.custom_jvp,
                     policies=ft.checkpoint_policies, partial=functools.partial,
                     stop_gradient=ft.stop_gradient)
 RTOL = {"float64": 1e-9, "float32": 2e-4}
-
-
-def leaves(o):
-    if isinstance(o, dict):
-        return [v for k in sorted(o) for v in leaves(o[k])]
-    if isinstance(o, (tuple, list)):
-        return [v for e in o for v in leaves(e)]
-    return [o]
 
 
 def assert_close(got, want, rtol, what):

@@ -433,6 +433,20 @@ def make_program(rng, traced=None):
     return src, dt, n, g
 
 
+def leaves(o) -> list:
+    """The leaves of a program's output (dicts by sorted key, tuples and lists in order),
+    flattened the same way for the JAX reference and the functrans run.
+
+    >>> leaves({"b": (1, [2]), "a": 3})
+    [3, 1, 2]
+    """
+    if isinstance(o, dict):
+        return [v for k in sorted(o) for v in leaves(o[k])]
+    if isinstance(o, (tuple, list)):
+        return [v for e in o for v in leaves(e)]
+    return [o]
+
+
 def program(seed: int, traced: bool | None = None) -> dict:
     """The program of ``seed``: its source (``def f(L, x, y, k)``), float dtype, inputs
     (x, y float vectors, k an int32 trip count), whether it is only forward-differentiable
