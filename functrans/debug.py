@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from jaxpr_ir import dtype_kind
+from jaxpr_ir import Literal, dtype_kind
 
 from backends import interpret
 from jaxpr_ir.printer import VarNames, format_jaxpr, format_param
@@ -173,7 +173,9 @@ _KINDS = {"nan": ("debug_nans", np.isnan, "NaN"), "inf": ("debug_infs", np.isinf
 def find_nan_source(closed, args, kind="nan"):
     """Re-run ``closed`` in the interpreter equation by equation; the first equation that
     produced a NaN (``kind="inf"``: an infinity) from inputs free of them as
-    ``(index, eqn)``, ``("input", i)`` when argument ``i`` already held one, or None.
+    ``(index, eqn)``, ``("input", i)`` when argument ``i`` already held one,
+    ``("constant", text)`` when no equation made it but the function holds it as a
+    constant (a literal or a captured array; ``text`` says which), or None.
 
     >>> import functrans as ft, numpy as np
     >>> j = ft.make_jaxpr(lambda x: ft.numpy.log(x) * 2.0)(-1.0)
@@ -195,6 +197,24 @@ def find_nan_source(closed, args, kind="nan"):
             interpret.eval_jaxpr(closed.jaxpr, closed.consts, args, hook=stop_at_new_nan)
         except _NanFound as found:
             return found.args
+    return _constant_source(closed, test)
+
+
+def _constant_source(closed, test):
+    """``("constant", text)`` naming the literal or captured constant of ``closed`` that
+    holds a NaN (an inf under ``test=np.isinf``), outputs first, or None."""
+    jaxpr = closed.jaxpr
+    for k, v in enumerate(jaxpr.outvars):
+        if isinstance(v, Literal) and _has_nan(v.val, test):
+            return ("constant", f"output {k} is the literal {v.val}")
+    for i, eqn in enumerate(jaxpr.eqns):
+        if any(isinstance(x, Literal) and _has_nan(x.val, test) for x in eqn.inputs):
+            return ("constant", f"equation {i} ('{eqn.primitive.name}') reads a literal "
+                                f"{eqn_text(closed, eqn)!r}")
+    for k, c in enumerate(closed.consts):
+        if _has_nan(c, test):
+            a = np.asarray(c)
+            return ("constant", f"captured constant {k} ({a.dtype}{list(a.shape)}) holds it")
     return None
 
 
@@ -215,6 +235,10 @@ def nan_error(closed, args, name, kind="nan") -> FloatingPointError:
     if hit[0] == "input":
         return FloatingPointError(f"{option}: argument {hit[1]} of {name} already holds "
                                   f"a{'n' if kind == 'inf' else ''} {what}")
+    if hit[0] == "constant":
+        return FloatingPointError(
+            f"{option}: {name} returned a{'n' if kind == 'inf' else ''} {what} that no "
+            f"equation computed: it is a constant of the function ({hit[1]})")
     i, eqn = hit
     where = eqn.source or f"<unknown source line: set {option} before tracing>"
     return FloatingPointError(
