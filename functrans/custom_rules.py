@@ -37,7 +37,7 @@ from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many
 from .primitives.collectives import replicated_parts, replicated_sums
 from .primitives.custom_self import custom_self_call_p
 from .sharding import mesh_frames
-from .shard_map_specs import replicated_axes
+from .shard_map_specs import check_replicated_cotangents, replicated_axes
 from .tracing import Tracer, get_aval, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -588,12 +588,12 @@ class custom_vjp(_CustomFunction):
 
 
 def _jax_typed_bwd(bwd_flat, args, outs, nres, name):
-    """In a check_rep=True shard_map body the cotangent of a replicated value is held as
-    per-process parts (shard_map_specs): bwd gets their sum (JAX's) and returns parts."""
+    """check_rep=True body: bwd gets the sum of a replicated cotangent's parts, returns parts."""
     rep_out = replicated_axes(outs, f"custom_vjp '{name}'")
     if rep_out is None:
         return bwd_flat
     size = mesh_frames()[-1].mesh.axis_size
-    div = [int(np.prod([size(a) for a in ax])) for ax in replicated_axes(args, name)]
-    return lambda *xs: replicated_parts((div, None), bwd_flat(
-        *xs[:nres], *replicated_sums((None, rep_out), list(xs[nres:]))))
+    rep_in = replicated_axes(args, name)
+    div = [int(np.prod([size(a) for a in ax])) for ax in rep_in]
+    return lambda *xs: replicated_parts((div, None), check_replicated_cotangents(rep_in, bwd_flat(
+        *xs[:nres], *replicated_sums((None, rep_out), list(xs[nres:]))), name))

@@ -317,6 +317,28 @@ def replicated_axes(values, what):
     return [tuple(sorted(axes - v)) for v in varies]
 
 
+def check_replicated_cotangents(rep_in: list, cts: list, name: str) -> list:
+    """Inside a shard_map body traced with ``check_rep=True``: raise if a cotangent ``cts[k]``
+    of custom_vjp ``name``'s bwd varies along a mesh axis its argument is replicated along
+    (``rep_in[k]``, from ``replicated_axes``), which JAX's typing refuses (ValueError) and a
+    per-process backward pass would silently average; returns ``cts``.
+
+    Example: a custom_vjp bwd returning ``g * u`` (u split over "i") as the cotangent of a
+    weight given with ``P()`` raises here."""
+    what = f"custom_vjp '{name}' bwd"
+    got = replicated_axes(cts, what)
+    for k, (want, have) in enumerate(zip(rep_in, got)):
+        bad = sorted(set(want) - set(have))
+        if bad:
+            raise ValueError(
+                f"{what}: its cotangent output {k} (shape {tuple(np.shape(cts[k]))}) varies "
+                f"along mesh axis {bad[0]!r} but the argument is replicated along it (JAX "
+                f"0.10 refuses it too: a bwd output must have its argument's type, mesh "
+                f"axes included); reduce it over "
+                f"{bad[0]!r} in bwd (psum) or pass check_rep=False")
+    return cts
+
+
 def reverse_mode_plan(diff_inputs, outputs, what):
     """How reverse mode taken inside a shard_map body traced with ``check_rep=True`` gets
     JAX 0.10's values (``check_vma=True``), or None outside such a body.

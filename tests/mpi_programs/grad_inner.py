@@ -61,6 +61,21 @@ def _cp(u):
 cg, cp = ft.custom_vjp(_cg), ft.custom_vjp(_cp)   # bwd rules that call vjp themselves
 cg.defvjp(lambda u: (cg(u), u), lambda u, g: (3.0 * ft.vjp(_cg, u)[1](g)[0],))
 cp.defvjp(lambda u: (cp(u), u), lambda u, g: (3.0 * ft.vjp(_cp, u)[1](g)[0],))
+
+
+@ft.custom_vjp
+def kw(w, u):
+    return jnp.sin(u) @ w
+
+
+def _kw_bwd(r, g, reduce=True):   # w is replicated: JAX wants its cotangent reduced over "i"
+    gw = jnp.sin(r[1]).T @ g * 3.0
+    return (lax.psum(gw, "i") if reduce else gw), jnp.outer(g, r[0]) * jnp.cos(r[1])
+
+
+kw.defvjp(lambda w, u: (kw(w, u), (w, u)), _kw_bwd)
+kv = ft.custom_vjp(lambda w, u: jnp.sin(u) @ w)
+kv.defvjp(lambda w, u: (kv(w, u), (w, u)), lambda r, g: _kw_bwd(r, g, False))
 REP = (P(), P("i"))
 CASES = {
     "hess": lambda: sm(lambda w, x: ft.hessian(lambda w: loss(w, x))(w), REP, P(), False)(W, X),
@@ -112,6 +127,10 @@ CASES = {
     "cvjp_vjp_psum_out": lambda: ft.grad(lambda x: jnp.sum(sm(cp, P("i"), P("i"))(x) ** 2))(X),
     "cvjp_vjp_ag_in": lambda: sm(lambda x: ft.grad(lambda u: jnp.sum(cg(u) ** 2))(x), P("i"),
                                  P("i"))(X),
+    "cvjp_rep_w": lambda: ft.grad(lambda w: jnp.sum(sm(lambda w, u: lax.psum(kw(w, u), "i"),
+                                                       REP, P())(w, X) ** 2))(W),
+    "cvjp_rep_w_in": lambda: sm(lambda w, u: ft.grad(lambda w: jnp.sum(lax.psum(
+        kw(w, u), "i")))(w), REP, P())(W, X),
 }
 # "hess" (check_rep=False) returns a varying value under P(): each process's own, and JAX's
 # single process device 0's, so rank 0 holds JAX's
@@ -134,5 +153,17 @@ except ValueError as e:
     assert "loop carry" in str(e) and "check_rep=False" in str(e), e
 else:
     raise AssertionError("grad of a scan carry in a check_rep=True body: no error")
+# a bwd giving a replicated argument a varying cotangent: JAX raises ValueError (functrans
+# returned the processes' mean of it, silently)
+for vary_w in (lambda: ft.grad(lambda w: jnp.sum(sm(lambda w, u: lax.psum(kv(w, u), "i"),
+                                                    REP, P())(w, X) ** 2))(W),
+               lambda: sm(lambda w, u: ft.grad(lambda w: jnp.sum(lax.psum(kv(w, u), "i")))(w),
+                          REP, P())(W, X)):
+    try:
+        vary_w()
+    except ValueError as e:
+        assert "varies along mesh axis 'i'" in str(e) and "replicated" in str(e), e
+    else:
+        raise AssertionError("custom_vjp bwd: a varying cotangent of a replicated w, no error")
 if ft.process_index() == 0:
     print("OK", count)
