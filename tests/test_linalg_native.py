@@ -141,3 +141,32 @@ def test_svd_of_a_matrix_holding_inf_or_nan_gives_nan_factors_and_returns(dtype,
     s = np.asarray(out[1] if compute_uv else out)[1]      # (U, S, Vh): S of matrix 1
     np.testing.assert_allclose(s, np.linalg.svd(a[1].astype(np.complex128), compute_uv=False),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape, full", [((2, 3, 7, 32), False), ((3, 53, 7), True),
+                                         ((2, 4, 4), False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_single_precision_svd_under_jit_is_numpys_bit_for_bit(monkeypatch, shape, full, dtype):
+    # numpy computes float32 in double (dgesdd) and rounds; jit called sgesdd, whose
+    # singular vectors differed in sign (|u_jit - u_eager| up to 1.8 on (2, 3, 7, 32))
+    x = np.random.RandomState(0).standard_normal(shape).astype(dtype)
+    got = _native(monkeypatch, linalg_decomp.svd_p,
+                  lambda a: linalg_decomp.svd(a, full_matrices=full), x)
+    want = np.linalg.svd(x, full_matrices=full)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == w.dtype and np.array_equal(np.asarray(g), w)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_single_precision_qr_of_rank_deficient_input_is_numpys(monkeypatch, mode):
+    # rank 1 and 2: a reflector's pivot is rounding noise, and sgeqrf's sign of it
+    # differed from dgeqrf's (numpy's): Q columns flipped, |q_jit - q_eager| = 1.07
+    rs = np.random.RandomState(0)
+    x = np.stack([(rs.randn(6, 1) @ rs.randn(1, 5)), rs.randn(6, 2) @ rs.randn(2, 5)])
+    x = x.astype(np.float32)
+    got = _native(monkeypatch, linalg_decomp.qr_p,
+                  lambda a: linalg_decomp.qr(a, full_matrices=mode == "complete"), x)
+    for g, w in zip(got, np.linalg.qr(x, mode=mode)):
+        assert np.asarray(g).dtype == w.dtype and np.array_equal(np.asarray(g), w)
+    assert all(np.array_equal(np.asarray(e), np.asarray(j))
+               for e, j in zip(fnp.linalg.qr(x, mode=mode), got))

@@ -1,9 +1,9 @@
-"""``cholesky``, ``solve``, ``triangular_solve``, ``det`` and ``qr`` natively: LAPACK
-``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf``, ``?geqrf`` + ``?orgqr`` called from the
-generated code, no Python per call; ``solve`` and ``triangular_solve`` take complex
-matrices too (``?gesv``, ``?trsm``), the others real ones only (complex ``cholesky``,
-``det`` and ``qr`` are ``lapack_decomp``'s; ``eigh`` and ``pinv`` are
-``lapack_spectral``'s). This module registers every routine the emitters call.
+"""``cholesky``, ``solve``, ``triangular_solve`` and ``det`` natively: LAPACK
+``?potrf``, ``?gesv``, BLAS ``?trsm``, ``?getrf`` called from the generated code, no
+Python per call; ``solve`` and ``triangular_solve`` take complex matrices too
+(``?gesv``, ``?trsm``), the others real ones only (complex ``cholesky`` and ``det``,
+and ``qr`` and ``svd`` of every dtype, are ``lapack_decomp``'s; ``eigh`` and ``pinv``
+are ``lapack_spectral``'s). This module registers every routine the emitters call.
 
 The routines are scipy's (``scipy.linalg.cython_lapack`` exports each as a C
 function pointer in ``__pyx_capi__``, 32-bit integers, every argument by pointer);
@@ -341,68 +341,5 @@ def _triangular_solve(lw, fn, eqn, ins, outs):
         solution = Val(dt, b.shape, ref=rhs, strides=tuple(column_major(b.shape)), offset=0)
         lw.copy(fn, solution, out)
     for ref, owned in ((mats, own_a), (rhs, own_b)):
-        if owned:
-            lw.release(ref)
-
-
-def qr_real(lw, fn, eqn, ins, outs):
-    """Real ``qr`` (``?geqrf`` + ``?orgqr``); ``lapack_decomp`` registers it."""
-    # Householder QR of the column-major copy (?geqrf), R read off its upper triangle,
-    # then Q formed from the reflectors (?orgqr) in a column-major buffer: the same
-    # routines numpy.linalg.qr calls, so the same signs
-    a = eqn.inputs[0].aval
-    m, n = a.shape[-2:]
-    nb = stack_count(a)
-    k = min(m, n)
-    qcols = eqn.outvars[0].aval.shape[-1]
-    rrows = eqn.outvars[1].aval.shape[-2]
-    if nb == 0 or m == 0 or n == 0:
-        return
-    dt = a.dtype
-    ft = lltype(dt)
-    geqrf, orgqr = routine_decl(lw, dt, "geqrf", 8), routine_decl(lw, dt, "orgqr", 9)
-    lwork = 64 * max(m, n, 1)
-    mats, own_a = lw.new_buffer(fn, ShapedArray(a.shape, dt), False)
-    qbuf, own_q = lw.new_buffer(fn, ShapedArray((m, qcols), dt), False)
-    tau, own_t = lw.new_buffer(fn, ShapedArray((k,), dt), False)
-    work, own_w = lw.new_buffer(fn, ShapedArray((lwork,), dt), False)
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
-    m_cell, n_cell, k_cell = int_cell(fn, m), int_cell(fn, n), int_cell(fn, k)
-    q_cell, lw_cell, info = int_cell(fn, qcols), int_cell(fn, lwork), int_cell(fn, 0)
-    a_ptr, q_ptr, r_out, q_out = fn.ptr(mats), fn.ptr(qbuf), fn.ptr(outs[1]), fn.ptr(outs[0])
-    zero = ir.Constant(ft, 0.0)
-    c64 = lambda v: ir.Constant(I64, v)     # noqa: E731
-
-    def one(bi):
-        bb = fn.b
-        pa = bb.gep(a_ptr, [bb.mul(bi, c64(m * n))], source_etype=ft)
-        bb.call(geqrf, [m_cell, n_cell, pa, m_cell, fn.ptr(tau), fn.ptr(work), lw_cell, info])
-        pr = bb.gep(r_out, [bb.mul(bi, c64(rrows * n))], source_etype=ft)
-
-        def r_row(i):
-            def r_cell(j):
-                b2 = fn.b
-                v = lw.load(fn, pa, dt, b2.add(i, b2.mul(j, c64(m))))
-                keep = b2.icmp_signed("<=", i, j)
-                lw.store(fn, pr, dt, b2.add(b2.mul(i, c64(n)), j), b2.select(keep, v, zero))
-            fn.loop(n, r_cell)
-        fn.loop(min(rrows, m), r_row)
-        filled = min(n, qcols) * m        # the reflectors, column-major with lda m
-        fn.loop(filled, lambda e: lw.store(fn, q_ptr, dt, e, lw.load(fn, pa, dt, e)))
-        fn.loop(m * qcols - filled, lambda e: lw.store(
-            fn, q_ptr, dt, fn.b.add(e, c64(filled)), zero))
-        fn.b.call(orgqr, [m_cell, q_cell, k_cell, q_ptr, m_cell, fn.ptr(tau), fn.ptr(work),
-                          lw_cell, info])
-        pq = fn.b.gep(q_out, [fn.b.mul(bi, c64(m * qcols))], source_etype=ft)
-
-        def q_row(i):
-            def q_cell_(j):
-                b2 = fn.b
-                v = lw.load(fn, q_ptr, dt, b2.add(i, b2.mul(j, c64(m))))
-                lw.store(fn, pq, dt, b2.add(b2.mul(i, c64(qcols)), j), v)
-            fn.loop(qcols, q_cell_)
-        fn.loop(m, q_row)
-    fn.loop(nb, one)
-    for ref, owned in ((mats, own_a), (qbuf, own_q), (tau, own_t), (work, own_w)):
         if owned:
             lw.release(ref)

@@ -10,9 +10,11 @@ by LAPACK's own query when the program is compiled; a matrix for which ``?gesdd`
 fails (``info != 0``: no convergence, NaN input) gives NaN outputs, as the numpy
 implementation does. ``lu`` takes real float32/float64 only (complex ``lu`` has no
 primitive). Complex ``cholesky``,
-``det``, ``slogdet``, ``qr`` and ``svd`` (non-empty) are numpy.linalg's: ``zpotrf``/
-``zgetrf``/``zgeqrf`` + ``zungqr``/``zgesdd`` in complex128 (numpy computes complex64 in double and rounds), then numpy's
-own loops, bit for bit; the real ``cholesky``, ``det`` and ``qr`` emitters
+``det``, ``slogdet`` are numpy.linalg's: ``zpotrf``/``zgetrf`` in complex128 (numpy
+computes complex64 in double and rounds), then numpy's own loops, bit for bit; so are
+``qr`` and ``svd`` (non-empty) of every dtype: ``?geqrf`` + ``?orgqr``/``?ungqr`` and
+``?gesdd`` in double (``sgesdd``'s singular vectors differ in sign from ``dgesdd``'s, so
+float32 under jit disagreed with eager). The real ``cholesky`` and ``det`` emitters
 (``lapack``) are registered here beside them.
 
 >>> sorted(n for n in ("slogdet", "svd", "lu") if n in NATIVE)
@@ -26,7 +28,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from .equations import NATIVE, if_then, native
 from .lapack import (available, char_cell, cholesky_real, column_major, det_real,
-                     fill_if_failed, int_cell, nonfinite_status, qr_real, routine_decl, stack_count)
+                     fill_if_failed, int_cell, nonfinite_status, routine_decl, stack_count)
 from .lapack_eig import Bufs, cast_complex, double_column_major
 from .ops_complex import make
 from .lltypes import F64, I32, I64, const, lltype
@@ -298,60 +300,76 @@ def _supports_svd(eqn, planner):
 
 @native("svd", _supports_svd, complex=True)
 def _svd(lw, fn, eqn, ins, outs):
+    # as numpy.linalg.svd (the host step): ?gesdd of the column-major copy in double
+    # (numpy computes float32 and complex64 in double and rounds: sgesdd's singular
+    # vectors may differ from dgesdd's in sign), LAPACK's workspace query; info != 0
+    # gives NaN outputs (nan + 0j), as host_multi
     a = eqn.inputs[0].aval
-    if a.dtype.kind == "c":
-        return _complex_svd(lw, fn, eqn, ins, outs)
     m, n = a.shape[-2:]
     k = min(m, n)
     nb = stack_count(a)
     if nb == 0:
         return
-    dt = a.dtype
-    ft = lltype(dt)
+    cdt = a.dtype
+    cplx = cdt.kind == "c"
+    kdt = np.dtype(np.complex128 if cplx else np.float64)
+    rdt = np.dtype(cdt.char.lower())
     full, uv = eqn.params["full_matrices"], eqn.params["compute_uv"]
     ucols, vrows = (m, n) if full else (k, k)
-    lwork = gesdd_lwork(dt, m, n, uv, full)
-    gesdd = routine_decl(lw, dt, "gesdd", 14)
-    bufs = [lw.new_buffer(fn, ShapedArray(shape, d), False) for shape, d in (
-        (a.shape, dt), ((lwork,), dt), ((8 * k,), np.int32))]
-    (mats, _), (work, _), (iwork, _) = bufs
-    if uv:
-        u_shape, v_shape = (nb, m, ucols), (nb, vrows, n)
-        ubuf = lw.new_buffer(fn, ShapedArray(u_shape, dt), False)
-        vbuf = lw.new_buffer(fn, ShapedArray(v_shape, dt), False)
-        bufs += [ubuf, vbuf]
-        u_ptr, v_ptr = fn.ptr(ubuf[0]), fn.ptr(vbuf[0])
-    else:
-        u_ptr = v_ptr = fn.ptr(work)        # not referenced by jobz='N'
-    lw.copy(fn, ins[0], fn.ptr(mats), dst_strides=column_major(a.shape))
+    lwork = _zgesdd_lwork(m, n, uv, full) if cplx else gesdd_lwork(kdt, m, n, uv, full)
+    bufs = Bufs(lw, fn)
+    mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
+    work, _ = bufs.new((lwork,), kdt)
+    rwork = []      # zgesdd's real workspace, between lwork and iwork
+    if cplx:
+        rwork = [bufs.new((k * max(5 * k + 7, 2 * max(m, n) + 2 * k + 1) + 7 * k,),
+                          np.float64)[0]]
+    iwork, _ = bufs.new((8 * k,), np.int32)
+    sbuf, _ = bufs.new((k,), np.float64)
+    u_ptr = bufs.new((m, ucols), kdt)[0] if uv else work     # not referenced by jobz='N'
+    v_ptr = bufs.new((vrows, n), kdt)[0] if uv else work
     cells = dict(jobz=char_cell(fn, "N" if not uv else "A" if full else "S"),
                  m=int_cell(fn, m), n=int_cell(fn, n), ldu=int_cell(fn, m if uv else 1),
                  ldvt=int_cell(fn, vrows if uv else 1), lwork=int_cell(fn, lwork),
                  info=int_cell(fn, 0))
+    gesdd = routine_decl(lw, kdt, "gesdd", 14 + len(rwork))
     s_out = fn.ptr(outs[0])
 
     def one_matrix(bi):
         bb = fn.b
-        pa = bb.gep(fn.ptr(mats), [bb.mul(bi, _c64(m * n))], source_etype=ft)
-        ps = bb.gep(s_out, [bb.mul(bi, _c64(k))], source_etype=ft)
-        pu, pv = u_ptr, v_ptr
-        if uv:
-            pu = bb.gep(u_ptr, [bb.mul(bi, _c64(m * ucols))], source_etype=ft)
-            pv = bb.gep(v_ptr, [bb.mul(bi, _c64(vrows * n))], source_etype=ft)
+        pa = bb.gep(mats, [bb.mul(bi, _c64(m * n))], source_etype=lltype(kdt))
         _call_if_finite(lw, fn, lambda: fn.b.call(gesdd, [
-            cells["jobz"], cells["m"], cells["n"], pa, cells["m"], ps, pu, cells["ldu"], pv,
-            cells["ldvt"], fn.ptr(work), cells["lwork"], fn.ptr(iwork), cells["info"]]),
-            pa, dt, m * n, cells["info"])
-        failed = [(ps, k)] + ([(pu, m * ucols), (pv, vrows * n)] if uv else [])
-        fill_if_failed(lw, fn, cells["info"], failed, dt)
+            cells["jobz"], cells["m"], cells["n"], pa, cells["m"], sbuf, u_ptr, cells["ldu"],
+            v_ptr, cells["ldvt"], work, cells["lwork"]] + rwork + [iwork, cells["info"]]),
+            pa, np.float64, (2 if cplx else 1) * m * n, cells["info"])
+        ps = fn.b.gep(s_out, [fn.b.mul(bi, _c64(k))], source_etype=lltype(rdt))
+        fn.loop(k, lambda i: lw.store(fn, ps, rdt, i, _narrow_to(
+            fn.b, lw.load(fn, sbuf, np.float64, i), lltype(rdt))))
+        fill_if_failed(lw, fn, cells["info"], [(ps, k)], rdt)
+        if uv:
+            ct = lltype(cdt)
+            pu = fn.b.gep(fn.ptr(outs[1]), [fn.b.mul(bi, _c64(m * ucols))], source_etype=ct)
+            pv = fn.b.gep(fn.ptr(outs[2]), [fn.b.mul(bi, _c64(vrows * n))], source_etype=ct)
+            _to_row_major(lw, fn, (u_ptr, kdt), (pu, cdt), m, ucols)
+            _to_row_major(lw, fn, (v_ptr, kdt), (pv, cdt), vrows, n)
+            fill_if_failed(lw, fn, cells["info"], [(pu, m * ucols), (pv, vrows * n)], cdt)
     fn.loop(nb, one_matrix)
-    if uv:      # the column-major factors into the row-major outputs
-        for (ref, _), shape, out in ((ubuf, u_shape, outs[1]), (vbuf, v_shape, outs[2])):
-            src = Val(dt, shape, ref=ref, strides=tuple(column_major(shape)), offset=0)
-            lw.copy(fn, src, fn.ptr(out))
-    for ref, owned in bufs:
-        if owned:
-            lw.release(ref)
+    bufs.release()
+
+
+def _to_row_major(lw, fn, src, dst, rows, cols):
+    """The column-major ``rows`` x ``cols`` matrix ``src`` (pointer, double dtype) into
+    the row-major ``dst`` (pointer, output dtype), each entry rounded once."""
+    (sp, kdt), (dp, cdt) = src, dst
+    cast = cast_complex if cdt.kind == "c" else _narrow_to
+
+    def row(r):
+        def cell(c):
+            b = fn.b
+            v = lw.load(fn, sp, kdt, b.add(r, b.mul(c, _c64(rows))))
+            lw.store(fn, dp, cdt, b.add(b.mul(r, _c64(cols)), c), cast(b, v, lltype(cdt)))
+        fn.loop(cols, cell)
+    fn.loop(rows, row)
 
 
 def _supports_lu(eqn, planner):
@@ -426,8 +444,8 @@ def _supports_qr(eqn, planner):
 
 @native("qr", _supports_qr, complex=True)
 def _qr(lw, fn, eqn, ins, outs):
-    # complex as numpy.linalg.qr (the host step): zgeqrf + zungqr in complex128 (numpy
-    # computes complex64 in double and rounds), R = triu of the first rows. An m x 0
+    # as numpy.linalg.qr (the host step): ?geqrf + ?orgqr/?ungqr in double (numpy
+    # computes float32/complex64 in double and rounds), R = triu of the first rows. An m x 0
     # matrix has no reflectors: its complete Q is the identity (for real input too)
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
@@ -442,20 +460,24 @@ def _qr(lw, fn, eqn, ins, outs):
                              _c64(0)), const(qdt, 1.0),
             const(qdt, 0.0))))
         return
-    if a.dtype.kind != "c":
-        return qr_real(lw, fn, eqn, ins, outs)
-    _complex_qr(lw, fn, eqn, ins, outs)
+    _qr_in_double(lw, fn, eqn, ins, outs)
 
 
-def _complex_qr(lw, fn, eqn, ins, outs):
+def _qr_in_double(lw, fn, eqn, ins, outs):
+    # ?geqrf + ?orgqr/?ungqr of the column-major copy in double, as numpy.linalg.qr
+    # (float32 in sgeqrf gave Q columns of another sign than eager for rank-deficient
+    # input, where a reflector's pivot is rounding noise)
     a = eqn.inputs[0].aval
     m, n = a.shape[-2:]
     nb = stack_count(a)
     k = min(m, n)
     qcols, rrows = eqn.outvars[0].aval.shape[-1], eqn.outvars[1].aval.shape[-2]
-    cdt, kdt = a.dtype, np.dtype(np.complex128)
+    cdt = a.dtype
+    kdt = np.dtype(np.complex128 if cdt.kind == "c" else np.float64)
     ct, kt = lltype(cdt), lltype(kdt)
-    geqrf, ungqr = routine_decl(lw, kdt, "geqrf", 8), routine_decl(lw, kdt, "ungqr", 9)
+    cast = cast_complex if cdt.kind == "c" else _narrow_to
+    geqrf = routine_decl(lw, kdt, "geqrf", 8)
+    ungqr = routine_decl(lw, kdt, "ungqr" if cdt.kind == "c" else "orgqr", 9)
     lwork = 64 * max(m, n, qcols)
     bufs = Bufs(lw, fn)
     mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
@@ -478,7 +500,7 @@ def _complex_qr(lw, fn, eqn, ins, outs):
                 b2 = fn.b
                 v = lw.load(fn, pa, kdt, b2.add(i, b2.mul(j, _c64(m))))
                 v = b2.select(b2.icmp_signed("<=", i, j), v, zero)
-                lw.store(fn, pr, cdt, b2.add(b2.mul(i, _c64(n)), j), cast_complex(b2, v, ct))
+                lw.store(fn, pr, cdt, b2.add(b2.mul(i, _c64(n)), j), cast(b2, v, ct))
             fn.loop(n, r_cell)
         fn.loop(rrows, r_row)
         filled = min(n, qcols) * m        # the reflectors, column-major with lda m
@@ -487,14 +509,7 @@ def _complex_qr(lw, fn, eqn, ins, outs):
             fn, q_ptr, kdt, fn.b.add(e, _c64(filled)), zero))
         fn.b.call(ungqr, [m_cell, q_cell, k_cell, q_ptr, m_cell, tau, work, lw_cell, info])
         pq = fn.b.gep(q_out, [fn.b.mul(bi, _c64(m * qcols))], source_etype=ct)
-
-        def q_row(i):
-            def q_cell_(j):
-                b2 = fn.b
-                v = lw.load(fn, q_ptr, kdt, b2.add(i, b2.mul(j, _c64(m))))
-                lw.store(fn, pq, cdt, b2.add(b2.mul(i, _c64(qcols)), j), cast_complex(b2, v, ct))
-            fn.loop(qcols, q_cell_)
-        fn.loop(m, q_row)
+        _to_row_major(lw, fn, (q_ptr, kdt), (pq, cdt), m, qcols)
     fn.loop(nb, one_matrix)
     bufs.release()
 
@@ -509,68 +524,6 @@ def _zgesdd_lwork(m, n, compute_uv, full_matrices):
     work, info = _scipy_lapack.zgesdd_lwork(m, n, compute_uv=int(compute_uv),
                                             full_matrices=int(full_matrices))
     return max(1, int(np.real(work))) if info == 0 else minimum
-
-
-def _complex_svd(lw, fn, eqn, ins, outs):
-    # as numpy.linalg.svd (the host step): zgesdd of the column-major copy in complex128
-    # (numpy computes complex64 in double and rounds), its workspace query; info != 0
-    # gives NaN (nan + 0j) outputs, as host_multi
-    a = eqn.inputs[0].aval
-    m, n = a.shape[-2:]
-    k = min(m, n)
-    nb = stack_count(a)
-    if nb == 0:
-        return
-    cdt, kdt = a.dtype, np.dtype(np.complex128)
-    rdt = np.dtype(cdt.char.lower())
-    ct, kt = lltype(cdt), lltype(kdt)
-    full, uv = eqn.params["full_matrices"], eqn.params["compute_uv"]
-    ucols, vrows = (m, n) if full else (k, k)
-    lwork = _zgesdd_lwork(m, n, uv, full)
-    lrwork = k * max(5 * k + 7, 2 * max(m, n) + 2 * k + 1) + 7 * k
-    bufs = Bufs(lw, fn)
-    mats = double_column_major(lw, fn, bufs, ins[0], a, kdt)
-    work, _ = bufs.new((lwork,), kdt)
-    rwork, _ = bufs.new((lrwork,), np.float64)
-    iwork, _ = bufs.new((8 * k,), np.int32)
-    sbuf, _ = bufs.new((k,), np.float64)
-    u_ptr = bufs.new((m, ucols), kdt)[0] if uv else work     # not referenced by jobz='N'
-    v_ptr = bufs.new((vrows, n), kdt)[0] if uv else work
-    cells = dict(jobz=char_cell(fn, "N" if not uv else "A" if full else "S"),
-                 m=int_cell(fn, m), n=int_cell(fn, n), ldu=int_cell(fn, m if uv else 1),
-                 ldvt=int_cell(fn, vrows if uv else 1), lwork=int_cell(fn, lwork),
-                 info=int_cell(fn, 0))
-    gesdd = routine_decl(lw, kdt, "gesdd", 15)
-    s_out = fn.ptr(outs[0])
-
-    def to_row_major(src, dst, rows, cols):
-        def row(r):
-            def cell(c):
-                b = fn.b
-                v = lw.load(fn, src, kdt, b.add(r, b.mul(c, _c64(rows))))
-                lw.store(fn, dst, cdt, b.add(b.mul(r, _c64(cols)), c), cast_complex(b, v, ct))
-            fn.loop(cols, cell)
-        fn.loop(rows, row)
-
-    def one_matrix(bi):
-        bb = fn.b
-        pa = bb.gep(mats, [bb.mul(bi, _c64(m * n))], source_etype=kt)
-        _call_if_finite(lw, fn, lambda: fn.b.call(gesdd, [
-            cells["jobz"], cells["m"], cells["n"], pa, cells["m"], sbuf, u_ptr, cells["ldu"],
-            v_ptr, cells["ldvt"], work, cells["lwork"], rwork, iwork, cells["info"]]),
-            pa, np.float64, 2 * m * n, cells["info"])
-        ps = fn.b.gep(s_out, [fn.b.mul(bi, _c64(k))], source_etype=lltype(rdt))
-        fn.loop(k, lambda i: lw.store(fn, ps, rdt, i, _narrow_to(
-            fn.b, lw.load(fn, sbuf, np.float64, i), lltype(rdt))))
-        fill_if_failed(lw, fn, cells["info"], [(ps, k)], rdt)
-        if uv:
-            pu = fn.b.gep(fn.ptr(outs[1]), [fn.b.mul(bi, _c64(m * ucols))], source_etype=ct)
-            pv = fn.b.gep(fn.ptr(outs[2]), [fn.b.mul(bi, _c64(vrows * n))], source_etype=ct)
-            to_row_major(u_ptr, pu, m, ucols)
-            to_row_major(v_ptr, pv, vrows, n)
-            fill_if_failed(lw, fn, cells["info"], [(pu, m * ucols), (pv, vrows * n)], cdt)
-    fn.loop(nb, one_matrix)
-    bufs.release()
 
 
 def _narrow_to(b, v, t):
