@@ -131,16 +131,15 @@ def pshuffle(x: ArrayLike, axis_name: Any, perm: Sequence[int]) -> Array:
 def pswapaxes(x: ArrayLike, axis_name: Any, axis: int, *, axis_index_groups: Any = None
               ) -> Array:
     """Swap the mapped axis ``axis_name`` with the array axis ``axis`` (``all_to_all``
-    splitting and concatenating along ``axis``).
+    splitting and concatenating along ``axis``); with ``axis_index_groups`` within each
+    group of members (``axis`` has the group size).
 
     >>> import functrans as ft, numpy as np
     >>> ft.vmap(lambda v: pswapaxes(v, "i", 0), axis_name="i")(np.arange(4.0).reshape(2, 2)
     ...                                                    ).tolist()
     [[0.0, 2.0], [1.0, 3.0]]
     """
-    if axis_index_groups is not None:
-        raise NotImplementedError("pswapaxes: axis_index_groups is not supported")
-    return all_to_all(x, axis_name, axis, axis)
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def pbroadcast(x: Any, axis_name: Any, source: int) -> Any:

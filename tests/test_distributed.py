@@ -355,7 +355,7 @@ def test_axis_index_groups_over_four_processes_equal_jax(request):
     # a multi-process pmap with axis_index_groups (was a TypeError): JAX 0.10.2's values
     r = run_program(request, 4, "groups.py")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split() == ["OK", "19"]
+    assert r.stdout.split() == ["OK", "22"]
 
 
 @needs_mpi

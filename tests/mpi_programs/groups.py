@@ -30,10 +30,14 @@ def cases(jax, jnp, lax):
                                                     scatter_dimension=1),
         "all_to_all_t": lambda v: lax.all_to_all(v, "i", 0, 1, axis_index_groups=G, tiled=True),
         "all_to_all01": lambda v: lax.all_to_all(v[:2], "i", 0, 1, axis_index_groups=H),
+        "pswapaxes0": lambda v: lax.pswapaxes(v[:2], "i", 0, axis_index_groups=G),
+        "pswapaxes1_int": lambda v: lax.pswapaxes(v, "i", 1, axis_index_groups=H),
         "grad_pmean": lambda v: jax.grad(lambda u: jnp.sum(
             jnp.sin(lax.pmean(u, "i", axis_index_groups=G)) * u))(v),
         "grad_all_gather": lambda v: jax.grad(lambda u: jnp.sum(jnp.cos(lax.all_gather(
             u, "i", axis_index_groups=H)) * jnp.arange(2.0)[:, None, None]))(v),
+        "grad_pswapaxes": lambda v: jax.grad(lambda u: jnp.sum(jnp.sin(lax.pswapaxes(
+            u[1:3] * u[1:3], "i", 0, axis_index_groups=H)) * jnp.arange(4.0).reshape(2, 2)))(v),
         "grad_psum_scatter": lambda v: jax.grad(lambda u: jnp.sum(lax.psum_scatter(
             u * u, "i", axis_index_groups=G, tiled=True) ** 3))(v),
         "jvp_all_to_all": lambda v: jax.jvp(lambda u: lax.all_to_all(
