@@ -105,14 +105,15 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan, weights=None):
         idx = el.minimum(asarray(p, np.int64), n - 1)
         return take_along_axis(xb, st.expand_dims(idx, -1), axis=-1)[..., 0]
     x_lo, x_hi = at(lo), at(hi)
-    if method == "linear":
-        out = el.add(x_lo, el.multiply(el.subtract(pos, lo), el.subtract(x_hi, x_lo)))
+    if method == "linear":                    # weights, not x_lo + t (x_hi - x_lo): that
+        t = el.subtract(pos, lo)              # is NaN between -inf and a finite value and
+        out = el.add(el.multiply(x_lo, el.subtract(1, t)), el.multiply(x_hi, t))  # overflows
     elif method == "lower":
         out = x_lo
     elif method == "higher":
         out = x_hi
-    elif method == "midpoint":
-        out = el.multiply(el.add(x_lo, x_hi), 0.5)
+    elif method == "midpoint":                # one middle element is itself (no x + x)
+        out = sel.where(el.equal(lo, hi), x_lo, el.multiply(el.add(x_lo, x_hi), 0.5))
     else:
         out = at(el.rint(pos))                # numpy rounds half to even
     bad = el.equal(count, 0) if ignore_nan else \
@@ -162,7 +163,7 @@ def median(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = No
     [2.0, 4.5]
     """
     _no_out("median", out)
-    return _quantile("median", a, 0.5, axis, "linear", keepdims, False)
+    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
 
 
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
@@ -203,7 +204,7 @@ def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None =
     2.5
     """
     _no_out("nanmedian", out)
-    return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True)
+    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
 
 
 def _nan_filled(a, fill):
