@@ -60,7 +60,9 @@ def _eqn_flops(e):
         k = 1
         for d in lc:
             k *= int(e.inputs[0].aval.shape[d])
-        return 2.0 * out * k, 0.0
+        # ``accumulate`` (a backend's ``c + alpha * a·b`` in one BLAS call): scale and add
+        extra = float(e.params.get("accumulate_ops", 0)) * out
+        return 2.0 * out * k + extra, 0.0
     if name in ("scan", "while", "cond") or e.primitive.subjaxpr_params:
         subs = []
         for key in e.primitive.subjaxpr_params:

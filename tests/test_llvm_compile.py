@@ -233,6 +233,72 @@ def test_transposed_products_are_computed_in_place_of_the_transpose():
     np.testing.assert_allclose(np.asarray(gw), a.T @ (1 - np.tanh(a @ b) ** 2), rtol=1e-12)
 
 
+def _accumulating(f, *args):
+    from backends.llvm.rewrite import fold_dot_transposes, fold_dot_updates
+    jp = ft.make_jaxpr(f)(*args).jaxpr
+    eqns = fold_dot_updates(fold_dot_transposes(jp)).eqns
+    return [e.params.get("accumulate") for e in eqns if e.primitive.name == "dot_general"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_updates_by_a_product_are_one_accumulating_gemm(dtype):
+    """``c - s * (a @ b)`` (and ``c + a @ b``, ``c - a.T @ b * s``, batched) is one BLAS call with alpha = -s, beta = 1: values match numpy; NaN in ``c``
+    propagates; nothing is folded where the product has another use, the scale is 0 or
+    traced, ``c`` is a broadcast (a bias: free in the next kernel) or the product is an
+    integer one."""
+    rng = np.random.default_rng(5)
+    w, x, g = (rng.standard_normal(s).astype(dtype) for s in ((40, 24), (30, 40), (30, 24)))
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    sgd = lambda w, x, g: w - dtype(0.01) * (x.T @ g)
+    assert _accumulating(sgd, w, x, g) == [-0.01 if dtype == np.float64 else float(dtype(-0.01))]
+    want = w - dtype(0.01) * (x.T @ g)
+    np.testing.assert_allclose(np.asarray(ft.jit(sgd)(w, x, g)), want, **tol)
+    np.testing.assert_allclose(np.asarray(ft.jit(sgd, backend="interpret")(w, x, g)), want, **tol)
+    cases = {
+        "c + a@b": (lambda c, a, b: c + a @ b, [1.0]),
+        "a@b + c": (lambda c, a, b: a @ b + c, [1.0]),
+        "c - a@b*s": (lambda c, a, b: c - (a @ b) * dtype(2.5), [-2.5]),
+        "bias + a@b": (lambda c, a, b: c[0] + a @ b, [None]),
+        "view + a@b": (lambda c, a, b: c.T.T + a @ b, [1.0]),
+        "twice": (lambda c, a, b: (lambda p: (c - p, p))(a @ b), [None]),
+        "zero scale": (lambda c, a, b: c - dtype(0.0) * (a @ b), [None]),
+    }
+    c, a, b = (rng.standard_normal(s).astype(dtype) for s in ((30, 24), (30, 40), (40, 24)))
+    a[3, 5] = np.inf                          # 0 * inf must stay NaN: no BLAS alpha = 0
+    for name, (f, acc) in cases.items():
+        assert _accumulating(f, c, a, b) == acc, name
+        with np.errstate(invalid="ignore"):
+            want = f(c, a, b)
+        got = ft.jit(f)(c, a, b)
+        for gv, wv in zip(ft.tree_util.tree_leaves(got), ft.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(np.asarray(gv), wv, **tol, err_msg=name)
+    c[2, 3] = np.nan
+    a[3, 5] = 1.0
+    out = np.asarray(ft.jit(lambda c, a, b: c - a @ b)(c, a, b))
+    assert np.isnan(out[2, 3]) and np.isfinite(np.delete(out.ravel(), 2 * 24 + 3)).all()
+    traced = lambda c, a, b, s: c - s * (a @ b)
+    assert _accumulating(traced, c, a, b, dtype(0.5)) == [None]
+    bc, ba, bb = (rng.standard_normal(s).astype(dtype) for s in ((3, 20, 24), (3, 20, 40), (3, 40, 24)))
+    batched = lambda c, a, b: c - dtype(0.5) * fnp.matmul(a, b)
+    assert _accumulating(batched, bc, ba, bb) == [-0.5]
+    np.testing.assert_allclose(np.asarray(ft.jit(batched)(bc, ba, bb)), bc - 0.5 * ba @ bb, **tol)
+    ic, ia, ib = (rng.integers(-5, 5, s) for s in ((30, 24), (30, 40), (40, 24)))
+    assert _accumulating(lambda c, a, b: c - a @ b, ic, ia, ib) == [None]
+
+
+def test_accumulating_update_keeps_donation_and_cost():
+    """A donated weight updated by ``w - lr * x.T @ g`` comes back right (the product
+    never writes over its own operands), and ``cost_analysis`` counts the product's
+    2MNK flops plus the scale and the add."""
+    rng = np.random.default_rng(6)
+    w, x, g = rng.standard_normal((64, 48)), rng.standard_normal((32, 64)), rng.standard_normal((32, 48))
+    step = ft.jit(lambda w, x, g: w - 0.1 * (x.T @ g), donate_argnums=0)
+    want = w - 0.1 * (x.T @ g)
+    cost = step.lower(w, x, g).compile().cost_analysis()
+    assert cost["flops"] == 2 * 64 * 48 * 32 + 2 * 64 * 48
+    np.testing.assert_allclose(np.asarray(step(ft.device_put(w), x, g)), want, rtol=1e-12)
+
+
 # --------------------------------------------------------------------------- threads
 
 def _fork_child_runs(f, x, want, q):

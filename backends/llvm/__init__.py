@@ -137,7 +137,7 @@ class Executable:
 def _build(closed, donate, timings, progress):
     with engine.timed(timings, "check+rewrite"):
         check(closed)
-        jaxpr = rewrite.fold_dot_transposes(closed.jaxpr)
+        jaxpr = rewrite.fold_dot_updates(rewrite.fold_dot_transposes(closed.jaxpr))
         if jaxpr is not closed.jaxpr:
             closed = ClosedJaxpr(jaxpr, closed.consts)
     lw = Lowering(closed, donate, timings, progress)

@@ -118,7 +118,8 @@ def available() -> bool:
     return _library() is not None
 
 
-def _sizes(eqn):
+def gemm_sizes(eqn):
+    """(lhs free dims, rhs free dims, batch, M, N, K) of a ``dot_general`` equation."""
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     la, ra = eqn.inputs[0].aval, eqn.inputs[1].aval
     lf = [d for d in range(la.ndim) if d not in lc and d not in lb]
@@ -146,7 +147,7 @@ def _supports(eqn, planner):
     out = eqn.outvars[0].aval
     if la.dtype != ra.dtype or out.dtype != la.dtype or la.dtype.kind not in "fiuc":
         return False
-    _, _, nb, m, n, k = _sizes(eqn)
+    _, _, nb, m, n, k = gemm_sizes(eqn)
     return la.dtype.kind in "iu" or has_gemm(la.dtype) or nb * m * n * k <= 64 * TINY
 
 
@@ -176,7 +177,7 @@ def _merged(val, groups):
 @native("dot_general", _supports, complex=True)
 def _dot_general(lw, fn, eqn, ins, outs):
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-    lf, rf, nb, m, n, k = _sizes(eqn)
+    lf, rf, nb, m, n, k = gemm_sizes(eqn)
     out = eqn.outvars[0].aval
     optr = fn.ptr(outs[0])
     if out.size == 0:
@@ -187,17 +188,25 @@ def _dot_general(lw, fn, eqn, ins, outs):
     bv = _permuted(ins[1], tuple(rb) + tuple(rc) + tuple(rf))
     groups_a = (len(lb), len(lf), len(lc))
     groups_b = (len(rb), len(rc), len(rf))
+    gemm = dt.kind in "fc" and has_gemm(dt) and nb * m * n * k > TINY
+    alpha = eqn.params.get("accumulate")
+    if alpha is not None and not (gemm and dt.kind == "f"):
+        raise NotImplementedError(   # rewrite.fold_dot_updates admits only BLAS products
+            f"dot_general with accumulate= needs a real BLAS product, got {dt} {(nb, m, n, k)}")
     if k == 0:
         zero = lw.const(dt, 0)
         fn.loop(out.size, lambda i: lw.store(fn, optr, dt, i, zero))
         return
-    if dt.kind not in "fc" or not has_gemm(dt) or nb * m * n * k <= TINY:
+    if not gemm:
         _loops(lw, fn, a, bv, groups_a, groups_b, (nb, m, n, k), optr, dt)
         return
     temps = []
     ta, a_ptr, lda, sa = _gemm_operand(lw, fn, a, groups_a, (nb, m, k), temps)
     tb, b_ptr, ldb, sb = _gemm_operand(lw, fn, bv, groups_b, (nb, k, n), temps)
-    gemm_calls(lw, fn, dt, (ta, tb), (nb, m, n, k), (a_ptr, lda, sa), (b_ptr, ldb, sb), optr)
+    if alpha is not None:      # out = c + alpha * product: c copied in, then beta = 1
+        lw.copy(fn, ins[2], optr)
+    gemm_calls(lw, fn, dt, (ta, tb), (nb, m, n, k), (a_ptr, lda, sa), (b_ptr, ldb, sb), optr,
+               1.0 if alpha is None else alpha, 0.0 if alpha is None else 1.0)
     for t in temps:
         lw.release(t)
 
@@ -231,8 +240,8 @@ def _elt(dtype):
     return lltype(dtype)
 
 
-def gemm_calls(lw, fn, dt, trans, dims, A, B, optr) -> None:
-    """Emit ``nb`` row-major ``?gemm`` calls ``C = op(A) op(B)`` (alpha 1, beta 0):
+def gemm_calls(lw, fn, dt, trans, dims, A, B, optr, alpha=1.0, beta=0.0) -> None:
+    """Emit ``nb`` row-major ``?gemm`` calls ``C = alpha op(A) op(B) + beta C``:
     ``trans`` the two CBLAS flags (111 no transpose, 112 transpose, 113 conjugate
     transpose), ``dims`` = (nb, m, n, k), ``A``/``B`` = (pointer, leading dimension,
     elements between batch members), ``optr`` the contiguous (nb, m, n) result."""
@@ -240,14 +249,14 @@ def gemm_calls(lw, fn, dt, trans, dims, A, B, optr) -> None:
     it = I64 if lib["int"] == 64 else I32
     ft = _elt(dt)
     name = f"ft_cblas_{_PREFIX[dt]}gemm"
-    # alpha = 1, beta = 0: by value for real types, by pointer for complex ones
+    # alpha and beta: by value for real types, by pointer for complex ones
     if dt.kind == "c":
-        alpha, beta = fn.alloca(dt.itemsize), fn.alloca(dt.itemsize)
-        fn.eb.store(lw.const(dt, 1), alpha)
-        fn.eb.store(lw.const(dt, 0), beta)
-        st = ir.PointerType()
+        pa, pb = fn.alloca(dt.itemsize), fn.alloca(dt.itemsize)
+        fn.eb.store(lw.const(dt, alpha), pa)
+        fn.eb.store(lw.const(dt, beta), pb)
+        alpha, beta, st = pa, pb, ir.PointerType()
     else:
-        alpha, beta, st = ir.Constant(ft, 1.0), ir.Constant(ft, 0.0), ft
+        alpha, beta, st = ir.Constant(ft, alpha), ir.Constant(ft, beta), ft
     f = lw.module.globals.get(name)
     if f is None:
         f = ir.Function(lw.module, ir.FunctionType(ir.VoidType(), [
