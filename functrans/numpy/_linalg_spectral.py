@@ -327,28 +327,30 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
 
 def matrix_rank(M: ArrayLike, rtol: float | None = None, *, hermitian: bool = False,
                 tol: float | None = None) -> Array:
-    """The number of singular values above the threshold: ``tol`` (absolute) if
-    given, else ``rtol * max(s)`` (default ``max(m, n) * eps``); ``hermitian=True`` takes
+    """The number of singular values above the threshold: ``tol`` (absolute, one per
+    matrix) if given, else ``rtol * max(s)`` (default ``max(m, n) * eps``; give one of
+    ``tol`` and ``rtol``); ``hermitian=True`` takes
     ``s`` from ``eigvalsh``. A vector has rank 1 unless it is zero.
 
     >>> import functrans.numpy as fnp
     >>> int(fnp.linalg.matrix_rank(fnp.asarray([[1.0, 2.0], [2.0, 4.0]])))
     1
     """
+    if tol is not None and rtol is not None:
+        raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
     (M,) = as_float("matrix_rank", M, complex_ok=True)
     if M.ndim < 2:
         return asarray(greater(_sum(greater(_abs(M), 0), dtype=np.int64), 0), np.int64)
     s = _hermitian_svd(M, False) if hermitian else svdvals(M)
     if s.shape[-1] == 0:
         return _sum(s, axis=-1, dtype=np.int64)
-    if tol is not None:
-        cutoff = tol
+    given = rtol if tol is None else tol
+    if given is None:
+        given = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps)
+    if np.ndim(given) or isinstance(given, Tracer):   # one per matrix (JAX's, the Array API's)
+        given = expand_dims(asarray(given, s.dtype), -1)
     else:
-        rtol = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps) if rtol is None else rtol
-        if np.ndim(rtol) or isinstance(rtol, Tracer):   # one per matrix (JAX's, the Array API's)
-            rtol = expand_dims(asarray(rtol, s.dtype), -1)
-        else:
-            rtol = s.dtype.type(rtol)
-        cutoff = multiply(_max(s, axis=-1, keepdims=True), rtol)
+        given = s.dtype.type(given)
+    cutoff = given if tol is not None else multiply(_max(s, axis=-1, keepdims=True), given)
     return _sum(greater(s, cutoff), axis=-1, dtype=np.int64)
 
