@@ -50,8 +50,8 @@ def _compact(x, mask, size, fill_value):
     """The entries of 1-d ``x`` where ``mask`` holds, in order; exactly ``size`` of them
     (cut, or padded with ``fill_value``) when ``size`` is given."""
     if size is None:
-        _need_size("this function", x, mask)
-        return asarray(np.asarray(x)[np.asarray(mask)])
+        _need_size("this function", mask)    # a concrete mask fixes the size (JAX too):
+        return x[np.flatnonzero(np.asarray(mask))]  # extract(mask, x) under vmap/jit
     size = operator.index(size)
     n = x.shape[0]
     # JAX's O(n) form: the k-th kept entry sits where the running count of kept ones
