@@ -23,3 +23,42 @@ def test_matrix_rank_tol_is_an_absolute_cutoff_per_matrix():
     with pytest.raises(ValueError, match="matrix_rank: only one of tol or rtol may be "
                                          "specified."):
         fnp.linalg.matrix_rank(np.ones((3, 3)), rtol=1e-2, tol=1e-2)
+
+
+_QR_A = np.array([[1., 2, 0], [0.5, -1, 3], [2, 0, 4], [1, 1, 1]])
+_QR_B = np.array([[1 + 1j, 2], [0.5j, -1]])
+_RAW_A = ([[-2.4999999999999996, 0.14285714285714288, 0.5714285714285715, 0.28571428571428575],
+           [-1.0, 2.23606797749979, 0.4677911042067747, -0.03898259201723119],
+           [-4.200000000000001, -2.772724292099739, 0.8197560612767687, -0.0010040806246945377]],
+          [1.4000000000000001, 1.63887656499994, 1.999997983646231])
+_RAW_B = ([[-1.5 + 0j, 0.06896551724137932 + 0.1724137931034483j],
+           [-1.3333333333333335 + 1j, 1.49071198499986 + 0j]],
+          [1.6666666666666667 + 0.6666666666666666j, 1.940690666396463 + 0.3392654862413474j])
+
+
+@pytest.mark.parametrize("a, want", [(_QR_A, _RAW_A), (_QR_B, _RAW_B)])
+def test_qr_raw_is_lapacks_packed_form(a, want):
+    # mode='raw' raised ValueError; jax 0.10.2 (and numpy) give geqrf's (h transposed, tau)
+    for got in (fnp.linalg.qr(a, mode="raw"), ft.jit(lambda x: fnp.linalg.qr(x, "raw"))(a)):
+        h, tau = got
+        assert h.dtype == a.dtype and h.shape == a.shape[::-1]
+        np.testing.assert_allclose(np.asarray(h), want[0], rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(np.asarray(tau), want[1], rtol=1e-14)
+    stack = np.stack([a, 2 * a])        # batched and vmapped: matrix by matrix
+    one = fnp.linalg.qr(2 * a, mode="raw")
+    for h, tau in (fnp.linalg.qr(stack, mode="raw"),
+                   ft.vmap(lambda x: fnp.linalg.qr(x, "raw"))(stack)):
+        np.testing.assert_allclose(np.asarray(h)[0], want[0], rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(np.asarray(tau)[0], want[1], rtol=1e-14)
+        assert np.array_equal(np.asarray(h)[1], np.asarray(one[0]))
+        assert np.array_equal(np.asarray(tau)[1], np.asarray(one[1]))
+
+
+def test_qr_raw_float32_and_empty_equal_numpy():
+    a = (_RS.randn(2, 4, 1) @ _RS.randn(2, 1, 3)).astype(np.float32)    # rank 1
+    for got, want in zip(fnp.linalg.qr(a, mode="raw"), np.linalg.qr(a, mode="raw")):
+        assert got.dtype == np.float32 and np.array_equal(np.asarray(got), want)
+    h, tau = fnp.linalg.qr(np.zeros((2, 3, 0)), mode="raw")
+    assert h.shape == (2, 0, 3) and tau.shape == (2, 0)
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        ft.grad(lambda x: fnp.linalg.qr(x, mode="raw")[1].sum())(_QR_A)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..primitives import linalg_decomp as LD
 from ..primitives import linalg_det as LDet
+from ..primitives.linalg_geqrf import geqrf
 from ._elementwise import abs as _abs, greater, multiply, sign
 from ._elementwise_select import conj, real as _real, where
 from ._linalg_common import as_float, check_matrix, check_square, hermitian_part, mH, mT
@@ -220,8 +221,10 @@ def svdvals(x: ArrayLike, /) -> Array:
 
 def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     """QR decomposition of a real or complex matrix (stack): ``QRResult(Q, R)`` for mode
-    'reduced' (Q (m, k), R (k, n), k = min(m, n)) or 'complete' (Q (m, m)), or ``R``
-    alone for mode 'r'. Derivatives of 'complete' factors of tall matrices are
+    'reduced' (Q (m, k), R (k, n), k = min(m, n)) or 'complete' (Q (m, m)), ``R``
+    alone for mode 'r', or for mode 'raw' LAPACK's packed ``QRResult(h, tau)`` with
+    ``h`` (..., n, m) the transpose of ``?geqrf``'s matrix, as numpy and JAX (no
+    derivative, as JAX). Derivatives of 'complete' factors of tall matrices are
     not defined (an error).
 
     >>> import functrans.numpy as fnp
@@ -229,10 +232,13 @@ def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     >>> fnp.abs(r).tolist()
     [[1.0, 0.0], [0.0, 2.0]]
     """
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"qr: mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
     (a,) = as_float("qr", a, complex_ok=True)
     check_matrix("qr", a)
+    if mode == "raw":
+        h, taus = geqrf(a)
+        return QRResult(mT(h), taus)
     q, r = LD.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
