@@ -1,7 +1,7 @@
 """The rest of ``jax.lax``'s public functions, composed from the primitives: the ragged
 products (``ragged_dot``, ``ragged_dot_general``), JAX's shape and structure helpers
 (``broadcast``, ``collapse``, ``index_in_dim``, ``split``, ``stack``...), ``select``,
-a general ``reduce`` and ``approx_max_k``/``approx_min_k`` (exact, as JAX's on CPU).
+and a general ``reduce``.
 
 >>> import numpy as np
 >>> from functrans import lax
@@ -26,7 +26,6 @@ from .primitives.reductions import reduce_max, reduce_min, reduce_prod, reduce_s
 from .primitives.indexing import dynamic_update_slice
 from .primitives.slicing import slice_in_dim
 from .lax_keywords import mul as lax_mul
-from .lax_scan import top_k
 from .primitives.structural import broadcast_in_dim, reshape
 from .device import sharding_constraint
 from .sharding import PartitionSpec, Sharding
@@ -38,7 +37,7 @@ __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general", "sel
            "broadcast", "broadcast_to_rank", "broadcast_shapes", "broadcast_like", "collapse",
            "dtype", "full_like", "empty", "index_in_dim", "dynamic_update_slice_in_dim",
            "dynamic_update_index_in_dim", "index_take", "split", "stack", "unstack", "tile",
-           "reduce", "reduce_and", "reduce_or", "reduce_xor", "approx_max_k", "approx_min_k", "optimization_barrier",
+           "reduce", "reduce_and", "reduce_or", "reduce_xor", "optimization_barrier",
            "stage", "shape_as_value", "with_sharding_constraint", "composite"]
 
 
@@ -287,13 +286,13 @@ def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_ind
     >>> dynamic_update_slice_in_dim(np.zeros(4), np.ones(2), 1, 0).tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    x = fnp.asarray(operand)
+    x = operand if isinstance(operand, KeyArray) else fnp.asarray(operand)
     axis = checked_axis(axis, x.ndim, "dynamic_update_slice_in_dim")
     start = fnp.asarray(start_index)
     starts = [fnp.zeros((), start.dtype)] * x.ndim
     starts[axis] = start
-    return dynamic_update_slice(x, fnp.asarray(update, x.dtype), starts,
-                                allow_negative_indices=allow_negative_indices)
+    u = update if isinstance(x, KeyArray) else fnp.asarray(update, x.dtype)   # keys: as they are
+    return dynamic_update_slice(x, u, starts, allow_negative_indices=allow_negative_indices)
 
 
 def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: ArrayLike,
@@ -462,48 +461,6 @@ def reduce_xor(operand: ArrayLike, axes: Sequence[int]) -> Array:
     if x.dtype.kind not in "biu":
         raise TypeError(f"reduce_xor: boolean or integer operand, got {x.dtype}")
     return reduce(x, fnp.zeros((), x.dtype), E.bitwise_xor, axes)
-
-
-def _approx_k(x, k, dim, aggregate, largest):
-    x = fnp.asarray(x)
-    if x.dtype.kind not in "fc" or x.dtype.kind == "c":
-        raise TypeError(f"approx_{'max' if largest else 'min'}_k: operand must be a "
-                        f"floating type, got {x.dtype}")
-    dim = dim % x.ndim
-    n = x.shape[dim]
-    k = n if not aggregate else int(k)
-    moved = fnp.moveaxis(x, dim, -1)
-    _, idx = top_k(moved if largest else -moved, k)
-    idx = fnp.asarray(idx, np.int32)
-    vals = fnp.take_along_axis(moved, idx, axis=-1)
-    return [fnp.moveaxis(vals, -1, dim), fnp.moveaxis(idx, -1, dim)]
-
-
-def approx_max_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
-                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
-                 aggregate_to_topk: bool = True) -> list[Array]:
-    """``[values, indices]`` of the ``k`` largest along ``reduction_dimension``: exact
-    (as JAX's on CPU, which ignores ``recall_target``); ``aggregate_to_topk=False`` gives
-    the whole dimension sorted, as JAX's on CPU. Floating operands only, as JAX's.
-
-    >>> import numpy as np
-    >>> [v.tolist() for v in approx_max_k(np.array([3.0, 1.0, 2.0]), 2)]
-    [[3.0, 2.0], [0, 2]]
-    """
-    return _approx_k(operand, k, reduction_dimension, aggregate_to_topk, True)
-
-
-def approx_min_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
-                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
-                 aggregate_to_topk: bool = True) -> list[Array]:
-    """``[values, indices]`` of the ``k`` smallest along ``reduction_dimension`` (see
-    ``approx_max_k``).
-
-    >>> import numpy as np
-    >>> [v.tolist() for v in approx_min_k(np.array([3.0, 1.0, 2.0]), 2)]
-    [[1.0, 2.0], [1, 2]]
-    """
-    return _approx_k(operand, k, reduction_dimension, aggregate_to_topk, False)
 
 
 # --------------------------------------------------------------------------- identities

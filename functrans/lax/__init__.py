@@ -32,6 +32,7 @@ from ..lax_window import *  # noqa: F401,F403,E402  (composed from pad, slice an
 from ..lax_scan import *  # noqa: F401,F403,E402  (composed: slicing, sort, elementwise)
 from ..lax_solves import custom_root  # noqa: F401,E402  (a custom_jvp over traced bodies)
 from ..lax_more import *  # noqa: F401,F403,E402  (ragged_dot, reduce, select, split...)
+from ..lax_approx import *  # noqa: F401,F403,E402  (approx_max_k/min_k: exact, as on CPU)
 from ..lax_bits import *  # noqa: F401,F403,E402  (bit-level; JAX's round: halves away)
 from ..lax_gather import *  # noqa: F401,F403,E402  (XLA dimension numbers on gather/scatter)
 from ..lax_shapes import *  # noqa: F401,F403,E402  (shape tuples; pshuffle, pbroadcast...)

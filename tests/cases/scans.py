@@ -1,6 +1,6 @@
 """Table rows for ``lax.associative_scan`` (pytrees, axis, reverse, odd and even
 lengths), ``lax.cumlogsumexp`` and ``lax.top_k``; references from numpy's accumulate,
-logaddexp and a stable argsort."""
+logaddexp and a stable argsort. Also ``lax.approx_max_k``/``approx_min_k`` (exact on CPU)."""
 import numpy as np
 
 from functrans import lax
@@ -33,6 +33,20 @@ def _top_k_ref(k, axis=-1):
 def _top_k_specials(rng):
     return [np.array([[1.0, np.nan, 4.0, -0.0, 0.0, 4.0, np.nan, -np.inf, np.inf],
                       [2.0, 2.0, -np.nan, -1.0, -1.0, 3.0, 0.0, -0.0, 0.0]])]
+
+
+def _np_approx_k(k, largest, axis=-1):
+    """approx_max_k / approx_min_k as JAX's on CPU: exact; -0.0 == 0.0, ties by index."""
+    def ref(x):
+        m = np.moveaxis(x, axis, -1)
+        order = np.argsort(-m if largest else m, axis=-1, kind="stable")[..., :k]
+        return (np.moveaxis(np.take_along_axis(m, order, -1), -1, axis),
+                np.moveaxis(order.astype(np.int32), -1, axis))
+    return ref
+
+
+def _zero_ties(rng):
+    return [np.array([[0.0, -0.0, 1.0, -0.0, 0.0, -2.0], [3.0, 3.0, -0.0, 0.0, 1.0, 0.0]])]
 
 
 def _pair_scan(a, b):
@@ -68,4 +82,15 @@ CASES = [
            gen(ints(3, 9, low=0, high=3, dtype=np.uint64)), _top_k_ref(5), diff=False),
     OpCase("top_k_nan_zeros_ties", lambda x: lax.top_k(x, 7), _top_k_specials, _top_k_ref(7),
            diff=False),
+    OpCase("approx_max_k", lambda x: lax.approx_max_k(x, 3), gen(randn(4, 6)),
+           _np_approx_k(3, True)),
+    OpCase("approx_min_k_axis0", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0),
+           gen(randn(5, 3)), _np_approx_k(2, False, 0)),
+    OpCase("approx_max_min_k_zero_ties",
+           lambda x: (lax.approx_max_k(x, 6), lax.approx_min_k(x, 4)), _zero_ties,
+           lambda x: (_np_approx_k(6, True)(x), _np_approx_k(4, False)(x)), diff=False),
+    # aggregate_to_topk=False: XLA's reduced length, 256 of 1000 here (sorted, as on CPU)
+    OpCase("approx_min_k_no_aggregate",
+           lambda x: lax.approx_min_k(x, 5, recall_target=0.9, aggregate_to_topk=False),
+           gen(randn(2, 1000, dtype=np.float32)), _np_approx_k(256, False)),
 ]
