@@ -23,7 +23,7 @@ import numpy as np
 
 from .tree_util import register_pytree_node
 
-__all__ = ["extended", "prng_key", "KeyDtype", "KEY_DTYPE", "KeyArray", "is_key", "key_base", "key_words"]
+__all__ = ["operand_error", "extended", "prng_key", "KeyDtype", "KEY_DTYPE", "KeyArray", "is_key", "key_base", "key_words"]
 
 
 class extended(np.generic):  # noqa: N801 (JAX's name)
@@ -54,6 +54,7 @@ class KeyDtype:
     name = "key<fry>"
     impl = "threefry2x32"
     kind = "V"
+    itemsize = 8          # two uint32 words per key, as JAX's
 
     def __repr__(self) -> str:
         return self.name
@@ -70,13 +71,67 @@ class KeyDtype:
 KEY_DTYPE = KeyDtype()
 
 
+def operand_error(name: str, args: tuple) -> TypeError:
+    """JAX's TypeError for typed keys among the operands of arithmetic ``name``: it names
+    the operands' dtypes (one dtype when every operand is a key).
+
+    >>> str(operand_error("add", (KeyArray(np.zeros(2, np.uint32)), 1)))[:39]
+    'add does not accept dtypes key<fry>, in'
+    """
+    dts = [str(getattr(a, "dtype", None) or np.asarray(a).dtype) for a in args]
+    got = "dtype key<fry>" if set(dts) == {"key<fry>"} else "dtypes " + ", ".join(dts)
+    return TypeError(f"{name} does not accept {got}: keys take no arithmetic "
+                     f"(random.key_data(k) gives their uint32 words)")
+
+
 def _no_arithmetic(name):
     def op(self, *other):
-        got = ", ".join(["key<fry>"] + [str(getattr(o, "dtype", type(o).__name__)) for o in other])
-        raise TypeError(f"{name} does not accept dtype{'s' if other else ''} {got}: keys take "
-                        f"no arithmetic (random.key_data(k) gives their uint32 words)")
+        raise operand_error(name, (self,) + other)
     op.__name__ = f"__{name}__"
     return op
+
+
+def _index_count(index: tuple) -> int:
+    """How many axes ``index`` (a tuple) consumes: None and ... none, a boolean mask its
+    rank, anything else one."""
+    n = 0
+    for i in index:
+        if i is None or i is Ellipsis:
+            continue
+        dt = getattr(i, "dtype", None)
+        n += len(i.shape) if dt is not None and dt == np.bool_ else 1
+    return n
+
+
+class _KeyIndexRef:
+    """``keys.at[idx]``: ``get`` and ``set`` of whole keys, as on JAX's key arrays (``mode``
+    and the other keywords as for numeric arrays; a filled key is all ones bits, as JAX's)."""
+    __slots__ = ("keys", "index")
+
+    def __init__(self, keys: KeyArray, index: Any):
+        self.keys, self.index = keys, index
+
+    def get(self, **kwargs: Any) -> KeyArray:
+        if kwargs.get("fill_value") is not None:
+            raise TypeError("keys.at[].get: fill_value must be None for typed keys")
+        if kwargs.get("mode") in ("fill", "drop"):
+            kwargs["fill_value"] = np.uint32(0xFFFFFFFF)
+        return KeyArray(self.keys._base.at[self.keys._word_index(self.index)].get(**kwargs))
+
+    def set(self, values: KeyArray, **kwargs: Any) -> KeyArray:
+        words = key_words("keys.at[].set", values)
+        return KeyArray(self.keys._base.at[self.keys._word_index(self.index)].set(
+            words, **kwargs))
+
+
+class _KeyIndexHelper:
+    __slots__ = ("keys",)
+
+    def __init__(self, keys: KeyArray):
+        self.keys = keys
+
+    def __getitem__(self, index: Any) -> _KeyIndexRef:
+        return _KeyIndexRef(self.keys, index)
 
 
 class KeyArray:
@@ -129,8 +184,42 @@ class KeyArray:
     __str__ = __repr__
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError("An array of PRNG keys (dtype key<fry>) cannot be converted to a "
-                        "NumPy array. Use random.key_data(arr) for its uint32 words.")
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array "
+                        "(dtype key<fry>): random.key_data(keys) gives their uint32 words.")
+
+    # ------------------------------------------------------------------ JAX's Array API
+    itemsize = KeyDtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    def copy(self) -> KeyArray:
+        return KeyArray(self._base.copy())
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: Any) -> KeyArray:
+        return self.copy()
+
+    def block_until_ready(self) -> KeyArray:
+        self._base.block_until_ready()
+        return self
+
+    def delete(self) -> None:
+        self._base.delete()
+
+    def addressable_data(self, index: int) -> KeyArray:
+        return KeyArray(self._base.addressable_data(index))
+
+    @property
+    def at(self) -> _KeyIndexHelper:
+        return _KeyIndexHelper(self)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _DATA_ATTRIBUTES:           # where the words live: the keys' place too
+            return getattr(self._base, name)
+        raise AttributeError(f"'KeyArray' object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ structure
     def _axis(self, axis: int, ndim: int | None = None) -> int:
@@ -140,12 +229,20 @@ class KeyArray:
             raise ValueError(f"axis {axis} is out of bounds for a key array of {n} dimensions")
         return a % n
 
-    def __getitem__(self, index: Any) -> KeyArray:
+    def _word_index(self, index: Any) -> tuple:
+        """``index`` into keys as an index into their words (the words' axis kept whole)."""
         if not isinstance(index, tuple):
             index = (index,)
+        n = _index_count(index)
+        if n > self.ndim:
+            raise IndexError(f"Too many indices: key array is {self.ndim}-dimensional, but "
+                             f"{n} were indexed")
         if any(i is Ellipsis for i in index):
-            return KeyArray(self._base[index + (slice(None),)])
-        return KeyArray(self._base[index + (Ellipsis, slice(None))])
+            return index + (slice(None),)
+        return index + (Ellipsis, slice(None))
+
+    def __getitem__(self, index: Any) -> KeyArray:
+        return KeyArray(self._base[self._word_index(index)])
 
     def reshape(self, *shape: Any, order: str = "C") -> KeyArray:
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
@@ -194,7 +291,13 @@ class KeyArray:
         if not isinstance(other, KeyArray):
             raise TypeError(f"eq does not accept dtypes key<fry>, "
                             f"{getattr(other, 'dtype', type(other).__name__)}")
-        return (self._base == other._base).all(axis=-1)
+        a, b = self._base, other._base
+        if self.ndim != other.ndim and min(self.ndim, other.ndim) == 0:
+            # one key against an array of them (a scalar: no rank promotion to refuse)
+            n = max(self.ndim, other.ndim)
+            a, b = (w.reshape((1,) * n + (2,)) if k.ndim == 0 else w
+                    for k, w in ((self, a), (other, b)))
+        return (a == b).all(axis=-1)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return ~(self == other)
@@ -207,6 +310,11 @@ class KeyArray:
             "r") and _name not in ("rshift",) else _name)
     del _name
 
+
+# attributes of the uint32 data that are the keys' own as they are (JAX's Array API)
+_DATA_ATTRIBUTES = frozenset((
+    "device", "devices", "sharding", "is_deleted", "is_ready", "is_fully_addressable",
+    "is_fully_replicated", "on_device_size_in_bytes", "copy_to_host_async"))
 
 register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, data: KeyArray(data[0]))
 

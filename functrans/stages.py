@@ -21,7 +21,8 @@ from .cost import jaxpr_cost
 from .device import SingleDeviceSharding, host_device
 from .primitives.collectives_mesh import plan_traffic
 from .tracing import Tracer, get_aval, trace_to_jaxpr, wrap
-from .tree_util import tree_flatten, tree_unflatten
+from .key_array import KeyArray, KeyDtype, is_key
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["ShapeDtypeStruct", "eval_shape", "Traced", "Lowered", "Compiled", "ArgInfo"]
 
@@ -42,7 +43,7 @@ class ShapeDtypeStruct:
         if dtype is None:    # np.dtype(None) would be float64 silently; JAX raises too
             raise ValueError("ShapeDtypeStruct: dtype must be specified")
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, KeyDtype) else np.dtype(dtype)
         self.weak_type = weak_type
         self.sharding = sharding   # JAX's layout record (a process here is one device)
 
@@ -78,6 +79,8 @@ class ShapeDtypeStruct:
         >>> ft.ShapeDtypeStruct.like(np.zeros((2, 1), np.float32))
         ShapeDtypeStruct(shape=(2, 1), dtype=float32)
         """
+        if isinstance(x, KeyArray):
+            return cls(x.shape, x.dtype)
         a = get_aval(x if isinstance(x, Tracer) else as_array(x))
         return cls(a.shape, a.dtype, a.weak_type)
 
@@ -92,12 +95,19 @@ def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     >>> ft.eval_shape(lambda x: x.sum(0), ft.ShapeDtypeStruct((3, 4), "float32"))
     ShapeDtypeStruct(shape=(4,), dtype=float32)
     """
+    def keys_in(x):     # a struct of typed keys: keys over a struct of their uint32 words
+        if isinstance(getattr(x, "dtype", None), KeyDtype) and not isinstance(x, KeyArray):
+            return KeyArray(ShapeDtypeStruct(tuple(x.shape) + (2,), np.uint32))
+        return x
+    args, kwargs = tree_map(keys_in, (args, kwargs))
     flat, in_tree = tree_flatten((args, kwargs))
     avals = [abstractify(x) for x in flat]
     flat_fun, out_tree = flatten_fun(lambda a, k: fun(*a, **k), in_tree)
     jaxpr, _, _ = trace_to_jaxpr(flat_fun, avals, None, name="eval_shape")
-    return tree_unflatten(out_tree(), [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                       for a in jaxpr.out_avals])
+    out = tree_unflatten(out_tree(), [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                      for a in jaxpr.out_avals])
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if is_key(x) else x, out,
+                    is_leaf=is_key)
 
 
 def abstractify(x: Any) -> ShapedArray:

@@ -95,6 +95,11 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     dtype('float32')
     """
     keys = [_dt(a) for a in arrays_and_dtypes]
+    if any(isinstance(k, KeyDtype) for k in keys):   # typed keys promote with nothing
+        if all(isinstance(k, KeyDtype) for k in keys):
+            return keys[0]
+        raise ValueError("dtype=key<fry> is not a valid dtype for JAX type promotion "
+                         f"(result_type of {', '.join(map(str, keys))})")
     keys = [k if isinstance(k, _PY_NUMBERS + (complex,)) else np.dtype(k) for k in keys]
     return bf16_promoted(keys, np.result_type(*keys))
 

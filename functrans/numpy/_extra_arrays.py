@@ -30,6 +30,7 @@ from ._creation import asarray, full_like, zeros
 from ._util import canonicalize_axis
 from typing import Any, Sequence
 from ..array import Array
+from ..key_array import KeyArray
 from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["append", "diff", "ediff1d", "kron", "cross", "rot90", "insert", "delete",
@@ -60,7 +61,8 @@ def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     >>> fnp.append(fnp.asarray([1, 2]), [[3]]).tolist()
     [1, 2, 3]
     """
-    arr, values = asarray(arr), asarray(values)
+    if not (isinstance(arr, KeyArray) or isinstance(values, KeyArray)):
+        arr, values = asarray(arr), asarray(values)
     if axis is None:
         return jn.concatenate([st.ravel(arr), st.ravel(values)])
     return jn.concatenate([arr, values], axis=axis)
@@ -545,6 +547,8 @@ def copy(a: ArrayLike, order: str | None = None) -> Array:
     >>> fnp.copy(fnp.asarray([1, 2])).tolist()
     [1, 2]
     """
+    if isinstance(a, KeyArray):
+        return a.copy()
     a = asarray(a)
     return a if isinstance(a, Tracer) else asarray(np.array(a))
 

@@ -43,6 +43,8 @@ def shape(a: ArrayLike) -> tuple[int, ...]:
     >>> fnp.shape([[1, 2, 3], [4, 5, 6]]), fnp.shape(2.0)
     ((2, 3), ())
     """
+    if isinstance(a, KeyArray):
+        return a.shape
     return tuple(array_or_tracer(a).shape)
 
 
@@ -124,6 +126,8 @@ def ravel(a: ArrayLike, order: str = "C") -> Array:
 
 def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """Permute axes (reverse them when ``axes`` is None)."""
+    if isinstance(a, KeyArray):                    # typed keys: the words' axis stays last
+        return a.transpose(*(() if axes is None else (tuple(axes),)))
     a = array_or_tracer(a)
     nd = len(a.shape)
     if axes is None:
@@ -145,7 +149,7 @@ def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     >>> fnp.swapaxes(fnp.zeros((2, 3, 4)), 0, 2).shape
     (4, 3, 2)
     """
-    a = array_or_tracer(a)
+    a = a if isinstance(a, KeyArray) else array_or_tracer(a)    # keys: transposed whole
     nd = len(a.shape)
     perm = list(range(nd))
     i, j = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
@@ -160,7 +164,7 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Seque
     >>> fnp.moveaxis(fnp.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
     """
-    a = array_or_tracer(a)
+    a = a if isinstance(a, KeyArray) else array_or_tracer(a)    # keys: transposed whole
     nd = len(a.shape)
     src = [source] if isinstance(source, (int, np.integer)) else list(source)
     dst = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
@@ -268,7 +272,7 @@ def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     >>> [a.shape for a in fnp.broadcast_arrays(fnp.ones((2, 1)), fnp.ones(3))]
     [(2, 3), (2, 3)]
     """
-    arrays = [array_or_tracer(a) for a in args]
+    arrays = [a if isinstance(a, KeyArray) else array_or_tracer(a) for a in args]
     out = broadcast_shapes(*[tuple(a.shape) for a in arrays])
     return [broadcast_to(a, out) for a in arrays]
 
@@ -359,6 +363,9 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     >>> fnp.tile(fnp.arange(2), 2).tolist()
     [0, 1, 0, 1]
     """
+    if isinstance(A, KeyArray):                    # typed keys: their words' axis once
+        r = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+        return KeyArray(tile(A._base, r + (1,)))
     a = array_or_tracer(A)
     if isinstance(reps, np.ndarray):
         reps = reps.tolist()

@@ -27,6 +27,7 @@ from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, de
                    deflinear, instantiate, is_undefined)
 from .basic import (add_p, broadcast_in_dim, convert_element_type_p,  # noqa: F401
                     elementwise_aval, full, np_impl)
+from ..key_array import KEY_DTYPE, KeyArray, KeyDtype
 from ..trace_events import ACTIVE as _TRACE_ON
 from ..typing import Array, ArrayLike, DTypeLike
 
@@ -373,6 +374,11 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike,
     >>> convert_element_type(np.array([1.7, -1.7]), np.int32).tolist()
     [1, -1]
     """
+    if isinstance(operand, KeyArray) or isinstance(new_dtype, KeyDtype):   # as JAX's
+        src = KEY_DTYPE if isinstance(operand, KeyArray) else aval(operand).dtype
+        dst = new_dtype if isinstance(new_dtype, KeyDtype) else np.dtype(new_dtype)
+        raise ValueError(f"Cannot convert_element_type from {src} to {dst}: keys are not "
+                         "numbers (random.key_data and random.wrap_key_data convert)")
     new_dtype = np.dtype(new_dtype)
     a = aval(operand)
     if a.dtype == new_dtype and a.weak_type == weak_type:

@@ -27,7 +27,7 @@ from .slicing import concatenate
 from . import elementwise as E
 from .gather_scatter import gather, gather_p, saturate_uint64, scatter, scatter_add, \
     scatter_p  # noqa: F401  (the canonical forms, used by functrans.numpy's indexing)
-from ..key_array import KeyArray
+from ..key_array import KeyArray, key_words
 from ..typing import Array, ArrayLike
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
@@ -280,5 +280,9 @@ def dynamic_update_slice(operand: ArrayLike, update: ArrayLike,
     >>> dynamic_update_slice(np.zeros(4), np.ones(2), (np.int32(-3),)).tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
+    if isinstance(operand, KeyArray) or isinstance(update, KeyArray):   # typed keys: words
+        return KeyArray(dynamic_update_slice(
+            key_words("dynamic_update_slice", operand), key_words("dynamic_update_slice", update),
+            list(start_indices) + [np.int32(0)], allow_negative_indices=allow_negative_indices))
     starts = _wrap_starts(operand, list(start_indices), allow_negative_indices)
     return checked_bind(dynamic_update_slice_p, operand, update, *starts)

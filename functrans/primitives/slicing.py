@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
+from ..key_array import KeyArray
 from ..tracing import unchanged
 from .base import (Primitive, UndefinedPrimal, Zero, aval, deflinear, move_batch_axis,
                    not_mapped_size)
@@ -101,6 +102,10 @@ def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Seque
     >>> slice(np.arange(10.0), (1,), (8,), (3,)).tolist()
     [1.0, 4.0, 7.0]
     """
+    if isinstance(operand, KeyArray):              # typed keys: slice their words
+        return KeyArray(slice(operand._base, tuple(start_indices) + (0,),
+                              tuple(limit_indices) + (2,),
+                              None if strides is None else tuple(strides) + (1,)))
     start_indices = tuple(int(i) for i in start_indices)
     limit_indices = tuple(int(i) for i in limit_indices)
     strides = None if strides is None or all(int(s) == 1 for s in strides) else \
@@ -123,7 +128,7 @@ def slice_in_dim(operand: ArrayLike, start_index: int | None, limit_index: int |
     >>> slice_in_dim(np.arange(6), -3, None).tolist()
     [3, 4, 5]
     """
-    shape = aval(operand).shape
+    shape = operand.shape if isinstance(operand, KeyArray) else aval(operand).shape
     axis = checked_axis(axis, len(shape), "slice_in_dim")
     n = shape[axis]
     start = 0 if start_index is None else int(start_index)

@@ -1,0 +1,120 @@
+"""Typed PRNG keys' Array surface against JAX 0.10.2 (values measured with
+``jax.random`` in /work/jaxvenv and hard-coded): ``.at[]`` get/set, ``tile``/``append``/
+``moveaxis``/``swapaxes``/``transpose``/``broadcast_arrays``/``copy``,
+``lax.slice``/``dynamic_update_slice``, ``eval_shape``, the Array attributes, and the
+errors JAX raises (arithmetic, dtype conversion, promotion). test_typed_keys_numpy.py:
+creation functions and comparisons."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax, random
+
+kd = random.key_data
+# JAX: key_data(split(key(5), 4))
+K5 = [[2724472204, 3573582090], [202567368, 3886822060], [3594430910, 1784718894],
+      [2939540675, 3076691462]]
+ONES32 = [4294967295, 4294967295]
+
+
+def keys():
+    return random.split(random.key(5), 4)
+
+
+def both(f, *args):
+    """``f(*args)`` eagerly and under jit, as key data lists (both must be keys)."""
+    out = [f(*args), ft.jit(f)(*args)]
+    assert all(str(o.dtype) == "key<fry>" for o in out)
+    return [kd(o).tolist() for o in out]
+
+
+def test_at_get_and_set_whole_keys_as_jax():
+    assert kd(keys()).tolist() == K5
+    assert both(lambda k: k.at[1].get(), keys()) == [K5[1]] * 2
+    assert both(lambda k: k.at[7].get(mode="fill"), keys()) == [ONES32] * 2
+    assert both(lambda k: k.at[1:3].set(random.key(9)), keys()) == [
+        [K5[0], [0, 9], [0, 9], K5[3]]] * 2
+    mask = np.array([False, True, False, True])
+    assert both(lambda k: k.at[mask].set(random.key(9)), keys()) == [
+        [K5[0], [0, 9], K5[2], [0, 9]]] * 2
+    eq = random.key(9) == keys().at[1:3].set(random.key(9))
+    assert eq.tolist() == [False, True, True, False]
+    with pytest.raises(TypeError, match="cannot mix typed PRNG keys"):
+        keys().at[0].set(np.uint32(3))
+
+
+def test_structural_functions_on_keys_as_jax():
+    assert both(lambda k: fnp.tile(k, 3), random.key(123)) == [[[0, 123]] * 3] * 2
+    ks = random.split(random.key(1), 2)
+    assert both(fnp.append, ks, random.key(2)) == [
+        [[507451445, 1853169794], [1948878966, 4237131848], [0, 2]]] * 2
+    m = keys().reshape(2, 2)
+    assert both(lambda k: fnp.moveaxis(k, 0, 1), m) == [[[K5[0], K5[2]], [K5[1], K5[3]]]] * 2
+    assert both(lambda k: fnp.swapaxes(k, 0, 1), m) == [[[K5[0], K5[2]], [K5[1], K5[3]]]] * 2
+    assert both(lambda k: fnp.transpose(k), m) == [[[K5[0], K5[2]], [K5[1], K5[3]]]] * 2
+    assert both(lambda a, b: fnp.broadcast_arrays(a, b)[0], random.key(3), keys()) == [
+        [[0, 3]] * 4] * 2
+    assert both(fnp.copy, keys()) == [K5] * 2
+    assert fnp.shape(m) == (2, 2) and fnp.ndim(m) == 2 and fnp.size(m) == 4
+
+
+def test_lax_slices_of_keys_as_jax():
+    assert both(lambda k: lax.slice(k, (1,), (3,)), keys()) == [K5[1:3]] * 2
+    assert both(lambda k: lax.slice_in_dim(k, 1, 3), keys()) == [K5[1:3]] * 2
+    assert both(lambda k: lax.dynamic_update_slice(k, k[:1], (np.int16(2),)), keys()) == [
+        [K5[0], K5[1], K5[0], K5[3]]] * 2
+    assert both(lambda k: lax.dynamic_update_slice_in_dim(k, k[:1], 2, axis=0), keys()) == [
+        [K5[0], K5[1], K5[0], K5[3]]] * 2
+
+
+def test_eval_shape_of_keys_as_jax():
+    s = ft.ShapeDtypeStruct.like(random.key(1701))
+    assert repr(s) == "ShapeDtypeStruct(shape=(), dtype=key<fry>)"
+    assert ft.eval_shape(lambda x: x, s) == s
+    out = ft.eval_shape(lambda k: (random.split(k, 3), random.normal(k, (2,))), s)
+    assert repr(out[0]) == "ShapeDtypeStruct(shape=(3,), dtype=key<fry>)"
+    assert out[1].shape == (2,)
+    assert ft.eval_shape(lambda k: random.split(k, 3), random.key(0)) == ft.ShapeDtypeStruct(
+        (3,), random.key_dtype())
+
+
+def test_array_attributes_of_keys_as_jax():
+    k = keys()
+    assert (k.itemsize, k.nbytes, k.dtype.itemsize) == (8, 32, 8)
+    assert k.device == kd(k).device and k.devices() == kd(k).devices()
+    assert k.is_fully_addressable and k.block_until_ready() is k
+    for c in (k.copy(), copy.copy(k), copy.deepcopy(k), ft.jit(lambda x: x.copy())(k)):
+        assert str(c.dtype) == "key<fry>" and kd(c).tolist() == K5
+    assert kd(k.addressable_data(0)).tolist() == K5
+    assert k[None, 0, ..., None].shape == (1, 1)
+    with pytest.raises(IndexError, match="Too many indices: key array is 1-dimensional, but 2"):
+        k[0, 1]
+    with pytest.raises(IndexError, match="Too many indices"):
+        random.key(0)[0]
+    assert not k.is_deleted()
+    k.delete()
+    assert k.is_deleted()
+
+
+def test_keys_refuse_numbers_as_jax():
+    k = keys()
+    with pytest.raises(TypeError, match=r"add does not accept dtypes key<fry>, int"):
+        k + 1
+    with pytest.raises(TypeError, match="add does not accept dtype key<fry>"):
+        k + k
+    with pytest.raises(TypeError, match="neg does not accept dtype key<fry>"):
+        -k
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to int64"):
+        lax.convert_element_type(k, np.int64)
+    with pytest.raises(ValueError, match="Cannot convert_element_type from int32 to key<fry>"):
+        lax.convert_element_type(np.int32(0), k.dtype)
+    with pytest.raises(TypeError, match="JAX array with PRNGKey dtype cannot be converted"):
+        np.asarray(k)
+    assert fnp.result_type(k) == k.dtype and fnp.result_type(k, k.dtype) == k.dtype
+    with pytest.raises(ValueError, match="not a valid dtype for JAX type promotion"):
+        fnp.result_type(k, np.uint32)
