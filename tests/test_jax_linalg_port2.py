@@ -62,3 +62,27 @@ def test_qr_raw_float32_and_empty_equal_numpy():
     assert h.shape == (2, 0, 3) and tau.shape == (2, 0)
     with pytest.raises(NotImplementedError, match="geqrf"):
         ft.grad(lambda x: fnp.linalg.qr(x, mode="raw")[1].sum())(_QR_A)
+
+
+def test_constructor_and_dtype_validation_as_jax():
+    """testHelmertInvalidN, testLeslieInvalidLength, testFiedlerCompanionShortInput /
+    EmptyInput, testQrInvalidDtypeCPU: jax 0.10.2's errors (types and message parts)."""
+    from functrans.scipy import linalg as fsl
+    for n in (0, -1):       # helmert(0) raised IndexError
+        with pytest.raises(ValueError, match="n must be a positive integer"):
+            fsl.helmert(n)
+    with pytest.raises(ValueError, match="length of f along the last axis"):
+        fsl.leslie(np.array([1.0]), np.array([]))     # was accepted: [[1.0]] (scipy raises)
+    for f, s in (([1., 2., 3.], [0.5]), ([1., 2.], [])):
+        with pytest.raises(ValueError, match="Incorrect lengths for f and s"):
+            fsl.leslie(np.array(f), np.array(s))
+    for shape in ((1,), (3, 1)):        # a constant has no roots: an empty matrix
+        out = fsl.fiedler_companion(np.ones(shape))
+        assert out.shape == shape[:-1] + (0, 0) and out.dtype == np.float64
+    for shape in ((0,), (3, 0)):
+        with pytest.raises(ValueError, match="nonzero"):
+            fsl.fiedler_companion(np.ones(shape))
+    half = np.eye(5, 6, dtype=np.float16)
+    for fun in (fnp.linalg.qr, fnp.linalg.svd, ft.jit(fnp.linalg.qr)):
+        with pytest.raises(NotImplementedError, match="Unsupported dtype float16"):
+            fun(half)

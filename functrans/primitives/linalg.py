@@ -37,7 +37,7 @@ cholesky_p = Primitive("cholesky")
 
 
 def _cholesky_aval(a):
-    check_float("cholesky", a, complex_ok=True)
+    check_float("cholesky", a, complex_ok=True, half_ok=False)
     check_square("cholesky", a)
     return ShapedArray(a.shape, a.dtype)
 

@@ -25,8 +25,10 @@ __all__ = ["check_float", "check_square", "bind_checked", "mT", "H", "as_dtype_o
            "nan_on_error", "lapack_eigh", "lapack_svd"]
 
 
-def check_float(name, *avals, complex_ok=False):
-    """Operands of one floating dtype (complex too when ``complex_ok``), else TypeError.
+def check_float(name, *avals, complex_ok=False, half_ok=True):
+    """Operands of one floating dtype (complex too when ``complex_ok``), else TypeError;
+    float16 raises NotImplementedError unless ``half_ok`` (LAPACK has no half-precision
+    routines: JAX's CPU decompositions raise so too).
 
     >>> from jaxpr_ir import ShapedArray
     >>> check_float("f", ShapedArray((2, 2), "float64"))
@@ -36,6 +38,10 @@ def check_float(name, *avals, complex_ok=False):
         if a.dtype.kind not in kinds:
             what = "floating or complex" if complex_ok else "real floating"
             raise TypeError(f"{name}: operand {i} must be a {what} array, got {a.str_short()}")
+        if not half_ok and a.dtype == np.float16:
+            raise NotImplementedError(
+                f"{name}: Unsupported dtype float16 (no LAPACK routine for it); convert with "
+                f".astype(numpy.float32) first")
     if len({a.dtype for a in avals}) > 1:
         shown = " and ".join(a.str_short() for a in avals)
         raise TypeError(f"{name}: operands must share one dtype, got {shown}")

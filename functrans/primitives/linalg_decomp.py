@@ -206,7 +206,7 @@ svd_p.multiple_results = True
 
 
 def _svd_aval(a, *, full_matrices, compute_uv):
-    check_float("svd", a, complex_ok=True)
+    check_float("svd", a, complex_ok=True, half_ok=False)
     if a.ndim < 2:
         raise ValueError(f"svd: expected a matrix or a stack of them, got {a.str_short()}")
     m, n = a.shape[-2:]
@@ -311,7 +311,7 @@ qr_p.multiple_results = True
 
 
 def _qr_aval(a, *, full_matrices):
-    check_float("qr", a, complex_ok=True)
+    check_float("qr", a, complex_ok=True, half_ok=False)
     if a.ndim < 2:
         raise ValueError(f"qr: expected a matrix or a stack of them, got {a.str_short()}")
     m, n = a.shape[-2:]
@@ -447,6 +447,7 @@ eig_p.multiple_results = True
 def _eig_aval(a, *, compute_v, compute_vl=False, enable_eigvec_derivs=False):
     if a.dtype.kind not in "fc":
         raise TypeError(f"eig: expected a floating or complex matrix, got {a.str_short()}")
+    check_float("eig", a, complex_ok=True, half_ok=False)
     check_square("eig", a)
     c = _COMPLEX_OF[a.dtype]
     return [ShapedArray(a.shape[:-1], c)] + [ShapedArray(a.shape, c)] * (compute_vl + compute_v)

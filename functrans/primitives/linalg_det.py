@@ -188,7 +188,7 @@ slogdet_p.multiple_results = True
 
 
 def _slogdet_aval(a):
-    check_float("slogdet", a, complex_ok=True)
+    check_float("slogdet", a, complex_ok=True, half_ok=False)
     check_square("slogdet", a)
     batch = a.shape[:-2]
     return [ShapedArray(batch, a.dtype), ShapedArray(batch, real_dtype(a.dtype))]

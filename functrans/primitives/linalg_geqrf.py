@@ -29,7 +29,7 @@ geqrf_p.multiple_results = True
 
 
 def _geqrf_aval(a):
-    check_float("geqrf", a, complex_ok=True)
+    check_float("geqrf", a, complex_ok=True, half_ok=False)
     if a.ndim < 2:
         raise ValueError(f"geqrf: expected a matrix or a stack of them, got {a.str_short()}")
     m, n = a.shape[-2:]

@@ -161,9 +161,12 @@ def fiedler_companion(a: ArrayLike) -> Array:
     [[3.0, -2.0], [1.0, 0.0]]
     """
     a = fnp.asarray(a)
-    if a.ndim == 0 or a.shape[-1] < 2:
-        raise ValueError("fiedler_companion: the input needs at least two coefficients")
+    if a.ndim == 0 or a.shape[-1] == 0:
+        raise ValueError(f"fiedler_companion requires the last axis of 'a' to have nonzero "
+                         f"length, got shape {a.shape}")
     a = a if fnp.issubdtype(a.dtype, fnp.inexact) else a.astype(fnp.float64)
+    if a.shape[-1] == 1:        # a constant: no roots, an empty matrix (as JAX)
+        return fnp.zeros(a.shape[:-1] + (0, 0), a.dtype)
     a = a / a[..., :1]
     n = a.shape[-1] - 1
     if n == 1:
@@ -189,8 +192,12 @@ def leslie(f: ArrayLike, s: ArrayLike) -> Array:
     [[0.5, 2.0], [0.25, 0.0]]
     """
     f, s = fnp.asarray(f), fnp.asarray(s)
-    if f.ndim == 0 or s.ndim == 0 or f.shape[-1] != s.shape[-1] + 1:
-        raise ValueError("leslie: f must have one more entry than s")
+    if f.ndim == 0 or f.shape[-1] < 2:
+        raise ValueError(f"leslie: the length of f along the last axis must be at least 2; "
+                         f"got shape {f.shape}")
+    if s.ndim == 0 or f.shape[-1] != s.shape[-1] + 1:
+        raise ValueError(f"leslie: Incorrect lengths for f and s: s needs one entry less "
+                         f"than f along the last axis; got shapes {f.shape} and {s.shape}")
     f, s = _pair(f, s)
     n = f.shape[-1]
     zero = fnp.zeros(s.shape[:-1] + (1,), s.dtype)
@@ -223,6 +230,8 @@ def helmert(n: int, full: bool = False) -> Array:
     >>> round(float(helmert(2, full=True)[1, 0]), 12)
     0.707106781187
     """
+    if n < 1:
+        raise ValueError(f"helmert: n must be a positive integer; got {n}")
     h = np.tril(np.ones((n, n)), -1) - np.diag(np.arange(n))
     d = np.arange(n) * np.arange(1, n + 1)
     h[0] = 1.0
