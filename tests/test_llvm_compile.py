@@ -299,6 +299,38 @@ def test_accumulating_update_keeps_donation_and_cost():
     np.testing.assert_allclose(np.asarray(step(ft.device_put(w), x, g)), want, rtol=1e-12)
 
 
+def test_accumulating_update_in_loop_bodies_updates_carries_right():
+    """In a fori_loop / scan body the update ``w - lr * x.T @ g(w)`` is one gemm written
+    straight into the carry; a factor that is the carry itself (``w - lr * w.T @ g``),
+    or the old carry read later, keeps the copy. Values match a numpy loop."""
+    rng = np.random.default_rng(7)
+    w0, x = rng.standard_normal((64, 64)) * 0.1, rng.standard_normal((32, 64))
+
+    def step(w):
+        g = fnp.tanh(x @ w)
+        return w - 0.05 * (x.T @ g)
+
+    def np_step(w):
+        return w - 0.05 * (x.T @ np.tanh(x @ w))
+    want = w0
+    for _ in range(5):
+        want = np_step(want)
+    got = ft.jit(lambda w: ft.lax.fori_loop(0, 5, lambda i, w: step(w), w))(w0)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-13)
+    both = ft.jit(lambda w: ft.lax.scan(lambda w, _: (step(w), w), w, None, length=5))(w0)
+    np.testing.assert_allclose(np.asarray(both[0]), want, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(both[1][-1]), np_step(np_step(np_step(np_step(w0)))),
+                               rtol=1e-12, atol=1e-13)
+
+    def self_factor(w):
+        return w - 0.05 * (w.T @ fnp.tanh(w))
+    want = w0
+    for _ in range(3):
+        want = want - 0.05 * (want.T @ np.tanh(want))
+    got = ft.jit(lambda w: ft.lax.fori_loop(0, 3, lambda i, w: self_factor(w), w))(w0)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-13)
+
+
 # --------------------------------------------------------------------------- threads
 
 def _fork_child_runs(f, x, want, q):

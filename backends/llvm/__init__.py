@@ -39,7 +39,7 @@ from jaxpr_ir import ClosedJaxpr, check
 from jaxpr_ir.cost import plan_cost
 from jaxpr_ir.structure import structural_key
 from .. import fusion
-from . import cache, engine, rewrite, runtime
+from . import cache, engine, runtime
 from . import host_calls, lapack_decomp, permutation, pocketfft, sort  # noqa: F401  (they register)
 from . import lapack_spectral  # noqa: F401  (registers eigh and pinv)
 from .fold import fold_identical
@@ -135,11 +135,8 @@ class Executable:
 
 
 def _build(closed, donate, timings, progress):
-    with engine.timed(timings, "check+rewrite"):
+    with engine.timed(timings, "check"):
         check(closed)
-        jaxpr = rewrite.fold_dot_updates(rewrite.fold_dot_transposes(closed.jaxpr))
-        if jaxpr is not closed.jaxpr:
-            closed = ClosedJaxpr(jaxpr, closed.consts)
     lw = Lowering(closed, donate, timings, progress)
     with engine.timed(timings, "IR build"):
         segments = lw.build()

@@ -203,8 +203,9 @@ def _dot_general(lw, fn, eqn, ins, outs):
     temps = []
     ta, a_ptr, lda, sa = _gemm_operand(lw, fn, a, groups_a, (nb, m, k), temps)
     tb, b_ptr, ldb, sb = _gemm_operand(lw, fn, bv, groups_b, (nb, k, n), temps)
-    if alpha is not None:      # out = c + alpha * product: c copied in, then beta = 1
-        lw.copy(fn, ins[2], optr)
+    c = ins[2] if alpha is not None else None
+    if c is not None and not (c.ref is outs[0] and c.contiguous):
+        lw.copy(fn, c, optr)   # out = c + alpha * product: c copied in, then beta = 1
     gemm_calls(lw, fn, dt, (ta, tb), (nb, m, n, k), (a_ptr, lda, sa), (b_ptr, ldb, sb), optr,
                1.0 if alpha is None else alpha, 0.0 if alpha is None else 1.0)
     for t in temps:

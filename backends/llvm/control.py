@@ -123,7 +123,8 @@ def in_place(lw, closed, first, carry, early=()):
     once the step defining the new value ``x`` starts, or is read only by that step as
     a kernel that reads ``c`` at the very element it writes: a plain (not row) kernel
     over ``c``'s shape, ``x`` not a reduction, ``c`` read directly (never through a view:
-    a shift, reverse, transpose or broadcast reads other elements). Anything reading
+    a shift, reverse, transpose or broadcast reads other elements), or as a product
+    accumulated onto ``c`` (``c - lr * a @ b``) whose factors are not ``c``. Anything reading
     ``c`` later (another step, an output: ``c`` passed through or to another carry) keeps
     the copy. The kernel then reads ``c`` and writes ``x`` through one argument
     (``KernelEmitter``'s ``same``), loading ``c`` before any store. Outputs at the
@@ -146,13 +147,29 @@ def in_place(lw, closed, first, carry, early=()):
         dead = last.get(c, -1)
         if dead > i:
             continue
-        if dead == i and not (isinstance(s, fusion.Kernel) and s.phases is None and
-                              x not in s.reduced and tuple(s.shape) == c.aval.shape and
-                              all(y is c or _root(y, plan.views) is not c
-                                  for e in s.eqns for y in e.inputs)):
+        if dead == i and not (_reads_at_element(s, c, x, plan.views) or
+                              _accumulates_into(s, c, plan.views)):
             continue
         dests[j] = ref
     return dests
+
+
+def _reads_at_element(s, c, x, views):
+    """Whether step ``s`` (defining ``x``) is a plain kernel over ``c``'s shape reading
+    ``c`` directly (each element where it writes the same one of ``x``)."""
+    return isinstance(s, fusion.Kernel) and s.phases is None and x not in s.reduced and \
+        tuple(s.shape) == c.aval.shape and \
+        all(y is c or _root(y, views) is not c for e in s.eqns for y in e.inputs)
+
+
+def _accumulates_into(s, c, views):
+    """Whether ``s`` is a product accumulated onto ``c`` (``rewrite.fold_dot_updates``)
+    whose factors are not ``c``: ``?gemm`` with beta = 1 may then update ``c`` in place."""
+    e = getattr(s, "eqn", None)
+    if isinstance(s, (fusion.Kernel, fusion.HostStep)) or e is None or \
+            e.params.get("accumulate") is None:
+        return False
+    return e.inputs[2] is c and all(_root(y, views) is not c for y in e.inputs[:2])
 
 
 def _root(x, views):

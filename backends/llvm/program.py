@@ -45,7 +45,7 @@ from . import lapack_schur, lapack_sqrtm  # noqa: F401
 from . import conv  # noqa: F401  (registers conv_general_dilated: shifted GEMMs)
 from . import top_k  # noqa: F401  (registers top_k: a heap per row)
 from .equations import NATIVE
-from . import half, host_calls
+from . import half, host_calls, rewrite
 from .kernels import (OWN_FUNCTION_ELEMENTS, OWN_FUNCTION_EQNS, WORKSPACE, KernelEmitter,
                       array_size, count_source)
 from .lltypes import I64, const, load_elem, storage, stored
@@ -98,15 +98,18 @@ def classify(eqn):
 
 def plan_jaxpr(jaxpr) -> fusion.Plan:
     """The fusion plan of ``jaxpr`` for this backend, composites decomposed first (so
-    their pieces fuse); the plan's inputs and outputs are ``jaxpr``'s own variables.
+    their pieces fuse) and products rewritten (``rewrite``: a transposed product, an
+    update by a product); the plan's inputs and outputs are ``jaxpr``'s own variables.
 
     >>> import numpy as np, functrans as ft
     >>> from functrans import lax
     >>> [type(s).__name__ for s in plan_jaxpr(ft.make_jaxpr(lax.rsqrt)(np.ones(4)).jaxpr).steps]
     ['Kernel']
     """
-    return fusion.plan(decompose(half.widen(jaxpr), TABLE, NATIVE_DTYPES), classify, row_fusion=True,
-                       max_kernel_eqns=MAX_KERNEL_EQNS, recompute=_cheap)
+    jaxpr = decompose(half.widen(jaxpr), TABLE, NATIVE_DTYPES)
+    jaxpr = rewrite.fold_dot_updates(rewrite.fold_dot_transposes(jaxpr))
+    return fusion.plan(jaxpr, classify, row_fusion=True, max_kernel_eqns=MAX_KERNEL_EQNS,
+                       recompute=_cheap)
 
 
 def _cheap(eqn) -> bool:
