@@ -86,3 +86,42 @@ def test_constructor_and_dtype_validation_as_jax():
     for fun in (fnp.linalg.qr, fnp.linalg.svd, ft.jit(fnp.linalg.qr)):
         with pytest.raises(NotImplementedError, match="Unsupported dtype float16"):
             fun(half)
+
+
+@pytest.mark.parametrize("t_shape, z_shape", [((3, 4, 4), (4, 4)), ((4, 4), (3, 4, 4)),
+                                              ((2, 1, 4, 4), (3, 4, 4)), ((5, 5), (5, 5))])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_rsf2csf_broadcasts_and_follows_lapacks_eigenvalue_order(t_shape, z_shape, dtype):
+    """testRsf2csfBroadcast (raised ValueError) and testRsf2csf with a random T that is
+    not quasi-triangular (the shift was a closed-form eigenvalue, not LAPACK's first:
+    T and Z differed from scipy's and JAX's by O(1)). scipy per matrix decides."""
+    import scipy.linalg as sl
+    rs = np.random.RandomState(1)
+    t, z = rs.randn(*t_shape).astype(dtype), rs.randn(*z_shape).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        t = t + 1j * rs.randn(*t_shape).astype(dtype)
+    from functrans.scipy.linalg import rsf2csf
+    batch = np.broadcast_shapes(t_shape[:-2], z_shape[:-2])
+    tb = np.broadcast_to(t, batch + t_shape[-2:]).reshape((-1,) + t_shape[-2:])
+    zb = np.broadcast_to(z, batch + z_shape[-2:]).reshape((-1,) + z_shape[-2:])
+    want = [np.stack(w).reshape(batch + t_shape[-2:])
+            for w in zip(*(sl.rsf2csf(a, b) for a, b in zip(tb, zb)))]
+    tol = 1e-12 if dtype == np.float64 else 3e-5
+    for got in (rsf2csf(t, z), ft.jit(rsf2csf)(t, z)):
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(np.asarray(g), w, rtol=tol, atol=tol)
+
+
+def test_rsf2csf_gradient_has_no_nan_from_untouched_blocks():
+    # a triangular T with a repeated diagonal: no rotation; the gradient of
+    # sum(T_out * w) is w except on the zeroed subdiagonal (eigvals' derivative at the
+    # repeated eigenvalue of the untouched block gave NaNs before)
+    from functrans.scipy.linalg import rsf2csf
+    rs = np.random.RandomState(2)
+    t = np.triu(rs.randn(4, 4)) + np.tril(rs.randn(4, 4), -2)
+    t[1, 1] = t[0, 0]
+    w = rs.randn(4, 4)
+    g = ft.grad(lambda x: fnp.real(fnp.sum(rsf2csf(x, np.eye(4))[0] * w)))(t)
+    np.testing.assert_allclose(np.asarray(g), np.where(np.eye(4, k=-1) == 1, 0, w),
+                               rtol=1e-13)

@@ -148,10 +148,15 @@ def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
     return h, q.at[..., 0, 0].set(1)
 
 
+_SAFE_BLOCK = np.diag([1.0, 2.0])
+
+
 def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:
     """A real Schur form ``(T, Z)`` (``A = Z T Z^T``, 2x2 blocks for complex pairs) to
     the complex one: each block whose subdiagonal entry is not negligible is reduced
-    by a Givens rotation that puts its eigenvalue with positive imaginary part first.
+    by a Givens rotation that puts its eigenvalue with positive imaginary part first
+    (LAPACK's first eigenvalue of the block, as scipy and JAX). Stacks of ``T`` and
+    ``Z`` broadcast against each other, as scipy >= 1.16 and JAX.
 
     >>> import numpy as np
     >>> from functrans.scipy.linalg import rsf2csf
@@ -160,28 +165,36 @@ def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Arra
     [1j, -1j]
     """
     t, z = as_float(T), as_float(Z)
-    if t.ndim != 2 or t.shape[0] != t.shape[1] or z.shape != t.shape:
-        raise ValueError(f"rsf2csf: T and Z must be square matrices of one shape, got "
+    if (t.ndim < 2 or z.ndim < 2 or t.shape[-1] != t.shape[-2]
+            or z.shape[-1] != z.shape[-2] or t.shape[-1] != z.shape[-1]):
+        raise ValueError(f"rsf2csf: T and Z must be square matrices (stacks) of one size, got "
                          f"{t.shape} and {z.shape}")
-    ctype = fnp.result_type(t.dtype, np.complex64)
-    t, z = t.astype(ctype), z.astype(ctype)
-    n = t.shape[0]
+    n = t.shape[-1]
+    try:
+        batch = np.broadcast_shapes(t.shape[:-2], z.shape[:-2])
+    except ValueError:
+        raise ValueError(f"rsf2csf: the batch axes of T {t.shape} and Z {z.shape} do not "
+                         f"broadcast") from None
+    ctype = fnp.result_type(t.dtype, z.dtype, np.complex64)
+    t = fnp.broadcast_to(t.astype(ctype), batch + (n, n))
+    z = fnp.broadcast_to(z.astype(ctype), batch + (n, n))
     eps = np.finfo(ctype).eps
     for m in range(n - 1, 0, -1):
-        block = t[m - 1:m + 1, m - 1:m + 1]
-        sub = t[m, m - 1]
-        active = fnp.abs(sub) > eps * (fnp.abs(block[0, 0]) + fnp.abs(block[1, 1]))
-        half_trace = (block[0, 0] + block[1, 1]) / 2
-        disc = ((block[0, 0] - block[1, 1]) / 2) ** 2 + block[0, 1] * block[1, 0]
-        mu = half_trace + fnp.sqrt(disc) - block[1, 1]
+        block = t[..., m - 1:m + 1, m - 1:m + 1]
+        sub = t[..., m, m - 1]
+        active = fnp.abs(sub) > eps * (fnp.abs(block[..., 0, 0]) + fnp.abs(block[..., 1, 1]))
+        # scipy's and JAX's shift: LAPACK's first eigenvalue of the block (its order, also
+        # for a block earlier rotations made complex); an untouched block is swapped for
+        # diag(1, 2), or eigvals' derivative at a repeated eigenvalue puts NaN in the grad
+        block = fnp.where(active[..., None, None], block, _SAFE_BLOCK.astype(ctype))
+        mu = fnp.linalg.eigvals(block)[..., 0] - block[..., 1, 1]
         r = fnp.sqrt(fnp.abs(mu) ** 2 + fnp.abs(sub) ** 2)
-        r = fnp.where(active, r, 1)
         c = fnp.where(active, mu / r, 1)
         s = fnp.where(active, sub / r, 0)
-        g = fnp.stack([fnp.stack([fnp.conj(c), s]), fnp.stack([-s, c])])
-        gh = fnp.conj(g.T)
-        t = t.at[m - 1:m + 1, m - 1:].set(g @ t[m - 1:m + 1, m - 1:])
-        t = t.at[:m + 1, m - 1:m + 1].set(t[:m + 1, m - 1:m + 1] @ gh)
-        z = z.at[:, m - 1:m + 1].set(z[:, m - 1:m + 1] @ gh)
-        t = t.at[m, m - 1].set(0)
+        g = fnp.stack([fnp.stack([fnp.conj(c), s], -1), fnp.stack([-s, c], -1)], -2)
+        gh = fnp.conj(fnp.swapaxes(g, -1, -2))
+        t = t.at[..., m - 1:m + 1, m - 1:].set(g @ t[..., m - 1:m + 1, m - 1:])
+        t = t.at[..., :m + 1, m - 1:m + 1].set(t[..., :m + 1, m - 1:m + 1] @ gh)
+        z = z.at[..., :, m - 1:m + 1].set(z[..., :, m - 1:m + 1] @ gh)
+        t = t.at[..., m, m - 1].set(0)
     return t, z
