@@ -125,3 +125,32 @@ def test_rsf2csf_gradient_has_no_nan_from_untouched_blocks():
     g = ft.grad(lambda x: fnp.real(fnp.sum(rsf2csf(x, np.eye(4))[0] * w)))(t)
     np.testing.assert_allclose(np.asarray(g), np.where(np.eye(4, k=-1) == 1, 0, w),
                                rtol=1e-13)
+
+
+@pytest.mark.parametrize("shape, c_shape, mode, conjugate, cplx", [
+    ((4, 3), (3, 2), "left", False, False), ((4, 4), (2, 4), "right", False, False),
+    ((3, 6, 4), (2, 6), "right", True, True), ((3, 6, 4), (3, 4, 2), "left", False, False),
+    ((4, 6), (4,), "left", False, True)])
+def test_qr_multiply_pivoting_and_batches_as_scipy(shape, c_shape, mode, conjugate, cplx):
+    """testQrMultiply pivoting=True (raised NotImplementedError) and batched a (raised
+    ValueError): scipy's qr_multiply per matrix; permutations equal, products to 1e-13
+    (jax 0.10.2 gives the same to 1e-15)."""
+    import scipy.linalg as sl
+    from functrans.scipy.linalg import qr_multiply
+    rs = np.random.RandomState(5)
+    a, c = rs.randn(*shape), rs.randn(*c_shape)
+    if cplx:
+        a, c = a + 1j * rs.randn(*shape), c + 1j * rs.randn(*c_shape)
+    batch = np.broadcast_shapes(shape[:-2], c_shape[:-2] if len(c_shape) > 1 else ())
+    ab = np.broadcast_to(a, batch + shape[-2:]).reshape((-1,) + shape[-2:])
+    cb = [c] * len(ab) if c.ndim == 1 else np.broadcast_to(
+        c, batch + c_shape[-2:]).reshape((-1,) + c_shape[-2:])
+    per = [sl.qr_multiply(x, y, mode=mode, pivoting=True, conjugate=conjugate)
+           for x, y in zip(ab, cb)]
+    want = [np.stack(w).reshape(batch + w[0].shape) for w in zip(*per)]
+    jitted = ft.jit(qr_multiply, static_argnames=("mode", "pivoting", "conjugate"))
+    for f in (qr_multiply, jitted):
+        cq, r, p = f(a, c, mode=mode, pivoting=True, conjugate=conjugate)
+        assert p.dtype == np.int32 and np.array_equal(np.asarray(p), want[2])
+        np.testing.assert_allclose(np.asarray(cq), want[0], rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(np.asarray(r), want[1], rtol=1e-13, atol=1e-13)

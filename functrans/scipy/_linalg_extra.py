@@ -12,6 +12,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..array import Array
 from ..lax import _linalg_householder as _hh
+from ..primitives.linalg_decomp import qr_pivots
 from ..typing import ArrayLike
 
 
@@ -99,10 +100,12 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False,
 
 def qr_multiply(a: ArrayLike, c: ArrayLike, mode: str = "right", pivoting: bool = False,
                 conjugate: bool = False, overwrite_a: bool = False,
-                overwrite_c: bool = False) -> tuple[Array, Array]:
+                overwrite_c: bool = False) -> tuple[Array, ...]:
     """``(Q @ c, R)`` (``mode='left'``) or ``(c @ Q, R)`` ('right') with ``a = Q R`` the
     economic QR decomposition (``Q`` conjugated with ``conjugate``); a 1-d ``c`` is a
-    column ('left') or a row ('right'). ``pivoting=True`` is not supported.
+    column ('left') or a row ('right'); batch axes of ``a`` and ``c`` broadcast, as
+    JAX's. ``pivoting=True``: the QR of ``a[..., :, p]`` with LAPACK's ``?geqp3``
+    column permutation ``p`` (int32), returned third, as scipy and JAX.
 
     >>> import numpy as np
     >>> from functrans.scipy.linalg import qr_multiply
@@ -112,17 +115,30 @@ def qr_multiply(a: ArrayLike, c: ArrayLike, mode: str = "right", pivoting: bool 
     """
     if mode not in ("left", "right"):
         raise ValueError(f"qr_multiply: mode must be 'left' or 'right', got {mode!r}")
-    if pivoting:
-        raise NotImplementedError("qr_multiply: pivoting=True is not supported")
     a, c = as_float(a), as_float(c)
-    if a.ndim != 2 or c.ndim not in (1, 2):
-        raise ValueError(f"qr_multiply: a must be 2-d and c 1-d or 2-d, got {a.shape}, {c.shape}")
+    if a.ndim < 2 or c.ndim < 1:
+        raise ValueError(f"qr_multiply: a must be a matrix (stack) and c at least 1-d, got "
+                         f"{a.shape}, {c.shape}")
+    onedim = c.ndim == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if (c.shape[-2] if mode == "left" else c.shape[-1]) != (k if mode == "left" else m):
+        raise ValueError(f"qr_multiply: c {c.shape} does not fit Q ({m}, {k}) of a {a.shape} "
+                         f"(mode={mode!r})")
+    batch = np.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a = fnp.broadcast_to(a, batch + a.shape[-2:])
+    c = fnp.broadcast_to(c, batch + c.shape[-2:])
+    if pivoting:        # the pivoted QR is the plain QR of the permuted columns
+        p = qr_pivots(a)
+        a = fnp.take_along_axis(a, p[..., None, :], axis=-1)
     q, r = fnp.linalg.qr(a, mode="reduced")
     if conjugate:
         q = fnp.conj(q)
-    if mode == "left":
-        return (q @ c), r
-    return (c @ q), r
+    out = q @ c if mode == "left" else c @ q
+    out = (out.reshape(-1) if onedim else out), r
+    return out + (p,) if pivoting else out
 
 
 def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
