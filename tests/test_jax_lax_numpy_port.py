@@ -34,3 +34,32 @@ def test_isclose_infinite_tolerance_admits_infinite_a():
 def test_isclose_of_keys():
     k = ft.random.key(0)
     assert bool(fnp.isclose(k, k))
+
+
+def test_convolve_correlate_of_integers_are_inexact():
+    # testConvolutions: JAX 0.10.2 convolves integers and bools in floating point
+    # (int32 -> float32, int64 -> float64); functrans kept the integer dtype, and for
+    # bools returned logical-or values ([T, T, T, T, T] where JAX gives [1, 1, 2, 1, 1])
+    b = np.array([True, False, True]), np.array([True, True, False])
+    got = fnp.convolve(*b)
+    assert got.dtype == np.float32 and got.tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+    got = fnp.convolve(np.array([True, True, True]), np.array([True, False, True]))
+    assert got.tolist() == [1.0, 1.0, 2.0, 1.0, 1.0]
+    x, y = np.array([1, 2, 3, 100], np.int32), np.array([1, 0, 1], np.int32)
+    for mode, want in [("full", [1, 2, 4, 102, 3, 100]), ("same", [2, 4, 102, 3]),
+                       ("valid", [4, 102])]:
+        got = fnp.convolve(x, y, mode=mode)
+        assert got.dtype == np.float32 and got.tolist() == want
+    assert fnp.correlate(x.astype(np.int64), y.astype(np.int64)).dtype == np.float64
+    assert ft.jit(fnp.correlate)(x, y).dtype == np.float32
+    # preferred_element_type still chooses (integers kept when asked for)
+    assert fnp.convolve(x, y, preferred_element_type=np.int32).dtype == np.int32
+    assert fnp.polymul(x, y).dtype == np.float32
+
+
+def test_poly_keeps_the_roots_precision():
+    # JAX: poly of float32 / int32 roots is float32 (functrans: always float64)
+    for dt, want in [(np.float32, np.float32), (np.int32, np.float32), (np.int64, np.float64),
+                     (np.complex64, np.complex64)]:
+        got = fnp.poly(np.array([1, 2, 3], dt))
+        assert got.dtype == want and np.asarray(got).real.tolist() == [1.0, -6.0, 11.0, -6.0]

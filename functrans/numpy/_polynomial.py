@@ -27,7 +27,7 @@ from . import _structural as st
 from . import _joining as jn
 from . import _products as pr
 from . import linalg
-from ._creation import asarray, eye, zeros
+from ._creation import asarray, eye, inexact_dtype, zeros
 from ._util import canonicalize_axis, is_tracer
 from ._extra_arrays import diff, vander
 from ..primitives.conv_api import conv_general_dilated
@@ -71,8 +71,9 @@ def _cropped(a, v, mode):
 
 
 def _vectors(name, a, v, pet=None):
-    """Both 1-d operands in their common dtype (``pet``, JAX's preferred_element_type,
-    if given: the operands are converted to it first, as the products do)."""
+    """Both 1-d operands in their common dtype made inexact (``inexact_dtype``: int32 ->
+    float32, int64 -> float64), or ``pet`` (JAX's preferred_element_type) if given: the
+    operands are converted to it first, as the products do."""
     a, v = asarray(a), asarray(v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"{name}: both inputs must be 1-d, got {a.shape} and {v.shape}")
@@ -82,6 +83,8 @@ def _vectors(name, a, v, pet=None):
     if pet is not None:
         _check_conv_element_type(name, dt, np.dtype(pet))
         dt = pet
+    else:                         # integers and bools convolve in floating point (JAX's)
+        dt = inexact_dtype(dt)
     return asarray(a, dt), asarray(v, dt)
 
 
@@ -399,7 +402,7 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     z = asarray(seq_of_zeros)
     if z.ndim != 1:
         raise ValueError("poly: pass a 1-d sequence of roots (matrices are not supported)")
-    c = asarray([1.0], np.result_type(z.dtype, np.float64))
+    c = asarray([1.0], inexact_dtype(z.dtype))      # JAX's dtype: float32 roots stay
     for i in range(z.shape[0]):
         c = convolve(c, jn.stack([asarray(1.0, c.dtype), el.negative(asarray(z[i], c.dtype))]))
     return c
