@@ -30,3 +30,13 @@ def test_extract_with_a_numpy_mask_under_grad_and_jit():
 def test_a_traced_mask_still_needs_size():
     with pytest.raises(ft.errors.ConcretizationError, match="size="):
         ft.jit(lambda a, c: fnp.extract(c, a))(X, C)
+
+
+def test_compress_pads_a_short_numpy_mask_under_vmap():
+    """A mask shorter than the axis is padded with False; the padding ran as a traced
+    concatenate under vmap, so the mask became a tracer and compress raised (fuzz12)."""
+    x = np.arange(24.0).reshape(2, 4, 3)
+    got = ft.vmap(lambda a: fnp.compress(np.array([False, True]), a, axis=0))(x)
+    assert got.tolist() == [[[3.0, 4.0, 5.0]], [[15.0, 16.0, 17.0]]]   # JAX's
+    got = ft.vmap(lambda a: fnp.compress(np.array([False, False]), a, axis=-2))(x[..., :0])
+    assert got.shape == (2, 0, 0)

@@ -167,11 +167,15 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
     if axis is None:
         a, axis = st.ravel(a), 0
     axis = canonicalize_axis(axis, a.ndim)
-    cond = asarray(st.ravel(asarray(condition)), np.bool_)
     n = a.shape[axis]
-    if cond.shape[0] < n:
-        cond = jn.concatenate([cond, zeros((n - cond.shape[0],), np.bool_)])
-    cond = cond[:n]
+    if isinstance(condition, Tracer):
+        cond = asarray(st.ravel(condition), np.bool_)
+        if cond.shape[0] < n:
+            cond = jn.concatenate([cond, zeros((n - cond.shape[0],), np.bool_)])
+        cond = cond[:n]
+    else:     # padded in numpy: an operation under vmap would make the mask a tracer
+        given = np.ravel(np.asarray(condition)).astype(bool)[:n]
+        cond = np.concatenate([given, np.zeros(n - given.shape[0], bool)])
     idx = _compact(arange(n), cond, size, None)
     moved = st.moveaxis(a, axis, 0)
     out = moved[idx]
