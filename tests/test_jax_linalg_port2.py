@@ -154,3 +154,60 @@ def test_qr_multiply_pivoting_and_batches_as_scipy(shape, c_shape, mode, conjuga
         assert p.dtype == np.int32 and np.array_equal(np.asarray(p), want[2])
         np.testing.assert_allclose(np.asarray(cq), want[0], rtol=1e-13, atol=1e-13)
         np.testing.assert_allclose(np.asarray(r), want[1], rtol=1e-13, atol=1e-13)
+
+
+def _chol_inputs():
+    rs = np.random.RandomState(0)
+    r = rs.randn(3, 3)
+    a = r @ r.T + 3 * np.eye(3) + 0.3 * rs.randn(3, 3)      # positive definite, not symmetric
+    return a, rs.randn(3, 3)
+
+
+def _central_differences(f, a, eps=1e-6):
+    fd = np.zeros(a.shape)
+    for idx in np.ndindex(*a.shape):
+        d = np.zeros(a.shape)
+        d[idx] = eps
+        fd[idx] = (float(f(a + d)) - float(f(a - d))) / (2 * eps)
+    return fd
+
+
+@pytest.mark.parametrize("upper, want", [
+    (False, [[-0.11947922425279185, 0.09006287630472647, 0.5349471087716418],
+             [0.09006287630472647, 0.16178556999857388, -0.2264743021036219],
+             [0.5349471087716418, -0.2264743021036219, 0.012630047578250897]]),
+    (True, [[0.26715358480396867, -0.2074310860028792, -0.41242255275036704],
+            [-0.2074310860028792, 0.1481169053096197, -0.11633776999197126],
+            [-0.41242255275036704, -0.11633776999197126, 0.012630047578250897]])])
+def test_cholesky_gradient_conventions(upper, want):
+    """The cholesky gradient convention (session 32): each function's gradient is the
+    derivative of the function as JAX documents it, checked by central differences.
+    numpy.linalg.cholesky and lax.linalg.cholesky(symmetrize_input=True) factor
+    (a + aᴴ)/2: the gradient is symmetric and equals jax 0.10.2's (stored, on a
+    non-symmetric a). lax.linalg.cholesky(symmetrize_input=False) and scipy's cholesky
+    "use only the lower (upper) triangle; the other is ignored" (JAX's docstring):
+    the gradient is zero there; JAX's rule puts 1e-2-sized values into the ignored
+    triangle (off its own finite differences by 1.2e-2), so functrans does not copy it;
+    g + gᵀ agrees with JAX's."""
+    from functrans import lax
+    from functrans.scipy.linalg import cholesky
+    a, w = _chol_inputs()
+
+    def loss(x):
+        return fnp.sum(fnp.linalg.cholesky(x, upper=upper) * w)
+    g = np.asarray(ft.grad(loss)(a))
+    np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(g, _central_differences(loss, a), atol=1e-8)
+    g_sym = np.asarray(ft.grad(lambda x: fnp.sum(lax.linalg.cholesky(x) * w))(a))
+    if not upper:
+        np.testing.assert_allclose(g_sym, want, rtol=1e-12, atol=1e-15)
+
+    def one_triangle(x):
+        return fnp.sum(cholesky(x, lower=not upper) * w)
+    g1 = np.asarray(ft.grad(one_triangle)(a))
+    np.testing.assert_allclose(g1, _central_differences(one_triangle, a), atol=1e-8)
+    assert not (np.triu(g1, 1) if not upper else np.tril(g1, -1)).any()
+    g_lax = np.asarray(ft.grad(lambda x: fnp.sum(
+        lax.linalg.cholesky(x, symmetrize_input=False) * w))(a))
+    if not upper:
+        np.testing.assert_allclose(g_lax, g1, rtol=1e-14, atol=1e-16)
