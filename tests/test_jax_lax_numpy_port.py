@@ -63,3 +63,13 @@ def test_poly_keeps_the_roots_precision():
                      (np.complex64, np.complex64)]:
         got = fnp.poly(np.array([1, 2, 3], dt))
         assert got.dtype == want and np.asarray(got).real.tolist() == [1.0, -6.0, 11.0, -6.0]
+
+
+def test_astype_none_is_float64_under_jit_too():
+    # testAstype (to_dtype=None): fnp.astype(x, None) gave float64 eagerly but kept int32 /
+    # float32 under jit (JIT VARIANCE); JAX 0.10.2: float64 both ways
+    for dt in (np.int32, np.float32):
+        x = np.arange(3, dtype=dt)
+        assert fnp.astype(x, None).dtype == np.float64
+        assert ft.jit(lambda a: fnp.astype(a, None))(x).dtype == np.float64
+        assert ft.jit(lambda a: a.astype(None))(x).dtype == np.float64

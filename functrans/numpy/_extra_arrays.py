@@ -535,6 +535,8 @@ def astype(x: ArrayLike, dtype: DTypeLike, copy: bool = False, *, device: Any = 
     [255, 0, 0]
     """
     a = asarray(x)
+    if dtype is None:           # numpy's and JAX's default float, traced or not
+        dtype = np.float64
     if not isinstance(a, Tracer):
         a = a.astype(dtype)     # Array.astype: float -> int saturates, as convert_element_type
     return asarray(a, dtype, device=device)
