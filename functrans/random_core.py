@@ -98,13 +98,22 @@ def check_broadcast(name, what, vshape, shape):
 def _blocks(k, shape):
     """The Threefry words (b1, b2) of counters 0..n-1, each of ``shape``."""
     n = math.prod(shape)
-    if n >= 2 ** 32:
-        raise ValueError(f"random: cannot draw {n} values at once (at most 2**32 - 1)")
+    if n > 2 ** 64:
+        raise ValueError(f"random: cannot draw {n} values at once (at most 2**64)")
     k0 = broadcast_in_dim(reshape(k[0:1], ()), shape, ())
     k1 = broadcast_in_dim(reshape(k[1:2], ()), shape, ())
-    lo = reshape(iota(np.uint32, n), shape)     # counter = hi * 2**32 + lo, hi = 0 here
-    hi = broadcast_in_dim(np.uint32(0), shape, ())
-    return threefry2x32(k0, k1, hi, lo)
+    return threefry2x32(k0, k1, *counter_words(shape, n >= 2 ** 32))
+
+
+def counter_words(shape, wide):
+    """The counters 0..n-1 (row-major over ``shape``) as JAX's two uint32 words (hi, lo)
+    of a 64-bit count; ``wide=False`` (n < 2**32) skips the 64-bit arithmetic: hi = 0."""
+    n = math.prod(shape)
+    if not wide:
+        return broadcast_in_dim(np.uint32(0), shape, ()), reshape(iota(np.uint32, n), shape)
+    i = iota(np.uint64, n)
+    hi = convert_element_type(E.shift_right_logical(i, np.uint64(32)), np.uint32)
+    return reshape(hi, shape), reshape(convert_element_type(i, np.uint32), shape)
 
 
 def random_words(k, shape, width=32):
@@ -129,39 +138,53 @@ def _seed_words(name, seed):
     """(high, low) uint32 words of an integer seed: the 64-bit two's complement of a
     Python int or a 64-bit integer; a seed of a dtype of 32 bits or fewer has high word 0
     (JAX shifts the seed right by 32 in its own dtype: np.int32(-2) -> [0, 2**32 - 2])."""
+    if isinstance(seed, KeyArray):
+        raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
+    shape = getattr(seed, "shape", ())
+    if shape != ():
+        raise TypeError(f"{name} accepts a scalar seed, but was given an array of shape "
+                        f"{tuple(shape)} != () (vmap over the seeds for a batch of keys)")
     if isinstance(seed, Tracer):
-        if dtype_kind(seed.dtype) not in "iu" or seed.shape != ():
-            raise TypeError(f"{name}: expected an integer scalar, got {seed.aval.str_short()}")
+        if dtype_kind(seed.dtype) not in "iu":
+            raise TypeError(f"PRNG key seed must be an integer; got {seed.aval.str_short()}")
         s = convert_element_type(seed, np.int64)
         if np.dtype(seed.dtype).itemsize <= 4:
             return np.uint32(0), convert_element_type(s, np.uint32)
         hi = convert_element_type(E.shift_right_logical(s, np.int64(32)), np.uint32)
         return hi, convert_element_type(s, np.uint32)
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, np.ndarray)):
-        raise TypeError(f"{name}: expected an integer, got {type(seed).__name__} {seed!r:.40}")
-    if isinstance(seed, np.ndarray) and (seed.shape != () or dtype_kind(seed.dtype) not in "iu"):
-        raise TypeError(f"{name}: expected an integer scalar, got an array of shape "
-                        f"{seed.shape} and dtype {seed.dtype}")
+    if (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, np.ndarray))
+            or (isinstance(seed, np.ndarray) and dtype_kind(seed.dtype) not in "iu")):
+        raise TypeError(f"PRNG key seed must be an integer; got {type(seed).__name__} "
+                        f"{seed!r:.40} ({name})")
     s = int(seed)
-    if not -2 ** 63 <= s < 2 ** 64:
-        raise ValueError(f"{name}: {s} does not fit in 64 bits")
+    if type(seed) is int and not -2 ** 63 <= s < 2 ** 63:   # JAX: a Python int is an int64
+        raise OverflowError(f"{name}: Python int seed {s} does not fit in int64 (a numpy "
+                            "uint64 seed may use all 64 bits)")
     if isinstance(seed, (np.integer, np.ndarray)) and seed.dtype.itemsize <= 4:
         return np.uint32(0), np.uint32(s & _MASK32)
     return np.uint32((s >> 32) & _MASK32), np.uint32(s & _MASK32)
 
 
-_IMPLS = (None, "threefry2x32", "threefry")
+# JAX's PRNG names; only threefry2x32 (JAX's default) is here
+_JAX_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "threefry4x32", "philox2x32", "philox4x32")
 
 
-def _check_impl(name, impl):
-    if impl not in _IMPLS:
-        raise ValueError(f"{name}: only the 'threefry2x32' PRNG exists here, got {impl!r}")
-
-
-def _check_key_dtype(name, dtype):
-    if dtype is not None and not isinstance(dtype, KeyDtype):
-        raise ValueError(f"{name}: dtype must be None or random.key_dtype() (key<fry>), "
-                         f"got {dtype!r}")
+def _check_impl(name, impl, dtype=None):
+    """``impl`` (a name, a key dtype, or None) and ``dtype`` (a key dtype, a name, or
+    None; not both) name threefry2x32, else JAX's ValueError / TypeError."""
+    if impl is not None and dtype is not None:
+        raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to {name}")
+    spec = impl if impl is not None else dtype
+    if spec is None or isinstance(spec, KeyDtype) or spec in ("threefry2x32", "threefry"):
+        return
+    if not isinstance(spec, str):
+        raise TypeError(f"{name}: unrecognized type {type(spec)} for specifying PRNG "
+                        "implementation (a name such as 'threefry2x32', or a key dtype)")
+    if spec in _JAX_IMPLS:
+        raise ValueError(f"{name}: the {spec!r} PRNG is not implemented in functrans; "
+                         "only 'threefry2x32' (JAX's default) is")
+    raise ValueError(f"{name}: unrecognized PRNG implementation {spec!r} (functrans has "
+                     "'threefry2x32' only)")
 
 
 def key(seed: ArrayLike, *, impl: str | None = None, dtype: DTypeLike | None = None) -> KeyArray:
@@ -175,8 +198,7 @@ def key(seed: ArrayLike, *, impl: str | None = None, dtype: DTypeLike | None = N
     >>> k.shape, str(k.dtype), random.key_data(k).tolist()
     ((), 'key<fry>', [0, 1])
     """
-    _check_impl("key", impl)
-    _check_key_dtype("key", dtype)
+    _check_impl("key", impl, dtype)
     return KeyArray(_raw_key("key", seed))
 
 
@@ -246,8 +268,7 @@ def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None,
     >>> random.wrap_key_data(np.array([[0, 3]], np.uint32)).shape
     (1,)
     """
-    _check_impl("wrap_key_data", impl)
-    _check_key_dtype("wrap_key_data", dtype)
+    _check_impl("wrap_key_data", impl, dtype)
     if isinstance(key_bits_array, KeyArray):
         raise TypeError("wrap_key_data: expected uint32 key data, got typed keys")
     return KeyArray(key_data(key_bits_array))
@@ -297,13 +318,17 @@ def split2(k):
 
 
 def fold_in(key: Array, data: ArrayLike) -> Array:
-    """A new key from ``key`` and an integer ``data`` (taken modulo 2**32, as JAX does).
+    """A new key from ``key`` and an integer ``data`` (a numpy integer taken modulo 2**32,
+    as JAX does; a Python int must fit in uint32, else OverflowError as JAX).
 
     >>> from functrans import random
     >>> random.fold_in(random.PRNGKey(0), 7).tolist()
     [2716826189, 292468403]
     """
     k = check_key("fold_in", key)
+    if type(data) is int and not 0 <= data < 2 ** 32:    # JAX converts it to uint32
+        raise OverflowError(f"fold_in: Python int data {data} is out of bounds for uint32 "
+                            "(numpy integers are taken modulo 2**32)")
     _, lo = _seed_words("fold_in", data)
     y0, y1 = threefry2x32(reshape(k[0:1], ()), reshape(k[1:2], ()), np.uint32(0), lo)
     return _like(key, fnp.stack([y0, y1]))
@@ -325,8 +350,9 @@ def bits(key: Array, shape: Shape = (), dtype: DTypeLike | None = None) -> Array
     if dt == np.uint64:
         return convert_element_type(_int64_words(k, shape), dt)    # the same 64 bits
     width = {np.dtype(np.uint32): 32, np.dtype(np.uint16): 16, np.dtype(np.uint8): 8}.get(dt)
-    if width is None:
-        raise TypeError(f"bits: dtype must be uint32, uint64, uint16 or uint8, got {dt}")
+    if width is None:       # JAX's ValueError
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype (uint8, "
+                         f"uint16, uint32 or uint64), got {dt}")
     return random_words(k, shape, width)
 
 

@@ -80,6 +80,7 @@ def permutation(key: Array, x: int | ArrayLike, axis: int = 0,
         n = operator.index(x)
         if n < 0:
             raise ValueError(f"permutation: n must be non-negative, got {n}")
+        canonicalize_axis(axis, 1, "permutation: axis")   # of the 1-d arange(n), as JAX
         return _shuffle(k, fnp.arange(n, dtype=np.int64), 0)
     x = fnp.asarray(x)
     if x.ndim == 0:
@@ -123,6 +124,9 @@ def choice(key: Array, a: int | ArrayLike, shape: Shape = (), replace: bool = Tr
     [5, 1, 5, 7, 3, 5]
     """
     k = check_key("choice", key)
+    if not isinstance(shape, (tuple, list)):        # JAX takes no int here (TypeError)
+        raise TypeError(f"choice: the shape argument must be a sequence (a tuple of ints), "
+                        f"got {shape!r:.40}")
     shape = shape_tuple("choice", shape)
     arr = fnp.asarray(a)
     if arr.ndim == 0:
@@ -277,8 +281,8 @@ def categorical(key: Array, logits: ArrayLike, axis: int = -1, shape: Shape | No
         return fnp.argmax(g + logits, axis=axis - logits.ndim)
     n, draws = logits.shape[axis], math.prod(prefix)
     if draws > n:
-        raise ValueError(f"categorical: {draws} samples without replacement exceed the "
-                         f"{n} categories")
+        raise ValueError(f"categorical: Number of samples without replacement ({draws}) "
+                         f"cannot exceed number of categories ({n})")
     noise = gumbel(k, tuple(logits.shape), logits.dtype, mode)
     perturbed = fnp.moveaxis(logits + noise, axis, -1)
     top = fnp.argsort(perturbed, axis=-1, descending=True)[..., :draws]

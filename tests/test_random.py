@@ -101,7 +101,7 @@ def test_fold_in_i_is_split_row_i_as_in_jax():
 def test_fold_in_with_traced_data_matches_eager():
     k = random.PRNGKey(42)
     got = ft.jit(random.fold_in)(k, np.int64(123456789012))
-    np.testing.assert_array_equal(got, random.fold_in(k, 123456789012))
+    np.testing.assert_array_equal(got, random.fold_in(k, np.int64(123456789012)))
     got = ft.vmap(random.fold_in, in_axes=(None, 0))(k, np.arange(4))
     np.testing.assert_array_equal(got, np.stack([random.fold_in(k, i) for i in range(4)]))
 

@@ -79,7 +79,7 @@ def test_vmap_over_keys_equals_loop(name):
 
 
 def test_unsupported_bit_widths_raise():
-    with pytest.raises(TypeError, match="int16"):      # JAX's bits are unsigned too
+    with pytest.raises(ValueError, match="int16"):     # JAX: unsigned only, ValueError
         random.bits(random.key(0), (2,), np.int16)
 
 
