@@ -73,3 +73,40 @@ def test_astype_none_is_float64_under_jit_too():
         assert fnp.astype(x, None).dtype == np.float64
         assert ft.jit(lambda a: fnp.astype(a, None))(x).dtype == np.float64
         assert ft.jit(lambda a: a.astype(None))(x).dtype == np.float64
+
+
+def test_ldexp_result_in_range_when_the_power_of_two_is_not():
+    # testLdexpOverflow / testLdexpExtremeValues: WRONG NUMBER: ldexp was x * 2.0**e, so
+    # ldexp(tiny, 2044) gave inf and ldexp(max, -2044) gave 0 (numpy/JAX: finite)
+    for dt in (np.float16, np.float32, np.float64):
+        fi = np.finfo(dt)
+        span = int(np.log2(float(fi.max)) - np.log2(float(fi.tiny))) - 1
+        x, e = np.array([fi.tiny, fi.max], dt), np.array([span, -span])
+        want = np.ldexp(x, e).astype(dt)
+        assert np.isfinite(want).all() and (want > 0).all()
+        for f in (fnp.ldexp, ft.jit(fnp.ldexp)):
+            np.testing.assert_array_equal(np.asarray(f(x, e)), want)
+        half = np.array(0.5, dt)
+        assert np.asarray(fnp.ldexp(half, 1 << (fi.nexp - 1))) == np.ldexp(half, 1 << (fi.nexp - 1))
+
+
+def test_ldexp_matches_numpy_bit_for_bit_with_subnormals():
+    # one rounding, also into the subnormals; signed zeros, inf and nan kept
+    rs = np.random.RandomState(0)
+    for dt in (np.float32, np.float64):
+        fi = np.finfo(dt)
+        span = fi.maxexp - fi.minexp + fi.nmant
+        x = np.concatenate([np.array([0.0, -0.0, np.inf, -np.inf, np.nan, fi.smallest_subnormal,
+                                      -fi.tiny, 0.75], dt),
+                            (rs.randn(40) * np.exp2(rs.randint(fi.minexp - fi.nmant, fi.maxexp, 40)
+                                                    .astype(float))).astype(dt)])
+        e = np.concatenate([rs.randint(-span - 5, span + 5, 30), [0, 2**31 - 1, -2**31]]).astype(np.int32)
+        X, E = np.meshgrid(x, e)
+        with np.errstate(over="ignore", under="ignore"):
+            want = np.ldexp(X, E)
+        for f in (fnp.ldexp, ft.jit(fnp.ldexp)):
+            got = np.asarray(f(X, E))
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got, want)
+            assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+    assert float(ft.grad(lambda t: fnp.ldexp(t, 3))(1.5)) == 8.0

@@ -348,4 +348,25 @@ def ldexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     if dtype_kind(x2.dtype) not in "iub":
         raise TypeError(f"ldexp: the exponent must be an integer array, got {x2.dtype}")
     x1 = _float(x1)
-    return el.multiply(x1, el.exp2(asarray(x2, x1.dtype)))
+    return _scaled_by_power_of_two(x1, x2)
+
+
+def _scaled_by_power_of_two(x, e):
+    """``x * 2**e`` rounded once, without the overflow / underflow of ``2**e`` itself
+    (``ldexp(tiny, 2044)`` is finite; ``2.0**2044`` is not): ``x`` is first scaled
+    exactly to ``t`` near 1 by its own exponent ``k``, then ``t * 2**(k + e)`` is formed
+    in two exact steps when ``k + e >= 0`` and with ``t / 8`` (so that the power of two
+    stays representable down to the subnormals) when it is negative."""
+    fi = np.finfo(x.dtype)
+    bound = 2 * (fi.maxexp - fi.minexp + fi.nmant + 4)    # beyond: 0 or inf anyway
+    special = el.logical_or(el.equal(x, 0), el.logical_not(el.isfinite(x)))
+    safe = sel.where(special, ones_like(x), x)
+    k = el.floor(el.log2(el.abs(safe)))                     # x's exponent, maybe 1 off
+    h = el.floor(el.multiply(k, 0.5))
+    t = el.multiply(el.multiply(safe, el.exp2(el.negative(h))), el.exp2(el.subtract(h, k)))
+    n = el.add(k, asarray(sel.clip(asarray(e, np.int64), -bound, bound), x.dtype))
+    up_half = el.floor(el.multiply(n, 0.5))
+    up = el.multiply(el.multiply(t, el.exp2(up_half)), el.exp2(el.subtract(n, up_half)))
+    down = el.multiply(el.multiply(t, 0.125), el.exp2(el.add(n, 3)))
+    out = sel.where(el.greater_equal(n, 0), up, down)
+    return sel.where(special, el.multiply(x, ones_like(out)), out)
