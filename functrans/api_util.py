@@ -52,6 +52,39 @@ def float0_as_structure(tree: Any) -> Any:
                     else x, tree)
 
 
+def key_float0(tree: Any) -> Any:
+    """``tree`` with each typed key's tangent (a key over float0 words, as the key's
+    pytree node carries it) made JAX's: float0 zeros of the key's shape.
+
+    >>> key_float0((KeyArray(np.zeros((3, 2), FLOAT0)),))[0].shape
+    (3,)
+    """
+    return tree_map(lambda x: np.zeros(x.shape, FLOAT0) if isinstance(x, KeyArray) else x,
+                    tree, is_leaf=lambda x: isinstance(x, KeyArray))
+
+
+def key_tangent_words(primals: Any, tangents: Any) -> Any:
+    """``tangents`` with JAX's float0 tangent of a typed key in ``primals`` (shape
+    ``key.shape``) made the float0 zeros of its uint32 words, so the two trees match
+    (``key_float0``'s inverse); ``tangents`` unchanged when the trees differ otherwise.
+
+    >>> k = KeyArray(np.zeros((3, 2), np.uint32))
+    >>> key_tangent_words((k,), (np.zeros(3, FLOAT0),))[0].shape
+    (3,)
+    """
+    def fix(p, t):
+        if isinstance(p, KeyArray) and getattr(t, "dtype", None) == FLOAT0:
+            return KeyArray(np.zeros(tuple(np.shape(t)) + (2,), FLOAT0))
+        return t
+    if not any(isinstance(x, KeyArray) for x in tree_flatten(
+            primals, is_leaf=lambda x: isinstance(x, KeyArray))[0]):
+        return tangents
+    try:
+        return tree_map(fix, primals, tangents, is_leaf=lambda x: isinstance(x, KeyArray))
+    except (TypeError, ValueError):
+        return tangents             # the caller's own check names the mismatch
+
+
 def keep_metadata(wrapper: _F, fun: Callable[..., Any]) -> _F:
     """Give the function a transform returns the identity of the function it transforms.
 

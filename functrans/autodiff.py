@@ -18,7 +18,7 @@ import numpy as np
 
 from jaxpr_ir import ShapedArray, dtype_kind
 from .api_util import (FLOAT0, as_array, check_callable, flatten_fun, keep_metadata,
-                       normalize_argnums, trace_flat)
+                       key_float0, key_tangent_words, normalize_argnums, trace_flat)
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .primitives.collectives import replicated_parts as _parts, replicated_sums as _summed
 from .shard_map_specs import reverse_mode_plan
@@ -27,7 +27,6 @@ from .transforms.jvp import jvp_eval
 from .transforms.partial_eval import LinearJaxpr, linearize_fun
 from .transforms.transpose import backward_pass
 from .traceback_util import api_boundary
-from .key_array import KeyArray, is_key
 from .tree_util import Partial, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
@@ -49,22 +48,6 @@ def _check_tangent(i, p, t):
     if ta.shape != pa.shape or (want is not None and ta.dtype != want):
         raise TypeError(f"jvp: tangent {i} has type {ta.str_short()} but its primal has type "
                         f"{pa.str_short()}; they must match in shape and dtype")
-
-
-@api_boundary
-def _key_tangents(primals, tangents):
-    """``tangents`` with JAX's float0 tangent of a typed key (shape ``key.shape``) made
-    the float0 zeros of its uint32 words, so the two trees match."""
-    def fix(p, t):
-        if isinstance(p, KeyArray) and getattr(t, "dtype", None) == FLOAT0:
-            return KeyArray(np.zeros(tuple(np.shape(t)) + (2,), FLOAT0))
-        return t
-    if not any(isinstance(x, KeyArray) for x in tree_leaves(tuple(primals), is_key)):
-        return tangents
-    try:
-        return tree_map(fix, tuple(primals), tuple(tangents), is_leaf=is_key)
-    except (TypeError, ValueError):
-        return tangents             # jvp's own error names the mismatch
 
 
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
@@ -95,7 +78,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         raise TypeError("jvp: primals and tangents must be tuples or lists, got "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     p_flat, p_tree = tree_flatten(tuple(primals))
-    t_flat, t_tree = tree_flatten(tuple(_key_tangents(primals, tangents)))
+    t_flat, t_tree = tree_flatten(tuple(key_tangent_words(tuple(primals), tuple(tangents))))
     if p_tree != t_tree:
         raise TypeError(f"jvp: primal structure {p_tree} and tangent structure {t_tree} differ")
     p_flat = [as_array(x) for x in p_flat]
@@ -113,8 +96,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     n = out_tree().num_leaves
     outs = [_out(o) for o in outs]
     touts = [_out(instantiate(t)) for t in touts[:n]]
-    t_out = tree_map(lambda t: np.zeros(t.shape, FLOAT0) if isinstance(t, KeyArray) else t,
-                     tree_unflatten(out_tree(), touts), is_leaf=is_key)   # JAX's key tangent
+    t_out = key_float0(tree_unflatten(out_tree(), touts))        # JAX's key tangent
     res = (tree_unflatten(out_tree(), outs[:n]), t_out)
     return res + (aux(outs[n:]),) if has_aux else res
 

@@ -30,7 +30,8 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr
 from . import tracing
-from .api_util import abstract_and_concrete, as_array, check_callable, flatten_fun
+from .api_util import (abstract_and_concrete, as_array, check_callable, flatten_fun,
+                       key_float0, key_tangent_words)
 from .primitives.base import tangent_aval
 from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many,
                                 insert_tangent_slots)
@@ -431,13 +432,13 @@ class custom_jvp(_CustomFunction):
 
         def jvp_flat(*xs):
             ps = tree_unflatten(s.in_tree, xs[:n])
-            ts = tree_unflatten(s.in_tree, xs[n:])
+            ts = key_float0(tree_unflatten(s.in_tree, xs[n:]))    # a key's: float0, as JAX
             res = rule(*s.static, tuple(ps), tuple(ts))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError(f"custom_jvp rule of '{name}' must return a pair "
                                 f"(primal_out, tangent_out), got {type(res).__name__}")
             po, po_tree = tree_flatten(res[0])
-            to, to_tree = tree_flatten(res[1])
+            to, to_tree = tree_flatten(key_tangent_words(res[0], res[1]))
             for what, tree in (("primal output", po_tree), ("tangent output", to_tree)):
                 if tree != otree:
                     raise TypeError(f"custom_jvp rule of '{name}': its {what} has structure "

@@ -118,3 +118,26 @@ def test_keys_refuse_numbers_as_jax():
     assert fnp.result_type(k) == k.dtype and fnp.result_type(k, k.dtype) == k.dtype
     with pytest.raises(ValueError, match="not a valid dtype for JAX type promotion"):
         fnp.result_type(k, np.uint32)
+
+
+def test_custom_jvp_rule_sees_float0_key_tangents_as_jax():
+    seen = []
+
+    @ft.custom_jvp
+    def f(x, k):
+        return x * random.normal(k, ())
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, k), (x_dot, k_dot) = primals, tangents
+        seen.append(k_dot)
+        r = random.normal(k, ())
+        return x * r, x_dot * r
+
+    ks = random.split(random.key(3), 3)
+    want = ft.grad(lambda x, k: x * random.normal(k, ()))(0.0, ks[0])
+    assert ft.grad(f)(0.0, ks[0]) == want and ft.jit(ft.grad(f))(0.0, ks[0]) == want
+    assert all(t.dtype == ft.dtypes.float0 and t.shape == () for t in seen)   # JAX: float0[]
+    out = ft.vmap(ft.grad(f), in_axes=(None, 0))(0.0, ks)
+    assert out.shape == (3,) and float(out[0]) == float(want)
+    assert seen[-1].dtype == ft.dtypes.float0
