@@ -110,3 +110,25 @@ def test_ldexp_matches_numpy_bit_for_bit_with_subnormals():
             np.testing.assert_array_equal(got, want)
             assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
     assert float(ft.grad(lambda t: fnp.ldexp(t, 3))(1.5)) == 8.0
+
+
+def test_put_along_axis_none_counts_negative_indices_from_the_end():
+    # testPutAlongAxis (axis=None): WRONG NUMBER: axis=None went through put(mode="clip"),
+    # which clamps -2 to 0 instead of writing position 22 (numpy, JAX)
+    a = np.arange(24).reshape(2, 3, 4)
+    i = np.array([1, -2, 5, -24, 7])
+    want = a.copy()
+    np.put_along_axis(want, i, -1, axis=None)
+    for f in (fnp.put_along_axis, ft.jit(fnp.put_along_axis, static_argnames=("axis", "inplace"))):
+        np.testing.assert_array_equal(np.asarray(f(a, i, -1, axis=None, inplace=False)), want)
+    got = fnp.put_along_axis(a, np.array([30, -30, 2]), -5, axis=None, inplace=False, mode="clip")
+    assert np.asarray(got).ravel()[[0, 2, 23]].tolist() == [-5, -5, -5]   # JAX's clip mode
+
+
+def test_put_with_no_values_leaves_the_array():
+    # testPut (v of shape (0, 4)): WRONG NUMBER: the empty v was resized to zeros and
+    # written; numpy and JAX leave a unchanged
+    a = np.arange(4.0)
+    assert fnp.put(a, np.int32(2), np.zeros((0, 4)), inplace=False).tolist() == [0.0, 1.0, 2.0, 3.0]
+    f = ft.jit(lambda x: fnp.put(x, np.int32(2), np.zeros((0, 4)), inplace=False))
+    assert f(a).tolist() == [0.0, 1.0, 2.0, 3.0]

@@ -201,6 +201,8 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
     mode = _check_index_mode("put", mode, ind)
     ind = _fit_index("put", ind, flat.shape[0], mode)
     v = st.ravel(asarray(v, a.dtype))
+    if v.shape[0] == 0:             # nothing to write (numpy, JAX); resize would give zeros
+        return a
     if v.shape[0] != ind.shape[0]:
         v = resize(v, (ind.shape[0],))
     return st.reshape(flat.at[ind].set(v), a.shape)
@@ -237,8 +239,12 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     """
     _no_inplace("put_along_axis", inplace)
     arr, indices = asarray(arr), asarray(indices)
-    if axis is None:
-        return put(arr, indices, values, mode="clip", inplace=False)
+    if axis is None:                # the flattened array (negative indices from its end)
+        if indices.ndim != 1:
+            raise ValueError(f"put_along_axis: with axis=None, indices must be 1-d, got "
+                             f"shape {indices.shape}")
+        return st.reshape(put_along_axis(st.ravel(arr), indices, values, 0, inplace=False,
+                                         mode=mode), arr.shape)
     axis = canonicalize_axis(axis, arr.ndim)
     if indices.ndim != arr.ndim:
         raise ValueError("put_along_axis: indices must have the same rank as arr")
