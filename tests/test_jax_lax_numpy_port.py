@@ -132,3 +132,13 @@ def test_put_with_no_values_leaves_the_array():
     assert fnp.put(a, np.int32(2), np.zeros((0, 4)), inplace=False).tolist() == [0.0, 1.0, 2.0, 3.0]
     f = ft.jit(lambda x: fnp.put(x, np.int32(2), np.zeros((0, 4)), inplace=False))
     assert f(a).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_packbits_unpackbits_under_rank_promotion_raise():
+    # testPackbits: functrans's own (8,)-weights broadcast tripped the user's
+    # numpy_rank_promotion='raise' ("multiply: operands could not be broadcast")
+    x = np.array([[1, 0, 1, 1, 0, 0, 0, 1, 1], [0, 1, 0, 0, 0, 0, 0, 0, 1]], bool)
+    with ft.numpy_rank_promotion("raise"):
+        packed = fnp.packbits(x, axis=1)
+        assert packed.tolist() == [[177, 128], [64, 128]]
+        assert np.asarray(fnp.unpackbits(packed, axis=1, count=9)).astype(bool).tolist() == x.tolist()

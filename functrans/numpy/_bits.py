@@ -50,7 +50,8 @@ def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Ar
     n = x.shape[-1]
     x = pad(x, [(0, 0)] * (x.ndim - 1) + [(0, -n % 8)])
     x = reshape(x, x.shape[:-1] + (x.shape[-1] // 8, 8))
-    out = _sum(x * weights, axis=-1).astype(np.uint8)
+    # weights at full rank: the user's numpy_rank_promotion='raise' must not see this
+    out = _sum(x * weights.reshape((1,) * (x.ndim - 1) + (8,)), axis=-1).astype(np.uint8)
     return out if axis is None else moveaxis(out, -1, axis)
 
 
@@ -70,7 +71,8 @@ def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
     shifts = np.arange(8, dtype=np.uint8)
     shifts = shifts[::-1].copy() if _weights(bitorder, "unpackbits")[0] == 128 else shifts
     x, axis = _along_last(a, axis)
-    bits = bitwise_and(right_shift(x[..., None], shifts), np.uint8(1))
+    bits = bitwise_and(right_shift(x[..., None], shifts.reshape((1,) * x.ndim + (8,))),
+                       np.uint8(1))
     bits = reshape(bits, x.shape[:-1] + (x.shape[-1] * 8,))
     if count is not None:
         count = int(count)
