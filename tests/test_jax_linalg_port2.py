@@ -211,3 +211,18 @@ def test_cholesky_gradient_conventions(upper, want):
         lax.linalg.cholesky(x, symmetrize_input=False) * w))(a))
     if not upper:
         np.testing.assert_allclose(g_lax, g1, rtol=1e-14, atol=1e-16)
+
+
+def test_qr_full_mode_is_reduced_and_pinv_message():
+    """testNumpyQrModes mode='full' (numpy's deprecated alias of 'reduced'; JAX takes it,
+    functrans raised ValueError) and testPinvRcond's message."""
+    for shape in ((4, 3), (3, 5)):
+        a = _RS.randn(*shape)
+        full, reduced = fnp.linalg.qr(a, mode="full"), fnp.linalg.qr(a, mode="reduced")
+        for f, r in zip(full, reduced):
+            assert np.array_equal(np.asarray(f), np.asarray(r))
+        np.testing.assert_allclose(np.abs(np.asarray(full[1])),
+                                   np.abs(np.linalg.qr(a)[1]), rtol=1e-13)
+    with pytest.raises(ValueError, match=r"^pinv: only one of rtol and rcond may be "
+                                         r"specified\.$"):
+        fnp.linalg.pinv(np.eye(2), rtol=1e-3, rcond=1e-3)

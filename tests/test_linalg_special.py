@@ -242,7 +242,7 @@ def test_bad_arguments():
     with pytest.raises(TypeError, match="floating"):
         lax.eigh(np.eye(2, dtype=np.int64))
     with pytest.raises(ValueError, match="mode"):
-        fnp.linalg.qr(np.eye(2), mode="full")      # numpy's deprecated mode; "raw" is geqrf
+        fnp.linalg.qr(np.eye(2), mode="economic")      # numpy's removed mode (JAX raises)
     with pytest.raises(ValueError, match="UPLO"):
         fnp.linalg.eigh(np.eye(2), UPLO="X")
     with pytest.raises(ValueError, match="size 3"):

@@ -221,7 +221,8 @@ def svdvals(x: ArrayLike, /) -> Array:
 
 def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     """QR decomposition of a real or complex matrix (stack): ``QRResult(Q, R)`` for mode
-    'reduced' (Q (m, k), R (k, n), k = min(m, n)) or 'complete' (Q (m, m)), ``R``
+    'reduced' (Q (m, k), R (k, n), k = min(m, n); numpy's deprecated 'full' is its
+    alias, as JAX) or 'complete' (Q (m, m)), ``R``
     alone for mode 'r', or for mode 'raw' LAPACK's packed ``QRResult(h, tau)`` with
     ``h`` (..., n, m) the transpose of ``?geqrf``'s matrix, as numpy and JAX (no
     derivative, as JAX). Derivatives of 'complete' factors of tall matrices are
@@ -232,7 +233,7 @@ def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     >>> fnp.abs(r).tolist()
     [[1.0, 0.0], [0.0, 2.0]]
     """
-    if mode not in ("reduced", "complete", "r", "raw"):
+    if mode not in ("reduced", "complete", "r", "raw", "full"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
     (a,) = as_float("qr", a, complex_ok=True)
     check_matrix("qr", a)
@@ -262,7 +263,7 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False, *,
     """
     if rcond is not None:
         if rtol is not None:
-            raise ValueError("pinv: give rtol or rcond, not both")
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
         rtol = rcond
     (a,) = as_float("pinv", a, complex_ok=True)
     check_matrix("pinv", a)
