@@ -78,6 +78,7 @@ class Array(np.ndarray, metaclass=_ArrayType):
     (True, [0.0, 5.0, 0.0], [0.0, 0.0, 0.0])
     """
 
+    weak_type = False   # JAX's: True for values made from Python scalars (weak_values)
     # JAX's Array API: eager arrays are already computed and live whole on the host CPU
     def block_until_ready(self):
         return self
@@ -256,7 +257,6 @@ class Array(np.ndarray, metaclass=_ArrayType):
         if out is not None or k:
             return _fix(np.ndarray.min(self, axis, out, keepdims, **k))
         return _fix(numpy_min(self.view(np.ndarray), axis, keepdims))
-
 
 
 class DeletedArray(Array):

@@ -10,7 +10,11 @@ import threading
 
 import numpy as np
 
-__all__ = ["ARRAY_CLASS", "EAGER_TYPES", "INTERNAL", "unshared", "wrap"]
+from jaxpr_ir import ShapedArray
+from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
+
+__all__ = ["ARRAY_CLASS", "EAGER_TYPES", "FAST_DTYPES", "INTERNAL", "WEAK_BIND", "array_aval", "unshared",
+           "weak_operands", "wrap"]
 
 
 class _Internal(threading.local):
@@ -28,6 +32,24 @@ INTERNAL = _Internal()
 ARRAY_CLASS = [np.ndarray]
 # The exact types of eager arrays (numpy's and the library's), for fast type tests.
 EAGER_TYPES = {np.ndarray}
+# Weakly typed eager arrays (functrans.weak_values sets both): their class, and
+# [weak_bind(prim, args, params)], bind's eager path when a result may be weak
+WEAK_ARRAY = None
+WEAK_BIND: list = []
+_PY_WEAK = frozenset((bool, int, float, complex))
+
+
+def weak_operands(args) -> bool:
+    """Whether an eager result of ``args`` may be weakly typed: a WeakArray among them,
+    or Python scalars only."""
+    only_scalars = bool(args)
+    for x in args:
+        t = x.__class__
+        if t is WEAK_ARRAY:
+            return True
+        if t not in _PY_WEAK:
+            only_scalars = False
+    return only_scalars
 
 
 def wrap(x):
@@ -51,3 +73,21 @@ def unshared(out, args):
                 and (out is a or (out.base is not None and np.may_share_memory(out, a)))):
             return out.copy()
     return out
+
+
+def array_aval(x) -> ShapedArray:
+    """The type of a numpy array: ``ShapedArray(x.shape, x.dtype)`` (weak for a
+    ``WeakArray``) without the constructor's checks when the dtype is a supported one."""
+    dt = x.dtype
+    if dt in FAST_DTYPES:
+        a = _object_new(ShapedArray)
+        a.shape = x.shape
+        a.dtype = dt
+        a.weak_type = x.__class__ is WEAK_ARRAY
+        return a
+    return ShapedArray(x.shape, dt, x.__class__ is WEAK_ARRAY)
+
+
+# native-byte-order dtype objects that ShapedArray would keep as they are
+FAST_DTYPES = frozenset(np.dtype(d) for d in _SUPPORTED_DTYPES)
+_object_new = object.__new__

@@ -39,6 +39,7 @@ from .array import DeletedArray, mark_owned, take_donation
 from .jit_shared import clear as clear_shared, every_shared, shared
 from .key_array import KeyArray
 from .tracing import Tracer, get_aval, own_constants, trace_to_jaxpr, wrap
+from .weak_values import WeakArray, weak_outputs, weakened, weakening as _weakening
 from .tree_def import treedef_is_strict_leaf
 from .tree_util import tree_flatten, tree_unflatten
 from .stages import (Compiled, Lowered, ShapeDtypeStruct, Traced, abstractify,  # noqa: F401
@@ -295,10 +296,10 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is not None and not any(isinstance(x, Tracer) for x in flat):
             self._hits += 1
-            exe, out_tree = entry
+            exe, out_tree, weak = entry
             if not kwargs:   # a signature compiled for another leaf type (0-d array, np.int64)
-                self._register_fast(args, kwargs, exe, out_tree)
-            return tree_unflatten(out_tree, self._run(exe, args, flat, t0))
+                self._register_fast(args, kwargs, exe, out_tree, weak)
+            return tree_unflatten(out_tree, weakened(self._run(exe, args, flat, t0), weak))
         jaxpr, consts, out_tree, held = self._stage_cached(key, in_tree, avals, f, flat)
         if any(isinstance(x, Tracer) for x in flat) or any(isinstance(c, Tracer) for c in consts):
             # unoptimised: inlining would drop custom_jvp/custom_vjp/checkpoint equations,
@@ -317,9 +318,11 @@ class Jitted:
                              donate=self._donated_flat(args), cause=cause,
                              trace_seconds=self._trace_seconds)
         self._last_key = key
-        self._cache.put(key, (exe, out_tree))
-        self._register_fast(args, kwargs, exe, out_tree)
-        return tree_unflatten(out_tree, self._run(exe, args, flat, t0 and trace_events.now()))
+        weak = weak_outputs(jaxpr.out_avals)     # those weakly typed: WeakArrays, as JAX's
+        self._cache.put(key, (exe, out_tree, weak))
+        self._register_fast(args, kwargs, exe, out_tree, weak)
+        return tree_unflatten(out_tree, weakened(
+            self._run(exe, args, flat, t0 and trace_events.now()), weak))
 
     def _stage_cached(self, key, in_tree, avals, f, flat):
         """``_stage``, reusing the jaxpr traced for the same signature under a transform
@@ -386,18 +389,17 @@ class Jitted:
             pos += k
         return tuple(out)
 
-    def _register_fast(self, args, kwargs, exe, out_tree):
+    def _register_fast(self, args, kwargs, exe, out_tree, weak=None):
         """Give this signature a native fast path when the backend has one: positional
         plain arrays, Python scalars and numpy scalars only, no static or donated
         arguments, no debugging tools."""
         fast_runner = getattr(exe, "fast_runner", None)
-        cls = Array
+        cls, leaves = Array, (np.ndarray, Array, WeakArray)
         nested = any(a.__class__ in (tuple, list) for a in args)   # a model's parameters
         if (fast_runner is None or kwargs or self.static_argnums or self.static_argnames
                 or self.donate_argnums
-                or not (flat_leaves(args, [], (np.ndarray, cls)) if nested else
-                        all(type(a) is np.ndarray or type(a) is cls
-                            or type(a) in FAST_SCALARS or isinstance(a, np.generic)
+                or not (flat_leaves(args, [], leaves) if nested else
+                        all(type(a) in leaves or type(a) in FAST_SCALARS or isinstance(a, np.generic)
                             or (type(a) is KeyArray and type(a._base) in (np.ndarray, cls))
                             for a in args))
                 or observed()):       # last: it asks every tool's hook
@@ -406,12 +408,13 @@ class Jitted:
         run = fast_runner(cls, single=single)
         if run is None:
             return
+        run = run if weak is None else _weakening(run, weak, single)
         if not single:
             inner = run
             run = lambda *a: tree_unflatten(out_tree, inner(*a))   # noqa: E731
         if nested:
             run = flattening(run)
-        elif not all(type(a) is np.ndarray or type(a) is cls for a in args):
+        elif not all(type(a) in leaves for a in args):
             if any(type(a) is KeyArray for a in args):
                 run = keys_unwrapped(run, _slow_path(self))
             run = with_scalars_converted(run, args, _slow_path(self))

@@ -25,14 +25,14 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of, dtype_kind
 from jaxpr_ir import check as _check_jaxpr
-from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 from jaxpr_ir.evaluate import evaluate
 from . import config
 from .errors import (ConcretizationError, TracerBoolConversionError,
                      TracerIntegerConversionError, conversion_error, detached_conversion_error,
                      leaked_tracer_error, user_frame, user_location)
 from .numpy_warnings import QUIET, QUIET_VAR, quiet_call
-from .eager_values import ARRAY_CLASS, EAGER_TYPES, INTERNAL, unshared, wrap  # noqa: F401
+from .eager_values import (ARRAY_CLASS, EAGER_TYPES, INTERNAL, WEAK_BIND,  # noqa: F401
+                           FAST_DTYPES as _FAST_DTYPES, array_aval, unshared, weak_operands as _weak_operands, wrap)
 from .trace_events import ACTIVE as TRACE_ON, add as trace_add, now as trace_now
 
 
@@ -103,23 +103,6 @@ def _new_eqn(prim, inputs, outvars, params, source):
 
 
 _object_new = object.__new__
-
-
-def array_aval(x) -> ShapedArray:
-    """The (strong) type of a numpy array: ``ShapedArray(x.shape, x.dtype)`` without the
-    constructor's checks when the dtype is already a supported one (the common case)."""
-    dt = x.dtype
-    if dt in _FAST_DTYPES:
-        a = _object_new(ShapedArray)
-        a.shape = x.shape
-        a.dtype = dt
-        a.weak_type = False
-        return a
-    return ShapedArray(x.shape, dt)
-
-
-# native-byte-order dtype objects that ShapedArray would keep as they are
-_FAST_DTYPES = frozenset(np.dtype(d) for d in _SUPPORTED_DTYPES)
 
 
 def _source_line():
@@ -194,9 +177,9 @@ class Trace:
             dt = x.dtype
             if dt in _FAST_DTYPES:                  # array_aval, inlined
                 aval = _object_new(ShapedArray)
-                aval.shape, aval.dtype, aval.weak_type = x.shape, dt, False
+                aval.shape, aval.dtype, aval.weak_type = x.shape, dt, x.__class__ is WEAK_ARRAY
             else:
-                aval = ShapedArray(x.shape, dt)
+                aval = ShapedArray(x.shape, dt, x.__class__ is WEAK_ARRAY)
             v = _object_new(Var)
             v.aval, v.hint = aval, None
             self.constvars.append(v)
@@ -211,7 +194,7 @@ class Trace:
             lit = Literal(x)
             return lit, lit.aval, x
         if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.ndim == 0):
-            lit = Literal(x, ShapedArray((), x.dtype))
+            lit = Literal(x, ShapedArray((), x.dtype, x.__class__ is WEAK_ARRAY))
             return lit, lit.aval, x
         return self._lift(x)
 
@@ -435,6 +418,11 @@ def bind(prim, *args, **params):
     elif _CONTEXT.stagers and (trace is None or _CONTEXT.stagers[-1].level > trace.level):
         trace = _CONTEXT.stagers[-1]    # in the cond branch: see trace_to_jaxpr
     if trace is None:
+        if WEAK_BIND and (_weak_operands(args) or params.get("weak_type")) and not (
+                INTERNAL.on or prim.has_effects):   # a weak result's type: see weak_values
+            out = WEAK_BIND[0](prim, args, params)
+            if out is not None:
+                return out
         token = QUIET_VAR.set(QUIET)   # numpy's IEEE results, without its warnings
         try:
             if TRACE_ON:       # ft.profiler.trace: the call as one timed event
@@ -469,6 +457,7 @@ def unchanged(x):
 
 
 EAGER_CHECK: list = []   # [check(name, result)] of every eager result while a debug_nans is on
+WEAK_ARRAY = None         # functrans.weak_values.WeakArray: eager weakly typed arrays
 
 
 def new_trace(name="trace", symbolic=False) -> Trace:

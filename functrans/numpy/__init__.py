@@ -16,6 +16,8 @@ from . import _array_methods
 # Array's and tracers' methods and numpy's protocols on tracers call this package's
 # functions (looked up here when called); attached first, as the modules below use them
 _array_methods.install(_sys.modules[__name__])
+from . import _weak_operators  # noqa: E402
+_weak_operators.install()
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
 from ._elementwise_select import *  # noqa: F401,F403

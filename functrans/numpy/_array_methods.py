@@ -20,6 +20,7 @@ from ..array import Array, no_out_argument
 from ..numpy_warnings import QUIET, QUIET_VAR
 from ..primitives.control_flow import repeat_where_hit
 from ..tracing import Tracer
+from ..weak_values import WeakArray, typed_like
 from ._indexing import getitem, index_update, numpy_indexes_alike
 from ._structural import resolve_shape
 from . import _promotion_mode
@@ -297,7 +298,7 @@ def _array_getitem(self, index):
         out = np.ndarray.__getitem__(self, index)
     except IndexError:    # out of range: array indices clamp as under jit (fnp's rule)
         return getitem(self.view(np.ndarray), index)
-    return out if type(out) is Array else tracing.wrap(out)
+    return out if type(out) is Array and type(self) is Array else typed_like(self, out)
 
 
 def _array_reshape(self, *shape, order="C"):
@@ -440,13 +441,11 @@ _BINOPS = {
 _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
             "eq": "equal", "ne": "not_equal"}
 
-
 _ARRAYLIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 _OPERAND = (np.ndarray, np.generic, bool, int, float, complex, Tracer)
 _F16, _BF16 = np.dtype(np.float16), bfloat16
 _SUPPORTED = frozenset(np.dtype(d) for d in ("float64", "float32", "int64", "int32", "int16",
-                                              "uint64", "uint32", "uint16", "bool", "complex64",
-                                              "complex128"))
+                                              "uint64", "uint32", "uint16", "bool", "complex64", "complex128"))
 # operators whose fnp function is exactly the numpy ufunc (when the result dtype is a
 # supported one): called directly on base-class views, the fastest eager route
 _UFUNC = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
@@ -475,6 +474,8 @@ def _array_binop(name, reflected=False, fast=True):
     def op(self, other):
         if type(other) is Array:
             o = other.view(base)
+        elif type(other) is WeakArray:          # (x += weak: WeakArray's own ops otherwise)
+            return slow(self, other)
         elif isinstance(other, _ARRAYLIKE) and not _foreign(other):
             o = other
         else:
@@ -510,8 +511,6 @@ def _install_array_operators(fast=True):
         setattr(Array, f"__i{dunder}__", _array_binop(fname, fast=fast))
     for dunder, fname in _COMPARE.items():
         setattr(Array, f"__{dunder}__", _array_binop(fname, fast=fast))
-
-
 
 def _install_tracer_methods():
     T = Tracer

@@ -27,6 +27,7 @@ from ..primitives import structural as S
 from . import _elementwise as El, _elementwise_select as Sel, _joining as Jn, _structural as St, _util
 from ._structural import broadcast_to
 from ..array import Array
+from ..weak_values import WeakArray, weak_view
 from ..device import device_put
 from ..typing import ArrayLike, DTypeLike, Shape
 
@@ -89,7 +90,10 @@ def _placed(x: Array, device: Any) -> Array:
 def asarray(a: ArrayLike, dtype: DTypeLike | None = None, order: str | None = None,
             copy: bool | None = None, *, device: Any = None) -> Array:
     """``a`` as an array (tracers pass through, converted to ``dtype`` if given)."""
-    return _placed(_util.asarray(a, _dtype("asarray", dtype)), device)
+    if dtype is None and type(a) is WeakArray:
+        return _placed(a, device)
+    return _placed(_weak_if_scalar(a, dtype, _util.asarray(a, _dtype("asarray", dtype))),
+                   device)
 
 
 def array(object: ArrayLike, dtype: DTypeLike | None = None, copy: bool = True, order: str = "K",
@@ -107,7 +111,21 @@ def array(object: ArrayLike, dtype: DTypeLike | None = None, copy: bool = True, 
         a = np.array(a, copy=True)
     if ndmin > a.ndim:
         a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
-    return _placed(wrap(a), device)
+    return _placed(_weak_if_scalar(object, dtype, a), device)
+
+
+def _weak_if_scalar(x, dtype, made):
+    """``made``, the eager array of ``x``: weakly typed (a WeakArray, as JAX's) when
+    ``x`` is a Python int, float or complex (not bool), or a WeakArray, and no ``dtype``
+    was asked for."""
+    if isinstance(made, Tracer):
+        return made
+    if dtype is None and (type(x) in _WEAK_PY or type(x) is WeakArray):
+        return weak_view(made)
+    return wrap(made)
+
+
+_WEAK_PY = frozenset((int, float, complex))   # a Python bool is strong (JAX's array(True))
 
 
 # --------------------------------------------------------------------------- filled

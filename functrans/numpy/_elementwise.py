@@ -26,11 +26,12 @@ from ..array import (Array, Array as _Array, numpy_floor_divide, numpy_maximum,
                      numpy_minimum, numpy_remainder, numpy_sign)
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import EAGER_CHECK, Tracer, wrap
+from ..weak_values import WEAKISH as _WEAKISH, WeakArray, weak_call
 from ..trace_events import ACTIVE as TRACE_ON, timed
 from ..primitives import elementwise as E
 from . import _promotion_mode
 from ._complex_traced import complex_fext, complex_rint, complex_sign
-from ._util import (broadcast_shapes, check_arraylike, check_dtypes, promote,
+from ._util import (broadcast_shapes, check_args, check_arraylike, check_dtypes, promote,
                     complex_extremum, const_as, ordered, result_dtype, shape_of)
 from ..typing import ArrayLike
 from ._out_dtypes import (SUPPORTED, WIDEN, bf16_call, has_bf16, kept_small,  # noqa: F401
@@ -48,17 +49,6 @@ __all__ = [
     "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
 ]
 # where, clip, real, imag, conj(ugate) are in _elementwise_select, written with this one
-
-_FAST_TYPES = (np.ndarray, float, int, bool, np.generic, complex)
-
-
-def check_args(name, *args):
-    """check_arraylike, skipped for the common types (it is on the eager hot path)."""
-    for a in args:
-        if not isinstance(a, _FAST_TYPES):
-            check_arraylike(name, *args)
-            return
-
 
 def _shape_error(np_fn, args):
     """After numpy raised ValueError: raise ours naming the function and both shapes
@@ -91,13 +81,17 @@ def eager_call(np_fn, args):
 
 
 # The hot eager paths: a ufunc on an ndarray subclass takes a slower route in numpy, so
-# Arrays are passed as base-class views and the result is wrapped once.
+# Arrays are passed as base-class views and the result is wrapped once. A weakly typed
+# x (a Python scalar, a WeakArray; for two operands, a WeakArray or both weak) goes
+# through ``fn``'s traced path instead (``weak_values.weak_call``), which types it.
 
-def _eager1(np_fn, x):
+def _eager1(np_fn, x, fn=None):
     if getattr(x, "dtype", None) is bfloat16:
         return eager_call(np_fn, (x,))
     if type(x) is _Array:
         x = x.view(np.ndarray)
+    elif type(x) in _WEAKISH and fn:
+        return weak_call(fn, (x,))
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
         r = timed(np_fn, x) if TRACE_ON else np_fn(x)
@@ -113,15 +107,19 @@ def _eager1(np_fn, x):
     return r.view(_Array) if type(r) is np.ndarray else wrap(r)
 
 
-def _eager2(np_fn, x, y):
+def _eager2(np_fn, x, y, fn=None):
     if _promotion_mode.ACTIVE:
         _promotion_mode.check_operands(np_fn.__name__, (x, y))
     if getattr(x, "dtype", None) is bfloat16 or getattr(y, "dtype", None) is bfloat16:
         return eager_call(np_fn, (x, y))      # (has_bf16 inlined: this is the hot path)
     if type(x) is _Array:
         x = x.view(np.ndarray)
+    elif type(x) in _WEAKISH and (type(x) is WeakArray or type(y) in _WEAKISH) and fn:
+        return weak_call(fn, (x, y))
     if type(y) is _Array:
         y = y.view(np.ndarray)
+    elif type(y) is WeakArray and fn:
+        return weak_call(fn, (x, y))
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
         r = timed(np_fn, x, y) if TRACE_ON else np_fn(x, y)
@@ -168,7 +166,7 @@ def _unary(name, np_fn, traced, example=None):
     def f(x: ArrayLike) -> Array:
         if not isinstance(x, Tracer):
             check_args(name, x)
-            return _eager1(np_fn, x)
+            return _eager1(np_fn, x, f)
         dt = x.aval.dtype
         out = out_dtypes.get(dt)
         if out is None:
@@ -182,7 +180,7 @@ def _binary(name, np_fn, traced, example=None):
     def f(x: ArrayLike, y: ArrayLike) -> Array:
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
-            return _eager2(np_fn, x, y)
+            return _eager2(np_fn, x, y, f)
         if isinstance(x, Tracer) and isinstance(y, Tracer):
             xa, ya = x.aval, y.aval
             # the common traced case: same type, nothing weak, so nothing to promote
@@ -205,7 +203,7 @@ def _predicate(name, np_fn, traced, truth_values=False):
     def f(x: ArrayLike, y: ArrayLike) -> Array:
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
-            return _eager2(np_fn, x, y)
+            return _eager2(np_fn, x, y, f)
         check_args(name, x, y)
         if truth_values:
             # conversion to bool is truthiness (nan is true), as numpy
@@ -303,7 +301,7 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
     """
     if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("power", x, y)
-        return _eager2(np.power, x, y)
+        return _eager2(np.power, x, y, power)
     if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) \
             and isinstance(x, Tracer):
         dt = out_dtype_of("power", np.power, result_dtype(x, y), result_dtype(x, y))
@@ -341,7 +339,7 @@ def abs(x: ArrayLike) -> Array:  # noqa: A001 (numpy's name)
     """
     if not isinstance(x, Tracer):
         check_args("abs", x)
-        return eager_call(np.absolute, (x,))
+        return weak_call(abs, (x,)) if type(x) in _WEAKISH else eager_call(np.absolute, (x,))
     return _abs_traced(x)
 
 

@@ -26,6 +26,7 @@ from . import _promotion_mode
 from ..array import Array
 from ..key_array import KeyArray, key_words
 from ..typing import ArrayLike
+from ..weak_values import WEAKISH, WeakArray, weak_call, weak_operands
 
 __all__ = ["clip", "real", "imag", "conjugate", "conj"]   # where: _setops' (size=)
 
@@ -39,6 +40,8 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
     def f(x: ArrayLike) -> Array:
         if not isinstance(x, Tracer):
             check_args(name, x)
+            if type(x) is WeakArray:      # typed as under jit
+                return weak_call(f, (x,))
             return eager_call(np_fn, (x,)) if widen else wrap(unshared(quiet_call(np_fn, x), (x,)))
         if dtype_kind(x.dtype) == "c":
             return on_complex(x)
@@ -112,6 +115,9 @@ def clip(x: ArrayLike, /, min: ArrayLike = _NO_VALUE, max: ArrayLike = _NO_VALUE
         if not bounds:
             return unchanged(x)
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
+        if weak_operands([x] + bounds):    # weakly typed operands: typed as under jit
+            return weak_call(lambda v, *b: clip(v, b[0] if lo is not None else None,
+                                                b[-1] if hi is not None else None), [x] + bounds)
         return eager_call(lambda *a: _np_clip(a[0], lo if lo is None else a[1],
                                           hi if hi is None else a[-1]), [x] + bounds)
     check_args("clip", x, *bounds)
@@ -157,6 +163,8 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
     if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
+        if (type(x) in WEAKISH or type(y) in WEAKISH) and weak_operands((x, y)):   # as jit
+            return weak_call(where, (condition, x, y))
         r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
         if has_bf16((x, y)):     # JAX's bfloat16 promotion, as traced (numpy's: float32)
             return wrap(r.astype(result_dtype(x, y)))

@@ -26,6 +26,7 @@ from typing import Sequence
 from ..array import Array
 from ..key_array import KeyArray
 from ..typing import ArrayLike, Shape
+from ..weak_values import typed_like
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
            "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip", "fliplr", "flipud",
@@ -113,7 +114,7 @@ def reshape(a: ArrayLike, shape: Shape | None = None, order: str = "C", *,
     if order not in ("C", "F"):
         raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
     if not isinstance(a, Tracer):
-        return wrap(np.ndarray.reshape(a, new, order=order))
+        return typed_like(a, np.ndarray.reshape(a, new, order=order))
     if order == "F":
         return transpose(S.reshape(transpose(a), new[::-1]))
     return S.reshape(a, new)
@@ -261,7 +262,7 @@ def broadcast_to(a: ArrayLike, shape: int | Shape) -> Array:
     if not ok:
         raise ValueError(f"broadcast_to: cannot broadcast shape {tuple(a.shape)} to {shape}")
     if not isinstance(a, Tracer):
-        return wrap(np.broadcast_to(a, shape))
+        return typed_like(a, np.broadcast_to(a, shape))
     return broadcast_to_shape(a, shape)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from jaxpr_ir import canonical_dtype, dtype_kind
 from ..array import host_array
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
+from ..weak_values import WeakArray
 from ..primitives.elementwise import (bitwise_and, bitwise_not, bitwise_or, convert_element_type,
                                       convert_element_type_p, eq, ge, imag, le, ne, real,
                                       select_n)
@@ -55,6 +56,17 @@ def check_arraylike(name, *args):
                         f"or number: {x!r:.60}")
 
 
+_FAST_TYPES = (np.ndarray, float, int, bool, np.generic, complex)
+
+
+def check_args(name, *args):
+    """check_arraylike, skipped for the common types (it is on the eager hot path)."""
+    for a in args:
+        if not isinstance(a, _FAST_TYPES):
+            check_arraylike(name, *args)
+            return
+
+
 def check_dtypes(name, *args):
     """After numpy raised TypeError: raise ours if an argument's dtype is not numeric
     (object, strings), naming it; return otherwise."""
@@ -70,6 +82,8 @@ def _promotion_key(x):
         return x
     if isinstance(x, Tracer):
         return _WEAK_PROTO[dtype_kind(x.dtype)] if x.aval.weak_type else x.dtype
+    if type(x) is WeakArray:          # weakly typed, as a weak tracer
+        return _WEAK_PROTO[dtype_kind(x.dtype)]
     if isinstance(x, (np.ndarray, np.generic)):
         return x.dtype
     return np.asarray(x).dtype
@@ -106,6 +120,8 @@ def asarray(x, dtype=None):
         if dtype == np.bool_ and dtype_kind(x.dtype) == "c":   # numpy's (and jnp's) x != 0: the
             return ne(x, np.zeros((), x.dtype))          # lax cast reads the real part only
         return convert_element_type(x, dtype) if dtype is not None else x
+    if dtype is None and type(x) is WeakArray:    # stays weakly typed
+        return x
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or
                                             (isinstance(e, (list, tuple))) for e in x):
         if any(_contains_tracer(e) for e in x):
@@ -180,12 +196,12 @@ def promote(name, *args, dtype=None, weak_literals=False, checked=None, ranks=Tr
     dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
     weak = dtype is None and dtype_kind(dt) in "iufc" and all(
-        a.aval.weak_type if isinstance(a, Tracer) else
+        a.weak_type if isinstance(a, (Tracer, WeakArray)) else
         (isinstance(a, _PY_SCALARS) and not isinstance(a, bool)) for a in args)
     out = []
     for a in args:
-        if isinstance(a, Tracer):
-            a = convert_element_type(a, dt, a.aval.weak_type and (weak or a.dtype == dt))
+        if isinstance(a, (Tracer, WeakArray)):
+            a = convert_element_type(a, dt, a.weak_type and (weak or a.dtype == dt))
         elif weak:
             w = weak_scalar(a, dt) if weak_literals and not shape else None
             a = w if w is not None else bind_outermost(
@@ -205,7 +221,7 @@ def broadcast_to_shape(x, shape):
         return x
     nd = len(shape)
     dims = tuple(range(nd - len(s), nd))
-    if not isinstance(x, Tracer):
+    if not isinstance(x, (Tracer, WeakArray)):     # (a weak array stays weak)
         return broadcast_constant(x, shape, dims)
     return broadcast_in_dim(x, shape, dims)
 

@@ -26,6 +26,7 @@ from ..array import float_to_int
 from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
 from .primitive import Primitive
 from ..typing import Array, ArrayLike, DTypeLike, Shape
+from ..weak_values import WeakArray
 
 # --------------------------------------------------------------------------- elementwise rules
 
@@ -272,7 +273,8 @@ def broadcast_constant(x, shape, broadcast_dimensions):
     it instead of reading a materialised array."""
     shape = tuple(int(s) for s in shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
-    x = np.asarray(x)
+    if type(x) is not WeakArray:       # (a weak array stays weak: its aval says so)
+        x = np.asarray(x)
     if x.shape == shape:
         return x
     return bind_outermost(broadcast_in_dim_p, (x,),

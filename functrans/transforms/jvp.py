@@ -36,7 +36,7 @@ def bind_expanding(prim, args, params):
 
     >>> from functrans.primitives.basic import broadcast_in_dim_p
     >>> bind_expanding(broadcast_in_dim_p, (2.0,), dict(shape=(2,), broadcast_dimensions=()))
-    Array([2., 2.], dtype=float64)
+    Array([2., 2.], dtype=float64, weak_type=True)
     """
     if trace_depth() and not prim.has_effects and not any(isinstance(x, Tracer) for x in args):
         outer = outermost_trace()

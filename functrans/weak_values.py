@@ -1,0 +1,182 @@
+"""Weakly typed eager arrays: values made from Python scalars, as JAX's ``weak_type``.
+
+Under a trace a value made from a Python scalar is weakly typed (``f64[]{weak}``): it
+adapts to the other operand's dtype (float32 + weak float64 is float32). Eagerly such a
+value is a ``WeakArray`` (an ``Array`` whose ``weak_type`` is True), so that a program
+gives the same dtypes eagerly and under ``jit``. An eager operation with a weak input
+is computed through the traced code path, in a throwaway trace whose tracers carry their
+values: the dtype and weak type of its result are then those ``jit`` gives, by
+construction (one promotion rule). Operations on strong Arrays never come here.
+
+A WeakArray stays weak only where the library says so: a numpy view or copy of one, or
+numpy's own function of one, is a strong ``Array``.
+
+>>> import functrans.numpy as fnp, numpy as np
+>>> w = fnp.asarray(2.0)
+>>> w
+Array(2., dtype=float64, weak_type=True)
+>>> (np.ones(2, np.float32) * w).dtype, (w + 1).weak_type, fnp.sum(w).weak_type
+(dtype('float32'), True, False)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jaxpr_ir import ShapedArray, aval_of
+from . import eager_values, tracing
+from .array import Array
+from .eager_values import unshared, weak_operands, wrap  # noqa: F401
+from .tracing import EAGER_CHECK, Tracer, end_trace, new_trace
+
+__all__ = ["WeakArray", "weak_view", "weak_call", "weak_bind", "weak_operands", "weak_outputs",
+           "weakened", "weakening", "typed_like", "WEAK_SCALARS", "WEAKISH"]
+
+# Python scalar types: weakly typed values (their avals are; see jaxpr_ir.aval_of)
+WEAK_SCALARS = frozenset((bool, int, float, complex))
+
+
+class WeakArray(Array):
+    """An eager ``Array`` with a weak type (``weak_type`` True): made from a Python scalar
+    (``fnp.asarray(1.0)``), or computed from weak values only. See the module doc.
+
+    >>> import functrans.numpy as fnp
+    >>> fnp.asarray(1).weak_type, fnp.asarray([1]).weak_type
+    (True, False)
+    """
+    weak_type = True
+
+    def __array_finalize__(self, obj):
+        Array.__array_finalize__(self, obj)
+        if type(obj) is WeakArray:       # numpy's view or copy of a weak array: strong
+            self.__class__ = Array
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):
+        out = Array.__array_wrap__(self, arr, context, return_scalar)
+        if type(out) is WeakArray:       # a numpy function's result: strong
+            out.__class__ = Array
+        return out
+
+    def __repr__(self):
+        return Array.__repr__(self)[:-1] + ", weak_type=True)"
+
+
+def weak_view(x: np.ndarray) -> WeakArray:
+    """``x`` (a numpy array of a supported dtype) as a weakly typed Array (a view).
+
+    >>> weak_view(np.array(1.5))
+    Array(1.5, dtype=float64, weak_type=True)
+    """
+    return np.asarray(x).view(WeakArray)
+
+
+def typed_like(x, out: np.ndarray):
+    """``out``, a numpy result that keeps the type of ``x`` (a reshape, a broadcast, an
+    indexed view), as an Array: weakly typed when ``x`` is a WeakArray.
+
+    >>> typed_like(weak_view(np.array(1.0)), np.ones(2)).weak_type
+    True
+    """
+    return np.asarray(out).view(WeakArray) if type(x) is WeakArray else wrap(out)
+
+
+def _eager(t, args=()):
+    """A tracer of a throwaway trace (its value known) as an eager Array with its type."""
+    if not isinstance(t, Tracer):
+        return t
+    if t.val is None:
+        raise RuntimeError(f"internal error: an eager operation on weakly typed values "
+                           f"gave no value for {t.aval.str_short()}")
+    val = np.asarray(t.val)
+    aval = t.aval
+    if val.dtype != aval.dtype:          # numpy computed a Python scalar in its own type
+        val = val.astype(aval.dtype)
+    val = unshared(val, args)
+    if EAGER_CHECK:
+        EAGER_CHECK[0]("weak", val)
+    return val.view(WeakArray) if aval.weak_type else wrap(val)
+
+
+def _as_tracers(trace, args, scalars: bool):
+    """``args`` with each WeakArray (and with ``scalars`` each Python scalar) made an
+    input of ``trace`` carrying its value; other arguments as they are."""
+    out = []
+    for a in args:
+        t = type(a)
+        if t is WeakArray:
+            out.append(trace.new_arg(ShapedArray(a.shape, a.dtype, True), a.view(np.ndarray)))
+        elif scalars and t in WEAK_SCALARS:
+            aval = aval_of(a)
+            out.append(trace.new_arg(aval, np.asarray(a, aval.dtype)))
+        else:
+            out.append(a)
+    return out
+
+
+def weak_call(fn: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """``fn(*args)`` for an eager call with weakly typed arguments (WeakArrays, Python
+    scalars): run on tracers that carry their values, so ``fn``'s traced code decides the
+    result's dtype and weak type, as under ``jit``. ``fn`` returns one array or a tuple
+    or list of them.
+
+    >>> import functrans.numpy as fnp
+    >>> weak_call(fnp.sin, (0.0,))
+    Array(0., dtype=float64, weak_type=True)
+    """
+    trace = new_trace("weak eager")
+    try:
+        out = fn(*_as_tracers(trace, args, True))
+    finally:
+        end_trace(trace)
+    if isinstance(out, (tuple, list)):
+        return type(out)(_eager(o, args) for o in out)
+    return _eager(out, args)
+
+
+def weak_bind(prim, args, params):
+    """``bind``'s eager path when the result may be weak (a WeakArray argument, only
+    Python scalars, or a ``weak_type`` parameter; no effect): the primitive's abstract
+    evaluation gives the result's type. None where the trace computes no value (a
+    collective), for bind's own eager path."""
+    trace = new_trace("weak eager")
+    try:
+        out = trace.process(prim, _as_tracers(trace, args, False), params)
+    finally:
+        end_trace(trace)
+    outs = out if prim.multiple_results else [out]
+    if any(o.val is None for o in outs):
+        return None
+    outs = [_eager(o, args) for o in outs]
+    return outs if prim.multiple_results else outs[0]
+
+
+def weakened(outs: list, weak: tuple | None) -> list:
+    """A compiled function's outputs ``outs``, those whose type is weak (``weak[i]``;
+    None: none is) as WeakArrays.
+
+    >>> weakened([np.ones(1), np.ones(1)], (False, True))[1].weak_type
+    True
+    """
+    if weak is None:
+        return outs
+    return [weak_view(o) if w else o for o, w in zip(outs, weak)]
+
+
+def weak_outputs(avals) -> tuple | None:
+    """Which of a jaxpr's output types ``avals`` are weak (None: none is)."""
+    weak = tuple(a.weak_type for a in avals)
+    return weak if any(weak) else None
+
+
+def weakening(run: Callable, weak: tuple, single: bool) -> Callable:
+    """A compiled function's fast runner ``run`` (returning its only output with
+    ``single``, else the list) whose outputs are typed as ``weakened`` says."""
+    if single:
+        return lambda *a: weak_view(run(*a))
+    return lambda *a: weakened(run(*a), weak)
+
+
+WEAKISH = WEAK_SCALARS | {WeakArray}     # the types of weakly typed eager values
+tracing.WEAK_ARRAY = eager_values.WEAK_ARRAY = WeakArray
+eager_values.WEAK_BIND[:] = [weak_bind]
