@@ -226,3 +226,24 @@ def test_qr_full_mode_is_reduced_and_pinv_message():
     with pytest.raises(ValueError, match=r"^pinv: only one of rtol and rcond may be "
                                          r"specified\.$"):
         fnp.linalg.pinv(np.eye(2), rtol=1e-3, rcond=1e-3)
+
+
+def test_structured_matrix_argument_errors_as_jax():
+    """linalg_test testCompanionInvalidLength, testConvolutionMatrixInvalidArgs,
+    testDftInvalidDtype (dft(4, dtype=float32) was computed and cast, dropping the
+    imaginary parts; JAX raises), testHadamardInvalidN, testInvpascalInvalidKind,
+    testStringInfNorm: jax 0.10.2's message parts."""
+    from functrans.scipy import linalg as fsl
+    cases = [(lambda: fsl.companion(np.zeros(1)), "length of `a` along the last axis"),
+             (lambda: fsl.convolution_matrix(np.ones(3), 0), "n must be a positive integer"),
+             (lambda: fsl.convolution_matrix(np.ones(3), 3, mode="bad"), "mode must be one of"),
+             (lambda: fsl.convolution_matrix(np.zeros(0), 3), r"len\(a\) must be at least 1"),
+             (lambda: fsl.dft(4, dtype=np.float32), "dtype must be"),
+             (lambda: fsl.hadamard(3), "positive power of 2"),
+             (lambda: fsl.invpascal(3, kind="bad"), "Expected kind to be one of"),
+             (lambda: fnp.linalg.norm(np.ones(3), ord="inf"),
+              "Invalid order 'inf' for vector norm.")]
+    for fun, message in cases:
+        with pytest.raises(ValueError, match=message):
+            fun()
+    assert fsl.dft(4, dtype=np.complex64).dtype == np.complex64

@@ -48,8 +48,8 @@ def _check_ord(ord, matrix):
                          f"(supported: {_MATRIX_ORDS})")
     if isinstance(ord, (str, bool)) or not (
             ord is None or isinstance(ord, (int, float, np.integer, np.floating))):
-        raise ValueError(f"norm: ord={ord!r} is not supported for vectors "
-                         f"(supported: {_VECTOR_ORDS})")
+        raise ValueError(f"norm: Invalid order {ord!r} for vector norm. (supported: "
+                         f"{_VECTOR_ORDS}; for infinity use numpy.inf)")
 
 
 def norm(x: ArrayLike, ord: int | float | str | None = None,

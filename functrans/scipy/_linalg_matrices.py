@@ -23,7 +23,8 @@ def _vector(a, name, empty_ok=False):
     if a.ndim == 0:
         a = a[None]
     if a.shape[-1] == 0 and not empty_ok:
-        raise ValueError(f"{name}: the input must not be empty")
+        raise ValueError(f"{name}: the input must not be empty (len(a) must be at least 1; "
+                         f"got shape {a.shape})")
     return a
 
 
@@ -92,7 +93,8 @@ def companion(a: ArrayLike) -> Array:
     """
     a = fnp.asarray(a)
     if a.ndim == 0 or a.shape[-1] < 2:
-        raise ValueError("companion: the input needs at least two coefficients")
+        raise ValueError(f"companion: the length of `a` along the last axis must be at "
+                         f"least 2; got shape {a.shape}")
     a = a if fnp.issubdtype(a.dtype, fnp.inexact) else a.astype(fnp.float64)
     n = a.shape[-1] - 1
     first = -a[..., 1:] / a[..., :1]
@@ -109,9 +111,9 @@ def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
     [[1, 0], [2, 1], [0, 2]]
     """
     if n <= 0:
-        raise ValueError("convolution_matrix: n must be a positive integer")
+        raise ValueError(f"convolution_matrix: n must be a positive integer; got {n}")
     if mode not in ("full", "same", "valid"):
-        raise ValueError(f"convolution_matrix: mode must be 'full', 'same' or 'valid', "
+        raise ValueError(f"convolution_matrix: mode must be one of 'full', 'valid', 'same'; "
                          f"got {mode!r}")
     a = _vector(a, "convolution_matrix")
     m = a.shape[-1]
@@ -133,6 +135,9 @@ def dft(n: int, scale: str | None = None, *, dtype: DTypeLike | None = None) -> 
     """
     if scale not in (None, "sqrtn", "n"):
         raise ValueError(f"dft: scale must be None, 'sqrtn' or 'n', got {scale!r}")
+    if dtype is not None and np.dtype(dtype).kind != "c":     # was cast, dropping .imag
+        raise ValueError(f"dft: dtype must be a complex floating-point type; got "
+                         f"{np.dtype(dtype)}")
     jk = np.outer(np.arange(n), np.arange(n)) % max(n, 1)    # exact phase: jk mod n
     m = np.exp(-2j * np.pi * jk / max(n, 1))
     m = m / {None: 1.0, "sqrtn": math.sqrt(n), "n": float(n)}[scale]
@@ -215,7 +220,7 @@ def hadamard(n: int, dtype: DTypeLike = int) -> Array:
     [[1, 1], [1, -1]]
     """
     if n < 1 or n & (n - 1):
-        raise ValueError("hadamard: n must be a positive power of two")
+        raise ValueError(f"hadamard: n must be a positive power of 2; got {n}")
     h = np.ones((1, 1), dtype)
     while h.shape[0] < n:
         h = np.block([[h, h], [h, -h]])
@@ -301,7 +306,8 @@ def invpascal(n: int, kind: str | None = None) -> Array:
     """
     kind = kind or "symmetric"
     if kind not in ("symmetric", "lower", "upper"):
-        raise ValueError(f"invpascal: kind must be 'symmetric', 'lower' or 'upper', got {kind!r}")
+        raise ValueError(f"invpascal: Expected kind to be one of: ['symmetric', 'lower', "
+                         f"'upper']; got {kind!r}")
     sign = (-1) ** np.add.outer(np.arange(n), np.arange(n))
     inv_low = _pascal_lower(n) * sign.astype(object)        # inverse of lower pascal
     p = {"lower": inv_low, "upper": inv_low.T,
