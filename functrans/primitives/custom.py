@@ -188,12 +188,11 @@ def _custom_jvp_impl(*args, call_jaxpr, jvp_jaxpr, num_consts, name):
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr, num_consts, name):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closed_over_error(name, "custom_jvp")
-    ts = [instantiate(t) for t in tangents]
-    outs = run_rule(jvp_jaxpr, list(primals) + ts, custom_jvp_call_p,
+    outs = run_rule(jvp_jaxpr, list(primals) + list(tangents), custom_jvp_call_p,
                     dict(call_jaxpr=call_jaxpr, jvp_jaxpr=jvp_jaxpr, num_consts=num_consts,
-                         name=name))
+                         name=name), n_primals=len(primals))   # Zero tangents stay symbolic
     n = len(call_jaxpr.out_avals)
-    return outs[:n], outs[n:]
+    return [instantiate(o) for o in outs[:n]], outs[n:]
 
 
 def _custom_jvp_batch(args, dims, *, call_jaxpr, jvp_jaxpr, num_consts, name):
