@@ -164,3 +164,14 @@ def test_weak_leaves_in_jit_fast_path_pytrees():
         s, _ = g([fnp.asarray(np.float64(0.5)), x])
         assert _typed(s) == ("float64", False)
         assert ft.jit(lambda a, b: a * b)(x, fnp.asarray(0.5)).dtype == np.float32
+
+
+def test_python_int_beyond_small_dtype_converts_as_jit():
+    # JAX 0.10.2: int8 ones + 300 -> 45 (300 taken as int8, wrapping), 300 * x -> 44,
+    # uint8 ones - 257 -> 0, eagerly and jitted; numpy raises OverflowError
+    x, u = fnp.ones(2, fnp.int8), fnp.ones(2, fnp.uint8)
+    for got in (x + 300, fnp.add(x, 300), ft.jit(fnp.add)(x, 300)):
+        assert got.dtype == np.int8 and got.tolist() == [45, 45]
+    assert (300 * x).tolist() == [44, 44] and (u - 257).tolist() == [0, 0]
+    with pytest.raises(OverflowError):          # beyond int64, a Python int is no weak int64
+        fnp.add(x, 2 ** 64)

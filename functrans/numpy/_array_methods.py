@@ -485,8 +485,8 @@ def _array_binop(name, reflected=False, fast=True):
             token = QUIET_VAR.set(QUIET)    # IEEE results without numpy's warnings, as JAX
             try:
                 r = ufunc(o, self.view(base)) if reflected else ufunc(self.view(base), o)
-            except (ValueError, TypeError):
-                return slow(self, other)            # fnp's message
+            except (ValueError, TypeError, OverflowError):
+                return slow(self, other)            # fnp's message (or jit's conversion)
             finally:
                 QUIET_VAR.reset(token)
             # float16 is kept where an operand has it (fnp's rule: not sin(int8)'s)

@@ -129,6 +129,10 @@ def _eager2(np_fn, x, y, fn=None):
     except TypeError:
         check_dtypes(getattr(np_fn, "__name__", "elementwise"), x, y)
         raise
+    except OverflowError:     # a Python int outside the array's dtype: converted as by jit
+        if not fn:
+            raise
+        return weak_call(fn, (x, y))
     finally:
         QUIET_VAR.reset(token)
     if r.dtype not in SUPPORTED and not kept_small(r.dtype, (x, y)):
