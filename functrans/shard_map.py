@@ -49,8 +49,9 @@ transposing to ``psum``): ``shard_map_specs.reverse_mode_plan`` divides the cota
 replicated output among its copies and psums the parts of a replicated input's. The
 typing is followed into a jit, vmap, checkpoint, cond branch or scan body inside the body
 (each such trace records the values its inputs stand for, ``tracing.Trace.sources``); a
-gradient with respect to a value computed from a scan/while carry is an error. With ``check_rep=False`` each process differentiates its body alone (JAX's
-``check_vma=False`` values).
+loop carry is typed as its initial value, and a body making it vary along an axis the
+initial value is replicated along is a TypeError, as in JAX. With ``check_rep=False`` each
+process differentiates its body alone (JAX's ``check_vma=False`` values).
 
 Running it: the body is compiled once (CPU backend) and runs on this process's blocks (op
 by op under ``ft.disable_jit()``); a collective at the body's top level calls MPI from the

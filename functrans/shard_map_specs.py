@@ -312,7 +312,7 @@ def replicated_axes(values, what):
     if any(v is None for v in varies):
         raise ValueError(f"{what} inside a shard_map body with check_rep=True (JAX's "
                          "check_vma=True): the mesh-axis typing of its inputs is not seen "
-                         "(a value of a scan / fori_loop / while_loop carry); pass "
+                         "(a value of a trace that records no sources); pass "
                          "check_rep=False (check_vma=False)")
     return [tuple(sorted(axes - v)) for v in varies]
 
@@ -337,6 +337,38 @@ def check_replicated_cotangents(rep_in: list, cts: list, name: str) -> list:
                 f"axes included); reduce it over "
                 f"{bad[0]!r} in bwd (psum) or pass check_rep=False")
     return cts
+
+
+def check_carry_typing(closed, sources, carry_in, carry_out, names) -> None:
+    """Inside a shard_map body traced with ``check_rep=True``: raise TypeError (as JAX 0.10)
+    if a loop body ``closed``, its inputs standing for ``sources`` (a carry for its initial
+    value), makes carry output ``carry_out[k]`` vary along a mesh axis its input
+    ``carry_in[k]`` is replicated along: a carry keeps its initial value's typing (what a
+    reverse mode inside the body was planned with).
+
+    Example: ``fori_loop(0, 2, lambda k, c: c + x, w)`` with ``w`` given by ``P()`` and
+    ``x`` split over "i" raises here; ``lax.pcast(w, "i", to="varying")`` as the initial
+    value does not."""
+    typed = _typed_body_axes()
+    if typed is None or sources is None:
+        return
+    frame, axes = typed
+    ins = _vary_of(list(closed.consts) + list(sources), frame)
+    if any(v is None for v in ins):
+        return      # an initial value of unseen typing: a reverse mode inside refuses
+    j = closed.jaxpr
+    env = dict(zip(list(j.constvars) + list(j.invars), ins))
+    _walk(env, j.eqns, set(frame.mesh.axis_names), JAX_REDUCING)
+    get = lambda a: set() if type(a) is Literal else env.get(a, set())   # noqa: E731
+    for i, o, what in zip(carry_in, carry_out, names):
+        extra = sorted((get(j.outvars[o]) - get(j.invars[i])) & axes)
+        if extra:
+            raise TypeError(f"{what} is replicated along mesh axis {extra[0]!r} on entry but "
+                            f"varies along it on output; in a shard_map body with "
+                            f"check_rep=True a loop carry keeps its type (as JAX's "
+                            f"check_vma=True): make the initial value varying with "
+                            f"lax.pcast(init, {extra[0]!r}, to='varying'), or pass "
+                            f"check_rep=False")
 
 
 def reverse_mode_plan(diff_inputs, outputs, what):

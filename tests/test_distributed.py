@@ -333,11 +333,12 @@ def test_grad_wrt_replicated_equals_single_process(n, request):
 @pytest.mark.parametrize("n", [2, 4])
 def test_reverse_mode_inside_inner_traces_of_a_checked_body_equals_jax(n, request):
     # grad / hessian / jacrev inside a jit, vmap, cond, checkpoint or scan inside a
-    # check_rep=True body (was an error), custom_vjp bwd cotangents (were 1/N): JAX 0.10.2's
-    # values (tests/data); a bwd's varying cotangent of a replicated argument raises as JAX
+    # check_rep=True body (was an error), custom_vjp bwd cotangents (were 1/N), w.r.t. a
+    # scan / fori / while carry (was an error): JAX 0.10.2's values (tests/data); a bwd's
+    # varying cotangent of a replicated argument, a carry made varying: raise as JAX
     r = run_program(request, n, "grad_inner.py")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split() == ["OK", "31"]
+    assert r.stdout.split() == ["OK", "37"]
 
 
 @needs_mpi

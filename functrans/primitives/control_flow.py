@@ -22,6 +22,7 @@ import numpy as np
 
 from jaxpr_ir import ClosedJaxpr, Jaxpr, ShapedArray, dtype_kind
 from ..api_util import as_array
+from ..shard_map_specs import check_carry_typing
 from ..tracing import Tracer, get_aval
 from ..tree_util import tree_flatten, tree_unflatten
 from .control_flow_common import hoist, join_branch_consts, trace_closed
@@ -226,19 +227,20 @@ def switch(index: ArrayLike, branches: Sequence[Callable[..., Any]], *operands: 
 # --------------------------------------------------------------------------- loops
 
 def _trace_carry_fun(fun, in_tree, init_avals, other_avals, carry_of, name, what,
-                     carry_paths, carry_first=True, other_sources=None):
+                     carry_paths, carry_first=True, other_sources=None, init=None):
     """Trace a loop body whose carry must keep its type.
 
     ``carry_of(out_tree) -> (carry out leaf slice, ok)`` locates the carry among
     the output leaves. A weakly typed carry (initial value or output) adopts the
     other side's dtype. ``other_sources``: the values the other inputs stand for (a scan's
-    xs: ``tracing.Trace.sources``; a carry stands for no one value: None). Returns
+    xs: ``tracing.Trace.sources``); a carry is typed as its initial value ``init`` (JAX
+    0.10: a carry keeps its type, mesh axes included; ``check_carry_typing``). Returns
     (closed, out_tree, carry avals).
     """
     carry_avals = list(init_avals)
     sources = None
     if other_sources is not None:
-        carries = [None] * len(init_avals)     # each iteration's: not followed
+        carries = list(init)
         sources = carries + other_sources if carry_first else other_sources + carries
     casts = {}
     for _ in range(3):
@@ -261,6 +263,10 @@ def _trace_carry_fun(fun, in_tree, init_avals, other_avals, carry_of, name, what
                                 "carry must keep its shape and dtype")
             changed = True
         if not changed:
+            n_in = len(carry_avals)
+            first = 0 if carry_first else len(other_avals)
+            check_carry_typing(closed, sources, range(first, first + n_in), range(lo, hi),
+                               [f"{what}: {name}'s carry element{p}" for p in carry_paths])
             return closed, out_tree, carry_avals
     raise TypeError(f"{what}: the carry types of {name} do not settle")  # pragma: no cover
 
@@ -296,7 +302,7 @@ def while_loop(cond_fun: Callable[..., Any], body_fun: Callable[..., Any],
 
     body, _, carry_avals = _trace_carry_fun(
         body_fun, in_tree, init_avals, [], carry_of, "body_fun", "lax.while_loop", paths,
-        other_sources=[])
+        other_sources=[], init=init)
     cond_closed, cond_tree = _trace_fun(cond_fun, in_tree, carry_avals, "cond_fun")
     outs = cond_closed.out_avals
     if len(outs) != 1 or outs[0].shape != () or outs[0].dtype != np.bool_:
@@ -460,7 +466,7 @@ def scan(f: Callable[..., Any], init: Any, xs: Any = None, length: int | None = 
 
     closed, out_tree, carry_avals = _trace_carry_fun(
         body, in_tree, init_avals, x_avals, carry_of, "f", "lax.scan", _leaf_paths(init_tree),
-        other_sources=list(xs_leaves))
+        other_sources=list(xs_leaves), init=init_leaves)
     ys_tree = out_tree.child_defs[1]
     init_leaves = [x if _same(get_aval(x), a) else _cast(x, a.dtype)
                    for x, a in zip(init_leaves, carry_avals)]

@@ -2,7 +2,8 @@
 rule inside a shard_map body traced with check_rep=True (JAX's check_vma=True) gives JAX 0.10.2's values
 (tests/data/jax_shard_map_inner_grad.npz, written by JAX with N simulated devices; was an
 error): the typing by mesh axes is followed through the inner traces (``Trace.sources``).
-A gradient with respect to a loop carry is still refused. Prints ``OK <count>`` on rank 0."""
+A loop carry is typed as its initial value (a gradient w.r.t. it was refused); one made
+varying by the body raises TypeError as JAX. Prints ``OK <count>`` on rank 0."""
 import os
 
 import numpy as np
@@ -127,6 +128,22 @@ CASES = {
     "cvjp_vjp_psum_out": lambda: ft.grad(lambda x: jnp.sum(sm(cp, P("i"), P("i"))(x) ** 2))(X),
     "cvjp_vjp_ag_in": lambda: sm(lambda x: ft.grad(lambda u: jnp.sum(cg(u) ** 2))(x), P("i"),
                                  P("i"))(X),
+    # a gradient w.r.t. a loop carry (JAX types a carry as its initial value)
+    "scan_carry_grad": lambda: sm(lambda w, x: lax.scan(lambda c, xi: (c + ft.grad(
+        lambda c: jnp.sum(jnp.tanh(xi @ c)))(c), None), w, x)[0][None], REP, P("i"))(W, X),
+    "fori_carry_grad": lambda: sm(lambda w, x: lax.fori_loop(0, 2, lambda k, c: c + ft.grad(
+        loss)(c, x), w)[None], REP, P("i"))(W, X),
+    "while_carry_grad": lambda: sm(lambda w, x: lax.while_loop(
+        lambda c: c[1] < 3, lambda c: (c[0] - 0.1 * ft.grad(loss)(c[0], x), c[1] + 1),
+        (w, 0))[0][None], REP, P("i"))(W, X),
+    "scan_carry_vjp_pair": lambda: sm(lambda w, x: lax.scan(lambda c, xi: ((c[0] + ft.grad(
+        lambda a, b: jnp.sum(jnp.tanh(xi @ a) * b), argnums=(0, 1))(c[0], c[1])[0],
+        c[1] * 0.9), jnp.sum(c[1])), (w, x[0]), x)[1][None], REP, P("i"))(W, X),
+    "vary_carry_grad": lambda: sm(lambda w, x: lax.fori_loop(0, 2, lambda k, c: c + ft.grad(
+        loss)(c, x), lax.pcast(w, "i", to="varying"))[None], REP, P("i"))(W, X),
+    "grad_of_scan_carry": lambda: ft.grad(lambda w: jnp.sum(sm(lambda w, x: lax.scan(
+        lambda c, xi: (c + ft.grad(lambda c: jnp.sum(jnp.tanh(xi @ c)))(c), None), w,
+        x)[0][None], REP, P("i"))(w, X) ** 2))(W),
     "cvjp_rep_w": lambda: ft.grad(lambda w: jnp.sum(sm(lambda w, u: lax.psum(kw(w, u), "i"),
                                                        REP, P())(w, X) ** 2))(W),
     "cvjp_rep_w_in": lambda: sm(lambda w, u: ft.grad(lambda w: jnp.sum(lax.psum(
@@ -146,13 +163,18 @@ for name, f in CASES.items():
             raise AssertionError(f"{name} leaf {k}: {got.tolist()} != JAX {want.tolist()}")
     count += 1
 assert count == len({k.split("#")[0] for k in WANT.files if k.startswith(f"{N}/")}), count
-try:   # the typing of a scan carry is not followed: refused
-    sm(lambda w, x: lax.scan(lambda c, xi: (c + ft.grad(lambda c: jnp.sum(jnp.tanh(xi @ c)))(c),
-                                            None), w, x)[0][None], REP, P("i"))(W, X)
-except ValueError as e:
-    assert "loop carry" in str(e) and "check_rep=False" in str(e), e
-else:
-    raise AssertionError("grad of a scan carry in a check_rep=True body: no error")
+# a body making a replicated carry vary: JAX's TypeError (check_rep=False computes)
+for grows in (lambda w, x: lax.fori_loop(0, 2, lambda k, c: c + x[0], w)[None],
+              lambda w, x: lax.scan(lambda c, xi: (c * xi, None), w, x)[0][None]):
+    try:
+        sm(grows, REP, P("i"))(W, X)
+    except TypeError as e:
+        assert "varies along it on output" in str(e) and "pcast" in str(e), e
+    else:
+        raise AssertionError("a carry made varying in a check_rep=True body: no error")
+    want = grows(W, X[2 * ft.process_index():][:2])
+    if not np.allclose(sm(grows, REP, P("i"), False)(W, X)[ft.process_index()], want[0]):
+        raise AssertionError("check_rep=False loop carry")
 # a bwd giving a replicated argument a varying cotangent: JAX raises ValueError (functrans
 # returned the processes' mean of it, silently)
 for vary_w in (lambda: ft.grad(lambda w: jnp.sum(sm(lambda w, u: lax.psum(kv(w, u), "i"),
