@@ -23,7 +23,7 @@ import numpy as np
 
 from .tree_util import register_pytree_node
 
-__all__ = ["operand_error", "extended", "prng_key", "KeyDtype", "KEY_DTYPE", "KeyArray", "is_key", "key_base", "key_words"]
+__all__ = ["operand_error", "moved_by_index", "extended", "prng_key", "KeyDtype", "KEY_DTYPE", "KeyArray", "is_key", "key_base", "key_words"]
 
 
 class extended(np.generic):  # noqa: N801 (JAX's name)
@@ -335,6 +335,24 @@ def key_base(x: Any) -> Any:
     (2,)
     """
     return x._base if isinstance(x, KeyArray) else x
+
+
+def moved_by_index(f: Any, keys: KeyArray, *args: Any, **kwargs: Any) -> Any:
+    """``f(keys, *args)`` for ``f`` a function that only moves elements (flip, roll,
+    repeat, split, ...): ``f`` runs on the keys' flat positions ``arange(size)`` shaped as
+    the keys, and each result picks its keys' words at those positions (a list or tuple
+    of results gives one of keys).
+
+    >>> import numpy as np
+    >>> k = KeyArray(np.arange(6, dtype=np.uint32).reshape(3, 2))
+    >>> moved_by_index(np.flip, k)._base.tolist()
+    [[4, 5], [2, 3], [0, 1]]
+    """
+    words = keys._base.reshape((-1, 2))
+    out = f(np.arange(keys.size).reshape(keys.shape), *args, **kwargs)
+    if isinstance(out, (list, tuple)):
+        return type(out)(KeyArray(words[o]) for o in out)
+    return KeyArray(words[out])
 
 
 def key_words(name: str, x: Any) -> Any:

@@ -30,7 +30,7 @@ from ._creation import asarray, full_like, zeros
 from ._util import canonicalize_axis
 from typing import Any, Sequence
 from ..array import Array
-from ..key_array import KeyArray
+from ..key_array import KeyArray, moved_by_index
 from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["append", "diff", "ediff1d", "kron", "cross", "rot90", "insert", "delete",
@@ -176,6 +176,8 @@ def rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] = (0, 1)) -> Array:
     >>> fnp.rot90(fnp.asarray([[1, 2], [3, 4]])).tolist()
     [[2, 4], [1, 3]]
     """
+    if isinstance(m, KeyArray):                    # typed keys: whole keys move
+        return moved_by_index(rot90, m, k, axes)
     m = asarray(m)
     ax0, ax1 = (canonicalize_axis(a, m.ndim) for a in axes)
     if ax0 == ax1:
@@ -562,5 +564,5 @@ def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     >>> [v.tolist() for v in fnp.unstack(fnp.asarray([[1, 2], [3, 4]]))]
     [[1, 2], [3, 4]]
     """
-    x = st.moveaxis(asarray(x), axis, 0)
+    x = st.moveaxis(x if isinstance(x, KeyArray) else asarray(x), axis, 0)
     return tuple(x[i] for i in range(x.shape[0]))

@@ -28,7 +28,7 @@ from ._take import take
 from ._pad_stats import COMPUTED_MODES, pad_computed
 from typing import Any, Sequence
 from ..array import Array
-from ..key_array import KeyArray, key_words
+from ..key_array import KeyArray, key_words, moved_by_index
 from ..typing import ArrayLike, DTypeLike
 
 __all__ = ["concatenate", "concat", "stack", "vstack", "hstack", "dstack", "column_stack",
@@ -160,6 +160,8 @@ def _split_points(n, sections, name, even):
 
 
 def _split(name, ary, indices_or_sections, axis, even):
+    if isinstance(ary, KeyArray):                  # typed keys: whole keys move
+        return moved_by_index(lambda i: _split(name, i, indices_or_sections, axis, even), ary)
     a = array_or_tracer(ary)
     axis = canonicalize_axis(axis, len(a.shape), f"{name}: axis")
     n = a.shape[axis]
@@ -198,7 +200,7 @@ def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Arr
     >>> [p.shape for p in fnp.hsplit(fnp.ones((2, 4)), 2)]
     [(2, 2), (2, 2)]
     """
-    a = array_or_tracer(ary)
+    a = ary if isinstance(ary, KeyArray) else array_or_tracer(ary)
     return split(a, indices_or_sections, 0 if a.ndim == 1 else 1)
 
 
@@ -223,6 +225,8 @@ def roll(a: ArrayLike, shift: int | Sequence[int],
     >>> fnp.roll(fnp.arange(4), 1).tolist()
     [3, 0, 1, 2]
     """
+    if isinstance(a, KeyArray):                    # typed keys: whole keys move
+        return moved_by_index(roll, a, shift, axis)
     x = array_or_tracer(a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), tuple(x.shape))

@@ -27,7 +27,7 @@ from ._elementwise_select import where
 from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
 from typing import Sequence
 from ..array import Array
-from ..key_array import KeyArray
+from ..key_array import KeyArray, moved_by_index
 from ..typing import ArrayLike
 
 __all__ = ["take", "take_along_axis", "repeat"]
@@ -266,6 +266,8 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None,
     >>> fnp.repeat(fnp.arange(2), [2, 1], total_repeat_length=5).tolist()
     [0, 0, 1, 1, 1]
     """
+    if isinstance(a, KeyArray):                    # typed keys: whole keys move
+        return moved_by_index(repeat, a, repeats, axis, total_repeat_length)
     a = _arr(a)
     if total_repeat_length is not None:
         return _repeat_fixed(a, repeats, axis, int(total_repeat_length))
