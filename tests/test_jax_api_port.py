@@ -280,3 +280,15 @@ def test_jit_inline_records_the_body_in_the_callers_trace():
     assert f.cache_info()["misses"] == 1      # the eager call compiled; traced ones inlined
     kept = ft.jit(lambda x, unused: x * 3.0, keep_unused=True)
     assert float(kept(2.0, np.ones(3))) == 6.0
+
+
+def test_linear_transpose_through_jit_with_an_unused_comparison_output():
+    # api_test.test_linear_transpose_dce (session 32): the jit's transpose rule gave every
+    # output a cotangent (zeros for the bool one), so the inner `x > 0` was transposed:
+    # TypeError "... through primitive 'gt' (it has no transpose rule)"; JAX: 2.0
+    f = ft.jit(lambda x: (2 * x, x > 0))
+    assert [float(c) for c in ft.linear_transpose(lambda x: f(x)[0], 1.0)(1.0)] == [2.0]
+    got = ft.linear_transpose(lambda x: f(x)[0] + 3 * f(x)[0], np.ones(2))(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(got[0]), [8.0, 16.0])
+    h = ft.jit(lambda x, y: (x * 2, y * 3, x + y))        # only the sum has a cotangent
+    assert [float(c) for c in ft.linear_transpose(lambda x, y: h(x, y)[2], 1.0, 1.0)(1.0)] == [1.0, 1.0]

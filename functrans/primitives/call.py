@@ -136,11 +136,12 @@ _transpose_cache = BodyCache()
 
 def _pjit_transpose(cts, *args, jaxpr, name, backend):
     mask = [is_undefined(a) for a in args]
-    hit = _derived(_transpose_cache, jaxpr, (tuple(mask),),
-                   lambda: hoist(transpose_jaxpr(jaxpr, mask)))
+    ct_mask = tuple(type(c) is not Zero for c in cts)   # symbolic zeros stay out
+    hit = _derived(_transpose_cache, jaxpr, (tuple(mask), ct_mask),
+                   lambda: hoist(transpose_jaxpr(jaxpr, mask, ct_mask)))
     tbody, tconsts = hit
     nonlin = [a for a in args if not is_undefined(a)]
-    cts = [instantiate(c) for c in cts]
+    cts = [instantiate(c) for c, m in zip(cts, ct_mask) if m]
     outs = pjit_p.bind(*tconsts, *nonlin, *cts, jaxpr=tbody,
                        name=f"transpose({name})", backend=backend)
     it = iter(outs)

@@ -112,19 +112,26 @@ def _backward_pass(jaxpr, consts, args, cts_out, all_linear):
 _LINEAR = object()   # env.get's default: the var has no value, it is linear
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear_mask) -> ClosedJaxpr:
+def transpose_jaxpr(closed: ClosedJaxpr, linear_mask, ct_mask=None) -> ClosedJaxpr:
     """IR -> IR: from a jaxpr linear in the ``linear_mask`` inputs, a jaxpr taking
     (non-linear inputs, output cotangents) and returning the linear inputs' cotangents.
+    ``ct_mask`` (default: all) names the outputs that receive a cotangent; the others
+    take a symbolic zero, so equations feeding only them (a comparison beside the
+    linear result) are never transposed.
     """
-    in_avals = closed.in_avals
+    in_avals, out_avals = closed.in_avals, closed.out_avals
+    ct_mask = [True] * len(out_avals) if ct_mask is None else list(ct_mask)
     nonlin = [a for a, m in zip(in_avals, linear_mask) if not m]
     n = len(nonlin)
 
     def fun(*xs):
         it = iter(xs[:n])
         args = [UndefinedPrimal(a) if m else next(it) for a, m in zip(in_avals, linear_mask)]
-        cts = backward_pass(closed.jaxpr, closed.consts, args, xs[n:])
+        given = iter(xs[n:])
+        cts_out = [next(given) if m else Zero(a) for a, m in zip(out_avals, ct_mask)]
+        cts = backward_pass(closed.jaxpr, closed.consts, args, cts_out)
         return [instantiate(c) for c, m in zip(cts, linear_mask) if m]
 
-    j, consts, _ = trace_to_jaxpr(fun, nonlin + list(closed.out_avals), name="transpose_jaxpr")
+    ct_avals = [a for a, m in zip(out_avals, ct_mask) if m]
+    j, consts, _ = trace_to_jaxpr(fun, nonlin + ct_avals, name="transpose_jaxpr")
     return ClosedJaxpr(j, consts)
