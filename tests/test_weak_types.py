@@ -175,3 +175,14 @@ def test_python_int_beyond_small_dtype_converts_as_jit():
     assert (300 * x).tolist() == [44, 44] and (u - 257).tolist() == [0, 0]
     with pytest.raises(OverflowError):          # beyond int64, a Python int is no weak int64
         fnp.add(x, 2 ** 64)
+
+
+def test_strict_promotion_accepts_weak_arrays():
+    # JAX 0.10.2 with numpy_dtype_promotion('strict'): float32 * asarray(2.0) is float32,
+    # float32 * asarray(np.float64(2.0)) raises TypePromotionError (eager and jitted alike)
+    x = fnp.ones(2, fnp.float32)
+    with ft.numpy_dtype_promotion("strict"):
+        assert (x * fnp.asarray(2.0)).dtype == np.float32
+        assert ft.jit(lambda a, b: a * b)(x, fnp.asarray(2.0)).dtype == np.float32
+        with pytest.raises(ft.dtypes.TypePromotionError, match="strict"):
+            x * fnp.asarray(np.float64(2.0))

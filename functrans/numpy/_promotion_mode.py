@@ -33,6 +33,7 @@ from jaxpr_ir import dtype_kind
 
 from .. import config
 from ..tracing import Tracer
+from ..weak_values import WeakArray
 
 __all__ = ["TypePromotionError", "check_operands", "ACTIVE"]
 
@@ -106,8 +107,8 @@ def _check_ranks(name, args):
 
 def _dtype_key(x):
     """(strong dtype or None, weak kind or None) of one operand."""
-    if isinstance(x, Tracer):
-        return (None, dtype_kind(x.dtype)) if x.aval.weak_type and dtype_kind(x.dtype) in "ifc" \
+    if isinstance(x, (Tracer, WeakArray)):    # a weak tracer or eager array: a weak kind
+        return (None, dtype_kind(x.dtype)) if x.weak_type and dtype_kind(x.dtype) in "ifc" \
             else (x.dtype, None)
     weak = _PY_WEAK.get(type(x))
     if weak is not None:
