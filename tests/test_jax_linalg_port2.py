@@ -238,6 +238,7 @@ def test_structured_matrix_argument_errors_as_jax():
              (lambda: fsl.convolution_matrix(np.ones(3), 0), "n must be a positive integer"),
              (lambda: fsl.convolution_matrix(np.ones(3), 3, mode="bad"), "mode must be one of"),
              (lambda: fsl.convolution_matrix(np.zeros(0), 3), r"len\(a\) must be at least 1"),
+             (lambda: fsl.convolution_matrix(np.array(5.0), 3), "at least 1-dimensional"),
              (lambda: fsl.dft(4, dtype=np.float32), "dtype must be"),
              (lambda: fsl.hadamard(3), "positive power of 2"),
              (lambda: fsl.invpascal(3, kind="bad"), "Expected kind to be one of"),

@@ -115,6 +115,8 @@ def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
     if mode not in ("full", "same", "valid"):
         raise ValueError(f"convolution_matrix: mode must be one of 'full', 'valid', 'same'; "
                          f"got {mode!r}")
+    if np.ndim(a) == 0:
+        raise ValueError("convolution_matrix: a must be at least 1-dimensional; got a scalar")
     a = _vector(a, "convolution_matrix")
     m = a.shape[-1]
     zeros = fnp.zeros(a.shape[:-1] + (n - 1,), a.dtype)
