@@ -128,6 +128,41 @@ def test_where_select_and_numpy_scalars_promote_as_jax_eager_and_jit():
             np.testing.assert_array_equal(np.asarray(r, np.float64), vals)
 
 
+def test_eager_operands_round_to_bfloat16_first_as_jit_and_jax():
+    """Eager bfloat16 operations computed other operands at float32: sqrt(2/pi) * x (gelu's
+    constant) used 0.7978846 where jit and JAX use bfloat16's 0.796875, so eager gelu of a
+    bfloat16 array differed from jit in 7% of elements, x == 0.3 was False at x = 0.30078125
+    and int16 257 was not rounded to 256. Wants are JAX 0.10.2's (eager = jit there)."""
+    a = fnp.asarray(np.array([0.30078125, 1.0078125, -2.984375, 100.5], BF))
+    i16 = np.array([257, -3, 1000, 7], np.int16)
+    c = float(np.sqrt(2 / np.pi))
+    cases = [(lambda u: c * u, [0.2392578125, 0.8046875, -2.375, 80.0]),
+             (lambda u: u * 0.044715, [0.013427734375, 0.044921875, -0.1337890625, 4.5]),
+             (lambda u: u + 257, [256.0, 258.0, 253.0, 356.0]),
+             (lambda u: u == 0.3, [True, False, False, False]),
+             (lambda u: u + i16, [256.0, -1.9921875, 996.0, 107.5]),
+             (lambda u: fnp.cos(0.5) * u, [0.263671875, 0.88671875, -2.625, 88.5]),
+             (lambda u: u / 3.3, [0.09130859375, 0.306640625, -0.90625, 30.5]),
+             (lambda u: fnp.arctan2(u, 0.7), [0.40625, 0.96484375, -1.34375, 1.5625])]
+    for f, vals in cases:
+        for r in (f(a), ft.jit(f)(a)):
+            assert r.dtype == (np.dtype(bool) if isinstance(vals[0], bool) else BF)
+            np.testing.assert_array_equal(np.asarray(r, np.float64), vals)
+
+
+def test_weak_and_strong_operands_of_one_dtype_promote_apart():
+    """The eager bfloat16 promotion cache was keyed by operand dtypes only: after
+    fnp.cos(0.5) * x (a weak float64: bfloat16), a float64 array * x gave bfloat16
+    ([1.0001, 2.0001] * 1 -> [1.0, 2.0]; jit and JAX: float64), or the other way round."""
+    a = fnp.ones(2, fnp.bfloat16)
+    x = fnp.asarray(np.array([1.0001, 2.0001]))
+    for _ in range(2):
+        assert (fnp.cos(0.5) * a).dtype == BF
+        r = x * a
+        assert r.dtype == np.float64 and ft.jit(lambda u, v: u * v)(x, a).dtype == np.float64
+        np.testing.assert_array_equal(np.asarray(r), [1.0001, 2.0001])
+
+
 # --------------------------------------------------------------------------- elementwise
 
 def _elementwise_names():

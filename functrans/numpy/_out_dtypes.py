@@ -96,8 +96,9 @@ def bf16_call(np_fn, args) -> np.ndarray:
     >>> bf16_call(np.add, (np.ones(2, bfloat16), np.int32(2))).dtype
     dtype(bfloat16)
     """
-    try:      # the promoted dtype per operand dtypes (Python numbers: weak, by type)
-        key = tuple(type(a) if isinstance(a, _PY) else a.dtype for a in args)
+    try:      # the promoted dtype per operand dtypes and weakness (Python numbers: by type)
+        key = tuple(type(a) if isinstance(a, _PY) else (a.dtype, getattr(a, "weak_type", False))
+                    for a in args)
         dt = _PROMOTED.get(key)
     except AttributeError:     # (a list)
         key = dt = None
@@ -105,13 +106,25 @@ def bf16_call(np_fn, args) -> np.ndarray:
         dt = result_dtype(*args)
         if key is not None:
             _PROMOTED[key] = dt
-    work = _F32 if dt is bfloat16 else dt
-    r = quiet_call(np_fn, *[a if isinstance(a, _PY) else np.asarray(a, work) for a in args])
+    if dt is bfloat16:      # every operand becomes bfloat16 first, as under jit and in JAX
+        r = quiet_call(np_fn, *[_bf16_in_f32(a) for a in args])
+    else:
+        r = quiet_call(np_fn, *[a if isinstance(a, _PY) else np.asarray(a, dt) for a in args])
     if type(r) is not np.ndarray:
         r = np.asarray(r)
     if dt is bfloat16 and r.dtype.kind == "f":
         r = r.astype(bfloat16)
     return r
+
+
+def _bf16_in_f32(a) -> np.ndarray:
+    """Operand ``a`` of a bfloat16 operation rounded to bfloat16, held in float32 (exact):
+    a Python 0.8, an int16 257 or a weak float32 value are rounded as JAX converts them
+    (``bf16 * 0.8`` multiplies by 0.80078125)."""
+    a = np.asarray(a)
+    if a.dtype is not bfloat16:
+        a = a.astype(bfloat16)
+    return a.astype(_F32)
 
 
 _PROMOTED: dict = {}
