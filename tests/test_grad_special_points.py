@@ -59,6 +59,12 @@ ROWS = [
      [-inf, 0.0, -np.log(2.0), 0.0]),
     ("rel_entr", lambda x: fss.rel_entr(x, 2.0), [0.0, 2.0, -1.0], 1, [-inf, 1.0, 0.0]),
     ("kl_div_y", lambda y: fss.kl_div(0.0, y), [2.0, 0.5], 1, [1.0, 1.0]),
+    # poch(z, m)'s slope in m is poch * digamma(z + m): digamma(z) at m = 0 (a where on
+    # m = 0 made it 0); values JAX 0.10.2's grad
+    ("poch_dm", lambda m: fss.poch(1.0, m), [0.0, 1.0], 1,
+     [-0.5772156649015329, 0.42278433509846713]),
+    ("poch_dm_neg_z", lambda m: fss.poch(-0.5, m), [0.0], 1, [0.03648997397857651]),
+    ("poch_dm_30", lambda m: fss.poch(30.0, m), [0.0], 1, [3.384438132685525]),
 ]
 
 
@@ -134,6 +140,10 @@ VALUE_ROWS = [
     ("fresnel_s", lambda x: fss.fresnel(x)[0], [(1e300,), (-1e300,), (1e20,), (inf,)],
      [0.5, -0.5, 0.5, 0.5]),
     ("fresnel_c", lambda x: fss.fresnel(x)[1], [(1e300,), (-1e300,), (inf,)], [0.5, -0.5, 0.5]),
+    # polygamma(n >= 2, x) at Gamma's poles: (-1)^(n+1) inf, scipy's (was NaN; JAX 0.10.2
+    # inf for odd n, NaN for even)
+    ("polygamma_poles", fss.polygamma, [(2, 0.0), (2, -1.0), (3, 0.0), (3, -2.0), (4, -0.0)],
+     [-inf, -inf, inf, inf, -inf]),
 ]
 
 

@@ -256,7 +256,8 @@ def trigamma(x):
 
 def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     """The n-th derivative of digamma (scipy.special.polygamma): n = 0 is digamma;
-    n >= 1 is (-1)^(n+1) n! zeta(n + 1, x), for x > 0 (NaN for x <= 0 when n >= 2;
+    n >= 1 is (-1)^(n+1) n! zeta(n + 1, x), for x > 0 ((-1)^(n+1) inf at x = 0, -1, ...
+    as scipy; NaN for other x < 0 when n >= 2, where scipy sums zeta's series;
     n == 1 uses the reflection formula of ``trigamma`` for every x).
 
     >>> from functrans.scipy.special import polygamma
@@ -272,7 +273,8 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     n_f = fnp.asarray(n_arr, np.float64)
     sign = fnp.where(fnp.remainder(n_f, 2.0) == 0.0, -1.0, 1.0)
     fact = fnp.exp(lgamma(n_f + 1.0))
-    higher = sign * fact * zeta(n_f + 1.0, x)
+    pole = (x <= 0) & (fnp.floor(x) == x)     # (-1)^(n+1) inf, scipy's (zeta gave NaN)
+    higher = fnp.where(pole, sign * np.inf, sign * fact * zeta(n_f + 1.0, x))
     out = fnp.where(n_f == 0, digamma(x), fnp.where(n_f == 1, trigamma(x), higher))
     return out.astype(dt)
 
@@ -338,9 +340,14 @@ def poch(z: ArrayLike, m: ArrayLike) -> Array:
     # in float64, rounded once: float32's gammaln(z + m) - gammaln(z) cancels (poch(1000,
     # 4.1) was 3.5e3 ulp off)
     z, m = z.astype(np.float64), m.astype(np.float64)
-    sgn = gammasgn(z + m) * gammasgn(z)
-    # m = 0 is 1 even at Gamma's poles (z = 0, -1, ...: inf - inf there), as scipy, JAX
-    val = fnp.where(m == 0, 1.0, sgn * fnp.exp(gammaln(z + m) - gammaln(z)))
+    # m = 0 is 1 even at Gamma's poles (z = 0, -1, ...), z = +-inf and NaN (inf - inf
+    # there), as scipy; elsewhere the formula gives 1 at m = 0 exactly and keeps the
+    # derivative digamma(z) in m (a where on every m = 0 made it 0: JAX, scipy digamma)
+    pole = ~fnp.isfinite(z) | ((z <= 0) & (z == fnp.floor(z)))
+    one = (m == 0) & pole
+    zs = fnp.where(one, 1.0, z)         # the unused branch stays finite (grad)
+    sgn = gammasgn(zs + m) * gammasgn(zs)
+    val = fnp.where(one, 1.0, sgn * fnp.exp(gammaln(zs + m) - gammaln(zs)))
     return val.astype(dt)
 
 
