@@ -142,3 +142,17 @@ def test_packbits_unpackbits_under_rank_promotion_raise():
         packed = fnp.packbits(x, axis=1)
         assert packed.tolist() == [[177, 128], [64, 128]]
         assert np.asarray(fnp.unpackbits(packed, axis=1, count=9)).astype(bool).tolist() == x.tolist()
+
+
+def test_unravel_index_keeps_the_index_dtype():
+    # testUnravelIndex: JAX returns the indices' dtype (uint64 -> uint64); functrans int64
+    for dt in (np.int8, np.uint8, np.int32, np.uint32, np.uint64):
+        i = np.array([0, 5, 100, 127], dt)
+        for f in (fnp.unravel_index, ft.jit(lambda a: fnp.unravel_index(a, (20, 20)))):
+            got = f(i, (20, 20)) if f is fnp.unravel_index else f(i)
+            assert [g.dtype for g in got] == [np.dtype(dt)] * 2
+            assert [g.tolist() for g in got] == [[0, 0, 5, 6], [0, 5, 0, 7]]
+    assert [g.tolist() for g in fnp.unravel_index(np.array([-1, -5, 7], np.int8), (2, 3))] == \
+        [[1, 0, 1], [2, 1, 2]]
+    assert fnp.unravel_index(3, (2, 3))[0].dtype == np.int64
+    assert fnp.unravel_index(np.int32(3), np.array([2, 3]))[0].dtype == np.int64

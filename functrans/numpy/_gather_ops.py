@@ -168,14 +168,19 @@ def unravel_index(indices: ArrayLike, shape: Shape) -> tuple[Array, ...]:
     >>> [v.tolist() for v in fnp.unravel_index(fnp.asarray([0, 4]), (2, 3))]
     [[0, 1], [0, 1]]
     """
-    indices = asarray(indices, np.int64)
+    given = asarray(indices)
+    # JAX's output dtype: the indices' (int8 in, int8 out), promoted with an array shape's
+    out_dtype = given.dtype if dtype_kind(given.dtype) in "iu" else np.dtype(np.int64)
+    if isinstance(shape, (np.ndarray, Array)):
+        out_dtype = np.promote_types(out_dtype, shape.dtype)
+    indices = asarray(given, np.int64)
     shape = tuple(operator.index(s) for s in shape)
     total = int(np.prod(shape, dtype=np.int64))
     flat = sel.clip(indices, -total, total - 1)
     flat = sel.where(el.less(flat, 0), el.add(flat, total), flat)
     out = []
     for n in reversed(shape):
-        out.append(el.remainder(flat, n))
+        out.append(asarray(el.remainder(flat, n), out_dtype))
         flat = el.floor_divide(flat, n)
     return tuple(reversed(out))
 
