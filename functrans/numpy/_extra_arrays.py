@@ -81,6 +81,8 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = N
     if n < 0:
         raise ValueError(f"diff: order n must be non-negative, got {n}")
     axis = canonicalize_axis(axis, a.ndim)
+    if n == 0:                # a itself: prepend/append are not joined (numpy, JAX)
+        return a
     parts = []
     for extra in (prepend, None, append):
         if extra is None:

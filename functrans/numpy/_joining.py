@@ -71,8 +71,8 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int = 0,
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
     axis = canonicalize_axis(axis, len(arrays[0].shape), "concatenate: axis")
     _check_concat_shapes("concatenate", arrays, axis)
-    if not any_tracer(*arrays):
-        return wrap(np.concatenate(arrays, axis=axis,
+    if not any_tracer(*arrays):   # a weak int joins a uint8 array wrapped, as when traced
+        return wrap(np.concatenate(arrays, axis=axis, casting="same_kind" if dtype else "unsafe",
                                    dtype=dtype if dtype is not None else result_dtype(*arrays)))
     dt = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
     arrays = [E.convert_element_type(a, dt) if isinstance(a, Tracer) else np.asarray(a, dt)
