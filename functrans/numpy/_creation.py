@@ -29,6 +29,7 @@ from ._structural import broadcast_to
 from ..array import Array
 from ..weak_values import WeakArray, weak_view
 from ..device import device_put
+from ..key_array import KEY_DTYPE, KeyArray, KeyDtype
 from ..typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -87,9 +88,32 @@ def _placed(x: Array, device: Any) -> Array:
 
 # --------------------------------------------------------------------------- from data
 
+def _has_keys(x) -> bool:
+    """Whether ``x`` is typed keys or a (nested) list or tuple holding some."""
+    if isinstance(x, (list, tuple)):
+        return any(_has_keys(v) for v in x)
+    return isinstance(x, KeyArray)
+
+
+def _keys(name, x, dtype, copy):
+    """``array``/``asarray`` of typed keys, or of a nested list of them (stacked): keys
+    again; any dtype other than theirs raises, as JAX's."""
+    if dtype is not None and not isinstance(dtype, KeyDtype):
+        raise ValueError(f"{name}: Cannot convert_element_type from key<fry> to "
+                         f"{np.dtype(dtype)} (random.key_data(keys) gives their uint32 words)")
+    if isinstance(x, (list, tuple)):
+        return Jn.stack([_keys(name, v, dtype, False) for v in x])
+    if not isinstance(x, KeyArray):
+        raise TypeError(f"{name}: cannot mix typed PRNG keys (key<fry>) with "
+                        f"{type(x).__name__} values")
+    return x.copy() if copy else x
+
+
 def asarray(a: ArrayLike, dtype: DTypeLike | None = None, order: str | None = None,
             copy: bool | None = None, *, device: Any = None) -> Array:
     """``a`` as an array (tracers pass through, converted to ``dtype`` if given)."""
+    if _has_keys(a):
+        return _placed(_keys("asarray", a, dtype, False), device)
     if dtype is None and type(a) is WeakArray:
         return _placed(a, device)
     return _placed(_weak_if_scalar(a, dtype, _util.asarray(a, _dtype("asarray", dtype))),
@@ -104,6 +128,8 @@ def array(object: ArrayLike, dtype: DTypeLike | None = None, copy: bool = True, 
     >>> fnp.array([1, 2.5]).tolist()
     [1.0, 2.5]
     """
+    if _has_keys(object):
+        return _placed(_keys("array", object, dtype, copy), device)
     a = _util.asarray(object, _dtype("array", dtype))
     if isinstance(a, Tracer):
         return a if ndmin <= a.ndim else S.reshape(a, (1,) * (ndmin - a.ndim) + a.shape)
@@ -143,6 +169,8 @@ def _staging() -> bool:
 
 
 def _filled(shape, value, dtype) -> Array:
+    if isinstance(dtype, KeyDtype):            # typed keys: both words of each are value
+        return KeyArray(_filled(shape + (2,), value, np.uint32))
     if shape and _staging():
         out = S.full(shape, value, dtype)
         return out if isinstance(out, Tracer) else wrap(out)
@@ -158,20 +186,36 @@ def zeros(shape: int | Shape, dtype: DTypeLike | None = None, *, device: Any = N
     >>> fnp.zeros((2,), "int32").tolist()
     [0, 0]
     """
-    return _placed(_filled(_shape("zeros", shape), 0, _dtype("zeros", dtype) or np.float64),
-                   device)
+    dt = _key_dtype_or("zeros", dtype) or np.float64
+    return _placed(_filled(_shape("zeros", shape), 0, dt), device)
 
 
 def ones(shape: int | Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of ones (float64 unless ``dtype``)."""
-    return _placed(_filled(_shape("ones", shape), 1, _dtype("ones", dtype) or np.float64),
-                   device)
+    dt = _key_dtype_or("ones", dtype) or np.float64
+    return _placed(_filled(_shape("ones", shape), 1, dt), device)
 
 
 def empty(shape: int | Shape, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """Like ``zeros`` (arrays are immutable, so uninitialised memory buys nothing)."""
-    return _placed(_filled(_shape("empty", shape), 0, _dtype("empty", dtype) or np.float64),
-                   device)
+    dt = _key_dtype_or("empty", dtype) or np.float64
+    return _placed(_filled(_shape("empty", shape), 0, dt), device)
+
+
+def _key_dtype_or(name, dtype):
+    """``dtype`` checked: a key dtype as it is (keys are made of ``_filled``'s words)."""
+    return dtype if isinstance(dtype, KeyDtype) else _dtype(name, dtype)
+
+
+def _full_keys(shape, fill_value) -> KeyArray:
+    """Keys of ``shape``: ``fill_value``'s broadcast (keys), or keys whose two words are
+    both ``fill_value`` (numbers, as JAX's ``full(shape, 100, dtype=key_dtype)``)."""
+    if isinstance(fill_value, KeyArray):
+        return broadcast_to(fill_value, shape)
+    words = fill_value if isinstance(fill_value, Tracer) else _util.asarray(fill_value)
+    words = E.convert_element_type(words, np.uint32) if isinstance(words, Tracer) else \
+        wrap(np.asarray(words).astype(np.uint32))
+    return KeyArray(broadcast_to(St.expand_dims(words, -1), shape + (2,)))
 
 
 def _fill_dtype(fill_value):
@@ -192,6 +236,8 @@ def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = No
     if device is not None:
         return _placed(full(shape, fill_value, dtype), device)
     shape = _shape("full", shape)
+    if isinstance(dtype, KeyDtype) or (dtype is None and isinstance(fill_value, KeyArray)):
+        return _full_keys(shape, fill_value)
     dt = _dtype("full", dtype) or _fill_dtype(fill_value)
     if isinstance(fill_value, Tracer):
         return broadcast_to(E.convert_element_type(fill_value, dt), shape)
@@ -206,6 +252,9 @@ def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = No
 
 
 def _like(name, a, dtype, shape):
+    if isinstance(a, KeyArray):                # typed keys: keys again, unless dtype says
+        dt = KEY_DTYPE if dtype is None else _key_dtype_or(name, dtype)
+        return dt, (a.shape if shape is None else _shape(name, shape))
     if not isinstance(a, Tracer):
         a = _util.asarray(a)
     dt = _dtype(name, dtype) or a.dtype

@@ -1,0 +1,45 @@
+"""Typed PRNG keys in functrans.numpy's creation functions against JAX
+0.10.2 (values measured with ``jax.random`` in /work/jaxvenv and hard-coded): creation
+functions with a key dtype or a key fill, and ``array``/``asarray`` of keys."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import functrans as ft
+import functrans.numpy as fnp
+from functrans import lax, random
+
+kd = random.key_data
+# JAX: key_data(split(key(5), 4))
+K5 = [[2724472204, 3573582090], [202567368, 3886822060], [3594430910, 1784718894],
+      [2939540675, 3076691462]]
+ONES32 = [4294967295, 4294967295]
+
+
+def keys():
+    return random.split(random.key(5), 4)
+
+
+def both(f, *args):
+    """``f(*args)`` eagerly and under jit, as key data lists (both must be keys)."""
+    out = [f(*args), ft.jit(f)(*args)]
+    assert all(str(o.dtype) == "key<fry>" for o in out)
+    return [kd(o).tolist() for o in out]
+
+
+def test_creation_functions_with_key_dtype_as_jax():
+    k = random.split(random.key(789543))
+    assert kd(k).tolist() == [[2081950096, 244262428], [1428835926, 2393052953]]
+    assert both(fnp.zeros_like, k) == [[[0, 0], [0, 0]]] * 2
+    assert both(fnp.ones_like, k) == [[[1, 1], [1, 1]]] * 2
+    assert both(lambda x: fnp.full_like(x, 100), k) == [[[100, 100], [100, 100]]] * 2
+    assert both(lambda x: fnp.full_like(x, random.key(42)), k) == [[[0, 42], [0, 42]]] * 2
+    assert both(lambda x: fnp.ones(x.shape, dtype=x.dtype), k) == [[[1, 1], [1, 1]]] * 2
+    assert both(lambda x: fnp.full((3,), x[1]), k) == [[kd(k)[1].tolist()] * 3] * 2
+    assert fnp.zeros_like(k, dtype=np.float32).tolist() == [0.0, 0.0]   # numbers again
+    assert both(fnp.array, k) == [kd(k).tolist()] * 2
+    assert both(lambda x: fnp.asarray(x, dtype=x.dtype), k) == [kd(k).tolist()] * 2
+    assert both(lambda x: fnp.array([x[1], x[0]]), k) == [kd(k)[::-1].tolist()] * 2
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to uint32"):
+        fnp.asarray(k, dtype=np.uint32)
