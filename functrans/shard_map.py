@@ -121,6 +121,13 @@ def _replicated(mesh, n_dims):
     return ((),) * n_dims
 
 
+class _PerProcess(tuple):
+    """The spec of a residual passed between the shard_maps reverse mode splits a body into:
+    each process's own block under a replicated-looking spec (no communication). Its
+    cotangent is that process's own too: a transpose neither divides it among copies nor
+    sums it over the axes (as it does for a value really replicated)."""
+
+
 # --------------------------------------------------------------------------- rules
 
 def _with_mesh(rule):
@@ -242,7 +249,7 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check
     n_out = len(out_specs)
     # residuals are per-process values: a replicated spec with check_rep=False returns
     # and takes each process's own block as it is (no communication)
-    res_specs = tuple(_replicated(mesh, a.ndim) for a in body.out_avals[n_out:])
+    res_specs = tuple(_PerProcess(_replicated(mesh, a.ndim)) for a in body.out_avals[n_out:])
     outs = shard_map_p.bind(*consts, *primals, jaxpr=body, mesh=mesh.key,
                             in_specs=tuple(_replicated(mesh, np.ndim(c)) for c in consts)
                             + in_specs, out_specs=out_specs + res_specs, check_rep=False)
@@ -275,14 +282,15 @@ def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs):
         args = [UndefinedPrimal(a) if m else next(it) for a, m in zip(in_avals, mask)]
         cts = []
         for ct, s, a in zip(xs[k:], out_specs, jaxpr.out_avals):
-            c = _copies(s, mesh)
+            c = 1 if type(s) is _PerProcess else _copies(s, mesh)
             cts.append(ct if c == 1 else mul(ct, np.full(a.shape, 1.0 / c, a.dtype)))
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, args, cts)
         outs = []
         for ct, s, m in zip(cts_in, in_specs, mask):
             if not m:
                 continue
-            rep = tuple(a for a in mesh.axis_names if a not in spec_axes(s))
+            rep = () if type(s) is _PerProcess else tuple(
+                a for a in mesh.axis_names if a not in spec_axes(s))
             outs.append(instantiate(ct) if type(ct) is Zero or not rep else psum(ct, rep))
         return outs
 

@@ -343,6 +343,16 @@ def test_reverse_mode_inside_inner_traces_of_a_checked_body_equals_jax(n, reques
 
 @needs_mpi
 @pytest.mark.parametrize("n", [2, 4])
+def test_reverse_over_reverse_through_shard_map_equals_closed_form(n, request):
+    # grad of a vjp / of a grad through shard_map: the residuals' cotangents were averaged
+    # over the processes (wrong second derivatives)
+    r = run_program(request, n, "grad_second_order.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split() == ["OK", "11"]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
 def test_transforms_around_and_inside_shard_map_equal_jax(n, request):
     # 192 programs: jvp/vjp/grad/vmap/jit/loops/cond/checkpoint/custom rules x collectives,
     # integer and bool operands, replicated outputs, 2-d meshes: JAX 0.10.2's values
