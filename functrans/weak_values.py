@@ -31,7 +31,7 @@ from .eager_values import unshared, weak_operands, wrap  # noqa: F401
 from .tracing import EAGER_CHECK, Tracer, end_trace, new_trace
 
 __all__ = ["WeakArray", "weak_view", "weak_call", "weak_bind", "weak_operands", "weak_outputs",
-           "weakened", "weakening", "typed_like", "WEAK_SCALARS", "WEAKISH"]
+           "weakened", "weakening", "typed_like", "WEAK_SCALARS", "WEAKISH", "PY_DTYPES"]
 
 # Python scalar types: weakly typed values (their avals are; see jaxpr_ir.aval_of)
 WEAK_SCALARS = frozenset((bool, int, float, complex))
@@ -60,6 +60,9 @@ class WeakArray(Array):
 
     def __repr__(self):
         return Array.__repr__(self)[:-1] + ", weak_type=True)"
+
+    def round(self, decimals=0, out=None):     # dtype kept: weak kept, as JAX's (round(x))
+        return typed_like(self, Array.round(self, decimals, out))
 
 
 def weak_view(x: np.ndarray) -> WeakArray:
@@ -178,5 +181,8 @@ def weakening(run: Callable, weak: tuple, single: bool) -> Callable:
 
 
 WEAKISH = WEAK_SCALARS | {WeakArray}     # the types of weakly typed eager values
+# the dtypes of Python numbers: a 0-d WeakArray of one with a strong operand is that number
+# to numpy's NEP 50 promotion, the eager rule of Python scalars (the same as jit's)
+PY_DTYPES = frozenset(np.dtype(d) for d in ("int64", "float64", "complex128"))
 tracing.WEAK_ARRAY = eager_values.WEAK_ARRAY = WeakArray
 eager_values.WEAK_BIND[:] = [weak_bind]

@@ -26,7 +26,7 @@ from ..array import (Array, Array as _Array, numpy_floor_divide, numpy_maximum,
                      numpy_minimum, numpy_remainder, numpy_sign)
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import EAGER_CHECK, Tracer, wrap
-from ..weak_values import WEAKISH as _WEAKISH, WeakArray, weak_call
+from ..weak_values import PY_DTYPES, WEAKISH as _WEAKISH, WeakArray, weak_call
 from ..trace_events import ACTIVE as TRACE_ON, timed
 from ..primitives import elementwise as E
 from . import _promotion_mode
@@ -115,11 +115,12 @@ def _eager2(np_fn, x, y, fn=None):
     if type(x) is _Array:
         x = x.view(np.ndarray)
     elif type(x) in _WEAKISH and (type(x) is WeakArray or type(y) in _WEAKISH) and fn:
-        return weak_call(fn, (x, y))
+        return weak_call(fn, (x, y)) if type(y) in _WEAKISH or x.ndim or x.dtype not in PY_DTYPES \
+            else _eager2(np_fn, x.item(), y, fn)   # a strong y: numpy's Python-number rule
     if type(y) is _Array:
         y = y.view(np.ndarray)
     elif type(y) is WeakArray and fn:
-        return weak_call(fn, (x, y))
+        return weak_call(fn, (x, y)) if y.ndim or y.dtype not in PY_DTYPES else _eager2(np_fn, x, y.item(), fn)
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
         r = timed(np_fn, x, y) if TRACE_ON else np_fn(x, y)

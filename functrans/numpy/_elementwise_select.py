@@ -21,12 +21,12 @@ from ..tracing import Tracer, unchanged, unshared, wrap
 from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
                            has_bf16, out_dtype_of)
-from ._util import broadcast_shapes, broadcast_to_shape, promote, result_dtype, shape_of
+from ._util import all_weak, broadcast_shapes, broadcast_to_shape, promote, result_dtype, shape_of
 from . import _promotion_mode
 from ..array import Array
 from ..key_array import KeyArray, key_words
 from ..typing import ArrayLike
-from ..weak_values import WEAKISH, WeakArray, weak_call, weak_operands
+from ..weak_values import WEAKISH, WeakArray, weak_call, weak_operands, weak_view
 
 __all__ = ["clip", "real", "imag", "conjugate", "conj"]   # where: _setops' (size=)
 
@@ -163,14 +163,15 @@ def where(condition: ArrayLike, x: ArrayLike = _NO_VALUE,
     if not (isinstance(condition, Tracer) or isinstance(x, Tracer) or isinstance(y, Tracer)):
         check_args("where", condition, x, y)
         broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))
-        if (type(x) in WEAKISH or type(y) in WEAKISH) and weak_operands((x, y)):   # as jit
+        if type(x) is WeakArray or type(y) is WeakArray:     # weakly typed arrays: as jit
             return weak_call(where, (condition, x, y))
         r = np.where(*[np.asarray(v) if type(v) is _Array else v for v in (condition, x, y)])
         if has_bf16((x, y)):     # JAX's bfloat16 promotion, as traced (numpy's: float32)
             return wrap(r.astype(result_dtype(x, y)))
         # int8/uint8 kept when a choice has it, as jit keeps it (and fnp's arithmetic)
-        if r.dtype in SUPPORTED or kept_small(r.dtype, (x, y)):
-            return r.view(_Array)
+        if r.dtype in SUPPORTED or kept_small(r.dtype, (x, y)):   # Python numbers: weak, as jit
+            weak = type(x) in WEAKISH and type(y) in WEAKISH and all_weak((x, y))
+            return weak_view(r) if weak and dtype_kind(r.dtype) in "iufc" else r.view(_Array)
         return wrap(r.astype(WIDEN[dtype_kind(r.dtype)]))
     check_args("where", condition, x, y)
     shape = broadcast_shapes("where", shape_of(condition), shape_of(x), shape_of(y))

@@ -178,6 +178,17 @@ def const_as(x, dt):
     return np.asarray(x, dt)
 
 
+def all_weak(args) -> bool:
+    """Whether every operand is weakly typed (a weak tracer or WeakArray, a Python number
+    other than a bool): ``promote``'s result (of a numeric dtype) is weak then.
+
+    >>> all_weak((1.0, 2)), all_weak((1.0, True))
+    (True, False)
+    """
+    return all(a.weak_type if isinstance(a, (Tracer, WeakArray)) else
+               (isinstance(a, _PY_SCALARS) and not isinstance(a, bool)) for a in args)
+
+
 def promote(name, *args, dtype=None, weak_literals=False, checked=None, ranks=True):
     """Convert ``args`` to one dtype and one broadcast shape (tracers stay tracers).
 
@@ -195,9 +206,7 @@ def promote(name, *args, dtype=None, weak_literals=False, checked=None, ranks=Tr
                                        ranks)
     dt = canonical_dtype(dtype) if dtype is not None else canonical_dtype(result_dtype(*args))
     shape = broadcast_shapes(name, *[shape_of(a) for a in args])
-    weak = dtype is None and dtype_kind(dt) in "iufc" and all(
-        a.weak_type if isinstance(a, (Tracer, WeakArray)) else
-        (isinstance(a, _PY_SCALARS) and not isinstance(a, bool)) for a in args)
+    weak = dtype is None and dtype_kind(dt) in "iufc" and all_weak(args)
     out = []
     for a in args:
         if isinstance(a, (Tracer, WeakArray)):
