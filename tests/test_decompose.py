@@ -47,8 +47,6 @@ LLVM_HOST = {
     "optimization_barrier": "identity opaque to CSE: dropped by the last compile pass",
     "qr_pivots": "LAPACK ?geqp3 through scipy's wrapper as a host step (only the "
                  "permutation; the QR of the permuted columns is native)",
-    "geqrf": "numpy.linalg.qr(mode='raw') as a host step (qr(mode='raw') only; the "
-             "other QR modes are native)",
     "debug_print": "prints from Python: a host callback by nature",
     "check": "checkify's check: discharged by checkify before jit; compiled without it, "
              "refused with JAX's error (a debug_check compiles to nothing)",
@@ -73,7 +71,7 @@ CUDA_HOST = {
     "custom_vmap_call", "det", "imag", "check",
     "pjit", "pmax", "pmin", "psum", "real", "slogdet", "solve", "sort", "triangular_solve",
     "eigh", "svd", "qr", "eig", "pinv", "fft", "lu", "lu_pivots_to_permutation", "sqrtm",
-    "schur", "qr_pivots", "geqrf", "linear_call", "top_k",
+    "schur", "qr_pivots", "linear_call", "top_k",
     "all_to_all", "ppermute", "psum_scatter", "shard_map", "mpi_allreduce", "mpi_collective",
     "mpi_alltoall", "mpi_allgather"}
 

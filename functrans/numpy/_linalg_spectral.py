@@ -17,8 +17,9 @@ import numpy as np
 
 from ..primitives import linalg_decomp as LD
 from ..primitives import linalg_det as LDet
-from ..primitives.linalg_geqrf import geqrf
+from ._creation import eye as _eye, tril, triu, zeros
 from ._elementwise import abs as _abs, greater, multiply, sign
+from ._joining import concatenate
 from ._elementwise_select import conj, real as _real, where
 from ._linalg_common import as_float, check_matrix, check_square, hermitian_part, mH, mT
 from ._products import matmul
@@ -224,9 +225,9 @@ def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     'reduced' (Q (m, k), R (k, n), k = min(m, n); numpy's deprecated 'full' is its
     alias, as JAX) or 'complete' (Q (m, m)), ``R``
     alone for mode 'r', or for mode 'raw' LAPACK's packed ``QRResult(h, tau)`` with
-    ``h`` (..., n, m) the transpose of ``?geqrf``'s matrix, as numpy and JAX (no
-    derivative, as JAX). Derivatives of 'complete' factors of tall matrices are
-    not defined (an error).
+    ``h`` (..., n, m) the transpose of ``?geqrf``'s matrix, as numpy and JAX (equal
+    to LAPACK's to rounding; differentiable, where JAX's is not). Derivatives of
+    'complete' factors of tall matrices are not defined (an error).
 
     >>> import functrans.numpy as fnp
     >>> q, r = fnp.linalg.qr(fnp.asarray([[0.0, 2.0], [1.0, 0.0]]))
@@ -238,10 +239,34 @@ def qr(a: ArrayLike, mode: str = "reduced") -> QRResult | Array:
     (a,) = as_float("qr", a, complex_ok=True)
     check_matrix("qr", a)
     if mode == "raw":
-        h, taus = geqrf(a)
+        h, taus = _householder_packed(a)
         return QRResult(mT(h), taus)
     q, r = LD.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
+
+
+def _householder_packed(a):
+    """``?geqrf``'s ``(h, taus)`` from the reduced QR (LAPACK's Householder Q and R):
+    ``E - Q[:, :k] = V (T V1ᴴ)`` (compact WY, ``E`` the first k columns of I) is an
+    LU factorization without pivoting, unit lower ``V`` the reflectors, the diagonal
+    of ``T V1ᴴ`` the taus (in [1, 2] for real: stable pivots; exactly 0 for a trivial
+    reflector, whose vector LAPACK leaves 0). One step per column, each
+    differentiable, so the packed form is too."""
+    m, n = a.shape[-2:]
+    k, batch, dt = min(m, n), a.shape[:-2], a.dtype
+    q, r = LD.qr(a, full_matrices=False)
+    x = _eye(m, k, dtype=dt) - q
+    lows, taus = [zeros(batch + (m, 0), dt)], [zeros(batch + (0,), dt)]
+    for j in range(k):
+        pivot = x[..., j, j]
+        trivial = pivot == 0
+        low = where(trivial[..., None], 0, x[..., j + 1:, j] / where(trivial, 1, pivot)[..., None])
+        x = x.at[..., j + 1:, j + 1:].add(-low[..., :, None] * x[..., j, j + 1:][..., None, :])
+        lows.append(concatenate([zeros(batch + (j + 1,), dt), low], axis=-1)[..., None])
+        taus.append(pivot[..., None])
+    v = concatenate(lows + [zeros(batch + (m, n - k), dt)], axis=-1)
+    r = concatenate([r, zeros(batch + (m - k, n), dt)], axis=-2)
+    return triu(r) + tril(v, -1), concatenate(taus, axis=-1)
 
 
 def _default_rtol(a):

@@ -13,7 +13,7 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    ``elementwise_pow``, ``elementwise``
    (which gathers the three before it), ``dot``, ``reductions``, ``slicing``,
    ``gather_scatter``, ``indexing``, ``sorting``, ``linalg_common``, ``linalg``,
-   ``linalg_decomp``, ``linalg_geqrf``, ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
+   ``linalg_decomp``, ``linalg_lu``, ``linalg_det``, ``linalg_schur``, ``fft``, ``conv``, ``conv_rules``,
    ``conv_api``, ``random``, ``collectives_mesh``,
    ``collectives_prims``, ``collectives_groups``, ``collectives``, ``collectives_native_flow``,
    ``collectives_native_alltoall``, ``collectives_native``, ``control_flow_common``,

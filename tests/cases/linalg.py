@@ -7,7 +7,6 @@ import numpy as np
 import functrans.numpy as fnp
 from functrans import lax
 from functrans.primitives.linalg_decomp import canonical_signs, qr_pivots
-from functrans.primitives.linalg_geqrf import geqrf
 from functrans.scipy.linalg import funm as _funm, schur as _schur, sqrtm as _sqrtm
 from tests.cases import OpCase, gen, randn
 
@@ -348,11 +347,11 @@ def _scipy_qr_pivots(a):
 
 row("qr_pivots", qr_pivots, gen(randn(4, 5)), _scipy_qr_pivots, diff=False)
 row("qr_pivots_batched", qr_pivots, gen(randn(2, 5, 3)), _scipy_qr_pivots, diff=False)
-# geqrf: numpy's mode='raw' (transposed back); no derivative, as JAX's
-row("geqrf", geqrf, gen(randn(4, 3)),
-    lambda a: (np.linalg.qr(a, mode="raw")[0].T, np.linalg.qr(a, mode="raw")[1]), diff=False)
-row("geqrf_wide_batched", lambda a: tuple(fnp.linalg.qr(a, mode="raw")), gen(randn(2, 3, 5)),
-    lambda a: tuple(np.linalg.qr(a, mode="raw")), diff=False)
+# qr(mode='raw'): LAPACK's packed reflectors from the QR (differentiable; JAX's is not)
+row("linalg_qr_raw_tall", lambda a: tuple(fnp.linalg.qr(a, mode="raw")), gen(randn(4, 3)),
+    lambda a: tuple(np.linalg.qr(a, mode="raw")))
+row("linalg_qr_raw_wide_batched", lambda a: tuple(fnp.linalg.qr(a, mode="raw")),
+    gen(randn(2, 3, 5)), lambda a: tuple(np.linalg.qr(a, mode="raw")))
 row("lax_lu_pivots_to_permutation", lambda p: lax.lu_pivots_to_permutation(p, 4),
     [np.array([[2, 3, 2, 3], [0, 1, 3, 3]], np.int32)],
     lambda p: np.array([[2, 3, 0, 1], [0, 1, 3, 2]], np.int32), diff=False)
