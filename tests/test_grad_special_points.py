@@ -65,6 +65,10 @@ ROWS = [
      [-0.5772156649015329, 0.42278433509846713]),
     ("poch_dm_neg_z", lambda m: fss.poch(-0.5, m), [0.0], 1, [0.03648997397857651]),
     ("poch_dm_30", lambda m: fss.poch(30.0, m), [0.0], 1, [3.384438132685525]),
+    # log_ndtr' = pdf / cdf ~ -x: +inf at -inf (was exp(-inf + inf) = NaN; JAX 0.10.2 NaN);
+    # at -40 the asymptotic series of the Mills ratio (JAX 0.10.2: 40.02496884784338)
+    ("norm.logcdf", fst.norm.logcdf, [-inf, inf, -40.0], 1, [inf, 0.0, 40.02496884720726]),
+    ("norm.logsf", fst.norm.logsf, [inf, -inf], 1, [-inf, -0.0]),
 ]
 
 

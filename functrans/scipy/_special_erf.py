@@ -202,8 +202,10 @@ def _log_ndtr_jvp(primals, tangents):
     (x,), (tx,) = primals, tangents
     y = _log_ndtr(x)
     t = x.dtype.type
-    # d/dx log ndtr = pdf / ndtr = exp(-x^2/2 - log sqrt(2 pi) - log_ndtr)
-    return y, tx * fnp.exp(-t(0.5) * x * x - t(0.5 * math.log(2 * math.pi)) - y)
+    # d/dx log ndtr = pdf / ndtr = exp(-x^2/2 - log sqrt(2 pi) - log_ndtr), ~ -x as x ->
+    # -inf: +inf there (the exponent was -inf + inf = NaN; JAX 0.10.2 NaN too)
+    d = fnp.exp(-t(0.5) * x * x - t(0.5 * math.log(2 * math.pi)) - y)
+    return y, tx * fnp.where(x == t(-np.inf), t(np.inf), d)
 
 
 def log_ndtr(x: ArrayLike) -> Array:
