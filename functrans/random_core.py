@@ -53,7 +53,8 @@ def shape_tuple(name, shape):
     try:
         shape = tuple(operator.index(s) for s in shape)
     except TypeError:
-        raise TypeError(f"{name}: shape must be a tuple of ints, got {shape!r:.60}") from None
+        raise TypeError(f"{name}: Shapes must be 1D sequences of concrete values of integer "
+                        f"type (a tuple of ints), got {shape!r:.60}") from None
     if any(s < 0 for s in shape):
         raise ValueError(f"{name}: shape {shape} has a negative dimension")
     return shape
@@ -62,18 +63,17 @@ def shape_tuple(name, shape):
 def check_key(name, k):
     """The uint32 words of ``k``, a PRNG key (a typed key of shape (), or raw uint32 of
     shape (2,)); else a TypeError naming ``name``."""
-    if isinstance(k, KeyArray):
-        if k.shape != ():
-            raise TypeError(f"{name}: expected a single PRNG key (shape ()), got keys of "
-                            f"shape {k.shape}; vmap over them or index one")
-        k = k._base
-    shape = getattr(k, "shape", None)
-    dtype = getattr(k, "dtype", None)
-    if shape != (2,) or dtype != np.uint32:
-        got = (f"an array of shape {shape} and dtype {dtype}" if shape is not None
+    typed = isinstance(k, KeyArray)
+    shape = k.shape if typed else getattr(k, "shape", None)
+    if not typed and (getattr(k, "dtype", None) != np.uint32 or not shape or shape[-1] != 2):
+        got = (f"an array of shape {shape} and dtype {k.dtype}" if shape is not None
                else f"{type(k).__name__} {k!r:.40}")
-        raise TypeError(f"{name}: expected a PRNG key (a uint32 array of shape (2,), from "
-                        f"random.key(seed) or random.split), got {got}")
+        raise TypeError(f"{name}: invalid PRNG key data: expected a PRNG key "
+                        f"(typed, or uint32 words of shape (2,) from random.PRNGKey), got {got}")
+    if shape != (() if typed else (2,)):          # JAX's ValueError
+        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                         f"{tuple(shape)} != () (vmap over the keys, or index one)")
+    k = k._base if typed else k
     return k if isinstance(k, Tracer) else fnp.asarray(k)
 
 
@@ -81,8 +81,8 @@ def float_dtype(name, dtype):
     """A float16, float32, float64 or bfloat16 dtype, or JAX's ValueError."""
     dt = canonical_dtype(np.float64 if dtype is None else dtype)
     if dt not in (np.float16, np.float32, np.float64, bfloat16):
-        raise ValueError(f"{name}: dtype must be a floating dtype (float16, float32, float64 "
-                         f"or bfloat16), got {dt}")
+        raise ValueError(f"dtype argument to `{name}` must be a floating dtype (float16, "
+                         f"float32, float64 or bfloat16), got {dt}")
     return dt
 
 

@@ -84,8 +84,8 @@ def permutation(key: Array, x: int | ArrayLike, axis: int = 0,
         return _shuffle(k, fnp.arange(n, dtype=np.int64), 0)
     x = fnp.asarray(x)
     if x.ndim == 0:
-        raise ValueError("permutation: x must be an integer or an array with at least one "
-                         "dimension, got a 0-d array")
+        raise TypeError("permutation: x must be an integer or an array with at least one "
+                        f"dimension, got a 0-d array of {x.dtype}")      # JAX's TypeError
     axis = canonicalize_axis(axis, x.ndim)
     if independent or x.ndim == 1:
         return _shuffle(k, x, axis)

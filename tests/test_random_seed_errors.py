@@ -105,3 +105,24 @@ def test_wide_counters_are_the_64_bit_count():
 
 
 JAX_COUNT_1_5 = [1501764800, 4221794875]   # jax._src.random.threefry2x32.threefry_2x32
+
+
+def test_key_and_dtype_errors_as_jax():
+    ks = random.split(random.key(0))
+    for f, name in ((lambda: random.bits(ks, (2,)), "bits"),
+                    (lambda: random.gamma(ks, 1.0, (2,)), "gamma"),
+                    (lambda: random.fold_in(ks, 0), "fold_in"),
+                    (lambda: random.normal(kd(ks), (2,)), "normal")):     # raw keys too
+        with pytest.raises(ValueError, match=f"{name} accepts a single key, but was given a "
+                                             "key array of shape"):
+            f()
+    for bad in (np.zeros(3, np.uint32), np.zeros(2, np.int32)):
+        with pytest.raises(TypeError, match="invalid PRNG key data"):
+            random.bits(bad, (2,))
+    for f in (random.normal, random.uniform):
+        with pytest.raises(ValueError, match="dtype argument to `.*` must be a floating dtype"):
+            f(random.key(0), (2,), np.int32)
+    with pytest.raises(TypeError, match="x must be an integer or an array with at least one"):
+        random.permutation(random.key(0), 10.0)
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        ft.jit(lambda k, n: random.normal(k, (n,)))(random.key(0), 2)
