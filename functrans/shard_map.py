@@ -87,7 +87,8 @@ from .primitives.elementwise import mul
 from .shard_map_specs import (block_aval, check_replication, collective_axes, forget_typing,
                               global_aval, normalize_spec, spec_axes, spec_leaves)
 from . import distributed
-from .sharding import Mesh, NamedSharding, PartitionSpec, bound_mesh, get_mesh, mesh_for
+from .sharding import (Mesh, NamedSharding, PartitionSpec, bound_mesh, get_mesh, mesh_for,
+                       mesh_frames)
 from .tracing import Tracer, axis_frames, eval_jaxpr, get_aval, trace_depth, trace_to_jaxpr
 from .transforms.partial_eval import linearize_jaxpr
 from .transforms.transpose import backward_pass
@@ -300,6 +301,15 @@ def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs):
 
 @_with_mesh
 def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_rep):
+    used = {a for e in jaxpr.eqns for a in e.inputs} | set(jaxpr.jaxpr.outvars)
+    if any(type(s) is _PerProcess and v in used for s, v in zip(in_specs, jaxpr.jaxpr.invars)
+           ) and any(f.tracing for f in mesh_frames()):
+        # the residuals of a shard_map nested in another's body came back to the wrong
+        # processes (grad of x * x over a 2 x 2 mesh: rows of other blocks): refused
+        raise NotImplementedError(
+            "reverse mode of a shard_map nested in another shard_map's body, where the inner "
+            "body keeps residuals (it is not linear), is not supported; use one shard_map "
+            "over all the axes, or forward mode (jvp / jacfwd), which is supported")
     mask = tuple(is_undefined(a) for a in args)
     body, consts = _transposed_body(jaxpr, mask, mesh, in_specs, out_specs)
     nonlin = [a for a in args if not is_undefined(a)]

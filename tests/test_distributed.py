@@ -345,10 +345,11 @@ def test_reverse_mode_inside_inner_traces_of_a_checked_body_equals_jax(n, reques
 @pytest.mark.parametrize("n", [2, 4])
 def test_reverse_over_reverse_through_shard_map_equals_closed_form(n, request):
     # grad of a vjp / of a grad through shard_map: the residuals' cotangents were averaged
-    # over the processes (wrong second derivatives)
+    # over the processes (wrong second derivatives); on 4, a nested shard_map's reverse mode
+    # (wrong rows) is refused
     r = run_program(request, n, "grad_second_order.py")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split() == ["OK", "11"]
+    assert r.stdout.split() == ["OK", "11" if n == 2 else "12"]
 
 
 @needs_mpi

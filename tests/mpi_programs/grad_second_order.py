@@ -65,5 +65,21 @@ close(ft.grad(lambda w: fnp.sum(gx(w) * v))(w), (3 * x ** 2 * v).reshape(N, 2).s
 close(ft.grad(lambda x: fnp.sum(ft.grad(f, 1)(w, x) * v))(x), 6 * np.tile(w, N) * x * v,
       "psum grad of grad w.r.t. x")
 count += 3
+if N == 4:   # a shard_map nested in another's body (JAX's test_grad_nested_partial_auto)
+    m2 = ft.make_mesh((2, 2), ("i", "j"))
+    inner = lambda u: ft.shard_map(lambda b: b * b, mesh=m2, in_specs=P(None, "j"),  # noqa
+                                   out_specs=P(None, "j"))(u)
+    nested = ft.shard_map(inner, mesh=m2, in_specs=P("i", None), out_specs=P("i", None),
+                          check_rep=False, axis_names=frozenset({"i"}))
+    V = np.arange(32.0).reshape(4, 8) / 10
+    close(nested(V), V * V, "nested forward")
+    close(ft.jvp(nested, (V,), (np.ones_like(V),))[1], 2 * V, "nested jvp")
+    try:    # its gradient had rows of other blocks (2 v[1] in row 0): refused
+        ft.grad(lambda u: fnp.sum(nested(u)))(V)
+    except NotImplementedError as e:
+        assert "nested in another shard_map" in str(e), e
+    else:
+        raise AssertionError("reverse mode of a nested shard_map: no error")
+    count += 1
 if ft.process_index() == 0:
     print("OK", count)
