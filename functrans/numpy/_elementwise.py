@@ -17,6 +17,7 @@ dtype('float32')
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from jaxpr_ir import bfloat16, dtype_kind
 
 from ..array import (Array, Array as _Array, numpy_floor_divide, numpy_maximum,
                      numpy_minimum, numpy_remainder, numpy_sign)
+from ..key_array import KeyArray
 from ..numpy_warnings import QUIET, QUIET_VAR, quiet_call
 from ..tracing import EAGER_CHECK, Tracer, wrap
 from ..weak_values import PY_DTYPES, WEAKISH as _WEAKISH, WeakArray, weak_call
@@ -202,10 +204,13 @@ def _binary(name, np_fn, traced, example=None):
                   "NEP 50 promotion.", example)
 
 
-def _predicate(name, np_fn, traced, truth_values=False):
+def _predicate(name, np_fn, traced, truth_values=False, on_keys=None):
     """A binary function with a bool result: promote to one dtype, then compare; with
-    ``truth_values`` (the logical functions) the operands are converted to bool first."""
+    ``truth_values`` (the logical functions) the operands are converted to bool first;
+    ``on_keys`` compares typed keys (the others reject them)."""
     def f(x: ArrayLike, y: ArrayLike) -> Array:
+        if on_keys is not None and (isinstance(x, KeyArray) or isinstance(y, KeyArray)):
+            return on_keys(x, y) if isinstance(x, KeyArray) else on_keys(y, x)
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             check_args(name, x, y)
             return _eager2(np_fn, x, y, f)
@@ -475,8 +480,8 @@ def isfinite(x: ArrayLike) -> Array:
     return E.eq(x, x)
 
 
-equal = _predicate("equal", np.equal, E.eq)
-not_equal = _predicate("not_equal", np.not_equal, E.ne)
+equal = _predicate("equal", np.equal, E.eq, on_keys=operator.eq)
+not_equal = _predicate("not_equal", np.not_equal, E.ne, on_keys=operator.ne)
 less = _predicate("less", np.less, E.lt)
 less_equal = _predicate("less_equal", np.less_equal, E.le)
 greater = _predicate("greater", np.greater, E.gt)

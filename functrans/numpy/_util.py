@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxpr_ir import canonical_dtype, dtype_kind
 from ..array import host_array
+from ..key_array import KeyArray, operand_error
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
 from ..weak_values import WeakArray
 from ..primitives.elementwise import (bitwise_and, bitwise_not, bitwise_or, convert_element_type,
@@ -45,6 +46,8 @@ def check_arraylike(name, *args):
     for i, x in enumerate(args):
         if isinstance(x, (Tracer, np.ndarray, np.generic) + _PY_SCALARS):
             continue
+        if isinstance(x, KeyArray):
+            raise operand_error(name, args)
         if isinstance(x, (list, tuple)):
             if _contains_tracer(x):
                 # under jit a list argument is a pytree of scalars, not an array (JAX: TypeError)
