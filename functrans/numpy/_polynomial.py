@@ -196,6 +196,12 @@ def _gradient_coords(x, coords, ax):
     return jn.concatenate(parts)
 
 
+def _inexact(a):
+    """Integer and bool data as float64 (the dtype their trapezoid sums had), before any
+    sum or difference, as JAX: numpy's int8 sums wrap."""
+    return a if dtype_kind(a.dtype) in "fc" else asarray(a, np.float64)
+
+
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: int = -1) -> Array:
     """Integral of ``y`` along ``axis`` by the trapezoidal rule (spacing ``dx`` or
     sample points ``x``).
@@ -204,13 +210,13 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float = 1.0, axis: i
     >>> fnp.trapezoid(fnp.asarray([1.0, 2.0, 3.0])).item()
     4.0
     """
-    y = asarray(y)
+    y = _inexact(asarray(y))   # integers summed as such wrapped: int8 [-128, -1] gave +63.5
     y_axis = canonicalize_axis(axis, y.ndim)
     y = st.moveaxis(y, y_axis, -1)
     if x is None:      # a Python number stays weak (float16 y keeps float16, as numpy)
         d = dx if isinstance(dx, (int, float)) else asarray(dx)
     else:
-        x = asarray(x)
+        x = _inexact(asarray(x))
         # an n-d x is differenced along ``axis`` counted in x's own dimensions (numpy's
         # diff(x, axis=axis)), not along y's canonical axis number
         d = diff(x) if x.ndim == 1 else diff(
