@@ -190,3 +190,37 @@ def test_functions_that_move_whole_keys_as_jax():
         out = f()
         got = [kd(p).tolist() for p in out] if isinstance(out, (list, tuple)) else kd(out).tolist()
         assert got == MOVED[name], name
+
+
+# JAX 0.10.2 (x64): key_data of flips / atleast_* / stacks of k and m as above
+FLIPPED = {'flip': [[[972824557, 2491659272], [898128576, 3750995185], [2939540675, 3076691462]],
+          [[3594430910, 1784718894], [202567368, 3886822060], [2724472204, 3573582090]]],
+ 'flip1': [[[3594430910, 1784718894], [202567368, 3886822060], [2724472204, 3573582090]],
+           [[972824557, 2491659272], [898128576, 3750995185], [2939540675, 3076691462]]],
+ 'fliplr': [[[3594430910, 1784718894], [202567368, 3886822060], [2724472204, 3573582090]],
+            [[972824557, 2491659272], [898128576, 3750995185], [2939540675, 3076691462]]],
+ 'flipud': [[[2939540675, 3076691462], [898128576, 3750995185], [972824557, 2491659272]],
+            [[2724472204, 3573582090], [202567368, 3886822060], [3594430910, 1784718894]]],
+ 'at1': [[2724472204, 3573582090]],
+ 'at2': [[[2724472204, 3573582090], [202567368, 3886822060]]],
+ 'at3': (1, 2, 1),
+ 'vstack': [[[2724472204, 3573582090], [202567368, 3886822060]],
+            [[3594430910, 1784718894], [2939540675, 3076691462]]],
+ 'hstack': [[2724472204, 3573582090], [898128576, 3750995185], [972824557, 2491659272]],
+ 'jitflip': [[972824557, 2491659272], [898128576, 3750995185], [2939540675, 3076691462],
+             [3594430910, 1784718894], [202567368, 3886822060], [2724472204, 3573582090]]}
+
+
+def test_flips_atleast_and_stacks_of_keys_as_jax():
+    k = random.split(random.key(5), 6)
+    m = k.reshape(2, 3)
+    cases = {
+        "flip": lambda: fnp.flip(m), "flip1": lambda: fnp.flip(m, 1),
+        "fliplr": lambda: fnp.fliplr(m), "flipud": lambda: fnp.flipud(m),
+        "at1": lambda: fnp.atleast_1d(k[0]), "at2": lambda: fnp.atleast_2d(k[:2]),
+        "vstack": lambda: fnp.vstack([k[:2], k[2:4]]), "hstack": lambda: fnp.hstack([k[:1], k[4:]]),
+        "jitflip": lambda: ft.jit(fnp.flip)(k),
+    }
+    for name, f in cases.items():
+        assert kd(f()).tolist() == FLIPPED[name], name
+    assert fnp.atleast_3d(k[:2]).shape == FLIPPED["at3"]

@@ -24,7 +24,7 @@ from ..primitives import structural as S
 from ._util import asarray, broadcast_to_shape, canonicalize_axis
 from typing import Sequence
 from ..array import Array
-from ..key_array import KeyArray
+from ..key_array import KeyArray, moved_by_index
 from ..typing import ArrayLike, Shape
 from ..weak_values import typed_like
 
@@ -35,6 +35,11 @@ __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims
 
 def array_or_tracer(a):
     return a if isinstance(a, Tracer) else asarray(a)
+
+
+def _keys_or_array(a):
+    """Typed keys as they are (for functions that only reshape them), else an array."""
+    return a if isinstance(a, KeyArray) else array_or_tracer(a)
 
 
 def shape(a: ArrayLike) -> tuple[int, ...]:
@@ -282,7 +287,7 @@ def broadcast_arrays(*args: ArrayLike) -> list[Array]:
 
 def atleast_1d(*arys: ArrayLike) -> Array | list[Array]:
     """Each argument with at least one axis (a list when given several)."""
-    out = [a if a.ndim >= 1 else reshape(a, (1,)) for a in map(array_or_tracer, arys)]
+    out = [a if a.ndim >= 1 else reshape(a, (1,)) for a in map(_keys_or_array, arys)]
     return out[0] if len(out) == 1 else out
 
 
@@ -295,7 +300,7 @@ def atleast_2d(*arys: ArrayLike) -> Array | list[Array]:
     ((1, 1), (1, 3))
     """
     out = []
-    for a in map(array_or_tracer, arys):
+    for a in map(_keys_or_array, arys):
         out.append(a if a.ndim >= 2 else reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape)))
     return out[0] if len(out) == 1 else out
 
@@ -303,7 +308,7 @@ def atleast_2d(*arys: ArrayLike) -> Array | list[Array]:
 def atleast_3d(*arys: ArrayLike) -> Array | list[Array]:
     """numpy's rule: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
     out = []
-    for a in map(array_or_tracer, arys):
+    for a in map(_keys_or_array, arys):
         s = tuple(a.shape)
         new = {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s)
         out.append(reshape(a, new))
@@ -319,6 +324,8 @@ def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     >>> fnp.flip(fnp.arange(3)).tolist()
     [2, 1, 0]
     """
+    if isinstance(m, KeyArray):                    # typed keys: whole keys move
+        return moved_by_index(flip, m, axis)
     a = array_or_tracer(m)
     nd = len(a.shape)
     if axis is None:
@@ -338,7 +345,7 @@ def fliplr(m: ArrayLike) -> Array:
     >>> fnp.fliplr(fnp.arange(4).reshape(2, 2)).tolist()
     [[1, 0], [3, 2]]
     """
-    a = array_or_tracer(m)
+    a = _keys_or_array(m)
     if a.ndim < 2:
         raise ValueError(f"fliplr: input must be at least 2-d, got shape {tuple(a.shape)}")
     return flip(a, 1)
@@ -351,7 +358,7 @@ def flipud(m: ArrayLike) -> Array:
     >>> fnp.flipud(fnp.arange(3)).tolist()
     [2, 1, 0]
     """
-    a = array_or_tracer(m)
+    a = _keys_or_array(m)
     if a.ndim < 1:
         raise ValueError("flipud: input must be at least 1-d")
     return flip(a, 0)
