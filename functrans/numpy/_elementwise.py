@@ -114,9 +114,10 @@ def _eager2(np_fn, x, y, fn=None):
         _promotion_mode.check_operands(np_fn.__name__, (x, y))
     if getattr(x, "dtype", None) is bfloat16 or getattr(y, "dtype", None) is bfloat16:
         return eager_call(np_fn, (x, y))      # (has_bf16 inlined: this is the hot path)
-    if type(x) is _Array:
+    tx = type(x)
+    if tx is _Array:
         x = x.view(np.ndarray)
-    elif type(x) in _WEAKISH and (type(x) is WeakArray or type(y) in _WEAKISH) and fn:
+    elif tx in _WEAKISH and (tx is WeakArray or type(y) in _WEAKISH) and fn:
         return weak_call(fn, (x, y)) if type(y) in _WEAKISH or x.ndim or x.dtype not in PY_DTYPES \
             else _eager2(np_fn, x.item(), y, fn)   # a strong y: numpy's Python-number rule
     if type(y) is _Array:
