@@ -52,5 +52,7 @@ def average(a: ArrayLike, axis: int | Sequence[int] | None = None, weights: Arra
         w = broadcast_to(_np_reshape(w, tuple(n if i in axes else 1
                                                for i, n in enumerate(a.shape))), a.shape)
     scl = sum(w, axis=axis, keepdims=keepdims)
+    if a.dtype.kind in "iub" and w.dtype.kind in "iub":   # products in float64 (numpy,
+        a = asarray(a, np.float64)                       # JAX): int8 127 * 2 wrapped
     avg = true_divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), scl)
     return (avg, broadcast_to(asarray(scl, avg.dtype), avg.shape)) if returned else avg
