@@ -19,7 +19,7 @@ import numpy as np
 from jaxpr_ir import dtype_kind
 
 from .sharding import (Device, NamedSharding, PartitionSpec, SingleDeviceSharding, as_sharding,
-                       host_device)
+                       host_device, mesh_frames)
 from .tracing import Tracer, wrap
 from .tree_util import tree_leaves, tree_map
 
@@ -125,7 +125,10 @@ def _platform(device: Any) -> str | None:
     if isinstance(device, SingleDeviceSharding):
         device = device._device
     if isinstance(device, Device):
-        if device.platform == "cpu" and device != host_device():
+        # inside a shard_map body every process runs the same code: another process's
+        # device is taken as this one's there (as JAX under jit; raising on some processes
+        # only would leave the others waiting in the body's collectives)
+        if device.platform == "cpu" and device != host_device() and not mesh_frames():
             raise ValueError(f"device_put: {device} belongs to process {device.id}; this is "
                              f"process {host_device().id} (its devices: ft.local_devices())")
         device = device.platform

@@ -145,6 +145,12 @@ hybrid = mesh_utils.create_hybrid_device_mesh((1,), (n,), process_is_granule=Tru
 same(np.array([d.id for d in hybrid]), np.arange(n), "hybrid mesh")
 f = shard_map(lambda x: lax.psum(x, "i"), mesh, in_specs=P("i"), out_specs=P())
 same(f(np.arange(2.0 * n)), np.arange(2.0 * n).reshape(n, 2).sum(0), "shard_map")
+# device_put to process 0's device inside a body: the same on every process (it raised on
+# the others only, which then left process 0 waiting in the psum)
+g = shard_map(lambda x: lax.psum(x + ft.device_put(1.0, ft.devices()[0]), "i"), mesh,
+              in_specs=P("i"), out_specs=P())
+for h in (g, ft.jit(g)):
+    same(h(np.arange(2.0 * n)), np.arange(2.0 * n).reshape(n, 2).sum(0) + n, "device_put body")
 
 if r == 0:
     print("OK", count)
