@@ -76,6 +76,12 @@ ROWS = [
     ("t.logpdf", lambda x: fst.t.logpdf(x, 3.0), [inf, -inf], 1, [0.0, 0.0]),
     ("t.logpdf_scale", lambda s: fst.t.logpdf(-inf, 3.0, 1.0, s), [2.0], 1, [1.5]),
     ("t.logpdf_df_inf", lambda x: fst.t.logpdf(x, inf, 0.0, 2.0), [inf, 2.0], 1, [-inf, -0.5]),
+    # rel_entr with an infinite x or y: slopes log(x/y) + 1 in x, -x/y in y (were NaN;
+    # JAX 0.10.2's grad: the same)
+    ("rel_entr_y_inf", lambda x: fss.rel_entr(x, inf), [0.5, 2.0], 1, [-inf, -inf]),
+    ("rel_entr_x_inf", lambda y: fss.rel_entr(inf, y), [0.5, 2.0], 1, [-inf, -inf]),
+    ("rel_entr_dx_at_inf", lambda x: fss.rel_entr(x, 2.0), [inf], 1, [inf]),
+    ("rel_entr_dy_at_inf", lambda y: fss.rel_entr(2.0, y), [inf], 1, [0.0]),
 ]
 
 

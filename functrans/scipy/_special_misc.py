@@ -175,6 +175,17 @@ def _at_x0(x, value):
     return value + _xlogx(fnp.where(x == 0, x, x.dtype.type(1)))
 
 
+@custom_jvp
+def _x_log_ratio(x, y):
+    return x * (fnp.log(x) - fnp.log(y))
+
+
+@_x_log_ratio.defjvp
+def _x_log_ratio_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return _x_log_ratio(x, y), tx * (fnp.log(x) - fnp.log(y) + 1) - ty * (x / y)
+
+
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     """x log(x / y) for x, y > 0; 0 where x == 0 and y >= 0; inf elsewhere.
 
@@ -186,8 +197,13 @@ def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     x, y = fnp.broadcast_arrays(x, y)
     t = x.dtype.type
     both = (x > 0) & (y > 0)
-    xs, ys = fnp.where(both, x, t(1)), fnp.where(both, y, t(1))
-    val = xs * fnp.log(xs / ys)
+    # an infinite x or y: x (log x - log y) with the limits as slopes (log(x/y) + 1 and
+    # -x/y; through x/y they were inf * 0 = NaN: rel_entr(0.5, inf) in x, JAX 0.10.2 -inf)
+    big = both & (fnp.isinf(x) | fnp.isinf(y))
+    fine = both & ~big
+    xs, ys = fnp.where(fine, x, t(1)), fnp.where(fine, y, t(1))
+    xb, yb = fnp.where(big, x, t(1)), fnp.where(big, y, t(1))
+    val = fnp.where(big, _x_log_ratio(xb, yb), xs * fnp.log(xs / ys))
     return fnp.where(both, val, fnp.where((x == 0) & (y >= 0), _at_x0(x, t(0)), t(np.inf)))
 
 
