@@ -34,7 +34,8 @@ F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
 LLTYPES = {np.dtype("float64"): F64, np.dtype("float32"): F32, np.dtype("float16"): F16,
            np.dtype("int64"): I64,
            np.dtype("uint64"): I64, np.dtype("int32"): I32, np.dtype("uint32"): I32,
-           np.dtype("int16"): I16, np.dtype("uint16"): I16, np.dtype("bool"): I1, BF16: I16}
+           np.dtype("int16"): I16, np.dtype("uint16"): I16, np.dtype("int8"): I8,
+           np.dtype("uint8"): I8, np.dtype("bool"): I1, BF16: I16}
 C64, C128 = ir.LiteralStructType([F32, F32]), ir.LiteralStructType([F64, F64])
 COMPLEX_DTYPES = frozenset((np.dtype("complex64"), np.dtype("complex128")))
 LLTYPES.update({np.dtype("complex64"): C64, np.dtype("complex128"): C128})

@@ -9,7 +9,7 @@ IRBuilder, ``em.const(dtype, v)`` a constant, ``em.module`` the module) and the
 operands' LLVM values, and returns the result's value. Values are held as double,
 float, half (float16, in conversions only: ``half`` widens the rest to float32), i64
 (int64 and uint64), i32 (int32 and uint32; the dtype says how to compare/divide/convert),
-i16 (int16 and uint16, likewise),
+i16 (int16 and uint16, likewise), i8 (int8 and uint8, likewise),
 i1 (bool), or a ``{re, im}`` struct (complex64/complex128: the rows ``ops_complex``
 registers or extends, marked ``complex``). Rules here never produce poison: integer
 division and remainder by 0 (and INT_MIN / -1) are defined, shifts are masked, float ->

@@ -66,7 +66,7 @@ _INCREF_NONE = sys.version_info < (3, 12)   # None is immortal from 3.12 on
 
 NATIVE_DTYPES = frozenset(np.dtype(d) for d in
                           ("float64", "float32", "int64", "uint64", "int32", "uint32", "int16",
-                           "uint16", "bool"))
+                           "uint16", "int8", "uint8", "bool"))
 
 
 def classify(eqn):
