@@ -4,7 +4,7 @@ written by tests/data/make_jax_promotion_table.py with JAX 0.10.2 and x64), tran
 and loops carrying them, and what needs a 16-bit integer: random bits and randint as
 JAX draws them, truncated_normal and reduce_precision of float16/bfloat16 (bit views).
 The per-op rows (wrap-around, division signs, shifts, casts, bitcasts, reductions, sorts,
-gathers) are in tests/cases/int16.py; the JAX bits below were measured with JAX 0.10.2
+gathers) are in tests/cases/narrow_ints.py; the JAX bits below were measured with JAX 0.10.2
 (jax_enable_x64) and are hard-coded.
 """
 from __future__ import annotations
