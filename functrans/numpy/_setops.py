@@ -493,13 +493,33 @@ def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
     >>> fnp.setxor1d(fnp.asarray([1, 2]), fnp.asarray([2, 3])).tolist()
     [1, 3]
     """
-    both = jn.concatenate([st.ravel(asarray(ar1)), st.ravel(asarray(ar2))])
+    a1, a2 = st.ravel(asarray(ar1)), st.ravel(asarray(ar2))
+    both = jn.concatenate([a1, a2])
     n = both.shape[0]
     u, _, _, counts = _unique_parts(both, n, None)
-    in1, in2 = isin(u, ar1), isin(u, ar2)
-    keep = el.logical_and(el.greater(counts, 0), el.not_equal(in1, in2))
+    in1, in2 = isin(u, a1), isin(u, a2)
+    # NaN != NaN (numpy, JAX): each array's NaN is its own element, never a common one, so
+    # the one unique NaN is kept, and a second NaN follows when both arrays hold one
+    nan1, nan2 = _any_nan(a1), _any_nan(a2)
+    keep = el.logical_and(el.greater(counts, 0),
+                          el.logical_or(el.not_equal(in1, in2), _isnan(u)))
     vals = _compact(u, keep, size, fill_value)
-    return _fill_smallest(vals, keep, size) if fill_value is None and size is not None else vals
+    vals = _fill_smallest(vals, keep, size) if fill_value is None and size is not None else vals
+    if dtype_kind(u.dtype) not in "fc":
+        return vals
+    count = red.sum(asarray(keep, np.int64))
+    if size is None:
+        return jn.concatenate([vals, asarray([np.nan], vals.dtype)]) if nan1 and nan2 else vals
+    second = el.logical_and(el.equal(arange(size), count), el.logical_and(nan1, nan2))
+    return sel.where(second, asarray(np.nan, vals.dtype), vals)
+
+
+def _isnan(x):
+    return el.isnan(x) if dtype_kind(x.dtype) in "fc" else zeros(x.shape, np.bool_)
+
+
+def _any_nan(x):
+    return red.any(_isnan(x))
 
 
 def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
