@@ -11,8 +11,10 @@ are then the only native arithmetic on float16 values (``native_convert``), fuse
 the kernels around them; a float16 -> float64 conversion goes through float32 (exact
 both ways). Equations that only move float16 values (concatenate, pad, dynamic slices,
 gathers, and loops and branches, whose bodies are widened) are native too
-(``native_move``). Everything else on float16 (float64 -> float16, integer conversions,
-scatters, sorts, dots) stays a host step through the primitive's numpy ``impl``.
+(``native_move``). Products of two float16 (or two bfloat16) operands are float32
+products between the same conversions (the ``impl`` accumulates in float32 and rounds
+once too). Everything else on float16 (float64 -> float16, integer conversions, scatters,
+sorts) stays a host step through the primitive's numpy ``impl``.
 
 A CPU that does not convert float16 in hardware (x86 without F16C) gets no float16
 rewrite: LLVM would call compiler-rt helpers that the JIT may not resolve.
@@ -111,6 +113,8 @@ def native_move(eqn, odd) -> bool:
 
 def _widens(e) -> bool:
     name = e.primitive.name
+    if name == "dot_general":
+        return _widens_dot(e)
     if e.primitive.multiple_results or name in _NOT_WIDENED:
         return False
     if name not in TABLE and name not in REDUCTIONS and name not in DECOMPOSITIONS:
@@ -120,6 +124,14 @@ def _widens(e) -> bool:
         return False
     # a float16 dtype in the params (none of the widened rows has one) would be stale
     return not any(isinstance(p, np.dtype) and p in small for p in e.params.values())
+
+
+def _widens_dot(e) -> bool:
+    """A product of two float16 (bfloat16) operands of one dtype into that dtype or
+    float32: the primitive's ``impl`` accumulates it in float32 and rounds once, so it is
+    a float32 product (BLAS) of the exactly widened operands, then one rounding."""
+    a, b, o = e.inputs[0].aval.dtype, e.inputs[1].aval.dtype, e.outvars[0].aval.dtype
+    return a == b and a in narrow() and o in (a, _F32)
 
 
 def _convert(v, dtype, eqns, source):
@@ -142,7 +154,9 @@ def _widened(e, eqns):
             back.append((w, o))
         else:
             outs.append(o)
-    eqns.append(Eqn(e.primitive, ins, outs, e.params, e.source))
+    params = dict(e.params, preferred_element_type=None) if e.primitive.name == "dot_general" \
+        else e.params
+    eqns.append(Eqn(e.primitive, ins, outs, params, e.source))
     for w, o in back:
         eqns.append(Eqn(primitives["convert_element_type"], [w], [o],
                         {"new_dtype": o.aval.dtype, "weak_type": o.aval.weak_type}, e.source))
