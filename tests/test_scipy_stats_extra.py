@@ -168,3 +168,20 @@ def test_bad_input_raises_clearly():
         fst.mode(np.ones((2, 2)), axis=2)
     with pytest.raises(ValueError, match="empty"):
         fst.mode(np.ones((0,)), axis=None)
+
+
+def test_multivariate_normal_batch_of_covariances():
+    # cov (..., d, d) broadcast with x's batch, as JAX 0.10.2 (raised a triangular_solve
+    # rank error; JAX scipy_stats_test testMultivariateNormalLogpdfBatch/Broadcasted);
+    # expected values scipy.stats.multivariate_normal per item (JAX's equal)
+    x = np.array([[1.0, 2.0], [0.0, -1.0], [3.0, 0.5]])
+    cov = np.array([[[2, 0.5], [0.5, 1]], [[1, 0], [0, 3.0]], [[4, 1], [1, 2.0]]])
+    want = [-4.117684960377057, -2.553849877410067, -3.953689283794145]
+    mvn = fst.multivariate_normal
+    for got in (mvn.logpdf(x, np.zeros(2), cov), ft.vmap(mvn.logpdf)(x, np.zeros((3, 2)), cov),
+                ft.jit(mvn.logpdf)(x, np.zeros(2), cov)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+    xb = np.array([[[0.5, -0.5]], [[1.0, 1.0]]])          # (2, 1, 2) with (3, 2, 2): (2, 3)
+    want_b = [[-2.4033992460913423, -2.553849877410067, -2.953689283794145],
+              [-2.689113531805628, -3.053849877410067, -3.0965464266512877]]
+    np.testing.assert_allclose(np.asarray(mvn.logpdf(xb, np.zeros(2), cov)), want_b, rtol=1e-13)

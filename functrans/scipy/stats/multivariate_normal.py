@@ -29,10 +29,17 @@ def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
         cov = _fnp.eye(d, dtype=x.dtype) * cov
     chol = _fnp.linalg.cholesky(cov)
     diff = _fnp.broadcast_to(x - mean, _fnp.broadcast_shapes(x.shape, mean.shape))
-    flat = diff.reshape(-1, d).T
-    y = _lax.triangular_solve(chol, flat, left_side=True, lower=True)
-    maha = _fnp.sum(y * y, axis=0).reshape(diff.shape[:-1])
-    log_det = _fnp.sum(_fnp.log(_fnp.diagonal(chol)))
+    if chol.ndim == 2:
+        flat = diff.reshape(-1, d).T
+        y = _lax.triangular_solve(chol, flat, left_side=True, lower=True)
+        maha = _fnp.sum(y * y, axis=0).reshape(diff.shape[:-1])
+    else:       # a batch of covariances (..., d, d), broadcast with x's batch (as JAX)
+        batch = _fnp.broadcast_shapes(diff.shape[:-1], chol.shape[:-2])
+        cb = _fnp.broadcast_to(chol, batch + (d, d))
+        db = _fnp.broadcast_to(diff, batch + (d,))[..., None]
+        y = _lax.triangular_solve(cb, db, left_side=True, lower=True)[..., 0]
+        maha = _fnp.sum(y * y, axis=-1)
+    log_det = _fnp.sum(_fnp.log(_fnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
     return -0.5 * maha - log_det - x.dtype.type(0.5 * d * _math.log(2 * _math.pi))
 
 
