@@ -185,3 +185,21 @@ def test_multivariate_normal_batch_of_covariances():
     want_b = [[-2.4033992460913423, -2.553849877410067, -2.953689283794145],
               [-2.689113531805628, -3.053849877410067, -3.0965464266512877]]
     np.testing.assert_allclose(np.asarray(mvn.logpdf(xb, np.zeros(2), cov)), want_b, rtol=1e-13)
+
+
+def test_dirichlet_x_one_entry_short_and_float32_rounding():
+    # x with k - 1 entries: the last is 1 - sum (scipy, JAX 0.10.2; raised ValueError: JAX
+    # scipy_stats_test testDirichletLogPdf); values scipy's for the completed points
+    a = np.array([1.5, 2.0, 3.0])
+    d = fst.dirichlet
+    np.testing.assert_allclose(float(d.logpdf(np.array([0.2, 0.3]), a)), 1.695210995269564,
+                               rtol=1e-13)
+    got = d.logpdf(np.array([[0.2, 0.1], [0.3, 0.6]]), a)
+    np.testing.assert_allclose(np.asarray(got), [1.695210995269564, 1.0201333380175548],
+                               rtol=1e-13)
+    # a float32 point 1 ulp off the simplex was -inf (tolerance 1e-10); scipy on the
+    # normalised point -2.1983087861 (JAX 0.10.2 -2.1983075)
+    v = np.array([0.25157222151756287, 0.7044503092765808, 0.043977465480566025], np.float32)
+    got = float(d.logpdf(v, a.astype(np.float32)))
+    np.testing.assert_allclose(got, -2.1983087861173303, rtol=1e-6)
+    assert float(d.logpdf(np.array([0.2, 0.3, 0.5 + 1e-9]), a)) == -np.inf
