@@ -203,3 +203,11 @@ def test_dirichlet_x_one_entry_short_and_float32_rounding():
     got = float(d.logpdf(v, a.astype(np.float32)))
     np.testing.assert_allclose(got, -2.1983087861173303, rtol=1e-6)
     assert float(d.logpdf(np.array([0.2, 0.3, 0.5 + 1e-9]), a)) == -np.inf
+
+
+def test_multivariate_normal_scalar_mean_is_the_univariate_law_elementwise():
+    # x (3,) with a scalar mean and variance: three 1-d points, as scipy and JAX 0.10.2
+    # (was one 3-d point, shape (); JAX scipy_stats_test testMultivariateNormalLogpdf)
+    got = fst.multivariate_normal.logpdf(np.array([0.5, -1.0, 2.0]), 0.3, 2.0)
+    np.testing.assert_allclose(np.asarray(got), [-1.2755121234846454, -1.6880121234846455,
+                                                 -1.9880121234846455], rtol=1e-14)

@@ -24,6 +24,9 @@ def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
     if allow_singular:
         raise ValueError("multivariate_normal: allow_singular=True is not supported (as jax.scipy)")
     x, mean, cov = _as_float(x, mean, cov)
+    if mean.ndim == 0:      # a scalar mean: the univariate law, elementwise (scipy, JAX)
+        return (-0.5 * (x - mean) ** 2 / cov
+                - 0.5 * (x.dtype.type(_math.log(2 * _math.pi)) + _fnp.log(cov)))
     d = x.shape[-1] if x.ndim else 1
     if cov.ndim < 2:
         cov = _fnp.eye(d, dtype=x.dtype) * cov
