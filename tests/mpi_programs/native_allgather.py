@@ -29,7 +29,8 @@ n, me = ft.process_count(), ft.process_index()
 rng = np.random.default_rng(2)
 DTYPES = ("float32", "float64", "bool", "float16", "int8", "complex128", "int32", "uint8",
           "complex64")
-NATIVE = {"float32", "float64", "bool", "complex128", "int32", "complex64"}  # mpi_allgather
+NATIVE = {"float32", "float64", "bool", "complex128", "int32", "complex64", "int8",
+          "uint8"}  # mpi_allgather
 # psum_scatter / psum / ppermute in native code (complex: MPI's complex types, the host
 # step's own, so the same sums)
 NATIVE_RS = {"float32", "float64", "int32", "complex64", "complex128"}

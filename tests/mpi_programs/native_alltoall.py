@@ -27,7 +27,8 @@ DTYPES = ("float32", "float64", "bool", "float16", "int8", "complex128", "int32"
           "complex64")
 # dtypes the LLVM backend keeps in native code (the others' equations are host steps:
 # the primitive's impl, the same MPI call on numpy buffers)
-NATIVE = {"float32", "float64", "bool", "complex128", "int32", "complex64"}
+NATIVE = {"float32", "float64", "bool", "complex128", "int32", "complex64", "int8",
+          "uint8"}
 
 
 def cases(k):
