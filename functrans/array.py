@@ -186,7 +186,7 @@ class Array(np.ndarray, metaclass=_ArrayType):
 
         >>> import functrans.numpy as fnp
         >>> round(fnp.asarray(2.7))
-        Array(3., dtype=float64)
+        Array(3., dtype=float64, weak_type=True)
         """
         return self.round(0 if ndigits is None else ndigits)
 

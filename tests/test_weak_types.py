@@ -186,3 +186,24 @@ def test_strict_promotion_accepts_weak_arrays():
         assert ft.jit(lambda a, b: a * b)(x, fnp.asarray(2.0)).dtype == np.float32
         with pytest.raises(ft.dtypes.TypePromotionError, match="strict"):
             x * fnp.asarray(np.float64(2.0))
+
+
+def test_python_number_ops_take_the_cached_fast_path_with_the_traced_types():
+    """Eager ops on Python numbers and WeakArrays alone are computed by numpy once their
+    kinds were typed by the traced path (a throwaway trace per op cost 5-15 us): the
+    second call equals the first in value, dtype and weak type; numpy errors (2 ** -1 of
+    ints, an int beyond int64) still go through the traced path."""
+    from functrans import weak_values
+    w, i = fnp.asarray(2.0), fnp.asarray(3)
+    calls = [lambda: fnp.sin(1.0), lambda: fnp.add(1, 2), lambda: fnp.add(1, 2.5),
+             lambda: fnp.exp(w), lambda: w * i, lambda: fnp.less(w, 1),
+             lambda: fnp.true_divide(1, 2), lambda: fnp.power(2, -1),
+             lambda: fnp.floor_divide(7, 0), lambda: fnp.add(1j, w)]
+    for f in calls:
+        a, b = f(), f()
+        assert (a.dtype, a.weak_type) == (b.dtype, b.weak_type)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        assert (a.dtype, a.weak_type) == (ft.jit(f)().dtype, ft.jit(f)().weak_type)
+    assert len(weak_values._NUMBER_TYPES) >= 8
+    with pytest.raises(OverflowError):
+        fnp.add(2 ** 70, 1.0)

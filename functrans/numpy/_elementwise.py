@@ -93,7 +93,7 @@ def _eager1(np_fn, x, fn=None):
     if type(x) is _Array:
         x = x.view(np.ndarray)
     elif type(x) in _WEAKISH and fn:
-        return weak_call(fn, (x,))
+        return weak_call(fn, (x,), np_fn)
     token = QUIET_VAR.set(QUIET)     # IEEE results without numpy's warnings, as JAX
     try:
         r = timed(np_fn, x) if TRACE_ON else np_fn(x)
@@ -118,7 +118,7 @@ def _eager2(np_fn, x, y, fn=None):
     if tx is _Array:
         x = x.view(np.ndarray)
     elif tx in _WEAKISH and (tx is WeakArray or type(y) in _WEAKISH) and fn:
-        return weak_call(fn, (x, y)) if type(y) in _WEAKISH or x.ndim or x.dtype not in PY_DTYPES \
+        return weak_call(fn, (x, y), np_fn) if type(y) in _WEAKISH or x.ndim or x.dtype not in PY_DTYPES \
             else _eager2(np_fn, x.item(), y, fn)   # a strong y: numpy's Python-number rule
     if type(y) is _Array:
         y = y.view(np.ndarray)
