@@ -7,7 +7,7 @@ import numpy as np
 from ... import numpy as fnp
 from .._special_gamma import as_float
 
-__all__ = ["as_float", "standardize", "standardize_tails", "outside", "nan_if", "nan_unless", "domain_ok",
+__all__ = ["as_float", "standardize", "outside", "nan_if", "nan_unless", "domain_ok",
            "log_prob", "log1m_exp"]
 
 
@@ -16,29 +16,6 @@ def standardize(x, loc, scale):
     x, loc, scale = as_float(x, loc, scale)
     x, loc, scale = fnp.broadcast_arrays(x, loc, scale)
     return (x - loc) / scale, fnp.log(scale)
-
-
-def standardize_tails(x, loc, scale):
-    """For a log density falling as a power of |z|: (far, z_near, log_abs_z, log_scale).
-    ``far`` marks |z| = |x - loc| / scale too large to square (inf included), where
-    ``z_near`` is 0 (so the near formula and its derivatives stay finite) and
-    ``log_abs_z`` = log|x - loc| - log scale (its slopes are the limits: 0 in x and loc,
-    -1/scale in scale; through z they were inf / inf = NaN, and z^2 overflowed).
-
-    >>> far, zn, lz, ls = standardize_tails(np.inf, 0.0, 2.0)
-    >>> bool(far), float(zn), float(lz)
-    (True, 0.0, inf)
-    """
-    x, loc, scale = as_float(x, loc, scale)
-    x, loc, scale = fnp.broadcast_arrays(x, loc, scale)
-    t = x.dtype.type
-    z = (x - loc) / scale
-    far = ~(fnp.abs(z) <= t(np.sqrt(np.finfo(x.dtype).max) / 4))
-    far = far & ~fnp.isnan(z)
-    log_scale = fnp.log(scale)
-    zn = (fnp.where(far, loc, x) - loc) / scale      # the unused branches stay finite
-    d = fnp.where(far, x - loc, t(1))
-    return far, zn, fnp.log(fnp.abs(d)) - log_scale, log_scale
 
 
 def outside(cond, value, fill):

@@ -7,7 +7,6 @@ from ... import numpy as _fnp
 from .._special_gamma import gammaln as _gammaln
 from ._util import standardize as _standardize, as_float as _as_float
 from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
-from ._util import standardize_tails as _standardize_tails
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf"]
@@ -27,16 +26,9 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0,
     # df = inf is the normal law (as scipy; the formula's gammaln difference is inf - inf)
     normal = _fnp.isinf(df)
     dfs = _fnp.where(normal, 1.0, df)
-    # for huge |z|, log1p(z^2/df) = log(1 + exp(2 log|z| - log df)): slopes the limits at
-    # z = +-inf (0 in x, loc; df/scale in scale), where log1p(z^2/df)'s were inf/inf = NaN
-    far, zn, log_abs_z = _standardize_tails(x, loc, scale)[:3]
-    tail = _fnp.where(far, _fnp.logaddexp(0.0, 2 * log_abs_z - _fnp.log(dfs)),
-                      _fnp.log1p(zn * zn / dfs))
     val = (_gammaln(half * (dfs + 1)) - _gammaln(half * dfs) - half * _fnp.log(dfs * _math.pi)
-           - half * (dfs + 1) * tail - log_scale)
-    xb, lb, sb = _fnp.broadcast_arrays(*_as_float(x, loc, scale))
-    zg = (_fnp.where(normal, xb, lb) - lb) / sb      # 0 where unused: finite slopes there
-    gauss = -half * zg * zg - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale
+           - half * (dfs + 1) * _fnp.log1p(z * z / dfs) - log_scale)
+    gauss = -half * z * z - z.dtype.type(0.5 * _math.log(2 * _math.pi)) - log_scale
     return _nan_unless(_domain_ok(z, scale, df > 0), _fnp.where(normal, gauss, val))
 
 
