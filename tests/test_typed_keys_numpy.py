@@ -11,22 +11,7 @@ import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax, random
 
-kd = random.key_data
-# JAX: key_data(split(key(5), 4))
-K5 = [[2724472204, 3573582090], [202567368, 3886822060], [3594430910, 1784718894],
-      [2939540675, 3076691462]]
-ONES32 = [4294967295, 4294967295]
-
-
-def keys():
-    return random.split(random.key(5), 4)
-
-
-def both(f, *args):
-    """``f(*args)`` eagerly and under jit, as key data lists (both must be keys)."""
-    out = [f(*args), ft.jit(f)(*args)]
-    assert all(str(o.dtype) == "key<fry>" for o in out)
-    return [kd(o).tolist() for o in out]
+from tests.test_typed_keys_surface import K5, ONES32, both, kd, keys  # noqa: F401
 
 
 def test_creation_functions_with_key_dtype_as_jax():

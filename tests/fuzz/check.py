@@ -329,3 +329,15 @@ def check_program(program: Program, exclude=frozenset()) -> Outcome:
         checker.values()
         checker.derivatives()
     return checker.outcome
+
+
+def check_stored_modes(f, x, rec: dict, check) -> None:
+    """A seeded case with stored JAX results ``rec`` (``out`` for ``x``, ``out_rev`` for
+    ``x[::-1]``) in each mode: eager, jit on the cpu backend, jit on the interpreter (the
+    reversed input), and both lanes of a vmap; ``check(got, rec, key, what)`` compares."""
+    check(f(x), rec, "out", "eager")
+    check(ft.jit(f)(x), rec, "out", "jit cpu")
+    check(ft.jit(f, backend="interpret")(x[::-1]), rec, "out_rev", "jit interpret")
+    both = ft.vmap(f)(np.stack([x, x[::-1]]))
+    check(both[0], rec, "out", "vmap lane 0")
+    check(both[1], rec, "out_rev", "vmap lane 1")

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import functrans as ft
 import functrans.numpy as fnp
+from tests.fuzz.check import check_stored_modes
 from tests.fuzz.joining_cases import call, case
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "jax_fuzz_joining_reference.json"
@@ -33,9 +33,4 @@ def test_join_agrees_with_jax(rec):
     c = case(rec["seed"])
     x = c["x"]
     f = lambda a: call(fnp, c, a)                                           # noqa: E731
-    check(f(x), rec, "out", "eager")
-    check(ft.jit(f)(x), rec, "out", "jit cpu")
-    check(ft.jit(f, backend="interpret")(x[::-1]), rec, "out_rev", "jit interpret")
-    both = ft.vmap(f)(np.stack([x, x[::-1]]))
-    check(both[0], rec, "out", "vmap lane 0")
-    check(both[1], rec, "out_rev", "vmap lane 1")
+    check_stored_modes(f, x, rec, check)
