@@ -392,6 +392,9 @@ class KernelEmitter:
         body = ir.Function(self.module, bty, self.fn.name + ".par")
         body.linkage = "internal"
         body.attributes.add("nounwind")
+        # one compiled body for both calls below: inlined into the serial call, it would
+        # be vectorised with the caller's attributes (another vector width: other sums)
+        body.attributes.add("noinline")
         self.fn, self.b = body, ir.IRBuilder(body.append_basic_block("entry"))
         args, dims, _, data = body.args
         lo = self.b.ptrtoint(self.b.load(args, typ=P), I64)
