@@ -3,7 +3,7 @@ prepend and append; append with and without axis; concatenate; pad with constant
 insert. Integer (uint8, int8, uint32, int64) and float32 arrays meet Python ints that a
 narrow unsigned type wraps (-1 in uint8 is 255, as JAX's weak scalars). Each case is a
 dict, so it runs under functrans (test_fuzz_joining.py) and, for reference values, JAX
-(tests/data/make_jax_fuzz_joining_reference.py).
+(tests/data/make_jax_fuzz_cases_reference.py joining).
 
 >>> case(0)["op"] in OPS
 True

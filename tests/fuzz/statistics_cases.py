@@ -2,7 +2,7 @@
 holding infinities, NaNs, signed zeros, ties and near-overflow values, with random
 methods, q shapes, axis tuples and keepdims. Each case is a plain dict, so the same
 case runs under functrans (test_fuzz_statistics.py) and, to make reference values,
-under JAX (tests/data/make_jax_fuzz_statistics_reference.py).
+under JAX (tests/data/make_jax_fuzz_cases_reference.py statistics).
 
 >>> case(3)["op"] in OPS
 True

@@ -1,7 +1,7 @@
 """Seeded random joins of integer and float32 arrays with Python scalars and arrays
 (tests/fuzz/joining_cases.py: diff with n/axis/prepend/append, append, concatenate, pad,
 insert) against JAX 0.10.2's stored values (tests/data/jax_fuzz_joining_reference.json,
-made by make_jax_fuzz_joining_reference.py): dtype, shape and exact values eagerly, under
+made by make_jax_fuzz_cases_reference.py joining): dtype, shape and exact values eagerly, under
 jit on the CPU and interpreter backends, and under vmap. Round 12's fuzzing found eager
 joins of a uint8 array with a Python int raising TypeError and diff(n=0) joining
 prepend/append."""

@@ -1,7 +1,7 @@
 """Seeded random quantile/percentile/median calls (tests/fuzz/statistics_cases.py) on data
 with infinities, NaNs, signed zeros, ties and near-overflow values, against JAX 0.10.2's
 stored values (tests/data/jax_fuzz_statistics_reference.json, made by
-make_jax_fuzz_statistics_reference.py): eagerly, under jit on the CPU and interpreter
+make_jax_fuzz_cases_reference.py statistics): eagerly, under jit on the CPU and interpreter
 backends, and under vmap. Round 12's fuzzing found the linear rule NaN next to -inf and
 overflowing between +-1e308."""
 from __future__ import annotations
