@@ -109,3 +109,40 @@ def test_nanvar_mean_and_cov_dtype_arguments():
         got = fnp.cov(y, dtype=dt)
         assert got.dtype == dt
         np.testing.assert_allclose(got, np.cov(y, dtype=dt), rtol=1e-5)
+
+
+def test_weighted_quantile_average_under_strict_and_raise_modes():
+    """testWeightedQuantile (several q with weights=) and testAverage (integer data and
+    weights) under JaxTestCase's numpy_rank_promotion='raise' and
+    numpy_dtype_promotion='strict': the quantile broadcast q against the slices' total
+    weight by rank promotion and average multiplied float64 data by integer weights,
+    both raising inside the library. Values stored from JAX 0.10.2 (x64)."""
+    x = np.array([[0.5, 2.0, -1.0], [3.0, np.nan, 4.0], [1.5, 1.0, 0.0], [-2.0, 5.0, 2.5]])
+    w = np.array([[1.0, 2.0, 0.5], [3.0, 1.0, 1.0], [0.5, 0.5, 4.0], [2.0, 1.0, 1.0]])
+    q = np.array([0.25, 0.5, 0.75])
+    xi = np.array([[-128, 127, 3, -1], [5, 6, 7, 8]], np.int8)
+    with ft.numpy_rank_promotion("raise"), ft.numpy_dtype_promotion("strict"):
+        for f in (fnp.nanquantile, ft.jit(fnp.nanquantile, static_argnames=("axis", "method"))):
+            got = f(x, q, axis=0, weights=w, method="inverted_cdf")
+            np.testing.assert_array_equal(got, [[-2.0, 2.0, 0.0], [1.5, 2.0, 0.0],
+                                                [3.0, 5.0, 2.5]])
+        got = fnp.nanpercentile(x, q * 100, axis=1, weights=w, method="inverted_cdf",
+                                keepdims=True)
+        np.testing.assert_array_equal(got[..., 0], [[0.5, 3.0, 0.0, -2.0], [2.0, 3.0, 0.0, -2.0],
+                                                    [2.0, 3.0, 0.0, 2.5]])
+        avg, wsum = fnp.average(xi, 1, xi, returned=True)    # int8 squares in floating point
+        np.testing.assert_allclose(avg, [32523.0, 6.692307472229004], rtol=1e-7)
+        np.testing.assert_array_equal(wsum, [1.0, 26.0])
+        assert fnp.average(xi.astype(np.int32), None, np.ones((2, 4), np.int32)) == 3.375
+        with pytest.raises(ValueError, match="strict"):    # mixed dtypes: as JAX, no path
+            fnp.average(np.ones(3, np.float32), weights=np.ones(3, np.int32))
+
+
+@pytest.mark.parametrize("dtype", [int, "int32", bool])
+def test_cov_rejects_non_inexact_dtype(dtype):
+    """testCovDtype: cov(x, dtype=int) is a ValueError in JAX 0.10.2 ("cov: dtype must be
+    a subclass of float or complex"; numpy fails casting x - mean back to int); functrans
+    computed in float and ignored the dtype."""
+    with pytest.raises(ValueError, match="cov: dtype must be a subclass of float or complex"):
+        fnp.cov(fnp.arange(5), dtype=dtype)
+    assert fnp.cov(fnp.arange(5), dtype="bfloat16").dtype == fnp.bfloat16

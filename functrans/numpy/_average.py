@@ -16,7 +16,7 @@ from ..tracing import wrap
 from ._elementwise import multiply, true_divide
 from ._reductions import mean, sum
 from ._structural import broadcast_to, reshape as _np_reshape, transpose as _transpose
-from ._util import asarray, canonicalize_axes, canonicalize_axis
+from ._util import asarray, canonicalize_axes, canonicalize_axis, promote
 from ..array import Array
 from ..typing import ArrayLike
 
@@ -51,8 +51,12 @@ def average(a: ArrayLike, axis: int | Sequence[int] | None = None, weights: Arra
         w = _transpose(w, tuple(np.argsort(axes).tolist()))
         w = broadcast_to(_np_reshape(w, tuple(n if i in axes else 1
                                                for i, n in enumerate(a.shape))), a.shape)
+    # One inexact dtype for both, chosen (and checked under numpy_dtype_promotion=
+    # "strict") once here, as numpy/JAX: products of integers in float64 (int8 127 * 2
+    # wrapped), and no implicit mixed-dtype op below that the strict mode would reject.
+    a, w = promote("average", a, w, ranks=False)
+    if np.dtype(a.dtype).kind in "iub":
+        a, w = asarray(a, np.float64), asarray(w, np.float64)
     scl = sum(w, axis=axis, keepdims=keepdims)
-    if a.dtype.kind in "iub" and w.dtype.kind in "iub":   # products in float64 (numpy,
-        a = asarray(a, np.float64)                       # JAX): int8 127 * 2 wrapped
     avg = true_divide(sum(multiply(a, w), axis=axis, keepdims=keepdims), scl)
     return (avg, broadcast_to(asarray(scl, avg.dtype), avg.shape)) if returned else avg

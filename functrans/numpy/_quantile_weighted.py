@@ -64,7 +64,8 @@ def inverted_cdf(name, a, q, axis, keepdims, ignore_nan, weights):
     bad_w = el.logical_or(el.less(w, 0), el.isnan(w))
     cw = red.cumsum(sel.where(el.logical_or(bad_w, nan), zeros_like(w), w), axis=-1)
     lead = (1,) * q.ndim
-    target = el.multiply(st.reshape(q, q.shape + (1,) * (x.ndim - 1)), cw[..., -1])
+    target = el.multiply(st.reshape(q, q.shape + (1,) * (x.ndim - 1)),   # (equal ranks:
+                         st.reshape(cw[..., -1], lead + x.shape[:-1]))  # rank_promotion)
     below = el.less(st.reshape(cw, lead + cw.shape), st.expand_dims(target, -1))
     idx = red.sum(asarray(below, np.int64), axis=-1)
     valid = red.sum(asarray(el.logical_not(nan), np.int64), axis=-1) if ignore_nan else \

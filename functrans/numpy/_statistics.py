@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from jaxpr_ir import dtype_kind
+from jaxpr_ir import canonical_dtype, dtype_kind
 
 from ..tracing import Tracer
 from . import _elementwise as el
@@ -376,7 +376,10 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     >>> fnp.cov(fnp.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
     """
-    x = _float(m)
+    if dtype is not None and dtype_kind(canonical_dtype(dtype)) not in "fc":
+        raise ValueError(f"cov: dtype must be a subclass of float or complex, got "
+                         f"{np.dtype(dtype).name}")      # (numpy raises too: ints can't
+    x = _float(m)                                          # hold x - mean)
     if x.ndim > 2:
         raise ValueError(f"cov: m has more than 2 dimensions (shape {x.shape})")
     transpose = not rowvar and x.ndim != 1    # numpy >= 2.2, JAX: also a 1-row 2-d m
