@@ -36,3 +36,18 @@ def test_traced_reduceat_under_strict_promotion(name):
             got = ft.jit(lambda v, j: f.reduceat(v, j, axis=axis))(x, i)
             assert got.dtype == np.float32
             np.testing.assert_allclose(got, ref.reduceat(x, i, axis=axis), rtol=1e-6)
+
+
+def test_frompyfunc_properties_readonly():
+    """test_frompyfunc_properties_readonly: nargs/nin/nout/identity/_func were plain
+    attributes (ufunc.nin = 3 went through and changed the hash a jit cache keys on);
+    in JAX 0.10.2 setting them is an AttributeError. Reading them still works."""
+    f = lambda x, y: x * y
+    u = fnp.frompyfunc(f, 2, 1, identity=1)
+    assert (u.nargs, u.nin, u.nout, u.identity, u._func) == (2, 2, 1, 1, f)
+    h = hash(u)
+    for attr in ["nargs", "nin", "nout", "identity", "_func"]:
+        with pytest.raises(AttributeError):
+            setattr(u, attr, None)
+    assert hash(u) == h and u == fnp.frompyfunc(f, 2, 1, identity=1)
+    assert u.reduce(fnp.arange(1.0, 5.0)).item() == 24.0

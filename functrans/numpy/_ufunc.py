@@ -45,11 +45,16 @@ class ufunc:
             raise TypeError(f"ufunc: func must be callable, got {func!r}")
         if int(nin) < 1 or int(nout) < 1:
             raise ValueError(f"ufunc: nin and nout must be positive, got {nin}, {nout}")
-        self._func = func
-        self.nin, self.nout = int(nin), int(nout)
-        self.nargs = self.nin if nargs is None else int(nargs)
-        self.identity = identity
+        # read-only, as JAX's: they make the hash (a static jit argument's cache key)
+        self._state = (func, int(nin), int(nout), int(nin) if nargs is None else int(nargs),
+                       identity)
         self.__name__ = name or getattr(func, "__name__", "ufunc")
+
+    _func = property(lambda self: self._state[0], doc="the scalar function")
+    nin = property(lambda self: self._state[1], doc="the number of inputs")
+    nout = property(lambda self: self._state[2], doc="the number of outputs")
+    nargs = property(lambda self: self._state[3], doc="the number of arguments")
+    identity = property(lambda self: self._state[4], doc="the reductions' start (or None)")
 
     def __eq__(self, other: object) -> bool:
         # equal ufuncs hash alike, so a ufunc as a static jit argument hits the cache
@@ -59,7 +64,7 @@ class ufunc:
         return hash(self._key())
 
     def _key(self):
-        return (self._func, self.nin, self.nout, self.nargs, self.identity)
+        return self._state
 
     def __repr__(self) -> str:
         return f"<functrans.numpy.ufunc '{self.__name__}'>"
