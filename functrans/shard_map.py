@@ -37,7 +37,9 @@ pass, collectives included, runs once and returns the residuals the derivative n
 a tangent body reading those residuals; residuals stay on their process (each process's own
 block, no communication), so reverse mode does not run the forward pass again (wrap the body
 or part of it in ``checkpoint`` to recompute instead of saving). ``vmap`` of a shard_map
-maps the body (the batch dimension is never split).
+maps the body (the batch dimension is never split). A shard_map in another's body (JAX's
+nesting, the outer one manual over some axes) differentiates too: the inner one takes the
+axes the outer binds as per-process, never as replicated copies of one value.
 
 Gradients taken *inside* the body follow JAX 0.10's ``check_vma`` (``check_vma`` is
 accepted as JAX's name of ``check_rep``). With ``check_rep=True`` (JAX's default) a value
@@ -263,17 +265,22 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check
     return outs, touts
 
 
-def _copies(spec, mesh):
-    """How many processes hold a copy of each block: the sizes of the axes not split over."""
+def _replicated_axes(spec, mesh, enclosing):
+    """The mesh axes a value of ``spec`` is replicated along: those it is not split over,
+    less those an enclosing shard_map binds (``enclosing``) and a _PerProcess residual's."""
+    if type(spec) is _PerProcess:
+        return ()
     used = spec_axes(spec)
-    return int(np.prod([mesh.axis_size(a) for a in mesh.axis_names if a not in used]))
+    return tuple(a for a in mesh.axis_names if a not in used and a not in enclosing)
 
 
-def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs):
+def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs, enclosing=frozenset()):
     """(non-linear blocks, output cotangent blocks) -> linear inputs' cotangent blocks.
 
     A replicated output's cotangent is divided among its copies; a linear input's
-    cotangent, summed over the axes it is replicated along (see the module doc)."""
+    cotangent, summed over the axes it is replicated along (see the module doc). Axes in
+    ``enclosing`` (bound by the shard_map whose body holds this one) are not replicated:
+    this shard_map's processes along them hold different values, each its own cotangent."""
     in_avals = jaxpr.in_avals
     nonlin = [a for a, m in zip(in_avals, mask) if not m]
     k = len(nonlin)
@@ -283,15 +290,14 @@ def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs):
         args = [UndefinedPrimal(a) if m else next(it) for a, m in zip(in_avals, mask)]
         cts = []
         for ct, s, a in zip(xs[k:], out_specs, jaxpr.out_avals):
-            c = 1 if type(s) is _PerProcess else _copies(s, mesh)
+            c = int(np.prod([mesh.axis_size(n) for n in _replicated_axes(s, mesh, enclosing)]))
             cts.append(ct if c == 1 else mul(ct, np.full(a.shape, 1.0 / c, a.dtype)))
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, args, cts)
         outs = []
         for ct, s, m in zip(cts_in, in_specs, mask):
             if not m:
                 continue
-            rep = () if type(s) is _PerProcess else tuple(
-                a for a in mesh.axis_names if a not in spec_axes(s))
+            rep = _replicated_axes(s, mesh, enclosing)
             outs.append(instantiate(ct) if type(ct) is Zero or not rep else psum(ct, rep))
         return outs
 
@@ -301,17 +307,12 @@ def _transposed_body(jaxpr, mask, mesh, in_specs, out_specs):
 
 @_with_mesh
 def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_rep):
-    used = {a for e in jaxpr.eqns for a in e.inputs} | set(jaxpr.jaxpr.outvars)
-    if any(type(s) is _PerProcess and v in used for s, v in zip(in_specs, jaxpr.jaxpr.invars)
-           ) and any(f.tracing for f in mesh_frames()):
-        # the residuals of a shard_map nested in another's body came back to the wrong
-        # processes (grad of x * x over a 2 x 2 mesh: rows of other blocks): refused
-        raise NotImplementedError(
-            "reverse mode of a shard_map nested in another shard_map's body, where the inner "
-            "body keeps residuals (it is not linear), is not supported; use one shard_map "
-            "over all the axes, or forward mode (jvp / jacfwd), which is supported")
+    # nested in another shard_map's body: the axes the enclosing one binds are not
+    # replicated for this one (the enclosing blocks differ along its manual axes), so its
+    # cotangents are neither divided among copies along them nor summed over them
+    enclosing = frozenset(a for f in mesh_frames() for a in f.mesh.axis_names)
     mask = tuple(is_undefined(a) for a in args)
-    body, consts = _transposed_body(jaxpr, mask, mesh, in_specs, out_specs)
+    body, consts = _transposed_body(jaxpr, mask, mesh, in_specs, out_specs, enclosing)
     nonlin = [a for a in args if not is_undefined(a)]
     specs = (tuple(_replicated(mesh, np.ndim(c)) for c in consts)
              + tuple(s for s, m in zip(in_specs, mask) if not m) + out_specs)

@@ -74,12 +74,8 @@ if N == 4:   # a shard_map nested in another's body (JAX's test_grad_nested_part
     V = np.arange(32.0).reshape(4, 8) / 10
     close(nested(V), V * V, "nested forward")
     close(ft.jvp(nested, (V,), (np.ones_like(V),))[1], 2 * V, "nested jvp")
-    try:    # its gradient had rows of other blocks (2 v[1] in row 0): refused
-        ft.grad(lambda u: fnp.sum(nested(u)))(V)
-    except NotImplementedError as e:
-        assert "nested in another shard_map" in str(e), e
-    else:
-        raise AssertionError("reverse mode of a nested shard_map: no error")
+    # its gradient had rows of other blocks (2 v[0] + 2 v[2] / 2 in row 0; then refused)
+    close(ft.grad(lambda u: fnp.sum(nested(u)))(V), 2 * V, "nested grad")
     count += 1
 if ft.process_index() == 0:
     print("OK", count)
