@@ -47,3 +47,24 @@ def test_excluded_and_output_checks():
     with pytest.raises(ValueError, match="inconsistent size for core dimension 'n'"):
         fnp.vectorize(fnp.dot, signature="(n,m),(m,k)->(n,n)")(np.zeros((2, 3)),
                                                                 np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("signature", [None, "(),()->()"])
+def test_rank_promotion_of_loop_dimensions(signature):
+    """test_rank_promotion_error (JAX issue 22305): vectorize broadcast loop dimensions of
+    different ranks silently under numpy_rank_promotion='raise'/'warn' (the function sees
+    only the vmapped scalars); JAX raises / warns, except for 0-d operands and loop ranks
+    that agree after the core dimensions are set aside."""
+    f = fnp.vectorize(fnp.add, signature=signature)
+    r2, r1, r0 = np.zeros((10, 10)), np.zeros(10), np.zeros(())
+    with ft.numpy_rank_promotion("raise"):
+        with pytest.raises(ValueError, match="operands with shapes .* require rank promotion"):
+            f(r2, r1)
+        assert f(r2, r0).shape == (10, 10) and f(r1, r0).shape == (10,)
+        f2 = fnp.vectorize(fnp.add, signature="(n),()->(n)")
+        np.testing.assert_array_equal(f2(r2 + 1, r1 + 2), np.full((10, 10), 3.0))
+    with ft.numpy_rank_promotion("warn"):
+        with pytest.warns(UserWarning, match="require rank promotion") as rec:
+            f(r2, r1)
+        assert rec[0].filename == __file__          # pointed at the caller's line
+    assert f(r2, r1).shape == (10, 10)              # "allow" (the default)

@@ -25,6 +25,7 @@ from . import _elementwise_select as sel
 from . import _reductions as red
 from . import _structural as st
 from . import _joining as jn
+from . import _promotion_mode
 from ._creation import asarray, zeros_like
 from ._joining import array_split
 from ._statistics import histogram_bin_edges, searchsorted, bincount
@@ -158,6 +159,16 @@ def _parse_signature(signature):
     return dims(ins), dims(outs)
 
 
+def _check_loop_ranks(arrays, loops, signature):
+    """``numpy_rank_promotion`` for the loop (broadcast) dimensions of the arguments that
+    are not 0-d, as JAX's ``vectorize``: their loop ranks must agree."""
+    if _promotion_mode.ACTIVE and len({len(lp) for a, lp in zip(arrays, loops) if a.ndim}) > 1:
+        _promotion_mode.report_rank_promotion(
+            f"vectorize: operands with shapes {[tuple(a.shape) for a in arrays]} require rank "
+            f"promotion of their loop dimensions (signature {signature}); add the leading "
+            "axes explicitly or set numpy_rank_promotion to 'allow'")
+
+
 def _vectorize_signature(pyfunc, signature, keep, args, kwargs):
     """JAX's ``vectorize(signature=...)``: the loop (leading) dimensions broadcast and
     are vmapped over, flattened into one; each argument keeps its core dimensions."""
@@ -176,6 +187,7 @@ def _vectorize_signature(pyfunc, signature, keep, args, kwargs):
                 raise ValueError(f"vectorize: inconsistent size for core dimension {name!r}: "
                                  f"{sizes[name]} and {n}")
         loops.append(a.shape[:a.ndim - len(core)])
+    _check_loop_ranks(arrays, loops, signature)
     loop = np.broadcast_shapes(*loops) if loops else ()
     n = math.prod(loop)
     flat = [st.reshape(st.broadcast_to(a, loop + a.shape[a.ndim - len(c):]),
@@ -238,6 +250,7 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: Any = frozenset(),
         names = [k for k in kwargs if k not in static_kw]
         arrays = [asarray(a) for i, a in enumerate(args) if i not in keep]
         arrays += [asarray(kwargs[k]) for k in names]
+        _check_loop_ranks(arrays, [a.shape for a in arrays], "None")
         shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
         flat = [st.ravel(st.broadcast_to(a, shape)) for a in arrays]
 

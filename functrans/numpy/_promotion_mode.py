@@ -35,7 +35,7 @@ from .. import config
 from ..tracing import Tracer
 from ..weak_values import WeakArray
 
-__all__ = ["TypePromotionError", "check_operands", "ACTIVE"]
+__all__ = ["TypePromotionError", "check_operands", "report_rank_promotion", "ACTIVE"]
 
 ACTIVE = False          # a check is on (either option differs from its default)
 _RANK = "allow"
@@ -133,6 +133,23 @@ def _check_dtypes(args):
 
 
 _KIND_NAME = {"i": "int", "f": "float", "c": "complex"}
+
+
+def report_rank_promotion(message: str) -> None:
+    """Raise (``"raise"``) or warn (``"warn"``) ``message`` about a rank promotion that a
+    ``functrans.numpy`` function performs itself (``vectorize``'s loop dimensions), as
+    ``numpy_rank_promotion`` asks; nothing when called from functrans's library code.
+
+    >>> report_rank_promotion("shapes (3,) and (2, 3)")      # "allow": nothing
+    """
+    if _RANK == "allow" or _library_call():
+        return
+    if _RANK == "raise":
+        raise ValueError(message)
+    level, f = 1, sys._getframe(0)      # point the warning at the user's line
+    while f is not None and f.f_globals.get("__name__", "").startswith("functrans.numpy"):
+        level, f = level + 1, f.f_back
+    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 def check_operands(name: str, args, dtypes: bool = True, ranks: bool = True) -> None:
