@@ -148,7 +148,7 @@ class Array(np.ndarray, metaclass=_ArrayType):
         mesh, here = sharding.mesh, host_device()
         shards = []
         for r, device in enumerate(mesh.devices.flat):
-            coords = np.unravel_index(r, mesh.shape)
+            coords = np.unravel_index(r, mesh.axis_sizes)
             index = sharding.block(coords, self.shape)
             data = np.asarray(self)[index].view(type(self)) if device == here else None
             shards.append(Shard(device, index, sharding.replica_id(coords), data))

@@ -191,14 +191,14 @@ def _blocks(shape: tuple, sharding: Sharding) -> dict:
     mesh, spec = sharding.mesh, tuple(sharding.spec) + (None,) * len(shape)
     out: dict = {}
     for r in range(mesh.size):
-        coords = np.unravel_index(r, mesh.shape)
+        coords = np.unravel_index(r, mesh.axis_sizes)
         idx = []
         for d in range(len(shape)):
             e = spec[d]
             i = 0
             for n in (() if e is None else e if isinstance(e, tuple) else (e,)):
                 k = mesh.axis_names.index(n)
-                i = i * mesh.shape[k] + int(coords[k])
+                i = i * mesh.axis_sizes[k] + int(coords[k])
             idx.append(i)
         out.setdefault(tuple(idx), []).append(r)
     return out

@@ -17,13 +17,14 @@ Every process of a program calls the same collectives in the same order (SPMD), 
 collective creations match up.
 
 >>> mesh = Mesh((1,), ("i",))
->>> mesh.shape, mesh.axis_names, mesh.size
-((1,), ('i',), 1)
+>>> mesh.shape, mesh.axis_sizes, mesh.axis_names, mesh.size
+(OrderedDict([('i', 1)]), (1,), ('i',), 1)
 >>> P("i", None)
 PartitionSpec('i', None)
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 import threading
@@ -81,11 +82,13 @@ class Mesh:
     """An n-d grid of all MPI processes, axes named, in row-major rank order. The first
     argument is the grid's shape, or (JAX's form) an array of devices in that shape: every
     process's device in rank order, as ``mesh_utils.create_device_mesh`` gives them.
+    As JAX's: ``shape`` maps each axis name to its size (in axis order), ``axis_sizes`` and
+    ``devices.shape`` are the sizes as a tuple, ``shape_tuple`` the (name, size) pairs.
 
     >>> m = Mesh((1, 1), ("data", "model"))
-    >>> m.axis_size("model"), m.coords
-    (1, (0, 0))
-    >>> Mesh(np.array([host_device()]), "i").shape
+    >>> m.axis_size("model"), m.coords, m.shape["model"]
+    (1, (0, 0), 1)
+    >>> Mesh(np.array([host_device()]), "i").axis_sizes
     (1,)
     """
 
@@ -102,7 +105,7 @@ class Mesh:
             raise ValueError(f"Mesh: axis names must be distinct strings, got {axis_names}")
         if any(s < 1 for s in shape):
             raise ValueError(f"Mesh: every axis needs at least one process, got shape {shape}")
-        self.shape = shape
+        self.axis_sizes = shape
         self.axis_names = axis_names
         self.size = int(np.prod(shape, dtype=np.int64))
         world = distributed.process_count()
@@ -117,20 +120,31 @@ class Mesh:
         self.key = tuple(zip(axis_names, shape))
         _meshes.setdefault(self.key, self)
 
+    @property
+    def shape(self) -> collections.OrderedDict:
+        """Axis name -> size, in axis order (JAX's ``Mesh.shape``; ``axis_sizes`` is the
+        tuple)."""
+        return collections.OrderedDict(self.key)
+
+    @property
+    def shape_tuple(self) -> tuple:
+        """((name, size), ...) in axis order (JAX's ``Mesh.shape_tuple``)."""
+        return self.key
+
     def __repr__(self):
-        return f"Mesh({dict(zip(self.axis_names, self.shape))})"
+        return f"Mesh({dict(self.key)})"
 
     def __eq__(self, other):
-        return (isinstance(other, Mesh) and self.shape == other.shape
+        return (isinstance(other, Mesh) and self.axis_sizes == other.axis_sizes
                 and self.axis_names == other.axis_names)
 
     def __hash__(self):
-        return hash((self.shape, self.axis_names))
+        return hash((self.axis_sizes, self.axis_names))
 
     def axis_size(self, names) -> int:
         """The number of processes along an axis, or along a tuple of axes (their product)."""
         names = names if isinstance(names, tuple) else (names,)
-        return int(np.prod([self.shape[self._pos(n)] for n in names], dtype=np.int64))
+        return int(np.prod([self.axis_sizes[self._pos(n)] for n in names], dtype=np.int64))
 
     def axis_index(self, names) -> int:
         """This process's row-major index along ``names`` (an axis or a tuple of axes)."""
@@ -138,7 +152,7 @@ class Mesh:
         idx = 0
         for n in names:
             k = self._pos(n)
-            idx = idx * self.shape[k] + self.coords[k]
+            idx = idx * self.axis_sizes[k] + self.coords[k]
         return idx
 
     def _pos(self, name):
@@ -161,7 +175,7 @@ class Mesh:
             others = [k for k, n in enumerate(self.axis_names) if n not in names]
             color = 0
             for k in others:
-                color = color * self.shape[k] + self.coords[k]
+                color = color * self.axis_sizes[k] + self.coords[k]
             c = distributed.world().Split(color, self.axis_index(names))
         self._comms[key] = c
         return c
@@ -170,7 +184,7 @@ class Mesh:
     def devices(self) -> np.ndarray:
         """The mesh's devices in its shape: process ``r``'s CPU is ``CpuDevice(id=r)``."""
         return np.array([Device("cpu", r) for r in range(self.size)],
-                        dtype=object).reshape(self.shape)
+                        dtype=object).reshape(self.axis_sizes)
 
 
 _meshes: dict = {}   # Mesh.key -> the first Mesh made with it (its communicators are reused)
@@ -379,7 +393,7 @@ class NamedSharding(Sharding):
             i = 0
             for n in names:
                 k = self.mesh._pos(n)
-                i = i * self.mesh.shape[k] + coords[k]
+                i = i * self.mesh.axis_sizes[k] + coords[k]
             idx.append(slice(int(i * size), int((i + 1) * size)) if size != global_shape[dim]
                        else slice(None))     # Python ints, as JAX's (coords may be numpy's)
         return tuple(idx)
@@ -392,7 +406,7 @@ class NamedSharding(Sharding):
         r = 0
         for k, n in enumerate(self.mesh.axis_names):
             if n not in used:
-                r = r * self.mesh.shape[k] + coords[k]
+                r = r * self.mesh.axis_sizes[k] + coords[k]
         return int(r)
 
     def devices_indices_map(self, global_shape) -> dict:
@@ -401,7 +415,7 @@ class NamedSharding(Sharding):
         >>> NamedSharding(Mesh((1,), ("i",)), P("i")).devices_indices_map((4, 2))
         {CpuDevice(id=0): (slice(None, None, None), slice(None, None, None))}
         """
-        return {d: self.block(np.unravel_index(r, self.mesh.shape), global_shape)
+        return {d: self.block(np.unravel_index(r, self.mesh.axis_sizes), global_shape)
                 for r, d in enumerate(self.mesh.devices.flat)}
 
     def addressable_devices_indices_map(self, global_shape) -> dict:

@@ -123,7 +123,10 @@ def test_one_process_world_and_lazy_mpi():
 
 def test_mesh_and_specs():
     m = Mesh((1, 1), ("data", "model"))
-    assert m.shape == (1, 1) and m.axis_names == ("data", "model") and m.size == 1
+    assert m.axis_sizes == (1, 1) and m.axis_names == ("data", "model") and m.size == 1
+    # JAX's Mesh.shape maps names to sizes in axis order (it was the tuple of sizes)
+    assert list(m.shape.items()) == [("data", 1), ("model", 1)] and m.shape["model"] == 1
+    assert m.shape_tuple == (("data", 1), ("model", 1)) and m.devices.shape == (1, 1)
     assert m.coords == (0, 0) and m.axis_index(("data", "model")) == 0
     assert P is PartitionSpec and P("a", None) == ("a", None)
     with pytest.raises(ValueError, match="needs 2 processes, but the MPI world has 1"):

@@ -92,7 +92,7 @@ def test_mesh_utils_and_meshes_of_devices():
     with pytest.raises(ValueError, match="process_is_granule"):
         mesh_utils.create_hybrid_device_mesh((1,), (1,))
     m = Mesh(d, ("x", "y", "z"))
-    assert m.shape == (1, 1, 1) and m == Mesh((1, 1, 1), ("x", "y", "z"))
+    assert m.axis_sizes == (1, 1, 1) and m == Mesh((1, 1, 1), ("x", "y", "z"))
     assert ft.sharding.Mesh(ft.devices(), "i").axis_names == ("i",)
     with pytest.raises(ValueError, match="in order"):
         Mesh([Device("cpu", 1)], "i")

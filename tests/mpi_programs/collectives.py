@@ -22,9 +22,9 @@ def close(a, b, what, tol=1e-10):
 
 def check(name, f, example_shape, mesh, spec, vmapped):
     """f per member; compare shard_map(f) with vmapped(f) on the same global data."""
-    X = rng.normal(size=mesh.shape + example_shape)
+    X = rng.normal(size=mesh.axis_sizes + example_shape)
     T = rng.normal(size=X.shape)
-    lead = len(mesh.shape)
+    lead = len(mesh.axis_sizes)
 
     def per_block(x):
         y = f(x.reshape(x.shape[lead:]))
