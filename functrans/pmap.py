@@ -79,6 +79,11 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
       axis_size: checked against the size of the mapped axis when given.
       donate_argnums: as ``jit``'s.
 
+    The result has ``jit``'s stages: ``.lower(*args)`` (arrays or ``ShapeDtypeStruct``s)
+    gives a ``Lowered`` (``as_text()``, ``compiler_ir()``, ``cost_analysis()``,
+    ``compile()`` to a ``Compiled`` called with the same arguments), ``.trace(*args)`` a
+    ``Traced``, and ``.clear_cache()``.
+
     >>> import functrans as ft, functrans.numpy as fnp, numpy as np
     >>> step = ft.pmap(lambda w, x: ft.lax.pmean(ft.grad(lambda w: fnp.sum((x * w) ** 2))(w),
     ...                                          "batch"), "batch", in_axes=(None, 0))
@@ -124,7 +129,11 @@ def pmap(fun: Callable[..., Any], axis_name: Hashable | None = None, *, in_axes:
     def pmapped(*args, **kwargs):
         return compiled(*args, **kwargs)
 
-    return keep_metadata(pmapped, fun)
+    pmapped = keep_metadata(pmapped, fun)
+    # the staged forms are jit's (functrans.stages): a pmap is one compiled program
+    pmapped.trace, pmapped.lower = compiled.trace, compiled.lower
+    pmapped.clear_cache = compiled.clear_cache
+    return pmapped
 
 
 def _is_none(x):

@@ -109,6 +109,29 @@ def test_errors():
         ft.pmap(lambda a: lax.psum(a, "k"), "i")(x)
 
 
+def test_lower_compile_and_trace_are_jits():
+    # pmap had no .lower / .trace (22 of JAX's pmap_test failures): jit's stages
+    f = ft.pmap(lambda x: x - lax.pmean(x, "i"), axis_name="i")
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    want = x - x.mean(0)
+    lowered = f.lower(x)
+    exe = lowered.compile()
+    np.testing.assert_array_equal(exe(x), want)
+    np.testing.assert_array_equal(f.lower(ft.ShapeDtypeStruct((4, 4), np.float32))
+                                  .compile()(x), want)
+    ((aval,), kwargs) = lowered.in_avals
+    assert (aval.shape, aval.dtype, kwargs) == ((4, 4), np.float32, {})
+    assert lowered.out_info == ft.ShapeDtypeStruct((4, 4), np.float32)
+    assert "reduce_sum" in lowered.as_text() and lowered.compiler_ir() is not None
+    assert lowered.cost_analysis()["flops"] > 0 and exe.cost_analysis()["flops"] > 0
+    assert "reduce_sum" in str(f.trace(x).jaxpr)
+    with pytest.raises(TypeError, match="input pytree does not match"):
+        exe([x])
+    with pytest.raises(TypeError, match="compiled with float32.*called with int32"):
+        exe(x.astype(np.int32))
+    f.clear_cache()
+
+
 @needs_mpi
 def test_pmap_over_two_processes():
     r = run_mpi(2, "pmap_processes.py")

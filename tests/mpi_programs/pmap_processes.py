@@ -96,5 +96,14 @@ except ValueError as e:
     assert "belongs to process" in str(e), str(e)
 else:
     raise AssertionError("no error for another process's device")
+# jit's stages: lower / compile / trace of the multi-process pmap run the same program
+g = ft.pmap(lambda a: a - lax.pmean(a, "i"), "i")
+lo = g.lower(xs[mine, 0])
+exe = lo.compile()
+close(exe(xs[mine, 0]), g(xs[mine, 0]))
+close(exe(xs[mine, 0]), xs[mine, 0] - xs[:, 0].mean(0))
+assert "shard_map" in lo.as_text() and "psum" in str(g.trace(xs[mine, 0]).jaxpr), lo.as_text()
+calls = exe.cost_analysis()["collectives"]
+assert sum(c["calls"] for c in calls.values()) == 1, calls
 if me == 0:
     print("OK")
