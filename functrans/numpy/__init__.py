@@ -21,6 +21,7 @@ _weak_operators.install()
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import add, subtract, multiply, true_divide, divide, negative, sin, cos, exp, log
 from ._elementwise_select import *  # noqa: F401,F403
+from ._rounding import *  # noqa: F401,F403
 from ._structural import *  # noqa: F401,F403
 from ._joining import *  # noqa: F401,F403
 from ._take import *  # noqa: F401,F403
@@ -59,16 +60,17 @@ newaxis = None
 ndarray = Array
 
 
-from . import (_elementwise, _elementwise_select, _structural, _joining, _take,  # noqa: E402
-               _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
+from . import (_elementwise, _elementwise_select, _rounding, _structural, _joining,  # noqa: E402
+               _take, _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
                _extra_functional, _statistics, _searching, _polynomial, _gather_ops,
                _setops, _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types)
 
 __all__ = sorted(set(
-    [n for m in (_elementwise, _elementwise_select, _structural, _joining, _take, _reductions,
-                 _creation, _products, _sorting, _extra_math, _extra_arrays, _extra_functional,
-                 _statistics, _searching, _polynomial, _gather_ops, _setops, _index_tricks,
-                 _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types) for n in m.__all__]
+    [n for m in (_elementwise, _elementwise_select, _rounding, _structural, _joining, _take,
+                 _reductions, _creation, _products, _sorting, _extra_math, _extra_arrays,
+                 _extra_functional, _statistics, _searching, _polynomial, _gather_ops, _setops,
+                 _index_tricks, _dtype_info, _misc, _float_bits, _bits, _ufunc, _scalar_types)
+     for n in m.__all__]
     + ["linalg", "fft", "Array", "ndarray", "dtype", "pi", "e", "inf", "nan",
        "newaxis", "euler_gamma", "__array_namespace_info__", "__array_api_version__"]))
 euler_gamma = 0.5772156649015329

@@ -10,7 +10,8 @@ float row through special values on every backend.
 
 The binary ops follow numpy: ``rem`` takes the sign of the divisor and ``x rem 0``
 is 0 for integers; ``pow`` on integers raises nothing (a negative exponent gives
-``1 // x**-y``); ``logaddexp(-inf, -inf)`` is -inf.
+``1 / x**-y`` truncated toward zero: 1, +-1 for x = -1, else 0, ``0**-n`` too);
+``logaddexp(-inf, -inf)`` is -inf.
 
 Adding an op: one ``OpRow`` here (the primitive ``<name>_p`` and the lax function
 ``<name>`` are made from it); then one row in ``backends/llvm/ops.py`` and one in
@@ -323,8 +324,8 @@ def _pow_impl(x, y):
     with np.errstate(all="ignore"):
         if dtype_kind(x.dtype) not in "iu":
             return np.asarray(np.power(x, y), dtype=x.dtype)
-        # integers: numpy refuses negative exponents; define x**-n as 1 // x**n
-        # (so 1, +-1 for x = -1, and 0 otherwise, with 0**-n = 0)
+        # integers: numpy refuses negative exponents; define x**-n as 1 / x**n truncated
+        # toward zero (so 1, +-1 for x = -1, and 0 otherwise, with 0**-n = 0)
         neg_exp = y < 0
         out = np.asarray(np.power(x, np.where(neg_exp, 0, y)), dtype=x.dtype)
         if neg_exp.any():
