@@ -4,7 +4,7 @@
 order**: process ``r`` sits at coordinates ``numpy.unravel_index(r, shape)``, so on 4
 processes ``Mesh((2, 2), ("data", "model"))`` puts ranks 0, 1 in data row 0 and ranks 0, 2
 in model column 0. The mesh must use every process of the world (its size equals
-``process_count()``).
+``process_count()``): unlike JAX, no mesh over a subset (see ``_check_spans_world``).
 
 ``PartitionSpec`` (alias ``P``) has one entry per leading dimension of an array: ``None``
 (the dimension is whole on every process), a mesh axis name (split in equal blocks over
@@ -108,11 +108,7 @@ class Mesh:
         self.axis_sizes = shape
         self.axis_names = axis_names
         self.size = int(np.prod(shape, dtype=np.int64))
-        world = distributed.process_count()
-        if self.size != world:
-            raise ValueError(
-                f"Mesh{shape} over axes {axis_names} needs {self.size} processes, but the MPI "
-                f"world has {world} (start the program with mpiexec -n {self.size})")
+        _check_spans_world(shape, axis_names, self.size)
         self.coords = tuple(int(c) for c in np.unravel_index(distributed.process_index(),
                                                              shape))
         self._comms = {}
@@ -188,6 +184,26 @@ class Mesh:
 
 
 _meshes: dict = {}   # Mesh.key -> the first Mesh made with it (its communicators are reused)
+
+
+def _check_spans_world(shape, axis_names, size):
+    """A mesh holds every process of the MPI world, no more, no fewer. JAX allows a mesh over
+    some of the devices; functrans does not: every process holds the value of each global
+    array and takes part in every collective of the (SPMD) program, so a process outside
+    the mesh would have neither blocks nor results."""
+    world = distributed.process_count()
+    if size > world:
+        raise ValueError(f"Mesh{shape} over axes {axis_names} needs {size} processes, but the "
+                         f"MPI world has {world} (start the program with mpiexec -n {size})")
+    if size < world:
+        raise ValueError(
+            f"Mesh{shape} over axes {axis_names} has {size} processes, but the MPI world has "
+            f"{world}: a functrans mesh spans every process (JAX allows a mesh over some of "
+            f"the devices; functrans does not, as every process holds each global array's "
+            f"value and takes part in every collective, so a process outside the mesh would "
+            f"have neither its blocks nor the result). Use a mesh of all {world} processes "
+            f"(an extra axis that no spec names keeps the blocks replicated along it), or "
+            f"start the program with mpiexec -n {size}")
 
 
 def _holds_devices(shape) -> bool:

@@ -396,6 +396,8 @@ def faults(n):
     """case -> the message every failing rank prints, on n processes."""
     return {
         "mesh_too_big": f"needs {n + 1} processes, but the MPI world has {n}",
+        "mesh_too_small": f"has {n - 1} processes, but the MPI world has {n}: a functrans "
+                          "mesh spans every process",
         "spec_rank": f"has rank 1 (shape ({2 * n},)) but its spec PartitionSpec('i', None) "
                      f"names 2",
         "spec_divide": f"does not divide into {n} blocks",
