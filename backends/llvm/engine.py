@@ -105,6 +105,24 @@ def inherit_wide_vectors(caller, callee) -> None:
         set.add(caller.attributes, WIDE_ATTRIBUTE)
 
 
+# CPUs whose LLVM tuning prefers 256-bit vectors though they have AVX-512 (Intel's, from
+# Skylake-SP on): a loop there without WIDE_ATTRIBUTE vectorises for 256-bit registers
+_PREFER_256_NAMES = ("skylake-avx512", "cascadelake", "cooperlake", "cannonlake",
+                     "icelake-client", "icelake-server", "rocketlake", "tigerlake",
+                     "sapphirerapids", "emeraldrapids", "graniterapids")
+
+
+def vector_bits(wide: bool):
+    """The vector register width (bits) the loop vectoriser plans for in a function with
+    (``wide``) or without ``WIDE_ATTRIBUTE`` on this host, or None where that is not
+    certain (an AVX-512 CPU whose tuning this table does not know, or no AVX)."""
+    cpu, features, _ = _host_cpu()
+    has = set(f[1:] for f in features.split(",") if f.startswith("+"))
+    if "avx512f" in has:
+        return 512 if wide else (256 if cpu in _PREFER_256_NAMES else None)
+    return 256 if "avx" in has and not wide else None
+
+
 def new_target_machine():
     """A fresh host target machine (an MCJIT engine takes ownership of its own)."""
     cpu, features, _ = _host_cpu()
