@@ -251,6 +251,24 @@ class Compiled:
         as_text = getattr(self.exe, "as_text", None)
         return as_text() if as_text else str(self.jaxpr)
 
+    def runtime_executable(self) -> Any:
+        """The backend's executable this stage calls (JAX gives XLA's)."""
+        return self.exe
+
+    def memory_analysis(self) -> "CompiledMemoryStats":
+        """The bytes one call reads, writes and allocates, as JAX's ``memory_analysis()``:
+        ``argument_size_in_bytes`` / ``output_size_in_bytes`` (the dynamic arguments and
+        the outputs) and ``temp_size_in_bytes`` (``cost_analysis()["temp_bytes"]``).
+
+        >>> import functrans as ft, numpy as np
+        >>> m = ft.jit(lambda x: (x * 2).sum()).lower(np.ones(4)).compile().memory_analysis()
+        >>> m.argument_size_in_bytes, m.output_size_in_bytes
+        (32, 8)
+        """
+        return CompiledMemoryStats(sum(_nbytes(a) for a in self._in_avals),
+                                   sum(_nbytes(a) for a in self.jaxpr.jaxpr.out_avals),
+                                   temp_bytes(self.exe, self.jaxpr))
+
     def cost_analysis(self) -> dict:
         """flops, transcendentals and bytes accessed (the one cost model,
         ``functrans.cost``: on the backend's plan where it has one, else on the
@@ -264,6 +282,26 @@ class Compiled:
         out["temp_bytes"] = temp_bytes(self.exe, self.jaxpr)
         out.update(plan_traffic(self.jaxpr))
         return out
+
+
+class CompiledMemoryStats:
+    """``Compiled.memory_analysis()``: the sizes functrans knows (the fields JAX's of the
+    same names hold; no generated-code or host sizes)."""
+
+    def __init__(self, argument_size_in_bytes: int, output_size_in_bytes: int,
+                 temp_size_in_bytes: int) -> None:
+        self.argument_size_in_bytes = int(argument_size_in_bytes)
+        self.output_size_in_bytes = int(output_size_in_bytes)
+        self.temp_size_in_bytes = int(temp_size_in_bytes)
+
+    def __repr__(self):
+        return (f"CompiledMemoryStats(argument_size_in_bytes={self.argument_size_in_bytes}, "
+                f"output_size_in_bytes={self.output_size_in_bytes}, "
+                f"temp_size_in_bytes={self.temp_size_in_bytes})")
+
+
+def _nbytes(aval) -> int:
+    return int(np.prod(aval.shape, dtype=np.int64)) * np.dtype(aval.dtype).itemsize
 
 
 def _checked_arguments(flat, in_tree, want_tree, avals) -> list:

@@ -125,6 +125,10 @@ def test_lower_compile_and_trace_are_jits():
     assert "reduce_sum" in lowered.as_text() and lowered.compiler_ir() is not None
     assert lowered.cost_analysis()["flops"] > 0 and exe.cost_analysis()["flops"] > 0
     assert "reduce_sum" in str(f.trace(x).jaxpr)
+    mem = exe.memory_analysis()     # JAX's field names; f32[4, 4] in and out
+    assert (mem.argument_size_in_bytes, mem.output_size_in_bytes) == (64, 64)
+    assert mem.temp_size_in_bytes == exe.cost_analysis()["temp_bytes"]
+    assert exe.runtime_executable() is exe.exe
     with pytest.raises(TypeError, match="input pytree does not match"):
         exe([x])
     with pytest.raises(TypeError, match="compiled with float32.*called with int32"):
