@@ -13,6 +13,7 @@ complex functions the cotangent is conjugated on the way in and out. ``order=2``
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -67,7 +68,7 @@ def _conj(tree):
     return tree_map(lambda x: np.conj(np.asarray(x)), tree)
 
 
-def _assert_close(what, got, want, atol, rtol):
+def _assert_close(what, got, want, atol, rtol, against="finite differences"):
     got_l, got_t = tree_flatten(got)
     want_l, want_t = tree_flatten(want)
     if got_t != want_t:
@@ -76,54 +77,61 @@ def _assert_close(what, got, want, atol, rtol):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape or not np.allclose(g, w, atol=atol, rtol=rtol, equal_nan=True):
             err = np.max(np.abs(g - w)) if g.shape == w.shape else "shape mismatch"
-            raise AssertionError(f"{what} does not match finite differences (max abs error "
+            raise AssertionError(f"{what} does not match {against} (max abs error "
                                  f"{err}; atol={atol}, rtol={rtol}):\n{g}\nvs\n{w}")
 
 
-def check_jvp(f: Callable[..., Any], args: Sequence[Any], atol: float | None = None,
-              rtol: float | None = None, eps: float | None = None, *,
-              _rng: np.random.Generator | None = None) -> None:
-    """Check ``jvp(f)`` along a random tangent against a central difference.
+def _tols(args, atol, rtol, eps):
+    dt = _dtype_of(args)
+    return (_TOL.get(dt, 1e-5) if atol is None else atol, _TOL.get(dt, 1e-5) if rtol is None
+            else rtol, _EPS.get(dt, 1e-4) if eps is None else eps)
 
-    >>> import functrans.numpy as fnp
-    >>> check_jvp(fnp.exp, (fnp.asarray([0.1, 0.2]),))
+
+def check_jvp(f: Callable[..., Any], f_jvp: Callable[..., Any], args: Sequence[Any],
+              atol: float | None = None, rtol: float | None = None, eps: float | None = None,
+              err_msg: str = "", *, _rng: np.random.Generator | None = None) -> None:
+    """Check ``f_jvp`` (``partial(jvp, f)``: ``(primals, tangents) -> (out, tangent_out)``)
+    along a random tangent: its output against ``f``, its tangent against a central
+    difference (``jax.test_util.check_jvp``'s signature).
+
+    >>> import functools, functrans as ft, functrans.numpy as fnp
+    >>> check_jvp(fnp.exp, functools.partial(ft.jvp, fnp.exp), (fnp.asarray([0.1, 0.2]),))
     """
     rng = _rng if _rng is not None else np.random.default_rng(0)
     args = tuple(args)
-    dt = _dtype_of(args)
-    eps = _EPS.get(dt, 1e-4) if eps is None else eps
-    atol = _TOL.get(dt, 1e-5) if atol is None else atol
-    rtol = _TOL.get(dt, 1e-5) if rtol is None else rtol
+    atol, rtol, eps = _tols(args, atol, rtol, eps)
     tangents = _random_like(rng, args)
-    _, t_out = jvp(f, args, tangents)
-    _assert_close("jvp", t_out, _numerical_jvp(f, args, tangents, eps), atol, rtol)
-    return None
+    out, t_out = f_jvp(args, tangents)
+    _assert_close(f"{err_msg} jvp primal".strip(), out, f(*args), atol, rtol, "f's output")
+    _assert_close(f"{err_msg} jvp".strip(), t_out, _numerical_jvp(f, args, tangents, eps),
+                  atol, rtol)
 
 
-def check_vjp(f: Callable[..., Any], args: Sequence[Any], atol: float | None = None,
-              rtol: float | None = None, eps: float | None = None, *,
-              _rng: np.random.Generator | None = None) -> None:
-    """Check ``vjp(f)`` by the identity ``<t, conj(vjp(conj(ct)))> = <J t, ct>``, as JAX's
-    ``check_vjp`` (``vjp`` transposes the linear map; for complex ``f`` it does not conjugate).
+def check_vjp(f: Callable[..., Any], f_vjp: Callable[..., Any], args: Sequence[Any],
+              atol: float | None = None, rtol: float | None = None, eps: float | None = None,
+              err_msg: str = "", *, _rng: np.random.Generator | None = None) -> None:
+    """Check ``f_vjp`` (``partial(vjp, f)``: ``*args -> (out, vjp_fn)``): its output against
+    ``f``, and the identity ``<t, conj(vjp(conj(ct)))> = <J t, ct>`` with ``J t`` a central
+    difference (``jax.test_util.check_vjp``'s signature and convention: ``vjp`` transposes
+    the linear map; for complex ``f`` it does not conjugate).
 
-    >>> import functrans.numpy as fnp
-    >>> check_vjp(lambda x, y: x * y, (fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])))
+    >>> import functools, functrans as ft, functrans.numpy as fnp
+    >>> mul = lambda x, y: x * y
+    >>> check_vjp(mul, functools.partial(ft.vjp, mul),
+    ...           (fnp.asarray([1.0, 2.0]), fnp.asarray([3.0, 4.0])))
     """
     rng = _rng if _rng is not None else np.random.default_rng(1)
     args = tuple(args)
-    dt = _dtype_of(args)
-    eps = _EPS.get(dt, 1e-4) if eps is None else eps
-    atol = _TOL.get(dt, 1e-5) if atol is None else atol
-    rtol = _TOL.get(dt, 1e-5) if rtol is None else rtol
-    out, vjp_fn = vjp(f, *args)
+    atol, rtol, eps = _tols(args, atol, rtol, eps)
+    out, vjp_fn = f_vjp(*args)
+    _assert_close(f"{err_msg} vjp primal".strip(), out, f(*args), atol, rtol, "f's output")
     ct = _random_like(rng, out)
     ct_args = _conj(vjp_fn(_conj(ct)))
     tangents = _random_like(rng, args)
     lhs = _inner(tangents, ct_args)
     rhs = _inner(_numerical_jvp(f, args, tangents, eps), ct)
-    _assert_close("vjp (inner product <t, conj(vjp(conj(ct)))>)", np.asarray(lhs), np.asarray(rhs), atol,
-                  rtol)
-    return None
+    _assert_close(f"{err_msg} vjp (inner product <t, conj(vjp(conj(ct)))>)".strip(),
+                  np.asarray(lhs), np.asarray(rhs), atol, rtol)
 
 
 def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int,
@@ -143,12 +151,12 @@ def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int,
 
     def check(fun, fargs, level):
         if "fwd" in modes:
-            check_jvp(fun, fargs, atol, rtol, eps, _rng=rng)
+            check_jvp(fun, partial(jvp, fun), fargs, atol, rtol, eps, _rng=rng)
             if level > 1:
                 tangents = _random_like(rng, fargs)
                 check(lambda *p: jvp(fun, p, tangents)[1], fargs, level - 1)
         if "rev" in modes:
-            check_vjp(fun, fargs, atol, rtol, eps, _rng=rng)
+            check_vjp(fun, partial(vjp, fun), fargs, atol, rtol, eps, _rng=rng)
             if level > 1:
                 ct = _random_like(rng, fun(*fargs))
                 check(lambda *p: vjp(fun, *p)[1](ct), fargs, level - 1)

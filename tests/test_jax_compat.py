@@ -38,6 +38,24 @@ def test_check_grads_catches_wrong_rules():
     check_grads(h, (x,), 1, modes=["fwd"])
     with pytest.raises(AssertionError, match="jvp"):
         check_grads(h, (x,), 2, modes=["fwd"])
+
+
+def test_check_jvp_check_vjp_take_jax_signature():
+    """jax.test_util.check_jvp(f, f_jvp, args, atol, rtol, eps, err_msg) and check_vjp(f,
+    f_vjp, args, ...) (JAX's lax_numpy_indexing_test calls them so): functrans's took
+    (f, args, ...) and treated the jvp function as the arguments. They check the given
+    jvp/vjp function (wrong tangents or outputs fail), not functrans's own."""
+    from functools import partial
+    from functrans.test_util import check_jvp, check_vjp
+    x = (np.array([0.3, -0.7]),)
+    check_jvp(fnp.sin, partial(ft.jvp, fnp.sin), x, 1e-6, 1e-6, 1e-4, "sin")
+    check_vjp(fnp.sin, partial(ft.vjp, fnp.sin), x, err_msg="sin")
+    scaled = lambda p, t: (fnp.sin(p[0]), 1.5 * ft.jvp(fnp.sin, p, t)[1])
+    with pytest.raises(AssertionError, match="jvp"):
+        check_jvp(fnp.sin, scaled, x)
+    shifted = lambda v: (fnp.sin(v) + 1.0, ft.vjp(fnp.sin, v)[1])
+    with pytest.raises(AssertionError, match="primal"):
+        check_vjp(fnp.sin, shifted, x)
     with pytest.raises(TypeError, match="floating"):
         check_grads(lambda i: i, (np.arange(3),), 1)
     with pytest.raises(ValueError, match="mode"):
