@@ -75,6 +75,27 @@ ROWS = [
     ("rel_entr_x_inf", lambda y: fss.rel_entr(inf, y), [0.5, 2.0], 1, [-inf, -inf]),
     ("rel_entr_dx_at_inf", lambda x: fss.rel_entr(x, 2.0), [inf], 1, [inf]),
     ("rel_entr_dy_at_inf", lambda y: fss.rel_entr(2.0, y), [inf], 1, [0.0]),
+    # cauchy / t logpdf at x = +-inf: the limits 0 in x and loc, df / scale in scale (log1p
+    # of z^2 gave inf / inf = NaN; JAX 0.10.2 NaN); past |z| = 2 / sqrt(eps) the tail form
+    # 2 log|z| - log df keeps exact second derivatives (2 / (x - loc)^2 in x, -df / s^2 in s)
+    ("cauchy.logpdf_x", lambda x: fst.cauchy.logpdf(x, 0.3, 1.7), [inf, -inf, 1e200, 3.0], 1,
+     [0.0, 0.0, -2e-200, -0.5304518664047152]),
+    ("cauchy.logpdf_loc", lambda m: fst.cauchy.logpdf(inf, m, 1.7), [0.3, -inf], 1, [0.0, 0.0]),
+    ("cauchy.logpdf_scale", lambda s: fst.cauchy.logpdf(-inf, 0.3, s), [1.7, 0.5], 1,
+     [1 / 1.7, 2.0]),
+    ("cauchy.logpdf_x", lambda x: fst.cauchy.logpdf(x, 0.3, 1.7), [1e10], 2,
+     [2 / (1e10 - 0.3) ** 2]),
+    ("cauchy.logpdf_scale", lambda s: fst.cauchy.logpdf(1e10, 0.3, s), [1.7], 2,
+     [-1 / 1.7 ** 2]),
+    ("t.logpdf_x", lambda x: fst.t.logpdf(x, 4.0, 0.3, 1.7), [inf, -inf, 3.0], 1,
+     [0.0, 0.0, -0.7161803713527852]),
+    ("t.logpdf_loc", lambda m: fst.t.logpdf(inf, 4.0, m, 1.7), [0.3], 1, [0.0]),
+    ("t.logpdf_scale", lambda s: fst.t.logpdf(-inf, 4.0, 0.3, s), [1.7, 3.0], 1,
+     [4 / 1.7, 4 / 3.0]),
+    ("t.logpdf_scale", lambda s: fst.t.logpdf(1e10, 4.0, 0.3, s), [1.7], 2, [-4 / 1.7 ** 2]),
+    # df = inf (the normal law) past z^2 overflow: -z / scale (the unused t side was NaN)
+    ("t.logpdf_x_df_inf", lambda x: fst.t.logpdf(x, inf, 0.3, 1.7), [1e200, 3.0], 1,
+     [-(1e200 - 0.3) / 1.7 ** 2, -2.7 / 1.7 ** 2]),
 ]
 
 

@@ -211,3 +211,34 @@ def test_multivariate_normal_scalar_mean_is_the_univariate_law_elementwise():
     got = fst.multivariate_normal.logpdf(np.array([0.5, -1.0, 2.0]), 0.3, 2.0)
     np.testing.assert_allclose(np.asarray(got), [-1.2755121234846454, -1.6880121234846455,
                                                  -1.9880121234846455], rtol=1e-14)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_cauchy_t_logpdf_past_z_squared_overflow_and_large_df(jit):
+    """z^2 overflowed past |z| ~ 1e154 (float64) / 1.8e19 (float32): cauchy.logpdf(1e200)
+    was -inf (scipy -921.648...). The t values there are 2 log|z| - log df + ...
+    computed in Python (scipy's t overflows to -inf). t with df = 1e30 was -36.9: the
+    gammaln difference cancels (scipy -2.7108, the normal law's value)."""
+    f = ft.jit if jit else (lambda g: g)
+    _close(f(fst.cauchy.logpdf)(1e200, 0.3, 1.7), -921.6481388324055)
+    _close(f(fst.t.logpdf)(np.array([1e200, -1e200]), 4.0, 0.3, 1.7),
+           np.array([-2297.977673340009, -2297.977673340009]), rtol=1e-14)
+    f32 = np.float32
+    got = f(fst.t.logpdf)(f32(1e30), f32(4.0), f32(0.3), f32(1.7))
+    assert got.dtype == np.float32
+    _close(got, f32(-340.78034429507017), rtol=1e-6)
+    _close(f(fst.t.logpdf)(3.0, np.array([1e30, 1e10, 29.9, 8.0]), 0.3, 1.7),
+           ss.t.logpdf(3.0, np.array([1e30, 1e10, 29.9, 8.0]), 0.3, 1.7), rtol=2e-15)
+    got = f(fst.t.logpdf)(f32(3.0), np.array([1e30, 29.9, 7.9, 4.0], f32), f32(0.3), f32(1.7))
+    _close(got, ss.t.logpdf(3.0, np.array([1e30, 29.9, 7.9, 4.0], f32), 0.3, 1.7), rtol=1e-6)
+    x = np.array([0.0, 5e3, 6e3, 1e8, 1.4e8, -1e15])       # both sides of |z| = 2 / sqrt(eps)
+    for df in (0.01, 1.0, 4.0, 300.0):        # scipy's own gammaln difference: 1e-13 at 300
+        _close(f(fst.t.logpdf)(x, df, 0.3, 1.7), ss.t.logpdf(x, df, 0.3, 1.7), rtol=2e-13)
+        xf = x.astype(f32)
+        _close(f(fst.t.logpdf)(xf, f32(df), f32(0.3), f32(1.7)),
+               ss.t.logpdf(xf.astype(float), df, 0.3, 1.7), rtol=1e-6)
+    _close(f(fst.cauchy.logpdf)(x, 0.3, 1.7), ss.cauchy.logpdf(x, 0.3, 1.7), rtol=1e-15)
+    _close(f(fst.t.logpdf)(np.nan, 4.0), np.nan)
+    _close(f(fst.t.logpdf)(1.0, 4.0, 0.0, np.array([0.0, -1.0])), np.array([np.nan, np.nan]))
+    _close(f(fst.cauchy.logpdf)(np.array([np.inf, 1.0]), np.array([np.inf, np.nan])),
+           np.array([np.nan, np.nan]))

@@ -5,7 +5,7 @@ import math as _math
 
 from ... import numpy as _fnp
 from ._util import log_prob as _log_prob, as_float as _as_float, standardize as _standardize
-from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless
+from ._util import domain_ok as _domain_ok, nan_unless as _nan_unless, log1p_z2 as _log1p_z2
 from ...typing import Array, ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "isf", "ppf"]
@@ -18,9 +18,11 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     >>> round(float(cauchy.logpdf(0.0)), 12)
     -1.144729885849
     """
-    z, log_scale = _standardize(x, loc, scale)
-    val = -z.dtype.type(_math.log(_math.pi)) - log_scale - _fnp.log1p(z * z)
-    return _nan_unless(_domain_ok(z, scale), val)
+    # log1p(z^2) exact past z^2 overflow, limit slopes at x = +-inf (_util.log1p_z2)
+    ok = _fnp.asarray(scale) > 0      # first (see t.logpdf); a NaN z is NaN already
+    tail, z, _, log_scale = _log1p_z2(x, loc, scale)
+    val = -z.dtype.type(_math.log(_math.pi)) - log_scale - tail
+    return _nan_unless(ok, val)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
