@@ -352,6 +352,8 @@ def _basic_tail(y, entries):
         st = [np.zeros((), dt)] * len(ysh)
         sizes = list(ysh)
         for e in dyn:
+            if ysh[e.dim] == 0:      # no element to clamp to (JAX: IndexError too)
+                raise IndexError(f"index is out of bounds for axis {e.dim} with size 0")
             st[e.dim] = _wrap_negative(E.convert_element_type(e.value, dt), ysh[e.dim])
             sizes[e.dim] = 1
         y = I.dynamic_slice(y, st, sizes, allow_negative_indices=False)
