@@ -118,14 +118,10 @@ class Mesh:
 
     @property
     def shape(self) -> collections.OrderedDict:
-        """Axis name -> size, in axis order (JAX's ``Mesh.shape``; ``axis_sizes`` is the
-        tuple)."""
+        """Axis name -> size, in axis order (JAX's; the sizes alone: ``axis_sizes``)."""
         return collections.OrderedDict(self.key)
 
-    @property
-    def shape_tuple(self) -> tuple:
-        """((name, size), ...) in axis order (JAX's ``Mesh.shape_tuple``)."""
-        return self.key
+    shape_tuple = property(lambda self: self.key, doc="((name, size), ...), as JAX's")
 
     def __repr__(self):
         return f"Mesh({dict(self.key)})"
@@ -187,10 +183,7 @@ _meshes: dict = {}   # Mesh.key -> the first Mesh made with it (its communicator
 
 
 def _check_spans_world(shape, axis_names, size):
-    """A mesh holds every process of the MPI world, no more, no fewer. JAX allows a mesh over
-    some of the devices; functrans does not: every process holds the value of each global
-    array and takes part in every collective of the (SPMD) program, so a process outside
-    the mesh would have neither blocks nor results."""
+    """A mesh holds every process of the MPI world, no more (as JAX), no fewer (unlike JAX)."""
     world = distributed.process_count()
     if size > world:
         raise ValueError(f"Mesh{shape} over axes {axis_names} needs {size} processes, but the "
