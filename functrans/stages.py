@@ -143,7 +143,7 @@ class Traced:
 
 class ArgInfo:
     """One argument leaf of a lowered function (JAX's ``jax.stages.ArgInfo``): its
-    ``shape``, ``dtype`` and whether it is ``donated``."""
+    ``shape``, ``dtype`` and whether it is ``donated``; equal when those are."""
 
     def __init__(self, aval, donated: bool) -> None:
         self.shape, self.dtype, self.donated = aval.shape, aval.dtype, bool(donated)
@@ -151,6 +151,13 @@ class ArgInfo:
 
     def __repr__(self):
         return f"ArgInfo(shape={self.shape}, dtype={self.dtype}, donated={self.donated})"
+
+    def __eq__(self, other):
+        return isinstance(other, ArgInfo) and (self.shape, self.dtype, self.donated) == (
+            other.shape, other.dtype, other.donated)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.donated))
 
 
 class Lowered:

@@ -10,6 +10,8 @@ import pytest
 import functrans as ft
 import functrans.numpy as fnp
 from functrans import lax
+from functrans.stages import ArgInfo
+from jaxpr_ir import ShapedArray
 
 from tests.test_distributed import needs_mpi, run_mpi
 
@@ -122,6 +124,9 @@ def test_lower_compile_and_trace_are_jits():
     ((aval,), kwargs) = lowered.in_avals
     assert (aval.shape, aval.dtype, kwargs) == ((4, 4), np.float32, {})
     assert lowered.out_info == ft.ShapeDtypeStruct((4, 4), np.float32)
+    # JAX's ArgInfo compares by value (it printed equal but compared unequal)
+    assert lowered.args_info == (((ArgInfo(ShapedArray((4, 4), np.float32), False),), {}))
+    assert lowered.args_info != (((ArgInfo(ShapedArray((4, 4), np.float32), True),), {}))
     assert "reduce_sum" in lowered.as_text() and lowered.compiler_ir() is not None
     assert lowered.cost_analysis()["flops"] > 0 and exe.cost_analysis()["flops"] > 0
     assert "reduce_sum" in str(f.trace(x).jaxpr)
