@@ -5,8 +5,11 @@
 Outside every transform a decorated function just runs. Inside one, the
 function and its rules are traced into jaxprs and bound as one
 ``custom_jvp_call`` / ``custom_vjp_call`` equation (functrans/primitives/custom.py),
-so the rule survives ``jit``, ``vmap`` and nesting. Arguments listed in
-``nondiff_argnums`` are passed to the rules first, as Python values.
+so the rule survives ``jit``, ``vmap`` and nesting. A custom_jvp rule is traced only
+when the equation is differentiated, as in JAX (a plain jit or vmap never calls it): at
+once under a trace that differentiates (jvp, grad, linearize), else deferred
+(``jaxpr_ir.DeferredJaxpr``). Arguments listed in ``nondiff_argnums`` are passed to the
+rules first, as Python values.
 
 >>> import functrans as ft, functrans.numpy as fnp
 >>> @ft.custom_jvp
@@ -28,97 +31,26 @@ from typing import Any, Callable
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr
+from jaxpr_ir import ClosedJaxpr, DeferredJaxpr, Jaxpr, Var
 from . import tracing
-from .api_util import (abstract_and_concrete, as_array, check_callable, flatten_fun,
+from .api_util import (FLOAT0, abstract_and_concrete, as_array, check_callable, flatten_fun,
                        key_float0, key_tangent_words)
 from .primitives.base import tangent_aval
+from .errors import UnexpectedTracerError
 from .primitives.custom import (custom_jvp_call_p, custom_vjp_call_p, hoist_many,
                                 insert_tangent_slots)
 from .primitives.collectives import replicated_parts, replicated_sums
 from .primitives.custom_self import custom_self_call_p
+from .primitives.custom_values import (CustomVJPPrimal, SymbolicZero,  # noqa: F401
+                                       bwd_cotangent_leaves, conform, custom_vjp_primal_tree_values,
+                                       inexact, zero_from_primal, zero_leaf)
 from .sharding import mesh_frames
 from .shard_map_specs import check_replicated_cotangents, replicated_axes
-from .tracing import Tracer, get_aval, trace_to_jaxpr
+from .tracing import Tracer, differentiating, get_aval, own_constants, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "zero_from_primal", "CustomVJPPrimal",
            "custom_vjp_primal_tree_values"]
-
-
-class SymbolicZero:
-    """A zero tangent or cotangent standing for an unperturbed value, as JAX's
-    ``jax.custom_derivatives.SymbolicZero``: it has the tangent's ``aval``, ``shape`` and
-    ``dtype``. functrans traces a rule once for every zero pattern, so with
-    ``symbolic_zeros=True`` rules are given arrays (zeros where JAX would give this
-    object: the same numbers); a rule may still return one for a zero output.
-
-    >>> import numpy as np
-    >>> SymbolicZero.from_primal_value(np.ones(2, np.float32)).shape
-    (2,)
-    """
-
-    def __init__(self, aval: Any) -> None:
-        self.aval = aval
-
-    def __repr__(self) -> str:
-        return "SymbolicZero"
-
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: len(self.aval.shape))
-
-    @staticmethod
-    def from_primal_value(val: Any) -> "SymbolicZero":
-        """The symbolic zero tangent of primal ``val``."""
-        return SymbolicZero(tangent_aval(get_aval(val)))
-
-
-def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
-    """Zero tangents for the pytree ``val``: SymbolicZero leaves with ``symbolic_zeros``,
-    else zero arrays of the tangent dtype.
-
-    >>> zero_from_primal({"a": 1.0})["a"].tolist()
-    0.0
-    """
-    def f(x):
-        z = SymbolicZero.from_primal_value(x)
-        return z if symbolic_zeros else np.zeros(z.shape, z.dtype)
-    return tree_map(f, val)
-
-
-class CustomVJPPrimal:
-    """A primal leaf given to a ``custom_vjp`` fwd rule defined with
-    ``symbolic_zeros=True``: ``value`` and ``perturbed``. functrans does not track
-    which inputs are perturbed, so ``perturbed`` is always True (the conservative
-    answer: the rule computes every cotangent, with the same numbers).
-
-    >>> CustomVJPPrimal(1.0, True).value
-    1.0
-    """
-
-    def __init__(self, value: Any, perturbed: bool) -> None:
-        self.value, self.perturbed = value, perturbed
-
-    def __repr__(self) -> str:
-        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
-
-
-def custom_vjp_primal_tree_values(tree: Any) -> Any:
-    """The values of a tree of CustomVJPPrimal leaves (a symbolic-zeros fwd's arguments).
-
-    >>> custom_vjp_primal_tree_values((CustomVJPPrimal(2.0, True),))
-    (2.0,)
-    """
-    def value(leaf):
-        if type(leaf) is not CustomVJPPrimal:
-            raise TypeError(f"unexpected leaf type {type(leaf)}")
-        return leaf.value
-    return tree_map(value, tree, is_leaf=lambda x: type(x) is CustomVJPPrimal)
-
-
-def _zero_leaf(x) -> bool:
-    return x is None or isinstance(x, SymbolicZero)
 
 
 def _resolve_args(fun, args, kwargs):
@@ -214,22 +146,6 @@ def _same_static(a, b):
         except Exception:           # arrays and the like: only the same object
             return False
     return True
-
-
-def _conform(kind, name, what, x, want):
-    """Check a rule's output leaf against the type it must have; cast concrete dtypes."""
-    a = get_aval(x)
-    if a.shape != want.shape:
-        raise TypeError(f"{kind} rule of '{name}': {what} has shape {a.shape} but must have "
-                        f"shape {want.shape} (type {want.str_short()})")
-    if a.dtype != want.dtype:
-        # a concrete value is cast, but never across kinds that lose it (complex to real
-        # dropped the imaginary part, float to int truncated)
-        if isinstance(x, Tracer) or not np.can_cast(a.dtype, want.dtype, "same_kind"):
-            raise TypeError(f"{kind} rule of '{name}': {what} has dtype {a.dtype} but must "
-                            f"have dtype {want.dtype}")
-        x = np.asarray(x, dtype=want.dtype)
-    return x
 
 
 # attributes are underscored: jit's functools.update_wrapper copies a wrapped
@@ -443,21 +359,57 @@ class custom_jvp(_CustomFunction):
                 if tree != otree:
                     raise TypeError(f"custom_jvp rule of '{name}': its {what} has structure "
                                     f"{tree} but the function returns {otree}")
-            po = [_conform("custom_jvp", name, f"primal output {i}", as_array(x), a)
+            po = [conform("custom_jvp", name, f"primal output {i}", as_array(x), a)
                   for i, (x, a) in enumerate(zip(po, out_avals))]
-            to = [np.zeros(tangent_aval(a).shape, tangent_aval(a).dtype) if _zero_leaf(x) else
-                  _conform("custom_jvp", name, f"tangent output {i}", as_array(x),
+            to = [np.zeros(tangent_aval(a).shape, tangent_aval(a).dtype) if zero_leaf(x) else
+                  conform("custom_jvp", name, f"tangent output {i}", as_array(x),
                            tangent_aval(a)) for i, (x, a) in enumerate(zip(to, out_avals))]
             return po + to
 
         t_avals = [tangent_aval(a) for a in avals]
-        jvp_c, _ = _trace(jvp_flat, avals + t_avals, vals + [None] * n, f"custom_jvp rule({name})",
+        label = f"custom_jvp rule({name})"
+        if not differentiating():
+            # as JAX, the rule is traced only when the equation is differentiated (a
+            # plain jit or vmap never calls it)
+            (cj,), consts = hoist_many([call])
+            jj = _deferred_rule(jvp_flat, avals + t_avals, [get_aval(c) for c in consts],
+                                label, self, (s, avals))
+            return custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
+                                          num_consts=len(consts), name=name)
+        # a trace that differentiates: the rule is traced now, while the values it may
+        # close over (tracers of this trace) are alive; they become operands
+        jvp_c, _ = _trace(jvp_flat, avals + t_avals, vals + [None] * n, label,
                           owner=self, split=(s, avals))
         (cj, jj), consts = hoist_many([call, jvp_c])
         jj = insert_tangent_slots(jj, len(consts) + n,
                                    [tangent_aval(get_aval(c)) for c in consts])
         return custom_jvp_call_p.bind(*consts, *s.flat, call_jaxpr=cj, jvp_jaxpr=jj,
                                       num_consts=len(consts), name=name)
+
+
+def _deferred_rule(jvp_flat, in_avals, const_avals, label, owner, split):
+    """The custom_jvp rule ``jvp_flat`` (on primals and tangents) as a DeferredJaxpr taking
+    (consts, primals, tangents of the consts, tangents): unread slots for the call's
+    ``const_avals``. What the rule closes over stays its own constants."""
+    n = len(in_avals) // 2
+
+    def make():
+        try:
+            with own_constants():
+                closed, _ = _trace(jvp_flat, in_avals, None, label, owner=owner, split=split)
+        except UnexpectedTracerError as e:
+            raise UnexpectedTracerError(
+                f"{label} closes over a value of a trace that has ended: as in JAX the "
+                "rule is traced only when its function is differentiated, here after the "
+                "trace that called the function (a jit, make_jaxpr) had ended. Pass that "
+                f"value to the function as an argument. ({e})") from None
+        j = closed.jaxpr
+        cs = [Var(a) for a in const_avals]
+        ts = [Var(tangent_aval(a)) for a in const_avals]
+        rule = ClosedJaxpr(Jaxpr(j.constvars, cs + j.invars[:n] + ts + j.invars[n:], j.eqns,
+                                 j.outvars), closed.consts)
+        return rule, not any(isinstance(c, Tracer) for c in closed.consts)
+    return DeferredJaxpr(make, label)
 
 
 class custom_vjp(_CustomFunction):
@@ -533,7 +485,7 @@ class custom_vjp(_CustomFunction):
             if out_t != otree:
                 raise TypeError(f"custom_vjp fwd of '{name}' returned an output of structure "
                                 f"{out_t}, but the function returns {otree}")
-            out = [_conform("custom_vjp fwd", name, f"output {i}", as_array(x), a)
+            out = [conform("custom_vjp fwd", name, f"output {i}", as_array(x), a)
                    for i, (x, a) in enumerate(zip(out, out_avals))]
             r, box["res_tree"] = tree_flatten(res[1])
             box["outs"] = out + [as_array(x) for x in r]   # what bwd's inputs stand for
@@ -551,31 +503,22 @@ class custom_vjp(_CustomFunction):
 
         def bwd_flat(*xs):
             res = tree_unflatten(res_tree, xs[:nres])
-            ct = tree_unflatten(otree, xs[nres:])
+            # an integer or key output's cotangent is float0 zeros, as JAX gives bwd
+            ct = key_float0(tree_unflatten(otree, [
+                x if inexact(a) else np.zeros(a.shape, FLOAT0)
+                for x, a in zip(xs[nres:], out_avals)]))
             cts = bwd(*s.static, res, ct)
-            if not isinstance(cts, (tuple, list)) or len(cts) != ndiff:
+            if isinstance(cts, list) and len(cts) == ndiff:
+                cts = tuple(cts)
+            if not isinstance(cts, tuple) or len(cts) != ndiff:
                 got = (f"a {type(cts).__name__} of length {len(cts)}"
                        if isinstance(cts, (tuple, list)) else f"a {type(cts).__name__}")
-                raise TypeError(f"custom_vjp bwd of '{name}' must return a tuple with one "
-                                f"cotangent per differentiable argument ({ndiff}), got {got}")
-            leaves = []
-            it = iter(arg_avals[0])
-            for k, (c, tree) in enumerate(zip(cts, s.arg_trees)):
-                want = [next(it) for _ in range(tree.num_leaves)]
-                if _zero_leaf(c):
-                    leaves += [np.zeros(a.shape, a.dtype) for a in want]
-                    continue
-                cl, ctree = tree_flatten(c, is_leaf=_zero_leaf)  # None: zero leaf
-                if ctree != tree:
-                    raise TypeError(f"custom_vjp bwd of '{name}': the cotangent for argument "
-                                    f"{s.diff_idx[k]} has structure {ctree} but the argument "
-                                    f"has structure {tree}")
-                leaves += [np.zeros(a.shape, a.dtype) if _zero_leaf(x) else
-                           _conform("custom_vjp bwd", name,
-                                    f"cotangent for argument {s.diff_idx[k]} (leaf {j})",
-                                    as_array(x), tangent_aval(a))
-                           for j, (x, a) in enumerate(zip(cl, want))]
-            return leaves
+                raise TypeError(
+                    "Custom VJP bwd rule must produce an output with the same container "
+                    f"(pytree) structure as the args tuple of the primal function: bwd of "
+                    f"'{name}' must return a tuple with one cotangent per differentiable "
+                    f"argument ({ndiff}), got {got}")
+            return bwd_cotangent_leaves(name, s, arg_avals[0], cts)
 
         ct_avals = [tangent_aval(a) for a in out_avals]
         outs = box["outs"]      # a cotangent is typed as its output, a residual as itself

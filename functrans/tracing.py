@@ -490,6 +490,16 @@ def trace_depth() -> int:
     return len(_CONTEXT.stack)
 
 
+def differentiating() -> bool:
+    """Whether a trace this thread is recording differentiates (jvp's, linearize's): its
+    jaxpr is differentiated while the values it closes over are alive.
+
+    >>> differentiating()
+    False
+    """
+    return any(t.detaches for t in _CONTEXT.stack)
+
+
 def trace_at_level(level: int) -> Trace:
     """This thread's trace of depth ``level`` (0 is the outermost)."""
     return _CONTEXT.stack[level]

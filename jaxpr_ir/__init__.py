@@ -10,7 +10,7 @@ from .dtypes import (ShapedArray, aval_of, canonical_dtype, float64, float32, fl
                      bfloat16, dtype_kind,
                      int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool_, complex64, complex128,
                      is_float, is_complex, is_inexact, is_integer, is_bool)
-from .core import Var, Literal, Eqn, Jaxpr, ClosedJaxpr, Primitive, primitives
+from .core import Var, Literal, Eqn, Jaxpr, ClosedJaxpr, DeferredJaxpr, Primitive, primitives
 from .printer import pp_jaxpr
 from .parser import parse, ParseError
 from .checker import check, TypeCheckError
@@ -18,7 +18,8 @@ from .passes import dce, dce_used_inputs, cse, fold_constants, inline_calls, sim
 
 __all__ = [
     "ShapedArray", "aval_of", "canonical_dtype", "Var", "Literal", "Eqn", "Jaxpr",
-    "ClosedJaxpr", "Primitive", "primitives", "pp_jaxpr", "parse", "ParseError", "check",
+    "ClosedJaxpr", "DeferredJaxpr", "Primitive", "primitives", "pp_jaxpr", "parse",
+    "ParseError", "check",
     "TypeCheckError", "dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls",
     "simplify",
 ]

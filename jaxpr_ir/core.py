@@ -127,6 +127,40 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 
+
+class DeferredJaxpr:
+    """A ClosedJaxpr built on first use: ``force()`` calls ``make()``, which returns
+    ``(jaxpr, keep)``, and keeps the jaxpr when ``keep`` (else builds it again next
+    time: one that holds values of a trace that will end). A param may hold one where
+    building the jaxpr runs user code that only some transform needs (a custom_jvp rule,
+    traced when its equation is differentiated, as JAX): passes and the type checker
+    leave it alone, the printer prints it built.
+
+    >>> d = DeferredJaxpr(lambda: ("built", True), "demo")
+    >>> d.forced, d.force(), d.forced
+    (False, 'built', True)
+    """
+    __slots__ = ("_make", "_value", "label")
+
+    def __init__(self, make, label: str = "jaxpr"):
+        self._make, self._value, self.label = make, None, label
+
+    @property
+    def forced(self) -> bool:
+        return self._value is not None
+
+    def force(self):
+        if self._value is not None:
+            return self._value
+        value, keep = self._make()
+        if keep:
+            self._value, self._make = value, None
+        return value
+
+    def __repr__(self):
+        return f"<deferred {self.label}{'' if self._value is None else ' (built)'}>"
+
+
 # name -> Primitive; the parser and checker find primitives here.
 primitives: dict = {}
 

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from .core import ClosedJaxpr, Jaxpr, Literal, Var, set_printer
+from .core import ClosedJaxpr, DeferredJaxpr, Jaxpr, Literal, Var, set_printer
 from .dtypes import SUPPORTED
 
 _DTYPE_NAMES = frozenset(str(d) for d in SUPPORTED)
@@ -67,6 +67,8 @@ def format_scalar(v) -> str:
 
 
 def format_param(v, names: VarNames, indent: int) -> str:
+    if isinstance(v, DeferredJaxpr):      # printed as what it stands for (built now)
+        v = v.force()
     if isinstance(v, (ClosedJaxpr, Jaxpr)):
         return format_jaxpr(v, names, indent + 2)
     if v is None or isinstance(v, (bool, np.bool_)):

@@ -18,7 +18,7 @@ before it (and ``tracing``, ``transforms``, which sit below the families;
    ``collectives_prims``, ``collectives_groups``, ``collectives``, ``collectives_native_flow``,
    ``collectives_native_alltoall``, ``collectives_native``, ``control_flow_common``,
    ``control_flow_cond``, ``control_flow_eager``, ``control_flow_loops``,
-   ``control_flow``, ``custom_self``, ``body_jvp``,
+   ``control_flow``, ``custom_self``, ``custom_values``, ``custom_hoist``, ``body_jvp``,
    ``custom``, ``custom_vmap``, ``linear_call``, ``call``, ``linear_solve``, ``linalg_sqrtm``,
    ``checks_error``, ``checks``.
 

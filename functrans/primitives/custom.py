@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, Var, dtype_kind
-from ..tracing import Tracer, checked, eval_jaxpr, trace_to_jaxpr
+from jaxpr_ir import ClosedJaxpr, DeferredJaxpr, Jaxpr, Literal, Var, dtype_kind
+from ..tracing import Tracer, checked, eval_jaxpr, own_constants, trace_to_jaxpr
 from ..transforms.jvp import jvp_eqn, jvp_eval
 from ..transforms.transpose import backward_pass, transpose_jaxpr
 from ..transforms.vmap import batched_aval, vmap_eval
@@ -34,58 +34,15 @@ from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_
                    not_mapped_size, tangent_aval)
 from .control_flow_common import BodyCache, check_operands
 from .body_jvp import dce_top, holds_primitive, jvp_primal_body
+from .custom_hoist import hoist_many
 from .custom_self import custom_self_call_p, run_rule
 from .reductions import reduce_sum
-from .structural import broadcast_in_dim_p, stop_gradient_p
+from .structural import stop_gradient_p
 
 __all__ = ["stop_gradient"]
 
 
 # --------------------------------------------------------------------------- helpers
-
-def hoist_many(closeds):
-    """Const-free versions of ``closeds`` that all take every const as leading inputs.
-
-    Returns (jaxprs, consts): jaxpr k has invars ``[c_0.., c_1.., ..., own invars]``
-    where only its own const slot is read.
-    """
-    closeds = [_splat_consts(c) for c in closeds]
-    consts = []
-    for c in closeds:
-        consts += list(c.consts)
-    out = []
-    for k, c in enumerate(closeds):
-        pre = []
-        for m, d in enumerate(closeds):
-            pre += list(c.jaxpr.constvars) if m == k else [Var(v.aval) for v in d.jaxpr.constvars]
-        j = c.jaxpr
-        out.append(checked(ClosedJaxpr(Jaxpr([], pre + j.invars, j.eqns, j.outvars), []),
-                           "custom rule (hoisting consts)"))
-    return out, consts
-
-
-def _splat_consts(closed):
-    """Concrete consts holding one repeated value (``ones_like`` in a JVP rule, say)
-    become a broadcast of a literal inside the body, so they are not operands (and
-    not residuals kept alive for reverse mode)."""
-    j = closed.jaxpr
-    keep_v, keep_c, eqns = [], [], []
-    for v, c in zip(j.constvars, closed.consts):
-        if (isinstance(c, (np.ndarray, np.generic)) and not isinstance(c, Tracer)
-                and c.size > 0 and dtype_kind(c.dtype) in "biufc"):
-            first = c.flat[0] if c.ndim else c[()]
-            if c.ndim == 0 or bool(np.all(c == first)):
-                lit = Literal(first, ShapedArray((), c.dtype))
-                eqns.append(Eqn(broadcast_in_dim_p, [lit], [v],
-                                dict(shape=tuple(c.shape), broadcast_dimensions=())))
-                continue
-        keep_v.append(v)
-        keep_c.append(c)
-    if not eqns:
-        return closed
-    return checked(ClosedJaxpr(Jaxpr(keep_v, j.invars, eqns + j.eqns, j.outvars), keep_c),
-                   "custom rule (splatting consts)")
-
 
 def _run(closed, args):
     return eval_jaxpr(closed.jaxpr, closed.consts, list(args))
@@ -131,10 +88,10 @@ def _front(args, dims):
 
 
 def _prepend_inputs(closed, avals):
-    """A const-free body taking extra, unread leading inputs of the given avals."""
+    """The body taking extra, unread leading inputs of the given avals."""
     j = closed.jaxpr
-    return checked(ClosedJaxpr(Jaxpr([], [Var(a) for a in avals] + j.invars, j.eqns,
-                                     j.outvars), []), "custom rule vmap (extra inputs)")
+    return checked(ClosedJaxpr(Jaxpr(j.constvars, [Var(a) for a in avals] + j.invars, j.eqns,
+                                     j.outvars), closed.consts), "custom rule vmap (extra inputs)")
 
 
 # --------------------------------------------------------------------------- stop_gradient
@@ -171,9 +128,17 @@ custom_self_call_p.def_rules(batch=_self_call_batch)
 
 # --------------------------------------------------------------------------- custom_jvp_call
 
+# ``jvp_jaxpr``, the rule, maps (consts, args, their tangents) to (outputs, tangents); it
+# may be a DeferredJaxpr, traced when the equation is differentiated (custom_rules): it
+# is no sub-jaxpr the passes see, since the equation runs only ``call_jaxpr``
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.call_param = "call_jaxpr"
-custom_jvp_call_p.subjaxpr_params = ("call_jaxpr", "jvp_jaxpr")
+custom_jvp_call_p.subjaxpr_params = ("call_jaxpr",)
+
+
+def jvp_rule_of(jvp_jaxpr) -> ClosedJaxpr:
+    """The rule jaxpr of a custom_jvp_call (traced now if it was deferred)."""
+    return jvp_jaxpr.force() if isinstance(jvp_jaxpr, DeferredJaxpr) else jvp_jaxpr
 
 
 def _custom_jvp_aval(*avals, call_jaxpr, jvp_jaxpr, num_consts, name):
@@ -188,7 +153,7 @@ def _custom_jvp_impl(*args, call_jaxpr, jvp_jaxpr, num_consts, name):
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr, num_consts, name):
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closed_over_error(name, "custom_jvp")
-    outs = run_rule(jvp_jaxpr, list(primals) + list(tangents), custom_jvp_call_p,
+    outs = run_rule(jvp_rule_of(jvp_jaxpr), list(primals) + list(tangents), custom_jvp_call_p,
                     dict(call_jaxpr=call_jaxpr, jvp_jaxpr=jvp_jaxpr, num_consts=num_consts,
                          name=name), n_primals=len(primals))   # Zero tangents stay symbolic
     n = len(call_jaxpr.out_avals)
@@ -199,6 +164,14 @@ def _custom_jvp_batch(args, dims, *, call_jaxpr, jvp_jaxpr, num_consts, name):
     size, args, dims = _front(args, dims)
     n_out = len(call_jaxpr.out_avals)
     cj, c1 = _batch_closed(call_jaxpr, dims, size, [0] * n_out)
+    if isinstance(jvp_jaxpr, DeferredJaxpr) and not jvp_jaxpr.forced:
+        # the rule is not traced yet: its batched version is deferred too
+        jj = _deferred_batched_rule(jvp_jaxpr, dims, size, n_out, len(c1) + len(args),
+                                    [aval(c) for c in c1])
+        outs = custom_jvp_call_p.bind(*c1, *args, call_jaxpr=cj, jvp_jaxpr=jj,
+                                      num_consts=num_consts + len(c1), name=name)
+        return outs, [0] * n_out
+    jvp_jaxpr = jvp_rule_of(jvp_jaxpr)
     jj, c2 = _batch_closed(jvp_jaxpr, list(dims) * 2, size, [0] * (2 * n_out))
     # new leading consts: c1 (read by the call), c2 (read by the rule)
     a1 = [aval(c) for c in c1]
@@ -212,12 +185,27 @@ def _custom_jvp_batch(args, dims, *, call_jaxpr, jvp_jaxpr, num_consts, name):
     return outs, [0] * n_out
 
 
+def _deferred_batched_rule(rule, dims, size, n_out, n_in, new_avals):
+    """The batch of the deferred rule ``rule`` for operands (new consts of ``new_avals``,
+    then the ``n_in`` old operands at ``dims``), itself deferred: its constants stay its
+    own (not operands), kept while none is a tracer."""
+    def make():
+        with own_constants():
+            hj, hc = _batch_closed(rule.force(), list(dims) * 2, size, [0] * (2 * n_out))
+        j = hj.jaxpr
+        k = len(hc)
+        closed = ClosedJaxpr(Jaxpr(j.invars[:k], j.invars[k:], j.eqns, j.outvars), hc)
+        closed = insert_tangent_slots(_prepend_inputs(closed, new_avals), n_in, new_avals)
+        return closed, not any(isinstance(c, Tracer) for c in hc)
+    return DeferredJaxpr(make, rule.label + " (batched)")
+
+
 def _insert_after(closed, k, avals):
     """Insert unread inputs of ``avals`` after the first ``k`` inputs."""
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
-    return checked(ClosedJaxpr(Jaxpr([], j.invars[:k] + extra + j.invars[k:], j.eqns,
-                                     j.outvars), []), "custom rule vmap (extra inputs)")
+    return checked(ClosedJaxpr(Jaxpr(j.constvars, j.invars[:k] + extra + j.invars[k:], j.eqns,
+                                     j.outvars), closed.consts), "custom rule vmap (extra inputs)")
 
 
 def insert_tangent_slots(closed, n_primals, avals):
@@ -225,7 +213,7 @@ def insert_tangent_slots(closed, n_primals, avals):
     j = closed.jaxpr
     extra = [Var(a) for a in avals]
     invs = j.invars[:n_primals] + extra + j.invars[n_primals:]
-    return checked(ClosedJaxpr(Jaxpr([], invs, j.eqns, j.outvars), []),
+    return checked(ClosedJaxpr(Jaxpr(j.constvars, invs, j.eqns, j.outvars), closed.consts),
                    "custom rule vmap (tangent slots)")
 
 
