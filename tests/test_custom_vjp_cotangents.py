@@ -126,3 +126,21 @@ def test_wrong_structure_and_shape_errors_name_the_argument():
               lambda r, ct: (ft.custom_derivatives.SymbolicZero.from_primal_value(np.ones(2)),))
     with pytest.raises(ValueError, match="SymbolicZero"):
         ft.grad(fs)(np.ones(3))
+
+
+def test_none_subtrees_in_bwd_cotangents():
+    # JAX custom_api_test test_pytree_nones_returned_by_bwd: None stands for a zero
+    # subtree, also where the argument itself holds a None (before: structure TypeError)
+    @ft.custom_vjp
+    def f(x):
+        return x[0]
+
+    x = (1.0, (2.0, None))
+    for cts, want in ((lambda z: ((z, (None, None)),), 0.0), (lambda z: ((z, None),), 0.0),
+                      (lambda z: ((z, (3.0 * z, None)),), 3.0)):
+        f.defvjp(lambda x: (f(x), None), lambda _, z, cts=cts: cts(z))
+        g = ft.grad(f)(x)
+        assert float(g[0]) == 1.0 and float(g[1][0]) == want and g[1][1] is None
+    f.defvjp(lambda x: (f(x), None), lambda _, z: ((z,),))
+    with pytest.raises(TypeError, match="same container.*argument 0 of 'f'"):
+        ft.grad(f)(x)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..api_util import as_array, key_tangent_words
 from ..tracing import Tracer, get_aval
-from ..tree_util import tree_flatten, tree_map
+from ..tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .base import tangent_aval
 from .basic import convert_element_type_p
 
@@ -133,12 +133,13 @@ def bwd_cotangent_leaves(name, s, avals, cts):
             leaves += [np.zeros(a.shape, a.dtype) for a in want]
             continue
         c = key_tangent_words(s.args[s.diff_idx[k]], c)   # a key's float0: its words'
-        cl, ctree = tree_flatten(c, is_leaf=zero_leaf)     # None: zero leaf
-        if ctree != tree:
+        cl = _leaves_up_to(c, tree)
+        if cl is None:
             raise TypeError(
                 "Custom VJP bwd rule must produce an output with the same container (pytree) "
                 f"structure as the args tuple of the primal function: the cotangent for {arg} "
-                f"has structure {ctree} but the argument has structure {tree}")
+                f"has structure {tree_flatten(c, is_leaf=zero_leaf)[1]} but the argument has "
+                f"structure {tree}")
         for j, (x, a) in enumerate(zip(cl, want)):
             got = x.aval if isinstance(x, SymbolicZero) else None if x is None else \
                 get_aval(as_array(x)) if inexact(a) else None
@@ -159,3 +160,21 @@ def bwd_cotangent_leaves(name, s, avals, cts):
             leaves.append(conform("custom_vjp bwd", name, f"cotangent for {arg} (leaf {j})",
                                    x, tangent_aval(a)))
     return leaves
+
+
+def _leaves_up_to(c, tree):
+    """The cotangent of each leaf of an argument of structure ``tree`` from bwd's ``c``,
+    whose structure is ``tree``'s with None anywhere for a zero subtree (JAX's prefix
+    rule: ``(ct, (None, None))`` for ``(x, (y, None))``); None if it does not fit."""
+    out = [None] * tree.num_leaves
+
+    def put(x, where):
+        for i in tree_leaves(where):
+            out[i] = x
+        return x
+    try:
+        tree_map(put, c, tree_unflatten(tree, list(range(tree.num_leaves))),
+                 is_leaf=lambda x: x is None)
+    except (TypeError, ValueError):
+        return None
+    return out
