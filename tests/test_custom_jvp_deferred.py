@@ -147,3 +147,21 @@ def test_deferred_rule_closing_over_an_ended_trace_raises():
     closed = ft.make_jaxpr(g)(1.0)
     with pytest.raises(UnexpectedTracerError, match="custom_jvp rule"):
         jvp_jaxpr(closed)
+
+
+def test_differentiating_a_closed_over_value_is_jax_error_type():
+    # JAX custom_api_test test_closed_over_tracers_error_message (second form): JAX raises
+    # UnexpectedTracerError; functrans raised a plain TypeError (it stays one too)
+    def f2(x):
+        @ft.custom_jvp
+        def g(y):
+            return x + y
+
+        g.defjvp(lambda p, t: (x + p[0], 2 * t[0]))
+        return g(1.0)
+
+    for run in (lambda: ft.jvp(f2, (3.0,), (1.0,)), lambda: ft.grad(f2)(3.0)):
+        with pytest.raises(UnexpectedTracerError, match="closes over"):
+            run()
+        with pytest.raises(TypeError, match="closes over"):
+            run()

@@ -29,6 +29,7 @@ from ..transforms.jvp import jvp_eqn, jvp_eval
 from ..transforms.transpose import backward_pass, transpose_jaxpr
 from ..transforms.vmap import batched_aval, vmap_eval
 from ..array import host_array
+from ..errors import UnexpectedTracerError
 from ..tree_util import tree_map
 from .base import (Primitive, Zero, aval, instantiate, is_undefined, move_batch_axis,
                    not_mapped_size, tangent_aval)
@@ -52,8 +53,13 @@ def _np_outs(outs):
     return [np.asarray(o) for o in outs]
 
 
+class ClosedOverTracerError(UnexpectedTracerError, TypeError):
+    """A custom rule's function differentiated with respect to a value it closes over: an
+    UnexpectedTracerError as in JAX (a TypeError too, as functrans raised before)."""
+
+
 def _closed_over_error(name, kind):
-    return TypeError(
+    return ClosedOverTracerError(
         f"{kind} function '{name}' is being differentiated with respect to a value it "
         "closes over; its rule only covers its explicit arguments. Pass that value as an "
         "argument instead of capturing it in a closure.")
