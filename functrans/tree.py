@@ -18,11 +18,15 @@ __all__ = ["map", "leaves", "flatten", "unflatten", "structure", "transpose", "a
            "reduce_associative", "static"]
 
 
-def _keys(is_leaf):
+def _keys(is_leaf, takes_path=False):
     """``is_leaf`` that also stops at typed PRNG keys: as ``jax.tree``, these functions
-    see a key array as one leaf (the transforms open it to its uint32 words)."""
+    see a key array as one leaf (the transforms open it to its uint32 words);
+    ``takes_path``: ``is_leaf(key_path, x)``."""
     if is_leaf is None:
-        return lambda x: isinstance(x, _KeyArray)
+        return (lambda p, x: isinstance(x, _KeyArray)) if takes_path else \
+            (lambda x: isinstance(x, _KeyArray))
+    if takes_path:
+        return lambda p, x: isinstance(x, _KeyArray) or is_leaf(p, x)
     return lambda x: isinstance(x, _KeyArray) or is_leaf(x)
 
 
@@ -103,31 +107,34 @@ def reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
     return _tu.tree_reduce(function, tree, initializer, _keys(is_leaf))
 
 
-def flatten_with_path(tree, is_leaf=None):
+def flatten_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     """``([(key_path, leaf), ...], treedef)``.
 
     >>> [str(p[0]) for p, _ in flatten_with_path({"w": 1})[0]]
     ["['w']"]
     """
-    return _tu.tree_flatten_with_path(tree, _keys(is_leaf))
+    return _tu.tree_flatten_with_path(tree, _keys(is_leaf, is_leaf_takes_path),
+                                      is_leaf_takes_path)
 
 
-def leaves_with_path(tree, is_leaf=None):
+def leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     """``[(key_path, leaf), ...]``.
 
     >>> len(leaves_with_path([1, 2]))
     2
     """
-    return _tu.tree_leaves_with_path(tree, _keys(is_leaf))
+    return _tu.tree_leaves_with_path(tree, _keys(is_leaf, is_leaf_takes_path),
+                                     is_leaf_takes_path)
 
 
-def map_with_path(f, tree, *rest, is_leaf=None):
+def map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
     """``f(key_path, leaf, *others)`` over the leaves.
 
     >>> map_with_path(lambda p, x: x + len(p), [10, [20]])
     [11, [22]]
     """
-    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=_keys(is_leaf))
+    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=_keys(is_leaf, is_leaf_takes_path),
+                                  is_leaf_takes_path=is_leaf_takes_path)
 
 
 def broadcast(prefix_tree, full_tree, is_leaf=None):

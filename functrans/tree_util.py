@@ -88,21 +88,28 @@ def _child_keys(x, t, children, aux):
     return [FlattenedIndexKey(i) for i in range(len(children))]
 
 
-def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
-    """``([(key_path, leaf), ...], treedef)``; a key path is a tuple of keys.
+def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None,
+                           is_leaf_takes_path: bool = False) -> tuple[list, PyTreeDef]:
+    """``([(key_path, leaf), ...], treedef)``; a key path is a tuple of keys. With
+    ``is_leaf_takes_path``, ``is_leaf`` is called as ``is_leaf(key_path, x)``.
 
     >>> pairs, _ = tree_flatten_with_path({"a": (1, 2)})
     >>> [(keystr(p), v) for p, v in pairs]
     [("['a'][0]", 1), ("['a'][1]", 2)]
+    >>> pairs, _ = tree_flatten_with_path([[1, [2]], 3], lambda p, x: len(p) == 2, True)
+    >>> [(keystr(p), v) for p, v in pairs]
+    [('[0][0]', 1), ('[0][1]', [2]), ('[1]', 3)]
     """
-    pairs = []
+    pairs, decisions = [], []
     stack = [(tree, ())]
     # explicit stack (children pushed in reverse) so deep trees do not hit the recursion limit
     while stack:
         x, path = stack.pop()
-        if is_leaf is not None and is_leaf(x):
-            pairs.append((path, x))
-            continue
+        if is_leaf is not None:
+            decisions.append(bool(is_leaf(path, x) if is_leaf_takes_path else is_leaf(x)))
+            if decisions[-1]:
+                pairs.append((path, x))
+                continue
         t, h = node_handlers(x)
         if h is None:
             pairs.append((path, x))
@@ -111,26 +118,43 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[
         keys = _child_keys(x, t, children, aux)
         for k, c in reversed(list(zip(keys, children))):
             stack.append((c, path + (k,)))
-    return pairs, tree_structure(tree, is_leaf)
+    return pairs, tree_structure(tree, None if is_leaf is None else _replay(decisions, tree))
 
 
-def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None) -> list[tuple]:
-    """``[(key_path, leaf), ...]``.
+def _replay(decisions, root):
+    """An ``is_leaf`` answering with ``decisions`` in the order they were made: the
+    structure walk visits the nodes in the same (pre-)order as the walk above, and
+    starts over at ``root`` (a retry on a deep tree)."""
+    at = [0]
+
+    def is_leaf(x):
+        if x is root:
+            at[0] = 0
+        at[0] += 1
+        return decisions[at[0] - 1]
+    return is_leaf
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None,
+                          is_leaf_takes_path: bool = False) -> list[tuple]:
+    """``[(key_path, leaf), ...]`` (``is_leaf_takes_path``: as ``tree_flatten_with_path``).
 
     >>> [keystr(p) for p, _ in tree_leaves_with_path([1, {"b": 2}])]
     ['[0]', "[1]['b']"]
     """
-    return tree_flatten_with_path(tree, is_leaf)[0]
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
-def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
-    """Like ``tree_map`` with ``f(key_path, leaf, *others)``.
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None,
+                       is_leaf_takes_path: bool = False) -> Any:
+    """Like ``tree_map`` with ``f(key_path, leaf, *others)`` (``is_leaf_takes_path``: as
+    ``tree_flatten_with_path``).
 
     >>> tree_map_with_path(lambda p, x: keystr(p) + str(x), {"a": 1})
     {'a': "['a']1"}
     """
-    pairs, td = tree_flatten_with_path(tree, is_leaf)
-    others = [_up_to(td, r, is_leaf) for r in rest]
+    pairs, td = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
+    others = [_up_to(td, r, None if is_leaf_takes_path else is_leaf) for r in rest]
     return tree_unflatten(td, [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
