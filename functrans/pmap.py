@@ -40,7 +40,7 @@ import numpy as np
 
 from jaxpr_ir import dtype_kind
 
-from .api_util import keep_metadata
+from .api_util import FLOAT0, keep_metadata
 from .autodiff import vjp
 from .batching import vmap
 from .custom_derivatives import custom_vjp
@@ -192,13 +192,23 @@ def _over_processes(per_device, in_axes, out_axes, axis_name, dyn, kwargs):
         where = tree_leaves(tree_broadcast(out_axes, out, is_leaf=_is_none), is_leaf=_is_none)
         return tree_unflatten(otree, [o[0] if a is None else o for o, a in zip(leaves, where)])
 
-    def pull(xs, ct):       # on each process: its slice's cotangents, collectives transposed
-        cts = vjp(local, *xs)[1](ct)
-        return tuple(psum(c, name) if a is None and dtype_kind(c.dtype) in "fc" else c
-                     for c, a in zip(cts, axes))   # a broadcast input: summed over devices
+    def backward(xs, ct):
+        # an integer output's cotangent is float0 (no data): it stays out of the shard_map
+        # and is a zero of the output's type inside, as functrans's vjp takes it
+        cts, ctree = tree_flatten(ct)
+        keep = tuple(np.dtype(getattr(c, "dtype", None)) != FLOAT0 for c in cts)
+
+        def pull(xs, kept):     # on each process: its slice's cotangents, collectives transposed
+            outs, back = vjp(local, *xs)
+            it = iter(kept)
+            full = [next(it) if k else np.zeros(o.shape, o.dtype)
+                    for o, k in zip(tree_leaves(outs), keep)]
+            return tuple(psum(c, name) if a is None and dtype_kind(c.dtype) in "fc" else c
+                         for c, a in zip(back(tree_unflatten(ctree, full)), axes))
+        kept = [c for c, k in zip(cts, keep) if k]    # a broadcast input: summed over devices
+        return shard_map(pull, mesh, in_specs=P(), out_specs=P(), check_rep=False)(xs, kept)
 
     forward = shard_map(local, mesh, in_specs=P(), out_specs=P(), check_rep=False)
-    backward = shard_map(pull, mesh, in_specs=P(), out_specs=P(), check_rep=False)
     run = custom_vjp(forward)
     run.defvjp(lambda *xs: (forward(*xs), xs), backward)
     return run(*leaves)
