@@ -115,6 +115,23 @@ def test_eager_and_jit_agree_on_float16(name):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(eager), err_msg=name)
 
 
+@pytest.mark.parametrize("dt", [F16, bfloat16])
+def test_floor_divide_near_the_top_computes_in_float32(dt):
+    # traced, x - x mod y overflowed in float16: -65504 // 597 gave -inf (JAX 0.10.2 and
+    # numpy: -110); -60000 // 7 gave -8568, numpy -8576 (-8572 rounded to even; JAX -8568)
+    a = np.array([-65504.0, 65504.0, -60000.0, 1000.0, -1.0, 5.0, 3.0], dt)
+    b = np.array([597.0, 597.0, 7.0, 0.01, np.inf, -0.0, -np.inf], dt)
+    want = (np.floor_divide(a.astype(F32), b.astype(F32))).astype(dt)
+    assert want[0] == -110 and want[2] == -8576
+    for backend in BACKENDS:
+        for f in (fnp.floor_divide, lambda p, q: fnp.divmod(p, q)[0], lambda p, q: p // q):
+            got = ft.jit(f, backend=backend)(a, b)
+            assert got.dtype == dt
+            np.testing.assert_array_equal(np.asarray(got, F32), want.astype(F32))
+    np.testing.assert_array_equal(np.asarray(ft.vmap(fnp.floor_divide)(a, b), F32),
+                                  want.astype(F32))
+
+
 @pytest.mark.parametrize("fun, args, want", [
     (lambda a, b: a + b, (np.ones(3, F16), np.ones(3, F16)), F16),
     (lambda a: a * 2.5, (np.ones(3, F16),), F16),               # a Python float adapts

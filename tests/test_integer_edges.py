@@ -74,6 +74,16 @@ def test_round_method_of_integers_is_fnp_round():
     assert fnp.asarray(np.float16([1.2345, 2.5])).round(2).tolist() == [1.23046875, 2.5]
 
 
+def test_round_decimals_of_float16_under_grad():
+    # the rounded value is a constant to grad: its cast back to float16 raised
+    # AttributeError ('Array' object has no attribute 'aval'); JAX 0.10.2 grads below
+    x = np.array([1.5, 2.25, -0.126], np.float16)
+    g = ft.grad(lambda a: fnp.sum(fnp.asarray(fnp.round(a, 2), np.float32)))(x)
+    assert g.dtype == np.float16 and g.tolist() == [0.0, 0.0, 0.0]
+    g = ft.jit(ft.grad(lambda a: fnp.sum(fnp.round(a, 2) * a)))(x)
+    assert g.tolist() == [1.5, 2.25, -0.1300048828125]
+
+
 OPS = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
 
 

@@ -147,11 +147,12 @@ def _eager2(np_fn, x, y, fn=None):
 
 
 def cast_to(x, dtype):
-    """Convert a tracer to ``dtype`` only if its dtype differs (weak types survive, to a
-    numeric dtype: a weak int's ``sin`` or ``/ 2`` is a weak float, as in JAX)."""
+    """Convert a tracer or array to ``dtype`` only if its dtype differs (weak types survive,
+    to a numeric dtype: a weak int's ``sin`` or ``/ 2`` is a weak float, as in JAX)."""
     if x.dtype == dtype:
         return x
-    return E.convert_element_type(x, dtype, x.aval.weak_type and dtype_kind(dtype) in "iufc")
+    weak = getattr(x, "weak_type", False) and dtype_kind(dtype) in "iufc"
+    return E.convert_element_type(x, dtype, weak)
 
 
 # --------------------------------------------------------------------------- builders
@@ -270,6 +271,9 @@ remainder = mod = _binary("remainder", numpy_remainder, E.rem,
 def _floor_divide_traced(x, y):
     if dtype_kind(x.dtype) in "iu":
         return E.div(x, y)            # the integer div primitive floors, and x // 0 == 0
+    if x.dtype in (np.float16, bfloat16):      # in float32, rounded once (x - x mod y
+        f32 = np.dtype(np.float32)             # overflowed: float16 -65504 // 597 was -inf)
+        return cast_to(_floor_divide_traced(cast_to(x, f32), cast_to(y, f32)), x.dtype)
     # numpy's float floor_divide: (x - x mod y) / y, rounded to the integer it is near;
     # x / y (inf or nan) where y == 0, and never 0 * inf where y is infinite
     m = E.rem(x, y)

@@ -82,15 +82,13 @@ def _round_integers(x, k):
         return E.select_n(E.gt(x, wide.type(half)),
                           E.select_n(E.lt(x, wide.type(-half)), zero, E.neg(E.full_like(x, big))),
                           E.full_like(x, big))
-    def conv(v, d):
-        return cast_to(v, d) if isinstance(v, Tracer) else E.convert_element_type(v, d)
-    xw, pw = conv(x, wide), wide.type(p)
+    xw, pw = cast_to(x, wide), wide.type(p)
     q, r = E.div(xw, E.full_like(xw, pw)), E.rem(xw, E.full_like(xw, pw))   # 0 <= r < p
     rest = E.sub(E.full_like(r, pw), r)
     odd = E.ne(E.rem(q, E.full_like(q, wide.type(2))), E.full_like(q, wide.type(0)))
     up = E.bitwise_or(E.gt(r, rest), E.bitwise_and(E.eq(r, rest), odd))
-    q = E.add(q, conv(up, wide))
-    return conv(E.mul(q, E.full_like(q, pw)), dt)
+    q = E.add(q, cast_to(up, wide))
+    return cast_to(E.mul(q, E.full_like(q, pw)), dt)
 
 
 def _array_round(self, decimals=0, out=None):
