@@ -368,8 +368,12 @@ class _Whole:
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
 
-    def __eq__(self, other):
-        return isinstance(other, _Whole) and self.fn == other.fn
+    def __eq__(self, other):          # equal to the partial it wraps too (JAX: p.func == fn)
+        return self.fn == (other.fn if isinstance(other, _Whole) else other)
+
+    func = property(lambda self: self.fn.func)         # the wrapped partial's parts
+    args = property(lambda self: self.fn.args)
+    keywords = property(lambda self: self.fn.keywords)
 
     def __hash__(self):
         return hash(self.fn)

@@ -50,3 +50,18 @@ def test_is_leaf_takes_path_on_a_deep_tree():
     leaves = [v for _, v in pairs]
     assert leaves[:5] == [0, 0, (1,), 2, (3,)] and leaves[-1] == (2999,)
     assert tree_util.tree_leaves(tree_util.tree_unflatten(td, leaves))[:4] == [0, 0, 1, 2]
+
+
+def test_partial_of_a_partial_keeps_func_equal_to_it():
+    """testPartialFuncAttributeHasStableHash (JAX issue 9429): Partial(partial(print, 1), 2)
+    .func was an internal wrapper equal to nothing but another wrapper, so
+    p.func == fun was False (JAX: True both ways, same hash); its func/args are the
+    wrapped partial's."""
+    import functools
+    fun = functools.partial(print, 1)
+    p1, p2 = tree_util.Partial(fun, 2), tree_util.Partial(fun, 2)
+    assert p1.func == fun and fun == p1.func and p1.func == p2.func
+    assert hash(p1.func) == hash(p2.func) == hash(fun)
+    assert (p1.func.func, p1.func.args, p1.func.keywords) == (print, (1,), {})
+    q = tree_util.Partial(functools.partial(lambda a, b, c: 100 * a + 10 * b + c, 1), 2)
+    assert q(3) == 123 and tree_util.tree_leaves(q) == [2]
