@@ -28,6 +28,7 @@ another in turn, so folding repeats until nothing changes.
 """
 from __future__ import annotations
 
+import collections
 import re
 
 import llvmlite.ir as ir
@@ -62,6 +63,11 @@ def _md_form(module):
         memo[id(md)] = "{" + ",".join(parts) + "}"
         return memo[id(md)]
     return lambda ref: form(by_ref[ref]) if ref in by_ref else ref
+
+
+def _shape(fn) -> tuple:
+    """What two identical functions share, cheap to compute: type, blocks, instructions."""
+    return str(fn.function_type), len(fn.blocks), sum(len(b.instructions) for b in fn.blocks)
 
 
 def _key(fn, md_form):
@@ -101,8 +107,11 @@ def fold_identical(module: ir.Module, keep=frozenset()) -> int:
     keys: dict = {}
     while True:
         kept, folded = {}, {}
-        for fn in module.functions:
-            if not _foldable(fn, keep):
+        candidates = [fn for fn in module.functions if _foldable(fn, keep)]
+        # only functions of one type and size can be copies: key (print) only those
+        shapes = collections.Counter(map(_shape, candidates))
+        for fn in candidates:
+            if shapes[_shape(fn)] < 2:
                 continue
             if fn.name not in keys:
                 keys[fn.name] = _key(fn, md_form)
