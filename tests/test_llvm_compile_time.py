@@ -509,11 +509,42 @@ def test_a_segment_that_only_calls_kernels_of_their_own_is_compiled_unoptimised(
     text = lone.exe.compiled.ir_text
     # the segment: no loop, calls one noinline kernel; the kernel keeps O3
     assert re.search(r'define ptr @"seg\d+"\([^)]*\)' + WIDE + ' noinline nounwind optnone', text)
-    assert re.search(r'define internal void @"k\d+"\([^)]*\)' + WIDE + r' noinline nounwind\n', text)
+    # (internal, or external when compiled beside the segment: split._beside_dispatch)
+    assert re.search(r'define (internal )?void @"k\d+"\([^)]*\)' + WIDE + r' noinline nounwind\n',
+                     text)
     np.testing.assert_allclose(lone(y, 0.3), _reference_sin_chain_grad(10, y, 0.3), rtol=1e-12)
     # a segment holding an inlinable kernel's loop is optimised
     small = ft.jit(lambda a: fnp.sin(a) * 2.0 + 1.0).lower(y).compile()
     assert "optnone" not in small.exe.compiled.ir_text
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_small_kernel_beside_unoptimised_dispatch_compiles_in_a_part_of_its_own(
+        monkeypatch, workers):
+    """Below MIN_SPLIT_WEIGHT a module stays whole, unless all that stays in part 0 is
+    unoptimised dispatch: the kernel then goes to a second part (with two workers)."""
+    from backends.llvm import cache, engine, split
+    import backends.llvm as llvm_backend
+    monkeypatch.setattr(engine, "workers", lambda: workers)
+    seen = []
+
+    def spy(module, n):
+        whole, parts = split.split_module(module, n)
+        seen.append(parts)
+        return whole, parts
+    monkeypatch.setattr(llvm_backend, "split_module", spy)
+    y = np.linspace(0.0, 1.0, 1000)
+    cache.clear_memory()
+    monkeypatch.setattr(cache, "cache_dir", lambda: None)
+    got = ft.jit(ft.grad(_sin_chain(10)))(y, 0.3)
+    np.testing.assert_allclose(got, _reference_sin_chain_grad(10, y, 0.3), rtol=1e-12)
+    assert len(seen) == 1 and len(seen[0]) == workers
+    if workers == 2:
+        assert "optnone" in seen[0][0] and '@"k' in seen[0][1] and "optnone" not in seen[0][1]
+    # a module whose segment is optimised (an inlinable kernel) stays whole
+    seen.clear()
+    ft.jit(lambda a: fnp.sin(a) * 2.0 + 1.0)(y)
+    assert len(seen) == 1 and len(seen[0]) == 1
 
 
 def test_a_parallel_body_shared_by_an_identical_kernel_in_another_part_links():
