@@ -1,8 +1,9 @@
 """Writes jax_fuzz_<family>_reference.json: JAX 0.10.2's (x64) values for the seeded cases
-of tests/fuzz/<family>_cases.py (joining: the joins; statistics: quantile/median), on the
+of tests/fuzz/<family>_cases.py (joining: the joins; statistics: quantile/median; narrow:
+float16/bfloat16 arithmetic), on the
 data and on the data reversed along its first axis (the second vmap lane). Run from the
 repository root with a Python that has jax:
-python tests/data/make_jax_fuzz_cases_reference.py joining|statistics"""
+python tests/data/make_jax_fuzz_cases_reference.py joining|statistics|narrow"""
 import importlib
 import json
 import sys
@@ -18,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 SEEDS = range(60)
 # family -> whether values are stored as float64 (16-bit floats are not JSON numbers);
 # the joins keep their exact integers (uint64 beyond 2**53 included)
-AS_FLOAT64 = {"joining": False, "statistics": True}
+AS_FLOAT64 = {"joining": False, "statistics": True, "narrow": True}
 
 
 def reference(cases, seed, as_float64):
