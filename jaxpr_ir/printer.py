@@ -68,7 +68,10 @@ def format_scalar(v) -> str:
 
 def format_param(v, names: VarNames, indent: int) -> str:
     if isinstance(v, DeferredJaxpr):      # printed as what it stands for (built now)
-        v = v.force()
+        try:
+            v = v.force()
+        except Exception as e:            # user code (a rule) failing: shown, not raised
+            return f"<{v.label}: not traceable: {type(e).__name__}: {e}>".replace("\n", " ")
     if isinstance(v, (ClosedJaxpr, Jaxpr)):
         return format_jaxpr(v, names, indent + 2)
     if v is None or isinstance(v, (bool, np.bool_)):

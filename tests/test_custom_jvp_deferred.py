@@ -165,3 +165,13 @@ def test_differentiating_a_closed_over_value_is_jax_error_type():
             run()
         with pytest.raises(TypeError, match="closes over"):
             run()
+
+
+def test_printing_a_jaxpr_with_a_failing_deferred_rule():
+    # printing builds a deferred rule to show it; a rule that raises is shown as such
+    # instead of making str(jaxpr) raise (make_jaxpr itself never calls it)
+    text = str(ft.make_jaxpr(_raising())(1.0))
+    assert "custom_jvp_call" in text and "not traceable: RuntimeError: the rule was called" in text
+    f, calls = make()
+    text = str(ft.make_jaxpr(f)(1.0))
+    assert calls[0] == 1 and "cos" in text and "3.0" in text
