@@ -19,6 +19,7 @@ import numpy as np
 from jaxpr_ir import ShapedArray, dtype_kind
 from .api_util import (FLOAT0, as_array, check_callable, flatten_fun, keep_metadata,
                        key_float0, key_tangent_words, normalize_argnums, trace_flat)
+from .primitives.arithmetic import weakly
 from .primitives.base import UndefinedPrimal, Zero, instantiate
 from .primitives.collectives import replicated_parts as _parts, replicated_sums as _summed
 from .shard_map_specs import reverse_mode_plan
@@ -435,8 +436,9 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic=False, allow_int=False):
         per_arg = {}
         for i, sub in enumerate(in_tree.child_defs):
             if i in nums:   # an integer leaf (allow_int): JAX's float0 zeros
-                per_arg[i] = tree_unflatten(sub, [
-                    _out(instantiate(next(it))) if mask[at + j]
+                per_arg[i] = tree_unflatten(sub, [   # typed as the primal: weak if it is
+                    weakly(_out(instantiate(next(it))), get_aval(in_flat[at + j]).weak_type)
+                    if mask[at + j]
                     else np.zeros(get_aval(in_flat[at + j]).shape, FLOAT0)
                     for j in range(sub.num_leaves)])
             at += sub.num_leaves
@@ -475,7 +477,7 @@ def _value_and_grad_single(fun, x, holomorphic=False):
     ct, = _summed(plan, backward_pass(jaxpr, lin.residuals,
                                       [UndefinedPrimal(jaxpr.invars[0].aval)],
                                       _parts(plan, [np.array(1, oa.dtype)]), lin.all_linear))
-    return _out(out), _out(instantiate(ct))
+    return _out(out), weakly(_out(instantiate(ct)), jaxpr.invars[0].aval.weak_type)
 
 
 def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0,

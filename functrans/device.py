@@ -22,6 +22,7 @@ from .sharding import (Device, NamedSharding, PartitionSpec, SingleDeviceShardin
                        host_device, mesh_frames)
 from .tracing import Tracer, wrap
 from .tree_util import tree_leaves, tree_map
+from . import eager_values
 
 __all__ = ["device_put", "device_get", "Device", "SingleDeviceSharding", "host_device",
            "sharding_constraint"]
@@ -150,4 +151,6 @@ def _put_leaf(x: Any, device: str | None) -> Any:
     if a.dtype == object or dtype_kind(a.dtype) not in "biufc":    # bfloat16 reads as "f"
         raise TypeError(f"device_put: cannot place a {type(x).__name__} (dtype {a.dtype}) "
                         "on a device; pass numbers or arrays")
+    if type(x) in eager_values.WEAK_NUMBERS or type(x) is eager_values.WEAK_ARRAY:
+        return np.array(a).view(eager_values.WEAK_ARRAY)   # weakly typed stays weak (JAX)
     return wrap(np.array(a))

@@ -13,8 +13,8 @@ import numpy as np
 from jaxpr_ir import ShapedArray
 from jaxpr_ir.dtypes import SUPPORTED as _SUPPORTED_DTYPES
 
-__all__ = ["ARRAY_CLASS", "EAGER_TYPES", "FAST_DTYPES", "INTERNAL", "WEAK_BIND", "array_aval", "unshared",
-           "weak_operands", "wrap"]
+__all__ = ["ARRAY_CLASS", "EAGER_TYPES", "FAST_DTYPES", "INTERNAL", "WEAK_BIND", "WEAK_NUMBERS",
+           "array_aval", "unshared", "weak_operands", "wrap"]
 
 
 class _Internal(threading.local):
@@ -37,6 +37,8 @@ EAGER_TYPES = {np.ndarray}
 WEAK_ARRAY = None
 WEAK_BIND: list = []
 _PY_WEAK = frozenset((bool, int, float, complex))
+# the Python numbers whose arrays are weakly typed (a bool's is strong, as JAX's array(True))
+WEAK_NUMBERS = frozenset((int, float, complex))
 
 
 def weak_operands(args) -> bool:

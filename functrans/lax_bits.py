@@ -18,6 +18,7 @@ from jaxpr_ir import dtype_kind
 from . import numpy as fnp
 from .custom_derivatives import custom_jvp
 from .primitives import elementwise as E
+from .primitives.arithmetic import weakly
 from .typing import Array, ArrayLike
 
 __all__ = ["population_count", "clz", "mulhi", "nextafter", "reduce_precision",
@@ -247,10 +248,11 @@ def rem(x: ArrayLike, y: ArrayLike) -> Array:
     >>> rem(np.float64(-3.0), np.float64(2.0)).item(), rem(np.int32(-7), np.int32(0)).item()
     (-1.0, -7)
     """
-    dt = E.rem(x, y).dtype            # lax's operand rules (one dtype, scalars adapt)
+    typed = E.rem(x, y)       # lax's operand rules (one dtype, scalars adapt; weak type)
+    dt = typed.dtype
     x, y = fnp.asarray(x, dt), fnp.asarray(y, dt)
     r = fnp.fmod(x, y)
-    return fnp.where(y == 0, x, r) if dt.kind in "iu" else r
+    return weakly(fnp.where(y == 0, x, r) if dt.kind in "iu" else r, typed.weak_type)
 
 
 def div(x: ArrayLike, y: ArrayLike) -> Array:
@@ -264,7 +266,8 @@ def div(x: ArrayLike, y: ArrayLike) -> Array:
     q = E.div(x, y)
     if q.dtype.kind not in "iu":
         return q
+    weak = q.weak_type
     x, y = fnp.asarray(x, q.dtype), fnp.asarray(y, q.dtype)
     inexact = (fnp.remainder(x, y) != 0) & ((x < 0) != (y < 0))
     q = fnp.where(inexact, q + np.asarray(1, q.dtype), q)
-    return fnp.where(y == 0, np.asarray(-1).astype(q.dtype), q)
+    return weakly(fnp.where(y == 0, np.asarray(-1).astype(q.dtype), q), weak)

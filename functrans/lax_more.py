@@ -245,9 +245,7 @@ def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = Non
     >>> full_like(np.zeros(2, np.float32), 3).tolist()
     [3.0, 3.0]
     """
-    a = fnp.asarray(x)
-    return fnp.full(a.shape if shape is None else tuple(shape), fill_value,
-                    dtype=a.dtype if dtype is None else dtype)
+    return fnp.full_like(x, fill_value, dtype, shape)    # (weak for a weak x, as JAX's)
 
 
 def empty(shape: Shape, dtype: DTypeLike, *, out_sharding: Any = None) -> Array:

@@ -164,7 +164,7 @@ def install_special(special) -> None:
     ``functrans.scipy.special`` module, which calls this when it loads).
 
     >>> import scipy.special as sp, functrans as ft
-    >>> ft.grad(lambda x: sp.gammaln(x))(1.0)      # digamma(1)
-    Array(-0.57721566, dtype=float64)
+    >>> ft.grad(lambda x: sp.gammaln(x))(1.0)      # digamma(1), weak as the Python 1.0
+    Array(-0.57721566, dtype=float64, weak_type=True)
     """
     _SPECIAL[:] = [special]

@@ -27,11 +27,11 @@ import numpy as np
 from jaxpr_ir import ShapedArray, aval_of
 from . import eager_values, tracing
 from .array import Array
-from .eager_values import unshared, weak_operands, wrap  # noqa: F401
-from .numpy_warnings import QUIET, QUIET_VAR
-from .tracing import EAGER_CHECK, Tracer, end_trace, new_trace
+from .eager_values import WEAK_NUMBERS, unshared, weak_operands, wrap  # noqa: F401
+from .numpy_warnings import QUIET, QUIET_VAR, quiet_call
+from .tracing import EAGER_CHECK, Tracer, end_trace, get_aval, new_trace
 
-__all__ = ["WeakArray", "weak_view", "weak_call", "weak_bind", "weak_operands", "weak_outputs",
+__all__ = ["WeakArray", "weak_view", "weak_call", "traced_when_weak", "weak_bind", "weak_operands", "weak_outputs",
            "weakened", "weakening", "typed_like", "WEAK_SCALARS", "WEAKISH", "PY_DTYPES"]
 
 # Python scalar types: weakly typed values (their avals are; see jaxpr_ir.aval_of)
@@ -65,6 +65,12 @@ class WeakArray(Array):
     def round(self, decimals=0, out=None):     # dtype kept: weak kept, as JAX's (round(x))
         return typed_like(self, Array.round(self, decimals, out))
 
+    def __copy__(self):                         # copy.copy / deepcopy keep the type (JAX)
+        return typed_like(self, np.ndarray.copy(self))
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
 
 def weak_view(x: np.ndarray) -> WeakArray:
     """``x`` (a numpy array of a supported dtype) as a weakly typed Array (a view).
@@ -92,8 +98,12 @@ def _eager(t, args=()):
     if t.val is None:
         raise RuntimeError(f"internal error: an eager operation on weakly typed values "
                            f"gave no value for {t.aval.str_short()}")
-    val = np.asarray(t.val)
-    aval = t.aval
+    return _typed(np.asarray(t.val), t.aval, args)
+
+
+def _typed(val: np.ndarray, aval: ShapedArray, args=()):
+    """The value ``val`` of an eager operation on ``args`` as an eager Array of type
+    ``aval`` (a WeakArray where ``aval`` is weak)."""
     if val.dtype != aval.dtype:          # numpy computed a Python scalar in its own type
         val = val.astype(aval.dtype)
     val = unshared(val, args)
@@ -149,6 +159,36 @@ def weak_call(fn: Callable[..., Any], args: Sequence[Any], np_fn=None) -> Any:
     return out
 
 
+def traced_when_weak(fn: Callable) -> Callable:
+    """``fn`` (an fnp function whose eager path calls numpy, which types every result
+    strongly), except that an eager call whose first argument is weakly typed (a
+    WeakArray, a Python int, float or complex) and whose other arguments hold no tracer
+    runs ``fn``'s traced path in a throwaway trace (``weak_call``): the result is typed as
+    under ``jit``, weak where the traced rule keeps the type (a flip, a sort, a copy).
+
+    >>> import functrans.numpy as fnp
+    >>> traced_when_weak(fnp.flip)(fnp.broadcast_to(fnp.asarray(1.0), (2,))).weak_type
+    True
+    """
+    def call(a, *args, **kwargs):
+        if (type(a) is WeakArray or type(a) in WEAK_NUMBERS) and not _has_tracer(args, kwargs):
+            return weak_call(lambda t: fn(t, *args, **kwargs), (a,))
+        return fn(a, *args, **kwargs)
+    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    call.__module__, call.__wrapped__ = fn.__module__, fn
+    return call
+
+
+def _has_tracer(args, kwargs) -> bool:
+    """Whether a tracer is among ``args`` and ``kwargs``' values (one level of lists and
+    tuples looked into)."""
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tracer) or (isinstance(a, (list, tuple))
+                                     and any(isinstance(b, Tracer) for b in a)):
+            return True
+    return False
+
+
 # (fn, argument kinds) -> (dtype, weak) that fn's traced path gave those kinds once
 _NUMBER_TYPES: dict = {}
 _CANONICAL = {int: np.dtype(np.int64), float: np.dtype(np.float64),
@@ -189,6 +229,9 @@ def weak_bind(prim, args, params):
     Python scalars, or a ``weak_type`` parameter; no effect): the primitive's abstract
     evaluation gives the result's type. None where the trace computes no value (a
     collective), for bind's own eager path."""
+    if not (prim.multiple_results or prim.subjaxpr_params or getattr(prim, "defer_concrete", False)) \
+            and all(type(a) in _PLAIN for a in args):
+        return _weak_process(prim, args, params)
     trace = new_trace("weak eager")
     try:
         out = trace.process(prim, _as_tracers(trace, args, False), params)
@@ -199,6 +242,30 @@ def weak_bind(prim, args, params):
         return None
     outs = [_eager(o, args) for o in outs]
     return outs if prim.multiple_results else outs[0]
+
+
+def _weak_process(prim, args, params):
+    """``weak_bind`` of a single-result primitive on numbers and arrays: what a throwaway
+    trace's ``process`` does with them, without recording the equation (6-15 µs there,
+    2-4 here): the abstract evaluation types the result, the impl computes it from the
+    same values (a WeakArray as its base view).
+
+    >>> from functrans.primitives.basic import add_p
+    >>> _weak_process(add_p, (1.0, 2.0), {})
+    Array(3., dtype=float64, weak_type=True)
+    """
+    key = None if params else (prim, *map(type, args))
+    out_aval = _NUMBERS_AVAL.get(key) if key is not None else None
+    if out_aval is None:
+        out_aval = prim.abstract_eval(*[get_aval(a) for a in args], **params)
+        if key is not None and all(t in _CANONICAL for t in key[1:]):
+            _NUMBERS_AVAL[key] = out_aval     # Python numbers of these types: this type
+    vals = [a.view(np.ndarray) if type(a) is WeakArray else a for a in args]
+    return _typed(np.asarray(quiet_call(prim.impl, *vals, **params)), out_aval, args)
+
+
+# (primitive, Python number types) -> the result type its abstract evaluation gave them
+_NUMBERS_AVAL: dict = {}
 
 
 def weakened(outs: list, weak: tuple | None) -> list:
@@ -228,6 +295,8 @@ def weakening(run: Callable, weak: tuple, single: bool) -> Callable:
 
 
 WEAKISH = WEAK_SCALARS | {WeakArray}     # the types of weakly typed eager values
+# the argument types _weak_process takes (others, e.g. keys or device arrays, are traced)
+_PLAIN = WEAKISH | {np.ndarray, Array}
 # the dtypes of Python numbers: a 0-d WeakArray of one with a strong operand is that number
 # to numpy's NEP 50 promotion, the eager rule of Python scalars (the same as jit's)
 PY_DTYPES = frozenset(np.dtype(d) for d in ("int64", "float64", "complex128"))

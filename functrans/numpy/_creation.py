@@ -239,13 +239,14 @@ def full(shape: int | Shape, fill_value: ArrayLike, dtype: DTypeLike | None = No
     if isinstance(dtype, KeyDtype) or (dtype is None and isinstance(fill_value, KeyArray)):
         return _full_keys(shape, fill_value)
     dt = _dtype("full", dtype) or _fill_dtype(fill_value)
+    weak = _weak_like(fill_value, dtype)       # JAX's: a weak fill's type
     if isinstance(fill_value, Tracer):
-        return broadcast_to(E.convert_element_type(fill_value, dt), shape)
+        return broadcast_to(E.convert_element_type(fill_value, dt, weak), shape)
     _util.check_arraylike("full", fill_value)
     if np.ndim(fill_value) == 0 and not isinstance(fill_value, np.ndarray | Array):
-        return _filled(shape, fill_value, dt)
+        return _util.weakly(_filled(shape, fill_value, dt), weak)
     try:
-        return wrap(np.full(shape, fill_value, dt))
+        return _util.weakly(wrap(np.full(shape, fill_value, dt)), weak)
     except ValueError:
         raise ValueError(f"full: fill value of shape {np.shape(fill_value)} cannot be "
                          f"broadcast to shape {shape}") from None
@@ -259,6 +260,17 @@ def _like(name, a, dtype, shape):
         a = _util.asarray(a)
     dt = _dtype(name, dtype) or a.dtype
     return dt, (tuple(a.shape) if shape is None else _shape(name, shape))
+
+
+def _weak_like(a, dtype) -> bool:
+    """Whether ``*_like(a, dtype=dtype)`` (or ``full(shape, a, dtype)``) is weakly typed:
+    ``a``'s type is kept (no dtype) and is weak (a Python number other than a bool, a
+    WeakArray, a weak tracer), as JAX's."""
+    if dtype is not None:
+        return False
+    t = type(a)
+    return t is WeakArray or t in _WEAK_PY or (t is not Array and isinstance(a, Tracer)
+                                                and a.aval.weak_type)
 
 
 def _filled_like(a, shape, value, dtype):
@@ -281,14 +293,14 @@ def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None
     [0, 0]
     """
     dt, shp = _like("zeros_like", a, dtype, shape)
-    return _placed(_filled_like(a, shp, 0, dt), device)
+    return _placed(_util.weakly(_filled_like(a, shp, 0, dt), _weak_like(a, dtype)), device)
 
 
 def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None, *,
               device: Any = None) -> Array:
     """Ones of ``a``'s shape and dtype (a constant, also for a traced ``a``)."""
     dt, shp = _like("ones_like", a, dtype, shape)
-    return _placed(_filled_like(a, shp, 1, dt), device)
+    return _placed(_util.weakly(_filled_like(a, shp, 1, dt), _weak_like(a, dtype)), device)
 
 
 def empty_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Shape | None = None, *,
@@ -307,10 +319,11 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = Non
               shape: Shape | None = None, *, device: Any = None) -> Array:
     """``fill_value`` in ``a``'s shape and dtype (the fill value may be traced)."""
     dt, shp = _like("full_like", a, dtype, shape)
+    weak = _weak_like(a, dtype)
     if isinstance(a, Tracer) and not isinstance(fill_value, Tracer) and np.ndim(fill_value) == 0:
         _util.check_arraylike("full_like", fill_value)
-        return _placed(_filled_like(a, shp, fill_value, dt), device)
-    return full(shp, fill_value, dt, device=device)
+        return _placed(_util.weakly(_filled_like(a, shp, fill_value, dt), weak), device)
+    return _placed(_util.weakly(full(shp, fill_value, dt), weak), device)
 
 
 # --------------------------------------------------------------------------- ranges

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 from ..array import Array
 from ..key_array import KeyArray, moved_by_index
 from ..typing import ArrayLike, DTypeLike, Shape
+from ..weak_values import typed_like
 
 __all__ = ["append", "diff", "ediff1d", "kron", "cross", "rot90", "insert", "delete",
            "block", "meshgrid", "vander", "select", "piecewise", "tril_indices",
@@ -556,7 +557,7 @@ def copy(a: ArrayLike, order: str | None = None) -> Array:
     if isinstance(a, KeyArray):
         return a.copy()
     a = asarray(a)
-    return a if isinstance(a, Tracer) else asarray(np.array(a))
+    return a if isinstance(a, Tracer) else typed_like(a, np.array(a))
 
 
 def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:

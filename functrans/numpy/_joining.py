@@ -17,11 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..tracing import Tracer, wrap
+from ..weak_values import traced_when_weak, typed_like
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import slicing as Sl
 from ._elementwise import multiply, remainder, subtract
-from ._util import any_tracer, canonicalize_axis, result_dtype
+from ._util import all_weak, any_tracer, canonicalize_axis, result_dtype, weakly
 from ._structural import (array_or_tracer, atleast_1d, atleast_2d, atleast_3d, broadcast_to,
                           expand_dims, ravel, reshape)
 from ._take import take
@@ -71,12 +72,14 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int = 0,
         raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
     axis = canonicalize_axis(axis, len(arrays[0].shape), "concatenate: axis")
     _check_concat_shapes("concatenate", arrays, axis)
+    weak = dtype is None and all_weak(arrays)      # weak values joined stay weak (JAX)
     if not any_tracer(*arrays):   # a weak int joins a uint8 array wrapped, as when traced
-        return wrap(np.concatenate(arrays, axis=axis, casting="same_kind" if dtype else "unsafe",
-                                   dtype=dtype if dtype is not None else result_dtype(*arrays)))
+        return weakly(wrap(np.concatenate(
+            arrays, axis=axis, casting="same_kind" if dtype else "unsafe",
+            dtype=dtype if dtype is not None else result_dtype(*arrays))), weak)
     dt = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
-    arrays = [E.convert_element_type(a, dt) if isinstance(a, Tracer) else np.asarray(a, dt)
-              for a in arrays]
+    arrays = [E.convert_element_type(a, dt, weak) if isinstance(a, Tracer)
+              else weakly(np.asarray(a, dt), weak) for a in arrays]
     return Sl.concatenate(arrays, axis)
 
 
@@ -104,8 +107,9 @@ def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DTypeLike | None = 
                              f"(argument 0) and {tuple(a.shape)} (argument {i})")
     axis = canonicalize_axis(axis, len(s0) + 1, "stack: axis")
     if not any_tracer(*arrays):
-        return wrap(np.stack(arrays, axis,
-                             dtype=dtype if dtype is not None else result_dtype(*arrays)))
+        return weakly(wrap(np.stack(arrays, axis,
+                                    dtype=dtype if dtype is not None else result_dtype(*arrays))),
+                      dtype is None and all_weak(arrays))
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
 
 
@@ -173,7 +177,7 @@ def _split(name, ary, indices_or_sections, axis, even):
         if isinstance(a, Tracer):
             out.append(Sl.slice_in_dim(a, lo, hi, 1, axis))
         else:
-            out.append(wrap(np.asarray(a)[(slice(None),) * axis + (slice(lo, hi),)]))
+            out.append(typed_like(a, np.asarray(a)[(slice(None),) * axis + (slice(lo, hi),)]))
     return out
 
 
@@ -239,7 +243,7 @@ def roll(a: ArrayLike, shift: int | Sequence[int],
     if len(shifts) != len(axes):
         raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
     if not any_tracer(x, *shifts):
-        return wrap(np.roll(np.asarray(x), shifts, axes))
+        return typed_like(x, np.roll(np.asarray(x), shifts, axes))
     for s, ax in zip(shifts, axes):
         ax = canonicalize_axis(ax, x.ndim, "roll: axis")
         n = x.shape[ax]
@@ -271,6 +275,7 @@ def _pairs(name, value, nd):
     return arr
 
 
+@traced_when_weak
 def pad(array: ArrayLike, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Array:
     """Pad with numpy's ``pad_width`` forms; modes constant (``constant_values``), edge,
     reflect, symmetric, wrap, and linear_ramp (``end_values``), maximum, minimum, mean and

@@ -407,7 +407,10 @@ def _traced_extremum(name, prim_fn, a, axis, keepdims):
     if builtins.any(a.shape[i] == 0 for i in axes):
         raise ValueError(f"{name}: zero-size array to reduction operation {name} which "
                          f"has no identity (shape {a.shape}, axis {axis})")
-    return _keep(prim_fn(a, axes), a.shape, axes, keepdims)
+    out = prim_fn(a, axes)
+    if a.aval.weak_type:     # fnp's reductions are strongly typed, as JAX's (eagerly too)
+        out = E.convert_element_type(out, a.dtype, False)
+    return _keep(out, a.shape, axes, keepdims)
 
 
 def _traced_ptp(name, prim_fn, a, axis, keepdims):

@@ -18,6 +18,7 @@ from ..primitives.sorting import sort_p
 from ._util import asarray, canonicalize_axis, check_arraylike
 from ..array import Array
 from ..typing import ArrayLike
+from ..weak_values import traced_when_weak
 
 __all__ = ["sort", "argsort"]
 
@@ -47,6 +48,7 @@ def _reverse(x, axis):
     return rev(x, (axis,))
 
 
+@traced_when_weak
 def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None, *,
          stable: bool = True, descending: bool = False) -> Array:
     """A sorted copy of ``a`` along ``axis`` (None: flattened); NaNs sort last, complex

@@ -26,7 +26,8 @@ from typing import Sequence
 from ..array import Array
 from ..key_array import KeyArray, moved_by_index
 from ..typing import ArrayLike, Shape
-from ..weak_values import typed_like
+from ..eager_values import WEAK_NUMBERS
+from ..weak_values import typed_like, weak_view
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
            "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip", "fliplr", "flipud",
@@ -34,7 +35,11 @@ __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims
 
 
 def array_or_tracer(a):
-    return a if isinstance(a, Tracer) else asarray(a)
+    """A tracer as it is, anything else as an array: a Python number weakly typed (as
+    ``fnp.asarray``'s, JAX's), so that reshaping or joining numbers keeps their type."""
+    if isinstance(a, Tracer):
+        return a
+    return weak_view(asarray(a)) if type(a) in WEAK_NUMBERS else asarray(a)
 
 
 def _keys_or_array(a):
@@ -144,7 +149,7 @@ def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
         raise ValueError(f"transpose: axes {axes} are not a permutation of the axes of an "
                          f"array of shape {tuple(a.shape)}")
     if not isinstance(a, Tracer):
-        return wrap(np.transpose(a, axes))
+        return typed_like(a, np.transpose(a, axes))
     return S.transpose(a, axes)
 
 
@@ -227,7 +232,7 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
             raise ValueError(f"squeeze: cannot select axis {bad[0]} to squeeze out: it has "
                              f"size {a.shape[bad[0]]}, not 1 (array shape {tuple(a.shape)})")
     if not isinstance(a, Tracer):
-        return wrap(np.squeeze(a, axes))
+        return typed_like(a, np.squeeze(a, axes))
     return S.squeeze(a, axes)
 
 
@@ -334,7 +339,7 @@ def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         axes = tuple(canonicalize_axis(x, nd, "flip: axis") for x in axes)
     if not isinstance(a, Tracer):
-        return wrap(np.flip(a, axes))
+        return typed_like(a, np.flip(a, axes))
     return Sl.rev(a, axes)
 
 
@@ -385,7 +390,7 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: negative repetitions {reps}")
     if not isinstance(a, Tracer):
-        return wrap(np.tile(a, reps))
+        return typed_like(a, np.tile(a, reps))
     nd = max(a.ndim, len(reps))
     shp = (1,) * (nd - a.ndim) + tuple(a.shape)
     reps = (1,) * (nd - len(reps)) + reps

@@ -16,6 +16,7 @@ import numpy as np
 from jaxpr_ir import dtype_kind
 
 from ..tracing import Tracer, wrap
+from ..weak_values import traced_when_weak
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import reductions as R
@@ -24,7 +25,7 @@ from ..primitives import structural as S
 from . import _structural as St
 from ._elementwise import remainder
 from ._elementwise_select import where
-from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis
+from ._util import any_tracer, asarray, broadcast_to_shape, canonicalize_axis, weakly
 from typing import Sequence
 from ..array import Array
 from ..key_array import KeyArray, moved_by_index
@@ -112,12 +113,14 @@ def _fill(out, valid, fill_value, expand_at):
     full_v = [1] * len(o_shape)
     full_v[expand_at:expand_at + len(v_shape)] = v_shape
     v = St.reshape(v, tuple(full_v))
-    return where(v, out, np.asarray(fill_value).astype(out.dtype))
+    # (a weak array's elements, filled, keep its type: JAX's gather with a fill value)
+    return weakly(where(v, out, np.asarray(fill_value).astype(out.dtype)), out.weak_type)
 
 
 _TAKE_MODES = (None, "clip", "wrap", "fill", "raise")
 
 
+@traced_when_weak
 def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
          out: None = None, mode: str | None = None, unique_indices: bool = False,
          indices_are_sorted: bool = False, fill_value: ArrayLike | None = None) -> Array:
@@ -172,6 +175,7 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None,
     return res if valid is None else _fill(res, valid, fill_value, axis)
 
 
+@traced_when_weak
 def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
                     mode: str | None = None, fill_value: ArrayLike | None = None) -> Array:
     """``arr`` indexed along ``axis`` (default the last, as JAX's and the Array API's) by
@@ -252,6 +256,7 @@ def _fixed_length_indices(reps, total):
     return E.sub(R.cumsum(marks, 0), S.full((total,), 1, dt))
 
 
+@traced_when_weak
 def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None,
            total_repeat_length: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (flattened when None).

@@ -15,6 +15,7 @@ from ..array import host_array
 from ..key_array import KeyArray, operand_error
 from ..tracing import Tracer, bind_outermost, get_aval, wrap
 from ..weak_values import WeakArray
+from ..primitives.arithmetic import weakly  # noqa: F401  (fnp's modules take it from here)
 from ..primitives.elementwise import (bitwise_and, bitwise_not, bitwise_or, convert_element_type,
                                       convert_element_type_p, eq, ge, imag, le, ne, real,
                                       select_n)
@@ -188,8 +189,13 @@ def all_weak(args) -> bool:
     >>> all_weak((1.0, 2)), all_weak((1.0, True))
     (True, False)
     """
-    return all(a.weak_type if isinstance(a, (Tracer, WeakArray)) else
-               (isinstance(a, _PY_SCALARS) and not isinstance(a, bool)) for a in args)
+    for a in args:        # (a loop: no generator on the eager paths that ask)
+        if isinstance(a, (Tracer, WeakArray)):
+            if not a.weak_type:
+                return False
+        elif not isinstance(a, _PY_SCALARS) or isinstance(a, bool):
+            return False
+    return True
 
 
 def promote(name, *args, dtype=None, weak_literals=False, checked=None, ranks=True):

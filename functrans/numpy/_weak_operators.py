@@ -19,11 +19,15 @@ __all__ = ["install"]
 _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
            "xor", "lshift", "rshift")
 _OTHER = ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert")
+# methods that keep the array's type (numpy's versions would make a view or copy strong)
+_METHODS = ("T", "mT", "transpose", "reshape", "ravel", "flatten", "squeeze", "swapaxes",
+            "clip", "take", "repeat", "copy", "diagonal")
 
 
 def install() -> None:
     """Give ``WeakArray`` the operators of tracers (installed by ``_array_methods``
-    first), which call fnp's functions; ``x += y`` is ``x = x + y``."""
+    first), which call fnp's functions; ``x += y`` is ``x = x + y``. So are its methods
+    that keep the type (``x.T``, ``x.reshape(...)``: weak as under ``jit``)."""
     ops = vars(Tracer)
     for name in _BINARY:
         setattr(WeakArray, f"__{name}__", ops[f"__{name}__"])
@@ -31,3 +35,5 @@ def install() -> None:
         setattr(WeakArray, f"__i{name}__", ops[f"__{name}__"])
     for name in _OTHER:
         setattr(WeakArray, f"__{name}__", ops[f"__{name}__"])
+    for name in _METHODS:
+        setattr(WeakArray, name, ops[name])

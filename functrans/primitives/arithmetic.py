@@ -28,6 +28,7 @@ from .base import (Primitive, UndefinedPrimal, Zero, aval, batch_elementwise, de
 from .basic import (add_p, broadcast_in_dim, convert_element_type_p,  # noqa: F401
                     elementwise_aval, full, np_impl)
 from ..key_array import KEY_DTYPE, KeyArray, KeyDtype
+from ..weak_values import WeakArray
 from ..trace_events import ACTIVE as _TRACE_ON
 from ..typing import Array, ArrayLike, DTypeLike
 
@@ -37,6 +38,7 @@ __all__ = ["add", "sub", "mul", "div", "neg", "convert_element_type", "select_n"
            "bitcast_convert_type", "eq", "ne", "lt", "le", "gt", "ge"]
 
 _PY_SCALARS = (bool, int, float, complex)
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _WEAK_NUMBER = {"i": int, "f": float, "c": complex}
 _ND = np.ndarray
 # --------------------------------------------------------------------------- table rows
@@ -330,6 +332,13 @@ def lax_binary(p, float_only=False):
             if type(out) is _ND:
                 return out if _INTERNAL.on else out.view(ARRAY_CLASS[0])
             return wrap(out)
+        # two Python numbers of one type (in int64 for ints): already operands of one
+        # weak type, so bind's eager path takes them as they are (its abstract
+        # evaluation checks the dtype), without adapting one to the other
+        tx = type(x)
+        if tx is type(y) and (tx is float or tx is complex or tx is int and
+                              _INT64_MIN <= x <= _INT64_MAX and _INT64_MIN <= y <= _INT64_MAX):
+            return p.bind(x, y)
         # tracers and arrays of rank >= 1 are operands as they are (the common case)
         if not ((isinstance(x, Tracer) or isinstance(x, np.ndarray) and x.ndim) and
                 (isinstance(y, Tracer) or isinstance(y, np.ndarray) and y.ndim)):
@@ -384,6 +393,22 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike,
     if a.dtype == new_dtype and a.weak_type == weak_type:
         return unchanged(operand)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def weakly(out: ArrayLike, weak: bool) -> Array:
+    """``out``, an array or tracer built from weakly typed values, weakly typed when
+    ``weak`` (JAX's rule for results that keep a weak input's type: ``full((2,), 1.0)``,
+    ``zeros_like(weak)``, a gradient of a Python float): ``convert_element_type`` to its
+    own dtype, weak, where it is traced; an eager array becomes a ``WeakArray`` view.
+
+    >>> weakly(np.ones(2), True).weak_type
+    True
+    """
+    if not weak:
+        return out
+    if isinstance(out, Tracer):
+        return out if out.aval.weak_type else convert_element_type(out, out.dtype, True)
+    return out if type(out) is WeakArray else np.asarray(out).view(WeakArray)
 
 
 def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:

@@ -26,6 +26,7 @@ from ..array import float_to_int
 from ..tracing import Tracer, bind_outermost, get_aval, trace_depth
 from .primitive import Primitive
 from ..typing import Array, ArrayLike, DTypeLike, Shape
+from ..eager_values import WEAK_NUMBERS
 from ..weak_values import WeakArray
 
 # --------------------------------------------------------------------------- elementwise rules
@@ -55,8 +56,8 @@ def elementwise_aval(name, kinds, out_dtype=None):
         if dtype_kind(dtype) not in kinds:
             ok = ", ".join(_KIND_NAMES[k] for k in kinds)
             raise TypeError(f"{name}: dtype {dtype} is not supported (needs {ok})")
-        if out_dtype is not None:
-            return ShapedArray(shape, out_dtype, False)
+        if out_dtype is not None:     # (a comparison of weak values is weak: JAX's bool)
+            return ShapedArray(shape, out_dtype, weak)
         return a0 if a0.weak_type == weak else a0.update(weak_type=weak)  # avals are immutable
     return rule
 
@@ -261,6 +262,8 @@ def full(shape: Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) ->
         return broadcast_in_dim_p.bind(fill_value, shape=shape, broadcast_dimensions=()) \
             if shape else fill_value
     scalar = np.asarray(fill_value, dtype=dtype)
+    if dtype is None and (type(fill_value) in WEAK_NUMBERS or type(fill_value) is WeakArray):
+        scalar = scalar.view(WeakArray)     # a weak fill's type (JAX's lax.full((2,), 1.0))
     if not shape:
         return scalar
     return bind_outermost(broadcast_in_dim_p, (scalar,),
