@@ -26,6 +26,7 @@ import numpy as np
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, Literal, ShapedArray, TypeCheckError, Var, aval_of, dtype_kind
 from jaxpr_ir import check as _check_jaxpr
 from jaxpr_ir.evaluate import evaluate
+from jaxpr_ir.passes import sub_effects
 from . import config
 from .errors import (ConcretizationError, TracerBoolConversionError,
                      TracerIntegerConversionError, conversion_error, detached_conversion_error,
@@ -215,9 +216,9 @@ class Trace:
                 known = False
         out_avals = prim.abstract_eval(*avals, **params)
         out_vals = None
-        # collectives (and calls/loops whose body holds one) are never computed while tracing
-        if known and not getattr(prim, "defer_concrete", False) and not (
-                prim.subjaxpr_params and body_defers_concrete(prim, params)):
+        # collectives, effects (and calls/loops whose body holds one) are not run while tracing
+        if known and not getattr(prim, "defer_concrete", False) and not (prim.subjaxpr_params and (
+                body_defers_concrete(prim, params) or sub_effects(prim, params))):
             out_vals = quiet_call(prim.impl, *vals, **params)   # IEEE values, no warning
         # ---- tools: the user's line, only while debug_nans / stage dumps are on (config)
         src = _source_line() if CAPTURE_SOURCE else None
@@ -412,7 +413,7 @@ def bind(prim, *args, **params):
                 raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
-    if prim.has_effects:   # in the innermost body, not now nor hoisted: see EffectPrimitive
+    if prim.has_effects or (_CONTEXT.stack and sub_effects(prim, params)):  # EffectPrimitive
         inner = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
         trace = trace if inner is None or (trace and trace.level > inner.level) else inner
     elif _CONTEXT.stagers and (trace is None or _CONTEXT.stagers[-1].level > trace.level):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .core import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
-__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls",
+__all__ = ["dce", "dce_used_inputs", "cse", "fold_constants", "inline_calls", "sub_effects",
            "drop_barriers", "simplify", "PIPELINE"]
 
 
@@ -88,6 +88,20 @@ def _effectful(eqn, memo: dict) -> bool:
         if memo[id(j)][1]:
             return True
     return False
+
+
+def sub_effects(prim, params: dict) -> bool:
+    """Whether a sub-jaxpr in ``params`` of ``prim`` (a cond branch, a loop body) holds an
+    effect (then the eqn is staged, not run while tracing, like an effect itself).
+
+    >>> from jaxpr_ir.core import Primitive
+    >>> sub_effects(Primitive("neg"), {})
+    False
+    """
+    if not (prim.subjaxpr_params or prim.call_param):
+        return False
+    memo: dict = {}
+    return _effectful(Eqn(prim, [], [], params), memo)
 
 
 def _barrier(prim) -> bool:
