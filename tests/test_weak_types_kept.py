@@ -166,6 +166,16 @@ CONSEQUENCES = {
     "sort(weak) * f16": (lambda: fnp.sort(_W()) * _H, ("float16", [0.0099945068359375, 100.0])),
     "take(weak, [1, 0]) * f16": (lambda: fnp.take(_W(), np.array([1, 0])) * _H,
                                  ("float16", [0.0099945068359375, 100.0])),
+    # a Python number in a product: weakly typed, so the narrow operand's dtype wins
+    "dot(1.5, f16)": (lambda: fnp.dot(1.5, np.array([0.5, 1.5], np.float16)),
+                      ("float16", [0.75, 2.25])),
+    "inner(1.5, f16)": (lambda: fnp.inner(1.5, np.array([0.5, 1.5], np.float16)),
+                        ("float16", [0.75, 2.25])),
+    "outer(3, f16)": (lambda: fnp.outer(3, np.array([0.5, 1.5], np.float16)),
+                      ("float16", [[1.5, 4.5]])),
+    "outer(2, i8 * 100)": (lambda: fnp.outer(2, np.array([100, 100], np.int8)),
+                           ("int8", [[-56, -56]])),
+    "vdot(1.5, f16[1])": (lambda: fnp.vdot(1.5, np.array([0.5], np.float16)), ("float16", 0.75)),
 }
 
 

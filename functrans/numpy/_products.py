@@ -35,6 +35,8 @@ from typing import Any, Sequence
 from ..array import Array
 from ..precision import PrecisionLike, check_precision, numpy_contraction
 from ..typing import ArrayLike, DTypeLike
+from ..eager_values import WEAK_NUMBERS
+from ..weak_values import typed_like, weak_view
 
 __all__ = ["dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "trace",
            "diag", "diagonal"]
@@ -66,7 +68,10 @@ def _promote(*xs):
 
 
 def _arrays(*xs):
-    return [x if isinstance(x, (Tracer, np.ndarray)) else asarray(x) for x in xs]
+    """The operands as arrays or tracers; a Python number weakly typed (JAX's: ``dot(1.5,
+    float16 array)`` is float16)."""
+    return [x if isinstance(x, (Tracer, np.ndarray)) else
+            weak_view(asarray(x)) if type(x) in WEAK_NUMBERS else asarray(x) for x in xs]
 
 
 def _const(value, shape, dtype):
@@ -148,7 +153,7 @@ def dot(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def _ravel(x):
-    return reshape(x, (x.size,)) if isinstance(x, Tracer) else np.ravel(x)
+    return reshape(x, (x.size,)) if isinstance(x, Tracer) else typed_like(x, np.ravel(x))
 
 
 def vdot(a: ArrayLike, b: ArrayLike) -> Array:
@@ -163,7 +168,7 @@ def vdot(a: ArrayLike, b: ArrayLike) -> Array:
         raise ValueError(f"vdot: shapes {tuple(a.shape)} and {tuple(b.shape)} have different "
                          f"sizes ({a.size} and {b.size})")
     if not _traced(a, b):
-        return wrap(np.asarray(quiet_call(np.vdot, a, b)))
+        return wrap(np.asarray(quiet_call(np.vdot, *_promote(a, b))))
     if dtype_kind(a.dtype) == "c":
         a = conjugate(a)
     a, b = _promote(_ravel(a), _ravel(b))
@@ -206,7 +211,7 @@ def outer(a: ArrayLike, b: ArrayLike) -> Array:
     """
     a, b = _arrays(a, b)
     if not _traced(a, b):
-        return wrap(quiet_call(np.outer, a, b))
+        return wrap(quiet_call(np.outer, *_promote(a, b)))
     a, b = _promote(_ravel(a), _ravel(b))
     return dot_general(a, b, (((), ()), ((), ())))
 
