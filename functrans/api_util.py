@@ -328,6 +328,7 @@ def static_positions_and_names(fun, nums, names):
     by_name = {p.name: i for i, p in enumerate(positional) if p.kind != kinds.POSITIONAL_ONLY}
     keyword = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
                                                     kinds.KEYWORD_ONLY)}
+    _check_keyword_names("static_argnames", fun, params, names)
     unknown = [n for n in names if n not in keyword]
     if unknown and not var_kw:
         raise ValueError(f"jit: static_argnames {tuple(unknown)} are not parameters of "
@@ -339,6 +340,17 @@ def static_positions_and_names(fun, nums, names):
         positional[i].name for i in nums if -len(positional) <= i < len(positional)
         and positional[i].name in by_name)))
     return nums, names
+
+
+def _check_keyword_names(what, fun, params, names) -> None:
+    """A name of a positional-only or ``*args`` parameter can't be passed by keyword, so
+    naming it in ``static_argnames``/``donate_argnames`` is a ValueError (as JAX), even
+    when ``**kwargs`` would take an unknown name."""
+    bad = [p.name for p in params if p.name in names and p.kind in (
+        p.POSITIONAL_ONLY, p.VAR_POSITIONAL)]
+    if bad:
+        raise ValueError(f"jit: {what} {tuple(bad)} name positional-only or *args parameters "
+                         f"of {getattr(fun, '__name__', 'the function')}; use the argnums")
 
 
 def donated_positions(fun, nums, names) -> tuple:
@@ -358,6 +370,7 @@ def donated_positions(fun, nums, names) -> tuple:
                          f"{len(params)} positional argument(s)")
     if not any(p.kind == p.VAR_POSITIONAL for p in sig):
         nums = tuple(i % len(params) for i in nums)   # from the signature, as static_argnums
+    _check_keyword_names("donate_argnames", fun, list(sig), names)
     where = {p.name: i for i, p in enumerate(params)}
     unknown = [n for n in names if n not in where]
     if unknown and not any(p.kind == p.VAR_KEYWORD for p in sig):   # JAX: **kwargs may take it

@@ -70,6 +70,19 @@ def test_masked_array_argument_raises(transform):
         ft.device_put(x)
 
 
+@pytest.mark.parametrize("kind", ["static_argnames", "donate_argnames"])
+def test_argnames_naming_positional_only_or_var_args(kind):
+    """api_test test_jit_argnames_validation: a positional-only or *args parameter named in
+    static_argnames/donate_argnames was accepted (silently never static / donated) when
+    **kwargs was there to take unknown names; JAX 0.10.2 raises ValueError."""
+    def h(a, /, b, c, *args, **kwargs):
+        return b
+    assert float(ft.jit(h, **{kind: ("b", "c", "not_defined")})(1.0, 2.0, 3.0)) == 2.0
+    for names in (("a", "c"), ("args", "c")):
+        with pytest.raises(ValueError, match="positional-only or \\*args"):
+            ft.jit(h, **{kind: names})
+
+
 def test_donate_argnames_unknown_name_with_var_keywords():
     # api_test.test_jit_argnames_validation: a name **kwargs may take is accepted
     def g(a, b, **kwargs):
