@@ -92,9 +92,10 @@ def typed_like(x, out: np.ndarray):
 
 
 def _eager(t, args=()):
-    """A tracer of a throwaway trace (its value known) as an eager Array with its type."""
+    """A tracer of a throwaway trace (its value known) as an eager Array with its type;
+    a constant the traced code made (a strong numpy array) as an Array."""
     if not isinstance(t, Tracer):
-        return t
+        return wrap(t) if isinstance(t, np.ndarray) and type(t) is not WeakArray else t
     if t.val is None:
         raise RuntimeError(f"internal error: an eager operation on weakly typed values "
                            f"gave no value for {t.aval.str_short()}")

@@ -114,6 +114,17 @@ TABLE = {
     "lax.add(1, 2)": (lambda x, y: lax.add(x, y), (1, 2), ("int64", True)),
     "lax.sin(1.0)": (lambda x: lax.sin(x), (1.0,), ("float64", True)),
     "lax.mul(weak, 2.0)": (lambda x: lax.mul(A(x), 2.0), (1.5,), ("float64", True)),
+    "round(asarray(2.7))": (lambda x: fnp.round(A(x)), (2.7,), ("float64", True)),
+    "round(2.7)": (lambda x: fnp.round(x), (2.7,), ("float64", True)),
+    "round(weak int)": (lambda x: fnp.round(A(x)), (3,), ("int64", True)),
+    "round(weak, 1)": (lambda x: fnp.round(A(x), 1), (1.5,), ("float64", True)),
+    "around(weak)": (lambda x: fnp.around(A(x)), (1.5,), ("float64", True)),
+    "real(3)": (lambda x: fnp.real(x), (3,), ("int64", True)),
+    "conj(1.5)": (lambda x: fnp.conj(x), (1.5,), ("float64", True)),
+    "imag(weak)": (lambda x: fnp.imag(A(x)), (1.5,), ("float64", True)),
+    "isnan(weak)": (lambda x: fnp.isnan(A(x)), (1.5,), ("bool", True)),
+    "isinf(1.5)": (lambda x: fnp.isinf(x), (1.5,), ("bool", False)),
+    "logical_not(weak)": (lambda x: fnp.logical_not(A(x)), (1.5,), ("bool", True)),
 }
 
 
@@ -176,6 +187,8 @@ CONSEQUENCES = {
     "outer(2, i8 * 100)": (lambda: fnp.outer(2, np.array([100, 100], np.int8)),
                            ("int8", [[-56, -56]])),
     "vdot(1.5, f16[1])": (lambda: fnp.vdot(1.5, np.array([0.5], np.float16)), ("float16", 0.75)),
+    "round(2.7) * f16": (lambda: fnp.round(2.7) * _H, ("float16", [0.2998046875, 3002.0])),
+    "real(3) * i8 * 50": (lambda: fnp.real(3) * _I8 * 50, ("int8", [-104, 62])),
 }
 
 

@@ -34,7 +34,7 @@ from ..primitives import elementwise as E
 from . import _promotion_mode
 from ._complex_traced import complex_fext, complex_rint, complex_sign
 from ._util import (broadcast_shapes, check_args, check_arraylike, check_dtypes, promote,
-                    complex_extremum, const_as, ordered, result_dtype, shape_of)
+                    complex_extremum, const_as, ordered, result_dtype, shape_of, weakly)
 from ..typing import ArrayLike
 from ._out_dtypes import (SUPPORTED, WIDEN, bf16_call, has_bf16, kept_small,  # noqa: F401
                           out_dtype_of)
@@ -248,13 +248,17 @@ def _outside_range(np_fn, x, y):
 
 def _eager_numpy(np_fn):
     """Decorator for a unary function written as its traced path only: with no tracer
-    the argument is checked and ``np_fn``'s result is returned wrapped."""
+    the argument is checked and ``np_fn``'s result is returned wrapped; a weakly typed
+    one (a Python number, a WeakArray) takes the traced path (``weak_call``), typed as
+    under jit (``isnan(1.0)`` a weak bool, as JAX's)."""
     def decorate(traced):
         name = traced.__name__
 
         def f(x):
             if not isinstance(x, Tracer):
                 check_args(name, x)
+                if type(x) in _WEAKISH and type(x) is not bool:
+                    return weak_call(f, (x,), np_fn)
                 return wrap(quiet_call(np_fn, x))
             return traced(x)
         return functools.wraps(traced)(f)
@@ -490,7 +494,7 @@ def logical_not(x: ArrayLike) -> Array:
     >>> fnp.logical_not(0).item()
     True
     """
-    return E.bitwise_not(cast_to(x, np.dtype(np.bool_)))
+    return weakly(E.bitwise_not(cast_to(x, np.dtype(np.bool_))), x.weak_type)   # (JAX's type)
 
 
 bitwise_and = _binary("bitwise_and", np.bitwise_and, E.bitwise_and,

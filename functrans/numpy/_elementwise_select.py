@@ -21,7 +21,8 @@ from ..tracing import Tracer, unchanged, unshared, wrap
 from ..primitives import elementwise as E
 from ._elementwise import (SUPPORTED, WIDEN, kept_small, cast_to, check_args, eager_call,
                            has_bf16, out_dtype_of)
-from ._util import all_weak, broadcast_shapes, broadcast_to_shape, promote, result_dtype, shape_of
+from ._util import (all_weak, broadcast_shapes, broadcast_to_shape, promote, result_dtype, shape_of,
+                    weakly)
 from . import _promotion_mode
 from ..array import Array
 from ..key_array import KeyArray, key_words
@@ -40,8 +41,8 @@ def _complex_part(name, np_fn, on_complex, on_real, doc, widen=False):
     def f(x: ArrayLike) -> Array:
         if not isinstance(x, Tracer):
             check_args(name, x)
-            if type(x) is WeakArray:      # typed as under jit
-                return weak_call(f, (x,))
+            if type(x) in WEAKISH and type(x) is not bool:      # typed as under jit
+                return weak_call(f, (x,), np_fn)
             return eager_call(np_fn, (x,)) if widen else wrap(unshared(quiet_call(np_fn, x), (x,)))
         if dtype_kind(x.dtype) == "c":
             return on_complex(x)
@@ -57,7 +58,7 @@ def _part_doc(name, summary, result):
 
 real = _complex_part("real", np.real, E.real, lambda x: x,
                      _part_doc("real", "The real part (``x`` itself for real dtypes).", 2.0))
-imag = _complex_part("imag", np.imag, E.imag, lambda x: E.full_like(x, 0),
+imag = _complex_part("imag", np.imag, E.imag, lambda x: weakly(E.full_like(x, 0), x.weak_type),
                      _part_doc("imag", "The imaginary part (zeros of ``x``'s dtype for real "
                                "dtypes).", 0.0))
 conjugate = _complex_part("conjugate", np.conjugate, E.conj,

@@ -15,13 +15,16 @@ from ..array import Array
 from ..tracing import Tracer, wrap
 from ..primitives import elementwise as E
 from ..typing import ArrayLike
+from ..weak_values import traced_when_weak
 from ._elementwise import cast_to, check_args
+from ._util import weakly
 
 __all__ = ["round", "around"]
 
 _ARRAY_ROUND = Array.round      # numpy's, for floats (float16 in float32)
 
 
+@traced_when_weak        # round(2.7), round(weak): weak, as under jit and in JAX
 def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: A001
     """Round half to even to ``decimals`` places, as ``numpy.round`` (JAX's argument
     names; ``out`` must be None). Integers to ``decimals < 0`` round exactly and wrap to
@@ -58,7 +61,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
         out = E.div(E.round(E.mul(y, f)), f)
     else:
         out = E.mul(E.round(E.div(y, f)), f)
-    return cast_to(out, x.dtype)
+    return weakly(cast_to(out, x.dtype), x.weak_type)     # (the scale is a strong constant)
 
 
 around = round
