@@ -18,7 +18,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from .api_util import as_array, flatten_fun, keep_metadata
+from .api_util import FLOAT0, as_array, flatten_fun, float0_as_structure, keep_metadata
 from .primitives.base import move_batch_axis
 from .tracing import Tracer, leaked_tracer_error, axis_frames, get_aval, trace_to_jaxpr, wrap
 from .transforms.vmap import AxisFrame, vmap_eval
@@ -226,7 +226,8 @@ class _Vmapped:
             raise ValueError(f"{self.name}: no argument is mapped (all in_axes are None "
                              "or there are no array arguments); pass axis_size to say how "
                              "many examples there are")
-        flat_fun, out_tree = flatten_fun(lambda a, k: self.fun(*a, **k), in_tree)
+        flat_fun, out_tree = flatten_fun(lambda a, k: float0_as_structure(self.fun(*a, **k)),
+                                         in_tree)
         if passed:
             flat_fun = _with_leaves(flat_fun, passed, len(flat))
             flat, norm, avals, vals = ([x for i, x in enumerate(xs) if i not in passed]
@@ -239,7 +240,23 @@ class _Vmapped:
         finally:
             frames.pop()
         outs, odims = vmap_eval(jaxpr, consts, flat, norm, size, self.axis_name)
-        return self._place_outputs(outs, odims, out_tree(), size)
+        return self._batch_float0(self._place_outputs(outs, odims, out_tree(), size), size)
+
+    def _batch_float0(self, tree, size):
+        """float0 outputs (``grad(..., allow_int=True)``'s, carried in the structure, not
+        traced) get the mapped axis at their out_axes, as JAX's."""
+        leaves, tdef = tree_flatten(tree)
+        if not any(getattr(x, "dtype", None) == FLOAT0 for x in leaves):
+            return tree
+        axes = [self.out_axes] * len(leaves)
+        if not _is_axis(self.out_axes):
+            axes = []
+            _broadcast_axes(self.out_axes, tree_unflatten(tdef, [0] * len(leaves)), "output",
+                            axes, [], "out_axes")
+        return tree_unflatten(tdef, [
+            np.zeros(x.shape[:t % (x.ndim + 1)] + (size,) + x.shape[t % (x.ndim + 1):], FLOAT0)
+            if getattr(x, "dtype", None) == FLOAT0 and t is not None else x
+            for x, t in zip(leaves, axes)])
 
     def _size_error(self, flat, norm, paths):
         lines = []
@@ -263,8 +280,11 @@ class _Vmapped:
             if isinstance(out_axes, list) and otree.node_type is not list:
                 out_axes = tuple(out_axes)
             oaxes, opaths = [], []
-            _broadcast_axes(out_axes, tree_unflatten(otree, [0] * otree.num_leaves), "output",
-                            oaxes, opaths, "out_axes")
+            like = tree_unflatten(otree, [0] * otree.num_leaves)
+            _broadcast_axes(out_axes, like, "output", oaxes, opaths, "out_axes")
+            traced = [getattr(x, "dtype", None) != FLOAT0 for x in tree_leaves(like)]
+            if not all(traced):     # float0 outputs are in the structure (_batch_float0)
+                oaxes, opaths = ([v for v, k in zip(xs, traced) if k] for xs in (oaxes, opaths))
         res = []
         for i, (o, d, t) in enumerate(zip(outs, odims, oaxes)):
             if t is None:

@@ -481,6 +481,25 @@ def test_grad_allow_int_gives_float0_zeros():
         ft.grad(f)(state)
 
 
+def test_vmap_of_grad_allow_int_batches_float0_zeros():
+    """vmap(grad(..., allow_int=True)) raised TypeError "unsupported dtype float0" (the
+    float0 output was traced as a constant); JAX 0.10.2 shapes: float0 (3, 2) and the
+    float grad (3, 2); with out_axes=(1, 0): float0 (2, 3), float64 (3, 2)."""
+    import functrans.dtypes as dtypes
+    g = ft.grad(lambda v, w: fnp.sum(v * w * w), argnums=(0, 1), allow_int=True)
+    n, w = np.arange(6, dtype=np.int32).reshape(3, 2), np.arange(6.0).reshape(3, 2)
+    for run in (ft.vmap(g), ft.jit(ft.vmap(g))):
+        d0, d1 = run(n, w)
+        assert d0.dtype == dtypes.float0 and d0.shape == (3, 2)
+        assert d1.tolist() == (2 * n * w).tolist()
+    d0, d1 = ft.vmap(g, out_axes=(1, 0))(n, w)     # the float grad keeps its own axis
+    assert d0.shape == (2, 3) and d1.tolist() == (2 * n * w).tolist()
+    d0, d1 = ft.vmap(g, in_axes=1, out_axes=-1)(n, w)
+    assert d0.shape == (3, 2) and d1.tolist() == (2 * n * w).tolist()
+    d0, d1 = ft.vmap(ft.vmap(g))(n, w)
+    assert d0.dtype == dtypes.float0 and d0.shape == (3, 2)
+
+
 def test_filled_arrays_under_jit_are_broadcast_scalars_not_baked_constants():
     # jnp.zeros((n, n)) under jit is one broadcast of a literal in JAX; as a constant
     # array the compiled program read it from memory (and its first call took 0.5 s
