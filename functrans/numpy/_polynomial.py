@@ -373,9 +373,11 @@ def polyder(p: ArrayLike, m: int = 1) -> Array:
     m = operator.index(m)
     if m < 0:
         raise ValueError("polyder: the order of derivative must be non-negative")
+    # float coefficients keep their dtype (JAX's: an int64 arange made float32 float64)
+    dt = p.dtype if dtype_kind(p.dtype) in "fc" else None
     for _ in range(m):
         n = p.shape[0]
-        p = el.multiply(p[:-1], np.arange(n - 1, 0, -1))
+        p = el.multiply(p[:-1], np.arange(n - 1, 0, -1, dtype=dt))
     return p
 
 
@@ -393,7 +395,7 @@ def polyint(p: ArrayLike, m: int = 1, k: int | None = None) -> Array:
     ks = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k, dtype=float), (m,))
     for i in range(m):
         n = p.shape[0]
-        p = jn.concatenate([el.true_divide(p, np.arange(n, 0, -1)),
+        p = jn.concatenate([el.true_divide(p, np.arange(n, 0, -1, dtype=p.dtype)),
                             asarray([ks[i]], p.dtype)])
     return p
 
