@@ -351,7 +351,10 @@ shard_map_p.compile_inline = inline_shard_map
 
 # --------------------------------------------------------------------------- public
 
-def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=None, out_specs=None,
+_INFER = type("Infer", (), {"__repr__": lambda self: "Infer"})()   # in_specs omitted
+
+
+def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=_INFER, out_specs=None,
               check_rep: bool = True, *, check_vma: bool | None = None,
               axis_names: frozenset | set | tuple = frozenset()):
     """``f`` run on each process's blocks of its global arguments (see the module doc).
@@ -359,9 +362,11 @@ def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=None, out_specs=None
     ``in_specs``: a PartitionSpec per argument (or one for all), a prefix of the argument
     pytrees; ``out_specs`` likewise for the result. As JAX 0.10's ``jax.shard_map``:
     without ``f`` it returns a decorator; ``mesh`` defaults to the ``set_mesh`` one when
-    called; omitted ``in_specs`` are each argument's ``NamedSharding`` spec (``device_put``
-    records it; P() for other values, an error for a traced argument, whose sharding
-    functrans does not carry); ``axis_names`` makes only those mesh axes manual (the
+    called; a ``None`` spec (or ``in_specs=None``) makes those leaves no inputs: ``f``
+    gets them as they are, on every process (JAX's static arguments; an array so passed
+    is replicated); omitted ``in_specs`` are each argument's ``NamedSharding`` spec
+    (``device_put`` records it; P() for other values, an error for a traced argument,
+    whose sharding functrans does not carry); ``axis_names`` makes only those mesh axes manual (the
     specs and the body's collectives name only them; along the others every process
     runs the body on the same blocks). ``check_vma`` is JAX 0.10's name of ``check_rep``
     (give one of them); a gradient taken inside the body has JAX's values for either
@@ -392,17 +397,13 @@ def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=None, out_specs=None
     def wrapped(*args):
         m = _the_mesh(mesh)
         manual = _manual_axes(m, axis_names)
-        per_arg = (in_specs,) * len(args) if isinstance(in_specs, PartitionSpec) else in_specs
-        specs = (_inferred_specs(args, m) if in_specs is None
-                 else spec_leaves(per_arg, args, "in_specs"))
-        leaves, tree = tree_flatten(args)
-        avals = [get_aval(x) for x in leaves]
-        norm = tuple(normalize_spec(s, a, m, f"argument leaf {i}")
-                     for i, (s, a) in enumerate(zip(specs, avals)))
+        all_leaves, tree, specs, leaves, avals, norm = _inputs(args, in_specs, m)
         out_box = []
 
         def flat_fun(*blocks):
-            out = f(*tree_unflatten(tree, blocks))
+            it = iter(blocks)
+            out = f(*tree_unflatten(tree, [x if sp is None else next(it)
+                                           for x, sp in zip(all_leaves, specs)]))
             ol, otree = tree_flatten(out)
             out_box.append((out, otree))
             return ol
@@ -429,6 +430,22 @@ def shard_map(f=None, /, mesh: Mesh | None = None, in_specs=None, out_specs=None
     wrapped.__name__ = f"shard_map({getattr(f, '__name__', 'f')})"
     wrapped.__doc__ = getattr(f, "__doc__", None)
     return wrapped
+
+
+def _inputs(args, in_specs, mesh):
+    """(every leaf of ``args``, their tree, their specs, the input leaves, their avals and
+    normalized specs): a leaf whose spec is None is no input, ``f`` gets it as it is (JAX's
+    static argument)."""
+    per_arg = (in_specs,) * len(args) if isinstance(in_specs, PartitionSpec) else in_specs
+    specs = (_inferred_specs(args, mesh) if in_specs is _INFER
+             else spec_leaves(per_arg, args, "in_specs"))
+    all_leaves, tree = tree_flatten(args)
+    dyn = [(i, x, sp) for i, (x, sp) in enumerate(zip(all_leaves, specs)) if sp is not None]
+    leaves = [x for _, x, _ in dyn]
+    avals = [get_aval(x) for x in leaves]
+    norm = tuple(normalize_spec(sp, a, mesh, f"argument leaf {i}")
+                 for (i, _, sp), a in zip(dyn, avals))
+    return all_leaves, tree, specs, leaves, avals, norm
 
 
 def _the_mesh(mesh):

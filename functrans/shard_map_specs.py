@@ -58,8 +58,9 @@ def normalize_spec(spec, aval, mesh, what, divisible=True):
 
 def spec_leaves(specs, tree, what):
     """One spec per leaf of ``tree``: ``specs`` is a PartitionSpec (for the whole subtree)
-    or a tuple/list/dict with the structure of ``tree`` down to where specs are given."""
-    if isinstance(specs, PartitionSpec):
+    or a tuple/list/dict with the structure of ``tree`` down to where specs are given; None
+    (for the whole subtree) gives None per leaf."""
+    if specs is None or isinstance(specs, PartitionSpec):
         return [specs] * len(tree_leaves(tree))
     if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)):
         if len(specs) != len(tree):

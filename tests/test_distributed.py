@@ -202,6 +202,15 @@ def test_shard_map_jax_010_call_forms():
         ft.shard_map(lambda b: lax.psum(b, "y"), m, P("x"), P(), axis_names={"x"})(x)
     with pytest.raises(ValueError, match="mesh axis 'y' is not manual here"):
         ft.shard_map(lambda b: b, m, P("y"), P("y"), axis_names={"x"})(x)
+    # a None in_spec: the leaf is no input, f gets it as it is (JAX; was a TypeError)
+    assert float(ft.shard_map(lambda a: a, mesh=m, in_specs=None, out_specs=P())(3.0)) == 3.0
+    assert float(ft.shard_map(lambda a: a, mesh=m, in_specs=(None,), out_specs=P())(3.0)) == 3.0
+
+    class Unhashable:
+        __hash__, k = None, 2.0
+    got = ft.shard_map(lambda a, b: b * a.k, mesh=m, in_specs=(None, P("x")),
+                       out_specs=P("x"))(Unhashable(), x)     # never hashed nor traced
+    assert got.tolist() == (2 * x).tolist()
 
 
 def test_pcast_keeps_values_and_refuses_explicit_types():

@@ -54,5 +54,16 @@ assert np.allclose(ft.hessian(f)(w, X), ft.hessian(ref_scan)(w, X)), "hessian"
 g = ft.shard_map(lambda x: ft.vmap(lambda r: lax.psum(r, "i"))(x), mesh, in_specs=P("i"),
                  out_specs=P())
 assert np.allclose(g(X), X.reshape(n, 2, 3).sum(0)), "vmap inside"
+# a None in_spec (JAX's static argument): f gets the leaf as it is, the whole array on
+# every process (was a TypeError); grad through it as through a P() argument
+h = ft.shard_map(lambda w, x: lax.psum(fnp.sum(fnp.sin(x @ w)), "i"), mesh,
+                 in_specs=(None, P("i")), out_specs=P())
+hp = ft.shard_map(lambda w, x: lax.psum(fnp.sum(fnp.sin(x @ w)), "i"), mesh,
+                  in_specs=(P(), P("i")), out_specs=P())
+assert np.allclose(h(w, X), np.sin(X @ w).sum()), "None spec value"
+assert np.allclose(ft.grad(h)(w, X), np.cos(X @ w) @ X), "None spec grad"
+assert np.allclose(ft.grad(h, 1)(w, X), ft.grad(hp, 1)(w, X)), "None spec grad x"
+assert ft.shard_map(lambda a, t: a * t[1], mesh, in_specs=(P("i"), None), out_specs=P("i"))(
+    X, ("label", 3.0)).tolist() == (3.0 * X).tolist(), "None spec object"
 if ft.process_index() == 0:
-    print("OK", 8)
+    print("OK", 12)
