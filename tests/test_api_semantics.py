@@ -500,6 +500,18 @@ def test_vmap_of_grad_allow_int_batches_float0_zeros():
     assert d0.dtype == dtypes.float0 and d0.shape == (3, 2)
 
 
+def test_vjp_takes_float0_cotangents_for_integer_outputs():
+    """JAX's vjp takes float0 zeros as the cotangent of an integer or bool output (JAX
+    0.10.2: (3., 3., 3.) below); functrans raised TypeError "not a valid array"."""
+    import functrans.dtypes as dtypes
+    _, f = ft.vjp(lambda v: ((v * 2).astype(np.int32), v * 3, v > 1), np.array([1., 2., 3.]))
+    f0 = np.zeros(3, dtypes.float0)
+    (g,) = f((f0, np.ones(3), f0))
+    assert g.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(TypeError):          # a float0 of another shape is still refused
+        f((np.zeros(2, dtypes.float0), np.ones(3), f0))
+
+
 def test_filled_arrays_under_jit_are_broadcast_scalars_not_baked_constants():
     # jnp.zeros((n, n)) under jit is one broadcast of a literal in JAX; as a constant
     # array the compiled program read it from memory (and its first call took 0.5 s
