@@ -283,6 +283,53 @@ def _result_axes(entries, adv):
     return axes
 
 
+def _scalar_bool(item):
+    """True/False for a concrete 0-d boolean index item, else None."""
+    if isinstance(item, (bool, np.bool_)):
+        return bool(item)
+    if isinstance(item, Tracer):
+        ok = item.aval.shape == () and item.aval.dtype == np.bool_ and item.val is not None
+        return bool(item.val) if ok else None
+    if isinstance(item, np.ndarray) and item.shape == () and item.dtype == np.bool_:
+        return bool(item)
+    return None
+
+
+def _axes_used(item):
+    if item is None or item is Ellipsis or _scalar_bool(item) is not None:
+        return 0
+    if isinstance(item, (list, np.ndarray, Tracer)):
+        a = item.aval if isinstance(item, Tracer) else np.asarray(item)
+        return len(a.shape) if a.dtype == np.bool_ else 1
+    return 1
+
+
+def _expand_scalar_bools(x, idx):
+    """numpy's scalar boolean index: ``True``/``False`` adds an axis of length 1/0 where it
+    stands (and counts as an advanced index). ``x`` gets a length-1 axis there and the item
+    becomes the index array ``[0]`` / ``[]`` into it; returns ``(x, idx)``."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    flags = [_scalar_bool(it) for it in items]
+    if all(f is None for f in flags):
+        return x, idx
+    ell = next((i for i, it in enumerate(items) if it is Ellipsis), len(items))
+    at, n = [], 0                       # (axis of x before which it goes, item position)
+    for i in range(ell):
+        at += [(n, i)] if flags[i] is not None else []
+        n += _axes_used(items[i])
+    n = len(x.shape)
+    for i in range(len(items) - 1, ell, -1):
+        at += [(n, i)] if flags[i] is not None else []
+        n -= _axes_used(items[i])
+    at.sort()
+    shape = list(x.shape)
+    for k, (axis, _) in enumerate(at):
+        shape.insert(axis + k, 1)
+    x = S.reshape(x, tuple(shape)) if isinstance(x, Tracer) else np.reshape(x, shape)
+    new = [np.zeros(int(f), np.int64) if f is not None else it for it, f in zip(items, flags)]
+    return x, tuple(new)
+
+
 # --------------------------------------------------------------------------- x[idx]
 
 def getitem(x, idx):
@@ -299,6 +346,7 @@ def getitem(x, idx):
             pass        # out of range: array indices clamp (below), static ints raise
     if not isinstance(x, Tracer):
         x = np.asarray(x)
+    x, idx = _expand_scalar_bools(x, idx)
     shape = tuple(x.shape)
     entries = _parse(shape, idx)
     adv = _advanced_mode(entries, shape)
@@ -488,6 +536,11 @@ def index_update(x, idx, values, mode):
         raise ValueError(f"index update mode must be one of {_MODES}, got {mode!r}")
     if not isinstance(x, Tracer):
         x = np.asarray(x)
+    x0, (x, idx) = x, _expand_scalar_bools(x, idx)
+    if x is not x0:         # an axis for each scalar bool: update, then drop them again
+        out = index_update(x, idx, values, mode)
+        return S.reshape(out, tuple(x0.shape)) if isinstance(out, Tracer) else \
+            wrap(np.reshape(np.asarray(out), x0.shape))
     shape = tuple(x.shape)
     entries = _parse(shape, idx)
     k, entries = _window_split(shape, entries)
