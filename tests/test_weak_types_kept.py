@@ -189,6 +189,11 @@ CONSEQUENCES = {
     "vdot(1.5, f16[1])": (lambda: fnp.vdot(1.5, np.array([0.5], np.float16)), ("float16", 0.75)),
     "round(2.7) * f16": (lambda: fnp.round(2.7) * _H, ("float16", [0.2998046875, 3002.0])),
     "real(3) * i8 * 50": (lambda: fnp.real(3) * _I8 * 50, ("int8", [-104, 62])),
+    # a Python number clipped to narrow arrays takes their dtype
+    "clip(1.2, f16)": (lambda: fnp.clip(1.2, np.array([0.5, 1.5], np.float16)),
+                       ("float16", [1.2001953125, 1.5])),
+    "clip(1.2, None, f16)": (lambda: fnp.clip(1.2, None, np.array([0.5, 1.5], np.float16)),
+                             ("float16", [0.5, 1.2001953125])),
 }
 
 

@@ -116,7 +116,9 @@ def clip(x: ArrayLike, /, min: ArrayLike = _NO_VALUE, max: ArrayLike = _NO_VALUE
         if not bounds:
             return unchanged(x)
         broadcast_shapes("clip", *[shape_of(v) for v in [x] + bounds])
-        if weak_operands([x] + bounds):    # weakly typed operands: typed as under jit
+        # weakly typed operands, or a Python number clipped to arrays (numpy would make
+        # it a float64 array: clip(1.2, float16 bounds) is float16 in JAX): as under jit
+        if weak_operands([x] + bounds) or (type(x) in WEAKISH and type(x) is not bool):
             return weak_call(lambda v, *b: clip(v, b[0] if lo is not None else None,
                                                 b[-1] if hi is not None else None), [x] + bounds)
         return eager_call(lambda *a: _np_clip(a[0], lo if lo is None else a[1],
