@@ -194,6 +194,10 @@ CONSEQUENCES = {
                        ("float16", [1.2001953125, 1.5])),
     "clip(1.2, None, f16)": (lambda: fnp.clip(1.2, None, np.array([0.5, 1.5], np.float16)),
                              ("float16", [0.5, 1.2001953125])),
+    "intersect1d(f16, 1.5)": (lambda: fnp.intersect1d(np.array([0.5, 1.5], np.float16), 1.5),
+                              ("float16", [1.5])),
+    "intersect1d(u8, 200)": (lambda: fnp.intersect1d(np.array([1, 200], np.uint8), 200),
+                             ("uint8", [200])),
 }
 
 

@@ -430,7 +430,7 @@ def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
     [1, 3]
     """
     a1, a2 = st.ravel(asarray(ar1)), st.ravel(asarray(ar2))
-    dt = np.result_type(a1.dtype, a2.dtype)      # numpy concatenates the two
+    dt = result_dtype(a1, a2)      # numpy concatenates the two (a Python number is weak)
     a1, a2 = asarray(a1, dt), asarray(a2, dt)
     n1, n2 = a1.shape[0], a2.shape[0]
     if size is None:
