@@ -7,7 +7,8 @@ printer names them). It is built without formatting any text, so a cache lookup 
 one walk over the equations instead of printing the program. It is strictly finer than
 the printed text where the text leaves something out: the constants of a nested
 ``ClosedJaxpr`` param are part of the key (by dtype, shape and a digest of their bytes),
-and a literal keeps its dtype and weak type.
+and a literal keeps its dtype and weak type. It is coarser in one place: a deferred
+custom_jvp rule (``DeferredJaxpr``) counts by its label, whether built or not.
 
 >>> import numpy as np
 >>> from jaxpr_ir import parse
@@ -23,7 +24,7 @@ import hashlib
 
 import numpy as np
 
-from .core import ClosedJaxpr, Jaxpr, Literal
+from .core import ClosedJaxpr, DeferredJaxpr, Jaxpr, Literal
 
 __all__ = ["structural_key"]
 
@@ -98,6 +99,11 @@ def _param_key(v, ids: dict):
         return "closed", _jaxpr_key(v.jaxpr, ids), consts
     if isinstance(v, Jaxpr):
         return "jaxpr", _jaxpr_key(v, ids)
+    if isinstance(v, DeferredJaxpr):
+        # a custom_jvp rule traced only when differentiated: keyed by what it is, built
+        # or not (keying it by its jaxpr would trace it; no compiled program reads it,
+        # the call being inlined to its primal body first)
+        return "deferred", v.label
     if isinstance(v, (bool, np.bool_, int, float, complex, np.integer, np.floating,
                       np.complexfloating)):
         return _scalar_key(v)
