@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import functrans as ft
+import functrans.numpy as fnp
 from backends import llvm
 from functrans import lax
 from jaxpr_ir import ClosedJaxpr, Eqn, Jaxpr, parse
@@ -79,3 +80,27 @@ def test_the_plan_cache_hits_for_the_same_program_traced_again():
     np.testing.assert_array_equal(out, np.sin(x) * 2.5)
     assert llvm.stats["plan hits"] - hits == 1
     assert llvm.stats["plans built"] - built <= 2
+
+
+def test_a_deferred_custom_jvp_rule_is_keyed_without_being_traced():
+    """A custom_jvp rule is traced only when differentiated (a DeferredJaxpr param): the
+    key takes its label, the same before and after printing builds it, and never calls
+    the rule (eager loops key their compiled bodies with it; it raised TypeError)."""
+    calls = []
+
+    @ft.custom_jvp
+    def f(x):
+        return fnp.sin(x) * x
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        calls.append(1)
+        (x,), (dx,) = primals, tangents
+        return f(x), dx * (fnp.cos(x) * x + fnp.sin(x))
+
+    x = np.arange(3.0)
+    j1, j2 = ft.make_jaxpr(f)(x).jaxpr, ft.make_jaxpr(f)(x).jaxpr
+    k = structural_key(j1)
+    assert not calls and k == structural_key(j2)
+    str(j1)                                   # printing builds the rule
+    assert calls and structural_key(j1) == k
