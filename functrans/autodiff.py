@@ -273,8 +273,8 @@ class _VjpRule:
             raise TypeError(f"vjp: cotangent structure {ct_tree} does not match the output "
                             f"structure {self.out_tree}")
         # an integer or bool output's cotangent may be JAX's float0 zeros
-        ct_flat = [np.zeros(a.shape, a.dtype) if getattr(c, "dtype", None) == FLOAT0
-                   and dtype_kind(a.dtype) not in "fc" and np.shape(c) == a.shape
+        ct_flat = [np.zeros(a.shape, a.dtype) if dtype_kind(a.dtype) not in "fc"
+                   and getattr(c, "dtype", None) == FLOAT0 and np.shape(c) == a.shape
                    else as_array(c) for c, a in zip(ct_flat, self.out_avals)]
         for i, (c, a) in enumerate(zip(ct_flat, self.out_avals)):
             ca = get_aval(c)
