@@ -95,7 +95,7 @@ def sub_effects(prim, params: dict) -> bool:
     effect (then the eqn is staged, not run while tracing, like an effect itself).
 
     >>> from jaxpr_ir.core import Primitive
-    >>> sub_effects(Primitive("neg"), {})
+    >>> sub_effects(Primitive("demo_plain_op"), {})
     False
     """
     if not (prim.subjaxpr_params or prim.call_param):
