@@ -558,3 +558,32 @@ def test_a_parallel_body_shared_by_an_identical_kernel_in_another_part_links():
     assert r.shape == (262144, 3) and r.dtype == np.float32
     np.testing.assert_array_equal(r.sum(axis=1), 2.0)
     np.testing.assert_allclose(r.mean(axis=0), 2 * p, atol=0.01)
+
+
+def test_a_forked_child_compiles_module_parts_on_threads_of_its_own(monkeypatch):
+    """The parent's kept part-compiling threads do not exist in a forked child: the child
+    compiles a two-part module on a pool of its own (it hung waiting for a dead thread)."""
+    import multiprocessing as mp
+    from backends.llvm import cache, engine
+    monkeypatch.setattr(engine, "workers", lambda: 2)
+    monkeypatch.setattr(cache, "cache_dir", lambda: None)
+    y = np.linspace(0.0, 1.0, 1000)
+    cache.clear_memory()
+    ft.jit(ft.grad(_sin_chain(10)))(y, 0.3)          # compiled in two parts: the pool exists
+    assert engine._POOL
+    ctx = mp.get_context("fork")
+    child = ctx.Process(target=_compile_in_child)
+    child.start()
+    child.join(120)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and child.exitcode == 0
+
+
+def _compile_in_child():
+    from backends.llvm import cache
+    cache.clear_memory()
+    y = np.linspace(0.0, 1.0, 1000)
+    got = ft.jit(ft.grad(_sin_chain(11)))(y, 0.3)
+    np.testing.assert_allclose(got, _reference_sin_chain_grad(11, y, 0.3), rtol=1e-12)
