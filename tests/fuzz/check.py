@@ -341,3 +341,12 @@ def check_stored_modes(f, x, rec: dict, check) -> None:
     both = ft.vmap(f)(np.stack([x, x[::-1]]))
     check(both[0], rec, "out", "vmap lane 0")
     check(both[1], rec, "out_rev", "vmap lane 1")
+
+
+def stored_array(got, rec: dict, what: str) -> np.ndarray:
+    """``got`` as a numpy array, after checking its dtype and shape against the stored JAX
+    record ``rec`` (``dtype``, ``shape``); ``what`` names the mode in the message."""
+    got = np.asarray(got)
+    assert str(got.dtype) == rec["dtype"], (what, got.dtype, rec["dtype"])
+    assert list(got.shape) == rec["shape"], (what, got.shape, rec["shape"])
+    return got

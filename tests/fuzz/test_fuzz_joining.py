@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import functrans.numpy as fnp
-from tests.fuzz.check import check_stored_modes
+from tests.fuzz.check import check_stored_modes, stored_array
 from tests.fuzz.joining_cases import call, case
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "jax_fuzz_joining_reference.json"
@@ -22,9 +22,7 @@ RECORDS = json.loads(DATA.read_text())
 
 
 def check(got, rec, key, what):
-    got = np.asarray(got)
-    assert str(got.dtype) == rec["dtype"], (what, got.dtype, rec["dtype"])
-    assert list(got.shape) == rec["shape"], (what, got.shape, rec["shape"])
+    got = stored_array(got, rec, what)
     assert got.ravel().tolist() == rec[key], what
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import functrans.numpy as fnp
-from tests.fuzz.check import check_stored_modes
+from tests.fuzz.check import check_stored_modes, stored_array
 from tests.fuzz.narrow_cases import DTYPES, call, case
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "jax_fuzz_narrow_reference.json"
@@ -23,9 +23,7 @@ RECORDS = json.loads(DATA.read_text())
 
 
 def check(got, rec, key, what):
-    got = np.asarray(got)
-    assert str(got.dtype) == rec["dtype"], (what, got.dtype, rec["dtype"])
-    assert list(got.shape) == rec["shape"], (what, got.shape, rec["shape"])
+    got = stored_array(got, rec, what)
     g, w = got.astype(np.float64).ravel(), np.array(rec[key], np.float64)
     if rec["dtype"] in DTYPES:      # one ulp of the 16-bit result
         with np.errstate(over="ignore"):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import functrans.numpy as fnp
-from tests.fuzz.check import check_stored_modes
+from tests.fuzz.check import check_stored_modes, stored_array
 from tests.fuzz.statistics_cases import call, case
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "jax_fuzz_statistics_reference.json"
@@ -22,9 +22,7 @@ RTOL = {"float64": 1e-12, "float32": 1e-6}
 
 
 def check(got, rec, key, what):
-    got = np.asarray(got)
-    assert str(got.dtype) == rec["dtype"], (what, got.dtype, rec["dtype"])
-    assert list(got.shape) == rec["shape"], (what, got.shape, rec["shape"])
+    got = stored_array(got, rec, what)
     want = np.asarray(rec[key], np.float64)
     np.testing.assert_allclose(got.astype(np.float64).ravel(), want, rtol=RTOL[rec["dtype"]],
                                atol=0, equal_nan=True, err_msg=what)
