@@ -214,8 +214,7 @@ class Trace:
             vals.append(v)
             if v is None:
                 known = False
-        out_avals = prim.abstract_eval(*avals, **params)
-        out_vals = None
+        out_avals, out_vals = prim.abstract_eval(*avals, **params), None
         # collectives, effects (and calls/loops whose body holds one) are not run while tracing
         if known and not getattr(prim, "defer_concrete", False) and not (prim.subjaxpr_params and (
                 body_defers_concrete(prim, params) or sub_effects(prim, params))):
@@ -413,7 +412,8 @@ def bind(prim, *args, **params):
                 raise leaked_tracer_error(x)
             if trace is None or t.level > trace.level:
                 trace = t
-    if prim.has_effects or (_CONTEXT.stack and sub_effects(prim, params)):  # EffectPrimitive
+    if prim.has_effects or (_CONTEXT.stack and (prim.subjaxpr_params or prim.call_param)
+                            and sub_effects(prim, params)):            # EffectPrimitive
         inner = next((t for t in reversed(_CONTEXT.stack) if type(t) is Trace), None)
         trace = trace if inner is None or (trace and trace.level > inner.level) else inner
     elif _CONTEXT.stagers and (trace is None or _CONTEXT.stagers[-1].level > trace.level):

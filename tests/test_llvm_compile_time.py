@@ -4,6 +4,7 @@ large fused kernels split, and fusion planning that does not rescan a kernel per
 equation. (Times are measured in benchmarks/compile.py; nothing here is timed.)"""
 from __future__ import annotations
 
+import multiprocessing as mp
 import re
 
 import numpy as np
@@ -563,7 +564,6 @@ def test_a_parallel_body_shared_by_an_identical_kernel_in_another_part_links():
 def test_a_forked_child_compiles_module_parts_on_threads_of_its_own(monkeypatch):
     """The parent's kept part-compiling threads do not exist in a forked child: the child
     compiles a two-part module on a pool of its own (it hung waiting for a dead thread)."""
-    import multiprocessing as mp
     from backends.llvm import cache, engine
     monkeypatch.setattr(engine, "workers", lambda: 2)
     monkeypatch.setattr(cache, "cache_dir", lambda: None)

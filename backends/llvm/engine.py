@@ -114,6 +114,7 @@ _PREFER_256_NAMES = ("skylake-avx512", "cascadelake", "cooperlake", "cannonlake"
                      "sapphirerapids", "emeraldrapids", "graniterapids")
 
 
+@functools.lru_cache(maxsize=None)
 def vector_bits(wide: bool):
     """The vector register width (bits) the loop vectoriser plans for in a function with
     (``wide``) or without ``WIDE_ATTRIBUTE`` on this host, or None where that is not
